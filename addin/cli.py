@@ -1,0 +1,87 @@
+"""The `gputco` command line: one front door, one sub-command per job.
+
+Exit codes (documented in README.md):
+  0 success; 1 a check found differences; 2 bad usage or bad input (unknown preset, bad number,
+  bad file); 3 a file could not be written; 4 an internal error (a bug: please report it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import udfs
+from udfs.errors import GputcoError
+
+EXIT_OK, EXIT_DIFFERENCES, EXIT_USAGE, EXIT_WRITE, EXIT_BUG = 0, 1, 2, 3, 4
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .report import comparison_table
+
+    print(comparison_table(args.systems, args.buyer, args.model, args.precision, args.mfu))
+    return EXIT_OK
+
+
+def _presets(args: argparse.Namespace) -> int:
+    from .report import presets_listing
+
+    print(presets_listing(args.kind))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gputco",
+        description="GPU-cluster TCO, cost per trained token and energy, with sources.",
+    )
+    parser.add_argument("--version", action="version", version=f"gputco {udfs.__version__}")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "compare",
+        help="print the TCO comparison of systems (default H100_HGX vs GB200_NVL72)",
+        description="Print capex, TCO per GPU-hour by component, the TCO ratio (break-even "
+        "speed-up) and the break-even MFU of each system against the first.",
+    )
+    p.add_argument("--systems", default="H100_HGX,GB200_NVL72",
+                   help="comma-separated system presets; the first is the reference "
+                   "(default: %(default)s)")
+    p.add_argument("--buyer", default="hyperscaler",
+                   help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud "
+                   "(default: %(default)s)")
+    p.add_argument("--model", default="gpt3_175b", help="model preset (default: %(default)s)")
+    p.add_argument("--precision", default="bf16", help="bf16, fp8 or fp4 (default: %(default)s)")
+    p.add_argument("--mfu", type=float, default=0.54,
+                   help="MFU reached on the reference system (default: %(default)s, "
+                   "SemiAnalysis 2025-08 H100 BF16 Dec 2024)")
+    p.set_defaults(run=_compare)
+
+    p = sub.add_parser("presets", help="list every preset value with unit, source and date")
+    p.add_argument("kind", nargs="?", choices=["system", "buyer", "model", "run"],
+                   help="only this kind of preset")
+    p.set_defaults(run=_presets)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return args.run(args)
+    except GputcoError as err:
+        if args.debug:
+            raise
+        print(f"gputco {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print(f"gputco {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Plain-text reports for the terminal. Numbers come from udfs; this module only lays them out."""
+
+from __future__ import annotations
+
+import udfs
+from udfs import presets
+
+
+def _split(names: str | list[str]) -> list[str]:
+    items = names.split(",") if isinstance(names, str) else list(names)
+    keys = [presets.system(n.strip()).key for n in items if n.strip()]
+    if not keys:
+        raise udfs.MissingValueError("systems", "name at least one system preset")
+    return keys
+
+
+def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
+    """The comparison as (label, unit, [value per system]) rows; the first system is the reference."""
+    keys = _split(systems)
+    buyer_key = presets.buyer(buyer).key
+    ref = keys[0]
+    fpt = udfs.tco_flops_per_token(model)
+    breakdowns = [dict(udfs.tco_breakdown(k, buyer_key)[1:]) for k in keys]
+    rows = [
+        ("All-in capex per GPU", "USD", [udfs.tco_capex_per_gpu(k, buyer_key) for k in keys]),
+        ("Capital", "USD/GPU-h", [b["capital"] for b in breakdowns]),
+        ("Power", "USD/GPU-h", [b["power"] for b in breakdowns]),
+        ("Facility (colocation)", "USD/GPU-h", [b["facility"] for b in breakdowns]),
+        ("Other", "USD/GPU-h", [b["other"] for b in breakdowns]),
+        ("TCO", "USD/GPU-h", [b["total"] for b in breakdowns]),
+        ("Opex (power+facility+other)", "USD/GPU-h",
+         [b["power"] + b["facility"] + b["other"] for b in breakdowns]),
+        (f"TCO ratio vs {ref} (break-even speed-up)", "x",
+         [udfs.tco_ratio(ref, k, buyer_key) for k in keys]),
+        (f"Capex ratio vs {ref}", "x",
+         [udfs.tco_capex_per_gpu(k, buyer_key) / udfs.tco_capex_per_gpu(ref, buyer_key)
+          for k in keys]),
+        (f"Break-even MFU ({precision}, {ref} at {mfu:.1%})", "fraction",
+         [udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key) for k in keys]),
+        (f"Cost per Mtok at break-even MFU ({model})", "USD/Mtok",
+         [udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision),
+                                 udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key))
+          for k, b in zip(keys, breakdowns, strict=True)]),
+    ]
+    return keys, buyer_key, rows
+
+
+def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
+    """The comparison as an aligned text table with a short reading of the result."""
+    keys, buyer_key, rows = comparison_rows(systems, buyer, model, precision, mfu)
+    label_w = max(len(r[0]) for r in rows)
+    col_w = max(12, *(len(k) for k in keys))
+    lines = [f"gputco {udfs.__version__}: TCO per GPU, buyer type {buyer_key}",
+             f"{'':{label_w}}  {'unit':<10}" + "".join(f"{k:>{col_w + 2}}" for k in keys)]
+    for label, unit, values in rows:
+        fmt = "{:>%d,.0f}" % (col_w + 2) if unit == "USD" else "{:>%d.4f}" % (col_w + 2)
+        lines.append(f"{label:<{label_w}}  {unit:<10}" + "".join(fmt.format(v) for v in values))
+    ref = keys[0]
+    for k in keys[1:]:
+        ratio = udfs.tco_ratio(ref, k, buyer_key)
+        lines.append(f"{k} must be at least {ratio:.2f}x faster per GPU than {ref} to win on "
+                     "performance per TCO.")
+    lines.append("Sources and assumptions: `gputco presets` lists every input with unit, source "
+                 "and date.")
+    return "\n".join(lines)
+
+
+def presets_listing(kind: str | None = None) -> str:
+    """Every preset value with unit, source and date, one line each (``gputco presets``)."""
+    kinds = [kind] if kind else list(presets.KINDS)
+    lines = []
+    for k in kinds:
+        for key, p in presets.catalog(presets.normalize(k).rstrip("s")).items():
+            lines.append(f"[{k} {key}] {p.label}")
+            for name, e in p.entries.items():
+                value = "(none)" if e.value is None else f"{e.value:g}"
+                lines.append(f"  {name} = {value} {e.unit}; {e.source}; as of {e.as_of}")
+    return "\n".join(lines)

@@ -1,0 +1,92 @@
+"""gputco's model: GPU-cluster TCO, cost per trained token and energy, as vectorised numpy functions.
+
+Every function of the UDF catalog (DESIGN.md) is exported here under its lower-case Excel name,
+e.g. ``udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
+out; arrays broadcast. Errors derive from :class:`udfs.errors.GputcoError`.
+
+>>> import udfs
+>>> round(udfs.tco_gpu_hour("H100_HGX"), 2)
+1.42
+"""
+
+from ._version import __version__
+from .compute import (
+    CONVENTIONS,
+    flops_per_token_megatron,
+    flops_per_token_palm,
+    tco_cost_per_mtok,
+    tco_flops_per_token,
+    tco_tokens_per_gpu_second,
+    tco_training_cost,
+    tco_training_days,
+)
+from .energy import (
+    KWH_PER_HOUSEHOLD_YEAR,
+    tco_household_years,
+    tco_joules_per_token,
+    tco_utility_watts_per_gpu,
+)
+from .errors import (
+    GputcoError,
+    InputRangeError,
+    InputTypeError,
+    MissingValueError,
+    UnknownNameError,
+)
+from .finance import (
+    HOURS_PER_YEAR,
+    tco_capital_per_gpu_hour,
+    tco_colo_per_gpu_hour,
+    tco_power_per_gpu_hour,
+    tco_total_per_gpu_hour,
+)
+from .tco import (
+    tco_breakdown,
+    tco_breakeven_mfu,
+    tco_buyer,
+    tco_buyers,
+    tco_capex_per_gpu,
+    tco_gpu_hour,
+    tco_model,
+    tco_models,
+    tco_ratio,
+    tco_system,
+    tco_systems,
+)
+
+__all__ = [
+    "CONVENTIONS",
+    "HOURS_PER_YEAR",
+    "KWH_PER_HOUSEHOLD_YEAR",
+    "GputcoError",
+    "InputRangeError",
+    "InputTypeError",
+    "MissingValueError",
+    "UnknownNameError",
+    "__version__",
+    "flops_per_token_megatron",
+    "flops_per_token_palm",
+    "tco_breakdown",
+    "tco_breakeven_mfu",
+    "tco_buyer",
+    "tco_buyers",
+    "tco_capex_per_gpu",
+    "tco_capital_per_gpu_hour",
+    "tco_colo_per_gpu_hour",
+    "tco_cost_per_mtok",
+    "tco_flops_per_token",
+    "tco_gpu_hour",
+    "tco_household_years",
+    "tco_joules_per_token",
+    "tco_model",
+    "tco_models",
+    "tco_power_per_gpu_hour",
+    "tco_ratio",
+    "tco_system",
+    "tco_systems",
+    "tco_tokens_per_gpu_second",
+    "tco_total_per_gpu_hour",
+    "tco_training_cost",
+    "tco_training_days",
+    "tco_utility_watts_per_gpu",
+]

@@ -1,0 +1,149 @@
+"""Argument checks shared by every model function.
+
+Each check converts an argument to a float array (or a float for a scalar), and raises a typed
+error naming the argument, the bad value and the valid range when anything is wrong. The checks
+are vectorised: a million-element array costs a few comparisons, and the slow path that finds
+the offending element only runs when there is one.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from .errors import InputRangeError, InputTypeError, MissingValueError
+
+INF = math.inf
+
+
+def interval(lo: float, hi: float, lo_open: bool, hi_open: bool) -> str:
+    """Text of an interval in the usual notation, e.g. ``(0, 1]``.
+
+    >>> interval(0, 1, True, False)
+    '(0, 1]'
+    >>> interval(0, INF, True, True)
+    '(0, inf)'
+    """
+    left = "(" if lo_open else "["
+    right = ")" if hi_open or hi == INF else "]"
+    return f"{left}{_num(lo)}, {_num(hi)}{right}"
+
+
+def _num(x: float) -> str:
+    if x in (INF, -INF):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:g}"
+
+
+def number(
+    arg: str,
+    value: object,
+    lo: float = -INF,
+    hi: float = INF,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> np.ndarray | float:
+    """Check that ``value`` is a finite number (or array of them) in the interval [lo, hi].
+
+    Returns a float for a scalar and a float ndarray otherwise.
+
+    >>> number("mfu", 0.4, 0, 1, lo_open=True)
+    0.4
+    >>> number("mfu", [0.4, 1.5], 0, 1, lo_open=True)
+    Traceback (most recent call last):
+    ...
+    udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5 (element [1])
+    """
+    x = as_float(arg, value)
+    ok = (x > lo) if lo_open else (x >= lo)
+    if hi == INF:
+        ok &= x < INF
+    else:
+        ok &= (x < hi) if hi_open else (x <= hi)
+    if not ok.all():
+        _raise_range(arg, x, ok, interval(lo, hi, lo_open, hi_open))
+    return float(x) if x.ndim == 0 else x
+
+
+def positive(arg: str, value: object) -> np.ndarray | float:
+    """A finite number > 0."""
+    return number(arg, value, 0.0, INF, lo_open=True)
+
+
+def non_negative(arg: str, value: object) -> np.ndarray | float:
+    """A finite number >= 0."""
+    return number(arg, value, 0.0, INF)
+
+
+def fraction_open_closed(arg: str, value: object) -> np.ndarray | float:
+    """A finite number in (0, 1], such as an MFU."""
+    return number(arg, value, 0.0, 1.0, lo_open=True)
+
+
+def as_float(arg: str, value: object) -> np.ndarray:
+    """Convert to a float ndarray, refusing None, text, booleans and other non-numbers."""
+    if value is None:
+        raise MissingValueError(arg, "a number is expected")
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fiu":
+            return value.astype(float, copy=False)
+        if value.dtype.kind == "b":
+            raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
+    elif isinstance(value, bool | np.bool_):
+        raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
+    elif isinstance(value, Real):
+        return np.asarray(float(value))
+    elif isinstance(value, str | bytes):
+        raise InputTypeError(arg, value, "a number")
+    try:
+        x = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        bad = _first_non_number(value)
+        if bad is None:
+            raise MissingValueError(arg, "a number is expected in every element") from None
+        raise InputTypeError(arg, bad, "a number") from None
+    if np.asarray(value).dtype.kind == "b":
+        raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
+    return x
+
+
+def _first_non_number(value: object) -> object:
+    for v in np.asarray(value, dtype=object).ravel():
+        if v is None:
+            return None
+        if isinstance(v, bool) or not isinstance(v, Real):
+            return v
+    return None
+
+
+def _raise_range(arg: str, x: np.ndarray, ok: np.ndarray, valid: str) -> None:
+    if x.ndim == 0:
+        raise InputRangeError(arg, float(x), valid)
+    idx = tuple(int(i) for i in np.argwhere(~ok)[0])
+    where = f" (element [{', '.join(map(str, idx))}])"
+    raise InputRangeError(arg, float(x[idx]), valid, where)
+
+
+def out(x: np.ndarray | float) -> np.ndarray | float:
+    """Return a float for a 0-d result and the array otherwise (scalars in give floats out)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        return float(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x
+
+
+def text(arg: str, value: object) -> str:
+    """A non-empty string argument (a preset name, a convention)."""
+    if value is None:
+        raise MissingValueError(arg, "a name is expected")
+    if isinstance(value, np.str_):
+        value = str(value)
+    if not isinstance(value, str):
+        raise InputTypeError(arg, value, "text (a name)")
+    if not value.strip():
+        raise MissingValueError(arg, "a name is expected")
+    return value

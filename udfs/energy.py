@@ -1,0 +1,104 @@
+"""Energy: joules per trained token and US household-years of electricity.
+
+Energy accounting follows SemiAnalysis 2025-08-20: all-in utility power per GPU (GPU, CPU, network,
+storage, other, times the facility PUE) divided by tokens per second per GPU.
+"""
+
+from __future__ import annotations
+
+from . import _check as chk
+from .compute import tco_tokens_per_gpu_second
+
+#: EIA: average US residential electricity use in 2022, kWh per household per year
+KWH_PER_HOUSEHOLD_YEAR = 10_791.0
+JOULES_PER_KWH = 3.6e6
+
+
+def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
+    """All-in utility power per GPU: IT load x PUE, in watts.
+
+    Parameters
+    ----------
+    it_kw_per_gpu : float or array_like
+        IT load per GPU, kW (> 0).
+    pue : float or array_like
+        Power usage effectiveness, in [1, 5].
+
+    Returns
+    -------
+    float or ndarray
+        W per GPU drawn from the utility.
+
+    Examples
+    --------
+    >>> round(tco_utility_watts_per_gpu(1.389, 1.288), 1)
+    1789.0
+    """
+    kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
+    p = chk.number("pue", pue, 1.0, 5.0)
+    return chk.out(kw * p * 1000.0)
+
+
+def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu):
+    """Energy per trained token: utility W per GPU / tokens per second per GPU.
+
+    Parameters
+    ----------
+    utility_watts_per_gpu : float or array_like
+        All-in facility power per GPU including PUE, W (> 0).
+    flops_per_token : float or array_like
+        Training FLOPs per token (> 0).
+    peak_tflops : float or array_like
+        Dense peak TFLOPS per GPU (> 0).
+    mfu : float or array_like
+        Model FLOPs utilisation, in (0, 1].
+
+    Returns
+    -------
+    float or ndarray
+        J per token.
+
+    References
+    ----------
+    SemiAnalysis 2025-08-20: 2.46 J/token (FP8) and 3.63 J/token (BF16) for GPT-3 175B on H100;
+    both fit about 1,789 W per GPU (facts.md section 2).
+
+    Examples
+    --------
+    >>> round(tco_joules_per_token(1789, 1.07899e12, 1978.9, 0.395), 3)
+    2.469
+    """
+    w = chk.positive("utility_watts_per_gpu", utility_watts_per_gpu)
+    return chk.out(w / tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+
+
+def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
+    """Energy as years of an average US household's electricity.
+
+    Parameters
+    ----------
+    joules : float or array_like
+        Energy, J (>= 0).
+    kwh_per_household_year : float or array_like, optional
+        kWh per household per year (> 0). Default 10,791 kWh (EIA, 2022 US average).
+
+    Returns
+    -------
+    float or ndarray
+        Household-years: ``joules / (kwh_per_household_year * 3.6e6)``.
+
+    References
+    ----------
+    US EIA, "How much electricity does an American home use?" (2022: 10,791 kWh), quoted by
+    SemiAnalysis 2025-08-20.
+
+    Examples
+    --------
+    300B GPT-3 tokens at 2.469 J/token:
+
+    >>> round(tco_household_years(300e9 * 2.469), 1)
+    19.1
+    """
+    j = chk.non_negative("joules", joules)
+    kwh = chk.positive("kwh_per_household_year", kwh_per_household_year)
+    return chk.out(j / (kwh * JOULES_PER_KWH))

@@ -1,0 +1,74 @@
+"""One hierarchy of errors for gputco.
+
+Every error raised on purpose by gputco derives from :class:`GputcoError` and also from the
+built-in that fits (``ValueError``, ``TypeError`` or ``KeyError``), in the style of pint's errors:
+callers can catch either. Each carries structured fields (``arg``, ``value``, ``valid``) and a
+message that names the argument, the value and what would be accepted.
+
+>>> try:
+...     raise InputRangeError("mfu", 1.5, "(0, 1]")
+... except ValueError as err:
+...     print(err)
+mfu must be in (0, 1], got 1.5
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class GputcoError(Exception):
+    """Base class of every error gputco raises on purpose."""
+
+    #: the Excel error code the UDF layer shows for this kind of error
+    excel_code = "#VALUE!"
+
+
+class InputRangeError(GputcoError, ValueError):
+    """A number is outside its valid range, or not finite."""
+
+    def __init__(self, arg: str, value: object, valid: str, where: str = "") -> None:
+        self.arg, self.value, self.valid, self.where = arg, value, valid, where
+        super().__init__(f"{arg} must be in {valid}, got {_show(value)}{where}")
+
+
+class InputTypeError(GputcoError, TypeError):
+    """An argument has the wrong type (text where a number is expected, and so on)."""
+
+    def __init__(self, arg: str, value: object, expected: str) -> None:
+        self.arg, self.value, self.expected = arg, value, expected
+        super().__init__(f"{arg} must be {expected}, got {_show(value)} ({type(value).__name__})")
+
+
+class MissingValueError(GputcoError, ValueError):
+    """A required value is empty (an empty Excel cell, or a preset field the system lacks)."""
+
+    def __init__(self, arg: str, hint: str = "") -> None:
+        self.arg = arg
+        super().__init__(f"{arg} is required{': ' + hint if hint else ''}")
+
+
+class UnknownNameError(GputcoError, KeyError):
+    """A preset, field or option name that does not exist; the message lists the valid names."""
+
+    excel_code = "#N/A"
+
+    def __init__(self, arg: str, value: object, valid: Iterable[str]) -> None:
+        self.arg, self.value = arg, value
+        self.valid = sorted(valid)
+        close = difflib.get_close_matches(str(value).lower(), [v.lower() for v in self.valid], n=1)
+        hint = ""
+        if close:
+            hint = " Did you mean " + next(v for v in self.valid if v.lower() == close[0]) + "?"
+        self.message = f"unknown {arg} {value!r}; valid: {', '.join(self.valid)}.{hint}"
+        super().__init__(self.message)
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return self.message
+
+
+def _show(value: object) -> str:
+    """A short readable rendering of a bad value for an error message."""
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= 60 else text[:57] + "..."

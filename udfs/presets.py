@@ -1,0 +1,203 @@
+"""The preset catalog: systems, buyer types, model architectures and published benchmark runs.
+
+The data lives in TOML files beside this module (``udfs/data/*.toml``); every numeric entry carries
+``value``, ``unit``, ``source`` and ``as_of``. This module only reads and looks up; the maths lives in
+the domain modules.
+
+Names are matched case-insensitively, with spaces and hyphens read as underscores, so
+``"H100 HGX"``, ``"h100-hgx"`` and ``"H100_HGX"`` are the same preset:
+
+>>> system("h100 hgx").key
+'H100_HGX'
+>>> field("system", "GB200 NVL72", "capex_per_gpu")
+54166.666666666664
+>>> system("H100_HXG")
+Traceback (most recent call last):
+...
+udfs.errors.UnknownNameError: unknown system 'H100_HXG'; valid: B200_HGX, GB200_NVL72, H100_HGX, H200_HGX. Did you mean H100_HGX?
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import tomllib
+from dataclasses import dataclass, field as dc_field
+from importlib import resources
+
+from ._check import text
+from .errors import MissingValueError, UnknownNameError
+
+#: the catalogs and their data files
+KINDS = {"system": "systems.toml", "buyer": "buyers.toml", "model": "models.toml", "run": "runs.toml"}
+
+#: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
+REQUIRED_FIELDS = {
+    "system": (
+        "gpus_per_unit", "unit_price_usd", "unit_all_in_usd", "chip_watts", "it_kw_per_gpu",
+        "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "scale_up_gpus",
+    ),
+    "buyer": (
+        "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
+        "colo_usd_per_kw_month", "capex_multiplier", "other_usd_per_gpu_hour",
+    ),
+    "model": (
+        "params", "layers", "d_model", "heads", "kv_heads", "ffn", "vocab", "seq_len", "mlp_matrices",
+    ),
+    "run": ("gpus", "mfu"),
+}
+
+#: text fields each kind must define
+TEXT_FIELDS = {"system": ("label",), "buyer": ("label",), "model": ("label",),
+               "run": ("label", "system", "model", "precision")}
+
+#: precisions with a peak_tflops_<precision> field on every system
+PRECISIONS = ("bf16", "fp8", "fp4")
+
+DEFAULT_BUYER = "hyperscaler"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One preset value with its provenance. ``value`` is None where the quantity does not exist."""
+
+    value: float | None
+    unit: str
+    source: str
+    as_of: dt.date
+
+    @property
+    def is_assumption(self) -> bool:
+        return "assumption" in self.source.lower()
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named preset: its text fields and its numeric entries."""
+
+    kind: str
+    key: str
+    texts: dict[str, str]
+    entries: dict[str, Entry] = dc_field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return self.texts.get("label", self.key)
+
+    def value(self, name: str) -> float:
+        """The numeric value of field ``name``; raises if the field is unknown or empty."""
+        entry = self.entry(name)
+        if entry.value is None:
+            raise MissingValueError(
+                f"{self.kind} {self.key} field {name}", f"this {self.kind} has none ({entry.source})"
+            )
+        return entry.value
+
+    def entry(self, name: str) -> Entry:
+        key = normalize(text("field", name))
+        if key not in self.entries:
+            raise UnknownNameError(f"{self.kind} field", name, self.entries)
+        return self.entries[key]
+
+    def get(self, name: str) -> float | str | None:
+        """A field's value, text or number (None where empty): the TCO_SYSTEM/TCO_MODEL lookup."""
+        key = normalize(text("field", name))
+        if key in self.texts:
+            return self.texts[key]
+        return self.entry(key).value
+
+
+def normalize(name: str) -> str:
+    """Lower-case a name and read spaces and hyphens as underscores.
+
+    >>> normalize(" GB200 NVL72 ")
+    'gb200_nvl72'
+    """
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
+@functools.cache
+def catalog(kind: str) -> dict[str, Preset]:
+    """All presets of one kind ("system", "buyer", "model", "run"), keyed by their TOML key."""
+    if kind not in KINDS:
+        raise UnknownNameError("preset kind", kind, KINDS)
+    raw = tomllib.loads(resources.files(__package__).joinpath("data", KINDS[kind]).read_text("utf-8"))
+    presets = {}
+    for key, table in raw.items():
+        texts = {k: v for k, v in table.items() if isinstance(v, str)}
+        entries = {
+            k: Entry(_float_or_none(v.get("value")), v["unit"], v["source"], v["as_of"])
+            for k, v in table.items() if isinstance(v, dict)
+        }
+        if kind == "system":
+            _derive_system(key, entries)
+        presets[key] = Preset(kind, key, texts, entries)
+    return presets
+
+
+def _float_or_none(value: object) -> float | None:
+    return None if value is None else float(value)
+
+
+def _derive_system(key: str, entries: dict[str, Entry]) -> None:
+    """Fields computed from published ones (capex per GPU), with their provenance."""
+    all_in, gpus = entries["unit_all_in_usd"], entries["gpus_per_unit"]
+    entries["capex_per_gpu"] = Entry(
+        all_in.value / gpus.value,
+        "USD/GPU",
+        f"derived: unit_all_in_usd / gpus_per_unit ({all_in.source})",
+        all_in.as_of,
+    )
+
+
+def lookup(kind: str, name: object) -> Preset:
+    """The preset of ``kind`` called ``name`` (case-insensitive; spaces/hyphens as underscores)."""
+    name = text(kind, name)
+    presets = catalog(kind)
+    wanted = normalize(name)
+    for key, preset in presets.items():
+        if normalize(key) == wanted:
+            return preset
+    raise UnknownNameError(kind, name, presets)
+
+
+def system(name: object) -> Preset:
+    """A system preset, e.g. ``"H100_HGX"`` or ``"GB200 NVL72"``."""
+    return lookup("system", name)
+
+
+def buyer(name: object = DEFAULT_BUYER) -> Preset:
+    """A buyer-type preset: ``"hyperscaler"``, ``"neocloud_giant"`` or ``"emerging_neocloud"``."""
+    return lookup("buyer", DEFAULT_BUYER if name is None else name)
+
+
+def model(name: object) -> Preset:
+    """A model-architecture preset, e.g. ``"gpt3_175b"``."""
+    return lookup("model", name)
+
+
+def run(name: object) -> Preset:
+    """A published benchmark run."""
+    return lookup("run", name)
+
+
+def field(kind: str, name: object, field_name: object) -> float | str | None:
+    """One field of one preset: ``field("system", "H100_HGX", "chip_watts")`` -> 700."""
+    return lookup(kind, name).get(field_name)
+
+
+def precision_key(precision: object) -> str:
+    """Validate a precision name ("bf16", "fp8", "fp4"; case-insensitive).
+
+    >>> precision_key("FP8")
+    'fp8'
+    """
+    key = normalize(text("precision", precision))
+    if key not in PRECISIONS:
+        raise UnknownNameError("precision", precision, PRECISIONS)
+    return key
+
+
+def peak_tflops(system_name: object, precision: object) -> float:
+    """Dense peak TFLOPS per GPU of a system at a precision."""
+    return system(system_name).value(f"peak_tflops_{precision_key(precision)}")

@@ -1,0 +1,272 @@
+"""TCO from presets: a system bought by a buyer type, and the comparisons between systems.
+
+These functions take preset names (``"H100_HGX"``, ``"hyperscaler"``) and compose the numeric
+functions of :mod:`udfs.finance` and :mod:`udfs.compute`. Names may be arrays too: results broadcast.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _check as chk
+from . import presets
+from .finance import (
+    tco_capital_per_gpu_hour,
+    tco_colo_per_gpu_hour,
+    tco_power_per_gpu_hour,
+)
+
+BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
+
+
+def _broadcast(func):
+    """Call ``func`` directly on scalars; broadcast it element-wise when any argument is an array."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        if not any(isinstance(a, list | tuple | np.ndarray) for a in (*args, *kwargs.values())):
+            return func(*args, **kwargs)
+        return np.vectorize(func, otypes=[float])(*args, **kwargs)
+
+    return wrapper
+
+
+def _breakdown(system, buyer):
+    s, b = presets.system(system), presets.buyer(buyer)
+    kw = s.value("it_kw_per_gpu")
+    capital = tco_capital_per_gpu_hour(
+        s.value("capex_per_gpu") * b.value("capex_multiplier"),
+        b.value("cost_of_capital"), b.value("life_years"), b.value("residual_fraction"),
+    )
+    power = tco_power_per_gpu_hour(kw, b.value("pue"), b.value("usd_per_kwh"))
+    facility = tco_colo_per_gpu_hour(kw, b.value("colo_usd_per_kw_month"))
+    other = b.value("other_usd_per_gpu_hour")
+    return {"capital": capital, "power": power, "facility": facility, "other": other,
+            "total": capital + power + facility + other}
+
+
+@_broadcast
+def tco_capex_per_gpu(system, buyer=presets.DEFAULT_BUYER):
+    """All-in capex per GPU for a buyer type: unit all-in price / GPUs per unit x capex multiplier.
+
+    Parameters
+    ----------
+    system : str
+        System preset, e.g. "H100_HGX", "GB200_NVL72".
+    buyer : str, optional
+        Buyer type: "hyperscaler" (default), "neocloud_giant", "emerging_neocloud".
+
+    Returns
+    -------
+    float
+        USD per GPU.
+
+    References
+    ----------
+    SemiAnalysis 2025-08-20: $250k per H100 server and $3.9M per GB200 NVL72 rack, all-in.
+
+    Examples
+    --------
+    >>> tco_capex_per_gpu("H100_HGX")
+    31250.0
+    >>> round(tco_capex_per_gpu("GB200_NVL72"), 2)
+    54166.67
+    """
+    s, b = presets.system(system), presets.buyer(buyer)
+    return s.value("capex_per_gpu") * b.value("capex_multiplier")
+
+
+@_broadcast
+def tco_gpu_hour(system, buyer=presets.DEFAULT_BUYER):
+    """Total TCO per GPU-hour of a system for a buyer type, from presets.
+
+    Parameters
+    ----------
+    system : str
+        System preset.
+    buyer : str, optional
+        Buyer type; default "hyperscaler".
+
+    Returns
+    -------
+    float
+        USD per GPU-hour: capital + power + facility + other (see :func:`tco_breakdown`).
+
+    Examples
+    --------
+    >>> round(tco_gpu_hour("H100_HGX"), 3)
+    1.42
+    """
+    return _breakdown(system, buyer)["total"]
+
+
+def tco_breakdown(system, buyer=presets.DEFAULT_BUYER):
+    """The TCO per GPU-hour by component, as a table with a header row.
+
+    Parameters
+    ----------
+    system : str
+        System preset.
+    buyer : str, optional
+        Buyer type; default "hyperscaler".
+
+    Returns
+    -------
+    list of lists
+        ``[["component", "usd_per_gpu_hour"], ["capital", x], ["power", x], ["facility", x],
+        ["other", x], ["total", x]]``.
+
+    Examples
+    --------
+    >>> [(name, round(x, 4)) for name, x in tco_breakdown("H100_HGX")[1:]]
+    [('capital', 1.0154), ('power', 0.1571), ('facility', 0.2474), ('other', 0.0), ('total', 1.4199)]
+    """
+    parts = _breakdown(system, buyer)
+    return [["component", "usd_per_gpu_hour"]] + [[k, float(parts[k])] for k in BREAKDOWN_COMPONENTS]
+
+
+@_broadcast
+def tco_ratio(system_a, system_b, buyer=presets.DEFAULT_BUYER):
+    """TCO per GPU-hour of b / that of a: the per-GPU speed-up b needs to break even with a.
+
+    Parameters
+    ----------
+    system_a, system_b : str
+        System presets; a is the reference (e.g. "H100_HGX"), b the challenger ("GB200_NVL72").
+    buyer : str, optional
+        Buyer type; default "hyperscaler".
+
+    Returns
+    -------
+    float
+        ``tco_gpu_hour(b) / tco_gpu_hour(a)``.
+
+    References
+    ----------
+    SemiAnalysis 2025-08-20: GB200 NVL72 TCO per GPU is about 1.6x the H100's.
+
+    Examples
+    --------
+    >>> round(tco_ratio("H100_HGX", "GB200_NVL72"), 3)
+    1.584
+    """
+    return _breakdown(system_b, buyer)["total"] / _breakdown(system_a, buyer)["total"]
+
+
+@_broadcast
+def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAULT_BUYER):
+    """The MFU system b needs for the same cost per token as system a at ``mfu_a``.
+
+    Cost per token is proportional to TCO / (peak x MFU), so
+    ``mfu_b = mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b)`` at the same precision.
+
+    Parameters
+    ----------
+    mfu_a : float
+        MFU reached on system a, in (0, 1].
+    system_a, system_b : str
+        System presets.
+    precision : {"bf16", "fp8", "fp4"}
+        Precision of the run; both systems must have that peak.
+    buyer : str, optional
+        Buyer type; default "hyperscaler".
+
+    Returns
+    -------
+    float
+        Break-even MFU on system b (may exceed 1: then b cannot break even).
+
+    Examples
+    --------
+    H100 BF16 at 54% MFU (SemiAnalysis, Dec 2024) against GB200 NVL72:
+
+    >>> round(tco_breakeven_mfu(0.54, "H100_HGX", "GB200_NVL72", "bf16"), 4)
+    0.3386
+    """
+    u = chk.fraction_open_closed("mfu_a", mfu_a)
+    peak_a = presets.peak_tflops(system_a, precision)
+    peak_b = presets.peak_tflops(system_b, precision)
+    return u * tco_ratio(system_a, system_b, buyer) * peak_a / peak_b
+
+
+def _table(kind):
+    rows = []
+    presets_ = presets.catalog(kind)
+    fields = list(presets.TEXT_FIELDS[kind])
+    numeric = list(presets.REQUIRED_FIELDS[kind])
+    if kind == "system":
+        numeric.insert(numeric.index("unit_all_in_usd") + 1, "capex_per_gpu")
+    for key, p in presets_.items():
+        rows.append([key, *(p.texts.get(f, "") for f in fields), *(p.get(f) for f in numeric)])
+    return [["key", *fields, *numeric], *rows]
+
+
+def tco_systems():
+    """Table of the system presets, header row first (one row per system, one column per field).
+
+    Examples
+    --------
+    >>> table = tco_systems()
+    >>> table[0][:4]
+    ['key', 'label', 'gpus_per_unit', 'unit_price_usd']
+    >>> [row[0] for row in table[1:]]
+    ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX']
+    """
+    return _table("system")
+
+
+def tco_buyers():
+    """Table of the buyer-type presets, header row first.
+
+    Examples
+    --------
+    >>> [row[0] for row in tco_buyers()[1:]]
+    ['hyperscaler', 'neocloud_giant', 'emerging_neocloud']
+    """
+    return _table("buyer")
+
+
+def tco_models():
+    """Table of the model-architecture presets, header row first.
+
+    Examples
+    --------
+    >>> [row[0] for row in tco_models()[1:]]
+    ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b']
+    """
+    return _table("model")
+
+
+def tco_system(system, field):
+    """One field of a system preset (None where the system has none, e.g. H100 FP4 peak).
+
+    Examples
+    --------
+    >>> tco_system("H100 HGX", "peak_tflops_bf16")
+    989.4
+    """
+    return presets.field("system", system, field)
+
+
+def tco_buyer(buyer, field):
+    """One field of a buyer-type preset.
+
+    Examples
+    --------
+    >>> tco_buyer("Hyperscaler", "pue")
+    1.3
+    """
+    return presets.field("buyer", buyer, field)
+
+
+def tco_model(model, field):
+    """One field of a model preset.
+
+    Examples
+    --------
+    >>> tco_model("llama3_405b", "layers")
+    126.0
+    """
+    return presets.field("model", model, field)
