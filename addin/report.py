@@ -53,8 +53,9 @@ def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision=
     lines = [f"gputco {udfs.__version__}: TCO per GPU, buyer type {buyer_key}",
              f"{'':{label_w}}  {'unit':<10}" + "".join(f"{k:>{col_w + 2}}" for k in keys)]
     for label, unit, values in rows:
-        fmt = "{:>%d,.0f}" % (col_w + 2) if unit == "USD" else "{:>%d.4f}" % (col_w + 2)
-        lines.append(f"{label:<{label_w}}  {unit:<10}" + "".join(fmt.format(v) for v in values))
+        spec = ",.0f" if unit == "USD" else ".4f"
+        lines.append(f"{label:<{label_w}}  {unit:<10}"
+                     + "".join(f"{v:>{col_w + 2}{spec}}" for v in values))
     ref = keys[0]
     for k in keys[1:]:
         ratio = udfs.tco_ratio(ref, k, buyer_key)

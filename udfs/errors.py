@@ -70,5 +70,10 @@ class UnknownNameError(GputcoError, KeyError):
 
 def _show(value: object) -> str:
     """A short readable rendering of a bad value for an error message."""
-    text = repr(value) if isinstance(value, str) else str(value)
+    if isinstance(value, str):
+        text = repr(value)
+    elif isinstance(value, float):
+        text = f"{value:.15g}"
+    else:
+        text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -11,10 +11,12 @@ Names are matched case-insensitively, with spaces and hyphens read as underscore
 'H100_HGX'
 >>> field("system", "GB200 NVL72", "capex_per_gpu")
 54166.666666666664
->>> system("H100_HXG")
-Traceback (most recent call last):
-...
-udfs.errors.UnknownNameError: unknown system 'H100_HXG'; valid: B200_HGX, GB200_NVL72, H100_HGX, H200_HGX. Did you mean H100_HGX?
+>>> try:
+...     system("H100_HXG")
+... except KeyError as err:
+...     print(err)
+unknown system 'H100_HXG'; valid: B200_HGX, GB200_NVL72, H100_HGX, H200_HGX.
+Did you mean H100_HGX?
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import tomllib
-from dataclasses import dataclass, field as dc_field
+from dataclasses import dataclass
+from dataclasses import field as dc_field
 from importlib import resources
 
 from ._check import text
