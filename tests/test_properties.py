@@ -111,6 +111,14 @@ def test_names_broadcast_too():
     assert out[1] / out[0] == pytest.approx(udfs.tco_ratio("H100_HGX", "GB200_NVL72"))
 
 
+def test_capital_rises_with_cost_of_capital_at_subnormal_rates():
+    # Regression: a subnormal rate (5e-324) lost all precision in (1 + r)^n - 1 and gave a capital
+    # cost above that at 12.5% (found by Hypothesis).
+    tiny = udfs.tco_capital_per_gpu_hour(1000.0, 5e-324, 1.25)
+    assert tiny == pytest.approx(1000.0 / 1.25 / 8760, rel=1e-12)
+    assert tiny < udfs.tco_capital_per_gpu_hour(1000.0, 0.125, 1.25)
+
+
 def test_zero_cost_of_capital_is_straight_line():
     # r = 0: capex x (1 - residual) / life / 8760, the limit of the annuity.
     assert udfs.tco_capital_per_gpu_hour(8760 * 5, 0.0, 5, 0.2) == pytest.approx(0.8)

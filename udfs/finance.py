@@ -17,12 +17,13 @@ HOURS_PER_MONTH = HOURS_PER_YEAR / 12
 def _annuity_factors(rate, years):
     """Capital recovery factor and sinking-fund factor, safe at rate = 0.
 
-    CRF = r / (1 - (1 + r)^-n) and SFF = r / ((1 + r)^n - 1); at r = 0 they tend to 1/n.
-    Computed with expm1/log1p so that tiny rates keep full precision.
+    CRF = r / (1 - (1 + r)^-n) and SFF = r / ((1 + r)^n - 1); as r -> 0 they tend to 1/n.
+    Computed with expm1/log1p; below r = 1e-8 the series SFF = (1 - (n - 1) r / 2) / n is used,
+    exact to double precision there and safe for subnormal rates.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         growth = np.expm1(years * np.log1p(rate))  # (1 + r)^n - 1
-        sff = np.where(rate == 0, 1.0 / years, rate / growth)
+        sff = np.where(rate < 1e-8, (1.0 - (years - 1.0) * rate / 2.0) / years, rate / growth)
     return sff + rate, sff  # CRF = SFF + r
 
 
