@@ -62,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("kind", nargs="?", choices=["system", "buyer", "model", "run"],
                    help="only this kind of preset")
     p.set_defaults(run=_presets)
+
+    from . import cmd_batch
+
+    cmd_batch.add_parser(sub)
     return parser
 
 
@@ -77,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         print(f"gputco {args.command}: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) \
+            else EXIT_USAGE
     except KeyboardInterrupt:
         print(f"gputco {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -123,8 +123,7 @@ def _raise_range(arg: str, x: np.ndarray, ok: np.ndarray, valid: str) -> None:
     if x.ndim == 0:
         raise InputRangeError(arg, float(x), valid)
     idx = tuple(int(i) for i in np.argwhere(~ok)[0])
-    where = f" (element [{', '.join(map(str, idx))}])"
-    raise InputRangeError(arg, float(x[idx]), valid, where)
+    raise InputRangeError(arg, float(x[idx]), valid, idx)
 
 
 def out(x: np.ndarray | float) -> np.ndarray | float:

@@ -28,8 +28,9 @@ class GputcoError(Exception):
 class InputRangeError(GputcoError, ValueError):
     """A number is outside its valid range, or not finite."""
 
-    def __init__(self, arg: str, value: object, valid: str, where: str = "") -> None:
-        self.arg, self.value, self.valid, self.where = arg, value, valid, where
+    def __init__(self, arg: str, value: object, valid: str, index: tuple[int, ...] | None = None) -> None:
+        self.arg, self.value, self.valid, self.index = arg, value, valid, index
+        where = f" (element [{', '.join(map(str, index))}])" if index is not None else ""
         super().__init__(f"{arg} must be in {valid}, got {_show(value)}{where}")
 
 
@@ -47,6 +48,10 @@ class MissingValueError(GputcoError, ValueError):
     def __init__(self, arg: str, hint: str = "") -> None:
         self.arg = arg
         super().__init__(f"{arg} is required{': ' + hint if hint else ''}")
+
+
+class InputShapeError(GputcoError, ValueError):
+    """Ranges whose sizes do not fit together, or a range where a single cell is needed."""
 
 
 class UnknownNameError(GputcoError, KeyError):

@@ -219,8 +219,11 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
             fpt[rows] = value
 
     def number(name):
-        v = inputs.get(name)
-        return next(i.default for i in INPUTS if i.name == name) if v is None else v
+        """A numeric input with a fixed default: missing or NaN elements take the default."""
+        default = next(i.default for i in INPUTS if i.name == name)
+        if default is None:
+            return inputs.get(name)
+        return _override(inputs, name, float(default), n)
 
     capital = tco_capital_per_gpu_hour(capex, buyer_cols["cost_of_capital"],
                                        buyer_cols["life_years"], buyer_cols["residual_fraction"])

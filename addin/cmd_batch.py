@@ -1,0 +1,50 @@
+"""`gputco batch IN -o OUT`: scenarios from CSV/XLSX/Parquet to results in the same formats."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from udfs import scenario
+from workbook.batch import DEFAULT_CHUNK_ROWS
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "batch",
+        help="run scenarios from a CSV, XLSX or Parquet file (one row each) into results",
+        description="Run one scenario per row of IN (columns named like the scenario inputs; "
+        "empty cells use the presets) and write the inputs plus result columns to OUT. "
+        "Streams in chunks, so memory stays bounded whatever the row count. Inputs: "
+        + ", ".join(scenario.INPUT_NAMES) + ". Results: " + ", ".join(scenario.OUTPUTS) + ".",
+    )
+    p.add_argument("input", metavar="IN", help="scenarios file: .csv, .parquet or .xlsx")
+    p.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="results file: .csv, .parquet or .xlsx")
+    p.add_argument("--in-format", choices=["csv", "parquet", "xlsx"],
+                   help="input format when the extension does not say")
+    p.add_argument("--out-format", choices=["csv", "parquet", "xlsx"],
+                   help="output format when the extension does not say")
+    p.add_argument("--chunk-rows", type=int, default=DEFAULT_CHUNK_ROWS,
+                   help="scenarios per chunk (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.add_argument("--progress", action="store_true",
+                   help="show progress even when stderr is not a terminal")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbook.batch import Progress, run_batch
+
+    if args.chunk_rows < 1:
+        from udfs.errors import InputRangeError
+
+        raise InputRangeError("--chunk-rows", args.chunk_rows, "[1, inf)")
+    progress = Progress(force=args.progress)
+    report = run_batch(args.input, args.output, in_format=args.in_format,
+                       out_format=args.out_format, chunk_rows=args.chunk_rows,
+                       force=args.force, progress=progress)
+    progress.done()
+    print(f"{report.rows:,} scenarios -> {args.output} in {report.seconds:.2f} s "
+          f"({report.rows_per_second:,.0f} scenarios/s)", file=sys.stderr)
+    return 0
