@@ -4,6 +4,10 @@ Every function of the UDF catalog (DESIGN.md) is exported here under its lower-c
 e.g. ``udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
 out; arrays broadcast. Errors derive from :class:`udfs.errors.GputcoError`.
 
+``udfs.UDFS`` is the registry of the Excel functions (Excel name -> xlwings UDF with its argument
+docs in ``.udf_spec``, see :mod:`udfs.registry`). It is loaded on first use because it imports
+xlwings (about half a second), which the numeric functions do not need.
+
 >>> import udfs
 >>> round(udfs.tco_gpu_hour("H100_HGX"), 2)
 1.42
@@ -29,6 +33,7 @@ from .energy import (
 from .errors import (
     GputcoError,
     InputRangeError,
+    InputShapeError,
     InputTypeError,
     MissingValueError,
     UnknownNameError,
@@ -60,6 +65,7 @@ __all__ = [
     "KWH_PER_HOUSEHOLD_YEAR",
     "GputcoError",
     "InputRangeError",
+    "InputShapeError",
     "InputTypeError",
     "MissingValueError",
     "UnknownNameError",
@@ -90,3 +96,12 @@ __all__ = [
     "tco_training_days",
     "tco_utility_watts_per_gpu",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Load the UDF registry on first access of ``udfs.UDFS`` (it imports xlwings)."""
+    if name == "UDFS":
+        from .registry import UDFS
+
+        return UDFS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

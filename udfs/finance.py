@@ -179,9 +179,11 @@ def tco_total_per_gpu_hour(
     1.42
     """
     other = chk.non_negative("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
+    # checked here so that an error names this function's argument, not tco_colo_per_gpu_hour's
+    colo = chk.non_negative("colo_usd_per_kw_month", colo_usd_per_kw_month)
     return chk.out(
         tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residual_fraction)
         + tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh)
-        + tco_colo_per_gpu_hour(it_kw_per_gpu, colo_usd_per_kw_month)
+        + tco_colo_per_gpu_hour(it_kw_per_gpu, colo)
         + other
     )

@@ -1,0 +1,65 @@
+"""Sub-commands for the Excel front door: ``gputco docs`` and ``gputco addin vba``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _write(text: str, args: argparse.Namespace, newline: str = "\n") -> None:
+    """Print ``text``, or write it to ``args.output`` atomically (never half a file)."""
+    if args.output is None or str(args.output) == "-":
+        sys.stdout.write(text)
+        return
+    from workbook.files import atomic_output
+
+    with atomic_output(args.output, force=args.force) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline=newline)
+    print(f"wrote {args.output}", file=sys.stderr)
+
+
+def _docs(args: argparse.Namespace) -> int:
+    from .docs import render
+
+    _write(render(), args)
+    return 0
+
+
+def _vba(args: argparse.Namespace) -> int:
+    from .vba import vba_module
+
+    # the VBA editor's File > Import expects Windows line ends
+    _write(vba_module(args.module, addin=args.addin), args, newline="\r\n")
+    return 0
+
+
+def _output_options(p: argparse.ArgumentParser, example: str) -> None:
+    p.add_argument("-o", "--output", type=Path, help=f"file to write, e.g. {example} "
+                   "(default: print)")
+    p.add_argument("--force", action="store_true", help="replace the file if it exists")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``docs`` and ``addin`` to the ``gputco`` sub-commands."""
+    p = sub.add_parser(
+        "docs", help="print or write the UDF reference (docs/udfs.md) from the registry",
+        description="Write the reference of every TCO_* Excel function (arguments with units, "
+        "result, an example formula and its value), generated from the registry udfs.UDFS.",
+    )
+    _output_options(p, "udfs.md")
+    p.set_defaults(run=_docs)
+
+    p = sub.add_parser("addin", help="Excel add-in helpers (xlwings)")
+    addin_sub = p.add_subparsers(dest="addin_command", metavar="ACTION", required=True)
+    p = addin_sub.add_parser(
+        "vba", help="write the xlwings_udfs VBA module (.bas) of the TCO_* functions",
+        description="Write the VBA wrappers that xlwings's 'Import Functions' would write, using "
+        "xlwings's own generator, to import by hand in the VBA editor (File > Import File).",
+    )
+    _output_options(p, "xlwings_udfs.bas")
+    p.add_argument("--module", default="addin.xlwings_udfs",
+                   help="Python module named in 'UDF Modules' (default: %(default)s)")
+    p.add_argument("--addin", action="store_true",
+                   help="for a custom add-in (.xlam): pass ActiveWorkbook, as xlwings does")
+    p.set_defaults(run=_vba)

@@ -1,0 +1,152 @@
+"""The UDF registry: every catalog function is there, documented, and decorated for xlwings.
+
+The xlwings metadata is checked with xlwings's own Windows decorators (``xlwings.udfs.xlfunc`` and
+``xlarg``, loaded on Linux by ``addin.vba``): no stand-in for xlwings itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import udfs
+from addin.vba import windows_udfs, windows_udfs_module
+from addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
+from udfs.excel import NUMBER, TEXT
+
+# The UDF catalog of DESIGN.md ("The UDF catalog" table; names are part of the product).
+CATALOG = [
+    "TCO_SYSTEMS", "TCO_SYSTEM", "TCO_BUYERS", "TCO_BUYER", "TCO_MODELS", "TCO_MODEL",
+    "TCO_CAPEX_PER_GPU", "TCO_CAPITAL_PER_GPU_HOUR", "TCO_POWER_PER_GPU_HOUR",
+    "TCO_COLO_PER_GPU_HOUR", "TCO_GPU_HOUR", "TCO_BREAKDOWN", "TCO_RATIO", "TCO_FLOPS_PER_TOKEN",
+    "TCO_TOKENS_PER_GPU_SECOND", "TCO_COST_PER_MTOK", "TCO_TRAINING_COST", "TCO_TRAINING_DAYS",
+    "TCO_BREAKEVEN_MFU", "TCO_JOULES_PER_TOKEN", "TCO_HOUSEHOLD_YEARS",
+]
+# Functions beyond the DESIGN.md table that udfs exports ("more functions are welcome").
+EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
+# The catalog's argument lists, as DESIGN.md writes them (optional ones in brackets).
+DESIGN_SIGNATURES = {
+    "TCO_SYSTEM": "TCO_SYSTEM(system, field)",
+    "TCO_BUYER": "TCO_BUYER(buyer, field)",
+    "TCO_MODEL": "TCO_MODEL(model, field)",
+    "TCO_CAPEX_PER_GPU": "TCO_CAPEX_PER_GPU(system, [buyer])",
+    "TCO_CAPITAL_PER_GPU_HOUR":
+        "TCO_CAPITAL_PER_GPU_HOUR(capex_per_gpu, cost_of_capital, life_years, [residual_fraction])",
+    "TCO_POWER_PER_GPU_HOUR": "TCO_POWER_PER_GPU_HOUR(it_kw_per_gpu, pue, usd_per_kwh)",
+    "TCO_COLO_PER_GPU_HOUR": "TCO_COLO_PER_GPU_HOUR(it_kw_per_gpu, usd_per_kw_month)",
+    "TCO_GPU_HOUR": "TCO_GPU_HOUR(system, [buyer])",
+    "TCO_BREAKDOWN": "TCO_BREAKDOWN(system, [buyer])",
+    "TCO_RATIO": "TCO_RATIO(system_a, system_b, [buyer])",
+    "TCO_FLOPS_PER_TOKEN": "TCO_FLOPS_PER_TOKEN(model, [seq_len], [convention])",
+    "TCO_TOKENS_PER_GPU_SECOND": "TCO_TOKENS_PER_GPU_SECOND(flops_per_token, peak_tflops, mfu)",
+    "TCO_COST_PER_MTOK": "TCO_COST_PER_MTOK(gpu_hour_usd, flops_per_token, peak_tflops, mfu)",
+    "TCO_TRAINING_COST":
+        "TCO_TRAINING_COST(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu)",
+    "TCO_TRAINING_DAYS": "TCO_TRAINING_DAYS(tokens, gpus, flops_per_token, peak_tflops, mfu)",
+    "TCO_BREAKEVEN_MFU": "TCO_BREAKEVEN_MFU(mfu_a, system_a, system_b, precision, [buyer])",
+    "TCO_JOULES_PER_TOKEN":
+        "TCO_JOULES_PER_TOKEN(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu)",
+    "TCO_HOUSEHOLD_YEARS": "TCO_HOUSEHOLD_YEARS(joules, [kwh_per_household_year])",
+}
+WIZARD_LIMIT = 255  # Excel's Function Wizard: description and argument texts
+
+
+def test_registry_is_the_catalog_plus_the_extras():
+    assert list(udfs.UDFS) == CATALOG + EXTRAS
+
+
+def test_registry_is_read_only():
+    with pytest.raises(TypeError):
+        udfs.UDFS["TCO_NEW"] = print
+
+
+@pytest.mark.parametrize("name", DESIGN_SIGNATURES)
+def test_signatures_are_the_design_catalogs(name):
+    assert udfs.UDFS[name].udf_spec.signature == DESIGN_SIGNATURES[name]
+
+
+@pytest.mark.parametrize("name", CATALOG + EXTRAS)
+def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
+    udf = udfs.UDFS[name]
+    spec = udf.udf_spec
+    assert udf.__name__ == spec.name == name  # xlwings takes the Excel name from __name__
+    assert name.startswith("TCO_") and name == name.upper()
+    # DESIGN.md: Python name = Excel name in lower case, in udfs
+    assert spec.plain is getattr(udfs, name.lower())
+    assert inspect.signature(udf) == inspect.signature(spec.plain)
+    assert udf.__doc__ == spec.summary
+    assert 20 <= len(udf.__doc__) <= WIZARD_LIMIT
+    assert spec.returns and spec.example_formula.startswith(f"={name}(")
+    assert [a.name for a in spec.args] == list(inspect.signature(spec.plain).parameters)
+    for arg in spec.args:
+        assert arg.doc and len(arg.wizard_text) <= WIZARD_LIMIT, arg
+        assert arg.kind != NUMBER or arg.unit, f"{name}.{arg.name} has no unit"
+        param = inspect.signature(spec.plain).parameters[arg.name]
+        assert arg.optional == (param.default is not param.empty)
+        if arg.optional:
+            assert arg.default == param.default
+            assert "Optional" in arg.wizard_text
+    assert spec.table == (name in {"TCO_SYSTEMS", "TCO_BUYERS", "TCO_MODELS", "TCO_BREAKDOWN"})
+
+
+def test_text_arguments_name_the_valid_choices():
+    buyer = udfs.UDFS["TCO_GPU_HOUR"].udf_spec.args[1]
+    assert buyer.kind == TEXT
+    for key in ("hyperscaler", "neocloud_giant", "emerging_neocloud"):
+        assert key in buyer.doc
+
+
+def test_import_udfs_does_not_import_xlwings():
+    code = ("import sys, udfs; assert 'xlwings' not in sys.modules; "
+            "udfs.UDFS; assert 'xlwings' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+
+
+def test_udfs_module_answers_only_UDFS_lazily():
+    assert udfs.UDFS is importlib.import_module("udfs.registry").UDFS
+    assert not hasattr(udfs, "__xlfunc__")  # xlwings probes module attributes this way
+    with pytest.raises(AttributeError):
+        udfs.NOT_A_UDF  # noqa: B018
+
+
+def test_xlwings_windows_decorators_see_every_function_and_argument():
+    with windows_udfs_module() as xw_udfs:
+        decorated = windows_udfs(xw_udfs)
+    assert list(decorated) == list(udfs.UDFS)
+    for name, udf in decorated.items():
+        spec, meta = udf.udf_spec, udf.__xlfunc__
+        assert meta["name"] == name and meta["category"] == "GPU TCO"
+        assert meta["ret"]["doc"] == spec.summary and not meta["sub"]
+        assert [a["name"] for a in meta["args"]] == [a.name for a in spec.args]
+        for info, arg in zip(meta["args"], spec.args, strict=True):
+            assert info["doc"] == arg.wizard_text
+            # ndim=2 keeps rows and columns apart; err_to_str passes "#N/A" instead of None
+            assert info["options"] == {"ndim": 2, "err_to_str": True}
+            assert ("optional" in info) == arg.optional
+            if arg.optional:
+                assert info["optional"] == arg.default  # what xlwings passes for a missing arg
+    assert "pythoncom" not in sys.modules and "xlwings.udfs" not in sys.modules
+
+
+def test_the_xlwings_module_exposes_exactly_the_registry():
+    module = importlib.import_module(UDF_MODULE)
+    exposed = {n for n in dir(module) if callable(getattr(module, n)) and not n.startswith("_")}
+    assert exposed == set(udfs.UDFS)
+    assert set(module.__all__) == set(udfs.UDFS)
+    for name, udf in udfs.UDFS.items():
+        assert getattr(module, name) is udf  # xlwings calls getattr(module, NAME)
+
+
+def test_xlwings_conf_rows():
+    rows = xlwings_conf_rows()
+    assert SHEET_NAME == "xlwings.conf"
+    assert rows[0] == ("UDF Modules", "addin.xlwings_udfs")
+    keys = [k.upper() for k, _ in rows]
+    assert len(keys) == len(set(keys)) and all(v for _, v in rows)  # an empty value overrides
+    for module in dict(rows)["UDF Modules"].split(";"):
+        assert importlib.import_module(module)

@@ -1,0 +1,273 @@
+"""The UDF registry: the one list of gputco's Excel functions, with their argument docs.
+
+``UDFS`` maps each Excel name (``"TCO_COST_PER_MTOK"``) to a callable decorated with xlwings's
+``@xw.func`` / ``@xw.arg`` (classic UDFs, Windows Excel). Each callable takes Excel-shaped
+arguments (see :mod:`udfs.excel`), never raises, and carries its documentation in ``.udf_spec``
+(a :class:`udfs.excel.UdfSpec`: summary, arguments with units and defaults, result, example
+formula, the plain numpy function it wraps). The xlwings module (``addin.xlwings_udfs``), the
+reference page (``docs/udfs.md``), the workbook builder and the headless recalculation all read
+this mapping; a function that is not here does not exist in Excel.
+
+The Python signatures (argument names and defaults) are those of the plain functions in
+:mod:`udfs`: one place for them.
+
+A column of MFUs gives a column of costs; the bad cell alone shows an error:
+
+>>> from udfs.registry import UDFS
+>>> UDFS["TCO_COST_PER_MTOK"](1.42, 1.07899e12, 1978.9, [[0.395], [0.5], [1.5]])
+[[0.5445], [0.4301], ['#VALUE! mfu must be in (0, 1], got 1.5']]
+>>> UDFS["TCO_GPU_HOUR"]("H100_HXG")[:31]
+"#N/A unknown system 'H100_HXG';"
+>>> UDFS["TCO_GPU_HOUR"].udf_spec.signature
+'TCO_GPU_HOUR(system, [buyer])'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import Callable
+from types import MappingProxyType
+
+import xlwings as xw
+
+from . import compute, energy, finance, tco
+from .errors import GputcoError
+from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
+
+# --- arguments shared by several functions -----------------------------------------------------
+
+SYSTEM = ArgDoc("system", 'System preset, e.g. "H100_HGX" or "GB200_NVL72" (list: TCO_SYSTEMS())',
+                "", TEXT)
+BUYER = ArgDoc("buyer", 'Buyer type: "hyperscaler", "neocloud_giant" or "emerging_neocloud"', "",
+               TEXT)
+GPU_HOUR_USD = ArgDoc("gpu_hour_usd", "TCO (or rental price) per GPU-hour, > 0", "USD/GPU-hour")
+FLOPS_PER_TOKEN = ArgDoc("flops_per_token", "Training FLOPs per token (TCO_FLOPS_PER_TOKEN), > 0",
+                         "FLOP/token")
+PEAK_TFLOPS = ArgDoc("peak_tflops", "Dense peak TFLOPS per GPU at the precision used, > 0",
+                     "TFLOPS (dense)")
+MFU = ArgDoc("mfu", "Model FLOPs utilisation, decimal in (0, 1], e.g. 0.4", "decimal")
+TOKENS = ArgDoc("tokens", "Tokens trained, > 0", "tokens")
+CAPEX_PER_GPU = ArgDoc("capex_per_gpu", "All-in capex per GPU (TCO_CAPEX_PER_GPU), > 0", "USD/GPU")
+COST_OF_CAPITAL = ArgDoc("cost_of_capital", "Annual cost of capital, decimal in [0, 1], e.g. 0.13",
+                         "decimal/year")
+LIFE_YEARS = ArgDoc("life_years", "Economic life, in (0, 100]", "years")
+RESIDUAL = ArgDoc("residual_fraction", "Resale value at end of life as a fraction of capex, "
+                  "in [0, 1)", "fraction of capex")
+IT_KW = ArgDoc("it_kw_per_gpu", "IT load per GPU (GPU, host, network and storage share), > 0", "kW")
+PUE = ArgDoc("pue", "Power usage effectiveness (facility power / IT power), in [1, 5]", "ratio")
+USD_PER_KWH = ArgDoc("usd_per_kwh", "Electricity price, > 0", "USD/kWh")
+USD_PER_KW_MONTH = ArgDoc("usd_per_kw_month", "Colocation rent per kW of IT load per month, >= 0",
+                          "USD/(kW x month)")
+OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour, >= 0",
+               "USD/GPU-hour")
+
+
+def _field(kind: str, table: str, examples: str) -> ArgDoc:
+    return ArgDoc("field", f"{kind} field, e.g. {examples} (the header row of {table})", "", TEXT)
+
+
+# --- the catalog (DESIGN.md), in its order; extras after ----------------------------------------
+
+_CATALOG = (
+    UdfSpec(
+        "TCO_SYSTEMS", "Table of the system presets (one row per system, one column per field), "
+        "header row first; spills.", (), "table: key, label, prices, power, dense peak TFLOPS", "",
+        (), tco.tco_systems, table=True),
+    UdfSpec(
+        "TCO_SYSTEM", "One field of a system preset: price, power, dense peak TFLOPS and so on. "
+        "Empty where the system has none (H100 FP4 peak).",
+        (SYSTEM, _field("System", "TCO_SYSTEMS()", '"capex_per_gpu", "it_kw_per_gpu", '
+                        '"peak_tflops_fp8"')),
+        "the field's value in the unit of TCO_SYSTEMS (USD, W, kW, TFLOPS, GPUs) or its label", "",
+        ("H100_HGX", "capex_per_gpu"), tco.tco_system),
+    UdfSpec(
+        "TCO_BUYERS", "Table of the buyer-type presets (cost of capital, life, PUE, tariffs, "
+        "capex multiplier), header row first; spills.", (),
+        "table: key, label, cost_of_capital, life_years, ...", "", (), tco.tco_buyers, table=True),
+    UdfSpec(
+        "TCO_BUYER", "One field of a buyer-type preset, e.g. its cost of capital or PUE.",
+        (BUYER,
+         _field("Buyer", "TCO_BUYERS()", '"cost_of_capital", "pue", "usd_per_kwh"')),
+        "the field's value (decimals for rates, years, USD/kWh, USD/(kW x month)) or its label",
+        "", ("hyperscaler", "cost_of_capital"), tco.tco_buyer),
+    UdfSpec(
+        "TCO_MODELS", "Table of the model-architecture presets (parameters, layers, sizes, "
+        "sequence length), header row first; spills.", (),
+        "table: key, label, params, layers, d_model, ...", "", (), tco.tco_models, table=True),
+    UdfSpec(
+        "TCO_MODEL", "One field of a model preset, e.g. its parameter count or sequence length.",
+        (ArgDoc("model", 'Model preset: "gpt3_175b", "llama3_8b", "llama3_70b" or "llama3_405b"',
+                "", TEXT),
+         _field("Model", "TCO_MODELS()", '"params", "layers", "seq_len"')),
+        "the field's value (parameters, layers, tokens) or its label", "",
+        ("gpt3_175b", "params"), tco.tco_model),
+    UdfSpec(
+        "TCO_CAPEX_PER_GPU", "All-in capex per GPU of a system for a buyer type: unit all-in "
+        "price / GPUs per unit x the buyer's capex multiplier.",
+        (SYSTEM, BUYER), "all-in capital expenditure per GPU", "USD/GPU",
+        ("GB200_NVL72",), tco.tco_capex_per_gpu),
+    UdfSpec(
+        "TCO_CAPITAL_PER_GPU_HOUR", "Capital cost per GPU-hour: the level annual payment that "
+        "repays the capex at the cost of capital over the life (-PMT), less the residual, / 8760.",
+        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, RESIDUAL), "capital cost per GPU-hour",
+        "USD/GPU-hour", (31250, 0.1305, 5), finance.tco_capital_per_gpu_hour),
+    UdfSpec(
+        "TCO_POWER_PER_GPU_HOUR", "Electricity cost per GPU-hour: IT load per GPU x PUE x tariff.",
+        (IT_KW, PUE, USD_PER_KWH), "electricity cost per GPU-hour", "USD/GPU-hour",
+        (1.389, 1.3, 0.087), finance.tco_power_per_gpu_hour),
+    UdfSpec(
+        "TCO_COLO_PER_GPU_HOUR", "Facility (colocation) cost per GPU-hour: IT load per GPU x rent "
+        "per kW-month / 730 hours.",
+        (IT_KW, USD_PER_KW_MONTH), "colocation cost per GPU-hour", "USD/GPU-hour",
+        (1.389, 130), finance.tco_colo_per_gpu_hour),
+    UdfSpec(
+        "TCO_GPU_HOUR", "Total cost of ownership per GPU-hour of a system for a buyer type, from "
+        "the presets: capital + power + facility + other.",
+        (SYSTEM, BUYER), "TCO per GPU-hour", "USD/GPU-hour", ("H100_HGX",), tco.tco_gpu_hour),
+    UdfSpec(
+        "TCO_BREAKDOWN", "TCO per GPU-hour by component (capital, power, facility, other, total) "
+        "as a table with a header row; spills.",
+        (SYSTEM, BUYER), "table: component, usd_per_gpu_hour", "USD/GPU-hour",
+        ("H100_HGX",), tco.tco_breakdown, table=True),
+    UdfSpec(
+        "TCO_RATIO", "TCO per GPU-hour of system_b / that of system_a: the per-GPU speed-up "
+        "system_b needs to break even with system_a.",
+        (dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. '
+                             '"H100_HGX"'),
+         dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. '
+                             '"GB200_NVL72"'),
+         BUYER), "TCO ratio b / a (break-even speed-up)", "x", ("H100_HGX", "GB200_NVL72"),
+        tco.tco_ratio),
+    UdfSpec(
+        "TCO_FLOPS_PER_TOKEN", "Training FLOPs per token of a model preset: PaLM convention "
+        "6N + 12 x layers x d_model x seq_len by default; or 6N, or the architecture-aware "
+        "Megatron count.",
+        (ArgDoc("model", 'Model preset, e.g. "gpt3_175b"; or a parameter count with convention '
+                '"6n"', "", NAME_OR_NUMBER),
+         ArgDoc("seq_len", "Sequence length; empty for the preset's", "tokens"),
+         ArgDoc("convention", '"palm" (reproduces the published figures), "6n" or "megatron"', "",
+                TEXT)),
+        "training FLOPs per token (forward + backward)", "FLOP/token", ("gpt3_175b",),
+        compute.tco_flops_per_token),
+    UdfSpec(
+        "TCO_TOKENS_PER_GPU_SECOND", "Training throughput per GPU: MFU x dense peak TFLOPS x 1e12 "
+        "/ FLOPs per token.",
+        (FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "tokens per second per GPU", "tokens/s/GPU",
+        (1.07899e12, 1978.9, 0.3952), compute.tco_tokens_per_gpu_second),
+    UdfSpec(
+        "TCO_COST_PER_MTOK", "Cost of one million trained tokens: TCO per GPU-hour / (3600 x "
+        "tokens per second per GPU) x 1e6.",
+        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "cost per million trained tokens",
+        "USD/Mtok", (1.42, 1.07899e12, 1978.9, 0.395), compute.tco_cost_per_mtok),
+    UdfSpec(
+        "TCO_TRAINING_COST", "Cost of a training run: tokens x cost per token at the given TCO "
+        "per GPU-hour, FLOPs per token, dense peak and MFU.",
+        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "cost of the run", "USD",
+        (300e9, 1.42, 1.07899e12, 1978.9, 0.395), compute.tco_training_cost),
+    UdfSpec(
+        "TCO_TRAINING_DAYS", "Wall-clock days of a training run: tokens / (GPUs x tokens per "
+        "second per GPU) / 86400.",
+        (TOKENS, ArgDoc("gpus", "GPUs in the run, > 0", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS,
+         MFU), "duration of the run", "days", (300e9, 128, 1.07899e12, 1978.9, 0.395),
+        compute.tco_training_days),
+    UdfSpec(
+        "TCO_BREAKEVEN_MFU", "The MFU system_b needs for the same cost per token as system_a at "
+        "mfu_a: mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b). Above 1: b cannot break even.",
+        (ArgDoc("mfu_a", "MFU reached on system_a, decimal in (0, 1]", "decimal"),
+         dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. '
+                             '"H100_HGX"'),
+         dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. '
+                             '"GB200_NVL72"'),
+         ArgDoc("precision", 'Precision of the run: "bf16", "fp8" or "fp4" (both systems need '
+                "that peak)", "", TEXT),
+         BUYER), "break-even MFU on system_b", "decimal",
+        (0.54, "H100_HGX", "GB200_NVL72", "bf16"), tco.tco_breakeven_mfu),
+    UdfSpec(
+        "TCO_JOULES_PER_TOKEN", "Energy per trained token: all-in utility watts per GPU (IT load "
+        "x PUE) / tokens per second per GPU.",
+        (ArgDoc("utility_watts_per_gpu", "All-in facility power per GPU incl. PUE "
+                "(TCO_UTILITY_WATTS_PER_GPU), > 0", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
+        "energy per trained token", "J/token", (1789, 1.07899e12, 1978.9, 0.395),
+        energy.tco_joules_per_token),
+    UdfSpec(
+        "TCO_HOUSEHOLD_YEARS", "Energy as years of an average US household's electricity "
+        "(10,791 kWh a year, EIA 2022).",
+        (ArgDoc("joules", "Energy, >= 0", "J"),
+         ArgDoc("kwh_per_household_year", "Electricity per household per year, > 0", "kWh")),
+        "US household-years of electricity", "household-years", (7.407e11,),
+        energy.tco_household_years),
+    # extras beyond the DESIGN.md table
+    UdfSpec(
+        "TCO_TOTAL_PER_GPU_HOUR", "TCO per GPU-hour from explicit inputs: capital (PMT) + power "
+        "+ colocation + other.",
+        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, IT_KW, PUE, USD_PER_KWH,
+         dataclasses.replace(USD_PER_KW_MONTH, name="colo_usd_per_kw_month"), RESIDUAL, OTHER),
+        "TCO per GPU-hour", "USD/GPU-hour", (31250, 0.1305, 5, 1.389, 1.3, 0.087, 130),
+        finance.tco_total_per_gpu_hour),
+    UdfSpec(
+        "TCO_UTILITY_WATTS_PER_GPU", "All-in utility power per GPU: IT load x PUE, in watts (the "
+        "input of TCO_JOULES_PER_TOKEN).",
+        (IT_KW, PUE), "power drawn from the utility per GPU", "W", (1.389, 1.288),
+        energy.tco_utility_watts_per_gpu),
+)
+
+
+def _with_signature(spec: UdfSpec) -> UdfSpec:
+    """The spec with each argument's optional flag and default taken from the plain function."""
+    params = list(inspect.signature(spec.plain).parameters.values())
+    names = [p.name for p in params]
+    if names != [a.name for a in spec.args]:
+        raise TypeError(f"{spec.name}: arguments {[a.name for a in spec.args]} do not match "
+                        f"{spec.plain.__name__}{tuple(names)}")
+    args = tuple(
+        dataclasses.replace(a, optional=p.default is not p.empty,
+                            default=None if p.default is p.empty else p.default)
+        for a, p in zip(spec.args, params, strict=True)
+    )
+    return dataclasses.replace(spec, args=args)
+
+
+#: every function's spec, Excel name -> UdfSpec
+SPECS = MappingProxyType({s.name: _with_signature(s) for s in _CATALOG})
+
+
+def make_udf(spec: UdfSpec) -> Callable:
+    """The Excel-facing callable of ``spec``: Excel name, wizard docstring, the plain signature."""
+    signature = inspect.signature(spec.plain)
+
+    def udf(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as err:  # wrong number of arguments
+            return error_text(GputcoError(f"{err}; usage: {spec.signature}"))
+        bound.apply_defaults()
+        return call(spec, tuple(bound.arguments.values()))
+
+    udf.__name__ = udf.__qualname__ = spec.name
+    udf.__doc__ = spec.summary
+    udf.__signature__ = signature
+    udf.udf_spec = spec
+    return udf
+
+
+def decorate(udf: Callable, func: Callable = xw.func, arg: Callable = xw.arg) -> Callable:
+    """Apply the xlwings decorators, as ``@xw.func(category=...)`` above ``@xw.arg(...)`` lines.
+
+    ``ndim=2`` keeps a column a column (xlwings would otherwise flatten a 1xN row and an Nx1 column
+    alike), and ``err_to_str=True`` passes input cell errors as "#N/A" texts instead of empty cells.
+    ``func``/``arg`` are xlwings's own decorators; ``addin.vba`` passes the Windows versions.
+    """
+    spec = udf.udf_spec
+    for a in reversed(spec.args):
+        udf = arg(a.name, doc=a.wizard_text, ndim=2, err_to_str=True)(udf)
+    return func(category=spec.category)(udf)  # last: xw.arg resets the category
+
+
+def build(func: Callable = xw.func, arg: Callable = xw.arg) -> dict[str, Callable]:
+    """Fresh decorated callables for every spec, in catalog order."""
+    return {name: decorate(make_udf(spec), func, arg) for name, spec in SPECS.items()}
+
+
+#: the registry: Excel name -> decorated callable (read-only)
+UDFS = MappingProxyType(build())
