@@ -1,0 +1,80 @@
+"""`gputco recalc FILE [-o OUT | --in-place] [--check]`: headless recalculation of any .xlsx.
+
+Fills the cached value of every formula cell (Excel built-ins and gputco's TCO_ functions) while
+leaving everything else in the file as it was. ``--check`` writes nothing: it prints every cell
+whose stored value differs from the recalculated one and exits 1 when any does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from udfs.errors import GputcoError
+
+
+class RecalcUsageError(GputcoError, ValueError):
+    """Bad combination of options or paths for `gputco recalc`."""
+
+
+class RecalcWriteError(GputcoError, OSError):
+    """The output file could not be written."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "recalc",
+        help="recalculate an .xlsx headlessly and fill every formula's value (or --check them)",
+        description="Evaluate every formula of FILE (Excel built-ins and the TCO_ functions) and "
+        "write the values into OUT, changing nothing else in the file. With --check, write "
+        "nothing and list every cell whose stored value differs (exit 1 if any).",
+    )
+    p.add_argument("file", metavar="FILE", help="the .xlsx/.xlsm workbook")
+    dest = p.add_mutually_exclusive_group()
+    dest.add_argument("-o", "--output", metavar="OUT", help="write the recalculated copy here")
+    dest.add_argument("--in-place", action="store_true", help="overwrite FILE (atomically)")
+    dest.add_argument("--check", action="store_true",
+                      help="write nothing; report cells whose stored value differs")
+    p.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    p.add_argument("--keep-unsupported", action="store_true",
+                   help="keep the stored values of cells that use unsupported functions "
+                   "(default: stop and name them)")
+    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after SECONDS")
+    p.add_argument("--limit", type=int, default=200, metavar="N",
+                   help="show at most N mismatching cells (default: %(default)s)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbook.recalc import recalc_file
+
+    src = Path(args.file)
+    if not src.is_file():
+        raise RecalcUsageError(f"{src} does not exist or is not a file")
+    if not (args.output or args.in_place or args.check):
+        raise RecalcUsageError("say where to write: -o OUT, --in-place, or --check to only compare")
+    dst = Path(args.output) if args.output else None
+    if dst is not None and dst.exists() and not args.force:
+        raise RecalcUsageError(f"{dst} exists; pass --force to replace it")
+    if dst is not None and not dst.parent.is_dir():
+        raise RecalcWriteError(f"cannot write {dst}: folder {dst.parent} does not exist")
+    try:
+        report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
+                             timeout_s=args.timeout,
+                             unsupported="stored" if args.keep_unsupported else "raise")
+    except OSError as err:
+        if isinstance(err, GputcoError):
+            raise
+        raise RecalcWriteError(f"cannot write {err.filename or dst or src}: "
+                               f"{err.strerror or err}") from None
+    print(report.summary())
+    for problem in report.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    if args.check:
+        if report.mismatches:
+            print(report.mismatch_table(args.limit))
+            return 1
+        return 0
+    print(f"wrote {report.destination}")
+    return 0

@@ -1,0 +1,64 @@
+"""LibreOffice helpers for tests: the real spreadsheet application as the oracle.
+
+One shared place for every test that asks LibreOffice to recalculate a workbook:
+
+- ``requires_soffice``: skip marker for machines without LibreOffice (the reason says how to
+  install it; CI installs it in .ci/run, so there it always runs);
+- ``recalculate(src, out_dir)``: LibreOffice headless opens ``src`` with a profile that forces a
+  full recalculation (OOXMLRecalcMode = 0, see ../shared/reference/engines.md) and saves it as
+  .xlsx; returns the new file's path;
+- ``formula_cells(path)`` / ``values(path)``: formulas and cached values by (sheet, cell);
+- ``mismatches(expected, actual, cells)``: a per-cell mismatch report (cell, stored, computed).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from workbook.libreoffice import INSTALL_HINT, convert, soffice
+
+requires_soffice = pytest.mark.skipif(
+    soffice() is None, reason=f"LibreOffice (soffice) is not installed: {INSTALL_HINT}")
+
+REL_TOL = 1e-9
+
+
+def recalculate(src: str | Path, out_dir: str | Path) -> Path:
+    """LibreOffice's full recalculation of ``src``, saved as .xlsx in ``out_dir``."""
+    return convert(src, out_dir, "xlsx")
+
+
+def formula_cells(path: str | Path) -> dict[tuple[str, str], str]:
+    """Every formula cell: (sheet, coordinate) -> formula text."""
+    wb = openpyxl.load_workbook(path)
+    return {(ws.title, c.coordinate): c.value
+            for ws in wb.worksheets for row in ws.iter_rows() for c in row
+            if isinstance(c.value, str) and c.value.startswith("=")}
+
+
+def values(path: str | Path) -> dict[tuple[str, str], object]:
+    """Every non-empty cached value: (sheet, coordinate) -> value."""
+    wb = openpyxl.load_workbook(path, data_only=True)
+    return {(ws.title, c.coordinate): c.value
+            for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value is not None}
+
+
+def same(a: object, b: object, rel: float = REL_TOL) -> bool:
+    """Numbers within ``rel`` relative (1e-12 absolute near zero); anything else equal."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b or a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+    return a == b
+
+
+def mismatches(expected: dict, actual: dict, cells, rel: float = REL_TOL) -> list[str]:
+    """One line per cell whose values differ: cell, expected (stored), actual (computed)."""
+    return [f"{sheet}!{ref}: stored {expected.get((sheet, ref))!r}, "
+            f"computed {actual.get((sheet, ref))!r}"
+            for sheet, ref in cells
+            if not same(expected.get((sheet, ref)), actual.get((sheet, ref)), rel)]

@@ -1,0 +1,244 @@
+"""Every implemented Excel function against LibreOffice headless, cell by cell.
+
+One workbook (tests/recalc_book.py) holds one formula per row on a Probes sheet, plus shared
+formulas, cross-sheet references and defined names. LibreOffice recalculates it (a full
+recalculation: openpyxl writes no cached values); gputco's engine evaluates the same file; every
+cell must agree within 1e-9 relative (numbers) or exactly (text, booleans, errors).
+
+Where LibreOffice and Excel disagree, the engine follows Excel and the probe is listed in
+``EXCEL_NOT_LO`` with Excel's documented result instead. The differences come from LibreOffice
+storing booleans as numbers (so it counts TRUE in ranges and writes ``""&TRUE`` as "1"), its
+error codes for invalid arguments (#VALUE! where Excel says #NUM!), and 0^0 (Excel #NUM!).
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+
+import pytest
+from lo import recalculate, requires_soffice
+from lo import values as lo_values
+from openpyxl.utils.datetime import to_excel
+from recalc_book import probe_book
+
+from workbook.recalc import XlError, evaluate_workbook, recalc_file
+
+pytestmark = [requires_soffice,  # LibreOffice's DATE(10000,1,1) is a serial openpyxl cannot read
+              pytest.mark.filterwarnings("ignore:Cell .* is marked as a date:UserWarning")]
+
+PROBES = [
+    # operators and precedence
+    "=1+2*3", "=-2^2", "=2^3^2", "=1-2-3", "=10/4", "=7%", "=50%%", "=-Data!A1%",
+    "=0.1+0.2-0.3", "=0.1+0.2=0.3", "=1/3*3=1", "=2^0.5", "=(-8)^2", "=10^400", "=1/0",
+    "=Data!A3/Data!A3", "=Data!B1+1", "=Data!B2+1", "=Data!B3+1", "=Data!B2*\"2\"",
+    '="3"+1', '="1,000"+1', '="10%"+1', '="2024-01-01"+0', '=""+1', '="abc"+1', "=-\"2\"",
+    "=Data!B6+1", "=1+Data!B6", "=Data!B7+Data!B6", "=Data!B6+Data!B7", "=TRUE+TRUE", "=TRUE*5",
+    '="a"="A"', '="a"<"b"', '="B">"a"', '="abc"<"abd"', "=Data!B3=0", '=Data!B3=""', '="a">5',
+    "=5>4", "=5<=5", "=5<>5", "=Data!A1>=Data!A2", '=1&2', '="x"&1.5', '=""&1/3', '=""&0.00001',
+    '=""&1234567.891', '=""&(0.1+0.2)', '="a"&Data!B3&"b"', '="v"&Data!B6',
+    # references, names, cross-sheet
+    "=Data!A1", "=Data!B3", "='Other Sheet'!A1*2", "='Other Sheet'!A4", "=rate", "=rate*100",
+    "=growth+1", "=SUM(nums)", "=k_local", "=Data!$A$1+Data!A$2+Data!$A3", "=SUM(Data!A:A)",
+    "=COUNT(Data!1:1)", "=Data!A1:A10", "=SUM(Data!A1:A3 Data!A2:A4)",
+    # math
+    "=ABS(-3.5)", "=ABS(Data!B1)", "=SQRT(16)", "=LN(EXP(2))", "=LOG10(1000)", "=LOG(8,2)",
+    "=LOG(100)", "=EXP(1)", "=POWER(2,10)", "=POWER(2,-1)", "=MOD(10,3)", "=MOD(-3,2)",
+    "=MOD(3,-2)", "=MOD(5,0)", "=MOD(5.5,2)", "=INT(-1.5)", "=INT(2.7)", "=TRUNC(-1.57,1)",
+    "=SIGN(-4)", "=SIGN(0)", "=ROUND(2.675,2)", "=ROUND(1.005,2)", "=ROUND(-2.5,0)",
+    "=ROUND(1234.5678,-2)", "=ROUND(0.5,0)", "=ROUND(-0.125,2)", "=ROUNDUP(1.0000001,2)",
+    "=ROUNDUP(-1.231,2)", "=ROUNDDOWN(-1.239,2)", "=ROUNDDOWN(1999,-3)", "=PI()",
+    "=SUM(1,2,3)", "=SUM(Data!A1:A10)", "=SUM(Data!B1:B5)", "=SUM(Data!B1:B7)", '=SUM("3",2)',
+    "=SUM(Data!A1:A3,10,Data!C1)", "=SUM(Data!A1:A10*2)", "=PRODUCT(Data!A1:A2,3)",
+    "=PRODUCT(Data!B1:B5)", "=SUMPRODUCT(Data!C1:C5,Data!E1:E5)",
+    "=SUMPRODUCT((Data!C1:C5>25)*(Data!E1:E5))", "=SUMPRODUCT(Data!C1:C5*2)",
+    "=SUMPRODUCT(Data!B1:B5)", "=SUMPRODUCT(Data!A1:A2,Data!C1:C3)", "=SUMPRODUCT(Data!B1:B7)",
+    # statistics
+    "=MIN(Data!A1:A10)", "=MAX(Data!A1:A10)", "=MIN(Data!B1:B5)", "=MAX(4,Data!B2)",
+    "=MAX(Data!B1:B7)", "=AVERAGE(Data!A1:A10)", "=AVERAGE(Data!B1:B5)", "=AVERAGE(Data!B1)",
+    "=COUNT(Data!A1:A10)", "=COUNT(Data!B1:B8)", '=COUNT(1,"2","x")', "=COUNTA(Data!B1:B8)",
+    "=COUNTA(Data!A1:B10)", "=COUNTBLANK(Data!B1:B10)", "=MEDIAN(Data!A1:A10)",
+    "=MEDIAN(Data!A1:A9)", "=MEDIAN(Data!B1)", "=PERCENTILE(Data!A1:A10,0.3)",
+    "=PERCENTILE(Data!A1:A10,0)", "=PERCENTILE(Data!A1:A10,1)", "=PERCENTILE(Data!A1:A10,1.5)",
+    "=_xlfn.PERCENTILE.INC(Data!C1:C5,0.9)", "=QUARTILE(Data!A1:A10,1)",
+    "=QUARTILE(Data!A1:A10,3)", "=QUARTILE(Data!A1:A10,5)", "=_xlfn.QUARTILE.INC(Data!C1:C5,2)",
+    "=SMALL(Data!A1:A10,2)", "=SMALL(Data!A1:A10,11)", "=LARGE(Data!A1:A10,1)",
+    "=LARGE(Data!A1:A10,3)", "=LARGE(Data!C1:C5,0)", "=STDEV(Data!A1:A10)",
+    "=_xlfn.STDEV.P(Data!A1:A10)", "=VAR(Data!C1:C5)", "=_xlfn.VAR.P(Data!C1:C5)",
+    "=STDEV(Data!A1)",
+    # logical and information
+    "=IF(Data!A1>2,\"big\",\"small\")", "=IF(Data!A2>2,\"big\")", "=IF(Data!A1,1,2)",
+    "=IF(Data!B3,1,2)", "=IF(Data!B6,1,2)", '=IF("TRUE",1,2)', '=IF("abc",1,2)',
+    "=IF(Data!A1>0,,5)", "=IF(FALSE,1/0,3)", "=IFERROR(1/0,\"div\")", "=IFERROR(Data!B3,\"x\")",
+    "=IFERROR(Data!B6,-1)", "=_xlfn.IFNA(Data!B6,\"na\")", "=_xlfn.IFNA(Data!B7,\"na\")",
+    "=AND(TRUE,1)", "=AND(TRUE,0)", "=AND(Data!A1:A2)", "=AND(Data!B1)", "=AND(Data!B6,TRUE)",
+    "=OR(FALSE,0)", "=OR(Data!A3,Data!A1)", "=OR(Data!B3)", "=_xlfn.XOR(TRUE,TRUE,TRUE)",
+    "=NOT(0)", "=NOT(Data!B3)", "=TRUE()", "=FALSE()", "=ISNUMBER(Data!A1)",
+    "=ISNUMBER(Data!B2)", "=ISTEXT(Data!B1)", "=ISBLANK(Data!B3)", "=ISBLANK(Data!B1)",
+    "=ISERROR(Data!B6)", "=ISERROR(Data!B1)", "=ISERR(Data!B6)", "=ISERR(Data!B7)",
+    "=ISNA(Data!B6)", "=ISLOGICAL(Data!F1)", "=ISNONTEXT(Data!B1)", "=NA()",
+    # text
+    '=CONCATENATE("a",1,"b",2.5)', "=CONCATENATE(Data!B1,Data!B3,Data!A1)", '=UPPER("abc")',
+    '=LOWER("ABC")', "=UPPER(1.5)", "=LEN(Data!B5)", "=LEN(Data!B3)", "=LEN(123.45)",
+    "=TRIM(Data!B8)", '=EXACT("a","A")', '=EXACT("a","a")', '=LEFT("hello",2)',
+    '=LEFT("hello")', '=RIGHT("hello",3)', '=MID("hello",2,3)', '=MID("hello",9,3)',
+    '=LEFT("hello",-1)', '=REPT("ab",3)', '=VALUE("12.5")', '=VALUE("x")',
+    '=_xlfn.CONCAT(Data!D1:D3,"!")',
+    # lookup and reference
+    "=MATCH(30,Data!C1:C5,0)", "=MATCH(35,Data!C1:C5,1)", "=MATCH(35,Data!C1:C5)",
+    "=MATCH(5,Data!C1:C5,1)", "=MATCH(35,Data!E1:E5,-1)", "=MATCH(60,Data!E1:E5,-1)",
+    '=MATCH("gamma",Data!D1:D5,0)', '=MATCH("d*",Data!D1:D5,0)', '=MATCH("?eta",Data!D1:D5,0)',
+    '=MATCH("zeta",Data!D1:D5,0)', "=MATCH(Data!B3,Data!C1:C5,0)", "=MATCH(Data!B6,Data!C1:C5,0)",
+    "=INDEX(Data!C1:C5,3)", "=INDEX(Data!H1:K4,2,4)", "=INDEX(Data!H1:K4,5,1)",
+    "=INDEX(Data!H1:K1,3)", "=SUM(INDEX(Data!H1:K4,0,2))", "=SUM(INDEX(Data!H1:K4,2,0))",
+    "=INDEX(Data!A1:A10,MATCH(MAX(Data!A1:A10),Data!A1:A10,0))",
+    '=VLOOKUP("GB200",Data!H1:K4,2,FALSE)', '=VLOOKUP("gb200",Data!H1:K4,4,0)',
+    '=VLOOKUP("X",Data!H1:K4,2,FALSE)', '=VLOOKUP("B200",Data!H1:K4,5,FALSE)',
+    '=VLOOKUP("B200",Data!H1:K4,0,FALSE)', "=VLOOKUP(25,Data!C1:E5,3)",
+    "=VLOOKUP(25,Data!C1:E5,2,TRUE)", "=VLOOKUP(5,Data!C1:E5,2)",
+    '=HLOOKUP("B200",Data!H1:K4,3,FALSE)', "=HLOOKUP(10,Data!C1:C5,1,FALSE)",
+    "=CHOOSE(2,\"a\",\"b\",\"c\")", "=CHOOSE(1.9,10,20)", "=CHOOSE(4,1,2)",
+    "=ROWS(Data!A1:B7)", "=COLUMNS(Data!A1:K1)", "=ROW()", "=ROW(Data!C5)", "=COLUMN()",
+    "=COLUMN(Data!D1)", "=ROWS(Data!A:A)",
+    # conditional aggregates
+    '=COUNTIF(Data!A1:A10,">3")', "=COUNTIF(Data!A1:A10,3)", '=COUNTIF(Data!A1:A10,"<=2")',
+    '=COUNTIF(Data!D1:D5,"gamma")', '=COUNTIF(Data!D1:D5,"*a")', '=COUNTIF(Data!D1:D5,"<>beta")',
+    '=COUNTIF(Data!D1:D5,">c")', '=COUNTIF(Data!B1:B5,"")', '=COUNTIF(Data!B1:B5,"<>")',
+    '=SUMIF(Data!C1:C5,">=30")', '=SUMIF(Data!D1:D5,"<>beta",Data!C1:C5)',
+    '=SUMIF(Data!H1:H4,"GB200",Data!I1:I4)', '=SUMIF(Data!H1:H4,Data!H2,Data!K1:K4)',
+    '=AVERAGEIF(Data!C1:C5,">20")', '=AVERAGEIF(Data!C1:C5,">100")',
+    '=AVERAGEIF(Data!D1:D5,"?eta",Data!E1:E5)', '=COUNTIFS(Data!C1:C5,">10",Data!E1:E5,"<40")',
+    '=SUMIFS(Data!C1:C5,Data!D1:D5,"*a",Data!E1:E5,">10")',
+    '=AVERAGEIFS(Data!I1:I4,Data!J1:J4,">0.6")', '=SUMIFS(Data!C1:C5,Data!D1:D2,"a*")',
+    '=_xlfn.MAXIFS(Data!C1:C5,Data!E1:E5,">15")', '=_xlfn.MINIFS(Data!C1:C5,Data!D1:D5,"*a")',
+    '=_xlfn.MAXIFS(Data!C1:C5,Data!E1:E5,">99")',
+    # logical with several branches
+    '=_xlfn.IFS(Data!A1>5,"a",Data!A1>2,"b")', '=_xlfn.IFS(FALSE,1)', '=_xlfn.IFS(1/0,1,TRUE,2)',
+    '=_xlfn.SWITCH(Data!A1,1,"one",3,"three")', '=_xlfn.SWITCH(Data!D3,"gamma",1,2)',
+    '=_xlfn.SWITCH(7,1,"x")',
+    # dates (serials after 1900-03-01, where both applications agree)
+    "=DATE(2024,1,1)", "=DATE(2024,14,31)", "=DATE(2024,3,0)", "=DATE(99,12,31)",
+    "=YEAR(45292)", "=MONTH(45351.75)", "=DAY(45351)",
+    "=EDATE(45322,1)", "=EDATE(45322,-13)", "=EOMONTH(45292,1)", "=EOMONTH(45292,-1)",
+    "=EOMONTH(DATE(2023,12,15),2)", "=YEAR(DATE(2030,6,30))+MONTH(Data!A1*10000)",
+    # financial
+    "=PMT(0.05,10,-1000)", "=PMT(0.05/12,360,200000,0,1)", "=PMT(0,5,100)",
+    "=PMT(0.1,5,-1000,100)", "=PMT(0.05,0,100)", "=PV(0.08,20,-500)", "=PV(0,4,-10,5)",
+    "=PV(0.05,10,-100,1000,1)", "=FV(0.06,10,-200,-500,1)", "=FV(0,10,-5)",
+    "=FV(0.02,12,-100)", "=NPV(0.1,-1000,300,400,500)", "=NPV(0.1,Data!A1:A10)",
+    "=NPV(0.08,Data!B1:B5,100)", "=IPMT(0.1/12,1,36,8000)", "=IPMT(0.05,3,10,-1000,0,1)",
+    "=PPMT(0.1/12,1,24,2000)", "=PPMT(0.08,10,10,200000)",
+]
+
+#: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
+EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
+    # LibreOffice has no boolean cells (TRUE is the number 1 formatted as a boolean)
+    "=SUM(Data!F1:F2,1)": (1.0, "Excel's SUM skips TRUE/FALSE in ranges"),
+    "=MAX(Data!F1:F2)": (0.0, "Excel's MAX skips TRUE/FALSE in ranges"),
+    "=COUNT(Data!1:1)": (6.0, "Excel's COUNT skips TRUE/FALSE in ranges"),
+    '=""&TRUE': ("TRUE", "Excel converts TRUE to the text TRUE"),
+    '=CONCATENATE(1.5,TRUE)': ("1.5TRUE", "Excel converts TRUE to the text TRUE"),
+    "=TRUE>5": (True, "Excel orders numbers < text < booleans"),
+    # typed-in numeric text is a number for SUM (Excel's SUM documentation)
+    '=SUM("3",2)': (5.0, "Excel: text representations of numbers typed as arguments count"),
+    '=IF(Data!B2,1,2)': ("#VALUE!", "Excel: a text condition other than TRUE/FALSE is #VALUE!"),
+    # Excel's error codes for invalid arguments; LibreOffice exports its Err:502 as #VALUE!
+    "=SQRT(-1)": ("#NUM!", "Excel: SQRT of a negative number is #NUM!"),
+    "=LN(0)": ("#NUM!", "Excel: LN of a non-positive number is #NUM!"),
+    "=LOG10(-1)": ("#NUM!", "Excel: LOG10 of a non-positive number is #NUM!"),
+    "=0^0": ("#NUM!", "Excel: 0^0 is #NUM!; LibreOffice gives 1"),
+    "=(-8)^(1/3)": ("#NUM!", "Excel: negative base, fractional exponent is #NUM!"),
+    "=MEDIAN(Data!B1)": ("#NUM!", "Excel: MEDIAN without numbers is #NUM!"),
+    "=PERCENTILE(Data!A1:A10,1.5)": ("#NUM!", "Excel: k outside [0, 1] is #NUM!"),
+    "=QUARTILE(Data!A1:A10,5)": ("#NUM!", "Excel: quart outside [0, 4] is #NUM!"),
+    "=SMALL(Data!A1:A10,11)": ("#NUM!", "Excel: k larger than the count is #NUM!"),
+    "=LARGE(Data!C1:C5,0)": ("#NUM!", "Excel: k < 1 is #NUM!"),
+    "=INDEX(Data!H1:K4,5,1)": ("#REF!", "Excel: an index outside the array is #REF!"),
+    '=VLOOKUP("B200",Data!H1:K4,5,FALSE)': ("#REF!", "Excel: col_index beyond the table is #REF!"),
+    "=DATE(10000,1,1)": ("#NUM!", "Excel: a year of 10000 or more is #NUM!"),
+    "=YEAR(-1)": ("#NUM!", "Excel has no dates before 1900; LibreOffice does"),
+}
+PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
+PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",
+           "=VARP(Data!C1:C5)"]
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recalc_functions")
+    src = probe_book(folder / "probes.xlsx", PROBES)
+    lo = lo_values(recalculate(src, folder / "lo"))
+    ours = evaluate_workbook(src, functions={})
+    return lo, ours
+
+
+def _norm(v):
+    if isinstance(v, datetime.datetime):  # LibreOffice formats DATE results as dates
+        return float(to_excel(v))
+    if isinstance(v, XlError):
+        return str(v)
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, int | float):
+        return float(v)
+    if v is None or v == "":
+        return ""
+    return v
+
+
+def _same(a, b) -> bool:
+    a, b = _norm(a), _norm(b)
+    if isinstance(a, float) and isinstance(b, float) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300) or a == b
+    return type(a) is type(b) and a == b
+
+
+@pytest.mark.parametrize("row", range(1, len(PROBES) + 1), ids=PROBES)
+def test_probe_matches_libreoffice(results, row):
+    lo, ours = results
+    formula = PROBES[row - 1]
+    got = ours[("Probes", f"B{row}")]
+    if formula in EXCEL_NOT_LO:
+        expected, why = EXCEL_NOT_LO[formula]
+        assert _same(expected, got), f"{formula}: Excel gives {expected!r} ({why}), got {got!r}"
+        assert not _same(lo.get(("Probes", f"B{row}")), expected), \
+            f"{formula}: LibreOffice now agrees with Excel; move it back to the compared probes"
+        return
+    want = lo.get(("Probes", f"B{row}"))
+    assert _same(want, got), f"{formula}: LibreOffice {want!r}, gputco {got!r}"
+
+
+def test_shared_formulas_and_running_ranges(results):
+    lo, ours = results
+    for r in range(1, 7):
+        for col in "BC":
+            key = ("Shared", f"{col}{r}")
+            assert _same(lo[key], ours[key]), f"{key}: LibreOffice {lo[key]!r}, gputco {ours[key]!r}"
+
+
+def test_single_cell_array_formulas(results):
+    lo, ours = results
+    for ref, want in (("C1", 300.0), ("C2", 40.0), ("C3", 2.0)):
+        assert _same(lo[("Arrays", ref)], want)
+        assert _same(ours[("Arrays", ref)], want), (ref, ours[("Arrays", ref)])
+
+
+def test_check_of_libreoffices_file_flags_only_the_known_differences(tmp_path_factory):
+    """Reading a file LibreOffice wrote (its own XML layout and cached values): the only cells
+    whose stored values differ from ours are the documented Excel-vs-LibreOffice probes."""
+    folder = tmp_path_factory.mktemp("recalc_check_lo")
+    lo_file = recalculate(probe_book(folder / "probes.xlsx", PROBES), folder / "lo")
+    report = recalc_file(lo_file, check=True, functions={})
+    flagged = {m.cell for m in report.mismatches if m.sheet == "Probes"}
+    expected = {f"B{PROBES.index(p) + 1}" for p in EXCEL_NOT_LO}
+    assert flagged == expected
+    assert all(m.sheet == "Probes" for m in report.mismatches)
+
+
+def test_every_builtin_is_probed():
+    from workbook.recalc import supported_functions
+
+    text = " ".join(PROBES).upper()
+    missing = [f for f in supported_functions() if f + "(" not in text]
+    assert not missing, f"functions without a LibreOffice probe: {missing}"

@@ -1,0 +1,145 @@
+"""gputco's headless recalculation engine: fill every formula cell's value in an .xlsx file.
+
+Formulas are grouped by shape (the same R1C1 formula in consecutive rows of a column) and each
+group is evaluated once as a numpy vector, so evaluating a 10,000-row scenario sheet costs about
+as much as evaluating its first row; most of the time goes to reading and writing the XML. Custom
+functions (gputco's ``TCO_*`` UDFs by default) are called once per
+group. Only the values of formula cells change in the file; everything else is copied unchanged.
+
+Usage::
+
+    from workbook.recalc import recalc_file, evaluate_workbook
+    report = recalc_file("model.xlsx", "model.filled.xlsx")   # or in_place=True
+    recalc_file("model.xlsx", check=True).mismatches          # cells whose stored value differs
+    evaluate_workbook("model.xlsx")[("Model", "B2")]          # values without writing
+
+Modules, in pipeline order: package (read the zip) -> sheetxml (cells) -> compile (shapes) ->
+plan (groups, order, cycles) -> evaluate + functions (vectorised Excel) -> writer (patch values).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from .engine import Evaluation, evaluate_package
+from .errors import (
+    CircularReferenceError,
+    FormulaSyntaxError,
+    LimitExceededError,
+    RecalcError,
+    RecalcTimeoutError,
+    UnsupportedFunctionError,
+    WorkbookFormatError,
+)
+from .functions import BUILTINS
+from .limits import DEFAULT_LIMITS, Limits
+from .package import open_package
+from .refs import cell_name
+from .report import Mismatch, RecalcReport, mismatches
+from .values import XlError
+
+__all__ = [
+    "BUILTINS",
+    "DEFAULT_LIMITS",
+    "CircularReferenceError",
+    "FormulaSyntaxError",
+    "LimitExceededError",
+    "Limits",
+    "Mismatch",
+    "RecalcError",
+    "RecalcReport",
+    "RecalcTimeoutError",
+    "UnsupportedFunctionError",
+    "WorkbookFormatError",
+    "XlError",
+    "evaluate_workbook",
+    "recalc_file",
+    "supported_functions",
+]
+
+Functions = Mapping[str, Callable]
+
+
+def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Functions | None = None,
+                check: bool = False, in_place: bool = False, timeout_s: float | None = None,
+                unsupported: str = "raise", limits: Limits = DEFAULT_LIMITS) -> RecalcReport:
+    """Recalculate ``src`` and write the values into ``dst`` (or check them).
+
+    Parameters
+    ----------
+    src : path
+        The .xlsx/.xlsm file.
+    dst : path, optional
+        Where to write the recalculated copy (may equal ``src``). Required unless ``check`` or
+        ``in_place`` is set.
+    functions : mapping, optional
+        Custom functions, upper-case Excel name -> callable (default: gputco's ``udfs.UDFS``).
+    check : bool
+        Write nothing; report every formula cell whose stored value differs from the computed one
+        (``report.mismatches``).
+    in_place : bool
+        Overwrite ``src`` (atomically). Never implied.
+    timeout_s : float, optional
+        Stop with :class:`RecalcTimeoutError` after this many seconds.
+    unsupported : {"raise", "stored"}
+        What to do with formulas that use functions the engine does not evaluate: raise
+        :class:`UnsupportedFunctionError` naming them and their cells (default), or keep the
+        values stored in the file for those cells and list them in ``report.unsupported``.
+
+    Returns
+    -------
+    RecalcReport
+    """
+    start = time.perf_counter()
+    src = Path(src)
+    if check:
+        if dst is not None or in_place:
+            raise ValueError("check=True writes nothing: do not pass dst or in_place")
+        target = None
+    elif in_place:
+        if dst is not None and Path(dst).resolve() != src.resolve():
+            raise ValueError("in_place=True writes over src: do not pass a different dst")
+        target = src
+    elif dst is None:
+        raise ValueError("pass dst, or in_place=True to overwrite src, or check=True")
+    else:
+        target = Path(dst)
+    evaluation = _evaluate(src, functions, timeout_s, unsupported, limits)
+    if target is not None:
+        from .writer import write_package
+        write_package(evaluation, target, limits)
+    report = RecalcReport(src, target, evaluation.cells, len(evaluation.groups),
+                          evaluation.units, 0.0, dict(evaluation.unsupported),
+                          problems=list(evaluation.problems), checked=check)
+    if check:
+        report.mismatches = mismatches(evaluation)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def evaluate_workbook(src: str | Path, *, functions: Functions | None = None,
+                      timeout_s: float | None = None, unsupported: str = "raise",
+                      limits: Limits = DEFAULT_LIMITS) -> dict[tuple[str, str], object]:
+    """Every formula cell's computed value, keyed by (sheet name, "A1").
+
+    Values are floats, str, bool or :class:`XlError` (compare errors with ``str(v) == "#N/A"``).
+    """
+    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits)
+    out = {}
+    for part in evaluation.package.sheets:
+        for fc in part.formulas:
+            out[(part.name, cell_name(fc.row, fc.col))] = evaluation.value(part.name, fc.row,
+                                                                          fc.col)
+    return out
+
+
+def supported_functions() -> list[str]:
+    """Names of the Excel built-in functions the engine evaluates."""
+    return sorted(BUILTINS)
+
+
+def _evaluate(src: Path, functions, timeout_s, unsupported, limits) -> Evaluation:
+    package = open_package(src, limits)
+    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s)

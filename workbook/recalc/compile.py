@@ -1,0 +1,109 @@
+"""Formula text to compiled shapes, parsing each distinct R1C1 shape only once.
+
+A 10,000-row column written by openpyxl holds 10,000 formula texts that differ only in their row
+numbers. :func:`.refs.shape_key` rewrites a text to its R1C1 form with one regular-expression pass;
+the first cell with a new key is tokenized and parsed, the others reuse that tree. The parser
+counts the references it saw; if that count differs from the number the key rewrote, the key is
+not trusted and the formula gets a key of its own (correct, just not shared).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .errors import FormulaSyntaxError
+from .functions import NEVER
+from .package import DefinedName
+from .parse import Const, Node, functions, parse, parse_counted, references
+from .refs import Ref, RowTemplate, shape_key
+from .values import NAME
+
+
+@dataclass
+class Compiled:
+    """One formula shape: its tree and what the planner needs to know about it."""
+
+    node: Node
+    refs: list[Ref]
+    unsupported: set[str] = field(default_factory=set)
+    per_cell: bool = False  # has a range with one fixed and one moving end (SUM($A$1:A5))
+    array: bool = False  # an array (CSE) formula
+
+
+class Compiler:
+    """Compiles formulas of one workbook, with its defined names and the known functions."""
+
+    def __init__(self, names: list[DefinedName], known: Mapping[str, object]) -> None:
+        self.known = known
+        self._names: dict[tuple[str | None, str], DefinedName] = {
+            ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
+        self._name_trees: dict[tuple[str | None, str], Node] = {}
+        self._resolving: set[tuple[str | None, str]] = set()
+        self.cache: dict[tuple, Compiled] = {}
+        #: per (sheet, column, array): the last compiled formula as a row template, key, shape
+        self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled]] = {}
+
+    def compile(self, sheet: str, row: int, col: int, text: str,
+                array: bool = False) -> tuple[tuple, Compiled]:
+        """(key, compiled) for a formula text at (row, col) of ``sheet``."""
+        last = self.last.get((sheet, col, array))
+        if last is not None and last[0].render(row) == text:  # the cell above, one row down
+            return last[1], last[2]
+        key_text, count = shape_key(text, row, col)
+        key = (sheet.upper(), key_text, array)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return key, hit
+        try:
+            node, parsed = parse_counted(text, row, col, self._resolver(sheet))
+        except FormulaSyntaxError as err:
+            err.cell = f"{sheet}!{_a1(row, col)}"
+            raise
+        compiled = self._compiled(node, array)
+        if parsed != count:  # the quick key missed or invented a reference: do not share it
+            key = (sheet.upper(), key_text, array, row, col)
+        else:
+            self.last[(sheet, col, array)] = (RowTemplate.of(text, row), key, compiled)
+        self.cache[key] = compiled
+        return key, compiled
+
+    def _compiled(self, node: Node, array: bool) -> Compiled:
+        refs = references(node)
+        unsupported = {f for f in functions(node)
+                       if f.startswith("[") or f in NEVER or f not in self.known}
+        per_cell = any(r.ar1 != r.ar2 for r in refs)
+        return Compiled(node, refs, unsupported, per_cell, array)
+
+    def _resolver(self, sheet: str):
+        scope = sheet.upper()
+
+        def resolve(name: str) -> Node | None:
+            for key in ((scope, name), (None, name)):
+                if key in self._names:
+                    return self._name_tree(key)
+            return None
+
+        return resolve
+
+    def _name_tree(self, key) -> Node:
+        tree = self._name_trees.get(key)
+        if tree is not None:
+            return tree
+        if key in self._resolving:
+            return Const(NAME)  # a name defined through itself
+        self._resolving.add(key)
+        try:
+            dn = self._names[key]
+            tree = parse(dn.formula, 1, 1, self._resolver(dn.sheet or ""))
+        except FormulaSyntaxError:
+            tree = Const(NAME)
+        finally:
+            self._resolving.discard(key)
+        self._name_trees[key] = tree
+        return tree
+
+
+def _a1(row: int, col: int) -> str:
+    from .refs import cell_name
+    return cell_name(row, col)

@@ -1,0 +1,177 @@
+"""Recalculate a workbook in memory: compile, plan, evaluate group by group.
+
+This is the glue of the engine; each step lives in its own module (package -> compile -> plan ->
+evaluate -> writer). The result keeps every formula cell's new value in the column stores.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .compile import Compiled, Compiler
+from .errors import RecalcTimeoutError, UnsupportedFunctionError, WorkbookFormatError
+from .evaluate import Ctx, Evaluator
+from .functions import BUILTINS, Spec
+from .package import Package
+from .plan import Group, GroupBuilder, Unit, order
+from .refs import cell_name
+from .sheetxml import FormulaCell, SheetPart
+from .store import Book, SheetStore
+from .udf import TableResult, spec_for
+from .values import VALUE
+
+
+def default_functions() -> dict[str, Callable]:
+    """gputco's registry of UDFs (``udfs.UDFS``), or nothing while it does not exist yet."""
+    import udfs
+
+    return dict(getattr(udfs, "UDFS", {}))
+
+
+@dataclass
+class Evaluation:
+    """A recalculated package: the stores hold the new values of every formula cell."""
+
+    package: Package
+    book: Book
+    groups: list[Group]
+    units: int
+    cells: int
+    unsupported: dict[str, list[str]] = field(default_factory=dict)
+    skipped: set[tuple[str, int, int]] = field(default_factory=set)  # cells left as stored
+    problems: list[str] = field(default_factory=list)
+
+    def value(self, sheet: str, row: int, col: int) -> object:
+        store = self.book.sheet(sheet)
+        return None if store is None else store.get(row, col)
+
+
+def evaluate_package(package: Package, functions: Mapping[str, Callable] | None = None, *,
+                     unsupported: str = "raise", timeout_s: float | None = None) -> Evaluation:
+    """Evaluate every formula of an opened package.
+
+    ``functions`` maps upper-case names to custom functions (default: ``udfs.UDFS``); they take
+    precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
+    (keep the stored values of cells whose formulas use unsupported functions).
+    """
+    if unsupported not in ("raise", "stored"):
+        raise ValueError("unsupported must be 'raise' or 'stored'")
+    start = time.perf_counter()
+    problems: list[str] = []
+    table: dict[str, Spec] = dict(BUILTINS)
+    custom = default_functions() if functions is None else functions
+    for name, func in custom.items():
+        table[name.upper()] = spec_for(name.upper(), func, problems)
+    book = Book([SheetStore.from_part(p) for p in package.sheets])
+    groups, cells, bad = _compile_all(package, Compiler(package.names, table))
+    if bad and unsupported == "raise":
+        raise UnsupportedFunctionError(bad)
+    units = order(groups)
+    result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
+    evaluator = Evaluator(book, table)
+    for done, unit in enumerate(units):
+        if timeout_s is not None and time.perf_counter() - start > timeout_s:
+            raise RecalcTimeoutError(timeout_s, done, len(units))
+        if unit.group.compiled.unsupported:
+            g = unit.group
+            rows = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
+            result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)
+            continue
+        _run_unit(evaluator, book, unit, result, unsupported)
+    return result
+
+
+def _compile_all(package: Package, compiler: Compiler):
+    """Compile every formula cell into groups; also return unsupported names -> cells."""
+    builder = GroupBuilder()
+    bad: dict[str, list[str]] = defaultdict(list)
+    cells = 0
+    for part in package.sheets:
+        masters: dict[str, tuple] = {}
+        name, upper = part.name, part.name.upper()
+        last = compiler.last
+        for fc in part.formulas:
+            memo = last.get((name, fc.col, False)) if fc.kind == "normal" else None
+            if memo is not None and memo[0].render(fc.row) == fc.text:  # fast path: same shape
+                key, compiled = memo[1], memo[2]
+            else:
+                key, compiled = _compile_cell(part, fc, compiler, masters)
+            builder.add(upper, fc.row, fc.col, key, compiled)
+            cells += 1
+            if compiled.unsupported:
+                for func in compiled.unsupported:
+                    bad[func].append(f"{name}!{cell_name(fc.row, fc.col)}")
+    spelling = {part.name.upper(): part.name for part in package.sheets}
+    for g in builder.groups:  # groups carry the sheet's own spelling
+        g.sheet = spelling[g.sheet]
+    return builder.groups, cells, dict(bad)
+
+
+def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
+    if fc.kind == "normal":
+        return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
+    if fc.kind == "shared":
+        if fc.text is None:
+            if fc.si not in masters:
+                raise WorkbookFormatError(f"{part.name}!{cell_name(fc.row, fc.col)} uses shared "
+                                          f"formula {fc.si} before its master cell")
+            return masters[fc.si]
+        masters[fc.si] = compiler.compile(part.name, fc.row, fc.col, fc.text)
+        return masters[fc.si]
+    if fc.kind == "array":
+        key, compiled = compiler.compile(part.name, fc.row, fc.col, fc.text or "", array=True)
+        if fc.ref and ":" in fc.ref and len(set(fc.ref.split(":"))) > 1:
+            compiled = Compiled(compiled.node, compiled.refs,
+                                compiled.unsupported | {"[array formula over several cells]"},
+                                compiled.per_cell, True)
+            key = (*key, "multi", fc.row, fc.col)
+        return key, compiled
+    if fc.kind == "dataTable":
+        return ("dataTable", part.name, fc.row, fc.col), Compiled(
+            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[data table]"})
+    return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
+
+
+def _run_unit(evaluator: Evaluator, book: Book, unit: Unit, result: Evaluation,
+              unsupported: str) -> None:
+    g = unit.group
+    store = book.sheet(g.sheet)
+    array = g.compiled.array
+    if unit.row is None and not g.compiled.per_cell:
+        rows = np.arange(g.r0, g.r1 + 1, dtype=np.int64)
+        try:
+            values = evaluator.run(g.compiled.node, Ctx(g.sheet, rows, g.col, array))
+            store.write(g.col, rows, np.asarray(values))
+            return
+        except (ValueError, IndexError):
+            pass  # shapes that do not vectorise: evaluate the rows one by one below
+        except TableResult as err:
+            _table_result(err, g, list(range(g.r0, g.r1 + 1)), result, unsupported)
+            return
+    rows_todo = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
+    for r in rows_todo:
+        one = np.array([r], dtype=np.int64)
+        try:
+            values = evaluator.run(g.compiled.node, Ctx(g.sheet, one, g.col, array))
+        except TableResult as err:
+            _table_result(err, g, [r], result, unsupported)
+            continue
+        except (ValueError, IndexError) as err:
+            result.problems.append(f"{g.sheet}!{cell_name(r, g.col)}: {err}; shown as #VALUE!")
+            values = np.array([VALUE], dtype=object)
+        store.write(g.col, one, np.asarray(values))
+
+
+def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,
+                  unsupported: str) -> None:
+    name = f"{err.args[0]} (returns a table; spilled results are not supported)"
+    cells = [f"{g.sheet}!{cell_name(r, g.col)}" for r in rows]
+    if unsupported == "raise":
+        raise UnsupportedFunctionError({name: cells})
+    result.unsupported.setdefault(name, []).extend(cells)
+    result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)

@@ -1,0 +1,68 @@
+"""Typed errors of the recalculation engine, under gputco's one hierarchy (:mod:`udfs.errors`).
+
+Each error also derives from the built-in that fits and carries structured fields, so callers can
+catch ``ValueError`` or read ``err.cells`` / ``err.functions`` to show what went wrong and where.
+"""
+
+from __future__ import annotations
+
+from udfs.errors import GputcoError
+
+
+class RecalcError(GputcoError):
+    """Base class of every error the recalculation engine raises on purpose."""
+
+
+class WorkbookFormatError(RecalcError, ValueError):
+    """The file is not a readable .xlsx package (bad zip, missing part, malformed XML)."""
+
+
+class LimitExceededError(WorkbookFormatError):
+    """The package exceeds a safety limit (size, member count, compression ratio); see limits.py."""
+
+
+class FormulaSyntaxError(RecalcError, ValueError):
+    """A formula could not be parsed."""
+
+    def __init__(self, formula: str, reason: str, cell: str = "") -> None:
+        self.formula, self.reason, self.cell = formula, reason, cell
+        where = f" in {cell}" if cell else ""
+        super().__init__(f"cannot parse formula{where} {formula!r}: {reason}")
+
+
+class UnsupportedFunctionError(RecalcError, ValueError):
+    """Formulas use functions or features the engine does not evaluate.
+
+    ``functions`` maps each name (e.g. ``"OFFSET"``, ``"INDIRECT"``) to the cells that use it, as
+    ``"Sheet!A1"`` texts. Pass ``unsupported="stored"`` to keep those cells' stored values instead.
+    """
+
+    def __init__(self, functions: dict[str, list[str]]) -> None:
+        self.functions = functions
+        parts = []
+        for name, cells in sorted(functions.items()):
+            more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
+            parts.append(f"{name} (in {', '.join(cells[:3])}{more})")
+        super().__init__(
+            "unsupported functions or features: " + "; ".join(parts)
+            + ". They are never guessed; use unsupported='stored' (CLI --keep-unsupported) to keep "
+            "the values stored in the file for those cells."
+        )
+
+
+class CircularReferenceError(RecalcError, ValueError):
+    """Formulas refer to each other in a loop; ``cells`` lists the cells of the loop(s)."""
+
+    def __init__(self, cells: list[str]) -> None:
+        self.cells = cells
+        shown = ", ".join(cells[:12]) + (f" and {len(cells) - 12} more" if len(cells) > 12 else "")
+        super().__init__(f"circular reference between {len(cells)} cells: {shown}")
+
+
+class RecalcTimeoutError(RecalcError, RuntimeError):
+    """The recalculation took longer than the ``timeout_s`` the caller allowed."""
+
+    def __init__(self, timeout_s: float, done: int, total: int) -> None:
+        self.timeout_s, self.done, self.total = timeout_s, done, total
+        super().__init__(f"recalculation stopped after {timeout_s:g} s ({done} of {total} "
+                         "formula groups evaluated); raise timeout_s or split the workbook")

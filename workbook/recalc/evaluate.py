@@ -1,0 +1,129 @@
+"""Evaluate a formula tree for a whole group of cells at once.
+
+A group is a run of cells in one column whose formulas have the same R1C1 shape. Every tree node
+is evaluated once for the group, as numpy arrays of shape (m, h, w) (see :mod:`.vec`); a relative
+reference becomes a block of rows that moves with the row. A single cell is a group of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import operators, vec
+from .functions import Spec
+from .parse import ArrayConst, Binary, Call, Const, Missing, Node, RefNode, Unary
+from .rangeval import RangeVal
+from .refs import Ref
+from .store import Book
+from .values import NULL, REF, VALUE
+
+
+@dataclass(slots=True)
+class Ctx:
+    """Where a tree is evaluated: the sheet, the group's rows (n,), its column, array mode."""
+
+    sheet: str
+    rows: np.ndarray
+    col: int
+    array: bool = False
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    def arrayed(self) -> Ctx:
+        return self if self.array else Ctx(self.sheet, self.rows, self.col, True)
+
+
+class Evaluator:
+    """Evaluates trees against a :class:`.store.Book` with a table of function specs."""
+
+    def __init__(self, book: Book, functions: Mapping[str, Spec]) -> None:
+        self.book = book
+        self.functions = functions
+
+    def run(self, node: Node, ctx: Ctx) -> np.ndarray:
+        """The group's results, shape (n,): top-left of any array, blanks as they are."""
+        result = self.raw(node, ctx)
+        if isinstance(result, RangeVal):
+            result = result.values() if ctx.array else result.intersect(ctx.rows, ctx.col)
+        if result.size == 0:
+            result = vec.const(VALUE)
+        return vec.rows_of(result, ctx.n)
+
+    def value(self, node: Node, ctx: Ctx) -> np.ndarray:
+        """A node's value; references are read (intersected outside array formulas)."""
+        r = self.raw(node, ctx)
+        if isinstance(r, RangeVal):
+            return r.values() if ctx.array else r.intersect(ctx.rows, ctx.col)
+        return r
+
+    def raw(self, node: Node, ctx: Ctx):
+        """A node's result: an array, or a :class:`RangeVal` for references."""
+        t = type(node)
+        if t is Const or t is ArrayConst:
+            return node.arr
+        if t is RefNode:
+            return self.resolve(node.ref, ctx)
+        if t is Binary:
+            op = node.op
+            if op in (":", " "):
+                return self._range_op(op, node, ctx)
+            return operators.binary(op, self.value(node.left, ctx), self.value(node.right, ctx))
+        if t is Call:
+            return self.call(node, ctx)
+        if t is Unary:
+            v = self.value(node.arg, ctx)
+            return operators.negate(v) if node.op == "-" else operators.percent(v)
+        if t is Missing:
+            return vec.const(None)
+        raise TypeError(f"unknown node {node!r}")
+
+    def resolve(self, ref: Ref, ctx: Ctx) -> RangeVal:
+        store = self.book.sheet(ref.sheet or ctx.sheet)
+        if ctx.n == 1 or ref.fixed_rows:
+            top, left, bottom, right = ref.rect(int(ctx.rows[0]), ctx.col)
+            return RangeVal(store, top, bottom - top + 1, left, right - left + 1)
+        if not ref.same_height:
+            raise ValueError("a range with one fixed and one moving end needs per-cell evaluation")
+        _, left, _, right = ref.rect(0, ctx.col)
+        lo, hi = min(ref.r1, ref.r2), max(ref.r1, ref.r2)
+        return RangeVal(store, ctx.rows + lo, hi - lo + 1, left, right - left + 1)
+
+    def call(self, node: Call, ctx: Ctx):
+        spec = self.functions.get(node.name)
+        if spec is None:
+            raise KeyError(node.name)  # the planner reports unsupported names before this
+        args = node.args
+        if len(args) < spec.min_args or (spec.max_args is not None and len(args) > spec.max_args):
+            return vec.const(VALUE)
+        sub = ctx.arrayed() if spec.array else ctx
+        vals = []
+        modes = spec.modes
+        for i, a in enumerate(args):
+            if type(a) is Missing:
+                vals.append(None)
+            elif modes[min(i, len(modes) - 1)] == "r":
+                vals.append(self.raw(a, sub))
+            else:
+                vals.append(self.value(a, sub))
+        if spec.needs_ctx:
+            return spec.impl(ctx, *vals)
+        return spec.impl(*vals)
+
+    def _range_op(self, op: str, node: Binary, ctx: Ctx):
+        a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
+        if not (isinstance(a, RangeVal) and isinstance(b, RangeVal)) or a.moving or b.moving \
+                or a.store is not b.store:
+            return vec.const(VALUE if op != " " else NULL)
+        if a.store is None:
+            return vec.const(REF)
+        top, bottom = (min, max) if op == ":" else (max, min)
+        r1, c1 = top(a.r0, b.r0), top(a.c0, b.c0)
+        r2, c2 = bottom(a.r0 + a.h, b.r0 + b.h), bottom(a.c0 + a.w, b.c0 + b.w)
+        if r2 <= r1 or c2 <= c1:
+            return vec.const(NULL)
+        return RangeVal(a.store, r1, r2 - r1, c1, c2 - c1)

@@ -1,0 +1,40 @@
+"""Excel's built-in functions, vectorised, grouped by Excel's own categories.
+
+Each function is registered with a :class:`Spec`: how many arguments it takes, whether each one is
+read as a value (``"v"``: references are read, with implicit intersection outside array formulas)
+or passed raw (``"r"``: references stay references, for SUM, INDEX, MATCH...), and whether its
+arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is the full table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How the evaluator calls one function."""
+
+    impl: Callable
+    min_args: int
+    max_args: int | None
+    modes: str = "v"
+    array: bool = False
+    needs_ctx: bool = False
+
+
+def _table() -> dict[str, Spec]:
+    from . import conditional, dates, finance, info, logic, lookup, math, stats, text
+
+    table: dict[str, Spec] = {}
+    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance):
+        table.update(module.FUNCTIONS)
+    return table
+
+
+BUILTINS: dict[str, Spec] = _table()
+
+#: functions that reach outside the workbook or depend on state we do not model; never executed
+NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "INDIRECT", "HYPERLINK", "RTD", "DDE",
+                   "FILTERXML", "INFO", "CELL", "OFFSET", "RAND", "RANDBETWEEN", "NOW", "TODAY"})

@@ -1,0 +1,130 @@
+"""Argument handling shared by the function modules: numbers out of ranges, broadcasting.
+
+Excel treats an argument differently depending on where it comes from: in a reference or an
+array, SUM and friends take only the numbers (text, TRUE/FALSE and blanks are skipped); typed
+directly as a scalar, a value is converted (TRUE is 1, "3" is 3, "x" is #VALUE!). Errors always
+propagate, the first one (in argument order) winning.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import vec
+from ..rangeval import RangeVal, materialize
+from ..values import VALUE, XlError, to_number
+
+
+def is_rangelike(x) -> bool:
+    """True for references and arrays of more than one element (vs. a scalar expression)."""
+    return isinstance(x, RangeVal) or x.shape[1] * x.shape[2] > 1
+
+
+def numbers(args, *, errors: bool = True, scalars: str = "coerce"):
+    """Collect the numbers of aggregate arguments, one row per formula cell.
+
+    Returns ``(vals, err)``: ``vals`` an (m, K) float array with NaN where an element is not a
+    number taking part, ``err`` None or an (m,) object array holding each row's first error
+    (None for rows without one). ``errors=False`` drops errors instead (COUNT).
+    ``scalars="coerce"`` converts scalar arguments (SUM); ``"numbers"`` counts only those that
+    convert cleanly without raising (COUNT).
+    """
+    parts, errs = [], []
+    for a in args:
+        if a is None:
+            continue
+        if is_rangelike(a):
+            arr = materialize(a)
+            m = arr.shape[0]
+            flat = arr.reshape(m, -1)
+            if flat.dtype == vec.FLOAT:
+                parts.append(flat)
+                errs.append(None)
+                continue
+            vals = [v if isinstance(v, float) and not isinstance(v, bool) else np.nan
+                    for v in flat.ravel().tolist()]
+            parts.append(np.array(vals, dtype=vec.FLOAT).reshape(flat.shape))
+            errs.append(_err_part(flat) if errors else None)
+        else:
+            m = a.shape[0]
+            conv = [to_number(v) for v in a.reshape(m).tolist()]
+            vals = [v if isinstance(v, float) else np.nan for v in conv]
+            parts.append(np.array(vals, dtype=vec.FLOAT).reshape(m, 1))
+            e = np.array([v if isinstance(v, XlError) else None for v in conv], dtype=object)
+            if scalars == "numbers" or not errors:
+                e[:] = None
+            errs.append(e.reshape(m, 1) if any(x is not None for x in e) else None)
+    if not parts:
+        return np.zeros((1, 0)), None
+    m = max(p.shape[0] for p in parts)
+    vals = np.concatenate([np.broadcast_to(p, (m, p.shape[1])) for p in parts], axis=1)
+    return vals, _first_error(errs, parts, m)
+
+
+def _err_part(flat: np.ndarray):
+    e = np.array([v if isinstance(v, XlError) else None for v in flat.ravel().tolist()],
+                 dtype=object).reshape(flat.shape)
+    return e if any(x is not None for x in e.ravel()) else None
+
+
+def _first_error(errs, parts, m):
+    if all(e is None for e in errs):
+        return None
+    out = np.full(m, None, dtype=object)
+    for e, p in zip(errs, parts, strict=True):
+        if e is None:
+            continue
+        e = np.broadcast_to(e, (m, p.shape[1]))
+        for i in range(m):
+            if out[i] is None:
+                row = e[i]
+                hit = next((x for x in row if x is not None), None)
+                out[i] = hit
+    return out if any(x is not None for x in out) else None
+
+
+def row_errors(arrays) -> np.ndarray | None:
+    """Each row's first error over arrays of shape (m_i, h, w), in order; None if none at all."""
+    found = []
+    for a in arrays:
+        mask = vec.is_error_array(a)
+        if mask.any():
+            found.append((mask.reshape(a.shape[0], -1), a.reshape(a.shape[0], -1)))
+    if not found:
+        return None
+    m = max(mask.shape[0] for mask, _ in found)
+    out = np.full(m, None, dtype=object)
+    for mask, vals in reversed(found):  # earlier arrays overwrite later ones
+        for i in range(m):
+            mi = mask[min(i, mask.shape[0] - 1)]
+            if mi.any():
+                out[i] = vals[min(i, vals.shape[0] - 1)][mi][0]
+    return out
+
+
+def result(values: np.ndarray, err, bad: XlError | None = None) -> np.ndarray:
+    """(m,) numeric results with row errors as an (m, 1, 1) value; NaN/inf become ``bad``."""
+    out = values.reshape(-1, 1, 1)
+    if err is not None:
+        mask = np.array([e is not None for e in err], dtype=bool).reshape(-1, 1, 1)
+        return vec.finish(out, (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1)),
+                          bad=bad or VALUE)
+    return vec.finish(out, None, bad=bad) if bad is not None else vec.finish(out, None)
+
+
+def scalar_nums(*xs):
+    """Numbers of scalar arguments (None stays None) and their merged errors."""
+    out, errs = [], []
+    for x in xs:
+        if x is None:
+            out.append(None)
+            continue
+        f, e = vec.nums(x)
+        out.append(f)
+        errs.append(e)
+    return out, vec.merge(*errs)
+
+
+def int_arg(f: np.ndarray) -> np.ndarray:
+    """Excel truncates non-integer counts and indexes."""
+    return np.trunc(f)

@@ -1,0 +1,200 @@
+"""Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, PERCENTILE, QUARTILE, SMALL, LARGE...
+
+Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
+take part, so every statistic is a NaN-aware reduction along axis 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import vec
+from ..rangeval import materialize
+from ..values import DIV0, NUM, XlError
+from . import Spec
+from ._args import numbers, result, scalar_nums
+
+
+def _count_used(vals):
+    return (~np.isnan(vals)).sum(axis=1)
+
+
+def _min(*args):
+    vals, err = numbers(args)
+    with np.errstate(all="ignore"):
+        r = np.where(_count_used(vals) > 0, np.nanmin(_fill(vals, np.inf), axis=1), 0.0)
+    return result(r, err)
+
+
+def _max(*args):
+    vals, err = numbers(args)
+    r = np.where(_count_used(vals) > 0, np.nanmax(_fill(vals, -np.inf), axis=1), 0.0)
+    return result(r, err)
+
+
+def _fill(vals, x):
+    if vals.shape[1] == 0:
+        return np.full((vals.shape[0], 1), x)
+    return np.where(np.isnan(vals), x, vals)
+
+
+def _average(*args):
+    vals, err = numbers(args)
+    n = _count_used(vals)
+    with np.errstate(all="ignore"):
+        r = np.nansum(vals, axis=1) / n
+    return result(r, err, bad=DIV0)
+
+
+def _count(*args):
+    vals, _ = numbers(args, errors=False, scalars="numbers")
+    return _count_used(vals).astype(float).reshape(-1, 1, 1)
+
+
+def _counta(*args):
+    total = 0
+    for a in args:
+        if a is None:
+            total = total + 1  # an omitted argument counts, as in Excel
+            continue
+        arr = materialize(a)
+        flat = arr.reshape(arr.shape[0], -1)
+        if flat.dtype != vec.OBJ:
+            total = total + flat.shape[1]
+        else:
+            total = total + (flat != None).sum(axis=1)  # noqa: E711 (element-wise)
+    return np.asarray(total, dtype=float).reshape(-1, 1, 1)
+
+
+def _countblank(rng):
+    arr = materialize(rng)
+    h, w = (rng.h, rng.w) if hasattr(rng, "h") else arr.shape[1:]
+    flat = arr.reshape(arr.shape[0], -1)
+    if flat.dtype != vec.OBJ:
+        filled = flat.shape[1]
+        blanks = np.full(flat.shape[0], h * w - filled)
+    else:
+        blanks = (h * w - flat.shape[1]) + np.array(
+            [[v is None or v == "" for v in row] for row in flat.tolist()]).sum(axis=1)
+    return np.asarray(blanks, dtype=float).reshape(-1, 1, 1)
+
+
+def _sorted(vals):
+    """Rows sorted ascending with the NaN (unused) entries at the end, and the used counts."""
+    return np.sort(vals, axis=1), _count_used(vals)
+
+
+def _median(*args):
+    vals, err = numbers(args)
+    with np.errstate(all="ignore"), _quiet():
+        r = np.nanmedian(_fill(vals, np.nan), axis=1)
+    return result(r, err, bad=NUM)
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
+def _percentile_of(vals, k):
+    """PERCENTILE.INC: linear interpolation at (count - 1) * k."""
+    s, n = _sorted(vals)
+    m = max(s.shape[0], k.shape[0])
+    s = np.broadcast_to(s, (m, s.shape[1]))
+    n = np.broadcast_to(n, (m,))
+    k = np.broadcast_to(k, (m,))
+    pos = (n - 1) * k
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    lo = np.clip(lo, 0, max(s.shape[1] - 1, 0))
+    hi = np.clip(hi, 0, max(s.shape[1] - 1, 0))
+    if s.shape[1] == 0:
+        return np.full(m, np.nan)
+    a = np.take_along_axis(s, lo[:, None], axis=1)[:, 0]
+    b = np.take_along_axis(s, hi[:, None], axis=1)[:, 0]
+    r = a + (pos - np.floor(pos)) * (b - a)
+    return np.where((n > 0) & (k >= 0) & (k <= 1), r, np.nan)
+
+
+def _percentile(rng, k):
+    vals, err = numbers([rng])
+    (fk,), ek = scalar_nums(k)
+    r = _percentile_of(vals, fk.reshape(-1))
+    return _with_scalar_errors(result(r, err, bad=NUM), ek)
+
+
+def _quartile(rng, q):
+    vals, err = numbers([rng])
+    (fq,), eq = scalar_nums(q)
+    fq = np.trunc(fq.reshape(-1))
+    r = _percentile_of(vals, np.where((fq >= 0) & (fq <= 4), fq / 4.0, -1.0))
+    return _with_scalar_errors(result(r, err, bad=NUM), eq)
+
+
+def _with_scalar_errors(out, errs):
+    if errs is None:
+        return out
+    return vec.finish(out, errs) if out.dtype != vec.OBJ else vec.with_errors(out, errs)
+
+
+def _kth(largest: bool):
+    def impl(rng, k):
+        vals, err = numbers([rng])
+        (fk,), ek = scalar_nums(k)
+        s, n = _sorted(vals)
+        kk = np.ceil(fk.reshape(-1) - 1e-12).astype(np.int64)
+        m = max(s.shape[0], kk.shape[0])
+        s, n, kk = np.broadcast_to(s, (m, s.shape[1])), np.broadcast_to(n, (m,)), \
+            np.broadcast_to(kk, (m,))
+        ok = (kk >= 1) & (kk <= n)
+        idx = np.where(largest, n - kk, kk - 1)
+        idx = np.clip(np.where(ok, idx, 0), 0, max(s.shape[1] - 1, 0))
+        r = np.take_along_axis(s, idx[:, None], axis=1)[:, 0] if s.shape[1] else np.full(m, 0.0)
+        return _with_scalar_errors(result(np.where(ok, r, np.nan), err, bad=NUM), ek)
+    return impl
+
+
+def _var(sample: bool, root: bool):
+    def impl(*args):
+        vals, err = numbers(args)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            mean = np.nansum(vals, axis=1) / n
+            ss = np.nansum((vals - mean[:, None]) ** 2, axis=1)
+            v = ss / (n - 1 if sample else n)
+            r = np.sqrt(v) if root else v
+        return result(np.where(n > (1 if sample else 0), r, np.nan), err, bad=DIV0)
+    return impl
+
+
+FUNCTIONS = {
+    "MIN": Spec(_min, 1, 255, "r"),
+    "MAX": Spec(_max, 1, 255, "r"),
+    "AVERAGE": Spec(_average, 1, 255, "r"),
+    "COUNT": Spec(_count, 1, 255, "r"),
+    "COUNTA": Spec(_counta, 1, 255, "r"),
+    "COUNTBLANK": Spec(_countblank, 1, 1, "r"),
+    "MEDIAN": Spec(_median, 1, 255, "r"),
+    "PERCENTILE": Spec(_percentile, 2, 2, "rv"),
+    "PERCENTILE.INC": Spec(_percentile, 2, 2, "rv"),
+    "QUARTILE": Spec(_quartile, 2, 2, "rv"),
+    "QUARTILE.INC": Spec(_quartile, 2, 2, "rv"),
+    "SMALL": Spec(_kth(False), 2, 2, "rv"),
+    "LARGE": Spec(_kth(True), 2, 2, "rv"),
+    "STDEV": Spec(_var(True, True), 1, 255, "r"),
+    "STDEV.S": Spec(_var(True, True), 1, 255, "r"),
+    "STDEV.P": Spec(_var(False, True), 1, 255, "r"),
+    "STDEVP": Spec(_var(False, True), 1, 255, "r"),
+    "VAR": Spec(_var(True, False), 1, 255, "r"),
+    "VAR.S": Spec(_var(True, False), 1, 255, "r"),
+    "VAR.P": Spec(_var(False, False), 1, 255, "r"),
+    "VARP": Spec(_var(False, False), 1, 255, "r"),
+}
+
+__all__ = ["FUNCTIONS", "XlError"]

@@ -1,0 +1,128 @@
+"""Text: CONCATENATE, CONCAT, UPPER, LOWER, LEN, TRIM, EXACT, LEFT, RIGHT, MID, REPT, VALUE."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import vec
+from ..rangeval import materialize
+from ..values import VALUE, parse_number
+from . import Spec
+from ._args import scalar_nums
+
+
+def _text_map(func):
+    """A function of one text, applied element-wise; errors pass through."""
+    def impl(x):
+        t, e = vec.texts(x)
+        out = vec.from_list([func(s) for s in t.ravel().tolist()], t.shape)
+        return vec.with_errors(out, e)
+    return impl
+
+
+def _concatenate(*args):
+    out, errs = vec.const(""), []
+    for a in args:
+        if a is None:
+            continue
+        t, e = vec.texts(a)
+        out = out + t
+        errs.append(e)
+    return vec.with_errors(out, vec.merge(*errs))
+
+
+def _concat(*args):
+    """CONCAT joins every cell of ranges too (row by row)."""
+    pieces = []
+    for a in args:
+        if a is None:
+            continue
+        arr = materialize(a)
+        t, e = vec.texts(arr)
+        if e is not None:
+            return vec.with_errors(vec.const(""), e)
+        m = t.shape[0]
+        pieces.append(np.array(["".join(r) for r in t.reshape(m, -1).tolist()], dtype=object))
+    if not pieces:
+        return vec.const("")
+    out = pieces[0].reshape(-1, 1, 1)
+    for p in pieces[1:]:
+        out = out + p.reshape(-1, 1, 1)
+    return out
+
+
+def _trim(s: str) -> str:
+    return " ".join(p for p in s.split(" ") if p)
+
+
+def _exact(a, b):
+    ta, ea = vec.texts(a)
+    tb, eb = vec.texts(b)
+    return vec.with_errors(np.asarray(ta == tb, dtype=bool), vec.merge(ea, eb))
+
+
+def _slicer(kind: str):
+    def impl(text, a=None, b=None):
+        t, et = vec.texts(text)
+        if kind == "mid":
+            (start, count), en = scalar_nums(a, b)
+        else:
+            (count,), en = scalar_nums(a if a is not None else vec.const(1.0))
+            start = None
+        shape = np.broadcast_shapes(t.shape, count.shape, *(() if start is None else
+                                                            (start.shape,)))
+        ts = np.broadcast_to(t, shape).ravel().tolist()
+        ns = np.broadcast_to(np.trunc(count), shape).ravel().tolist()
+        ss = np.broadcast_to(np.trunc(start), shape).ravel().tolist() if start is not None \
+            else [1.0] * len(ts)
+        out = []
+        for s, n, st in zip(ts, ns, ss, strict=True):
+            if n < 0 or st < 1:
+                out.append(VALUE)
+            elif kind == "left":
+                out.append(s[:int(n)])
+            elif kind == "right":
+                out.append(s[len(s) - int(n):] if n else "")
+            else:
+                out.append(s[int(st) - 1:int(st) - 1 + int(n)])
+        return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))
+    return impl
+
+
+def _rept(text, times):
+    t, et = vec.texts(text)
+    (n,), en = scalar_nums(times)
+    shape = np.broadcast_shapes(t.shape, n.shape)
+    out = [VALUE if k < 0 else s * int(k) for s, k in zip(
+        np.broadcast_to(t, shape).ravel().tolist(), np.broadcast_to(n, shape).ravel().tolist(),
+        strict=True)]
+    return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))
+
+
+def _value(x):
+    if x.dtype == vec.FLOAT:
+        return x
+
+    def conv(v):
+        if isinstance(v, str):
+            n = parse_number(v)
+            return VALUE if n is None else n
+        return v if isinstance(v, float) else 0.0 if v is None else VALUE
+
+    return vec.elementwise(conv, x)
+
+
+FUNCTIONS = {
+    "CONCATENATE": Spec(_concatenate, 1, 255),
+    "CONCAT": Spec(_concat, 1, 255, "r"),
+    "UPPER": Spec(_text_map(str.upper), 1, 1),
+    "LOWER": Spec(_text_map(str.lower), 1, 1),
+    "LEN": Spec(_text_map(lambda s: float(len(s))), 1, 1),
+    "TRIM": Spec(_text_map(_trim), 1, 1),
+    "EXACT": Spec(_exact, 2, 2),
+    "LEFT": Spec(_slicer("left"), 1, 2),
+    "RIGHT": Spec(_slicer("right"), 1, 2),
+    "MID": Spec(_slicer("mid"), 3, 3),
+    "REPT": Spec(_rept, 2, 2),
+    "VALUE": Spec(_value, 1, 1),
+}

@@ -1,0 +1,59 @@
+"""The one place where the safety limits on .xlsx packages live.
+
+An .xlsx file is a zip of XML parts; a hostile file can be a zip bomb (tiny compressed, huge
+uncompressed) or carry a DTD with entity expansion. Every part is read through
+:func:`read_member`, which enforces these limits, and parsed with DTDs refused (see xmlsafe.py).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from dataclasses import dataclass
+
+from .errors import LimitExceededError
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Upper bounds for one package; the defaults fit workbooks of a few million cells."""
+
+    max_members: int = 10_000
+    max_member_bytes: int = 1 << 30  # 1 GiB uncompressed for one part
+    max_total_bytes: int = 4 << 30  # 4 GiB uncompressed for all parts read
+    max_ratio: float = 1000.0  # uncompressed / compressed, per part larger than 1 MiB
+    max_formula_chars: int = 8192  # Excel's own limit on formula length
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Refuse archives with too many members or declared sizes beyond the limits."""
+    infos = zf.infolist()
+    if len(infos) > limits.max_members:
+        raise LimitExceededError(f"the package has {len(infos)} parts (limit {limits.max_members})")
+    total = 0
+    for info in infos:
+        _check_sizes(info, info.file_size, limits)
+        total += info.file_size
+    if total > limits.max_total_bytes:
+        raise LimitExceededError(f"the package unpacks to {total} bytes "
+                                 f"(limit {limits.max_total_bytes})")
+
+
+def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """Read one part, stopping as soon as it grows past the limits whatever its header claims."""
+    info = zf.getinfo(name)
+    with zf.open(info) as fh:
+        data = fh.read(limits.max_member_bytes + 1)
+    _check_sizes(info, len(data), limits)
+    return data
+
+
+def _check_sizes(info: zipfile.ZipInfo, size: int, limits: Limits) -> None:
+    if size > limits.max_member_bytes:
+        raise LimitExceededError(f"part {info.filename} unpacks to more than "
+                                 f"{limits.max_member_bytes} bytes")
+    if size > (1 << 20) and size > limits.max_ratio * max(info.compress_size, 1):
+        raise LimitExceededError(f"part {info.filename} has a compression ratio above "
+                                 f"{limits.max_ratio:g} (zip bomb?)")

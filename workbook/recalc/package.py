@@ -1,0 +1,133 @@
+"""Open an .xlsx package: sheets, defined names, shared strings, and the raw parts.
+
+Only what recalculation needs is parsed (workbook.xml, its relationships, sharedStrings and the
+worksheets); every other part is kept as raw bytes for the writer to copy unchanged. All reads go
+through :mod:`.limits` and all XML through :mod:`.xmlsafe`.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import limits as lim
+from . import xmlsafe
+from .errors import WorkbookFormatError
+from .sheetxml import SheetPart, read_shared_strings, read_sheet
+
+_REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_MAIN_NS = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+            "http://purl.oclc.org/ooxml/spreadsheetml/main")
+_OFFICE_DOC = "/officeDocument"
+
+
+@dataclass(frozen=True)
+class DefinedName:
+    """A defined name; ``sheet`` is the sheet it is local to, or None for workbook scope."""
+
+    name: str
+    formula: str
+    sheet: str | None = None
+
+
+@dataclass
+class Package:
+    """An opened .xlsx package."""
+
+    path: Path
+    infos: list[zipfile.ZipInfo]
+    sheets: list[SheetPart]
+    names: list[DefinedName] = field(default_factory=list)
+    workbook_part: str = "xl/workbook.xml"
+    date1904: bool = False
+
+    def sheet(self, name: str) -> SheetPart:
+        """The sheet with this name (case-insensitive, as in Excel)."""
+        for s in self.sheets:
+            if s.name.upper() == name.upper():
+                return s
+        raise KeyError(name)
+
+
+def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> Package:
+    """Read an .xlsx/.xlsm file's workbook structure and worksheets."""
+    path = Path(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as err:
+        raise WorkbookFormatError(f"{path} is not an .xlsx file (not a zip package): {err}") \
+            from None
+    with zf:
+        lim.check_archive(zf, limits)
+        members = set(zf.namelist())
+        wb_part = _main_part(zf, members, limits)
+        wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
+        rels = _relationships(zf, members, wb_part, limits)
+        strings: list[str] = []
+        for target, rtype in rels.values():
+            if rtype.endswith("/sharedStrings") and target in members:
+                strings = read_shared_strings(lim.read_member(zf, target, limits), target)
+        sheets: list[SheetPart] = []
+        sheet_names: list[str] = []
+        for el in _children(wb_root, "sheets", "sheet"):
+            name = el.get("name", "")
+            sheet_names.append(name)
+            target, rtype = rels.get(el.get(f"{{{_REL_NS}}}id", ""), ("", ""))
+            if not rtype.endswith("/worksheet"):
+                continue  # chartsheets and dialog sheets hold no cells
+            if target not in members:
+                raise WorkbookFormatError(f"sheet {name!r} points to a missing part {target}")
+            sheets.append(read_sheet(name, target, lim.read_member(zf, target, limits), strings))
+        names = []
+        for el in _children(wb_root, "definedNames", "definedName"):
+            local = el.get("localSheetId")
+            scope = None
+            if local is not None and local.isdigit() and int(local) < len(sheet_names):
+                scope = sheet_names[int(local)]
+            names.append(DefinedName(el.get("name", ""), (el.text or "").strip(), scope))
+        pr = next(iter(_children(wb_root, None, "workbookPr")), None)
+        date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
+        return Package(path, zf.infolist(), sheets, names, wb_part, date1904)
+
+
+def _children(root, parent: str | None, child: str):
+    for ns in _MAIN_NS:
+        if parent is None:
+            yield from root.iter(f"{{{ns}}}{child}")
+        else:
+            for p in root.iter(f"{{{ns}}}{parent}"):
+                yield from p.iter(f"{{{ns}}}{child}")
+
+
+def _main_part(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits) -> str:
+    if "_rels/.rels" in members:
+        root = xmlsafe.parse_tree(lim.read_member(zf, "_rels/.rels", limits), "_rels/.rels")
+        for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
+            if rel.get("Type", "").endswith(_OFFICE_DOC):
+                target = rel.get("Target", "").lstrip("/")
+                if target in members:
+                    return target
+    if "xl/workbook.xml" in members:
+        return "xl/workbook.xml"
+    raise WorkbookFormatError("the package has no workbook part (xl/workbook.xml)")
+
+
+def _relationships(zf, members, part: str, limits) -> dict[str, tuple[str, str]]:
+    """rId -> (member name, relationship type) for a part."""
+    folder, base = posixpath.split(part)
+    rels_name = posixpath.join(folder, "_rels", base + ".rels")
+    if rels_name not in members:
+        raise WorkbookFormatError(f"missing {rels_name}")
+    root = xmlsafe.parse_tree(lim.read_member(zf, rels_name, limits), rels_name)
+    out = {}
+    for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
+        if rel.get("TargetMode") == "External":
+            continue
+        target = rel.get("Target", "")
+        name = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
+            posixpath.join(folder, target))
+        out[rel.get("Id", "")] = (name, rel.get("Type", ""))
+    return out

@@ -1,0 +1,329 @@
+"""Formula text to a small syntax tree, with Excel's operator precedence.
+
+Tokens come from openpyxl's maintained tokenizer; a Pratt parser builds the tree. References are
+stored relative to the cell the formula sits in (see :class:`.refs.Ref`), so one tree serves
+every cell of a column that holds the "same" formula.
+
+Precedence, highest first (Excel's): ``:`` range, `` `` intersection, ``,`` union, unary ``-``,
+``%``, ``^``, ``*`` ``/``, ``+`` ``-``, ``&``, comparisons. ``-2^2`` is 4, ``2^3^2`` is 64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
+
+from . import vec
+from .errors import FormulaSyntaxError
+from .refs import Ref, parse_ref
+from .values import NAME, error
+
+
+class Node:
+    __slots__ = ()
+
+
+class Const(Node):
+    """A literal: number, text, boolean or error."""
+
+    __slots__ = ("arr", "value")
+
+    def __init__(self, value: object) -> None:
+        self.value, self.arr = value, vec.const(value)
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Missing(Node):
+    """An omitted function argument, as in ``IF(A1,,2)``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+class ArrayConst(Node):
+    """An array literal ``{1,2;3,4}`` as a (1, h, w) array."""
+
+    __slots__ = ("arr",)
+
+    def __init__(self, rows: list[list[object]]) -> None:
+        h, w = len(rows), max(len(r) for r in rows)
+        if any(len(r) != w for r in rows):
+            raise ValueError("array constant rows of different lengths")
+        self.arr = vec.from_list([v for r in rows for v in r], (1, h, w))
+
+    def __repr__(self) -> str:
+        return f"{{{self.arr.tolist()}}}"
+
+
+class RefNode(Node):
+    __slots__ = ("ref",)
+
+    def __init__(self, ref: Ref) -> None:
+        self.ref = ref
+
+    def __repr__(self) -> str:
+        return f"Ref({self.ref})"
+
+
+class Unary(Node):
+    """Prefix ``-`` (``op='-'``) or postfix percent (``op='%'``)."""
+
+    __slots__ = ("arg", "op")
+
+    def __init__(self, op: str, arg: Node) -> None:
+        self.op, self.arg = op, arg
+
+    def __repr__(self) -> str:
+        return f"({self.op} {self.arg!r})"
+
+
+class Binary(Node):
+    """An infix operator: arithmetic, ``&``, comparison, ``:``, `` `` (intersection), ``,`` (union)."""
+
+    __slots__ = ("left", "op", "right")
+
+    def __init__(self, op: str, left: Node, right: Node) -> None:
+        self.op, self.left, self.right = op, left, right
+
+    def __repr__(self) -> str:
+        return f"({self.left!r} {self.op} {self.right!r})"
+
+
+class Call(Node):
+    __slots__ = ("args", "name")
+
+    def __init__(self, name: str, args: list[Node]) -> None:
+        self.name, self.args = name, args
+
+    def __repr__(self) -> str:
+        return f"{self.name}({', '.join(map(repr, self.args))})"
+
+
+#: infix binding powers (left, right); higher binds tighter
+_INFIX = {
+    "=": (10, 11), "<>": (10, 11), "<": (10, 11), ">": (10, 11), "<=": (10, 11), ">=": (10, 11),
+    "&": (20, 21), "+": (30, 31), "-": (30, 31), "*": (40, 41), "/": (40, 41), "^": (50, 51),
+    " ": (80, 81), ":": (90, 91), ",": (5, 6),
+}
+_PREFIX_BP, _POSTFIX_BP = 60, 70
+_PREFIXES = ("_xlfn._xlws.", "_xlfn.", "_xlws.", "_xludf.")
+
+#: resolves a defined name (upper case) to its tree, or None when the name is not defined
+NameResolver = Callable[[str], Node | None]
+
+
+def function_name(token_value: str) -> str:
+    """Canonical upper-case function name from a ``NAME(`` token, without Excel's prefixes.
+
+    >>> function_name("_xlfn.STDEV.S("), function_name("tco_gpu_hour(")
+    ('STDEV.S', 'TCO_GPU_HOUR')
+    """
+    name = token_value[:-1].upper()
+    for prefix in _PREFIXES:
+        if name.startswith(prefix.upper()):
+            return name[len(prefix):]
+    return name
+
+
+def parse(formula: str, row: int = 1, col: int = 1, names: NameResolver | None = None) -> Node:
+    """Parse a formula (with or without the leading ``=``) for a cell at (row, col).
+
+    >>> parse("=-2^2+3%*4")
+    (((- 2.0) ^ 2.0) + ((% 3.0) * 4.0))
+    >>> parse('=IF(B1,,"x""y")', 1, 1).args[0].ref.rect(1, 1)
+    (1, 2, 1, 2)
+    """
+    return parse_counted(formula, row, col, names)[0]
+
+
+def parse_counted(formula: str, row: int = 1, col: int = 1,
+                  names: NameResolver | None = None) -> tuple[Node, int]:
+    """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
+    text = formula if formula.startswith("=") else "=" + formula
+    try:
+        tokens = Tokenizer(text).items
+    except TokenizerError as err:
+        raise FormulaSyntaxError(formula, str(err)) from None
+    parser = _Parser(_significant(tokens), formula, row, col, names)
+    node = parser.expr(0)
+    if parser.pos != len(parser.tokens):
+        raise FormulaSyntaxError(formula, f"unexpected {parser.tokens[parser.pos].value!r}")
+    return node, parser.nrefs
+
+
+def _significant(tokens: list[Token]) -> list[Token]:
+    """Drop white space, except between two operands where it is the intersection operator."""
+    out: list[Token] = []
+    for i, tok in enumerate(tokens):
+        if tok.type != Token.WSPACE:
+            out.append(tok)
+            continue
+        prev = out[-1] if out else None
+        nxt = next((t for t in tokens[i + 1:] if t.type != Token.WSPACE), None)
+        if (prev is not None and nxt is not None
+                and (prev.type == Token.OPERAND or prev.subtype == Token.CLOSE)
+                and (nxt.type in (Token.OPERAND, Token.FUNC, Token.PAREN))
+                and nxt.subtype in (Token.RANGE, Token.OPEN)):
+            out.append(Token(" ", Token.OP_IN))
+    return out
+
+
+class _Parser:
+    def __init__(self, tokens, formula, row, col, names):
+        self.tokens, self.formula, self.row, self.col = tokens, formula, row, col
+        self.names = names
+        self.pos = 0
+        self.nrefs = 0  # references written in the text, counted as refs.shape_key counts them
+
+    def fail(self, reason: str):
+        raise FormulaSyntaxError(self.formula, reason)
+
+    def peek(self) -> Token | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def take(self) -> Token:
+        tok = self.peek()
+        if tok is None:
+            self.fail("unexpected end of formula")
+        self.pos += 1
+        return tok
+
+    def expr(self, min_bp: int) -> Node:
+        left = self.prefix(self.take())
+        while (tok := self.peek()) is not None:
+            if tok.type == Token.OP_POST:
+                if _POSTFIX_BP < min_bp:
+                    break
+                self.pos += 1
+                left = Unary("%", left)
+            elif tok.type == Token.OP_IN:
+                lbp, rbp = _INFIX.get(tok.value, (None, None))
+                if lbp is None:
+                    self.fail(f"unknown operator {tok.value!r}")
+                if lbp < min_bp:
+                    break
+                self.pos += 1
+                right = self.expr(rbp)
+                if tok.value == ",":  # (A1,B2): a union of ranges
+                    left = Call("[union of ranges]", [left, right])
+                else:
+                    left = Binary(tok.value, left, right)
+            else:
+                break
+        return left
+
+    def prefix(self, tok: Token) -> Node:
+        if tok.type == Token.OPERAND:
+            return self.operand(tok)
+        if tok.type == Token.OP_PRE:
+            arg = self.expr(_PREFIX_BP)
+            return Unary("-", arg) if tok.value == "-" else arg
+        if tok.type == Token.FUNC and tok.subtype == Token.OPEN:
+            return self.call(tok)
+        if tok.type == Token.PAREN and tok.subtype == Token.OPEN:
+            node = self.expr(0)
+            close = self.take()
+            if close.type != Token.PAREN or close.subtype != Token.CLOSE:
+                self.fail("missing ')'")
+            return node
+        if tok.type == Token.ARRAY and tok.subtype == Token.OPEN:
+            return self.array()
+        self.fail(f"unexpected {tok.value!r}")
+
+    def call(self, tok: Token) -> Node:
+        name = function_name(tok.value)
+        if ":" in name or "!" in name:  # A1:INDEX(...): a range ending in a function's result
+            name = f"[reference ending in {name.rpartition(':')[2]}]"
+        args: list[Node] = []
+        if (t := self.peek()) is not None and t.type == Token.FUNC and t.subtype == Token.CLOSE:
+            self.pos += 1
+            return Call(name, args)
+        while True:
+            t = self.peek()
+            if t is not None and (t.type == Token.SEP or
+                                  (t.type == Token.FUNC and t.subtype == Token.CLOSE)):
+                args.append(Missing())
+            else:
+                args.append(self.expr(0))
+            t = self.take()
+            if t.type == Token.FUNC and t.subtype == Token.CLOSE:
+                return Call(name, args)
+            if t.type != Token.SEP or t.subtype != Token.ARG:
+                self.fail(f"unexpected {t.value!r} in the arguments of {name}")
+
+    def array(self) -> Node:
+        rows: list[list[object]] = [[]]
+        sign = 1.0
+        while True:
+            t = self.take()
+            if t.type == Token.ARRAY and t.subtype == Token.CLOSE:
+                return ArrayConst(rows)
+            if t.type == Token.SEP:
+                if t.subtype == Token.ROW:
+                    rows.append([])
+                continue
+            if t.type == Token.OP_PRE:
+                sign = -sign if t.value == "-" else sign
+                continue
+            if t.type != Token.OPERAND or t.subtype == Token.RANGE:
+                self.fail("array constants hold only numbers, text, booleans and errors")
+            v = self.operand(t).value
+            rows[-1].append(v * sign if isinstance(v, float) else v)
+            sign = 1.0
+
+    def operand(self, tok: Token) -> Node:
+        st, v = tok.subtype, tok.value
+        if st == Token.NUMBER:
+            return Const(float(v))
+        if st == Token.TEXT:
+            return Const(v[1:-1].replace('""', '"'))
+        if st == Token.LOGICAL:
+            return Const(v.upper() == "TRUE")
+        if st == Token.ERROR:
+            return Const(error(v))
+        if v.upper().endswith("#REF!"):
+            return Const(error("#REF!"))
+        if v.startswith("[") or "[" in v.split("!")[0]:
+            if "!" in v:
+                return Call("[external workbook reference]", [])
+            return Call("[structured reference]", [])
+        try:
+            ref = parse_ref(v, self.row, self.col)
+        except ValueError as err:
+            return Call(f"[{err}]", [])
+        if ref is not None:
+            part = v.rpartition("!")[2]
+            two = ":" in part and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
+            self.nrefs += 2 if two else 1
+            return RefNode(ref)
+        node = self.names(v.upper()) if self.names else None
+        return node if node is not None else Const(NAME)
+
+
+def walk(node: Node):
+    """Every node of a tree, parents first."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, Call):
+            stack.extend(reversed(n.args))
+        elif isinstance(n, Binary):
+            stack.extend((n.right, n.left))
+        elif isinstance(n, Unary):
+            stack.append(n.arg)
+
+
+def references(node: Node) -> list[Ref]:
+    """The references a tree reads."""
+    return [n.ref for n in walk(node) if isinstance(n, RefNode)]
+
+
+def functions(node: Node) -> set[str]:
+    """The function names a tree calls."""
+    return {n.name for n in walk(node) if isinstance(n, Call)}

@@ -1,0 +1,69 @@
+"""References during evaluation: a rectangle of one sheet, possibly moving with the row.
+
+A :class:`RangeVal` is what a reference evaluates to before anything reads it. Functions that take
+ranges (SUM, INDEX, MATCH...) receive it as is; operators and scalar arguments get its values,
+after Excel's implicit intersection when the formula is not an array formula.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import vec
+from .store import SheetStore
+from .values import REF, VALUE
+
+
+class RangeVal:
+    """Rows r0..r0+h-1 x columns c0..c0+w-1 of a sheet; ``r0`` an int or an (n,) array."""
+
+    __slots__ = ("c0", "h", "r0", "store", "w")
+
+    def __init__(self, store: SheetStore | None, r0, h: int, c0: int, w: int) -> None:
+        self.store, self.r0, self.h, self.c0, self.w = store, r0, h, c0, w
+
+    @property
+    def moving(self) -> bool:
+        return isinstance(self.r0, np.ndarray)
+
+    def values(self) -> np.ndarray:
+        """All values as an (m, h', w) array (h' clipped to the sheet's used rows when fixed)."""
+        if self.store is None:
+            return vec.const(REF)
+        return self.store.block(self.r0, self.h, self.c0, self.w)
+
+    def intersect(self, rows: np.ndarray, col: int) -> np.ndarray:
+        """Excel's implicit intersection with the formula cells at ``rows`` x ``col``.
+
+        A single cell gives its value; a one-column range the cell on the formula's row; a
+        one-row range the cell in the formula's column; anything else, or no overlap, #VALUE!.
+        """
+        if self.store is None:
+            return vec.const(REF)
+        if self.h == 1 and self.w == 1:
+            return self.store.block(self.r0, 1, self.c0, 1)
+        if self.w == 1:
+            inside = (rows >= self.r0) & (rows < self.r0 + self.h)
+            if not np.any(inside):
+                return vec.const(VALUE)
+            vals = self.store.block(rows, 1, self.c0, 1)
+            if np.all(inside):
+                return vals
+            out = vals.astype(object)
+            out[~np.broadcast_to(inside, rows.shape), 0, 0] = VALUE
+            return out
+        if self.h == 1 and self.c0 <= col < self.c0 + self.w:
+            return self.store.block(self.r0, 1, col, 1)
+        return vec.const(VALUE)
+
+
+def materialize(x) -> np.ndarray:
+    """Values of a RangeVal, or the array itself."""
+    return x.values() if isinstance(x, RangeVal) else x
+
+
+def dims(x) -> tuple[int, int]:
+    """(rows, columns) of a reference or array argument (true size, not clipped)."""
+    if isinstance(x, RangeVal):
+        return x.h, x.w
+    return x.shape[1], x.shape[2]

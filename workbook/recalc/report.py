@@ -1,0 +1,128 @@
+"""What a recalculation did: counts, timing, unsupported functions, and per-cell mismatches.
+
+With ``check=True`` every formula cell's stored value is compared with the computed one: numbers
+are equal when ``|a - b| <= 1e-9 * max(|a|, |b|)``; text, booleans and errors must match exactly
+(a stored empty text and no stored value both read as blank text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from openpyxl.formula.translate import Translator
+
+from .engine import Evaluation
+from .refs import cell_name
+from .values import XlError
+
+REL_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One formula cell whose stored value differs from the computed one."""
+
+    sheet: str
+    cell: str
+    stored: object
+    computed: object
+    formula: str
+
+
+@dataclass
+class RecalcReport:
+    """The outcome of :func:`workbook.recalc.recalc_file`."""
+
+    source: Path
+    destination: Path | None
+    cells: int  # formula cells
+    groups: int  # vectorised groups (a group of one is a single cell)
+    units: int  # evaluation steps: groups, plus single cells of recurrences
+    seconds: float
+    unsupported: dict[str, list[str]] = field(default_factory=dict)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    checked: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing differs and nothing was left unevaluated."""
+        return not self.mismatches and not self.unsupported and not self.problems
+
+    def summary(self) -> str:
+        what = "checked" if self.checked else "recalculated"
+        line = (f"{self.source.name}: {what} {self.cells} formula cells in {self.groups} groups "
+                f"({self.units} steps) in {self.seconds:.2f} s")
+        if self.checked:
+            line += f"; {len(self.mismatches)} cells differ from their stored values"
+        if self.unsupported:
+            line += f"; kept stored values for {sum(map(len, self.unsupported.values()))} cells " \
+                    f"with unsupported functions ({', '.join(sorted(self.unsupported))})"
+        return line
+
+    def mismatch_table(self, limit: int | None = None) -> str:
+        """The mismatches as an aligned text table (cell, stored, computed, formula)."""
+        rows = [("cell", "stored", "computed", "formula")]
+        for m in self.mismatches[:limit]:
+            rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed),
+                         "=" + m.formula.lstrip("=")))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = ["  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+        if limit is not None and len(self.mismatches) > limit:
+            lines.append(f"... and {len(self.mismatches) - limit} more")
+        return "\n".join(lines)
+
+
+def _show(v: object) -> str:
+    if v is None:
+        return "(none)"
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, str):
+        return repr(v) if len(v) <= 40 else repr(v[:37] + "...")
+    return str(v)
+
+
+def same(stored: object, computed: object) -> bool:
+    """Whether a stored value matches a computed one (the --check rule).
+
+    >>> same(1.0, 1.0 + 1e-12), same(1.0, 1.001), same("", None), same(True, 1.0)
+    (True, False, True, False)
+    """
+    if isinstance(stored, bool) or isinstance(computed, bool):
+        return type(stored) is type(computed) and stored == computed
+    if isinstance(stored, float) and isinstance(computed, float):
+        return abs(stored - computed) <= REL_TOL * max(abs(stored), abs(computed))
+    if isinstance(stored, XlError) or isinstance(computed, XlError):
+        return stored is computed
+    if stored in (None, "") and computed in (None, ""):
+        return True
+    return stored == computed
+
+
+def mismatches(evaluation: Evaluation) -> list[Mismatch]:
+    """Every evaluated formula cell whose stored value differs from the computed one."""
+    out = []
+    for part in evaluation.package.sheets:
+        masters = {}
+        for fc in part.formulas:
+            if fc.kind == "shared" and fc.text is not None:
+                masters[fc.si] = fc
+            if (part.name.upper(), fc.row, fc.col) in evaluation.skipped:
+                continue
+            computed = evaluation.value(part.name, fc.row, fc.col)
+            if not same(fc.cached, computed):
+                out.append(Mismatch(part.name, cell_name(fc.row, fc.col), fc.cached, computed,
+                                    _formula_text(fc, masters)))
+    return out
+
+
+def _formula_text(fc, masters) -> str:
+    if fc.text is not None:
+        return fc.text
+    master = masters.get(fc.si)
+    if master is None:
+        return "(shared formula)"
+    origin = cell_name(master.row, master.col)
+    return Translator("=" + master.text, origin).translate_formula(cell_name(fc.row, fc.col))[1:]

@@ -1,0 +1,243 @@
+"""Read one worksheet part: cell values, formulas, and where each formula cell sits in the bytes.
+
+One expat pass collects every cell's cached value (numbers apart from the rest, so they load into
+numpy in bulk) and, for formula cells, the formula text (shared formulas as master + children),
+the cached value, and the byte offsets of the ``<c>``, ``<f>`` and ``<v>`` elements so that
+:mod:`.writer` can patch values into the original bytes without re-serialising anything.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+
+from . import xmlsafe
+from .refs import col_index
+from .values import error
+
+_NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+               "http://purl.oclc.org/ooxml/spreadsheetml/main")
+SHEETDATA, ROW, C, F, V, IS, T, RPH = range(8)
+_TAGS = {f"{ns} {local}": code for ns in _NAMESPACES for local, code in (
+    ("sheetData", SHEETDATA), ("row", ROW), ("c", C), ("f", F), ("v", V), ("is", IS), ("t", T),
+    ("rPh", RPH))}
+_EPOCH = _dt.datetime(1899, 12, 30)
+
+
+@dataclass(slots=True)
+class FormulaCell:
+    """A cell with a formula, as found in the sheet part."""
+
+    row: int
+    col: int
+    text: str | None  # None for the children of a shared formula
+    kind: str  # "normal", "shared", "array", "dataTable"
+    si: str | None  # shared formula index
+    ref: str | None  # range of a shared or array formula master
+    cached: object  # the value stored in the file (None when absent)
+    c_start: int  # byte offset of "<c"
+    f_start: int
+    f_end_event: int  # expat's offset at the end of <f> (see writer.element_end)
+    v_start: int = -1
+    v_end_event: int = -1
+
+
+@dataclass
+class SheetPart:
+    """Everything read from one worksheet part."""
+
+    name: str
+    path: str
+    data: bytes
+    max_row: int = 0
+    max_col: int = 0
+    num_rows: list[int] = field(default_factory=list)
+    num_cols: list[int] = field(default_factory=list)
+    num_vals: list[float] = field(default_factory=list)
+    obj_rows: list[int] = field(default_factory=list)
+    obj_cols: list[int] = field(default_factory=list)
+    obj_vals: list[object] = field(default_factory=list)
+    formulas: list[FormulaCell] = field(default_factory=list)
+
+
+def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPart:
+    """Parse a worksheet part.
+
+    >>> xml = (b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+    ...        b'<sheetData><row r="1"><c r="A1"><v>2</v></c><c r="B1" t="s"><v>0</v></c>'
+    ...        b'<c r="C1"><f>A1*2</f><v>4</v></c></row></sheetData></worksheet>')
+    >>> part = read_sheet("S", "xl/worksheets/sheet1.xml", xml, ["hello"])
+    >>> part.num_vals, part.obj_vals, [(f.row, f.col, f.text, f.cached) for f in part.formulas]
+    ([2.0, 4.0], ['hello'], [(1, 3, 'A1*2', 4.0)])
+    """
+    part = SheetPart(name, path, data)
+    p = xmlsafe.make_parser()
+    tags = _TAGS
+    cols: dict[str, int] = {}
+    num_rows, num_cols, num_vals = part.num_rows, part.num_cols, part.num_vals
+    obj_rows, obj_cols, obj_vals = part.obj_rows, part.obj_cols, part.obj_vals
+    in_data = rph = False
+    row = col = c_start = v_start = v_end = max_row = max_col = 0
+    t = "n"
+    v = buf = inline = f = None  # f: [attrs, f_start, f_end_event, text] of the current cell
+
+    def start(tag, attrs):
+        nonlocal in_data, rph, row, col, c_start, v_start, v_end, t, v, buf, inline, f
+        code = tags.get(tag)
+        if code is None or not (in_data or code == SHEETDATA):
+            return
+        if code == C:
+            r = attrs.get("r")
+            if r is not None:
+                letters = r.rstrip("0123456789")
+                row = int(r[len(letters):])
+                col = cols.get(letters) or cols.setdefault(letters, col_index(letters.lstrip("$")))
+            else:
+                col += 1
+            c_start = p.CurrentByteIndex
+            t = attrs.get("t", "n")
+            v = inline = f = None
+            v_start = v_end = -1
+        elif code == V:
+            v_start = p.CurrentByteIndex
+            buf = []
+        elif code == F:
+            f = [attrs, p.CurrentByteIndex, -1, None]
+            buf = []
+        elif code == ROW:
+            r = attrs.get("r")
+            row = int(r) if r else row + 1
+            col = 0
+        elif code == IS:
+            inline = []
+        elif code == T and inline is not None and not rph:
+            buf = []
+        elif code == RPH:
+            rph = True
+        elif code == SHEETDATA:
+            in_data = True
+
+    def chars(text):
+        if buf is not None:
+            buf.append(text)
+
+    def end(tag):
+        nonlocal in_data, rph, v_end, v, buf, max_row, max_col
+        code = tags.get(tag)
+        if code is None or not in_data:
+            return
+        if code == C:
+            value = decode(t, v, inline, strings, f is not None)
+            if row > max_row:
+                max_row = row
+            if col > max_col:
+                max_col = col
+            if f is not None:
+                _add_formula(part, row, col, c_start, f, value, v_start, v_end)
+            if value is None:
+                return
+            if type(value) is float:
+                num_rows.append(row)
+                num_cols.append(col)
+                num_vals.append(value)
+            else:
+                obj_rows.append(row)
+                obj_cols.append(col)
+                obj_vals.append(value)
+        elif code == V:
+            v_end = p.CurrentByteIndex
+            v = "".join(buf)
+            buf = None
+        elif code == F:
+            f[2] = p.CurrentByteIndex
+            f[3] = "".join(buf)
+            buf = None
+        elif code == T and inline is not None and buf is not None:
+            inline.append("".join(buf))
+            buf = None
+        elif code == RPH:
+            rph = False
+        elif code == SHEETDATA:
+            in_data = False
+
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    xmlsafe.run(p, data, path)
+    part.max_row, part.max_col = max_row, max_col
+    return part
+
+
+def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, value: object,
+                 v_start: int, v_end: int) -> None:
+    attrs, f_start, f_end, text = f
+    kind = attrs.get("t", "normal")
+    si = attrs.get("si")
+    if kind == "shared" and not attrs.get("ref") and si is not None:
+        text = None
+    part.formulas.append(FormulaCell(row, col, text, kind, si, attrs.get("ref"), value,
+                                     c_start, f_start, f_end, v_start, v_end))
+
+
+def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],
+            formula: bool) -> object:
+    if t == "inlineStr":
+        return "".join(inline or [])
+    if v is None:
+        return "" if (t == "str" and formula) else None
+    if t == "n":
+        return float(v) if v.strip() else None
+    if t == "s":
+        return strings[int(v)]
+    if t == "str":
+        return v
+    if t == "b":
+        return v.strip() in ("1", "true")
+    if t == "e":
+        return error(v)
+    if t == "d":
+        try:
+            return (_dt.datetime.fromisoformat(v) - _EPOCH).total_seconds() / 86400.0
+        except ValueError:
+            return v
+    return float(v) if v.strip() else None
+
+
+def read_shared_strings(data: bytes, path: str) -> list[str]:
+    """The shared string table: plain and rich text items, phonetic runs left out.
+
+    >>> ns = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+    >>> read_shared_strings(b'<sst ' + ns + b'><si><t>a</t></si><si><r><t>b</t></r><r><t>c</t>'
+    ...                     b'</r><rPh><t>x</t></rPh></si></sst>', "sst")
+    ['a', 'bc']
+    """
+    out: list[str] = []
+    cur: list[str] = []
+    st = {"buf": None, "rph": False}
+    si_tags = {f"{ns} si" for ns in _NAMESPACES}
+    t_tags = {f"{ns} t" for ns in _NAMESPACES}
+    rph_tags = {f"{ns} rPh" for ns in _NAMESPACES}
+
+    def start(tag, _attrs):
+        if tag in t_tags and not st["rph"]:
+            st["buf"] = []
+        elif tag in si_tags:
+            cur.clear()
+        elif tag in rph_tags:
+            st["rph"] = True
+
+    def end(tag):
+        if tag in t_tags and st["buf"] is not None:
+            cur.append("".join(st["buf"]))
+            st["buf"] = None
+        elif tag in si_tags:
+            out.append("".join(cur))
+        elif tag in rph_tags:
+            st["rph"] = False
+
+    def chars(text):
+        if st["buf"] is not None:
+            st["buf"].append(text)
+
+    p = xmlsafe.make_parser()
+    p.StartElementHandler, p.EndElementHandler, p.CharacterDataHandler = start, end, chars
+    xmlsafe.run(p, data, path)
+    return out

@@ -1,0 +1,160 @@
+"""Cell values of a workbook, column by column, as numpy arrays.
+
+Each used column keeps a kind code per row (blank, number, text, boolean, error), a float64 array
+of numbers and, only when the column holds anything else, an object array of those values. Reading
+a block returns a float64 array when every cell in it is a number (the fast path) and an object
+array of Excel values otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .sheetxml import SheetPart
+from .values import XlError
+
+BLANK, NUMBER, TEXT, BOOL, ERROR = 0, 1, 2, 3, 4
+
+
+def kind_of(v: object) -> int:
+    if v is None:
+        return BLANK
+    if isinstance(v, bool):
+        return BOOL
+    if isinstance(v, float):
+        return NUMBER
+    if isinstance(v, str):
+        return TEXT
+    if isinstance(v, XlError):
+        return ERROR
+    return NUMBER
+
+
+class Column:
+    __slots__ = ("kind", "num", "obj")
+
+    def __init__(self, length: int) -> None:
+        self.kind = np.zeros(length, dtype=np.int8)
+        self.num = np.zeros(length, dtype=np.float64)
+        self.obj: np.ndarray | None = None
+
+    def objects(self) -> np.ndarray:
+        if self.obj is None:
+            self.obj = np.empty(len(self.kind), dtype=object)
+        return self.obj
+
+
+class SheetStore:
+    """The values of one sheet. Rows are 1-based; reads past the last row give blanks."""
+
+    def __init__(self, name: str, max_row: int) -> None:
+        self.name = name
+        self.max_row = max_row
+        self.length = max_row + 2  # row 0 unused, last row a blank sentinel
+        self.cols: dict[int, Column] = {}
+
+    @classmethod
+    def from_part(cls, part: SheetPart) -> SheetStore:
+        store = cls(part.name, part.max_row)
+        if part.num_rows:
+            rows = np.asarray(part.num_rows, dtype=np.int64)
+            cols = np.asarray(part.num_cols, dtype=np.int64)
+            vals = np.asarray(part.num_vals, dtype=np.float64)
+            for c in np.unique(cols).tolist():
+                sel = cols == c
+                col = store.column(c)
+                col.kind[rows[sel]] = NUMBER
+                col.num[rows[sel]] = vals[sel]
+        for r, c, v in zip(part.obj_rows, part.obj_cols, part.obj_vals, strict=True):
+            store.set(r, c, v)
+        return store
+
+    def column(self, c: int) -> Column:
+        col = self.cols.get(c)
+        if col is None:
+            col = self.cols[c] = Column(self.length)
+        return col
+
+    def set(self, row: int, col: int, v: object) -> None:
+        """Set one cell (loading and per-cell evaluation)."""
+        column = self.column(col)
+        k = kind_of(v)
+        column.kind[row] = k
+        if k == NUMBER:
+            column.num[row] = float(v)
+        elif k != BLANK:
+            column.objects()[row] = v
+
+    def get(self, row: int, col: int) -> object:
+        """One cell's value (None when blank)."""
+        column = self.cols.get(col)
+        if column is None or row >= self.length:
+            return None
+        k = column.kind[row]
+        if k == NUMBER:
+            return float(column.num[row])
+        if k == BLANK:
+            return None
+        return column.obj[row]
+
+    def write(self, col: int, rows: np.ndarray, values: np.ndarray) -> None:
+        """Store a formula group's results (values of shape (n,), any dtype)."""
+        column = self.column(col)
+        if values.dtype == np.float64:
+            column.kind[rows] = NUMBER
+            column.num[rows] = values
+            return
+        if values.dtype == np.bool_:
+            column.kind[rows] = BOOL
+            column.objects()[rows] = values.astype(object)
+            return
+        for r, v in zip(rows.tolist(), values.tolist(), strict=True):
+            self.set(r, col, 0.0 if v is None else v)
+
+    def block(self, r0, h: int, c0: int, w: int) -> np.ndarray:
+        """Values of rows r0..r0+h-1 x columns c0..c0+w-1 as an (m, h, w) array.
+
+        ``r0`` is an int (m = 1) or an int array of shape (m,) for ranges that move with the
+        formula's row. Rows past the sheet's last used row are blank and are not materialised
+        beyond it: ``h`` is clipped, so callers that need the true height keep it themselves.
+        """
+        if isinstance(r0, np.ndarray):
+            idx = r0[:, None] + np.arange(h)[None, :]
+        else:
+            h = max(0, min(h, self.length - 1 - r0))
+            idx = np.arange(r0, r0 + h)[None, :]
+        idx = np.clip(idx, 0, self.length - 1)
+        m = idx.shape[0]
+        cols = [self.cols.get(c) for c in range(c0, c0 + w)]
+        kinds = np.zeros((m, h, w), dtype=np.int8)
+        for j, col in enumerate(cols):
+            if col is not None:
+                kinds[:, :, j] = col.kind[idx]
+        if (kinds == NUMBER).all():
+            out = np.empty((m, h, w), dtype=np.float64)
+            for j, col in enumerate(cols):
+                out[:, :, j] = col.num[idx]
+            return out
+        out = np.empty((m, h, w), dtype=object)
+        for j, col in enumerate(cols):
+            if col is None:
+                continue
+            k = kinds[:, :, j]
+            sub = out[:, :, j]
+            num = k == NUMBER
+            if num.any():
+                sub[num] = col.num[idx][num]
+            other = (k != NUMBER) & (k != BLANK)
+            if other.any():
+                sub[other] = col.obj[idx][other]
+        return out
+
+
+class Book:
+    """All sheets' stores, found by name case-insensitively."""
+
+    def __init__(self, stores: list[SheetStore]) -> None:
+        self.stores = {s.name.upper(): s for s in stores}
+
+    def sheet(self, name: str) -> SheetStore | None:
+        return self.stores.get(name.upper())

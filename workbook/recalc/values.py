@@ -1,0 +1,214 @@
+"""Excel values and the conversions between them, one element at a time.
+
+A cell value is a ``float``, ``str``, ``bool``, ``None`` (blank) or an :class:`XlError`. The
+vectorised layer (:mod:`.vec`) uses these element rules only on the slow path (text, booleans,
+errors, blanks mixed in); numbers go straight through numpy.
+
+Where LibreOffice and Excel disagree, these rules follow Excel (the product's target) and the
+oracle tests list the difference: LibreOffice stores booleans as numbers, so it counts TRUE in
+ranges (SUM, MAX, COUNT) and writes ``""&TRUE`` as "1"; Excel ignores booleans in ranges and
+writes "TRUE".
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+
+
+class XlError:
+    """An Excel error value such as ``#DIV/0!``; one instance per code, compare with ``is``.
+
+    >>> ERRORS["#N/A"] is NA, str(DIV0)
+    (True, '#DIV/0!')
+    """
+
+    __slots__ = ("code",)
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __repr__(self) -> str:
+        return self.code
+
+    __str__ = __repr__
+
+    def __reduce__(self):  # keep one instance per code through pickling and copying
+        return (error, (self.code,))
+
+
+ERRORS: dict[str, XlError] = {c: XlError(c) for c in (
+    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA")}
+NULL, DIV0, VALUE, REF, NAME, NUM, NA = (ERRORS[c] for c in (
+    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+
+
+def error(text: str) -> XlError:
+    """The error value for an error text, which may carry a message after the code.
+
+    Unknown ``#...`` codes become #VALUE!.
+
+    >>> error("#N/A"), error("#N/A unknown system 'H100'"), error("#BOGUS")
+    (#N/A, #N/A, #VALUE!)
+    """
+    parts = text.strip().split(None, 1)
+    return ERRORS.get(parts[0].upper() if parts else "", VALUE)
+
+
+_NUM_RE = re.compile(r"""^\s*(?P<neg>-)?\s*\$?\s*(?P<num>(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?
+                         (?:[eE][-+]?\d+)?)\s*(?P<pct>%)?\s*$""", re.X)
+_DATE_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
+_EPOCH = _dt.date(1899, 12, 30)
+
+
+def parse_number(text: str) -> float | None:
+    """The number a text stands for when used in arithmetic, or None.
+
+    Accepts what both Excel and LibreOffice (en-US) convert: plain and scientific numbers, a leading
+    minus, ``$``, thousands separators, a trailing ``%``, and ISO dates (as serial numbers).
+
+    >>> parse_number(" 3 "), parse_number("1,000"), parse_number("10%"), parse_number("$5")
+    (3.0, 1000.0, 0.1, 5.0)
+    >>> parse_number("2024-01-01"), parse_number("abc"), parse_number(""), parse_number("1,00")
+    (45292.0, None, None, None)
+    """
+    m = _NUM_RE.match(text)
+    if m and any(ch.isdigit() for ch in m["num"]):
+        try:
+            x = float(m["num"].replace(",", ""))
+        except ValueError:
+            return None
+        x = -x if m["neg"] else x
+        return x / 100.0 if m["pct"] else x
+    d = _DATE_RE.match(text)
+    if d:
+        try:
+            return float((_dt.date(*map(int, d.groups())) - _EPOCH).days)
+        except ValueError:
+            return None
+    return None
+
+
+def to_number(v: object) -> float | XlError:
+    """Excel's conversion of one value for arithmetic: blank 0, TRUE 1, numeric text, else #VALUE!.
+
+    >>> to_number(None), to_number(True), to_number("2.5"), to_number("x")
+    (0.0, 1.0, 2.5, #VALUE!)
+    """
+    if isinstance(v, float):
+        return v
+    if v is None:
+        return 0.0
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, str):
+        x = parse_number(v)
+        return VALUE if x is None else x
+    if isinstance(v, XlError):
+        return v
+    return float(v)  # int or numpy number
+
+
+def to_bool(v: object) -> bool | XlError:
+    """Excel's conversion for a condition: numbers non-zero, "TRUE"/"FALSE" texts, blank FALSE.
+
+    >>> to_bool(2.0), to_bool(None), to_bool("true"), to_bool("yes")
+    (True, False, True, #VALUE!)
+    """
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, float):
+        return v != 0.0
+    if v is None:
+        return False
+    if isinstance(v, str):
+        u = v.strip().upper()
+        return True if u == "TRUE" else False if u == "FALSE" else VALUE
+    if isinstance(v, XlError):
+        return v
+    return bool(v)
+
+
+def to_text(v: object) -> str | XlError:
+    """Excel's conversion to text (for ``&``, CONCATENATE, LEN...).
+
+    >>> to_text(1 / 3), to_text(2.0), to_text(True), to_text(None), to_text(1e20)
+    ('0.333333333333333', '2', 'TRUE', '', '1E+20')
+    """
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float):
+        return number_text(v)
+    if v is None:
+        return ""
+    if isinstance(v, XlError):
+        return v
+    return number_text(float(v))
+
+
+def number_text(x: float) -> str:
+    """A number as Excel's General format writes it in text: at most 15 significant digits.
+
+    >>> number_text(0.1 + 0.2), number_text(-1.5e-7), number_text(123456789012345678.0)
+    ('0.3', '-0.00000015', '1.23456789012346E+17')
+    >>> number_text(1234567.891), number_text(-0.0), number_text(1e-20)
+    ('1234567.891', '0', '1E-20')
+    """
+    if x == 0:
+        return "0"
+    mant, _, exp = f"{x:.14e}".partition("e")
+    e = int(exp)
+    if e >= 15 or e < -19:  # scientific, Excel style: 1.5E+20, 1E-20
+        m = mant.rstrip("0").rstrip(".")
+        return f"{m}E{'+' if e >= 0 else '-'}{abs(e):02d}"
+    digits = max(0, 14 - e)
+    s = f"{round(x, digits):.{digits}f}"
+    if "." in s:
+        s = s.rstrip("0").rstrip(".")
+    return "0" if s in ("-0", "") else s
+
+
+def type_rank(v: object) -> int:
+    """Order of types in Excel comparisons: numbers < text < booleans (errors handled before)."""
+    return 0 if isinstance(v, float) else 2 if isinstance(v, bool) else 1
+
+
+def compare(a: object, b: object) -> int | XlError:
+    """Excel's three-way comparison of two values: -1, 0 or 1, or the first error.
+
+    Text compares case-insensitively; a blank takes the type of the other side; numbers compare
+    with Excel's 15-digit tolerance (``0.1+0.2 = 0.3`` is TRUE).
+
+    >>> compare("a", "A"), compare(None, 0.0), compare(None, ""), compare(1.0, "a")
+    (0, 0, 0, -1)
+    """
+    if isinstance(a, XlError):
+        return a
+    if isinstance(b, XlError):
+        return b
+    if a is None:
+        a = "" if isinstance(b, str) else False if isinstance(b, bool) else 0.0
+    if b is None:
+        b = "" if isinstance(a, str) else False if isinstance(a, bool) else 0.0
+    if isinstance(a, int) and not isinstance(a, bool):
+        a = float(a)
+    if isinstance(b, int) and not isinstance(b, bool):
+        b = float(b)
+    ra, rb = type_rank(a), type_rank(b)
+    if ra != rb:
+        return -1 if ra < rb else 1
+    if ra == 1:
+        a, b = a.lower(), b.lower()
+    elif ra == 0 and approx_equal(a, b):
+        return 0
+    return 0 if a == b else -1 if a < b else 1
+
+
+EPS48 = 2.0 ** -48  # relative tolerance of Excel/LibreOffice "approximately equal" (15 digits)
+
+
+def approx_equal(a: float, b: float) -> bool:
+    """Equal to about 15 significant digits, as spreadsheet comparisons treat numbers."""
+    return a == b or abs(a - b) < max(abs(a), abs(b)) * EPS48
