@@ -63,9 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only this kind of preset")
     p.set_defaults(run=_presets)
 
-    from . import cmd_batch
+    from . import cmd_batch, cmd_excel, cmd_recalc, cmd_template
 
     cmd_batch.add_parser(sub)
+    cmd_excel.add_parser(sub)
+    cmd_recalc.add_parser(sub)
+    cmd_template.add_parser(sub)
     return parser
 
 

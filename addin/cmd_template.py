@@ -1,0 +1,87 @@
+"""`gputco template [-o FILE]`: write the finance workbook and print its headline numbers."""
+
+from __future__ import annotations
+
+import argparse
+
+import udfs
+from udfs import presets
+
+DEFAULT_OUTPUT = "gpu-tco.xlsx"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "template",
+        help="write the finance workbook (H100 HGX vs GB200 NVL72 TCO) as .xlsx",
+        description="Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
+        "Model (native formulas), Compare (ratios, break-even speed-up and MFU, charts), "
+        "Benchmarks (published runs recomputed), Checks (TCO_ functions against the native "
+        "formulas), Presets (tables with sources) and xlwings.conf. Every formula carries a "
+        "computed value, so the file opens with numbers in Excel, LibreOffice, pandas or a viewer.",
+    )
+    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
+                   help="the .xlsx to write (default: %(default)s)")
+    p.add_argument("--systems", default="H100_HGX,GB200_NVL72",
+                   help="comma-separated system presets, one column each; the first is the "
+                   "reference on Compare (default: %(default)s)")
+    p.add_argument("--buyer", default=presets.DEFAULT_BUYER,
+                   help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud "
+                   "(default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    p.set_defaults(run=run)
+
+
+def _xlwings_rows():
+    """The xlwings.conf rows from addin.xlwings_conf when it exists, else None (the fallback)."""
+    try:
+        from .xlwings_conf import xlwings_conf_rows
+    except ImportError:
+        return None
+    return [tuple(r) for r in xlwings_conf_rows()]
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbook.template import system_keys, write_template
+
+    keys = system_keys(args.systems)
+    buyer = presets.buyer(args.buyer).key
+    result = write_template(args.output, keys, buyer, force=args.force,
+                            xlwings_rows=_xlwings_rows())
+    print(f"wrote {result.path} ({', '.join(keys)}; buyer {buyer}) in "
+          f"{result.build_seconds + result.recalc_seconds:.2f} s")
+    print(summary_table(keys, buyer))
+    return 0
+
+
+def summary_table(keys: list[str], buyer: str) -> str:
+    """The workbook's default scenario by udfs: capex, TCO, cost per Mtok, J/token, household-years.
+
+    >>> print(summary_table(["H100_HGX", "GB200_NVL72"], "hyperscaler"))  # doctest: +ELLIPSIS
+    default run: gpt3_175b, bf16, MFU 54% on every system, 300B tokens
+    system           capex/GPU   TCO $/GPU-h   $/Mtok   J/token   household-years   TCO ratio
+    H100_HGX            31,250        1.4199   0.7966     3.647             28.16       1.000
+    GB200_NVL72         54,167        2.2494   0.4994     1.746             13.48       1.584
+    """
+    from workbook.sheet_inputs import DEFAULT_MFU, SCENARIO_DEFAULTS
+
+    model, precision = SCENARIO_DEFAULTS["inp_model"], SCENARIO_DEFAULTS["inp_precision"]
+    tokens, mfu = SCENARIO_DEFAULTS["inp_tokens"], DEFAULT_MFU
+    fpt = udfs.tco_flops_per_token(model, None, SCENARIO_DEFAULTS["inp_convention"])
+    ref = keys[0]
+    lines = [f"default run: {model}, {precision}, MFU {mfu:.0%} on every system, "
+             f"{tokens / 1e9:.0f}B tokens",
+             f"{'system':<14}{'capex/GPU':>12}{'TCO $/GPU-h':>14}{'$/Mtok':>9}{'J/token':>10}"
+             f"{'household-years':>18}{'TCO ratio':>12}"]
+    for key in keys:
+        tco = udfs.tco_gpu_hour(key, buyer)
+        peak = presets.peak_tflops(key, precision)
+        watts = udfs.tco_utility_watts_per_gpu(presets.system(key).value("it_kw_per_gpu"),
+                                               presets.buyer(buyer).value("pue"))
+        jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
+        lines.append(
+            f"{key:<14}{udfs.tco_capex_per_gpu(key, buyer):>12,.0f}{tco:>14.4f}"
+            f"{udfs.tco_cost_per_mtok(tco, fpt, peak, mfu):>9.4f}{jpt:>10.3f}"
+            f"{udfs.tco_household_years(jpt * tokens):>18.2f}"
+            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}")
+    return "\n".join(lines)

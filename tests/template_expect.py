@@ -1,0 +1,302 @@
+"""What udfs says every keyed row of the finance workbook's Model and Compare sheets must hold.
+
+The tests walk every row of those sheets (column A is the row's key) and every system column, and
+look the key up here: a row without an entry fails the test, so a new row needs its udfs twin.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import udfs
+from udfs import presets, scenario
+from udfs.energy import JOULES_PER_KWH
+from workbook.book import FIRST_SYSTEM_COL
+
+SWEEP_START, SWEEP_STEP = 0.20, 0.05  # the Compare sheet's MFU sweep defaults (Inputs)
+KEY = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass
+class Scenario:
+    """The inputs of one workbook: systems (one per column), buyer, and any overrides by the
+    scenario input names of udfs.scenario (a value, or a list with one value per column)."""
+
+    systems: list[str]
+    buyer: str = "hyperscaler"
+    model: str = "gpt3_175b"
+    precision: str = "bf16"
+    convention: str = "palm"
+    mfu: list[float] = field(default_factory=list)
+    tokens: float = 300e9
+    gpus: float = 128
+    kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR
+    overrides: dict[str, object] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.mfu:
+            self.mfu = [0.54] * len(self.systems)
+
+
+def _per_column(value, k):
+    return value[k] if isinstance(value, list) else value
+
+
+def model_columns(sc: Scenario) -> list[dict[str, object]]:
+    """Expected Model values, one dict (key -> value) per system column."""
+    cols = []
+    m = presets.model(sc.model)
+    for k, s in enumerate(sc.systems):
+        b = presets.buyer(sc.buyer)
+        ov = {name: _per_column(v, k) for name, v in sc.overrides.items()
+              if _per_column(v, k) is not None}
+        inputs = {"system": s, "buyer": sc.buyer, "model": sc.model, "precision": sc.precision,
+                  "convention": sc.convention, "mfu": sc.mfu[k], "tokens": sc.tokens,
+                  "gpus": sc.gpus, "kwh_per_household_year": sc.kwh, **ov}
+        ev = {key: float(v[0]) for key, v in scenario.evaluate(
+            {n: [v] if not isinstance(v, str) else v for n, v in inputs.items()}).items()}
+        buyer_value = {f: ov.get(f, b.value(f)) for f in (
+            "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
+            "colo_usd_per_kw_month", "other_usd_per_gpu_hour")}
+        seq = ov.get("seq_len", m.value("seq_len"))
+        fpt = udfs.tco_flops_per_token(sc.model, seq, sc.convention)
+        peak = ov.get("peak_tflops", presets.peak_tflops(s, sc.precision))
+        kw = ov.get("it_kw_per_gpu", presets.system(s).value("it_kw_per_gpu"))
+        capex = ov.get("capex_per_gpu", udfs.tco_capex_per_gpu(s, sc.buyer))
+        capital = udfs.tco_capital_per_gpu_hour(capex, buyer_value["cost_of_capital"],
+                                                buyer_value["life_years"],
+                                                buyer_value["residual_fraction"])
+        power = udfs.tco_power_per_gpu_hour(kw, buyer_value["pue"], buyer_value["usd_per_kwh"])
+        facility = udfs.tco_colo_per_gpu_hour(kw, buyer_value["colo_usd_per_kw_month"])
+        other = buyer_value["other_usd_per_gpu_hour"]
+        tco = udfs.tco_total_per_gpu_hour(capex, buyer_value["cost_of_capital"],
+                                          buyer_value["life_years"], kw, buyer_value["pue"],
+                                          buyer_value["usd_per_kwh"],
+                                          buyer_value["colo_usd_per_kw_month"],
+                                          buyer_value["residual_fraction"], other)
+        if not sc.overrides:  # the name-based functions must agree with the explicit ones
+            parts = dict(udfs.tco_breakdown(s, sc.buyer)[1:])
+            assert (capital, power, facility, other) == (
+                parts["capital"], parts["power"], parts["facility"], parts["other"])
+            tco = udfs.tco_gpu_hour(s, sc.buyer)
+        mfu = sc.mfu[k]
+        tps = udfs.tco_tokens_per_gpu_second(fpt, peak, mfu)
+        watts = udfs.tco_utility_watts_per_gpu(kw, buyer_value["pue"])
+        jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
+        col = {
+            "system": s, "buyer": sc.buyer, "model": sc.model, "precision": sc.precision,
+            "list_capex_per_gpu": presets.system(s).value("capex_per_gpu"),
+            "capex_multiplier": b.value("capex_multiplier"),
+            "capex_per_gpu": capex,
+            **{f: buyer_value[f] for f in ("cost_of_capital", "life_years", "residual_fraction",
+                                           "pue", "usd_per_kwh", "colo_usd_per_kw_month")},
+            "capital_per_gpu_year": capital * udfs.HOURS_PER_YEAR,
+            "capital_per_gpu_hour": capital,
+            "it_kw_per_gpu": kw,
+            "power_per_gpu_hour": power,
+            "facility_per_gpu_hour": facility,
+            "other_per_gpu_hour": other,
+            "opex_per_gpu_hour": power + facility + other,
+            "tco_per_gpu_hour": tco,
+            "peak_tflops": peak,
+            "seq_len": seq,
+            **{f: m.value(f) for f in ("params", "layers", "d_model", "heads", "kv_heads", "ffn",
+                                       "vocab", "mlp_matrices")},
+            "flops_palm": udfs.tco_flops_per_token(sc.model, seq, "palm"),
+            "flops_6n": udfs.tco_flops_per_token(sc.model, seq, "6n"),
+            "flops_megatron": udfs.tco_flops_per_token(sc.model, seq, "megatron"),
+            "flops_per_token": fpt,
+            "mfu": mfu,
+            "tokens_per_gpu_second": tps,
+            "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
+            "tokens": sc.tokens,
+            "gpus": sc.gpus,
+            "training_cost": udfs.tco_training_cost(sc.tokens, tco, fpt, peak, mfu),
+            "training_gpu_hours": sc.tokens / tps / 3600,
+            "training_days": udfs.tco_training_days(sc.tokens, sc.gpus, fpt, peak, mfu),
+            "utility_watts_per_gpu": watts,
+            "joules_per_token": jpt,
+            "training_energy_kwh": sc.tokens * jpt / JOULES_PER_KWH,
+            "kwh_per_household_year": sc.kwh,
+            "household_years": udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
+            "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt,
+                                                                               sc.kwh),
+        }
+        # udfs.scenario (the batch engine's chain) must say the same
+        for key, out in (("capex_per_gpu", "capex_per_gpu"), ("tco_per_gpu_hour",
+                         "tco_usd_per_gpu_hour"), ("cost_per_mtok", "usd_per_mtok"),
+                         ("joules_per_token", "joules_per_token"),
+                         ("household_years", "household_years"),
+                         ("training_days", "training_days")):
+            assert abs(col[key] / ev[out] - 1) < 1e-12, (key, col[key], ev[out])
+        cols.append(col)
+    return cols
+
+
+def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
+    """Expected Compare values per system column (the first column is the reference)."""
+    ref = model[0]
+    plain = not sc.overrides
+    cols = []
+    for k, m in enumerate(model):
+        ratio = m["tco_per_gpu_hour"] / ref["tco_per_gpu_hour"]
+        breakeven = ref["mfu"] * ratio * ref["peak_tflops"] / m["peak_tflops"]
+        if plain:
+            ratio = udfs.tco_ratio(sc.systems[0], sc.systems[k], sc.buyer)
+            breakeven = udfs.tco_breakeven_mfu(ref["mfu"], sc.systems[0], sc.systems[k],
+                                               sc.precision, sc.buyer)
+        speedup = m["tokens_per_gpu_second"] / ref["tokens_per_gpu_second"]
+        cols.append({
+            "system": m["system"],
+            "capex_per_gpu": m["capex_per_gpu"],
+            "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
+            "opex_per_gpu_hour": m["opex_per_gpu_hour"],
+            "opex_ratio": m["opex_per_gpu_hour"] / ref["opex_per_gpu_hour"],
+            "tco_per_gpu_hour": m["tco_per_gpu_hour"],
+            "tco_ratio": ratio,
+            "peak_tflops": m["peak_tflops"],
+            "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
+            "mfu": m["mfu"],
+            "speedup": speedup,
+            "breakeven_mfu": breakeven,
+            "cost_per_mtok": m["cost_per_mtok"],
+            "cost_per_mtok_ratio": m["cost_per_mtok"] / ref["cost_per_mtok"],
+            "cost_per_mtok_at_breakeven": ref["cost_per_mtok"],
+            "joules_per_token": m["joules_per_token"],
+            "household_years": m["household_years"],
+            "verdict": "reference" if k == 0 else (
+                "cheaper per token" if speedup >= ratio else "dearer per token"),
+        })
+    return cols
+
+
+def sweep_value(model_col: dict, mfu: float) -> float:
+    """Cost per million tokens of one system column at ``mfu`` (the Compare sweep table)."""
+    return udfs.tco_cost_per_mtok(model_col["tco_per_gpu_hour"], model_col["flops_per_token"],
+                                  model_col["peak_tflops"], mfu)
+
+
+def _same(expected, actual) -> bool:
+    if isinstance(expected, str) or isinstance(actual, str):
+        return expected == actual
+    return actual is not None and math.isclose(float(actual), float(expected), rel_tol=1e-9,
+                                               abs_tol=1e-12)
+
+
+def keyed_rows(ws):
+    """(row number, key) of every keyed row: column A holds a snake_case key."""
+    for r in range(1, ws.max_row + 1):
+        key = ws.cell(row=r, column=1).value
+        if isinstance(key, str) and KEY.match(key) and key != "key":
+            yield r, key
+
+
+def check_model(ws, sc: Scenario) -> tuple[list[str], int]:
+    """Walk every keyed row and system column of Model; return (mismatches, cells checked)."""
+    cols = model_columns(sc)
+    bad, n = [], 0
+    for r, key in keyed_rows(ws):
+        for k, col in enumerate(range(FIRST_SYSTEM_COL, FIRST_SYSTEM_COL + len(sc.systems))):
+            n += 1
+            if key not in cols[k]:
+                bad.append(f"Model row {r}: key {key!r} has no udfs twin in template_expect")
+                continue
+            actual = ws.cell(row=r, column=col).value
+            if not _same(cols[k][key], actual):
+                bad.append(f"Model!{ws.cell(row=r, column=col).coordinate} {key} "
+                           f"({sc.systems[k]}): workbook {actual!r}, udfs {cols[k][key]!r}")
+    return bad, n
+
+
+def check_compare(ws, sc: Scenario) -> tuple[list[str], int]:
+    """Walk every keyed row and system column of Compare, the MFU sweep included."""
+    model = model_columns(sc)
+    cols = compare_columns(sc, model)
+    bad, n, i = [], 0, 0
+    for r, key in keyed_rows(ws):
+        if key == "cost_per_mtok_at_mfu":
+            mfu = SWEEP_START + i * SWEEP_STEP
+            i += 1
+            n += 1
+            if not _same(mfu, ws.cell(row=r, column=2).value):
+                bad.append(f"Compare!B{r}: MFU {ws.cell(row=r, column=2).value!r}, expected {mfu}")
+        for k, col in enumerate(range(FIRST_SYSTEM_COL, FIRST_SYSTEM_COL + len(sc.systems))):
+            n += 1
+            if key == "cost_per_mtok_at_mfu":
+                expected = sweep_value(model[k], mfu)
+            elif key in cols[k]:
+                expected = cols[k][key]
+            else:
+                bad.append(f"Compare row {r}: key {key!r} has no udfs twin in template_expect")
+                continue
+            actual = ws.cell(row=r, column=col).value
+            if not _same(expected, actual):
+                bad.append(f"Compare!{ws.cell(row=r, column=col).coordinate} {key} "
+                           f"({sc.systems[k]}): workbook {actual!r}, udfs {expected!r}")
+    if i == 0:
+        bad.append("Compare: no MFU sweep rows")
+    return bad, n
+
+
+def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 300e9,
+                   kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR) -> dict[str, dict[str, object]]:
+    """Expected Benchmarks values per run key and column key (published columns from runs.toml
+    and the extra published figures the sheet lists)."""
+    from workbook.sheet_benchmarks import published
+
+    out = {}
+    b = presets.buyer(buyer)
+    for key, run in presets.catalog("run").items():
+        s, m, p = run.texts["system"], run.texts["model"], run.texts["precision"]
+        mfu = run.value("mfu")
+        fpt = udfs.tco_flops_per_token(m)
+        peak = presets.peak_tflops(s, p)
+        tps = udfs.tco_tokens_per_gpu_second(fpt, peak, mfu)
+        tco = udfs.tco_gpu_hour(s, buyer)
+        watts = udfs.tco_utility_watts_per_gpu(presets.system(s).value("it_kw_per_gpu"),
+                                               b.value("pue"))
+        jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
+        hy = udfs.tco_household_years(bench_tokens * jpt, kwh)
+        row = {"run": key, "label": run.label, "system": s, "model": m, "precision": p,
+               "gpus": run.value("gpus"), "mfu": mfu, "peak_tflops": peak,
+               "flops_per_token": fpt, "tokens_per_gpu_second": tps, "tco_per_gpu_hour": tco,
+               "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
+               "cost_per_mtok_article": udfs.tco_cost_per_mtok(article_usd, fpt, peak, mfu),
+               "utility_watts_per_gpu": watts, "joules_per_token": jpt, "household_years": hy,
+               "tokens_per_household_year": bench_tokens / hy}
+        ours = {"tokens_per_gpu_second": tps, "usd_per_mtok": row["cost_per_mtok_article"],
+                "joules_per_token": jpt, "household_years": hy,
+                "tokens_per_household_year": row["tokens_per_household_year"]}
+        for field_, (value, _source) in published(key).items():
+            row[f"published_{field_}"] = value
+            row[f"diff_{field_}"] = ours[field_] / value - 1
+        out[key] = row
+    return out
+
+
+def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
+    """Walk every run row and column of Benchmarks against :func:`benchmark_rows`."""
+    from workbook.sheet_benchmarks import COLUMNS
+
+    expected = benchmark_rows(buyer)
+    bad, n, seen = [], 0, set()
+    for r in range(1, ws.max_row + 1):
+        run = ws.cell(row=r, column=1).value
+        if run not in expected or ws.cell(row=r, column=2).value != expected[run]["label"]:
+            continue  # the table of extra published figures below also names runs
+        seen.add(run)
+        for col, (key, *_rest) in enumerate(COLUMNS, start=1):
+            actual = ws.cell(row=r, column=col).value
+            want = expected[run].get(key)
+            n += 1
+            if want is None:
+                if actual is not None:
+                    bad.append(f"Benchmarks row {r} {key}: {actual!r} where nothing was published")
+            elif not _same(want, actual):
+                bad.append(f"Benchmarks row {r} {run} {key}: workbook {actual!r}, udfs {want!r}")
+    missing = set(expected) - seen
+    if missing:
+        bad.append(f"Benchmarks: runs missing: {sorted(missing)}")
+    return bad, n

@@ -1,0 +1,210 @@
+"""The finance workbook's structure: sheets, inputs, names, drop-downs, styles, tables, charts,
+print setup, formulas Excel and LibreOffice 7.4 both know, and the `gputco template` command."""
+
+from __future__ import annotations
+
+import re
+
+import openpyxl
+import pytest
+
+import udfs
+from addin.cli import main
+from udfs import presets
+from workbook import sheet_checks, sheet_inputs, sheet_model
+from workbook.files import FileExistsRefusal
+from workbook.template import SHEET_ORDER, build_workbook, write_template
+
+ALL_SYSTEMS = list(presets.catalog("system"))
+
+
+@pytest.fixture(scope="module")
+def wb(tmp_path_factory):
+    """The default workbook as saved by openpyxl and read back (before recalculation)."""
+    path = tmp_path_factory.mktemp("structure") / "plain.xlsx"
+    build_workbook(["H100_HGX", "GB200_NVL72"]).save(path)
+    return openpyxl.load_workbook(path)
+
+
+def named_cell(wb, name):
+    (sheet, ref), = wb.defined_names[name].destinations
+    return wb[sheet][ref.replace("$", "")]
+
+
+def all_formulas(wb):
+    return [(ws.title, c.coordinate, c.value) for ws in wb.worksheets for row in ws.iter_rows()
+            for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+
+
+def test_sheets_in_order(wb):
+    assert wb.sheetnames == list(SHEET_ORDER)
+    assert wb.active.title == "Cover"
+
+
+def test_cover_names_version_sources_and_legend(wb):
+    text = " ".join(str(c.value) for row in wb["Cover"].iter_rows() for c in row if c.value)
+    assert f"gputco {udfs.__version__}" in text
+    for needle in ("How to use it", "Where every number comes from", "Colour legend",
+                   "SemiAnalysis", "inp_<field>_<n>"):
+        assert needle in text
+
+
+def test_every_input_has_a_name_and_input_style(wb):
+    names = [n for n in wb.defined_names if n.startswith("inp_")]
+    scalar = {n for n, *_ in sheet_inputs.SCENARIO}
+    per_system = {f"inp_{f}_{k}" for f in ("system", "mfu", "capex_per_gpu", "it_kw_per_gpu",
+                                            "peak_tflops") for k in (1, 2)}
+    buyer = {f"inp_{f}" for f, *_ in sheet_inputs.BUYER_FIELDS}
+    assert scalar | per_system | buyer <= set(names)
+    for name in scalar | per_system | buyer:
+        cell = named_cell(wb, name)
+        assert cell.font.color.rgb.endswith("0000FF"), name  # blue
+        assert cell.fill.fgColor.rgb.endswith("FFF2CC"), name  # light yellow
+        assert not (isinstance(cell.value, str) and cell.value.startswith("=")), name
+
+
+def test_formulas_are_black(wb):
+    for sheet in ("Model", "Compare"):
+        for row in wb[sheet].iter_rows():
+            for c in row:
+                if isinstance(c.value, str) and c.value.startswith("="):
+                    assert c.font.color is None or c.font.color.rgb.endswith("000000"), c
+
+
+def test_drop_downs_list_the_presets(wb):
+    ws = wb["Inputs"]
+    lists = {}
+    for dv in ws.data_validations.dataValidation:
+        if dv.type == "list":
+            for rng in dv.sqref.ranges:
+                lists[rng.coord] = dv.formula1
+    expect = {"inp_buyer": "list_buyers", "inp_model": "list_models",
+              "inp_precision": "list_precisions", "inp_convention": "list_conventions",
+              "inp_system_1": "list_systems", "inp_system_2": "list_systems"}
+    for name, list_name in expect.items():
+        assert lists[named_cell(wb, name).coordinate] == list_name, name
+    (sheet, ref), = wb.defined_names["list_systems"].destinations
+    assert [c.value for (c,) in wb[sheet][ref.replace("$", "")]] == ALL_SYSTEMS
+    (sheet, ref), = wb.defined_names["list_buyers"].destinations
+    assert [c.value for (c,) in wb[sheet][ref.replace("$", "")]] == list(presets.catalog("buyer"))
+
+
+def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
+    ws = wb["Presets"]
+    assert set(ws.tables) == {"tbl_systems", "tbl_buyers", "tbl_models", "tbl_runs"}
+    rows = {}
+    for table in ws.tables.values():
+        cells = ws[table.ref]
+        assert [c.value for c in cells[0]] == ["id", "preset", "field", "value", "unit", "source",
+                                               "as_of"]
+        for r in cells[1:]:
+            rows[r[0].value] = [c.value for c in r]
+    n = 0
+    for kind in presets.KINDS:
+        for key, p in presets.catalog(kind).items():
+            for name, e in p.entries.items():
+                if name == "capex_per_gpu":
+                    continue  # derived: a formula on Inputs
+                row = rows[f"{key}.{name}"]
+                assert row[3] == e.value and row[4] == e.unit and row[5] == e.source, row
+                assert row[6].date() == e.as_of
+                n += 1
+    assert n == sum(len(p.entries) for kind in presets.KINDS
+                    for p in presets.catalog(kind).values()) - len(presets.catalog("system"))
+
+
+def test_model_formulas_hold_no_typed_numbers(wb):
+    """Constants are named cells (k_*); only the integer coefficients of the FLOPs formulas."""
+    for sheet, ref, f in all_formulas(wb):
+        if sheet != "Model":
+            continue
+        text = re.sub(r'"[^"]*"', "", f)  # drop string literals
+        text = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "", text)  # drop cell references
+        text = re.sub(r"[A-Za-z_][A-Za-z0-9_]*", "", text)  # drop names and functions
+        numbers = set(re.findall(r"\d+(?:\.\d+)?(?:E[+-]?\d+)?", text))
+        assert numbers <= {"2", "6", "12"}, (ref, f, numbers)
+
+
+def test_formulas_use_functions_libreoffice_74_knows(wb):
+    allowed = {"INDEX", "MATCH", "IF", "ISNUMBER", "NA", "PMT", "AND", "OR", "NOT", "ABS", "MAX",
+               "ISERROR", "ISTEXT", "COUNTA", "TRUE"}
+    udf_names = set(udfs.UDFS)
+    for sheet, ref, f in all_formulas(wb):
+        for func in re.findall(r"([A-Z][A-Z0-9_.]*)\(", re.sub(r'"[^"]*"', "", f)):
+            assert func in allowed or (sheet == "Checks" and func in udf_names), (sheet, ref, f)
+
+
+def test_checks_use_registered_udfs_only():
+    assert sheet_checks.udf_names() <= set(udfs.UDFS)
+    assert {"TCO_COST_PER_MTOK", "TCO_GPU_HOUR", "TCO_RATIO", "TCO_BREAKEVEN_MFU"} <= \
+        sheet_checks.udf_names()
+
+
+def test_model_rows_have_keys_units_and_how(wb):
+    ws = wb["Model"]
+    keys = [k for k, *_ in sheet_model.ROWS if k]
+    found = {ws.cell(row=r, column=1).value: r for r in range(1, ws.max_row + 1)}
+    for key in keys:
+        r = found[key]
+        assert ws.cell(row=r, column=2).value  # label
+        assert ws.cell(row=r, column=6).value  # how (after the 2 system columns)
+
+
+def test_two_charts_on_compare():
+    wb = build_workbook(["H100_HGX", "GB200_NVL72"])
+    charts = wb["Compare"]._charts
+    assert len(charts) == 2
+    bar, line = charts
+    assert bar.grouping == "stacked" and len(bar.series) == 4
+    assert len(line.series) == 2
+
+
+def test_every_sheet_prints_fit_to_width(wb):
+    for ws in wb.worksheets:
+        assert ws.sheet_properties.pageSetUpPr.fitToPage, ws.title
+        assert ws.page_setup.fitToWidth == 1, ws.title
+
+
+def test_xlwings_conf_sheet(wb):
+    ws = wb["xlwings.conf"]
+    conf = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).value
+            for r in range(1, ws.max_row + 1)}
+    assert conf["UDF Modules"]
+
+
+def test_excel_recalculates_on_open(wb):
+    assert wb.calculation.fullCalcOnLoad
+
+
+def test_one_column_per_system_up_to_all_four():
+    wb = build_workbook(ALL_SYSTEMS, "neocloud_giant")
+    assert [named_cell(wb, f"inp_system_{k}").value for k in range(1, 5)] == ALL_SYSTEMS
+    assert named_cell(wb, "inp_buyer").value == "neocloud_giant"
+    assert "inp_system_5" not in wb.defined_names
+
+
+def test_unknown_system_is_a_usage_error(tmp_path, capsys):
+    assert main(["template", "-o", str(tmp_path / "x.xlsx"), "--systems", "H100_HXG"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown system 'H100_HXG'" in err and "Did you mean H100_HGX?" in err
+    assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_refuses_to_overwrite_without_force(tmp_path):
+    path = tmp_path / "gpu-tco.xlsx"
+    path.write_bytes(b"keep me")
+    with pytest.raises(FileExistsRefusal):
+        write_template(path)
+    assert path.read_bytes() == b"keep me"
+    assert main(["template", "-o", str(path)]) == 2
+    assert path.read_bytes() == b"keep me"
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_xlwings_fallback_rows_match_the_addin():
+    """workbook/ may not import addin/, so it keeps a copy of the rows; the CLI passes the real
+    ones. The copy must not drift."""
+    from addin.xlwings_conf import xlwings_conf_rows
+    from workbook.sheet_cover import FALLBACK_XLWINGS_ROWS
+
+    assert FALLBACK_XLWINGS_ROWS == xlwings_conf_rows()

@@ -1,0 +1,102 @@
+"""`gputco template` writes numbers everywhere, and they are udfs's numbers.
+
+For every buyer type, a workbook with all four systems is generated the way users get it (build,
+headless recalculation, atomic write); then every keyed row of Model and Compare, every system
+column, and every run on Benchmarks is compared with the udfs Python result within 1e-9
+relative (tests/template_expect.py maps each row key to its udfs computation). The Checks sheet's
+UDF cells must equal their native twins and chk_ok must be TRUE.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pandas as pd
+import pytest
+from template_expect import Scenario, check_benchmarks, check_compare, check_model
+
+from addin.cli import main
+from udfs import presets
+from workbook import sheet_compare, sheet_model
+from workbook.template import write_template
+
+ALL_SYSTEMS = list(presets.catalog("system"))
+BUYERS = list(presets.catalog("buyer"))
+
+
+@pytest.fixture(scope="module", params=BUYERS)
+def generated(request, tmp_path_factory):
+    """(scenario, path, cached values workbook) for one buyer type and all four systems."""
+    buyer = request.param
+    path = tmp_path_factory.mktemp(f"tpl-{buyer}") / "gpu-tco.xlsx"
+    write_template(path, ALL_SYSTEMS, buyer)
+    return Scenario(ALL_SYSTEMS, buyer), path, openpyxl.load_workbook(path, data_only=True)
+
+
+def test_model_sheet_equals_udfs_everywhere(generated):
+    sc, _path, values = generated
+    bad, n = check_model(values["Model"], sc)
+    assert not bad, "\n".join(bad[:30])
+    assert n == len([k for k, *_ in sheet_model.ROWS if k]) * len(sc.systems)  # every row
+
+
+def test_compare_sheet_equals_udfs_everywhere(generated):
+    sc, _path, values = generated
+    bad, n = check_compare(values["Compare"], sc)
+    assert not bad, "\n".join(bad[:30])
+    rows = len([k for k, *_ in sheet_compare.ROWS if k]) + sheet_compare.SWEEP_ROWS
+    assert n == rows * len(sc.systems) + sheet_compare.SWEEP_ROWS  # + the sweep's MFU cells
+
+
+def test_benchmarks_sheet_equals_udfs(generated):
+    sc, _path, values = generated
+    bad, n = check_benchmarks(values["Benchmarks"], sc.buyer)
+    assert not bad, "\n".join(bad[:30])
+    assert n == len(presets.catalog("run")) * 27
+
+
+def test_every_formula_cell_carries_a_value(generated):
+    _sc, path, values = generated
+    formulas = openpyxl.load_workbook(path)
+    empty = [f"{ws.title}!{c.coordinate}" for ws in formulas.worksheets for row in ws.iter_rows()
+             for c in row if isinstance(c.value, str) and c.value.startswith("=")
+             and values[ws.title][c.coordinate].value is None]
+    assert not empty, empty[:20]
+
+
+def test_checks_udfs_equal_their_native_twins(generated):
+    _sc, _path, values = generated
+    ws = values["Checks"]
+    rows = 0
+    for r in range(8, ws.max_row + 1):
+        native, udf, applies, ok = (ws.cell(row=r, column=c).value for c in (3, 4, 6, 7))
+        if native is None:
+            continue
+        rows += 1
+        assert applies is True, r
+        assert isinstance(udf, int | float) and math.isclose(udf, native, rel_tol=1e-9, abs_tol=1e-12), \
+            (r, ws.cell(row=r, column=1).value, native, udf)
+        assert ok is True, r
+    assert rows > 100
+    assert ws["C4"].value is True  # chk_ok
+
+
+def test_pandas_reads_numbers(generated):
+    _sc, path, _values = generated
+    model = pd.read_excel(path, sheet_name="Model", header=3, index_col=0)
+    tco = model.loc["tco_per_gpu_hour", "System 1"]
+    assert isinstance(tco, float) and 1 < tco < 3
+
+
+def test_cli_writes_the_default_workbook_and_prints_the_summary(tmp_path, capsys):
+    path = tmp_path / "gpu-tco.xlsx"
+    assert main(["template", "-o", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "H100_HGX" in out and "GB200_NVL72" in out and "1.584" in out
+    ws = openpyxl.load_workbook(path, data_only=True)["Compare"]
+    row = next(r for r in range(1, ws.max_row + 1) if ws.cell(row=r, column=1).value == "tco_ratio")
+    assert ws.cell(row=row, column=5).value == pytest.approx(1.5841, abs=1e-4)
+    assert main(["template", "-o", str(path), "--force", "--buyer", "emerging_neocloud"]) == 0
+    assert openpyxl.load_workbook(path, data_only=True)["Inputs"]["D5"].value == \
+        "emerging_neocloud"

@@ -1,0 +1,157 @@
+"""The Checks sheet: the gputco UDFs (``=TCO_...``) computing the same results as the native formulas.
+
+One row per (quantity, column): the native value, the UDF's value, their relative difference and
+whether it is within ``chk_tolerance``. ``chk_ok`` is TRUE when every applicable row agrees.
+The name-based UDFs (``TCO_GPU_HOUR(system, buyer)``...) read the presets, so they only apply
+while no preset is overridden on Inputs; their "applies" cell says so.
+
+In Excel the UDF cells need the gputco add-in (xlwings); without it they show #NAME? and the check
+fails. The values stored in the file come from gputco's headless recalculation, which evaluates
+them with the same Python functions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.utils import get_column_letter
+
+from . import sheet_benchmarks, styles
+from .book import Book
+
+SHEET = "Checks"
+HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]
+
+#: per system column: (Model key, UDF formula template) — [key] is that Model row, same column
+MODEL_CHECKS = [
+    ("capital_per_gpu_hour",
+     "=TCO_CAPITAL_PER_GPU_HOUR([capex_per_gpu],[cost_of_capital],[life_years],"
+     "[residual_fraction])"),
+    ("power_per_gpu_hour", "=TCO_POWER_PER_GPU_HOUR([it_kw_per_gpu],[pue],[usd_per_kwh])"),
+    ("facility_per_gpu_hour", "=TCO_COLO_PER_GPU_HOUR([it_kw_per_gpu],[colo_usd_per_kw_month])"),
+    ("tco_per_gpu_hour",
+     "=TCO_TOTAL_PER_GPU_HOUR([capex_per_gpu],[cost_of_capital],[life_years],[it_kw_per_gpu],"
+     "[pue],[usd_per_kwh],[colo_usd_per_kw_month],[residual_fraction],[other_per_gpu_hour])"),
+    ("flops_per_token", "=TCO_FLOPS_PER_TOKEN([model],[seq_len],inp_convention)"),
+    ("tokens_per_gpu_second",
+     "=TCO_TOKENS_PER_GPU_SECOND([flops_per_token],[peak_tflops],[mfu])"),
+    ("cost_per_mtok",
+     "=TCO_COST_PER_MTOK([tco_per_gpu_hour],[flops_per_token],[peak_tflops],[mfu])"),
+    ("training_cost",
+     "=TCO_TRAINING_COST([tokens],[tco_per_gpu_hour],[flops_per_token],[peak_tflops],[mfu])"),
+    ("training_days",
+     "=TCO_TRAINING_DAYS([tokens],[gpus],[flops_per_token],[peak_tflops],[mfu])"),
+    ("utility_watts_per_gpu", "=TCO_UTILITY_WATTS_PER_GPU([it_kw_per_gpu],[pue])"),
+    ("joules_per_token",
+     "=TCO_JOULES_PER_TOKEN([utility_watts_per_gpu],[flops_per_token],[peak_tflops],[mfu])"),
+    ("household_years",
+     "=TCO_HOUSEHOLD_YEARS([tokens]*[joules_per_token],[kwh_per_household_year])"),
+]
+
+#: name-based checks: (sheet, key, UDF template, applies template); {k} is the column's system
+NAMED_CHECKS = [
+    ("Model", "capex_per_gpu", "=TCO_CAPEX_PER_GPU(inp_system_{k},inp_buyer)",
+     '=AND(inp_capex_per_gpu_{k}="",inp_capex_multiplier="")'),
+    ("Model", "tco_per_gpu_hour", "=TCO_GPU_HOUR(inp_system_{k},inp_buyer)",
+     '=AND(inp_capex_per_gpu_{k}="",inp_it_kw_per_gpu_{k}="",COUNTA(inp_buyer_overrides)=0)'),
+    ("Compare", "tco_ratio", "=TCO_RATIO(inp_system_1,inp_system_{k},inp_buyer)",
+     '=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_buyer_overrides)=0)'),
+    ("Compare", "breakeven_mfu",
+     "=TCO_BREAKEVEN_MFU(inp_mfu_1,inp_system_1,inp_system_{k},inp_precision,inp_buyer)",
+     "=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_peak_tflops_all,"
+     "inp_buyer_overrides)=0)"),
+]
+
+#: per published run on Benchmarks: (column key, UDF template with <col> = that column's cell)
+BENCH_CHECKS = [
+    ("flops_per_token", "=TCO_FLOPS_PER_TOKEN(<model>)"),
+    ("tokens_per_gpu_second", "=TCO_TOKENS_PER_GPU_SECOND(<flops_per_token>,<peak_tflops>,<mfu>)"),
+    ("cost_per_mtok_article",
+     "=TCO_COST_PER_MTOK(inp_article_usd_per_gpu_hour,<flops_per_token>,<peak_tflops>,<mfu>)"),
+    ("joules_per_token",
+     "=TCO_JOULES_PER_TOKEN(<utility_watts_per_gpu>,<flops_per_token>,<peak_tflops>,<mfu>)"),
+]
+
+def udf_names() -> set[str]:
+    """The UDFs this sheet calls (each must be in udfs.UDFS)."""
+    templates = [t for _, t in MODEL_CHECKS] + [t for *_, t, _ in NAMED_CHECKS] + \
+        [t for _, t in BENCH_CHECKS] + ["=TCO_GPU_HOUR("]
+    return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
+
+
+def build(book: Book) -> None:
+    ws = book.wb.create_sheet(SHEET)
+    styles.title(ws, "Checks: gputco's Excel functions against the native formulas",
+                 "UDF cells need the gputco add-in in Excel (else #NAME?). A name-based UDF reads the "
+                 "presets, so it only applies while nothing is overridden on Inputs.")
+    ws["A4"], ws["A5"] = "All checks pass", "Tolerance (relative)"
+    ws["A4"].font = styles.BOLD
+    ws["C5"] = 1e-9
+    styles.style_input(ws["C5"])
+    ws["C5"].number_format = "0.0E+00"
+    book.define_cell("chk_tolerance", ws, 5, 3)
+    header = 7
+    styles.header_row(ws, header, HEADINGS)
+    rows: list[tuple[str, str, str, str, str]] = []  # key, where, native, udf, applies
+
+    for col in book.system_cols():
+        k = col - book.system_col(1) + 1
+        letter = get_column_letter(col)
+        for key, template in MODEL_CHECKS:
+            native = f"=Model!{letter}{book.row('Model', key)}"
+            udf = book.formula(template.replace("[", "[Model:"), SHEET, col)
+            rows.append((key, f"Model!{letter} (System {k})", native, udf, "=TRUE()"))
+        for sheet, key, template, applies in NAMED_CHECKS:
+            if sheet == "Compare" and k == 1:
+                continue
+            native = f"={sheet}!{letter}{book.row(sheet, key)}"
+            rows.append((key, f"{sheet}!{letter} (System {k}, by name)", native,
+                         template.replace("{k}", str(k)), applies.replace("{k}", str(k))))
+
+    bench = book.wb[sheet_benchmarks.SHEET]
+    for i, sys_cell in enumerate(bench[book.row(sheet_benchmarks.SHEET, "bench_system")][2:]):
+        if sys_cell.value is None:
+            break
+        letter = get_column_letter(3 + i)
+        native = f"=Benchmarks!{letter}{book.row(sheet_benchmarks.SHEET, 'bench_tco_per_gpu_hour')}"
+        rows.append(("bench_tco_per_gpu_hour", f"Benchmarks!{letter} ({sys_cell.value}, by name)",
+                     native, f'=TCO_GPU_HOUR(Benchmarks!{sys_cell.coordinate},inp_buyer)',
+                     "=COUNTA(inp_buyer_overrides)=0"))
+    col_of = {key: i for i, (key, *_r) in enumerate(sheet_benchmarks.COLUMNS, start=1)}
+    first = book.row(sheet_benchmarks.SHEET, "_runs")
+    r = first
+    while bench.cell(row=r, column=1).value:
+        run_key = bench.cell(row=r, column=1).value
+        for key, template in BENCH_CHECKS:
+            cell = f"Benchmarks!{get_column_letter(col_of[key])}{r}"
+            udf = template
+            for name, c in sorted(col_of.items(), key=lambda kv: -len(kv[0])):
+                udf = udf.replace(f"<{name}>", f"Benchmarks!{get_column_letter(c)}{r}")
+            rows.append((key, f"{cell} ({run_key})", f"={cell}", udf, "=TRUE()"))
+        r += 1
+
+    for i, (key, where, native, udf, applies) in enumerate(rows):
+        r = header + 1 + i
+        ws.cell(row=r, column=1, value=key).font = styles.KEY_FONT
+        ws.cell(row=r, column=2, value=where).font = styles.KEY_FONT
+        ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
+        ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
+        ws.cell(row=r, column=5, value=(
+            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
+            f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1))"
+        )).number_format = "0.0E+00"
+        ws.cell(row=r, column=6, value=applies)
+        ws.cell(row=r, column=7, value=f"=OR(NOT(F{r}),E{r}<=chk_tolerance)")
+    last = header + len(rows)
+    ws["C4"] = f"=AND(G{header + 1}:G{last})"
+    ws["C4"].font = styles.BOLD
+    book.define_cell("chk_ok", ws, 4, 3)
+    for rng in (f"G{header + 1}:G{last}", "C4"):
+        ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"],
+                                                      fill=styles.OK_FILL))
+        ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["FALSE"],
+                                                      fill=styles.BAD_FILL))
+    styles.widths(ws, {1: 26, 2: 44, 3: 16, 4: 16, 5: 12, 6: 9, 7: 8})
+    ws.freeze_panes = f"A{header + 1}"
+    styles.page_setup(ws, landscape=False, one_page=False)

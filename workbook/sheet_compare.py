@@ -1,0 +1,177 @@
+"""The Compare sheet: every system against the first (the reference), the MFU sweep and the charts.
+
+The TCO ratio is the break-even speed-up: the challenger must process that many times more tokens
+per GPU-second to cost the same per token. The break-even MFU is the MFU that does it at the
+chosen precision: ``mfu_ref x TCO ratio x peak_ref / peak``.
+"""
+
+from __future__ import annotations
+
+from openpyxl.chart import BarChart, LineChart, Reference, Series
+from openpyxl.chart.series import SeriesLabel, StrRef
+from openpyxl.utils import get_column_letter, quote_sheetname
+
+from . import styles
+from .book import Book
+
+SHEET = "Compare"
+
+#: (key, label, unit, formula template, how); section headings have key None
+ROWS: list[tuple] = [
+    (None, "Cost of a GPU-hour", "", "", ""),
+    ("system", "System", "key", "=[Model:system]", ""),
+    ("capex_per_gpu", "All-in capex per GPU", "USD", "=[Model:capex_per_gpu]", ""),
+    ("capex_ratio", "Capex ratio vs System 1", "x",
+     "=[capex_per_gpu]/[capex_per_gpu@1]", "capex / reference capex"),
+    ("opex_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "=[Model:opex_per_gpu_hour]", ""),
+    ("opex_ratio", "Opex ratio vs System 1", "x", "=[opex_per_gpu_hour]/[opex_per_gpu_hour@1]",
+     "power + facility + other, against the reference"),
+    ("tco_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "=[Model:tco_per_gpu_hour]", ""),
+    ("tco_ratio", "TCO ratio = break-even speed-up", "x",
+     "=[tco_per_gpu_hour]/[tco_per_gpu_hour@1]",
+     "how much faster per GPU this system must be to cost the same per token"),
+    (None, "Speed and cost per token", "", "", ""),
+    ("peak_tflops", "Dense peak TFLOPS", "TFLOPS", "=[Model:peak_tflops]", "at the chosen precision"),
+    ("peak_ratio", "Peak ratio vs System 1", "x", "=[peak_tflops]/[peak_tflops@1]",
+     "the speed-up at equal MFU"),
+    ("mfu", "MFU entered", "fraction", "=[Model:mfu]", "Inputs"),
+    ("speedup", "Speed-up per GPU at the MFUs entered", "x",
+     "=[Model:tokens_per_gpu_second]/[Model:tokens_per_gpu_second@1]", "tokens/s per GPU ratio"),
+    ("breakeven_mfu", "Break-even MFU", "fraction",
+     "=[mfu@1]*[tco_ratio]*[peak_tflops@1]/[peak_tflops]",
+     "MFU for the reference's cost per token: MFU ref x TCO ratio x peak ref / peak"),
+    ("cost_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:cost_per_mtok]",
+     "at the MFU entered"),
+    ("cost_per_mtok_ratio", "Cost per token vs System 1", "x",
+     "=[cost_per_mtok]/[cost_per_mtok@1]", "below 1: cheaper per token than the reference"),
+    ("cost_per_mtok_at_breakeven", "Cost per million tokens at break-even MFU", "USD/Mtok",
+     "=[tco_per_gpu_hour]/(k_seconds_per_hour*[breakeven_mfu]*[peak_tflops]*k_flops_per_tflop"
+     "/[Model:flops_per_token])*k_tokens_per_mtok", "equals the reference's cost per token"),
+    ("joules_per_token", "Energy per token", "J/token", "=[Model:joules_per_token]", ""),
+    ("household_years", "Training energy in household-years", "household-years",
+     "=[Model:household_years]", "for the tokens on Inputs"),
+    ("verdict", "Verdict at the MFUs entered", "text",
+     '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
+     "speed-up against the break-even speed-up"),
+]
+
+SWEEP_KEY = "cost_per_mtok_at_mfu"
+SWEEP_ROWS = 11
+
+
+def build(book: Book) -> None:
+    ws = book.wb.create_sheet(SHEET)
+    how_col = book.system_col(book.n) + 1
+    ref = book.systems[0]
+    styles.title(ws, f"Compare: each system against System 1 ({ref} as generated)",
+                 "TCO ratio = the per-GPU speed-up a system needs to cost the same per token as "
+                 "System 1. All cells are formulas on Model.")
+    header = 4
+    styles.header_row(ws, header, ["key", "", "unit",
+                                   *(f"System {k}" for k in range(1, book.n + 1)), "how"])
+    row = header
+    for key, label, *_ in ROWS:
+        row += 1
+        if key is None:
+            styles.section_row(ws, row, label, how_col)
+        else:
+            book.put_row(SHEET, key, row)
+    for key, label, unit, template, how in ROWS:
+        if key is None:
+            continue
+        r = book.row(SHEET, key)
+        _labels(ws, r, key, label, unit)
+        for col in book.system_cols():
+            text = template
+            if col == book.system_col(1) and key == "verdict":
+                text = '="reference"'
+            cell = ws.cell(row=r, column=col, value=book.formula(text, SHEET, col))
+            styles.style_formula(cell, unit)
+            if key in ("tco_ratio", "breakeven_mfu"):
+                cell.font = styles.BOLD
+        ws.cell(row=r, column=how_col, value=how).font = styles.NOTE_FONT
+
+    row += 2
+    styles.section_row(ws, row, "Cost per million tokens against MFU (the line chart)", how_col)
+    row += 1
+    styles.header_row(ws, row, ["key", "MFU", "unit",
+                                *(f"System {k}" for k in range(1, book.n + 1)), "how"])
+    sweep_first = row + 1
+    for i in range(SWEEP_ROWS):
+        row += 1
+        ws.cell(row=row, column=1, value=SWEEP_KEY).font = styles.KEY_FONT
+        mfu = "=inp_sweep_mfu_start" if i == 0 else f"=B{row - 1}+inp_sweep_mfu_step"
+        styles.style_formula(ws.cell(row=row, column=2, value=mfu), "fraction")
+        ws.cell(row=row, column=3, value="USD/Mtok").font = styles.KEY_FONT
+        for col in book.system_cols():
+            f = book.formula(
+                f"=[Model:tco_per_gpu_hour]/(k_seconds_per_hour*$B{row}*[Model:peak_tflops]"
+                "*k_flops_per_tflop/[Model:flops_per_token])*k_tokens_per_mtok", SHEET, col)
+            styles.style_formula(ws.cell(row=row, column=col, value=f), "USD/Mtok")
+    ws.cell(row=sweep_first, column=how_col,
+            value="TCO per GPU-hour / tokens per GPU-hour at that MFU x 1e6").font = styles.NOTE_FONT
+
+    chart_row = row + 2
+    ws.add_chart(_breakdown_chart(book), f"A{chart_row}")
+    ws.add_chart(_sweep_chart(book, sweep_first, row),
+                 f"{get_column_letter(book.system_col(1))}{chart_row}")
+    styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 60})
+    ws.freeze_panes = ws.cell(row=header + 1, column=book.system_col(1))
+    styles.page_setup(ws, landscape=True, one_page=True)
+
+
+def _labels(ws, row: int, key: str, label: str, unit: str) -> None:
+    ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
+    ws.cell(row=row, column=2, value=label)
+    ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
+
+
+def _breakdown_chart(book: Book) -> BarChart:
+    """TCO per GPU-hour stacked by component, one bar per system (data: Model rows)."""
+    model = book.wb["Model"]
+    chart = BarChart()
+    chart.type = "col"
+    chart.grouping = "stacked"
+    chart.overlap = 100
+    chart.title = "TCO per GPU-hour by component"
+    chart.y_axis.title = "USD per GPU-hour"
+    chart.y_axis.number_format = '"$"0.00'
+    chart.y_axis.majorGridlines = None
+    first, last = book.system_col(1), book.system_col(book.n)
+    cats = Reference(model, min_col=first, max_col=last, min_row=book.row("Model", "system"))
+    for key in ("capital_per_gpu_hour", "power_per_gpu_hour", "facility_per_gpu_hour",
+                "other_per_gpu_hour"):
+        r = book.row("Model", key)
+        values = Reference(model, min_col=first, max_col=last, min_row=r)
+        series = Series(values)
+        series.tx = SeriesLabel(strRef=StrRef(f"{quote_sheetname('Model')}!$B${r}"))
+        chart.series.append(series)
+    chart.set_categories(cats)
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.width, chart.height = 15, 8
+    return chart
+
+
+def _sweep_chart(book: Book, first_row: int, last_row: int) -> LineChart:
+    """Cost per million tokens against MFU, one line per system (data: the sweep table)."""
+    ws = book.wb[SHEET]
+    chart = LineChart()
+    chart.title = "Cost per million tokens against MFU"
+    chart.y_axis.title = "USD per million tokens"
+    chart.x_axis.title = "MFU"
+    chart.y_axis.number_format = '"$"0.00'
+    chart.x_axis.number_format = "0%"
+    chart.x_axis.tickLblSkip = 2
+    for col in book.system_cols():
+        values = Reference(ws, min_col=col, min_row=first_row, max_row=last_row)
+        series = Series(values)
+        series.tx = SeriesLabel(strRef=StrRef(
+            f"{quote_sheetname('Model')}!${get_column_letter(col)}${book.row('Model', 'system')}"))
+        series.smooth = False
+        chart.series.append(series)
+    chart.set_categories(Reference(ws, min_col=2, min_row=first_row, max_row=last_row))
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.width, chart.height = 15, 8
+    return chart

@@ -1,0 +1,267 @@
+"""The Inputs sheet: what the user chooses and types, and the preset values those choices look up.
+
+Every cell another sheet uses has a defined name; column A shows it. The scheme:
+
+- ``inp_<field>``: a scenario-wide input cell (blue on yellow), e.g. ``inp_buyer``, ``inp_tokens``;
+  buyer-type values (``inp_usd_per_kwh``...) are overrides: blank means "use the preset".
+- ``inp_<field>_<n>``: the input of system column n (1-based), e.g. ``inp_system_1``, ``inp_mfu_2``;
+  ``inp_capex_per_gpu_<n>``, ``inp_it_kw_per_gpu_<n>``, ``inp_peak_tflops_<n>`` are overrides.
+- ``pre_<field>[_<n>]``: the preset value looked up from Presets (a formula, grey fill).
+- ``use_<field>``: the buyer-type value the model uses: your value, else the preset.
+- ``k_<what>``: a unit constant (hours per year, J per kWh...).
+"""
+
+from __future__ import annotations
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+
+import udfs
+from udfs import compute, energy, finance
+
+from . import styles
+from .book import Book
+
+SHEET = "Inputs"
+
+#: scenario inputs: name, label, unit, default (None: blank), drop-down list or None, note
+SCENARIO = [
+    ("inp_buyer", "Buyer type", "key", None, "list_buyers",
+     "Sets cost of capital, life, PUE, tariff, rent and price level (see below)."),
+    ("inp_model", "Model trained", "key", "gpt3_175b", "list_models",
+     "Architecture from Presets; FLOPs per token follow from it."),
+    ("inp_precision", "Precision", "key", "bf16", "list_precisions",
+     "Selects each system's dense peak TFLOPS."),
+    ("inp_convention", "FLOPs-per-token convention", "key", "palm", "list_conventions",
+     "palm = 6N + 12*L*d_model*seq_len (reproduces the published figures); 6n; megatron."),
+    ("inp_seq_len", "Sequence length (blank = model preset)", "tokens", None, None,
+     "Only the palm and megatron conventions use it."),
+    ("inp_tokens", "Tokens to train", "tokens", 300e9, None, "GPT-3 was trained on 300B tokens."),
+    ("inp_gpus", "GPUs in the run", "GPU", 128, None,
+     "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100)."),
+    ("inp_kwh_per_household_year", "Electricity of a US household-year", "kWh",
+     udfs.KWH_PER_HOUSEHOLD_YEAR, None, "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20."),
+    ("inp_sweep_mfu_start", "MFU sweep on Compare: first MFU", "fraction", 0.20, None,
+     "The cost-per-token-against-MFU table and chart."),
+    ("inp_sweep_mfu_step", "MFU sweep on Compare: step", "fraction", 0.05, None, ""),
+    ("inp_article_usd_per_gpu_hour", "Benchmarks: the article's H100 cost", "USD/GPU-h", 1.42, None,
+     "SemiAnalysis 2025-08-20 prices every cost per token at $1.42 per H100-hour."),
+    ("inp_bench_tokens", "Benchmarks: tokens for household-years", "tokens", 300e9, None,
+     "SemiAnalysis quotes household-years for 300B GPT-3 tokens."),
+]
+
+#: the default of each scenario input, by defined name
+SCENARIO_DEFAULTS = {name: default for name, _label, _unit, default, _dv, _note in SCENARIO}
+
+#: default MFU of every system column (SemiAnalysis 2025-08: H100 BF16, Dec 2024 software)
+DEFAULT_MFU = 0.54
+
+#: buyer-type fields: field, label, unit
+BUYER_FIELDS = [
+    ("cost_of_capital", "Cost of capital", "1/year"),
+    ("life_years", "Economic life", "years"),
+    ("residual_fraction", "Residual value at end of life", "fraction"),
+    ("pue", "PUE (facility power / IT power)", "ratio"),
+    ("usd_per_kwh", "Electricity tariff", "USD/kWh"),
+    ("colo_usd_per_kw_month", "Colocation rent per kW of IT load", "USD/kW-month"),
+    ("capex_multiplier", "Price level vs hyperscaler", "x"),
+    ("other_usd_per_gpu_hour", "Other cost (maintenance, support...)", "USD/GPU-h"),
+]
+
+#: model-architecture fields: field, label, unit
+MODEL_FIELDS = [
+    ("params", "Parameters N", "params"),
+    ("layers", "Layers L", "layers"),
+    ("d_model", "Hidden size d_model", ""),
+    ("heads", "Attention heads", ""),
+    ("kv_heads", "KV heads", ""),
+    ("ffn", "FFN hidden size", ""),
+    ("vocab", "Vocabulary", "tokens"),
+    ("seq_len", "Sequence length (preset)", "tokens"),
+    ("mlp_matrices", "MLP matrices (2 GELU, 3 SwiGLU)", ""),
+]
+
+#: unit constants: name, label, unit, value, note
+CONSTANTS = [
+    ("k_hours_per_year", "Hours per year", "h", finance.HOURS_PER_YEAR, "365 x 24"),
+    ("k_months_per_year", "Months per year", "", 12, "colocation rent is per month"),
+    ("k_seconds_per_hour", "Seconds per hour", "s", compute.SECONDS_PER_HOUR, ""),
+    ("k_seconds_per_day", "Seconds per day", "s", compute.SECONDS_PER_DAY, ""),
+    ("k_flops_per_tflop", "FLOP/s per TFLOPS", "", 1e12, ""),
+    ("k_tokens_per_mtok", "Tokens per million tokens", "", 1e6, ""),
+    ("k_watts_per_kw", "W per kW", "", 1000, ""),
+    ("k_joules_per_kwh", "J per kWh", "J", energy.JOULES_PER_KWH, ""),
+]
+
+#: per-system preset rows looked up on Inputs: key, label, unit, Presets field
+SYSTEM_LOOKUPS = [
+    ("label", "Description", "text", "label"),
+    ("gpus_per_unit", "GPUs per server/rack", "GPU", "gpus_per_unit"),
+    ("unit_price_usd", "Server/rack price alone", "USD", "unit_price_usd"),
+    ("unit_all_in_usd", "Server/rack all-in (networking, storage, other)", "USD", "unit_all_in_usd"),
+    ("chip_watts", "GPU chip power", "W", "chip_watts"),
+]
+
+
+def build(book: Book) -> None:
+    ws = book.wb.create_sheet(SHEET)
+    last_col = book.system_col(book.n) + 1
+    styles.title(ws, "Inputs",
+                 "Blue on yellow: inputs, type over them (blank override = use the preset). Grey: "
+                 "preset values looked up from Presets. Black: formulas. Column A: the defined name.")
+    dvs = {name: _list_validation(ws, name) for name in
+           ("list_buyers", "list_models", "list_precisions", "list_conventions", "list_systems")}
+    mfu_dv = DataValidation(type="decimal", operator="between", formula1="0.0001", formula2="1",
+                            showErrorMessage=True, errorTitle="MFU",
+                            error="MFU is a fraction in (0, 1], e.g. 0.4 for 40%.")
+    ws.add_data_validation(mfu_dv)
+    col = book.system_col(1)
+
+    row = 4
+    styles.section_row(ws, row, "Scenario", last_col)
+    for name, label, unit, default, dv, note in SCENARIO:
+        row += 1
+        value = book.buyer if name == "inp_buyer" else default
+        _label(ws, row, name, label, unit)
+        cell = ws.cell(row=row, column=col, value=value)
+        styles.style_input(cell, unit)
+        if dv:
+            dvs[dv].add(cell)
+        _note(ws, row, col + 1, note)
+        book.define_cell(name, ws, row, col)
+
+    row += 2
+    styles.section_row(ws, row, "Systems: one column each; the first is the reference on Compare",
+                       last_col)
+    row += 1
+    styles.header_row(ws, row, ["name", "", "unit",
+                                *(f"System {k}" for k in range(1, book.n + 1)), "notes"])
+    row = _system_rows(book, ws, row, dvs["list_systems"], mfu_dv)
+
+    row += 2
+    styles.section_row(ws, row, "Buyer type: preset values (grey), your value, the value used",
+                       last_col)
+    row += 1
+    styles.header_row(ws, row, ["name", "", "unit", "Preset", "Your value", "Used", "Source"])
+    for field, label, unit in BUYER_FIELDS:
+        row += 1
+        _label(ws, row, f"inp_{field}", label, unit)
+        match = f'MATCH(inp_buyer&".{field}",buyer_id,0)'
+        pre = ws.cell(row=row, column=col, value=f"=INDEX(buyer_value,{match})")
+        styles.style_lookup(pre, unit)
+        styles.style_input(ws.cell(row=row, column=col + 1), unit)
+        used = ws.cell(row=row, column=col + 2,
+                       value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
+        styles.style_formula(used, unit)
+        src = ws.cell(row=row, column=col + 3, value=f"=INDEX(buyer_source,{match})")
+        src.font = styles.NOTE_FONT
+        book.define_cell(f"pre_{field}", ws, row, col)
+        book.define_cell(f"inp_{field}", ws, row, col + 1)
+        book.define_cell(f"use_{field}", ws, row, col + 2)
+    overrides = f"$E${row - len(BUYER_FIELDS) + 1}:$E${row}"
+    book.define("inp_buyer_overrides", ws, overrides)
+
+    row += 2
+    styles.section_row(ws, row, "Model architecture of inp_model (from Presets)", last_col)
+    for field, label, unit in MODEL_FIELDS:
+        row += 1
+        _label(ws, row, f"pre_{field}", label, unit)
+        match = f'MATCH(inp_model&".{field}",model_id,0)'
+        cell = ws.cell(row=row, column=col, value=f"=INDEX(model_value,{match})")
+        styles.style_lookup(cell, unit)
+        cell.number_format = "#,##0"
+        src = ws.cell(row=row, column=col + 1, value=f"=INDEX(model_source,{match})")
+        src.font = styles.NOTE_FONT
+        book.define_cell(f"pre_{field}", ws, row, col)
+
+    row += 2
+    styles.section_row(ws, row, "Unit constants (not assumptions)", last_col)
+    for name, label, unit, value, note in CONSTANTS:
+        row += 1
+        _label(ws, row, name, label, unit)
+        ws.cell(row=row, column=col, value=value).number_format = "General"
+        _note(ws, row, col + 1, note)
+        book.define_cell(name, ws, row, col)
+
+    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 16 for c in book.system_cols()},
+                       last_col: 60})
+    if book.n < 3:  # the buyer block's Used and Source columns sit right of the systems
+        styles.widths(ws, {col + 2: 16, col + 3: 60})
+    ws.freeze_panes = "D4"
+    styles.page_setup(ws, one_page=True)
+
+
+def _system_rows(book: Book, ws, row: int, system_dv, mfu_dv) -> int:
+    """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
+    notes_col = book.system_col(book.n) + 1
+
+    def per_system(name, label, unit, value_of, kind, note=""):
+        nonlocal row
+        row += 1
+        _label(ws, row, name.replace("{k}", "<n>"), label, unit)
+        for k in range(1, book.n + 1):
+            col = book.system_col(k)
+            cell = ws.cell(row=row, column=col, value=value_of(k))
+            {"input": styles.style_input, "lookup": styles.style_lookup,
+             "formula": styles.style_formula}[kind](cell, unit)
+            if name:
+                book.define_cell(name.replace("{k}", str(k)), ws, row, col)
+            if name == "inp_system_{k}":
+                system_dv.add(cell)
+            elif name == "inp_mfu_{k}":
+                mfu_dv.add(cell)
+        _note(ws, row, notes_col, note)
+
+    def lookup(field: str, k: int) -> str:
+        return f'INDEX(sys_value,MATCH(inp_system_{k}&".{field}",sys_id,0))'
+
+    per_system("inp_system_{k}", "System (drop-down)", "key", lambda k: book.systems[k - 1],
+               "input", "A system preset key; every grey value below follows it.")
+    per_system("inp_mfu_{k}", "MFU reached", "fraction", lambda k: DEFAULT_MFU, "input",
+               "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
+               "(SemiAnalysis 2025-08-20); an assumption for the other systems.")
+    for key, label, unit, field in SYSTEM_LOOKUPS:
+        per_system("" if key == "label" else f"pre_{key}_{{k}}", label, unit,
+                   lambda k, f=field: f"={lookup(f, k)}", "lookup")
+    per_system("pre_capex_per_gpu_{k}", "All-in capex per GPU at hyperscaler prices", "USD",
+               lambda k: f"=pre_unit_all_in_usd_{k}/pre_gpus_per_unit_{k}", "formula",
+               "all-in per server or rack / GPUs per unit")
+    per_system("inp_capex_per_gpu_{k}", "  your all-in capex per GPU (blank = preset)", "USD",
+               lambda k: None, "input",
+               "what this buyer pays; blank = the preset x the buyer's price level")
+    per_system("pre_it_kw_per_gpu_{k}", "IT load per GPU (GPU, host, network, storage)", "kW",
+               lambda k: f"={lookup('it_kw_per_gpu', k)}", "lookup")
+    per_system("inp_it_kw_per_gpu_{k}", "  your IT load per GPU (blank = preset)", "kW",
+               lambda k: None, "input")
+    per_system("pre_peak_tflops_{k}", "Dense peak TFLOPS at inp_precision", "TFLOPS",
+               lambda k: (f'=IF(ISNUMBER(INDEX(sys_value,MATCH(inp_system_{k}&".peak_tflops_"'
+                          f'&inp_precision,sys_id,0))),INDEX(sys_value,MATCH(inp_system_{k}'
+                          f'&".peak_tflops_"&inp_precision,sys_id,0)),NA())'),
+               "lookup", "#N/A where the chip has no such tensor cores (H100/H200 FP4).")
+    per_system("inp_peak_tflops_{k}", "  your dense peak TFLOPS (blank = preset)", "TFLOPS",
+               lambda k: None, "input", "e.g. 2450 for GB200 as in NVIDIA's DGXC tables")
+    first, last = book.system_col(1), book.system_col(book.n)
+    for field in ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops"):
+        r = int(book.names[f"inp_{field}_1"].rsplit("$", 1)[1])
+        book.define(f"inp_{field}_all", ws,
+                    f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
+    return row
+
+
+def _label(ws, row: int, name: str, label: str, unit: str) -> None:
+    ws.cell(row=row, column=1, value=name).font = styles.KEY_FONT
+    ws.cell(row=row, column=2, value=label)
+    ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
+
+
+def _note(ws, row: int, col: int, text: str) -> None:
+    if text:
+        ws.cell(row=row, column=col, value=text).font = styles.NOTE_FONT
+
+
+def _list_validation(ws, list_name: str) -> DataValidation:
+    dv = DataValidation(type="list", formula1=list_name, allow_blank=False,
+                        showErrorMessage=True, errorTitle="Not a preset",
+                        error="Pick a value from the drop-down (the list is on Presets).")
+    ws.add_data_validation(dv)
+    return dv

@@ -1,0 +1,99 @@
+"""The Presets sheet: every preset value of udfs/data/*.toml as an Excel table, one row per value
+with its unit, source and as-of date, plus the lists the drop-downs on Inputs use.
+
+The tables are "long": one row per (preset, field), keyed by an ``id`` column ``<preset>.<field>``
+(e.g. ``H100_HGX.it_kw_per_gpu``), so one INDEX/MATCH finds any value:
+``=INDEX(sys_value, MATCH(inp_system_1 & ".it_kw_per_gpu", sys_id, 0))``.
+Derived fields (``capex_per_gpu``) are not listed: the Inputs sheet computes them by formula.
+"""
+
+from __future__ import annotations
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.table import Table, TableStyleInfo
+
+from udfs import presets
+from udfs.compute import CONVENTIONS
+
+from . import styles
+from .book import Book
+
+#: name prefix of each table's lookup columns, its table name and its heading
+TABLES = {
+    "system": ("sys", "tbl_systems", "Systems (udfs/data/systems.toml)"),
+    "buyer": ("buyer", "tbl_buyers", "Buyer types (udfs/data/buyers.toml)"),
+    "model": ("model", "tbl_models", "Models (udfs/data/models.toml)"),
+    "run": ("run", "tbl_runs", "Published benchmark runs (udfs/data/runs.toml)"),
+}
+COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
+#: fields computed from others, left to formulas
+DERIVED = {"system": {"capex_per_gpu"}}
+
+#: drop-down lists: defined name -> (heading, values)
+LISTS = {
+    "list_systems": ("System", lambda: list(presets.catalog("system"))),
+    "list_buyers": ("Buyer type", lambda: list(presets.catalog("buyer"))),
+    "list_models": ("Model", lambda: list(presets.catalog("model"))),
+    "list_precisions": ("Precision", lambda: list(presets.PRECISIONS)),
+    "list_conventions": ("FLOPs convention", lambda: list(CONVENTIONS)),
+}
+
+
+def build(book: Book) -> None:
+    ws = book.wb.create_sheet("Presets")
+    styles.title(ws, "Presets: every value with its unit, source and date",
+                 "From the TOML files in udfs/data/ of gputco. 'assumption' in a source marks a value "
+                 "that is not a published figure. Inputs looks values up here with INDEX/MATCH on id.")
+    row = 4
+    styles.section_row(ws, row, "Lists for the drop-downs on Inputs", len(COLUMNS))
+    row += 1
+    lists = {name: values() for name, (_, values) in LISTS.items()}
+    styles.header_row(ws, row, [heading for heading, _ in LISTS.values()])
+    for col, (name, values) in enumerate(lists.items(), start=1):
+        for i, v in enumerate(values):
+            ws.cell(row=row + 1 + i, column=col, value=v)
+        letter = get_column_letter(col)
+        book.define(name, ws, f"${letter}${row + 1}:${letter}${row + len(values)}")
+    row += max(len(v) for v in lists.values()) + 2
+
+    for kind, (prefix, table_name, heading) in TABLES.items():
+        row = _table(book, ws, kind, prefix, table_name, heading, row) + 2
+
+    styles.widths(ws, {1: 36, 2: 26, 3: 30, 4: 14, 5: 22, 6: 100, 7: 11})
+    ws.freeze_panes = "A4"
+    styles.page_setup(ws, one_page=False)
+
+
+def _table(book: Book, ws, kind: str, prefix: str, table_name: str, heading: str, row: int) -> int:
+    """Write one long table starting at ``row``; return its last row."""
+    styles.section_row(ws, row, heading, len(COLUMNS))
+    header = row + 1
+    styles.header_row(ws, header, list(COLUMNS))
+    r = header
+    for key, p in presets.catalog(kind).items():
+        for name, text in p.texts.items():
+            r += 1
+            _write(ws, r, [f"{key}.{name}", key, name, text, "text",
+                           f"udfs/data/{presets.KINDS[kind]}", None])
+        for name, e in p.entries.items():
+            if name in DERIVED.get(kind, ()):
+                continue
+            r += 1
+            _write(ws, r, [f"{key}.{name}", key, name, e.value, e.unit, e.source, e.as_of])
+    ref = f"A{header}:{get_column_letter(len(COLUMNS))}{r}"
+    table = Table(displayName=table_name, ref=ref)
+    table.tableStyleInfo = TableStyleInfo(name="TableStyleLight9", showRowStripes=True)
+    ws.add_table(table)
+    for i, col in enumerate(COLUMNS, start=1):
+        letter = get_column_letter(i)
+        book.define(f"{prefix}_{col}", ws, f"${letter}${header + 1}:${letter}${r}")
+    return r
+
+
+def _write(ws, row: int, values: list) -> None:
+    for col, v in enumerate(values, start=1):
+        c = ws.cell(row=row, column=col, value=v)
+        if COLUMNS[col - 1] == "as_of" and v is not None:
+            c.number_format = "yyyy-mm-dd"
+        elif COLUMNS[col - 1] == "value" and isinstance(v, float):
+            c.number_format = "General"
