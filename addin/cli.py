@@ -63,12 +63,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only this kind of preset")
     p.set_defaults(run=_presets)
 
-    from . import cmd_batch, cmd_excel, cmd_recalc, cmd_template
+    from . import cmd_batch, cmd_excel, cmd_libreoffice, cmd_recalc, cmd_template
 
     cmd_batch.add_parser(sub)
     cmd_excel.add_parser(sub)
     cmd_recalc.add_parser(sub)
     cmd_template.add_parser(sub)
+    cmd_libreoffice.add_render_parser(sub)
     return parser
 
 

@@ -50,8 +50,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _output_options(p, "udfs.md")
     p.set_defaults(run=_docs)
 
-    p = sub.add_parser("addin", help="Excel add-in helpers (xlwings)")
+    p = sub.add_parser("addin", help="add-ins: the xlwings VBA module, the LibreOffice Calc add-in")
     addin_sub = p.add_subparsers(dest="addin_command", metavar="ACTION", required=True)
+    from . import cmd_libreoffice
+
+    cmd_libreoffice.add_addin_parser(addin_sub)
     p = addin_sub.add_parser(
         "vba", help="write the xlwings_udfs VBA module (.bas) of the TCO_* functions",
         description="Write the VBA wrappers that xlwings's 'Import Functions' would write, using "

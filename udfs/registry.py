@@ -228,8 +228,9 @@ def _with_signature(spec: UdfSpec) -> UdfSpec:
     return dataclasses.replace(spec, args=args)
 
 
-#: every function's spec, Excel name -> UdfSpec
-SPECS = MappingProxyType({s.name: _with_signature(s) for s in _CATALOG})
+_SPECS: dict[str, UdfSpec] = {s.name: _with_signature(s) for s in _CATALOG}
+#: every function's spec, Excel name -> UdfSpec (read-only view; :func:`register` adds to it)
+SPECS = MappingProxyType(_SPECS)
 
 
 def make_udf(spec: UdfSpec) -> Callable:
@@ -269,5 +270,24 @@ def build(func: Callable = xw.func, arg: Callable = xw.arg) -> dict[str, Callabl
     return {name: decorate(make_udf(spec), func, arg) for name, spec in SPECS.items()}
 
 
-#: the registry: Excel name -> decorated callable (read-only)
-UDFS = MappingProxyType(build())
+_UDFS: dict[str, Callable] = build()
+#: the registry: Excel name -> decorated callable (read-only view; :func:`register` adds to it)
+UDFS = MappingProxyType(_UDFS)
+
+
+def register(spec: UdfSpec) -> Callable:
+    """Add a function to the registry (an extension's own ``TCO_`` function) and return its UDF.
+
+    Everything that reads the registry picks it up: the reference page, the xlwings module, the
+    LibreOffice add-in (``gputco addin libreoffice --module M`` imports the extension module ``M``
+    inside LibreOffice too) and the recalculation engine.
+    """
+    if not spec.name.startswith("TCO_") or not spec.name.replace("_", "").isalnum() \
+            or spec.name != spec.name.upper():
+        raise GputcoError(f"a UDF name is upper case with the TCO_ prefix, got {spec.name!r}")
+    if spec.name in _SPECS:
+        raise GputcoError(f"{spec.name} is already registered")
+    spec = _with_signature(spec)
+    _SPECS[spec.name] = spec
+    _UDFS[spec.name] = udf = decorate(make_udf(spec))
+    return udf

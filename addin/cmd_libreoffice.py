@@ -1,0 +1,72 @@
+"""LibreOffice front doors: ``gputco addin libreoffice`` and ``gputco render``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
+    """``gputco addin libreoffice [--profile DIR] [--module M] [--uninstall]``."""
+    p = addin_sub.add_parser(
+        "libreoffice", help="install the TCO_* functions into LibreOffice Calc",
+        description="Write Basic wrappers for every registry entry (generated from udfs.UDFS) "
+        "and a Python bridge into a LibreOffice user profile, so that =TCO_... formulas compute "
+        "in Calc with the same Python functions. Close LibreOffice first; it picks them up on "
+        "its next start.",
+    )
+    p.add_argument("--profile", metavar="DIR",
+                   help="the profile folder (LibreOffice's UserInstallation, which holds user/); "
+                   "default: your own profile")
+    p.add_argument("--module", action="append", default=[], metavar="M",
+                   help="an extension module that registers more TCO_ functions (repeatable)")
+    p.add_argument("--path", action="append", default=[], metavar="DIR",
+                   help="a folder LibreOffice's Python must also search (for --module)")
+    p.add_argument("--uninstall", action="store_true", help="remove the add-in instead")
+    p.set_defaults(run=_libreoffice)
+
+
+def _libreoffice(args: argparse.Namespace) -> int:
+    from . import libreoffice
+
+    if args.uninstall:
+        removed = libreoffice.uninstall(args.profile)
+        where = args.profile or libreoffice.default_profile()
+        print(f"removed the gputco add-in from {where}"
+              + ("" if removed else " (it was not installed)"))
+        return 0
+    if args.path:
+        sys.path[:0] = [str(Path(p).resolve()) for p in args.path]
+    done = libreoffice.install(args.profile, modules=args.module, paths=args.path)
+    print(f"installed {done.functions} TCO_* functions into LibreOffice profile {done.profile}\n"
+          f"  Basic module: {done.module}\n  Python bridge: {done.bridge}\n"
+          "Restart LibreOffice; in a generated workbook press Ctrl+Shift+F9 to recalculate.")
+    return 0
+
+
+def add_render_parser(sub: argparse._SubParsersAction) -> None:
+    """``gputco render FILE --png DIR [--sheet NAME]``."""
+    p = sub.add_parser(
+        "render", help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
+        description="Print each sheet (or one) to PDF with LibreOffice headless, then to a PNG "
+        "per sheet with pdftoppm. The sheets' page setup decides the layout (gputco workbooks "
+        "fit each sheet to the page width).",
+    )
+    p.add_argument("file", metavar="FILE", help="the .xlsx workbook")
+    p.add_argument("--png", required=True, metavar="DIR", help="folder for the PNG files")
+    p.add_argument("--sheet", action="append", metavar="NAME",
+                   help="only this sheet (repeatable); default: every sheet")
+    p.add_argument("--dpi", type=int, default=100, help="resolution (default: %(default)s)")
+    p.add_argument("--force", action="store_true", help="replace existing PNG files")
+    p.set_defaults(run=_render)
+
+
+def _render(args: argparse.Namespace) -> int:
+    from workbook.render import render_workbook
+
+    written = render_workbook(args.file, args.png, sheets=args.sheet, dpi=args.dpi,
+                              force=args.force)
+    for path in written:
+        print(path)
+    return 0
