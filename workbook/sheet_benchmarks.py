@@ -18,19 +18,6 @@ from .book import Book
 
 SHEET = "Benchmarks"
 
-#: published figures that runs.toml does not carry yet (from cases-public.json): run -> field ->
-#: (value, source). Move them into runs.toml as published_* entries and they drop out of here.
-EXTRA_PUBLISHED = {
-    "sa_gpt3_175b_fp8_dec2024": {
-        "household_years": (19.0, "SA-2025-08: 19 US household-years for 300B tokens, FP8"),
-        "tokens_per_household_year": (15.8e9, "SA-2025-08: one household-year trains 15.8B "
-                                               "FP8 tokens"),
-    },
-    "sa_gpt3_175b_bf16_dec2024": {
-        "household_years": (28.0, "SA-2025-08: 28 US household-years for 300B tokens, BF16"),
-    },
-}
-
 # the TCO block at the top: key, label, unit, formula template ({c} = this column's letter)
 TCO_ROWS = [
     ("bench_system", "System", "key", None),
@@ -107,13 +94,10 @@ COMPARED = {"tokens_per_gpu_second": "tokens_per_gpu_second", "usd_per_mtok": "c
 
 
 def published(run_key: str) -> dict[str, tuple[float, str]]:
-    """Published figures of one run: field -> (value, source), from runs.toml and EXTRA_PUBLISHED."""
-    out = {name.removeprefix("published_"): (e.value, e.source)
-           for name, e in presets.catalog("run")[run_key].entries.items()
-           if name.startswith("published_") and e.value is not None}
-    for field, pair in EXTRA_PUBLISHED.get(run_key, {}).items():
-        out.setdefault(field, pair)
-    return out
+    """Published figures of one run (the published_* entries of runs.toml): field -> (value, source)."""
+    return {name.removeprefix("published_"): (e.value, e.source)
+            for name, e in presets.catalog("run")[run_key].entries.items()
+            if name.startswith("published_") and e.value is not None}
 
 
 def build(book: Book) -> None:
@@ -153,14 +137,13 @@ def build(book: Book) -> None:
     styles.header_row(ws, header, [heading for _, heading, _, _ in COLUMNS])
     ws.row_dimensions[header].height = 60
     col_of = {key: i for i, (key, *_rest) in enumerate(COLUMNS, start=1)}
-    extra_rows = []
     r = header
     for run_key in runs:
         r += 1
         pub = published(run_key)
         for key, _heading, unit, template in COLUMNS:
             col = col_of[key]
-            value = _cell_value(key, template, run_key, pub, col_of, r, extra_rows)
+            value = _cell_value(key, template, run_key, pub, col_of, r)
             if value is None:
                 continue
             cell = ws.cell(row=r, column=col, value=value)
@@ -171,19 +154,6 @@ def build(book: Book) -> None:
                 cell.font = styles.BOLD
     book.rows[SHEET]["_runs"] = header + 1
 
-    r += 2
-    styles.section_row(ws, r, "Published figures not yet in runs.toml (reference/cases-public.json)",
-                       width)
-    r += 1
-    styles.header_row(ws, r, ["run", "field", "value", "source"])
-    for i, (run_key, field, value, source) in enumerate(extra_rows):
-        rr = r + 1 + i
-        ws.cell(row=rr, column=1, value=run_key).font = styles.KEY_FONT
-        ws.cell(row=rr, column=2, value=field)
-        ws.cell(row=rr, column=3, value=value).number_format = "General"
-        ws.cell(row=rr, column=4, value=source).font = styles.NOTE_FONT
-        book.define(f"pub_{run_key}_{field}", ws, f"$C${rr}")
-
     styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
     styles.widths(ws, {col_of[k]: 16 for k in ("flops_per_token", "tokens_per_household_year",
                                                  "published_tokens_per_household_year")})
@@ -191,7 +161,7 @@ def build(book: Book) -> None:
     styles.page_setup(ws, landscape=True, one_page=True)
 
 
-def _cell_value(key, template, run_key, pub, col_of, row, extra_rows):
+def _cell_value(key, template, run_key, pub, col_of, row):
     """The formula (or literal) for one cell of the run table; None leaves it empty."""
     if template is None:
         return run_key
@@ -199,12 +169,7 @@ def _cell_value(key, template, run_key, pub, col_of, row, extra_rows):
         field = key.removeprefix("published_")
         if field not in pub:
             return None
-        toml = presets.catalog("run")[run_key].entries.get(key)
-        if toml is not None and toml.value is not None:
-            return _expand(_lookup(key), col_of, row, run_key)
-        value, source = pub[field]
-        extra_rows.append((run_key, field, value, source))
-        return f"=pub_{run_key}_{field}"
+        return _expand(_lookup(key), col_of, row, run_key)
     if template == "diff":
         field = key.removeprefix("diff_")
         if field not in pub:
