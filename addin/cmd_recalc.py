@@ -8,18 +8,19 @@ whose stored value differs from the recalculated one and exits 1 when any does.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from udfs.errors import GputcoError
+from udfs.errors import GputcoError, InputRangeError
+from workbook.files import FileExistsRefusal, check_input
+
+#: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
+DEFAULT_TIMEOUT_S = 600.0
 
 
 class RecalcUsageError(GputcoError, ValueError):
     """Bad combination of options or paths for `gputco recalc`."""
-
-
-class RecalcWriteError(GputcoError, OSError):
-    """The output file could not be written."""
 
 
 def add_parser(sub) -> None:
@@ -40,7 +41,9 @@ def add_parser(sub) -> None:
     p.add_argument("--keep-unsupported", action="store_true",
                    help="keep the stored values of cells that use unsupported functions "
                    "(default: stop and name them)")
-    p.add_argument("--timeout", type=float, metavar="SECONDS", help="give up after SECONDS")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
+                   help="give up after SECONDS (default: %(default)s; a safety net for "
+                   "workbooks from elsewhere)")
     p.add_argument("--limit", type=int, default=200, metavar="N",
                    help="show at most N mismatching cells (default: %(default)s)")
     p.set_defaults(run=run)
@@ -49,25 +52,19 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     from workbook.recalc import recalc_file
 
-    src = Path(args.file)
-    if not src.is_file():
-        raise RecalcUsageError(f"{src} does not exist or is not a file")
+    src = check_input(args.file)
     if not (args.output or args.in_place or args.check):
         raise RecalcUsageError("say where to write: -o OUT, --in-place, or --check to only compare")
+    if args.timeout is not None and not 0 < args.timeout < math.inf:
+        raise InputRangeError("--timeout", args.timeout, "(0, inf) seconds")
+    if args.limit < 0:
+        raise InputRangeError("--limit", args.limit, "[0, inf)")
     dst = Path(args.output) if args.output else None
     if dst is not None and dst.exists() and not args.force:
-        raise RecalcUsageError(f"{dst} exists; pass --force to replace it")
-    if dst is not None and not dst.parent.is_dir():
-        raise RecalcWriteError(f"cannot write {dst}: folder {dst.parent} does not exist")
-    try:
-        report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
-                             timeout_s=args.timeout,
-                             unsupported="stored" if args.keep_unsupported else "raise")
-    except OSError as err:
-        if isinstance(err, GputcoError):
-            raise
-        raise RecalcWriteError(f"cannot write {err.filename or dst or src}: "
-                               f"{err.strerror or err}") from None
+        raise FileExistsRefusal(dst)
+    report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
+                         timeout_s=args.timeout,
+                         unsupported="stored" if args.keep_unsupported else "raise")
     print(report.summary())
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)

@@ -147,6 +147,7 @@ def test_cli_exit_codes(csv_in, tmp_path, capsys):
     assert "refusing to overwrite" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("gputco batch: error: no such input file") and "Traceback" not in err
+    assert err.startswith("gputco batch: error: cannot read ") and err.rstrip().endswith(
+        "missing.csv: no such file") and "Traceback" not in err
     assert main(["batch", str(csv_in), "-o", str(tmp_path / "no-such-dir" / "x.csv")]) == 3
     assert "cannot write" in capsys.readouterr().err

@@ -94,7 +94,7 @@ def test_cli_writes_and_refuses_to_overwrite(tmp_path, capsys):
     assert openpyxl.load_workbook(out, data_only=True)["Calc"]["B2"].value == 6
     assert main(["recalc", str(src), "-o", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err.strip().count("\n") == 0 and "exists; pass --force" in err
+    assert err.strip().count("\n") == 0 and "exists; refusing to overwrite it (use --force" in err
     assert main(["recalc", str(src), "-o", str(out), "--force"]) == 0
     assert main(["recalc", str(src)]) == 2  # neither -o, --in-place nor --check
     assert main(["recalc", str(tmp_path / "missing.xlsx"), "--check"]) == 2

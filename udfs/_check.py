@@ -13,7 +13,7 @@ from numbers import Real
 
 import numpy as np
 
-from .errors import InputRangeError, InputTypeError, MissingValueError
+from .errors import InputRangeError, InputShapeError, InputTypeError, MissingValueError
 
 INF = math.inf
 
@@ -124,6 +124,49 @@ def _raise_range(arg: str, x: np.ndarray, ok: np.ndarray, valid: str) -> None:
         raise InputRangeError(arg, float(x), valid)
     idx = tuple(int(i) for i in np.argwhere(~ok)[0])
     raise InputRangeError(arg, float(x[idx]), valid, idx)
+
+
+def broadcast(**values: object) -> None:
+    """Check that the array arguments broadcast together (scalars always do).
+
+    >>> broadcast(mfu=[0.3, 0.4], peak_tflops=989.4)
+    >>> broadcast(mfu=[0.3, 0.4], tokens=[1e9, 2e9, 3e9])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
+    """
+    shapes = {}
+    for name, v in values.items():
+        if not isinstance(v, list | tuple | np.ndarray):
+            continue
+        try:
+            shape = np.shape(v)
+        except ValueError:  # ragged: the shape numpy gives it as an array of objects
+            try:
+                shape = np.asarray(v, dtype=object).shape
+            except ValueError:
+                continue  # the number checks name the bad element
+        if shape:
+            shapes[name] = shape
+    if len(shapes) < 2:
+        return
+    try:
+        np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        listed = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise InputShapeError(f"arrays that do not broadcast together: {listed}; use arrays of "
+                              "one shape, or scalars") from None
+
+
+def ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray | float:
+    """``num / den`` with IEEE rules for scalars too: a denominator that underflowed to 0 gives
+    inf (as numpy does for arrays), never ZeroDivisionError.
+
+    >>> ratio(1.0, 0.0), ratio(3.0, 2.0)
+    (inf, 1.5)
+    """
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        return out(np.divide(num, den))
 
 
 def out(x: np.ndarray | float) -> np.ndarray | float:

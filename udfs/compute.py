@@ -44,6 +44,7 @@ def flops_per_token_palm(params, layers, d_model, seq_len):
     >>> f"{flops_per_token_palm(175e9, 96, 12288, 2048):.5e}"
     '1.07899e+12'
     """
+    chk.broadcast(params=params, layers=layers, d_model=d_model, seq_len=seq_len)
     n = chk.positive("params", params)
     layer = chk.positive("layers", layers)
     d = chk.positive("d_model", d_model)
@@ -79,6 +80,8 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     >>> f"{flops_per_token_megatron(96, 12288, 96, 96, 49152, 51200, 2048, 2):.4e}"
     '1.0764e+12'
     """
+    chk.broadcast(layers=layers, d_model=d_model, heads=heads, kv_heads=kv_heads, ffn=ffn,
+                  vocab=vocab, seq_len=seq_len, mlp_matrices=mlp_matrices)
     layer = chk.positive("layers", layers)
     h = chk.positive("d_model", d_model)
     a = chk.positive("heads", heads)
@@ -166,6 +169,7 @@ def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     >>> round(tco_tokens_per_gpu_second(1.07899e12, 1978.9, 0.3952), 1)
     724.8
     """
+    chk.broadcast(flops_per_token=flops_per_token, peak_tflops=peak_tflops, mfu=mfu)
     f = chk.positive("flops_per_token", flops_per_token)
     peak = chk.positive("peak_tflops", peak_tflops)
     u = chk.fraction_open_closed("mfu", mfu)
@@ -200,9 +204,11 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     >>> round(tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.395), 4)
     0.5445
     """
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
+                  peak_tflops=peak_tflops, mfu=mfu)
     usd = chk.positive("gpu_hour_usd", gpu_hour_usd)
     tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
-    return chk.out(usd / (SECONDS_PER_HOUR * tps) * 1e6)
+    return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 
 
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
@@ -227,6 +233,8 @@ def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     >>> round(tco_training_cost(300e9, 1.42, 1.07899e12, 1978.9, 0.395))
     163344
     """
+    chk.broadcast(tokens=tokens, gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
+                  peak_tflops=peak_tflops, mfu=mfu)
     n = chk.positive("tokens", tokens)
     return chk.out(n * tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu) / 1e6)
 
@@ -253,7 +261,9 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
     >>> round(tco_training_days(300e9, 128, 1.07899e12, 1978.9, 0.395), 2)
     37.45
     """
+    chk.broadcast(tokens=tokens, gpus=gpus, flops_per_token=flops_per_token,
+                  peak_tflops=peak_tflops, mfu=mfu)
     n = chk.positive("tokens", tokens)
     g = chk.positive("gpus", gpus)
     tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
-    return chk.out(n / (g * tps) / SECONDS_PER_DAY)
+    return chk.out(chk.ratio(n, g * tps) / SECONDS_PER_DAY)

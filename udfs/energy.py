@@ -34,6 +34,7 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     >>> round(tco_utility_watts_per_gpu(1.389, 1.288), 1)
     1789.0
     """
+    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue)
     kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
     p = chk.number("pue", pue, 1.0, 5.0)
     return chk.out(kw * p * 1000.0)
@@ -68,8 +69,10 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     >>> round(tco_joules_per_token(1789, 1.07899e12, 1978.9, 0.395), 3)
     2.469
     """
+    chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu, flops_per_token=flops_per_token,
+                  peak_tflops=peak_tflops, mfu=mfu)
     w = chk.positive("utility_watts_per_gpu", utility_watts_per_gpu)
-    return chk.out(w / tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)))
 
 
 def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
@@ -99,6 +102,7 @@ def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     >>> round(tco_household_years(300e9 * 2.469), 1)
     19.1
     """
+    chk.broadcast(joules=joules, kwh_per_household_year=kwh_per_household_year)
     j = chk.non_negative("joules", joules)
     kwh = chk.positive("kwh_per_household_year", kwh_per_household_year)
     return chk.out(j / (kwh * JOULES_PER_KWH))

@@ -70,6 +70,8 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     >>> tco_capital_per_gpu_hour([31250, 54166.67], 0.0, 5)
     array([0.71347032, 1.23668196])
     """
+    chk.broadcast(capex_per_gpu=capex_per_gpu, cost_of_capital=cost_of_capital,
+                  life_years=life_years, residual_fraction=residual_fraction)
     capex = chk.positive("capex_per_gpu", capex_per_gpu)
     r = chk.number("cost_of_capital", cost_of_capital, 0.0, 1.0)
     n = chk.number("life_years", life_years, 0.0, 100.0, lo_open=True)
@@ -100,6 +102,7 @@ def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     >>> round(tco_power_per_gpu_hour(1.389, 1.3, 0.087), 6)
     0.157096
     """
+    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh)
     kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
     p = chk.number("pue", pue, 1.0, 5.0)
     price = chk.positive("usd_per_kwh", usd_per_kwh)
@@ -126,6 +129,7 @@ def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     >>> round(tco_colo_per_gpu_hour(1.389, 130), 6)
     0.247356
     """
+    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, usd_per_kw_month=usd_per_kw_month)
     kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
     rent = chk.non_negative("usd_per_kw_month", usd_per_kw_month)
     return chk.out(kw * rent / HOURS_PER_MONTH)
@@ -178,6 +182,10 @@ def tco_total_per_gpu_hour(
     >>> round(tco_total_per_gpu_hour(31250, 0.1305, 5, 1.389, 1.3, 0.087, 130), 3)
     1.42
     """
+    chk.broadcast(capex_per_gpu=capex_per_gpu, cost_of_capital=cost_of_capital,
+                  life_years=life_years, it_kw_per_gpu=it_kw_per_gpu, pue=pue,
+                  usd_per_kwh=usd_per_kwh, colo_usd_per_kw_month=colo_usd_per_kw_month,
+                  residual_fraction=residual_fraction, other_usd_per_gpu_hour=other_usd_per_gpu_hour)
     other = chk.non_negative("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
     # checked here so that an error names this function's argument, not tco_colo_per_gpu_hour's
     colo = chk.non_negative("colo_usd_per_kw_month", colo_usd_per_kw_month)

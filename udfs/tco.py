@@ -7,6 +7,7 @@ functions of :mod:`udfs.finance` and :mod:`udfs.compute`. Names may be arrays to
 from __future__ import annotations
 
 import functools
+import inspect
 
 import numpy as np
 
@@ -24,10 +25,17 @@ BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
 def _broadcast(func):
     """Call ``func`` directly on scalars; broadcast it element-wise when any argument is an array."""
 
+    signature = inspect.signature(func)
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         if not any(isinstance(a, list | tuple | np.ndarray) for a in (*args, *kwargs.values())):
             return func(*args, **kwargs)
+        try:
+            named = signature.bind(*args, **kwargs).arguments
+        except TypeError:
+            return func(*args, **kwargs)  # the wrong arguments: Python's own error
+        chk.broadcast(**named)
         return np.vectorize(func, otypes=[float])(*args, **kwargs)
 
     return wrapper

@@ -12,12 +12,16 @@ through untouched as labels.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import sys
 import time
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree.ElementTree import ParseError
 
 import numpy as np
 import pyarrow as pa
@@ -26,7 +30,8 @@ import pyarrow.compute as pc
 from udfs import scenario
 from udfs.errors import GputcoError, InputRangeError, UnknownNameError
 
-from .files import atomic_output
+from .cells import looks_like_formula
+from .files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
@@ -99,6 +104,13 @@ def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int) -> Iterator[
 def _read_xlsx(path, chunk_rows):
     from openpyxl import load_workbook
 
+    from .recalc.errors import WorkbookFormatError
+    from .recalc.package import open_zip
+
+    try:  # the checks `gputco recalc` makes: zip bombs, part counts, encryption...
+        open_zip(path).close()
+    except WorkbookFormatError as err:
+        raise BatchError(f"{path}: {err}" if str(path) not in str(err) else str(err)) from None
     wb = load_workbook(path, read_only=True, data_only=True)
     try:
         ws = wb.worksheets[0]
@@ -144,6 +156,27 @@ def _to_float(name, value, row):
         except (TypeError, ValueError):
             raise BatchError(f"row {row + 2}, column {name}: {value!r} is not a number") from None
     return float(value)
+
+
+#: what a damaged or foreign input file raises while it is read (turned into one BatchError)
+_READ_ERRORS = (pa.ArrowException, zipfile.BadZipFile, ParseError, KeyError, IndexError,
+                ValueError, UnicodeDecodeError, OSError, EOFError)
+
+
+def _guarded(chunks: Iterator[pa.Table], path, fmt: str) -> Iterator[pa.Table]:
+    """The chunks of a reader, with any failure to read the file as one clear BatchError."""
+    while True:
+        try:
+            table = next(chunks)
+        except StopIteration:
+            return
+        except GputcoError:
+            raise
+        except _READ_ERRORS as err:
+            reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+            reason = "".join(c if c.isprintable() else "?" for c in reason)
+            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}") from None
+        yield table
 
 
 # -- evaluating ----------------------------------------------------------------------------------
@@ -247,14 +280,27 @@ class _Writer:
         if self._wb is not None:
             self._wb.save(self.path)
 
+    def abort(self) -> None:
+        """Close after a failure, quietly: a second error must not hide the first one."""
+        with contextlib.suppress(Exception):
+            self.close()
+
 
 def _text_cell(ws, value, cell_type):
-    """Text is stored as text even when it starts with '=' (never as a formula)."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@"):
+    """Text is stored as text even when it starts with '=' (never as a formula); characters XML
+    cannot hold are written with Excel's own escape ``_xHHHH_``."""
+    if not isinstance(value, str):
+        return value
+    if _XML_ILLEGAL.search(value):
+        value = _XML_ILLEGAL.sub(lambda m: f"_x{ord(m.group()):04X}_", value)
+    if looks_like_formula(value):
         cell = cell_type(ws, value=value)
         cell.data_type = "s"
         return cell
     return value
+
+
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def _neutralise_text(table: pa.Table) -> pa.Table:
@@ -277,22 +323,22 @@ def run_batch(src, dst, *, in_format=None, out_format=None, chunk_rows=DEFAULT_C
 
     ``progress`` is called with the rows done so far after each chunk (None: no progress).
     """
-    src, dst = Path(src), Path(dst)
+    src, dst = check_input(src), Path(dst)
     fin, fout = file_format(src, in_format), file_format(dst, out_format)
-    if not src.is_file():
-        raise BatchError(f"no such input file: {src}")
     t0 = time.perf_counter()
     chunks = 0
     with atomic_output(dst, force=force) as tmp:
         writer = _Writer(tmp, fout)
         try:
-            for table in read_chunks(src, fin, chunk_rows):
+            for table in _guarded(read_chunks(src, fin, chunk_rows), src, fin):
                 writer.write(evaluate_table(table, writer.rows))
                 chunks += 1
                 if progress:
                     progress(writer.rows)
-        finally:
-            writer.close()
+        except BaseException:
+            writer.abort()  # the first error is the one to report; the temporary file goes
+            raise
+        writer.close()
         if writer.rows == 0:
             raise BatchError(f"{src}: no scenarios (no data rows)")
     return BatchReport(writer.rows, time.perf_counter() - t0, chunks)

@@ -1,8 +1,11 @@
-"""Writing files without ever losing a user's work.
+"""Writing files without ever losing a user's work, and reading the files users give.
 
 Every command that writes goes through :func:`atomic_output`: it refuses to replace an existing
-file unless asked, writes to a temporary file in the destination folder, and renames it into place
-only when the write completed. An error or a kill mid-write leaves the original byte-for-byte intact.
+file unless asked, writes to a hidden temporary file ``.~NAME.XXXX.tmp`` in the destination folder,
+and renames it into place only when the write completed. An error mid-write leaves the original
+byte-for-byte intact and removes the temporary file; a kill (SIGKILL, power cut) leaves the
+original intact too, and the hidden temporary file behind. Symbolic links are written through (the
+link stays a link); devices, pipes and other special files are never replaced.
 """
 
 from __future__ import annotations
@@ -34,14 +37,61 @@ class WriteError(GputcoError, OSError):
         super().__init__(f"cannot write {path}: {reason}")
 
 
-def _reason(err: OSError) -> str:
-    if err.errno == errno.ENOSPC:
+class InputFileError(GputcoError, ValueError):
+    """An input file that cannot be read: missing, a folder, a special file, or unreadable."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(f"cannot read {path}: {reason}")
+
+
+def _reason(err: OSError, folder: Path | None = None) -> str:
+    """A short, plain reason for an OS error (one line, no errno numbers)."""
+    if err.errno in (errno.ENOSPC, errno.EDQUOT):
         return "the disk is full"
-    if err.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return "permission denied (read-only folder or file, or the file is open elsewhere)"
+    if err.errno == errno.EFBIG:
+        return "the file is larger than the file system or a size limit allows"
+    if err.errno == errno.EROFS:
+        return "the file system is read-only"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied (a read-only folder or file, or the file is open in another program)"
+    if err.errno == errno.ENOTDIR:
+        return "a part of the path is a file, not a folder"
     if err.errno == errno.ENOENT:
+        if folder is not None and folder.is_dir():
+            return f"files cannot be created in {folder}"
         return "the folder does not exist"
-    return err.strerror or str(err)
+    if err.errno == errno.EISDIR:
+        return "it is a folder"
+    text = err.strerror or str(err) or type(err).__name__
+    return text.splitlines()[0]
+
+
+def check_input(path: str | os.PathLike) -> Path:
+    """The path of an input file, after checking it is an existing, readable regular file.
+
+    >>> check_input("/")
+    Traceback (most recent call last):
+    ...
+    workbook.files.InputFileError: cannot read /: it is a folder, not a file
+    """
+    path = Path(path)
+    try:
+        st = path.stat()
+    except OSError as err:
+        if err.errno in (errno.ENOENT, errno.ENOTDIR):
+            raise InputFileError(path, "no such file") from None
+        raise InputFileError(path, _reason(err)) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputFileError(path, "it is a folder, not a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InputFileError(path, "not a regular file (a device, pipe or socket)")
+    try:
+        with open(path, "rb") as fh:
+            fh.read(1)
+    except OSError as err:
+        raise InputFileError(path, _reason(err)) from None
+    return path
 
 
 @contextlib.contextmanager
@@ -61,16 +111,20 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False,
     ...
     workbook.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
     """
-    dst = Path(dst)
+    shown = dst = Path(dst)
+    if dst.is_symlink():  # write through the link, so that it stays a link
+        dst = Path(os.path.realpath(dst))
     if dst.exists() and not force:
-        raise FileExistsRefusal(dst, flag)
+        raise FileExistsRefusal(shown, flag)
     if dst.is_dir():
-        raise WriteError(dst, "it is a folder")
+        raise WriteError(shown, "it is a folder")
+    if dst.exists() and not dst.is_file():
+        raise WriteError(shown, "not a regular file (a device, pipe or socket); never replaced")
     folder = dst.parent if str(dst.parent) else Path(".")
     try:
         fd, name = tempfile.mkstemp(prefix=f".~{dst.name}.", suffix=".tmp", dir=folder)
     except OSError as err:
-        raise WriteError(dst, _reason(err)) from None
+        raise WriteError(shown, _reason(err, folder)) from None
     os.close(fd)
     tmp = Path(name)
     try:
@@ -82,12 +136,14 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False,
             os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, dst)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         if isinstance(err, GputcoError):
             raise
-        raise WriteError(dst, _reason(err)) from None
+        raise WriteError(shown, _reason(err, folder)) from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
         raise
 
 

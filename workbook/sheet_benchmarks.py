@@ -15,6 +15,7 @@ from udfs import presets
 
 from . import styles
 from .book import Book
+from .cells import as_text
 
 SHEET = "Benchmarks"
 
@@ -124,7 +125,8 @@ def build(book: Book) -> None:
             col = 3 + j
             letter = get_column_letter(col)
             value = system if template is None else template.format(c=letter, **rows)
-            styles.style_formula(ws.cell(row=r, column=col, value=value), unit)
+            cell = ws.cell(row=r, column=col, value=value)
+            styles.style_formula(as_text(cell) if template is None else cell, unit)
     last = get_column_letter(2 + len(systems))
     book.define("bench_systems", ws, f"$C${rows['bench_system']}:${last}${rows['bench_system']}")
     for name, key in (("bench_tco", "bench_tco_per_gpu_hour"),
@@ -147,6 +149,8 @@ def build(book: Book) -> None:
             if value is None:
                 continue
             cell = ws.cell(row=r, column=col, value=value)
+            if template is None:  # the run's key: data, so text even if it starts with "="
+                as_text(cell)
             styles.style_formula(cell, unit)
             if key == "run":
                 cell.font = styles.KEY_FONT

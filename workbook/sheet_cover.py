@@ -7,6 +7,7 @@ import udfs
 
 from . import styles
 from .book import Book
+from .cells import put
 
 #: sheet name xlwings reads its workbook settings from (key in column A, value in column B)
 XLWINGS_SHEET = "xlwings.conf"
@@ -134,7 +135,7 @@ def build_xlwings_conf(book: Book, rows: list[tuple[str, str]] | None = None) ->
     workbook/ never imports addin/), else :data:`FALLBACK_XLWINGS_ROWS`."""
     ws = book.wb.create_sheet(XLWINGS_SHEET)
     for i, (key, value) in enumerate(rows or FALLBACK_XLWINGS_ROWS, start=1):
-        ws.cell(row=i, column=1, value=key)
-        ws.cell(row=i, column=2, value=value)
+        put(ws, i, 1, key)
+        put(ws, i, 2, value)
     styles.widths(ws, {1: 28, 2: 60})
     styles.page_setup(ws, landscape=False, one_page=True)

@@ -21,6 +21,7 @@ from udfs import compute, energy, finance
 
 from . import styles
 from .book import Book
+from .cells import as_text
 
 SHEET = "Inputs"
 
@@ -123,7 +124,7 @@ def build(book: Book) -> None:
         row += 1
         value = book.buyer if name == "inp_buyer" else default
         _label(ws, row, name, label, unit)
-        cell = ws.cell(row=row, column=col, value=value)
+        cell = as_text(ws.cell(row=row, column=col, value=value))  # inputs are never formulas
         styles.style_input(cell, unit)
         if dv:
             dvs[dv].add(cell)
@@ -202,6 +203,8 @@ def _system_rows(book: Book, ws, row: int, system_dv, mfu_dv) -> int:
         for k in range(1, book.n + 1):
             col = book.system_col(k)
             cell = ws.cell(row=row, column=col, value=value_of(k))
+            if kind == "input":  # a preset key or a number typed by the user: never a formula
+                as_text(cell)
             {"input": styles.style_input, "lookup": styles.style_lookup,
              "formula": styles.style_formula}[kind](cell, unit)
             if name:

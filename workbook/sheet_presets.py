@@ -17,6 +17,7 @@ from udfs.compute import CONVENTIONS
 
 from . import styles
 from .book import Book
+from .cells import put
 
 #: name prefix of each table's lookup columns, its table name and its heading
 TABLES = {
@@ -51,7 +52,7 @@ def build(book: Book) -> None:
     styles.header_row(ws, row, [heading for heading, _ in LISTS.values()])
     for col, (name, values) in enumerate(lists.items(), start=1):
         for i, v in enumerate(values):
-            ws.cell(row=row + 1 + i, column=col, value=v)
+            put(ws, row + 1 + i, col, v)  # preset keys: text even if one begins with "="
         letter = get_column_letter(col)
         book.define(name, ws, f"${letter}${row + 1}:${letter}${row + len(values)}")
     row += max(len(v) for v in lists.values()) + 2
@@ -92,7 +93,7 @@ def _table(book: Book, ws, kind: str, prefix: str, table_name: str, heading: str
 
 def _write(ws, row: int, values: list) -> None:
     for col, v in enumerate(values, start=1):
-        c = ws.cell(row=row, column=col, value=v)
+        c = put(ws, row, col, v)  # labels, units and sources are data: text, never formulas
         if COLUMNS[col - 1] == "as_of" and v is not None:
             c.number_format = "yyyy-mm-dd"
         elif COLUMNS[col - 1] == "value" and isinstance(v, float):

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 from .errors import FormulaSyntaxError
 from .functions import NEVER
+from .limits import DEFAULT_LIMITS, Limits
 from .package import DefinedName
-from .parse import Const, Node, functions, parse, parse_counted, references
+from .parse import Const, Node, depth, functions, parse, parse_counted, references
 from .refs import Ref, RowTemplate, shape_key
 from .values import NAME
 
@@ -34,8 +35,13 @@ class Compiled:
 class Compiler:
     """Compiles formulas of one workbook, with its defined names and the known functions."""
 
-    def __init__(self, names: list[DefinedName], known: Mapping[str, object]) -> None:
+    #: defined names that refer to names deeper than this evaluate to #NAME?
+    MAX_NAME_CHAIN = 32
+
+    def __init__(self, names: list[DefinedName], known: Mapping[str, object],
+                 limits: Limits = DEFAULT_LIMITS) -> None:
         self.known = known
+        self.limits = limits
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
         self._name_trees: dict[tuple[str | None, str], Node] = {}
@@ -56,10 +62,9 @@ class Compiler:
         if hit is not None:
             return key, hit
         try:
-            node, parsed = parse_counted(text, row, col, self._resolver(sheet))
+            node, parsed = self._parse(text, row, col, sheet)
         except FormulaSyntaxError as err:
-            err.cell = f"{sheet}!{_a1(row, col)}"
-            raise
+            raise FormulaSyntaxError(err.formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
         compiled = self._compiled(node, array)
         if parsed != count:  # the quick key missed or invented a reference: do not share it
             key = (sheet.upper(), key_text, array, row, col)
@@ -67,6 +72,19 @@ class Compiler:
             self.last[(sheet, col, array)] = (RowTemplate.of(text, row), key, compiled)
         self.cache[key] = compiled
         return key, compiled
+
+    def _parse(self, text: str, row: int, col: int, sheet: str) -> tuple[Node, int]:
+        """Parse within the limits on length and nesting (so nothing can exhaust the stack)."""
+        limit = self.limits.max_formula_chars
+        if len(text) > limit:
+            raise FormulaSyntaxError(text, f"it is {len(text):,} characters long "
+                                     f"(limit {limit:,}, Excel's own)")
+        deepest = self.limits.max_formula_depth
+        node, parsed = parse_counted(text, row, col, self._resolver(sheet), deepest)
+        if depth(node) > deepest:  # deeper through the defined names it uses
+            raise FormulaSyntaxError(text, f"nested more than {deepest} levels deep (functions, "
+                                     "operators and the defined names it uses)")
+        return node, parsed
 
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
@@ -90,8 +108,8 @@ class Compiler:
         tree = self._name_trees.get(key)
         if tree is not None:
             return tree
-        if key in self._resolving:
-            return Const(NAME)  # a name defined through itself
+        if key in self._resolving or len(self._resolving) >= self.MAX_NAME_CHAIN:
+            return Const(NAME)  # a name defined through itself, or through too many others
         self._resolving.add(key)
         try:
             dn = self._names[key]

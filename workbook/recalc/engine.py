@@ -14,9 +14,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compile import Compiled, Compiler
-from .errors import RecalcTimeoutError, UnsupportedFunctionError, WorkbookFormatError
+from .errors import (
+    LimitExceededError,
+    RecalcError,
+    RecalcTimeoutError,
+    UnsupportedFunctionError,
+    WorkbookFormatError,
+)
 from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
+from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
 from .refs import cell_name
@@ -67,15 +74,26 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     custom = default_functions() if functions is None else functions
     for name, func in custom.items():
         table[name.upper()] = spec_for(name.upper(), func, problems)
-    book = Book([SheetStore.from_part(p) for p in package.sheets])
-    groups, cells, bad = _compile_all(package, Compiler(package.names, table))
+    limits = package.limits
+    check_grid(package.sheets, limits)
+    book = Book([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
+    deadline = None if timeout_s is None else start + timeout_s
+    groups, cells, bad = _compile_all(package, Compiler(package.names, table, limits),
+                                      deadline, timeout_s)
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad)
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table)
+    with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
+        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+    return result
+
+
+def _run_units(evaluator: Evaluator, book: Book, units: list[Unit], result: Evaluation,
+               unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
     for done, unit in enumerate(units):
-        if timeout_s is not None and time.perf_counter() - start > timeout_s:
+        if deadline is not None and time.perf_counter() > deadline:
             raise RecalcTimeoutError(timeout_s, done, len(units))
         if unit.group.compiled.unsupported:
             g = unit.group
@@ -83,10 +101,31 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
             result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)
             continue
         _run_unit(evaluator, book, unit, result, unsupported)
-    return result
 
 
-def _compile_all(package: Package, compiler: Compiler):
+def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
+    """Refuse workbooks whose cells would not fit the memory bound (see limits.max_grid_cells).
+
+    The engine keeps each used column of a sheet as arrays from row 1 to the last used row, so
+    the cost is rows x used columns, whatever the number of cells actually filled.
+    """
+    if sum((p.max_row + 2) * p.max_col for p in sheets) <= limits.max_grid_cells:
+        return  # the cheap upper bound is enough (every real workbook)
+    total = 0
+    for part in sheets:
+        used = set(part.num_cols)
+        used.update(part.obj_cols)
+        used.update(fc.col for fc in part.formulas)
+        total += (part.max_row + 2) * len(used)
+        if total > limits.max_grid_cells:
+            raise LimitExceededError(
+                f"sheet {part.name!r} spans {part.max_row:,} rows x {len(used):,} used columns = "
+                f"{part.max_row * len(used):,} cells (limit {limits.max_grid_cells:,} for the "
+                "whole workbook); too large to recalculate in memory")
+
+
+def _compile_all(package: Package, compiler: Compiler, deadline: float | None = None,
+                 timeout_s: float | None = None):
     """Compile every formula cell into groups; also return unsupported names -> cells."""
     builder = GroupBuilder()
     bad: dict[str, list[str]] = defaultdict(list)
@@ -96,6 +135,8 @@ def _compile_all(package: Package, compiler: Compiler):
         name, upper = part.name, part.name.upper()
         last = compiler.last
         for fc in part.formulas:
+            if deadline is not None and cells % 4096 == 0 and time.perf_counter() > deadline:
+                raise RecalcTimeoutError(timeout_s, 0, 0)
             memo = last.get((name, fc.col, False)) if fc.kind == "normal" else None
             if memo is not None and memo[0].render(fc.row) == fc.text:  # fast path: same shape
                 key, compiled = memo[1], memo[2]
@@ -148,6 +189,10 @@ def _run_unit(evaluator: Evaluator, book: Book, unit: Unit, result: Evaluation,
             values = evaluator.run(g.compiled.node, Ctx(g.sheet, rows, g.col, array))
             store.write(g.col, rows, np.asarray(values))
             return
+        except LimitExceededError:
+            pass  # the group reads too much at once: row by row below, each within the limit
+        except RecalcError:
+            raise
         except (ValueError, IndexError):
             pass  # shapes that do not vectorise: evaluate the rows one by one below
         except TableResult as err:
@@ -161,6 +206,8 @@ def _run_unit(evaluator: Evaluator, book: Book, unit: Unit, result: Evaluation,
         except TableResult as err:
             _table_result(err, g, [r], result, unsupported)
             continue
+        except RecalcError:
+            raise
         except (ValueError, IndexError) as err:
             result.problems.append(f"{g.sheet}!{cell_name(r, g.col)}: {err}; shown as #VALUE!")
             values = np.array([VALUE], dtype=object)

@@ -27,7 +27,8 @@ class FormulaSyntaxError(RecalcError, ValueError):
     def __init__(self, formula: str, reason: str, cell: str = "") -> None:
         self.formula, self.reason, self.cell = formula, reason, cell
         where = f" in {cell}" if cell else ""
-        super().__init__(f"cannot parse formula{where} {formula!r}: {reason}")
+        shown = formula if len(formula) <= 80 else formula[:60] + "..."
+        super().__init__(f"cannot parse formula{where} {shown!r}: {reason}")
 
 
 class UnsupportedFunctionError(RecalcError, ValueError):
@@ -64,5 +65,8 @@ class RecalcTimeoutError(RecalcError, RuntimeError):
 
     def __init__(self, timeout_s: float, done: int, total: int) -> None:
         self.timeout_s, self.done, self.total = timeout_s, done, total
-        super().__init__(f"recalculation stopped after {timeout_s:g} s ({done} of {total} "
-                         "formula groups evaluated); raise timeout_s or split the workbook")
+        stage = (f"{done} of {total} formula groups evaluated" if total else
+                 "while reading the formulas")
+        super().__init__(f"recalculation stopped after the time limit of {timeout_s:g} s "
+                         f"({stage}); raise the limit (--timeout, timeout_s) or split the "
+                         "workbook")

@@ -69,10 +69,18 @@ class Evaluator:
         if t is RefNode:
             return self.resolve(node.ref, ctx)
         if t is Binary:
-            op = node.op
-            if op in (":", " "):
-                return self._range_op(op, node, ctx)
-            return operators.binary(op, self.value(node.left, ctx), self.value(node.right, ctx))
+            if node.op in (":", " "):
+                return self._range_op(node.op, node, ctx)
+            # a chain a+b+c+... is a left-leaning tree: walk down it in a loop, not by recursion
+            spine = [node]
+            left = node.left
+            while type(left) is Binary and left.op not in (":", " "):
+                spine.append(left)
+                left = left.left
+            acc = self.value(left, ctx)
+            for b in reversed(spine):
+                acc = operators.binary(b.op, acc, self.value(b.right, ctx))
+            return acc
         if t is Call:
             return self.call(node, ctx)
         if t is Unary:

@@ -127,4 +127,4 @@ def concat(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     ta, ea = vec.texts(a)
     tb, eb = vec.texts(b)
-    return vec.with_errors(ta + tb, vec.merge(ea, eb))
+    return vec.with_errors(vec.cap_text(ta + tb), vec.merge(ea, eb))

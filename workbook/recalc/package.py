@@ -22,6 +22,8 @@ _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _MAIN_NS = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
             "http://purl.oclc.org/ooxml/spreadsheetml/main")
 _OFFICE_DOC = "/officeDocument"
+#: the first bytes of an OLE compound file: what Excel writes for an encrypted workbook (and .xls)
+OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,7 @@ class Package:
     names: list[DefinedName] = field(default_factory=list)
     workbook_part: str = "xl/workbook.xml"
     date1904: bool = False
+    limits: lim.Limits = lim.DEFAULT_LIMITS
 
     def sheet(self, name: str) -> SheetPart:
         """The sheet with this name (case-insensitive, as in Excel)."""
@@ -55,13 +58,7 @@ class Package:
 def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> Package:
     """Read an .xlsx/.xlsm file's workbook structure and worksheets."""
     path = Path(path)
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as err:
-        raise WorkbookFormatError(f"{path} is not an .xlsx file (not a zip package): {err}") \
-            from None
-    with zf:
-        lim.check_archive(zf, limits)
+    with open_zip(path, limits) as zf:
         members = set(zf.namelist())
         wb_part = _main_part(zf, members, limits)
         wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
@@ -90,7 +87,36 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             names.append(DefinedName(el.get("name", ""), (el.text or "").strip(), scope))
         pr = next(iter(_children(wb_root, None, "workbookPr")), None)
         date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
-        return Package(path, zf.infolist(), sheets, names, wb_part, date1904)
+        return Package(path, zf.infolist(), sheets, names, wb_part, date1904, limits)
+
+
+def open_zip(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> zipfile.ZipFile:
+    """The package as an open zip, after the checks every untrusted file gets.
+
+    It must be a zip (an OLE file is named as the password-protected workbook it usually is),
+    within the limits on parts and sizes (limits.check_archive), with no duplicate or encrypted
+    parts. Used for recalculation and for .xlsx input to ``gputco batch``.
+    """
+    path = Path(path)
+    head = b""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as err:
+        if head == OLE_MAGIC:
+            raise WorkbookFormatError(
+                f"{path} is a password-protected (encrypted) workbook or a legacy .xls file: an "
+                "OLE compound file, not an .xlsx package; remove the password or save it as "
+                ".xlsx in Excel, then try again") from None
+        raise WorkbookFormatError(f"{path} is not an .xlsx file (not a zip package): {err}") \
+            from None
+    try:
+        lim.check_archive(zf, limits)
+    except BaseException:
+        zf.close()
+        raise
+    return zf
 
 
 def _children(root, parent: str | None, child: str):

@@ -141,19 +141,50 @@ def parse(formula: str, row: int = 1, col: int = 1, names: NameResolver | None =
     return parse_counted(formula, row, col, names)[0]
 
 
-def parse_counted(formula: str, row: int = 1, col: int = 1,
-                  names: NameResolver | None = None) -> tuple[Node, int]:
+#: deepest nesting the parser accepts by default (parentheses, function calls, prefix signs, ``^``
+#: chains), so that no formula can exhaust Python's stack; see limits.Limits.max_formula_depth
+MAX_NESTING = 100
+
+
+def parse_counted(formula: str, row: int = 1, col: int = 1, names: NameResolver | None = None,
+                  max_nesting: int = MAX_NESTING) -> tuple[Node, int]:
     """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
     text = formula if formula.startswith("=") else "=" + formula
     try:
         tokens = Tokenizer(text).items
     except TokenizerError as err:
         raise FormulaSyntaxError(formula, str(err)) from None
+    except (IndexError, ValueError) as err:  # the tokenizer's own failures on odd input
+        raise FormulaSyntaxError(formula, f"cannot split it into tokens ({err})") from None
     parser = _Parser(_significant(tokens), formula, row, col, names)
+    parser.max_nesting = min(max_nesting, 2 * MAX_NESTING)  # the stack bounds any setting
     node = parser.expr(0)
     if parser.pos != len(parser.tokens):
         raise FormulaSyntaxError(formula, f"unexpected {parser.tokens[parser.pos].value!r}")
     return node, parser.nrefs
+
+
+def depth(node: Node) -> int:
+    """How deep the evaluator recurses into a tree (a chain ``a+b+c+...`` counts once).
+
+    >>> depth(parse("=1+2+3+4")), depth(parse("=ABS(ABS(1))")), depth(parse("=((1))"))
+    (2, 3, 1)
+    """
+    deepest = 0
+    stack = [(node, 1)]
+    while stack:
+        n, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(n, Call):
+            stack.extend((a, level + 1) for a in n.args)
+        elif isinstance(n, Unary):
+            stack.append((n.arg, level + 1))
+        elif isinstance(n, Binary):
+            chain = n.op not in (":", " ") and isinstance(n.left, Binary) \
+                and n.left.op not in (":", " ")
+            stack.append((n.left, level if chain else level + 1))
+            stack.append((n.right, level + 1))
+    return deepest
 
 
 def _significant(tokens: list[Token]) -> list[Token]:
@@ -179,6 +210,8 @@ class _Parser:
         self.names = names
         self.pos = 0
         self.nrefs = 0  # references written in the text, counted as refs.shape_key counts them
+        self.nesting = 0
+        self.max_nesting = MAX_NESTING
 
     def fail(self, reason: str):
         raise FormulaSyntaxError(self.formula, reason)
@@ -194,28 +227,35 @@ class _Parser:
         return tok
 
     def expr(self, min_bp: int) -> Node:
-        left = self.prefix(self.take())
-        while (tok := self.peek()) is not None:
-            if tok.type == Token.OP_POST:
-                if _POSTFIX_BP < min_bp:
-                    break
-                self.pos += 1
-                left = Unary("%", left)
-            elif tok.type == Token.OP_IN:
-                lbp, rbp = _INFIX.get(tok.value, (None, None))
-                if lbp is None:
-                    self.fail(f"unknown operator {tok.value!r}")
-                if lbp < min_bp:
-                    break
-                self.pos += 1
-                right = self.expr(rbp)
-                if tok.value == ",":  # (A1,B2): a union of ranges
-                    left = Call("[union of ranges]", [left, right])
+        self.nesting += 1
+        if self.nesting > self.max_nesting:
+            self.fail(f"nested more than {self.max_nesting} levels deep (functions, operators "
+                      "and parentheses)")
+        try:
+            left = self.prefix(self.take())
+            while (tok := self.peek()) is not None:
+                if tok.type == Token.OP_POST:
+                    if _POSTFIX_BP < min_bp:
+                        break
+                    self.pos += 1
+                    left = Unary("%", left)
+                elif tok.type == Token.OP_IN:
+                    lbp, rbp = _INFIX.get(tok.value, (None, None))
+                    if lbp is None:
+                        self.fail(f"unknown operator {tok.value!r}")
+                    if lbp < min_bp:
+                        break
+                    self.pos += 1
+                    right = self.expr(rbp)
+                    if tok.value == ",":  # (A1,B2): a union of ranges
+                        left = Call("[union of ranges]", [left, right])
+                    else:
+                        left = Binary(tok.value, left, right)
                 else:
-                    left = Binary(tok.value, left, right)
-            else:
-                break
-        return left
+                    break
+            return left
+        finally:
+            self.nesting -= 1
 
     def prefix(self, tok: Token) -> Node:
         if tok.type == Token.OPERAND:

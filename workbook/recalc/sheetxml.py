@@ -12,7 +12,8 @@ import datetime as _dt
 from dataclasses import dataclass, field
 
 from . import xmlsafe
-from .refs import col_index
+from .errors import WorkbookFormatError
+from .refs import MAX_COL, MAX_ROW, cell_name, col_index
 from .values import error
 
 _NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
@@ -90,10 +91,17 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
             r = attrs.get("r")
             if r is not None:
                 letters = r.rstrip("0123456789")
-                row = int(r[len(letters):])
-                col = cols.get(letters) or cols.setdefault(letters, col_index(letters.lstrip("$")))
+                digits = r[len(letters):]
+                col = cols.get(letters) or cols.setdefault(letters, _column(letters, r, name))
+                row = int(digits) if digits.isdigit() and digits.isascii() else 0
+                if not 0 < row <= MAX_ROW:
+                    raise WorkbookFormatError(f"sheet {name!r} has a cell with a bad reference "
+                                              f"{r!r} (rows are 1 to {MAX_ROW})")
             else:
                 col += 1
+                if col > MAX_COL:
+                    raise WorkbookFormatError(f"sheet {name!r} row {row} has more than "
+                                              f"{MAX_COL} cells")
             c_start = p.CurrentByteIndex
             t = attrs.get("t", "n")
             v = inline = f = None
@@ -106,7 +114,15 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
             buf = []
         elif code == ROW:
             r = attrs.get("r")
-            row = int(r) if r else row + 1
+            if r:
+                if not (r.isascii() and r.isdigit() and 0 < int(r) <= MAX_ROW):
+                    raise WorkbookFormatError(f"sheet {name!r} has a row with a bad number {r!r} "
+                                              f"(rows are 1 to {MAX_ROW})")
+                row = int(r)
+            else:
+                row += 1
+                if row > MAX_ROW:
+                    raise WorkbookFormatError(f"sheet {name!r} has more than {MAX_ROW} rows")
             col = 0
         elif code == IS:
             inline = []
@@ -127,7 +143,10 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
         if code is None or not in_data:
             return
         if code == C:
-            value = decode(t, v, inline, strings, f is not None)
+            try:
+                value = decode(t, v, inline, strings, f is not None)
+            except (ValueError, IndexError) as err:
+                raise WorkbookFormatError(f"{name}!{cell_name(row, col)}: {err}") from None
             if row > max_row:
                 max_row = row
             if col > max_col:
@@ -184,9 +203,14 @@ def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],
     if v is None:
         return "" if (t == "str" and formula) else None
     if t == "n":
-        return float(v) if v.strip() else None
+        return _float(v) if v.strip() else None
     if t == "s":
-        return strings[int(v)]
+        text = v.strip()
+        i = int(text) if text.isdigit() and text.isascii() else -1
+        if not 0 <= i < len(strings):
+            raise IndexError(f"shared string {v.strip()} does not exist (the table has "
+                             f"{len(strings)})")
+        return strings[i]
     if t == "str":
         return v
     if t == "b":
@@ -198,7 +222,24 @@ def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],
             return (_dt.datetime.fromisoformat(v) - _EPOCH).total_seconds() / 86400.0
         except ValueError:
             return v
-    return float(v) if v.strip() else None
+    return _float(v) if v.strip() else None
+
+
+def _float(v: str) -> float:
+    try:
+        return float(v)
+    except ValueError:
+        raise ValueError(f"the stored value {v[:40]!r} is not a number") from None
+
+
+def _column(letters: str, ref: str, sheet: str) -> int:
+    """The column of a cell reference's letters, or WorkbookFormatError for a bad reference."""
+    col = col_index(letters) if letters.isascii() and letters.isalpha() and len(letters) <= 3 \
+        else 0
+    if not 0 < col <= MAX_COL:
+        raise WorkbookFormatError(f"sheet {sheet!r} has a cell with a bad reference {ref!r} "
+                                  f"(columns are A to XFD)")
+    return col
 
 
 def read_shared_strings(data: bytes, path: str) -> list[str]:

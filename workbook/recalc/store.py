@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import LimitExceededError
 from .sheetxml import SheetPart
 from .values import XlError
 
@@ -47,15 +48,16 @@ class Column:
 class SheetStore:
     """The values of one sheet. Rows are 1-based; reads past the last row give blanks."""
 
-    def __init__(self, name: str, max_row: int) -> None:
+    def __init__(self, name: str, max_row: int, max_block_cells: int | None = None) -> None:
         self.name = name
         self.max_row = max_row
         self.length = max_row + 2  # row 0 unused, last row a blank sentinel
         self.cols: dict[int, Column] = {}
+        self.max_block_cells = max_block_cells  # see limits.Limits.max_range_cells
 
     @classmethod
-    def from_part(cls, part: SheetPart) -> SheetStore:
-        store = cls(part.name, part.max_row)
+    def from_part(cls, part: SheetPart, max_block_cells: int | None = None) -> SheetStore:
+        store = cls(part.name, part.max_row, max_block_cells)
         if part.num_rows:
             rows = np.asarray(part.num_rows, dtype=np.int64)
             cols = np.asarray(part.num_cols, dtype=np.int64)
@@ -119,21 +121,32 @@ class SheetStore:
         beyond it: ``h`` is clipped, so callers that need the true height keep it themselves.
         """
         if isinstance(r0, np.ndarray):
+            m = len(r0)
+        else:
+            m = 1
+            # rows past the last used one are blank: keep one of them (the blank sentinel row),
+            # so a single cell below the used area reads as blank, not as nothing
+            h = max(min(h, 1), min(h, self.length - max(r0, 0)))
+        if self.max_block_cells is not None and m * h * w > self.max_block_cells:
+            raise LimitExceededError(
+                f"a formula reads {m * h * w:,} cells of sheet {self.name!r} at once "
+                f"({h:,} rows x {w:,} columns{f' x {m:,} formula rows' if m > 1 else ''}; "
+                f"limit {self.max_block_cells:,} cells)")
+        if isinstance(r0, np.ndarray):
             idx = r0[:, None] + np.arange(h)[None, :]
         else:
-            h = max(0, min(h, self.length - 1 - r0))
             idx = np.arange(r0, r0 + h)[None, :]
         idx = np.clip(idx, 0, self.length - 1)
-        m = idx.shape[0]
         cols = [self.cols.get(c) for c in range(c0, c0 + w)]
         kinds = np.zeros((m, h, w), dtype=np.int8)
         for j, col in enumerate(cols):
             if col is not None:
                 kinds[:, :, j] = col.kind[idx]
-        if (kinds == NUMBER).all():
+        if (kinds == NUMBER).all():  # (also when the block is empty: nothing to read)
             out = np.empty((m, h, w), dtype=np.float64)
             for j, col in enumerate(cols):
-                out[:, :, j] = col.num[idx]
+                if col is not None:
+                    out[:, :, j] = col.num[idx]
             return out
         out = np.empty((m, h, w), dtype=object)
         for j, col in enumerate(cols):

@@ -42,6 +42,9 @@ ERRORS: dict[str, XlError] = {c: XlError(c) for c in (
 NULL, DIV0, VALUE, REF, NAME, NUM, NA = (ERRORS[c] for c in (
     "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
 
+#: the longest text a cell holds (Excel's limit); longer results of ``&``, CONCAT, REPT are #VALUE!
+MAX_TEXT = 32_767
+
 
 def error(text: str) -> XlError:
     """The error value for an error text, which may carry a message after the code.

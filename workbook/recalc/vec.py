@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .values import NUM, XlError, to_bool, to_number, to_text
+from .values import MAX_TEXT, NUM, VALUE, XlError, to_bool, to_number, to_text
 
 FLOAT, BOOL, OBJ = np.dtype(np.float64), np.dtype(np.bool_), np.dtype(object)
 
@@ -84,6 +84,23 @@ def texts(a: np.ndarray) -> tuple[np.ndarray, Errs]:
     out = np.empty(a.shape, dtype=OBJ)
     out.ravel()[:] = flat
     return out, errs
+
+
+def cap_text(a: np.ndarray) -> np.ndarray:
+    """Texts longer than a cell holds (32,767 characters) become #VALUE!, as in Excel.
+
+    >>> cap_text(from_list(["ab", "x" * 40_000], (1, 1, 2))).tolist()
+    [[['ab', #VALUE!]]]
+    """
+    if a.dtype != OBJ:
+        return a
+    long = np.fromiter((isinstance(v, str) and len(v) > MAX_TEXT for v in a.ravel().tolist()),
+                       BOOL, a.size).reshape(a.shape)
+    if not long.any():
+        return a
+    out = a.copy()
+    out[long] = VALUE
+    return out
 
 
 def merge(*errs: Errs) -> Errs:

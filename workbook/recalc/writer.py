@@ -5,17 +5,17 @@ and the ``<v>`` element: the bytes are patched at the offsets :mod:`.sheetxml` r
 styles, formulas, attributes, whitespace and every other element stay byte-for-byte. Every other
 zip member is copied unchanged, in the same order. ``calcPr`` and ``calcChain.xml`` are kept, so
 Excel still recalculates on open when the file asks it to. The new file is written next to the
-destination and moved into place with ``os.replace``: a failure never leaves a half-written file.
+destination and moved into place (:func:`workbook.files.atomic_output`): a failure never leaves a
+half-written file, and the original stays byte-for-byte as it was.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import zipfile
 from pathlib import Path
 
+from ..files import atomic_output
 from . import limits as lim
 from .engine import Evaluation
 from .errors import WorkbookFormatError
@@ -117,12 +117,6 @@ def _start_tag(data: bytes, start: int) -> bytes:
     return m.group()
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def _utf8(data: bytes) -> bool:
     head = data[:200].lower()
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -133,28 +127,21 @@ def _utf8(data: bytes) -> bool:
 
 def write_package(evaluation: Evaluation, dst: str | Path,
                   limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
-    """Write the recalculated package to ``dst`` atomically (temp file + os.replace)."""
+    """Write the recalculated package to ``dst`` atomically (temp file + rename), replacing it."""
     src = evaluation.package.path
     dst = Path(dst)
     patched = {part.path: patch_sheet(part, evaluation)
                for part in evaluation.package.sheets if part.formulas}
-    fd, tmp = tempfile.mkstemp(prefix=f".{dst.name}.", suffix=".tmp", dir=dst.parent or ".")
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w") as zout:
-            for info in zin.infolist():
-                data = patched.get(info.filename)
-                if data is None:
-                    data = lim.read_member(zin, info.filename, limits)
-                out = zipfile.ZipInfo(info.filename, info.date_time)
-                out.compress_type = info.compress_type
-                out.comment = info.comment
-                out.external_attr = info.external_attr
-                out.create_system = info.create_system
-                # big parts: fast compression (about 3x faster, the part ~25% larger)
-                zout.writestr(out, data, compresslevel=1 if len(data) > _FAST_ZIP_BYTES else None)
-        os.chmod(tmp, dst.stat().st_mode & 0o777 if dst.exists() else 0o666 & ~_umask())
-        os.replace(tmp, dst)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(dst, force=True) as tmp, zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(tmp, "w") as zout:
+        for info in zin.infolist():
+            data = patched.get(info.filename)
+            if data is None:
+                data = lim.read_member(zin, info.filename, limits)
+            out = zipfile.ZipInfo(info.filename, info.date_time)
+            out.compress_type = info.compress_type
+            out.comment = info.comment
+            out.external_attr = info.external_attr
+            out.create_system = info.create_system
+            # big parts: fast compression (about 3x faster, the part ~25% larger)
+            zout.writestr(out, data, compresslevel=1 if len(data) > _FAST_ZIP_BYTES else None)

@@ -14,8 +14,12 @@ import xml.etree.ElementTree as ET
 from .errors import WorkbookFormatError
 
 
+class _DTDRefused(Exception):
+    """Raised inside expat's callbacks; :func:`run` turns it into a WorkbookFormatError."""
+
+
 def _refuse_dtd(*_args: object) -> None:
-    raise WorkbookFormatError("the XML part declares a DTD or entities; refused for safety")
+    raise _DTDRefused
 
 
 def make_parser() -> pyexpat.XMLParserType:
@@ -32,8 +36,13 @@ def run(parser: pyexpat.XMLParserType, data: bytes, part: str) -> None:
     """Parse ``data`` with the handlers already set; XML errors become WorkbookFormatError."""
     try:
         parser.Parse(data, True)
+    except _DTDRefused:
+        raise WorkbookFormatError(f"{part} declares a DTD or entities; refused for safety "
+                                  "(entity expansion, external entities)") from None
     except pyexpat.ExpatError as err:
         raise WorkbookFormatError(f"{part} is not well-formed XML: {err}") from None
+    except LookupError as err:  # an encoding Python does not know, in the XML declaration
+        raise WorkbookFormatError(f"{part} is in an unknown text encoding: {err}") from None
 
 
 def _et_name(name: str) -> str:
@@ -47,10 +56,10 @@ def parse_tree(data: bytes, part: str) -> ET.Element:
     >>> root = parse_tree(b'<a xmlns="u"><b x="1">t</b></a>', "test")
     >>> root.tag, root[0].get("x"), root[0].text
     ('{u}a', '1', 't')
-    >>> parse_tree(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "test")
+    >>> parse_tree(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "test")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    workbook.recalc.errors.WorkbookFormatError: the XML part declares a DTD or entities; refused for safety
+    workbook.recalc.errors.WorkbookFormatError: test declares a DTD or entities; refused for safety ...
     """
     builder = ET.TreeBuilder()
     p = make_parser()

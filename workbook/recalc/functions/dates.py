@@ -59,7 +59,7 @@ def _date(year, month, day):
 def _part(which: int):
     def impl(serial):
         (s,), e = scalar_nums(serial)
-        bad = (s < 0) | (s > 2958465.99999)
+        bad = ~((s >= 0) & (s <= 2958465.99999))  # NaN too
         parts = _parts(np.where(bad, 1.0, s))
         out = parts[which].astype(float)
         return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
@@ -69,9 +69,11 @@ def _part(which: int):
 def _shift(end_of_month: bool):
     def impl(start, months):
         (s, k), e = scalar_nums(start, months)
-        bad = (s < 0) | (s > 2958465.99999)
+        k = np.trunc(k)
+        # NaN too; and a shift of more than 10,000 years is out of Excel's range (#NUM!)
+        bad = ~((s >= 0) & (s <= 2958465.99999) & (np.abs(k) <= 120_000))
         y, m, d = _parts(np.where(bad, 1.0, s))
-        total = y * 12 + (m - 1) + np.trunc(k).astype(np.int64)
+        total = y * 12 + (m - 1) + np.where(bad, 0, k).astype(np.int64)
         ny, nm = total // 12, total % 12 + 1
         last = _from_ymd(ny + (nm == 12), nm % 12 + 1, np.ones_like(nm)) - _from_ymd(
             ny, nm, np.ones_like(nm))  # days in the target month

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import vec
 from ..rangeval import materialize
-from ..values import VALUE, parse_number
+from ..values import MAX_TEXT, VALUE, parse_number
 from . import Spec
 from ._args import scalar_nums
 
@@ -28,7 +30,7 @@ def _concatenate(*args):
         t, e = vec.texts(a)
         out = out + t
         errs.append(e)
-    return vec.with_errors(out, vec.merge(*errs))
+    return vec.with_errors(vec.cap_text(out), vec.merge(*errs))
 
 
 def _concat(*args):
@@ -48,7 +50,7 @@ def _concat(*args):
     out = pieces[0].reshape(-1, 1, 1)
     for p in pieces[1:]:
         out = out + p.reshape(-1, 1, 1)
-    return out
+    return vec.cap_text(out)
 
 
 def _trim(s: str) -> str:
@@ -93,10 +95,18 @@ def _rept(text, times):
     t, et = vec.texts(text)
     (n,), en = scalar_nums(times)
     shape = np.broadcast_shapes(t.shape, n.shape)
-    out = [VALUE if k < 0 else s * int(k) for s, k in zip(
+    out = [_rept_one(s, k) for s, k in zip(
         np.broadcast_to(t, shape).ravel().tolist(), np.broadcast_to(n, shape).ravel().tolist(),
         strict=True)]
     return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))
+
+
+def _rept_one(s: str, k: float):
+    """``s`` repeated ``k`` times; #VALUE! for a negative count or a text too long for a cell."""
+    if not 0 <= k < math.inf:
+        return VALUE
+    k = int(k)
+    return VALUE if len(s) * k > MAX_TEXT else s * k
 
 
 def _value(x):

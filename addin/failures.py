@@ -1,0 +1,118 @@
+"""How the command line fails: one clear line on stderr, a documented exit code, no traceback.
+
+:func:`run` runs a parsed command and turns every error into one line on stderr and an exit code
+(documented in README.md, "Command line"): gputco's own errors are bad input (2) or a file that
+could not be written (3); an error nobody foresaw is a bug (4, with a request to report it).
+argparse prints its usage block before an error; :class:`OneLineParser` prints the error alone,
+with a pointer to ``--help`` (2). ``--debug`` (before the command) shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import sys
+from collections.abc import Iterator
+from typing import NoReturn
+
+from udfs.errors import GputcoError
+
+#: exit codes: success; a check found differences; bad usage or input; a file could not be
+#: written; an internal error (a bug)
+EXIT_OK, EXIT_DIFFERENCES, EXIT_USAGE, EXIT_WRITE, EXIT_BUG = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed command ``args.run(args)``; every failure becomes one line and a code."""
+    command = args.command
+    with quiet_finalizers(args.debug):
+        try:
+            return args.run(args)
+        except KeyboardInterrupt:
+            print(f"gputco {command}: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        except BrokenPipeError:  # the reader of stdout went away (gputco presets | head)
+            quiet_broken_pipe()
+            return EXIT_OK
+        except Exception as err:
+            if args.debug:
+                raise
+            line, code = describe(command, err)
+            wrote = isinstance(err, OSError)
+        print(line, file=sys.stderr)
+        if wrote:
+            gc.collect()  # a failed write's half-written streams are cleaned up now, quietly
+        return code
+
+
+def describe(command: str, err: Exception) -> tuple[str, int]:
+    """The one-line message and exit code for an error of ``gputco COMMAND``.
+
+    >>> from workbook.files import WriteError
+    >>> describe("docs", WriteError("out.md", "the disk is full"))
+    ('gputco docs: error: cannot write out.md: the disk is full', 3)
+    >>> describe("docs", ZeroDivisionError("division by zero"))[1]
+    4
+    """
+    if isinstance(err, GputcoError):
+        code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) \
+            else EXIT_USAGE
+        return f"gputco {command}: error: {one_line(err)}", code
+    if isinstance(err, OSError):  # a file problem the command did not foresee: not a bug
+        where = f" {err.filename}" if err.filename else ""
+        return (f"gputco {command}: error: cannot use{where}: {one_line(err.strerror or err)}",
+                EXIT_WRITE)
+    return bug_line(command, err), EXIT_BUG
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line on stderr (exit code 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def one_line(text: object) -> str:
+    """The text with line breaks and runs of white space folded into single spaces.
+
+    >>> one_line("cannot read a\\nb.csv:  no such file")
+    'cannot read a b.csv: no such file'
+    """
+    return " ".join(str(text).split())
+
+
+def bug_line(command: str, err: BaseException) -> str:
+    """The message for an unexpected exception: a bug in gputco, to be reported."""
+    return (f"gputco {command}: internal error ({type(err).__name__}: {one_line(err)[:300]}); "
+            "this is a bug in gputco: please report it with the output of "
+            f"`gputco --debug {command} ...`")
+
+
+@contextlib.contextmanager
+def quiet_finalizers(debug: bool) -> Iterator[None]:
+    """Keep errors raised while objects are cleaned up off stderr (unless ``--debug``).
+
+    After a write failed (a full disk), libraries' half-written temporary streams fail again
+    when they are garbage-collected; Python prints those as "Exception ignored in ..." with a
+    traceback under the one-line error. They say nothing new: :func:`run` collects them inside
+    this block, where they are dropped, and the previous hook is put back.
+    """
+    if debug:
+        yield
+        return
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous
+
+
+def quiet_broken_pipe() -> None:
+    """After stdout was closed by the reader (``gputco presets | head``): exit without noise."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,369 @@
+"""A corpus of hostile and malformed workbooks, generated into a folder by the tests themselves.
+
+Nothing here is downloaded or checked in: each function writes one file with the standard library
+(zipfile) so that the exact bytes are under the test's control, and returns its path. The packages
+are minimal (content types, relationships, workbook, one sheet, optional shared strings), the
+shape Excel and LibreOffice open. ``CORPUS`` lists every case with what gputco must answer.
+
+>>> import tempfile, pathlib, zipfile
+>>> p = package(pathlib.Path(tempfile.mkdtemp()) / "ok.xlsx", sheet(cell("A1", f="1+1")))
+>>> sorted(zipfile.ZipFile(p).namelist())[:3]
+['[Content_Types].xml', '_rels/.rels', 'xl/_rels/workbook.xml.rels']
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
+XML_DECL = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n'
+OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
+
+
+def cell(ref: str, v: object = None, *, f: str | None = None, t: str | None = None) -> str:
+    """One ``<c>`` element: a value, a formula (without "="), or both."""
+    attrs = f' r="{ref}"' + (f' t="{t}"' if t else "")
+    body = f"<f>{escape(f)}</f>" if f is not None else ""
+    if v is not None:
+        body += f"<v>{escape(str(v))}</v>"
+    return f"<c{attrs}>{body}</c>"
+
+
+def sheet(*cells: str, before: str = "", rows: dict[int, list[str]] | None = None) -> str:
+    """A worksheet part: the cells go in rows by their reference's digits unless ``rows`` given."""
+    if rows is None:
+        rows = {}
+        for c in cells:
+            ref = c.split('r="', 1)[1].split('"', 1)[0]
+            digits = "".join(ch for ch in ref if ch.isdigit()) or "1"
+            rows.setdefault(int(digits), []).append(c)
+    body = "".join(f'<row r="{r}">{"".join(cs)}</row>' for r, cs in sorted(rows.items()))
+    return f'{XML_DECL}<worksheet xmlns="{MAIN}">{before}<sheetData>{body}</sheetData></worksheet>'
+
+
+def shared_strings(*texts: str) -> str:
+    items = "".join(f"<si><t>{escape(t)}</t></si>" for t in texts)
+    return f'{XML_DECL}<sst xmlns="{MAIN}" count="{len(texts)}" uniqueCount="{len(texts)}">{items}</sst>'
+
+
+def package(path: Path, sheet_xml: str | bytes, *, strings: str | None = None,
+            names: dict[str, str] | None = None, extra: dict[str, bytes] | None = None,
+            macro: bool = False, compression: int = zipfile.ZIP_DEFLATED,
+            drop: tuple[str, ...] = ()) -> Path:
+    """Write a minimal .xlsx (or .xlsm with ``macro``) package holding one sheet named "S"."""
+    main_type = ("application/vnd.ms-excel.sheet.macroEnabled.main+xml" if macro else
+                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml")
+    overrides = [("/xl/workbook.xml", main_type),
+                 ("/xl/worksheets/sheet1.xml",
+                  "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml")]
+    rels = [("rId1", "worksheet", "worksheets/sheet1.xml")]
+    if strings is not None:
+        overrides.append(("/xl/sharedStrings.xml", "application/vnd.openxmlformats-"
+                          "officedocument.spreadsheetml.sharedStrings+xml"))
+        rels.append(("rId2", "sharedStrings", "sharedStrings.xml"))
+    defaults = '<Default Extension="xml" ContentType="application/xml"/>' \
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.' \
+        'relationships+xml"/>'
+    if macro:
+        defaults += '<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/>'
+        rels.append(("rId9", "vbaProject", "vbaProject.bin"))
+    content_types = (f'{XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+                     f'content-types">{defaults}'
+                     + "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides)
+                     + "</Types>")
+    defined = ""
+    if names:
+        defined = "<definedNames>" + "".join(
+            f'<definedName name="{n}">{escape(text)}</definedName>' for n, text in names.items()
+        ) + "</definedNames>"
+    workbook = (f'{XML_DECL}<workbook xmlns="{MAIN}" xmlns:r="{REL}"><sheets>'
+                f'<sheet name="S" sheetId="1" r:id="rId1"/></sheets>{defined}</workbook>')
+
+    def rel_type(kind: str) -> str:
+        if kind == "vbaProject":
+            return "http://schemas.microsoft.com/office/2006/relationships/vbaProject"
+        return f"{REL}/{kind}"
+
+    wb_rels = (f'{XML_DECL}<Relationships xmlns="{PKG_REL}">'
+               + "".join(f'<Relationship Id="{i}" Type="{rel_type(k)}" Target="{t}"/>'
+                         for i, k, t in rels) + "</Relationships>")
+    root_rels = (f'{XML_DECL}<Relationships xmlns="{PKG_REL}"><Relationship Id="rId1" '
+                 f'Type="{REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>')
+    members: dict[str, bytes | str] = {
+        "[Content_Types].xml": content_types, "_rels/.rels": root_rels,
+        "xl/workbook.xml": workbook, "xl/_rels/workbook.xml.rels": wb_rels,
+        "xl/worksheets/sheet1.xml": sheet_xml,
+    }
+    if strings is not None:
+        members["xl/sharedStrings.xml"] = strings
+    members.update(extra or {})
+    with zipfile.ZipFile(path, "w", compression) as z:
+        for name, data in members.items():
+            if name not in drop:
+                z.writestr(name, data.encode() if isinstance(data, str) else data)
+    return path
+
+
+# --- the corpus ---------------------------------------------------------------------------------
+
+
+def billion_laughs(d: Path) -> Path:
+    """Nine levels of ten entity references: a gigabyte of "lol" from a few hundred bytes."""
+    ents = '<!ENTITY l0 "lol">' + "".join(
+        f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10))
+    xml = sheet(cell("A1", "&l9;", t="str", f='"x"')).replace(
+        XML_DECL, XML_DECL + f"<!DOCTYPE worksheet [{ents}]>").replace("&amp;l9;", "&l9;")
+    return package(d / "billion_laughs.xlsx", xml)
+
+
+def external_entity(d: Path) -> Path:
+    """XXE: a shared string defined as the contents of /etc/passwd."""
+    sst = shared_strings("&xxe;").replace(
+        XML_DECL, XML_DECL + '<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+    ).replace("&amp;xxe;", "&xxe;")
+    return package(d / "xxe.xlsx", sheet(cell("A1", 0, t="s"), cell("B1", f="LEN(A1)")),
+                   strings=sst)
+
+
+def zip_bomb(d: Path) -> Path:
+    """A 40 MB sheet part of blanks that deflates about a thousand to one."""
+    xml = sheet(cell("A1", f="1+1")).replace("</worksheet>", " " * 40_000_000 + "</worksheet>")
+    return package(d / "zip_bomb.xlsx", xml)
+
+
+def far_cells(d: Path) -> Path:
+    """A cell in every column of the last row: a dense grid of 1.7e10 cells if materialised."""
+    cells = [cell(f"{_col(c)}1048576", 1) for c in range(1, 16385)]
+    cells.append(cell("A1", f="SUM(A1048576:XFD1048576)"))
+    return package(d / "far_cells.xlsx", sheet(*cells, before='<dimension ref="A1:XFD1048576"/>'))
+
+
+def whole_sheet_range(d: Path) -> Path:
+    """One formula over every cell of a sheet whose last row is 1048576."""
+    return package(d / "whole_sheet.xlsx", sheet(
+        cell("A1", f="SUM(B:XFD)"), cell("B1048576", 1), cell("C2", 2),
+        before='<dimension ref="A1:XFD1048576"/>'))
+
+
+def absurd_dimension(d: Path) -> Path:
+    """A dimension claiming the whole sheet over two cells: the claim is not believed."""
+    return package(d / "absurd_dimension.xlsx", sheet(
+        cell("A1", 2), cell("A2", f="A1*3"), before='<dimension ref="A1:XFD1048576"/>'))
+
+
+def long_formula(d: Path) -> Path:
+    """A 100,001-character formula (Excel's limit is 8,192)."""
+    return package(d / "long_formula.xlsx", sheet(cell("A1", f="1" + "+1" * 50_000)))
+
+
+def deep_nesting(d: Path) -> Path:
+    """3,000 nested parentheses inside Excel's length limit."""
+    return package(d / "deep_nesting.xlsx", sheet(cell("A1", f="(" * 3000 + "1" + ")" * 3000)))
+
+
+def deep_functions(d: Path) -> Path:
+    """1,000 nested function calls inside Excel's length limit."""
+    return package(d / "deep_functions.xlsx", sheet(cell("A1", f="ABS(" * 1000 + "1" + ")" * 1000)))
+
+
+def long_chain(d: Path) -> Path:
+    """``1-1-1-...``: 3,000 operators in a row (a deep tree without any parenthesis)."""
+    return package(d / "long_chain.xlsx", sheet(cell("A1", f="1" + "-1" * 3000)))
+
+
+def circular(d: Path) -> Path:
+    """A1 -> B1 -> C1 -> A1, and D1 reads A1."""
+    return package(d / "circular.xlsx", sheet(
+        cell("A1", f="B1+1"), cell("B1", f="C1*2"), cell("C1", f="A1"), cell("D1", f="A1")))
+
+
+OUTSIDE = {"A1": 'WEBSERVICE("http://127.0.0.1:9/steal")',
+           "A2": 'CALL("kernel32","WinExec","JCJ","calc.exe",0)',
+           "A3": 'REGISTER.ID("user32","MessageBoxA","JJCCJ")',
+           "A4": "[1]Sheet1!A1",
+           "A5": 'HYPERLINK("http://127.0.0.1:9/","click")',
+           "A6": '"ok"&"!"'}
+
+
+def outside_calls(d: Path) -> Path:
+    """Functions that reach outside the workbook, with stored values, and one ordinary formula."""
+    cells = [cell(ref, "stored", f=f, t="str") for ref, f in OUTSIDE.items()]
+    link = (f'{XML_DECL}<externalLink xmlns="{MAIN}"><externalBook xmlns:r="{REL}" r:id="rId1">'
+            '<sheetNames><sheetName val="Sheet1"/></sheetNames></externalBook></externalLink>')
+    return package(d / "outside.xlsx", sheet(*cells),
+                   extra={"xl/externalLinks/externalLink1.xml": link.encode()})
+
+
+def not_a_zip(d: Path) -> Path:
+    path = d / "not_a_zip.xlsx"
+    path.write_text("name,value\nH100_HGX,1\n")
+    return path
+
+
+def no_workbook(d: Path) -> Path:
+    """A zip with content types and a sheet but no workbook part."""
+    return package(d / "no_workbook.xlsx", sheet(cell("A1", 1)),
+                   drop=("xl/workbook.xml", "_rels/.rels"))
+
+
+def truncated(d: Path) -> Path:
+    """The first half of a valid package."""
+    full = package(d / "full.xlsx", sheet(cell("A1", 2), cell("A2", f="A1*2")))
+    data = full.read_bytes()
+    full.unlink()
+    path = d / "truncated.xlsx"
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def bad_shared_string(d: Path) -> Path:
+    """A cell pointing at shared string 99 of a table of one."""
+    return package(d / "bad_sst.xlsx", sheet(cell("A1", 99, t="s"), cell("B1", f="A1")),
+                   strings=shared_strings("only"))
+
+
+BAD_REFS = ("1A", "A0", "", "ZZZZ1", "A1048577", "XFE1", "A-1", "é1")
+
+
+def bad_references(d: Path) -> list[Path]:
+    """One file per malformed cell reference in ``BAD_REFS``."""
+    out = []
+    for i, ref in enumerate(BAD_REFS):
+        xml = sheet(rows={1: [cell(ref, 1), cell("B1", f="1+1")]})
+        out.append(package(d / f"bad_ref_{i}.xlsx", xml))
+    xml = sheet(rows={1: [cell("A1", 1)]}).replace('<row r="1">', '<row r="x">')
+    out.append(package(d / "bad_row.xlsx", xml))
+    return out
+
+
+def bad_number(d: Path) -> Path:
+    """A numeric cell whose value is not a number."""
+    return package(d / "bad_number.xlsx", sheet(cell("A1", "twelve"), cell("B1", f="A1+1")))
+
+
+VBA_BYTES = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"Attribute VB_Name = \"Module1\"\r\nSub " \
+    b"AutoOpen()\r\n Shell \"calc.exe\"\r\nEnd Sub\r\n" + bytes(range(256)) * 4
+
+
+def macro_workbook(d: Path) -> Path:
+    """An .xlsm with a VBA project (an AutoOpen macro); it must be kept, never run."""
+    return package(d / "macro.xlsm", sheet(cell("A1", 2), cell("A2", f="A1*21")), macro=True,
+                   extra={"xl/vbaProject.bin": VBA_BYTES})
+
+
+def encrypted(d: Path) -> Path:
+    """What Excel writes for a password-protected workbook: an OLE compound file, not a zip.
+
+    The header is a valid compound-file header (magic, version, byte order, sector sizes); the
+    streams Excel puts in it are named EncryptionInfo and EncryptedPackage.
+    """
+    header = bytearray(512)
+    header[0:8] = OLE_MAGIC
+    header[24:26] = (0x003E).to_bytes(2, "little")  # minor version
+    header[26:28] = (0x0003).to_bytes(2, "little")  # major version 3
+    header[28:30] = (0xFFFE).to_bytes(2, "little")  # little-endian
+    header[30:32] = (9).to_bytes(2, "little")  # 512-byte sectors
+    header[32:34] = (6).to_bytes(2, "little")  # 64-byte mini sectors
+    body = "EncryptionInfo EncryptedPackage".encode("utf-16-le") + bytes(1536)
+    path = d / "encrypted.xlsx"
+    path.write_bytes(bytes(header) + body)
+    return path
+
+
+def too_many_parts(d: Path) -> Path:
+    """A package of 10,001 parts (the limit is 10,000)."""
+    extra = {f"xl/media/p{i}.bin": b"" for i in range(10_001)}
+    return package(d / "many_parts.xlsx", sheet(cell("A1", 1)), extra=extra,
+                   compression=zipfile.ZIP_STORED)
+
+
+def malformed_xml(d: Path) -> Path:
+    return package(d / "malformed.xlsx", sheet(cell("A1", 1)).replace("</sheetData>", ""))
+
+
+def missing_sheet_part(d: Path) -> Path:
+    return package(d / "missing_sheet.xlsx", sheet(cell("A1", 1)),
+                   drop=("xl/worksheets/sheet1.xml",))
+
+
+def encrypted_member(d: Path) -> Path:
+    """A zip whose sheet part has the 'encrypted' flag set (traditional zip encryption)."""
+    path = package(d / "encrypted_member.xlsx", sheet(cell("A1", 1)),
+                   compression=zipfile.ZIP_STORED)
+    data = bytearray(path.read_bytes())
+    name = b"xl/worksheets/sheet1.xml"
+    for sig in (b"PK\x03\x04", b"PK\x01\x02"):  # local header and central directory entry
+        i = data.find(sig)
+        while i >= 0:
+            flag_at = i + (6 if sig == b"PK\x03\x04" else 8)
+            name_at = i + (30 if sig == b"PK\x03\x04" else 46)
+            if data[name_at:name_at + len(name)] == name:
+                data[flag_at] |= 1
+            i = data.find(sig, i + 4)
+    path.write_bytes(bytes(data))
+    return path
+
+
+def slow_chain(d: Path) -> Path:
+    """4,000 cells each reading the one before: evaluated cell by cell (for --timeout)."""
+    cells = [cell("A1", 1)] + [cell(f"B{r}", f=f"B{r - 1}+A1" if r > 1 else "A1")
+                                for r in range(1, 4001)]
+    cells += [cell(f"C{r}", f=f"C{r + 1}+B{r}") for r in range(1, 4000)]
+    return package(d / "slow_chain.xlsx", sheet(*cells))
+
+
+def formula_text_result(d: Path) -> Path:
+    """Formulas whose results are texts that look like formulas."""
+    return package(d / "text_results.xlsx", sheet(
+        cell("A1", f='"="&"1+1"'), cell("A2", f='"+"&"SUM(1)"'), cell("A3", f='"@"&"A1"'),
+        cell("A4", f='"-"&"2"'), cell("A5", f='"=cmd|\' /C calc\'!A0"')))
+
+
+def _col(n: int) -> str:
+    s = ""
+    while n:
+        n, rem = divmod(n - 1, 26)
+        s = chr(65 + rem) + s
+    return s
+
+
+@dataclass(frozen=True)
+class Case:
+    """One hostile file and what ``gputco recalc FILE --check`` must answer."""
+
+    make: Callable[[Path], Path]
+    exit_code: int
+    message: str  #: a fragment of the one-line error, or of the report for exit 0/1
+
+
+CORPUS: dict[str, Case] = {
+    "billion_laughs": Case(billion_laughs, 2, "declares a DTD or entities; refused for safety"),
+    "external_entity": Case(external_entity, 2, "declares a DTD or entities; refused for safety"),
+    "zip_bomb": Case(zip_bomb, 2, "compression ratio above 1000 (zip bomb?)"),
+    "far_cells": Case(far_cells, 2, "too large to recalculate in memory"),
+    "whole_sheet_range": Case(whole_sheet_range, 2, "cells of sheet 'S' at once"),
+    "absurd_dimension": Case(absurd_dimension, 1, "S!A2"),
+    "long_formula": Case(long_formula, 2, "100,001 characters long (limit 8,192"),
+    "deep_nesting": Case(deep_nesting, 2, "nested more than"),
+    "deep_functions": Case(deep_functions, 2, "nested more than"),
+    "long_chain": Case(long_chain, 1, "S!A1"),
+    "circular": Case(circular, 2, "circular reference between 3 cells: S!A1, S!B1, S!C1"),
+    "outside_calls": Case(outside_calls, 2, "unsupported functions or features"),
+    "not_a_zip": Case(not_a_zip, 2, "is not an .xlsx file (not a zip package)"),
+    "no_workbook": Case(no_workbook, 2, "has no workbook part"),
+    "truncated": Case(truncated, 2, "is not an .xlsx file (not a zip package)"),
+    "bad_shared_string": Case(bad_shared_string, 2, "shared string 99 does not exist"),
+    "bad_number": Case(bad_number, 2, "is not a number"),
+    "macro_workbook": Case(macro_workbook, 1, "S!A2"),
+    "encrypted": Case(encrypted, 2, "password-protected"),
+    "encrypted_member": Case(encrypted_member, 2, "encrypted"),
+    "too_many_parts": Case(too_many_parts, 2, "parts (limit 10000)"),
+    "malformed_xml": Case(malformed_xml, 2, "is not well-formed XML"),
+    "missing_sheet_part": Case(missing_sheet_part, 2, "points to a missing part"),
+}
