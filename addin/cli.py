@@ -11,9 +11,10 @@ import argparse
 import sys
 
 import udfs
-from udfs.errors import GputcoError
 
-EXIT_OK, EXIT_DIFFERENCES, EXIT_USAGE, EXIT_WRITE, EXIT_BUG = 0, 1, 2, 3, 4
+from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run
+
+__all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -31,7 +32,7 @@ def _presets(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(  # usage errors: one line on stderr, exit 2 (sub-commands inherit it)
         prog="gputco",
         description="GPU-cluster TCO, cost per trained token and energy, with sources.",
     )
@@ -63,11 +64,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only this kind of preset")
     p.set_defaults(run=_presets)
 
-    from . import cmd_batch, cmd_excel, cmd_libreoffice, cmd_recalc, cmd_template
+    from . import cmd_batch, cmd_excel, cmd_libreoffice, cmd_recalc, cmd_scenarios, cmd_template
 
     cmd_batch.add_parser(sub)
     cmd_excel.add_parser(sub)
     cmd_recalc.add_parser(sub)
+    cmd_scenarios.add_parser(sub)
     cmd_template.add_parser(sub)
     cmd_libreoffice.add_render_parser(sub)
     return parser
@@ -78,18 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
+        print("gputco: error: name a command (see the list above)", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        return args.run(args)
-    except GputcoError as err:
-        if args.debug:
-            raise
-        print(f"gputco {args.command}: error: {err}", file=sys.stderr)
-        return EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) \
-            else EXIT_USAGE
-    except KeyboardInterrupt:
-        print(f"gputco {args.command}: interrupted", file=sys.stderr)
-        return 130
+    return run(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

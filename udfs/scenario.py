@@ -135,20 +135,33 @@ def _override(inputs, name, preset_values, n):
     return np.where(nan, preset_values, user) if nan.any() else user
 
 
-def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
-    """Run the full chain for every scenario.
+def used_inputs(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """The numeric values the chain uses for every scenario: the user's, else the presets'.
 
     Parameters
     ----------
     inputs : mapping of str to scalar, array_like or Coded
-        Columns named as in :data:`INPUT_NAMES` (unknown names are an error). Text columns may be
-        :class:`Coded` (dictionary-encoded, fast for millions of rows).
+        As for :func:`evaluate`.
 
     Returns
     -------
     dict of str to ndarray
-        The columns of :data:`OUTPUTS`, one value per scenario.
+        Every numeric input of :data:`INPUT_NAMES` (``capex_per_gpu`` is the system's preset
+        price x the buyer's ``capex_multiplier`` unless given) plus ``flops_per_token``, one value
+        per scenario. The sensitivity sheet of a scenario workbook moves these values.
+
+    Examples
+    --------
+    >>> used = used_inputs({"system": "GB200_NVL72", "mfu": 0.5})
+    >>> round(float(used["pue"][0]), 3), round(float(used["capex_per_gpu"][0]))
+    (1.3, 54167)
     """
+    n, used = _used(inputs)
+    return {k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in used.items()}
+
+
+def _used(inputs: Mapping[str, object]) -> tuple[int, dict[str, object]]:
+    """(number of scenarios, the numeric values the chain uses: scalars or per-scenario arrays)."""
     unknown = set(inputs) - set(INPUT_NAMES)
     if unknown:
         raise UnknownNameError("scenario input", sorted(unknown)[0], INPUT_NAMES)
@@ -225,17 +238,41 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
             return inputs.get(name)
         return _override(inputs, name, float(default), n)
 
-    capital = tco_capital_per_gpu_hour(capex, buyer_cols["cost_of_capital"],
-                                       buyer_cols["life_years"], buyer_cols["residual_fraction"])
-    power = tco_power_per_gpu_hour(kw, buyer_cols["pue"], buyer_cols["usd_per_kwh"])
-    facility = tco_colo_per_gpu_hour(kw, buyer_cols["colo_usd_per_kw_month"])
-    other = chk.non_negative("other_usd_per_gpu_hour", buyer_cols["other_usd_per_gpu_hour"])
+    used = {"mfu": number("mfu"), "tokens": number("tokens"), "gpus": number("gpus"),
+            "seq_len": seq, "capex_per_gpu": capex, "it_kw_per_gpu": kw, **buyer_cols,
+            "peak_tflops": peak, "kwh_per_household_year": number("kwh_per_household_year"),
+            "flops_per_token": fpt}
+    return n, used
+
+
+def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """Run the full chain for every scenario.
+
+    Parameters
+    ----------
+    inputs : mapping of str to scalar, array_like or Coded
+        Columns named as in :data:`INPUT_NAMES` (unknown names are an error). Text columns may be
+        :class:`Coded` (dictionary-encoded, fast for millions of rows).
+
+    Returns
+    -------
+    dict of str to ndarray
+        The columns of :data:`OUTPUTS`, one value per scenario.
+    """
+    n, u = _used(inputs)
+    capex, kw, fpt, peak = u["capex_per_gpu"], u["it_kw_per_gpu"], u["flops_per_token"], \
+        u["peak_tflops"]
+    capital = tco_capital_per_gpu_hour(capex, u["cost_of_capital"], u["life_years"],
+                                       u["residual_fraction"])
+    power = tco_power_per_gpu_hour(kw, u["pue"], u["usd_per_kwh"])
+    facility = tco_colo_per_gpu_hour(kw, u["colo_usd_per_kw_month"])
+    other = chk.non_negative("other_usd_per_gpu_hour", u["other_usd_per_gpu_hour"])
     tco = capital + power + facility + other
-    tps = tco_tokens_per_gpu_second(fpt, peak, number("mfu"))
-    tokens = chk.positive("tokens", number("tokens"))
-    gpus = chk.positive("gpus", number("gpus"))
-    watts = kw * buyer_cols["pue"] * 1000.0
-    jpt = tco_joules_per_token(watts, fpt, peak, number("mfu"))
+    tps = tco_tokens_per_gpu_second(fpt, peak, u["mfu"])
+    tokens = chk.positive("tokens", u["tokens"])
+    gpus = chk.positive("gpus", u["gpus"])
+    watts = kw * u["pue"] * 1000.0
+    jpt = tco_joules_per_token(watts, fpt, peak, u["mfu"])
     usd_per_mtok = tco / (3600.0 * tps) * 1e6
     out = {
         "capex_per_gpu": capex,
@@ -251,6 +288,6 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
         "training_days": tokens / (gpus * tps) / 86400.0,
         "utility_watts_per_gpu": watts,
         "joules_per_token": jpt,
-        "household_years": tco_household_years(jpt * tokens, number("kwh_per_household_year")),
+        "household_years": tco_household_years(jpt * tokens, u["kwh_per_household_year"]),
     }
     return {k: np.broadcast_to(np.asarray(v, dtype=float), (n,)) for k, v in out.items()}

@@ -1,0 +1,132 @@
+"""Benchmark: writing a 10,000-scenario workbook, and recalculating it with gputco vs LibreOffice.
+
+The SPEC: system 4 x mfu 5 x usd_per_kwh 5 x cost_of_capital 5 x life_years 4 x pue 5 = 10,000
+scenarios (``--scale`` multiplies the mfu list), the default sensitivity and 1,000 Monte Carlo
+draws. Printed side by side, medians of ``--repeat`` runs:
+
+- ``gputco scenarios`` end to end (validate, build with openpyxl, write the rows, recalculate,
+  write atomically), with its stages; target under 6 s;
+- recalculation of the same finished file by gputco's engine (``recalc_file``: every formula is
+  evaluated, cached values are never trusted) and by LibreOffice headless with a profile that
+  forces a full recalculation on load (``workbook.libreoffice.convert``); the ratio
+  gputco / LibreOffice (target <= 1.0);
+- whether both give the same values (1e-9 relative) on every formula cell, except the TCO_ cells
+  and those computed from them: LibreOffice has no TCO_ functions yet (#NAME?).
+
+    python benchmarks/bench_scenarios.py [--repeat 3] [--scale 1] [--no-libreoffice]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import openpyxl
+
+from workbook.libreoffice import convert, soffice
+from workbook.recalc import recalc_file
+from workbook.scenario_spec import parse_spec
+from workbook.scenarios import write_scenarios
+
+#: Scenarios columns that hold TCO_ functions or depend on them (and Summary's check cells)
+UDF_KEYS = {"tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff"}
+
+
+def spec_dict(scale: int = 1) -> dict:
+    mfu = [round(0.30 + 0.05 * i / scale, 6) for i in range(5 * scale)]
+    return {
+        "grid": {"system": ["H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX"], "mfu": mfu,
+                 "usd_per_kwh": [0.05, 0.07, 0.09, 0.11, 0.13],
+                 "cost_of_capital": [0.08, 0.10, 0.12, 0.14, 0.16],
+                 "life_years": [3, 4, 5, 6], "pue": [1.15, 1.2, 1.3, 1.4, 1.5]},
+        "fixed": {"model": "gpt3_175b", "precision": "bf16"},
+        "monte_carlo": {"draws": 1000, "seed": 1,
+                        "mfu": {"dist": "triangular", "low": 0.35, "mode": 0.45, "high": 0.55},
+                        "usd_per_kwh": {"dist": "uniform", "low": 0.05, "high": 0.12}},
+    }
+
+
+def compared_values(path: Path) -> dict:
+    """Every formula cell's value outside the TCO_ columns and Summary's check block."""
+    formulas = openpyxl.load_workbook(path, read_only=True)
+    values = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    out = {}
+    for ws in formulas.worksheets:
+        vs = values[ws.title]
+        skip = set()
+        rows_f = ws.iter_rows(values_only=True)
+        rows_v = vs.iter_rows(values_only=True)
+        for r, (fr, vr) in enumerate(zip(rows_f, rows_v, strict=False), start=1):
+            if ws.title in ("Scenarios", "MonteCarlo", "Sensitivity"):
+                skip |= {c for c, v in enumerate(fr) if v in UDF_KEYS}
+            for c, (f, v) in enumerate(zip(fr, vr, strict=False)):
+                if not (isinstance(f, str) and f.startswith("=")) or c in skip:
+                    continue
+                if "chk_" in f or "udf" in f.lower():
+                    continue
+                out[(ws.title, r, c)] = v
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--scale", type=int, default=1, help="multiply the grid by this")
+    parser.add_argument("--no-libreoffice", action="store_true")
+    args = parser.parse_args()
+    spec = parse_spec(spec_dict(args.scale))
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        out = tmp / "scenarios.xlsx"
+        total, build, recalc = [], [], []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            result = write_scenarios(parse_spec(spec_dict(args.scale)), out, force=True)
+            total.append(time.perf_counter() - t0)
+            build.append(result.build_seconds)
+            recalc.append(result.recalc_seconds)
+        size = out.stat().st_size / 1e6
+        print(f"workbook: {spec.n_scenarios:,} scenarios + {spec.monte_carlo.draws:,} Monte Carlo "
+              f"draws, {result.recalc_report.cells:,} formula cells, {size:.1f} MB")
+        print(f"gputco scenarios, end to end: {statistics.median(total):6.2f} s  (median of "
+              f"{args.repeat}: {', '.join(f'{t:.2f}' for t in total)}; build + rows "
+              f"{statistics.median(build):.2f} s, recalc {statistics.median(recalc):.2f} s) "
+              f"target < 6 s: {'ok' if statistics.median(total) < 6 else 'MISSED'}")
+        ours = []
+        for i in range(args.repeat):
+            t0 = time.perf_counter()
+            recalc_file(out, tmp / f"ours-{i}.xlsx")
+            ours.append(time.perf_counter() - t0)
+        print(f"recalc, gputco engine:        {statistics.median(ours):6.2f} s  (median of "
+              f"{args.repeat}: {', '.join(f'{t:.2f}' for t in ours)})")
+        if args.no_libreoffice or soffice() is None:
+            print("recalc, LibreOffice: skipped" + ("" if soffice() else
+                                                    " (soffice not installed)"))
+            return
+        lo, lo_file = [], None
+        for i in range(args.repeat):
+            t0 = time.perf_counter()
+            lo_file = convert(out, tmp / f"lo-{i}", "xlsx")
+            lo.append(time.perf_counter() - t0)
+        print(f"recalc, LibreOffice headless: {statistics.median(lo):6.2f} s  (median of "
+              f"{args.repeat}: {', '.join(f'{t:.2f}' for t in lo)})")
+        ratio = statistics.median(ours) / statistics.median(lo)
+        print(f"ratio gputco / LibreOffice: {ratio:.2f} (target <= 1.0: "
+              f"{'ok' if ratio <= 1.0 else 'MISSED'})")
+        a, b = compared_values(tmp / "ours-0.xlsx"), compared_values(lo_file)
+        bad = [k for k in a if not (a[k] == b.get(k) or (
+            isinstance(a[k], float) and isinstance(b.get(k), int | float)
+            and math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)))]
+        print(f"values: {len(a) - len(bad):,} of {len(a):,} formula cells equal (1e-9 relative; "
+              "TCO_ cells left out: a plain LibreOffice has no TCO_ functions; with the add-in "
+              "see tests/test_scenarios_lo.py)")
+        for k in bad[:10]:
+            print(f"  differs: {k}: gputco {a[k]!r}, LibreOffice {b.get(k)!r}")
+
+
+if __name__ == "__main__":
+    main()

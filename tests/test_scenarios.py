@@ -1,0 +1,274 @@
+"""Scenario workbooks (`gputco scenarios`): every row equals udfs.scenario.evaluate, the Summary,
+Sensitivity and Monte Carlo sheets equal what the model and numpy give, and the CLI works.
+
+Numbers are read back from the written files (the cached values our headless recalculation
+stored); tests/test_scenarios_lo.py has LibreOffice recalculate the same files.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import numpy as np
+import pytest
+from scenario_book import (
+    UDF_KEYS,
+    block,
+    close,
+    column,
+    expected_outputs,
+    load,
+    named,
+    output,
+    row_shape,
+)
+
+from addin.cli import main
+from udfs import scenario
+from workbook.recalc import recalc_file, supported_functions
+from workbook.scenario_example import EXAMPLE
+from workbook.scenario_spec import parse_spec
+from workbook.scenarios import write_scenarios
+
+#: SPECs that put different quantities in columns or in named cells
+SPECS = {
+    "example": tomllib.loads(EXAMPLE),
+    "models": {"grid": {"model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
+                        "convention": ["palm", "6n", "megatron"], "precision": ["bf16", "fp8"],
+                        "seq_len": [2048, 8192]},
+               "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "capex_per_gpu": 60000,
+                         "tokens": 1e12, "gpus": 1024, "kwh_per_household_year": 10000}},
+    "buyers": {"grid": {"buyer": ["hyperscaler", "emerging_neocloud"],
+                        "residual_fraction": [0.0, 0.15], "other_usd_per_gpu_hour": [0.0, 0.05],
+                        "colo_usd_per_kw_month": [100, 160]},
+               "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
+               "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"],
+                               "swing": {"pue": 0.3}}},
+}
+
+
+@pytest.fixture(scope="module", params=list(SPECS))
+def written(request, tmp_path_factory):
+    spec = parse_spec(SPECS[request.param])
+    path = tmp_path_factory.mktemp(request.param) / "scenarios.xlsx"
+    result = write_scenarios(spec, path)
+    return spec, path, result
+
+
+def test_the_workbook_knows_every_scenario_input():
+    from workbook.scenario_chain import INPUTS, PRESET_BACKED, USED
+
+    assert tuple(INPUTS) == scenario.INPUT_NAMES
+    assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"}
+    assert [q.key for q in USED if q.key not in INPUTS] == ["flops_per_token",
+                                                            "utility_watts_per_gpu"]
+
+
+def test_every_row_equals_udfs_scenario_evaluate(written):
+    spec, path, _ = written
+    wb = load(path)
+    keys, data, _first = block(wb["Scenarios"], "scenario")
+    assert len(data) == spec.n_scenarios
+    assert column(keys, data, "scenario").tolist() == list(range(1, spec.n_scenarios + 1))
+    expected = expected_outputs(spec)
+    for key in scenario.OUTPUTS:
+        got = output(wb, keys, data, key)
+        assert close(got, expected[key]), (key, got[:3], expected[key][:3])
+    grid = spec.grid_columns()
+    for key, values in grid.items():
+        j = keys.index(key)
+        if isinstance(values, scenario.Coded):
+            assert [r[j] for r in data] == [values.categories[c] for c in values.codes]
+        else:
+            assert column(keys, data, key).tolist() == values.tolist()
+
+
+def test_udf_columns_agree_with_the_native_formulas(written):
+    spec, path, _ = written
+    wb = load(path)
+    keys, data, _ = block(wb["Scenarios"], "scenario")
+    expected = expected_outputs(spec)
+    assert close(column(keys, data, "tco_udf"), expected["tco_usd_per_gpu_hour"])
+    assert close(column(keys, data, "usd_per_mtok_udf"), expected["usd_per_mtok"])
+    for key in ("tco_udf_diff", "usd_per_mtok_udf_diff"):
+        assert np.abs(column(keys, data, key)).max() < 1e-12
+    assert named(wb, "chk_ok") is True
+    assert named(wb, "chk_max_difference") < 1e-12
+
+
+def test_row_formulas_have_the_same_shape_on_every_row(written):
+    _spec, path, _ = written
+    ws = load(path, data_only=False)["Scenarios"]
+    keys, data, first = block(ws, "scenario")
+    formula_cols = [j for j, v in enumerate(data[0]) if isinstance(v, str) and v.startswith("=")]
+    assert len(formula_cols) >= 14
+    for j in formula_cols:
+        shape = row_shape(data[0][j], first)
+        for i, row in enumerate(data):
+            assert row_shape(row[j], first + i) == shape, (keys[j], first + i, row[j])
+
+
+def test_every_row_carries_the_template_rows_styles(written):
+    _spec, path, _ = written
+    ws = load(path, data_only=False)["Scenarios"]
+    keys, data, first = block(ws, "scenario")
+    last = first + len(data) - 1
+    for col in range(1, len(keys) + 1):
+        a, b = ws.cell(first, col), ws.cell(last, col)
+        assert a.has_style and (a.style_id, a.number_format) == (b.style_id, b.number_format), \
+            keys[col - 1]
+    tco = ws.cell(last, keys.index("tco_usd_per_gpu_hour") + 1)
+    assert tco.number_format == '"$"#,##0.0000' and tco.font.b
+
+
+def test_cached_values_are_what_the_engine_computes(written):
+    _spec, path, result = written
+    assert not result.recalc_report.problems
+    report = recalc_file(path, check=True)
+    assert not report.mismatches, report.mismatches[:5]
+
+
+def test_summary_per_system_by_formulas(written):
+    spec, path, _ = written
+    wb = load(path)
+    ws = wb["Summary"]
+    expected = expected_outputs(spec)
+    tco, mtok = expected["tco_usd_per_gpu_hour"], expected["usd_per_mtok"]
+    if "system" in spec.grid:
+        codes = spec.grid_columns()["system"].codes
+        groups = [(s, codes == i) for i, s in enumerate(spec.grid["system"])]
+        groups.append(("all scenarios", np.ones(len(tco), dtype=bool)))
+    else:
+        groups = [(spec.base["system"], np.ones(len(tco), dtype=bool))]
+    rows = {r[0]: r for r in ws.iter_rows(min_row=7, max_row=6 + len(groups), values_only=True)}
+    assert list(rows) == [name for name, _ in groups]
+    for name, mask in groups:
+        r = rows[name]
+        t, m = tco[mask], mtok[mask]
+        assert r[1] == mask.sum()
+        assert close(r[2:8], [t.min(), np.median(t), t.max(), m.min(), np.median(m), m.max()])
+        assert r[8] == int(np.flatnonzero(mask)[np.argmin(m)]) + 1
+
+
+def test_tornado_bars_equal_the_model_with_one_input_moved(written):
+    spec, path, _result = written
+    ws = load(path)["Sensitivity"]
+    base_used = scenario.used_inputs(spec.base)
+    base_cost = scenario.evaluate(spec.base)["usd_per_mtok"][0]
+    table = [r for r in ws.iter_rows(min_row=6, max_row=5 + len(spec.drivers), values_only=True)]
+    assert sorted(r[0] for r in table) == sorted(spec.drivers)
+    ranges = []
+    for r in table:
+        d, base, swing, lo, hi, c_lo, c_hi, ch_lo, ch_hi = (r[0], r[3], r[4], r[6], r[7], r[8],
+                                                             r[9], r[10], r[11])
+        floor = 1.0 if d == "pue" else 0.0
+        b = float(base_used[d][0])
+        assert close(base, b) and swing == spec.swing(d)
+        assert close([lo, hi], [floor + (b - floor) * (1 - swing), floor + (b - floor) * (1 + swing)])
+        moved = scenario.evaluate({**spec.base, d: np.array([lo, hi])})["usd_per_mtok"]
+        assert close([c_lo, c_hi], moved), d
+        assert close([ch_lo, ch_hi], moved - base_cost), d
+        ranges.append(abs(c_hi - c_lo))
+    assert ranges == sorted(ranges, reverse=True)  # the largest bar on top
+    assert ws._charts and ws._charts[0].type == "bar"
+    assert close(named(load(path), "sens_base_usd_per_mtok"), base_cost)
+
+
+def test_example_monte_carlo_percentiles_equal_numpy(tmp_path):
+    spec = parse_spec(SPECS["example"])
+    path = tmp_path / "mc.xlsx"
+    write_scenarios(spec, path)
+    wb = load(path)
+    ws = wb["MonteCarlo"]
+    keys, data, _ = block(ws, "draw")
+    assert len(data) == spec.monte_carlo.draws == 2000
+    draws = {name: column(keys, data, name) for name in spec.monte_carlo.dists}
+    for name, values in spec.monte_carlo.sample().items():
+        assert draws[name].tolist() == values.tolist()
+    results = scenario.evaluate({**spec.base, **draws})
+    rows = {r[0]: r for r in ws.iter_rows(min_row=1, max_row=40, values_only=True) if r[0]}
+    for key in ("tco_usd_per_gpu_hour", "usd_per_mtok", "training_cost_usd", "joules_per_token"):
+        p10, p50, p90, mean = rows[key][3:7]
+        assert p10 <= p50 <= p90
+        assert close([p10, p50, p90], np.percentile(results[key], [10, 50, 90])), key
+        assert close(mean, results[key].mean())
+        assert close(column(keys, data, key), results[key])
+    head = next(i for i, r in enumerate(ws.iter_rows(values_only=True), start=1) if r[0] == "bin")
+    counts = [r[5] for r in ws.iter_rows(min_row=head + 1, max_row=head + 20, values_only=True)]
+    assert len(counts) == 20 and sum(counts) == 2000
+    mtok = results["usd_per_mtok"]
+    width = (mtok.max() - mtok.min()) / 20
+    bins = np.minimum(20, np.floor((mtok - mtok.min()) / width) + 1)
+    assert counts == [int((bins == k).sum()) for k in range(1, 21)]
+    assert ws._charts
+
+
+def test_monte_carlo_is_reproducible_for_a_seed(tmp_path):
+    spec = parse_spec(SPECS["example"])
+    a, b = tmp_path / "a.xlsx", tmp_path / "b.xlsx"
+    write_scenarios(spec, a)
+    write_scenarios(parse_spec(SPECS["example"]), b)
+    va = [r for r in load(a)["MonteCarlo"].iter_rows(values_only=True)]
+    vb = [r for r in load(b)["MonteCarlo"].iter_rows(values_only=True)]
+    assert va == vb
+    other = dict(SPECS["example"], monte_carlo={**SPECS["example"]["monte_carlo"], "seed": 1})
+    assert parse_spec(other).monte_carlo.sample()["mfu"].tolist() != \
+        spec.monte_carlo.sample()["mfu"].tolist()
+
+
+def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
+    assert main(["scenarios", "--example"]) == 0
+    text = capsys.readouterr().out
+    assert text == EXAMPLE and text.startswith("# gputco scenarios SPEC")
+    spec_file = tmp_path / "example.toml"
+    spec_file.write_text(text)
+    out = tmp_path / "scenarios.xlsx"
+    assert main(["scenarios", str(spec_file), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"wrote {out}" in printed and "= 90 scenarios" in printed
+    assert "GB200_NVL72" in printed and "Monte Carlo P10 / P50 / P90" in printed
+    assert len(printed.splitlines()) <= 25  # one screen
+    wb = load(out)
+    assert wb.sheetnames == ["Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs",
+                             "Presets", "xlwings.conf"]
+    keys, data, _ = block(wb["Scenarios"], "scenario")
+    assert len(data) == 90 and all(v is not None for row in data for v in row)
+    for key in UDF_KEYS:
+        assert key in keys
+    # refuses to overwrite, keeps the file, one line on stderr; --force replaces it
+    before = out.read_bytes()
+    assert main(["scenarios", str(spec_file), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "refusing to overwrite" in err
+    assert out.read_bytes() == before
+    assert main(["scenarios", str(spec_file), "-o", str(out), "--force"]) == 0
+
+
+def test_inputs_sheet_names_every_input_the_rows_read(written):
+    spec, path, _ = written
+    wb = load(path, data_only=False)
+    names = set(wb.defined_names)
+    for key in scenario.INPUT_NAMES:
+        assert (f"inp_{key}" in names) == (key not in spec.grid), key
+        assert f"base_{key}" in names
+    for key in spec.fixed:
+        v = named(wb, f"inp_{key}")
+        assert v == spec.fixed[key], key
+    assert {"k_hours_per_year", "flops_fixed", "flops_per_seq", "sys_id", "scn_usd_per_mtok",
+            "chk_ok"} <= names
+    assert wb.calculation.fullCalcOnLoad
+
+
+def test_formulas_use_functions_excel_and_libreoffice_74_know(written):
+    _spec, path, _ = written
+    wb = load(path, data_only=False)
+    known = set(supported_functions()) | {"TCO_TOTAL_PER_GPU_HOUR", "TCO_COST_PER_MTOK"}
+    for ws in wb.worksheets:
+        for row in ws.iter_rows(max_row=120):
+            for c in row:
+                text = c.value.text if hasattr(c.value, "text") else c.value
+                if isinstance(text, str) and text.startswith("="):
+                    for f in re.findall(r"(?<![\w.])([A-Z][A-Z0-9_.]*)\(", text.replace("_xlfn.", "")):
+                        assert f in known, (ws.title, c.coordinate, f)
+                    assert "XLOOKUP" not in text and "LET(" not in text

@@ -1,0 +1,108 @@
+"""A real spreadsheet application agrees with the scenario workbooks.
+
+LibreOffice headless, with a profile that forces a full recalculation on load (tests/lo.py),
+recalculates the written file; every formula cell must equal the value our engine stored within
+1e-9 relative. A plain LibreOffice has no TCO_ functions (#NAME?): there the TCO_ cells on
+Scenarios, the relative differences computed from them and Summary's check cells
+(chk_max_difference, chk_ok) are left out of the comparison, and only of that one; the test
+asserts that exactly these cells are the ones left out. With gputco's LibreOffice add-in
+installed in the profile (`gputco addin libreoffice`), LibreOffice computes those cells too and
+every cell is compared, and chk_ok is TRUE inside LibreOffice.
+
+Independently of our engine, LibreOffice alone, given a file without any cached value, computes
+on every row what udfs.scenario.evaluate predicts.
+"""
+
+from __future__ import annotations
+
+import tomllib
+
+import pytest
+from lo import formula_cells, mismatches, recalculate, requires_soffice, values
+from openpyxl.utils import get_column_letter
+from scenario_book import UDF_KEYS, block, close, expected_outputs, load, output, unrecalculated
+
+from addin import libreoffice as lo_addin
+from udfs import scenario
+from workbook.libreoffice import convert
+from workbook.scenario_example import EXAMPLE
+from workbook.scenario_spec import parse_spec
+from workbook.scenarios import write_scenarios
+
+pytestmark = requires_soffice
+
+SPECS = {
+    "example": tomllib.loads(EXAMPLE),
+    "models": {"grid": {"model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
+                        "convention": ["palm", "6n", "megatron"], "precision": ["bf16", "fp8"]},
+               "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "seq_len": 4096},
+               "monte_carlo": {"draws": 50, "seed": 3,
+                               "capex_per_gpu": {"dist": "lognormal", "median": 50000,
+                                                 "sigma": 0.2, "max": 80000}}},
+}
+
+
+def _udf_cells(path) -> set[tuple[str, str]]:
+    """Scenarios cells of the TCO_ columns and Summary's check cells."""
+    wb = load(path, data_only=False)
+    ws = wb["Scenarios"]
+    keys, data, first = block(ws, "scenario")
+    out = {("Scenarios", f"{get_column_letter(keys.index(k) + 1)}{first + i}")
+           for k in UDF_KEYS for i in range(len(data))}
+    for name in ("chk_max_difference", "chk_ok"):
+        (sheet, ref), = wb.defined_names[name].destinations
+        out.add((sheet, ref.replace("$", "")))
+    return out
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_libreoffice_recalculates_our_cached_values(tmp_path, name):
+    spec = parse_spec(SPECS[name])
+    path = tmp_path / "scenarios.xlsx"
+    write_scenarios(spec, path)
+    lo = recalculate(path, tmp_path / "lo")
+    formulas = formula_cells(path)
+    udf = _udf_cells(path)
+    assert udf <= set(formulas)
+    lo_values = values(lo)
+    assert {lo_values.get(c) for c in udf} == {"#NAME?"}  # no TCO_ functions in LibreOffice yet
+    cells = sorted(set(formulas) - udf)
+    assert len(cells) > 20 * spec.n_scenarios
+    bad = mismatches(values(path), lo_values, cells)
+    assert not bad, f"{len(bad)} of {len(cells)} cells differ:\n" + "\n".join(bad[:30])
+
+
+def test_libreoffice_alone_gives_the_models_numbers(tmp_path):
+    spec = parse_spec(SPECS["example"])
+    src = unrecalculated(spec, tmp_path / "plain.xlsx")
+    wb = load(recalculate(src, tmp_path / "lo"))
+    keys, data, _ = block(wb["Scenarios"], "scenario")
+    expected = expected_outputs(spec)
+    for key in scenario.OUTPUTS:
+        assert close(output(wb, keys, data, key), expected[key]), key
+    keys, data, _ = block(wb["MonteCarlo"], "draw")
+    draws = spec.monte_carlo.sample()
+    mc = scenario.evaluate({**spec.base, **draws})
+    for key in ("tco_usd_per_gpu_hour", "usd_per_mtok", "joules_per_token"):
+        assert close(output(wb, keys, data, key, use="base_use_"), mc[key]), key
+
+
+def test_with_the_addin_libreoffice_computes_the_tco_cells_too(tmp_path):
+    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5],
+                                "buyer": ["hyperscaler", "emerging_neocloud"]}})
+    path = tmp_path / "scenarios.xlsx"
+    write_scenarios(spec, path)
+    profile = tmp_path / "profile"
+    lo_addin.install(profile)
+    lo = convert(path, tmp_path / "lo", "xlsx", profile=profile)
+    formulas = formula_cells(path)
+    udf = _udf_cells(path)
+    lo_values = values(lo)
+    assert all(isinstance(lo_values.get(c), int | float | bool) for c in udf), \
+        sorted((c, lo_values.get(c)) for c in udf)[:5]
+    bad = mismatches(values(path), lo_values, sorted(formulas))
+    assert not bad, f"{len(bad)} of {len(formulas)} cells differ:\n" + "\n".join(bad[:30])
+    wb = load(lo)
+    (sheet, ref), = wb.defined_names["chk_ok"].destinations
+    assert wb[sheet][ref.replace("$", "")].value is True
+

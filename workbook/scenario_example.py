@@ -1,0 +1,58 @@
+"""The commented example SPEC that ``gputco scenarios --example`` prints.
+
+A test parses it and writes its workbook end to end (tests/test_scenarios.py), so it stays valid.
+
+>>> import tomllib
+>>> sorted(tomllib.loads(EXAMPLE))
+['base', 'fixed', 'grid', 'monte_carlo', 'sensitivity']
+"""
+
+#: the commented example printed by ``gputco scenarios --example`` (a test runs it end to end)
+EXAMPLE = """\
+# gputco scenarios SPEC (TOML). Run: gputco scenarios this-file.toml -o scenarios.xlsx
+# Keys are the scenario inputs (README "Scenario workbooks"): system, buyer, model, precision,
+# convention, mfu, tokens, gpus, seq_len, capex_per_gpu, cost_of_capital, life_years,
+# residual_fraction, it_kw_per_gpu, pue, usd_per_kwh, colo_usd_per_kw_month,
+# other_usd_per_gpu_hour, peak_tflops, kwh_per_household_year. Rates are decimals (0.13, not 13).
+
+# Every combination of these lists is one scenario (one row): 2 x 3 x 5 x 3 = 90 rows.
+# The first key varies slowest. At most 100,000 scenarios (gputco batch runs millions).
+[grid]
+system = ["H100_HGX", "GB200_NVL72"]
+buyer = ["hyperscaler", "neocloud_giant", "emerging_neocloud"]
+mfu = [0.35, 0.40, 0.45, 0.50, 0.55]
+usd_per_kwh = [0.06, 0.087, 0.12]      # USD per kWh
+
+# The same for every scenario. Inputs in neither table take their default (model gpt3_175b,
+# bf16, palm, 300B tokens, 128 GPUs) or the presets of each row's system and buyer type.
+[fixed]
+model = "gpt3_175b"
+precision = "bf16"
+tokens = 300e9
+gpus = 128
+
+# The base scenario of the Sensitivity and Monte Carlo sheets. Default: the first value of each
+# grid list plus [fixed].
+[base]
+system = "GB200_NVL72"
+mfu = 0.45
+usd_per_kwh = 0.087
+
+# Tornado: each input moved down and up by its swing (a fraction of the base value; PUE moves
+# its overhead above 1). swing is one number, or a table such as { pue = 0.1, mfu = 0.2 }.
+[sensitivity]
+inputs = ["mfu", "usd_per_kwh", "cost_of_capital", "life_years", "pue", "capex_per_gpu"]
+swing = 0.2
+
+# Monte Carlo: draws around the base scenario, reproducible for a given seed.
+# uniform(low, high), normal(mean, sd), triangular(low, mode, high), lognormal(median, sigma:
+# the sd of ln(value)); normal and lognormal take optional min/max bounds (draws outside are
+# drawn again).
+[monte_carlo]
+draws = 2000
+seed = 20250820
+mfu = { dist = "triangular", low = 0.35, mode = 0.45, high = 0.55 }
+usd_per_kwh = { dist = "uniform", low = 0.06, high = 0.12 }
+cost_of_capital = { dist = "normal", mean = 0.13, sd = 0.02, min = 0.05 }
+capex_per_gpu = { dist = "lognormal", median = 54167, sigma = 0.1 }
+"""

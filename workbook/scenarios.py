@@ -1,0 +1,137 @@
+"""Scenario workbooks (`gputco scenarios`): a grid of scenarios, sensitivity and Monte Carlo, live.
+
+Flow: validate the SPEC (:mod:`.scenario_spec`; the model runs on every scenario, so a bad value
+fails here, naming its key) -> build the workbook with openpyxl, big blocks as one styled template
+row each -> write their rows (:mod:`.rowfill`) -> fill the cached value of every formula with the
+headless recalculation -> rename onto the destination (never replacing a file unless ``force``).
+
+Sheets: Summary, Scenarios (one row per scenario), Sensitivity (tornado), MonteCarlo (with a
+``[monte_carlo]`` table), Inputs (the named cells every row reads), Presets (the finance
+workbook's tables, with sources) and xlwings.conf.
+
+>>> import tempfile, pathlib, openpyxl
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "s.xlsx"
+>>> spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5]}})
+>>> result = write_scenarios(spec, path)
+>>> ws = openpyxl.load_workbook(path, data_only=True)["Scenarios"]
+>>> keys = [c.value for c in ws[5]]
+>>> keys[:3], [round(r[keys.index("usd_per_mtok")].value, 4) for r in ws.iter_rows(min_row=6)]
+(['scenario', 'system', 'mfu'], [1.0754, 0.8603, 0.6742, 0.5393])
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from openpyxl import Workbook
+
+from udfs import presets, scenario
+
+from . import (
+    sheet_cover,
+    sheet_montecarlo,
+    sheet_presets,
+    sheet_scenario_inputs,
+    sheet_scenarios,
+    sheet_sensitivity,
+    sheet_summary,
+)
+from .book import Book
+from .files import atomic_output
+from .recalc import RecalcError, RecalcReport, recalc_file
+from .rowfill import fill_rows
+from .scenario_chain import Layout
+from .scenario_spec import Spec, load_spec, parse_spec
+
+__all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
+
+SHEET_ORDER = ("Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs", "Presets",
+               sheet_cover.XLWINGS_SHEET)
+
+
+@dataclass(frozen=True)
+class ScenariosResult:
+    """What :func:`write_scenarios` wrote: the path, the model's results and timings (seconds)."""
+
+    path: Path
+    spec: Spec
+    results: dict[str, np.ndarray]  # udfs.scenario.evaluate of every scenario, in row order
+    sensitivity: list[tuple[str, float, float, float, float, float]]
+    monte_carlo: dict[str, np.ndarray] | None  # the results of every draw
+    build_seconds: float
+    recalc_seconds: float
+    recalc_report: RecalcReport
+
+
+@dataclass(frozen=True)
+class Built:
+    """A built workbook and the row blocks still to be written into its file."""
+
+    wb: Workbook
+    fills: list[tuple[str, int, list]]
+    sensitivity: list
+
+
+def describe(spec: Spec) -> str:
+    """One line: the grid, e.g. ``system 2 x mfu 5 = 10 scenarios``."""
+    sizes = " x ".join(f"{k} {len(v)}" for k, v in spec.grid.items())
+    return f"grid: {sizes} = {spec.n_scenarios:,} scenarios"
+
+
+def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Built:
+    """The workbook in memory (formulas without values) and its pending row blocks."""
+    wb = Workbook()
+    wb.remove(wb.active)
+    systems = list(spec.grid.get("system", [spec.base.get("system", "H100_HGX")]))
+    book = Book(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
+    sheet_presets.build(book)
+    grid = Layout(list(spec.grid), "inp_", "use_", first_col=2, checks=True)
+    base = Layout([], "base_", "base_use_", first_col=2)
+    where = {k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])"
+             for k, v in spec.grid.items()}
+    sheet_scenario_inputs.build(book, grid, base, spec.fixed, spec.base, where)
+    fills = []
+    first, cols = sheet_scenarios.build(book, grid, spec.grid_columns(), spec.n_scenarios,
+                                        describe(spec) + "; everything else on Inputs")
+    fills.append(("Scenarios", first, cols))
+    cases = sheet_sensitivity.build(book, spec, base)
+    mc_rows = None
+    if spec.monte_carlo is not None:
+        first, cols, mc_rows = sheet_montecarlo.build(book, spec.monte_carlo, base)
+        fills.append(("MonteCarlo", first, cols))
+    sheet_summary.build(book, grid, list(spec.grid["system"]) if "system" in spec.grid else None,
+                        spec.n_scenarios, describe(spec), mc_rows, bool(cases))
+    sheet_cover.build_xlwings_conf(book, xlwings_rows)
+    order = [s for s in SHEET_ORDER if s in wb.sheetnames]
+    for i, name in enumerate(order):
+        wb.move_sheet(name, i - wb.sheetnames.index(name))
+    wb.active = 0
+    wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open
+    return Built(wb, fills, cases)
+
+
+def write_scenarios(spec: Spec, path: str | os.PathLike, *, force: bool = False,
+                    xlwings_rows: list[tuple[str, str]] | None = None) -> ScenariosResult:
+    """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``."""
+    t0 = time.perf_counter()
+    results = scenario.evaluate(spec.scenario_inputs())
+    mc = None
+    if spec.monte_carlo is not None:
+        mc = scenario.evaluate({**spec.base, **spec.monte_carlo.sample()})
+    built = build(spec, xlwings_rows)
+    with atomic_output(path, force=force) as tmp:
+        built.wb.save(tmp)
+        for sheet, first, cols in built.fills:
+            fill_rows(tmp, sheet, first, cols)
+        t1 = time.perf_counter()
+        report = recalc_file(tmp, tmp)
+        if report.problems:
+            raise RecalcError("the scenario workbook did not recalculate cleanly: "
+                              + "; ".join(report.problems[:5]))
+        t2 = time.perf_counter()
+    return ScenariosResult(Path(path), spec, results, built.sensitivity, mc, t1 - t0, t2 - t1,
+                           report)

@@ -1,0 +1,204 @@
+"""The Inputs sheet of a scenario workbook: every named cell the scenario rows read.
+
+Sections, each row with its defined name in column A:
+
+1. Scenario inputs ``inp_<input>``: one value for every scenario (the SPEC's ``[fixed]``, else the
+   default; blank = each scenario's preset). Inputs of the grid say which Scenarios column holds
+   them instead.
+2. Values used by every scenario ``use_<key>``: preset lookups and FLOPs per token that do not
+   vary between scenarios (grey).
+3. Base scenario ``base_<input>`` and its used values ``base_use_<key>``: the centre of the
+   Sensitivity and Monte Carlo sheets.
+4. FLOPs per token of each model preset: ``flops_fixed + flops_per_seq x sequence length`` per
+   convention (palm, 6n, megatron), computed from the architecture on Presets.
+5. Unit constants ``k_*`` (as on the finance workbook).
+"""
+
+from __future__ import annotations
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from udfs import presets, scenario
+from udfs.compute import CONVENTIONS
+
+from . import styles
+from .book import Book
+from .scenario_chain import INPUTS, PRESET_BACKED, Layout
+from .sheet_inputs import CONSTANTS, MODEL_FIELDS
+
+SHEET = "Inputs"
+VALUE_COL = 4  # D
+#: drop-down list of each text input (defined on Presets)
+LISTS = {"system": "list_systems", "buyer": "list_buyers", "model": "list_models",
+         "precision": "list_precisions", "convention": "list_conventions"}
+#: what an empty value cell means, per input
+BLANK_PRESET = {
+    **{k: "blank = the buyer type's preset" for k in
+       ("cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
+        "colo_usd_per_kw_month", "other_usd_per_gpu_hour")},
+    "capex_per_gpu": "blank = the system's all-in price per GPU x the buyer's price level",
+    "it_kw_per_gpu": "blank = the system's preset",
+    "peak_tflops": "blank = the system's dense peak at the precision",
+    "seq_len": "blank = the model's preset",
+}
+
+
+def default(name: str) -> object:
+    """The value an input takes when the SPEC gives none (None: the presets')."""
+    d = next(i.default for i in scenario.INPUTS if i.name == name)
+    return None if d == "preset" else d
+
+
+def build(book: Book, grid: Layout, base: Layout, fixed: dict, base_values: dict,
+          grid_where: dict[str, str]) -> None:
+    """Write the sheet. ``grid_where`` maps each grid input to a note on where it varies."""
+    ws = book.wb.create_sheet(SHEET)
+    styles.title(ws, "Inputs: the named cells every scenario reads",
+                 "Blue on yellow: inputs (blank = preset). Grey: looked up from Presets. Column A: "
+                 "the defined name. Change a value here and every scenario follows.")
+    dvs = {}
+    for key, list_name in LISTS.items():
+        dvs[key] = DataValidation(type="list", formula1=list_name, allow_blank=False,
+                                  showErrorMessage=True, errorTitle="Not a preset",
+                                  error="Pick a value from the drop-down (the list is on Presets).")
+        ws.add_data_validation(dvs[key])
+    row = 4
+    styles.section_row(ws, row, "Scenario inputs: the same for every scenario (the SPEC's "
+                       "[fixed], else the default)", 5)
+    row = _header(ws, row + 1)
+    for name, q in INPUTS.items():
+        row += 1
+        if name in grid_where:
+            _label(ws, row, "", q.label, q.unit)
+            ws.cell(row=row, column=VALUE_COL, value="varies").font = styles.NOTE_FONT
+            _note(ws, row, grid_where[name])
+            continue
+        value = fixed.get(name, default(name))
+        _input(book, ws, row, f"{grid.inp}{name}", q, value, dvs)
+        _note(ws, row, "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default"))
+
+    row += 2
+    styles.section_row(ws, row, "Values used by every scenario (the preset where the input "
+                       "above is blank)", 5)
+    row = _header(ws, row + 1)
+    for q in grid.constants:
+        row += 1
+        _used(book, ws, row, grid, q)
+
+    row += 2
+    styles.section_row(ws, row, "Base scenario: the centre of Sensitivity and Monte Carlo (the "
+                       "SPEC's [base], else each grid input's first value and [fixed])", 5)
+    row = _header(ws, row + 1)
+    for name, q in INPUTS.items():
+        row += 1
+        value = base_values.get(name, default(name))
+        _input(book, ws, row, f"{base.inp}{name}", q, value, dvs)
+        _note(ws, row, "" if name in base_values else BLANK_PRESET.get(name, "default"))
+    row += 1
+    for q in base.constants:
+        row += 1
+        _used(book, ws, row, base, q)
+
+    row += 2
+    row = _flops_table(book, ws, row)
+
+    row += 2
+    styles.section_row(ws, row, "Unit constants (not assumptions)", 5)
+    for name, label, unit, value, note in CONSTANTS:
+        row += 1
+        _label(ws, row, name, label, unit)
+        ws.cell(row=row, column=VALUE_COL, value=value).number_format = "General"
+        _note(ws, row, note)
+        book.define_cell(name, ws, row, VALUE_COL)
+    styles.widths(ws, {1: 30, 2: 34, 3: 14, 4: 16, 5: 16, **{c: 14 for c in range(6, 17)}})
+    ws.freeze_panes = "A4"
+    styles.page_setup(ws, landscape=True, one_page=False)
+
+
+def _header(ws, row: int) -> int:
+    styles.header_row(ws, row, ["name", "", "unit", "value", "note"])
+    return row
+
+
+def _label(ws, row: int, name: str, label: str, unit: str) -> None:
+    ws.cell(row=row, column=1, value=name).font = styles.KEY_FONT
+    ws.cell(row=row, column=2, value=label)
+    ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
+
+
+def _note(ws, row: int, text: str) -> None:
+    if text:
+        ws.cell(row=row, column=VALUE_COL + 1, value=text).font = styles.NOTE_FONT
+
+
+def _input(book: Book, ws, row: int, name: str, q, value, dvs) -> None:
+    _label(ws, row, name, q.label, q.unit)
+    cell = ws.cell(row=row, column=VALUE_COL, value=value)
+    styles.style_input(cell, q.unit)
+    if q.key in dvs:
+        dvs[q.key].add(cell)
+    book.define_cell(name, ws, row, VALUE_COL)
+
+
+def _used(book: Book, ws, row: int, layout: Layout, q) -> None:
+    name = f"{layout.use}{q.key}"
+    _label(ws, row, name, q.label + (" used" if q.key in PRESET_BACKED else ""), q.unit)
+    cell = ws.cell(row=row, column=VALUE_COL, value=layout.formula(q.key).replace("{r}", ""))
+    styles.style_lookup(cell, q.unit)
+    book.define_cell(name, ws, row, VALUE_COL)
+
+
+#: FLOPs per token = fixed + per_seq x sequence length, per convention (compute.py's formulas)
+_FIXED = {"palm": "=6*[params]", "6n": "=6*[params]",
+          "megatron": "=[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]"
+                      "+6*[mlp_matrices]*[ffn]/[d_model])+6*[vocab]*[d_model]"}
+_PER_SEQ = {"palm": "=12*[layers]*[d_model]", "6n": "=0*[params]",
+            "megatron": "=12*[layers]*[d_model]"}
+
+
+def _flops_table(book: Book, ws, row: int) -> int:
+    """Per model preset: its architecture (from Presets) and the FLOPs-per-token coefficients."""
+    fields = [f for f, _label, _unit in MODEL_FIELDS if f != "seq_len"]
+    width = 1 + len(fields) + 2 * len(CONVENTIONS)
+    styles.section_row(ws, row, "FLOPs per token = fixed + per_seq x sequence length "
+                       "(palm: 6N + 12 L d s; 6n: 6N; megatron: L d^2 (12 + 12G/A + 6mF/d) + "
+                       "6Vd + 12 L d s)", width)
+    row += 1
+    conv_cols = {}
+    heads = ["model", *fields]
+    for part in ("fixed", "per_seq"):
+        for conv in CONVENTIONS:
+            conv_cols[(part, conv)] = len(heads) + 1
+            heads.append(conv)
+    row += 1
+    for part, first in (("fixed", 2 + len(fields)), ("per_seq", 2 + len(fields) + 3)):
+        ws.cell(row=row - 1, column=first, value=f"flops_{part}").font = styles.KEY_FONT
+    styles.header_row(ws, row, heads)
+    header = row
+    models = list(presets.catalog("model"))
+    field_col = {f: 2 + i for i, f in enumerate(fields)}
+    for key in models:
+        row += 1
+        ws.cell(row=row, column=1, value=key)
+        for f, col in field_col.items():
+            c = ws.cell(row=row, column=col,
+                        value=f'=INDEX(model_value,MATCH($A{row}&".{f}",model_id,0))')
+            styles.style_lookup(c)
+            c.number_format = "#,##0"
+        for (part, conv), col in conv_cols.items():
+            template = (_FIXED if part == "fixed" else _PER_SEQ)[conv]
+            text = template
+            for f, fc in field_col.items():
+                text = text.replace(f"[{f}]", f"{get_column_letter(fc)}{row}")
+            styles.style_formula(ws.cell(row=row, column=col, value=text), "FLOPs/token")
+    first, last = header + 1, row
+    book.define("flops_model", ws, f"$A${first}:$A${last}")
+    for part in ("fixed", "per_seq"):
+        a = get_column_letter(conv_cols[(part, CONVENTIONS[0])])
+        b = get_column_letter(conv_cols[(part, CONVENTIONS[-1])])
+        book.define(f"flops_{part}", ws, f"${a}${first}:${b}${last}")
+    a = get_column_letter(conv_cols[("fixed", CONVENTIONS[0])])
+    b = get_column_letter(conv_cols[("fixed", CONVENTIONS[-1])])
+    book.define("flops_convention", ws, f"${a}${header}:${b}${header}")
+    return row

@@ -1,0 +1,128 @@
+"""The Sensitivity sheet: a tornado of cost per million tokens around the base scenario.
+
+Each driver is moved down and up by its swing, a fraction of its base value (PUE: of its
+overhead above 1, see ``scenario_spec.FLOORS``), with every other input at the base scenario
+(Inputs: ``base_*``). The table gives the low and high values, the cost per Mtok at each and the
+change from the base; the bar chart shows those changes, largest range on top (the order is
+computed when the file is written). Below it, the *cases* block runs the whole chain once per
+case (base, then each driver low and high), so every number is a formula.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from openpyxl.chart import BarChart, Reference
+from openpyxl.styles import Border, PatternFill
+
+from udfs import scenario
+
+from . import styles
+from .book import Book
+from .scenario_chain import INPUTS, Layout
+from .scenario_spec import FLOORS, Spec
+from .sheet_scenarios import row_block, write_all
+
+SHEET = "Sensitivity"
+TABLE_ROW = 5  # header of the tornado table
+HEADINGS = ["driver", "", "unit", "base value", "swing", "floor", "low value", "high value",
+            "$/Mtok at low", "$/Mtok at high", "change at low", "change at high"]
+
+
+def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, float]]:
+    """(driver, base, low, high, $/Mtok low, $/Mtok high), largest range of $/Mtok first."""
+    out = []
+    for d, b, lo, hi in spec.sensitivity_cases():
+        cost = scenario.evaluate({**spec.base, d: np.array([lo, hi])})["usd_per_mtok"]
+        out.append((d, b, lo, hi, float(cost[0]), float(cost[1])))
+    return sorted(out, key=lambda c: -abs(c[5] - c[4]))
+
+
+def build(book: Book, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float,
+                                                               float]]:
+    """Write the sheet; return the cases in table order (for the command's summary)."""
+    ws = book.wb.create_sheet(SHEET)
+    cases = ordered_cases(spec)
+    styles.title(ws, "Sensitivity: cost per million tokens when one driver moves",
+                 "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
+                 "overhead above 1), everything else at the base scenario (Inputs, base_*). "
+                 "Change the swings or the base and the table, the cases and the chart follow.")
+    styles.header_row(ws, TABLE_ROW, HEADINGS)
+    ws.row_dimensions[TABLE_ROW].height = 30
+    k = len(cases)
+    first_case = TABLE_ROW + max(k + 8, 30)  # the cases block's data rows, below the chart
+    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3)
+    mtok = layout.letter("usd_per_mtok")
+    rows = {}
+    for i, (d, *_rest) in enumerate(cases):
+        r = TABLE_ROW + 1 + i
+        rows[d] = r
+        q = INPUTS[d]
+        ws.cell(row=r, column=1, value=d).font = styles.KEY_FONT
+        ws.cell(row=r, column=2, value=q.label)
+        ws.cell(row=r, column=3, value=q.unit).font = styles.KEY_FONT
+        styles.style_lookup(ws.cell(row=r, column=4, value=f"={base.ref(d)}"), q.unit)
+        styles.style_input(ws.cell(row=r, column=5, value=spec.swing(d)), "fraction")
+        ws.cell(row=r, column=6, value=FLOORS.get(d, 0.0))
+        styles.style_formula(ws.cell(row=r, column=7, value=f"=F{r}+(D{r}-F{r})*(1-E{r})"),
+                             q.unit)
+        styles.style_formula(ws.cell(row=r, column=8, value=f"=F{r}+(D{r}-F{r})*(1+E{r})"),
+                             q.unit)
+        low_row, high_row = first_case + 1 + 2 * i, first_case + 2 + 2 * i
+        for col, case_row in ((9, low_row), (10, high_row)):
+            styles.style_formula(ws.cell(row=r, column=col, value=f"={mtok}{case_row}"),
+                                 "USD/Mtok")
+        for col, src in ((11, "I"), (12, "J")):
+            styles.style_formula(ws.cell(row=r, column=col,
+                                         value=f"={src}{r}-sens_base_usd_per_mtok"), "USD/Mtok")
+    base_row = TABLE_ROW + k + 2
+    ws.cell(row=base_row, column=2, value="Base scenario: cost per million tokens").font = \
+        styles.BOLD
+    cell = ws.cell(row=base_row, column=9, value=f"={mtok}{first_case}")
+    styles.style_formula(cell, "USD/Mtok")
+    cell.font = styles.BOLD
+    book.define_cell("sens_base_usd_per_mtok", ws, base_row, 9)
+    _chart(ws, k)
+
+    head = first_case - 2
+    styles.section_row(ws, head - 2, "Cases: the whole chain for the base and each driver "
+                       "moved (driver columns point at the table above)", 12)
+    n = 1 + 2 * k
+    columns = {d: np.zeros(n) for d in layout.varying}
+    first, cols = row_block(book, ws, layout, columns, n, "case", "sens_", head_row=head)
+    write_all(ws, first, cols, n)
+    labels = ["base"] + [f"{d} {side}" for d, *_ in cases for side in ("low", "high")]
+    styles.header_row(ws, head, ["what moves"], first_col=2)
+    for i, label in enumerate(labels):
+        ws.cell(row=first + i, column=2, value=label)
+    for i, label in enumerate(labels):
+        moved, _, side = label.partition(" ")
+        for d in layout.varying:
+            src = "D" if d != moved else ("G" if side == "low" else "H")
+            cell = ws.cell(row=first + i, column=layout.col[d], value=f"=${src}${rows[d]}")
+            styles.style_formula(cell, INPUTS[d].unit)
+            cell.fill, cell.border = PatternFill(), Border()
+    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 13)}})
+    ws.freeze_panes = "A6"
+    styles.page_setup(ws, one_page=False)
+    return cases
+
+
+def _chart(ws, k: int) -> None:
+    chart = BarChart()
+    chart.type = "bar"
+    chart.grouping = "clustered"
+    chart.overlap = 100
+    chart.gapWidth = 40
+    chart.title = "Change in cost per million tokens from the base ($/Mtok)"
+    data = Reference(ws, min_col=11, max_col=12, min_row=TABLE_ROW, max_row=TABLE_ROW + k)
+    chart.add_data(data, titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=2, min_row=TABLE_ROW + 1, max_row=TABLE_ROW + k))
+    chart.x_axis.scaling.orientation = "maxMin"  # the first (largest) driver on top
+    chart.x_axis.delete = False
+    chart.x_axis.tickLblPos = "low"  # labels at the left edge, clear of the bars
+    chart.y_axis.delete = False
+    chart.y_axis.numFmt = '"$"0.000'
+    chart.y_axis.majorGridlines = None
+    chart.legend.position = "b"
+    chart.height, chart.width = 7.5 + 0.4 * k, 18
+    ws.add_chart(chart, "N4")

@@ -1,0 +1,180 @@
+"""The Summary sheet: the scenarios per system, the cheapest one of each, Monte Carlo percentiles,
+the largest sensitivity and the check of the TCO_ functions, all by formulas.
+
+Per system: the number of scenarios (COUNTIF), the smallest and largest TCO per GPU-hour and cost
+per million tokens (MINIFS/MAXIFS: written ``_xlfn.MINIFS`` as Excel stores them), the median (a
+single-cell array formula ``{=MEDIAN(IF(scn_system=A7,scn_tco_usd_per_gpu_hour))}``: Excel and
+LibreOffice have no MEDIANIFS) and the cheapest scenario by cost per Mtok: the smallest scenario
+number among that system's rows at its minimum (MINIFS on ``scn_scenario``), then its inputs by
+INDEX/MATCH. Without ``system`` in the grid there is one row, for all scenarios.
+"""
+
+from __future__ import annotations
+
+from openpyxl.chart import BarChart, Reference
+from openpyxl.formatting.rule import CellIsRule
+from openpyxl.worksheet.formula import ArrayFormula
+
+import udfs
+
+from . import styles
+from .book import Book
+from .scenario_chain import INPUTS, Layout
+from .sheet_montecarlo import STATS
+from .sheet_sensitivity import TABLE_ROW
+
+SHEET = "Summary"
+HEADINGS = ["system", "scenarios", "TCO min", "TCO median", "TCO max", "$/Mtok min",
+            "$/Mtok median", "$/Mtok max", "cheapest scenario (by $/Mtok)"]
+TOLERANCE = 1e-9
+
+
+def build(book: Book, grid: Layout, systems: list[str] | None, n: int, description: str,
+          mc_rows: dict | None, sensitivity: bool) -> None:
+    """``systems``: the grid's systems (None when system is not in the grid); ``mc_rows``: the
+    MonteCarlo sheet's percentile rows (None without Monte Carlo)."""
+    ws = book.wb.create_sheet(SHEET)
+    styles.title(ws, f"Scenario workbook: {n:,} scenarios", description)
+    ws["A3"] = f"Written by gputco {udfs.__version__}. Every number is a formula: change Inputs " \
+               "(or a blue cell on Scenarios) and everything follows."
+    ws["A3"].font = styles.NOTE_FONT
+    row = 5
+    styles.section_row(ws, row, "By system: TCO per GPU-hour (USD) and cost per million tokens "
+                       "(USD) over the scenarios", len(HEADINGS))
+    row += 1
+    styles.header_row(ws, row, HEADINGS)
+    ws.row_dimensions[row].height = 30
+    head = row
+    labels = systems if systems else ["=inp_system"]
+    for system in [*labels, None] if systems else labels:
+        row += 1
+        _stats_row(ws, row, system, bool(systems))
+    last = row
+    book.define("sum_cheapest", ws, f"$I${head + 1}:$I${last}")
+    _chart(ws, head, last)
+
+    row += 2
+    inputs = [q.key for q in grid.columns if q.kind == "input"]
+    heads = ["system", "scenario", "$/Mtok", "TCO per GPU-hour",
+             *(INPUTS[k].label for k in inputs if k != "system")]
+    styles.section_row(ws, row, "The cheapest scenario of each system: its inputs",
+                       max(len(heads), len(HEADINGS)))
+    row += 1
+    styles.header_row(ws, row, heads)
+    ws.row_dimensions[row].height = 30
+    for i in range(last - head):
+        row += 1
+        src = head + 1 + i
+        ws.cell(row=row, column=1, value=f"=A{src}")
+        ws.cell(row=row, column=2, value=f"=I{src}")
+        match = f"MATCH($B{row},scn_scenario,0)"
+        cells = [("usd_per_mtok", "USD/Mtok"), ("tco_usd_per_gpu_hour", "USD/GPU-h")]
+        cells += [(k, INPUTS[k].unit) for k in inputs if k != "system"]
+        for j, (key, unit) in enumerate(cells):
+            styles.style_formula(ws.cell(row=row, column=3 + j,
+                                         value=f"=INDEX(scn_{key},{match})"), unit)
+
+    if mc_rows:
+        row += 2
+        styles.section_row(ws, row, "Monte Carlo around the base scenario (MonteCarlo sheet)", 6)
+        row += 1
+        styles.header_row(ws, row, ["result", "unit", "P10", "P50", "P90", "mean"])
+        for key in STATS[:2]:
+            row += 1
+            src = mc_rows[key]
+            ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
+            unit = "USD/GPU-h" if key.startswith("tco") else "USD/Mtok"
+            ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
+            for j, letter in enumerate("DEFG"):
+                styles.style_formula(ws.cell(row=row, column=3 + j,
+                                             value=f"=MonteCarlo!{letter}{src}"), unit)
+    if sensitivity:
+        row += 2
+        styles.section_row(ws, row, "Sensitivity around the base scenario (Sensitivity sheet)", 6)
+        row += 1
+        ws.cell(row=row, column=1, value="base scenario $/Mtok")
+        styles.style_formula(ws.cell(row=row, column=3, value="=sens_base_usd_per_mtok"),
+                             "USD/Mtok")
+        row += 1
+        ws.cell(row=row, column=1, value="largest driver")
+        top = TABLE_ROW + 1  # the tornado table's first (largest) driver
+        ws.cell(row=row, column=3, value=f"=Sensitivity!B{top}")
+        ws.cell(row=row, column=4, value=f"=Sensitivity!K{top}").number_format = '"$"0.0000'
+        ws.cell(row=row, column=5, value=f"=Sensitivity!L{top}").number_format = '"$"0.0000'
+        ws.cell(row=row, column=6, value="change at low / high").font = styles.NOTE_FONT
+
+    row += 2
+    styles.section_row(ws, row, "Check: the TCO_ functions agree with the native formulas on every "
+                       "scenario (in Excel they need the xlwings add-in; LibreOffice shows #NAME?)",
+                       len(HEADINGS))
+    row += 1
+    ws.cell(row=row, column=1, value="largest relative difference")
+    diffs = ",".join(f"MAX(scn_{k}),-MIN(scn_{k})" for k in ("tco_udf_diff",
+                                                             "usd_per_mtok_udf_diff"))
+    cell = ws.cell(row=row, column=3, value=f"=MAX({diffs})")
+    cell.number_format = "0.0E+00"
+    book.define_cell("chk_max_difference", ws, row, 3)
+    row += 1
+    ws.cell(row=row, column=1, value="tolerance")
+    styles.style_input(ws.cell(row=row, column=3, value=TOLERANCE))
+    ws.cell(row=row, column=3).number_format = "0.0E+00"
+    book.define_cell("chk_tolerance", ws, row, 3)
+    row += 1
+    ws.cell(row=row, column=1, value="all agree").font = styles.BOLD
+    ok = ws.cell(row=row, column=3, value="=chk_max_difference<=chk_tolerance")
+    ok.font = styles.BOLD
+    book.define_cell("chk_ok", ws, row, 3)
+    ws.conditional_formatting.add(f"C{row}", CellIsRule(operator="equal", formula=["TRUE"],
+                                                        fill=styles.OK_FILL))
+    ws.conditional_formatting.add(f"C{row}", CellIsRule(operator="notEqual", formula=["TRUE"],
+                                                        fill=styles.BAD_FILL))
+    styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16,
+                       **{c: 13 for c in range(10, 26)}})
+    ws.freeze_panes = "A5"
+    styles.page_setup(ws, one_page=False)
+
+
+def _stats_row(ws, row: int, system: str | None, per_system: bool) -> None:
+    """One row of the per-system table; ``system`` None is the all-scenarios row."""
+    if system is None:
+        ws.cell(row=row, column=1, value="all scenarios").font = styles.BOLD
+    else:
+        ws.cell(row=row, column=1, value=system)
+    crit = f",scn_system,$A{row}" if per_system and system is not None else ""
+    ws.cell(row=row, column=2, value=f"=COUNTIF(scn_system,$A{row})" if crit
+            else "=COUNT(scn_scenario)").number_format = "#,##0"
+    for first, key, unit in ((3, "tco_usd_per_gpu_hour", "USD/GPU-h"),
+                             (6, "usd_per_mtok", "USD/Mtok")):
+        rng = f"scn_{key}"
+        if crit:
+            low = f"=_xlfn.MINIFS({rng}{crit})"
+            mid = ArrayFormula(f"{_col(first + 1)}{row}",
+                               f"=MEDIAN(IF(scn_system=$A{row},{rng}))")
+            high = f"=_xlfn.MAXIFS({rng}{crit})"
+        else:
+            low, mid, high = f"=MIN({rng})", f"=MEDIAN({rng})", f"=MAX({rng})"
+        for j, value in enumerate((low, mid, high)):
+            styles.style_formula(ws.cell(row=row, column=first + j, value=value), unit)
+    cheapest = f"=_xlfn.MINIFS(scn_scenario{crit},scn_usd_per_mtok,$F{row})"
+    ws.cell(row=row, column=9, value=cheapest).number_format = "#,##0"
+
+
+def _col(c: int) -> str:
+    from openpyxl.utils import get_column_letter
+    return get_column_letter(c)
+
+
+def _chart(ws, head: int, last: int) -> None:
+    chart = BarChart()
+    chart.type = "col"
+    chart.title = "Cost per million tokens by system: min, median, max"
+    chart.add_data(Reference(ws, min_col=6, max_col=8, min_row=head, max_row=last),
+                   titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last))
+    chart.y_axis.numFmt = '"$"0.00'
+    chart.y_axis.title = "USD per million tokens"
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.legend.position = "b"
+    chart.height, chart.width = 8, 16
+    ws.add_chart(chart, "K5")
