@@ -8,6 +8,8 @@ propagate, the first one (in argument order) winning.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import vec
@@ -128,3 +130,19 @@ def scalar_nums(*xs):
 def int_arg(f: np.ndarray) -> np.ndarray:
     """Excel truncates non-integer counts and indexes."""
     return np.trunc(f)
+
+
+def wildcard(text: str):
+    """Excel wildcard criterion (* ? and ~ escapes) as a case-insensitive regex; None if plain text."""
+    if not any(ch in text for ch in "*?~"):
+        return None
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "~" and i + 1 < len(text):
+            out.append(re.escape(text[i + 1]))
+            i += 2
+            continue
+        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.I | re.S)

@@ -9,14 +9,13 @@ the range once and the rows share the result.
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 
 from .. import vec
 from ..rangeval import dims, materialize
 from ..values import DIV0, VALUE, XlError, approx_equal, parse_number
 from . import Spec
+from ._args import wildcard
 
 _OPS = ("<=", ">=", "<>", "<", ">", "=")
 
@@ -33,19 +32,6 @@ def _criterion(c):
     return ("=", c)
 
 
-def _wild(text: str):
-    if not any(ch in text for ch in "*?~"):
-        return None
-    out, i = [], 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "~" and i + 1 < len(text):
-            out.append(re.escape(text[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
-        i += 1
-    return re.compile("".join(out), re.I | re.S)
 
 
 def _mask(values: np.ndarray, crit) -> np.ndarray:
@@ -65,7 +51,7 @@ def _element_test(op, x):
         if x == "":
             blank = {"=": lambda v: v is None or v == "", "<>": lambda v: v is not None and v != ""}
             return blank.get(op, lambda v: False)
-        rx = _wild(x) if op in ("=", "<>") else None
+        rx = wildcard(x) if op in ("=", "<>") else None
         low = x.lower()
 
         def text_test(v):

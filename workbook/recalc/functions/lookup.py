@@ -15,7 +15,7 @@ from .. import vec
 from ..rangeval import RangeVal, dims, materialize
 from ..values import NA, REF, VALUE, XlError
 from . import Spec
-from ._args import scalar_nums
+from ._args import scalar_nums, wildcard
 
 
 def _key(v):
@@ -29,19 +29,6 @@ def _key(v):
     return None
 
 
-def _wildcard(text: str):
-    if not any(ch in text for ch in "*?~"):
-        return None
-    out, i = [], 0
-    while i < len(text):
-        ch = text[i]
-        if ch == "~" and i + 1 < len(text):
-            out.append(re.escape(text[i + 1]))
-            i += 2
-            continue
-        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
-        i += 1
-    return re.compile("".join(out), re.I | re.S)
 
 
 class _Index:
@@ -63,7 +50,7 @@ class _Index:
         if x is None:
             return NA
         if how == 0:
-            if isinstance(x, str) and (rx := _wildcard(x)) is not None:
+            if isinstance(x, str) and (rx := wildcard(x)) is not None:
                 return next((i for i, v in enumerate(self.items)
                              if isinstance(v, str) and rx.fullmatch(v)), NA)
             return self.exact.get(_key(x), NA)
