@@ -24,9 +24,17 @@ from .compute import (
     CONVENTIONS,
     flops_per_token_megatron,
     flops_per_token_palm,
+    tco_cost_per_mtok,
     tco_tokens_per_gpu_second,
+    tco_training_cost,
+    tco_training_days,
 )
-from .energy import KWH_PER_HOUSEHOLD_YEAR, tco_household_years, tco_joules_per_token
+from .energy import (
+    KWH_PER_HOUSEHOLD_YEAR,
+    tco_household_years,
+    tco_joules_per_token,
+    tco_utility_watts_per_gpu,
+)
 from .errors import InputRangeError, MissingValueError, UnknownNameError
 from .finance import tco_capital_per_gpu_hour, tco_colo_per_gpu_hour, tco_power_per_gpu_hour
 
@@ -270,10 +278,8 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     tco = capital + power + facility + other
     tps = tco_tokens_per_gpu_second(fpt, peak, u["mfu"])
     tokens = chk.positive("tokens", u["tokens"])
-    gpus = chk.positive("gpus", u["gpus"])
-    watts = kw * u["pue"] * 1000.0
+    watts = tco_utility_watts_per_gpu(kw, u["pue"])
     jpt = tco_joules_per_token(watts, fpt, peak, u["mfu"])
-    usd_per_mtok = tco / (3600.0 * tps) * 1e6
     out = {
         "capex_per_gpu": capex,
         "capital_usd_per_gpu_hour": capital,
@@ -283,9 +289,9 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
         "tco_usd_per_gpu_hour": tco,
         "flops_per_token": fpt,
         "tokens_per_gpu_second": tps,
-        "usd_per_mtok": usd_per_mtok,
-        "training_cost_usd": usd_per_mtok * tokens / 1e6,
-        "training_days": tokens / (gpus * tps) / 86400.0,
+        "usd_per_mtok": tco_cost_per_mtok(tco, fpt, peak, u["mfu"]),
+        "training_cost_usd": tco_training_cost(tokens, tco, fpt, peak, u["mfu"]),
+        "training_days": tco_training_days(tokens, u["gpus"], fpt, peak, u["mfu"]),
         "utility_watts_per_gpu": watts,
         "joules_per_token": jpt,
         "household_years": tco_household_years(jpt * tokens, u["kwh_per_household_year"]),
