@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from udfs import scenario
-from workbook.batch import DEFAULT_CHUNK_ROWS
+from workbook.batch.run import DEFAULT_CHUNK_ROWS
 
 
 def add_parser(sub) -> None:
@@ -34,7 +34,7 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbook.batch import Progress, run_batch
+    from workbook.batch.run import Progress, run_batch
 
     if args.chunk_rows < 1:
         from udfs.errors import InputRangeError

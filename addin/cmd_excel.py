@@ -12,7 +12,7 @@ def _write(text: str, args: argparse.Namespace, newline: str = "\n") -> None:
     if args.output is None or str(args.output) == "-":
         sys.stdout.write(text)
         return
-    from workbook.files import atomic_output
+    from workbook.xlsx.files import atomic_output
 
     with atomic_output(args.output, force=args.force) as tmp:
         tmp.write_text(text, encoding="utf-8", newline=newline)

@@ -28,17 +28,17 @@ def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
 
 
 def _libreoffice(args: argparse.Namespace) -> int:
-    from . import libreoffice
+    from . import lo_addin
 
     if args.uninstall:
-        removed = libreoffice.uninstall(args.profile)
-        where = args.profile or libreoffice.default_profile()
+        removed = lo_addin.uninstall(args.profile)
+        where = args.profile or lo_addin.default_profile()
         print(f"removed the gputco add-in from {where}"
               + ("" if removed else " (it was not installed)"))
         return 0
     if args.path:
         sys.path[:0] = [str(Path(p).resolve()) for p in args.path]
-    done = libreoffice.install(args.profile, modules=args.module, paths=args.path)
+    done = lo_addin.install(args.profile, modules=args.module, paths=args.path)
     print(f"installed {done.functions} TCO_* functions into LibreOffice profile {done.profile}\n"
           f"  Basic module: {done.module}\n  Python bridge: {done.bridge}\n"
           "Restart LibreOffice; in a generated workbook press Ctrl+Shift+F9 to recalculate.")
@@ -63,7 +63,7 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from workbook.render import render_workbook
+    from workbook.soffice.render import render_workbook
 
     written = render_workbook(args.file, args.png, sheets=args.sheet, dpi=args.dpi,
                               force=args.force)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from udfs.errors import GputcoError, InputRangeError
-from workbook.files import FileExistsRefusal, check_input
+from workbook.xlsx.files import FileExistsRefusal, check_input
 
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 600.0

@@ -36,8 +36,8 @@ def _xlwings_rows():
 
 def run(args: argparse.Namespace) -> int:
     from udfs.errors import MissingValueError
-    from workbook.scenario_example import EXAMPLE
-    from workbook.scenarios import load_spec, write_scenarios
+    from workbook.scenarios.build import load_spec, write_scenarios
+    from workbook.scenarios.example import EXAMPLE
 
     if args.example:
         print(EXAMPLE, end="")
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(result) -> str:
     """The one-screen summary of a written scenario workbook (numbers from the model)."""
-    from workbook.scenarios import describe
+    from workbook.scenarios.build import describe
 
     spec, out = result.spec, result.results
     mc = spec.monte_carlo

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 def describe(command: str, err: Exception) -> tuple[str, int]:
     """The one-line message and exit code for an error of ``gputco COMMAND``.
 
-    >>> from workbook.files import WriteError
+    >>> from workbook.xlsx.files import WriteError
     >>> describe("docs", WriteError("out.md", "the disk is full"))
     ('gputco docs: error: cannot write out.md: the disk is full', 3)
     >>> describe("docs", ZeroDivisionError("division by zero"))[1]

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from recalc_book import tco_book
 
-from workbook.libreoffice import convert, soffice
 from workbook.recalc import recalc_file
+from workbook.soffice.process import convert, soffice
 
 
 def _values(path: Path) -> dict:

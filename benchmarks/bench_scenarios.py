@@ -8,7 +8,7 @@ draws. Printed side by side, medians of ``--repeat`` runs:
   write atomically), with its stages; target under 6 s;
 - recalculation of the same finished file by gputco's engine (``recalc_file``: every formula is
   evaluated, cached values are never trusted) and by LibreOffice headless with a profile that
-  forces a full recalculation on load (``workbook.libreoffice.convert``); the ratio
+  forces a full recalculation on load (``workbook.soffice.process.convert``); the ratio
   gputco / LibreOffice (target <= 1.0);
 - whether both give the same values (1e-9 relative) on every formula cell, except the TCO_ cells
   and those computed from them: LibreOffice has no TCO_ functions yet (#NAME?).
@@ -27,10 +27,10 @@ from pathlib import Path
 
 import openpyxl
 
-from workbook.libreoffice import convert, soffice
 from workbook.recalc import recalc_file
-from workbook.scenario_spec import parse_spec
-from workbook.scenarios import write_scenarios
+from workbook.scenarios.build import write_scenarios
+from workbook.scenarios.spec import parse_spec
+from workbook.soffice.process import convert, soffice
 
 #: Scenarios columns that hold TCO_ functions or depend on them (and Summary's check cells)
 UDF_KEYS = {"tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff"}

@@ -19,7 +19,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from workbook.libreoffice import INSTALL_HINT, convert, soffice
+from workbook.soffice.process import INSTALL_HINT, convert, soffice
 
 requires_soffice = pytest.mark.skipif(
     soffice() is None, reason=f"LibreOffice (soffice) is not installed: {INSTALL_HINT}")

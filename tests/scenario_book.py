@@ -13,8 +13,8 @@ import numpy as np
 import openpyxl
 
 from udfs import scenario
-from workbook.rowfill import fill_rows
-from workbook.scenarios import build
+from workbook.scenarios.build import build
+from workbook.xlsx.rowfill import fill_rows
 
 #: Scenarios columns with TCO_ functions or computed from them (LibreOffice: #NAME?)
 UDF_KEYS = ("tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import udfs
 from udfs import presets, scenario
 from udfs.energy import JOULES_PER_KWH
-from workbook.book import FIRST_SYSTEM_COL
+from workbook.xlsx.book import FIRST_SYSTEM_COL
 
 SWEEP_START, SWEEP_STEP = 0.20, 0.05  # the Compare sheet's MFU sweep defaults (Inputs)
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -244,7 +244,7 @@ def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 
                    kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR) -> dict[str, dict[str, object]]:
     """Expected Benchmarks values per run key and column key (published columns from runs.toml
     and the extra published figures the sheet lists)."""
-    from workbook.sheet_benchmarks import published
+    from workbook.finance.benchmarks import published
 
     out = {}
     b = presets.buyer(buyer)
@@ -278,7 +278,7 @@ def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 
 
 def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
     """Walk every run row and column of Benchmarks against :func:`benchmark_rows`."""
-    from workbook.sheet_benchmarks import COLUMNS
+    from workbook.finance.benchmarks import COLUMNS
 
     expected = benchmark_rows(buyer)
     bad, n, seen = [], 0, set()

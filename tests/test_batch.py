@@ -13,8 +13,8 @@ import pytest
 import udfs
 from addin.cli import main
 from udfs import scenario
-from workbook.batch import BatchError, Progress, run_batch
-from workbook.files import FileExistsRefusal
+from workbook.batch.run import BatchError, Progress, run_batch
+from workbook.xlsx.files import FileExistsRefusal
 
 CSV = (
     "id,system,buyer,precision,mfu,usd_per_kwh,tokens\n"

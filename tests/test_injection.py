@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from udfs import presets
-from workbook.batch import run_batch
-from workbook.template import write_template
+from workbook.batch.run import run_batch
+from workbook.finance.build import write_template
 
 EVIL = {
     "system label": '=HYPERLINK("http://127.0.0.1:9/x","click")',

@@ -18,12 +18,12 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
-from addin import libreoffice as lo_addin
+from addin import lo_addin
 from udfs.registry import UDFS
-from workbook.libreoffice import LibreOfficeError, convert
+from workbook.finance.build import build_workbook, write_template
 from workbook.recalc import evaluate_workbook
-from workbook.render import render_workbook, sheet_names
-from workbook.template import build_workbook, write_template
+from workbook.soffice.process import LibreOfficeError, convert
+from workbook.soffice.render import render_workbook, sheet_names
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from addin.cli import main
-from workbook import batch
+from workbook.batch import run as batch
 
 ROOT = Path(__file__).resolve().parents[1]
 ORIGINAL = b"the user's precious work\n"

@@ -27,9 +27,9 @@ from scenario_book import (
 from addin.cli import main
 from udfs import scenario
 from workbook.recalc import recalc_file, supported_functions
-from workbook.scenario_example import EXAMPLE
-from workbook.scenario_spec import parse_spec
-from workbook.scenarios import write_scenarios
+from workbook.scenarios.build import write_scenarios
+from workbook.scenarios.example import EXAMPLE
+from workbook.scenarios.spec import parse_spec
 
 #: SPECs that put different quantities in columns or in named cells
 SPECS = {
@@ -57,7 +57,7 @@ def written(request, tmp_path_factory):
 
 
 def test_the_workbook_knows_every_scenario_input():
-    from workbook.scenario_chain import INPUTS, PRESET_BACKED, USED
+    from workbook.scenarios.layout import INPUTS, PRESET_BACKED, USED
 
     assert tuple(INPUTS) == scenario.INPUT_NAMES
     assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"}

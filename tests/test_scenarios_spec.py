@@ -9,7 +9,7 @@ import pytest
 
 from addin.cli import main
 from udfs.errors import GputcoError
-from workbook.scenario_spec import MAX_SCENARIOS, SpecError, load_spec, parse_spec
+from workbook.scenarios.spec import MAX_SCENARIOS, SpecError, load_spec, parse_spec
 
 GOOD = 'mfu = [0.4, 0.5]\n'
 BAD = {

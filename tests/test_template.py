@@ -11,9 +11,11 @@ import pytest
 import udfs
 from addin.cli import main
 from udfs import presets
-from workbook import sheet_checks, sheet_inputs, sheet_model
-from workbook.files import FileExistsRefusal
-from workbook.template import SHEET_ORDER, build_workbook, write_template
+from workbook.finance import checks as sheet_checks
+from workbook.finance import inputs as sheet_inputs
+from workbook.finance import model as sheet_model
+from workbook.finance.build import SHEET_ORDER, build_workbook, write_template
+from workbook.xlsx.files import FileExistsRefusal
 
 ALL_SYSTEMS = list(presets.catalog("system"))
 
@@ -205,6 +207,6 @@ def test_xlwings_fallback_rows_match_the_addin():
     """workbook/ may not import addin/, so it keeps a copy of the rows; the CLI passes the real
     ones. The copy must not drift."""
     from addin.xlwings_conf import xlwings_conf_rows
-    from workbook.sheet_cover import FALLBACK_XLWINGS_ROWS
+    from workbook.xlsx.xlwings_sheet import FALLBACK_XLWINGS_ROWS
 
     assert FALLBACK_XLWINGS_ROWS == xlwings_conf_rows()

@@ -21,7 +21,7 @@ from lo import formula_cells, mismatches, recalculate, requires_soffice, values
 from template_expect import Scenario, check_benchmarks, check_compare, check_model
 
 from udfs import presets
-from workbook.template import build_workbook, fill_cached_values, write_template
+from workbook.finance.build import build_workbook, fill_cached_values, write_template
 
 pytestmark = requires_soffice
 ALL_SYSTEMS = list(presets.catalog("system"))
@@ -130,8 +130,8 @@ def test_changed_inputs_recalculate_to_what_udfs_predicts(tmp_path, engine):
 
 
 def test_render_prints_only_the_chosen_sheet_to_png(tmp_path):
-    from workbook.libreoffice import LibreOfficeError
-    from workbook.render import render_sheet
+    from workbook.soffice.process import LibreOfficeError
+    from workbook.soffice.render import render_sheet
 
     path = tmp_path / "gpu-tco.xlsx"
     write_template(path)

@@ -18,8 +18,9 @@ from template_expect import Scenario, check_benchmarks, check_compare, check_mod
 
 from addin.cli import main
 from udfs import presets
-from workbook import sheet_compare, sheet_model
-from workbook.template import write_template
+from workbook.finance import compare as sheet_compare
+from workbook.finance import model as sheet_model
+from workbook.finance.build import write_template
 
 ALL_SYSTEMS = list(presets.catalog("system"))
 BUYERS = list(presets.catalog("buyer"))

@@ -28,7 +28,7 @@ from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
 from .refs import cell_name
 from .sheetxml import FormulaCell, SheetPart
-from .store import Book, SheetStore
+from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
 from .values import VALUE
 
@@ -45,7 +45,7 @@ class Evaluation:
     """A recalculated package: the stores hold the new values of every formula cell."""
 
     package: Package
-    book: Book
+    book: BookStore
     groups: list[Group]
     units: int
     cells: int
@@ -76,7 +76,7 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
         table[name.upper()] = spec_for(name.upper(), func, problems)
     limits = package.limits
     check_grid(package.sheets, limits)
-    book = Book([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
+    book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
     deadline = None if timeout_s is None else start + timeout_s
     groups, cells, bad = _compile_all(package, Compiler(package.names, table, limits),
                                       deadline, timeout_s)
@@ -90,7 +90,7 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     return result
 
 
-def _run_units(evaluator: Evaluator, book: Book, units: list[Unit], result: Evaluation,
+def _run_units(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,
                unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
     for done, unit in enumerate(units):
         if deadline is not None and time.perf_counter() > deadline:
@@ -178,7 +178,7 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
     return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
 
 
-def _run_unit(evaluator: Evaluator, book: Book, unit: Unit, result: Evaluation,
+def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluation,
               unsupported: str) -> None:
     g = unit.group
     store = book.sheet(g.sheet)

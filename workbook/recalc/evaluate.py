@@ -17,7 +17,7 @@ from .functions import Spec
 from .parse import ArrayConst, Binary, Call, Const, Missing, Node, RefNode, Unary
 from .rangeval import RangeVal
 from .refs import Ref
-from .store import Book
+from .store import BookStore
 from .values import NULL, REF, VALUE
 
 
@@ -39,9 +39,9 @@ class Ctx:
 
 
 class Evaluator:
-    """Evaluates trees against a :class:`.store.Book` with a table of function specs."""
+    """Evaluates trees against a :class:`.store.BookStore` with a table of function specs."""
 
-    def __init__(self, book: Book, functions: Mapping[str, Spec]) -> None:
+    def __init__(self, book: BookStore, functions: Mapping[str, Spec]) -> None:
         self.book = book
         self.functions = functions
 

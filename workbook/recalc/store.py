@@ -31,7 +31,7 @@ def kind_of(v: object) -> int:
     return NUMBER
 
 
-class Column:
+class ValueColumn:
     __slots__ = ("kind", "num", "obj")
 
     def __init__(self, length: int) -> None:
@@ -52,7 +52,7 @@ class SheetStore:
         self.name = name
         self.max_row = max_row
         self.length = max_row + 2  # row 0 unused, last row a blank sentinel
-        self.cols: dict[int, Column] = {}
+        self.cols: dict[int, ValueColumn] = {}
         self.max_block_cells = max_block_cells  # see limits.Limits.max_range_cells
 
     @classmethod
@@ -71,10 +71,10 @@ class SheetStore:
             store.set(r, c, v)
         return store
 
-    def column(self, c: int) -> Column:
+    def column(self, c: int) -> ValueColumn:
         col = self.cols.get(c)
         if col is None:
-            col = self.cols[c] = Column(self.length)
+            col = self.cols[c] = ValueColumn(self.length)
         return col
 
     def set(self, row: int, col: int, v: object) -> None:
@@ -163,7 +163,7 @@ class SheetStore:
         return out
 
 
-class Book:
+class BookStore:
     """All sheets' stores, found by name case-insensitively."""
 
     def __init__(self, stores: list[SheetStore]) -> None:

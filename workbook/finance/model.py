@@ -12,8 +12,8 @@ FLOPs formulas (6, 12, 2) appear literally.
 
 from __future__ import annotations
 
-from . import styles
-from .book import Book
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Model"
 
@@ -122,7 +122,7 @@ ROWS: list[tuple] = [
 TEXT_KEYS = {"system", "buyer", "model", "precision"}
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     how_col = book.system_col(book.n) + 1
     styles.title(ws, "Model: every step in native formulas, one column per system",

@@ -26,7 +26,7 @@ _REF = re.compile(r"\[(?:(?P<sheet>[A-Za-z][\w.]*):)?(?P<key>[a-z0-9_]+)(?:@(?P<
 
 
 @dataclass
-class Book:
+class BookBuilder:
     """A workbook under construction."""
 
     wb: Workbook

@@ -15,12 +15,11 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Border, PatternFill
 
 from udfs import scenario
-
-from . import styles
-from .book import Book
-from .scenario_chain import INPUTS, Layout
-from .scenario_spec import FLOORS, Spec
-from .sheet_scenarios import row_block, write_all
+from workbook.scenarios.layout import INPUTS, Layout
+from workbook.scenarios.rows import row_block, write_all
+from workbook.scenarios.spec import FLOORS, Spec
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Sensitivity"
 TABLE_ROW = 5  # header of the tornado table
@@ -37,7 +36,7 @@ def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, flo
     return sorted(out, key=lambda c: -abs(c[5] - c[4]))
 
 
-def build(book: Book, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float,
+def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float,
                                                                float]]:
     """Write the sheet; return the cases in table order (for the command's summary)."""
     ws = book.wb.create_sheet(SHEET)

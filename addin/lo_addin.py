@@ -239,7 +239,7 @@ def _ensure_profile(profile: Path) -> None:
                          "install LibreOffice (apt-get install libreoffice-calc-nogui) and start "
                          "it once, or name an existing profile with --profile")
     profile.mkdir(parents=True, exist_ok=True)
-    from workbook.libreoffice import soffice_env
+    from workbook.soffice.process import soffice_env
 
     subprocess.run([exe, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless",
                     "--norestore", "--terminate_after_init"],
@@ -264,7 +264,7 @@ def _set_element(xlb: Path, present: bool) -> None:
 
 
 def _write(path: Path, text: str) -> None:
-    from workbook.files import atomic_output
+    from workbook.xlsx.files import atomic_output
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_output(path, force=True) as tmp:

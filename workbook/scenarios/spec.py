@@ -26,7 +26,7 @@ Every problem raises one :class:`SpecError` whose message starts with the key, e
 >>> parse_spec({"grid": {"muf": [0.4]}})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-workbook.scenario_spec.SpecError: grid.muf: unknown scenario input 'muf'; valid: ... Did you mean mfu?
+workbook.scenarios.spec.SpecError: grid.muf: unknown scenario input 'muf'; valid: ... Did you mean mfu?
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class Spec:
 
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a SPEC file (TOML)."""
-    from .files import check_input
+    from workbook.xlsx.files import check_input
 
     path = check_input(path)
     try:

@@ -4,16 +4,9 @@ legend) and the ``xlwings.conf`` sheet that points Excel's xlwings add-in at gpu
 from __future__ import annotations
 
 import udfs
-
-from . import styles
-from .book import Book
-from .cells import put
-
-#: sheet name xlwings reads its workbook settings from (key in column A, value in column B)
-XLWINGS_SHEET = "xlwings.conf"
-
-#: used when the caller passes no rows (addin.xlwings_conf owns the canonical ones)
-FALLBACK_XLWINGS_ROWS = [("UDF Modules", "addin.xlwings_udfs")]
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.xlwings_sheet import XLWINGS_SHEET
 
 #: width of the Cover's text column, in characters
 TEXT_WIDTH = 100
@@ -56,7 +49,7 @@ NAMES = [
 ]
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Cover", 0)
     names = " vs ".join(book.systems)
     styles.title(ws, f"GPU-cluster TCO: {names}",
@@ -128,14 +121,3 @@ def _paragraph(ws, row: int, heading: str, lines: list[str]) -> int:
         ws.cell(row=row, column=2, value=line).alignment = styles.WRAP
         styles.wrap_height(ws, row, line, TEXT_WIDTH)
     return row + 2
-
-
-def build_xlwings_conf(book: Book, rows: list[tuple[str, str]] | None = None) -> None:
-    """The xlwings.conf sheet: ``rows`` (from addin.xlwings_conf, passed in by the CLI so that
-    workbook/ never imports addin/), else :data:`FALLBACK_XLWINGS_ROWS`."""
-    ws = book.wb.create_sheet(XLWINGS_SHEET)
-    for i, (key, value) in enumerate(rows or FALLBACK_XLWINGS_ROWS, start=1):
-        put(ws, i, 1, key)
-        put(ws, i, 2, value)
-    styles.widths(ws, {1: 28, 2: 60})
-    styles.page_setup(ws, landscape=False, one_page=True)

@@ -14,10 +14,9 @@ from openpyxl.worksheet.table import Table, TableStyleInfo
 
 from udfs import presets
 from udfs.compute import CONVENTIONS
-
-from . import styles
-from .book import Book
-from .cells import put
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.cells import put
 
 #: name prefix of each table's lookup columns, its table name and its heading
 TABLES = {
@@ -40,7 +39,7 @@ LISTS = {
 }
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Presets")
     styles.title(ws, "Presets: every value with its unit, source and date",
                  "From the TOML files in udfs/data/ of gputco. 'assumption' in a source marks a value "
@@ -65,7 +64,7 @@ def build(book: Book) -> None:
     styles.page_setup(ws, one_page=False)
 
 
-def _table(book: Book, ws, kind: str, prefix: str, table_name: str, heading: str, row: int) -> int:
+def _table(book: BookBuilder, ws, kind: str, prefix: str, table_name: str, heading: str, row: int) -> int:
     """Write one long table starting at ``row``; return its last row."""
     styles.section_row(ws, row, heading, len(COLUMNS))
     header = row + 1

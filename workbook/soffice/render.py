@@ -18,8 +18,8 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from .files import atomic_output
-from .libreoffice import LibreOfficeError, convert
+from workbook.soffice.process import LibreOfficeError, convert
+from workbook.xlsx.files import atomic_output
 
 _SHEET_TAG = re.compile(r"<(?:\w+:)?sheet\b[^>]*/>")
 _ATTR = r'{}="([^"]*)"'

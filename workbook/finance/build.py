@@ -4,7 +4,7 @@ Flow: build the sheets with openpyxl -> save to a temporary file beside the dest
 the cached value of every formula with the headless recalculation -> rename onto the destination
 (refusing to replace an existing file unless ``force``).
 
->>> from workbook.template import build_workbook
+>>> from workbook.finance.build import build_workbook
 >>> wb = build_workbook(["H100_HGX", "GB200_NVL72"])
 >>> wb.sheetnames
 ['Cover', 'Inputs', 'Model', 'Compare', 'Benchmarks', 'Checks', 'Presets', 'xlwings.conf']
@@ -24,23 +24,21 @@ from openpyxl import Workbook
 
 from udfs import presets
 from udfs.errors import MissingValueError
-
-from . import (
-    sheet_benchmarks,
-    sheet_checks,
-    sheet_compare,
-    sheet_cover,
-    sheet_inputs,
-    sheet_model,
-    sheet_presets,
-)
-from .book import Book
-from .files import atomic_output
-from .recalc import RecalcError, RecalcReport, recalc_file
+from workbook.finance import benchmarks as sheet_benchmarks
+from workbook.finance import checks as sheet_checks
+from workbook.finance import compare as sheet_compare
+from workbook.finance import cover as sheet_cover
+from workbook.finance import inputs as sheet_inputs
+from workbook.finance import model as sheet_model
+from workbook.recalc import RecalcError, RecalcReport, recalc_file
+from workbook.xlsx import presets_sheet as sheet_presets
+from workbook.xlsx import xlwings_sheet
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.files import atomic_output
 
 DEFAULT_SYSTEMS = ("H100_HGX", "GB200_NVL72")
 SHEET_ORDER = ("Cover", "Inputs", "Model", "Compare", "Benchmarks", "Checks", "Presets",
-               sheet_cover.XLWINGS_SHEET)
+               xlwings_sheet.XLWINGS_SHEET)
 MAX_SYSTEMS = 8
 
 
@@ -75,7 +73,7 @@ def build_workbook(systems: str | Sequence[str] = DEFAULT_SYSTEMS,
     """The finance workbook in memory (formulas without cached values)."""
     wb = Workbook()
     wb.remove(wb.active)
-    book = Book(wb, system_keys(systems), presets.buyer(buyer).key)
+    book = BookBuilder(wb, system_keys(systems), presets.buyer(buyer).key)
     sheet_presets.build(book)
     sheet_inputs.build(book)
     sheet_model.build(book)
@@ -83,7 +81,7 @@ def build_workbook(systems: str | Sequence[str] = DEFAULT_SYSTEMS,
     sheet_benchmarks.build(book)
     sheet_checks.build(book)
     sheet_cover.build(book)
-    sheet_cover.build_xlwings_conf(book, xlwings_rows)
+    xlwings_sheet.build_xlwings_conf(book, xlwings_rows)
     for i, name in enumerate(SHEET_ORDER):
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0

@@ -12,10 +12,9 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 
 from udfs import presets
-
-from . import styles
-from .book import Book
-from .cells import as_text
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.cells import as_text
 
 SHEET = "Benchmarks"
 
@@ -101,7 +100,7 @@ def published(run_key: str) -> dict[str, tuple[float, str]]:
             if name.startswith("published_") and e.value is not None}
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, "Benchmarks: published training runs recomputed by the model",
                  "Each published figure stands beside ours; the relative difference shows what the "

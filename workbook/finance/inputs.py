@@ -18,10 +18,9 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 import udfs
 from udfs import compute, energy, finance
-
-from . import styles
-from .book import Book
-from .cells import as_text
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.cells import as_text
 
 SHEET = "Inputs"
 
@@ -104,7 +103,7 @@ SYSTEM_LOOKUPS = [
 ]
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     last_col = book.system_col(book.n) + 1
     styles.title(ws, "Inputs",
@@ -192,7 +191,7 @@ def build(book: Book) -> None:
     styles.page_setup(ws, one_page=True)
 
 
-def _system_rows(book: Book, ws, row: int, system_dv, mfu_dv) -> int:
+def _system_rows(book: BookBuilder, ws, row: int, system_dv, mfu_dv) -> int:
     """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
     notes_col = book.system_col(book.n) + 1
 

@@ -30,27 +30,24 @@ import numpy as np
 from openpyxl import Workbook
 
 from udfs import presets, scenario
-
-from . import (
-    sheet_cover,
-    sheet_montecarlo,
-    sheet_presets,
-    sheet_scenario_inputs,
-    sheet_scenarios,
-    sheet_sensitivity,
-    sheet_summary,
-)
-from .book import Book
-from .files import atomic_output
-from .recalc import RecalcError, RecalcReport, recalc_file
-from .rowfill import fill_rows
-from .scenario_chain import Layout
-from .scenario_spec import Spec, load_spec, parse_spec
+from workbook.recalc import RecalcError, RecalcReport, recalc_file
+from workbook.scenarios import inputs as sheet_scenario_inputs
+from workbook.scenarios import montecarlo as sheet_montecarlo
+from workbook.scenarios import rows as sheet_scenarios
+from workbook.scenarios import sensitivity as sheet_sensitivity
+from workbook.scenarios import summary as sheet_summary
+from workbook.scenarios.layout import Layout
+from workbook.scenarios.spec import Spec, load_spec, parse_spec
+from workbook.xlsx import presets_sheet as sheet_presets
+from workbook.xlsx import xlwings_sheet
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.files import atomic_output
+from workbook.xlsx.rowfill import fill_rows
 
 __all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
 
 SHEET_ORDER = ("Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs", "Presets",
-               sheet_cover.XLWINGS_SHEET)
+               xlwings_sheet.XLWINGS_SHEET)
 
 
 @dataclass(frozen=True)
@@ -87,7 +84,7 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     wb = Workbook()
     wb.remove(wb.active)
     systems = list(spec.grid.get("system", [spec.base.get("system", "H100_HGX")]))
-    book = Book(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
+    book = BookBuilder(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
     sheet_presets.build(book)
     grid = Layout(list(spec.grid), "inp_", "use_", first_col=2, checks=True)
     base = Layout([], "base_", "base_use_", first_col=2)
@@ -105,7 +102,7 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
         fills.append(("MonteCarlo", first, cols))
     sheet_summary.build(book, grid, list(spec.grid["system"]) if "system" in spec.grid else None,
                         spec.n_scenarios, describe(spec), mc_rows, bool(cases))
-    sheet_cover.build_xlwings_conf(book, xlwings_rows)
+    xlwings_sheet.build_xlwings_conf(book, xlwings_rows)
     order = [s for s in SHEET_ORDER if s in wb.sheetnames]
     for i, name in enumerate(order):
         wb.move_sheet(name, i - wb.sheetnames.index(name))

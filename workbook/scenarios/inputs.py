@@ -21,11 +21,10 @@ from openpyxl.worksheet.datavalidation import DataValidation
 
 from udfs import presets, scenario
 from udfs.compute import CONVENTIONS
-
-from . import styles
-from .book import Book
-from .scenario_chain import INPUTS, PRESET_BACKED, Layout
-from .sheet_inputs import CONSTANTS, MODEL_FIELDS
+from workbook.finance.inputs import CONSTANTS, MODEL_FIELDS
+from workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Inputs"
 VALUE_COL = 4  # D
@@ -50,7 +49,7 @@ def default(name: str) -> object:
     return None if d == "preset" else d
 
 
-def build(book: Book, grid: Layout, base: Layout, fixed: dict, base_values: dict,
+def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_values: dict,
           grid_where: dict[str, str]) -> None:
     """Write the sheet. ``grid_where`` maps each grid input to a note on where it varies."""
     ws = book.wb.create_sheet(SHEET)
@@ -132,7 +131,7 @@ def _note(ws, row: int, text: str) -> None:
         ws.cell(row=row, column=VALUE_COL + 1, value=text).font = styles.NOTE_FONT
 
 
-def _input(book: Book, ws, row: int, name: str, q, value, dvs) -> None:
+def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs) -> None:
     _label(ws, row, name, q.label, q.unit)
     cell = ws.cell(row=row, column=VALUE_COL, value=value)
     styles.style_input(cell, q.unit)
@@ -141,7 +140,7 @@ def _input(book: Book, ws, row: int, name: str, q, value, dvs) -> None:
     book.define_cell(name, ws, row, VALUE_COL)
 
 
-def _used(book: Book, ws, row: int, layout: Layout, q) -> None:
+def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
     name = f"{layout.use}{q.key}"
     _label(ws, row, name, q.label + (" used" if q.key in PRESET_BACKED else ""), q.unit)
     cell = ws.cell(row=row, column=VALUE_COL, value=layout.formula(q.key).replace("{r}", ""))
@@ -157,7 +156,7 @@ _PER_SEQ = {"palm": "=12*[layers]*[d_model]", "6n": "=0*[params]",
             "megatron": "=12*[layers]*[d_model]"}
 
 
-def _flops_table(book: Book, ws, row: int) -> int:
+def _flops_table(book: BookBuilder, ws, row: int) -> int:
     """Per model preset: its architecture (from Presets) and the FLOPs-per-token coefficients."""
     fields = [f for f, _label, _unit in MODEL_FIELDS if f != "seq_len"]
     width = 1 + len(fields) + 2 * len(CONVENTIONS)

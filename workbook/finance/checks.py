@@ -17,8 +17,9 @@ import re
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.utils import get_column_letter
 
-from . import sheet_benchmarks, styles
-from .book import Book
+from workbook.finance import benchmarks as sheet_benchmarks
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Checks"
 HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]
@@ -80,7 +81,7 @@ def udf_names() -> set[str]:
     return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, "Checks: gputco's Excel functions against the native formulas",
                  "UDF cells need the gputco add-in in Excel (else #NAME?). A name-based UDF reads the "

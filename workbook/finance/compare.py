@@ -11,8 +11,8 @@ from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.series import SeriesLabel, StrRef
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from . import styles
-from .book import Book
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Compare"
 
@@ -59,7 +59,7 @@ SWEEP_KEY = "cost_per_mtok_at_mfu"
 SWEEP_ROWS = 11
 
 
-def build(book: Book) -> None:
+def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     how_col = book.system_col(book.n) + 1
     ref = book.systems[0]
@@ -126,7 +126,7 @@ def _labels(ws, row: int, key: str, label: str, unit: str) -> None:
     ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
 
 
-def _breakdown_chart(book: Book) -> BarChart:
+def _breakdown_chart(book: BookBuilder) -> BarChart:
     """TCO per GPU-hour stacked by component, one bar per system (data: Model rows)."""
     model = book.wb["Model"]
     chart = BarChart()
@@ -153,7 +153,7 @@ def _breakdown_chart(book: Book) -> BarChart:
     return chart
 
 
-def _sweep_chart(book: Book, first_row: int, last_row: int) -> LineChart:
+def _sweep_chart(book: BookBuilder, first_row: int, last_row: int) -> LineChart:
     """Cost per million tokens against MFU, one line per system (data: the sweep table)."""
     ws = book.wb[SHEET]
     chart = LineChart()

@@ -16,9 +16,9 @@ openpyxl does); the recalculation fills them in.
 >>> path = Path(tempfile.mkdtemp()) / "rows.xlsx"
 >>> wb = openpyxl.Workbook(); ws = wb.active; ws.title = "Rows"
 >>> ws.append(["x", "name", "double"]); ws.append([0.0, "", "=A2*2"]); wb.save(path)
->>> fill_rows(path, "Rows", 2, [Column(1, numbers=np.array([1.5, 2.0, 3.0])),
-...                            Column(2, texts=(np.array([0, 1, 0]), ["a&b", "c"])),
-...                            Column(3, formula="=A{r}*2")])
+>>> fill_rows(path, "Rows", 2, [BlockColumn(1, numbers=np.array([1.5, 2.0, 3.0])),
+...                            BlockColumn(2, texts=(np.array([0, 1, 0]), ["a&b", "c"])),
+...                            BlockColumn(3, formula="=A{r}*2")])
 >>> [[c.value for c in r] for r in openpyxl.load_workbook(path)["Rows"].iter_rows(min_row=2)]
 [[1.5, 'a&b', '=A2*2'], [2, 'c', '=A3*2'], [3, 'a&b', '=A4*2']]
 """
@@ -45,7 +45,7 @@ _CHUNK_ROWS = 5000
 
 
 @dataclass(frozen=True)
-class Column:
+class BlockColumn:
     """One column of the block: a formula template, or one number or text per row."""
 
     col: int  # 1-based column index
@@ -69,7 +69,7 @@ def escape(text: str) -> str:
 
 
 def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
-              columns: Sequence[Column]) -> None:
+              columns: Sequence[BlockColumn]) -> None:
     """Replace the template row ``first_row`` of ``sheet`` (its last row) by the block's rows.
 
     The number of rows is the length of the value columns (1 when there are only formulas).
@@ -109,7 +109,7 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
             raise
 
 
-def _length(columns: Sequence[Column]) -> int:
+def _length(columns: Sequence[BlockColumn]) -> int:
     lengths = {len(c.numbers) if c.numbers is not None else len(c.texts[0])
                for c in columns if c.formula is None}
     if len(lengths) > 1:
@@ -141,7 +141,7 @@ def _split(xml: str, sheet: str, row: int) -> tuple[str, str, str]:
     return xml[:m.start()], m.group(1), tail
 
 
-def _row_format(template: str, columns: Sequence[Column]) -> tuple[str, list[list[str]]]:
+def _row_format(template: str, columns: Sequence[BlockColumn]) -> tuple[str, list[list[str]]]:
     """A str.format pattern for one row ({0} is the row number) and its per-row arguments."""
     styles = {}
     for m in re.finditer(r'<c\s[^>]*>', template):  # each cell's start tag: its column and style

@@ -73,7 +73,7 @@ def check_input(path: str | os.PathLike) -> Path:
     >>> check_input("/")
     Traceback (most recent call last):
     ...
-    workbook.files.InputFileError: cannot read /: it is a folder, not a file
+    workbook.xlsx.files.InputFileError: cannot read /: it is a folder, not a file
     """
     path = Path(path)
     try:
@@ -109,7 +109,7 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False,
     ...     pass
     Traceback (most recent call last):
     ...
-    workbook.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
+    workbook.xlsx.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
     """
     shown = dst = Path(dst)
     if dst.is_symlink():  # write through the link, so that it stays a link

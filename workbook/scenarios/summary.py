@@ -16,12 +16,11 @@ from openpyxl.formatting.rule import CellIsRule
 from openpyxl.worksheet.formula import ArrayFormula
 
 import udfs
-
-from . import styles
-from .book import Book
-from .scenario_chain import INPUTS, Layout
-from .sheet_montecarlo import STATS
-from .sheet_sensitivity import TABLE_ROW
+from workbook.scenarios.layout import INPUTS, Layout
+from workbook.scenarios.montecarlo import STATS
+from workbook.scenarios.sensitivity import TABLE_ROW
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
 
 SHEET = "Summary"
 HEADINGS = ["system", "scenarios", "TCO min", "TCO median", "TCO max", "$/Mtok min",
@@ -29,7 +28,7 @@ HEADINGS = ["system", "scenarios", "TCO min", "TCO median", "TCO max", "$/Mtok m
 TOLERANCE = 1e-9
 
 
-def build(book: Book, grid: Layout, systems: list[str] | None, n: int, description: str,
+def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, description: str,
           mc_rows: dict | None, sensitivity: bool) -> None:
     """``systems``: the grid's systems (None when system is not in the grid); ``mc_rows``: the
     MonteCarlo sheet's percentile rows (None without Monte Carlo)."""

@@ -14,13 +14,12 @@ from __future__ import annotations
 from openpyxl.chart import BarChart, Reference
 
 from udfs import sampling
-
-from . import styles
-from .book import Book
-from .rowfill import Column
-from .scenario_chain import INPUTS, RESULTS, Layout
-from .scenario_spec import MonteCarlo
-from .sheet_scenarios import row_block
+from workbook.scenarios.layout import INPUTS, RESULTS, Layout
+from workbook.scenarios.rows import row_block
+from workbook.scenarios.spec import MonteCarlo
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.rowfill import BlockColumn
 
 SHEET = "MonteCarlo"
 BINS = 20
@@ -30,7 +29,7 @@ STATS = ("tco_usd_per_gpu_hour", "usd_per_mtok", "training_cost_usd", "training_
          "joules_per_token")
 
 
-def build(book: Book, mc: MonteCarlo, base: Layout) -> tuple[int, list[Column], dict]:
+def build(book: BookBuilder, mc: MonteCarlo, base: Layout) -> tuple[int, list[BlockColumn], dict]:
     """Write the sheet; returns (first draw row, columns to fill, {result: row of its P10..P90})."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, f"Monte Carlo: {mc.draws:,} draws around the base scenario",

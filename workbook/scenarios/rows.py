@@ -8,7 +8,7 @@ with ``pandas.read_excel(path, "Scenarios", header=4)``), data start on row 6. E
 ``key`` of the data is also the defined name ``scn_<key>``.
 
 :func:`row_block` writes the headings and one styled template row of any such block (the Monte
-Carlo draws use it too) and returns the columns for :func:`workbook.rowfill.fill_rows`.
+Carlo draws use it too) and returns the columns for :func:`workbook.xlsx.rowfill.fill_rows`.
 """
 
 from __future__ import annotations
@@ -21,12 +21,11 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from udfs.scenario import Coded
-
-from . import styles
-from .book import Book
-from .rowfill import Column
-from .scenario_chain import Layout
-from .sheet_scenario_inputs import LISTS
+from workbook.scenarios.inputs import LISTS
+from workbook.scenarios.layout import Layout
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.rowfill import BlockColumn
 
 SHEET = "Scenarios"
 HEAD_ROW = 4  # headings; keys on the next row, data after
@@ -34,8 +33,8 @@ GROUPS = {"input": "inputs", "used": "values used", "result": "results",
           "check": "TCO_ functions (need the add-in in Excel) vs native formulas"}
 
 
-def build(book: Book, layout: Layout, columns: Mapping[str, object], n: int,
-          subtitle: str) -> tuple[int, list[Column]]:
+def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: int,
+          subtitle: str) -> tuple[int, list[BlockColumn]]:
     """Headings and the template row; returns (first data row, the columns to fill)."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, f"Scenarios: {n:,} rows, one per combination of the grid", subtitle)
@@ -55,16 +54,16 @@ def build(book: Book, layout: Layout, columns: Mapping[str, object], n: int,
     return first, cols
 
 
-def row_block(book: Book, ws, layout: Layout, columns: Mapping[str, object], n: int,
+def row_block(book: BookBuilder, ws, layout: Layout, columns: Mapping[str, object], n: int,
               id_key: str, prefix: str, head_row: int = HEAD_ROW,
-              extra: tuple = ()) -> tuple[int, list[Column]]:
+              extra: tuple = ()) -> tuple[int, list[BlockColumn]]:
     """Write a block's headings and styled template row; define ``<prefix><key>`` per column.
 
     ``columns`` holds the values of the varying inputs (arrays, or Coded for text); ``extra``
     are (key, label, unit, formula) columns appended after the layout's.
     """
     first = head_row + 2
-    cols = [Column(1, numbers=np.arange(1, n + 1, dtype=float))]
+    cols = [BlockColumn(1, numbers=np.arange(1, n + 1, dtype=float))]
     heads = {1: (id_key, id_key, "", "")}
     for q in layout.columns:
         col = layout.col[q.key]
@@ -72,15 +71,15 @@ def row_block(book: Book, ws, layout: Layout, columns: Mapping[str, object], n: 
         if q.kind == "input":
             values = columns[q.key]
             if isinstance(values, Coded):
-                cols.append(Column(col, texts=(values.codes, list(values.categories))))
+                cols.append(BlockColumn(col, texts=(values.codes, list(values.categories))))
             else:
-                cols.append(Column(col, numbers=np.asarray(values, dtype=float)))
+                cols.append(BlockColumn(col, numbers=np.asarray(values, dtype=float)))
         else:
-            cols.append(Column(col, formula=layout.formula(q.key)))
+            cols.append(BlockColumn(col, formula=layout.formula(q.key)))
     next_col = max(heads) + 1
     for key, label, unit, formula in extra:
         heads[next_col] = (key, label, unit, "result")
-        cols.append(Column(next_col, formula=formula))
+        cols.append(BlockColumn(next_col, formula=formula))
         next_col += 1
     groups_row = head_row - 1
     for col, (key, label, unit, kind) in sorted(heads.items()):
@@ -110,7 +109,7 @@ def row_block(book: Book, ws, layout: Layout, columns: Mapping[str, object], n: 
     return first, cols
 
 
-def write_all(ws, first: int, cols: list[Column], n: int) -> None:
+def write_all(ws, first: int, cols: list[BlockColumn], n: int) -> None:
     """Write rows 2..n of a small block with openpyxl, styled like its template row."""
     for c in cols:
         template = ws.cell(row=first, column=c.col)

@@ -29,9 +29,8 @@ import pyarrow.compute as pc
 
 from udfs import scenario
 from udfs.errors import GputcoError, InputRangeError, UnknownNameError
-
-from .cells import looks_like_formula
-from .files import atomic_output, check_input
+from workbook.xlsx.cells import looks_like_formula
+from workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
@@ -104,8 +103,8 @@ def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int) -> Iterator[
 def _read_xlsx(path, chunk_rows):
     from openpyxl import load_workbook
 
-    from .recalc.errors import WorkbookFormatError
-    from .recalc.package import open_zip
+    from workbook.recalc.errors import WorkbookFormatError
+    from workbook.recalc.package import open_zip
 
     try:  # the checks `gputco recalc` makes: zip bombs, part counts, encryption...
         open_zip(path).close()

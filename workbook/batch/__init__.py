@@ -1,0 +1,1 @@
+"""Batch runs (``gputco batch``): scenario files in, results out, streamed in chunks."""

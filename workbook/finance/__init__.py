@@ -1,0 +1,1 @@
+"""The finance workbook (``gputco template``): Cover, Inputs, Model, Compare, Benchmarks, Checks."""

@@ -1,0 +1,1 @@
+"""Scenario workbooks (``gputco scenarios``): SPEC, Scenarios rows, Summary, Sensitivity, Monte Carlo."""

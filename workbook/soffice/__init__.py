@@ -1,0 +1,1 @@
+"""Running LibreOffice (soffice) headless: conversions and PNG pictures of sheets."""
