@@ -65,7 +65,7 @@ def _entry(name: str, udf) -> list[str]:
         for a in spec.args:
             default = "required" if not a.optional else (
                 "the preset's" if a.default is None else f"`{formula_literal(a.default)}`")
-            lines.append(f"| `{a.name}` | {a.unit or '-'} | {_value(a.doc)} | {default} |")
+            lines.append(f"| `{a.name}` | {a.unit or '-'} | {_value(a.description)} | {default} |")
         lines.append("")
     unit = f" ({spec.unit})" if spec.unit else ""
     lines += [f"Returns: {spec.returns.rstrip('.')}{unit}.", ""]

@@ -67,9 +67,9 @@ def windows_udfs_module() -> Iterator[types.ModuleType]:
 
 def windows_udfs(xw_udfs: types.ModuleType) -> dict:
     """The registry's UDFs, freshly decorated with xlwings's Windows decorators."""
-    from udfs import registry
+    from addin.xlwings_decorate import build
 
-    return registry.build(func=xw_udfs.xlfunc, arg=xw_udfs.xlarg)
+    return build(func=xw_udfs.xlfunc, arg=xw_udfs.xlarg)
 
 
 def vba_module(module_name: str = UDF_MODULE, addin: bool = False) -> str:

@@ -3,18 +3,21 @@
 xlwings (classic UDFs, Windows) imports the modules named in "UDF Modules" with
 ``importlib.import_module`` (dotted names work), writes a VBA wrapper for every module attribute that
 carries xlwings's ``__xlfunc__`` metadata, and calls ``getattr(module, NAME)`` on each recalculation.
-This module therefore exposes exactly the functions of the registry, :data:`udfs.UDFS`, under their
-Excel names, and nothing else that xlwings would pick up.
+This module therefore exposes exactly the functions of the registry, :data:`udfs.registry.SPECS`,
+under their Excel names, each decorated here with xlwings's ``@xw.func``/``@xw.arg``, and nothing
+else that xlwings would pick up. It is the only gputco module that imports xlwings.
 
 >>> import addin.xlwings_udfs as m
->>> sorted(m.__all__) == sorted(m.UDFS)
+>>> from udfs.registry import UDFS
+>>> sorted(m.__all__) == sorted(UDFS)
 True
->>> m.TCO_GPU_HOUR is m.UDFS["TCO_GPU_HOUR"]
+>>> m.TCO_GPU_HOUR("H100_HGX") == UDFS["TCO_GPU_HOUR"]("H100_HGX")
 True
 """
 
-from udfs import UDFS
+from addin.xlwings_decorate import build as _build
 
-globals().update(UDFS)
+_DECORATED = _build()
+globals().update(_DECORATED)
 
-__all__ = list(UDFS)  # built from the registry: the Excel names
+__all__ = list(_DECORATED)  # built from the registry: the Excel names

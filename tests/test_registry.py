@@ -101,9 +101,13 @@ def test_text_arguments_name_the_valid_choices():
         assert key in buyer.doc
 
 
-def test_import_udfs_does_not_import_xlwings():
-    code = ("import sys, udfs; assert 'xlwings' not in sys.modules; "
-            "udfs.UDFS; assert 'xlwings' in sys.modules")
+def test_nothing_headless_imports_xlwings():
+    """The registry, the engine, the workbook builders and batch run without xlwings; only the
+    xlwings module (addin.xlwings_udfs) imports it."""
+    code = ("import sys, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
+            "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
+            "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
+            "import addin.xlwings_udfs; assert 'xlwings' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
 
 
@@ -139,7 +143,8 @@ def test_the_xlwings_module_exposes_exactly_the_registry():
     assert exposed == set(udfs.UDFS)
     assert set(module.__all__) == set(udfs.UDFS)
     for name, udf in udfs.UDFS.items():
-        assert getattr(module, name) is udf  # xlwings calls getattr(module, NAME)
+        exposed = getattr(module, name)  # xlwings calls getattr(module, NAME)
+        assert exposed.udf_spec is udf.udf_spec and exposed.__name__ == name
 
 
 def test_xlwings_conf_rows():

@@ -4,9 +4,9 @@ Every function of the UDF catalog (DESIGN.md) is exported here under its lower-c
 e.g. ``udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
 out; arrays broadcast. Errors derive from :class:`udfs.errors.GputcoError`.
 
-``udfs.UDFS`` is the registry of the Excel functions (Excel name -> xlwings UDF with its argument
-docs in ``.udf_spec``, see :mod:`udfs.registry`). It is loaded on first use because it imports
-xlwings (about half a second), which the numeric functions do not need.
+``udfs.UDFS`` is the registry of the Excel functions (Excel name -> Excel-facing callable with its
+argument docs in ``.udf_spec``, see :mod:`udfs.registry`), loaded on first use. Nothing in
+``udfs`` imports xlwings: ``addin.xlwings_udfs`` applies xlwings's decorators.
 
 >>> import udfs
 >>> round(udfs.tco_gpu_hour("H100_HGX"), 2)
@@ -99,7 +99,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """Load the UDF registry on first access of ``udfs.UDFS`` (it imports xlwings)."""
+    """Load the UDF registry on first access of ``udfs.UDFS``; ``udfs.scenario`` and
+    ``udfs.chain`` are submodules (``import udfs`` then ``udfs.scenario.evaluate(...)``)."""
     if name == "UDFS":
         from .registry import UDFS
 

@@ -13,6 +13,7 @@ from numbers import Real
 
 import numpy as np
 
+from . import ranges
 from .errors import InputRangeError, InputShapeError, InputTypeError, MissingValueError
 
 INF = math.inf
@@ -66,6 +67,26 @@ def number(
     if not ok.all():
         _raise_range(arg, x, ok, interval(lo, hi, lo_open, hi_open))
     return float(x) if x.ndim == 0 else x
+
+
+def checked(arg: str, value: object, function: str | None = None) -> np.ndarray | float:
+    """Check ``value`` against the range of ``arg`` in the one table, :data:`udfs.ranges.RANGES`.
+
+    >>> checked("pue", 1.3)
+    1.3
+    >>> checked("pue", 0.9)
+    Traceback (most recent call last):
+    ...
+    udfs.errors.InputRangeError: pue must be in [1, 5], got 0.9
+    """
+    r = ranges.of(arg, function)
+    x = number(arg, value, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open)
+    if r.whole:
+        arr = np.asarray(x)
+        ok = arr == np.floor(arr)
+        if not ok.all():
+            _raise_range(arg, arr, ok, str(r))
+    return x
 
 
 def positive(arg: str, value: object) -> np.ndarray | float:

@@ -45,10 +45,10 @@ def flops_per_token_palm(params, layers, d_model, seq_len):
     '1.07899e+12'
     """
     chk.broadcast(params=params, layers=layers, d_model=d_model, seq_len=seq_len)
-    n = chk.positive("params", params)
-    layer = chk.positive("layers", layers)
-    d = chk.positive("d_model", d_model)
-    s = chk.positive("seq_len", seq_len)
+    n = chk.checked("params", params)
+    layer = chk.checked("layers", layers)
+    d = chk.checked("d_model", d_model)
+    s = chk.checked("seq_len", seq_len)
     return chk.out(6.0 * n + 12.0 * layer * d * s)
 
 
@@ -82,14 +82,14 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     """
     chk.broadcast(layers=layers, d_model=d_model, heads=heads, kv_heads=kv_heads, ffn=ffn,
                   vocab=vocab, seq_len=seq_len, mlp_matrices=mlp_matrices)
-    layer = chk.positive("layers", layers)
-    h = chk.positive("d_model", d_model)
-    a = chk.positive("heads", heads)
-    g = chk.positive("kv_heads", kv_heads)
-    f = chk.positive("ffn", ffn)
-    v = chk.positive("vocab", vocab)
-    s = chk.positive("seq_len", seq_len)
-    m = chk.number("mlp_matrices", mlp_matrices, 2.0, 3.0)
+    layer = chk.checked("layers", layers)
+    h = chk.checked("d_model", d_model)
+    a = chk.checked("heads", heads)
+    g = chk.checked("kv_heads", kv_heads)
+    f = chk.checked("ffn", ffn)
+    v = chk.checked("vocab", vocab)
+    s = chk.checked("seq_len", seq_len)
+    m = chk.checked("mlp_matrices", mlp_matrices)
     return chk.out(layer * h * h * (12.0 + 12.0 * g / a + 6.0 * m * f / h + 12.0 * s / h) + 6.0 * v * h)
 
 
@@ -133,7 +133,7 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     m = presets.model(model)
     s = m.value("seq_len") if seq_len is None else seq_len
     if conv == "6n":  # 6N ignores the sequence length; it is still checked and broadcast
-        s = chk.positive("seq_len", s)
+        s = chk.checked("seq_len", s)
         return chk.out(np.full(np.shape(s), 6.0 * m.value("params")))
     if conv == "palm":
         return flops_per_token_palm(m.value("params"), m.value("layers"), m.value("d_model"), s)
@@ -170,9 +170,9 @@ def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     724.8
     """
     chk.broadcast(flops_per_token=flops_per_token, peak_tflops=peak_tflops, mfu=mfu)
-    f = chk.positive("flops_per_token", flops_per_token)
-    peak = chk.positive("peak_tflops", peak_tflops)
-    u = chk.fraction_open_closed("mfu", mfu)
+    f = chk.checked("flops_per_token", flops_per_token)
+    peak = chk.checked("peak_tflops", peak_tflops)
+    u = chk.checked("mfu", mfu)
     return chk.out(u * peak * 1e12 / f)
 
 
@@ -206,9 +206,8 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     """
     chk.broadcast(gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
-    usd = chk.positive("gpu_hour_usd", gpu_hour_usd)
-    tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
-    return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
+    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
+    return usd_per_mtok_at_rate(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
 
 
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
@@ -235,8 +234,9 @@ def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     """
     chk.broadcast(tokens=tokens, gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
-    n = chk.positive("tokens", tokens)
-    return chk.out(n * tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu) / 1e6)
+    n = chk.checked("tokens", tokens)
+    return training_cost_at_rate(n, tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops,
+                                                      mfu))
 
 
 def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
@@ -263,7 +263,94 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
     """
     chk.broadcast(tokens=tokens, gpus=gpus, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
-    n = chk.positive("tokens", tokens)
-    g = chk.positive("gpus", gpus)
-    tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
+    n = chk.checked("tokens", tokens)
+    g = chk.checked("gpus", gpus)
+    return training_days_at_rate(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+
+
+# --- steps of the chain (udfs.chain): one quantity from the quantities before it ---------------
+
+
+def flops_per_token_6n(params):
+    """The 6N rule: training FLOPs per token = 6 x parameters (forward 2N + backward 4N).
+
+    >>> f"{flops_per_token_6n(175e9):.3e}"
+    '1.050e+12'
+    """
+    return chk.out(6.0 * chk.checked("params", params))
+
+
+def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatron):
+    """The FLOPs per token of the chosen convention ("palm", "6n" or "megatron") per scenario.
+
+    ``convention`` is one name, a sequence of names, or an object with ``codes`` and
+    ``categories`` (a dictionary-encoded column, :class:`udfs.scenario.Coded`).
+
+    >>> flops_per_token_by_convention(["6n", "palm"], 1.0, 2.0, 3.0)
+    array([2., 1.])
+    """
+    if hasattr(convention, "codes"):
+        codes, names = np.asarray(convention.codes), list(convention.categories)
+    elif isinstance(convention, str):
+        codes, names = np.zeros((), dtype=np.intp), [convention]
+    else:
+        names, codes = np.unique(np.asarray(convention, dtype=str), return_inverse=True)
+        codes = codes.reshape(np.shape(convention))
+    index = []
+    for name in names:
+        conv = presets.normalize(name)
+        if conv not in CONVENTIONS:
+            raise UnknownNameError("convention", name, CONVENTIONS)
+        index.append(CONVENTIONS.index(conv))
+    choice = np.asarray(index, dtype=np.intp)[codes]
+    table = np.broadcast_arrays(np.asarray(flops_palm, dtype=float),
+                                np.asarray(flops_6n, dtype=float),
+                                np.asarray(flops_megatron, dtype=float), choice)
+    return chk.out(np.choose(table[3], table[:3]))
+
+
+def usd_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second):
+    """Cost of a million tokens at a throughput: ``gpu_hour_usd / (3600 x tokens/s) x 1e6``.
+
+    >>> round(usd_per_mtok_at_rate(1.42, 724.4), 4)
+    0.5445
+    """
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second)
+    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
+    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
+    return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
+
+
+def training_cost_at_rate(tokens, usd_per_mtok):
+    """Cost of a run: ``tokens x usd_per_mtok / 1e6``, USD.
+
+    >>> round(training_cost_at_rate(300e9, 0.5445))
+    163350
+    """
+    chk.broadcast(tokens=tokens, usd_per_mtok=usd_per_mtok)
+    return chk.out(chk.checked("tokens", tokens) * chk.checked("usd_per_mtok", usd_per_mtok) / 1e6)
+
+
+def training_gpu_hours(tokens, tokens_per_gpu_second):
+    """GPU-hours of a run: ``tokens / (tokens/s per GPU x 3600)``.
+
+    >>> round(training_gpu_hours(300e9, 724.4))
+    115038
+    """
+    chk.broadcast(tokens=tokens, tokens_per_gpu_second=tokens_per_gpu_second)
+    n = chk.checked("tokens", tokens)
+    return chk.out(chk.ratio(n, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
+                             * SECONDS_PER_HOUR))
+
+
+def training_days_at_rate(tokens, gpus, tokens_per_gpu_second):
+    """Wall-clock days of a run: ``tokens / (gpus x tokens/s per GPU) / 86400``.
+
+    >>> round(training_days_at_rate(300e9, 128, 724.4), 2)
+    37.45
+    """
+    chk.broadcast(tokens=tokens, gpus=gpus, tokens_per_gpu_second=tokens_per_gpu_second)
+    n = chk.checked("tokens", tokens)
+    g = chk.checked("gpus", gpus)
+    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
     return chk.out(chk.ratio(n, g * tps) / SECONDS_PER_DAY)

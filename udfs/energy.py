@@ -35,8 +35,8 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     1789.0
     """
     chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue)
-    kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
-    p = chk.number("pue", pue, 1.0, 5.0)
+    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
+    p = chk.checked("pue", pue)
     return chk.out(kw * p * 1000.0)
 
 
@@ -71,8 +71,8 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     """
     chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
-    w = chk.positive("utility_watts_per_gpu", utility_watts_per_gpu)
-    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)))
+    w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
+    return joules_per_token_at_rate(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
 
 
 def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
@@ -103,6 +103,58 @@ def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     19.1
     """
     chk.broadcast(joules=joules, kwh_per_household_year=kwh_per_household_year)
-    j = chk.non_negative("joules", joules)
-    kwh = chk.positive("kwh_per_household_year", kwh_per_household_year)
+    j = chk.checked("joules", joules)
+    kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(j / (kwh * JOULES_PER_KWH))
+
+
+# --- steps of the chain (udfs.chain) ------------------------------------------------------------
+
+
+def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second):
+    """Energy per token: utility watts per GPU / tokens per second per GPU, J/token.
+
+    >>> round(joules_per_token_at_rate(1805.7, 724.4), 3)
+    2.493
+    """
+    chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu,
+                  tokens_per_gpu_second=tokens_per_gpu_second)
+    w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
+    return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)))
+
+
+def training_energy_kwh(tokens, joules_per_token):
+    """Energy of a run: ``tokens x J/token / 3.6e6``, kWh.
+
+    >>> round(training_energy_kwh(300e9, 2.493))
+    207750
+    """
+    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token)
+    n = chk.checked("tokens", tokens)
+    return chk.out(n * chk.checked("joules_per_token", joules_per_token) / JOULES_PER_KWH)
+
+
+def household_years_of_run(tokens, joules_per_token, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
+    """Energy of a run in US household-years: ``tokens x J/token / (kWh per year x 3.6e6)``.
+
+    >>> round(household_years_of_run(300e9, 2.493), 2)
+    19.25
+    """
+    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token,
+                  kwh_per_household_year=kwh_per_household_year)
+    n = chk.checked("tokens", tokens)
+    j = chk.checked("joules_per_token", joules_per_token)
+    kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
+    return chk.out(n * j / (kwh * JOULES_PER_KWH))
+
+
+def tokens_per_household_year(kwh_per_household_year, joules_per_token):
+    """Tokens trained with one US household-year of electricity: ``kWh x 3.6e6 / (J/token)``.
+
+    >>> round(tokens_per_household_year(10791, 2.493) / 1e9, 1)
+    15.6
+    """
+    chk.broadcast(kwh_per_household_year=kwh_per_household_year,
+                  joules_per_token=joules_per_token)
+    kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
+    return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))

@@ -27,6 +27,7 @@ from numbers import Real
 import numpy as np
 
 from . import _check as chk
+from . import ranges
 from .errors import (
     GputcoError,
     InputRangeError,
@@ -58,9 +59,24 @@ class ArgDoc:
     default: object = None
 
     @property
+    def valid(self) -> str:
+        """The valid range from the one table (:data:`udfs.ranges.RANGES`), "" if none."""
+        if self.kind != NUMBER or self.name not in ranges.RANGES:
+            return ""
+        return str(ranges.of(self.name))
+
+    @property
+    def description(self) -> str:
+        """What the argument is, with its valid range: ``Power usage effectiveness, in [1, 5]``."""
+        valid = self.valid
+        if not valid:
+            return self.doc
+        return f"{self.doc}, {valid}" if valid[0] in "<>a" else f"{self.doc}, in {valid}"
+
+    @property
     def wizard_text(self) -> str:
-        """The Function Wizard text of the argument: doc, unit and default."""
-        text = f"{self.doc} [{self.unit}]" if self.unit else self.doc
+        """The Function Wizard text of the argument: doc with its range, unit and default."""
+        text = f"{self.description} [{self.unit}]" if self.unit else self.description
         if self.optional:
             default = "" if self.default is None else f"; default {formula_literal(self.default)}"
             text += f" Optional{default}."

@@ -72,10 +72,10 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     """
     chk.broadcast(capex_per_gpu=capex_per_gpu, cost_of_capital=cost_of_capital,
                   life_years=life_years, residual_fraction=residual_fraction)
-    capex = chk.positive("capex_per_gpu", capex_per_gpu)
-    r = chk.number("cost_of_capital", cost_of_capital, 0.0, 1.0)
-    n = chk.number("life_years", life_years, 0.0, 100.0, lo_open=True)
-    res = chk.number("residual_fraction", residual_fraction, 0.0, 1.0, hi_open=True)
+    capex = chk.checked("capex_per_gpu", capex_per_gpu)
+    r = chk.checked("cost_of_capital", cost_of_capital)
+    n = chk.checked("life_years", life_years)
+    res = chk.checked("residual_fraction", residual_fraction)
     crf, sff = _annuity_factors(r, n)
     return chk.out(capex * (crf - res * sff) / HOURS_PER_YEAR)
 
@@ -103,9 +103,9 @@ def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     0.157096
     """
     chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh)
-    kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
-    p = chk.number("pue", pue, 1.0, 5.0)
-    price = chk.positive("usd_per_kwh", usd_per_kwh)
+    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
+    p = chk.checked("pue", pue)
+    price = chk.checked("usd_per_kwh", usd_per_kwh)
     return chk.out(kw * p * price)
 
 
@@ -130,8 +130,8 @@ def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     0.247356
     """
     chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, usd_per_kw_month=usd_per_kw_month)
-    kw = chk.positive("it_kw_per_gpu", it_kw_per_gpu)
-    rent = chk.non_negative("usd_per_kw_month", usd_per_kw_month)
+    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
+    rent = chk.checked("usd_per_kw_month", usd_per_kw_month)
     return chk.out(kw * rent / HOURS_PER_MONTH)
 
 
@@ -186,12 +186,39 @@ def tco_total_per_gpu_hour(
                   life_years=life_years, it_kw_per_gpu=it_kw_per_gpu, pue=pue,
                   usd_per_kwh=usd_per_kwh, colo_usd_per_kw_month=colo_usd_per_kw_month,
                   residual_fraction=residual_fraction, other_usd_per_gpu_hour=other_usd_per_gpu_hour)
-    other = chk.non_negative("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
+    other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
     # checked here so that an error names this function's argument, not tco_colo_per_gpu_hour's
-    colo = chk.non_negative("colo_usd_per_kw_month", colo_usd_per_kw_month)
-    return chk.out(
-        tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residual_fraction)
-        + tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh)
-        + tco_colo_per_gpu_hour(it_kw_per_gpu, colo)
-        + other
-    )
+    colo = chk.checked("colo_usd_per_kw_month", colo_usd_per_kw_month)
+    capital = tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residual_fraction)
+    opex = tco_opex_per_gpu_hour(tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh),
+                                 tco_colo_per_gpu_hour(it_kw_per_gpu, colo), other)
+    return tco_per_gpu_hour(capital, opex)
+
+
+def tco_opex_per_gpu_hour(power_usd_per_gpu_hour, facility_usd_per_gpu_hour,
+                          other_usd_per_gpu_hour=0.0):
+    """Operating cost per GPU-hour: power + facility (colocation) + other, USD per GPU-hour.
+
+    >>> round(tco_opex_per_gpu_hour(0.157096, 0.247352, 0.0), 6)
+    0.404448
+    """
+    chk.broadcast(power_usd_per_gpu_hour=power_usd_per_gpu_hour,
+                  facility_usd_per_gpu_hour=facility_usd_per_gpu_hour,
+                  other_usd_per_gpu_hour=other_usd_per_gpu_hour)
+    power = chk.checked("power_usd_per_gpu_hour", power_usd_per_gpu_hour)
+    facility = chk.checked("facility_usd_per_gpu_hour", facility_usd_per_gpu_hour)
+    other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
+    return chk.out(power + facility + other)
+
+
+def tco_per_gpu_hour(capital_usd_per_gpu_hour, opex_usd_per_gpu_hour):
+    """Total cost of ownership per GPU-hour: capital + opex, USD per GPU-hour.
+
+    >>> round(tco_per_gpu_hour(1.01549, 0.404448), 4)
+    1.4199
+    """
+    chk.broadcast(capital_usd_per_gpu_hour=capital_usd_per_gpu_hour,
+                  opex_usd_per_gpu_hour=opex_usd_per_gpu_hour)
+    capital = chk.checked("capital_usd_per_gpu_hour", capital_usd_per_gpu_hour)
+    opex = chk.checked("opex_usd_per_gpu_hour", opex_usd_per_gpu_hour)
+    return chk.out(capital + opex)

@@ -1,12 +1,13 @@
 """The UDF registry: the one list of gputco's Excel functions, with their argument docs.
 
-``UDFS`` maps each Excel name (``"TCO_COST_PER_MTOK"``) to a callable decorated with xlwings's
-``@xw.func`` / ``@xw.arg`` (classic UDFs, Windows Excel). Each callable takes Excel-shaped
-arguments (see :mod:`udfs.excel`), never raises, and carries its documentation in ``.udf_spec``
-(a :class:`udfs.excel.UdfSpec`: summary, arguments with units and defaults, result, example
-formula, the plain numpy function it wraps). The xlwings module (``addin.xlwings_udfs``), the
-reference page (``docs/udfs.md``), the workbook builder and the headless recalculation all read
-this mapping; a function that is not here does not exist in Excel.
+``SPECS`` maps each Excel name (``"TCO_COST_PER_MTOK"``) to its :class:`udfs.excel.UdfSpec`
+(summary, arguments with units, ranges and defaults, result, example formula, the plain numpy
+function it wraps) and ``UDFS`` to its Excel-facing callable: it takes Excel-shaped arguments
+(see :mod:`udfs.excel`), never raises, and carries its spec in ``.udf_spec``. Nothing here imports
+xlwings: the xlwings module (``addin.xlwings_udfs``) applies xlwings's decorators to these specs.
+The reference page (``docs/udfs.md``), the workbook builders (:func:`udf_call`), the headless
+recalculation and the LibreOffice add-in read the same mapping; a function that is not here does
+not exist in Excel.
 
 The Python signatures (argument names and defaults) are those of the plain functions in
 :mod:`udfs`: one place for them.
@@ -29,10 +30,8 @@ import inspect
 from collections.abc import Callable
 from types import MappingProxyType
 
-import xlwings as xw
-
 from . import compute, energy, finance, tco
-from .errors import GputcoError
+from .errors import GputcoError, MissingValueError, UnknownNameError
 from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
 
 # --- arguments shared by several functions -----------------------------------------------------
@@ -41,25 +40,25 @@ SYSTEM = ArgDoc("system", 'System preset, e.g. "H100_HGX" or "GB200_NVL72" (list
                 "", TEXT)
 BUYER = ArgDoc("buyer", 'Buyer type: "hyperscaler", "neocloud_giant" or "emerging_neocloud"', "",
                TEXT)
-GPU_HOUR_USD = ArgDoc("gpu_hour_usd", "TCO (or rental price) per GPU-hour, > 0", "USD/GPU-hour")
-FLOPS_PER_TOKEN = ArgDoc("flops_per_token", "Training FLOPs per token (TCO_FLOPS_PER_TOKEN), > 0",
+GPU_HOUR_USD = ArgDoc("gpu_hour_usd", "TCO (or rental price) per GPU-hour", "USD/GPU-hour")
+FLOPS_PER_TOKEN = ArgDoc("flops_per_token", "Training FLOPs per token (TCO_FLOPS_PER_TOKEN)",
                          "FLOP/token")
-PEAK_TFLOPS = ArgDoc("peak_tflops", "Dense peak TFLOPS per GPU at the precision used, > 0",
+PEAK_TFLOPS = ArgDoc("peak_tflops", "Dense peak TFLOPS per GPU at the precision used",
                      "TFLOPS (dense)")
-MFU = ArgDoc("mfu", "Model FLOPs utilisation, decimal in (0, 1], e.g. 0.4", "decimal")
-TOKENS = ArgDoc("tokens", "Tokens trained, > 0", "tokens")
-CAPEX_PER_GPU = ArgDoc("capex_per_gpu", "All-in capex per GPU (TCO_CAPEX_PER_GPU), > 0", "USD/GPU")
-COST_OF_CAPITAL = ArgDoc("cost_of_capital", "Annual cost of capital, decimal in [0, 1], e.g. 0.13",
+MFU = ArgDoc("mfu", "Model FLOPs utilisation as a decimal (0.4 = 40%)", "decimal")
+TOKENS = ArgDoc("tokens", "Tokens trained", "tokens")
+CAPEX_PER_GPU = ArgDoc("capex_per_gpu", "All-in capex per GPU (TCO_CAPEX_PER_GPU)", "USD/GPU")
+COST_OF_CAPITAL = ArgDoc("cost_of_capital", "Annual cost of capital as a decimal (0.13 = 13%)",
                          "decimal/year")
-LIFE_YEARS = ArgDoc("life_years", "Economic life, in (0, 100]", "years")
-RESIDUAL = ArgDoc("residual_fraction", "Resale value at end of life as a fraction of capex, "
-                  "in [0, 1)", "fraction of capex")
-IT_KW = ArgDoc("it_kw_per_gpu", "IT load per GPU (GPU, host, network and storage share), > 0", "kW")
-PUE = ArgDoc("pue", "Power usage effectiveness (facility power / IT power), in [1, 5]", "ratio")
-USD_PER_KWH = ArgDoc("usd_per_kwh", "Electricity price, > 0", "USD/kWh")
-USD_PER_KW_MONTH = ArgDoc("usd_per_kw_month", "Colocation rent per kW of IT load per month, >= 0",
+LIFE_YEARS = ArgDoc("life_years", "Economic life", "years")
+RESIDUAL = ArgDoc("residual_fraction", "Resale value at end of life as a fraction of capex",
+                  "fraction of capex")
+IT_KW = ArgDoc("it_kw_per_gpu", "IT load per GPU (GPU, host, network and storage share)", "kW")
+PUE = ArgDoc("pue", "Power usage effectiveness (facility power / IT power)", "ratio")
+USD_PER_KWH = ArgDoc("usd_per_kwh", "Electricity price", "USD/kWh")
+USD_PER_KW_MONTH = ArgDoc("usd_per_kw_month", "Colocation rent per kW of IT load per month",
                           "USD/(kW x month)")
-OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour, >= 0",
+OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour",
                "USD/GPU-hour")
 
 
@@ -168,13 +167,13 @@ _CATALOG = (
     UdfSpec(
         "TCO_TRAINING_DAYS", "Wall-clock days of a training run: tokens / (GPUs x tokens per "
         "second per GPU) / 86400.",
-        (TOKENS, ArgDoc("gpus", "GPUs in the run, > 0", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS,
+        (TOKENS, ArgDoc("gpus", "GPUs in the run", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS,
          MFU), "duration of the run", "days", (300e9, 128, 1.07899e12, 1978.9, 0.395),
         compute.tco_training_days),
     UdfSpec(
         "TCO_BREAKEVEN_MFU", "The MFU system_b needs for the same cost per token as system_a at "
         "mfu_a: mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b). Above 1: b cannot break even.",
-        (ArgDoc("mfu_a", "MFU reached on system_a, decimal in (0, 1]", "decimal"),
+        (ArgDoc("mfu_a", "MFU reached on system_a as a decimal", "decimal"),
          dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. '
                              '"H100_HGX"'),
          dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. '
@@ -187,14 +186,14 @@ _CATALOG = (
         "TCO_JOULES_PER_TOKEN", "Energy per trained token: all-in utility watts per GPU (IT load "
         "x PUE) / tokens per second per GPU.",
         (ArgDoc("utility_watts_per_gpu", "All-in facility power per GPU incl. PUE "
-                "(TCO_UTILITY_WATTS_PER_GPU), > 0", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
+                "(TCO_UTILITY_WATTS_PER_GPU)", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
         "energy per trained token", "J/token", (1789, 1.07899e12, 1978.9, 0.395),
         energy.tco_joules_per_token),
     UdfSpec(
         "TCO_HOUSEHOLD_YEARS", "Energy as years of an average US household's electricity "
         "(10,791 kWh a year, EIA 2022).",
-        (ArgDoc("joules", "Energy, >= 0", "J"),
-         ArgDoc("kwh_per_household_year", "Electricity per household per year, > 0", "kWh")),
+        (ArgDoc("joules", "Energy", "J"),
+         ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh")),
         "US household-years of electricity", "household-years", (7.407e11,),
         energy.tco_household_years),
     # extras beyond the DESIGN.md table
@@ -252,27 +251,42 @@ def make_udf(spec: UdfSpec) -> Callable:
     return udf
 
 
-def decorate(udf: Callable, func: Callable = xw.func, arg: Callable = xw.arg) -> Callable:
-    """Apply the xlwings decorators, as ``@xw.func(category=...)`` above ``@xw.arg(...)`` lines.
-
-    ``ndim=2`` keeps a column a column (xlwings would otherwise flatten a 1xN row and an Nx1 column
-    alike), and ``err_to_str=True`` passes input cell errors as "#N/A" texts instead of empty cells.
-    ``func``/``arg`` are xlwings's own decorators; ``addin.vba`` passes the Windows versions.
-    """
-    spec = udf.udf_spec
-    for a in reversed(spec.args):
-        udf = arg(a.name, doc=a.wizard_text, ndim=2, err_to_str=True)(udf)
-    return func(category=spec.category)(udf)  # last: xw.arg resets the category
-
-
-def build(func: Callable = xw.func, arg: Callable = xw.arg) -> dict[str, Callable]:
-    """Fresh decorated callables for every spec, in catalog order."""
-    return {name: decorate(make_udf(spec), func, arg) for name, spec in SPECS.items()}
-
-
-_UDFS: dict[str, Callable] = build()
-#: the registry: Excel name -> decorated callable (read-only view; :func:`register` adds to it)
+_UDFS: dict[str, Callable] = {name: make_udf(spec) for name, spec in SPECS.items()}
+#: the registry: Excel name -> Excel-facing callable (read-only view; :func:`register` adds to it)
 UDFS = MappingProxyType(_UDFS)
+
+
+def udf_call(name: str, **operands: str) -> str:
+    """A call of the TCO_ function ``name`` in a formula, its arguments given by name.
+
+    ``operands`` maps argument names to formula text (a cell, a name, an expression). The
+    arguments are put in the registry's order, so a reordered signature cannot swap two of them;
+    an unknown name or a missing required argument raises. Omitted optional arguments are left
+    out (trailing) or empty (between given ones).
+
+    >>> udf_call("TCO_POWER_PER_GPU_HOUR", usd_per_kwh="C3", pue="C2", it_kw_per_gpu="C1")
+    'TCO_POWER_PER_GPU_HOUR(C1,C2,C3)'
+    >>> udf_call("TCO_POWER_PER_GPU_HOUR", it_kw_per_gpu="C1", pue="C2", kwh="C3")
+    Traceback (most recent call last):
+    ...
+    udfs.errors.UnknownNameError: unknown argument of TCO_POWER_PER_GPU_HOUR 'kwh'; valid: it_kw_per_gpu, pue, usd_per_kwh.
+    """
+    spec = SPECS[name]
+    names = [a.name for a in spec.args]
+    for key in operands:
+        if key not in names:
+            raise UnknownNameError(f"argument of {name}", key, names)
+    texts = []
+    for a in spec.args:
+        if a.name in operands:
+            texts.append(operands[a.name])
+        elif a.optional:
+            texts.append("")
+        else:
+            raise MissingValueError(a.name, f"{name} needs it ({spec.signature})")
+    while texts and texts[-1] == "" and spec.args[len(texts) - 1].optional:
+        texts.pop()
+    return f"{name}({','.join(texts)})"
 
 
 def register(spec: UdfSpec) -> Callable:
@@ -289,5 +303,5 @@ def register(spec: UdfSpec) -> Callable:
         raise GputcoError(f"{spec.name} is already registered")
     spec = _with_signature(spec)
     _SPECS[spec.name] = spec
-    _UDFS[spec.name] = udf = decorate(make_udf(spec))
+    _UDFS[spec.name] = udf = make_udf(spec)
     return udf

@@ -13,11 +13,7 @@ import numpy as np
 
 from . import _check as chk
 from . import presets
-from .finance import (
-    tco_capital_per_gpu_hour,
-    tco_colo_per_gpu_hour,
-    tco_power_per_gpu_hour,
-)
+from .scenario import cost_per_gpu_hour
 
 BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
 
@@ -42,17 +38,10 @@ def _broadcast(func):
 
 
 def _breakdown(system, buyer):
-    s, b = presets.system(system), presets.buyer(buyer)
-    kw = s.value("it_kw_per_gpu")
-    capital = tco_capital_per_gpu_hour(
-        s.value("capex_per_gpu") * b.value("capex_multiplier"),
-        b.value("cost_of_capital"), b.value("life_years"), b.value("residual_fraction"),
-    )
-    power = tco_power_per_gpu_hour(kw, b.value("pue"), b.value("usd_per_kwh"))
-    facility = tco_colo_per_gpu_hour(kw, b.value("colo_usd_per_kw_month"))
-    other = b.value("other_usd_per_gpu_hour")
-    return {"capital": capital, "power": power, "facility": facility, "other": other,
-            "total": capital + power + facility + other}
+    parts = cost_per_gpu_hour({"system": system, "buyer": buyer})
+    return {"capital": parts["capital_usd_per_gpu_hour"], "power": parts["power_usd_per_gpu_hour"],
+            "facility": parts["facility_usd_per_gpu_hour"], "other": parts["other_usd_per_gpu_hour"],
+            "total": parts["tco_usd_per_gpu_hour"]}
 
 
 @_broadcast
@@ -193,7 +182,7 @@ def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAUL
     >>> round(tco_breakeven_mfu(0.54, "H100_HGX", "GB200_NVL72", "bf16"), 4)
     0.3386
     """
-    u = chk.fraction_open_closed("mfu_a", mfu_a)
+    u = chk.checked("mfu_a", mfu_a)
     peak_a = presets.peak_tflops(system_a, precision)
     peak_b = presets.peak_tflops(system_b, precision)
     return u * tco_ratio(system_a, system_b, buyer) * peak_a / peak_b

@@ -1,0 +1,357 @@
+"""The model chain, described once: its inputs, and every step with its numpy function and formula.
+
+capex -> capital per GPU-hour (PMT) -> power -> facility -> opex -> TCO -> FLOPs per token ->
+tokens/s per GPU -> cost per Mtok -> training cost, GPU-hours and days -> utility W -> J/token ->
+energy -> household-years.
+
+Everything that shows the chain is generated from this module: :func:`udfs.scenario.evaluate`
+(batch runs and the Python API) runs :data:`STEPS` in order with their numpy functions; the finance
+workbook's Model rows, the scenario workbooks' columns, the Benchmarks TCO block, the FLOPs table,
+the Checks rows and ``docs/chain.md`` expand their Excel formulas. A step is added here once and
+appears everywhere.
+
+Formula templates use one dialect: ``[name]`` is the quantity ``name`` (an input or an earlier
+step); ``k_<what>`` is a unit constant, a defined name in both workbooks (:data:`CONSTANTS`).
+Each workbook says where a quantity lives (a cell, a column, a named cell) with a ``ref``
+function; a step that has no place of its own is inlined (see :func:`formula`).
+
+>>> step("capital_usd_per_gpu_hour").formula
+'=-PMT([cost_of_capital],[life_years],[capex_per_gpu],-[residual_fraction]*[capex_per_gpu])/k_hours_per_year'
+>>> formula("usd_per_mtok", {"tco_usd_per_gpu_hour": "D20", "tokens_per_gpu_second": "D30"}.get)
+'=D20/(k_seconds_per_hour*D30)*k_tokens_per_mtok'
+>>> formula("tokens_per_gpu_second", {"mfu": "0.5", "peak_tflops": "P", "flops_per_token": "F"}.get)
+'=0.5*P*k_flops_per_tflop/F'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from . import compute, energy, finance
+
+#: a quantity's reference in a template
+REF = re.compile(r"\[([a-z0-9_]+)\]")
+
+#: unit constants: name, label, unit, value, note (defined names ``k_*`` in both workbooks)
+CONSTANTS: tuple[tuple[str, str, str, float, str], ...] = (
+    ("k_hours_per_year", "Hours per year", "h", finance.HOURS_PER_YEAR, "365 x 24"),
+    ("k_months_per_year", "Months per year", "", 12, "colocation rent is per month"),
+    ("k_seconds_per_hour", "Seconds per hour", "s", compute.SECONDS_PER_HOUR, ""),
+    ("k_seconds_per_day", "Seconds per day", "s", compute.SECONDS_PER_DAY, ""),
+    ("k_flops_per_tflop", "FLOP/s per TFLOPS", "", 1e12, ""),
+    ("k_tokens_per_mtok", "Tokens per million tokens", "", 1e6, ""),
+    ("k_watts_per_kw", "W per kW", "", 1000, ""),
+    ("k_joules_per_kwh", "J per kWh", "J", energy.JOULES_PER_KWH, ""),
+)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Where an input's preset value comes from: ``field`` of the ``table`` ("system", "buyer",
+    "model") of the scenario's preset; ``{precision}`` in a field is the scenario's precision.
+    Several presets multiply (capex per GPU = system price x buyer's price level)."""
+
+    table: str
+    field: str
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of the chain.
+
+    ``scope`` says who sets it in the finance workbook: "scenario" (one cell for all systems),
+    "system" (one cell per system column), "buyer" (the buyer type's value, overridable) or
+    "model" (the model preset's architecture, not an input of its own). ``default`` is the value
+    when nothing is given: a number or text, None (required), or :data:`PRESET` (the presets).
+    """
+
+    key: str
+    label: str
+    unit: str
+    kind: str  # "text" or "number"
+    scope: str
+    default: object
+    doc: str
+    presets: tuple[Preset, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def scenario_input(self) -> bool:
+        """Can a scenario (SPEC, batch row, Inputs cell) set it? Architecture fields cannot."""
+        return self.scope != "model"
+
+
+PRESET = "preset"
+
+
+def _buyer(key: str, label: str, unit: str, doc: str) -> Input:
+    return Input(key, label, unit, "number", "buyer", PRESET, doc, (Preset("buyer", key),))
+
+
+def _arch(key: str, label: str, unit: str = "") -> Input:
+    return Input(key, label, unit, "number", "model", PRESET, f"{label} (model preset)",
+                 (Preset("model", key),))
+
+
+#: every input, in the column order of scenario files
+INPUTS: tuple[Input, ...] = (
+    Input("system", "System", "key", "text", "system", "H100_HGX",
+          "system preset (TCO_SYSTEMS)"),
+    Input("buyer", "Buyer type", "key", "text", "scenario", "hyperscaler",
+          "buyer type (TCO_BUYERS)"),
+    Input("model", "Model", "key", "text", "scenario", "gpt3_175b", "model preset (TCO_MODELS)"),
+    Input("precision", "Precision", "key", "text", "scenario", "bf16",
+          "precision of the run (bf16, fp8 or fp4)"),
+    Input("convention", "FLOPs convention", "key", "text", "scenario", "palm",
+          "FLOPs-per-token convention (palm, 6n or megatron)"),
+    Input("mfu", "MFU", "fraction", "number", "system", None,
+          "model FLOPs utilisation, (0, 1]; required"),
+    Input("tokens", "Tokens trained", "tokens", "number", "scenario", 300e9,
+          "tokens trained (default 300B: GPT-3's run, SemiAnalysis 2025-08 energy example)"),
+    Input("gpus", "GPUs", "GPU", "number", "scenario", 128,
+          "GPUs in the run (default 128: the article's GPT-3 runs)"),
+    Input("seq_len", "Sequence length", "tokens", "number", "scenario", PRESET,
+          "sequence length (model preset)", (Preset("model", "seq_len"),)),
+    Input("capex_per_gpu", "All-in capex per GPU", "USD", "number", "system", PRESET,
+          "all-in capex per GPU (system price x buyer's price level)",
+          (Preset("system", "capex_per_gpu"), Preset("buyer", "capex_multiplier"))),
+    _buyer("cost_of_capital", "Cost of capital", "1/year", "cost of capital (buyer)"),
+    _buyer("life_years", "Economic life", "years", "economic life (buyer)"),
+    _buyer("residual_fraction", "Residual value", "fraction", "resale value, fraction of capex "
+           "(buyer)"),
+    Input("it_kw_per_gpu", "IT load per GPU", "kW", "number", "system", PRESET,
+          "IT load per GPU (system)", (Preset("system", "it_kw_per_gpu"),)),
+    _buyer("pue", "PUE", "ratio", "power usage effectiveness (buyer)"),
+    _buyer("usd_per_kwh", "Electricity tariff", "USD/kWh", "electricity price (buyer)"),
+    _buyer("colo_usd_per_kw_month", "Colocation rent", "USD/kW-month",
+           "colocation rent per kW of IT load (buyer)"),
+    _buyer("other_usd_per_gpu_hour", "Other cost", "USD/GPU-h",
+           "other opex: maintenance, support, insurance (buyer)"),
+    Input("peak_tflops", "Dense peak TFLOPS", "TFLOPS", "number", "system", PRESET,
+          "dense peak per GPU (system x precision)",
+          (Preset("system", "peak_tflops_{precision}"),)),
+    Input("kwh_per_household_year", "US household-year", "kWh", "number", "scenario",
+          energy.KWH_PER_HOUSEHOLD_YEAR, "US household electricity per year (EIA 2022)"),
+    _arch("params", "Parameters N", "params"),
+    _arch("layers", "Layers L"),
+    _arch("d_model", "Hidden size d_model"),
+    _arch("heads", "Attention heads A"),
+    _arch("kv_heads", "KV heads G"),
+    _arch("ffn", "FFN size F"),
+    _arch("vocab", "Vocabulary V", "tokens"),
+    _arch("mlp_matrices", "MLP matrices m (2 GELU, 3 SwiGLU)"),
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A TCO_ function that computes a step from the workbook's cells: its Excel name and the
+    operand of each argument whose chain quantity has another name (``[name]`` templates);
+    every other argument takes the quantity of its own name."""
+
+    udf: str
+    bind: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: ``key`` = ``func(*[value of a for a in args])``, in Excel ``formula``.
+
+    ``output`` marks the results of :func:`udfs.scenario.evaluate`, batch output columns and the
+    finance workbook's ``out_<key>_<n>`` names. ``level`` "model" marks steps that depend only on
+    the model preset, the sequence length and the convention (FLOPs per token): the scenario
+    workbooks compute them once per model in a table.
+    """
+
+    key: str
+    label: str
+    unit: str
+    how: str
+    formula: str
+    func: Callable
+    args: tuple[str, ...]
+    section: str
+    output: bool = True
+    level: str = "scenario"
+    check: Check | None = None
+
+
+STEPS: tuple[Step, ...] = (
+    Step("capital_usd_per_gpu_hour", "Capital per GPU-hour", "USD/GPU-h",
+         "-PMT(rate, life, capex, -residual x capex) / 8760: the level end-of-year payment that "
+         "repays the capex, per hour",
+         "=-PMT([cost_of_capital],[life_years],[capex_per_gpu],-[residual_fraction]*[capex_per_gpu])"
+         "/k_hours_per_year",
+         finance.tco_capital_per_gpu_hour,
+         ("capex_per_gpu", "cost_of_capital", "life_years", "residual_fraction"), "Capital",
+         check=Check("TCO_CAPITAL_PER_GPU_HOUR")),
+    Step("power_usd_per_gpu_hour", "Power per GPU-hour", "USD/GPU-h",
+         "IT kW x PUE x USD/kWh (one hour)", "=[it_kw_per_gpu]*[pue]*[usd_per_kwh]",
+         finance.tco_power_per_gpu_hour, ("it_kw_per_gpu", "pue", "usd_per_kwh"),
+         "Operating cost", check=Check("TCO_POWER_PER_GPU_HOUR")),
+    Step("facility_usd_per_gpu_hour", "Facility (colocation) per GPU-hour", "USD/GPU-h",
+         "IT kW x rent per kW-month x 12 / 8760",
+         "=[it_kw_per_gpu]*[colo_usd_per_kw_month]*k_months_per_year/k_hours_per_year",
+         finance.tco_colo_per_gpu_hour, ("it_kw_per_gpu", "colo_usd_per_kw_month"),
+         "Operating cost",
+         check=Check("TCO_COLO_PER_GPU_HOUR", {"usd_per_kw_month": "[colo_usd_per_kw_month]"})),
+    Step("opex_usd_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "power + facility + other",
+         "=[power_usd_per_gpu_hour]+[facility_usd_per_gpu_hour]+[other_usd_per_gpu_hour]",
+         finance.tco_opex_per_gpu_hour,
+         ("power_usd_per_gpu_hour", "facility_usd_per_gpu_hour", "other_usd_per_gpu_hour"),
+         "Operating cost"),
+    Step("tco_usd_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "capital + opex",
+         "=[capital_usd_per_gpu_hour]+[opex_usd_per_gpu_hour]", finance.tco_per_gpu_hour,
+         ("capital_usd_per_gpu_hour", "opex_usd_per_gpu_hour"), "Operating cost",
+         check=Check("TCO_TOTAL_PER_GPU_HOUR")),
+    Step("flops_palm", "FLOPs per token, PaLM", "FLOPs/token", "6N + 12 L d s (PaLM appendix B)",
+         "=6*[params]+12*[layers]*[d_model]*[seq_len]", compute.flops_per_token_palm,
+         ("params", "layers", "d_model", "seq_len"), "Throughput and cost per token",
+         output=False, level="model"),
+    Step("flops_6n", "FLOPs per token, 6N", "FLOPs/token", "6N", "=6*[params]",
+         compute.flops_per_token_6n, ("params",), "Throughput and cost per token", output=False,
+         level="model"),
+    Step("flops_megatron", "FLOPs per token, Megatron", "FLOPs/token",
+         "L d^2 (12 + 12G/A + 6mF/d + 12s/d) + 6Vd (NeMo/Megatron)",
+         "=[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]+6*[mlp_matrices]*[ffn]/[d_model]"
+         "+12*[seq_len]/[d_model])+6*[vocab]*[d_model]",
+         compute.flops_per_token_megatron,
+         ("layers", "d_model", "heads", "kv_heads", "ffn", "vocab", "seq_len", "mlp_matrices"),
+         "Throughput and cost per token", output=False, level="model"),
+    Step("flops_per_token", "FLOPs per token used", "FLOPs/token", "the convention chosen",
+         '=IF([convention]="palm",[flops_palm],IF([convention]="6n",[flops_6n],'
+         'IF([convention]="megatron",[flops_megatron],NA())))',
+         compute.flops_per_token_by_convention,
+         ("convention", "flops_palm", "flops_6n", "flops_megatron"),
+         "Throughput and cost per token", level="model",
+         check=Check("TCO_FLOPS_PER_TOKEN")),
+    Step("tokens_per_gpu_second", "Tokens per second per GPU", "tokens/s/GPU",
+         "MFU x peak FLOP/s / FLOPs per token",
+         "=[mfu]*[peak_tflops]*k_flops_per_tflop/[flops_per_token]",
+         compute.tco_tokens_per_gpu_second, ("flops_per_token", "peak_tflops", "mfu"),
+         "Throughput and cost per token", check=Check("TCO_TOKENS_PER_GPU_SECOND")),
+    Step("usd_per_mtok", "Cost per million tokens", "USD/Mtok",
+         "TCO per GPU-hour / tokens per GPU-hour x 1e6",
+         "=[tco_usd_per_gpu_hour]/(k_seconds_per_hour*[tokens_per_gpu_second])*k_tokens_per_mtok",
+         compute.usd_per_mtok_at_rate, ("tco_usd_per_gpu_hour", "tokens_per_gpu_second"),
+         "Throughput and cost per token",
+         check=Check("TCO_COST_PER_MTOK", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
+    Step("training_cost_usd", "Training cost", "USD run", "tokens x cost per token",
+         "=[tokens]*[usd_per_mtok]/k_tokens_per_mtok", compute.training_cost_at_rate,
+         ("tokens", "usd_per_mtok"), "Training run",
+         check=Check("TCO_TRAINING_COST", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
+    Step("training_gpu_hours", "GPU-hours", "GPU-h", "tokens / tokens per GPU-hour",
+         "=[tokens]/([tokens_per_gpu_second]*k_seconds_per_hour)", compute.training_gpu_hours,
+         ("tokens", "tokens_per_gpu_second"), "Training run"),
+    Step("training_days", "Wall-clock days", "days",
+         "tokens / (GPUs x tokens/s per GPU) / 86400",
+         "=[tokens]/([gpus]*[tokens_per_gpu_second])/k_seconds_per_day",
+         compute.training_days_at_rate, ("tokens", "gpus", "tokens_per_gpu_second"),
+         "Training run", check=Check("TCO_TRAINING_DAYS")),
+    Step("utility_watts_per_gpu", "Utility power per GPU", "W", "IT kW x PUE x 1000",
+         "=[it_kw_per_gpu]*[pue]*k_watts_per_kw", energy.tco_utility_watts_per_gpu,
+         ("it_kw_per_gpu", "pue"), "Energy", check=Check("TCO_UTILITY_WATTS_PER_GPU")),
+    Step("joules_per_token", "Energy per token", "J/token", "utility W / tokens per second",
+         "=[utility_watts_per_gpu]/[tokens_per_gpu_second]", energy.joules_per_token_at_rate,
+         ("utility_watts_per_gpu", "tokens_per_gpu_second"), "Energy",
+         check=Check("TCO_JOULES_PER_TOKEN")),
+    Step("training_energy_kwh", "Training energy", "kWh", "tokens x J/token / 3.6e6",
+         "=[tokens]*[joules_per_token]/k_joules_per_kwh", energy.training_energy_kwh,
+         ("tokens", "joules_per_token"), "Energy", output=False),
+    Step("household_years", "Training energy in household-years", "household-years",
+         "J / (kWh per household-year x 3.6e6 J/kWh)",
+         "=[tokens]*[joules_per_token]/([kwh_per_household_year]*k_joules_per_kwh)",
+         energy.household_years_of_run, ("tokens", "joules_per_token", "kwh_per_household_year"),
+         "Energy",
+         check=Check("TCO_HOUSEHOLD_YEARS", {"joules": "[tokens]*[joules_per_token]"})),
+    Step("tokens_per_household_year", "Tokens per household-year of energy", "tokens",
+         "kWh per household-year x 3.6e6 / J per token (the article's 15.8B FP8 GPT-3 tokens)",
+         "=[kwh_per_household_year]*k_joules_per_kwh/[joules_per_token]",
+         energy.tokens_per_household_year, ("kwh_per_household_year", "joules_per_token"),
+         "Energy", output=False),
+)
+
+_INPUTS = {i.key: i for i in INPUTS}
+_STEPS = {s.key: s for s in STEPS}
+
+#: the scenario inputs (everything a SPEC, a batch row or an Inputs cell can set), in order
+SCENARIO_INPUTS: tuple[Input, ...] = tuple(i for i in INPUTS if i.scenario_input)
+
+#: inputs that appear among the results (the value used: the user's, else the presets')
+ECHOED = ("capex_per_gpu", "other_usd_per_gpu_hour")
+
+
+def outputs() -> dict[str, str]:
+    """Every result column of :func:`udfs.scenario.evaluate` and batch runs, with its unit, in
+    chain order (the echoed inputs capex and other cost where the chain uses them)."""
+    out = {"capex_per_gpu": "USD"}
+    for s in STEPS:
+        if s.key == "opex_usd_per_gpu_hour":
+            out["other_usd_per_gpu_hour"] = "USD/GPU-hour"
+        if s.output:
+            out[s.key] = s.unit
+    return out
+
+
+def get_input(key: str) -> Input:
+    return _INPUTS[key]
+
+
+def step(key: str) -> Step:
+    return _STEPS[key]
+
+
+def is_step(key: str) -> bool:
+    return key in _STEPS
+
+
+def operands(template: str) -> list[str]:
+    """The quantities a template refers to, in order of first appearance."""
+    return list(dict.fromkeys(REF.findall(template)))
+
+
+def formula(key: str, ref: Callable[[str], str | None], *, template: str | None = None) -> str:
+    """The Excel formula of step ``key`` (or of ``template``) with every ``[name]`` replaced.
+
+    ``ref(name)`` gives the reference of a quantity (a cell, a column, a named cell, a literal),
+    or None where it has no place of its own: a step is then inlined in parentheses, so a block
+    that shows only the results can still compute them in one cell.
+    """
+    text = _STEPS[key].formula if template is None else template
+
+    def sub(m: re.Match) -> str:
+        name = m.group(1)
+        where = ref(name)
+        if where is not None:
+            return where
+        if name in _STEPS:
+            return "(" + formula(name, ref)[1:] + ")"
+        raise KeyError(f"{name} has no reference here and is not a step of the chain")
+
+    return REF.sub(sub, text)
+
+
+def closure(keys: list[str] | tuple[str, ...]) -> list[Step]:
+    """The steps needed to compute ``keys``, in chain order."""
+    need: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in _STEPS and name not in need:
+            need.add(name)
+            for a in _STEPS[name].args:
+                visit(a)
+
+    for k in keys:
+        visit(k)
+    return [s for s in STEPS if s.key in need]
+
+
+def inputs_of(keys: list[str] | tuple[str, ...]) -> list[str]:
+    """The chain inputs the steps of ``keys`` read, in :data:`INPUTS` order."""
+    used = {a for s in closure(keys) for a in s.args}
+    return [i.key for i in INPUTS if i.key in used]

@@ -1,0 +1,127 @@
+"""The valid range of every numeric input, in one table.
+
+The model's checks (:mod:`udfs._check`), the UDF argument docs (:mod:`udfs.excel`), scenario SPEC
+and batch validation (which run the model) and the workbooks' data validation all read
+:data:`RANGES`. Where one function takes a narrower range than the rest (a cash-flow table has
+whole years only), :data:`FUNCTION_RANGES` says so for that function and argument.
+
+>>> str(of("pue")), str(of("mfu")), str(of("capex_per_gpu"))
+('[1, 5]', '(0, 1]', '> 0')
+>>> of("cost_of_capital").excel("D5")
+'AND(ISNUMBER(D5),D5>=0,D5<=1)'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+INF = math.inf
+
+
+@dataclass(frozen=True)
+class Range:
+    """An interval of valid values, optionally whole numbers only."""
+
+    lo: float = -INF
+    hi: float = INF
+    lo_open: bool = False
+    hi_open: bool = False
+    whole: bool = False
+
+    def __str__(self) -> str:
+        if self.hi == INF and self.lo > -INF:
+            text = f"{'>' if self.lo_open else '>='} {_num(self.lo)}"
+        else:
+            left = "(" if self.lo_open else "["
+            right = ")" if self.hi_open or self.hi == INF else "]"
+            text = f"{left}{_num(self.lo)}, {_num(self.hi)}{right}"
+        return f"a whole number {text}" if self.whole else text
+
+    @property
+    def interval(self) -> str:
+        """The interval in bracket notation, as error messages say it: ``(0, inf)``."""
+        left = "(" if self.lo_open else "["
+        right = ")" if self.hi_open or self.hi == INF else "]"
+        return f"{left}{_num(self.lo)}, {_num(self.hi)}{right}"
+
+    def excel(self, ref: str) -> str:
+        """An Excel condition that is TRUE when the cell ``ref`` holds a valid value."""
+        terms = [f"ISNUMBER({ref})"]
+        if self.lo > -INF:
+            terms.append(f"{ref}{'>' if self.lo_open else '>='}{_num(self.lo)}")
+        if self.hi < INF:
+            terms.append(f"{ref}{'<' if self.hi_open else '<='}{_num(self.hi)}")
+        if self.whole:
+            terms.append(f"{ref}=INT({ref})")
+        return f"AND({','.join(terms)})"
+
+
+def _num(x: float) -> str:
+    if x in (INF, -INF):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:g}"
+
+
+POSITIVE = Range(0.0, lo_open=True)
+NON_NEGATIVE = Range(0.0)
+FRACTION = Range(0.0, 1.0, lo_open=True)  # (0, 1]: MFU, availability, utilisation, goodput
+
+#: every numeric argument or input of the model, by name
+RANGES: dict[str, Range] = {
+    # money and finance
+    "capex_per_gpu": POSITIVE,
+    "cost_of_capital": Range(0.0, 1.0),
+    "life_years": Range(0.0, 100.0, lo_open=True),
+    "residual_fraction": Range(0.0, 1.0, hi_open=True),
+    "other_usd_per_gpu_hour": NON_NEGATIVE,
+    "gpu_hour_usd": POSITIVE,
+    "capital_usd_per_gpu_hour": NON_NEGATIVE,
+    "power_usd_per_gpu_hour": NON_NEGATIVE,
+    "facility_usd_per_gpu_hour": NON_NEGATIVE,
+    "opex_usd_per_gpu_hour": NON_NEGATIVE,
+    "usd_per_mtok": POSITIVE,
+    "capex_multiplier": POSITIVE,
+    # power and facility
+    "it_kw_per_gpu": POSITIVE,
+    "pue": Range(1.0, 5.0),
+    "usd_per_kwh": POSITIVE,
+    "colo_usd_per_kw_month": NON_NEGATIVE,
+    "usd_per_kw_month": NON_NEGATIVE,
+    "utility_watts_per_gpu": POSITIVE,
+    # compute
+    "mfu": FRACTION,
+    "mfu_a": FRACTION,
+    "peak_tflops": POSITIVE,
+    "flops_per_token": POSITIVE,
+    "tokens_per_gpu_second": POSITIVE,
+    "tokens": POSITIVE,
+    "gpus": POSITIVE,
+    "seq_len": POSITIVE,
+    # model architecture
+    "params": POSITIVE,
+    "layers": POSITIVE,
+    "d_model": POSITIVE,
+    "heads": POSITIVE,
+    "kv_heads": POSITIVE,
+    "ffn": POSITIVE,
+    "vocab": POSITIVE,
+    "mlp_matrices": Range(2.0, 3.0),
+    # energy
+    "joules": NON_NEGATIVE,
+    "joules_per_token": POSITIVE,
+    "kwh_per_household_year": POSITIVE,
+}
+
+#: narrower ranges of one function's argument: (Excel name, argument) -> range
+FUNCTION_RANGES: dict[tuple[str, str], Range] = {}
+
+
+def of(arg: str, function: str | None = None) -> Range:
+    """The valid range of ``arg`` (in ``function``, where that function narrows it).
+
+    Raises KeyError for a name the table does not know: every checked argument is in it.
+    """
+    if function is not None and (function, arg) in FUNCTION_RANGES:
+        return FUNCTION_RANGES[(function, arg)]
+    return RANGES[arg]
