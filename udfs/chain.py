@@ -355,3 +355,25 @@ def inputs_of(keys: list[str] | tuple[str, ...]) -> list[str]:
     """The chain inputs the steps of ``keys`` read, in :data:`INPUTS` order."""
     used = {a for s in closure(keys) for a in s.args}
     return [i.key for i in INPUTS if i.key in used]
+
+
+def check_formula(key: str, ref: Callable[[str], str | None]) -> str:
+    """``=TCO_...(...)``: the TCO_ function of step ``key`` on the same operands as its formula.
+
+    Built by argument name from the registry (:func:`udfs.registry.udf_call`), so a reordered
+    signature cannot swap two arguments. Optional arguments the chain has no quantity for are
+    left out.
+    """
+    from .registry import SPECS, udf_call  # the registry's functions read this module's steps
+
+    s = _STEPS[key]
+    if s.check is None:
+        raise KeyError(f"step {key} has no TCO_ function to check it")
+    operands = {}
+    for a in SPECS[s.check.udf].args:
+        template = s.check.bind.get(a.name)
+        if template is None and (a.name in _INPUTS or a.name in _STEPS):
+            template = f"[{a.name}]"
+        if template is not None:
+            operands[a.name] = formula(key, ref, template=template)
+    return "=" + udf_call(s.check.udf, **operands)

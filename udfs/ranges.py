@@ -111,6 +111,11 @@ RANGES: dict[str, Range] = {
     "joules": NON_NEGATIVE,
     "joules_per_token": POSITIVE,
     "kwh_per_household_year": POSITIVE,
+    # settings of the finance workbook's MFU sweep and Benchmarks sheet
+    "sweep_mfu_start": FRACTION,
+    "sweep_mfu_step": Range(0.0, 1.0, lo_open=True, hi_open=True),
+    "article_usd_per_gpu_hour": POSITIVE,
+    "bench_tokens": POSITIVE,
 }
 
 #: narrower ranges of one function's argument: (Excel name, argument) -> range

@@ -11,32 +11,41 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from udfs import presets
+from udfs import chain, presets
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
+from workbook.xlsx.presets_sheet import lookup
 
 SHEET = "Benchmarks"
 
-# the TCO block at the top: key, label, unit, formula template ({c} = this column's letter)
-TCO_ROWS = [
-    ("bench_system", "System", "key", None),
-    ("bench_capex_per_gpu", "All-in capex per GPU (preset x price level)", "USD",
-     '=INDEX(sys_value,MATCH({c}{system}&".unit_all_in_usd",sys_id,0))'
-     '/INDEX(sys_value,MATCH({c}{system}&".gpus_per_unit",sys_id,0))*use_capex_multiplier'),
-    ("bench_capital_per_gpu_hour", "Capital per GPU-hour", "USD/GPU-h",
-     "=-PMT(use_cost_of_capital,use_life_years,{c}{bench_capex_per_gpu},"
-     "-use_residual_fraction*{c}{bench_capex_per_gpu})/k_hours_per_year"),
-    ("bench_it_kw_per_gpu", "IT load per GPU", "kW",
-     '=INDEX(sys_value,MATCH({c}{system}&".it_kw_per_gpu",sys_id,0))'),
-    ("bench_opex_per_gpu_hour", "Opex per GPU-hour (power + facility + other)", "USD/GPU-h",
-     "={c}{bench_it_kw_per_gpu}*use_pue*use_usd_per_kwh+{c}{bench_it_kw_per_gpu}"
-     "*use_colo_usd_per_kw_month*k_months_per_year/k_hours_per_year+use_other_usd_per_gpu_hour"),
-    ("bench_tco_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h",
-     "={c}{bench_capital_per_gpu_hour}+{c}{bench_opex_per_gpu_hour}"),
-    ("bench_utility_watts_per_gpu", "Utility power per GPU", "W",
-     "={c}{bench_it_kw_per_gpu}*use_pue*k_watts_per_kw"),
-]
+#: what the TCO block at the top computes per benchmarked system (the chain's steps up to them)
+TCO_KEYS = ("tco_usd_per_gpu_hour", "utility_watts_per_gpu")
+
+
+def tco_rows() -> list[tuple[str, str, str, str | None]]:
+    """The TCO block: (key, label, unit, kind) with kind None (the system), "input" or "step"."""
+    inputs = [k for k in chain.inputs_of(TCO_KEYS) if chain.get_input(k).scope == "system"]
+    return [("bench_system", "System", "key", None),
+            *((f"bench_{k}", chain.get_input(k).label + " (preset)", chain.get_input(k).unit,
+               "input") for k in inputs),
+            *((f"bench_{s.key}", s.label, s.unit, "step") for s in chain.closure(TCO_KEYS))]
+
+
+def _tco_formula(key: str, kind: str, letter: str, rows: dict[str, int]) -> str:
+    """A cell of the TCO block: presets of the column's system at the workbook's buyer values."""
+    name = key.removeprefix("bench_")
+    if kind == "input":
+        system = {"system": f"{letter}${rows['bench_system']}"}
+        return "=" + "*".join(lookup(p, system) if p.table == "system" else f"use_{p.field}"
+                              for p in chain.get_input(name).presets)
+
+    def ref(q: str) -> str | None:
+        if f"bench_{q}" in rows:
+            return f"{letter}{rows[f'bench_{q}']}"
+        return f"use_{q}" if not chain.is_step(q) else None
+
+    return chain.formula(name, ref)
 
 
 def _lookup(field: str) -> str:
@@ -44,7 +53,7 @@ def _lookup(field: str) -> str:
 
 
 def _model(field: str) -> str:
-    return f'INDEX(model_value,MATCH(<model>&".{field}",model_id,0))'
+    return lookup(chain.Preset("model", field), {"model": "<model>"})
 
 
 #: the run table's columns: key, heading, unit, formula template (<key> = that column, same row)
@@ -59,31 +68,34 @@ COLUMNS = [
     ("peak_tflops", "Dense peak TFLOPS", "TFLOPS",
      '=INDEX(sys_value,MATCH(<system>&".peak_tflops_"&<precision>,sys_id,0))'),
     ("flops_per_token", "FLOPs per token (PaLM)", "FLOPs/token",
-     f"=6*{_model('params')}+12*{_model('layers')}*{_model('d_model')}*{_model('seq_len')}"),
+     chain.formula("flops_palm", lambda q: _model(q))),
     ("tokens_per_gpu_second", "Tokens/s per GPU", "tokens/s/GPU",
-     "=<mfu>*<peak_tflops>*k_flops_per_tflop/<flops_per_token>"),
+     chain.formula("tokens_per_gpu_second", lambda q: f"<{q}>")),
     ("published_tokens_per_gpu_second", "published", "tokens/s/GPU", "published"),
     ("diff_tokens_per_gpu_second", "ours / published - 1", "rel. diff", "diff"),
-    ("tco_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
+    ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
      "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))"),
     ("cost_per_mtok", "Cost per Mtok at workbook TCO", "USD/Mtok",
-     "=<tco_per_gpu_hour>/(k_seconds_per_hour*<tokens_per_gpu_second>)*k_tokens_per_mtok"),
+     chain.formula("usd_per_mtok", lambda q: f"<{q}>")),
     ("cost_per_mtok_article", "Cost per Mtok at the article's $/GPU-h", "USD/Mtok",
-     "=inp_article_usd_per_gpu_hour/(k_seconds_per_hour*<tokens_per_gpu_second>)"
-     "*k_tokens_per_mtok"),
+     chain.formula("usd_per_mtok", lambda q: "inp_article_usd_per_gpu_hour"
+                   if q == "tco_usd_per_gpu_hour" else f"<{q}>")),
     ("published_usd_per_mtok", "published", "USD/Mtok", "published"),
     ("diff_usd_per_mtok", "ours at $/GPU-h / published - 1", "rel. diff", "diff"),
     ("utility_watts_per_gpu", "Utility W per GPU", "W",
      "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))"),
-    ("joules_per_token", "J per token", "J/token", "=<utility_watts_per_gpu>/<tokens_per_gpu_second>"),
+    ("joules_per_token", "J per token", "J/token",
+     chain.formula("joules_per_token", lambda q: f"<{q}>")),
     ("published_joules_per_token", "published", "J/token", "published"),
     ("diff_joules_per_token", "ours / published - 1", "rel. diff", "diff"),
     ("household_years", "Household-years for the benchmark tokens", "household-years",
-     "=inp_bench_tokens*<joules_per_token>/(inp_kwh_per_household_year*k_joules_per_kwh)"),
+     chain.formula("household_years", lambda q: {"tokens": "inp_bench_tokens"}.get(q, f"inp_{q}")
+                   if q != "joules_per_token" else "<joules_per_token>")),
     ("published_household_years", "published", "household-years", "published"),
     ("diff_household_years", "ours / published - 1", "rel. diff", "diff"),
     ("tokens_per_household_year", "Tokens per household-year", "tokens",
-     "=inp_kwh_per_household_year*k_joules_per_kwh/<joules_per_token>"),
+     chain.formula("tokens_per_household_year", lambda q: f"inp_{q}"
+                   if q == "kwh_per_household_year" else f"<{q}>")),
     ("published_tokens_per_household_year", "published", "tokens", "published"),
     ("diff_tokens_per_household_year", "ours / published - 1", "rel. diff", "diff"),
 ]
@@ -112,26 +124,27 @@ def build(book: BookBuilder) -> None:
     row = 4
     styles.section_row(ws, row, "TCO of each benchmarked system at the workbook's buyer type "
                        "(Inputs; system presets, without the per-column overrides)", width)
-    rows: dict[str, int] = {"system": row + 1}
-    for i, (key, *_rest) in enumerate(TCO_ROWS):
+    block = tco_rows()
+    rows: dict[str, int] = {}
+    for i, (key, *_rest) in enumerate(block):
         rows[key] = row + 1 + i
         book.put_row(SHEET, key, row + 1 + i)
-    for key, label, unit, template in TCO_ROWS:
+    for key, label, unit, kind in block:
         r = rows[key]
         ws.cell(row=r, column=1, value=key).font = styles.KEY_FONT
         ws.cell(row=r, column=2, value=label)
         for j, system in enumerate(systems):
             col = 3 + j
             letter = get_column_letter(col)
-            value = system if template is None else template.format(c=letter, **rows)
+            value = system if kind is None else _tco_formula(key, kind, letter, rows)
             cell = ws.cell(row=r, column=col, value=value)
-            styles.style_formula(as_text(cell) if template is None else cell, unit)
+            styles.style_formula(as_text(cell) if kind is None else cell, unit)
     last = get_column_letter(2 + len(systems))
     book.define("bench_systems", ws, f"$C${rows['bench_system']}:${last}${rows['bench_system']}")
-    for name, key in (("bench_tco", "bench_tco_per_gpu_hour"),
+    for name, key in (("bench_tco", "bench_tco_usd_per_gpu_hour"),
                       ("bench_watts", "bench_utility_watts_per_gpu")):
         book.define(name, ws, f"$C${rows[key]}:${last}${rows[key]}")
-    row = rows[TCO_ROWS[-1][0]] + 2
+    row = rows[block[-1][0]] + 2
 
     styles.section_row(ws, row, "Published runs", width)
     header = row + 1

@@ -17,6 +17,7 @@ import re
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.utils import get_column_letter
 
+from udfs import chain
 from workbook.finance import benchmarks as sheet_benchmarks
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
@@ -24,37 +25,14 @@ from workbook.xlsx.book import BookBuilder
 SHEET = "Checks"
 HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]
 
-#: per system column: (Model key, UDF formula template) — [key] is that Model row, same column
-MODEL_CHECKS = [
-    ("capital_per_gpu_hour",
-     "=TCO_CAPITAL_PER_GPU_HOUR([capex_per_gpu],[cost_of_capital],[life_years],"
-     "[residual_fraction])"),
-    ("power_per_gpu_hour", "=TCO_POWER_PER_GPU_HOUR([it_kw_per_gpu],[pue],[usd_per_kwh])"),
-    ("facility_per_gpu_hour", "=TCO_COLO_PER_GPU_HOUR([it_kw_per_gpu],[colo_usd_per_kw_month])"),
-    ("tco_per_gpu_hour",
-     "=TCO_TOTAL_PER_GPU_HOUR([capex_per_gpu],[cost_of_capital],[life_years],[it_kw_per_gpu],"
-     "[pue],[usd_per_kwh],[colo_usd_per_kw_month],[residual_fraction],[other_per_gpu_hour])"),
-    ("flops_per_token", "=TCO_FLOPS_PER_TOKEN([model],[seq_len],inp_convention)"),
-    ("tokens_per_gpu_second",
-     "=TCO_TOKENS_PER_GPU_SECOND([flops_per_token],[peak_tflops],[mfu])"),
-    ("cost_per_mtok",
-     "=TCO_COST_PER_MTOK([tco_per_gpu_hour],[flops_per_token],[peak_tflops],[mfu])"),
-    ("training_cost",
-     "=TCO_TRAINING_COST([tokens],[tco_per_gpu_hour],[flops_per_token],[peak_tflops],[mfu])"),
-    ("training_days",
-     "=TCO_TRAINING_DAYS([tokens],[gpus],[flops_per_token],[peak_tflops],[mfu])"),
-    ("utility_watts_per_gpu", "=TCO_UTILITY_WATTS_PER_GPU([it_kw_per_gpu],[pue])"),
-    ("joules_per_token",
-     "=TCO_JOULES_PER_TOKEN([utility_watts_per_gpu],[flops_per_token],[peak_tflops],[mfu])"),
-    ("household_years",
-     "=TCO_HOUSEHOLD_YEARS([tokens]*[joules_per_token],[kwh_per_household_year])"),
-]
+#: per system column: the chain's steps that a TCO_ function computes (udfs.chain Step.check)
+MODEL_CHECKS = [s.key for s in chain.STEPS if s.check is not None]
 
 #: name-based checks: (sheet, key, UDF template, applies template); {k} is the column's system
 NAMED_CHECKS = [
     ("Model", "capex_per_gpu", "=TCO_CAPEX_PER_GPU(inp_system_{k},inp_buyer)",
      '=AND(inp_capex_per_gpu_{k}="",inp_capex_multiplier="")'),
-    ("Model", "tco_per_gpu_hour", "=TCO_GPU_HOUR(inp_system_{k},inp_buyer)",
+    ("Model", "tco_usd_per_gpu_hour", "=TCO_GPU_HOUR(inp_system_{k},inp_buyer)",
      '=AND(inp_capex_per_gpu_{k}="",inp_it_kw_per_gpu_{k}="",COUNTA(inp_buyer_overrides)=0)'),
     ("Compare", "tco_ratio", "=TCO_RATIO(inp_system_1,inp_system_{k},inp_buyer)",
      '=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_buyer_overrides)=0)'),
@@ -76,7 +54,8 @@ BENCH_CHECKS = [
 
 def udf_names() -> set[str]:
     """The UDFs this sheet calls (each must be in udfs.UDFS)."""
-    templates = [t for _, t in MODEL_CHECKS] + [t for *_, t, _ in NAMED_CHECKS] + \
+    templates = [chain.check_formula(k, lambda n: n) for k in MODEL_CHECKS] + \
+        [t for *_, t, _ in NAMED_CHECKS] + \
         [t for _, t in BENCH_CHECKS] + ["=TCO_GPU_HOUR("]
     return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
 
@@ -99,9 +78,9 @@ def build(book: BookBuilder) -> None:
     for col in book.system_cols():
         k = col - book.system_col(1) + 1
         letter = get_column_letter(col)
-        for key, template in MODEL_CHECKS:
+        for key in MODEL_CHECKS:
             native = f"=Model!{letter}{book.row('Model', key)}"
-            udf = book.formula(template.replace("[", "[Model:"), SHEET, col)
+            udf = book.formula(chain.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
             rows.append((key, f"Model!{letter} (System {k})", native, udf, "=TRUE()"))
         for sheet, key, template, applies in NAMED_CHECKS:
             if sheet == "Compare" and k == 1:
@@ -115,8 +94,8 @@ def build(book: BookBuilder) -> None:
         if sys_cell.value is None:
             break
         letter = get_column_letter(3 + i)
-        native = f"=Benchmarks!{letter}{book.row(sheet_benchmarks.SHEET, 'bench_tco_per_gpu_hour')}"
-        rows.append(("bench_tco_per_gpu_hour", f"Benchmarks!{letter} ({sys_cell.value}, by name)",
+        native = f"=Benchmarks!{letter}{book.row(sheet_benchmarks.SHEET, 'bench_tco_usd_per_gpu_hour')}"
+        rows.append(("bench_tco_usd_per_gpu_hour", f"Benchmarks!{letter} ({sys_cell.value}, by name)",
                      native, f'=TCO_GPU_HOUR(Benchmarks!{sys_cell.coordinate},inp_buyer)',
                      "=COUNTA(inp_buyer_overrides)=0"))
     col_of = {key: i for i, (key, *_r) in enumerate(sheet_benchmarks.COLUMNS, start=1)}

@@ -11,6 +11,7 @@ from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.series import SeriesLabel, StrRef
 from openpyxl.utils import get_column_letter, quote_sheetname
 
+from udfs import chain
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 
@@ -23,12 +24,14 @@ ROWS: list[tuple] = [
     ("capex_per_gpu", "All-in capex per GPU", "USD", "=[Model:capex_per_gpu]", ""),
     ("capex_ratio", "Capex ratio vs System 1", "x",
      "=[capex_per_gpu]/[capex_per_gpu@1]", "capex / reference capex"),
-    ("opex_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "=[Model:opex_per_gpu_hour]", ""),
-    ("opex_ratio", "Opex ratio vs System 1", "x", "=[opex_per_gpu_hour]/[opex_per_gpu_hour@1]",
+    ("opex_usd_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "=[Model:opex_usd_per_gpu_hour]",
+     ""),
+    ("opex_ratio", "Opex ratio vs System 1", "x",
+     "=[opex_usd_per_gpu_hour]/[opex_usd_per_gpu_hour@1]",
      "power + facility + other, against the reference"),
-    ("tco_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "=[Model:tco_per_gpu_hour]", ""),
+    ("tco_usd_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "=[Model:tco_usd_per_gpu_hour]", ""),
     ("tco_ratio", "TCO ratio = break-even speed-up", "x",
-     "=[tco_per_gpu_hour]/[tco_per_gpu_hour@1]",
+     "=[tco_usd_per_gpu_hour]/[tco_usd_per_gpu_hour@1]",
      "how much faster per GPU this system must be to cost the same per token"),
     (None, "Speed and cost per token", "", "", ""),
     ("peak_tflops", "Dense peak TFLOPS", "TFLOPS", "=[Model:peak_tflops]", "at the chosen precision"),
@@ -40,13 +43,15 @@ ROWS: list[tuple] = [
     ("breakeven_mfu", "Break-even MFU", "fraction",
      "=[mfu@1]*[tco_ratio]*[peak_tflops@1]/[peak_tflops]",
      "MFU for the reference's cost per token: MFU ref x TCO ratio x peak ref / peak"),
-    ("cost_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:cost_per_mtok]",
+    ("usd_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:usd_per_mtok]",
      "at the MFU entered"),
     ("cost_per_mtok_ratio", "Cost per token vs System 1", "x",
-     "=[cost_per_mtok]/[cost_per_mtok@1]", "below 1: cheaper per token than the reference"),
+     "=[usd_per_mtok]/[usd_per_mtok@1]", "below 1: cheaper per token than the reference"),
     ("cost_per_mtok_at_breakeven", "Cost per million tokens at break-even MFU", "USD/Mtok",
-     "=[tco_per_gpu_hour]/(k_seconds_per_hour*[breakeven_mfu]*[peak_tflops]*k_flops_per_tflop"
-     "/[Model:flops_per_token])*k_tokens_per_mtok", "equals the reference's cost per token"),
+     chain.formula("usd_per_mtok", {"tco_usd_per_gpu_hour": "[tco_usd_per_gpu_hour]",
+                                    "mfu": "[breakeven_mfu]", "peak_tflops": "[peak_tflops]",
+                                    "flops_per_token": "[Model:flops_per_token]"}.get),
+     "equals the reference's cost per token"),
     ("joules_per_token", "Energy per token", "J/token", "=[Model:joules_per_token]", ""),
     ("household_years", "Training energy in household-years", "household-years",
      "=[Model:household_years]", "for the tokens on Inputs"),
@@ -54,6 +59,9 @@ ROWS: list[tuple] = [
      '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
      "speed-up against the break-even speed-up"),
 ]
+
+#: Model rows the MFU sweep reads; the steps between them and the cost are computed in the cell
+_FROM_MODEL = ("tco_usd_per_gpu_hour", "flops_per_token")
 
 SWEEP_KEY = "cost_per_mtok_at_mfu"
 SWEEP_ROWS = 11
@@ -104,9 +112,10 @@ def build(book: BookBuilder) -> None:
         styles.style_formula(ws.cell(row=row, column=2, value=mfu), "fraction")
         ws.cell(row=row, column=3, value="USD/Mtok").font = styles.KEY_FONT
         for col in book.system_cols():
-            f = book.formula(
-                f"=[Model:tco_per_gpu_hour]/(k_seconds_per_hour*$B{row}*[Model:peak_tflops]"
-                "*k_flops_per_tflop/[Model:flops_per_token])*k_tokens_per_mtok", SHEET, col)
+            f = book.formula(chain.formula(
+                "usd_per_mtok", lambda name, r=row: f"$B{r}" if name == "mfu" else
+                (None if chain.is_step(name) and name not in _FROM_MODEL else f"[Model:{name}]")),
+                SHEET, col)
             styles.style_formula(ws.cell(row=row, column=col, value=f), "USD/Mtok")
     ws.cell(row=sweep_first, column=how_col,
             value="TCO per GPU-hour / tokens per GPU-hour at that MFU x 1e6").font = styles.NOTE_FONT
@@ -139,8 +148,8 @@ def _breakdown_chart(book: BookBuilder) -> BarChart:
     chart.y_axis.majorGridlines = None
     first, last = book.system_col(1), book.system_col(book.n)
     cats = Reference(model, min_col=first, max_col=last, min_row=book.row("Model", "system"))
-    for key in ("capital_per_gpu_hour", "power_per_gpu_hour", "facility_per_gpu_hour",
-                "other_per_gpu_hour"):
+    for key in ("capital_usd_per_gpu_hour", "power_usd_per_gpu_hour",
+                "facility_usd_per_gpu_hour", "other_usd_per_gpu_hour"):
         r = book.row("Model", key)
         values = Reference(model, min_col=first, max_col=last, min_row=r)
         series = Series(values)

@@ -17,10 +17,11 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 import udfs
-from udfs import compute, energy, finance
+from udfs import chain, ranges
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
+from workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
 
@@ -68,30 +69,12 @@ BUYER_FIELDS = [
     ("other_usd_per_gpu_hour", "Other cost (maintenance, support...)", "USD/GPU-h"),
 ]
 
-#: model-architecture fields: field, label, unit
-MODEL_FIELDS = [
-    ("params", "Parameters N", "params"),
-    ("layers", "Layers L", "layers"),
-    ("d_model", "Hidden size d_model", ""),
-    ("heads", "Attention heads", ""),
-    ("kv_heads", "KV heads", ""),
-    ("ffn", "FFN hidden size", ""),
-    ("vocab", "Vocabulary", "tokens"),
-    ("seq_len", "Sequence length (preset)", "tokens"),
-    ("mlp_matrices", "MLP matrices (2 GELU, 3 SwiGLU)", ""),
-]
+#: model-architecture fields shown on Inputs: field, label, unit (the chain's model inputs)
+MODEL_FIELDS = [(i.key, i.label, i.unit) for i in chain.INPUTS if i.scope == "model"] + [
+    ("seq_len", "Sequence length (preset)", "tokens")]
 
 #: unit constants: name, label, unit, value, note
-CONSTANTS = [
-    ("k_hours_per_year", "Hours per year", "h", finance.HOURS_PER_YEAR, "365 x 24"),
-    ("k_months_per_year", "Months per year", "", 12, "colocation rent is per month"),
-    ("k_seconds_per_hour", "Seconds per hour", "s", compute.SECONDS_PER_HOUR, ""),
-    ("k_seconds_per_day", "Seconds per day", "s", compute.SECONDS_PER_DAY, ""),
-    ("k_flops_per_tflop", "FLOP/s per TFLOPS", "", 1e12, ""),
-    ("k_tokens_per_mtok", "Tokens per million tokens", "", 1e6, ""),
-    ("k_watts_per_kw", "W per kW", "", 1000, ""),
-    ("k_joules_per_kwh", "J per kWh", "J", energy.JOULES_PER_KWH, ""),
-]
+CONSTANTS = chain.CONSTANTS
 
 #: per-system preset rows looked up on Inputs: key, label, unit, Presets field
 SYSTEM_LOOKUPS = [
@@ -111,10 +94,6 @@ def build(book: BookBuilder) -> None:
                  "preset values looked up from Presets. Black: formulas. Column A: the defined name.")
     dvs = {name: _list_validation(ws, name) for name in
            ("list_buyers", "list_models", "list_precisions", "list_conventions", "list_systems")}
-    mfu_dv = DataValidation(type="decimal", operator="between", formula1="0.0001", formula2="1",
-                            showErrorMessage=True, errorTitle="MFU",
-                            error="MFU is a fraction in (0, 1], e.g. 0.4 for 40%.")
-    ws.add_data_validation(mfu_dv)
     col = book.system_col(1)
 
     row = 4
@@ -127,6 +106,8 @@ def build(book: BookBuilder) -> None:
         styles.style_input(cell, unit)
         if dv:
             dvs[dv].add(cell)
+        elif name[4:] in ranges.RANGES:
+            validate_range(ws, name[4:], row, col)
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
@@ -136,7 +117,7 @@ def build(book: BookBuilder) -> None:
     row += 1
     styles.header_row(ws, row, ["name", "", "unit",
                                 *(f"System {k}" for k in range(1, book.n + 1)), "notes"])
-    row = _system_rows(book, ws, row, dvs["list_systems"], mfu_dv)
+    row = _system_rows(book, ws, row, dvs["list_systems"])
 
     row += 2
     styles.section_row(ws, row, "Buyer type: preset values (grey), your value, the value used",
@@ -150,6 +131,7 @@ def build(book: BookBuilder) -> None:
         pre = ws.cell(row=row, column=col, value=f"=INDEX(buyer_value,{match})")
         styles.style_lookup(pre, unit)
         styles.style_input(ws.cell(row=row, column=col + 1), unit)
+        validate_range(ws, field, row, col + 1)
         used = ws.cell(row=row, column=col + 2,
                        value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
         styles.style_formula(used, unit)
@@ -191,7 +173,7 @@ def build(book: BookBuilder) -> None:
     styles.page_setup(ws, one_page=True)
 
 
-def _system_rows(book: BookBuilder, ws, row: int, system_dv, mfu_dv) -> int:
+def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
     notes_col = book.system_col(book.n) + 1
 
@@ -210,8 +192,9 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv, mfu_dv) -> int:
                 book.define_cell(name.replace("{k}", str(k)), ws, row, col)
             if name == "inp_system_{k}":
                 system_dv.add(cell)
-            elif name == "inp_mfu_{k}":
-                mfu_dv.add(cell)
+        if kind == "input" and name != "inp_system_{k}":
+            arg = name[len("inp_"):-len("_{k}")]
+            validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
         _note(ws, row, notes_col, note)
 
     def lookup(field: str, k: int) -> str:

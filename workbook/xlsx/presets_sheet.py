@@ -9,10 +9,12 @@ Derived fields (``capex_per_gpu``) are not listed: the Inputs sheet computes the
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
-from udfs import presets
+from udfs import chain, presets
 from udfs.compute import CONVENTIONS
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
@@ -28,6 +30,32 @@ TABLES = {
 COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
 #: fields computed from others, left to formulas
 DERIVED = {"system": {"capex_per_gpu"}}
+
+
+
+def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
+    """The formula text that looks up preset value ``p`` on this sheet's tables.
+
+    ``key`` gives the reference of each text input it needs ("system", "buyer", "model",
+    "precision"): a cell, a column reference or a name. A derived field is computed from the
+    fields it comes from (capex per GPU = all-in unit price / GPUs per unit).
+
+    >>> lookup(chain.Preset("buyer", "pue"), {"buyer": "$B6"})
+    'INDEX(buyer_value,MATCH($B6&".pue",buyer_id,0))'
+    >>> lookup(chain.Preset("system", "peak_tflops_{precision}"), {"system": "C5", "precision": "P"})
+    'INDEX(sys_value,MATCH(C5&".peak_tflops_"&P,sys_id,0))'
+    """
+    prefix = TABLES[p.table][0]
+    if p.table == "system" and p.field == "capex_per_gpu":
+        return (f"{lookup(chain.Preset('system', 'unit_all_in_usd'), key)}"
+                f"/{lookup(chain.Preset('system', 'gpus_per_unit'), key)}")
+    if "{precision}" in p.field:
+        head = p.field.split("{precision}")[0]
+        what = f'{key[p.table]}&".{head}"&{key["precision"]}'
+    else:
+        what = f'{key[p.table]}&".{p.field}"'
+    return f"INDEX({prefix}_value,MATCH({what},{prefix}_id,0))"
+
 
 #: drop-down lists: defined name -> (heading, values)
 LISTS = {

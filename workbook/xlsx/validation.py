@@ -1,0 +1,34 @@
+"""Data validation of numeric input cells from the one table of valid ranges (:mod:`udfs.ranges`).
+
+Each validated block gets a custom rule (``AND(ISNUMBER(D5),D5>=1,D5<=5)``, relative to its first
+cell, so a whole column can share one rule), an input message that shows the range when the cell
+is selected, and an error message that refuses anything else ("13" typed for 13% is refused).
+Blank cells stay allowed: a blank override means "use the preset".
+"""
+
+from __future__ import annotations
+
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+from openpyxl.worksheet.worksheet import Worksheet
+
+from udfs import ranges
+
+
+def validate_range(ws: Worksheet, arg: str, first_row: int, first_col: int, last_row: int | None = None,
+                   last_col: int | None = None, *, label: str = "") -> DataValidation:
+    """Validate the block from (first_row, first_col) to (last_row, last_col) against ``arg``'s
+    range; ``label`` names the input in the messages (default: ``arg``)."""
+    r = ranges.of(arg)
+    last_row = first_row if last_row is None else last_row
+    last_col = first_col if last_col is None else last_col
+    first = f"{get_column_letter(first_col)}{first_row}"
+    name = label or arg
+    text = f"{name} must be {'in ' if str(r)[0] in '[(' else ''}{r}"
+    dv = DataValidation(type="custom", formula1=r.excel(first), allow_blank=True,
+                        showErrorMessage=True, showInputMessage=True,
+                        errorTitle="Out of range", error=text + ".",
+                        promptTitle=name[:32], prompt=text[:255])
+    ws.add_data_validation(dv)
+    dv.add(f"{first}:{get_column_letter(last_col)}{last_row}")
+    return dv
