@@ -87,19 +87,17 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
         jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
         col = {
             "system": s, "buyer": sc.buyer, "model": sc.model, "precision": sc.precision,
-            "list_capex_per_gpu": presets.system(s).value("capex_per_gpu"),
-            "capex_multiplier": b.value("capex_multiplier"),
-            "capex_per_gpu": capex,
+            "convention": sc.convention,
+                        "capex_per_gpu": capex,
             **{f: buyer_value[f] for f in ("cost_of_capital", "life_years", "residual_fraction",
                                            "pue", "usd_per_kwh", "colo_usd_per_kw_month")},
-            "capital_per_gpu_year": capital * udfs.HOURS_PER_YEAR,
-            "capital_per_gpu_hour": capital,
+            "capital_usd_per_gpu_hour": capital,
             "it_kw_per_gpu": kw,
-            "power_per_gpu_hour": power,
-            "facility_per_gpu_hour": facility,
-            "other_per_gpu_hour": other,
-            "opex_per_gpu_hour": power + facility + other,
-            "tco_per_gpu_hour": tco,
+            "power_usd_per_gpu_hour": power,
+            "facility_usd_per_gpu_hour": facility,
+            "other_usd_per_gpu_hour": other,
+            "opex_usd_per_gpu_hour": power + facility + other,
+            "tco_usd_per_gpu_hour": tco,
             "peak_tflops": peak,
             "seq_len": seq,
             **{f: m.value(f) for f in ("params", "layers", "d_model", "heads", "kv_heads", "ffn",
@@ -110,10 +108,10 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "flops_per_token": fpt,
             "mfu": mfu,
             "tokens_per_gpu_second": tps,
-            "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
+            "usd_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
             "tokens": sc.tokens,
             "gpus": sc.gpus,
-            "training_cost": udfs.tco_training_cost(sc.tokens, tco, fpt, peak, mfu),
+            "training_cost_usd": udfs.tco_training_cost(sc.tokens, tco, fpt, peak, mfu),
             "training_gpu_hours": sc.tokens / tps / 3600,
             "training_days": udfs.tco_training_days(sc.tokens, sc.gpus, fpt, peak, mfu),
             "utility_watts_per_gpu": watts,
@@ -125,8 +123,8 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
                                                                                sc.kwh),
         }
         # udfs.scenario (the batch engine's chain) must say the same
-        for key, out in (("capex_per_gpu", "capex_per_gpu"), ("tco_per_gpu_hour",
-                         "tco_usd_per_gpu_hour"), ("cost_per_mtok", "usd_per_mtok"),
+        for key, out in (("capex_per_gpu", "capex_per_gpu"), ("tco_usd_per_gpu_hour",
+                         "tco_usd_per_gpu_hour"), ("usd_per_mtok", "usd_per_mtok"),
                          ("joules_per_token", "joules_per_token"),
                          ("household_years", "household_years"),
                          ("training_days", "training_days")):
@@ -141,7 +139,7 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
     plain = not sc.overrides
     cols = []
     for k, m in enumerate(model):
-        ratio = m["tco_per_gpu_hour"] / ref["tco_per_gpu_hour"]
+        ratio = m["tco_usd_per_gpu_hour"] / ref["tco_usd_per_gpu_hour"]
         breakeven = ref["mfu"] * ratio * ref["peak_tflops"] / m["peak_tflops"]
         if plain:
             ratio = udfs.tco_ratio(sc.systems[0], sc.systems[k], sc.buyer)
@@ -152,18 +150,18 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
             "system": m["system"],
             "capex_per_gpu": m["capex_per_gpu"],
             "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
-            "opex_per_gpu_hour": m["opex_per_gpu_hour"],
-            "opex_ratio": m["opex_per_gpu_hour"] / ref["opex_per_gpu_hour"],
-            "tco_per_gpu_hour": m["tco_per_gpu_hour"],
+            "opex_usd_per_gpu_hour": m["opex_usd_per_gpu_hour"],
+            "opex_ratio": m["opex_usd_per_gpu_hour"] / ref["opex_usd_per_gpu_hour"],
+            "tco_usd_per_gpu_hour": m["tco_usd_per_gpu_hour"],
             "tco_ratio": ratio,
             "peak_tflops": m["peak_tflops"],
             "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
             "mfu": m["mfu"],
             "speedup": speedup,
             "breakeven_mfu": breakeven,
-            "cost_per_mtok": m["cost_per_mtok"],
-            "cost_per_mtok_ratio": m["cost_per_mtok"] / ref["cost_per_mtok"],
-            "cost_per_mtok_at_breakeven": ref["cost_per_mtok"],
+            "usd_per_mtok": m["usd_per_mtok"],
+            "cost_per_mtok_ratio": m["usd_per_mtok"] / ref["usd_per_mtok"],
+            "cost_per_mtok_at_breakeven": ref["usd_per_mtok"],
             "joules_per_token": m["joules_per_token"],
             "household_years": m["household_years"],
             "verdict": "reference" if k == 0 else (
@@ -174,7 +172,7 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
 
 def sweep_value(model_col: dict, mfu: float) -> float:
     """Cost per million tokens of one system column at ``mfu`` (the Compare sweep table)."""
-    return udfs.tco_cost_per_mtok(model_col["tco_per_gpu_hour"], model_col["flops_per_token"],
+    return udfs.tco_cost_per_mtok(model_col["tco_usd_per_gpu_hour"], model_col["flops_per_token"],
                                   model_col["peak_tflops"], mfu)
 
 
@@ -261,7 +259,7 @@ def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 
         hy = udfs.tco_household_years(bench_tokens * jpt, kwh)
         row = {"run": key, "label": run.label, "system": s, "model": m, "precision": p,
                "gpus": run.value("gpus"), "mfu": mfu, "peak_tflops": peak,
-               "flops_per_token": fpt, "tokens_per_gpu_second": tps, "tco_per_gpu_hour": tco,
+               "flops_per_token": fpt, "tokens_per_gpu_second": tps, "tco_usd_per_gpu_hour": tco,
                "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
                "cost_per_mtok_article": udfs.tco_cost_per_mtok(article_usd, fpt, peak, mfu),
                "utility_watts_per_gpu": watts, "joules_per_token": jpt, "household_years": hy,

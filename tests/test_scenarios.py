@@ -61,8 +61,7 @@ def test_the_workbook_knows_every_scenario_input():
 
     assert tuple(INPUTS) == scenario.INPUT_NAMES
     assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"}
-    assert [q.key for q in USED if q.key not in INPUTS] == ["flops_per_token",
-                                                            "utility_watts_per_gpu"]
+    assert [q.key for q in USED if q.key not in INPUTS] == ["flops_per_token"]
 
 
 def test_every_row_equals_udfs_scenario_evaluate(written):

@@ -144,7 +144,7 @@ def test_checks_use_registered_udfs_only():
 
 def test_model_rows_have_keys_units_and_how(wb):
     ws = wb["Model"]
-    keys = [k for k, *_ in sheet_model.ROWS if k]
+    keys = [k for k, *_ in sheet_model.rows() if k]
     found = {ws.cell(row=r, column=1).value: r for r in range(1, ws.max_row + 1)}
     for key in keys:
         r = found[key]

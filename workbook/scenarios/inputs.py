@@ -19,12 +19,12 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from udfs import presets, scenario
+from udfs import chain, presets, ranges, scenario
 from udfs.compute import CONVENTIONS
-from workbook.finance.inputs import CONSTANTS, MODEL_FIELDS
 from workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
+from workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
 VALUE_COL = 4  # D
@@ -104,7 +104,7 @@ def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_value
 
     row += 2
     styles.section_row(ws, row, "Unit constants (not assumptions)", 5)
-    for name, label, unit, value, note in CONSTANTS:
+    for name, label, unit, value, note in chain.CONSTANTS:
         row += 1
         _label(ws, row, name, label, unit)
         ws.cell(row=row, column=VALUE_COL, value=value).number_format = "General"
@@ -137,6 +137,8 @@ def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs) -> None:
     styles.style_input(cell, q.unit)
     if q.key in dvs:
         dvs[q.key].add(cell)
+    elif q.key in ranges.RANGES:
+        validate_range(ws, q.key, row, VALUE_COL)
     book.define_cell(name, ws, row, VALUE_COL)
 
 
@@ -148,21 +150,24 @@ def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
     book.define_cell(name, ws, row, VALUE_COL)
 
 
-#: FLOPs per token = fixed + per_seq x sequence length, per convention (compute.py's formulas)
-_FIXED = {"palm": "=6*[params]", "6n": "=6*[params]",
-          "megatron": "=[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]"
-                      "+6*[mlp_matrices]*[ffn]/[d_model])+6*[vocab]*[d_model]"}
-_PER_SEQ = {"palm": "=12*[layers]*[d_model]", "6n": "=0*[params]",
-            "megatron": "=12*[layers]*[d_model]"}
+def _flops(conv: str, part: str, cells: dict[str, str]) -> str:
+    """FLOPs per token of convention ``conv`` split as ``fixed + per_seq x sequence length``,
+    from the chain's step ``flops_<conv>``: fixed is the formula at length 0, per_seq the change
+    from 0 to 1 (every convention is linear in the sequence length)."""
+    def at(length: str) -> str:
+        return chain.formula(f"flops_{conv}", lambda n: length if n == "seq_len" else cells[n])[1:]
+
+    return f"={at('0')}" if part == "fixed" else f"=({at('1')})-({at('0')})"
 
 
 def _flops_table(book: BookBuilder, ws, row: int) -> int:
     """Per model preset: its architecture (from Presets) and the FLOPs-per-token coefficients."""
-    fields = [f for f, _label, _unit in MODEL_FIELDS if f != "seq_len"]
+    fields = [i.key for i in chain.INPUTS if i.scope == "model"]
     width = 1 + len(fields) + 2 * len(CONVENTIONS)
     styles.section_row(ws, row, "FLOPs per token = fixed + per_seq x sequence length "
-                       "(palm: 6N + 12 L d s; 6n: 6N; megatron: L d^2 (12 + 12G/A + 6mF/d) + "
-                       "6Vd + 12 L d s)", width)
+                       "(per convention: " + "; ".join(
+                           f"{c}: {chain.step('flops_' + c).how}" for c in CONVENTIONS) + ")",
+                       width)
     row += 1
     conv_cols = {}
     heads = ["model", *fields]
@@ -185,12 +190,10 @@ def _flops_table(book: BookBuilder, ws, row: int) -> int:
                         value=f'=INDEX(model_value,MATCH($A{row}&".{f}",model_id,0))')
             styles.style_lookup(c)
             c.number_format = "#,##0"
+        cells = {f: f"{get_column_letter(fc)}{row}" for f, fc in field_col.items()}
         for (part, conv), col in conv_cols.items():
-            template = (_FIXED if part == "fixed" else _PER_SEQ)[conv]
-            text = template
-            for f, fc in field_col.items():
-                text = text.replace(f"[{f}]", f"{get_column_letter(fc)}{row}")
-            styles.style_formula(ws.cell(row=row, column=col, value=text), "FLOPs/token")
+            styles.style_formula(ws.cell(row=row, column=col, value=_flops(conv, part, cells)),
+                                 "FLOPs/token")
     first, last = header + 1, row
     book.define("flops_model", ws, f"$A${first}:$A${last}")
     for part in ("fixed", "per_seq"):
