@@ -279,6 +279,24 @@ STEPS: tuple[Step, ...] = (
 _INPUTS = {i.key: i for i in INPUTS}
 _STEPS = {s.key: s for s in STEPS}
 
+
+def add_step(new: Step) -> None:
+    """Add a step to the chain, after the steps it reads (an extension's own result).
+
+    Everything that shows the chain picks it up: :func:`udfs.scenario.evaluate` and batch output
+    columns, the finance workbook's Model row and ``out_`` names, the scenario workbooks' columns
+    and the docs. Its operands must be inputs or earlier steps.
+    """
+    global STEPS
+    if new.key in _STEPS or new.key in _INPUTS:
+        raise ValueError(f"{new.key} is already a quantity of the chain")
+    unknown = [a for a in new.args if a not in _STEPS and a not in _INPUTS]
+    if unknown or set(operands(new.formula)) != set(new.args):
+        raise ValueError(f"step {new.key}: operands {operands(new.formula)} must be its args "
+                         f"{list(new.args)}, each an input or an earlier step")
+    STEPS = (*STEPS, new)
+    _STEPS[new.key] = new
+
 #: the scenario inputs (everything a SPEC, a batch row or an Inputs cell can set), in order
 SCENARIO_INPUTS: tuple[Input, ...] = tuple(i for i in INPUTS if i.scenario_input)
 

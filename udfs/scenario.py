@@ -30,8 +30,14 @@ INPUTS = chain.SCENARIO_INPUTS
 INPUT_NAMES = tuple(i.name for i in INPUTS)
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
-#: Every result column, with its unit (the chain's outputs).
-OUTPUTS: dict[str, str] = chain.outputs()
+
+
+def __getattr__(name: str) -> object:
+    """``OUTPUTS``: every result column with its unit, read from the chain when asked (so a step
+    added with :func:`udfs.chain.add_step` is a result too)."""
+    if name == "OUTPUTS":
+        return chain.outputs()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -197,4 +203,4 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     """
     n, used = _used(inputs)
     out = _run(used)
-    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in OUTPUTS}
+    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in chain.outputs()}

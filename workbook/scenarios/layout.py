@@ -20,8 +20,8 @@ come from the Presets sheet's long tables (``INDEX(sys_value, MATCH(system & ".f
 >>> lay = Layout(["system", "mfu"], "inp_", "use_", first_col=2)
 >>> lay.ref("mfu"), lay.ref("pue"), lay.ref("tokens")
 ('$C{r}', 'use_pue', 'inp_tokens')
->>> lay.formula("tokens_per_gpu_second")
-'=$C{r}*$F{r}*k_flops_per_tflop/use_flops_per_token'
+>>> lay.formula("power_usd_per_gpu_hour")
+'=$E{r}*use_pue*use_usd_per_kwh'
 """
 
 from __future__ import annotations
@@ -72,9 +72,11 @@ USED = (
 )
 PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
 
-#: the chain's scenario-level steps that its outputs need, one column each
-RESULTS = tuple(Quantity(s.key, s.label, s.unit, "result", chain.formula(s.key, lambda n: f"[{n}]"))
-                for s in chain.closure(list(chain.outputs())) if s.level == "scenario")
+def results() -> tuple[Quantity, ...]:
+    """The chain's scenario-level steps that its outputs need, one column each."""
+    return tuple(Quantity(s.key, s.label, s.unit, "result",
+                          chain.formula(s.key, lambda n: f"[{n}]"))
+                 for s in chain.closure(list(chain.outputs())) if s.level == "scenario")
 
 
 def _check(key: str, short: str, label: str) -> tuple[Quantity, Quantity]:
@@ -129,7 +131,7 @@ class Layout:
             else:
                 self.constants.append(q)
         self.columns: list[Quantity] = [INPUTS[k] for k in self.varying] + self.used_columns \
-            + list(RESULTS) + (list(CHECKS) if checks else [])
+            + list(results()) + (list(CHECKS) if checks else [])
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}
 
     def letter(self, key: str) -> str:
@@ -152,5 +154,5 @@ class Layout:
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""
-        q = next(q for q in (*USED, *RESULTS, *CHECKS) if q.key == key)
+        q = next(q for q in (*USED, *results(), *CHECKS) if q.key == key)
         return self.expand(q.formula)

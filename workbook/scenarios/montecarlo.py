@@ -14,7 +14,7 @@ from __future__ import annotations
 from openpyxl.chart import BarChart, Reference
 
 from udfs import sampling
-from workbook.scenarios.layout import INPUTS, RESULTS, Layout
+from workbook.scenarios.layout import INPUTS, Layout, results
 from workbook.scenarios.rows import row_block
 from workbook.scenarios.spec import MonteCarlo
 from workbook.xlsx import styles
@@ -62,7 +62,7 @@ def build(book: BookBuilder, mc: MonteCarlo, base: Layout) -> tuple[int, list[Bl
     for i, k in enumerate(PERCENTILES):
         styles.style_input(ws.cell(row=row, column=4 + i, value=k), "fraction")
     stat_rows = {}
-    labels = {q.key: q for q in RESULTS}
+    labels = {q.key: q for q in results()}
     for key in STATS:
         row += 1
         q = labels[key]

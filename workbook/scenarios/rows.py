@@ -20,12 +20,14 @@ import numpy as np
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
+from udfs import ranges
 from udfs.scenario import Coded
 from workbook.scenarios.inputs import LISTS
 from workbook.scenarios.layout import Layout
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.rowfill import BlockColumn
+from workbook.xlsx.validation import validate_range
 
 SHEET = "Scenarios"
 HEAD_ROW = 4  # headings; keys on the next row, data after
@@ -50,6 +52,8 @@ def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: i
             letter = layout.letter(key)
             dv.add(f"{letter}{first}:{letter}{first + n - 1}")
             ws.add_data_validation(dv)
+        elif key in ranges.RANGES:
+            validate_range(ws, key, first, layout.col[key], first + n - 1, layout.col[key])
     styles.page_setup(ws, one_page=False)
     return first, cols
 
