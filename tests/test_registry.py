@@ -104,8 +104,10 @@ def test_text_arguments_name_the_valid_choices():
 def test_nothing_headless_imports_xlwings():
     """The registry, the engine, the workbook builders and batch run without xlwings; only the
     xlwings module (addin.xlwings_udfs) imports it."""
-    code = ("import sys, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
+    code = ("import sys, tempfile, pathlib, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
             "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
+            "p = pathlib.Path(tempfile.mkdtemp()) / 't.xlsx'; "
+            "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p); "
             "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
             "import addin.xlwings_udfs; assert 'xlwings' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

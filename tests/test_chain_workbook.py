@@ -1,0 +1,261 @@
+"""The workbooks compute what the chain's numpy functions compute, over the whole input domain.
+
+Hypothesis draws valid inputs (every system, buyer, model, precision and convention; cost of
+capital 0 and above; residual value above 0; every override of the finance workbook and every
+scenario input), writes them into the finance workbook's named inputs and into Scenarios rows,
+recalculates with gputco's engine and compares every result with ``udfs.scenario.evaluate``
+within 1e-9 relative (1e-12 absolute near zero). LibreOffice recalculates a few of the drawn
+workbooks too and must agree with the engine.
+
+Cost of capital is drawn as 0 or at least 1e-3: Excel's PMT (and so LibreOffice's and the
+engine's) computes ((1 + r)^n - 1) directly, which loses digits for tiny rates (relative error
+about 1e-16 / (r n)); the numpy model uses expm1/log1p and stays exact there.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+from fuzzing import CASES, fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from lo import recalculate, requires_soffice
+
+from udfs import chain, presets, scenario
+from udfs.compute import CONVENTIONS
+from workbook.finance.build import build_workbook, fill_cached_values
+from workbook.scenarios.build import parse_spec, write_scenarios
+
+N_SYSTEMS = 3
+SYSTEMS = list(presets.catalog("system"))
+BUYERS = list(presets.catalog("buyer"))
+MODELS = list(presets.catalog("model"))
+
+#: strategies for each numeric input over its valid range (udfs.ranges), bounded to sane sizes
+NUMBERS = {
+    "mfu": st.floats(1e-3, 1.0),
+    "tokens": st.floats(1e6, 1e14),
+    "gpus": st.floats(1.0, 1e6),
+    "seq_len": st.floats(16.0, 1e6),
+    "capex_per_gpu": st.floats(100.0, 1e7),
+    "cost_of_capital": st.one_of(st.just(0.0), st.floats(1e-3, 1.0)),
+    "life_years": st.floats(0.5, 100.0),
+    "residual_fraction": st.floats(1e-6, 0.95),
+    "it_kw_per_gpu": st.floats(0.01, 20.0),
+    "pue": st.floats(1.0, 5.0),
+    "usd_per_kwh": st.floats(1e-4, 5.0),
+    "colo_usd_per_kw_month": st.floats(0.0, 1000.0),
+    "other_usd_per_gpu_hour": st.floats(0.0, 10.0),
+    "peak_tflops": st.floats(1.0, 1e5),
+    "kwh_per_household_year": st.floats(100.0, 1e5),
+}
+BUYER_FIELDS = [i.key for i in chain.INPUTS if i.scope == "buyer"]
+SYSTEM_OVERRIDES = ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops")
+
+
+def _has_peak(system: str, precision: str) -> bool:
+    return presets.system(system).get(f"peak_tflops_{precision}") is not None
+
+
+@st.composite
+def finance_inputs(draw):
+    """One finance workbook's inputs: scenario-wide values, buyer overrides, per-system values."""
+    maybe = lambda name: draw(st.one_of(st.none(), NUMBERS[name]))  # noqa: E731
+    common = {"buyer": draw(st.sampled_from(BUYERS)), "model": draw(st.sampled_from(MODELS)),
+              "precision": draw(st.sampled_from(presets.PRECISIONS)),
+              "convention": draw(st.sampled_from(CONVENTIONS)),
+              "tokens": draw(NUMBERS["tokens"]), "gpus": draw(NUMBERS["gpus"]),
+              "kwh_per_household_year": draw(NUMBERS["kwh_per_household_year"]),
+              "seq_len": maybe("seq_len")}
+    common.update({f: maybe(f) for f in BUYER_FIELDS})
+    columns = []
+    for _ in range(N_SYSTEMS):
+        system = draw(st.sampled_from(SYSTEMS))
+        col = {"system": system, "mfu": draw(NUMBERS["mfu"]),
+               **{f: maybe(f) for f in SYSTEM_OVERRIDES}}
+        if not _has_peak(system, common["precision"]) and col["peak_tflops"] is None:
+            col["peak_tflops"] = draw(NUMBERS["peak_tflops"])  # no preset: the user gives one
+        columns.append(col)
+    return common, columns
+
+
+def _set(wb, name: str, value) -> None:
+    sheet, ref = next(iter(wb.defined_names[name].destinations))
+    wb[sheet][ref.replace("$", "")].value = value
+
+
+def _get(wb, name: str):
+    sheet, ref = next(iter(wb.defined_names[name].destinations))
+    return wb[sheet][ref.replace("$", "")].value
+
+
+def _close(got, want) -> bool:
+    return isinstance(got, int | float) and math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def _expected(common: dict, col: dict) -> dict[str, float]:
+    inputs = {k: v for k, v in {**common, **col}.items() if v is not None}
+    out = scenario.evaluate({k: v if isinstance(v, str) else [v] for k, v in inputs.items()})
+    return {k: float(v[0]) for k, v in out.items()}
+
+
+def _finance_book(common: dict, columns: list[dict]):
+    wb = build_workbook([c["system"] for c in columns], common["buyer"])
+    for name, value in common.items():
+        _set(wb, f"inp_{name}", value)
+    for k, col in enumerate(columns, start=1):
+        for name, value in col.items():
+            _set(wb, f"inp_{name}_{k}", value)
+    return wb
+
+
+@given(finance_inputs())
+@fuzz_settings(share=0.1)
+def test_finance_workbook_equals_the_chain_everywhere(tmp_path_factory, drawn):
+    common, columns = drawn
+    path = tmp_path_factory.mktemp("fin") / "t.xlsx"
+    _finance_book(common, columns).save(path)
+    fill_cached_values(path)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    CASES["chain (finance workbook)"] += 1
+    bad = []
+    for k, col in enumerate(columns, start=1):
+        for key, want in _expected(common, col).items():
+            got = _get(wb, f"out_{key}_{k}")
+            if not _close(got, want):
+                bad.append((f"out_{key}_{k}", got, want))
+    assert bad == [], (drawn, bad[:5])
+    assert _get(wb, "chk_ok") is True
+
+
+def test_the_workbook_price_level_multiplies_the_preset_capex(tmp_path):
+    """inp_capex_multiplier exists only in the workbook: capex = preset x your price level."""
+    wb = build_workbook(["H100_HGX", "GB200_NVL72"], "neocloud_giant")
+    _set(wb, "inp_capex_multiplier", 1.25)
+    path = tmp_path / "t.xlsx"
+    wb.save(path)
+    fill_cached_values(path)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    for k, system in enumerate(["H100_HGX", "GB200_NVL72"], start=1):
+        capex = presets.system(system).value("capex_per_gpu") * 1.25
+        want = _expected({"buyer": "neocloud_giant"}, {"system": system, "mfu": 0.54,
+                                                       "capex_per_gpu": capex})
+        for key in ("capex_per_gpu", "tco_usd_per_gpu_hour", "usd_per_mtok"):
+            assert _close(_get(wb, f"out_{key}_{k}"), want[key]), key
+
+
+# --- scenario workbooks ---------------------------------------------------------------------
+
+SCENARIO_NUMBERS = [i.key for i in chain.SCENARIO_INPUTS if i.kind == "number"]
+ROWS = 6
+
+
+@pytest.fixture(scope="module")
+def scenario_book(tmp_path_factory) -> Path:
+    """A scenario workbook whose grid gives every scenario input a column, ROWS rows."""
+    grid = {"system": ["H100_HGX", "GB200_NVL72", "B200_HGX"], "buyer": BUYERS[:2],
+            "model": ["gpt3_175b"], "precision": ["bf16"], "convention": ["palm"],
+            **{k: [float(_first(k))] for k in SCENARIO_NUMBERS}}
+    path = tmp_path_factory.mktemp("scn") / "s.xlsx"
+    write_scenarios(parse_spec({"grid": grid}), path)
+    return path
+
+
+def _first(key: str) -> float:
+    value = scenario.used_inputs({"mfu": 0.5}).get(key)
+    return 0.5 if value is None else value[0]
+
+
+@st.composite
+def scenario_rows(draw):
+    rows = []
+    for _ in range(ROWS):
+        row = {"system": draw(st.sampled_from(SYSTEMS)), "buyer": draw(st.sampled_from(BUYERS)),
+               "model": draw(st.sampled_from(MODELS)),
+               "precision": draw(st.sampled_from(presets.PRECISIONS)),
+               "convention": draw(st.sampled_from(CONVENTIONS)),
+               **{k: draw(NUMBERS[k]) for k in SCENARIO_NUMBERS}}
+        rows.append(row)
+    return rows
+
+
+def _write_rows(src: Path, dst: Path, rows: list[dict]) -> None:
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Scenarios"]
+    keys = [c.value for c in ws[5]]
+    for r, row in enumerate(rows, start=6):
+        for key, value in row.items():
+            ws.cell(row=r, column=keys.index(key) + 1, value=value)
+    wb.save(dst)
+
+
+def _check_rows(path: Path, rows: list[dict]) -> list:
+    ws = openpyxl.load_workbook(path, data_only=True)["Scenarios"]
+    keys = [c.value for c in ws[5]]
+    bad = []
+    for r, row in enumerate(rows, start=6):
+        want = _expected(row, {})
+        for key, value in want.items():
+            got = ws.cell(row=r, column=keys.index(key) + 1).value
+            if not _close(got, value):
+                bad.append((r, key, got, value))
+    return bad
+
+
+@given(scenario_rows())
+@fuzz_settings(share=0.05)
+def test_scenario_rows_equal_the_chain_everywhere(scenario_book, tmp_path_factory, rows):
+    dst = tmp_path_factory.mktemp("rows") / "s.xlsx"
+    _write_rows(scenario_book, dst, rows)
+    fill_cached_values(dst)
+    CASES["chain (scenario rows)"] += 1
+    assert _check_rows(dst, rows) == []
+
+
+#: fixed draws for LibreOffice (one slow full recalculation each)
+LO_DRAWS = [
+    [{"system": "GB200_NVL72", "buyer": "emerging_neocloud", "model": "llama3_70b",
+      "precision": "fp8", "convention": "megatron", **{k: v for k, v in zip(
+          SCENARIO_NUMBERS, [0.37, 2e12, 512, 8192, 61000, 0.0, 4, 0.15, 1.9, 1.45, 0.12, 95,
+                             0.05, 4800, 9000], strict=True)}}] * 2,
+]
+
+
+@requires_soffice
+@pytest.mark.parametrize("rows", LO_DRAWS)
+def test_libreoffice_agrees_with_the_engine_on_drawn_rows(scenario_book, tmp_path, rows):
+    dst = tmp_path / "s.xlsx"
+    _write_rows(scenario_book, dst, rows)
+    engine = tmp_path / "engine.xlsx"
+    shutil.copy(dst, engine)
+    fill_cached_values(engine)
+    lo = recalculate(dst, tmp_path / "lo")
+    assert _check_rows(engine, rows) == []
+    assert _check_rows(lo, rows) == []
+
+
+@requires_soffice
+def test_libreoffice_agrees_on_a_drawn_finance_workbook(tmp_path):
+    common = {"buyer": "neocloud_giant", "model": "llama3_405b", "precision": "fp4",
+              "convention": "6n", "tokens": 15.6e12, "gpus": 16384,
+              "kwh_per_household_year": 10791.0, "seq_len": 8192.0, "cost_of_capital": 0.0,
+              "life_years": 6.0, "residual_fraction": 0.1, "pue": None, "usd_per_kwh": 0.061,
+              "colo_usd_per_kw_month": None, "other_usd_per_gpu_hour": 0.02}
+    columns = [{"system": "H100_HGX", "mfu": 0.4, "capex_per_gpu": None, "it_kw_per_gpu": None,
+                "peak_tflops": 2000.0},
+               {"system": "GB200_NVL72", "mfu": 0.33, "capex_per_gpu": 60000.0,
+                "it_kw_per_gpu": 1.87, "peak_tflops": None},
+               {"system": "B200_HGX", "mfu": 0.5, "capex_per_gpu": None, "it_kw_per_gpu": None,
+                "peak_tflops": None}]
+    path = tmp_path / "t.xlsx"
+    _finance_book(common, columns).save(path)
+    lo = openpyxl.load_workbook(recalculate(path, tmp_path / "lo"), data_only=True)
+    for k, col in enumerate(columns, start=1):
+        for key, want in _expected(common, col).items():
+            assert _close(_get(lo, f"out_{key}_{k}"), want), (k, key)
+    assert np.isfinite(_get(lo, "out_usd_per_mtok_1"))
