@@ -5,7 +5,7 @@ One shared place for every test that asks LibreOffice to recalculate a workbook:
 - ``requires_soffice``: skip marker for machines without LibreOffice (the reason says how to
   install it; CI installs it in .ci/run, so there it always runs);
 - ``recalculate(src, out_dir)``: LibreOffice headless opens ``src`` with a profile that forces a
-  full recalculation (OOXMLRecalcMode = 0, see ../shared/reference/engines.md) and saves it as
+  full recalculation (OOXMLRecalcMode = 0, see docs/engines.md) and saves it as
   .xlsx; returns the new file's path;
 - ``formula_cells(path)`` / ``values(path)``: formulas and cached values by (sheet, cell);
 - ``mismatches(expected, actual, cells)``: a per-cell mismatch report (cell, stored, computed).

@@ -34,7 +34,7 @@ def test_every_entry_has_unit_source_and_date(kind):
 
 
 def test_required_presets_exist():
-    # Issue 2 and DESIGN.md: the presets the product promises by name.
+    # Issue 2: the presets the product promises by name.
     assert {"H100_HGX", "GB200_NVL72"} <= set(presets.catalog("system"))
     assert set(presets.catalog("buyer")) == {"hyperscaler", "neocloud_giant", "emerging_neocloud"}
     assert {"gpt3_175b", "llama3_8b", "llama3_70b", "llama3_405b"} <= set(presets.catalog("model"))
@@ -59,7 +59,7 @@ def test_runs_point_at_existing_presets():
 
 
 def test_peaks_are_dense_not_sparse():
-    # facts.md section 4: many tools wrongly store the sparse H100 figure (1979 BF16).
+    # docs/facts.md section 4: many tools wrongly store the sparse H100 figure (1979 BF16).
     assert presets.system("H100_HGX").value("peak_tflops_bf16") == 989.4
     for key, system in presets.catalog("system").items():
         bf16, fp8 = system.value("peak_tflops_bf16"), system.value("peak_tflops_fp8")

@@ -1,7 +1,7 @@
 """The public golden cases through the Excel layer: the UDFs give the plain functions' values.
 
 tests/data/cases-public.json is a copy of the project's shared reference file
-(shared/reference/cases-public.json; the published figures, each with its source: SemiAnalysis
+(tests/data/cases-public.json; the published figures, each with its source: SemiAnalysis
 2025-08-20 and NVIDIA dgxc-benchmarking README_175b). Each case is computed twice, through
 ``udfs.UDFS`` with Excel-shaped arguments (single cells and columns, as a worksheet would chain the
 formulas) and with the plain numpy functions; the two must agree exactly and match the published

@@ -1,7 +1,7 @@
 """Golden tests: the published figures of cases-public.json, reproduced from their inputs.
 
 tests/data/cases-public.json is a copy of the project's shared reference file
-(shared/reference/cases-public.json). Each case names its source (SemiAnalysis 2025-08-20 or NVIDIA
+(tests/data/cases-public.json). Each case names its source (SemiAnalysis 2025-08-20 or NVIDIA
 dgxc-benchmarking) and a relative tolerance matched to the precision of the quoted figure. All use
 the default (PaLM) FLOPs convention and the dense H100 peaks stated in the file's conventions.
 """
@@ -115,7 +115,7 @@ def test_the_articles_headline_ratio():
     capex_ratio = udfs.tco_capex_per_gpu("GB200_NVL72") / udfs.tco_capex_per_gpu("H100_HGX")
     assert 1.6 <= capex_ratio <= 1.7 + 0.05
     assert opex[1] / opex[0] < capex_ratio - 0.3
-    # The hyperscaler H100 lands in the issue's band and at the article's $1.42 (facts.md section 3).
+    # The hyperscaler H100 lands in the issue's band and at the article's $1.42 (docs/facts.md section 3).
     assert 1.25 <= h100["total"] <= 1.45
     assert h100["total"] == pytest.approx(1.42, abs=0.005)
 
@@ -130,7 +130,7 @@ def test_buyer_types_cost_more_in_order():
 
 
 def test_megatron_convention_agrees_within_half_a_percent():
-    # facts.md section 2: NeMo/Megatron's count agrees with PaLM within 0.5% on the article's models
+    # docs/facts.md section 2: NeMo/Megatron's count agrees with PaLM within 0.5% on the article's models
     # (GPT-3 175B, Llama 3.1 405B). Smaller Llamas differ more because 6N also counts the input
     # embedding (a lookup, no matmul): 1.3% for 70B and 5.2% for 8B, whose 0.53B embedding is 6.5%
     # of its parameters.
@@ -143,7 +143,7 @@ def test_megatron_convention_agrees_within_half_a_percent():
 
 
 def test_6n_is_low_by_the_stated_amounts():
-    # facts.md section 2: plain 6N is 2% low for GPT-3 (seq 2048), 7% low for Llama 3 405B (8192).
+    # docs/facts.md section 2: plain 6N is 2% low for GPT-3 (seq 2048), 7% low for Llama 3 405B (8192).
     for model, low in (("gpt3_175b", 0.02), ("llama3_405b", 0.07)):
         ratio = udfs.tco_flops_per_token(model, convention="6n") / udfs.tco_flops_per_token(model)
         assert 1 - ratio == pytest.approx(low, abs=0.01), model

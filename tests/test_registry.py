@@ -19,7 +19,7 @@ from addin.vba import windows_udfs, windows_udfs_module
 from addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
 from udfs.excel import NUMBER, TEXT
 
-# The UDF catalog of DESIGN.md ("The UDF catalog" table; names are part of the product).
+# The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
 CATALOG = [
     "TCO_SYSTEMS", "TCO_SYSTEM", "TCO_BUYERS", "TCO_BUYER", "TCO_MODELS", "TCO_MODEL",
     "TCO_CAPEX_PER_GPU", "TCO_CAPITAL_PER_GPU_HOUR", "TCO_POWER_PER_GPU_HOUR",
@@ -27,9 +27,9 @@ CATALOG = [
     "TCO_TOKENS_PER_GPU_SECOND", "TCO_COST_PER_MTOK", "TCO_TRAINING_COST", "TCO_TRAINING_DAYS",
     "TCO_BREAKEVEN_MFU", "TCO_JOULES_PER_TOKEN", "TCO_HOUSEHOLD_YEARS",
 ]
-# Functions beyond the DESIGN.md table that udfs exports ("more functions are welcome").
+# Functions beyond the original catalog that udfs exports ("more functions are welcome").
 EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
-# The catalog's argument lists, as DESIGN.md writes them (optional ones in brackets).
+# The catalog's argument lists, as the product documents them (optional ones in brackets).
 DESIGN_SIGNATURES = {
     "TCO_SYSTEM": "TCO_SYSTEM(system, field)",
     "TCO_BUYER": "TCO_BUYER(buyer, field)",
@@ -76,7 +76,7 @@ def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
     spec = udf.udf_spec
     assert udf.__name__ == spec.name == name  # xlwings takes the Excel name from __name__
     assert name.startswith("TCO_") and name == name.upper()
-    # DESIGN.md: Python name = Excel name in lower case, in udfs
+    # The product's convention: Python name = Excel name in lower case, in udfs
     assert spec.plain is getattr(udfs, name.lower())
     assert inspect.signature(udf) == inspect.signature(spec.plain)
     assert udf.__doc__ == spec.summary

@@ -1,6 +1,6 @@
 """gputco's model: GPU-cluster TCO, cost per trained token and energy, as vectorised numpy functions.
 
-Every function of the UDF catalog (DESIGN.md) is exported here under its lower-case Excel name,
+Every function of the UDF catalog (docs/udfs.md) is exported here under its lower-case Excel name,
 e.g. ``udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
 out; arrays broadcast. Errors derive from :class:`udfs.errors.GputcoError`.
 

@@ -1,7 +1,7 @@
 """Compute: training FLOPs per token, throughput at a given MFU, cost per token, cost and time of a run.
 
 MFU (model FLOPs utilisation) = achieved model FLOP/s / (GPUs x dense peak FLOP/s at the precision
-used). Peaks are DENSE TFLOPS per GPU (facts.md section 2). All functions are vectorised.
+used). Peaks are DENSE TFLOPS per GPU (docs/facts.md section 2). All functions are vectorised.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
 
     References
     ----------
-    Narayanan et al. 2021 (Megatron-LM) appendix; NVIDIA NeMo MFU accounting; facts.md section 2.
+    Narayanan et al. 2021 (Megatron-LM) appendix; NVIDIA NeMo MFU accounting; docs/facts.md section 2.
 
     Examples
     --------
@@ -207,7 +207,7 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     chk.broadcast(gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    return usd_per_mtok_at_rate(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    return _usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
 
 
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
@@ -265,7 +265,7 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
                   peak_tflops=peak_tflops, mfu=mfu)
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
-    return training_days_at_rate(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    return _days(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
 
 
 # --- steps of the chain (udfs.chain): one quantity from the quantities before it ---------------
@@ -317,7 +317,12 @@ def usd_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second):
     """
     chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
+    return _usd_per_mtok(usd, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second))
+
+
+def _usd_per_mtok(usd, tps):
+    """The arithmetic of :func:`usd_per_mtok_at_rate` on checked inputs; a throughput that
+    underflowed to 0 gives inf, as numpy does."""
     return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 
 
@@ -352,5 +357,9 @@ def training_days_at_rate(tokens, gpus, tokens_per_gpu_second):
     chk.broadcast(tokens=tokens, gpus=gpus, tokens_per_gpu_second=tokens_per_gpu_second)
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
-    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
-    return chk.out(chk.ratio(n, g * tps) / SECONDS_PER_DAY)
+    return _days(n, g, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second))
+
+
+def _days(tokens, gpus, tps):
+    """The arithmetic of :func:`training_days_at_rate` on checked inputs (0 tokens/s: inf)."""
+    return chk.out(chk.ratio(tokens, gpus * tps) / SECONDS_PER_DAY)

@@ -62,7 +62,7 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     References
     ----------
     SemiAnalysis 2025-08-20: 2.46 J/token (FP8) and 3.63 J/token (BF16) for GPT-3 175B on H100;
-    both fit about 1,789 W per GPU (facts.md section 2).
+    both fit about 1,789 W per GPU (docs/facts.md section 2).
 
     Examples
     --------
@@ -72,7 +72,7 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu, flops_per_token=flops_per_token,
                   peak_tflops=peak_tflops, mfu=mfu)
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
-    return joules_per_token_at_rate(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)))
 
 
 def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):

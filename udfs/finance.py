@@ -59,7 +59,7 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     References
     ----------
     Capital recovery factor: any engineering-economics text; SemiAnalysis "GPU Cloud Economics
-    Explained" (2023-12) prices capital as a level debt payment. See facts.md section 2.
+    Explained" (2023-12) prices capital as a level debt payment. See docs/facts.md section 2.
 
     Examples
     --------
@@ -177,7 +177,7 @@ def tco_total_per_gpu_hour(
 
     Examples
     --------
-    The inputs of the SemiAnalysis fit (facts.md section 3) give the article's $1.42 for an H100:
+    The inputs of the SemiAnalysis fit (docs/facts.md section 3) give the article's $1.42 for an H100:
 
     >>> round(tco_total_per_gpu_hour(31250, 0.1305, 5, 1.389, 1.3, 0.087, 130), 3)
     1.42

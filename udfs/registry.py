@@ -66,7 +66,7 @@ def _field(kind: str, table: str, examples: str) -> ArgDoc:
     return ArgDoc("field", f"{kind} field, e.g. {examples} (the header row of {table})", "", TEXT)
 
 
-# --- the catalog (DESIGN.md), in its order; extras after ----------------------------------------
+# --- the catalog (docs/udfs.md lists it), the product's names; extras after --------------
 
 _CATALOG = (
     UdfSpec(
@@ -196,7 +196,7 @@ _CATALOG = (
          ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh")),
         "US household-years of electricity", "household-years", (7.407e11,),
         energy.tco_household_years),
-    # extras beyond the DESIGN.md table
+    # extras beyond the original catalog
     UdfSpec(
         "TCO_TOTAL_PER_GPU_HOUR", "TCO per GPU-hour from explicit inputs: capital (PMT) + power "
         "+ colocation + other.",
