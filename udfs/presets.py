@@ -15,7 +15,8 @@ Names are matched case-insensitively, with spaces and hyphens read as underscore
 ...     system("H100_HXG")
 ... except KeyError as err:
 ...     print(err)
-unknown system 'H100_HXG'; valid: B200_HGX, GB200_NVL72, H100_HGX, H200_HGX.
+unknown system 'H100_HXG'; valid: B200_HGX, B300_HGX, GB200_NVL72, GB300_NVL72, H100_HGX,
+H200_HGX, H800_HGX, MI300X, MI325X, MI355X.
 Did you mean H100_HGX?
 """
 
@@ -39,6 +40,7 @@ REQUIRED_FIELDS = {
     "system": (
         "gpus_per_unit", "unit_price_usd", "unit_all_in_usd", "chip_watts", "it_kw_per_gpu",
         "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "scale_up_gpus",
+        "all_in_kw_per_gpu", "availability",
     ),
     "buyer": (
         "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",

@@ -220,7 +220,8 @@ def tco_systems():
     >>> table[0][:4]
     ['key', 'label', 'gpus_per_unit', 'unit_price_usd']
     >>> [row[0] for row in table[1:]]
-    ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX']
+    ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX', 'B300_HGX', 'GB300_NVL72', 'MI300X', 'MI325X',
+     'MI355X', 'H800_HGX']
     """
     return _table("system")
 
