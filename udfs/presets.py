@@ -181,7 +181,7 @@ def _float_or_none(value: object) -> float | None:
 
 
 def _derive_model(key: str, entries: dict[str, Entry]) -> None:
-    """Dense models: ``active_params`` = ``params`` and ``head_dim`` = ``d_model / heads`` unless given.
+    """Defaults: ``active_params`` = ``params``, ``head_dim`` = ``d_model / heads``, no windowed layers.
 
     Mixture-of-experts models state both (udfs/data/models.toml); for a dense model every parameter
     is active and the attention width heads x head_dim is the hidden size, so the defaults change
@@ -196,6 +196,10 @@ def _derive_model(key: str, entries: dict[str, Entry]) -> None:
         entries["head_dim"] = Entry(
             d.value / heads.value, "head dimension",
             f"derived: d_model / heads ({d.source})", d.as_of)
+    for name, unit in (("window_layers", "layers"), ("window", "tokens")):
+        if name not in entries:
+            entries[name] = Entry(0.0, unit, "derived: no windowed attention; every layer attends to "
+                                  "the whole sequence (none stated in the model's sources)", d.as_of)
 
 
 def _derive_system(key: str, entries: dict[str, Entry]) -> None:

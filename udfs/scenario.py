@@ -21,9 +21,9 @@ import numpy as np
 from . import _check as chk
 from . import presets
 from .compute import (
+    ARCH_FIELDS,
     CONVENTIONS,
-    flops_per_token_megatron,
-    flops_per_token_palm,
+    flops_per_token_arch,
     tco_cost_per_mtok,
     tco_tokens_per_gpu_second,
     tco_training_cost,
@@ -226,14 +226,7 @@ def _used(inputs: Mapping[str, object]) -> tuple[int, dict[str, object]]:
             return v if np.ndim(v) == 0 else v[rows]
 
         seq_rows = seq if np.ndim(seq) == 0 else seq[rows]
-        if conv == "palm":
-            value = flops_per_token_palm(arch("params"), arch("layers"), arch("d_model"), seq_rows)
-        elif conv == "megatron":
-            value = flops_per_token_megatron(
-                arch("layers"), arch("d_model"), arch("heads"), arch("kv_heads"), arch("ffn"),
-                arch("vocab"), seq_rows, arch("mlp_matrices"))
-        else:
-            value = 6.0 * arch("params") + 0.0 * seq_rows
+        value = flops_per_token_arch(conv, seq_rows, **{f: arch(f) for f in ARCH_FIELDS})
         if fpt is None:
             fpt = value
         else:
