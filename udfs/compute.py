@@ -305,6 +305,50 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 
 
+def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
+    """Cost of serving one million tokens at a measured throughput (inference).
+
+    ``(gpu_hour_usd / utilisation) / (3600 * tokens_per_gpu_second) * 1e6``: idle hours are paid
+    for, so the hourly cost is divided by the fraction of hours that serve at that throughput.
+
+    Parameters
+    ----------
+    gpu_hour_usd : float or array_like
+        TCO (or rental price) per GPU-hour, USD (> 0).
+    tokens_per_gpu_second : float or array_like
+        Measured tokens per second per GPU while serving (> 0); input, output or total tokens, each
+        with its own throughput.
+    utilisation : float or array_like, optional
+        Fraction of paid hours spent serving at that throughput, in (0, 1]. Default 1.
+
+    Returns
+    -------
+    float or ndarray
+        USD per million tokens.
+
+    References
+    ----------
+    SemiAnalysis InferenceX (InferenceX-app PR #391 and docs/tco-calculator.md):
+    ``$/M tokens = $/GPU-hr x 1e6 / (3600 x tok/s per GPU)``; utilisation as the rate divided by
+    utilisation (softwareseni inference cost guide, facts-2026 section 3.6).
+
+    Examples
+    --------
+    An H100 at $1.42 per GPU-hour serving 1,000 tokens/s, busy 60% of the time:
+
+    >>> round(cost_per_mtok_at_rate(1.42, 1000.0), 4)
+    0.3944
+    >>> round(cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
+    0.6574
+    """
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second,
+                  utilisation=utilisation)
+    usd = chk.positive("gpu_hour_usd", gpu_hour_usd)
+    tps = chk.positive("tokens_per_gpu_second", tokens_per_gpu_second)
+    u = chk.fraction_open_closed("utilisation", utilisation)
+    return chk.out(chk.ratio(usd / u, SECONDS_PER_HOUR * tps) * 1e6)
+
+
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     """Cost of a training run: tokens x cost per token.
 

@@ -38,7 +38,7 @@ KINDS = {"system": "systems.toml", "buyer": "buyers.toml", "model": "models.toml
 #: further sourced tables, read the same way but not preset kinds of the workbook or the CLI:
 #: rental prices, SemiAnalysis's published TCO (the calibration target), published training facts
 #: and grid CO2 factors
-TABLES = {"rent": "rents.toml", "inferencex": "inferencex_tco.toml",
+TABLES = {"rent": "rents.toml", "inferencex": "inferencex_tco.toml", "moe_run": "moe_runs.toml",
           "training_fact": "training_facts.toml", "grid": "grid_factors.toml"}
 
 #: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
@@ -57,15 +57,17 @@ REQUIRED_FIELDS = {
         "seq_len", "mlp_matrices",
     ),
     "run": ("gpus", "mfu"),
+    "moe_run": ("gpus", "mfu"),
     "rent": ("usd_per_gpu_hour",),
     "inferencex": ("tco_hyperscaler", "tco_neocloud_giant", "rent_3yr", "all_in_kw_per_gpu"),
-    "training_fact": (),
+    "training_fact": ("gpu_hours",),
     "grid": ("kg_co2_per_kwh",),
 }
 
 #: text fields each kind must define
 TEXT_FIELDS = {"system": ("label",), "buyer": ("label",), "model": ("label",),
                "run": ("label", "system", "model", "precision"),
+               "moe_run": ("label", "system", "model", "precision"),
                "rent": ("label", "system", "provider", "term"), "inferencex": ("label",),
                "training_fact": ("label", "model", "system"), "grid": ("label",)}
 
