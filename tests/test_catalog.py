@@ -13,7 +13,10 @@ import pytest
 
 from udfs import presets
 
-KINDS = list(presets.KINDS)
+KINDS = [*presets.KINDS, *presets.TABLES]
+SYSTEMS = {"H100_HGX", "H200_HGX", "B200_HGX", "B300_HGX", "GB200_NVL72", "GB300_NVL72", "MI300X",
+           "MI325X", "MI355X", "H800_HGX"}
+MOE = {"deepseek_v3", "qwen3_235b_a22b", "llama4_maverick", "gpt_oss_120b"}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -34,8 +37,10 @@ def test_every_entry_has_unit_source_and_date(kind):
 
 
 def test_required_presets_exist():
-    # Issue 2: the presets the product promises by name.
-    assert {"H100_HGX", "GB200_NVL72"} <= set(presets.catalog("system"))
+    # Issue 2: the presets the product promises by name; issue 12: ten systems and four
+    # mixture-of-experts models.
+    assert set(presets.catalog("system")) == SYSTEMS
+    assert MOE <= set(presets.catalog("model"))
     assert set(presets.catalog("buyer")) == {"hyperscaler", "neocloud_giant", "emerging_neocloud"}
     assert {"gpt3_175b", "llama3_8b", "llama3_70b", "llama3_405b"} <= set(presets.catalog("model"))
 
@@ -51,7 +56,7 @@ def test_buyer_values_are_labelled_assumptions():
 
 
 def test_runs_point_at_existing_presets():
-    for key, run in presets.catalog("run").items():
+    for key, run in {**presets.catalog("run"), **presets.catalog("moe_run")}.items():
         presets.system(run.texts["system"])
         presets.model(run.texts["model"])
         assert presets.peak_tflops(run.texts["system"], run.texts["precision"]) > 0, key
@@ -64,3 +69,69 @@ def test_peaks_are_dense_not_sparse():
     for key, system in presets.catalog("system").items():
         bf16, fp8 = system.value("peak_tflops_bf16"), system.value("peak_tflops_fp8")
         assert fp8 == pytest.approx(2 * bf16, rel=0.01), key
+
+
+def test_missing_peaks_say_the_chip_has_no_such_precision():
+    # Issue 12: a precision the chip lacks is an empty value whose source says "no FP4".
+    for key, system in presets.catalog("system").items():
+        for precision in presets.PRECISIONS:
+            entry = system.entry(f"peak_tflops_{precision}")
+            if entry.value is None:
+                assert f"no {precision}" in entry.source.lower(), key
+    assert presets.system("MI300X").entry("peak_tflops_fp4").value is None
+    assert presets.system("MI355X").value("peak_tflops_fp4") > 0
+
+
+def test_availability_is_a_sourced_fraction():
+    # Meta's Llama 3.1 405B run (466 interruptions in 54 days, >90% effective training time) for
+    # H100; CoreWeave's 64-of-72 GPUs for GB200 NVL72; everything else labelled an assumption.
+    for key, system in presets.catalog("system").items():
+        entry = system.entry("availability")
+        assert 0 < entry.value <= 1, key
+        if key not in ("H100_HGX", "GB200_NVL72"):
+            assert entry.is_assumption, key
+    assert presets.system("H100_HGX").entry("availability").source.count("466 job interruptions") == 1
+    assert presets.system("GB200_NVL72").value("availability") == pytest.approx(64 / 72, abs=1e-4)
+
+
+def test_gb200_it_load_and_all_in_power_both_named():
+    # docs/presets-2026.md: the article fit keeps 1.68 kW of IT load; SemiAnalysis's July 2026 model
+    # publishes 1.87 kW all-in per GPU. Both values stay, each with its own source.
+    gb200 = presets.system("GB200_NVL72")
+    assert gb200.value("it_kw_per_gpu") == 1.68
+    assert "2.1 kW" in gb200.entry("it_kw_per_gpu").source
+    assert gb200.value("all_in_kw_per_gpu") == 1.87
+    assert "InferenceX-app" in gb200.entry("all_in_kw_per_gpu").source
+
+
+def test_models_state_active_parameters():
+    for key, model in presets.catalog("model").items():
+        active, total = model.value("active_params"), model.value("params")
+        if key in MOE:
+            assert 0 < active < total / 4, key
+            assert not model.entry("active_params").source.startswith("derived"), key
+        else:
+            assert active == total and model.entry("active_params").source.startswith("derived"), key
+            assert model.value("heads") * model.value("head_dim") == model.value("d_model"), key
+
+
+def test_rents_point_at_systems_and_name_their_terms():
+    rents = presets.catalog("rent")
+    assert len(rents) >= 20
+    for key, rent in rents.items():
+        presets.system(rent.texts["system"])
+        assert rent.texts["market"] in ("hyperscaler", "neocloud"), key
+        assert 0.5 < rent.value("usd_per_gpu_hour") < 20, key
+    covered = {r.texts["system"] for r in rents.values()}
+    assert covered == SYSTEMS - {"H800_HGX"}  # no public H800 rental price
+    for system in covered:  # SemiAnalysis's 3-year-commit rental is published for all nine
+        assert any(r.texts["term"] == "3-year commitment" for r in presets.rents(system)), system
+
+
+def test_a_value_without_a_source_is_rejected_with_its_place():
+    text = "[x]\nlabel = 'X'\nchip_watts = { value = 1, unit = 'W', as_of = 2025-01-01 }\n"
+    with pytest.raises(presets.MissingValueError, match=r"systems\.toml \[x\] chip_watts: source"):
+        presets.parse("rent", "systems.toml", text)
+    text = "[x]\nlabel = 'X'\nw = { value = 1, unit = 'W', source = 'a source', as_of = 'soon' }\n"
+    with pytest.raises(presets.MissingValueError, match="as_of"):
+        presets.parse("rent", "x.toml", text)

@@ -227,8 +227,8 @@ def test_only_the_bad_cell_of_a_column_is_an_error(name):
      "#VALUE! colo_usd_per_kw_month must be in [0, inf), got -5"),
     ("TCO_BREAKEVEN_MFU", (0.54, "H100_HGX", "GB200_NVL72", "fp16"),
      "#N/A unknown precision 'fp16'; valid: bf16, fp4, fp8. Did you mean bf16?"),
-    ("TCO_GPU_HOUR", ("H100",), "#N/A unknown system 'H100'; valid: B200_HGX, GB200_NVL72, "
-     "H100_HGX, H200_HGX. Did you mean H100_HGX?"),
+    ("TCO_GPU_HOUR", ("H100",), "#N/A unknown system 'H100'; valid: B200_HGX, B300_HGX, GB200_NVL72, "
+     "GB300_NVL72, H100_HGX, H200_HGX, H800_HGX, MI300X, MI325X, MI355X. Did you mean H100_HGX?"),
     ("TCO_FLOPS_PER_TOKEN", ("gpt3_175b", None, "7n"),
      "#N/A unknown convention '7n'; valid: 6n, megatron, palm."),
     ("TCO_COST_PER_MTOK", ("1.42", 1.07899e12, 1978.9, 0.4),

@@ -254,7 +254,7 @@ def test_inputs_sheet_names_every_input_the_rows_read(written):
     for key in spec.fixed:
         v = named(wb, f"inp_{key}")
         assert v == spec.fixed[key], key
-    assert {"k_hours_per_year", "flops_fixed", "flops_per_seq", "sys_id", "scn_usd_per_mtok",
+    assert {"k_hours_per_year", "use_flops_per_token", "use_active_params", "sys_id", "scn_usd_per_mtok",
             "chk_ok"} <= names
     assert wb.calculation.fullCalcOnLoad
 

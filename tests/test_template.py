@@ -178,11 +178,13 @@ def test_excel_recalculates_on_open(wb):
     assert wb.calculation.fullCalcOnLoad
 
 
-def test_one_column_per_system_up_to_all_four():
+def test_one_column_per_system_up_to_all_ten():
+    n = len(ALL_SYSTEMS)
+    assert n == 10  # issue 12: the template takes all ten system presets
     wb = build_workbook(ALL_SYSTEMS, "neocloud_giant")
-    assert [named_cell(wb, f"inp_system_{k}").value for k in range(1, 5)] == ALL_SYSTEMS
+    assert [named_cell(wb, f"inp_system_{k}").value for k in range(1, n + 1)] == ALL_SYSTEMS
     assert named_cell(wb, "inp_buyer").value == "neocloud_giant"
-    assert "inp_system_5" not in wb.defined_names
+    assert f"inp_system_{n + 1}" not in wb.defined_names
 
 
 def test_unknown_system_is_a_usage_error(tmp_path, capsys):

@@ -16,6 +16,8 @@ argument docs in ``.udf_spec``, see :mod:`udfs.registry`), loaded on first use. 
 from ._version import __version__
 from .compute import (
     CONVENTIONS,
+    cost_per_mtok_at_rate,
+    flops_per_token_arch,
     flops_per_token_megatron,
     flops_per_token_palm,
     tco_cost_per_mtok,
@@ -25,7 +27,9 @@ from .compute import (
     tco_training_days,
 )
 from .energy import (
+    KG_CO2_PER_KWH_US,
     KWH_PER_HOUSEHOLD_YEAR,
+    co2_tonnes,
     tco_household_years,
     tco_joules_per_token,
     tco_utility_watts_per_gpu,
@@ -62,6 +66,7 @@ from .tco import (
 __all__ = [
     "CONVENTIONS",
     "HOURS_PER_YEAR",
+    "KG_CO2_PER_KWH_US",
     "KWH_PER_HOUSEHOLD_YEAR",
     "GputcoError",
     "InputRangeError",
@@ -70,6 +75,9 @@ __all__ = [
     "MissingValueError",
     "UnknownNameError",
     "__version__",
+    "co2_tonnes",
+    "cost_per_mtok_at_rate",
+    "flops_per_token_arch",
     "flops_per_token_megatron",
     "flops_per_token_palm",
     "tco_breakdown",

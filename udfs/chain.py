@@ -137,14 +137,18 @@ INPUTS: tuple[Input, ...] = (
           (Preset("system", "peak_tflops_{precision}"),)),
     Input("kwh_per_household_year", "US household-year", "kWh", "number", "scenario",
           energy.KWH_PER_HOUSEHOLD_YEAR, "US household electricity per year (EIA 2022)"),
-    _arch("params", "Parameters N", "params"),
+    _arch("params", "Parameters N (total)", "params"),
+    _arch("active_params", "Active parameters A (per token)", "params"),
     _arch("layers", "Layers L"),
     _arch("d_model", "Hidden size d_model"),
-    _arch("heads", "Attention heads A"),
+    _arch("heads", "Attention heads H"),
     _arch("kv_heads", "KV heads G"),
+    _arch("head_dim", "Head dimension"),
     _arch("ffn", "FFN size F"),
     _arch("vocab", "Vocabulary V", "tokens"),
     _arch("mlp_matrices", "MLP matrices m (2 GELU, 3 SwiGLU)"),
+    _arch("window_layers", "Layers with windowed attention L_w", "layers"),
+    _arch("window", "Attention window w", "tokens"),
 )
 
 
@@ -209,19 +213,27 @@ STEPS: tuple[Step, ...] = (
          "=[capital_usd_per_gpu_hour]+[opex_usd_per_gpu_hour]", finance.tco_per_gpu_hour,
          ("capital_usd_per_gpu_hour", "opex_usd_per_gpu_hour"), "Operating cost",
          check=Check("TCO_TOTAL_PER_GPU_HOUR")),
-    Step("flops_palm", "FLOPs per token, PaLM", "FLOPs/token", "6N + 12 L d s (PaLM appendix B)",
-         "=6*[params]+12*[layers]*[d_model]*[seq_len]", compute.flops_per_token_palm,
-         ("params", "layers", "d_model", "seq_len"), "Throughput and cost per token",
-         output=False, level="model"),
-    Step("flops_6n", "FLOPs per token, 6N", "FLOPs/token", "6N", "=6*[params]",
-         compute.flops_per_token_6n, ("params",), "Throughput and cost per token", output=False,
-         level="model"),
+    Step("flops_palm", "FLOPs per token, PaLM", "FLOPs/token",
+         "6A + 12 W ((L - L_w) s + L_w min(s, w)), W = heads x head_dim (PaLM appendix B; A = "
+         "active parameters)",
+         "=6*[active_params]+12*[heads]*[head_dim]*(([layers]-[window_layers])*[seq_len]"
+         "+[window_layers]*MIN([seq_len],[window]))",
+         compute.flops_palm_step,
+         ("active_params", "layers", "heads", "head_dim", "seq_len", "window_layers", "window"),
+         "Throughput and cost per token", output=False, level="model"),
+    Step("flops_6n", "FLOPs per token, 6N", "FLOPs/token", "6A (A = active parameters)",
+         "=6*[active_params]", compute.flops_per_token_6n, ("active_params",),
+         "Throughput and cost per token", output=False, level="model"),
     Step("flops_megatron", "FLOPs per token, Megatron", "FLOPs/token",
-         "L d^2 (12 + 12G/A + 6mF/d + 12s/d) + 6Vd (NeMo/Megatron)",
-         "=[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]+6*[mlp_matrices]*[ffn]/[d_model]"
-         "+12*[seq_len]/[d_model])+6*[vocab]*[d_model]",
-         compute.flops_per_token_megatron,
-         ("layers", "d_model", "heads", "kv_heads", "ffn", "vocab", "seq_len", "mlp_matrices"),
+         "dense: L d^2 (12 + 12G/H + 6mF/d + 12s/d) + 6Vd (NeMo/Megatron); mixture of experts: "
+         "6 (A - V d) + the attention term of PaLM",
+         "=IF([active_params]<[params],6*([active_params]-[vocab]*[d_model])+12*[heads]*[head_dim]"
+         "*(([layers]-[window_layers])*[seq_len]+[window_layers]*MIN([seq_len],[window])),"
+         "[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]+6*[mlp_matrices]*[ffn]/[d_model]"
+         "+12*[seq_len]/[d_model])+6*[vocab]*[d_model])",
+         compute.flops_megatron_step,
+         ("params", "active_params", "layers", "d_model", "heads", "kv_heads", "head_dim", "ffn",
+          "vocab", "seq_len", "mlp_matrices", "window_layers", "window"),
          "Throughput and cost per token", output=False, level="model"),
     Step("flops_per_token", "FLOPs per token used", "FLOPs/token", "the convention chosen",
          '=IF([convention]="palm",[flops_palm],IF([convention]="6n",[flops_6n],'
@@ -238,7 +250,7 @@ STEPS: tuple[Step, ...] = (
     Step("usd_per_mtok", "Cost per million tokens", "USD/Mtok",
          "TCO per GPU-hour / tokens per GPU-hour x 1e6",
          "=[tco_usd_per_gpu_hour]/(k_seconds_per_hour*[tokens_per_gpu_second])*k_tokens_per_mtok",
-         compute.usd_per_mtok_at_rate, ("tco_usd_per_gpu_hour", "tokens_per_gpu_second"),
+         compute.cost_per_mtok_at_rate, ("tco_usd_per_gpu_hour", "tokens_per_gpu_second"),
          "Throughput and cost per token",
          check=Check("TCO_COST_PER_MTOK", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
     Step("training_cost_usd", "Training cost", "USD run", "tokens x cost per token",

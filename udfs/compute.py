@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _check as chk
 from . import presets
-from .errors import InputTypeError, UnknownNameError
+from .errors import InputRangeError, InputTypeError, UnknownNameError
 
 CONVENTIONS = ("palm", "6n", "megatron")
 DEFAULT_CONVENTION = "palm"
@@ -93,14 +93,110 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     return chk.out(layer * h * h * (12.0 + 12.0 * g / a + 6.0 * m * f / h + 12.0 * s / h) + 6.0 * v * h)
 
 
+#: the architecture fields :func:`flops_per_token_arch` reads from a model preset
+ARCH_FIELDS = ("params", "active_params", "layers", "d_model", "heads", "kv_heads", "head_dim", "ffn",
+               "vocab", "mlp_matrices", "window_layers", "window")
+
+
+def flops_per_token_arch(convention, seq_len, params, active_params, layers, d_model, heads, kv_heads,
+                         head_dim, ffn, vocab, mlp_matrices=3, window_layers=0, window=0):
+    """Training FLOPs per token of an architecture, dense or mixture-of-experts, in one convention.
+
+    With A = active parameters (= N for a dense model), L layers, attention width W = heads x
+    head_dim (= d_model for the dense presets), L_w of the L layers attending to a window of w tokens,
+    and the attention term ``T = 12 * W * ((L - L_w) * s + L_w * min(s, w))``:
+
+    - ``"6n"``: ``6 * A`` (Kaplan et al. 2020's 6N, from the parameters a token actually uses);
+    - ``"palm"``: ``6 * A + T`` (Chowdhery et al. 2022, appendix B: ``6N + 12 L H Q T``, with N the
+      active parameters for a mixture of experts);
+    - ``"megatron"``: dense models (A = N) keep the architecture count of
+      :func:`flops_per_token_megatron`; mixture-of-experts models count
+      ``6 * (A - V * d_model) + T``: every active parameter except the input embedding (a lookup,
+      no matmul) is a multiply-add in the forward pass, twice that backward, plus the attention core.
+
+    Parameters
+    ----------
+    convention : {"palm", "6n", "megatron"}
+        The FLOPs convention.
+    seq_len : float or array_like
+        Sequence length s in tokens (> 0).
+    params, active_params : float or array_like
+        Total and active parameters (> 0, active <= total; equal for a dense model).
+    layers, d_model, heads, kv_heads, head_dim, ffn, vocab : float or array_like
+        The architecture (> 0); ``ffn`` is one expert's FFN size in a mixture of experts.
+    mlp_matrices : float or array_like, optional
+        2 (GELU MLP) or 3 (SwiGLU); default 3.
+    window_layers, window : float or array_like, optional
+        Layers with windowed attention (0 to ``layers``) and their window in tokens; default 0.
+
+    Returns
+    -------
+    float or ndarray
+        FLOPs per trained token.
+
+    References
+    ----------
+    Chowdhery et al. 2022 (PaLM) appendix B; Narayanan et al. 2021 (Megatron-LM); DeepSeek-V3
+    report (arXiv:2412.19437) and the other architectures in udfs/data/models.toml. NVIDIA's
+    Megatron-Bridge tables imply 260.6 GFLOP per DeepSeek-V3 token at s = 4096 (338 model TFLOP/s at
+    1,297 tokens/s per H100, 25.09 container): between 6N (222) and PaLM (283.4) here.
+
+    Examples
+    --------
+    DeepSeek-V3 (37B active, 61 layers, 128 MLA heads of effective dimension 160) at s = 4096:
+
+    >>> f"{flops_per_token_arch('palm', 4096, 671e9, 37e9, 61, 7168, 128, 128, 160, 2048, 129280):.4e}"
+    '2.8340e+11'
+    >>> f"{flops_per_token_arch('6n', 4096, 671e9, 37e9, 61, 7168, 128, 128, 160, 2048, 129280):.4e}"
+    '2.2200e+11'
+    """
+    conv = _convention(convention)
+    chk.broadcast(seq_len=seq_len, params=params, active_params=active_params, layers=layers,
+                  d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim, ffn=ffn,
+                  vocab=vocab, mlp_matrices=mlp_matrices, window_layers=window_layers, window=window)
+    s = chk.positive("seq_len", seq_len)
+    n = chk.positive("params", params)
+    a = chk.positive("active_params", active_params)
+    over = np.broadcast_to(np.asarray(a) > np.asarray(n), np.broadcast(a, n).shape)
+    if over.any():
+        i = np.flatnonzero(over)[0]
+        raise InputRangeError("active_params", np.broadcast_to(a, over.shape).flat[i],
+                              f"(0, params = {np.broadcast_to(n, over.shape).flat[i]:g}]")
+    if conv == "6n":
+        return chk.out(6.0 * a + 0.0 * s)
+    layer = chk.positive("layers", layers)
+    width = chk.positive("heads", heads) * chk.positive("head_dim", head_dim)
+    lw = chk.number("window_layers", window_layers, 0.0, float(np.max(layer)))
+    w = chk.non_negative("window", window)
+    windowed = 12.0 * lw * width * np.minimum(s, w)
+    if conv == "palm":  # with no windowed layers: exactly flops_per_token_palm(a, layer, width, s)
+        return chk.out(flops_per_token_palm(a, layer - lw, width, s) + windowed)
+    d = chk.positive("d_model", d_model)
+    v = chk.positive("vocab", vocab)
+    moe = 6.0 * (a - v * d) + 12.0 * width * (layer - lw) * s + windowed
+    dense = flops_per_token_megatron(layer, d, heads, kv_heads, ffn, v, s, mlp_matrices)
+    return chk.out(np.where(np.asarray(a) < np.asarray(n), moe, dense))
+
+
+def _convention(convention):
+    conv = presets.normalize(chk.text("convention", "palm" if convention is None else convention))
+    if conv not in CONVENTIONS:
+        raise UnknownNameError("convention", convention, CONVENTIONS)
+    return conv
+
+
 def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     """Training FLOPs per token of a model preset (or a bare parameter count with "6n").
+
+    Every convention counts the ACTIVE parameters (``active_params``: all of them for a dense model,
+    the routed experts chosen plus the shared layers for a mixture of experts) and the attention
+    width heads x head_dim; see :func:`flops_per_token_arch` for the equations.
 
     Parameters
     ----------
     model : str or float
-        A model preset key (``"gpt3_175b"``, ``"llama3_8b"``, ``"llama3_70b"``, ``"llama3_405b"``),
-        or a parameter count (only with ``convention="6n"``).
+        A model preset key (``"gpt3_175b"``, ``"llama3_405b"``, ``"deepseek_v3"``, ...), or a
+        parameter count (only with ``convention="6n"``).
     seq_len : float, optional
         Sequence length in tokens; default the preset's.
     convention : {"palm", "6n", "megatron"}, optional
@@ -118,10 +214,13 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     '1.07899e+12'
     >>> f"{tco_flops_per_token(175e9, convention='6n'):.3e}"
     '1.050e+12'
+
+    DeepSeek-V3 from its 37B active parameters (not its 671B):
+
+    >>> f"{tco_flops_per_token('deepseek_v3', convention='6n'):.3e}"
+    '2.220e+11'
     """
-    conv = presets.normalize(chk.text("convention", "palm" if convention is None else convention))
-    if conv not in CONVENTIONS:
-        raise UnknownNameError("convention", convention, CONVENTIONS)
+    conv = _convention(convention)
     if not isinstance(model, str):
         if conv != "6n":
             raise InputTypeError(
@@ -133,14 +232,9 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     m = presets.model(model)
     s = m.value("seq_len") if seq_len is None else seq_len
     if conv == "6n":  # 6N ignores the sequence length; it is still checked and broadcast
-        s = chk.checked("seq_len", s)
-        return chk.out(np.full(np.shape(s), 6.0 * m.value("params")))
-    if conv == "palm":
-        return flops_per_token_palm(m.value("params"), m.value("layers"), m.value("d_model"), s)
-    return flops_per_token_megatron(
-        m.value("layers"), m.value("d_model"), m.value("heads"), m.value("kv_heads"),
-        m.value("ffn"), m.value("vocab"), s, m.value("mlp_matrices"),
-    )
+        s = chk.positive("seq_len", s)
+        return chk.out(np.full(np.shape(s), 6.0 * m.value("active_params")))
+    return flops_per_token_arch(conv, s, **{f: m.value(f) for f in ARCH_FIELDS})
 
 
 def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
@@ -210,6 +304,50 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     return _usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
 
 
+def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
+    """Cost of serving one million tokens at a measured throughput (inference).
+
+    ``(gpu_hour_usd / utilisation) / (3600 * tokens_per_gpu_second) * 1e6``: idle hours are paid
+    for, so the hourly cost is divided by the fraction of hours that serve at that throughput.
+
+    Parameters
+    ----------
+    gpu_hour_usd : float or array_like
+        TCO (or rental price) per GPU-hour, USD (> 0).
+    tokens_per_gpu_second : float or array_like
+        Measured tokens per second per GPU while serving (> 0); input, output or total tokens, each
+        with its own throughput.
+    utilisation : float or array_like, optional
+        Fraction of paid hours spent serving at that throughput, in (0, 1]. Default 1.
+
+    Returns
+    -------
+    float or ndarray
+        USD per million tokens.
+
+    References
+    ----------
+    SemiAnalysis InferenceX (InferenceX-app PR #391 and docs/tco-calculator.md):
+    ``$/M tokens = $/GPU-hr x 1e6 / (3600 x tok/s per GPU)``; utilisation as the rate divided by
+    utilisation (softwareseni inference cost guide, facts-2026 section 3.6).
+
+    Examples
+    --------
+    An H100 at $1.42 per GPU-hour serving 1,000 tokens/s, busy 60% of the time:
+
+    >>> round(cost_per_mtok_at_rate(1.42, 1000.0), 4)
+    0.3944
+    >>> round(cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
+    0.6574
+    """
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second,
+                  utilisation=utilisation)
+    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
+    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
+    u = chk.checked("utilisation", utilisation)
+    return _usd_per_mtok(usd / u, tps)
+
+
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     """Cost of a training run: tokens x cost per token.
 
@@ -271,13 +409,37 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
 # --- steps of the chain (udfs.chain): one quantity from the quantities before it ---------------
 
 
-def flops_per_token_6n(params):
-    """The 6N rule: training FLOPs per token = 6 x parameters (forward 2N + backward 4N).
+def flops_per_token_6n(active_params):
+    """The 6N rule: training FLOPs per token = 6 x the parameters a token uses (all of them for a
+    dense model, the active ones for a mixture of experts).
 
     >>> f"{flops_per_token_6n(175e9):.3e}"
     '1.050e+12'
     """
-    return chk.out(6.0 * chk.checked("params", params))
+    return chk.out(6.0 * chk.checked("active_params", active_params))
+
+
+def flops_palm_step(active_params, layers, heads, head_dim, seq_len, window_layers, window):
+    """The chain's PaLM step: :func:`flops_per_token_arch` in the "palm" convention, from the
+    architecture fields it reads (``6A + 12 W ((L - L_w) s + L_w min(s, w))``, W = heads x
+    head_dim).
+
+    >>> f"{flops_palm_step(175e9, 96, 96, 128, 2048, 0, 0):.5e}"
+    '1.07899e+12'
+    """
+    return flops_per_token_arch("palm", seq_len, active_params, active_params, layers, 1.0, heads,
+                                heads, head_dim, 1.0, 1.0, 3.0, window_layers, window)
+
+
+def flops_megatron_step(params, active_params, layers, d_model, heads, kv_heads, head_dim, ffn,
+                        vocab, seq_len, mlp_matrices, window_layers, window):
+    """The chain's Megatron step: :func:`flops_per_token_arch` in the "megatron" convention.
+
+    >>> f"{flops_megatron_step(175e9, 175e9, 96, 12288, 96, 96, 128, 49152, 51200, 2048, 2, 0, 0):.4e}"
+    '1.0764e+12'
+    """
+    return flops_per_token_arch("megatron", seq_len, params, active_params, layers, d_model, heads,
+                                kv_heads, head_dim, ffn, vocab, mlp_matrices, window_layers, window)
 
 
 def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatron):
@@ -309,19 +471,8 @@ def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatr
     return chk.out(np.choose(table[3], table[:3]))
 
 
-def usd_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second):
-    """Cost of a million tokens at a throughput: ``gpu_hour_usd / (3600 x tokens/s) x 1e6``.
-
-    >>> round(usd_per_mtok_at_rate(1.42, 724.4), 4)
-    0.5445
-    """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second)
-    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    return _usd_per_mtok(usd, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second))
-
-
 def _usd_per_mtok(usd, tps):
-    """The arithmetic of :func:`usd_per_mtok_at_rate` on checked inputs; a throughput that
+    """The arithmetic of :func:`cost_per_mtok_at_rate` on checked inputs; a throughput that
     underflowed to 0 gives inf, as numpy does."""
     return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 

@@ -1,4 +1,4 @@
-"""Energy: joules per trained token and US household-years of electricity.
+"""Energy: joules per trained token, US household-years of electricity and tonnes of CO2.
 
 Energy accounting follows SemiAnalysis 2025-08-20: all-in utility power per GPU (GPU, CPU, network,
 storage, other, times the facility PUE) divided by tokens per second per GPU.
@@ -7,11 +7,14 @@ storage, other, times the facility PUE) divided by tokens per second per GPU.
 from __future__ import annotations
 
 from . import _check as chk
+from . import presets
 from .compute import tco_tokens_per_gpu_second
 
 #: EIA: average US residential electricity use in 2022, kWh per household per year
 KWH_PER_HOUSEHOLD_YEAR = 10_791.0
 JOULES_PER_KWH = 3.6e6
+#: US EIA FAQ 74, 2022: 1,650 Mt CO2 / 4,230,672 GWh of US net generation (udfs/data/grid_factors.toml)
+KG_CO2_PER_KWH_US = presets.catalog("grid")["us_average"].value("kg_co2_per_kwh")
 
 
 def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
@@ -158,3 +161,49 @@ def tokens_per_household_year(kwh_per_household_year, joules_per_token):
                   joules_per_token=joules_per_token)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))
+
+
+def co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
+    """CO2 emitted generating an amount of electricity: ``joules / 3.6e6 * kg_co2_per_kwh / 1000``.
+
+    Parameters
+    ----------
+    joules : float or array_like
+        Electricity drawn from the grid, J (>= 0); utility-side, i.e. including the PUE.
+    kg_co2_per_kwh : float or array_like, optional
+        Grid emission factor, kg CO2 per kWh (>= 0). Default 0.390, the US average of 2022 (US EIA,
+        FAQ 74: 1,650 million tonnes of CO2 from 4.23 trillion kWh). Other factors (US coal- and
+        gas-fired plants) are in udfs/data/grid_factors.toml, see :func:`grid_factor`.
+
+    Returns
+    -------
+    float or ndarray
+        Tonnes (1000 kg) of CO2.
+
+    References
+    ----------
+    US EIA, "How much carbon dioxide is produced per kilowatthour of U.S. electricity generation?"
+    (2022 data).
+
+    Examples
+    --------
+    300B GPT-3 tokens at 2.469 J/token (SemiAnalysis 2025-08-20's FP8 run) on the US grid:
+
+    >>> round(co2_tonnes(300e9 * 2.469), 1)
+    80.2
+    >>> co2_tonnes([3.6e9, 0.0], 0.5).tolist()
+    [0.5, 0.0]
+    """
+    chk.broadcast(joules=joules, kg_co2_per_kwh=kg_co2_per_kwh)
+    j = chk.non_negative("joules", joules)
+    factor = chk.non_negative("kg_co2_per_kwh", kg_co2_per_kwh)
+    return chk.out(j / JOULES_PER_KWH * factor / 1000.0)
+
+
+def grid_factor(name="us_average"):
+    """A sourced grid emission factor in kg CO2 per kWh (udfs/data/grid_factors.toml).
+
+    >>> grid_factor("US natural gas")
+    0.4404
+    """
+    return presets.lookup("grid", name).value("kg_co2_per_kwh")

@@ -15,7 +15,8 @@ Names are matched case-insensitively, with spaces and hyphens read as underscore
 ...     system("H100_HXG")
 ... except KeyError as err:
 ...     print(err)
-unknown system 'H100_HXG'; valid: B200_HGX, GB200_NVL72, H100_HGX, H200_HGX.
+unknown system 'H100_HXG'; valid: B200_HGX, B300_HGX, GB200_NVL72, GB300_NVL72, H100_HGX,
+H200_HGX, H800_HGX, MI300X, MI325X, MI355X.
 Did you mean H100_HGX?
 """
 
@@ -34,25 +35,41 @@ from .errors import MissingValueError, UnknownNameError
 #: the catalogs and their data files
 KINDS = {"system": "systems.toml", "buyer": "buyers.toml", "model": "models.toml", "run": "runs.toml"}
 
+#: further sourced tables, read the same way but not preset kinds of the workbook or the CLI:
+#: rental prices, SemiAnalysis's published TCO (the calibration target), published training facts
+#: and grid CO2 factors
+TABLES = {"rent": "rents.toml", "inferencex": "inferencex_tco.toml", "moe_run": "moe_runs.toml",
+          "training_fact": "training_facts.toml", "grid": "grid_factors.toml"}
+
 #: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
 REQUIRED_FIELDS = {
     "system": (
         "gpus_per_unit", "unit_price_usd", "unit_all_in_usd", "chip_watts", "it_kw_per_gpu",
         "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "scale_up_gpus",
+        "all_in_kw_per_gpu", "availability",
     ),
     "buyer": (
         "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
         "colo_usd_per_kw_month", "capex_multiplier", "other_usd_per_gpu_hour",
     ),
     "model": (
-        "params", "layers", "d_model", "heads", "kv_heads", "ffn", "vocab", "seq_len", "mlp_matrices",
+        "params", "active_params", "layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab",
+        "seq_len", "mlp_matrices",
     ),
     "run": ("gpus", "mfu"),
+    "moe_run": ("gpus", "mfu"),
+    "rent": ("usd_per_gpu_hour",),
+    "inferencex": ("tco_hyperscaler", "tco_neocloud_giant", "rent_3yr", "all_in_kw_per_gpu"),
+    "training_fact": ("gpu_hours",),
+    "grid": ("kg_co2_per_kwh",),
 }
 
 #: text fields each kind must define
 TEXT_FIELDS = {"system": ("label",), "buyer": ("label",), "model": ("label",),
-               "run": ("label", "system", "model", "precision")}
+               "run": ("label", "system", "model", "precision"),
+               "moe_run": ("label", "system", "model", "precision"),
+               "rent": ("label", "system", "provider", "term"), "inferencex": ("label",),
+               "training_fact": ("label", "model", "system"), "grid": ("label",)}
 
 #: precisions with a peak_tflops_<precision> field on every system
 PRECISIONS = ("bf16", "fp8", "fp4")
@@ -121,25 +138,70 @@ def normalize(name: str) -> str:
 
 @functools.cache
 def catalog(kind: str) -> dict[str, Preset]:
-    """All presets of one kind ("system", "buyer", "model", "run"), keyed by their TOML key."""
-    if kind not in KINDS:
-        raise UnknownNameError("preset kind", kind, KINDS)
-    raw = tomllib.loads(resources.files(__package__).joinpath("data", KINDS[kind]).read_text("utf-8"))
+    """All presets of one kind ("system", "buyer", "model", "run", or a table of :data:`TABLES`:
+    "rent", "inferencex", "training_fact", "grid"), keyed by their TOML key."""
+    files = {**KINDS, **TABLES}
+    if kind not in files:
+        raise UnknownNameError("preset kind", kind, files)
+    text_ = resources.files(__package__).joinpath("data", files[kind]).read_text("utf-8")
+    return parse(kind, files[kind], text_)
+
+
+def parse(kind: str, filename: str, text_: str) -> dict[str, Preset]:
+    """Read one data file: every inline table must carry unit, source and as_of (a date).
+
+    >>> parse("rent", "x.toml", "[a]\\nlabel = 'A'\\nusd = { value = 2, unit = 'USD' }\\n")
+    Traceback (most recent call last):
+    ...
+    udfs.errors.MissingValueError: x.toml [a] usd: source is required: every value needs value, unit, \
+source and as_of
+    """
     presets = {}
-    for key, table in raw.items():
+    for key, table in tomllib.loads(text_).items():
         texts = {k: v for k, v in table.items() if isinstance(v, str)}
-        entries = {
-            k: Entry(_float_or_none(v.get("value")), v["unit"], v["source"], v["as_of"])
-            for k, v in table.items() if isinstance(v, dict)
-        }
+        entries = {k: _entry(filename, key, k, v) for k, v in table.items() if isinstance(v, dict)}
         if kind == "system":
             _derive_system(key, entries)
+        if kind == "model":
+            _derive_model(key, entries)
         presets[key] = Preset(kind, key, texts, entries)
     return presets
 
 
+def _entry(filename: str, key: str, name: str, raw: dict) -> Entry:
+    where = f"{filename} [{key}] {name}"
+    for part in ("unit", "source", "as_of"):
+        if part not in raw:
+            raise MissingValueError(f"{where}: {part}", "every value needs value, unit, source and as_of")
+    if not isinstance(raw["as_of"], dt.date):
+        raise MissingValueError(f"{where}: as_of", f"a date (YYYY-MM-DD), got {raw['as_of']!r}")
+    return Entry(_float_or_none(raw.get("value")), raw["unit"], raw["source"], raw["as_of"])
+
+
 def _float_or_none(value: object) -> float | None:
     return None if value is None else float(value)
+
+
+def _derive_model(key: str, entries: dict[str, Entry]) -> None:
+    """Defaults: ``active_params`` = ``params``, ``head_dim`` = ``d_model / heads``, no windowed layers.
+
+    Mixture-of-experts models state both (udfs/data/models.toml); for a dense model every parameter
+    is active and the attention width heads x head_dim is the hidden size, so the defaults change
+    no dense FLOPs count.
+    """
+    params, d, heads = entries["params"], entries["d_model"], entries["heads"]
+    if "active_params" not in entries:
+        entries["active_params"] = Entry(
+            params.value, params.unit, f"derived: dense model, active_params = params ({params.source})",
+            params.as_of)
+    if "head_dim" not in entries:
+        entries["head_dim"] = Entry(
+            d.value / heads.value, "head dimension",
+            f"derived: d_model / heads ({d.source})", d.as_of)
+    for name, unit in (("window_layers", "layers"), ("window", "tokens")):
+        if name not in entries:
+            entries[name] = Entry(0.0, unit, "derived: no windowed attention; every layer attends to "
+                                  "the whole sequence (none stated in the model's sources)", d.as_of)
 
 
 def _derive_system(key: str, entries: dict[str, Entry]) -> None:
@@ -204,3 +266,29 @@ def precision_key(precision: object) -> str:
 def peak_tflops(system_name: object, precision: object) -> float:
     """Dense peak TFLOPS per GPU of a system at a precision."""
     return system(system_name).value(f"peak_tflops_{precision_key(precision)}")
+
+
+def rents(system_name: object = None) -> list[Preset]:
+    """Rental price presets (udfs/data/rents.toml), all or those of one system, cheapest first.
+
+    >>> [(r.texts["term"], r.value("usd_per_gpu_hour")) for r in rents("GB200 NVL72")]
+    [('3-year commitment', 4.0), ('on-demand', 4.54)]
+    """
+    rows = list(catalog("rent").values())
+    if system_name is not None:
+        key = system(system_name).key
+        rows = [r for r in rows if r.texts["system"] == key]
+    return sorted(rows, key=lambda r: r.value("usd_per_gpu_hour"))
+
+
+def inferencex(system_name: object) -> Preset:
+    """SemiAnalysis's published TCO per GPU-hour and all-in kW of a system (udfs/data/inferencex_tco.toml).
+
+    >>> inferencex("GB200_NVL72").value("tco_hyperscaler")
+    1.86
+    """
+    key = system(system_name).key
+    table = catalog("inferencex")
+    if key not in table:
+        raise UnknownNameError("system with a published SemiAnalysis TCO", system_name, table)
+    return table[key]

@@ -100,6 +100,11 @@ RANGES: dict[str, Range] = {
     "seq_len": POSITIVE,
     # model architecture
     "params": POSITIVE,
+    "active_params": POSITIVE,
+    "head_dim": POSITIVE,
+    "window_layers": NON_NEGATIVE,
+    "window": NON_NEGATIVE,
+    "utilisation": FRACTION,
     "layers": POSITIVE,
     "d_model": POSITIVE,
     "heads": POSITIVE,

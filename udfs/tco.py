@@ -210,7 +210,8 @@ def tco_systems():
     >>> table[0][:4]
     ['key', 'label', 'gpus_per_unit', 'unit_price_usd']
     >>> [row[0] for row in table[1:]]
-    ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX']
+    ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX', 'B300_HGX', 'GB300_NVL72', 'MI300X', 'MI325X',
+     'MI355X', 'H800_HGX']
     """
     return _table("system")
 
@@ -232,7 +233,8 @@ def tco_models():
     Examples
     --------
     >>> [row[0] for row in tco_models()[1:]]
-    ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b']
+    ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b', 'deepseek_v3', 'qwen3_235b_a22b',
+     'llama4_maverick', 'gpt_oss_120b']
     """
     return _table("model")
 

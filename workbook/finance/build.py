@@ -39,7 +39,7 @@ from workbook.xlsx.files import atomic_output
 DEFAULT_SYSTEMS = ("H100_HGX", "GB200_NVL72")
 SHEET_ORDER = ("Cover", "Inputs", "Model", "Compare", "Benchmarks", "Checks", "Presets",
                xlwings_sheet.XLWINGS_SHEET)
-MAX_SYSTEMS = 8
+MAX_SYSTEMS = 10
 
 
 @dataclass(frozen=True)

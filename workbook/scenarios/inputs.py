@@ -9,18 +9,14 @@ Sections, each row with its defined name in column A:
    vary between scenarios (grey).
 3. Base scenario ``base_<input>`` and its used values ``base_use_<key>``: the centre of the
    Sensitivity and Monte Carlo sheets.
-4. FLOPs per token of each model preset: ``flops_fixed + flops_per_seq x sequence length`` per
-   convention (palm, 6n, megatron), computed from the architecture on Presets.
-5. Unit constants ``k_*`` (as on the finance workbook).
+4. Unit constants ``k_*`` (the chain's).
 """
 
 from __future__ import annotations
 
-from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from udfs import chain, presets, ranges, scenario
-from udfs.compute import CONVENTIONS
+from udfs import chain, ranges, scenario
 from workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
@@ -99,8 +95,6 @@ def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_value
         row += 1
         _used(book, ws, row, base, q)
 
-    row += 2
-    row = _flops_table(book, ws, row)
 
     row += 2
     styles.section_row(ws, row, "Unit constants (not assumptions)", 5)
@@ -148,59 +142,3 @@ def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
     cell = ws.cell(row=row, column=VALUE_COL, value=layout.formula(q.key).replace("{r}", ""))
     styles.style_lookup(cell, q.unit)
     book.define_cell(name, ws, row, VALUE_COL)
-
-
-def _flops(conv: str, part: str, cells: dict[str, str]) -> str:
-    """FLOPs per token of convention ``conv`` split as ``fixed + per_seq x sequence length``,
-    from the chain's step ``flops_<conv>``: fixed is the formula at length 0, per_seq the change
-    from 0 to 1 (every convention is linear in the sequence length)."""
-    def at(length: str) -> str:
-        return chain.formula(f"flops_{conv}", lambda n: length if n == "seq_len" else cells[n])[1:]
-
-    return f"={at('0')}" if part == "fixed" else f"=({at('1')})-({at('0')})"
-
-
-def _flops_table(book: BookBuilder, ws, row: int) -> int:
-    """Per model preset: its architecture (from Presets) and the FLOPs-per-token coefficients."""
-    fields = [i.key for i in chain.INPUTS if i.scope == "model"]
-    width = 1 + len(fields) + 2 * len(CONVENTIONS)
-    styles.section_row(ws, row, "FLOPs per token = fixed + per_seq x sequence length "
-                       "(per convention: " + "; ".join(
-                           f"{c}: {chain.step('flops_' + c).how}" for c in CONVENTIONS) + ")",
-                       width)
-    row += 1
-    conv_cols = {}
-    heads = ["model", *fields]
-    for part in ("fixed", "per_seq"):
-        for conv in CONVENTIONS:
-            conv_cols[(part, conv)] = len(heads) + 1
-            heads.append(conv)
-    row += 1
-    for part, first in (("fixed", 2 + len(fields)), ("per_seq", 2 + len(fields) + 3)):
-        ws.cell(row=row - 1, column=first, value=f"flops_{part}").font = styles.KEY_FONT
-    styles.header_row(ws, row, heads)
-    header = row
-    models = list(presets.catalog("model"))
-    field_col = {f: 2 + i for i, f in enumerate(fields)}
-    for key in models:
-        row += 1
-        ws.cell(row=row, column=1, value=key)
-        for f, col in field_col.items():
-            c = ws.cell(row=row, column=col,
-                        value=f'=INDEX(model_value,MATCH($A{row}&".{f}",model_id,0))')
-            styles.style_lookup(c)
-            c.number_format = "#,##0"
-        cells = {f: f"{get_column_letter(fc)}{row}" for f, fc in field_col.items()}
-        for (part, conv), col in conv_cols.items():
-            styles.style_formula(ws.cell(row=row, column=col, value=_flops(conv, part, cells)),
-                                 "FLOPs/token")
-    first, last = header + 1, row
-    book.define("flops_model", ws, f"$A${first}:$A${last}")
-    for part in ("fixed", "per_seq"):
-        a = get_column_letter(conv_cols[(part, CONVENTIONS[0])])
-        b = get_column_letter(conv_cols[(part, CONVENTIONS[-1])])
-        book.define(f"flops_{part}", ws, f"${a}${first}:${b}${last}")
-    a = get_column_letter(conv_cols[("fixed", CONVENTIONS[0])])
-    b = get_column_letter(conv_cols[("fixed", CONVENTIONS[-1])])
-    book.define("flops_convention", ws, f"${a}${header}:${b}${header}")
-    return row

@@ -13,8 +13,9 @@ model chain per row in native formulas. :class:`Layout` decides where each quant
 Formula templates: ``[key]`` is the quantity's reference for the row (``$F6`` or a name),
 ``<key>`` the input cell of that input (blank = use the preset), ``{r}`` the row. Preset values
 come from the Presets sheet's long tables (``INDEX(sys_value, MATCH(system & ".field", sys_id,
-0))``, as on the finance workbook) and FLOPs per token from the FLOPs table on Inputs
-(``flops_fixed + flops_per_seq x sequence length`` per model and convention). The unit constants
+0))``, as on the finance workbook); FLOPs per token is the chain's own steps on the model's
+architecture, a column only where the model, the convention or the sequence length varies. The
+unit constants
 ``k_*`` are the chain's. Every column and its formula come from :mod:`udfs.chain`.
 
 >>> lay = Layout(["system", "mfu"], "inp_", "use_", first_col=2)
@@ -59,16 +60,18 @@ def _used_input(i: chain.Input) -> Quantity:
     return Quantity(i.key, i.label, i.unit, "used", f'=IF(<{i.key}>="",{preset},<{i.key}>)')
 
 
-_FLOPS = ("INDEX(flops_{part},MATCH([model],flops_model,0),"
-          "MATCH([convention],flops_convention,0))")
+def _arch(i: chain.Input) -> Quantity:
+    """A model-architecture value of the row's model preset."""
+    return Quantity(i.key, i.label, i.unit, "used", "=" + lookup(i.presets[0], _KEYS))
 
-#: used values in dependency order: the preset-backed inputs share their input's key; FLOPs per
-#: token comes from the FLOPs table on Inputs (the chain's model-level steps, per model)
+
+#: used values in dependency order: the preset-backed inputs (sharing their input's key), the
+#: model's architecture, and the chain's model-level steps (FLOPs per token)
 USED = (
     *(_used_input(i) for i in chain.SCENARIO_INPUTS if i.default == chain.PRESET),
-    Quantity("flops_per_token", chain.step("flops_per_token").label, "FLOPs/token", "used",
-             "=" + _FLOPS.format(part="fixed") + "+" + _FLOPS.format(part="per_seq")
-             + "*[seq_len]"),
+    *(_arch(i) for i in chain.INPUTS if i.scope == "model"),
+    *(Quantity(s.key, s.label, s.unit, "used", chain.formula(s.key, lambda n: f"[{n}]"))
+      for s in chain.STEPS if s.level == "model"),
 )
 PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
 
