@@ -61,7 +61,11 @@ def test_the_workbook_knows_every_scenario_input():
 
     assert tuple(INPUTS) == scenario.INPUT_NAMES
     assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"}
-    assert [q.key for q in USED if q.key not in INPUTS] == ["flops_per_token"]
+    from udfs import chain
+
+    arch = [i.key for i in chain.INPUTS if i.scope == "model"]
+    flops = ["flops_palm", "flops_6n", "flops_megatron", "flops_per_token"]
+    assert [q.key for q in USED if q.key not in INPUTS] == arch + flops
 
 
 def test_every_row_equals_udfs_scenario_evaluate(written):
@@ -254,7 +258,8 @@ def test_inputs_sheet_names_every_input_the_rows_read(written):
     for key in spec.fixed:
         v = named(wb, f"inp_{key}")
         assert v == spec.fixed[key], key
-    assert {"k_hours_per_year", "use_flops_per_token", "use_active_params", "sys_id", "scn_usd_per_mtok",
+    assert {"k_hours_per_year", "base_use_flops_per_token", "base_use_active_params", "sys_id",
+            "scn_usd_per_mtok",
             "chk_ok"} <= names
     assert wb.calculation.fullCalcOnLoad
 

@@ -128,7 +128,7 @@ def test_model_formulas_hold_no_typed_numbers(wb):
 
 
 def test_formulas_use_functions_libreoffice_74_knows(wb):
-    allowed = {"INDEX", "MATCH", "IF", "ISNUMBER", "NA", "PMT", "AND", "OR", "NOT", "ABS", "MAX",
+    allowed = {"INDEX", "MATCH", "IF", "ISNUMBER", "NA", "PMT", "AND", "OR", "NOT", "ABS", "MAX", "MIN",
                "ISERROR", "ISTEXT", "COUNTA", "TRUE"}
     udf_names = set(udfs.UDFS)
     for sheet, ref, f in all_formulas(wb):
