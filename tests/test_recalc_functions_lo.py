@@ -128,6 +128,19 @@ PROBES = [
     "=FV(0.02,12,-100)", "=NPV(0.1,-1000,300,400,500)", "=NPV(0.1,Data!A1:A10)",
     "=NPV(0.08,Data!B1:B5,100)", "=IPMT(0.1/12,1,36,8000)", "=IPMT(0.05,3,10,-1000,0,1)",
     "=PPMT(0.1/12,1,24,2000)", "=PPMT(0.08,10,10,200000)",
+    # cash-flow returns
+    "=IRR({-1000,300,400,500})", "=IRR({-1000,300,400,500},0.5)",
+    "=IRR({-70000,12000,15000,18000,21000})", "=IRR({-70000,12000,15000,18000,21000,26000})",
+    "=IRR({-70000,12000,15000},-0.1)", '=IRR({-100,50,"x",60})', "=IRR(Data!B1:B7)",
+    "=IRR({-1000,100,100,1100})", "=IRR({-1000,0,0,0,2000})", "=IRR({-100,250,-156})",
+    "=IRR({-100,250,-156},0.5)", '=IRR({-100,110},"x")',
+    "=XNPV(0.09,{-10000,2750,4250,3250,2750},{39448,39508,39751,39859,39904})",
+    "=XIRR({-10000,2750,4250,3250,2750},{39448,39508,39751,39859,39904})",
+    "=XIRR({-10000,2750,4250,3250,2750},{39448,39508,39751,39859,39904},0.5)",
+    "=XIRR({-10000,2750,4250,3250,2750},{39448,39508,39751,39859,39904},-0.9)",
+    "=XNPV(0.1,{-10000,2750},{39448.7,39508.2})", "=XNPV(-0.5,{-10000,2750},{39448,39508})",
+    "=XNPV(0,{-10000,2750},{39448,39508})", "=XNPV(0.1,Data!E1:E5,Data!C1:C5)",
+    "=XNPV(0.1,Data!A1:A3,Data!C1:C3)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -157,6 +170,19 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     '=VLOOKUP("B200",Data!H1:K4,5,FALSE)': ("#REF!", "Excel: col_index beyond the table is #REF!"),
     "=DATE(10000,1,1)": ("#NUM!", "Excel: a year of 10000 or more is #NUM!"),
     "=YEAR(-1)": ("#NUM!", "Excel has no dates before 1900; LibreOffice does"),
+    # Microsoft's IRR/XIRR/XNPV pages: "values must contain at least one positive value and one
+    # negative value"; "if any number in dates precedes the starting date ... #NUM!"; "if values
+    # and dates contain a different number of values ... #NUM!". LibreOffice says #N/A (its
+    # Err:523, no convergence) or #VALUE!, and accepts dates before the first.
+    "=IRR({100,200})": ("#NUM!", "Excel: IRR needs a positive and a negative value"),
+    "=IRR({-100,-200})": ("#NUM!", "Excel: IRR needs a positive and a negative value"),
+    "=IRR(Data!C1:C5)": ("#NUM!", "Excel: IRR needs a positive and a negative value"),
+    "=XIRR({10000,2750},{39448,39508})": ("#NUM!", "Excel: XIRR needs both signs"),
+    "=XIRR({-10000,2750},{39448,39508,39509})": ("#NUM!", "Excel: counts differ"),
+    "=XNPV(0.1,{-10000,2750},{39448,39508,39509})": ("#NUM!", "Excel: counts differ"),
+    "=XNPV(0.1,{-10000,2750},{39448,39400})": ("#NUM!", "Excel: a date before the first"),
+    "=XIRR({-10000,2750,9000},{39448,39400,39600})": ("#NUM!", "Excel: a date before the first"),
+    "=XNPV(0.1,Data!C1:C5,Data!E1:E5)": ("#NUM!", "Excel: a date before the first"),
 }
 PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
 PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",

@@ -25,10 +25,11 @@ class Spec:
 
 
 def _table() -> dict[str, Spec]:
-    from . import conditional, dates, finance, info, logic, lookup, math, stats, text
+    from . import cashflow, conditional, dates, finance, info, logic, lookup, math, stats, text
 
     table: dict[str, Spec] = {}
-    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance):
+    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
+                   cashflow):
         table.update(module.FUNCTIONS)
     return table
 
