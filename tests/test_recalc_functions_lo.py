@@ -1,9 +1,12 @@
-"""Every implemented Excel function against LibreOffice headless, cell by cell.
+"""Every implemented Excel function against LibreOffice, cell by cell: recorded and live.
 
 One workbook (tests/recalc_book.py) holds one formula per row on a Probes sheet, plus shared
-formulas, cross-sheet references and defined names. LibreOffice recalculates it (a full
-recalculation: openpyxl writes no cached values); gputco's engine evaluates the same file; every
-cell must agree within 1e-9 relative (numbers) or exactly (text, booleans, errors).
+formulas, cross-sheet references and defined names. gputco's engine evaluates it and every cell
+must agree with LibreOffice's answer within 1e-9 relative (numbers) or exactly (text, booleans,
+errors). LibreOffice's answers are recorded in tests/data/lo_probes.json (see tests/lo_record.py),
+so the engine is compared with them on every machine; the tests named ``..._libreoffice`` run the
+installed LibreOffice (a full recalculation: openpyxl writes no cached values), check that it still
+gives the recorded answers, and refresh the recording with GPUTCO_LO_REFRESH=1.
 
 Where LibreOffice and Excel disagree, the engine follows Excel and the probe is listed in
 ``EXCEL_NOT_LO`` with Excel's documented result instead. The differences come from LibreOffice
@@ -13,19 +16,16 @@ error codes for invalid arguments (#VALUE! where Excel says #NUM!), and 0^0 (Exc
 
 from __future__ import annotations
 
-import datetime
-import math
-
 import pytest
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
-from openpyxl.utils.datetime import to_excel
+from lo_record import REGENERATE, recorded, same, verify_or_refresh
 from recalc_book import probe_book
 
-from workbook.recalc import XlError, evaluate_workbook, recalc_file
+from workbook.recalc import evaluate_workbook, recalc_file
 
-pytestmark = [requires_soffice,  # LibreOffice's DATE(10000,1,1) is a serial openpyxl cannot read
-              pytest.mark.filterwarnings("ignore:Cell .* is marked as a date:UserWarning")]
+pytestmark = [pytest.mark.filterwarnings("ignore:Cell .* is marked as a date:UserWarning")]
+SET = "functions"
 
 PROBES = [
     # operators and precedence
@@ -189,68 +189,80 @@ PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(D
            "=VARP(Data!C1:C5)"]
 
 
+#: cells outside the Probes sheet that are compared too
+OTHER_CELLS = [("Shared", f"{col}{r}") for r in range(1, 7) for col in "BC"] + [
+    ("Arrays", f"C{r}") for r in range(1, 4)]
+
+
+def _key(sheet: str, ref: str) -> str:
+    """The recording's key: the probe formula on the Probes sheet, else Sheet!A1."""
+    if sheet == "Probes":
+        return PROBES[int(ref[1:]) - 1]
+    return f"{sheet}!{ref}"
+
+
 @pytest.fixture(scope="module")
-def results(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("recalc_functions")
-    src = probe_book(folder / "probes.xlsx", PROBES)
-    lo = lo_values(recalculate(src, folder / "lo"))
-    ours = evaluate_workbook(src, functions={})
-    return lo, ours
+def book(tmp_path_factory):
+    return probe_book(tmp_path_factory.mktemp("recalc_functions") / "probes.xlsx", PROBES)
 
 
-def _norm(v):
-    if isinstance(v, datetime.datetime):  # LibreOffice formats DATE results as dates
-        return float(to_excel(v))
-    if isinstance(v, XlError):
-        return str(v)
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, int | float):
-        return float(v)
-    if v is None or v == "":
-        return ""
-    return v
+@pytest.fixture(scope="module")
+def ours(book):
+    return evaluate_workbook(book, functions={})
 
 
-def _same(a, b) -> bool:
-    a, b = _norm(a), _norm(b)
-    if isinstance(a, float) and isinstance(b, float) and not isinstance(a, bool) \
-            and not isinstance(b, bool):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300) or a == b
-    return type(a) is type(b) and a == b
+@pytest.fixture(scope="module")
+def lo_recorded():
+    rec = recorded(SET)
+    missing = [p for p in PROBES if p not in rec] + [
+        f"{s}!{r}" for s, r in OTHER_CELLS if f"{s}!{r}" not in rec]
+    assert not missing, (f"{len(missing)} probes have no recorded LibreOffice answer (first: "
+                         f"{missing[:3]}); record them with: {REGENERATE}")
+    return rec
 
 
 @pytest.mark.parametrize("row", range(1, len(PROBES) + 1), ids=PROBES)
-def test_probe_matches_libreoffice(results, row):
-    lo, ours = results
+def test_probe_matches_recorded_lo(ours, lo_recorded, row):
     formula = PROBES[row - 1]
     got = ours[("Probes", f"B{row}")]
+    lo = lo_recorded[formula]
     if formula in EXCEL_NOT_LO:
         expected, why = EXCEL_NOT_LO[formula]
-        assert _same(expected, got), f"{formula}: Excel gives {expected!r} ({why}), got {got!r}"
-        assert not _same(lo.get(("Probes", f"B{row}")), expected), \
+        assert same(expected, got), f"{formula}: Excel gives {expected!r} ({why}), got {got!r}"
+        assert not same(lo, expected), \
             f"{formula}: LibreOffice now agrees with Excel; move it back to the compared probes"
         return
-    want = lo.get(("Probes", f"B{row}"))
-    assert _same(want, got), f"{formula}: LibreOffice {want!r}, gputco {got!r}"
+    assert same(lo, got), f"{formula}: LibreOffice {lo!r}, gputco {got!r}"
 
 
-def test_shared_formulas_and_running_ranges(results):
-    lo, ours = results
+def test_shared_formulas_and_running_ranges(ours, lo_recorded):
     for r in range(1, 7):
         for col in "BC":
             key = ("Shared", f"{col}{r}")
-            assert _same(lo[key], ours[key]), f"{key}: LibreOffice {lo[key]!r}, gputco {ours[key]!r}"
+            want = lo_recorded[f"Shared!{col}{r}"]
+            assert same(want, ours[key]), f"{key}: LibreOffice {want!r}, gputco {ours[key]!r}"
 
 
-def test_single_cell_array_formulas(results):
-    lo, ours = results
+def test_single_cell_array_formulas(ours, lo_recorded):
     for ref, want in (("C1", 300.0), ("C2", 40.0), ("C3", 2.0)):
-        assert _same(lo[("Arrays", ref)], want)
-        assert _same(ours[("Arrays", ref)], want), (ref, ours[("Arrays", ref)])
+        assert same(lo_recorded[f"Arrays!{ref}"], want)
+        assert same(ours[("Arrays", ref)], want), (ref, ours[("Arrays", ref)])
 
 
-def test_check_of_libreoffices_file_flags_only_the_known_differences(tmp_path_factory):
+@requires_soffice
+def test_recording_equals_live_libreoffice(book, tmp_path_factory):
+    """The installed LibreOffice still gives every recorded answer (or refreshes them)."""
+    lo = lo_values(recalculate(book, tmp_path_factory.mktemp("recalc_functions_lo")))
+    cells = [("Probes", f"B{r}") for r in range(1, len(PROBES) + 1)] + OTHER_CELLS
+    live = {_key(s, r): lo.get((s, r)) for s, r in cells}
+    bad = verify_or_refresh(SET, live)
+    assert not bad, f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, " \
+                    f"refresh with: {REGENERATE}"
+
+
+@requires_soffice
+def test_check_of_libreoffices_file_flags_only_the_known_differences(
+        tmp_path_factory):
     """Reading a file LibreOffice wrote (its own XML layout and cached values): the only cells
     whose stored values differ from ours are the documented Excel-vs-LibreOffice probes."""
     folder = tmp_path_factory.mktemp("recalc_check_lo")
