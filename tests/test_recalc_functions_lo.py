@@ -141,6 +141,23 @@ PROBES = [
     "=XNPV(0.1,{-10000,2750},{39448.7,39508.2})", "=XNPV(-0.5,{-10000,2750},{39448,39508})",
     "=XNPV(0,{-10000,2750},{39448,39508})", "=XNPV(0.1,Data!E1:E5,Data!C1:C5)",
     "=XNPV(0.1,Data!A1:A3,Data!C1:C3)",
+    # criteria: error criteria, numeric text, booleans, "<>" over errors and blanks
+    '=COUNTIF(Data!B1:B8,"#N/A")', '=COUNTIF(Data!B1:B8,"#DIV/0!")',
+    '=COUNTIF(Data!B1:B8,"<>#N/A")', '=COUNTIF(Data!B1:B8,"=#N/A")',
+    '=COUNTIF(Data!B1:B8,"<>#DIV/0!")', '=COUNTIF(Data!B1:B8,"<>")', '=COUNTIF(Data!B1:B8,"<>abc")',
+    '=COUNTIF(Data!B1:B8,"<>3")', "=COUNTIF(Data!B1:B8,3)", '=COUNTIF(Data!B1:B8,"3")',
+    '=COUNTIF(Data!B1:B8,">2")', '=COUNTIF(Data!B1:B8,"=3")', '=COUNTIF(Data!B1:B8,"=")',
+    '=COUNTIF(Data!B1:B8,"<>*o*")', "=COUNTIF(Data!F1:F2,TRUE)", '=COUNTIF(Data!F1:F2,"TRUE")',
+    '=COUNTIF(Data!F1:F2,"<>TRUE")', '=SUMIF(Data!B1:B8,"<>abc",Data!A1:A8)',
+    '=SUMIF(Data!B1:B8,"<>",Data!A1:A8)', '=COUNTIFS(Data!B1:B8,"<>",Data!A1:A8,">0")',
+    '=AVERAGEIF(Data!B1:B8,"<>abc",Data!A1:A8)', '=COUNTIF(Data!A1:A10,"<>3")',
+    '=COUNTIF(Data!A1:A10,"1E-3")', '=COUNTIF(Data!A1:A10,"<1e-2")',
+    # error codes, CHOOSE keeping its range, the 1900 calendar where both agree
+    '=HLOOKUP(1,"text",1)', '=VLOOKUP(1,"text",1)', "=HLOOKUP(1,1,1)", "=INDEX(Data!A1:A3,-2)",
+    "=INDEX(Data!A1:C3,-1,1)", "=INDEX(Data!A1:C3,1,-1)", "=INDEX(Data!A1:C3,0,-1)",
+    "=SUM(CHOOSE(2,Data!A1:A2,Data!A1:A3,Data!A1:A4))", "=SUM(CHOOSE(1,Data!A1:A2,5))",
+    "=FV(-1,2,1)", "=PMT(-1,2,1)", "=MONTH(60)", "=YEAR(60)", "=DAY(61)", "=DATE(1900,3,1)",
+    "=EOMONTH(60,0)", '=EDATE(45322,"1")',
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -183,6 +200,28 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=XNPV(0.1,{-10000,2750},{39448,39400})": ("#NUM!", "Excel: a date before the first"),
     "=XIRR({-10000,2750,9000},{39448,39400,39600})": ("#NUM!", "Excel: a date before the first"),
     "=XNPV(0.1,Data!C1:C5,Data!E1:E5)": ("#NUM!", "Excel: a date before the first"),
+    # criteria: Excel-saved workbooks (issue 14's corpus) count error cells equal to an error
+    # criterion, where LibreOffice returns the error; Microsoft's COUNTIF page: "*" counts cells
+    # containing text; LibreOffice has no boolean cells, so it counts TRUE as the number 1
+    "=COUNTIF(Data!B1:B8,Data!B6)": (1.0, "Excel counts the #N/A cells"),
+    "=COUNTIF(Data!B1:B8,Data!B7)": (1.0, "Excel counts the #DIV/0! cells"),
+    "=SUMIF(Data!B1:B8,Data!B6,Data!A1:A8)": (1e-3, "Excel sums where the #N/A cells are"),
+    '=COUNTIF(Data!B1:B8,"*")': (4.0, "Excel: '*' matches text cells only"),
+    "=COUNTIF(Data!F1:F2,1)": (0.0, "Excel: TRUE is not the number 1 in a range"),
+    '=COUNTIF(Data!F1:F2,">0")': (0.0, "Excel: TRUE is not a number in a range"),
+    # Microsoft: "Excel incorrectly assumes that the year 1900 is a leap year" (serial 60 is
+    # 1900-02-29, serial 0 is 1900-01-00); LibreOffice's serials before 61 are true dates
+    "=DAY(60)": (29.0, "Excel's fictitious 1900-02-29"),
+    "=DAY(59)": (28.0, "Excel's serial 59 is 1900-02-28"),
+    "=DATE(1900,2,29)": (60.0, "Excel's fictitious 1900-02-29"),
+    "=EDATE(60,1)": (89.0, "Excel: 1900-02-29 plus a month is 1900-03-29"),
+    "=DAY(0)": (0.0, "Excel's serial 0 is 1900-01-00"),
+    "=MONTH(0)": (1.0, "Excel's serial 0 is 1900-01-00"),
+    # Excel-saved workbooks (issue 14): EDATE/EOMONTH refuse TRUE/FALSE; a rate of -1 divides by 0
+    "=EDATE(45322,TRUE)": ("#VALUE!", "Excel: EDATE with a boolean is #VALUE!"),
+    "=EOMONTH(TRUE,1)": ("#VALUE!", "Excel: EOMONTH with a boolean is #VALUE!"),
+    "=FV(-1,-2,1)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
+    "=PV(-1,20,300)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
 }
 PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
 PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",

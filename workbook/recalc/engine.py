@@ -30,7 +30,7 @@ from .refs import cell_name
 from .sheetxml import FormulaCell, SheetPart
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
-from .values import VALUE
+from .values import DATE1904, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
@@ -85,8 +85,12 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table)
-    with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
-        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+    token = DATE1904.set(package.date1904)  # date serials count from 1904-01-01 in such books
+    try:
+        with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
+            _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+    finally:
+        DATE1904.reset(token)
     return result
 
 
