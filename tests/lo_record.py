@@ -41,6 +41,8 @@ def norm(v):
     """A cell value as recorded: float, str, bool, None (blank) or :class:`Err`."""
     if isinstance(v, datetime.datetime):  # LibreOffice formats DATE results as dates
         return float(to_excel(v))
+    if isinstance(v, datetime.time):  # and TIME results as times (openpyxl reads a day fraction)
+        return (v.hour * 3600 + v.minute * 60 + v.second + v.microsecond / 1e6) / 86400.0
     if isinstance(v, XlError | Err):
         return Err(str(v))
     if isinstance(v, bool):

@@ -158,6 +158,45 @@ PROBES = [
     "=SUM(CHOOSE(2,Data!A1:A2,Data!A1:A3,Data!A1:A4))", "=SUM(CHOOSE(1,Data!A1:A2,5))",
     "=FV(-1,2,1)", "=PMT(-1,2,1)", "=MONTH(60)", "=YEAR(60)", "=DAY(61)", "=DATE(1900,3,1)",
     "=EOMONTH(60,0)", '=EDATE(45322,"1")',
+    # SUBTOTAL and AGGREGATE over Sub!A1:A9 (nested subtotals in A4 and A7, row 5 hidden, A8 #DIV/0!)
+    "=SUBTOTAL(9,Sub!A1:A6)", "=SUBTOTAL(109,Sub!A1:A6)", "=SUBTOTAL(1,Sub!A1:A6)",
+    "=SUBTOTAL(2,Sub!A1:A6)", "=SUBTOTAL(3,Sub!A1:A6)", "=SUBTOTAL(4,Sub!A1:A6)",
+    "=SUBTOTAL(5,Sub!A1:A6)", "=SUBTOTAL(6,Sub!A1:A3)", "=SUBTOTAL(7,Sub!A1:A6)",
+    "=SUBTOTAL(8,Sub!A1:A6)", "=SUBTOTAL(10,Sub!A1:A6)", "=SUBTOTAL(11,Sub!A1:A6)",
+    "=SUBTOTAL(101,Sub!A1:A6)", "=SUBTOTAL(103,Sub!A1:A9)", "=SUBTOTAL(9,Sub!A1:A9)",
+    "=SUBTOTAL(9,Sub!A1:A3,Sub!A6)", "=SUBTOTAL(12,Sub!A1:A3)", "=SUBTOTAL(9,Sub!A1:A7)",
+    "=SUBTOTAL(109,Sub!A5)", "=SUBTOTAL(9.7,Sub!A1:A3)", "=_xlfn.AGGREGATE(9,6,Sub!A1:A9)",
+    "=_xlfn.AGGREGATE(9,3,Sub!A1:A9)", "=_xlfn.AGGREGATE(9,4,Sub!A1:A6)",
+    "=_xlfn.AGGREGATE(9,5,Sub!A1:A6)", "=_xlfn.AGGREGATE(4,0,Sub!A1:A6)",
+    "=_xlfn.AGGREGATE(14,6,Sub!A1:A9,2)", "=_xlfn.AGGREGATE(15,7,Sub!A1:A9,1)",
+    "=_xlfn.AGGREGATE(12,4,Sub!A1:A6)", "=_xlfn.AGGREGATE(16,6,Sub!A1:A9,0.5)",
+    "=_xlfn.AGGREGATE(17,6,Sub!A1:A9,1)", "=_xlfn.AGGREGATE(9,0,Sub!A1:A9)",
+    "=_xlfn.AGGREGATE(9,8,Sub!A1:A3)", "=_xlfn.AGGREGATE(20,0,Sub!A1:A3)",
+    "=_xlfn.AGGREGATE(2,6,Sub!A1:A9)", "=_xlfn.AGGREGATE(3,6,Sub!A1:A9)",
+    # calendar: TIME, WEEKDAY, DATEVALUE, TIMEVALUE, YEARFRAC, NETWORKDAYS, WORKDAY
+    "=TIME(12,30,0)", "=TIME(25,0,0)", "=TIME(1,90,30)", "=WEEKDAY(45292)", "=WEEKDAY(45292,2)",
+    "=WEEKDAY(45292,3)", "=WEEKDAY(45296,11)", "=WEEKDAY(45296,17)", "=WEEKDAY(45296,14)",
+    "=WEEKDAY(45292.9)", '=DATEVALUE("2024-01-31")', '=DATEVALUE("1/31/2024")',
+    '=DATEVALUE("31-Jan-2024")', '=DATEVALUE("January 31, 2024")', '=DATEVALUE("2024-02-30")',
+    '=DATEVALUE("x")', "=DATEVALUE(45292)", '=DATEVALUE("2024-01-31 10:30")',
+    '=DATEVALUE("12/31/99")', '=DATEVALUE("1/1/29")', '=TIMEVALUE("18:45")',
+    '=TIMEVALUE("6:45 PM")', '=TIMEVALUE("6:45 AM")', '=TIMEVALUE("12:00 AM")',
+    '=TIMEVALUE("18:45:30")', '=TIMEVALUE("2024-01-31 06:00")', '=TIMEVALUE("25:00")',
+    '=TIMEVALUE("x")', "=YEARFRAC(45292,45657)", "=YEARFRAC(45292,45657,1)",
+    "=YEARFRAC(45292,45657,2)", "=YEARFRAC(45292,45657,3)", "=YEARFRAC(45292,45657,4)",
+    "=YEARFRAC(DATE(2023,1,31),DATE(2023,2,28),0)", "=YEARFRAC(DATE(2024,2,29),DATE(2025,2,28),0)",
+    "=YEARFRAC(DATE(2023,2,28),DATE(2024,2,29),0)", "=YEARFRAC(DATE(2023,1,31),DATE(2023,3,31),0)",
+    "=YEARFRAC(DATE(2023,1,30),DATE(2023,3,31),0)", "=YEARFRAC(DATE(2023,1,31),DATE(2023,3,31),4)",
+    "=YEARFRAC(DATE(2020,6,15),DATE(2024,3,1),1)", "=YEARFRAC(DATE(2023,6,15),DATE(2024,3,1),1)",
+    "=YEARFRAC(DATE(2023,3,1),DATE(2024,3,1),1)", "=YEARFRAC(DATE(2024,3,1),DATE(2025,3,1),1)",
+    "=YEARFRAC(DATE(2023,1,1),DATE(2023,12,31),1)", "=YEARFRAC(DATE(2024,1,1),DATE(2024,12,31),1)",
+    "=YEARFRAC(DATE(2023,12,1),DATE(2024,2,29),1)", "=YEARFRAC(45657,45292)",
+    "=YEARFRAC(DATE(2023,2,28),DATE(2023,3,31),0)", "=YEARFRAC(DATE(2024,2,29),DATE(2024,3,31),0)",
+    "=NETWORKDAYS(45292,45322)", "=NETWORKDAYS(45322,45292)",
+    "=NETWORKDAYS(45292,45322,{45293,45294})", "=NETWORKDAYS(45296,45297)",
+    "=NETWORKDAYS(45292,45322,Data!C1:C5)", "=WORKDAY(45292,10)", "=WORKDAY(45296,1)",
+    "=WORKDAY(45297,-1)", "=WORKDAY(45296,0)", "=WORKDAY(45292,-10)",
+    "=WORKDAY(45292,5,{45293,45294})", "=WORKDAY(45292,300)", "=WORKDAY(45296,1,45299)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -222,6 +261,15 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=EOMONTH(TRUE,1)": ("#VALUE!", "Excel: EOMONTH with a boolean is #VALUE!"),
     "=FV(-1,-2,1)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
     "=PV(-1,20,300)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
+    # Microsoft's TIME, WEEKDAY and YEARFRAC pages: arguments out of range are #NUM!
+    # (LibreOffice: #VALUE!, or it wraps them)
+    "=TIME(0,-1,0)": ("#NUM!", "Excel: a negative time is #NUM!"),
+    "=TIME(-1,0,0)": ("#NUM!", "Excel: a negative time is #NUM!"),
+    "=TIME(0,0,86400)": ("#NUM!", "Microsoft: second is 0 to 32767"),
+    "=TIME(32768,0,0)": ("#NUM!", "Microsoft: hour is 0 to 32767"),
+    "=WEEKDAY(45292,4)": ("#NUM!", "Microsoft: a return_type out of range is #NUM!"),
+    "=WEEKDAY(-1)": ("#NUM!", "Microsoft: a serial_number out of range is #NUM!"),
+    "=YEARFRAC(45292,45657,5)": ("#NUM!", "Microsoft: basis < 0 or > 4 is #NUM!"),
 }
 PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
 PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",
@@ -230,7 +278,7 @@ PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(D
 
 #: cells outside the Probes sheet that are compared too
 OTHER_CELLS = [("Shared", f"{col}{r}") for r in range(1, 7) for col in "BC"] + [
-    ("Arrays", f"C{r}") for r in range(1, 4)]
+    ("Arrays", f"C{r}") for r in range(1, 4)] + [("Sub", "A4"), ("Sub", "A7"), ("Sub", "A8")]
 
 
 def _key(sheet: str, ref: str) -> str:

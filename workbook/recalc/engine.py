@@ -23,6 +23,7 @@ from .errors import (
 )
 from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
+from .functions.subtotal import mark_subtotals
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
@@ -82,6 +83,7 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
                                       deadline, timeout_s)
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad)
+    mark_subtotals(book, groups)
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table)

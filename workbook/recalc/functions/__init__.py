@@ -25,11 +25,24 @@ class Spec:
 
 
 def _table() -> dict[str, Spec]:
-    from . import cashflow, conditional, dates, finance, info, logic, lookup, math, stats, text
+    from . import (
+        calendar,
+        cashflow,
+        conditional,
+        dates,
+        finance,
+        info,
+        logic,
+        lookup,
+        math,
+        stats,
+        subtotal,
+        text,
+    )
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow):
+                   cashflow, subtotal, calendar):
         table.update(module.FUNCTIONS)
     return table
 
