@@ -197,6 +197,27 @@ PROBES = [
     "=NETWORKDAYS(45292,45322,Data!C1:C5)", "=WORKDAY(45292,10)", "=WORKDAY(45296,1)",
     "=WORKDAY(45297,-1)", "=WORKDAY(45296,0)", "=WORKDAY(45292,-10)",
     "=WORKDAY(45292,5,{45293,45294})", "=WORKDAY(45292,300)", "=WORKDAY(45296,1,45299)",
+    # FIND/SEARCH and TEXT with the number and date formats finance sheets use
+    '=FIND("l","hello")', '=FIND("L","hello")', '=FIND("l","hello",4)', '=FIND("","hello",6)',
+    '=FIND("x","hello",7)', '=FIND("l","hello",0)', '=FIND("lo",Data!B5)', '=SEARCH("L","hello")',
+    '=SEARCH("w*d",Data!B5)', '=SEARCH("?o",Data!B5)', '=SEARCH("o",Data!B5,6)',
+    '=SEARCH("~*","a*b")', '=SEARCH("z","hello")', "=FIND(1,12341)", '=SEARCH(Data!B6,"x")',
+    '=TEXT(0.1234,"0.0%")', '=TEXT(1234567.891,"#,##0")', '=TEXT(1234567.891,"$#,##0.00")',
+    '=TEXT(-1234.5,"$#,##0.00")', '=TEXT(-1234.5,"$#,##0.00;($#,##0.00)")',
+    '=TEXT(0,"0.00;-0.00;""zero""")', '=TEXT(2.675,"0.00")', '=TEXT(1.005,"0.00")',
+    '=TEXT(0.5,"0")', '=TEXT(-0.5,"0")', '=TEXT(1234.5678,"0.00")', '=TEXT(1234.5678,"#.##")',
+    '=TEXT(0.5,"#.##")', '=TEXT(12,"000")', '=TEXT(1234567,"0,")', '=TEXT(1234567,"#,##0,,")',
+    '=TEXT(45292,"yyyy-mm-dd")', '=TEXT(45292,"dd/mm/yyyy")', '=TEXT(45292,"mm/dd/yyyy")',
+    '=TEXT(45292,"d-mmm-yy")', '=TEXT(45292,"mmm yyyy")', '=TEXT(45292,"mmmm")',
+    '=TEXT(45292,"dddd")', '=TEXT(45292,"ddd")', '=TEXT(45292.75,"hh:mm")',
+    '=TEXT(45292.75,"h:mm AM/PM")', '=TEXT(45292.7654321,"hh:mm:ss")', '=TEXT(1.5,"[h]:mm")',
+    '=TEXT(45292.75,"yyyy-mm-dd hh:mm:ss")', '=TEXT(123456,"0.00E+00")',
+    '=TEXT(0.000123,"0.0E+00")', '=TEXT("abc","0.00")', '=TEXT("12.5","0.00")',
+    '=TEXT(1234.5,"General")', '=TEXT(0.25,"0%")', '=TEXT(1234.5,"""USD ""#,##0")',
+    '=TEXT(5,"0.0""x""")', '=TEXT(-5,"0.0")', '=TEXT(0.001,"0.00")', '=TEXT(-0.001,"0.00")',
+    '=TEXT(99.999,"0.00")', '=TEXT(1234,"#,##0.00")', '=TEXT(0,"#,##0")',
+    '=TEXT(0.75,"h:mm:ss AM/PM")', '=TEXT(45292,"m/d/yyyy")', '=TEXT(1234.5,"0.0,")',
+    '=TEXT(Data!B6,"0")', '=TEXT(1E+16,"#,##0")', '=TEXT(7,"00.0")',
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -261,6 +282,8 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=EOMONTH(TRUE,1)": ("#VALUE!", "Excel: EOMONTH with a boolean is #VALUE!"),
     "=FV(-1,-2,1)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
     "=PV(-1,20,300)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
+    '=FIND("","hello")': (1.0, "Microsoft: an empty find_text matches at start_num"),
+    '=TEXT(TRUE,"0")': ("TRUE", "Excel: TEXT of a boolean is its name; LibreOffice's TRUE is 1"),
     # Microsoft's TIME, WEEKDAY and YEARFRAC pages: arguments out of range are #NUM!
     # (LibreOffice: #VALUE!, or it wraps them)
     "=TIME(0,-1,0)": ("#NUM!", "Excel: a negative time is #NUM!"),

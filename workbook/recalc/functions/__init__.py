@@ -38,11 +38,13 @@ def _table() -> dict[str, Spec]:
         stats,
         subtotal,
         text,
+        textfind,
+        textformat,
     )
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar):
+                   cashflow, subtotal, calendar, textfind, textformat):
         table.update(module.FUNCTIONS)
     return table
 
