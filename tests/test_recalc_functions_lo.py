@@ -218,6 +218,13 @@ PROBES = [
     '=TEXT(99.999,"0.00")', '=TEXT(1234,"#,##0.00")', '=TEXT(0,"#,##0")',
     '=TEXT(0.75,"h:mm:ss AM/PM")', '=TEXT(45292,"m/d/yyyy")', '=TEXT(1234.5,"0.0,")',
     '=TEXT(Data!B6,"0")', '=TEXT(1E+16,"#,##0")', '=TEXT(7,"00.0")',
+    # LOOKUP, vector and array forms
+    "=LOOKUP(35,Data!C1:C5)", "=LOOKUP(35,Data!C1:C5,Data!D1:D5)",
+    "=LOOKUP(5,Data!C1:C5,Data!D1:D5)", "=LOOKUP(60,Data!C1:C5,Data!E1:E5)",
+    '=LOOKUP("c",Data!D1:D5,Data!C1:C5)', "=LOOKUP(35,Data!C1:E5)",
+    '=LOOKUP("GB",Data!H1:H4,Data!I1:I4)', "=LOOKUP(40,Data!C1:C5,Data!H1:K1)",
+    "=LOOKUP(30,{10,20,30;1,2,3})", "=LOOKUP(Data!B6,Data!C1:C5)",
+    "=LOOKUP(35,Data!C1:C3,Data!E1:E3)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ

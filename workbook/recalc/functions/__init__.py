@@ -40,11 +40,12 @@ def _table() -> dict[str, Spec]:
         text,
         textfind,
         textformat,
+        xlookup,
     )
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup):
         table.update(module.FUNCTIONS)
     return table
 
