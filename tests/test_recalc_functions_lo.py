@@ -225,6 +225,17 @@ PROBES = [
     '=LOOKUP("GB",Data!H1:H4,Data!I1:I4)', "=LOOKUP(40,Data!C1:C5,Data!H1:K1)",
     "=LOOKUP(30,{10,20,30;1,2,3})", "=LOOKUP(Data!B6,Data!C1:C5)",
     "=LOOKUP(35,Data!C1:C3,Data!E1:E3)",
+    # IFS and SWITCH: references passed on, error and blank cases
+    '=_xlfn.IFS(Data!A1>5,"a",Data!A1>2,"b")', "=_xlfn.IFS(Data!B1,1,TRUE,2)",
+    "=_xlfn.IFS(Data!B3,1,TRUE,2)", "=_xlfn.IFS(Data!B6,1,TRUE,2)", '=_xlfn.IFS("TRUE",1)',
+    "=_xlfn.IFS(TRUE,Data!B3)", "=_xlfn.IFS(0,1,2,3)", "=_xlfn.IFS(TRUE,Data!A1:A3)",
+    "=SUM(_xlfn.IFS(TRUE,Data!A1:A3))", '=_xlfn.SWITCH(Data!A1,3,"three","other")',
+    "=_xlfn.SWITCH(Data!B6,1,2)", "=_xlfn.SWITCH(1,Data!B6,2,3)", "=_xlfn.SWITCH(1,1,Data!B6,3)",
+    "=_xlfn.SWITCH(2,1,Data!B6,3)", '=_xlfn.SWITCH("a","A",1,2)',
+    '=_xlfn.SWITCH(Data!B3,0,"zero","blank")', '=_xlfn.SWITCH(Data!B3,"","empty","x")',
+    '=_xlfn.SWITCH(3,1,"a")', "=_xlfn.SWITCH(3)", "=_xlfn.SWITCH(3,1)",
+    "=SUM(_xlfn.SWITCH(1,1,Data!A1:A3,0))", "=_xlfn.IFS(Data!A1:A3>0,1)",
+    "=_xlfn.IFS(1/0>1,1,TRUE,2)", "=_xlfn.IFS(FALSE,1/0,TRUE,2)", "=_xlfn.SWITCH(1,2,1/0,1,5)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -291,6 +302,8 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=PV(-1,20,300)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),
     '=FIND("","hello")': (1.0, "Microsoft: an empty find_text matches at start_num"),
     '=TEXT(TRUE,"0")': ("TRUE", "Excel: TEXT of a boolean is its name; LibreOffice's TRUE is 1"),
+    '=_xlfn.SWITCH(TRUE,1,"one",TRUE,"t")': ("t", "Excel: TRUE is not the number 1"),
+    '=_xlfn.SWITCH(1,TRUE,"t","n")': ("n", "Excel: TRUE is not the number 1"),
     # Microsoft's TIME, WEEKDAY and YEARFRAC pages: arguments out of range are #NUM!
     # (LibreOffice: #VALUE!, or it wraps them)
     "=TIME(0,-1,0)": ("#NUM!", "Excel: a negative time is #NUM!"),

@@ -15,7 +15,7 @@ from .. import vec
 from ..rangeval import RangeVal, dims, materialize
 from ..values import NA, REF, VALUE, XlError
 from . import Spec
-from ._args import scalar_nums, wildcard
+from ._args import as_value, scalar_nums, wildcard
 
 
 def _key(v):
@@ -233,9 +233,7 @@ def _choose(ctx, idx, *options):
             return vec.const(VALUE)
         o = options[int(k) - 1]
         return vec.const(0.0) if o is None else o
-    opts = [vec.const(0.0) if o is None else o.values() if ctx.array and isinstance(o, RangeVal)
-            else o.intersect(ctx.rows, ctx.col) if isinstance(o, RangeVal) else o
-            for o in options]
+    opts = [vec.const(0.0) if o is None else as_value(ctx, o) for o in options]
     out = vec.const(VALUE)
     for k in range(len(opts), 0, -1):
         hit = fi == k
