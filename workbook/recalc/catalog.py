@@ -17,6 +17,8 @@ BEGIN = ("<!-- recalc-functions:begin (generated: "
          "python -m workbook.recalc.catalog --write README.md) -->")
 END = "<!-- recalc-functions:end -->"
 
+CLOCK = frozenset({"NOW", "TODAY"})
+
 #: Excel's categories, by the module that implements them
 CATEGORIES = {
     "math": "Math", "stats": "Statistical", "subtotal": "Math",
@@ -36,8 +38,11 @@ def section() -> str:
     lines = [BEGIN, "", f"Excel built-in functions evaluated by the engine ({len(BUILTINS)}):", ""]
     for cat in sorted(groups):
         lines.append(f"- {cat}: " + ", ".join(sorted(groups[cat])))
-    lines += ["", "Never run (they reach outside the workbook or change on every "
-              "recalculation): " + ", ".join(sorted(NEVER)) + ".", "", END]
+    clock = sorted(NEVER & CLOCK)
+    lines += ["", f"Only with `--now TIME` (they change on every recalculation): "
+              f"{', '.join(clock)}.", "",
+              "Never run (they reach outside the workbook, or are random): "
+              + ", ".join(sorted(NEVER - CLOCK)) + ".", "", END]
     return "\n".join(lines)
 
 

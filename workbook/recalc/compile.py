@@ -42,6 +42,7 @@ class Compiler:
                  limits: Limits = DEFAULT_LIMITS) -> None:
         self.known = known
         self.limits = limits
+        self.never = NEVER - frozenset(n for n in ("NOW", "TODAY") if n in known)
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
         self._name_trees: dict[tuple[str | None, str], Node] = {}
@@ -89,7 +90,7 @@ class Compiler:
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
         unsupported = {f for f in functions(node)
-                       if f.startswith("[") or f in NEVER or f not in self.known}
+                       if f.startswith("[") or f in self.never or f not in self.known}
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         return Compiled(node, refs, unsupported, per_cell, array)
 

@@ -6,6 +6,7 @@ evaluate -> writer). The result keeps every formula cell's new value in the colu
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -23,6 +24,7 @@ from .errors import (
 )
 from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
+from .functions.calendar import clock_functions
 from .functions.subtotal import mark_subtotals
 from .limits import Limits
 from .package import Package
@@ -60,12 +62,15 @@ class Evaluation:
 
 
 def evaluate_package(package: Package, functions: Mapping[str, Callable] | None = None, *,
-                     unsupported: str = "raise", timeout_s: float | None = None) -> Evaluation:
+                     unsupported: str = "raise", timeout_s: float | None = None,
+                     now: datetime.datetime | None = None) -> Evaluation:
     """Evaluate every formula of an opened package.
 
     ``functions`` maps upper-case names to custom functions (default: ``udfs.UDFS``); they take
     precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
-    (keep the stored values of cells whose formulas use unsupported functions).
+    (keep the stored values of cells whose formulas use unsupported functions). ``now`` (a
+    wall-clock time) is what NOW and TODAY return; without it they are unsupported (volatile:
+    never evaluated unless asked, so a recalculation is reproducible).
     """
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
@@ -75,6 +80,8 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     custom = default_functions() if functions is None else functions
     for name, func in custom.items():
         table[name.upper()] = spec_for(name.upper(), func, problems)
+    if now is not None:
+        table.update(clock_functions(now))
     limits = package.limits
     check_grid(package.sheets, limits)
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])

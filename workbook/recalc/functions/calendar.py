@@ -17,6 +17,7 @@ WORKDAY (on the workbook's serials, see :mod:`.dates`).
   the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
 - NETWORKDAYS(start, end, [holidays]) and WORKDAY(start, days, [holidays]): Monday to Friday,
   less the holiday serials; WORKDAY from a weekend counts from the day before.
+- NOW and TODAY only when the caller fixes the time (:func:`clock_functions`, ``--now``).
 """
 
 from __future__ import annotations
@@ -272,6 +273,21 @@ def _workday(start, days, holidays=None):
     out = to_serial(np.where(nn > 0, fwd, np.where(nn < 0, back, da)))
     bad = bad | (out < 0) | (out > max_serial())
     return vec.finish(np.where(nn == 0, a, out), vec.add_error(e, bad, NUM))
+
+
+def clock_functions(now: _dt.datetime) -> dict[str, Spec]:
+    """NOW and TODAY fixed at ``now`` (``gputco recalc --now``), as serials of the workbook's
+    date system."""
+    day = np.array([np.datetime64(now.date(), "D")])
+    frac = (now.hour * 3600 + now.minute * 60 + now.second + now.microsecond / 1e6) / _DAY
+
+    def today():
+        return vec.const(float(to_serial(day)[0]))
+
+    def now_():
+        return vec.const(float(to_serial(day)[0]) + frac)
+
+    return {"NOW": Spec(now_, 0, 0), "TODAY": Spec(today, 0, 0)}
 
 
 FUNCTIONS = {
