@@ -236,6 +236,17 @@ PROBES = [
     '=_xlfn.SWITCH(3,1,"a")', "=_xlfn.SWITCH(3)", "=_xlfn.SWITCH(3,1)",
     "=SUM(_xlfn.SWITCH(1,1,Data!A1:A3,0))", "=_xlfn.IFS(Data!A1:A3>0,1)",
     "=_xlfn.IFS(1/0>1,1,TRUE,2)", "=_xlfn.IFS(FALSE,1/0,TRUE,2)", "=_xlfn.SWITCH(1,2,1/0,1,5)",
+    # OFFSET and INDIRECT (same workbook only)
+    "=OFFSET(Data!A1,2,0)", "=SUM(OFFSET(Data!A1,1,0,3,1))", "=SUM(OFFSET(Data!A1:A2,1,2))",
+    "=OFFSET(Data!C1,0,0,1,1)+1", "=SUM(OFFSET(Data!C1,1,0,2,2))", "=OFFSET(Data!B6,0,0)",
+    "=ROWS(OFFSET(Data!A1,0,0,5,2))", "=COLUMNS(OFFSET(Data!A1,0,0,5,2))", '=INDIRECT("Data!A3")',
+    '=INDIRECT("\'Other Sheet\'!A1")*2', '=SUM(INDIRECT("Data!A1:A10"))',
+    '=INDIRECT("Data!R4C1",FALSE)', '=INDIRECT("A1")', '=INDIRECT("Nowhere!A1")',
+    '=INDIRECT("rate")', '=INDIRECT("")', '=INDIRECT("Data!A"&3)',
+    '=SUM(INDIRECT("Data!C"&1&":C"&3))', '=INDIRECT("Other Sheet!A1")',
+    "=MATCH(30,OFFSET(Data!C1,0,0,5,1),0)", '=INDEX(INDIRECT("Data!H1:K4"),2,2)',
+    '=INDIRECT("Probes!B1")', "=OFFSET(Probes!B1,0,0)*3", '=INDIRECT("k_local")',
+    '=SUM(INDIRECT("nums"))', '=INDIRECT("growth")',
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -304,6 +315,7 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     '=TEXT(TRUE,"0")': ("TRUE", "Excel: TEXT of a boolean is its name; LibreOffice's TRUE is 1"),
     '=_xlfn.SWITCH(TRUE,1,"one",TRUE,"t")': ("t", "Excel: TRUE is not the number 1"),
     '=_xlfn.SWITCH(1,TRUE,"t","n")': ("n", "Excel: TRUE is not the number 1"),
+    "=OFFSET(Data!A1,-1,0)": ("#REF!", "Microsoft: an offset over the edge of the sheet is #REF!"),
     # Microsoft's TIME, WEEKDAY and YEARFRAC pages: arguments out of range are #NUM!
     # (LibreOffice: #VALUE!, or it wraps them)
     "=TIME(0,-1,0)": ("#NUM!", "Excel: a negative time is #NUM!"),

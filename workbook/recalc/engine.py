@@ -16,6 +16,7 @@ import numpy as np
 
 from .compile import Compiled, Compiler
 from .errors import (
+    CircularReferenceError,
     LimitExceededError,
     RecalcError,
     RecalcTimeoutError,
@@ -25,7 +26,8 @@ from .errors import (
 from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
 from .functions.calendar import clock_functions
-from .functions.subtotal import mark_subtotals
+from .functions.dynamic import DYNAMIC
+from .functions.subtotal import calls, mark_subtotals
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
@@ -85,6 +87,8 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     limits = package.limits
     check_grid(package.sheets, limits)
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
+    book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
+                  for n in package.names}  # for INDIRECT("name")
     deadline = None if timeout_s is None else start + timeout_s
     groups, cells, bad = _compile_all(package, Compiler(package.names, table, limits),
                                       deadline, timeout_s)
@@ -98,9 +102,48 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+            if any(not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node))
+                   for g in groups):
+                _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
     return result
+
+
+#: passes over a workbook with OFFSET/INDIRECT before its values must have settled
+MAX_PASSES = 20
+
+
+def _settle(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,
+            unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
+    """Evaluate again until no formula value changes (OFFSET/INDIRECT reach cells the planner
+    could not order them after; an unchanged pass means every formula agrees with its inputs)."""
+    before = _snapshot(book, units)
+    for _ in range(MAX_PASSES):
+        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+        after = _snapshot(book, units)
+        if after == before:
+            return
+        before = after
+    changed = sorted({cell for cell, v in after.items() if not _same(v, before.get(cell))})
+    raise CircularReferenceError(changed or ["(OFFSET/INDIRECT)"])
+
+
+def _snapshot(book: BookStore, units: list[Unit]) -> dict[str, object]:
+    out = {}
+    for unit in units:
+        g = unit.group
+        store = book.sheet(g.sheet)
+        rows = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
+        vals = store.block(np.arange(min(rows), max(rows) + 1), 1, g.col, 1).reshape(-1).tolist()
+        for r, v in zip(range(min(rows), max(rows) + 1), vals, strict=True):
+            if r in rows:
+                out[f"{g.sheet}!{cell_name(r, g.col)}"] = v
+    return out
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b) or (a != a and b != b)
 
 
 def _run_units(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,

@@ -172,6 +172,7 @@ class BookStore:
 
     def __init__(self, stores: list[SheetStore]) -> None:
         self.stores = {s.name.upper(): s for s in stores}
+        self.names: dict[tuple[str | None, str], str] = {}  # defined names, for INDIRECT
 
     def sheet(self, name: str) -> SheetStore | None:
         return self.stores.get(name.upper())

@@ -30,6 +30,7 @@ def _table() -> dict[str, Spec]:
         cashflow,
         conditional,
         dates,
+        dynamic,
         finance,
         info,
         logic,
@@ -45,7 +46,7 @@ def _table() -> dict[str, Spec]:
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic):
         table.update(module.FUNCTIONS)
     return table
 
@@ -53,5 +54,5 @@ def _table() -> dict[str, Spec]:
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
-NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "INDIRECT", "HYPERLINK", "RTD", "DDE",
-                   "FILTERXML", "INFO", "CELL", "OFFSET", "RAND", "RANDBETWEEN", "NOW", "TODAY"})
+NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "HYPERLINK", "RTD", "DDE",
+                   "FILTERXML", "INFO", "CELL", "RAND", "RANDBETWEEN", "NOW", "TODAY"})
