@@ -18,6 +18,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .package import DefinedName
 from .parse import Const, Node, depth, functions, parse, parse_counted, references
 from .refs import Ref, RowTemplate, shape_key
+from .structured import Table, expand
 from .values import NAME
 
 
@@ -43,6 +44,7 @@ class Compiler:
         self.known = known
         self.limits = limits
         self.never = NEVER - frozenset(n for n in ("NOW", "TODAY") if n in known)
+        self.tables: dict[str, Table] = {}  # Excel tables, for structured references
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
         self._name_trees: dict[tuple[str | None, str], Node] = {}
@@ -54,6 +56,8 @@ class Compiler:
     def compile(self, sheet: str, row: int, col: int, text: str,
                 array: bool = False) -> tuple[tuple, Compiled]:
         """(key, compiled) for a formula text at (row, col) of ``sheet``."""
+        if self.tables:
+            text = expand(text, self.tables, sheet, row, col)
         last = self.last.get((sheet, col, array))
         if last is not None and last[0].render(row) == text:  # the cell above, one row down
             return last[1], last[2]

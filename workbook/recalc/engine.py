@@ -90,8 +90,9 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
                   for n in package.names}  # for INDIRECT("name")
     deadline = None if timeout_s is None else start + timeout_s
-    groups, cells, bad = _compile_all(package, Compiler(package.names, table, limits),
-                                      deadline, timeout_s)
+    compiler = Compiler(package.names, table, limits)
+    compiler.tables = package.tables
+    groups, cells, bad = _compile_all(package, compiler, deadline, timeout_s)
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad)
     mark_subtotals(book, groups)
