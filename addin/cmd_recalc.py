@@ -8,11 +8,12 @@ whose stored value differs from the recalculated one and exits 1 when any does.
 from __future__ import annotations
 
 import argparse
+import datetime
 import math
 import sys
 from pathlib import Path
 
-from udfs.errors import GputcoError, InputRangeError
+from udfs.errors import GputcoError, InputRangeError, InputTypeError
 from workbook.xlsx.files import FileExistsRefusal, check_input
 
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
@@ -44,9 +45,26 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
                    help="give up after SECONDS (default: %(default)s; a safety net for "
                    "workbooks from elsewhere)")
+    p.add_argument("--now", metavar="TIME",
+                   help="evaluate NOW() and TODAY() at TIME (ISO 8601, e.g. 2026-01-31T09:30, "
+                   "read as local wall-clock time; 'clock' for the current time); without it, "
+                   "cells using them are unsupported, so a recalculation is reproducible")
     p.add_argument("--limit", type=int, default=200, metavar="N",
                    help="show at most N mismatching cells (default: %(default)s)")
     p.set_defaults(run=run)
+
+
+def _now(text: str | None) -> datetime.datetime | None:
+    """The --now option: an ISO 8601 date or date and time, or 'clock'."""
+    if text is None:
+        return None
+    if text.strip().lower() == "clock":
+        return datetime.datetime.now()
+    try:
+        return datetime.datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InputTypeError("--now", text, "an ISO 8601 date or time such as 2026-01-31 or "
+                             "2026-01-31T09:30, or 'clock'") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -64,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
         raise FileExistsRefusal(dst)
     report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
                          timeout_s=args.timeout,
-                         unsupported="stored" if args.keep_unsupported else "raise")
+                         unsupported="stored" if args.keep_unsupported else "raise",
+                         now=_now(args.now))
     print(report.summary())
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)

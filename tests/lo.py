@@ -2,8 +2,8 @@
 
 One shared place for every test that asks LibreOffice to recalculate a workbook:
 
-- ``requires_soffice``: skip marker for machines without LibreOffice (the reason says how to
-  install it; CI installs it in .ci/run, so there it always runs);
+- ``requires_soffice``: marker for tests that run LibreOffice: skipped on machines without it
+  (the reason says how to install it); in CI (CI=true) they fail instead, as .ci/run installs it;
 - ``recalculate(src, out_dir)``: LibreOffice headless opens ``src`` with a profile that forces a
   full recalculation (OOXMLRecalcMode = 0, see docs/engines.md) and saves it as
   .xlsx; returns the new file's path;
@@ -14,6 +14,7 @@ One shared place for every test that asks LibreOffice to recalculate a workbook:
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import openpyxl
@@ -21,8 +22,19 @@ import pytest
 
 from workbook.soffice.process import INSTALL_HINT, convert, soffice
 
-requires_soffice = pytest.mark.skipif(
-    soffice() is None, reason=f"LibreOffice (soffice) is not installed: {INSTALL_HINT}")
+#: tests that run LibreOffice: skipped where it is not installed, except in CI (env CI=true),
+#: where LibreOffice is installed and a missing soffice FAILS the test (fixture in conftest.py)
+requires_soffice = pytest.mark.usefixtures("soffice_required")
+SOFFICE_MISSING = f"LibreOffice (soffice) is not installed: {INSTALL_HINT}"
+
+
+def check_soffice() -> None:
+    """Skip (fail in CI) when LibreOffice is not installed."""
+    if soffice() is not None:
+        return
+    if os.environ.get("CI", "").strip().lower() in ("true", "1", "yes"):
+        pytest.fail(f"{SOFFICE_MISSING} (CI=true: LibreOffice tests must run here, not skip)")
+    pytest.skip(SOFFICE_MISSING)
 
 REL_TOL = 1e-9
 

@@ -3,7 +3,8 @@
 - :func:`probe_book`: a Data sheet of numbers, text, blanks, errors and lookup tables, a sheet with
   a space in its name, workbook- and sheet-scoped defined names, a Probes sheet with one formula
   per row (column B; column A holds its text), and a Shared sheet whose formulas are shared
-  formulas (``<f t="shared">``), as Excel writes them.
+  formulas (``<f t="shared">``), as Excel writes them, and a Sub sheet with nested SUBTOTAL and
+  AGGREGATE cells, a hidden row (row 5) and an error.
 - :func:`tco_book`: a scenario sheet of N rows of TCO-like formulas (PMT, arithmetic, INDEX/MATCH
   into a small table, cross-sheet inputs through absolute references).
 - :func:`make_shared`: rewrite a column of formulas into one shared formula.
@@ -70,6 +71,11 @@ def probe_book(path: Path, probes: list[str]) -> Path:
     arrays["C1"] = ArrayFormula("C1", "=SUM(A1:A4*B1:B4)")
     arrays["C2"] = ArrayFormula("C2", "=MAX(IF(A1:A4>2,B1:B4))")
     arrays["C3"] = ArrayFormula("C3", "=SUM((A1:A4>1)*(B1:B4<40))")
+    sub = wb.create_sheet("Sub")  # nested subtotals, a hidden row, an error (SUBTOTAL probes)
+    for r, v in enumerate([10, 20, 30, "=SUBTOTAL(9,A1:A3)", 40, 50, "=_xlfn.AGGREGATE(9,0,A5:A6)",
+                           "=1/0", 5], start=1):
+        sub.cell(r, 1, v)
+    sub.row_dimensions[5].hidden = True
     wb.save(path)
     make_shared(path, "Shared", "B", 1, 6)
     return path

@@ -11,6 +11,7 @@ import openpyxl
 import pytest
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
+from lo_record import REGENERATE, recorded, verify_or_refresh
 
 import udfs
 from workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
@@ -129,9 +130,9 @@ def test_table_functions_are_reported_not_guessed(tmp_path):
         evaluate_workbook(src)
 
 
-@requires_soffice
-def test_udf_equals_libreoffice_native_pmt(tmp_path):
-    """TCO_CAPITAL_PER_GPU_HOUR (our UDF) equals -PMT(...)/8760 as LibreOffice computes it."""
+@pytest.fixture(scope="module")
+def pmt_book(tmp_path_factory):
+    """TCO_CAPITAL_PER_GPU_HOUR (our UDF) next to -PMT(...)/8760 over 200 rows."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
@@ -139,10 +140,27 @@ def test_udf_equals_libreoffice_native_pmt(tmp_path):
         ws[f"A{i}"], ws[f"B{i}"], ws[f"C{i}"] = 20000 + 100 * i, 0.01 + i / 2000, 2 + i % 6
         ws[f"D{i}"] = f"=-PMT(B{i},C{i},A{i})/8760"
         ws[f"E{i}"] = f"=TCO_CAPITAL_PER_GPU_HOUR(A{i},B{i},C{i})"
-    src = tmp_path / "pmt.xlsx"
+    src = tmp_path_factory.mktemp("pmt") / "pmt.xlsx"
     wb.save(src)
-    ours = evaluate_workbook(src)
+    return src, evaluate_workbook(src)
+
+
+def test_udf_equals_recorded_libreoffice_native_pmt(pmt_book):
+    """The UDF and the engine's PMT equal LibreOffice's -PMT(...)/8760 (recorded answers)."""
+    _, ours = pmt_book
+    rec = recorded("udf_pmt")
+    assert len(rec) == 200, f"LibreOffice's answers are not recorded; {REGENERATE}"
+    for i in range(1, 201):
+        assert math.isclose(ours[("S", f"E{i}")], rec[f"S!D{i}"], rel_tol=1e-9)
+        assert math.isclose(ours[("S", f"D{i}")], rec[f"S!D{i}"], rel_tol=1e-9)
+
+
+@requires_soffice
+def test_recording_equals_live_libreoffice_native_pmt(pmt_book, tmp_path):
+    src, ours = pmt_book
     lo = lo_values(recalculate(src, tmp_path / "lo"))
     for i in range(1, 201):
         assert math.isclose(ours[("S", f"E{i}")], lo[("S", f"D{i}")], rel_tol=1e-9)
         assert math.isclose(ours[("S", f"D{i}")], lo[("S", f"D{i}")], rel_tol=1e-9)
+    changed = verify_or_refresh("udf_pmt", {f"S!D{i}": lo[("S", f"D{i}")] for i in range(1, 201)})
+    assert not changed, f"LibreOffice's answers changed: {changed[:5]}; {REGENERATE}"

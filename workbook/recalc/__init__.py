@@ -19,6 +19,7 @@ plan (groups, order, cycles) -> evaluate + functions (vectorised Excel) -> write
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -64,7 +65,8 @@ Functions = Mapping[str, Callable]
 
 def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Functions | None = None,
                 check: bool = False, in_place: bool = False, timeout_s: float | None = None,
-                unsupported: str = "raise", limits: Limits = DEFAULT_LIMITS) -> RecalcReport:
+                unsupported: str = "raise", limits: Limits = DEFAULT_LIMITS,
+                now: datetime.datetime | None = None) -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
     Parameters
@@ -87,6 +89,9 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
         What to do with formulas that use functions the engine does not evaluate: raise
         :class:`UnsupportedFunctionError` naming them and their cells (default), or keep the
         values stored in the file for those cells and list them in ``report.unsupported``.
+    now : datetime, optional
+        The wall-clock time NOW() and TODAY() return; without it, cells using them are
+        unsupported (never guessed).
 
     Returns
     -------
@@ -106,7 +111,7 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
         raise ValueError("pass dst, or in_place=True to overwrite src, or check=True")
     else:
         target = Path(dst)
-    evaluation = _evaluate(src, functions, timeout_s, unsupported, limits)
+    evaluation = _evaluate(src, functions, timeout_s, unsupported, limits, now)
     if target is not None:
         from .writer import write_package
         write_package(evaluation, target, limits)
@@ -121,12 +126,13 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
 
 def evaluate_workbook(src: str | Path, *, functions: Functions | None = None,
                       timeout_s: float | None = None, unsupported: str = "raise",
-                      limits: Limits = DEFAULT_LIMITS) -> dict[tuple[str, str], object]:
+                      limits: Limits = DEFAULT_LIMITS,
+                      now: datetime.datetime | None = None) -> dict[tuple[str, str], object]:
     """Every formula cell's computed value, keyed by (sheet name, "A1").
 
     Values are floats, str, bool or :class:`XlError` (compare errors with ``str(v) == "#N/A"``).
     """
-    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits)
+    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits, now)
     out = {}
     for part in evaluation.package.sheets:
         for fc in part.formulas:
@@ -140,6 +146,7 @@ def supported_functions() -> list[str]:
     return sorted(BUILTINS)
 
 
-def _evaluate(src: Path, functions, timeout_s, unsupported, limits) -> Evaluation:
+def _evaluate(src: Path, functions, timeout_s, unsupported, limits, now=None) -> Evaluation:
     package = open_package(src, limits)
-    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s)
+    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s,
+                            now=now)

@@ -18,6 +18,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .package import DefinedName
 from .parse import Const, Node, depth, functions, parse, parse_counted, references
 from .refs import Ref, RowTemplate, shape_key
+from .structured import Table, expand
 from .values import NAME
 
 
@@ -42,6 +43,8 @@ class Compiler:
                  limits: Limits = DEFAULT_LIMITS) -> None:
         self.known = known
         self.limits = limits
+        self.never = NEVER - frozenset(n for n in ("NOW", "TODAY") if n in known)
+        self.tables: dict[str, Table] = {}  # Excel tables, for structured references
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
         self._name_trees: dict[tuple[str | None, str], Node] = {}
@@ -53,6 +56,8 @@ class Compiler:
     def compile(self, sheet: str, row: int, col: int, text: str,
                 array: bool = False) -> tuple[tuple, Compiled]:
         """(key, compiled) for a formula text at (row, col) of ``sheet``."""
+        if self.tables:
+            text = expand(text, self.tables, sheet, row, col)
         last = self.last.get((sheet, col, array))
         if last is not None and last[0].render(row) == text:  # the cell above, one row down
             return last[1], last[2]
@@ -89,7 +94,7 @@ class Compiler:
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
         unsupported = {f for f in functions(node)
-                       if f.startswith("[") or f in NEVER or f not in self.known}
+                       if f.startswith("[") or f in self.never or f not in self.known}
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         return Compiled(node, refs, unsupported, per_cell, array)
 

@@ -6,6 +6,7 @@ evaluate -> writer). The result keeps every formula cell's new value in the colu
 
 from __future__ import annotations
 
+import datetime
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -15,6 +16,7 @@ import numpy as np
 
 from .compile import Compiled, Compiler
 from .errors import (
+    CircularReferenceError,
     LimitExceededError,
     RecalcError,
     RecalcTimeoutError,
@@ -23,6 +25,9 @@ from .errors import (
 )
 from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
+from .functions.calendar import clock_functions
+from .functions.dynamic import DYNAMIC
+from .functions.subtotal import calls, mark_subtotals
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
@@ -30,7 +35,7 @@ from .refs import cell_name
 from .sheetxml import FormulaCell, SheetPart
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
-from .values import VALUE
+from .values import DATE1904, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
@@ -59,12 +64,15 @@ class Evaluation:
 
 
 def evaluate_package(package: Package, functions: Mapping[str, Callable] | None = None, *,
-                     unsupported: str = "raise", timeout_s: float | None = None) -> Evaluation:
+                     unsupported: str = "raise", timeout_s: float | None = None,
+                     now: datetime.datetime | None = None) -> Evaluation:
     """Evaluate every formula of an opened package.
 
     ``functions`` maps upper-case names to custom functions (default: ``udfs.UDFS``); they take
     precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
-    (keep the stored values of cells whose formulas use unsupported functions).
+    (keep the stored values of cells whose formulas use unsupported functions). ``now`` (a
+    wall-clock time) is what NOW and TODAY return; without it they are unsupported (volatile:
+    never evaluated unless asked, so a recalculation is reproducible).
     """
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
@@ -74,20 +82,69 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     custom = default_functions() if functions is None else functions
     for name, func in custom.items():
         table[name.upper()] = spec_for(name.upper(), func, problems)
+    if now is not None:
+        table.update(clock_functions(now))
     limits = package.limits
     check_grid(package.sheets, limits)
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
+    book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
+                  for n in package.names}  # for INDIRECT("name")
     deadline = None if timeout_s is None else start + timeout_s
-    groups, cells, bad = _compile_all(package, Compiler(package.names, table, limits),
-                                      deadline, timeout_s)
+    compiler = Compiler(package.names, table, limits)
+    compiler.tables = package.tables
+    groups, cells, bad = _compile_all(package, compiler, deadline, timeout_s)
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad)
+    mark_subtotals(book, groups)
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table)
-    with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
-        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+    token = DATE1904.set(package.date1904)  # date serials count from 1904-01-01 in such books
+    try:
+        with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
+            _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+            if any(not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node))
+                   for g in groups):
+                _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
+    finally:
+        DATE1904.reset(token)
     return result
+
+
+#: passes over a workbook with OFFSET/INDIRECT before its values must have settled
+MAX_PASSES = 20
+
+
+def _settle(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,
+            unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
+    """Evaluate again until no formula value changes (OFFSET/INDIRECT reach cells the planner
+    could not order them after; an unchanged pass means every formula agrees with its inputs)."""
+    before = _snapshot(book, units)
+    for _ in range(MAX_PASSES):
+        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+        after = _snapshot(book, units)
+        if after == before:
+            return
+        before = after
+    changed = sorted({cell for cell, v in after.items() if not _same(v, before.get(cell))})
+    raise CircularReferenceError(changed or ["(OFFSET/INDIRECT)"])
+
+
+def _snapshot(book: BookStore, units: list[Unit]) -> dict[str, object]:
+    out = {}
+    for unit in units:
+        g = unit.group
+        store = book.sheet(g.sheet)
+        rows = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
+        vals = store.block(np.arange(min(rows), max(rows) + 1), 1, g.col, 1).reshape(-1).tolist()
+        for r, v in zip(range(min(rows), max(rows) + 1), vals, strict=True):
+            if r in rows:
+                out[f"{g.sheet}!{cell_name(r, g.col)}"] = v
+    return out
+
+
+def _same(a, b) -> bool:
+    return a is b or (type(a) is type(b) and a == b) or (a != a and b != b)
 
 
 def _run_units(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,

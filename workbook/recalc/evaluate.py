@@ -29,13 +29,14 @@ class Ctx:
     rows: np.ndarray
     col: int
     array: bool = False
+    book: BookStore | None = None  # for references made while evaluating (INDIRECT)
 
     @property
     def n(self) -> int:
         return len(self.rows)
 
     def arrayed(self) -> Ctx:
-        return self if self.array else Ctx(self.sheet, self.rows, self.col, True)
+        return self if self.array else Ctx(self.sheet, self.rows, self.col, True, self.book)
 
 
 class Evaluator:
@@ -47,6 +48,8 @@ class Evaluator:
 
     def run(self, node: Node, ctx: Ctx) -> np.ndarray:
         """The group's results, shape (n,): top-left of any array, blanks as they are."""
+        if ctx.book is None:
+            ctx.book = self.book
         result = self.raw(node, ctx)
         if isinstance(result, RangeVal):
             result = result.values() if ctx.array else result.intersect(ctx.rows, ctx.col)

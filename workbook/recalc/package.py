@@ -15,7 +15,9 @@ from pathlib import Path
 from . import limits as lim
 from . import xmlsafe
 from .errors import WorkbookFormatError
+from .refs import split_cell
 from .sheetxml import SheetPart, read_shared_strings, read_sheet
+from .structured import Table
 
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -46,6 +48,7 @@ class Package:
     workbook_part: str = "xl/workbook.xml"
     date1904: bool = False
     limits: lim.Limits = lim.DEFAULT_LIMITS
+    tables: dict[str, Table] = field(default_factory=dict)  # by upper-case name
 
     def sheet(self, name: str) -> SheetPart:
         """The sheet with this name (case-insensitive, as in Excel)."""
@@ -68,6 +71,7 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             if rtype.endswith("/sharedStrings") and target in members:
                 strings = read_shared_strings(lim.read_member(zf, target, limits), target)
         sheets: list[SheetPart] = []
+        tables: dict[str, Table] = {}
         sheet_names: list[str] = []
         for el in _children(wb_root, "sheets", "sheet"):
             name = el.get("name", "")
@@ -78,6 +82,8 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             if target not in members:
                 raise WorkbookFormatError(f"sheet {name!r} points to a missing part {target}")
             sheets.append(read_sheet(name, target, lim.read_member(zf, target, limits), strings))
+            for t in _tables(zf, members, target, name, limits):
+                tables[t.name.upper()] = t
         names = []
         for el in _children(wb_root, "definedNames", "definedName"):
             local = el.get("localSheetId")
@@ -87,7 +93,29 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             names.append(DefinedName(el.get("name", ""), (el.text or "").strip(), scope))
         pr = next(iter(_children(wb_root, None, "workbookPr")), None)
         date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
-        return Package(path, zf.infolist(), sheets, names, wb_part, date1904, limits)
+        return Package(path, zf.infolist(), sheets, names, wb_part, date1904, limits, tables)
+
+
+def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:
+    """The Excel tables (ListObjects) of a worksheet, for structured references."""
+    folder, base = posixpath.split(sheet_part)
+    if posixpath.join(folder, "_rels", base + ".rels") not in members:
+        return []
+    out = []
+    for target, rtype in _relationships(zf, members, sheet_part, limits).values():
+        if not rtype.endswith("/table") or target not in members:
+            continue
+        root = xmlsafe.parse_tree(lim.read_member(zf, target, limits), target)
+        ref = root.get("ref", "")
+        if ":" not in ref:
+            continue
+        (top, left), (bottom, right) = (split_cell(x) for x in ref.split(":", 1))
+        cols = tuple(c.get("name", "") for c in _children(root, "tableColumns", "tableColumn"))
+        name = root.get("displayName") or root.get("name") or ""
+        out.append(Table(name, sheet, top, left, bottom, right,
+                         int(root.get("headerRowCount", "1") or 1),
+                         int(root.get("totalsRowCount", "0") or 0), cols))
+    return out
 
 
 def open_zip(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> zipfile.ZipFile:

@@ -59,6 +59,7 @@ class SheetPart:
     obj_cols: list[int] = field(default_factory=list)
     obj_vals: list[object] = field(default_factory=list)
     formulas: list[FormulaCell] = field(default_factory=list)
+    hidden_rows: list[int] = field(default_factory=list)  # <row hidden="1">: SUBTOTAL(10x, ...)
 
 
 def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPart:
@@ -124,6 +125,8 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
                 if row > MAX_ROW:
                     raise WorkbookFormatError(f"sheet {name!r} has more than {MAX_ROW} rows")
             col = 0
+            if attrs.get("hidden") in ("1", "true"):
+                part.hidden_rows.append(row)
         elif code == IS:
             inline = []
         elif code == T and inline is not None and not rph:

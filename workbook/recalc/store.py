@@ -54,10 +54,14 @@ class SheetStore:
         self.length = max_row + 2  # row 0 unused, last row a blank sentinel
         self.cols: dict[int, ValueColumn] = {}
         self.max_block_cells = max_block_cells  # see limits.Limits.max_range_cells
+        self.hidden_rows: frozenset[int] = frozenset()  # rows hidden in the file
+        #: cells whose formulas call SUBTOTAL or AGGREGATE (those skip each other's results)
+        self.subtotal_cells: set[tuple[int, int]] = set()
 
     @classmethod
     def from_part(cls, part: SheetPart, max_block_cells: int | None = None) -> SheetStore:
         store = cls(part.name, part.max_row, max_block_cells)
+        store.hidden_rows = frozenset(part.hidden_rows)
         if part.num_rows:
             rows = np.asarray(part.num_rows, dtype=np.int64)
             cols = np.asarray(part.num_cols, dtype=np.int64)
@@ -168,6 +172,7 @@ class BookStore:
 
     def __init__(self, stores: list[SheetStore]) -> None:
         self.stores = {s.name.upper(): s for s in stores}
+        self.names: dict[tuple[str | None, str], str] = {}  # defined names, for INDIRECT
 
     def sheet(self, name: str) -> SheetStore | None:
         return self.stores.get(name.upper())

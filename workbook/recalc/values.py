@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+from contextvars import ContextVar
 
 
 class XlError:
@@ -62,6 +63,11 @@ _NUM_RE = re.compile(r"""^\s*(?P<neg>-)?\s*\$?\s*(?P<num>(?:\d{1,3}(?:,\d{3})+|\
                          (?:[eE][-+]?\d+)?)\s*(?P<pct>%)?\s*$""", re.X)
 _DATE_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
 _EPOCH = _dt.date(1899, 12, 30)
+_EPOCH_1904 = _dt.date(1904, 1, 1)
+
+#: True while a workbook saved with the 1904 date system (``<workbookPr date1904="1"/>``) is
+#: evaluated: serial 0 is 1904-01-01 (no fictitious 1900-02-29); set by the engine per workbook
+DATE1904: ContextVar[bool] = ContextVar("gputco_date1904", default=False)
 
 
 def parse_number(text: str) -> float | None:
@@ -86,9 +92,12 @@ def parse_number(text: str) -> float | None:
     d = _DATE_RE.match(text)
     if d:
         try:
-            return float((_dt.date(*map(int, d.groups())) - _EPOCH).days)
+            day = _dt.date(*map(int, d.groups()))
         except ValueError:
             return None
+        if DATE1904.get():
+            return float((day - _EPOCH_1904).days) if day >= _EPOCH_1904 else None
+        return float((day - _EPOCH).days)
     return None
 
 

@@ -25,10 +25,28 @@ class Spec:
 
 
 def _table() -> dict[str, Spec]:
-    from . import conditional, dates, finance, info, logic, lookup, math, stats, text
+    from . import (
+        calendar,
+        cashflow,
+        conditional,
+        dates,
+        dynamic,
+        finance,
+        info,
+        logic,
+        lookup,
+        math,
+        stats,
+        subtotal,
+        text,
+        textfind,
+        textformat,
+        xlookup,
+    )
 
     table: dict[str, Spec] = {}
-    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance):
+    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic):
         table.update(module.FUNCTIONS)
     return table
 
@@ -36,5 +54,5 @@ def _table() -> dict[str, Spec]:
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
-NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "INDIRECT", "HYPERLINK", "RTD", "DDE",
-                   "FILTERXML", "INFO", "CELL", "OFFSET", "RAND", "RANDBETWEEN", "NOW", "TODAY"})
+NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "HYPERLINK", "RTD", "DDE",
+                   "FILTERXML", "INFO", "CELL", "RAND", "RANDBETWEEN", "NOW", "TODAY"})

@@ -146,3 +146,11 @@ def wildcard(text: str):
         out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
         i += 1
     return re.compile("".join(out), re.I | re.S)
+
+
+def as_value(ctx, x):
+    """A raw argument read as a value: references intersected with the formula's cells (or read
+    whole in array formulas), as the evaluator does for ``"v"`` arguments."""
+    if isinstance(x, RangeVal):
+        return x.values() if ctx.array else x.intersect(ctx.rows, ctx.col)
+    return x

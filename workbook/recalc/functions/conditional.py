@@ -1,8 +1,11 @@
 """Conditional aggregates: COUNTIF(S), SUMIF(S), AVERAGEIF(S), MAXIFS, MINIFS, with criteria.
 
 A criterion is a number (cells equal to it), a text with an optional leading operator (``">5"``,
-``"<>done"``, ``"=abc"``), wildcards ``*`` ``?`` (``~`` escapes) for text equality, ``""`` for
-blank cells, or a boolean. Texts compare case-insensitively. Ranges are usually fixed while the
+``"<>done"``, ``"=abc"``), wildcards ``*`` ``?`` (``~`` escapes) for text equality (``"*"``
+matches text cells only, as Microsoft documents), ``""`` for blank cells, a boolean (``TRUE`` or the
+text ``"TRUE"``), or an error (an error cell, or the text ``"#N/A"``: cells holding that error; with
+``"<>"`` every other cell). A text criterion that reads as a number (``"3"``, ``"=3"``) matches the
+number and the text "3". Texts compare case-insensitively. Ranges are usually fixed while the
 criteria vary per row (``SUMIF($A:$A, A2, $B:$B)``): each distinct criterion is matched against
 the range once and the rows share the result.
 """
@@ -13,7 +16,7 @@ import numpy as np
 
 from .. import vec
 from ..rangeval import dims, materialize
-from ..values import DIV0, VALUE, XlError, approx_equal, parse_number
+from ..values import DIV0, ERRORS, VALUE, XlError, approx_equal, parse_number
 from . import Spec
 from ._args import wildcard
 
@@ -21,32 +24,48 @@ _OPS = ("<=", ">=", "<>", "<", ">", "=")
 
 
 def _criterion(c):
-    """(operator, operand) of a criterion value."""
+    """(operator, operand, text) of a criterion value.
+
+    ``text`` is the operand as typed when a text criterion reads as a number or a boolean
+    (``"3"``, ``"=TRUE"``): with ``=`` and ``<>`` it also matches text cells spelling it.
+    """
     if isinstance(c, str):
         op = next((o for o in _OPS if c.startswith(o)), "")
         rest = c[len(op):]
+        op = op or "="
+        if rest.upper() in ERRORS:
+            return (op, ERRORS[rest.upper()], None)  # "#N/A": matches error cells of that code
+        if rest.upper() in ("TRUE", "FALSE") and op in ("=", "<>"):
+            return (op, rest.upper() == "TRUE", rest.lower())
         num = parse_number(rest) if rest.strip() else None
-        return (op or "=", num if num is not None else rest)
+        return (op, rest, None) if num is None else (op, num, rest.lower())
     if c is None:
-        return ("=", 0.0)  # an empty criterion cell means 0 (Excel)
-    return ("=", c)
-
-
+        return ("=", 0.0, None)  # an empty criterion cell means 0 (Excel)
+    return ("=", c, None)  # a number, boolean or error value: cells equal to it
 
 
 def _mask(values: np.ndarray, crit) -> np.ndarray:
     """Which cells of a flat array meet one criterion."""
-    op, x = _criterion(crit)
+    op, x, text = _criterion(crit)
     if isinstance(x, float) and not isinstance(x, bool) and values.dtype == vec.FLOAT:
         with np.errstate(invalid="ignore"):
             eq = (values == x) | (np.abs(values - x) < np.maximum(abs(x), np.abs(values)) * 2**-48)
         return {"=": eq, "<>": ~eq, "<": (values < x) & ~eq, ">": (values > x) & ~eq,
                 "<=": (values < x) | eq, ">=": (values > x) | eq}[op]
     test = _element_test(op, x)
+    if text is not None and op in ("=", "<>"):
+        plain = test
+
+        def test(v):  # "3" also matches the text "3" (a number stored as text)
+            if isinstance(v, str):
+                return (v.lower() == text) == (op == "=")
+            return plain(v)
     return np.array([test(v) for v in values.tolist()], dtype=bool)
 
 
 def _element_test(op, x):
+    if isinstance(x, XlError):
+        return {"=": lambda v: v is x, "<>": lambda v: v is not x}.get(op, lambda v: False)
     if isinstance(x, str):
         if x == "":
             blank = {"=": lambda v: v is None or v == "", "<>": lambda v: v is not None and v != ""}
@@ -87,9 +106,6 @@ def _masks(pairs, m_rows: int):
         rows = []
         for i in range(m):
             c = crits[min(i, len(crits) - 1)]
-            if isinstance(c, XlError):
-                rows.append(c)
-                continue
             block = min(i, flat.shape[0] - 1)
             key = (block, type(c), c)
             if key not in cache:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import vec
-from ..values import NUM
+from ..values import DIV0, NUM
 from . import Spec
 from ._args import numbers, result, scalar_nums
 
@@ -32,7 +32,12 @@ def _pmt(rate, nper, pv, fv=None, typ=None):
         g = (1.0 + r) ** n
         out = np.where(r == 0, -(p + f) / n, -r * (p * g + f) / ((1.0 + r * t) * (g - 1.0)))
     e = vec.add_error(e, np.broadcast_to(n == 0, out.shape), NUM)
-    return vec.finish(out, e)
+    return vec.finish(out, _div0(e, r, out))
+
+
+def _div0(e, r, out):
+    """A rate of -1 makes (1 + rate)^nper zero (or its inverse infinite): Excel's #DIV/0!."""
+    return vec.add_error(e, np.broadcast_to((r == -1.0) & ~np.isfinite(out), out.shape), DIV0)
 
 
 def _pv(rate, nper, pmt, fv=None, typ=None):
@@ -41,7 +46,7 @@ def _pv(rate, nper, pmt, fv=None, typ=None):
     with np.errstate(all="ignore"):
         g = (1.0 + r) ** n
         out = np.where(r == 0, -(f + m * n), -(f + m * (1.0 + r * t) * (g - 1.0) / r) / g)
-    return vec.finish(out, e)
+    return vec.finish(out, _div0(e, r, out))
 
 
 def _fv(rate, nper, pmt, pv=None, typ=None):
@@ -50,7 +55,7 @@ def _fv(rate, nper, pmt, pv=None, typ=None):
     with np.errstate(all="ignore"):
         g = (1.0 + r) ** n
         out = np.where(r == 0, -(p + m * n), -(p * g + m * (1.0 + r * t) * (g - 1.0) / r))
-    return vec.finish(out, e)
+    return vec.finish(out, _div0(e, r, out))
 
 
 def _ipmt(rate, per, nper, pv, fv=None, typ=None):

@@ -1,4 +1,4 @@
-"""Logical: IF, IFERROR, IFNA, AND, OR, XOR, NOT, TRUE, FALSE.
+"""Logical: IF, IFERROR, IFNA, AND, OR, XOR, NOT, TRUE, FALSE, IFS, SWITCH.
 
 IF evaluates both branches for the whole group and picks per row; an error in the branch not
 taken never shows, as in Excel.
@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import vec
-from ..rangeval import materialize
-from ..values import NA, VALUE, XlError, to_bool
+from ..rangeval import RangeVal, materialize
+from ..values import NA, VALUE, XlError, approx_equal, to_bool
 from . import Spec
-from ._args import is_rangelike
+from ._args import as_value, is_rangelike
 
 
 def _if(cond, yes=None, no=None):
@@ -110,33 +110,84 @@ def _not(x):
     return vec.with_errors(~b, e)
 
 
-def _ifs(*args):
-    """IFS(c1, v1, c2, v2, ...): the value of the first true condition, #N/A if none."""
+def _uniform(x) -> object:
+    """The single value of a condition or case that is the same for the whole group, or a
+    sentinel when it varies by row (then the vector path runs)."""
+    if isinstance(x, RangeVal) or x.shape != (1, 1, 1):
+        return _VARIES
+    return x.reshape(-1).tolist()[0]
+
+
+_VARIES = object()
+
+
+def _ifs(ctx, *args):
+    """IFS(c1, v1, c2, v2, ...): the value of the first true condition, #N/A if none. With the
+    conditions the same for the whole group, the chosen value is passed on as it is (a reference
+    stays a reference: SUM(IFS(TRUE, A1:A3)) sums the range)."""
     if len(args) % 2:
         return vec.const(VALUE)
+    pairs = list(zip(args[0::2], args[1::2], strict=True))
+    fixed = [_uniform(c) for c, _ in pairs]
+    if all(f is not _VARIES for f in fixed):
+        for f, (_, value) in zip(fixed, pairs, strict=True):
+            b = f if isinstance(f, XlError) else to_bool(f)
+            if isinstance(b, XlError):
+                return vec.const(b)
+            if b:
+                return vec.const(0.0) if value is None else value
+        return vec.const(NA)
     out = vec.const(NA)
-    for cond, value in reversed(list(zip(args[0::2], args[1::2], strict=True))):
+    for cond, value in reversed(pairs):
         c, e = vec.bools(cond)
-        out = vec.with_errors(vec.select(c, vec.const(0.0) if value is None else value, out), e)
+        value = vec.const(0.0) if value is None else as_value(ctx, value)
+        out = vec.with_errors(vec.select(c, value, out), e)
     return out
 
 
-def _switch(expr, *args):
-    """SWITCH(x, v1, r1, ..., [default]): the result for the first value equal to x."""
-    from ..operators import comparison
+def _same(a, b) -> bool:
+    """SWITCH's equality: same type (numbers within Excel's precision, text case-insensitively,
+    booleans), a blank equal to a blank or to "" only; an error case never matches."""
+    if a is None:
+        return b is None or b == ""
+    if b is None:
+        return a == ""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, float) and isinstance(b, float):
+        return approx_equal(a, b)
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    return False
 
-    pairs = list(zip(args[0::2], args[1::2], strict=False))
-    out = args[-1] if len(args) % 2 else vec.const(NA)
-    for value, res in reversed(pairs[: len(args) // 2]):
-        hit = comparison("=", expr, value)
-        c, e = vec.bools(hit)
-        out = vec.with_errors(vec.select(c, res, out), e)
+
+def _switch(ctx, expr, *args):
+    """SWITCH(x, v1, r1, ..., [default]): the result for the first value equal to x."""
+    n = len(args) // 2
+    pairs = [(args[2 * k], args[2 * k + 1]) for k in range(n)]
+    default = args[-1] if len(args) % 2 else None
+    expr = as_value(ctx, expr)
+    cases = [vec.const(0.0) if v is None else as_value(ctx, v) for v, _ in pairs]
+    x = _uniform(expr)
+    if x is not _VARIES and all(_uniform(c) is not _VARIES for c in cases):
+        if isinstance(x, XlError):
+            return vec.const(x)
+        for c, (_, res) in zip(cases, pairs, strict=True):
+            if _same(x, _uniform(c)):
+                return vec.const(0.0) if res is None else res
+        return vec.const(NA) if default is None else default
+    out = vec.const(NA) if default is None else as_value(ctx, default)
+    for c, (_, res) in reversed(list(zip(cases, pairs, strict=True))):
+        hit = vec.elementwise(lambda a, b: a if isinstance(a, XlError) else _same(a, b), expr, c)
+        h, e = vec.bools(hit)
+        res = vec.const(0.0) if res is None else as_value(ctx, res)
+        out = vec.with_errors(vec.select(h, res, out), e)
     return out
 
 
 FUNCTIONS = {
-    "IFS": Spec(_ifs, 2, 254),
-    "SWITCH": Spec(_switch, 3, 254),
+    "IFS": Spec(_ifs, 2, 254, "vr" * 127, needs_ctx=True),
+    "SWITCH": Spec(_switch, 3, 254, "r", needs_ctx=True),
     "IF": Spec(_if, 2, 3),
     "IFERROR": Spec(_iferror, 2, 2),
     "IFNA": Spec(_ifna, 2, 2),

@@ -15,7 +15,7 @@ from .. import vec
 from ..rangeval import RangeVal, dims, materialize
 from ..values import NA, REF, VALUE, XlError
 from . import Spec
-from ._args import scalar_nums, wildcard
+from ._args import as_value, scalar_nums, wildcard
 
 
 def _key(v):
@@ -141,6 +141,8 @@ def _match(x, rng, how=None):
 
 def _xlookup_table(axis: str):
     def impl(x, table, idx, approx=None):
+        if not isinstance(table, RangeVal) and table.shape[1:] == (1, 1):
+            return vec.const(VALUE)  # a single value is no table (Excel: #VALUE!)
         arr = materialize(table)
         (fi,), ei = scalar_nums(idx)
         if approx is None:
@@ -199,14 +201,16 @@ def _index(rng, row=None, col=None):
     out = vals.astype(object)
     out[inside & ~stored] = None
     bad = ~inside
-    out[bad & ((r > h) | (c > w) | (r < 0) | (c < 0))] = REF
-    out[bad & (r >= 0) & (c >= 0) & (r <= h) & (c <= w)] = VALUE
+    out[bad & ((r > h) | (c > w))] = REF  # outside the range: #REF!
+    out[bad & ((r < 0) | (c < 0) | ((r <= h) & (c <= w)))] = VALUE  # negative: #VALUE! (Excel)
     return vec.with_errors(out.reshape(m, 1, 1), e)
 
 
 def _index_whole(rng, r: int, c: int, h: int, w: int, e):
     """INDEX(range, 0, k) / INDEX(range, k, 0): a whole column or row (a reference if given one)."""
-    if r < 0 or c < 0 or r > h or c > w:
+    if r < 0 or c < 0:
+        return vec.const(VALUE)
+    if r > h or c > w:
         return vec.const(REF)
     if isinstance(rng, RangeVal):
         out = RangeVal(rng.store, rng.r0 + (r - 1 if r else 0), 1 if r else h,
@@ -217,10 +221,19 @@ def _index_whole(rng, r: int, c: int, h: int, w: int, e):
     return vec.with_errors(arr, e)
 
 
-def _choose(idx, *options):
+def _choose(ctx, idx, *options):
+    """CHOOSE(k, a, b, ...): with one k for the whole group, the chosen argument as it is (a
+    reference stays a reference: SUM(CHOOSE(2, A1:A2, A1:A3)) sums A1:A3); with k varying per
+    row, the values picked row by row."""
     (fi,), e = scalar_nums(idx)
     fi = np.trunc(fi)
-    opts = [vec.const(0.0) if o is None else o for o in options]
+    if fi.size == 1 and e is None:
+        k = fi.ravel()[0]
+        if not 1 <= k <= len(options):
+            return vec.const(VALUE)
+        o = options[int(k) - 1]
+        return vec.const(0.0) if o is None else o
+    opts = [vec.const(0.0) if o is None else as_value(ctx, o) for o in options]
     out = vec.const(VALUE)
     for k in range(len(opts), 0, -1):
         hit = fi == k
@@ -259,7 +272,7 @@ FUNCTIONS = {
     "INDEX": Spec(_index, 2, 3, "rv"),
     "VLOOKUP": Spec(_xlookup_table("v"), 3, 4, "vrv"),
     "HLOOKUP": Spec(_xlookup_table("h"), 3, 4, "vrv"),
-    "CHOOSE": Spec(_choose, 2, 255),
+    "CHOOSE": Spec(_choose, 2, 255, "vr", needs_ctx=True),
     "ROWS": Spec(_rows, 1, 1, "r"),
     "COLUMNS": Spec(_columns, 1, 1, "r"),
     "ROW": Spec(_row, 0, 1, "r", needs_ctx=True),

@@ -10,7 +10,7 @@ from .. import vec
 from ..rangeval import materialize
 from ..values import MAX_TEXT, VALUE, parse_number
 from . import Spec
-from ._args import scalar_nums
+from ._args import row_errors, scalar_nums
 
 
 def _text_map(func):
@@ -34,23 +34,32 @@ def _concatenate(*args):
 
 
 def _concat(*args):
-    """CONCAT joins every cell of ranges too (row by row)."""
-    pieces = []
+    """CONCAT joins every cell of ranges too (row by row); a row whose cells hold an error is
+    that error, the other rows of the group are joined as usual."""
+    pieces, arrays = [], []
     for a in args:
         if a is None:
             continue
         arr = materialize(a)
-        t, e = vec.texts(arr)
-        if e is not None:
-            return vec.with_errors(vec.const(""), e)
+        arrays.append(arr)
+        t, _ = vec.texts(arr)
         m = t.shape[0]
-        pieces.append(np.array(["".join(r) for r in t.reshape(m, -1).tolist()], dtype=object))
+        pieces.append(np.array(["".join(x if isinstance(x, str) else "" for x in r)
+                                for r in t.reshape(m, -1).tolist()], dtype=object))
     if not pieces:
         return vec.const("")
     out = pieces[0].reshape(-1, 1, 1)
     for p in pieces[1:]:
         out = out + p.reshape(-1, 1, 1)
-    return vec.cap_text(out)
+    out = vec.cap_text(out)
+    errs = row_errors(arrays)
+    if errs is None:
+        return out
+    out = np.broadcast_to(out, (len(errs), 1, 1)).copy()
+    for i, e in enumerate(errs):
+        if e is not None:
+            out[i, 0, 0] = e
+    return out
 
 
 def _trim(s: str) -> str:

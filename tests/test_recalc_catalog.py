@@ -1,0 +1,27 @@
+"""README's list of the functions `gputco recalc` evaluates is generated from the engine's table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from workbook.recalc import supported_functions
+from workbook.recalc.catalog import BEGIN, END, replace_in, section
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_lists_exactly_the_engines_functions():
+    # on failure: run `python -m workbook.recalc.catalog --write README.md` and commit README.md
+    text = README.read_text(encoding="utf-8")
+    assert replace_in(text) == text
+    listed = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    for name in supported_functions():
+        assert f" {name}," in listed or f" {name}\\n" in listed or listed.count(name), name
+
+
+def test_every_function_is_in_one_category():
+    body = section()
+    for name in supported_functions():
+        lines = [ln for ln in body.splitlines() if ln.startswith("- ") and
+                 name in [x.strip() for x in ln.split(":", 1)[1].split(",")]]
+        assert len(lines) == 1, (name, lines)

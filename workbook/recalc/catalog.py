@@ -1,0 +1,71 @@
+"""README's list of what `gputco recalc` evaluates, generated from the engine's function table.
+
+``python -m workbook.recalc.catalog`` prints the section; ``--write README.md`` replaces the part
+of README.md between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
+the checked-in README matches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .functions import BUILTINS, NEVER
+
+BEGIN = ("<!-- recalc-functions:begin (generated: "
+         "python -m workbook.recalc.catalog --write README.md) -->")
+END = "<!-- recalc-functions:end -->"
+
+CLOCK = frozenset({"NOW", "TODAY"})
+
+#: Excel's categories, by the module that implements them
+CATEGORIES = {
+    "math": "Math", "stats": "Statistical", "subtotal": "Math",
+    "conditional": "Conditional aggregates", "logic": "Logical", "info": "Information",
+    "text": "Text", "textfind": "Text", "textformat": "Text", "lookup": "Lookup and reference",
+    "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
+    "finance": "Financial", "cashflow": "Financial",
+}
+
+
+def section() -> str:
+    """The generated Markdown: functions by category, then what is never run."""
+    groups: dict[str, list[str]] = {}
+    for name, spec in BUILTINS.items():
+        module = spec.impl.__module__.rsplit(".", 1)[-1]
+        groups.setdefault(CATEGORIES.get(module, "Other"), []).append(name)
+    lines = [BEGIN, "", f"Excel built-in functions evaluated by the engine ({len(BUILTINS)}):", ""]
+    for cat in sorted(groups):
+        lines.append(f"- {cat}: " + ", ".join(sorted(groups[cat])))
+    clock = sorted(NEVER & CLOCK)
+    lines += ["", f"Only with `--now TIME` (they change on every recalculation): "
+              f"{', '.join(clock)}.", "",
+              "Never run (they reach outside the workbook, or are random): "
+              + ", ".join(sorted(NEVER - CLOCK)) + ".", "", END]
+    return "\n".join(lines)
+
+
+def replace_in(text: str) -> str:
+    """``text`` with the section between the markers regenerated."""
+    if BEGIN not in text or END not in text:
+        raise ValueError("README has no recalc-functions markers")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    return head + section() + tail
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m workbook.recalc.catalog", description=__doc__)
+    ap.add_argument("--write", metavar="README", help="update the marked section of this file")
+    args = ap.parse_args(argv)
+    if args.write:
+        path = Path(args.write)
+        path.write_text(replace_in(path.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        sys.stdout.write(section() + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,301 @@
+"""Date and time, the calendar side: TIME, WEEKDAY, DATEVALUE, TIMEVALUE, YEARFRAC, NETWORKDAYS,
+WORKDAY (on the workbook's serials, see :mod:`.dates`).
+
+- TIME(h, m, s): the fraction of a day of h*3600 + m*60 + s seconds (each truncated), modulo one
+  day; negative totals and arguments over 32,767 are #NUM!.
+- WEEKDAY(serial, [type=1]): types 1 (Sunday 1), 2 (Monday 1), 3 (Monday 0), 11..17 (1 on Monday
+  .. Sunday). In the 1900 system Excel's serial 1 is a Sunday (it counts 1900-02-29), so the day
+  of the week is simply the serial modulo 7, as Excel computes it.
+- DATEVALUE(text) / TIMEVALUE(text): dates as ISO (2024-01-31), US (1/31/2024), 31-Jan-2024,
+  January 31, 2024 or 31 January 2024, optionally followed by a time; times as 18:45, 18:45:30,
+  6:45 PM (hours past 23 wrap into the next day: TIMEVALUE gives the time of day). A text
+  without a year is #VALUE! here (Excel would take the current year: a volatile answer this
+  engine does not give). A number argument is #VALUE!, as in Excel.
+- YEARFRAC(start, end, [basis=0]): 0 US 30/360 (Excel's day-31 and end-of-February rules, in
+  the order D. A. Wheeler's "YEARFRAC" analysis and LibreOffice apply them), 1 actual/actual
+  (Excel's: one year's length when the dates are at most a year apart, else the average length of
+  the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
+- NETWORKDAYS(start, end, [holidays]) and WORKDAY(start, days, [holidays]): Monday to Friday,
+  less the holiday serials; WORKDAY from a weekend counts from the day before.
+- NOW and TODAY only when the caller fixes the time (:func:`clock_functions`, ``--now``).
+"""
+
+from __future__ import annotations
+
+import calendar as _cal
+import datetime as _dt
+import re
+
+import numpy as np
+
+from .. import vec
+from ..rangeval import materialize
+from ..values import DATE1904, NUM, VALUE, XlError
+from . import Spec
+from ._args import scalar_nums
+from .dates import from_ymd, max_serial, parts, to_days, to_serial
+
+_DAY = 86400.0
+
+
+def _time(h, m, s):
+    (h, m, s), e = scalar_nums(h, m, s)
+    h, m, s = np.trunc(h), np.trunc(m), np.trunc(s)
+    total = h * 3600 + m * 60 + s
+    bad = (total < 0) | (h > 32767) | (m > 32767) | (s > 32767) | ~np.isfinite(total)
+    out = np.mod(np.where(bad, 0.0, total), _DAY) / _DAY
+    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
+
+_WEEK_START = {1: 0, 2: 1, 3: 1, 11: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 17: 0}
+
+
+def _weekday(serial, kind=None):
+    (s, k), e = scalar_nums(serial, kind if kind is not None else vec.const(1.0))
+    s, k = np.trunc(s), np.trunc(k)
+    dow = np.mod(s + (5 if DATE1904.get() else -1), 7)  # 0 = Sunday
+    start = np.vectorize(lambda x: _WEEK_START.get(int(x), -1) if np.isfinite(x) else -1,
+                         otypes=[float])(k)
+    out = np.mod(dow - start, 7) + np.where(k == 3, 0, 1)
+    bad = (start < 0) | ~(s >= 0) | (s > max_serial())
+    return vec.finish(np.where(bad, 0.0, out), vec.add_error(e, np.broadcast_to(bad, out.shape),
+                                                               NUM))
+
+
+_MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(_cal.month_abbr) if m})
+_TIME = r"(?:\s+(?P<time>\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?))?\s*$"
+_DATE_FORMS = [
+    re.compile(r"^\s*(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})" + _TIME),
+    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})" + _TIME),
+    re.compile(r"^\s*(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3,9})[- ,]+(?P<y>\d{2}|\d{4})" + _TIME),
+    re.compile(r"^\s*(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{2}|\d{4})" + _TIME),
+]
+_TIME_ONLY = re.compile(r"^\s*(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}(?:\.\d+)?))?"
+                        r"\s*(?P<ap>[AaPp][Mm])?\s*$")
+
+
+def parse_date(text: str):
+    """(year, month, day, time fraction or None) of a date text, or None."""
+    for rx in _DATE_FORMS:
+        m = rx.match(text)
+        if not m:
+            continue
+        g = m.groupdict()
+        month = _MONTHS.get(g["mon"].lower()) if g.get("mon") else int(g["m"])
+        if month is None:
+            return None
+        y = int(g["y"])
+        if len(g["y"]) == 2:
+            y += 2000 if y < 30 else 1900  # Excel's two-digit year window
+        t = parse_time(g["time"]) if g.get("time") else None
+        if g.get("time") and t is None:
+            return None
+        return y, month, int(g["d"]), t
+    return None
+
+
+def parse_time(text: str) -> float | None:
+    """The day fraction of a time text (18:45, 6:45 PM, 18:45:30), or None."""
+    m = _TIME_ONLY.match(text)
+    if not m:
+        return None
+    h, mi = int(m["h"]), int(m["mi"])
+    s = float(m["s"]) if m["s"] else 0.0
+    if m["ap"]:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if m["ap"].lower() == "pm" else 0)
+    if mi > 59 or s >= 60:
+        return None
+    return ((h * 3600 + mi * 60 + s) % _DAY) / _DAY  # "25:00" is 1:00 on the next day
+
+
+def _date_serial(y: int, m: int, d: int) -> float | XlError:
+    try:
+        _dt.date(y, m, d)
+    except ValueError:
+        if not (y == 1900 and m == 2 and d == 29 and not DATE1904.get()):
+            return VALUE
+    s = float(from_ymd(np.array([y]), np.array([m]), np.array([d]))[0])
+    return s if 0 <= s <= max_serial() else VALUE
+
+
+def _datevalue_one(v):
+    if isinstance(v, XlError):
+        return v
+    if not isinstance(v, str):
+        return VALUE
+    p = parse_date(v)
+    if p is None:
+        return VALUE
+    return _date_serial(p[0], p[1], p[2])
+
+
+def _timevalue_one(v):
+    if isinstance(v, XlError):
+        return v
+    if not isinstance(v, str):
+        return VALUE
+    t = parse_time(v)
+    if t is not None:
+        return t
+    p = parse_date(v)
+    return VALUE if p is None else (p[3] or 0.0)
+
+
+def _datevalue(x):
+    return vec.elementwise(_datevalue_one, x)
+
+
+def _timevalue(x):
+    return vec.elementwise(_timevalue_one, x)
+
+
+def _yearfrac(start, end, basis=None):
+    (a, b, k), e = scalar_nums(start, end, basis if basis is not None else vec.const(0.0))
+    a, b, k = np.trunc(a), np.trunc(b), np.trunc(k)
+    shape = np.broadcast_shapes(a.shape, b.shape, k.shape)
+    a, b, k = (np.broadcast_to(x, shape) for x in (a, b, k))
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    bad = ~((lo >= 0) & (hi <= max_serial()) & (k >= 0) & (k <= 4))
+    lo, hi = np.where(bad, 1.0, lo), np.where(bad, 1.0, hi)
+    out = np.array([_yearfrac_one(x, y, int(z) if z == z else 0)
+                    for x, y, z in zip(lo.ravel().tolist(), hi.ravel().tolist(),
+                                       np.where(bad, 0, k).ravel().tolist(), strict=True)],
+                   dtype=float).reshape(shape)
+    return vec.finish(out, vec.add_error(e, bad, NUM))
+
+
+def _ymd(s: float) -> tuple[int, int, int]:
+    y, m, d = parts(np.array([s]))
+    return int(y[0]), int(m[0]), int(d[0])
+
+
+def _yearfrac_one(s1: float, s2: float, basis: int) -> float:
+    y1, m1, d1 = _ymd(s1)
+    y2, m2, d2 = _ymd(s2)
+    if basis in (0, 4):
+        if basis == 0:  # Excel's US (NASD) rules, in Excel's order: the first that applies
+            feb_end1 = m1 == 2 and d1 >= _days_in_feb(y1)
+            feb_end2 = m2 == 2 and d2 >= _days_in_feb(y2)
+            if d1 == 31 and d2 == 31:
+                d1 = d2 = 30
+            elif d1 == 31:
+                d1 = 30
+            elif d1 == 30 and d2 == 31:
+                d2 = 30
+            elif feb_end1 and feb_end2:
+                d1 = d2 = 30
+            elif feb_end1:
+                d1 = 30
+        else:
+            d1, d2 = min(d1, 30), min(d2, 30)
+        return ((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1)) / 360.0
+    days = s2 - s1
+    if basis == 2:
+        return days / 360.0
+    if basis == 3:
+        return days / 365.0
+    # basis 1, actual/actual
+    if y1 == y2 or (y2 == y1 + 1 and (m1 > m2 or (m1 == m2 and d1 >= d2))):
+        if y1 == y2 and _cal.isleap(y1):
+            length = 366.0
+        elif _feb29_between((y1, m1, d1), (y2, m2, d2)) or (m2 == 2 and d2 == 29):
+            length = 366.0
+        else:
+            length = 365.0
+        return days / length
+    years = range(y1, y2 + 1)
+    return days / (sum(366 if _cal.isleap(y) else 365 for y in years) / len(years))
+
+
+def _feb29_between(a: tuple, b: tuple) -> bool:
+    """A 29 February falls between two dates at most a year apart (the 1 March after it is
+    reached by the later date while the earlier is before it)."""
+    for y in {a[0], b[0]}:
+        if _cal.isleap(y) and a < (y, 3, 1) <= b:
+            return True
+    return False
+
+
+def _days_in_feb(y: int) -> int:
+    return 29 if _cal.isleap(y) or (y == 1900 and not DATE1904.get()) else 28
+
+
+def _holidays(h) -> tuple[np.ndarray, XlError | None]:
+    """Holiday serials (true days) from a reference, array or number; blanks skipped."""
+    if h is None:
+        return np.array([], dtype="datetime64[D]"), None
+    vals = materialize(h).ravel().tolist()
+    out = []
+    for v in vals:
+        if isinstance(v, XlError):
+            return np.array([], dtype="datetime64[D]"), v
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, float):
+            return np.array([], dtype="datetime64[D]"), VALUE
+        if not 0 <= v <= max_serial():
+            return np.array([], dtype="datetime64[D]"), NUM
+        out.append(v)
+    return to_days(np.array(out, dtype=float)), None
+
+
+def _networkdays(start, end, holidays=None):
+    (a, b), e = scalar_nums(start, end)
+    hol, he = _holidays(holidays)
+    if he is not None:
+        return vec.const(he)
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    a, b = np.broadcast_to(np.trunc(a), shape), np.broadcast_to(np.trunc(b), shape)
+    bad = ~((a >= 0) & (b >= 0) & (a <= max_serial()) & (b <= max_serial()))
+    da, db = to_days(np.where(bad, 1.0, a)), to_days(np.where(bad, 1.0, b))
+    one = np.timedelta64(1, "D")
+    fwd = np.busday_count(da, db + one, holidays=hol)
+    back = -np.busday_count(db, da + one, holidays=hol)
+    out = np.where(da <= db, fwd, back).astype(float)
+    return vec.finish(out, vec.add_error(e, bad, NUM))
+
+
+def _workday(start, days, holidays=None):
+    (a, n), e = scalar_nums(start, days)
+    hol, he = _holidays(holidays)
+    if he is not None:
+        return vec.const(he)
+    shape = np.broadcast_shapes(a.shape, n.shape)
+    a, n = np.broadcast_to(np.trunc(a), shape), np.broadcast_to(np.trunc(n), shape)
+    bad = ~((a >= 0) & (a <= max_serial()) & (np.abs(n) < 3_000_000))
+    da = to_days(np.where(bad, 1.0, a))
+    nn = np.where(bad, 0, n).astype(np.int64)
+    fwd = np.busday_offset(da, nn, roll="backward", holidays=hol)
+    back = np.busday_offset(da, nn, roll="forward", holidays=hol)
+    out = to_serial(np.where(nn > 0, fwd, np.where(nn < 0, back, da)))
+    bad = bad | (out < 0) | (out > max_serial())
+    return vec.finish(np.where(nn == 0, a, out), vec.add_error(e, bad, NUM))
+
+
+def clock_functions(now: _dt.datetime) -> dict[str, Spec]:
+    """NOW and TODAY fixed at ``now`` (``gputco recalc --now``), as serials of the workbook's
+    date system."""
+    day = np.array([np.datetime64(now.date(), "D")])
+    frac = (now.hour * 3600 + now.minute * 60 + now.second + now.microsecond / 1e6) / _DAY
+
+    def today():
+        return vec.const(float(to_serial(day)[0]))
+
+    def now_():
+        return vec.const(float(to_serial(day)[0]) + frac)
+
+    return {"NOW": Spec(now_, 0, 0), "TODAY": Spec(today, 0, 0)}
+
+
+FUNCTIONS = {
+    "TIME": Spec(_time, 3, 3),
+    "WEEKDAY": Spec(_weekday, 1, 2),
+    "DATEVALUE": Spec(_datevalue, 1, 1),
+    "TIMEVALUE": Spec(_timevalue, 1, 1),
+    "YEARFRAC": Spec(_yearfrac, 2, 3),
+    "NETWORKDAYS": Spec(_networkdays, 2, 3, "vvr"),
+    "WORKDAY": Spec(_workday, 2, 3, "vvr"),
+}
