@@ -41,11 +41,15 @@ def render() -> str:
             default = "preset: " + " x ".join(f"{p.table} `{p.field}`" for p in i.presets)
         elif i.default is None:
             default = "required"
+        elif i.default == chain.OPTIONAL:
+            default = "none (optional)"
+        elif isinstance(i.default, chain.Like):
+            default = f"the {i.default.key}"
         else:
             default = f"`{i.default:g}`" if isinstance(i.default, float | int) else f"`{i.default}`"
         valid = str(ranges.of(i.key)) if i.key in ranges.RANGES else "a preset key"
         scope = {"system": "per system", "scenario": "per scenario", "buyer": "buyer type",
-                 "model": "model preset only"}[i.scope]
+                 "model": "model preset only", "system_preset": "system preset only"}[i.scope]
         lines.append(f"| `{i.key}` | {_cell(i.unit)} | {_cell(default)} | {_cell(valid)} | "
                      f"{scope}: {_cell(i.doc)} |")
     lines += ["", "## Steps", "", "| step | unit | formula | how | numpy function | TCO_ function |",
@@ -56,6 +60,13 @@ def render() -> str:
         check = f"`{s.check.udf}`" if s.check else "-"
         lines.append(f"| {name} | {_cell(s.unit)} | `{_cell(s.formula)}` | {_cell(s.how)} | "
                      f"{func} | {check} |")
+    lines += ["", "## The per-year cash-flow table", "",
+              "Years 0..15 (0 after the life), one row per year on each Cash flow sheet; `<col>` is "
+              "another column in the same year, `<col@prev>` the year before.", "",
+              "| column | formula | how | numpy function |", "|---|---|---|---|"]
+    for y in chain.YEAR_STEPS:
+        lines.append(f"| `{y.key}` | `{_cell(y.formula)}` | {_cell(y.how)} | "
+                     f"`udfs.decisions.{y.func.__name__}` |")
     lines += ["", "## Unit constants", "", "| name | value | what |", "|---|---|---|"]
     for name, label, unit, value, _note in chain.CONSTANTS:
         lines.append(f"| `{name}` | {value:g} {unit} | {label} |")

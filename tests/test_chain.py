@@ -21,7 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_each_step_formula_reads_exactly_its_function_arguments():
-    known = {i.key for i in chain.INPUTS}
+    known = {i.key for i in chain.INPUTS} | {"year"} | {s.key for s in chain.STEPS}
+    for y in chain.YEAR_STEPS:  # the per-year table reads scalars, earlier columns and itself
+        reads_itself = f"<{y.key}@prev>" in y.formula
+        assert set(chain.operands(y.formula)) == set(y.args) | ({y.key} if reads_itself else set()), \
+            y.key
+        assert all(a in known for a in y.args), y.key
+        known.add(y.key)
+    known = {i.key for i in chain.INPUTS} | {y.key for y in chain.YEAR_STEPS}
     for s in chain.STEPS:
         assert set(chain.operands(s.formula)) == set(s.args), s.key
         assert all(a in known for a in s.args), (s.key, [a for a in s.args if a not in known])

@@ -17,8 +17,9 @@ function; a step that has no place of its own is inlined (see :func:`formula`).
 
 >>> step("capital_usd_per_gpu_hour").formula
 '=-PMT([cost_of_capital],[life_years],[capex_per_gpu],-[residual_fraction]*[capex_per_gpu])/k_hours_per_year'
->>> formula("usd_per_mtok", {"tco_usd_per_gpu_hour": "D20", "tokens_per_gpu_second": "D30"}.get)
-'=D20/(k_seconds_per_hour*D30)*k_tokens_per_mtok'
+>>> formula("usd_per_mtok", {"delivered_usd_per_gpu_hour": "D20", "tokens_per_gpu_second": "D30",
+...                         "goodput": "D40"}.get)
+'=D20/(k_seconds_per_hour*D30)*k_tokens_per_mtok/D40'
 >>> formula("tokens_per_gpu_second", {"mfu": "0.5", "peak_tflops": "P", "flops_per_token": "F"}.get)
 '=0.5*P*k_flops_per_tflop/F'
 """
@@ -29,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from . import compute, energy, finance
+from . import compute, decisions, energy, finance
 
 #: a quantity's reference in a template
 REF = re.compile(r"\[([a-z0-9_]+)\]")
@@ -44,6 +45,7 @@ CONSTANTS: tuple[tuple[str, str, str, float, str], ...] = (
     ("k_tokens_per_mtok", "Tokens per million tokens", "", 1e6, ""),
     ("k_watts_per_kw", "W per kW", "", 1000, ""),
     ("k_joules_per_kwh", "J per kWh", "J", energy.JOULES_PER_KWH, ""),
+    ("k_kw_per_mw", "kW per MW", "", 1000, ""),
 )
 
 
@@ -82,11 +84,20 @@ class Input:
 
     @property
     def scenario_input(self) -> bool:
-        """Can a scenario (SPEC, batch row, Inputs cell) set it? Architecture fields cannot."""
-        return self.scope != "model"
+        """Can a scenario (SPEC, batch row, Inputs cell) set it? Preset-only fields cannot."""
+        return self.scope not in ("model", "system_preset")
 
 
 PRESET = "preset"
+#: default of an optional input: without it, the steps that read it are empty (NaN)
+OPTIONAL = "optional"
+
+
+@dataclass(frozen=True)
+class Like:
+    """Default of an input: the value of another input (depreciation years = life)."""
+
+    key: str
 
 
 def _buyer(key: str, label: str, unit: str, doc: str) -> Input:
@@ -137,6 +148,25 @@ INPUTS: tuple[Input, ...] = (
           (Preset("system", "peak_tflops_{precision}"),)),
     Input("kwh_per_household_year", "US household-year", "kWh", "number", "scenario",
           energy.KWH_PER_HOUSEHOLD_YEAR, "US household electricity per year (EIA 2022)"),
+    Input("availability", "Availability", "fraction", "number", "system", 1.0,
+          "fraction of hours a GPU is up and allocatable (default 1: every hour; the system "
+          "presets carry a sourced value to choose)"),
+    Input("utilisation", "Utilisation", "fraction", "number", "system", 1.0,
+          "fraction of available hours used or sold (default 1)"),
+    Input("goodput", "Goodput", "fraction", "number", "system", 1.0,
+          "fraction of paid GPU time that becomes kept training progress (default 1)"),
+    Input("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h", "number", "system", OPTIONAL,
+          "rental price of a GPU-hour (no default: without it the rent-based results are empty)"),
+    Input("tax_rate", "Tax rate", "fraction", "number", "scenario", 0.0,
+          "tax on profit (revenue - opex - depreciation); negative tax is a credit (default 0)"),
+    Input("depreciation_years", "Depreciation period", "years", "number", "scenario",
+          Like("life_years"), "straight-line depreciation to zero (default: the life)"),
+    Input("rent_decline_per_year", "Rent decline", "1/year", "number", "scenario", 0.0,
+          "yearly fall of the rent (default 0)"),
+    Input("opex_escalation_per_year", "Opex escalation", "1/year", "number", "scenario", 0.0,
+          "yearly rise of the opex (default 0)"),
+    Input("gpus_per_unit", "GPUs per server or rack", "GPU", "number", "system_preset", PRESET,
+          "GPUs per server or rack (system preset)", (Preset("system", "gpus_per_unit"),)),
     _arch("params", "Parameters N (total)", "params"),
     _arch("active_params", "Active parameters A (per token)", "params"),
     _arch("layers", "Layers L"),
@@ -184,6 +214,72 @@ class Step:
     level: str = "scenario"
     check: Check | None = None
 
+
+@dataclass(frozen=True)
+class YearStep:
+    """One column of the per-year cash-flow table (years 0..15; 0 after the life).
+
+    ``formula`` is the Excel template of one year's cell: ``[name]`` a scalar quantity of the
+    chain, ``<col>`` another column in the same year, ``<col@prev>`` the year before (0 in year
+    0), ``<year>`` the year. ``func`` computes the column for every scenario and year at once.
+    """
+
+    key: str
+    heading: str
+    label: str
+    how: str
+    formula: str
+    func: Callable
+    args: tuple[str, ...]
+    output: bool = True
+
+
+#: the per-year table of owning one GPU and renting it out (udfs.decisions), in column order
+YEAR_STEPS: tuple[YearStep, ...] = (
+    YearStep("capex_cf", "capex", "Capex", "year 0: -capex",
+             "=IF(<year>=0,-[capex_per_gpu],0)", decisions.year_capex, ("year", "capex_per_gpu")),
+    YearStep("revenue", "revenue", "Revenue",
+             "rent x 8760 x availability x utilisation x (1 - decline)^(year - 1), years 1..life",
+             "=IF(AND(<year>>=1,<year><=[life_years]),[rent_usd_per_gpu_hour]*k_hours_per_year"
+             "*[availability]*[utilisation]*(1-[rent_decline_per_year])^(<year>-1),0)",
+             decisions.year_revenue, ("year", "life_years", "rent_usd_per_gpu_hour", "availability",
+                                      "utilisation", "rent_decline_per_year")),
+    YearStep("opex_cf", "opex", "Opex", "-opex per GPU-hour x 8760 x (1 + escalation)^(year - 1)",
+             "=IF(AND(<year>>=1,<year><=[life_years]),-[opex_usd_per_gpu_hour]*k_hours_per_year"
+             "*(1+[opex_escalation_per_year])^(<year>-1),0)",
+             decisions.year_opex, ("year", "life_years", "opex_usd_per_gpu_hour",
+                                   "opex_escalation_per_year")),
+    YearStep("depreciation", "depreciation", "Depreciation (memo)",
+             "capex / depreciation years, straight line (not a cash flow)",
+             "=IF(AND(<year>>=1,<year><=[depreciation_years]),[capex_per_gpu]/[depreciation_years],0)",
+             decisions.year_depreciation, ("year", "capex_per_gpu", "depreciation_years")),
+    YearStep("residual_cf", "residual", "Residual value", "last year: residual x capex",
+             "=IF(<year>=[life_years],[residual_fraction]*[capex_per_gpu],0)",
+             decisions.year_residual, ("year", "life_years", "residual_fraction", "capex_per_gpu")),
+    YearStep("tax", "tax", "Tax", "-tax rate x (revenue + opex - depreciation + residual)",
+             "=-[tax_rate]*(<revenue>+<opex_cf>-<depreciation>+<residual_cf>)",
+             decisions.year_tax, ("tax_rate", "revenue", "opex_cf", "depreciation", "residual_cf")),
+    YearStep("net", "net", "Net cash flow", "capex + revenue + opex + tax + residual",
+             "=<capex_cf>+<revenue>+<opex_cf>+<tax>+<residual_cf>",
+             decisions.year_net, ("capex_cf", "revenue", "opex_cf", "tax", "residual_cf")),
+    YearStep("cumulative", "cumulative", "Cumulative net", "running sum of the net cash flow",
+             "=<cumulative@prev>+<net>", decisions.year_cumulative, ("net",)),
+    YearStep("payback_point", "payback point", "Payback within this year",
+             "year - 1 + what was still owed / this year's net, where the cumulative turns >= 0",
+             '=IF(AND(<cumulative@prev><0,<cumulative>>=0),<year>-1-<cumulative@prev>/<net>,"")',
+             decisions.year_payback_point, ("year", "cumulative", "net"), output=False),
+)
+_YEAR_STEPS = {y.key: y for y in YEAR_STEPS}
+#: what a year-table reference looks like in a template: <key>, <key@prev>, <key@0>, <key@1:last>
+YEAR_REF = re.compile(r"<([a-z0-9_]+)(?:@([a-z0-9:]+))?>")
+
+
+def year_step(key: str) -> YearStep:
+    return _YEAR_STEPS[key]
+
+
+#: the cash-flow functions' arguments beyond the chain's names
+_CASH = {"opex_usd_per_gpu_hour": "[opex_usd_per_gpu_hour]"}
 
 STEPS: tuple[Step, ...] = (
     Step("capital_usd_per_gpu_hour", "Capital per GPU-hour", "USD/GPU-h",
@@ -247,30 +343,42 @@ STEPS: tuple[Step, ...] = (
          "=[mfu]*[peak_tflops]*k_flops_per_tflop/[flops_per_token]",
          compute.tco_tokens_per_gpu_second, ("flops_per_token", "peak_tflops", "mfu"),
          "Throughput and cost per token", check=Check("TCO_TOKENS_PER_GPU_SECOND")),
-    Step("usd_per_mtok", "Cost per million tokens", "USD/Mtok",
-         "TCO per GPU-hour / tokens per GPU-hour x 1e6",
-         "=[tco_usd_per_gpu_hour]/(k_seconds_per_hour*[tokens_per_gpu_second])*k_tokens_per_mtok",
-         compute.cost_per_mtok_at_rate, ("tco_usd_per_gpu_hour", "tokens_per_gpu_second"),
+    Step("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour", "USD/GPU-h",
+         "TCO per GPU-hour / (availability x utilisation): the cost of an hour up and used",
+         "=[tco_usd_per_gpu_hour]/([availability]*[utilisation])",
+         decisions.tco_delivered_gpu_hour, ("tco_usd_per_gpu_hour", "availability", "utilisation"),
          "Throughput and cost per token",
-         check=Check("TCO_COST_PER_MTOK", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
+         check=Check("TCO_DELIVERED_GPU_HOUR", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
+    Step("usd_per_mtok", "Cost per million tokens", "USD/Mtok",
+         "delivered cost per GPU-hour / tokens per GPU-hour x 1e6 / goodput",
+         "=[delivered_usd_per_gpu_hour]/(k_seconds_per_hour*[tokens_per_gpu_second])"
+         "*k_tokens_per_mtok/[goodput]",
+         compute.cost_per_mtok_trained, ("delivered_usd_per_gpu_hour", "tokens_per_gpu_second",
+                                         "goodput"),
+         "Throughput and cost per token",
+         check=Check("TCO_COST_PER_MTOK", {"gpu_hour_usd": "[delivered_usd_per_gpu_hour]"})),
     Step("training_cost_usd", "Training cost", "USD run", "tokens x cost per token",
          "=[tokens]*[usd_per_mtok]/k_tokens_per_mtok", compute.training_cost_at_rate,
          ("tokens", "usd_per_mtok"), "Training run",
-         check=Check("TCO_TRAINING_COST", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
-    Step("training_gpu_hours", "GPU-hours", "GPU-h", "tokens / tokens per GPU-hour",
-         "=[tokens]/([tokens_per_gpu_second]*k_seconds_per_hour)", compute.training_gpu_hours,
-         ("tokens", "tokens_per_gpu_second"), "Training run"),
+         check=Check("TCO_TRAINING_COST", {"gpu_hour_usd": "[delivered_usd_per_gpu_hour]"})),
+    Step("training_gpu_hours", "GPU-hours", "GPU-h", "tokens / tokens per GPU-hour / goodput",
+         "=[tokens]/([tokens_per_gpu_second]*k_seconds_per_hour)/[goodput]",
+         compute.training_gpu_hours, ("tokens", "tokens_per_gpu_second", "goodput"),
+         "Training run"),
     Step("training_days", "Wall-clock days", "days",
-         "tokens / (GPUs x tokens/s per GPU) / 86400",
-         "=[tokens]/([gpus]*[tokens_per_gpu_second])/k_seconds_per_day",
-         compute.training_days_at_rate, ("tokens", "gpus", "tokens_per_gpu_second"),
-         "Training run", check=Check("TCO_TRAINING_DAYS")),
+         "tokens / (GPUs x tokens/s per GPU) / 86400 / (availability x goodput)",
+         "=[tokens]/([gpus]*[tokens_per_gpu_second])/k_seconds_per_day/([availability]*[goodput])",
+         compute.training_days_at_rate,
+         ("tokens", "gpus", "tokens_per_gpu_second", "availability", "goodput"),
+         "Training run", check=Check("TCO_TRAINING_DAYS", {"goodput": "[availability]*[goodput]"})),
     Step("utility_watts_per_gpu", "Utility power per GPU", "W", "IT kW x PUE x 1000",
          "=[it_kw_per_gpu]*[pue]*k_watts_per_kw", energy.tco_utility_watts_per_gpu,
          ("it_kw_per_gpu", "pue"), "Energy", check=Check("TCO_UTILITY_WATTS_PER_GPU")),
-    Step("joules_per_token", "Energy per token", "J/token", "utility W / tokens per second",
-         "=[utility_watts_per_gpu]/[tokens_per_gpu_second]", energy.joules_per_token_at_rate,
-         ("utility_watts_per_gpu", "tokens_per_gpu_second"), "Energy",
+    Step("joules_per_token", "Energy per token", "J/token",
+         "utility W / tokens per second / goodput (lost work uses energy too)",
+         "=[utility_watts_per_gpu]/[tokens_per_gpu_second]/[goodput]",
+         energy.joules_per_token_at_rate, ("utility_watts_per_gpu", "tokens_per_gpu_second",
+                                           "goodput"), "Energy",
          check=Check("TCO_JOULES_PER_TOKEN")),
     Step("training_energy_kwh", "Training energy", "kWh", "tokens x J/token / 3.6e6",
          "=[tokens]*[joules_per_token]/k_joules_per_kwh", energy.training_energy_kwh,
@@ -286,6 +394,60 @@ STEPS: tuple[Step, ...] = (
          "=[kwh_per_household_year]*k_joules_per_kwh/[joules_per_token]",
          energy.tokens_per_household_year, ("kwh_per_household_year", "joules_per_token"),
          "Energy", output=False),
+    Step("breakeven_utilisation", "Break-even utilisation (own vs rent)", "fraction",
+         "TCO per GPU-hour / (availability x rent): above it owning beats renting",
+         "=[tco_usd_per_gpu_hour]/([availability]*[rent_usd_per_gpu_hour])",
+         decisions.tco_breakeven_utilisation,
+         ("tco_usd_per_gpu_hour", "rent_usd_per_gpu_hour", "availability"), "Rent or buy",
+         check=Check("TCO_BREAKEVEN_UTILISATION", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"})),
+    Step("npv_usd_per_gpu", "NPV of owning and renting out", "USD",
+         "year 0 + NPV(cost of capital, years 1..15) of the net cash flow",
+         "=<net@0>+NPV([cost_of_capital],<net@1:last>)", decisions.npv_of_table,
+         ("net", "cost_of_capital"), "Rent or buy", check=Check("TCO_NPV", _CASH)),
+    Step("irr", "IRR", "1/year", "the rate at which NPV = 0 (Excel IRR)",
+         "=IRR(<net@0:last>)", decisions.irr_or_nan, ("net",), "Rent or buy",
+         check=Check("TCO_IRR", _CASH)),
+    Step("payback_years", "Payback", "years",
+         "first time the cumulative net cash flow reaches 0, linear within the year",
+         '=IF(COUNT(<payback_point@0:last>)=0,"no payback within life",'
+         "MIN(<payback_point@0:last>))",
+         decisions.payback_of_table, ("payback_point",), "Rent or buy",
+         check=Check("TCO_PAYBACK_YEARS", _CASH)),
+    Step("npv_per_unit_rent", "NPV of $1 of rent per GPU-hour", "USD",
+         "NPV of the revenue at $1 per GPU-hour, after tax",
+         "=(<revenue@0>+NPV([cost_of_capital],<revenue@1:last>))/[rent_usd_per_gpu_hour]"
+         "*(1-[tax_rate])",
+         decisions.npv_per_unit_rent,
+         ("revenue", "cost_of_capital", "rent_usd_per_gpu_hour", "tax_rate"), "Rent or buy",
+         output=False),
+    Step("breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)", "USD/GPU-h",
+         "rent - NPV / NPV of $1 of rent (NPV is linear in the rent)",
+         "=[rent_usd_per_gpu_hour]-[npv_usd_per_gpu]/[npv_per_unit_rent]",
+         decisions.breakeven_rent_of_table,
+         ("rent_usd_per_gpu_hour", "npv_usd_per_gpu", "npv_per_unit_rent"), "Rent or buy",
+         check=Check("TCO_BREAKEVEN_RENT", _CASH)),
+    Step("cluster_units", "Servers or racks", "units", "GPUs / GPUs per unit, rounded up",
+         "=ROUNDUP([gpus]/[gpus_per_unit],0)", decisions.cluster_units, ("gpus", "gpus_per_unit"),
+         "Cluster"),
+    Step("cluster_capex_usd", "Cluster capex", "USD", "units x GPUs per unit x capex per GPU",
+         "=[cluster_units]*[gpus_per_unit]*[capex_per_gpu]", decisions.cluster_capex,
+         ("cluster_units", "gpus_per_unit", "capex_per_gpu"), "Cluster"),
+    Step("cluster_it_mw", "Cluster IT load", "MW", "GPUs x IT kW per GPU / 1000",
+         "=[gpus]*[it_kw_per_gpu]/k_kw_per_mw", decisions.cluster_it_mw, ("gpus", "it_kw_per_gpu"),
+         "Cluster"),
+    Step("cluster_facility_mw", "Cluster facility power", "MW", "IT MW x PUE",
+         "=[cluster_it_mw]*[pue]", decisions.cluster_facility_mw, ("cluster_it_mw", "pue"),
+         "Cluster"),
+    Step("cluster_mwh_per_year", "Cluster energy per year at full load", "MWh",
+         "facility MW x 8760", "=[cluster_facility_mw]*k_hours_per_year",
+         decisions.cluster_mwh_per_year, ("cluster_facility_mw",), "Cluster"),
+    Step("cluster_opex_usd_per_year", "Cluster opex per year", "USD",
+         "opex per GPU-hour x 8760 x GPUs",
+         "=[opex_usd_per_gpu_hour]*k_hours_per_year*[gpus]", decisions.cluster_per_year,
+         ("opex_usd_per_gpu_hour", "gpus"), "Cluster"),
+    Step("cluster_tco_usd_per_year", "Cluster TCO per year", "USD",
+         "TCO per GPU-hour x 8760 x GPUs", "=[tco_usd_per_gpu_hour]*k_hours_per_year*[gpus]",
+         decisions.cluster_per_year, ("tco_usd_per_gpu_hour", "gpus"), "Cluster"),
 )
 
 _INPUTS = {i.key: i for i in INPUTS}
@@ -302,7 +464,8 @@ def add_step(new: Step) -> None:
     global STEPS
     if new.key in _STEPS or new.key in _INPUTS:
         raise ValueError(f"{new.key} is already a quantity of the chain")
-    unknown = [a for a in new.args if a not in _STEPS and a not in _INPUTS]
+    unknown = [a for a in new.args if a not in _STEPS and a not in _INPUTS
+               and a not in _YEAR_STEPS]
     if unknown or set(operands(new.formula)) != set(new.args):
         raise ValueError(f"step {new.key}: operands {operands(new.formula)} must be its args "
                          f"{list(new.args)}, each an input or an earlier step")
@@ -340,19 +503,36 @@ def is_step(key: str) -> bool:
     return key in _STEPS
 
 
+def is_input(key: str) -> bool:
+    return key in _INPUTS
+
+
 def operands(template: str) -> list[str]:
-    """The quantities a template refers to, in order of first appearance."""
-    return list(dict.fromkeys(REF.findall(template)))
+    """The quantities a template refers to (``[name]`` and per-year ``<column>``), in order of
+    first appearance."""
+    found = [(m.start(), m.group(1)) for m in REF.finditer(template)]
+    found += [(m.start(), m.group(1)) for m in YEAR_REF.finditer(template)]
+    return list(dict.fromkeys(name for _pos, name in sorted(found)))
 
 
-def formula(key: str, ref: Callable[[str], str | None], *, template: str | None = None) -> str:
+def formula(key: str, ref: Callable[[str], str | None], *, template: str | None = None,
+            year: Callable[[str, str], str] | None = None) -> str:
     """The Excel formula of step ``key`` (or of ``template``) with every ``[name]`` replaced.
 
     ``ref(name)`` gives the reference of a quantity (a cell, a column, a named cell, a literal),
     or None where it has no place of its own: a step is then inlined in parentheses, so a block
-    that shows only the results can still compute them in one cell.
+    that shows only the results can still compute them in one cell. ``year(column, spec)`` gives
+    the reference of a per-year table cell or range (``<net@0>``, ``<net@1:last>``,
+    ``<cumulative@prev>``; spec "" is the same year).
     """
-    text = _STEPS[key].formula if template is None else template
+    if key in _YEAR_STEPS and template is None:
+        text = _YEAR_STEPS[key].formula
+    else:
+        text = _STEPS[key].formula if template is None else template
+    if year is not None:
+        text = YEAR_REF.sub(lambda m: year(m.group(1), m.group(2) or ""), text)
+    elif YEAR_REF.search(text):
+        raise KeyError(f"{key} reads the per-year table; give its references (year=...)")
 
     def sub(m: re.Match) -> str:
         name = m.group(1)
@@ -360,10 +540,35 @@ def formula(key: str, ref: Callable[[str], str | None], *, template: str | None 
         if where is not None:
             return where
         if name in _STEPS:
-            return "(" + formula(name, ref)[1:] + ")"
+            return "(" + formula(name, ref, year=year)[1:] + ")"
         raise KeyError(f"{name} has no reference here and is not a step of the chain")
 
     return REF.sub(sub, text)
+
+
+def optional_inputs_of(key: str) -> list[str]:
+    """The optional inputs (no default: the rent) that a step or per-year column needs."""
+    seen: set[str] = set()
+    found: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in seen:
+            return
+        seen.add(name)
+        if name in _INPUTS and _INPUTS[name].default == OPTIONAL:
+            found.append(name)
+        node = _STEPS.get(name) or _YEAR_STEPS.get(name)
+        for a in node.args if node else ():
+            visit(a)
+
+    visit(key)
+    return found
+
+
+def reads_year_table(key: str) -> bool:
+    """Does the step read the per-year cash-flow table (directly or through other steps)?"""
+    s = _STEPS.get(key)
+    return s is not None and any(a in _YEAR_STEPS or reads_year_table(a) for a in s.args)
 
 
 def closure(keys: list[str] | tuple[str, ...]) -> list[Step]:

@@ -270,7 +270,7 @@ def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     return chk.out(u * peak * 1e12 / f)
 
 
-def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
+def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Cost of one million trained tokens: ``gpu_hour_usd / (3600 * tokens/s per GPU) * 1e6``.
 
     Parameters
@@ -299,9 +299,11 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     0.5445
     """
     chk.broadcast(gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu)
+                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    return _usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    g = chk.checked("goodput", goodput)
+    return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+                   / g)
 
 
 def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
@@ -348,7 +350,7 @@ def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     return _usd_per_mtok(usd / u, tps)
 
 
-def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
+def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Cost of a training run: tokens x cost per token.
 
     Parameters
@@ -371,13 +373,13 @@ def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu):
     163344
     """
     chk.broadcast(tokens=tokens, gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu)
+                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
     n = chk.checked("tokens", tokens)
     return training_cost_at_rate(n, tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops,
-                                                      mfu))
+                                                      mfu, goodput))
 
 
-def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
+def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Wall-clock days of a run: ``tokens / (gpus * tokens/s per GPU) / 86400``.
 
     Parameters
@@ -400,10 +402,11 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu):
     37.45
     """
     chk.broadcast(tokens=tokens, gpus=gpus, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu)
+                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
-    return _days(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
+    good = chk.checked("goodput", goodput)
+    return chk.out(_days(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / good)
 
 
 # --- steps of the chain (udfs.chain): one quantity from the quantities before it ---------------
@@ -487,28 +490,46 @@ def training_cost_at_rate(tokens, usd_per_mtok):
     return chk.out(chk.checked("tokens", tokens) * chk.checked("usd_per_mtok", usd_per_mtok) / 1e6)
 
 
-def training_gpu_hours(tokens, tokens_per_gpu_second):
-    """GPU-hours of a run: ``tokens / (tokens/s per GPU x 3600)``.
+def training_gpu_hours(tokens, tokens_per_gpu_second, goodput=1.0):
+    """GPU-hours paid for a run: ``tokens / (tokens/s per GPU x 3600) / goodput``.
 
     >>> round(training_gpu_hours(300e9, 724.4))
     115038
     """
-    chk.broadcast(tokens=tokens, tokens_per_gpu_second=tokens_per_gpu_second)
+    chk.broadcast(tokens=tokens, tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     n = chk.checked("tokens", tokens)
+    g = chk.checked("goodput", goodput)
     return chk.out(chk.ratio(n, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
-                             * SECONDS_PER_HOUR))
+                             * SECONDS_PER_HOUR) / g)
 
 
-def training_days_at_rate(tokens, gpus, tokens_per_gpu_second):
-    """Wall-clock days of a run: ``tokens / (gpus x tokens/s per GPU) / 86400``.
+def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
+    """Cost of a million kept training tokens: ``gpu_hour_usd / (3600 x tokens/s) x 1e6 /
+    goodput`` (lost work is paid for too).
+
+    >>> round(cost_per_mtok_trained(1.42, 724.4, 0.9), 4)
+    0.605
+    """
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second,
+                  goodput=goodput)
+    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
+    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
+    return chk.out(_usd_per_mtok(usd, tps) / chk.checked("goodput", goodput))
+
+
+def training_days_at_rate(tokens, gpus, tokens_per_gpu_second, availability=1.0, goodput=1.0):
+    """Wall-clock days of a run: ``tokens / (gpus x tokens/s per GPU) / 86400 / (availability x
+    goodput)``.
 
     >>> round(training_days_at_rate(300e9, 128, 724.4), 2)
     37.45
     """
-    chk.broadcast(tokens=tokens, gpus=gpus, tokens_per_gpu_second=tokens_per_gpu_second)
+    chk.broadcast(tokens=tokens, gpus=gpus, tokens_per_gpu_second=tokens_per_gpu_second,
+                  availability=availability, goodput=goodput)
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
-    return _days(n, g, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second))
+    lost = chk.checked("availability", availability) * chk.checked("goodput", goodput)
+    return chk.out(_days(n, g, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / lost)
 
 
 def _days(tokens, gpus, tps):

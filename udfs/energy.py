@@ -43,7 +43,7 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     return chk.out(kw * p * 1000.0)
 
 
-def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu):
+def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Energy per trained token: utility W per GPU / tokens per second per GPU.
 
     Parameters
@@ -73,9 +73,10 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     2.469
     """
     chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu)
+                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
-    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)))
+    g = chk.checked("goodput", goodput)
+    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
 
 
 def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
@@ -114,16 +115,17 @@ def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
 # --- steps of the chain (udfs.chain) ------------------------------------------------------------
 
 
-def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second):
-    """Energy per token: utility watts per GPU / tokens per second per GPU, J/token.
+def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second, goodput=1.0):
+    """Energy per kept token: utility watts per GPU / tokens per second per GPU / goodput, J/token.
 
     >>> round(joules_per_token_at_rate(1805.7, 724.4), 3)
     2.493
     """
     chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu,
-                  tokens_per_gpu_second=tokens_per_gpu_second)
+                  tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
-    return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)))
+    g = chk.checked("goodput", goodput)
+    return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / g)
 
 
 def training_energy_kwh(tokens, joules_per_token):

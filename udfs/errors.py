@@ -31,7 +31,8 @@ class InputRangeError(GputcoError, ValueError):
     def __init__(self, arg: str, value: object, valid: str, index: tuple[int, ...] | None = None) -> None:
         self.arg, self.value, self.valid, self.index = arg, value, valid, index
         where = f" (element [{', '.join(map(str, index))}])" if index is not None else ""
-        super().__init__(f"{arg} must be in {valid}, got {_show(value)}{where}")
+        must = valid if valid.startswith("a ") else f"in {valid}"
+        super().__init__(f"{arg} must be {must}, got {_show(value)}{where}")
 
 
 class InputTypeError(GputcoError, TypeError):

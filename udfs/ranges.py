@@ -36,7 +36,7 @@ class Range:
             left = "(" if self.lo_open else "["
             right = ")" if self.hi_open or self.hi == INF else "]"
             text = f"{left}{_num(self.lo)}, {_num(self.hi)}{right}"
-        return f"a whole number {text}" if self.whole else text
+        return f"a whole number in {text}" if self.whole else text
 
     @property
     def interval(self) -> str:
@@ -105,6 +105,15 @@ RANGES: dict[str, Range] = {
     "window_layers": NON_NEGATIVE,
     "window": NON_NEGATIVE,
     "utilisation": FRACTION,
+    "availability": FRACTION,
+    "goodput": FRACTION,
+    "reference_mfu": FRACTION,
+    "rent_usd_per_gpu_hour": POSITIVE,
+    "tax_rate": Range(0.0, 1.0, hi_open=True),
+    "depreciation_years": Range(0.0, 100.0, lo_open=True),
+    "rent_decline_per_year": Range(0.0, 1.0, hi_open=True),
+    "opex_escalation_per_year": Range(-0.5, 1.0),
+    "gpus_per_unit": POSITIVE,
     "layers": POSITIVE,
     "d_model": POSITIVE,
     "heads": POSITIVE,
@@ -124,7 +133,11 @@ RANGES: dict[str, Range] = {
 }
 
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
-FUNCTION_RANGES: dict[tuple[str, str], Range] = {}
+FUNCTION_RANGES: dict[tuple[str, str], Range] = {
+    **{(f, a): Range(1.0, 15.0, whole=True) for f in (
+        "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
+       for a in ("life_years", "depreciation_years")},
+}
 
 
 def of(arg: str, function: str | None = None) -> Range:

@@ -30,7 +30,7 @@ import inspect
 from collections.abc import Callable
 from types import MappingProxyType
 
-from . import compute, energy, finance, tco
+from . import compute, decisions, energy, finance, tco
 from .errors import GputcoError, MissingValueError, UnknownNameError
 from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
 
@@ -58,6 +58,22 @@ PUE = ArgDoc("pue", "Power usage effectiveness (facility power / IT power)", "ra
 USD_PER_KWH = ArgDoc("usd_per_kwh", "Electricity price", "USD/kWh")
 USD_PER_KW_MONTH = ArgDoc("usd_per_kw_month", "Colocation rent per kW of IT load per month",
                           "USD/(kW x month)")
+GOODPUT = ArgDoc("goodput", "Fraction of paid GPU time that becomes kept training progress "
+                 "(checkpoint restarts and lost work lower it)", "fraction")
+AVAILABILITY = ArgDoc("availability", "Fraction of hours a GPU is up and allocatable (e.g. 64/72 "
+                      "for a GB200 NVL72 rack run with two nodes spare)", "fraction")
+UTILISATION = ArgDoc("utilisation", "Fraction of available hours used or sold", "fraction")
+RENT = ArgDoc("rent_usd_per_gpu_hour", "Rental price of a GPU-hour", "USD/GPU-hour")
+OPEX = ArgDoc("opex_usd_per_gpu_hour", "Opex per GPU-hour: power + facility + other",
+              "USD/GPU-hour")
+CASH_OPTIONAL = (
+    RESIDUAL, AVAILABILITY, UTILISATION,
+    ArgDoc("tax_rate", "Tax on profit (revenue - opex - depreciation); a loss is a credit",
+           "fraction"),
+    ArgDoc("depreciation_years", "Straight-line depreciation period; empty for the life", "years"),
+    ArgDoc("rent_decline_per_year", "Yearly fall of the rent", "fraction/year"),
+    ArgDoc("opex_escalation_per_year", "Yearly rise of the opex", "fraction/year"),
+)
 OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour",
                "USD/GPU-hour")
 
@@ -157,18 +173,18 @@ _CATALOG = (
     UdfSpec(
         "TCO_COST_PER_MTOK", "Cost of one million trained tokens: TCO per GPU-hour / (3600 x "
         "tokens per second per GPU) x 1e6.",
-        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "cost per million trained tokens",
+        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT), "cost per million trained tokens",
         "USD/Mtok", (1.42, 1.07899e12, 1978.9, 0.395), compute.tco_cost_per_mtok),
     UdfSpec(
         "TCO_TRAINING_COST", "Cost of a training run: tokens x cost per token at the given TCO "
         "per GPU-hour, FLOPs per token, dense peak and MFU.",
-        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "cost of the run", "USD",
+        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT), "cost of the run", "USD",
         (300e9, 1.42, 1.07899e12, 1978.9, 0.395), compute.tco_training_cost),
     UdfSpec(
         "TCO_TRAINING_DAYS", "Wall-clock days of a training run: tokens / (GPUs x tokens per "
         "second per GPU) / 86400.",
         (TOKENS, ArgDoc("gpus", "GPUs in the run", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS,
-         MFU), "duration of the run", "days", (300e9, 128, 1.07899e12, 1978.9, 0.395),
+         MFU, GOODPUT), "duration of the run", "days", (300e9, 128, 1.07899e12, 1978.9, 0.395),
         compute.tco_training_days),
     UdfSpec(
         "TCO_BREAKEVEN_MFU", "The MFU system_b needs for the same cost per token as system_a at "
@@ -186,7 +202,7 @@ _CATALOG = (
         "TCO_JOULES_PER_TOKEN", "Energy per trained token: all-in utility watts per GPU (IT load "
         "x PUE) / tokens per second per GPU.",
         (ArgDoc("utility_watts_per_gpu", "All-in facility power per GPU incl. PUE "
-                "(TCO_UTILITY_WATTS_PER_GPU)", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
+                "(TCO_UTILITY_WATTS_PER_GPU)", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
         "energy per trained token", "J/token", (1789, 1.07899e12, 1978.9, 0.395),
         energy.tco_joules_per_token),
     UdfSpec(
@@ -209,6 +225,54 @@ _CATALOG = (
         "input of TCO_JOULES_PER_TOKEN).",
         (IT_KW, PUE), "power drawn from the utility per GPU", "W", (1.389, 1.288),
         energy.tco_utility_watts_per_gpu),
+    # decisions (issue 11): delivered hours, rent against buy, cash flows, cluster totals
+    UdfSpec(
+        "TCO_DELIVERED_GPU_HOUR", "TCO per GPU-hour actually available and used: TCO per GPU-hour "
+        "/ (availability x utilisation).",
+        (GPU_HOUR_USD, AVAILABILITY, UTILISATION), "cost of a delivered GPU-hour", "USD/GPU-hour",
+        (2.2494, 0.8889, 0.9), decisions.tco_delivered_gpu_hour),
+    UdfSpec(
+        "TCO_BREAKEVEN_UTILISATION", "Utilisation above which owning beats renting at a rent: "
+        "TCO per GPU-hour / (availability x rent). Above 1: renting is cheaper.",
+        (GPU_HOUR_USD, RENT, AVAILABILITY), "break-even utilisation", "fraction",
+        (1.42, 2.0, 0.9), decisions.tco_breakeven_utilisation),
+    UdfSpec(
+        "TCO_RENT_PARITY", "Rent that gives the reference's cost per token at this MFU: rent x "
+        "mfu / reference_mfu (a cloud with 10% lower MFU must rent for about 10% less).",
+        (RENT, MFU, ArgDoc("reference_mfu", "MFU the reference rent buys", "decimal")),
+        "MFU-adjusted rent parity price", "USD/GPU-hour", (2.0, 0.36, 0.4),
+        decisions.tco_rent_parity),
+    UdfSpec(
+        "TCO_CASHFLOWS", "Cash flows of owning one GPU and renting it out, years 0..life: capex, "
+        "revenue, opex, depreciation (memo), tax, residual, net, cumulative; spills.",
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
+        "table: year, capex, revenue, opex, depreciation, tax, residual, net, cumulative", "USD",
+        (31250, 2.0, 0.4045, 5), decisions.tco_cashflows, table=True),
+    UdfSpec(
+        "TCO_NPV", "Net present value of owning one GPU and renting it out, at the cost of "
+        "capital (end-of-year cash flows, year 0 undiscounted).",
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL),
+        "NPV per GPU", "USD", (31250, 2.0, 0.4045, 5, 0.1305), decisions.tco_npv),
+    UdfSpec(
+        "TCO_IRR", "Internal rate of return of owning one GPU and renting it out (NPV = 0); an "
+        "error text where the cash flows never change sign or have no root.",
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL), "IRR", "decimal/year",
+        (31250, 2.0, 0.4045, 5), decisions.tco_irr),
+    UdfSpec(
+        "TCO_PAYBACK_YEARS", "Years until the cumulative net cash flow (residual included) reaches "
+        "0, linear within the year; an error text where it does not within the life.",
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL), "payback", "years",
+        (31250, 2.0, 0.4045, 5), decisions.tco_payback_years),
+    UdfSpec(
+        "TCO_BREAKEVEN_RENT", "The rent per GPU-hour with NPV = 0 at the cost of capital; with "
+        "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR.",
+        (CAPEX_PER_GPU, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL), "break-even rent",
+        "USD/GPU-hour", (31250, 0.404452, 5, 0.1305), decisions.tco_breakeven_rent),
+    UdfSpec(
+        "TCO_CLUSTER", "Totals for a cluster: GPUs, servers or racks (rounded up), capex, IT and "
+        "facility MW, MWh a year at full load, opex and TCO a year; spills.",
+        (SYSTEM, ArgDoc("gpus", "GPUs in the cluster", "GPUs"), BUYER),
+        "table: quantity, value", "", ("GB200_NVL72", 1000), decisions.tco_cluster, table=True),
 )
 
 

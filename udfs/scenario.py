@@ -150,6 +150,10 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
             continue
         if i.default is None:  # required (mfu): checked by the steps that read it
             used[i.key] = inputs.get(i.key)
+        elif i.default == chain.OPTIONAL:  # NaN where not given: its steps are empty there
+            used[i.key] = _override(inputs, i.key, np.nan, n)
+        elif isinstance(i.default, chain.Like):
+            used[i.key] = _override(inputs, i.key, used[i.default.key], n)
         elif i.default != chain.PRESET:
             used[i.key] = _override(inputs, i.key, float(i.default), n)
         else:
@@ -168,12 +172,62 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
 
 
 def _run(used: dict[str, object], until: str | None = None) -> dict[str, object]:
-    """Run the chain's steps in order on the used values (up to and including ``until``)."""
+    """Run the chain's steps in order on the used values (up to and including ``until``).
+
+    A step that reads an optional input (the rent), directly or through other steps or the
+    per-year table, runs only on the scenarios that give it; it is NaN on the others.
+    """
+    optional = {i.key for i in chain.INPUTS if i.default == chain.OPTIONAL}
+    tainted = set(optional) | ({y.key for y in chain.YEAR_STEPS} if optional else set())
     for step in chain.STEPS:
-        used[step.key] = step.func(*(used[a] for a in step.args))
+        if tainted & set(step.args):
+            tainted.add(step.key)
+            used[step.key] = _on_given_rows(step, used, optional)
+        else:
+            used[step.key] = step.func(*(used[a] for a in step.args))
         if step.key == until:
             break
     return used
+
+
+def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str]) -> np.ndarray:
+    """A step that depends on optional inputs, on the rows that give all of them (NaN elsewhere);
+    the per-year table is computed once for those rows."""
+    n = max((np.size(used[k]) for k in optional), default=1)
+    given = np.ones(n, dtype=bool)
+    for k in optional:
+        given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
+    out = np.full(n, np.nan)
+    if not given.any():
+        return out
+    rows = {}
+    for a in step.args:
+        v = used[a] if a in used else None
+        if v is None and a in {y.key for y in chain.YEAR_STEPS}:
+            _year_table(used, given, n)
+            v = used[a]
+        arr = np.asarray(v, dtype=float)
+        rows[a] = arr[given] if arr.ndim and arr.shape[0] == n else arr
+    out[given] = step.func(*(rows[a] for a in step.args))
+    return out
+
+
+def _year_table(used: dict[str, object], given: np.ndarray, n: int) -> None:
+    """The per-year cash-flow columns (chain.YEAR_STEPS) for every scenario, NaN where the rent is
+    not given; life and depreciation are whole years 1..15 where it is."""
+    values: dict[str, object] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
+    names = {a for y in chain.YEAR_STEPS for a in y.args} - {y.key for y in chain.YEAR_STEPS}
+    for a in names - {"year"}:
+        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[given]
+        if a in ("life_years", "depreciation_years"):
+            arr = chk.checked(a, arr, "TCO_CASHFLOWS")
+        values[a] = np.asarray(arr, dtype=float).reshape(-1, 1)
+    for y in chain.YEAR_STEPS:
+        values[y.key] = y.func(*(values[a] for a in y.args))
+    for y in chain.YEAR_STEPS:
+        full = np.full((n, 16), np.nan)
+        full[given] = np.broadcast_to(values[y.key], (int(given.sum()), 16))
+        used[y.key] = full
 
 
 def cost_per_gpu_hour(inputs: Mapping[str, object]) -> dict[str, object]:

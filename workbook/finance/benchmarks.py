@@ -48,6 +48,17 @@ def _tco_formula(key: str, kind: str, letter: str, rows: dict[str, int]) -> str:
     return chain.formula(name, ref)
 
 
+def _run_ref(q: str, **named: str) -> str | None:
+    """A quantity of the run table: a column (<key>), a named cell, or 1 for availability,
+    utilisation and goodput (published runs are priced as the article does: every hour up, used
+    and kept); the delivered cost has no column, so the chain inlines it (TCO / (1 x 1))."""
+    if q in named:
+        return named[q]
+    if q in ("availability", "utilisation", "goodput"):
+        return "1"
+    return None if q == "delivered_usd_per_gpu_hour" else f"<{q}>"
+
+
 def _lookup(field: str) -> str:
     return f'=INDEX(run_value,MATCH(<run>&".{field}",run_id,0))'
 
@@ -76,16 +87,16 @@ COLUMNS = [
     ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
      "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))"),
     ("cost_per_mtok", "Cost per Mtok at workbook TCO", "USD/Mtok",
-     chain.formula("usd_per_mtok", lambda q: f"<{q}>")),
+     chain.formula("usd_per_mtok", _run_ref)),
     ("cost_per_mtok_article", "Cost per Mtok at the article's $/GPU-h", "USD/Mtok",
-     chain.formula("usd_per_mtok", lambda q: "inp_article_usd_per_gpu_hour"
-                   if q == "tco_usd_per_gpu_hour" else f"<{q}>")),
+     chain.formula("usd_per_mtok", lambda q: _run_ref(
+         q, tco_usd_per_gpu_hour="inp_article_usd_per_gpu_hour"))),
     ("published_usd_per_mtok", "published", "USD/Mtok", "published"),
     ("diff_usd_per_mtok", "ours at $/GPU-h / published - 1", "rel. diff", "diff"),
     ("utility_watts_per_gpu", "Utility W per GPU", "W",
      "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))"),
     ("joules_per_token", "J per token", "J/token",
-     chain.formula("joules_per_token", lambda q: f"<{q}>")),
+     chain.formula("joules_per_token", _run_ref)),
     ("published_joules_per_token", "published", "J/token", "published"),
     ("diff_joules_per_token", "ours / published - 1", "rel. diff", "diff"),
     ("household_years", "Household-years for the benchmark tokens", "household-years",

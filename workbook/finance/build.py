@@ -25,6 +25,7 @@ from openpyxl import Workbook
 from udfs import presets
 from udfs.errors import MissingValueError
 from workbook.finance import benchmarks as sheet_benchmarks
+from workbook.finance import cashflow
 from workbook.finance import checks as sheet_checks
 from workbook.finance import compare as sheet_compare
 from workbook.finance import cover as sheet_cover
@@ -80,9 +81,12 @@ def build_workbook(systems: str | Sequence[str] = DEFAULT_SYSTEMS,
     sheet_compare.build(book)
     sheet_benchmarks.build(book)
     sheet_checks.build(book)
+    cashflow.build(book)
     sheet_cover.build(book)
     xlwings_sheet.build_xlwings_conf(book, xlwings_rows)
-    for i, name in enumerate(SHEET_ORDER):
+    order = [*SHEET_ORDER[:4], *(cashflow.sheet_name(k) for k in range(1, book.n + 1)),
+             *SHEET_ORDER[4:]]
+    for i, name in enumerate(order):
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
     wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open

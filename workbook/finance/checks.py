@@ -81,7 +81,10 @@ def build(book: BookBuilder) -> None:
         for key in MODEL_CHECKS:
             native = f"=Model!{letter}{book.row('Model', key)}"
             udf = book.formula(chain.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
-            rows.append((key, f"Model!{letter} (System {k})", native, udf, "=TRUE()"))
+            needs = chain.optional_inputs_of(key)  # the rent: the check applies when it is given
+            applies = "=TRUE()" if not needs else "=AND(" + ",".join(
+                f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs) + ")"
+            rows.append((key, f"Model!{letter} (System {k})", native, udf, applies))
         for sheet, key, template, applies in NAMED_CHECKS:
             if sheet == "Compare" and k == 1:
                 continue

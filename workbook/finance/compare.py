@@ -48,7 +48,9 @@ ROWS: list[tuple] = [
     ("cost_per_mtok_ratio", "Cost per token vs System 1", "x",
      "=[usd_per_mtok]/[usd_per_mtok@1]", "below 1: cheaper per token than the reference"),
     ("cost_per_mtok_at_breakeven", "Cost per million tokens at break-even MFU", "USD/Mtok",
-     chain.formula("usd_per_mtok", {"tco_usd_per_gpu_hour": "[tco_usd_per_gpu_hour]",
+     chain.formula("usd_per_mtok", {"delivered_usd_per_gpu_hour":
+                                    "[Model:delivered_usd_per_gpu_hour]",
+                                    "goodput": "[Model:goodput]",
                                     "mfu": "[breakeven_mfu]", "peak_tflops": "[peak_tflops]",
                                     "flops_per_token": "[Model:flops_per_token]"}.get),
      "equals the reference's cost per token"),
@@ -61,7 +63,7 @@ ROWS: list[tuple] = [
 ]
 
 #: Model rows the MFU sweep reads; the steps between them and the cost are computed in the cell
-_FROM_MODEL = ("tco_usd_per_gpu_hour", "flops_per_token")
+_FROM_MODEL = ("delivered_usd_per_gpu_hour", "flops_per_token")
 
 SWEEP_KEY = "cost_per_mtok_at_mfu"
 SWEEP_ROWS = 11

@@ -17,7 +17,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
 import udfs
-from udfs import chain, ranges
+from udfs import chain, presets, ranges
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
@@ -42,6 +42,14 @@ SCENARIO = [
      "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100)."),
     ("inp_kwh_per_household_year", "Electricity of a US household-year", "kWh",
      udfs.KWH_PER_HOUSEHOLD_YEAR, None, "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20."),
+    ("inp_tax_rate", "Tax rate on profit (cash flows)", "fraction", 0.0, None,
+     "0 = no tax (the default); a loss is a credit against other profits."),
+    ("inp_depreciation_years", "Depreciation period (blank = the life)", "years", None, None,
+     "Straight line to zero, whole years up to the life."),
+    ("inp_rent_decline_per_year", "Rent decline per year (cash flows)", "1/year", 0.0, None,
+     "How much the rent you charge falls each year (0 = flat)."),
+    ("inp_opex_escalation_per_year", "Opex escalation per year (cash flows)", "1/year", 0.0, None,
+     "How much power, facility and other costs rise each year (0 = flat)."),
     ("inp_sweep_mfu_start", "MFU sweep on Compare: first MFU", "fraction", 0.20, None,
      "The cost-per-token-against-MFU table and chart."),
     ("inp_sweep_mfu_step", "MFU sweep on Compare: step", "fraction", 0.05, None, ""),
@@ -225,12 +233,34 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                "lookup", "#N/A where the chip has no such tensor cores (H100/H200 FP4).")
     per_system("inp_peak_tflops_{k}", "  your dense peak TFLOPS (blank = preset)", "TFLOPS",
                lambda k: None, "input", "e.g. 2450 for GB200 as in NVIDIA's DGXC tables")
+    per_system("pre_availability_{k}", "Availability of the system (preset)", "fraction",
+               lambda k: f"={lookup('availability', k)}", "lookup",
+               "sourced on Presets (GB200 NVL72: 64 of 72 GPUs); type it below to use it")
+    per_system("inp_availability_{k}", "  availability used", "fraction", lambda k: 1.0, "input",
+               "1 = every hour up (the article's convention, so published figures reproduce)")
+    per_system("inp_utilisation_{k}", "Utilisation of available hours", "fraction",
+               lambda k: 1.0, "input", "fraction of available hours used or sold")
+    per_system("inp_goodput_{k}", "Goodput of a training run", "fraction", lambda k: 1.0,
+               "input", "fraction of paid GPU time kept as progress (restarts, lost work)")
+    per_system("inp_rent_usd_per_gpu_hour_{k}", "Rent per GPU-hour (rent or buy, cash flows)",
+               "USD/GPU-h", lambda k: default_rent(book.systems[k - 1]), "input",
+               "default: SemiAnalysis AI Cloud TCO model, 3-year commitment (Presets: rents); "
+               "blank = no rent-based results")
     first, last = book.system_col(1), book.system_col(book.n)
     for field in ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops"):
         r = int(book.names[f"inp_{field}_1"].rsplit("$", 1)[1])
         book.define(f"inp_{field}_all", ws,
                     f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
     return row
+
+
+def default_rent(system: str) -> float | None:
+    """The sourced default rent of a system: SemiAnalysis's 3-year-commitment market rental
+    (udfs/data/rents.toml), None where there is none."""
+    for r in presets.rents():
+        if r.texts.get("system") == system and r.key.endswith("_sa_3yr_commit"):
+            return r.value("usd_per_gpu_hour")
+    return None
 
 
 def _label(ws, row: int, name: str, label: str, unit: str) -> None:

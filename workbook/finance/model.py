@@ -39,7 +39,14 @@ def input_formula(i: chain.Input) -> tuple[str, str]:
         return f"=use_{i.key}", "Inputs: buyer type (your value, else the preset)"
     if i.scope == "model":
         return f"=pre_{i.key}", "Presets: model architecture"
+    if i.scope == "system_preset":
+        return f"=pre_{i.key}_{{k}}", "Presets: system"
     cell = f"inp_{i.key}_{{k}}" if i.scope == "system" else f"inp_{i.key}"
+    if i.default == chain.OPTIONAL:
+        return f'=IF({cell}="","",{cell})', "Inputs (blank: the results that need it stay empty)"
+    if isinstance(i.default, chain.Like):
+        return (f'=IF({cell}="",[{i.default.key}],{cell})',
+                f"your value on Inputs, else the {i.default.key}")
     if i.default != chain.PRESET:
         return f"={cell}", "Inputs"
     preset = "*".join(preset_ref(p) for p in i.presets)
@@ -56,7 +63,9 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
         out.append((None, section, "", "", ""))
         steps = [s for s in chain.STEPS if s.section == section]
         needed = list(_LEADING_TEXT.get(section, ()))
-        needed += [a for s in steps for a in s.args if not chain.is_step(a)]
+        needed += [a for s in steps for a in s.args if chain.is_input(a)]
+        if any(chain.reads_year_table(s.key) for s in steps):  # the Cash flow sheets' inputs
+            needed += [a for y in chain.YEAR_STEPS for a in y.args if chain.is_input(a)]
         for key in dict.fromkeys(needed):
             if key in shown:
                 continue
@@ -65,10 +74,27 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
             out.append((key, i.label, i.unit, template, how))
             shown.add(key)
         for s in steps:
-            template = chain.formula(s.key, lambda name: f"[{name}]")
+            template = guarded(s.key, chain.formula(s.key, lambda name: f"[{name}]",
+                                                    year=_cash_flow_ref), lambda n: f"[{n}]")
             out.append((s.key, s.label, s.unit, template, s.how))
             shown.add(s.key)
     return out
+
+
+def _cash_flow_ref(column: str, spec: str) -> str:
+    """A per-year reference on the column's Cash flow sheet (``{k}`` = the system column)."""
+    from workbook.finance.cashflow import sheet_name, year_ref
+
+    return year_ref(column, spec, sheet=sheet_name("{k}"))
+
+
+def guarded(key: str, formula: str, ref) -> str:
+    """``formula``, empty with the reason where an optional input it needs (the rent) is blank."""
+    needs = chain.optional_inputs_of(key)
+    if not needs:
+        return formula
+    test = ",".join(f"ISNUMBER({ref(n)})" for n in needs)
+    return f'=IF(AND({test}),{formula[1:]},"needs {" and ".join(needs)}")'
 
 
 #: rows whose values are text

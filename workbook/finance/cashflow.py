@@ -1,0 +1,105 @@
+"""The Cash flow sheets: one per system column, the chain's per-year table in native formulas.
+
+Owning one GPU and renting it out (udfs.decisions): one row per year 0..15 (0 after the life),
+one column per :data:`udfs.chain.YEAR_STEPS` column, each cell the chain's formula with the
+system's Model cells in place of its scalar operands. The Model sheet's NPV, IRR, payback and
+break-even rent read these rows; a chart shows the cumulative cash flow.
+"""
+
+from __future__ import annotations
+
+from openpyxl.chart import LineChart, Reference
+from openpyxl.utils import get_column_letter, quote_sheetname
+
+from udfs import chain
+from workbook.xlsx import styles
+from workbook.xlsx.book import BookBuilder
+
+YEARS = 16  # years 0..15
+HEAD_ROW = 5
+FIRST_ROW = HEAD_ROW + 1
+LAST_ROW = FIRST_ROW + YEARS - 1
+#: column of each per-year quantity: A = year, then the chain's columns
+COLUMNS = ["year", *(y.key for y in chain.YEAR_STEPS)]
+
+
+def sheet_name(k: int) -> str:
+    return f"Cash flow {k}"
+
+
+def _col(key: str) -> str:
+    return get_column_letter(COLUMNS.index(key) + 1)
+
+
+def year_ref(column: str, spec: str, row: int | None = None, sheet: str | None = None) -> str:
+    """The reference of a per-year cell or range: spec "0", "1:last", "0:last" (absolute rows),
+    "" or "prev" (the year of ``row``, or the one before: 0 before year 0); on ``sheet`` if given.
+    """
+    c = _col(column)
+    if spec in ("", "prev"):
+        r = row if spec == "" else row - 1
+        if r < FIRST_ROW:
+            return "0"
+        ref = f"{c}{r}"
+    else:
+        first, _, last = spec.partition(":")
+        ref = f"${c}${FIRST_ROW + int(first)}"
+        if last:
+            ref += f":${c}${LAST_ROW if last == 'last' else FIRST_ROW + int(last)}"
+    return ref if sheet is None else f"{quote_sheetname(sheet)}!{ref}"
+
+
+def build(book: BookBuilder) -> None:
+    for k in range(1, book.n + 1):
+        _build_one(book, k)
+
+
+def _build_one(book: BookBuilder, k: int) -> None:
+    ws = book.wb.create_sheet(sheet_name(k))
+    col = book.system_col(k)
+    letter = get_column_letter(col)
+    system = book.systems[k - 1]
+    styles.title(ws, f"Cash flow {k}: owning one {system} GPU and renting it out",
+                 "USD per GPU, end-of-year cash flows (outflows negative); years after the life "
+                 "are 0. Rent, life, tax, decline and escalation are on Inputs; the results are "
+                 "on Model (NPV, IRR, payback, break-even rent).")
+    styles.header_row(ws, HEAD_ROW, [("year" if c == "year" else chain.year_step(c).heading)
+                                     for c in COLUMNS])
+
+    def model(name: str) -> str:
+        return f"Model!${letter}${book.row('Model', name)}"
+
+    for y in range(YEARS):
+        r = FIRST_ROW + y
+        ws.cell(row=r, column=1, value=y)
+        for step in chain.YEAR_STEPS:
+            text = chain.formula(step.key, model,
+                                 year=lambda c, spec, r=r: year_ref(c, spec, r))
+            needs = chain.optional_inputs_of(step.key)
+            if needs:
+                test = ",".join(f"ISNUMBER({model(n)})" for n in needs)
+                text = f'=IF(AND({test}),{text[1:]},"")'
+            cell = ws.cell(row=r, column=COLUMNS.index(step.key) + 1, value=text)
+            styles.style_formula(cell, "USD" if step.key != "payback_point" else "years")
+    summary = HEAD_ROW - 2
+    for i, key in enumerate(("npv_usd_per_gpu", "irr", "payback_years",
+                             "breakeven_rent_usd_per_gpu_hour")):
+        c = 1 + 2 * i
+        ws.cell(row=summary, column=c, value=chain.step(key).label).font = styles.BOLD
+        cell = ws.cell(row=summary, column=c + 1, value=f"={model(key)}")
+        styles.style_formula(cell, chain.step(key).unit if key != "irr" else "fraction")
+    styles.widths(ws, {i + 1: 15 for i in range(len(COLUMNS))})
+    ws.freeze_panes = ws.cell(row=FIRST_ROW, column=2)
+    chart = LineChart()
+    chart.title = f"Cumulative cash flow per GPU, {system}"
+    chart.y_axis.title = "USD"
+    chart.x_axis.title = "year"
+    chart.y_axis.number_format = '"$"#,##0'
+    cum = COLUMNS.index("cumulative") + 1
+    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW), titles_from_data=True)
+    chart.set_categories(Reference(ws, min_col=1, min_row=FIRST_ROW, max_row=LAST_ROW))
+    chart.x_axis.delete = False
+    chart.y_axis.delete = False
+    chart.width, chart.height = 18, 8
+    ws.add_chart(chart, f"A{LAST_ROW + 3}")
+    styles.page_setup(ws, landscape=True, one_page=True)
