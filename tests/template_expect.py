@@ -123,6 +123,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt,
                                                                                sc.kwh),
         }
+        col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
         # udfs.scenario (the batch engine's chain) must say the same
         for key, out in (("capex_per_gpu", "capex_per_gpu"), ("tco_usd_per_gpu_hour",
                          "tco_usd_per_gpu_hour"), ("usd_per_mtok", "usd_per_mtok"),
@@ -132,6 +133,63 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             assert abs(col[key] / ev[out] - 1) < 1e-12, (key, col[key], ev[out])
         cols.append(col)
     return cols
+
+
+def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
+    """The decision rows at the template's defaults (availability, utilisation, goodput 1, no
+    tax, decline or escalation; the sourced default rent), from udfs.decisions' functions."""
+    from udfs import decisions
+    from workbook.finance.inputs import default_rent
+
+    rent = default_rent(system)
+    if rent is None:
+        return _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw)
+    life, rate, res = buyer["life_years"], buyer["cost_of_capital"], buyer["residual_fraction"]
+    gpu_unit = presets.system(system).value("gpus_per_unit")
+    cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides \
+        else None
+    col = {"availability": 1.0, "utilisation": 1.0, "goodput": 1.0,
+           "delivered_usd_per_gpu_hour": decisions.tco_delivered_gpu_hour(tco),
+           "rent_usd_per_gpu_hour": rent, "tax_rate": 0.0, "depreciation_years": life,
+           "rent_decline_per_year": 0.0, "opex_escalation_per_year": 0.0,
+           "opex_usd_per_gpu_hour": opex, "gpus_per_unit": gpu_unit,
+           "breakeven_utilisation": decisions.tco_breakeven_utilisation(tco, rent),
+           "npv_usd_per_gpu": decisions.tco_npv(capex, rent, opex, life, rate, res),
+           "irr": decisions.tco_irr(capex, rent, opex, life, res),
+           "payback_years": decisions.tco_payback_years(capex, rent, opex, life, res),
+           "npv_per_unit_rent": (decisions.tco_npv(capex, rent, opex, life, rate, res)
+                                 - decisions.tco_npv(capex, rent / 2, opex, life, rate, res))
+           / (rent / 2),
+           "breakeven_rent_usd_per_gpu_hour": decisions.tco_breakeven_rent(capex, opex, life, rate,
+                                                                            res),
+           "cluster_units": math.ceil(sc.gpus / gpu_unit),
+           "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
+           "cluster_it_mw": sc.gpus * kw / 1000,
+           "cluster_facility_mw": sc.gpus * kw / 1000 * buyer["pue"],
+           "cluster_mwh_per_year": sc.gpus * kw / 1000 * buyer["pue"] * 8760,
+           "cluster_opex_usd_per_year": opex * 8760 * sc.gpus,
+           "cluster_tco_usd_per_year": tco * 8760 * sc.gpus}
+    if rent is None:  # no sourced rent (H800): the rent-based rows say what they need
+        for key in ("breakeven_utilisation", "npv_usd_per_gpu", "irr", "payback_years",
+                    "npv_per_unit_rent", "breakeven_rent_usd_per_gpu_hour"):
+            col[key] = "needs rent_usd_per_gpu_hour"
+        col["rent_usd_per_gpu_hour"] = ""
+    if cluster:  # the table function agrees with the explicit arithmetic
+        for key in ("cluster_units", "cluster_capex_usd", "cluster_tco_usd_per_year"):
+            assert math.isclose(cluster[key], col[key], rel_tol=1e-12), key
+    return col
+
+
+def _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
+    col = _decisions("H100_HGX", sc, buyer, capex, tco, opex, kw)  # the rent-free rows
+    gpu_unit = presets.system(system).value("gpus_per_unit")
+    col.update({"gpus_per_unit": gpu_unit, "cluster_units": math.ceil(sc.gpus / gpu_unit),
+                "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
+                "rent_usd_per_gpu_hour": ""})
+    for key in ("breakeven_utilisation", "npv_usd_per_gpu", "irr", "payback_years",
+                "npv_per_unit_rent", "breakeven_rent_usd_per_gpu_hour"):
+        col[key] = "needs rent_usd_per_gpu_hour"
+    return col
 
 
 def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
@@ -178,6 +236,8 @@ def sweep_value(model_col: dict, mfu: float) -> float:
 
 
 def _same(expected, actual) -> bool:
+    if expected == "":  # an empty text result: openpyxl reads it back as an empty cell
+        return actual in (None, "")
     if isinstance(expected, str) or isinstance(actual, str):
         return expected == actual
     return actual is not None and math.isclose(float(actual), float(expected), rel_tol=1e-9,

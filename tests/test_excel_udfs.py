@@ -133,7 +133,7 @@ def test_tables_take_single_cells(name):
     args = full_args(name)
     assert udfs.UDFS[name](fill((1, 1), args[0]), *args[1:]) == udfs.UDFS[name](*args)
     got = udfs.UDFS[name](fill((2, 1), args[0]), *args[1:])
-    assert got.startswith("#VALUE! system must be a single cell")
+    assert got.startswith(f"#VALUE! {s.args[0].name} must be a single cell")
 
 
 def test_values_vary_along_the_range():
@@ -163,11 +163,13 @@ def test_an_empty_optional_argument_takes_its_default(name):
     for i, arg in enumerate(s.args):
         if not arg.optional:
             continue
-        required_only = args[:i]
         empty = [*args[:i], None, *args[i + 1:]]
-        assert udfs.UDFS[name](*empty) == udfs.UDFS[name](*args), arg.name
+        explicit = [*args[:i], arg.default, *args[i + 1:]]
+        if arg.default is not None:
+            assert udfs.UDFS[name](*empty) == udfs.UDFS[name](*explicit), arg.name
         if all(a.optional for a in s.args[i:]):
-            assert udfs.UDFS[name](*required_only) == udfs.UDFS[name](*args), arg.name
+            defaults = [*args[:i], *(a.default for a in s.args[i:])]
+            assert udfs.UDFS[name](*args[:i]) == udfs.UDFS[name](*defaults), arg.name
 
 
 def test_an_empty_cell_in_a_column_takes_the_default_there():
@@ -282,7 +284,7 @@ def counting(s):
 def test_a_valid_column_is_one_vectorised_call():
     s, calls = counting(spec("TCO_COST_PER_MTOK"))
     mfu = np.linspace(0.1, 1.0, 10_000).reshape(-1, 1).tolist()
-    got = call(s, (1.42, 1.07899e12, 1978.9, mfu))
+    got = call(s, (1.42, 1.07899e12, 1978.9, mfu, 1.0))
     assert len(calls) == 1 and isinstance(calls[0][3], np.ndarray)
     expected = udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, np.array(mfu))
     assert got == expected.tolist()
@@ -293,7 +295,7 @@ def test_bad_cells_of_a_long_column_cost_a_few_calls():
     mfu = np.linspace(0.1, 1.0, 10_000).reshape(-1, 1).tolist()
     mfu[17] = [1.5]
     mfu[9000] = ["n/a"]
-    got = call(s, (1.42, 1.07899e12, 1978.9, mfu))
+    got = call(s, (1.42, 1.07899e12, 1978.9, mfu, 1.0))
     assert got[17] == ["#VALUE! mfu must be in (0, 1], got 1.5"]
     assert got[9000] == ["#VALUE! mfu must be a number, got 'n/a' (str)"]
     assert got[18] == [udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, mfu[18][0])]
@@ -303,7 +305,7 @@ def test_bad_cells_of_a_long_column_cost_a_few_calls():
 def test_a_bad_single_value_with_a_long_column_is_one_call():
     s, calls = counting(spec("TCO_COST_PER_MTOK"))
     mfu = np.linspace(0.1, 1.0, 10_000).reshape(-1, 1).tolist()
-    got = call(s, (-1.0, 1.07899e12, 1978.9, mfu))
+    got = call(s, (-1.0, 1.07899e12, 1978.9, mfu, 1.0))
     assert got == fill((10_000, 1), "#VALUE! gpu_hour_usd must be in (0, inf), got -1")
     assert len(calls) == 1
 

@@ -29,6 +29,12 @@ CATALOG = [
 ]
 # Functions beyond the original catalog that udfs exports ("more functions are welcome").
 EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
+# The decisions of issue 11 (their names and argument lists are the product's interface).
+DECISIONS = ["TCO_DELIVERED_GPU_HOUR", "TCO_BREAKEVEN_UTILISATION", "TCO_RENT_PARITY",
+             "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT",
+             "TCO_CLUSTER"]
+_CASH = ("[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
+         "[rent_decline_per_year], [opex_escalation_per_year]")
 # The catalog's argument lists, as the product documents them (optional ones in brackets).
 DESIGN_SIGNATURES = {
     "TCO_SYSTEM": "TCO_SYSTEM(system, field)",
@@ -44,20 +50,37 @@ DESIGN_SIGNATURES = {
     "TCO_RATIO": "TCO_RATIO(system_a, system_b, [buyer])",
     "TCO_FLOPS_PER_TOKEN": "TCO_FLOPS_PER_TOKEN(model, [seq_len], [convention])",
     "TCO_TOKENS_PER_GPU_SECOND": "TCO_TOKENS_PER_GPU_SECOND(flops_per_token, peak_tflops, mfu)",
-    "TCO_COST_PER_MTOK": "TCO_COST_PER_MTOK(gpu_hour_usd, flops_per_token, peak_tflops, mfu)",
+    "TCO_COST_PER_MTOK":
+        "TCO_COST_PER_MTOK(gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
     "TCO_TRAINING_COST":
-        "TCO_TRAINING_COST(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu)",
-    "TCO_TRAINING_DAYS": "TCO_TRAINING_DAYS(tokens, gpus, flops_per_token, peak_tflops, mfu)",
+        "TCO_TRAINING_COST(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_TRAINING_DAYS":
+        "TCO_TRAINING_DAYS(tokens, gpus, flops_per_token, peak_tflops, mfu, [goodput])",
     "TCO_BREAKEVEN_MFU": "TCO_BREAKEVEN_MFU(mfu_a, system_a, system_b, precision, [buyer])",
     "TCO_JOULES_PER_TOKEN":
-        "TCO_JOULES_PER_TOKEN(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu)",
+        "TCO_JOULES_PER_TOKEN(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_DELIVERED_GPU_HOUR": "TCO_DELIVERED_GPU_HOUR(gpu_hour_usd, [availability], [utilisation])",
+    "TCO_BREAKEVEN_UTILISATION":
+        "TCO_BREAKEVEN_UTILISATION(gpu_hour_usd, rent_usd_per_gpu_hour, [availability])",
+    "TCO_RENT_PARITY": "TCO_RENT_PARITY(rent_usd_per_gpu_hour, mfu, reference_mfu)",
+    "TCO_CASHFLOWS": "TCO_CASHFLOWS(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, "
+                     "life_years, " + _CASH + ")",
+    "TCO_IRR": "TCO_IRR(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, "
+               "life_years, " + _CASH + ")",
+    "TCO_PAYBACK_YEARS": "TCO_PAYBACK_YEARS(capex_per_gpu, rent_usd_per_gpu_hour, "
+                         "opex_usd_per_gpu_hour, life_years, " + _CASH + ")",
+    "TCO_NPV": "TCO_NPV(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years, "
+               "cost_of_capital, " + _CASH + ")",
+    "TCO_BREAKEVEN_RENT": "TCO_BREAKEVEN_RENT(capex_per_gpu, opex_usd_per_gpu_hour, life_years, "
+                          "cost_of_capital, " + _CASH + ")",
+    "TCO_CLUSTER": "TCO_CLUSTER(system, gpus, [buyer])",
     "TCO_HOUSEHOLD_YEARS": "TCO_HOUSEHOLD_YEARS(joules, [kwh_per_household_year])",
 }
 WIZARD_LIMIT = 255  # Excel's Function Wizard: description and argument texts
 
 
 def test_registry_is_the_catalog_plus_the_extras():
-    assert list(udfs.UDFS) == CATALOG + EXTRAS
+    assert list(udfs.UDFS)[:len(CATALOG + EXTRAS + DECISIONS)] == CATALOG + EXTRAS + DECISIONS
 
 
 def test_registry_is_read_only():

@@ -60,9 +60,11 @@ def test_benchmarks_sheet_equals_udfs(generated):
 def test_every_formula_cell_carries_a_value(generated):
     _sc, path, values = generated
     formulas = openpyxl.load_workbook(path)
+    # a formula may be empty by design only where it says so: IF(..., "") (no payback this
+    # year, no rent given)
     empty = [f"{ws.title}!{c.coordinate}" for ws in formulas.worksheets for row in ws.iter_rows()
              for c in row if isinstance(c.value, str) and c.value.startswith("=")
-             and values[ws.title][c.coordinate].value is None]
+             and values[ws.title][c.coordinate].value is None and '""' not in c.value]
     assert not empty, empty[:20]
 
 
@@ -74,8 +76,13 @@ def test_checks_udfs_equal_their_native_twins(generated):
         native, udf, applies, ok = (ws.cell(row=r, column=c).value for c in (3, 4, 6, 7))
         if native is None:
             continue
+        assert ok is True, r
+        if applies is not True:  # a rent-based check with no rent (H800 has no sourced rent)
+            assert ws.cell(row=r, column=1).value in ("breakeven_utilisation", "npv_usd_per_gpu",
+                                                      "irr", "payback_years",
+                                                      "breakeven_rent_usd_per_gpu_hour"), r
+            continue
         rows += 1
-        assert applies is True, r
         assert isinstance(udf, int | float) and math.isclose(udf, native, rel_tol=1e-9, abs_tol=1e-12), \
             (r, ws.cell(row=r, column=1).value, native, udf)
         assert ok is True, r

@@ -9,7 +9,7 @@ the cached value of every formula with the headless recalculation -> rename onto
 >>> wb.sheetnames
 ['Cover', 'Inputs', 'Model', 'Compare', 'Benchmarks', 'Checks', 'Presets', 'xlwings.conf']
 >>> wb.defined_names["inp_mfu_2"].attr_text  # system 2's MFU: an input cell on Inputs
-"'Inputs'!$E$21"
+"'Inputs'!$E$25"
 """
 
 from __future__ import annotations

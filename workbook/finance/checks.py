@@ -121,8 +121,8 @@ def build(book: BookBuilder) -> None:
         ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
         ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
         ws.cell(row=r, column=5, value=(
-            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
-            f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1))"
+            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),IF(NOT(ISNUMBER(C{r})),1,"
+            f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1)))"
         )).number_format = "0.0E+00"
         ws.cell(row=r, column=6, value=applies)
         ws.cell(row=r, column=7, value=f"=OR(NOT(F{r}),E{r}<=chk_tolerance)")

@@ -42,7 +42,7 @@ BLANK_PRESET = {
 def default(name: str) -> object:
     """The value an input takes when the SPEC gives none (None: the presets')."""
     d = next(i.default for i in scenario.INPUTS if i.name == name)
-    return None if d == "preset" else d
+    return None if d in (chain.PRESET, chain.OPTIONAL) or isinstance(d, chain.Like) else d
 
 
 def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_values: dict,

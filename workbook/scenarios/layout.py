@@ -61,7 +61,7 @@ def _used_input(i: chain.Input) -> Quantity:
 
 
 def _arch(i: chain.Input) -> Quantity:
-    """A model-architecture value of the row's model preset."""
+    """A preset-only value: the row's model architecture, or a system field (GPUs per unit)."""
     return Quantity(i.key, i.label, i.unit, "used", "=" + lookup(i.presets[0], _KEYS))
 
 
@@ -69,7 +69,7 @@ def _arch(i: chain.Input) -> Quantity:
 #: model's architecture, and the chain's model-level steps (FLOPs per token)
 USED = (
     *(_used_input(i) for i in chain.SCENARIO_INPUTS if i.default == chain.PRESET),
-    *(_arch(i) for i in chain.INPUTS if i.scope == "model"),
+    *(_arch(i) for i in chain.INPUTS if i.scope in ("model", "system_preset")),
     *(Quantity(s.key, s.label, s.unit, "used", chain.formula(s.key, lambda n: f"[{n}]"))
       for s in chain.STEPS if s.level == "model"),
 )
@@ -77,9 +77,20 @@ PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
 
 def results() -> tuple[Quantity, ...]:
     """The chain's scenario-level steps that its outputs need, one column each."""
-    return tuple(Quantity(s.key, s.label, s.unit, "result",
-                          chain.formula(s.key, lambda n: f"[{n}]"))
-                 for s in chain.closure(list(chain.outputs())) if s.level == "scenario")
+    return tuple(Quantity(s.key, s.label, s.unit, "result", _guarded(s.key))
+                 for s in chain.closure(list(chain.outputs()))
+                 if s.level == "scenario" and not chain.reads_year_table(s.key))
+
+
+def _guarded(key: str) -> str:
+    """The step's formula, empty with the reason in rows where an optional input (the rent) is
+    blank."""
+    text = chain.formula(key, lambda n: f"[{n}]")
+    needs = chain.optional_inputs_of(key)
+    if not needs:
+        return text
+    test = ",".join(f"ISNUMBER([{n}])" for n in needs)
+    return f'=IF(AND({test}),{text[1:]},"needs {" and ".join(needs)}")'
 
 
 def _check(key: str, short: str, label: str) -> tuple[Quantity, Quantity]:
