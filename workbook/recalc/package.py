@@ -90,12 +90,40 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         return Package(path, zf.infolist(), sheets, names, wb_part, date1904, limits)
 
 
+@dataclass(frozen=True)
+class SheetEntry:
+    """A sheet as workbook.xml lists it: name, its part (None for a missing one), its state."""
+
+    name: str
+    part: str | None
+    kind: str  # "worksheet", "chartsheet", ...
+    state: str  # "visible", "hidden", "veryHidden"
+
+
+def list_sheets(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS
+                ) -> tuple[str, list[SheetEntry]]:
+    """(workbook part, its sheets in order) of a package opened with :func:`open_zip`."""
+    members = set(zf.namelist())
+    wb_part = _main_part(zf, members, limits)
+    wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
+    rels = _relationships(zf, members, wb_part, limits)
+    out = []
+    for el in _children(wb_root, "sheets", "sheet"):
+        target, rtype = rels.get(el.get(f"{{{_REL_NS}}}id", ""), ("", ""))
+        out.append(SheetEntry(el.get("name", ""), target if target in members else None,
+                              rtype.rpartition("/")[2], el.get("state", "visible")))
+    return wb_part, out
+
+
 def open_zip(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> zipfile.ZipFile:
-    """The package as an open zip, after the checks every untrusted file gets.
+    """The package as an open zip, after the checks every untrusted file gets: the one door.
 
     It must be a zip (an OLE file is named as the password-protected workbook it usually is),
     within the limits on parts and sizes (limits.check_archive), with no duplicate or encrypted
-    parts. Used for recalculation and for .xlsx input to ``gputco batch``.
+    parts. Every reader of untrusted workbooks opens them here and reads their parts with
+    :func:`limits.read_member` / :func:`limits.stream_member` and their XML with
+    :mod:`.xmlsafe` (DTDs refused): recalculation, ``gputco render`` and .xlsx input to
+    ``gputco batch``.
     """
     path = Path(path)
     head = b""

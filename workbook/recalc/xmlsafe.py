@@ -33,15 +33,21 @@ def make_parser() -> pyexpat.XMLParserType:
 
 
 def run(parser: pyexpat.XMLParserType, data: bytes, part: str) -> None:
-    """Parse ``data`` with the handlers already set; XML errors become WorkbookFormatError."""
+    """Parse ``data`` with the handlers already set; XML errors become WorkbookFormatError
+    (an encoding Python does not know, in the XML declaration, too)."""
+    run_piece(parser, data, part, final=True)
+
+
+def run_piece(parser: pyexpat.XMLParserType, data: bytes, part: str, *, final: bool) -> None:
+    """Feed one piece of a part too big to hold at once (``final`` for the last), as :func:`run`."""
     try:
-        parser.Parse(data, True)
+        parser.Parse(data, final)
     except _DTDRefused:
         raise WorkbookFormatError(f"{part} declares a DTD or entities; refused for safety "
                                   "(entity expansion, external entities)") from None
     except pyexpat.ExpatError as err:
         raise WorkbookFormatError(f"{part} is not well-formed XML: {err}") from None
-    except LookupError as err:  # an encoding Python does not know, in the XML declaration
+    except LookupError as err:
         raise WorkbookFormatError(f"{part} is in an unknown text encoding: {err}") from None
 
 
