@@ -123,7 +123,7 @@ _READ_ERRORS = (pa.ArrowException, zipfile.BadZipFile, ParseError, KeyError, Ind
                 ValueError, UnicodeDecodeError, OSError, EOFError)
 
 
-def _guarded(chunks: Iterator[Chunk], path, fmt: str) -> Iterator[Chunk]:
+def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterator[Chunk]:
     """The chunks of a reader, with any failure to read the file as one clear BatchError."""
     while True:
         try:
@@ -135,7 +135,8 @@ def _guarded(chunks: Iterator[Chunk], path, fmt: str) -> Iterator[Chunk]:
         except _READ_ERRORS as err:
             reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
             reason = "".join(c if c.isprintable() else "?" for c in reason)
-            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}") from None
+            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}"
+                             + (f". {found}" if found else "")) from None
         yield chunk
 
 
@@ -312,7 +313,7 @@ def run_batch(src, dst, *, in_format=None, out_format=None, chunk_rows=DEFAULT_C
     with atomic_output(dst, force=force) as tmp:
         writer = _Writer(tmp, fout)
         try:
-            for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect), src, fin):
+            for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect), src, fin, found):
                 if plan is None:
                     plan = plan_columns(chunk.table.column_names, found)
                 checked = check_chunk(chunk.table, chunk.rows, plan[0], problems, dec)
