@@ -348,9 +348,9 @@ class BadRowsError(BatchError):
 class Progress:
     """A one-line progress report on stderr, at most twice a second (only on a terminal)."""
 
-    def __init__(self, total: int | None = None, stream=sys.stderr, force: bool = False):
-        self.total, self.stream = total, stream
-        self.enabled = force or stream.isatty()
+    def __init__(self, total: int | None = None, stream=None, force: bool = False):
+        self.total, self.stream = total, sys.stderr if stream is None else stream
+        self.enabled = force or self.stream.isatty()
         self.t0 = self.last = time.perf_counter()
 
     def __call__(self, rows: int) -> None:

@@ -51,6 +51,33 @@ def run_piece(parser: pyexpat.XMLParserType, data: bytes, part: str, *, final: b
         raise WorkbookFormatError(f"{part} is in an unknown text encoding: {err}") from None
 
 
+class _Root(Exception):
+    """Raised at the root element: the prolog, where a DTD would be, is over."""
+
+
+def refuse_dtd(data: bytes, part: str) -> None:
+    """Refuse a part whose prolog declares a DTD, reading only up to its root element (for
+    parts handed on unparsed, e.g. to LibreOffice).
+
+    >>> refuse_dtd(b'<?xml version="1.0"?><a><b/></a>', "ok.xml")
+    >>> refuse_dtd(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "bad.xml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    workbook.recalc.errors.WorkbookFormatError: bad.xml declares a DTD or entities; ...
+    """
+    p = make_parser()
+
+    def root(*_args: object) -> None:
+        raise _Root
+
+    p.StartElementHandler = root
+    try:
+        for i in range(0, max(len(data), 1), 1 << 16):
+            run_piece(p, data[i:i + (1 << 16)], part, final=i + (1 << 16) >= len(data))
+    except _Root:
+        return
+
+
 def _et_name(name: str) -> str:
     uri, sep, local = name.rpartition(" ")
     return "{" + uri + "}" + local if sep else name
