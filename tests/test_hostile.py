@@ -221,3 +221,16 @@ def test_hostile_workbooks_given_to_render_are_refused_before_libreoffice(name, 
     assert time.perf_counter() - t0 < 5
     assert code == 2 and err.count("\n") == 1 and RENDER_REFUSES[name] in err, err
     assert not (tmp_path / "png").exists() or not list((tmp_path / "png").iterdir())
+
+
+def test_openpyxl_reads_through_defusedxml(tmp_path):
+    """defusedxml is a dependency: openpyxl (and pandas.read_excel on top of it) refuses entity
+    declarations instead of expanding them."""
+    import defusedxml
+    import openpyxl.xml
+
+    assert openpyxl.xml.DEFUSEDXML
+    path = CORPUS["billion_laughs"].make(tmp_path)
+    with pytest.raises(ValueError, match="could not read worksheets") as info:
+        openpyxl.load_workbook(path)  # openpyxl wraps the refusal
+    assert isinstance(info.value.__context__, defusedxml.EntitiesForbidden)
