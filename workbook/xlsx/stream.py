@@ -106,14 +106,18 @@ class XlsxStream:
         return index
 
     def sheet(self, name: str, header: Sequence[str] | None = None, *,
-              freeze_header: bool = True) -> SheetStream:
-        """Start the next sheet (the previous one is finished); ``header`` is row 1, bold."""
+              freeze_header: bool = True, widths: Sequence[float] | None = None) -> SheetStream:
+        """Start the next sheet (the previous one is finished); ``header`` is row 1, bold;
+        ``widths`` are column widths in characters (default: fitted to the header)."""
         if self._open is not None:
             self._open.finish()
         self._names.append(name)
         member = self._zip.open(f"xl/worksheets/sheet{len(self._names)}.xml", "w",
                                 force_zip64=True)
-        self._open = SheetStream(self, member, header, freeze_header and header is not None)
+        if widths is None and header is not None:
+            widths = [max(9.0, len(str(h)) * 1.1 + 2) for h in header]
+        self._open = SheetStream(self, member, header, freeze_header and header is not None,
+                                 widths or ())
         return self._open
 
     def close(self) -> None:
@@ -187,13 +191,17 @@ class XlsxStream:
 class SheetStream:
     """One worksheet being written; rows go in order, starting after the header."""
 
-    def __init__(self, book: XlsxStream, member, header, freeze: bool) -> None:
+    def __init__(self, book: XlsxStream, member, header, freeze: bool,
+                 widths: Sequence[float] = ()) -> None:
         self.book, self.member, self.row = book, member, 0
         view = ('<sheetViews><sheetView workbookViewId="0"><pane ySplit="1" topLeftCell="A2" '
                 'activePane="bottomLeft" state="frozen"/></sheetView></sheetViews>') if freeze \
             else ""
+        cols = "".join(f'<col min="{j}" max="{j}" width="{w:.1f}" customWidth="1"/>'
+                       for j, w in enumerate(widths, 1))
+        cols = f"<cols>{cols}</cols>" if cols else ""
         member.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<worksheet '
-                     f'xmlns="{_NS}" xmlns:r="{_R}">{view}<sheetData>'.encode())
+                     f'xmlns="{_NS}" xmlns:r="{_R}">{view}{cols}<sheetData>'.encode())
         self._letters: list[str] = []
         if header is not None:
             self.write_row(list(header), style=1)
