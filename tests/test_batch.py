@@ -329,3 +329,21 @@ def test_blank_lines_keep_the_row_numbers_a_spreadsheet_shows(tmp_path):
     path.write_text("system,mfu\nH100_HGX,0.5\n\nH100_HGX,7\n")
     with pytest.raises(BadRowsError, match="row 4, column mfu"):
         run_batch(path, tmp_path / "out.csv")
+
+
+@pytest.mark.parametrize("ext", ["csv", "parquet", "xlsx"])
+def test_results_run_again_as_input_in_every_format(csv_in, tmp_path, ext):
+    first, second = tmp_path / f"r1.{ext}", tmp_path / f"r2.{ext}"
+    run_batch(csv_in, first)
+    run_batch(first, second)
+    read = {"csv": pd.read_csv, "parquet": pd.read_parquet, "xlsx": pd.read_excel}[ext]
+    pd.testing.assert_frame_equal(read(first), read(second))
+    assert read(first)["usd_per_kwh"].isna().tolist() == [True, False, False]  # still empty
+
+
+def test_a_byte_order_mark_and_windows_line_ends(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffSystem;MFU\r\nH100_HGX;0,54\r\n".encode())
+    run_batch(path, tmp_path / "out.csv")
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns[:2]) == ["System", "MFU"] and out["MFU"][0] == 0.54
