@@ -80,7 +80,6 @@ class Problems:
 
     lines: list[str] = field(default_factory=list)
     cells: int = 0
-    rows: set = field(default_factory=set)
     _pending: list = field(default_factory=list)
 
     def add(self, rows: np.ndarray, colpos: int, column: str, values, say) -> None:
@@ -98,8 +97,6 @@ class Problems:
         pos = np.array([p[1] for p in self._pending])[check]
         order = np.lexsort((pos, rows))
         self.cells += len(rows)
-        if len(self.rows) < SHOWN + 1:
-            self.rows.update(np.unique(rows)[:SHOWN + 1].tolist())
         for k in order[:max(SHOWN - len(self.lines), 0)]:
             _, _, column, values, say = self._pending[check[k]]
             self.lines.append(f"row {rows[k]}, column {column}: {say(values[index[k]])}")
@@ -238,8 +235,9 @@ def check_chunk(table: pa.Table, rows: np.ndarray, columns: dict[str, str],
 def _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused) -> None:
     """Rows whose system has no peak at their precision (FP4 on an H100) and no peak_tflops."""
     n = len(rows)
-    s_codes, s_keys = used_text.get("system", (np.zeros(n, np.intp), ["H100_HGX"]))
-    p_codes, p_keys = used_text.get("precision", (np.zeros(n, np.intp), ["bf16"]))
+    default = {i.name: str(i.default) for i in scenario.INPUTS}
+    s_codes, s_keys = used_text.get("system", (np.zeros(n, np.intp), [default["system"]]))
+    p_codes, p_keys = used_text.get("precision", (np.zeros(n, np.intp), [default["precision"]]))
     table_ = np.array([[np.nan if presets.system(s).get(f"peak_tflops_{p}") is None else 0.0
                         for p in p_keys] for s in s_keys])
     missing = np.isnan(table_[s_codes, p_codes]) & ~refused
