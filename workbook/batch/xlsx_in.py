@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from workbook.recalc import limits as lim
 from workbook.recalc import xmlsafe
-from workbook.recalc.errors import RecalcError, WorkbookFormatError
+from workbook.recalc.errors import RecalcError, UnsupportedFunctionError, WorkbookFormatError
 from workbook.recalc.package import list_sheets, open_zip
 from workbook.recalc.refs import MAX_COL, cell_name, col_index
 from workbook.recalc.sheetxml import _NAMESPACES, decode, read_shared_strings
@@ -44,6 +44,12 @@ class FormulaValues:
 
             try:
                 self._evaluation = evaluate_package(open_package(self.path))
+            except UnsupportedFunctionError as err:
+                cells = "; ".join(f"{name} in {', '.join(where[:3])}"
+                                  + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+                                  for name, where in sorted(err.functions.items()))
+                raise BatchError(f"{self.path}: formula cells that gputco's engine does not "
+                                 f"compute: {cells}; put the values in those cells") from None
             except RecalcError as err:
                 raise BatchError(f"{self.path}: a formula cell cannot be evaluated by gputco's "
                                  f"engine: {err}") from None
