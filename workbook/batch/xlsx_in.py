@@ -70,14 +70,16 @@ def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.
         raise BatchError(f"{path}: {err}" if str(path) not in str(err) else str(err)) from None
     with zf:
         try:
-            _, sheets = list_sheets(zf)
-            first = next((s for s in sheets if s.kind == "worksheet" and s.part), None)
+            book = list_sheets(zf)
+            first = next((s for s in book.sheets if s.kind == "worksheet"), None)
             if first is None:
                 raise BatchError(f"{path}: the workbook has no worksheet")
+            if first.part is None:
+                raise BatchError(f"{path}: sheet {first.name!r} points to a missing part")
             strings: list[str] = []
-            ss = "xl/sharedStrings.xml"
-            if ss in zf.namelist():
-                strings = read_shared_strings(lim.read_member(zf, ss), ss)
+            if book.shared_strings:
+                strings = read_shared_strings(lim.read_member(zf, book.shared_strings),
+                                              book.shared_strings)
             formulas = FormulaValues(path, first.name)
             header: list[str] | None = None
             buf: list[tuple[int, dict[int, object]]] = []

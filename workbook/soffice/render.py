@@ -35,7 +35,7 @@ def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
     """(name, part path, visible) of every sheet, in workbook order, read through the one safe
     door (workbook.recalc.package.open_zip: package limits, DTDs refused)."""
     with open_zip(xlsx) as z:
-        _, sheets = list_sheets(z)
+        sheets = list_sheets(z).sheets
     return [(s.name, s.part or "", s.state == "visible") for s in sheets]
 
 
