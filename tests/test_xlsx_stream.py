@@ -23,7 +23,8 @@ def _write(path, shared=True):
     with atomic_output(path, force=True) as tmp, XlsxStream(tmp, shared_strings=shared) as book:
         sheet = book.sheet("results", header=["number", "text", "double"])
         sheet.write_columns([NUMBERS, pa.array(TEXTS, pa.string()),
-                             FormulaColumn("=A{r}*2", list(np.nan_to_num(NUMBERS) * 2))])
+                             FormulaColumn("=A{r}*2", list(np.nan_to_num(NUMBERS) * 2))],
+                            style=[0, 0, 1])
         sheet.write_row([True, 7, Formula("=B9&\"!\"", "7!")])
         book.sheet("second").write_row(["x", 1.5])
 
@@ -43,6 +44,7 @@ def test_values_and_texts_read_back_exactly(tmp_path, shared):
     assert texts[1] == '=HYPERLINK("http://x","y")' and ws["B3"].data_type == "s"
     assert texts[2] == "a<b&c>\"d'" and texts[3] == "tab_x0001_bell" and texts[4] is None
     assert ws["A9"].value is True and ws["C9"].value == "7!"
+    assert ws["C2"].font.b and not ws["A2"].font.b  # a style per column
     assert wb["second"]["B1"].value == 1.5
     formulas = openpyxl.load_workbook(path)["results"]
     assert formulas["C2"].value == "=A2*2" and formulas["B3"].value.startswith("=HYPERLINK")

@@ -81,7 +81,9 @@ class XlsxStream:
     """An .xlsx package written as it goes; call :meth:`close` (or use ``with``) to finish."""
 
     def __init__(self, path: str | Path, *, shared_strings: bool = True,
-                 compresslevel: int = 1) -> None:
+                 compresslevel: int = 1, styles_xml: str | None = None) -> None:
+        """``styles_xml``: a whole ``xl/styles.xml`` to use instead of the default (normal, and
+        bold as style 1), for books whose cells refer to more styles (``style=`` below)."""
         self.path = Path(path)
         self._zip = zipfile.ZipFile(self.path, "w", zipfile.ZIP_DEFLATED,
                                     compresslevel=compresslevel)
@@ -89,6 +91,7 @@ class XlsxStream:
         self._open: SheetStream | None = None
         self.shared = shared_strings
         self._strings: dict[str, int] = {}
+        self.styles_xml = styles_xml
 
     def __enter__(self) -> XlsxStream:
         return self
@@ -157,7 +160,7 @@ class XlsxStream:
             + f'<Relationship Id="rId{n + 1}" Type="{_DOC}/styles" Target="styles.xml"/>'
             f'<Relationship Id="rId{n + 2}" Type="{_DOC}/sharedStrings" '
             'Target="sharedStrings.xml"/></Relationships>'))
-        z.writestr("xl/styles.xml", (
+        z.writestr("xl/styles.xml", self.styles_xml or (
             f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<styleSheet xmlns="{_NS}">'
             '<fonts count="2"><font><sz val="11"/><name val="Calibri"/></font>'
             '<font><b/><sz val="11"/><name val="Calibri"/></font></fonts>'
@@ -215,8 +218,9 @@ class SheetStream:
         """One row of numbers, text, booleans, :class:`Formula` cells and None (empty)."""
         self.write_columns([[v] for v in values], style=style)
 
-    def write_columns(self, columns: Sequence, style: int = 0) -> None:
-        """A block of rows given column by column (every column of the same length).
+    def write_columns(self, columns: Sequence, style: int | Sequence[int] = 0) -> None:
+        """A block of rows given column by column (every column of the same length); ``style``
+        is the cell style index of every cell, or one per column.
 
         The XML is assembled by Arrow's string kernels (numbers in their shortest round-trip
         form), so a block of numbers and repeated texts costs no Python work per cell."""
@@ -227,8 +231,9 @@ class SheetStream:
         n = len(columns[0])
         start = self.row + 1
         rows = pa.array(np.arange(start, start + n, dtype=np.int64)).cast(pa.string())
-        s = f' s="{style}"' if style else ""
-        cells = [self._cells(self._letter(j), col, rows, s) for j, col in enumerate(columns)]
+        styles = [style] * len(columns) if isinstance(style, int) else list(style)
+        cells = [self._cells(self._letter(j), col, rows, f' s="{st}"' if st else "")
+                 for j, (col, st) in enumerate(zip(columns, styles, strict=True))]
         xml = pc.binary_join_element_wise('<row r="', rows, '">', *cells, "</row>", "")
         self.row += n
         self.member.write(_string_bytes(xml))
