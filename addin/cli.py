@@ -20,7 +20,13 @@ __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE"
 def _compare(args: argparse.Namespace) -> int:
     from .report import comparison_table
 
-    print(comparison_table(args.systems, args.buyer, args.model, args.precision, args.mfu))
+    try:
+        table = comparison_table(args.systems, args.buyer, args.model, args.precision, args.mfu)
+    except udfs.InputRangeError as err:
+        if err.arg != "mfu_a":
+            raise
+        raise udfs.InputRangeError("--mfu", err.value, err.valid) from None
+    print(table)
     return EXIT_OK
 
 

@@ -59,6 +59,10 @@ def describe(command: str, err: Exception) -> tuple[str, int]:
     if isinstance(err, GputcoError):
         code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) \
             else EXIT_USAGE
+        if getattr(err, "listing", False):  # a summary line, then one line per bad cell
+            head, *lines = str(err).splitlines()
+            return "\n".join([f"gputco {command}: error: {one_line(head)}",
+                              *(f"  {one_line(line)}" for line in lines)]), code
         return f"gputco {command}: error: {one_line(err)}", code
     if isinstance(err, OSError):  # a file problem the command did not foresee: not a bug
         where = f" {err.filename}" if err.filename else ""

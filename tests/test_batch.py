@@ -13,7 +13,7 @@ import pytest
 import udfs
 from addin.cli import main
 from udfs import scenario
-from workbook.batch.run import BatchError, Progress, run_batch
+from workbook.batch.run import RESULTS, BadRowsError, BatchError, Progress, run_batch
 from workbook.xlsx.files import FileExistsRefusal
 
 CSV = (
@@ -50,11 +50,16 @@ def test_results_equal_the_model_in_every_format(csv_in, tmp_path, ext):
     df = (pd.read_csv(out) if ext == "csv" else pd.read_parquet(out) if ext == "parquet"
           else pd.read_excel(out))
     assert list(df["id"]) == ["a", "b", "c"]
+    assert list(df.columns) == CSV.splitlines()[0].split(",") + list(RESULTS)
     expected = _expected()
     for name in scenario.OUTPUTS:
-        np.testing.assert_allclose(df[name].to_numpy(float), expected[name], rtol=1e-12)
-    # Empty cells used the presets: row a is the hyperscaler H100 at $1.42.
+        column = f"use_{name}" if name in scenario.INPUT_NAMES else name
+        np.testing.assert_allclose(df[column].to_numpy(float), expected[name], rtol=1e-12)
+    # Empty cells used the presets: row a is the hyperscaler H100 at $1.42, and they stay empty.
     assert df["tco_usd_per_gpu_hour"][0] == pytest.approx(udfs.tco_gpu_hour("H100_HGX"))
+    assert pd.isna(df["usd_per_kwh"][0]) and pd.isna(df["buyer"][0]) and pd.isna(df["tokens"][2])
+    assert df["use_usd_per_kwh"][0] == 0.087 and df["use_buyer"][0] == "hyperscaler"
+    assert df["system"][2] == "h100 hgx" and df["use_system"][2] == "H100_HGX"  # as given
 
 
 def test_chunks_give_the_same_results_as_one_pass(csv_in, tmp_path):
@@ -73,7 +78,7 @@ def test_a_results_file_runs_again_as_input(csv_in, tmp_path):
 def test_bad_number_names_the_row(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("system,mfu\nH100_HGX,0.4\nH100_HGX,0.5\nGB200_NVL72,1.7\n")
-    with pytest.raises(BatchError, match=r"^row 4: mfu must be in \(0, 1\], got 1.7"):
+    with pytest.raises(BatchError, match=r"\nrow 4, column mfu: mfu must be in \(0, 1\], got 1.7"):
         run_batch(path, tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
     assert not list(tmp_path.glob(".~*"))  # no temporary file left behind
@@ -85,7 +90,8 @@ def test_unknown_column_and_unknown_preset(tmp_path):
     with pytest.raises(udfs.UnknownNameError, match="unknown batch column 'electricity'"):
         run_batch(path, tmp_path / "out.csv")
     path.write_text("system,mfu\nH100_HXG,0.4\n")
-    with pytest.raises(udfs.UnknownNameError, match="Did you mean H100_HGX"):
+    with pytest.raises(BatchError, match=r"row 2, column system: unknown system 'H100_HXG'.*Did "
+                       r"you mean H100_HGX"):
         run_batch(path, tmp_path / "out.csv")
 
 
@@ -105,7 +111,7 @@ def test_a_failure_mid_write_leaves_the_original_intact(tmp_path):
     path.write_text("system,mfu\nH100_HGX,0.4\nH100_HGX,0.5\nH100_HGX,-1\n")
     out = tmp_path / "out.parquet"
     out.write_bytes(b"original bytes")
-    with pytest.raises(BatchError, match="row 4"):
+    with pytest.raises(BatchError, match="row 4, column mfu"):
         run_batch(path, out, chunk_rows=2, force=True)
     assert out.read_bytes() == b"original bytes"
     assert not list(tmp_path.glob(".~*"))
@@ -151,3 +157,194 @@ def test_cli_exit_codes(csv_in, tmp_path, capsys):
         "missing.csv: no such file") and "Traceback" not in err
     assert main(["batch", str(csv_in), "-o", str(tmp_path / "no-such-dir" / "x.csv")]) == 3
     assert "cannot write" in capsys.readouterr().err
+
+
+# -- every bad cell in one pass ------------------------------------------------------------------
+
+BAD_ROWS = {7: ("mfu", "1.5"), 11: ("system", "GB300_NVL72"), 20002: ("mfu", ""),
+            150002: ("usd_per_kwh", "twelve cents")}
+EXPECTED_LINES = [
+    "row 7, column mfu: mfu must be in (0, 1], got 1.5",
+    "row 11, column system: unknown system 'GB300_NVL72'; valid: B200_HGX, GB200_NVL72, "
+    "H100_HGX, H200_HGX. Did you mean GB200_NVL72?",
+    "row 20002, column mfu: mfu is empty; every scenario needs one in (0, 1]",
+    "row 150002, column usd_per_kwh: 'twelve cents' is not a number",
+]
+
+
+def _scenarios(rows: int, bad: dict[int, tuple[str, str]]) -> dict[str, list[str]]:
+    """``rows`` clean scenarios as text columns, with the cells of ``bad`` (spreadsheet rows)."""
+    rng = np.random.default_rng(3)
+    cols = {
+        "system": list(np.array(["H100_HGX", "GB200_NVL72", "B200_HGX"])[rng.integers(0, 3, rows)]),
+        "mfu": [f"{x:.3f}" for x in rng.uniform(0.3, 0.6, rows)],
+        "usd_per_kwh": [f"{x:.4f}" for x in rng.uniform(0.05, 0.15, rows)],
+    }
+    for row, (col, value) in bad.items():
+        cols[col][row - 2] = value
+    return cols
+
+
+def _lines(err: BadRowsError) -> list[str]:
+    return str(err).splitlines()[1:]
+
+
+def test_four_bad_rows_of_200000_in_one_run_in_row_order(tmp_path, capsys):
+    cols = _scenarios(200_000, BAD_ROWS)
+    path = tmp_path / "big.csv"
+    pd.DataFrame(cols).to_csv(path, index=False)
+    out = tmp_path / "out.parquet"
+    assert main(["batch", str(path), "-o", str(out), "--chunk-rows", "70000"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == f"gputco batch: error: {path}: 4 bad cells; nothing was written"
+    assert [line.strip() for line in err[1:]] == EXPECTED_LINES
+    assert not out.exists() and not list(tmp_path.glob(".~*"))
+
+
+def test_the_same_bad_rows_through_parquet(tmp_path):
+    cols = _scenarios(200_000, BAD_ROWS)
+    table = pd.DataFrame(cols)
+    table["mfu"] = pd.to_numeric(table["mfu"]).where(table["mfu"] != "")  # empty -> null
+    table.to_parquet(tmp_path / "big.parquet")  # usd_per_kwh stays text: one cell is not a number
+    with pytest.raises(BadRowsError) as info:
+        run_batch(tmp_path / "big.parquet", tmp_path / "out.csv", chunk_rows=65_536)
+    assert _lines(info.value) == EXPECTED_LINES
+
+
+def test_the_same_bad_rows_through_xlsx_across_chunks(tmp_path):
+    bad = {7: ("mfu", "1.5"), 11: ("system", "GB300_NVL72"), 102: ("mfu", ""),
+           251: ("usd_per_kwh", "twelve cents")}
+    cols = _scenarios(300, bad)
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(list(cols))
+    for system, mfu, price in zip(*cols.values(), strict=True):
+        ws.append([system, float(mfu) if mfu else None,
+                   price if price == "twelve cents" else float(price)])
+    wb.save(tmp_path / "in.xlsx")
+    with pytest.raises(BadRowsError) as info:
+        run_batch(tmp_path / "in.xlsx", tmp_path / "out.xlsx", chunk_rows=50)
+    assert _lines(info.value) == [line.replace("20002", "102").replace("150002", "251")
+                                  for line in EXPECTED_LINES]
+
+
+def test_every_kind_of_bad_cell_and_the_first_20_then_a_count(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("system,buyer,model,precision,convention,mfu,pue\n"
+                    "H100_HGX,hyperscaler,gpt3_175b,fp4,palm,0.5,1.3\n"       # 2: no FP4 peak
+                    "H100_HGX,cloud,gpt5,fp3,chinchilla,0.5,\n"              # 3: four names
+                    "GB200_NVL72,,,fp4,,0.5,0.9\n"                           # 4: pue
+                    + "H100_HGX,,,,,0.5,1.3\n" * 3                            # 5-7 clean
+                    + "H100_HGX,,,,,2,1.3\n" * 25)                           # 8-32: mfu
+    with pytest.raises(BadRowsError) as info:
+        run_batch(path, tmp_path / "out.csv", chunk_rows=4)
+    lines = _lines(info.value)
+    assert str(info.value).splitlines()[0].endswith("31 bad cells; nothing was written")
+    assert lines[0] == ("row 2, column precision: system H100_HGX has no fp4 peak; give "
+                        "peak_tflops or another precision")
+    assert [line.split(":")[0] for line in lines[1:6]] == [
+        "row 3, column buyer", "row 3, column model", "row 3, column precision",
+        "row 3, column convention", "row 4, column pue"]
+    assert "unknown convention 'chinchilla'" in lines[4] and "got 0.9" in lines[5]
+    assert lines[6] == "row 8, column mfu: mfu must be in (0, 1], got 2"
+    assert len(lines) == 21 and lines[20] == "... and 11 more bad cells"
+
+
+def test_an_empty_required_cell_is_empty_not_nan(tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text("system,mfu\nH100_HGX,\n")
+    with pytest.raises(BadRowsError, match="row 2, column mfu: mfu is empty"):
+        run_batch(path, tmp_path / "out.csv")
+
+
+# -- .xlsx input: formulas -----------------------------------------------------------------------
+
+def _book_with(tmp_path, value) -> object:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["system", "buyer", "mfu", "usd_per_kwh"])
+    ws.append(["H100_HGX", "hyperscaler", 0.54, value])
+    path = tmp_path / "formula.xlsx"
+    wb.save(path)  # openpyxl stores formulas without a value, as any script does
+    return path
+
+
+def test_a_formula_cell_is_computed_by_our_engine_never_read_as_empty(tmp_path):
+    path = _book_with(tmp_path, "=0.06*2")
+    run_batch(path, tmp_path / "out.parquet")
+    out = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    assert out["usd_per_kwh"][0] == 0.12
+    assert round(out["tco_usd_per_gpu_hour"][0], 4) == 1.4795  # the preset $0.087 gives 1.4199
+    model = scenario.evaluate({"system": "H100_HGX", "mfu": 0.54, "usd_per_kwh": 0.12})
+    assert out["tco_usd_per_gpu_hour"][0] == model["tco_usd_per_gpu_hour"][0]
+
+
+def test_a_formula_the_engine_cannot_evaluate_is_refused_naming_its_cell(tmp_path):
+    path = _book_with(tmp_path, '=WEBSERVICE("http://example.com/price")')
+    with pytest.raises(BatchError, match=r"formula cells that gputco's engine does not compute: "
+                       r"WEBSERVICE in Sheet!D2; put the values in those cells$"):
+        run_batch(path, tmp_path / "out.csv")
+    path = _book_with(tmp_path, "=1/0")
+    with pytest.raises(BadRowsError, match=r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in "
+                                           r"Sheet!D2\)' is not a number"):
+        run_batch(path, tmp_path / "out.csv")
+
+
+# -- CSV dialects and column names ---------------------------------------------------------------
+
+def test_a_european_csv_is_detected_and_the_options_set_it(tmp_path):
+    path = tmp_path / "eu.csv"
+    path.write_text("System;MFU;USD_per_kWh\nH100_HGX;0,54;0,12\n")
+    run_batch(path, tmp_path / "out.parquet")
+    out = pq.read_table(tmp_path / "out.parquet").to_pandas()
+    assert list(out.columns[:3]) == ["System", "MFU", "USD_per_kWh"]  # names as given
+    assert round(out["tco_usd_per_gpu_hour"][0], 4) == 1.4795
+    with pytest.raises(BadRowsError, match=r"'0,54' is not a number \(a decimal comma\? give "
+                                           r"--decimal ,\)"):
+        run_batch(path, tmp_path / "o2.csv", decimal=".")
+
+
+def test_a_refused_csv_says_how_it_was_read(tmp_path):
+    path = tmp_path / "eu.csv"
+    path.write_text("system;mfu\nH100_HGX;0.54\n")
+    with pytest.raises(udfs.UnknownNameError, match=r"unknown batch column 'system;mfu'.*read as "
+                       r"CSV with separator ',' and decimal mark '\.' \(given.*1 column: "
+                       r"'system;mfu'"):
+        run_batch(path, tmp_path / "out.csv", sep=",", decimal=".")
+    path.write_text("system;mfu\nH100_HGX;0,54\n")
+    with pytest.raises(BatchError, match=r"Expected 1 columns, got 2.*separator ','"):
+        run_batch(path, tmp_path / "out.csv", sep=",", decimal=".")
+
+
+def test_column_names_match_case_insensitively_and_twice_is_refused(tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text(" System ,Mfu\nH100_HGX,0.54\n")
+    run_batch(path, tmp_path / "out.csv")
+    path.write_text("mfu,MFU\n0.5,0.5\n")
+    with pytest.raises(BatchError, match="columns 'mfu' and 'MFU' are the same column"):
+        run_batch(path, tmp_path / "o2.csv")
+
+
+def test_blank_lines_keep_the_row_numbers_a_spreadsheet_shows(tmp_path):
+    path = tmp_path / "in.csv"
+    path.write_text("system,mfu\nH100_HGX,0.5\n\nH100_HGX,7\n")
+    with pytest.raises(BadRowsError, match="row 4, column mfu"):
+        run_batch(path, tmp_path / "out.csv")
+
+
+@pytest.mark.parametrize("ext", ["csv", "parquet", "xlsx"])
+def test_results_run_again_as_input_in_every_format(csv_in, tmp_path, ext):
+    first, second = tmp_path / f"r1.{ext}", tmp_path / f"r2.{ext}"
+    run_batch(csv_in, first)
+    run_batch(first, second)
+    read = {"csv": pd.read_csv, "parquet": pd.read_parquet, "xlsx": pd.read_excel}[ext]
+    pd.testing.assert_frame_equal(read(first), read(second))
+    assert read(first)["usd_per_kwh"].isna().tolist() == [True, False, False]  # still empty
+
+
+def test_a_byte_order_mark_and_windows_line_ends(tmp_path):
+    path = tmp_path / "excel.csv"
+    path.write_bytes("\ufeffSystem;MFU\r\nH100_HGX;0,54\r\n".encode())
+    run_batch(path, tmp_path / "out.csv")
+    out = pd.read_csv(tmp_path / "out.csv")
+    assert list(out.columns[:2]) == ["System", "MFU"] and out["MFU"][0] == 0.54

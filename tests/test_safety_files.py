@@ -285,3 +285,31 @@ def test_sigkill_mid_write_leaves_the_original_and_a_hidden_temporary_file(tmp_p
     assert dst.read_bytes() == ORIGINAL
     left = _leftovers(tmp_path)
     assert len(left) == 1 and left[0].startswith(".~results.csv.") and left[0].endswith(".tmp")
+
+
+def test_a_write_is_fsynced_before_the_rename_and_the_folder_after_it(tmp_path, monkeypatch):
+    """Durability (README "Never half a file"): POSIX does not order a file's data before its
+    rename, so the data is flushed first and the folder entry after, on a real file write."""
+    from workbook.xlsx.files import atomic_output
+
+    events: list[tuple[str, str]] = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        target = os.readlink(f"/proc/self/fd/{fd}")
+        kind = "folder" if os.path.isdir(target) else "file"
+        events.append(("fsync " + kind, Path(target).name))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("rename", Path(src).name))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    (tmp_path / "out.txt").write_text("old")
+    with atomic_output(tmp_path / "out.txt", force=True) as tmp:
+        tmp.write_text("new contents")
+    assert [e[0] for e in events] == ["fsync file", "rename", "fsync folder"]
+    assert events[0][1] == events[1][1] == tmp.name and events[2][1] == tmp_path.name
+    assert (tmp_path / "out.txt").read_text() == "new contents"

@@ -1,20 +1,20 @@
 """Batch runs: scenarios from CSV, XLSX or Parquet in, results out, in bounded-memory chunks.
 
-One row per scenario, columns named like the scenario inputs (:data:`udfs.scenario.INPUT_NAMES`);
-the output has the input columns followed by the result columns (:data:`udfs.scenario.OUTPUTS`);
-a column that is both (``capex_per_gpu``, ``other_usd_per_gpu_hour``) holds the value used, and a
-results file can be run again as input (its result columns are recomputed).
-Text columns are dictionary-encoded per chunk, so millions of rows cost a few numpy passes.
-Unknown columns are an error (a misspelt input must not be silently ignored), except columns that
-start with an underscore or are named ``id``/``scenario``/``name``/``label``, which are carried
-through untouched as labels.
+One row per scenario, columns named like the scenario inputs (:data:`udfs.scenario.INPUT_NAMES`,
+matched case-insensitively); the output echoes the input columns as given (an empty cell stays
+empty) followed by the results: the values used for every input (``use_<input>``: the presets
+where a cell was empty) and the model's results (:data:`udfs.scenario.OUTPUTS`). A results file
+runs again as input (its result columns are recomputed). Every chunk is checked first by
+:mod:`.validate`, which reports every bad cell of the whole file in one run; nothing is written
+when any is bad. Unknown columns are an error (a misspelt input must not be silently ignored),
+except columns that start with an underscore or are named ``id``/``scenario``/``name``/``label``,
+which are carried through untouched as labels.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import sys
 import time
 import zipfile
@@ -29,17 +29,21 @@ import pyarrow.compute as pc
 
 from udfs import scenario
 from udfs.errors import GputcoError, InputRangeError, UnknownNameError
-from workbook.xlsx.cells import looks_like_formula
+from workbook.batch import dialect
+from workbook.batch.validate import Checked, Problems, check_chunk
 from workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
 LABEL_COLUMNS = ("id", "scenario", "name", "label")
 XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit less the header row
+#: result columns: the value used for each input with a default, then the model's results
+RESULTS = tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None) + tuple(
+    o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES)
 
 
 class BatchError(GputcoError, ValueError):
-    """A batch input that cannot be run (bad format, bad column, bad row)."""
+    """A batch input that cannot be run (bad format, bad column, bad rows)."""
 
 
 @dataclass
@@ -51,6 +55,14 @@ class BatchReport:
     @property
     def rows_per_second(self) -> float:
         return self.rows / self.seconds if self.seconds else float("inf")
+
+
+@dataclass
+class Chunk:
+    """Rows of the input as read, with the row number a spreadsheet shows for each."""
+
+    table: pa.Table
+    rows: np.ndarray
 
 
 def file_format(path: str | os.PathLike, given: str | None = None) -> str:
@@ -67,94 +79,43 @@ def file_format(path: str | os.PathLike, given: str | None = None) -> str:
 
 # -- reading -------------------------------------------------------------------------------------
 
-def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int) -> Iterator[pa.Table]:
-    """Yield the input as Arrow tables of at most ``chunk_rows`` rows."""
+def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int,
+                csv_dialect: dialect.Dialect | None = None) -> Iterator[Chunk]:
+    """Yield the input as chunks of at most ``chunk_rows`` rows (rows entirely empty skipped)."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
+        done = 0
         with pq.ParquetFile(path) as f:
             for batch in f.iter_batches(batch_size=chunk_rows):
-                yield pa.Table.from_batches([batch])
+                table = pa.Table.from_batches([batch])
+                yield _drop_empty(table, np.arange(done + 2, done + 2 + table.num_rows))
+                done += table.num_rows
     elif fmt == "csv":
-        import pyarrow.csv as pcsv
-
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(block_size=1 << 24),
-            convert_options=pcsv.ConvertOptions(
-                column_types={n: pa.string() for n in scenario.TEXT_INPUTS},
-                strings_can_be_null=False,
-            ),
-        )
-        pending: list[pa.RecordBatch] = []
-        rows = 0
-        for batch in reader:
-            pending.append(batch)
-            rows += batch.num_rows
-            if rows >= chunk_rows:
-                yield pa.Table.from_batches(pending)
-                pending, rows = [], 0
-        if pending:
-            yield pa.Table.from_batches(pending)
+        yield from dialect.read_csv(path, chunk_rows, csv_dialect or dialect.sniff(path),
+                                    lambda t, rows: _drop_empty(t, rows))
     else:
-        yield from _read_xlsx(path, chunk_rows)
+        from workbook.batch.xlsx_in import read_xlsx
+
+        for table, rows in read_xlsx(path, chunk_rows):
+            yield Chunk(table, rows)
 
 
-def _read_xlsx(path, chunk_rows):
-    from openpyxl import load_workbook
-
-    from workbook.recalc.errors import WorkbookFormatError
-    from workbook.recalc.package import open_zip
-
-    try:  # the checks `gputco recalc` makes: zip bombs, part counts, encryption...
-        open_zip(path).close()
-    except WorkbookFormatError as err:
-        raise BatchError(f"{path}: {err}" if str(path) not in str(err) else str(err)) from None
-    wb = load_workbook(path, read_only=True, data_only=True)
-    try:
-        ws = wb.worksheets[0]
-        rows = ws.iter_rows(values_only=True)
-        header = next(rows, None)
-        if not header:
-            raise BatchError(f"{path}: the first sheet has no header row")
-        names = [str(h).strip() if h is not None else "" for h in header]
-        buf: list[tuple] = []
-        for row in rows:
-            if row is None or all(v is None for v in row):
-                continue
-            buf.append(row)
-            if len(buf) >= chunk_rows:
-                yield _rows_to_table(names, buf)
-                buf = []
-        if buf:
-            yield _rows_to_table(names, buf)
-    finally:
-        wb.close()
-
-
-def _rows_to_table(names, rows):
-    cols = {}
-    for j, name in enumerate(names):
-        if not name:
-            continue
-        values = [r[j] if j < len(r) else None for r in rows]
-        if name in scenario.TEXT_INPUTS or name in LABEL_COLUMNS or name.startswith("_"):
-            cols[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
-        else:
-            cols[name] = pa.array([_to_float(name, v, i) for i, v in enumerate(values)],
-                                  pa.float64())
-    return pa.table(cols)
-
-
-def _to_float(name, value, row):
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            raise BatchError(f"row {row + 2}, column {name}: {value!r} is not a number") from None
-    return float(value)
+def _drop_empty(table: pa.Table, rows: np.ndarray) -> Chunk:
+    """Rows whose every cell is empty (a blank line) are skipped, keeping the others' numbers."""
+    if not table.num_columns:
+        return Chunk(table, rows)
+    empty = None
+    for col in table.columns:
+        e = pc.is_null(col)
+        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+            e = pc.or_(e, pc.equal(pc.utf8_trim_whitespace(col), ""))
+        e = pc.fill_null(e, True)
+        empty = e if empty is None else pc.and_(empty, e)
+    if not pc.any(empty).as_py():
+        return Chunk(table, rows)
+    keep = pc.invert(empty)
+    return Chunk(table.filter(keep), rows[keep.to_numpy(zero_copy_only=False)])
 
 
 #: what a damaged or foreign input file raises while it is read (turned into one BatchError)
@@ -162,11 +123,11 @@ _READ_ERRORS = (pa.ArrowException, zipfile.BadZipFile, ParseError, KeyError, Ind
                 ValueError, UnicodeDecodeError, OSError, EOFError)
 
 
-def _guarded(chunks: Iterator[pa.Table], path, fmt: str) -> Iterator[pa.Table]:
+def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterator[Chunk]:
     """The chunks of a reader, with any failure to read the file as one clear BatchError."""
     while True:
         try:
-            table = next(chunks)
+            chunk = next(chunks)
         except StopIteration:
             return
         except GputcoError:
@@ -174,61 +135,92 @@ def _guarded(chunks: Iterator[pa.Table], path, fmt: str) -> Iterator[pa.Table]:
         except _READ_ERRORS as err:
             reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
             reason = "".join(c if c.isprintable() else "?" for c in reason)
-            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}") from None
-        yield table
+            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}"
+                             + (f". {found}" if found else "")) from None
+        yield chunk
+
+
+# -- columns -------------------------------------------------------------------------------------
+
+def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], list[str]]:
+    """(input name -> column as the file names it, columns echoed in the output).
+
+    Names match case-insensitively and ignoring surrounding spaces. Columns of an earlier run's
+    results are left out (recomputed); labels are echoed; any other column is an error that
+    names what was found (``found``: how the file was read, e.g. its CSV separator).
+    """
+    inputs: dict[str, str] = {}
+    echoed: list[str] = []
+    seen: dict[str, str] = {}
+    results = {r.lower() for r in (*RESULTS, *scenario.OUTPUTS)}
+    for given in names:
+        key = given.strip().lower()
+        if key in seen:
+            raise BatchError(f"columns {seen[key]!r} and {given!r} are the same column (names "
+                             "match case-insensitively)")
+        seen[key] = given
+        if key in scenario.INPUT_NAMES:
+            inputs[key] = given
+            echoed.append(given)
+        elif key.startswith("_") or key in LABEL_COLUMNS:
+            echoed.append(given)
+        elif key in results:
+            continue
+        else:
+            err = UnknownNameError("batch column", given, scenario.INPUT_NAMES)
+            err.message += (f" Column names match case-insensitively. {found}" if found else
+                            " Column names match case-insensitively.")
+            raise err
+    if "mfu" not in inputs:
+        from udfs.errors import MissingValueError
+
+        raise MissingValueError("mfu", "the file has no mfu column; every scenario needs an MFU "
+                                f"in (0, 1]{'. ' + found if found else ''}")
+    return inputs, echoed
 
 
 # -- evaluating ----------------------------------------------------------------------------------
 
-def _inputs(table: pa.Table, offset: int) -> dict[str, object]:
-    inputs: dict[str, object] = {}
-    for name in table.column_names:
-        if name.startswith("_") or name in LABEL_COLUMNS:
-            continue
-        if name in scenario.OUTPUTS and name not in scenario.INPUT_NAMES:
-            continue  # a result column of an earlier run: recomputed below
-        if name not in scenario.INPUT_NAMES:
-            raise UnknownNameError("batch column", name, scenario.INPUT_NAMES)
-        col = table.column(name)
-        if name in scenario.TEXT_INPUTS:
-            col = pc.if_else(pc.equal(pc.utf8_trim_whitespace(col.cast(pa.string())), ""),
-                             None, col.cast(pa.string()))
-            if col.null_count == len(col):
-                continue  # an empty text column means the default
-            if col.null_count:
-                default = next(i.default for i in scenario.INPUTS if i.name == name)
-                col = pc.fill_null(col, default)
-            enc = col.combine_chunks().dictionary_encode()
-            inputs[name] = scenario.Coded(enc.indices.to_numpy(zero_copy_only=False).astype(np.intp),
-                                          enc.dictionary.to_pylist())
-        else:
-            try:
-                arr = col.cast(pa.float64())
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                raise BatchError(f"column {name}: values are not numbers "
-                                 f"(rows {offset + 2}-{offset + len(col) + 1})") from None
-            inputs[name] = arr.to_numpy(zero_copy_only=False)  # nulls -> NaN = use preset
-    return inputs
-
-
-def evaluate_table(table: pa.Table, offset: int = 0) -> pa.Table:
-    """Inputs and results of one chunk as an Arrow table."""
+def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
+                   checked: Checked) -> pa.Table:
+    """The output of one clean chunk: the echoed columns as given, then the results."""
     try:
-        results = scenario.evaluate(_inputs(table, offset))
-    except InputRangeError as err:
+        used = scenario.used_inputs(checked.inputs)
+        results = scenario.evaluate(checked.inputs)
+    except InputRangeError as err:  # a check the pre-pass does not make (a backstop)
         if err.index is None:
             raise
-        row = offset + err.index[0] + 2  # 1-based, after the header row
-        raise BatchError(f"row {row}: {err.arg} must be in {err.valid}, got {err.value:.15g}") \
-            from None
-    out = table
-    for name, values in results.items():
-        field, column = pa.field(name, pa.float64()), pa.array(values)
-        i = out.schema.get_field_index(name)
-        # A result that is also an input (capex_per_gpu, other_usd_per_gpu_hour) or a result of an
-        # earlier run is replaced by the value used.
-        out = out.set_column(i, field, column) if i >= 0 else out.append_column(field, column)
-    return out
+        row = int(chunk.rows[err.index[0]])
+        raise BatchError(f"row {row}: {err}") from None
+    by_given = {given: name for name, given in inputs.items()}
+    cols, names = [], []
+    for given in echoed:
+        col = chunk.table.column(given)
+        name = by_given.get(given)
+        if name in checked.empty:  # a number: the value given, empty where the cell was
+            col = pa.array(checked.inputs[name], pa.float64(), mask=checked.empty[name])
+        elif name is not None:  # a text input: as given, empty where the cell was
+            text = pc.cast(col, pa.string())
+            col = pc.if_else(pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True),
+                             None, text)
+        cols.append(col)
+        names.append(given)
+    n = chunk.table.num_rows
+    for inp in scenario.INPUTS:
+        if inp.default is None:
+            continue
+        if inp.kind == "text":
+            codes, keys = checked.used_text.get(inp.name, (np.zeros(n, np.intp), [inp.default]))
+            col = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)),
+                                                 pa.array(keys, pa.string())).cast(pa.string())
+        else:
+            col = pa.array(np.asarray(used[inp.name], float))
+        cols.append(col)
+        names.append(f"use_{inp.name}")
+    for name in RESULTS[len(names) - len(echoed):]:
+        cols.append(pa.array(np.asarray(results[name], float)))
+        names.append(name)
+    return pa.table(cols, names=names)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -244,7 +236,9 @@ class _Writer:
             import pyarrow.parquet as pq
 
             if self._w is None:
-                self._w = pq.ParquetWriter(self.path, table.schema, compression="snappy")
+                text = [f.name for f in table.schema if pa.types.is_string(f.type)]
+                self._w = pq.ParquetWriter(self.path, table.schema, compression="snappy",
+                                           use_dictionary=text)  # numbers: plain, faster
             self._w.write_table(table)
         elif self.fmt == "csv":
             import pyarrow.csv as pcsv
@@ -258,48 +252,31 @@ class _Writer:
         self.rows += table.num_rows
 
     def _write_xlsx(self, table):
-        from openpyxl import Workbook
+        from workbook.xlsx.stream import XlsxStream
 
         if self.rows + table.num_rows > XLSX_MAX_ROWS:
             raise BatchError(f"an .xlsx sheet holds at most {XLSX_MAX_ROWS:,} scenarios; "
                              "write Parquet or CSV instead")
         if self._wb is None:
-            self._wb = Workbook(write_only=True)
-            self._ws = self._wb.create_sheet("results")
-            self._ws.append(table.column_names)
-        from openpyxl.cell import WriteOnlyCell
-
-        cols = [c.to_pylist() for c in table.columns]
-        for row in zip(*cols, strict=True):
-            self._ws.append([_text_cell(self._ws, v, WriteOnlyCell) for v in row])
+            self._wb = XlsxStream(self.path)
+            self._ws = self._wb.sheet("results", header=table.column_names)
+        for batch in table.to_batches(max_chunksize=50_000):
+            self._ws.write_columns(batch.columns)
 
     def close(self) -> None:
         if self._w is not None:
             self._w.close()
         if self._wb is not None:
-            self._wb.save(self.path)
+            self._wb.close()
 
     def abort(self) -> None:
         """Close after a failure, quietly: a second error must not hide the first one."""
         with contextlib.suppress(Exception):
-            self.close()
-
-
-def _text_cell(ws, value, cell_type):
-    """Text is stored as text even when it starts with '=' (never as a formula); characters XML
-    cannot hold are written with Excel's own escape ``_xHHHH_``."""
-    if not isinstance(value, str):
-        return value
-    if _XML_ILLEGAL.search(value):
-        value = _XML_ILLEGAL.sub(lambda m: f"_x{ord(m.group()):04X}_", value)
-    if looks_like_formula(value):
-        cell = cell_type(ws, value=value)
-        cell.data_type = "s"
-        return cell
-    return value
-
-
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+            if self._w is not None:
+                self._w.close()
+        with contextlib.suppress(Exception):
+            if self._wb is not None:
+                self._wb.abort()
 
 
 def _neutralise_text(table: pa.Table) -> pa.Table:
@@ -317,23 +294,40 @@ def _neutralise_text(table: pa.Table) -> pa.Table:
 # -- the job -------------------------------------------------------------------------------------
 
 def run_batch(src, dst, *, in_format=None, out_format=None, chunk_rows=DEFAULT_CHUNK_ROWS,
-              force=False, progress=None) -> BatchReport:
+              force=False, progress=None, sep=None, decimal=None) -> BatchReport:
     """Run every scenario of ``src`` and write inputs + results to ``dst`` (atomically).
 
+    Every chunk is checked before it runs; when any cell of the file is bad, the whole file is
+    still read (so every bad cell is reported, in row order) and nothing is written.
+    ``sep``/``decimal`` fix the CSV separator and decimal mark (default: detected).
     ``progress`` is called with the rows done so far after each chunk (None: no progress).
     """
     src, dst = check_input(src), Path(dst)
     fin, fout = file_format(src, in_format), file_format(dst, out_format)
     t0 = time.perf_counter()
     chunks = 0
+    csv_dialect = dialect.sniff(src, sep, decimal) if fin == "csv" else None
+    dec = csv_dialect.decimal if csv_dialect else "."
+    found = csv_dialect.describe() if csv_dialect else ""
+    problems = Problems()
+    plan = None
+    done = 0
     with atomic_output(dst, force=force) as tmp:
         writer = _Writer(tmp, fout)
         try:
-            for table in _guarded(read_chunks(src, fin, chunk_rows), src, fin):
-                writer.write(evaluate_table(table, writer.rows))
+            for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect), src, fin, found):
+                if plan is None:
+                    plan = plan_columns(chunk.table.column_names, found)
+                checked = check_chunk(chunk.table, chunk.rows, plan[0], problems, dec)
+                problems.flush()
+                done += chunk.table.num_rows
                 chunks += 1
+                if not problems.cells:
+                    writer.write(evaluate_chunk(chunk, *plan, checked))
                 if progress:
-                    progress(writer.rows)
+                    progress(done)
+            if problems.cells:
+                raise BadRowsError(problems.message(str(src)), problems)
         except BaseException:
             writer.abort()  # the first error is the one to report; the temporary file goes
             raise
@@ -343,12 +337,22 @@ def run_batch(src, dst, *, in_format=None, out_format=None, chunk_rows=DEFAULT_C
     return BatchReport(writer.rows, time.perf_counter() - t0, chunks)
 
 
+class BadRowsError(BatchError):
+    """Bad cells in the input: the message lists them, one line each (the first 20)."""
+
+    listing = True  # the command line prints the lines as they are
+
+    def __init__(self, message: str, problems: Problems) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
 class Progress:
     """A one-line progress report on stderr, at most twice a second (only on a terminal)."""
 
-    def __init__(self, total: int | None = None, stream=sys.stderr, force: bool = False):
-        self.total, self.stream = total, stream
-        self.enabled = force or stream.isatty()
+    def __init__(self, total: int | None = None, stream=None, force: bool = False):
+        self.total, self.stream = total, sys.stderr if stream is None else stream
+        self.enabled = force or self.stream.isatty()
         self.t0 = self.last = time.perf_counter()
 
     def __call__(self, rows: int) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import zipfile
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .errors import LimitExceededError, WorkbookFormatError
@@ -72,6 +73,29 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
                                   f"compression): {err}") from None
     _check_sizes(info, len(data), limits)
     return data
+
+
+def stream_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS,
+                  piece: int = 1 << 20) -> Iterator[bytes]:
+    """Read one part in pieces (for parts too big to hold at once), with the limits of
+    :func:`read_member` checked as it grows."""
+    info = zf.getinfo(name)
+    if info.flag_bits & 0x1:
+        raise WorkbookFormatError(f"part {name} is encrypted (a password-protected zip); "
+                                  "gputco reads only unencrypted packages")
+    size = 0
+    try:
+        with zf.open(info) as fh:
+            while data := fh.read(piece):
+                size += len(data)
+                _check_sizes(info, size, limits)
+                yield data
+    except WorkbookFormatError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
+            ValueError, OSError) as err:
+        raise WorkbookFormatError(f"part {name} cannot be unpacked (damaged or unsupported "
+                                  f"compression): {err}") from None
 
 
 def _check_sizes(info: zipfile.ZipInfo, size: int, limits: Limits) -> None:

@@ -62,27 +62,24 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
     """Read an .xlsx/.xlsm file's workbook structure and worksheets."""
     path = Path(path)
     with open_zip(path, limits) as zf:
-        members = set(zf.namelist())
-        wb_part = _main_part(zf, members, limits)
-        wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
-        rels = _relationships(zf, members, wb_part, limits)
+        book = list_sheets(zf, limits)
+        wb_part, wb_root = book.workbook, book.root
         strings: list[str] = []
-        for target, rtype in rels.values():
-            if rtype.endswith("/sharedStrings") and target in members:
-                strings = read_shared_strings(lim.read_member(zf, target, limits), target)
+        if book.shared_strings:
+            strings = read_shared_strings(lim.read_member(zf, book.shared_strings, limits),
+                                          book.shared_strings)
         sheets: list[SheetPart] = []
         tables: dict[str, Table] = {}
-        sheet_names: list[str] = []
-        for el in _children(wb_root, "sheets", "sheet"):
-            name = el.get("name", "")
-            sheet_names.append(name)
-            target, rtype = rels.get(el.get(f"{{{_REL_NS}}}id", ""), ("", ""))
-            if not rtype.endswith("/worksheet"):
+        members = set(zf.namelist())
+        sheet_names = [entry.name for entry in book.sheets]
+        for entry in book.sheets:
+            if entry.kind != "worksheet":
                 continue  # chartsheets and dialog sheets hold no cells
-            if target not in members:
-                raise WorkbookFormatError(f"sheet {name!r} points to a missing part {target}")
-            sheets.append(read_sheet(name, target, lim.read_member(zf, target, limits), strings))
-            for t in _tables(zf, members, target, name, limits):
+            if entry.part is None:
+                raise WorkbookFormatError(f"sheet {entry.name!r} points to a missing part")
+            sheets.append(read_sheet(entry.name, entry.part,
+                                     lim.read_member(zf, entry.part, limits), strings))
+            for t in _tables(zf, members, entry.part, entry.name, limits):
                 tables[t.name.upper()] = t
         names = []
         for el in _children(wb_root, "definedNames", "definedName"):
@@ -118,12 +115,52 @@ def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:
     return out
 
 
+@dataclass(frozen=True)
+class SheetEntry:
+    """A sheet as workbook.xml lists it: name, its part (None for a missing one), its state."""
+
+    name: str
+    part: str | None
+    kind: str  # "worksheet", "chartsheet", ...
+    state: str  # "visible", "hidden", "veryHidden"
+
+
+@dataclass
+class BookParts:
+    """Where a package keeps its workbook part, sheets and shared strings (nothing else read)."""
+
+    workbook: str
+    root: object  # the parsed workbook part (ElementTree element)
+    sheets: list[SheetEntry]
+    shared_strings: str | None
+
+
+def list_sheets(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) -> BookParts:
+    """The workbook part, its sheets in order and the shared-string part of a package opened with
+    :func:`open_zip` (parts found through the relationships, as Excel does)."""
+    members = set(zf.namelist())
+    wb_part = _main_part(zf, members, limits)
+    wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
+    rels = _relationships(zf, members, wb_part, limits)
+    strings = next((t for t, rtype in rels.values()
+                    if rtype.endswith("/sharedStrings") and t in members), None)
+    sheets = []
+    for el in _children(wb_root, "sheets", "sheet"):
+        target, rtype = rels.get(el.get(f"{{{_REL_NS}}}id", ""), ("", ""))
+        sheets.append(SheetEntry(el.get("name", ""), target if target in members else None,
+                                 rtype.rpartition("/")[2], el.get("state", "visible")))
+    return BookParts(wb_part, wb_root, sheets, strings)
+
+
 def open_zip(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> zipfile.ZipFile:
-    """The package as an open zip, after the checks every untrusted file gets.
+    """The package as an open zip, after the checks every untrusted file gets: the one door.
 
     It must be a zip (an OLE file is named as the password-protected workbook it usually is),
     within the limits on parts and sizes (limits.check_archive), with no duplicate or encrypted
-    parts. Used for recalculation and for .xlsx input to ``gputco batch``.
+    parts. Every reader of untrusted workbooks opens them here and reads their parts with
+    :func:`limits.read_member` / :func:`limits.stream_member` and their XML with
+    :mod:`.xmlsafe` (DTDs refused): recalculation, ``gputco render`` and .xlsx input to
+    ``gputco batch``.
     """
     path = Path(path)
     head = b""

@@ -33,16 +33,49 @@ def make_parser() -> pyexpat.XMLParserType:
 
 
 def run(parser: pyexpat.XMLParserType, data: bytes, part: str) -> None:
-    """Parse ``data`` with the handlers already set; XML errors become WorkbookFormatError."""
+    """Parse ``data`` with the handlers already set; XML errors become WorkbookFormatError
+    (an encoding Python does not know, in the XML declaration, too)."""
+    run_piece(parser, data, part, final=True)
+
+
+def run_piece(parser: pyexpat.XMLParserType, data: bytes, part: str, *, final: bool) -> None:
+    """Feed one piece of a part too big to hold at once (``final`` for the last), as :func:`run`."""
     try:
-        parser.Parse(data, True)
+        parser.Parse(data, final)
     except _DTDRefused:
         raise WorkbookFormatError(f"{part} declares a DTD or entities; refused for safety "
                                   "(entity expansion, external entities)") from None
     except pyexpat.ExpatError as err:
         raise WorkbookFormatError(f"{part} is not well-formed XML: {err}") from None
-    except LookupError as err:  # an encoding Python does not know, in the XML declaration
+    except LookupError as err:
         raise WorkbookFormatError(f"{part} is in an unknown text encoding: {err}") from None
+
+
+class _Root(Exception):
+    """Raised at the root element: the prolog, where a DTD would be, is over."""
+
+
+def refuse_dtd(data: bytes, part: str) -> None:
+    """Refuse a part whose prolog declares a DTD, reading only up to its root element (for
+    parts handed on unparsed, e.g. to LibreOffice).
+
+    >>> refuse_dtd(b'<?xml version="1.0"?><a><b/></a>', "ok.xml")
+    >>> refuse_dtd(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "bad.xml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    workbook.recalc.errors.WorkbookFormatError: bad.xml declares a DTD or entities; ...
+    """
+    p = make_parser()
+
+    def root(*_args: object) -> None:
+        raise _Root
+
+    p.StartElementHandler = root
+    try:
+        for i in range(0, max(len(data), 1), 1 << 16):
+            run_piece(p, data[i:i + (1 << 16)], part, final=i + (1 << 16) >= len(data))
+    except _Root:
+        return
 
 
 def _et_name(name: str) -> str:

@@ -18,31 +18,25 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from workbook.recalc.limits import read_member
+from workbook.recalc.package import list_sheets, open_zip
+from workbook.recalc.xmlsafe import refuse_dtd
 from workbook.soffice.process import LibreOfficeError, convert
 from workbook.xlsx.files import atomic_output
 
 _SHEET_TAG = re.compile(r"<(?:\w+:)?sheet\b[^>]*/>")
 _ATTR = r'{}="([^"]*)"'
+_XML_PARTS = (".xml", ".rels", ".vml")
 A3 = 8  # OOXML paper size code: A3 gives a fitted wide sheet twice the area of A4
 DEFAULT_DPI = 100
 
 
 def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
-    """(name, part path, visible) of every sheet, in workbook order."""
-    with zipfile.ZipFile(xlsx) as z:
-        wb = z.read("xl/workbook.xml").decode("utf-8")
-        rels = z.read("xl/_rels/workbook.xml.rels").decode("utf-8")
-    targets = {re.search(_ATTR.format("Id"), r).group(1): re.search(_ATTR.format("Target"), r)
-               .group(1) for r in re.findall(r"<Relationship\b[^>]*>", rels)}
-    out = []
-    for tag in _SHEET_TAG.findall(wb):
-        name = _unescape(re.search(_ATTR.format("name"), tag).group(1))
-        rid = re.search(_ATTR.format(r"r:id"), tag).group(1)
-        target = targets[rid].lstrip("/")
-        part = target if target.startswith("xl/") else f"xl/{target}"
-        state = re.search(_ATTR.format("state"), tag)
-        out.append((name, part, state is None or state.group(1) == "visible"))
-    return out
+    """(name, part path, visible) of every sheet, in workbook order, read through the one safe
+    door (workbook.recalc.package.open_zip: package limits, DTDs refused)."""
+    with open_zip(xlsx) as z:
+        sheets = list_sheets(z).sheets
+    return [(s.name, s.part or "", s.state == "visible") for s in sheets]
 
 
 def _unescape(text: str) -> str:
@@ -77,8 +71,8 @@ def _fit_one_page(xml: str) -> str:
 
 def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets) -> None:
     parts = {part for name, part, _ in sheets if name in chosen}
-    with zipfile.ZipFile(src) as zin:
-        wb = zin.read("xl/workbook.xml").decode("utf-8")
+    with open_zip(src) as zin:
+        wb = read_member(zin, "xl/workbook.xml").decode("utf-8")
         first = None
         for i, tag in enumerate(_SHEET_TAG.findall(wb)):
             name = _unescape(re.search(_ATTR.format("name"), tag).group(1))
@@ -93,7 +87,9 @@ def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets) -> None:
         wb = re.sub(r'firstSheet="\d+"', f'firstSheet="{first or 0}"', wb)
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
-                data = zin.read(item.filename)
+                data = read_member(zin, item.filename)
+                if item.filename.endswith(_XML_PARTS):
+                    refuse_dtd(data, item.filename)  # LibreOffice would expand its entities
                 if item.filename == "xl/workbook.xml":
                     data = wb.encode("utf-8")
                 elif item.filename in parts:
@@ -142,6 +138,8 @@ def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
         all_sheets = sheet_names(xlsx)
     except (zipfile.BadZipFile, KeyError, AttributeError) as err:
         raise LibreOfficeError(f"{xlsx} is not a readable .xlsx workbook ({err})") from None
+    if any(not part for _, part, _ in all_sheets):
+        raise LibreOfficeError(f"{xlsx} lists a sheet whose part is missing (damaged)")
     names = [n for n, _, _ in all_sheets]
     if sheets:
         unknown = [s for s in sheets if s not in names]

@@ -2,7 +2,9 @@
 
 Every command that writes goes through :func:`atomic_output`: it refuses to replace an existing
 file unless asked, writes to a hidden temporary file ``.~NAME.XXXX.tmp`` in the destination folder,
-and renames it into place only when the write completed. An error mid-write leaves the original
+and renames it into place only when the write completed: the temporary file is fsync'ed before the
+rename and the folder after it, so after a power cut the destination holds the old file or the
+whole new one, never a mixture or an empty file. An error mid-write leaves the original
 byte-for-byte intact and removes the temporary file; a kill (SIGKILL, power cut) leaves the
 original intact too, and the hidden temporary file behind. Symbolic links are written through (the
 link stays a link); devices, pipes and other special files are never replaced.
@@ -134,7 +136,9 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False,
                 os.chmod(tmp, stat.S_IMODE(dst.stat().st_mode))
         else:
             os.chmod(tmp, 0o666 & ~_umask())
+        _fsync_file(tmp)  # the data reaches the disk before the rename can
         os.replace(tmp, dst)
+        _fsync_folder(folder)  # and the rename itself survives a power loss
     except OSError as err:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
@@ -145,6 +149,30 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False,
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise
+
+
+def _fsync_file(path: Path) -> None:
+    """Flush a written file's data and size to the disk (POSIX orders nothing without it)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Flush a folder's entries (a rename) to the disk; Windows cannot open folders: skipped."""
+    if os.name == "nt":
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):  # some file systems refuse fsync on a folder
+            os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _umask() -> int:

@@ -1,0 +1,252 @@
+"""The batch pre-pass: every bad cell of a chunk found at once, vectorised, before the model runs.
+
+Each check is a few Arrow/numpy passes over a column; a bad cell is recorded with the row as a
+spreadsheet shows it (the header is row 1), the column as the file names it and the value. The
+model (:mod:`udfs.scenario`) then runs only on chunks without bad cells, so its own one-error-
+at-a-time checks are a backstop, not the report. The valid ranges come from the model itself
+(:func:`input_ranges`), never restated here.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from udfs import presets, scenario
+from udfs.compute import CONVENTIONS
+from udfs.errors import GputcoError, InputRangeError, UnknownNameError
+
+#: how many bad cells a failed run lists (the rest are counted)
+SHOWN = 20
+_NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_INTERVAL = re.compile(r"^([\[(])\s*(\S+),\s*(\S+)\s*([\])])$")
+
+
+@dataclass(frozen=True)
+class Range:
+    """A closed, open or half-open interval, as the model states it, e.g. ``(0, 1]``."""
+
+    text: str
+    lo: float
+    hi: float
+    lo_open: bool
+    hi_open: bool
+
+    def bad(self, x: np.ndarray) -> np.ndarray:
+        """True where a value (not NaN) lies outside the interval or is not finite."""
+        with np.errstate(invalid="ignore"):
+            ok = (x > self.lo) if self.lo_open else (x >= self.lo)
+            ok &= (x < self.hi) if self.hi_open else (x <= self.hi)
+            ok &= np.isfinite(x)
+        return ~ok & ~np.isnan(x)
+
+
+@functools.cache
+def input_ranges() -> dict[str, Range]:
+    """The valid range of every numeric scenario input, read from the model.
+
+    The one place that knows where the ranges live: today each model function checks its own
+    arguments, so each input is probed once with -inf and the interval the model names is kept.
+    When the scenario table states its ranges, this function reads them from there instead.
+
+    >>> str(input_ranges()["mfu"].text), input_ranges()["pue"].hi
+    ('(0, 1]', 5.0)
+    """
+    out = {}
+    for inp in scenario.INPUTS:
+        if inp.kind != "number":
+            continue
+        probe = {"mfu": 0.5, inp.name: -np.inf}
+        try:
+            scenario.evaluate(probe)
+        except InputRangeError as err:
+            m = _INTERVAL.match(err.valid)
+            if m:
+                out[inp.name] = Range(err.valid, float(m[2]), float(m[3]), m[1] == "(",
+                                      m[4] == ")" or m[3] == "inf")
+        except GputcoError:
+            continue
+    return out
+
+
+@dataclass
+class Problems:
+    """The bad cells found so far, in row order: the first :data:`SHOWN` as lines, and a count."""
+
+    lines: list[str] = field(default_factory=list)
+    cells: int = 0
+    _pending: list = field(default_factory=list)
+
+    def add(self, rows: np.ndarray, colpos: int, column: str, values, say) -> None:
+        """Bad cells of one check: spreadsheet rows, their values, ``say(value)`` the message."""
+        if len(rows):
+            self._pending.append((np.asarray(rows), colpos, column, values, say))
+
+    def flush(self) -> None:
+        """Order the chunk's bad cells by row, then column, and keep the first lines."""
+        if not self._pending:
+            return
+        rows = np.concatenate([p[0] for p in self._pending])
+        check = np.concatenate([np.full(len(p[0]), i) for i, p in enumerate(self._pending)])
+        index = np.concatenate([np.arange(len(p[0])) for p in self._pending])
+        pos = np.array([p[1] for p in self._pending])[check]
+        order = np.lexsort((pos, rows))
+        self.cells += len(rows)
+        for k in order[:max(SHOWN - len(self.lines), 0)]:
+            _, _, column, values, say = self._pending[check[k]]
+            self.lines.append(f"row {rows[k]}, column {column}: {say(values[index[k]])}")
+        self._pending.clear()
+
+    def message(self, where: str) -> str:
+        more = self.cells - len(self.lines)
+        tail = f"\n... and {more:,} more bad cells" if more else ""
+        return (f"{where}: {self.cells:,} bad cell{'s' if self.cells > 1 else ''}; nothing was "
+                "written\n" + "\n".join(self.lines) + tail)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.15g}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- numbers -------------------------------------------------------------------------------------
+
+def parse_numbers(col: pa.ChunkedArray | pa.Array, decimal: str = "."
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(float values with NaN where empty or bad, empty mask, not-a-number mask) of a column.
+
+    Text is trimmed; an empty text or null is empty; ``decimal`` is the decimal mark of text.
+
+    >>> v, empty, bad = parse_numbers(pa.array(["0.5", "", None, "twelve cents", " 1e3 "]))
+    >>> v.tolist()[0], v.tolist()[4], empty.tolist(), bad.tolist()
+    (0.5, 1000.0, [False, True, True, False, False], [False, False, False, True, False])
+    """
+    t = col.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        values = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
+        empty = np.isnan(values)  # null, or NaN (an empty cell once it went through pandas)
+        return values, empty, np.zeros(len(values), bool)
+    if pa.types.is_null(t):
+        n = len(col)
+        return np.full(n, np.nan), np.ones(n, bool), np.zeros(n, bool)
+    text = pc.utf8_trim_whitespace(pc.cast(col, pa.string()))
+    empty = pc.fill_null(pc.equal(text, ""), True)
+    text = pc.if_else(empty, None, text)
+    if decimal != ".":
+        text = pc.replace_substring(text, decimal, ".")
+    good = pc.fill_null(pc.match_substring_regex(text, _NUMBER), False)
+    values = pc.cast(pc.if_else(good, text, None), pa.float64()).to_numpy(zero_copy_only=False)
+    empty_np = empty.to_numpy(zero_copy_only=False)
+    bad = ~empty_np & ~good.to_numpy(zero_copy_only=False)
+    return np.asarray(values, float), empty_np, bad
+
+
+# -- one chunk -----------------------------------------------------------------------------------
+
+@dataclass
+class Checked:
+    """A chunk's inputs as the model takes them, and its given text values (for the output)."""
+
+    inputs: dict[str, object]
+    empty: dict[str, np.ndarray]  # numeric input -> True where the cell was empty
+    used_text: dict[str, tuple[np.ndarray, list[str]]]  # text input -> (codes, preset keys)
+
+
+_KIND = {"system": "system", "buyer": "buyer", "model": "model"}
+
+
+def _key(name: str, text: str) -> str:
+    """The preset key a text input names, or UnknownNameError."""
+    if name in _KIND:
+        return presets.lookup(_KIND[name], text).key
+    if name == "precision":
+        return presets.precision_key(text)
+    key = presets.normalize(text)
+    if key not in CONVENTIONS:
+        raise UnknownNameError("convention", text, CONVENTIONS)
+    return key
+
+
+def check_chunk(table: pa.Table, rows: np.ndarray, columns: dict[str, str],
+                problems: Problems, decimal: str = ".") -> Checked:
+    """Check every input cell of one chunk, recording bad cells in ``problems``.
+
+    ``columns`` maps each input present to its column name in the file; ``rows`` holds the
+    spreadsheet row of each table row.
+    """
+    given = table.column_names
+    pos = {name: given.index(col) for name, col in columns.items()}
+    ranges = input_ranges()
+    inputs: dict[str, object] = {}
+    empties: dict[str, np.ndarray] = {}
+    refused = np.zeros(table.num_rows, bool)  # rows with an unknown preset name
+    used_text: dict[str, tuple[np.ndarray, list[str]]] = {}
+    for inp in scenario.INPUTS:
+        name = inp.name
+        if name not in columns:
+            continue
+        col, label = table.column(columns[name]), columns[name]
+        if inp.kind == "text":
+            text = pc.utf8_trim_whitespace(pc.cast(col, pa.string()))
+            text = pc.fill_null(pc.if_else(pc.equal(text, ""), None, text), str(inp.default))
+            enc = text.combine_chunks().dictionary_encode()
+            codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+            keys = []
+            for code, value in enumerate(enc.dictionary.to_pylist()):
+                try:
+                    keys.append(_key(name, value))
+                except UnknownNameError as err:
+                    keys.append(str(inp.default))
+                    hit = codes == code
+                    refused |= hit
+                    problems.add(rows[hit], pos[name], label, [str(err)] * int(hit.sum()),
+                                 lambda msg: msg)
+            used_text[name] = (codes, keys)
+            inputs[name] = scenario.Coded(codes, keys)
+            continue
+        values, empty, bad = parse_numbers(col, decimal)
+        hint = "" if decimal != "." else " (a decimal comma? give --decimal ,)"
+        raw = col.filter(pa.chunked_array([bad]) if isinstance(col, pa.ChunkedArray)
+                         else pa.array(bad)).to_pylist() if bad.any() else []
+        problems.add(rows[bad], pos[name], label, raw,
+                     lambda v, h=hint: f"{_show(v)} is not a number"
+                     + (h if isinstance(v, str) and re.fullmatch(r"\s*-?\d+,\d+\s*", v) else ""))
+        rng = ranges.get(name)
+        if inp.default is None:
+            need = f"{name} is empty; every scenario needs one" + (f" in {rng.text}" if rng else "")
+            problems.add(rows[empty], pos[name], label, values[empty], lambda _v, m=need: m)
+        if rng is not None:
+            out = rng.bad(values)
+            problems.add(rows[out], pos[name], label, values[out],
+                         lambda v, nm=name, r=rng: f"{nm} must be in {r.text}, got {_show(v)}")
+        inputs[name] = values
+        empties[name] = empty
+    _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused)
+    return Checked(inputs, empties, used_text)
+
+
+def _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused) -> None:
+    """Rows whose system has no peak at their precision (FP4 on an H100) and no peak_tflops."""
+    n = len(rows)
+    default = {i.name: str(i.default) for i in scenario.INPUTS}
+    s_codes, s_keys = used_text.get("system", (np.zeros(n, np.intp), [default["system"]]))
+    p_codes, p_keys = used_text.get("precision", (np.zeros(n, np.intp), [default["precision"]]))
+    table_ = np.array([[np.nan if presets.system(s).get(f"peak_tflops_{p}") is None else 0.0
+                        for p in p_keys] for s in s_keys])
+    missing = np.isnan(table_[s_codes, p_codes]) & ~refused
+    if "peak_tflops" in inputs:
+        missing &= empties["peak_tflops"]
+    if not missing.any():
+        return
+    where = "precision" if "precision" in columns else "system"
+    label = columns.get(where, where)
+    shown = [f"system {s_keys[s]} has no {p_keys[p]} peak; give peak_tflops or another precision"
+             for s, p in zip(s_codes[missing], p_codes[missing], strict=True)]
+    problems.add(rows[missing], pos.get(where, 0), label, shown, lambda msg: msg)
