@@ -17,14 +17,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from udfs import presets, scenario
+from udfs import presets, ranges, scenario
 from udfs.compute import CONVENTIONS
-from udfs.errors import GputcoError, InputRangeError, UnknownNameError
+from udfs.errors import UnknownNameError
 
 #: how many bad cells a failed run lists (the rest are counted)
 SHOWN = 20
 _NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
-_INTERVAL = re.compile(r"^([\[(])\s*(\S+),\s*(\S+)\s*([\])])$")
 
 
 @dataclass(frozen=True)
@@ -48,29 +47,17 @@ class Range:
 
 @functools.cache
 def input_ranges() -> dict[str, Range]:
-    """The valid range of every numeric scenario input, read from the model.
-
-    The one place that knows where the ranges live: today each model function checks its own
-    arguments, so each input is probed once with -inf and the interval the model names is kept.
-    When the scenario table states its ranges, this function reads them from there instead.
+    """The valid range of every numeric scenario input, from the one table (:mod:`udfs.ranges`).
 
     >>> str(input_ranges()["mfu"].text), input_ranges()["pue"].hi
     ('(0, 1]', 5.0)
     """
     out = {}
     for inp in scenario.INPUTS:
-        if inp.kind != "number":
-            continue
-        probe = {"mfu": 0.5, inp.name: -np.inf}
-        try:
-            scenario.evaluate(probe)
-        except InputRangeError as err:
-            m = _INTERVAL.match(err.valid)
-            if m:
-                out[inp.name] = Range(err.valid, float(m[2]), float(m[3]), m[1] == "(",
-                                      m[4] == ")" or m[3] == "inf")
-        except GputcoError:
-            continue
+        if inp.kind == "number" and inp.name in ranges.RANGES:
+            r = ranges.of(inp.name)
+            out[inp.name] = Range(r.interval, r.lo, r.hi, r.lo_open,
+                                  r.hi_open or r.hi == ranges.INF)
     return out
 
 
