@@ -9,7 +9,13 @@ one catalog function on such arguments and never raises:
   (a 1xN row, an Nx1 column or an NxM block), so one formula fills a column;
 - where every element is valid, the plain function runs once on float arrays (the fast path);
 - an invalid element only spoils its own cell, which shows a short text beginning with ``#``
-  (``#VALUE! mfu must be in (0, 1], got 1.5``); an error in an input cell passes through unchanged;
+  (``#VALUE! mfu must be in (0, 1], got 1.5``);
+- an error in an input cell gives a text naming the error and the argument (``#SPILL! in
+  argument mfu``), whether xlwings hands it over as a text (``"#N/A"``, the seven classic errors)
+  or as the bare COM error number (the newer errors, see :data:`CELL_ERRORS`); another UDF's
+  ``#...`` text passes through unchanged;
+- a cell formatted as Currency or Accounting (COM hands it over as :class:`decimal.Decimal`) is a
+  number like any other;
 - an empty cell takes the argument's default when the argument is optional.
 
 The maths stays in the plain functions: this module only reshapes, routes and words errors. The
@@ -18,6 +24,7 @@ catalog itself (names, argument docs) is :mod:`udfs.registry`.
 
 from __future__ import annotations
 
+import decimal
 import logging
 import math
 from collections.abc import Callable
@@ -44,6 +51,23 @@ MAX_CELL_TEXT = 255
 
 #: what a cell shows for an overflowing result (inf or nan out of valid inputs)
 NOT_FINITE = "#NUM! the result is not a finite number"
+
+#: Excel's cell errors by XlCVError number (Microsoft's VBA reference, "XlCVError enumeration",
+#: learn.microsoft.com/office/vba/api/excel.xlcverror; 2043-2050 as Excel's ERROR.TYPE orders
+#: them, 8-14). Through COM an error cell's ``Range.Value`` is the SCODE 0x800A0000 + number, a
+#: negative int (#SPILL!: -2146826243). xlwings 0.37 (``xlwings/_xlwindows.py``, ``cell_errors``)
+#: turns only the classic seven into texts; the others reach the UDF as that int.
+CELL_ERRORS = {
+    2000: "#NULL!", 2007: "#DIV/0!", 2015: "#VALUE!", 2023: "#REF!", 2029: "#NAME?",
+    2036: "#NUM!", 2042: "#N/A", 2043: "#GETTING_DATA", 2045: "#SPILL!", 2046: "#CONNECT!",
+    2047: "#BLOCKED!", 2048: "#UNKNOWN!", 2049: "#FIELD!", 2050: "#CALC!",
+}
+#: the COM error number of XlCVError 0: an int in [COM_ERROR_BASE + 2000, COM_ERROR_BASE + 2100) is
+#: a cell error (Excel hands numbers over as floats, never as ints)
+COM_ERROR_BASE = -2146828288  # 0x800A0000 as a signed 32-bit int
+#: error literals an input cell may show; #BUSY! has no published XlCVError number (assumption:
+#: it arrives as another number in the range above, named by that number)
+ERROR_LITERALS = frozenset(CELL_ERRORS.values()) | {"#BUSY!", "#PYTHON!", "#EXTERNAL!"}
 
 
 @dataclass(frozen=True)
@@ -125,6 +149,7 @@ def call(spec: UdfSpec, values: tuple) -> object:
     functions). Every error becomes a ``#...`` text.
     """
     try:
+        values = tuple(_incoming(a, v) for a, v in zip(spec.args, values, strict=True))
         if spec.table:
             return _call_table(spec, values)
         with np.errstate(all="ignore"):  # an overflow shows as NOT_FINITE in its cell
@@ -350,6 +375,27 @@ def _data_dependent(err: Exception, cols: list[_Column]) -> bool:
 
 
 # --- elements -----------------------------------------------------------------------------------
+
+
+def _incoming(arg: ArgDoc, value: object) -> object:
+    """An argument as the host handed it over, with Decimals as floats and input errors named."""
+    if _is_array(value):
+        if isinstance(value, np.ndarray) and value.dtype.kind in "fb":
+            return value
+        return [[_element(arg, x) for x in row] if _is_array(row) else _element(arg, row)
+                for row in value]
+    return _element(arg, value)
+
+
+def _element(arg: ArgDoc, x: object) -> object:
+    if isinstance(x, decimal.Decimal):
+        return float(x)
+    if type(x) is int and COM_ERROR_BASE + 2000 <= x < COM_ERROR_BASE + 2100:
+        code = x - COM_ERROR_BASE
+        return f"{CELL_ERRORS.get(code, f'#N/A Excel cell error {code}')} in argument {arg.name}"
+    if isinstance(x, str) and x in ERROR_LITERALS:
+        return f"{x} in argument {arg.name}"
+    return x
 
 
 def _is_array(value: object) -> bool:
