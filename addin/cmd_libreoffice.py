@@ -1,4 +1,4 @@
-"""LibreOffice front doors: ``gputco addin libreoffice`` and ``gputco render``."""
+"""LibreOffice front doors: ``gputco addin libreoffice``, ``gputco open`` and ``gputco render``."""
 
 from __future__ import annotations
 
@@ -42,6 +42,55 @@ def _libreoffice(args: argparse.Namespace) -> int:
     print(f"installed {done.functions} TCO_* functions into LibreOffice profile {done.profile}\n"
           f"  Basic module: {done.module}\n  Python bridge: {done.bridge}\n"
           "Restart LibreOffice; in a generated workbook press Ctrl+Shift+F9 to recalculate.")
+    return 0
+
+
+def add_open_parser(sub: argparse._SubParsersAction) -> None:
+    """``gputco open FILE [--profile DIR] [--convert-to FMT [--outdir DIR]]``."""
+    p = sub.add_parser(
+        "open", help="open a workbook in LibreOffice Calc with the TCO_* functions",
+        description="Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
+        "which LibreOffice's own Python starts, whatever PATH, VIRTUAL_ENV or PYTHONHOME this "
+        "shell has (a virtualenv first on the PATH breaks a plain `soffice`). The profile is "
+        "gputco's own (in ~/.cache/gputco/libreoffice-profile, the add-in refreshed each time, "
+        "every formula recalculated on load), or your own with --own-profile (after `gputco "
+        "addin libreoffice`), or DIR with --profile. With --convert-to, LibreOffice runs "
+        "headless instead: it recalculates FILE with the add-in and writes it in that format.",
+    )
+    p.add_argument("file", metavar="FILE", help="the workbook (.xlsx, .ods, ...)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--profile", metavar="DIR",
+                       help="use (and install the add-in into) this profile folder")
+    where.add_argument("--own-profile", action="store_true",
+                       help="use your own LibreOffice profile (it must have the add-in)")
+    p.add_argument("--convert-to", metavar="FMT",
+                   help="headless: recalculate and write FILE as FMT (xlsx, ods, pdf, ...)")
+    p.add_argument("--outdir", metavar="DIR", default=".",
+                   help="folder for --convert-to's file (default: the current folder)")
+    p.set_defaults(run=_open)
+
+
+def _open(args: argparse.Namespace) -> int:
+    from workbook.soffice import lo_addin, session
+    from workbook.soffice.process import LibreOfficeError
+
+    if args.own_profile and not lo_addin.installed():
+        raise LibreOfficeError(f"your LibreOffice profile {lo_addin.default_profile()} has no "
+                               "gputco add-in: run `gputco addin libreoffice` first, or leave "
+                               "out --own-profile")
+    if args.convert_to:
+        if args.own_profile:
+            raise LibreOfficeError("--convert-to runs headless in gputco's own profile or "
+                                   "--profile DIR, not in your own profile")
+        out = Path(args.outdir)
+        written = session.convert(args.file, out, args.convert_to,
+                                  profile=args.profile or session.cached_profile_dir())
+        print(written)
+        return 0
+    pid, where = session.start_calc(args.file, profile=args.profile,
+                                    own_profile=args.own_profile)
+    print(f"started LibreOffice Calc (pid {pid}) on {args.file} with the gputco add-in "
+          f"(profile {where or lo_addin.default_profile()})")
     return 0
 
 
