@@ -95,18 +95,24 @@ def _open(args: argparse.Namespace) -> int:
 
 
 def add_render_parser(sub: argparse._SubParsersAction) -> None:
-    """``gputco render FILE --png DIR [--sheet NAME]``."""
+    """``gputco render FILE --png DIR [--sheet NAME] [--rows N]``."""
+    from workbook.soffice.render import HEAD_ROWS
+
     p = sub.add_parser(
         "render", help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
-        description="Print each sheet (or one) to PDF with LibreOffice headless, then to a PNG "
-        "per sheet with pdftoppm. The sheets' page setup decides the layout (gputco workbooks "
-        "fit each sheet to the page width).",
+        description="LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
+        "a private profile, so TCO_ cells and checks show their real values), prints each sheet "
+        "(or one) to PDF, and pdftoppm makes a PNG per sheet. Each picture is the sheet's head: "
+        "its first rows (--rows) fitted to one A3 landscape page, so 10-point text is legible at "
+        "100 dpi; a sheet that is cut says so in its page footer and on stderr.",
     )
     p.add_argument("file", metavar="FILE", help="the .xlsx workbook")
     p.add_argument("--png", required=True, metavar="DIR", help="folder for the PNG files")
     p.add_argument("--sheet", action="append", metavar="NAME",
                    help="only this sheet (repeatable); default: every sheet")
     p.add_argument("--dpi", type=int, default=100, help="resolution (default: %(default)s)")
+    p.add_argument("--rows", type=int, default=HEAD_ROWS,
+                   help="rows of a long sheet to show (default: %(default)s)")
     p.add_argument("--force", action="store_true", help="replace existing PNG files")
     p.set_defaults(run=_render)
 
@@ -114,8 +120,13 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 def _render(args: argparse.Namespace) -> int:
     from workbook.soffice.render import render_workbook
 
+    shown: dict = {}
     written = render_workbook(args.file, args.png, sheets=args.sheet, dpi=args.dpi,
-                              force=args.force)
+                              force=args.force, rows=args.rows, shown=shown)
     for path in written:
         print(path)
+    for sheet, cut in shown.items():
+        if cut:
+            print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)",
+                  file=sys.stderr)
     return 0

@@ -173,3 +173,41 @@ def test_libreoffice_with_the_addin_agrees_live(tmp_path):
     live = _answers({ref: ws[ref].value for ref in PROBES})
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
     assert live == recorded["values"], "LibreOffice's answer changed: re-record it"
+
+
+# -- gputco render: the add-in's values, the head of long sheets ----------------------------------
+
+def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
+    """The text LibreOffice prints for ``sheets`` of ``book`` as gputco render prints them."""
+    from workbook.soffice.render import _copy_for_print, sheet_names
+
+    tmp.mkdir()
+    copy = tmp / "copy.xlsx"
+    shown = _copy_for_print(book, copy, set(sheets), sheet_names(book))
+    pdf = session.convert(copy, tmp / "pdf", "pdf")
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return text, shown
+
+
+@requires_soffice
+def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_path):
+    text, shown = _printed_text(template[0], ["Checks"], tmp_path / "tpl")
+    verdict = next(line for line in text.splitlines() if "All checks pass" in line)
+    assert verdict.split()[-1] == "TRUE", verdict
+    assert "FALSE" not in text and text.count("#NAME?") == text.count("(else #NAME?)")
+    assert shown["Checks"].startswith("rows 1-60 of ") and "gputco render: rows 1-60 of" in text
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", "--example"],
+                                   cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    book = tmp_path / "s.xlsx"
+    subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", str(spec), "-o", str(book)],
+                   cwd=ROOT, capture_output=True, check=True)
+    text, shown = _printed_text(book, ["Summary", "MonteCarlo", "Scenarios"], tmp_path / "scn")
+    verdict = next(line for line in text.splitlines() if "all agree" in line)
+    assert verdict.split()[-1] == "TRUE", verdict
+    assert "#NAME?" not in text and "#VALUE!" not in text
+    assert shown["Summary"] == ""
+    assert shown["MonteCarlo"].startswith("rows 1-60 of 2,049")
+    assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
