@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import openpyxl
@@ -211,3 +212,35 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     assert shown["Summary"] == ""
     assert shown["MonteCarlo"].startswith("rows 1-60 of 2,049")
     assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
+
+
+@requires_soffice
+def test_open_starts_calc_with_the_addin_and_a_clean_environment(venv, tmp_path):
+    # The window itself cannot be shown here: a stand-in soffice first on the PATH records how
+    # gputco open starts LibreOffice (the profile is made by the real one beforehand).
+    profile = session.addin_profile(tmp_path / "profile")
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    record = tmp_path / "record.json"
+    (fake / "soffice").write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'env': dict(os.environ)}}, open({str(record)!r}, 'w'))\n")
+    (fake / "soffice").chmod(0o755)
+    book = _probe_book(tmp_path / "probe.xlsx")
+    env = _venv_shell(venv)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{fake}{os.pathsep}{env['PATH']}"
+    env.pop("SAL_USE_VCLPLUGIN", None)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(book),
+                           "--profile", str(profile)], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "started LibreOffice Calc" in proc.stdout and str(profile) in proc.stdout
+    for _ in range(100):
+        if record.exists() and record.stat().st_size:
+            break
+        time.sleep(0.1)
+    seen = json.loads(record.read_text())
+    assert seen["argv"] == [f"-env:UserInstallation={profile.as_uri()}", "--calc", str(book)]
+    path = seen["env"]["PATH"].split(os.pathsep)
+    assert str(venv / "bin") not in path and str(fake) in path
+    assert "VIRTUAL_ENV" not in seen["env"] and "SAL_USE_VCLPLUGIN" not in seen["env"]
