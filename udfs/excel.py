@@ -149,7 +149,6 @@ def call(spec: UdfSpec, values: tuple) -> object:
     functions). Every error becomes a ``#...`` text.
     """
     try:
-        values = tuple(_incoming(a, v) for a, v in zip(spec.args, values, strict=True))
         if spec.table:
             return _call_table(spec, values)
         with np.errstate(all="ignore"):  # an overflow shows as NOT_FINITE in its cell
@@ -164,9 +163,9 @@ def call(spec: UdfSpec, values: tuple) -> object:
 def _call_table(spec: UdfSpec, values: tuple) -> object:
     args = []
     for arg, value in zip(spec.args, values, strict=True):
-        x = _single_cell(arg, value)
-        if _is_error_text(x):
-            return _short(x)
+        x = _plain_value(_single_cell(arg, value))
+        if _is_error_text(x) or _is_com_error(x):
+            return _input_error(arg, x)
         if x is None:
             if not arg.optional:
                 raise MissingValueError(arg.name, "the cell is empty")
@@ -201,7 +200,7 @@ class _Column:
         n = math.prod(shape)
         if self.constant:
             x = arr.reshape(-1)[0]
-            self.value = arg.default if x is None and arg.optional else x
+            self.value = arg.default if x is None and arg.optional else _plain_value(x)
             self.bad = self._is_bad(self.value)
             return
         flat = np.broadcast_to(arr, shape).reshape(-1)
@@ -222,7 +221,7 @@ class _Column:
         """True where the element cannot reach the plain function: empty, an error, not a number."""
         if x is None:
             return not self.arg.optional
-        if _is_error_text(x):
+        if _is_error_text(x) or _is_com_error(x):
             return True
         return self.arg.kind == NUMBER and not _is_number(x)
 
@@ -242,15 +241,15 @@ class _Column:
         if self.constant:
             return self.value
         if self.arg.kind != NUMBER or (self.none is not None and self.none[idx[0]]):
-            return self.flat[idx[0]]
+            return _plain_value(self.flat[idx[0]])
         if len(idx) == 1:  # one cell: a scalar call, so an error names no array element
             return float(self.floats[idx[0]])
         return self.floats[idx]
 
     def type_error(self, x: object) -> str:
         """The cell text for a bad element."""
-        if _is_error_text(x):
-            return _short(x)
+        if _is_error_text(x) or _is_com_error(x):
+            return _input_error(self.arg, x)
         if x is None:
             return error_text(MissingValueError(self.arg.name, "the cell is empty"))
         try:
@@ -377,25 +376,27 @@ def _data_dependent(err: Exception, cols: list[_Column]) -> bool:
 # --- elements -----------------------------------------------------------------------------------
 
 
-def _incoming(arg: ArgDoc, value: object) -> object:
-    """An argument as the host handed it over, with Decimals as floats and input errors named."""
-    if _is_array(value):
-        if isinstance(value, np.ndarray) and value.dtype.kind in "fb":
-            return value
-        return [[_element(arg, x) for x in row] if _is_array(row) else _element(arg, row)
-                for row in value]
-    return _element(arg, value)
+def _plain_value(x: object) -> object:
+    """A Currency or Accounting cell (COM hands it over as a Decimal) as the float it is."""
+    return float(x) if isinstance(x, decimal.Decimal) else x
 
 
-def _element(arg: ArgDoc, x: object) -> object:
-    if isinstance(x, decimal.Decimal):
-        return float(x)
-    if type(x) is int and COM_ERROR_BASE + 2000 <= x < COM_ERROR_BASE + 2100:
+def _is_com_error(x: object) -> bool:
+    """An error cell as COM hands it over: the int 0x800A0000 + its XlCVError number."""
+    return type(x) is int and COM_ERROR_BASE + 2000 <= x < COM_ERROR_BASE + 2100
+
+
+def _input_error(arg: ArgDoc, x: object) -> str:
+    """The cell text for an error in an input cell: the error and the argument it is in.
+
+    Another UDF's error text (``#VALUE! mfu must be ...``) already says what it is: unchanged.
+    """
+    if _is_com_error(x):
         code = x - COM_ERROR_BASE
-        return f"{CELL_ERRORS.get(code, f'#N/A Excel cell error {code}')} in argument {arg.name}"
-    if isinstance(x, str) and x in ERROR_LITERALS:
-        return f"{x} in argument {arg.name}"
-    return x
+        x = CELL_ERRORS.get(code, f"#N/A Excel cell error {code}")
+    elif x not in ERROR_LITERALS:
+        return _short(x)
+    return _short(f"{x} in argument {arg.name}")
 
 
 def _is_array(value: object) -> bool:
@@ -421,7 +422,8 @@ def _dims(shape: tuple) -> str:
 
 
 def _is_number(x: object) -> bool:
-    return type(x) is float or (isinstance(x, Real) and not isinstance(x, bool | np.bool_))
+    return type(x) is float or (isinstance(x, Real | decimal.Decimal)
+                                and not isinstance(x, bool | np.bool_) and not _is_com_error(x))
 
 
 def _is_error_text(x: object) -> bool:
