@@ -77,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_recalc.add_parser(sub)
     cmd_scenarios.add_parser(sub)
     cmd_template.add_parser(sub)
+    cmd_libreoffice.add_open_parser(sub)
     cmd_libreoffice.add_render_parser(sub)
     return parser
 

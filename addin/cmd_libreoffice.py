@@ -1,4 +1,4 @@
-"""LibreOffice front doors: ``gputco addin libreoffice`` and ``gputco render``."""
+"""LibreOffice front doors: ``gputco addin libreoffice``, ``gputco open`` and ``gputco render``."""
 
 from __future__ import annotations
 
@@ -45,19 +45,74 @@ def _libreoffice(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_open_parser(sub: argparse._SubParsersAction) -> None:
+    """``gputco open FILE [--profile DIR] [--convert-to FMT [--outdir DIR]]``."""
+    p = sub.add_parser(
+        "open", help="open a workbook in LibreOffice Calc with the TCO_* functions",
+        description="Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
+        "which LibreOffice's own Python starts, whatever PATH, VIRTUAL_ENV or PYTHONHOME this "
+        "shell has (a virtualenv first on the PATH breaks a plain `soffice`). The profile is "
+        "gputco's own (in ~/.cache/gputco/libreoffice-profile, the add-in refreshed each time, "
+        "every formula recalculated on load), or your own with --own-profile (after `gputco "
+        "addin libreoffice`), or DIR with --profile. With --convert-to, LibreOffice runs "
+        "headless instead: it recalculates FILE with the add-in and writes it in that format.",
+    )
+    p.add_argument("file", metavar="FILE", help="the workbook (.xlsx, .ods, ...)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--profile", metavar="DIR",
+                       help="use (and install the add-in into) this profile folder")
+    where.add_argument("--own-profile", action="store_true",
+                       help="use your own LibreOffice profile (it must have the add-in)")
+    p.add_argument("--convert-to", metavar="FMT",
+                   help="headless: recalculate and write FILE as FMT (xlsx, ods, pdf, ...)")
+    p.add_argument("--outdir", metavar="DIR", default=".",
+                   help="folder for --convert-to's file (default: the current folder)")
+    p.set_defaults(run=_open)
+
+
+def _open(args: argparse.Namespace) -> int:
+    from workbook.soffice import lo_addin, session
+    from workbook.soffice.process import LibreOfficeError
+
+    if args.own_profile and not lo_addin.installed():
+        raise LibreOfficeError(f"your LibreOffice profile {lo_addin.default_profile()} has no "
+                               "gputco add-in: run `gputco addin libreoffice` first, or leave "
+                               "out --own-profile")
+    if args.convert_to:
+        if args.own_profile:
+            raise LibreOfficeError("--convert-to runs headless in gputco's own profile or "
+                                   "--profile DIR, not in your own profile")
+        out = Path(args.outdir)
+        written = session.convert(args.file, out, args.convert_to,
+                                  profile=args.profile or session.cached_profile_dir())
+        print(written)
+        return 0
+    pid, where = session.start_calc(args.file, profile=args.profile,
+                                    own_profile=args.own_profile)
+    print(f"started LibreOffice Calc (pid {pid}) on {args.file} with the gputco add-in "
+          f"(profile {where or lo_addin.default_profile()})")
+    return 0
+
+
 def add_render_parser(sub: argparse._SubParsersAction) -> None:
-    """``gputco render FILE --png DIR [--sheet NAME]``."""
+    """``gputco render FILE --png DIR [--sheet NAME] [--rows N]``."""
+    from workbook.soffice.render import HEAD_ROWS
+
     p = sub.add_parser(
         "render", help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
-        description="Print each sheet (or one) to PDF with LibreOffice headless, then to a PNG "
-        "per sheet with pdftoppm. The sheets' page setup decides the layout (gputco workbooks "
-        "fit each sheet to the page width).",
+        description="LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
+        "a private profile, so TCO_ cells and checks show their real values), prints each sheet "
+        "(or one) to PDF, and pdftoppm makes a PNG per sheet. Each picture is the sheet's head: "
+        "its first rows (--rows) fitted to one A3 landscape page, so 10-point text is legible at "
+        "100 dpi; a sheet that is cut says so in its page footer and on stderr.",
     )
     p.add_argument("file", metavar="FILE", help="the .xlsx workbook")
     p.add_argument("--png", required=True, metavar="DIR", help="folder for the PNG files")
     p.add_argument("--sheet", action="append", metavar="NAME",
                    help="only this sheet (repeatable); default: every sheet")
     p.add_argument("--dpi", type=int, default=100, help="resolution (default: %(default)s)")
+    p.add_argument("--rows", type=int, default=HEAD_ROWS,
+                   help="rows of a long sheet to show (default: %(default)s)")
     p.add_argument("--force", action="store_true", help="replace existing PNG files")
     p.set_defaults(run=_render)
 
@@ -65,8 +120,13 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 def _render(args: argparse.Namespace) -> int:
     from workbook.soffice.render import render_workbook
 
+    shown: dict = {}
     written = render_workbook(args.file, args.png, sheets=args.sheet, dpi=args.dpi,
-                              force=args.force)
+                              force=args.force, rows=args.rows, shown=shown)
     for path in written:
         print(path)
+    for sheet, cut in shown.items():
+        if cut:
+            print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)",
+                  file=sys.stderr)
     return 0

@@ -241,10 +241,14 @@ def test_error_texts(name, args, expected):
     assert udfs.UDFS[name](*args) == expected
 
 
-def test_an_error_in_an_input_cell_passes_through():
-    assert udfs.UDFS["TCO_COST_PER_MTOK"]("#DIV/0!", 1.07899e12, 1978.9, 0.4) == "#DIV/0!"
+def test_an_error_in_an_input_cell_is_named_with_its_argument():
+    got = udfs.UDFS["TCO_COST_PER_MTOK"]("#DIV/0!", 1.07899e12, 1978.9, 0.4)
+    assert got == "#DIV/0! in argument gpu_hour_usd"
     got = udfs.UDFS["TCO_GPU_HOUR"]([["#N/A"], ["H100_HGX"]])
-    assert got == [["#N/A"], [udfs.tco_gpu_hour("H100_HGX")]]
+    assert got == [["#N/A in argument system"], [udfs.tco_gpu_hour("H100_HGX")]]
+    # another UDF's error text passes through as it is
+    upstream = "#VALUE! mfu must be in (0, 1], got 1.5"
+    assert udfs.UDFS["TCO_COST_PER_MTOK"](1.42, 1.07899e12, 1978.9, upstream) == upstream
 
 
 def test_wrong_ranges_and_argument_counts_are_errors():

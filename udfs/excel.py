@@ -9,7 +9,13 @@ one catalog function on such arguments and never raises:
   (a 1xN row, an Nx1 column or an NxM block), so one formula fills a column;
 - where every element is valid, the plain function runs once on float arrays (the fast path);
 - an invalid element only spoils its own cell, which shows a short text beginning with ``#``
-  (``#VALUE! mfu must be in (0, 1], got 1.5``); an error in an input cell passes through unchanged;
+  (``#VALUE! mfu must be in (0, 1], got 1.5``);
+- an error in an input cell gives a text naming the error and the argument (``#SPILL! in
+  argument mfu``), whether xlwings hands it over as a text (``"#N/A"``, the seven classic errors)
+  or as the bare COM error number (the newer errors, see :data:`CELL_ERRORS`); another UDF's
+  ``#...`` text passes through unchanged;
+- a cell formatted as Currency or Accounting (COM hands it over as :class:`decimal.Decimal`) is a
+  number like any other;
 - an empty cell takes the argument's default when the argument is optional.
 
 The maths stays in the plain functions: this module only reshapes, routes and words errors. The
@@ -18,6 +24,7 @@ catalog itself (names, argument docs) is :mod:`udfs.registry`.
 
 from __future__ import annotations
 
+import decimal
 import logging
 import math
 from collections.abc import Callable
@@ -45,6 +52,23 @@ MAX_CELL_TEXT = 255
 
 #: what a cell shows for an overflowing result (inf or nan out of valid inputs)
 NOT_FINITE = "#NUM! the result is not a finite number"
+
+#: Excel's cell errors by XlCVError number (Microsoft's VBA reference, "XlCVError enumeration",
+#: learn.microsoft.com/office/vba/api/excel.xlcverror; 2043-2050 as Excel's ERROR.TYPE orders
+#: them, 8-14). Through COM an error cell's ``Range.Value`` is the SCODE 0x800A0000 + number, a
+#: negative int (#SPILL!: -2146826243). xlwings 0.37 (``xlwings/_xlwindows.py``, ``cell_errors``)
+#: turns only the classic seven into texts; the others reach the UDF as that int.
+CELL_ERRORS = {
+    2000: "#NULL!", 2007: "#DIV/0!", 2015: "#VALUE!", 2023: "#REF!", 2029: "#NAME?",
+    2036: "#NUM!", 2042: "#N/A", 2043: "#GETTING_DATA", 2045: "#SPILL!", 2046: "#CONNECT!",
+    2047: "#BLOCKED!", 2048: "#UNKNOWN!", 2049: "#FIELD!", 2050: "#CALC!",
+}
+#: the COM error number of XlCVError 0: an int in [COM_ERROR_BASE + 2000, COM_ERROR_BASE + 2100) is
+#: a cell error (Excel hands numbers over as floats, never as ints)
+COM_ERROR_BASE = -2146828288  # 0x800A0000 as a signed 32-bit int
+#: error literals an input cell may show; #BUSY! has no published XlCVError number (assumption:
+#: it arrives as another number in the range above, named by that number)
+ERROR_LITERALS = frozenset(CELL_ERRORS.values()) | {"#BUSY!", "#PYTHON!", "#EXTERNAL!"}
 
 
 @dataclass(frozen=True)
@@ -155,9 +179,9 @@ def call(spec: UdfSpec, values: tuple) -> object:
 def _call_table(spec: UdfSpec, values: tuple) -> object:
     args = []
     for arg, value in zip(spec.args, values, strict=True):
-        x = _single_cell(arg, value)
-        if _is_error_text(x):
-            return _short(x)
+        x = _plain_value(_single_cell(arg, value))
+        if _is_error_text(x) or _is_com_error(x):
+            return _input_error(arg, x)
         if x is None:
             if not arg.optional:
                 raise MissingValueError(arg.name, "the cell is empty")
@@ -192,7 +216,7 @@ class _Column:
         n = math.prod(shape)
         if self.constant:
             x = arr.reshape(-1)[0]
-            self.value = arg.default if x is None and arg.optional else x
+            self.value = arg.default if x is None and arg.optional else _plain_value(x)
             self.bad = self._is_bad(self.value)
             return
         flat = np.broadcast_to(arr, shape).reshape(-1)
@@ -213,7 +237,7 @@ class _Column:
         """True where the element cannot reach the plain function: empty, an error, not a number."""
         if x is None:
             return not self.arg.optional
-        if _is_error_text(x):
+        if _is_error_text(x) or _is_com_error(x):
             return True
         return self.arg.kind == NUMBER and not _is_number(x)
 
@@ -233,15 +257,15 @@ class _Column:
         if self.constant:
             return self.value
         if self.arg.kind != NUMBER or (self.none is not None and self.none[idx[0]]):
-            return self.flat[idx[0]]
+            return _plain_value(self.flat[idx[0]])
         if len(idx) == 1:  # one cell: a scalar call, so an error names no array element
             return float(self.floats[idx[0]])
         return self.floats[idx]
 
     def type_error(self, x: object) -> str:
         """The cell text for a bad element."""
-        if _is_error_text(x):
-            return _short(x)
+        if _is_error_text(x) or _is_com_error(x):
+            return _input_error(self.arg, x)
         if x is None:
             return error_text(MissingValueError(self.arg.name, "the cell is empty"))
         try:
@@ -368,6 +392,29 @@ def _data_dependent(err: Exception, cols: list[_Column]) -> bool:
 # --- elements -----------------------------------------------------------------------------------
 
 
+def _plain_value(x: object) -> object:
+    """A Currency or Accounting cell (COM hands it over as a Decimal) as the float it is."""
+    return float(x) if isinstance(x, decimal.Decimal) else x
+
+
+def _is_com_error(x: object) -> bool:
+    """An error cell as COM hands it over: the int 0x800A0000 + its XlCVError number."""
+    return type(x) is int and COM_ERROR_BASE + 2000 <= x < COM_ERROR_BASE + 2100
+
+
+def _input_error(arg: ArgDoc, x: object) -> str:
+    """The cell text for an error in an input cell: the error and the argument it is in.
+
+    Another UDF's error text (``#VALUE! mfu must be ...``) already says what it is: unchanged.
+    """
+    if _is_com_error(x):
+        code = x - COM_ERROR_BASE
+        x = CELL_ERRORS.get(code, f"#N/A Excel cell error {code}")
+    elif x not in ERROR_LITERALS:
+        return _short(x)
+    return _short(f"{x} in argument {arg.name}")
+
+
 def _is_array(value: object) -> bool:
     return isinstance(value, list | tuple) or (isinstance(value, np.ndarray) and value.ndim > 0)
 
@@ -391,7 +438,8 @@ def _dims(shape: tuple) -> str:
 
 
 def _is_number(x: object) -> bool:
-    return type(x) is float or (isinstance(x, Real) and not isinstance(x, bool | np.bool_))
+    return type(x) is float or (isinstance(x, Real | decimal.Decimal)
+                                and not isinstance(x, bool | np.bool_) and not _is_com_error(x))
 
 
 def _is_error_text(x: object) -> bool:

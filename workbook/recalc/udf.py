@@ -4,10 +4,12 @@ A custom function is a plain Python callable taking Excel-shaped arguments exact
 passes them: ``float``, ``None`` for an empty cell, ``str``, ``bool``, or a list of row lists for
 a range; it returns a number, a ``"#..."`` error text, or a list of lists shaped like its range
 inputs. For a group of n rows the callable is called ONCE with each per-row argument as an n x 1
-list of lists (constants stay scalars), and its n x 1 result is mapped back to the rows; a text
-result starting with ``#`` becomes that Excel error. Rows whose arguments hold an error get that
-error without calling the function. If the one vectorised call fails, the rows are called one by
-one; an exception in one call gives #VALUE! in that cell and is recorded in ``problems``.
+list of lists (constants stay scalars), and its n x 1 result is mapped back to the rows. A text
+result stays a text, also one starting with ``#`` (``"#N/A unknown system ..."``): Excel with
+xlwings and LibreOffice with the gputco add-in show a failing TCO_ function as that text, so
+``ISERROR`` is FALSE and ``ISTEXT`` TRUE there, and here too. Rows whose arguments hold an error
+get that error without calling the function. If the one vectorised call fails, the rows are
+called one by one; an exception in one call gives #VALUE! in that cell and is recorded in ``problems``.
 """
 
 from __future__ import annotations
@@ -44,9 +46,7 @@ def _python(v):
 
 
 def _from_python(v):
-    """A custom function's return value as an Excel value."""
-    if isinstance(v, str) and v.startswith("#"):
-        return error(v)
+    """A custom function's return value as an Excel value (a ``#...`` text stays a text)."""
     if isinstance(v, bool | np.bool_):
         return bool(v)
     if isinstance(v, int | float | np.integer | np.floating):

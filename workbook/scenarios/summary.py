@@ -104,7 +104,8 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
 
     row += 2
     styles.section_row(ws, row, "Check: the TCO_ functions agree with the native formulas on every "
-                       "scenario (in Excel they need the xlwings add-in; LibreOffice shows #NAME?)",
+                       "scenario (they need the xlwings add-in in Excel, gputco open or gputco addin "
+                       "libreoffice in LibreOffice)",
                        len(HEADINGS))
     row += 1
     ws.cell(row=row, column=1, value="largest relative difference")

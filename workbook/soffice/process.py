@@ -40,23 +40,38 @@ def soffice() -> str | None:
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 
-def soffice_env() -> dict[str, str]:
-    """The environment for soffice: ours, less this Python's own folders and variables.
+def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment for soffice: ``base`` (default: ours) less other Pythons' folders and variables.
 
-    LibreOffice embeds the system's Python for macros; when the PATH starts with another Python's
-    bin folder (a pyenv or virtualenv interpreter running gputco), the embedded one picks up that
-    Python's standard library and fails ("can't import __main__ module"). So those folders and the
-    PYTHONHOME/PYTHONPATH variables are left out.
+    LibreOffice embeds the system's Python for macros (and the gputco add-in's bridge); when the
+    PATH starts with another Python's bin folder (a virtualenv, pyenv or conda interpreter), the
+    embedded one picks up that Python's standard library and fails ("can't import __main__
+    module"). So this Python's own bin folders, every virtualenv's bin folder on the PATH (one with
+    ``pyvenv.cfg`` beside it), ``$VIRTUAL_ENV/bin`` and ``$CONDA_PREFIX/bin`` are left out of PATH,
+    and PYTHONHOME, PYTHONPATH, VIRTUAL_ENV and CONDA_PREFIX are unset. ``headless`` selects
+    LibreOffice's window-less display (for conversions); an interactive start keeps the display.
     """
+    env = dict(os.environ if base is None else base)
     own = {str(Path(p).resolve() / "bin") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}}
-    if os.environ.get("VIRTUAL_ENV"):
-        own.add(str(Path(os.environ["VIRTUAL_ENV"]).resolve() / "bin"))
-    path = [d for d in os.environ.get("PATH", "").split(os.pathsep)
-            if d and str(Path(d).resolve()) not in own]
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "PYTHONPATH")}
+    for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
+        if env.get(var):
+            own.add(str(Path(env[var]).resolve() / "bin"))
+    path = [d for d in env.get("PATH", "").split(os.pathsep)
+            if d and str(Path(d).resolve()) not in own and not _venv_bin(d)]
+    for var in ("PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX"):
+        env.pop(var, None)
     env["PATH"] = os.pathsep.join(path)
-    env["SAL_USE_VCLPLUGIN"] = "svp"
+    if headless:
+        env["SAL_USE_VCLPLUGIN"] = "svp"
     return env
+
+
+def _venv_bin(folder: str) -> bool:
+    """Whether ``folder`` is a virtualenv's bin (or Scripts) folder."""
+    try:
+        return (Path(folder).resolve().parent / "pyvenv.cfg").is_file()
+    except OSError:
+        return False
 
 
 def force_recalc(profile: str | os.PathLike) -> None:

@@ -1,10 +1,17 @@
 """Pictures of workbook sheets for people: LibreOffice prints to PDF, pdftoppm makes PNGs.
 
 A copy of the package is printed, never the user's file: in the copy, the sheets not asked for are
-hidden (hidden sheets are not printed) and each sheet asked for is set to fit one page, so page i of
-the PDF is sheet i. Formulas, charts and cached values stay as they are. One LibreOffice run renders
-every sheet; if the page count does not match (an empty sheet prints no page), each sheet is
-rendered on its own.
+hidden (hidden sheets are not printed) and each sheet asked for prints its head, its first ``rows``
+rows (:data:`HEAD_ROWS`; all of a shorter sheet), fitted to one A3 landscape page, so page i of the
+PDF is sheet i and 10-point text stays legible at 100 dpi. A cut sheet says so in the page footer
+("rows 1-60 of 10,007", and the columns that fit at 80 % when the sheet is wider) and
+:func:`render_workbook` reports it. One LibreOffice run renders every
+sheet; if the page count does not match (an empty sheet prints no page), each sheet is rendered on
+its own.
+
+LibreOffice recalculates the copy with the gputco add-in in a private profile
+(:mod:`workbook.soffice.session`), so ``=TCO_...`` cells show the values they have in Excel with
+xlwings or in LibreOffice with the add-in, never a false #NAME? or a failing check.
 """
 
 from __future__ import annotations
@@ -18,10 +25,13 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from openpyxl.utils import column_index_from_string, get_column_letter
+
 from workbook.recalc.limits import read_member
 from workbook.recalc.package import list_sheets, open_zip
 from workbook.recalc.xmlsafe import refuse_dtd
-from workbook.soffice.process import LibreOfficeError, convert
+from workbook.soffice import session
+from workbook.soffice.process import LibreOfficeError
 from workbook.xlsx.files import atomic_output
 
 _SHEET_TAG = re.compile(r"<(?:\w+:)?sheet\b[^>]*/>")
@@ -29,6 +39,13 @@ _ATTR = r'{}="([^"]*)"'
 _XML_PARTS = (".xml", ".rels", ".vml")
 A3 = 8  # OOXML paper size code: A3 gives a fitted wide sheet twice the area of A4
 DEFAULT_DPI = 100
+#: rows of a long sheet printed: 60 15-point rows fill an A3 landscape page at about 85 %
+HEAD_ROWS = 60
+#: printable width of an A3 landscape page (16.5 in less 0.4 in margins) at the smallest scale
+#: that keeps 10-point text legible at 100 dpi (80 %): columns beyond it are left out
+WIDTH_INCHES = 15.7 / 0.8
+_COL = re.compile(r'<(?:\w+:)?col\b[^>]*>')
+_DIMENSION = re.compile(r'<(?:\w+:)?dimension\b[^>]*\bref="(?:[A-Z]+\d+:)?([A-Z]+)(\d+)"')
 
 
 def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
@@ -44,8 +61,86 @@ def _unescape(text: str) -> str:
             .replace("&apos;", "'").replace("&amp;", "&"))
 
 
-def _fit_one_page(xml: str) -> str:
-    """Sheet XML set to print on one page (fitToPage, fitToWidth = fitToHeight = 1)."""
+def extent(xml: str) -> tuple[str, int]:
+    """(last column letter, last row) of a sheet's used range, from its ``<dimension>``."""
+    m = _DIMENSION.search(xml)
+    if m:
+        return m.group(1), int(m.group(2))
+    rows = [int(r) for r in re.findall(r'<(?:\w+:)?row\b[^>]*\br="(\d+)"', xml)]
+    return "A", max(rows, default=1)
+
+
+def _drawing_extent(zin: zipfile.ZipFile, part: str, xml_sheet: str) -> tuple[int, int]:
+    """(last column index, last row) the sheet's charts and pictures reach (0, 0 without any).
+
+    A two-cell anchor names its last cell; a one-cell anchor (openpyxl's) gives its size, turned
+    into the sheet's column widths and default 15-point rows.
+    """
+    widths = _column_inches(xml_sheet)
+    folder, name = part.rsplit("/", 1)
+    try:
+        rels = read_member(zin, f"{folder}/_rels/{name}.rels").decode("utf-8")
+    except KeyError:
+        return 0, 0
+    last_col = last_row = 0
+    for rel in re.findall(r"<Relationship\b[^>]*>", rels):
+        if 'relationships/drawing"' not in rel:
+            continue
+        target = re.search(_ATTR.format("Target"), rel).group(1)
+        path = target.lstrip("/") if target.startswith("/") else \
+            str(Path(folder, target)).replace("\\", "/")
+        path = os.path.normpath(path).replace("\\", "/")
+        try:
+            xml = read_member(zin, path).decode("utf-8")
+        except KeyError:
+            continue
+        for anchor in re.findall(r"<(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)\b.*?"
+                                 r"</(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)>",
+                                 xml, flags=re.S):
+            cells = [(int(c), int(r)) for c, r in re.findall(
+                r"<(?:\w+:)?col>(\d+)</(?:\w+:)?col>.*?<(?:\w+:)?row>(\d+)</(?:\w+:)?row>",
+                anchor, flags=re.S)]
+            if not cells:
+                continue
+            col, row = cells[-1]
+            ext = re.search(r'<(?:\w+:)?ext\b[^>]*\bcx="(\d+)"[^>]*\bcy="(\d+)"', anchor)
+            if len(cells) == 1 and ext:  # one-cell anchor: from + size (EMU)
+                inches = int(ext.group(1)) / 914400
+                while inches > 0:
+                    col += 1
+                    inches -= widths(col)
+                col -= 1
+                row += -(-int(ext.group(2)) // 190500)  # 15 pt = 190500 EMU
+            last_col, last_row = max(last_col, col + 1), max(last_row, row + 1)
+    return last_col, last_row
+
+
+def _column_inches(xml: str):
+    """Width in inches of column i (1-based) of a sheet, from its ``<cols>``."""
+    widths: dict[int, float] = {}
+    for tag in _COL.findall(xml):
+        lo, hi = (int(re.search(_ATTR.format(a), tag).group(1)) for a in ("min", "max"))
+        width = re.search(_ATTR.format("width"), tag)
+        hidden = re.search(_ATTR.format("hidden"), tag)
+        for c in range(lo, min(hi, lo + 16384) + 1):
+            widths[c] = -5 / 7 if hidden and hidden.group(1) in ("1", "true") else \
+                float(width.group(1)) if width else 8.43
+    return lambda c: (widths.get(c, 8.43) * 7 + 5) / 96  # Excel's character width, 96 dpi
+
+
+def columns_that_fit(xml: str, last: int, inches: float = WIDTH_INCHES) -> int:
+    """How many of the first ``last`` columns fit in ``inches`` (at least one)."""
+    width = _column_inches(xml)
+    used = 0.0
+    for c in range(1, last + 1):
+        used += width(c)
+        if used > inches:
+            return max(1, c - 1)
+    return last
+
+
+def _fit_one_page(xml: str, footer: str = "") -> str:
+    """Sheet XML set to print on one A3 landscape page, with ``footer`` (left) if given."""
     if re.search(r"<pageSetUpPr\b", xml):
         xml = re.sub(r'(<pageSetUpPr\b[^>]*?)\s*fitToPage="[^"]*"', r"\1", xml)
         xml = re.sub(r"<pageSetUpPr\b", '<pageSetUpPr fitToPage="1"', xml, count=1)
@@ -57,20 +152,45 @@ def _fit_one_page(xml: str) -> str:
     else:
         xml = re.sub(r"(<worksheet\b[^>]*>)", r'\1<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>',
                      xml, count=1)
+    xml = re.sub(r"<headerFooter\b.*?(</headerFooter>|/>)", "", xml, flags=re.S)
+    setup = (f'<pageSetup paperSize="{A3}" orientation="landscape" fitToWidth="1" '
+             'fitToHeight="1"/>')
+    if footer:
+        text = _escape("&L&10" + footer.replace("&", "&&") + "&R&10&A")
+        setup += f"<headerFooter><oddFooter>{text}</oddFooter></headerFooter>"
     if re.search(r"<pageSetup\b", xml):
-        for attr in ("fitToWidth", "fitToHeight", "paperSize"):
-            xml = re.sub(rf'(<pageSetup\b[^>]*?)\s*{attr}="[^"]*"', r"\1", xml)
-        xml = re.sub(r"<pageSetup\b", f'<pageSetup paperSize="{A3}" fitToWidth="1" fitToHeight="1"',
-                     xml, count=1)
+        xml = re.sub(r"<pageSetup\b[^>]*?(/>|>.*?</pageSetup>)", lambda m: setup, xml, count=1,
+                     flags=re.S)
     elif re.search(r"<pageMargins\b[^>]*/>", xml):
-        xml = re.sub(r"(<pageMargins\b[^>]*/>)",
-                     rf'\1<pageSetup paperSize="{A3}" orientation="landscape" fitToWidth="1" '
-                     'fitToHeight="1"/>', xml, count=1)
+        xml = re.sub(r"(<pageMargins\b[^>]*/>)", lambda m: m.group(1) + setup, xml, count=1)
     return xml
 
 
-def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets) -> None:
-    parts = {part for name, part, _ in sheets if name in chosen}
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
+    """workbook.xml with the print area of sheet ``index`` set to A1:<last>."""
+    wb = re.sub(rf'<definedName\b[^>]*name="_xlnm.Print_Area"[^>]*localSheetId="{index}"[^>]*>'
+                r".*?</definedName>", "", wb, flags=re.S)
+    wb = re.sub(rf'<definedName\b[^>]*localSheetId="{index}"[^>]*name="_xlnm.Print_Area"[^>]*>'
+                r".*?</definedName>", "", wb, flags=re.S)
+    quoted = "'" + name.replace("'", "''") + "'"
+    tag = (f'<definedName name="_xlnm.Print_Area" localSheetId="{index}">'
+           f"{_escape(quoted)}!$A$1:${last[0]}${last[1]}</definedName>")
+    if "<definedNames>" in wb or re.search(r"<definedNames\b", wb):
+        return re.sub(r"(<definedNames\b[^>]*>)", lambda m: m.group(1) + tag, wb, count=1)
+    if re.search(r"<definedNames\s*/>", wb):
+        return re.sub(r"<definedNames\s*/>", f"<definedNames>{tag}</definedNames>", wb, count=1)
+    return re.sub(r"(</sheets>)", rf"\1<definedNames>{tag}</definedNames>", wb, count=1)
+
+
+def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets,
+                    rows: int = HEAD_ROWS) -> dict[str, str]:
+    """Write the print copy; returns what is left out of each chosen sheet ("" for nothing)."""
+    parts = {part: name for name, part, _ in sheets if name in chosen}
+    shown: dict[str, str] = {}
     with open_zip(src) as zin:
         wb = read_member(zin, "xl/workbook.xml").decode("utf-8")
         first = None
@@ -85,6 +205,24 @@ def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets) -> None:
             wb = wb.replace(tag, new, 1)
         wb = re.sub(r'activeTab="\d+"', f'activeTab="{first or 0}"', wb)
         wb = re.sub(r'firstSheet="\d+"', f'firstSheet="{first or 0}"', wb)
+        index = {name: i for i, (name, _, _) in enumerate(sheets)}
+        sheet_xml = {}
+        for part, name in parts.items():
+            xml = read_member(zin, part).decode("utf-8")
+            col, used = extent(xml)
+            draw_col, draw_row = _drawing_extent(zin, part, xml)
+            used = max(used, draw_row)
+            width = max(column_index_from_string(col), draw_col)
+            col = get_column_letter(width)
+            last = min(used, rows)
+            fit = columns_that_fit(xml, width)
+            cut = [f"rows 1-{last} of {used:,}"] if last < used else []
+            if fit < width:
+                cut.append(f"columns A-{get_column_letter(fit)} of A-{col}")
+            shown[name] = ", ".join(cut)
+            footer = f"gputco render: {shown[name]}" if cut else ""
+            sheet_xml[part] = _fit_one_page(xml, footer).encode("utf-8")
+            wb = _print_area(wb, index[name], name, (get_column_letter(fit), last))
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
                 data = read_member(zin, item.filename)
@@ -92,9 +230,10 @@ def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets) -> None:
                     refuse_dtd(data, item.filename)  # LibreOffice would expand its entities
                 if item.filename == "xl/workbook.xml":
                     data = wb.encode("utf-8")
-                elif item.filename in parts:
-                    data = _fit_one_page(data.decode("utf-8")).encode("utf-8")
+                elif item.filename in sheet_xml:
+                    data = sheet_xml[item.filename]
                 zout.writestr(item, data)
+    return shown
 
 
 def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
@@ -108,11 +247,12 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
     return sorted(stem.parent.glob(f"{stem.name}-*.png"), key=lambda p: int(p.stem.split("-")[-1]))
 
 
-def _print(src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int) -> list[Path]:
+def _print(src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int,
+           shown: dict) -> list[Path]:
     copy = tmp / tag / f"{src.stem}.xlsx"
     copy.parent.mkdir()
-    _copy_for_print(src, copy, set(chosen), sheets)
-    pdf = convert(copy, tmp / tag / "pdf", "pdf")
+    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows))
+    pdf = session.convert(copy, tmp / tag / "pdf", "pdf")  # recalculated with the add-in
     return _pdf_to_pngs(pdf, tmp / tag / "page", dpi)
 
 
@@ -129,8 +269,17 @@ def png_name(stem: str, sheet: str) -> str:
 
 def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
                     sheets: Sequence[str] | None = None, *, dpi: int = DEFAULT_DPI,
-                    force: bool = False) -> list[Path]:
-    """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``."""
+                    force: bool = False, rows: int = HEAD_ROWS,
+                    shown: dict | None = None) -> list[Path]:
+    """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``.
+
+    Each picture shows the sheet's first ``rows`` rows and the columns that fit; ``shown`` (a
+    dict, if given) receives sheet name -> what is shown of a cut sheet ("rows 1-60 of 2,049"),
+    "" for a whole sheet.
+    """
+    if rows < 1:
+        raise LibreOfficeError(f"rows must be at least 1, got {rows}")
+    shown = {} if shown is None else shown
     xlsx = Path(xlsx)
     if not xlsx.is_file():
         raise LibreOfficeError(f"no such workbook: {xlsx}")
@@ -155,11 +304,11 @@ def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
         raise LibreOfficeError(f"{existing[0]} exists; refusing to overwrite it (use --force)")
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="gputco-render-") as tmp:
-        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi)
+        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown)
         if len(pages) != len(chosen):  # an empty sheet prints no page: one run per sheet
             pages = []
             for i, sheet in enumerate(chosen):
-                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi)
+                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown)
                 if not one:
                     raise LibreOfficeError(f"sheet {sheet!r} printed no page (is it empty?)")
                 pages.append(one[0])

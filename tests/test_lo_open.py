@@ -1,0 +1,246 @@
+"""LibreOffice from any shell: ``gputco open``, the add-in's one-line failure, one error behaviour.
+
+A shell whose PATH begins with a virtualenv's bin (the usual way a Python user works) breaks the
+Python that LibreOffice embeds. ``gputco open`` starts LibreOffice with an environment in which it
+starts; a plain ``soffice`` from that shell shows one line naming the cause in each TCO_ cell. A
+failing TCO_ function is a TEXT in every host (the engine, LibreOffice with the add-in, Excel with
+xlwings): ISERROR FALSE, ISTEXT TRUE. LibreOffice's answer is also recorded in
+tests/data/lo_udf_error_text.json so the comparison runs where LibreOffice is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import openpyxl
+import pytest
+from lo import requires_soffice, same
+
+from workbook.finance.build import write_template
+from workbook.recalc import evaluate_workbook
+from workbook.soffice import lo_addin, session
+from workbook.soffice.process import soffice, soffice_env
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORDED = ROOT / "tests" / "data" / "lo_udf_error_text.json"
+PLAIN_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: a failing TCO_ function (a misspelt preset) and what is asked about it
+PROBES = {
+    "A1": '=TCO_GPU_HOUR("H100_HXG")',
+    "A2": "=ISERROR(A1)",
+    "A3": "=ISTEXT(A1)",
+    "A4": "=ISNUMBER(A1)",
+    "A5": "=ISERR(A1)",
+    "A6": "=LEFT(A1,4)",
+    "A7": '=IFERROR(A1,"caught")',
+}
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory) -> Path:
+    """A virtualenv (python -m venv) that sees this Python's packages, as a user's would."""
+    where = tmp_path_factory.mktemp("venv") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
+                    str(where)], check=True, timeout=120)
+    return where
+
+
+def _venv_shell(venv: Path) -> dict[str, str]:
+    """The environment of a shell in which ``source venv/bin/activate`` was run."""
+    env = dict(os.environ)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', PLAIN_PATH)}"
+    env["VIRTUAL_ENV"] = str(venv)
+    env.pop("PYTHONHOME", None)
+    return env
+
+
+def _udf_cells(path: Path) -> list[tuple[str, str]]:
+    wb = openpyxl.load_workbook(path)
+    return [(ws.title, c.coordinate) for ws in wb.worksheets for row in ws.iter_rows()
+            for c in row if isinstance(c.value, str) and c.value.startswith("=")
+            and "TCO_" in c.value.upper()]
+
+
+def _chk_ok(path: Path) -> object:
+    wb = openpyxl.load_workbook(path, data_only=True)
+    sheet, ref = next(iter(wb.defined_names["chk_ok"].destinations))
+    return wb[sheet][ref.replace("$", "")].value
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory) -> tuple[Path, dict]:
+    book = tmp_path_factory.mktemp("tpl") / "gpu-tco.xlsx"
+    write_template(book)
+    return book, evaluate_workbook(book)
+
+
+def _assert_computed_like_the_engine(out: Path, template) -> None:
+    book, ours = template
+    got = openpyxl.load_workbook(out, data_only=True)
+    cells = _udf_cells(book)
+    assert len(cells) > 50
+    bad = [f"{s}!{c}: LibreOffice {got[s][c].value!r} vs engine {ours[(s, c)]!r}"
+           for s, c in cells if not same(got[s][c].value, ours[(s, c)], 1e-9)]
+    assert not bad, "\n".join(bad[:10])
+    assert _chk_ok(out) is True
+
+
+@requires_soffice
+def test_open_headless_from_a_virtualenv_shell(venv, template, tmp_path):
+    # gputco run by the virtualenv's python, in a shell whose PATH begins with its bin
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(template[0]), "--profile",
+         str(tmp_path / "profile"), "--convert-to", "xlsx", "--outdir", str(tmp_path / "out")],
+        env=_venv_shell(venv), cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
+
+
+@requires_soffice
+def test_open_headless_from_a_plain_shell(template, tmp_path):
+    env = {**os.environ, "PATH": PLAIN_PATH}
+    env.pop("VIRTUAL_ENV", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "addin.cli", "open", str(template[0]), "--profile",
+         str(tmp_path / "profile"), "--convert-to", "xlsx", "--outdir", str(tmp_path / "out")],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
+
+
+@requires_soffice
+def test_a_plain_soffice_from_a_virtualenv_shell_says_what_to_do(venv, template, tmp_path):
+    profile = session.addin_profile(tmp_path / "profile")
+    env = _venv_shell(venv)
+    env["SAL_USE_VCLPLUGIN"] = "svp"
+    subprocess.run([soffice(), f"-env:UserInstallation={profile.as_uri()}", "--headless",
+                    "--norestore", "--convert-to", "xlsx", "--outdir", str(tmp_path / "out"),
+                    str(template[0])], env=env, capture_output=True, timeout=300, check=False)
+    got = openpyxl.load_workbook(tmp_path / "out" / template[0].name, data_only=True)
+    cells = _udf_cells(template[0])
+    shown = {got[s][c].value for s, c in cells}
+    assert shown == {lo_addin.BRIDGE_FAILED}, shown
+    assert "\n" not in lo_addin.BRIDGE_FAILED and "gputco open" in lo_addin.BRIDGE_FAILED
+    assert _chk_ok(tmp_path / "out" / template[0].name) is not True  # a text fails the checks
+
+
+def test_soffice_env_drops_other_pythons(venv):
+    shell = _venv_shell(venv)
+    shell["PYTHONHOME"] = "/opt/elsewhere"
+    shell["PYTHONPATH"] = "/opt/elsewhere/lib"
+    env = soffice_env(headless=False, base=shell)
+    assert str(venv / "bin") not in env["PATH"].split(os.pathsep)
+    assert not {"PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV"} & set(env)
+    assert "/usr/bin" in env["PATH"].split(os.pathsep)
+    assert env.get("SAL_USE_VCLPLUGIN") == os.environ.get("SAL_USE_VCLPLUGIN")
+    # a virtualenv that is not named by VIRTUAL_ENV is recognised by its pyvenv.cfg
+    del shell["VIRTUAL_ENV"]
+    assert str(venv / "bin") not in soffice_env(base=shell)["PATH"].split(os.pathsep)
+    assert soffice_env(base=shell)["SAL_USE_VCLPLUGIN"] == "svp"
+
+
+# -- one error behaviour: a failing TCO_ function is a text ---------------------------------------
+
+def _probe_book(path: Path) -> Path:
+    wb = openpyxl.Workbook()
+    for ref, formula in PROBES.items():
+        wb.active[ref] = formula
+    wb.save(path)
+    return path
+
+
+def _answers(values: dict) -> dict[str, object]:
+    return {ref: values[ref] for ref in PROBES}
+
+
+def test_the_engine_keeps_a_failing_function_as_text(tmp_path):
+    values = evaluate_workbook(_probe_book(tmp_path / "probe.xlsx"))
+    engine = _answers({ref: values[("Sheet", ref)] for ref in PROBES})
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    assert engine["A1"].startswith("#N/A unknown system 'H100_HXG'")
+    assert (engine["A2"], engine["A3"], engine["A4"], engine["A5"]) == (False, True, False, False)
+    assert engine == recorded["values"], "the engine differs from LibreOffice with the add-in"
+
+
+@requires_soffice
+def test_libreoffice_with_the_addin_agrees_live(tmp_path):
+    out = session.recalculate(_probe_book(tmp_path / "probe.xlsx"), tmp_path / "lo.xlsx")
+    ws = openpyxl.load_workbook(out, data_only=True).active
+    live = _answers({ref: ws[ref].value for ref in PROBES})
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    assert live == recorded["values"], "LibreOffice's answer changed: re-record it"
+
+
+# -- gputco render: the add-in's values, the head of long sheets ----------------------------------
+
+def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
+    """The text LibreOffice prints for ``sheets`` of ``book`` as gputco render prints them."""
+    from workbook.soffice.render import _copy_for_print, sheet_names
+
+    tmp.mkdir()
+    copy = tmp / "copy.xlsx"
+    shown = _copy_for_print(book, copy, set(sheets), sheet_names(book))
+    pdf = session.convert(copy, tmp / "pdf", "pdf")
+    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
+                          text=True, check=True).stdout
+    return text, shown
+
+
+@requires_soffice
+def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_path):
+    text, shown = _printed_text(template[0], ["Checks"], tmp_path / "tpl")
+    verdict = next(line for line in text.splitlines() if "All checks pass" in line)
+    assert verdict.split()[-1] == "TRUE", verdict
+    assert "FALSE" not in text and text.count("#NAME?") == text.count("(else #NAME?)")
+    assert shown["Checks"].startswith("rows 1-60 of ") and "gputco render: rows 1-60 of" in text
+
+    spec = tmp_path / "spec.toml"
+    spec.write_text(subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", "--example"],
+                                   cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    book = tmp_path / "s.xlsx"
+    subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", str(spec), "-o", str(book)],
+                   cwd=ROOT, capture_output=True, check=True)
+    text, shown = _printed_text(book, ["Summary", "MonteCarlo", "Scenarios"], tmp_path / "scn")
+    verdict = next(line for line in text.splitlines() if "all agree" in line)
+    assert verdict.split()[-1] == "TRUE", verdict
+    assert "#NAME?" not in text and "#VALUE!" not in text
+    assert shown["Summary"] == ""
+    assert shown["MonteCarlo"].startswith("rows 1-60 of 2,049")
+    assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
+
+
+@requires_soffice
+def test_open_starts_calc_with_the_addin_and_a_clean_environment(venv, tmp_path):
+    # The window itself cannot be shown here: a stand-in soffice first on the PATH records how
+    # gputco open starts LibreOffice (the profile is made by the real one beforehand).
+    profile = session.addin_profile(tmp_path / "profile")
+    fake = tmp_path / "fakebin"
+    fake.mkdir()
+    record = tmp_path / "record.json"
+    (fake / "soffice").write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'env': dict(os.environ)}}, open({str(record)!r}, 'w'))\n")
+    (fake / "soffice").chmod(0o755)
+    book = _probe_book(tmp_path / "probe.xlsx")
+    env = _venv_shell(venv)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{fake}{os.pathsep}{env['PATH']}"
+    env.pop("SAL_USE_VCLPLUGIN", None)
+    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(book),
+                           "--profile", str(profile)], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "started LibreOffice Calc" in proc.stdout and str(profile) in proc.stdout
+    for _ in range(100):
+        if record.exists() and record.stat().st_size:
+            break
+        time.sleep(0.1)
+    seen = json.loads(record.read_text())
+    assert seen["argv"] == [f"-env:UserInstallation={profile.as_uri()}", "--calc", str(book)]
+    path = seen["env"]["PATH"].split(os.pathsep)
+    assert str(venv / "bin") not in path and str(fake) in path
+    assert "VIRTUAL_ENV" not in seen["env"] and "SAL_USE_VCLPLUGIN" not in seen["env"]
