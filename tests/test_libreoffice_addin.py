@@ -23,7 +23,7 @@ from udfs.registry import UDFS
 from workbook.finance.build import build_workbook, write_template
 from workbook.recalc import evaluate_workbook
 from workbook.soffice.process import LibreOfficeError, convert
-from workbook.soffice.render import render_workbook, sheet_names
+from workbook.soffice.render import png_name, render_workbook, sheet_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,7 +182,7 @@ def test_render_writes_a_readable_png_per_sheet(tmp_path):
     assert proc.returncode == 0, proc.stderr
     names = [n for n, _, visible in sheet_names(book) if visible]
     pngs = [Path(line) for line in proc.stdout.split()]
-    assert [p.name for p in pngs] == [f"gpu-tco-{n}.png" for n in names]
+    assert [p.name for p in pngs] == [png_name("gpu-tco", n) for n in names]
     for png in pngs:
         width, height, distinct = _png_info(png)
         # A3 at 100 dpi, landscape or portrait: 1654 x 1170 pixels.
