@@ -404,8 +404,11 @@ STEPS: tuple[Step, ...] = (
          "year 0 + NPV(cost of capital, years 1..15) of the net cash flow",
          "=<net@0>+NPV([cost_of_capital],<net@1:last>)", decisions.npv_of_table,
          ("net", "cost_of_capital"), "Rent or buy", check=Check("TCO_NPV", _CASH)),
-    Step("irr", "IRR", "1/year", "the rate at which NPV = 0 (Excel IRR)",
-         "=IRR(<net@0:last>)", decisions.irr_or_nan, ("net",), "Rent or buy",
+    Step("irr", "IRR", "1/year",
+         "the rate at which NPV = 0 (Excel IRR; its Newton search starts at -50% when the "
+         "undiscounted net is a loss, else at 10%)",
+         "=IRR(<net@0:last>,IF(SUM(<net@0:last>)<0,-0.5,0.1))", decisions.irr_or_nan, ("net",),
+         "Rent or buy",
          check=Check("TCO_IRR", _CASH)),
     Step("payback_years", "Payback", "years",
          "first time the cumulative net cash flow reaches 0, linear within the year",

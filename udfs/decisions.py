@@ -233,7 +233,8 @@ def _irr_one(net: np.ndarray) -> float:
         roots.append(0.5 * (lo + hi))
     if not roots:
         raise NoSolutionError("no IRR: NPV does not reach 0 at any rate above -100%")
-    return float(min(roots, key=lambda x: abs(x - 0.1)))  # several: the one nearest Excel's guess
+    guess = -0.5 if net.sum() < 0 else 0.1  # several roots: the one nearest the workbook's guess
+    return float(min(roots, key=lambda x: abs(x - guess)))
 
 
 def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
@@ -242,8 +243,10 @@ def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
     """Internal rate of return of the cash flows (decimal per year): the rate at which NPV = 0.
 
     Without a sign change, or without a root, there is no IRR: the error says which. Where the
-    cash flows change sign more than once and NPV has several roots, the one nearest 10% (Excel's
-    default guess) is returned.
+    cash flows change sign more than once and NPV has several roots, the one nearest the
+    workbook's starting guess is returned (-50% when the undiscounted net is a loss, else 10%).
+    Excel's IRR (Newton's method, 20 steps) can fail to reach a deeply negative IRR that this
+    function finds; the workbook then shows #NUM! and its Checks row does not apply.
 
     >>> round(tco_irr(31250, 2.0, 0.4045, 5), 6)
     0.346027

@@ -108,7 +108,7 @@ def used_inputs(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     (1.3, 54167)
     """
     n, used = _used(inputs)
-    _run(used, until="flops_per_token")
+    _run(used, n, until="flops_per_token")
     keys = [*(i.name for i in INPUTS if i.kind == "number"), "flops_per_token"]
     return {k: np.broadcast_to(np.asarray(used[k], dtype=float), (n,)) for k in keys}
 
@@ -171,7 +171,7 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
     return n, used
 
 
-def _run(used: dict[str, object], until: str | None = None) -> dict[str, object]:
+def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str, object]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
     A step that reads an optional input (the rent), directly or through other steps or the
@@ -182,7 +182,7 @@ def _run(used: dict[str, object], until: str | None = None) -> dict[str, object]
     for step in chain.STEPS:
         if tainted & set(step.args):
             tainted.add(step.key)
-            used[step.key] = _on_given_rows(step, used, optional)
+            used[step.key] = _on_given_rows(step, used, optional, n)
         else:
             used[step.key] = step.func(*(used[a] for a in step.args))
         if step.key == until:
@@ -190,10 +190,10 @@ def _run(used: dict[str, object], until: str | None = None) -> dict[str, object]
     return used
 
 
-def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str]) -> np.ndarray:
+def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str],
+                   n: int) -> np.ndarray:
     """A step that depends on optional inputs, on the rows that give all of them (NaN elsewhere);
     the per-year table is computed once for those rows."""
-    n = max((np.size(used[k]) for k in optional), default=1)
     given = np.ones(n, dtype=bool)
     for k in optional:
         given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
@@ -207,7 +207,8 @@ def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str]
             _year_table(used, given, n)
             v = used[a]
         arr = np.asarray(v, dtype=float)
-        rows[a] = arr[given] if arr.ndim and arr.shape[0] == n else arr
+        rows[a] = arr[given] if arr.ndim and arr.shape[0] == n else (
+            np.broadcast_to(arr, (n,))[given] if arr.ndim == 0 else arr)
     out[given] = step.func(*(rows[a] for a in step.args))
     return out
 
@@ -236,8 +237,8 @@ def cost_per_gpu_hour(inputs: Mapping[str, object]) -> dict[str, object]:
     >>> round(float(cost_per_gpu_hour({"system": "H100_HGX"})["tco_usd_per_gpu_hour"]), 4)
     1.4199
     """
-    _n, used = _used(inputs, need_mfu=False)
-    return _run(used, until="tco_usd_per_gpu_hour")
+    n, used = _used(inputs, need_mfu=False)
+    return _run(used, n, until="tco_usd_per_gpu_hour")
 
 
 def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
@@ -256,5 +257,5 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
         :data:`udfs.chain.STEPS` computed by its numpy function.
     """
     n, used = _used(inputs)
-    out = _run(used)
+    out = _run(used, n)
     return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in chain.outputs()}

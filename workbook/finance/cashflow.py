@@ -82,12 +82,14 @@ def _build_one(book: BookBuilder, k: int) -> None:
             cell = ws.cell(row=r, column=COLUMNS.index(step.key) + 1, value=text)
             styles.style_formula(cell, "USD" if step.key != "payback_point" else "years")
     summary = HEAD_ROW - 2
-    for i, key in enumerate(("npv_usd_per_gpu", "irr", "payback_years",
-                             "breakeven_rent_usd_per_gpu_hour")):
+    for i, (key, label) in enumerate((("npv_usd_per_gpu", "NPV"), ("irr", "IRR"),
+                                      ("payback_years", "Payback, years"),
+                                      ("breakeven_rent_usd_per_gpu_hour", "Break-even rent"))):
         c = 1 + 2 * i
-        ws.cell(row=summary, column=c, value=chain.step(key).label).font = styles.BOLD
+        ws.cell(row=summary, column=c, value=label).font = styles.BOLD
         cell = ws.cell(row=summary, column=c + 1, value=f"={model(key)}")
         styles.style_formula(cell, chain.step(key).unit if key != "irr" else "fraction")
+        cell.font = styles.BOLD
     styles.widths(ws, {i + 1: 15 for i in range(len(COLUMNS))})
     ws.freeze_panes = ws.cell(row=FIRST_ROW, column=2)
     chart = LineChart()
@@ -96,7 +98,9 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.x_axis.title = "year"
     chart.y_axis.number_format = '"$"#,##0'
     cum = COLUMNS.index("cumulative") + 1
-    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW), titles_from_data=True)
+    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW),
+                   titles_from_data=True)
+    chart.series[0].smooth = False
     chart.set_categories(Reference(ws, min_col=1, min_row=FIRST_ROW, max_row=LAST_ROW))
     chart.x_axis.delete = False
     chart.y_axis.delete = False

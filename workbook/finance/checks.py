@@ -1,7 +1,8 @@
 """The Checks sheet: the gputco UDFs (``=TCO_...``) computing the same results as the native formulas.
 
 One row per (quantity, column): the native value, the UDF's value, their relative difference and
-whether it is within ``chk_tolerance``. ``chk_ok`` is TRUE when every applicable row agrees.
+whether it is within ``chk_tolerance``. Where neither is a number (no payback within the life:
+a text in the native cell, an error text from the function) they agree. ``chk_ok`` is TRUE when every applicable row agrees.
 The name-based UDFs (``TCO_GPU_HOUR(system, buyer)``...) read the presets, so they only apply
 while no preset is overridden on Inputs; their "applies" cell says so.
 
@@ -82,8 +83,10 @@ def build(book: BookBuilder) -> None:
             native = f"=Model!{letter}{book.row('Model', key)}"
             udf = book.formula(chain.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
             needs = chain.optional_inputs_of(key)  # the rent: the check applies when it is given
-            applies = "=TRUE()" if not needs else "=AND(" + ",".join(
-                f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs) + ")"
+            tests = [f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs]
+            if key == "irr":  # Excel's IRR may not reach a deeply negative IRR (#NUM!)
+                tests.append(f"ISNUMBER({native[1:]})")
+            applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
             rows.append((key, f"Model!{letter} (System {k})", native, udf, applies))
         for sheet, key, template, applies in NAMED_CHECKS:
             if sheet == "Compare" and k == 1:
@@ -121,7 +124,8 @@ def build(book: BookBuilder) -> None:
         ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
         ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
         ws.cell(row=r, column=5, value=(
-            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),IF(NOT(ISNUMBER(C{r})),1,"
+            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
+            f"IF(NOT(ISNUMBER(C{r})),IF(ISNUMBER(D{r}),1,0),"
             f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1)))"
         )).number_format = "0.0E+00"
         ws.cell(row=r, column=6, value=applies)

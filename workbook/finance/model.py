@@ -51,7 +51,8 @@ def input_formula(i: chain.Input) -> tuple[str, str]:
         return f"={cell}", "Inputs"
     preset = "*".join(preset_ref(p) for p in i.presets)
     return f'=IF({cell}="",{preset},{cell})', "your value on Inputs, else the preset: " + \
-        " x ".join(f"{p.table} {p.field}" for p in i.presets)
+        " x ".join(f"{p.table} {p.field}".replace("_{precision}", " at the precision")
+                   for p in i.presets)
 
 
 def rows() -> list[tuple[str | None, str, str, str, str]]:
