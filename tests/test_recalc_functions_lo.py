@@ -247,6 +247,14 @@ PROBES = [
     "=MATCH(30,OFFSET(Data!C1,0,0,5,1),0)", '=INDEX(INDIRECT("Data!H1:K4"),2,2)',
     '=INDIRECT("Probes!B1")', "=OFFSET(Probes!B1,0,0)*3", '=INDIRECT("k_local")',
     '=SUM(INDIRECT("nums"))', '=INDIRECT("growth")',
+    # trigonometry and rounding to a multiple
+    "=SIN(1)", "=COS(PI())", "=TAN(0.5)", "=ASIN(0.5)", "=ACOS(-1)", "=ATAN(1)", "=ATAN2(1,1)",
+    "=ATAN2(-1,0)", "=SINH(1)", "=COSH(1)", "=TANH(0.5)", "=RADIANS(180)", "=DEGREES(PI())",
+    "=CEILING(2.5,1)", "=CEILING(0.3,0.1)", "=CEILING(-2.5,-2)", "=CEILING(-2.5,2)",
+    "=CEILING(2.5,0)", "=CEILING(4.42,0.05)", "=CEILING(1.5)", "=FLOOR(2.5,1)", "=FLOOR(-2.5,-2)",
+    "=FLOOR(-2.5,2)", "=FLOOR(0.7,0.1)", "=FLOOR(4.42,0.05)", "=FLOOR(0,0)", "=MROUND(10,3)",
+    "=MROUND(-10,-3)", "=MROUND(1.3,0.2)", "=MROUND(7.5,5)", "=MROUND(5,0)", "=EVEN(1.5)",
+    "=EVEN(-1)", "=EVEN(0)", "=ODD(1.5)", "=ODD(2)", "=ODD(-2.5)", "=ODD(0)", '=SIN("x")',
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ

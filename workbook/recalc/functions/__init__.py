@@ -41,12 +41,13 @@ def _table() -> dict[str, Spec]:
         text,
         textfind,
         textformat,
+        trig,
         xlookup,
     )
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig):
         table.update(module.FUNCTIONS)
     return table
 
