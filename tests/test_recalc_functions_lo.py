@@ -255,6 +255,11 @@ PROBES = [
     "=FLOOR(-2.5,2)", "=FLOOR(0.7,0.1)", "=FLOOR(4.42,0.05)", "=FLOOR(0,0)", "=MROUND(10,3)",
     "=MROUND(-10,-3)", "=MROUND(1.3,0.2)", "=MROUND(7.5,5)", "=MROUND(5,0)", "=EVEN(1.5)",
     "=EVEN(-1)", "=EVEN(0)", "=ODD(1.5)", "=ODD(2)", "=ODD(-2.5)", "=ODD(0)", '=SIN("x")',
+    # ADDRESS
+    "=ADDRESS(2,3)", "=ADDRESS(2,3,2)", "=ADDRESS(2,3,3)", "=ADDRESS(2,3,4)",
+    "=ADDRESS(2,3,1,FALSE)", "=ADDRESS(2,3,4,FALSE)", '=ADDRESS(2,28,1,TRUE,"Data")',
+    '=ADDRESS(2,3,1,TRUE,"Other Sheet")', "=ADDRESS(0,3)", "=ADDRESS(1048576,16384)",
+    '=INDIRECT(ADDRESS(4,1,1,TRUE,"Data"))', "=ADDRESS(2.9,3.2)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
