@@ -260,6 +260,10 @@ PROBES = [
     "=ADDRESS(2,3,1,FALSE)", "=ADDRESS(2,3,4,FALSE)", '=ADDRESS(2,28,1,TRUE,"Data")',
     '=ADDRESS(2,3,1,TRUE,"Other Sheet")', "=ADDRESS(0,3)", "=ADDRESS(1048576,16384)",
     '=INDIRECT(ADDRESS(4,1,1,TRUE,"Data"))', "=ADDRESS(2.9,3.2)",
+    # array parameters: MATCH's lookup_array and LOOKUP's vectors evaluate expressions as arrays
+    "=MATCH(TRUE,INDEX(Data!A1:A10>5,0),0)", "=MATCH(7,Data!A1:A10+0,0)",
+    "=LOOKUP(2,1/(Data!A1:A10>5),Data!C1:C10)", "=LOOKUP(2,1/(Data!A1:A10>5),Data!A1:A10)",
+    "=MATCH(60,Data!C1:C5+Data!E1:E5,0)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
