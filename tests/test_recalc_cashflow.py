@@ -81,3 +81,30 @@ def test_irr_vector_group_matches_cell_by_cell(tmp_path):
     got = _book(tmp_path, rows, [f"=IRR(A{r}:F{r},0.1)" for r in range(1, 51)])
     for row, ours in zip(rows, got, strict=True):
         assert math.isclose(ours, float(npf.irr(row)), rel_tol=1e-9)
+
+
+def test_npv_irr_payback_sheet_without_array_entry(tmp_path):
+    """The usual cash-flow block: NPV, IRR, XIRR on yearly dates, and payback as the first year
+    the cumulative cash turns non-negative (MATCH over an INDEX(..., 0) array, no CSE)."""
+    flows = [-5e6, 1.2e6, 1.4e6, 1.6e6, 1.8e6, 2e6, -0.5e6]
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for i, f in enumerate(flows):
+        r = i + 1
+        ws[f"A{r}"], ws[f"B{r}"] = i, f
+        ws[f"C{r}"] = f"=SUM($B$1:B{r})"
+        ws[f"D{r}"] = f"=EDATE(DATE(2026,1,1),12*A{r})"
+    ws["F1"] = "=B1+NPV(0.08,B2:B7)"
+    ws["F2"] = "=IRR(B1:B7)"
+    ws["F3"] = "=MATCH(TRUE,INDEX(C1:C7>=0,0),0)-1"
+    ws["F4"] = "=XIRR(B1:B7,D1:D7)"
+    wb.save(tmp_path / "cf.xlsx")
+    got = evaluate_workbook(tmp_path / "cf.xlsx", functions={})
+    assert math.isclose(got[("S", "F1")], float(npf.npv(0.08, flows)), rel_tol=1e-12)
+    assert math.isclose(got[("S", "F2")], float(npf.irr(flows)), rel_tol=1e-9)
+    assert got[("S", "F3")] == 4.0  # cumulative: -5.0, -3.8, -2.4, -0.8, +1.0 (millions)
+    days = [got[("S", f"D{r}")] for r in range(1, 8)]
+    rate = got[("S", "F4")]
+    assert abs(sum(f / (1 + rate) ** ((d - days[0]) / 365) for f, d in zip(flows, days,
+                                                                          strict=True))) < 1e-4

@@ -247,6 +247,36 @@ PROBES = [
     "=MATCH(30,OFFSET(Data!C1,0,0,5,1),0)", '=INDEX(INDIRECT("Data!H1:K4"),2,2)',
     '=INDIRECT("Probes!B1")', "=OFFSET(Probes!B1,0,0)*3", '=INDIRECT("k_local")',
     '=SUM(INDIRECT("nums"))', '=INDIRECT("growth")',
+    # trigonometry and rounding to a multiple
+    "=SIN(1)", "=COS(PI())", "=TAN(0.5)", "=ASIN(0.5)", "=ACOS(-1)", "=ATAN(1)", "=ATAN2(1,1)",
+    "=ATAN2(-1,0)", "=SINH(1)", "=COSH(1)", "=TANH(0.5)", "=RADIANS(180)", "=DEGREES(PI())",
+    "=CEILING(2.5,1)", "=CEILING(0.3,0.1)", "=CEILING(-2.5,-2)", "=CEILING(-2.5,2)",
+    "=CEILING(2.5,0)", "=CEILING(4.42,0.05)", "=CEILING(1.5)", "=FLOOR(2.5,1)", "=FLOOR(-2.5,-2)",
+    "=FLOOR(-2.5,2)", "=FLOOR(0.7,0.1)", "=FLOOR(4.42,0.05)", "=FLOOR(0,0)", "=MROUND(10,3)",
+    "=MROUND(-10,-3)", "=MROUND(1.3,0.2)", "=MROUND(7.5,5)", "=MROUND(5,0)", "=EVEN(1.5)",
+    "=EVEN(-1)", "=EVEN(0)", "=ODD(1.5)", "=ODD(2)", "=ODD(-2.5)", "=ODD(0)", '=SIN("x")',
+    # ADDRESS
+    "=ADDRESS(2,3)", "=ADDRESS(2,3,2)", "=ADDRESS(2,3,3)", "=ADDRESS(2,3,4)",
+    "=ADDRESS(2,3,1,FALSE)", "=ADDRESS(2,3,4,FALSE)", '=ADDRESS(2,28,1,TRUE,"Data")',
+    '=ADDRESS(2,3,1,TRUE,"Other Sheet")', "=ADDRESS(0,3)", "=ADDRESS(1048576,16384)",
+    '=INDIRECT(ADDRESS(4,1,1,TRUE,"Data"))', "=ADDRESS(2.9,3.2)",
+    # array parameters: MATCH's lookup_array and LOOKUP's vectors evaluate expressions as arrays
+    "=MATCH(TRUE,INDEX(Data!A1:A10>5,0),0)", "=MATCH(7,Data!A1:A10+0,0)",
+    "=LOOKUP(2,1/(Data!A1:A10>5),Data!C1:C10)", "=LOOKUP(2,1/(Data!A1:A10>5),Data!A1:A10)",
+    "=MATCH(60,Data!C1:C5+Data!E1:E5,0)",
+    # HOUR, MINUTE, SECOND, DAYS, DATEDIF
+    "=HOUR(0.75)", "=MINUTE(45292.7654321)", "=SECOND(45292.7654321)", "=SECOND(0.5/86400)",
+    "=_xlfn.DAYS(45322,45292)", "=_xlfn.DAYS(45292.9,45322.1)", '=DATEDIF(45292,45657,"Y")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"Y")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"M")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"D")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"YM")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"MD")',
+    '=DATEDIF(DATE(2020,1,31),DATE(2024,3,15),"YD")',
+    '=DATEDIF(DATE(2020,5,10),DATE(2024,3,15),"YD")',
+    '=DATEDIF(DATE(2020,5,20),DATE(2024,3,15),"MD")',
+    '=DATEDIF(DATE(2024,2,29),DATE(2025,2,28),"Y")',
+    '=DATEDIF(DATE(2024,1,15),DATE(2024,1,15),"M")',
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -316,6 +346,8 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     '=_xlfn.SWITCH(TRUE,1,"one",TRUE,"t")': ("t", "Excel: TRUE is not the number 1"),
     '=_xlfn.SWITCH(1,TRUE,"t","n")': ("n", "Excel: TRUE is not the number 1"),
     "=OFFSET(Data!A1,-1,0)": ("#REF!", "Microsoft: an offset over the edge of the sheet is #REF!"),
+    '=HOUR(-1)': ("#NUM!", "Excel has no negative date serials"),
+    '=DATEDIF(45657,45292,"D")': ("#NUM!", "Microsoft: a start after the end is #NUM!"),
     # Microsoft's TIME, WEEKDAY and YEARFRAC pages: arguments out of range are #NUM!
     # (LibreOffice: #VALUE!, or it wraps them)
     "=TIME(0,-1,0)": ("#NUM!", "Excel: a negative time is #NUM!"),

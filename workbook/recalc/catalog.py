@@ -21,7 +21,7 @@ CLOCK = frozenset({"NOW", "TODAY"})
 
 #: Excel's categories, by the module that implements them
 CATEGORIES = {
-    "math": "Math", "stats": "Statistical", "subtotal": "Math",
+    "math": "Math", "trig": "Math", "stats": "Statistical", "subtotal": "Math",
     "conditional": "Conditional aggregates", "logic": "Logical", "info": "Information",
     "text": "Text", "textfind": "Text", "textformat": "Text", "lookup": "Lookup and reference",
     "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",

@@ -117,8 +117,10 @@ class Evaluator:
         for i, a in enumerate(args):
             if type(a) is Missing:
                 vals.append(None)
-            elif modes[min(i, len(modes) - 1)] == "r":
+            elif (mode := modes[min(i, len(modes) - 1)]) == "r":
                 vals.append(self.raw(a, sub))
+            elif mode == "a":  # an array parameter: expressions are evaluated as arrays
+                vals.append(self.raw(a, sub.arrayed()))
             else:
                 vals.append(self.value(a, sub))
         if spec.needs_ctx:

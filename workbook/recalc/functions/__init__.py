@@ -2,7 +2,10 @@
 
 Each function is registered with a :class:`Spec`: how many arguments it takes, whether each one is
 read as a value (``"v"``: references are read, with implicit intersection outside array formulas)
-or passed raw (``"r"``: references stay references, for SUM, INDEX, MATCH...), and whether its
+or passed raw (``"r"``: references stay references, for SUM, INDEX, MATCH...), or is an array
+parameter (``"a"``: raw, and an expression in it is evaluated as an array even outside array
+formulas, and so are the functions nested in it: MATCH's lookup_array, LOOKUP's vectors, so that
+``MATCH(TRUE, INDEX(A1:A9>0, 0), 0)`` works without Ctrl+Shift+Enter), and whether its
 arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is the full table.
 """
 
@@ -41,12 +44,13 @@ def _table() -> dict[str, Spec]:
         text,
         textfind,
         textformat,
+        trig,
         xlookup,
     )
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig):
         table.update(module.FUNCTIONS)
     return table
 

@@ -17,6 +17,9 @@ WORKDAY (on the workbook's serials, see :mod:`.dates`).
   the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
 - NETWORKDAYS(start, end, [holidays]) and WORKDAY(start, days, [holidays]): Monday to Friday,
   less the holiday serials; WORKDAY from a weekend counts from the day before.
+- HOUR, MINUTE, SECOND of the time of day (hours and minutes cut, seconds rounded, as
+  LibreOffice does); DAYS(end, start);
+  DATEDIF(start, end, "Y" | "M" | "D" | "MD" | "YM" | "YD"), #NUM! when start is after end.
 - NOW and TODAY only when the caller fixes the time (:func:`clock_functions`, ``--now``).
 """
 
@@ -275,6 +278,70 @@ def _workday(start, days, holidays=None):
     return vec.finish(np.where(nn == 0, a, out), vec.add_error(e, bad, NUM))
 
 
+def _clock_part(which: int):
+    """HOUR, MINUTE, SECOND of a serial's time of day, rounded to the nearest second (Excel)."""
+    def impl(serial):
+        (x,), e = scalar_nums(serial)
+        bad = ~((x >= 0) & (x < max_serial() + 1))
+        frac = np.where(bad, 0.0, x) % 1.0
+        with np.errstate(all="ignore"):
+            hours = np.floor(_snap15(frac * 24)) % 24
+            minutes = np.floor(_snap15(frac * 1440)) % 60
+            seconds = np.floor(frac * _DAY + 0.5) % 60
+        out = [hours, minutes, seconds][which]
+        return vec.finish(out.astype(float), vec.add_error(e, bad, NUM))
+    return impl
+
+
+def _snap15(x: np.ndarray) -> np.ndarray:
+    """Values within 15 significant digits of a whole number taken as that number."""
+    r = np.round(x)
+    return np.where(np.abs(x - r) <= np.abs(x) * 1e-15, r, x)
+
+
+def _days(end, start):
+    (b, a), e = scalar_nums(end, start)
+    return vec.finish(b - a, e)  # Microsoft: "EndDate-StartDate" (numbers are not truncated)
+
+
+_DATEDIF_UNITS = ("Y", "M", "D", "MD", "YM", "YD")
+
+
+def _datedif_one(a: float, b: float, unit) -> float | XlError:
+    if isinstance(unit, XlError):
+        return unit
+    u = str(unit).upper() if isinstance(unit, str) else ""
+    if u not in _DATEDIF_UNITS or not (0 <= a <= b <= max_serial()):
+        return NUM
+    y1, m1, d1 = _ymd(a)
+    y2, m2, d2 = _ymd(b)
+    months = (y2 - y1) * 12 + (m2 - m1) - (1 if d2 < d1 else 0)
+    if u == "Y":
+        return float(months // 12)
+    if u == "M":
+        return float(months)
+    if u == "D":
+        return float(int(b) - int(a))
+    if u == "YM":
+        return float(months % 12)
+    if u == "MD":
+        if d2 >= d1:
+            return float(d2 - d1)
+        py, pm = (y2, m2 - 1) if m2 > 1 else (y2 - 1, 12)
+        return float(_cal.monthrange(py, pm)[1] - d1 + d2)  # Excel's rule (may be negative)
+    # YD: days since the last anniversary of the start date
+    anniv_year = y2 if (m2, d2) >= (m1, d1) else y2 - 1
+    d = min(d1, _cal.monthrange(anniv_year, m1)[1])
+    return float((_dt.date(y2, m2, d2) - _dt.date(anniv_year, m1, d)).days)
+
+
+def _datedif(start, end, unit):
+    (a, b), e = scalar_nums(start, end)
+    a, b = np.trunc(a), np.trunc(b)
+    out = vec.elementwise(_datedif_one, a, b, unit)
+    return vec.with_errors(out, e)
+
+
 def clock_functions(now: _dt.datetime) -> dict[str, Spec]:
     """NOW and TODAY fixed at ``now`` (``gputco recalc --now``), as serials of the workbook's
     date system."""
@@ -291,6 +358,11 @@ def clock_functions(now: _dt.datetime) -> dict[str, Spec]:
 
 
 FUNCTIONS = {
+    "HOUR": Spec(_clock_part(0), 1, 1),
+    "MINUTE": Spec(_clock_part(1), 1, 1),
+    "SECOND": Spec(_clock_part(2), 1, 1),
+    "DAYS": Spec(_days, 2, 2),
+    "DATEDIF": Spec(_datedif, 3, 3),
     "TIME": Spec(_time, 3, 3),
     "WEEKDAY": Spec(_weekday, 1, 2),
     "DATEVALUE": Spec(_datevalue, 1, 1),

@@ -1,4 +1,5 @@
-"""OFFSET and INDIRECT: references computed while the workbook is evaluated (same workbook only).
+"""OFFSET and INDIRECT: references computed while the workbook is evaluated (same workbook only);
+ADDRESS, the text of a reference.
 
 - OFFSET(reference, rows, cols, [height], [width]): the range ``rows`` down and ``cols`` right of
   ``reference``'s top-left cell, of ``height`` x ``width`` (default: the reference's size); a
@@ -20,7 +21,7 @@ import numpy as np
 
 from .. import vec
 from ..rangeval import RangeVal
-from ..refs import MAX_COL, MAX_ROW, parse_ref
+from ..refs import MAX_COL, MAX_ROW, col_letters, parse_ref
 from ..values import REF, VALUE, XlError
 from . import Spec
 from ._args import scalar_nums
@@ -168,7 +169,40 @@ def _resolve(book, here: str, text, a1: bool, row: int, col: int, depth: int = 0
     return (book.sheet(sheet).name, top, left, bottom - top + 1, right - left + 1)
 
 
+def _address_one(r, c, kind, a1, sheet):
+    if any(isinstance(x, XlError) for x in (r, c, kind, a1, sheet)):
+        return next(x for x in (r, c, kind, a1, sheet) if isinstance(x, XlError))
+    try:
+        r, c, kind = int(r), int(c), int(kind)
+    except (TypeError, ValueError):
+        return VALUE
+    if not (1 <= r <= MAX_ROW and 1 <= c <= MAX_COL and 1 <= kind <= 4):
+        return VALUE
+    abs_row, abs_col = kind in (1, 2), kind in (1, 3)
+    if a1:
+        ref = f"{'$' if abs_col else ''}{col_letters(c)}{'$' if abs_row else ''}{r}"
+    else:
+        ref = (f"R{r}" if abs_row else f"R[{r}]") + (f"C{c}" if abs_col else f"C[{c}]")
+    if sheet is None or sheet == "":
+        return ref
+    name = str(sheet)
+    if not _PLAIN_SHEET.match(name):
+        name = "'" + name.replace("'", "''") + "'"
+    return f"{name}!{ref}"
+
+
+def _address(row, col, kind=None, a1=None, sheet=None):
+    """ADDRESS(row, column, [abs_num=1], [a1=TRUE], [sheet_text]): a reference as text."""
+    (r, c, k), e = scalar_nums(row, col, kind if kind is not None else vec.const(1.0))
+    b, eb = vec.bools(a1 if a1 is not None else vec.const(True))
+    sh = sheet if sheet is not None else vec.const(None)
+    r, c, k = np.trunc(r), np.trunc(c), np.trunc(k)
+    out = vec.elementwise(lambda *xs: _address_one(*xs), r, c, k, b, sh)
+    return vec.with_errors(out, vec.merge(e, eb))
+
+
 FUNCTIONS = {
+    "ADDRESS": Spec(_address, 2, 5),
     "OFFSET": Spec(_offset, 3, 5, "rv"),
     "INDIRECT": Spec(_indirect, 1, 2, needs_ctx=True),
 }

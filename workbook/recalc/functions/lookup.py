@@ -268,7 +268,7 @@ def _column(ctx, rng=None):
 
 
 FUNCTIONS = {
-    "MATCH": Spec(_match, 2, 3, "vrv"),
+    "MATCH": Spec(_match, 2, 3, "vav"),
     "INDEX": Spec(_index, 2, 3, "rv"),
     "VLOOKUP": Spec(_xlookup_table("v"), 3, 4, "vrv"),
     "HLOOKUP": Spec(_xlookup_table("h"), 3, 4, "vrv"),

@@ -169,7 +169,7 @@ def _xlookup(x, array, result, if_not_found=None, match=None, search=None):
 
 
 FUNCTIONS = {
-    "LOOKUP": Spec(_lookup, 2, 3, "vr"),
-    "XLOOKUP": Spec(_xlookup, 3, 6, "vrrv"),
-    "XMATCH": Spec(_xmatch, 2, 4, "vrv"),
+    "LOOKUP": Spec(_lookup, 2, 3, "va"),
+    "XLOOKUP": Spec(_xlookup, 3, 6, "vaav"),
+    "XMATCH": Spec(_xmatch, 2, 4, "vav"),
 }
