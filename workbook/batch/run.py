@@ -218,7 +218,8 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
         cols.append(col)
         names.append(f"use_{inp.name}")
     for name in RESULTS[len(names) - len(echoed):]:
-        cols.append(pa.array(np.asarray(results[name], float)))
+        values = np.asarray(results[name], float)  # NaN: no value (no rent, no payback): empty
+        cols.append(pa.array(values, mask=np.isnan(values)))
         names.append(name)
     return pa.table(cols, names=names)
 

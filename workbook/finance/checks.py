@@ -1,8 +1,9 @@
 """The Checks sheet: the gputco UDFs (``=TCO_...``) computing the same results as the native formulas.
 
 One row per (quantity, column): the native value, the UDF's value, their relative difference and
-whether it is within ``chk_tolerance``. Where neither is a number (no payback within the life:
-a text in the native cell, an error text from the function) they agree. ``chk_ok`` is TRUE when every applicable row agrees.
+whether it is within ``chk_tolerance``. Where neither is a number (no payback within the
+life: a text in the native cell, an error text from the function) they agree. ``chk_ok`` is TRUE
+when every applicable row agrees.
 The name-based UDFs (``TCO_GPU_HOUR(system, buyer)``...) read the presets, so they only apply
 while no preset is overridden on Inputs; their "applies" cell says so.
 
