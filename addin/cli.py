@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: %(default)s)")
     p.add_argument("--model", default="gpt3_175b", help="model preset (default: %(default)s)")
     p.add_argument("--precision", default="bf16", help="bf16, fp8 or fp4 (default: %(default)s)")
-    p.add_argument("--mfu", type=float, default=0.54,
-                   help="MFU reached on the reference system (default: %(default)s, "
-                   "SemiAnalysis 2025-08 H100 BF16 Dec 2024)")
+    p.add_argument("--mfu", default="0.54",
+                   help="MFU reached: one for every system, or one per system (0.54,0.40) "
+                   "(default: %(default)s, SemiAnalysis 2025-08 H100 BF16 Dec 2024)")
     p.set_defaults(run=_compare)
 
     p = sub.add_parser("presets", help="list every preset value with unit, source and date")

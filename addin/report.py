@@ -14,9 +14,37 @@ def _split(names: str | list[str]) -> list[str]:
     return keys
 
 
+def mfu_list(mfu, n: int) -> list[float]:
+    """One MFU per system: a single value (every system) or one per system ("0.54,0.40")."""
+    from udfs import _check as chk
+
+    if isinstance(mfu, str):
+        try:
+            items = [float(x) for x in mfu.split(",")]
+        except ValueError:
+            raise udfs.InputTypeError("--mfu", mfu, "one number, or one per system separated "
+                                      "by commas (0.54,0.40)") from None
+    else:
+        items = list(mfu) if isinstance(mfu, list | tuple) else [float(mfu)]
+    if len(items) not in (1, n):
+        raise udfs.InputRangeError("--mfu", ",".join(map(str, items)),
+                                   f"a list of one MFU or {n} (one per system)")
+    try:
+        values = [float(chk.checked("mfu", x)) for x in items]
+    except udfs.InputRangeError as err:
+        raise udfs.InputRangeError("--mfu", err.value, err.valid) from None
+    return values * n if len(values) == 1 else values
+
+
 def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
-    """The comparison as (label, unit, [value per system]) rows; the first system is the reference."""
+    """The comparison as (label, unit, [value per system]) rows; the first system is the reference.
+
+    ``mfu`` is one MFU for every system or one per system; with one per system the rows add each
+    system's cost per Mtok at its own MFU and the speed-up against the reference.
+    """
     keys = _split(systems)
+    mfus = mfu_list(mfu, len(keys))
+    mfu = mfus[0]
     buyer_key = presets.buyer(buyer).key
     ref = keys[0]
     fpt = udfs.tco_flops_per_token(model)
@@ -42,7 +70,34 @@ def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="
                                  udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key))
           for k, b in zip(keys, breakdowns, strict=True)]),
     ]
+    if len(set(mfus)) > 1:
+        tps = [udfs.tco_tokens_per_gpu_second(fpt, presets.peak_tflops(k, precision), m)
+               for k, m in zip(keys, mfus, strict=True)]
+        rows += [
+            ("MFU entered", "fraction", mfus),
+            (f"Speed-up per GPU vs {ref} at these MFUs", "x", [t / tps[0] for t in tps]),
+            (f"Cost per Mtok at these MFUs ({model})", "USD/Mtok",
+             [udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision), m)
+              for k, b, m in zip(keys, breakdowns, mfus, strict=True)]),
+        ]
     return keys, buyer_key, rows
+
+
+def published_verdicts(keys: list[str], model: str) -> list[str]:
+    """Lines saying, from published runs of ``model``, whether each system is cheaper per token
+    than the H100 (measured per-GPU speed-up against the break-even speed-up)."""
+    from udfs.published import speedup_table
+
+    table = speedup_table()
+    head = table[0]
+    lines = []
+    for row in table[1:]:
+        r = dict(zip(head, row, strict=True))
+        if r["model"] == model and r["system"] in keys:
+            lines.append(f"Published ({r['run']} vs {r['h100_run']}): {r['system']} is "
+                         f"{r['speedup']:.2f}x an H100 per GPU against a break-even of "
+                         f"{r['breakeven_speedup']:.2f}x: {r['verdict']}.")
+    return lines
 
 
 def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
@@ -61,6 +116,13 @@ def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision=
         ratio = udfs.tco_ratio(ref, k, buyer_key)
         lines.append(f"{k} must be at least {ratio:.2f}x faster per GPU than {ref} to win on "
                      "performance per TCO.")
+    if len(set(mfu_list(mfu, len(keys)))) > 1:
+        speed = next(v for label, _u, v in rows if label.startswith("Speed-up per GPU"))
+        for k, s, ratio in zip(keys[1:], speed[1:], rows[7][2][1:], strict=True):
+            verdict = "cheaper" if s >= ratio else "dearer"
+            lines.append(f"At these MFUs {k} is {s:.2f}x {ref} per GPU against a break-even of "
+                         f"{ratio:.2f}x: {verdict} per token.")
+    lines += published_verdicts(keys, model)
     lines.append("Sources and assumptions: `gputco presets` lists every input with unit, source "
                  "and date.")
     return "\n".join(lines)
