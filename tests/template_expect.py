@@ -122,6 +122,8 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "household_years": udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt,
                                                                                sc.kwh),
+            "kg_co2_per_kwh": udfs.energy.KG_CO2_PER_KWH_US,
+            "co2_tonnes": udfs.energy.co2_tonnes(sc.tokens * jpt),
         }
         col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
         # udfs.scenario (the batch engine's chain) must say the same

@@ -32,7 +32,7 @@ EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
 # The decisions of issue 11 (their names and argument lists are the product's interface).
 DECISIONS = ["TCO_DELIVERED_GPU_HOUR", "TCO_BREAKEVEN_UTILISATION", "TCO_RENT_PARITY",
              "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT",
-             "TCO_CLUSTER"]
+             "TCO_COST_PER_MTOK_AT_RATE", "TCO_CO2_TONNES", "TCO_CLUSTER"]
 _CASH = ("[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
          "[rent_decline_per_year], [opex_escalation_per_year]")
 # The catalog's argument lists, as the product documents them (optional ones in brackets).
@@ -74,6 +74,9 @@ DESIGN_SIGNATURES = {
     "TCO_BREAKEVEN_RENT": "TCO_BREAKEVEN_RENT(capex_per_gpu, opex_usd_per_gpu_hour, life_years, "
                           "cost_of_capital, " + _CASH + ")",
     "TCO_CLUSTER": "TCO_CLUSTER(system, gpus, [buyer])",
+    "TCO_COST_PER_MTOK_AT_RATE":
+        "TCO_COST_PER_MTOK_AT_RATE(gpu_hour_usd, tokens_per_gpu_second, [utilisation])",
+    "TCO_CO2_TONNES": "TCO_CO2_TONNES(joules, [kg_co2_per_kwh])",
     "TCO_HOUSEHOLD_YEARS": "TCO_HOUSEHOLD_YEARS(joules, [kwh_per_household_year])",
 }
 WIZARD_LIMIT = 255  # Excel's Function Wizard: description and argument texts

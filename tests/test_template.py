@@ -126,14 +126,14 @@ def test_model_formulas_hold_no_typed_numbers(wb):
         text = re.sub(r"\$?[A-Z]{1,3}\$?\d+", "", text)  # drop cell references
         text = re.sub(r"[A-Za-z_][A-Za-z0-9_]*", "", text)  # drop names and functions
         numbers = set(re.findall(r"\d+(?:\.\d+)?(?:E[+-]?\d+)?", text))
-        # the published FLOPs coefficients (2, 6, 12), and 0 and 1 as structure (ROUNDUP(x,0),
-        # 1 - tax rate, year 1 of the cash flows)
-        assert numbers <= {"0", "1", "2", "6", "12"}, (ref, f, numbers)
+        # the published FLOPs coefficients (2, 6, 12), 0 and 1 as structure (ROUNDUP(x,0),
+        # 1 - tax rate, year 1 of the cash flows) and IRR's starting guesses (-0.5, 0.1)
+        assert numbers <= {"0", "1", "2", "6", "12", "0.1", "0.5"}, (ref, f, numbers)
 
 
 def test_formulas_use_functions_libreoffice_74_knows(wb):
     allowed = {"INDEX", "MATCH", "IF", "ISNUMBER", "NA", "PMT", "AND", "OR", "NOT", "ABS", "MAX", "MIN",
-               "ISERROR", "ISTEXT", "COUNTA", "TRUE", "NPV", "IRR", "ROUNDUP", "COUNT"}
+               "ISERROR", "ISTEXT", "COUNTA", "TRUE", "NPV", "IRR", "ROUNDUP", "COUNT", "SUM"}
     udf_names = set(udfs.UDFS)
     for sheet, ref, f in all_formulas(wb):
         for func in re.findall(r"([A-Z][A-Z0-9_.]*)\(", re.sub(r'"[^"]*"', "", f)):

@@ -46,6 +46,7 @@ CONSTANTS: tuple[tuple[str, str, str, float, str], ...] = (
     ("k_watts_per_kw", "W per kW", "", 1000, ""),
     ("k_joules_per_kwh", "J per kWh", "J", energy.JOULES_PER_KWH, ""),
     ("k_kw_per_mw", "kW per MW", "", 1000, ""),
+    ("k_kg_per_tonne", "kg per tonne", "", 1000, ""),
 )
 
 
@@ -148,6 +149,9 @@ INPUTS: tuple[Input, ...] = (
           (Preset("system", "peak_tflops_{precision}"),)),
     Input("kwh_per_household_year", "US household-year", "kWh", "number", "scenario",
           energy.KWH_PER_HOUSEHOLD_YEAR, "US household electricity per year (EIA 2022)"),
+    Input("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh", "number", "scenario",
+          energy.KG_CO2_PER_KWH_US, "kg CO2 per kWh of electricity (default: US average 2022, "
+          "EIA; other factors in udfs/data/grid_factors.toml)"),
     Input("availability", "Availability", "fraction", "number", "system", 1.0,
           "fraction of hours a GPU is up and allocatable (default 1: every hour; the system "
           "presets carry a sourced value to choose)"),
@@ -389,6 +393,11 @@ STEPS: tuple[Step, ...] = (
          energy.household_years_of_run, ("tokens", "joules_per_token", "kwh_per_household_year"),
          "Energy",
          check=Check("TCO_HOUSEHOLD_YEARS", {"joules": "[tokens]*[joules_per_token]"})),
+    Step("co2_tonnes", "CO2 of the training energy", "t CO2",
+         "tokens x J/token / 3.6e6 x kg CO2 per kWh / 1000",
+         "=[tokens]*[joules_per_token]/k_joules_per_kwh*[kg_co2_per_kwh]/k_kg_per_tonne",
+         energy.co2_tonnes_of_run, ("tokens", "joules_per_token", "kg_co2_per_kwh"), "Energy",
+         check=Check("TCO_CO2_TONNES", {"joules": "[tokens]*[joules_per_token]"})),
     Step("tokens_per_household_year", "Tokens per household-year of energy", "tokens",
          "kWh per household-year x 3.6e6 / J per token (the article's 15.8B FP8 GPT-3 tokens)",
          "=[kwh_per_household_year]*k_joules_per_kwh/[joules_per_token]",

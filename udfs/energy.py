@@ -209,3 +209,15 @@ def grid_factor(name="us_average"):
     0.4404
     """
     return presets.lookup("grid", name).value("kg_co2_per_kwh")
+
+
+def co2_tonnes_of_run(tokens, joules_per_token, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
+    """CO2 of a training run's electricity: ``tokens x J/token / 3.6e6 x kg/kWh / 1000``, tonnes.
+
+    >>> round(co2_tonnes_of_run(300e9, 2.493), 1)
+    81.0
+    """
+    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token, kg_co2_per_kwh=kg_co2_per_kwh)
+    n = chk.checked("tokens", tokens)
+    j = chk.checked("joules_per_token", joules_per_token)
+    return co2_tonnes(n * j, kg_co2_per_kwh)

@@ -125,6 +125,7 @@ RANGES: dict[str, Range] = {
     "joules": NON_NEGATIVE,
     "joules_per_token": POSITIVE,
     "kwh_per_household_year": POSITIVE,
+    "kg_co2_per_kwh": NON_NEGATIVE,
     # settings of the finance workbook's MFU sweep and Benchmarks sheet
     "sweep_mfu_start": FRACTION,
     "sweep_mfu_step": Range(0.0, 1.0, lo_open=True, hi_open=True),

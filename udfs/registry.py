@@ -268,6 +268,20 @@ _CATALOG = (
         "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR.",
         (CAPEX_PER_GPU, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL), "break-even rent",
         "USD/GPU-hour", (31250, 0.404452, 5, 0.1305), decisions.tco_breakeven_rent),
+    # issue 12: inference cost and energy equivalents
+    UdfSpec(
+        "TCO_COST_PER_MTOK_AT_RATE", "Cost per million tokens served at a measured throughput: "
+        "TCO (or rent) per GPU-hour / utilisation / (3600 x tokens per second per GPU) x 1e6.",
+        (GPU_HOUR_USD, ArgDoc("tokens_per_gpu_second", "Measured tokens per second per GPU",
+                              "tokens/s/GPU"), UTILISATION),
+        "cost per million tokens served", "USD/Mtok", (1.42, 1000.0, 0.6),
+        compute.cost_per_mtok_at_rate),
+    UdfSpec(
+        "TCO_CO2_TONNES", "CO2 emitted generating an amount of electricity: joules / 3.6e6 x kg "
+        "CO2 per kWh / 1000 (default: US average 2022, EIA).",
+        (ArgDoc("joules", "Electricity drawn from the grid (incl. PUE)", "J"),
+         ArgDoc("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh")),
+        "tonnes of CO2", "t CO2", (7.407e11,), energy.co2_tonnes),
     UdfSpec(
         "TCO_CLUSTER", "Totals for a cluster: GPUs, servers or racks (rounded up), capex, IT and "
         "facility MW, MWh a year at full load, opex and TCO a year; spills.",

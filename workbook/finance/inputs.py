@@ -42,6 +42,9 @@ SCENARIO = [
      "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100)."),
     ("inp_kwh_per_household_year", "Electricity of a US household-year", "kWh",
      udfs.KWH_PER_HOUSEHOLD_YEAR, None, "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20."),
+    ("inp_kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh", udfs.energy.KG_CO2_PER_KWH_US,
+     None, "US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh); coal and gas plants on "
+     "Presets' source file udfs/data/grid_factors.toml."),
     ("inp_tax_rate", "Tax rate on profit (cash flows)", "fraction", 0.0, None,
      "0 = no tax (the default); a loss is a credit against other profits."),
     ("inp_depreciation_years", "Depreciation period (blank = the life)", "years", None, None,
