@@ -108,3 +108,32 @@ def test_cli_writes_the_default_workbook_and_prints_the_summary(tmp_path, capsys
     assert main(["template", "-o", str(path), "--force", "--buyer", "emerging_neocloud"]) == 0
     assert openpyxl.load_workbook(path, data_only=True)["Inputs"]["D5"].value == \
         "emerging_neocloud"
+
+
+def test_benchmarks_calibration_and_speedups_equal_udfs(tmp_path):
+    """The Calibration block's workbook ratios equal udfs.calibration (engine formulas vs numpy),
+    all within 5% of SemiAnalysis's published ratios; the speed-up block's break-even speed-ups
+    and verdicts equal udfs.published.speedup_table."""
+    from udfs.calibration import calibration_table
+    from udfs.published import speedup_table
+    from workbook.finance.build import write_template
+
+    path = tmp_path / "t.xlsx"
+    write_template(path)
+    rows = list(openpyxl.load_workbook(path, data_only=True)["Benchmarks"].iter_rows(values_only=True))
+    start = next(i for i, r in enumerate(rows) if str(r[0]).startswith("Calibration"))
+    got = {r[0]: r for r in rows[start + 2:start + 2 + len(calibration_table()) - 1]}
+    for system, _published, pub_ratio, _ours, ours_ratio, _diff, kind in calibration_table()[1:]:
+        r = got[system]
+        assert math.isclose(r[4], ours_ratio, rel_tol=1e-9), system
+        assert math.isclose(r[2], pub_ratio, rel_tol=1e-12) and abs(r[5]) < 0.05, system
+        assert r[6] == kind
+    start = next(i for i, r in enumerate(rows) if str(r[0]).startswith("Is it faster"))
+    table = speedup_table()
+    for i, values in enumerate(table[1:]):
+        d = dict(zip(table[0], values, strict=True))
+        r = rows[start + 2 + i]
+        assert (r[0], r[1]) == (d["model"], d["system"])
+        assert math.isclose(r[5], d["speedup"], rel_tol=1e-12)
+        assert math.isclose(r[6], d["breakeven_speedup"], rel_tol=1e-9)
+        assert r[7] == d["verdict"]

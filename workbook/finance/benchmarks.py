@@ -12,6 +12,8 @@ from __future__ import annotations
 from openpyxl.utils import get_column_letter
 
 from udfs import chain, presets
+from udfs.calibration import calibration_table
+from udfs.published import speedup_table
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
@@ -129,7 +131,9 @@ def build(book: BookBuilder) -> None:
                  "Each published figure stands beside ours; the relative difference shows what the "
                  "model reproduces. FLOPs per token: PaLM at the model's preset sequence length.")
     runs = presets.catalog("run")
-    systems = list(dict.fromkeys(p.texts["system"] for p in runs.values()))
+    calibration = calibration_table()
+    systems = list(dict.fromkeys([*(p.texts["system"] for p in runs.values()),
+                                  *(row[0] for row in calibration[1:])]))
     width = len(COLUMNS)
 
     row = 4
@@ -180,12 +184,72 @@ def build(book: BookBuilder) -> None:
             if key.startswith("published_"):
                 cell.font = styles.BOLD
     book.rows[SHEET]["_runs"] = header + 1
+    row = _calibration_block(ws, r + 3, calibration)
+    _speedup_block(ws, row + 2)
 
     styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
     styles.widths(ws, {col_of[k]: 16 for k in ("flops_per_token", "tokens_per_household_year",
                                                  "published_tokens_per_household_year")})
     ws.freeze_panes = ws.cell(row=header + 1, column=3)
     styles.page_setup(ws, landscape=True, one_page=True)
+
+
+def _ours(system_cell: str) -> str:
+    return f"INDEX(bench_tco,MATCH({system_cell},bench_systems,0))"
+
+
+def _calibration_block(ws, row: int, table: list[list]) -> int:
+    """Each chip's published TCO per GPU-hour (SemiAnalysis, hyperscaler, 2026-07) beside the
+    workbook's (the TCO block above), as ratios to H100; returns the last row."""
+    styles.section_row(ws, row, "Calibration: SemiAnalysis's published hyperscaler TCO per "
+                       "GPU-hour (InferenceX-app gpu-keys.ts, July 2026; udfs/data/"
+                       "inferencex_tco.toml) beside the workbook's, as ratios to H100 "
+                       "(fitted: the price was chosen to match; validation: an independent price)",
+                       9)
+    heads = ["system", "published USD/GPU-h", "published ratio", "workbook USD/GPU-h",
+             "workbook ratio", "ratio difference", "price"]
+    styles.header_row(ws, row + 1, heads)
+    first = row + 2
+    ref = next(i for i, r in enumerate(table[1:]) if r[0] == "H100_HGX") + first
+    for i, (system, published, *_rest, kind) in enumerate(table[1:]):
+        r = first + i
+        as_text(ws.cell(row=r, column=1, value=system)).font = styles.KEY_FONT
+        styles.style_input(ws.cell(row=r, column=2, value=published), "USD/GPU-h")
+        cells = [f"=B{r}/$B${ref}", f"={_ours(f'$A{r}')}", f"=D{r}/$D${ref}", f"=E{r}/C{r}-1"]
+        for j, (text, unit) in enumerate(zip(cells, ("x", "USD/GPU-h", "x", "rel. diff"),
+                                             strict=True)):
+            styles.style_formula(ws.cell(row=r, column=3 + j, value=text), unit)
+        ws.cell(row=r, column=7, value=kind).font = styles.NOTE_FONT
+    return first + len(table) - 2
+
+
+def _speedup_block(ws, row: int) -> int:
+    """Per model, each system's published per-GPU speed-up over H100 (NVIDIA's training tables)
+    beside its break-even speed-up (the workbook's TCO ratio) and the verdict."""
+    table = speedup_table()
+    head = table[0]
+    styles.section_row(ws, row, "Is it faster enough? Published per-GPU speed-up over H100 "
+                       "(NVIDIA Megatron-Bridge performance tables, udfs/data/runs.toml) beside "
+                       "the break-even speed-up (the workbook's TCO ratio)", 9)
+    styles.header_row(ws, row + 1, ["model", "system", "run", "tokens/s per GPU",
+                                    "H100 tokens/s per GPU", "speed-up", "break-even speed-up",
+                                    "verdict"])
+    r = row + 1
+    for values in table[1:]:
+        d = dict(zip(head, values, strict=True))
+        r += 1
+        as_text(ws.cell(row=r, column=1, value=d["model"])).font = styles.KEY_FONT
+        as_text(ws.cell(row=r, column=2, value=d["system"]))
+        as_text(ws.cell(row=r, column=3, value=d["run"])).font = styles.NOTE_FONT
+        styles.style_input(ws.cell(row=r, column=4, value=d["tokens_per_gpu_second"]),
+                           "tokens/s/GPU")
+        styles.style_input(ws.cell(row=r, column=5, value=d["h100_tokens_per_gpu_second"]),
+                           "tokens/s/GPU")
+        styles.style_formula(ws.cell(row=r, column=6, value=f"=D{r}/E{r}"), "x")
+        styles.style_formula(ws.cell(row=r, column=7, value=(
+            f'={_ours(f"$B{r}")}/{_ours(chr(34) + "H100_HGX" + chr(34))}')), "x")
+        ws.cell(row=r, column=8, value=f'=IF(F{r}>=G{r},"cheaper per token","not cheaper per token")')
+    return r
 
 
 def _cell_value(key, template, run_key, pub, col_of, row):
