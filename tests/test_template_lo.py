@@ -78,6 +78,7 @@ def test_libreoffice_alone_gives_the_udfs_numbers(tmp_path):
 
 
 CHANGES = {
+    "inp_rent_usd_per_gpu_hour_2": 3.7,  # the rent follows the user, not the drop-down: B200's
     "inp_buyer": "neocloud_giant",
     "inp_usd_per_kwh": 0.12,
     "inp_pue": 1.45,
