@@ -7,9 +7,10 @@ the cached value of every formula with the headless recalculation -> rename onto
 >>> from workbook.finance.build import build_workbook
 >>> wb = build_workbook(["H100_HGX", "GB200_NVL72"])
 >>> wb.sheetnames
-['Cover', 'Inputs', 'Model', 'Compare', 'Benchmarks', 'Checks', 'Presets', 'xlwings.conf']
+['Cover', 'Inputs', 'Model', 'Compare', 'Cash flow 1', 'Cash flow 2', 'Benchmarks', 'Checks',
+ 'Presets', 'xlwings.conf']
 >>> wb.defined_names["inp_mfu_2"].attr_text  # system 2's MFU: an input cell on Inputs
-"'Inputs'!$E$25"
+"'Inputs'!$E$26"
 """
 
 from __future__ import annotations
