@@ -53,6 +53,7 @@ NUMBERS = {
     "other_usd_per_gpu_hour": st.floats(0.0, 10.0),
     "peak_tflops": st.floats(1.0, 1e5),
     "kwh_per_household_year": st.floats(100.0, 1e5),
+    "kg_co2_per_kwh": st.floats(0.0, 1.2),
     "availability": st.floats(0.5, 1.0),
     "utilisation": st.floats(0.3, 1.0),
     "goodput": st.floats(0.5, 1.0),
@@ -81,6 +82,7 @@ def finance_inputs(draw):
               "convention": draw(st.sampled_from(CONVENTIONS)),
               "tokens": draw(NUMBERS["tokens"]), "gpus": draw(NUMBERS["gpus"]),
               "kwh_per_household_year": draw(NUMBERS["kwh_per_household_year"]),
+              "kg_co2_per_kwh": draw(NUMBERS["kg_co2_per_kwh"]),
               "seq_len": maybe("seq_len")}
     common.update({f: maybe(f) for f in BUYER_FIELDS})
     common.update({f: draw(NUMBERS[f]) for f in CASH})
@@ -253,7 +255,7 @@ _LO_ROW = {"system": "GB200_NVL72", "buyer": "emerging_neocloud", "model": "llam
            "seq_len": 8192, "capex_per_gpu": 61000, "cost_of_capital": 0.0, "life_years": 4,
            "residual_fraction": 0.15, "it_kw_per_gpu": 1.9, "pue": 1.45, "usd_per_kwh": 0.12,
            "colo_usd_per_kw_month": 95, "other_usd_per_gpu_hour": 0.05, "peak_tflops": 4800,
-           "kwh_per_household_year": 9000, "availability": 64 / 72, "utilisation": 0.8,
+           "kwh_per_household_year": 9000, "kg_co2_per_kwh": 0.44, "availability": 64 / 72, "utilisation": 0.8,
            "goodput": 0.9, "rent_usd_per_gpu_hour": 3.1, "tax_rate": 0.21,
            "depreciation_years": 3, "rent_decline_per_year": 0.1, "opex_escalation_per_year": 0.03}
 #: fixed draws for LibreOffice (one slow full recalculation each)

@@ -66,6 +66,10 @@ ROWS: list[tuple] = [
 _FROM_MODEL = ("delivered_usd_per_gpu_hour", "flops_per_token")
 
 SWEEP_KEY = "cost_per_mtok_at_mfu"
+#: the sweep chart's series styles: ten systems stay apart (colour-blind-safe palette, Okabe-Ito)
+COLOURS = ("0072B2", "D55E00", "009E73", "CC79A7", "E69F00", "56B4E9", "000000", "F0E442")
+MARKERS = ("circle", "square", "triangle", "diamond", "x", "star", "plus", "dash", "dot")
+DASHES = ("solid", "dash", "sysDot")
 SWEEP_ROWS = 11
 
 
@@ -180,9 +184,15 @@ def _sweep_chart(book: BookBuilder, first_row: int, last_row: int) -> LineChart:
         series.tx = SeriesLabel(strRef=StrRef(
             f"{quote_sheetname('Model')}!${get_column_letter(col)}${book.row('Model', 'system')}"))
         series.smooth = False
+        i = col - book.system_col(1)  # many systems: a colour, a marker and a dash each
+        series.marker.symbol = MARKERS[i % len(MARKERS)]
+        series.marker.size = 6
+        series.graphicalProperties.line.solidFill = COLOURS[i % len(COLOURS)]
+        series.marker.graphicalProperties.solidFill = COLOURS[i % len(COLOURS)]
+        series.graphicalProperties.line.dashStyle = DASHES[(i // len(COLOURS)) % len(DASHES)]
         chart.series.append(series)
     chart.set_categories(Reference(ws, min_col=2, min_row=first_row, max_row=last_row))
     chart.x_axis.delete = False
     chart.y_axis.delete = False
-    chart.width, chart.height = 15, 8
+    chart.width, chart.height = (15, 8) if book.n <= 4 else (24, 12)  # room for many lines
     return chart
