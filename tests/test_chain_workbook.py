@@ -255,7 +255,8 @@ _LO_ROW = {"system": "GB200_NVL72", "buyer": "emerging_neocloud", "model": "llam
            "seq_len": 8192, "capex_per_gpu": 61000, "cost_of_capital": 0.0, "life_years": 4,
            "residual_fraction": 0.15, "it_kw_per_gpu": 1.9, "pue": 1.45, "usd_per_kwh": 0.12,
            "colo_usd_per_kw_month": 95, "other_usd_per_gpu_hour": 0.05, "peak_tflops": 4800,
-           "kwh_per_household_year": 9000, "kg_co2_per_kwh": 0.44, "availability": 64 / 72, "utilisation": 0.8,
+           "kwh_per_household_year": 9000, "kg_co2_per_kwh": 0.44, "availability": 64 / 72,
+           "utilisation": 0.8,
            "goodput": 0.9, "rent_usd_per_gpu_hour": 3.1, "tax_rate": 0.21,
            "depreciation_years": 3, "rent_decline_per_year": 0.1, "opex_escalation_per_year": 0.03}
 #: fixed draws for LibreOffice (one slow full recalculation each)
