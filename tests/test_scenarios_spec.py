@@ -138,3 +138,40 @@ def test_readme_documents_the_command_and_every_input():
         assert table in section
     assert "| `gputco scenarios SPEC.toml" in readme
     assert f"{MAX_SCENARIOS:,} scenarios" in section
+
+
+def test_zipped_grid_lists_vary_together(tmp_path):
+    """One MFU per system (issue 11): zip = [["system", "mfu"]] pairs the lists, so each system
+    is compared at its own MFU, crossed with the other grid lists."""
+    import openpyxl
+
+    from udfs import scenario
+    from workbook.scenarios.build import write_scenarios
+
+    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.54, 0.40],
+                                "usd_per_kwh": [0.05, 0.10], "zip": [["system", "mfu"]]}})
+    assert spec.n_scenarios == 4
+    write_scenarios(spec, tmp_path / "s.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "s.xlsx", data_only=True)["Scenarios"]
+    keys = [c.value for c in ws[5]]
+    rows = [[c.value for c in r] for r in ws.iter_rows(min_row=6)]
+    pairs = [(r[keys.index("system")], r[keys.index("mfu")], r[keys.index("usd_per_kwh")])
+             for r in rows]
+    assert pairs == [("H100_HGX", 0.54, 0.05), ("H100_HGX", 0.54, 0.10),
+                     ("GB200_NVL72", 0.40, 0.05), ("GB200_NVL72", 0.40, 0.10)]
+    want = scenario.evaluate({"system": [p[0] for p in pairs], "mfu": [p[1] for p in pairs],
+                              "usd_per_kwh": [p[2] for p in pairs]})["usd_per_mtok"]
+    got = [r[keys.index("usd_per_mtok")] for r in rows]
+    assert got == pytest.approx(list(want), rel=1e-9)
+
+
+@pytest.mark.parametrize(("zipped", "message"), [
+    ([["system", "mfu"]], "grid.zip: the lists of system, mfu vary together and need one length"),
+    ([["system", "pue"]], "grid.zip: 'pue' is not a list in [grid]"),
+    ("system", "grid.zip: must be a list of groups of grid inputs"),
+])
+def test_a_bad_zip_is_named(zipped, message):
+    with pytest.raises(SpecError) as err:
+        parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5],
+                             "zip": zipped}})
+    assert str(err.value).startswith(message)

@@ -3,7 +3,8 @@ probe the base scenario (sensitivity, Monte Carlo). ``gputco scenarios --example
 
 Tables (keys are the scenario input names of :data:`udfs.scenario.INPUT_NAMES`):
 
-- ``[grid]`` (required): ``input = [value, ...]``; the workbook holds the Cartesian product, one
+- ``[grid]`` (required): ``input = [value, ...]``; ``zip = [["system", "mfu"]]`` makes the lists of
+  a group vary together (one MFU per system); the workbook holds the Cartesian product, one
   row per scenario, the first key varying slowest. At most :data:`MAX_SCENARIOS` rows.
 - ``[fixed]``: ``input = value`` for every scenario. Inputs in neither table take their default
   (model gpt3_175b, bf16, palm, 300B tokens, 128 GPUs...) or, for buyer and system values
@@ -93,17 +94,19 @@ class Spec:
     drivers: tuple[str, ...] = DEFAULT_DRIVERS
     swings: dict[str, float] = field(default_factory=dict)
     monte_carlo: MonteCarlo | None = None
+    #: groups of grid inputs whose lists vary together (``zip = [["system", "mfu"]]``)
+    zipped: tuple[tuple[str, ...], ...] = ()
 
     @property
     def n_scenarios(self) -> int:
-        return math.prod(len(v) for v in self.grid.values())
+        return math.prod(len(self.grid[axis[0]]) for axis in _axes(self.grid, self.zipped))
 
     def swing(self, driver: str) -> float:
         return self.swings.get(driver, DEFAULT_SWING)
 
     def grid_columns(self) -> dict[str, object]:
         """The grid as columns, one element per scenario (text as :class:`udfs.scenario.Coded`)."""
-        return _product(self.grid)
+        return _product(self.grid, self.zipped)
 
     def scenario_inputs(self) -> dict[str, object]:
         """Inputs of every scenario for :func:`udfs.scenario.evaluate`."""
@@ -149,8 +152,10 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
     if not tables["grid"]:
         raise SpecError("grid", "the SPEC needs a [grid] table: at least one input with a list "
                         "of values, e.g. mfu = [0.4, 0.5]")
-    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items()}
-    n = math.prod(len(v) for v in grid.values())
+    zipped = _zipped(tables["grid"].get("zip", []), tables["grid"])
+    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items()
+            if name != "zip"}
+    n = math.prod(len(grid[axis[0]]) for axis in _axes(grid, zipped))
     if n > MAX_SCENARIOS:
         sizes = " x ".join(f"{k} {len(v)}" for k, v in grid.items())
         raise SpecError("grid", f"{n:,} scenarios ({sizes}) is more than the limit of "
@@ -166,10 +171,10 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
     if "mfu" not in base:
         raise SpecError("grid", "every scenario needs an MFU: put mfu in [grid] (a list) or "
                         "[fixed] (one value)")
-    spec = Spec(grid, fixed, base)
+    spec = Spec(grid, fixed, base, zipped=zipped)
     _check_values(spec, tables["base"])
     drivers, swings = _sensitivity(tables["sensitivity"])
-    spec = Spec(grid, fixed, base, drivers, swings, _monte_carlo(tables["monte_carlo"]))
+    spec = Spec(grid, fixed, base, drivers, swings, _monte_carlo(tables["monte_carlo"]), zipped)
     _check_sensitivity(spec)
     _check_draws(spec)
     return spec
@@ -361,21 +366,63 @@ def _check_draws(spec: Spec) -> None:
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def _product(grid: Mapping[str, tuple]) -> dict[str, object]:
-    """Cartesian product as columns: the first key varies slowest (as itertools.product)."""
-    sizes = [len(v) for v in grid.values()]
+def _zipped(value: object, table: Mapping) -> tuple[tuple[str, ...], ...]:
+    """``zip = [["system", "mfu"], ...]`` in [grid]: inputs whose lists vary together (one MFU per
+    system), each group of grid inputs with lists of one length."""
+    if value == []:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(g, list) and len(g) >= 2
+                                               for g in value):
+        raise SpecError("grid.zip", 'must be a list of groups of grid inputs, e.g. zip = '
+                        f'[["system", "mfu"]], got {_show(value)}')
+    seen: set[str] = set()
+    groups = []
+    for group in value:
+        for name in group:
+            if name not in table or name == "zip":
+                raise SpecError("grid.zip", f"{name!r} is not a list in [grid]")
+            if name in seen:
+                raise SpecError("grid.zip", f"{name!r} is in two groups")
+            seen.add(name)
+        lengths = {len(table[name]) if isinstance(table[name], list) else 1 for name in group}
+        if len(lengths) > 1:
+            sizes = ", ".join(f"{name} {len(table[name])}" for name in group)
+            raise SpecError("grid.zip", f"the lists of {', '.join(group)} vary together and need "
+                            f"one length, got {sizes}")
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
+def _axes(grid: Mapping[str, tuple], zipped) -> list[tuple[str, ...]]:
+    """The grid's axes in key order: a zipped group is one axis, every other input its own."""
+    group_of = {name: g for g in zipped for name in g}
+    axes: list[tuple[str, ...]] = []
+    for name in grid:
+        axis = group_of.get(name, (name,))
+        if axis not in axes:
+            axes.append(axis)
+    return axes
+
+
+def _product(grid: Mapping[str, tuple], zipped=()) -> dict[str, object]:
+    """Cartesian product of the axes as columns: the first varies slowest (as itertools.product);
+    the inputs of a zipped group take their values together."""
+    axes = _axes(grid, zipped)
+    sizes = [len(grid[axis[0]]) for axis in axes]
     n = math.prod(sizes)
     index = np.arange(n)
     out = {}
     stride = n
-    for (name, values), size in zip(grid.items(), sizes, strict=True):
+    for axis, size in zip(axes, sizes, strict=True):
         stride //= size
         codes = (index // stride) % size
-        if name in scenario.TEXT_INPUTS:
-            out[name] = scenario.Coded(codes, list(values))
-        else:
-            out[name] = np.asarray(values, dtype=float)[codes]
-    return out
+        for name in axis:
+            values = grid[name]
+            if name in scenario.TEXT_INPUTS:
+                out[name] = scenario.Coded(codes, list(values))
+            else:
+                out[name] = np.asarray(values, dtype=float)[codes]
+    return {name: out[name] for name in grid}
 
 
 def _unknown(what: str, name: object, valid) -> str:
