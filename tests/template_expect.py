@@ -227,8 +227,29 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
             "household_years": m["household_years"],
             "verdict": "reference" if k == 0 else (
                 "cheaper per token" if speedup >= ratio else "dearer per token"),
+            **_rent_or_buy(m, ref),
         })
     return cols
+
+
+def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
+    """The Compare sheet's rent-or-buy rows, from udfs.decisions' functions."""
+    from udfs import decisions
+
+    rent, ref_rent = m["rent_usd_per_gpu_hour"], ref["rent_usd_per_gpu_hour"]
+    has = isinstance(rent, float | int) and rent != ""
+    return {
+        "delivered_usd_per_gpu_hour": m["delivered_usd_per_gpu_hour"],
+        "rent_usd_per_gpu_hour": rent if has else "none given",
+        "breakeven_utilisation": m["breakeven_utilisation"],
+        "rent_parity": decisions.tco_rent_parity(ref_rent, m["mfu"], ref["mfu"])
+        if isinstance(ref_rent, float | int) and ref_rent != "" else "needs rent_usd_per_gpu_hour",
+        "usd_per_mtok_rented": udfs.tco_cost_per_mtok(rent, m["flops_per_token"],
+                                                      m["peak_tflops"], m["mfu"], m["goodput"])
+        if has else "needs rent_usd_per_gpu_hour",
+        "usd_per_mtok_owned": m["usd_per_mtok"], "npv_usd_per_gpu": m["npv_usd_per_gpu"],
+        "irr": m["irr"],
+    }
 
 
 def sweep_value(model_col: dict, mfu: float) -> float:

@@ -60,6 +60,29 @@ ROWS: list[tuple] = [
     ("verdict", "Verdict at the MFUs entered", "text",
      '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
      "speed-up against the break-even speed-up"),
+    (None, "Rent or buy", "", "", ""),
+    ("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour (owned)", "USD/GPU-h",
+     "=[Model:delivered_usd_per_gpu_hour]", "TCO / (availability x utilisation), Inputs"),
+    ("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h",
+     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),[Model:rent_usd_per_gpu_hour],"none given")',
+     "Inputs (default: sourced market rent)"),
+    ("breakeven_utilisation", "Break-even utilisation", "fraction",
+     "=[Model:breakeven_utilisation]", "above it owning beats renting at this rent"),
+    ("rent_parity", "MFU-adjusted rent parity vs System 1's rent", "USD/GPU-h",
+     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour@1]),'
+     '[Model:rent_usd_per_gpu_hour@1]*[Model:mfu]/[Model:mfu@1],"needs rent_usd_per_gpu_hour")',
+     "System 1's rent x MFU / System 1's MFU: the rent with System 1's cost per token"),
+    ("usd_per_mtok_rented", "Cost per million tokens, rented", "USD/Mtok",
+     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),' + chain.formula(
+         "usd_per_mtok", lambda q: "[Model:rent_usd_per_gpu_hour]"
+         if q == "delivered_usd_per_gpu_hour" else f"[Model:{q}]")[1:]
+     + ',"needs rent_usd_per_gpu_hour")',
+     "the rent in place of the delivered cost"),
+    ("usd_per_mtok_owned", "Cost per million tokens, owned", "USD/Mtok", "=[Model:usd_per_mtok]",
+     "delivered cost per GPU-hour"),
+    ("npv_usd_per_gpu", "NPV of owning and renting out", "USD", "=[Model:npv_usd_per_gpu]",
+     "Cash flow sheets"),
+    ("irr", "IRR", "1/year", "=[Model:irr]", "Cash flow sheets"),
 ]
 
 #: Model rows the MFU sweep reads; the steps between them and the cost are computed in the cell
