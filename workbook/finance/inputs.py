@@ -247,7 +247,8 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                "input", "fraction of paid GPU time kept as progress (restarts, lost work)")
     per_system("inp_rent_usd_per_gpu_hour_{k}", "Rent per GPU-hour (rent or buy, cash flows)",
                "USD/GPU-h", lambda k: default_rent(book.systems[k - 1]), "input",
-               "default: SemiAnalysis AI Cloud TCO model, 3-year commitment (Presets: rents); "
+               "default: SemiAnalysis AI Cloud TCO model July 2026, 3-year commitment "
+               "(udfs/data/rents.toml); "
                "blank = no rent-based results")
     first, last = book.system_col(1), book.system_col(book.n)
     for field in ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops"):
