@@ -151,6 +151,8 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
     cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides \
         else None
     col = {"availability": 1.0, "utilisation": 1.0, "goodput": 1.0,
+           "serve_tokens_per_gpu_second": "",
+           "usd_per_mtok_served": "needs serve_tokens_per_gpu_second",
            "delivered_usd_per_gpu_hour": decisions.tco_delivered_gpu_hour(tco),
            "rent_usd_per_gpu_hour": rent, "tax_rate": 0.0, "depreciation_years": life,
            "rent_decline_per_year": 0.0, "opex_escalation_per_year": 0.0,

@@ -58,13 +58,15 @@ NUMBERS = {
     "utilisation": st.floats(0.3, 1.0),
     "goodput": st.floats(0.5, 1.0),
     "rent_usd_per_gpu_hour": st.floats(0.2, 20.0),
+    "serve_tokens_per_gpu_second": st.floats(10.0, 1e5),
     "tax_rate": st.floats(0.0, 0.5),
     "rent_decline_per_year": st.floats(0.0, 0.3),
     "opex_escalation_per_year": st.floats(0.0, 0.2),
     "whole_life": st.integers(1, 15).map(float),
 }
 BUYER_FIELDS = [i.key for i in chain.INPUTS if i.scope == "buyer"]
-SYSTEM_OVERRIDES = ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops", "rent_usd_per_gpu_hour")
+SYSTEM_OVERRIDES = ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops", "rent_usd_per_gpu_hour",
+                    "serve_tokens_per_gpu_second")
 SYSTEM_INPUTS = ("availability", "utilisation", "goodput")
 CASH = ("tax_rate", "rent_decline_per_year", "opex_escalation_per_year")
 
@@ -257,7 +259,8 @@ _LO_ROW = {"system": "GB200_NVL72", "buyer": "emerging_neocloud", "model": "llam
            "colo_usd_per_kw_month": 95, "other_usd_per_gpu_hour": 0.05, "peak_tflops": 4800,
            "kwh_per_household_year": 9000, "kg_co2_per_kwh": 0.44, "availability": 64 / 72,
            "utilisation": 0.8,
-           "goodput": 0.9, "rent_usd_per_gpu_hour": 3.1, "tax_rate": 0.21,
+           "goodput": 0.9, "rent_usd_per_gpu_hour": 3.1, "serve_tokens_per_gpu_second": 2400,
+           "tax_rate": 0.21,
            "depreciation_years": 3, "rent_decline_per_year": 0.1, "opex_escalation_per_year": 0.03}
 #: fixed draws for LibreOffice (one slow full recalculation each)
 LO_DRAWS = [[_LO_ROW, {**_LO_ROW, "model": "deepseek_v3", "precision": "bf16", "convention": "palm",

@@ -77,8 +77,9 @@ def test_checks_udfs_equal_their_native_twins(generated):
         if native is None:
             continue
         assert ok is True, r
-        if applies is not True:  # a rent-based check with no rent (H800 has no sourced rent)
-            assert ws.cell(row=r, column=1).value in ("breakeven_utilisation", "npv_usd_per_gpu",
+        if applies is not True:  # no rent (H800 has no sourced rent) or no serving throughput
+            assert ws.cell(row=r, column=1).value in ("usd_per_mtok_served", "breakeven_utilisation",
+                                                      "npv_usd_per_gpu",
                                                       "irr", "payback_years",
                                                       "breakeven_rent_usd_per_gpu_hour"), r
             continue

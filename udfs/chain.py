@@ -161,6 +161,9 @@ INPUTS: tuple[Input, ...] = (
           "fraction of paid GPU time that becomes kept training progress (default 1)"),
     Input("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h", "number", "system", OPTIONAL,
           "rental price of a GPU-hour (no default: without it the rent-based results are empty)"),
+    Input("serve_tokens_per_gpu_second", "Inference throughput", "tokens/s/GPU", "number",
+          "system", OPTIONAL, "measured tokens per second per GPU while serving (no default: "
+          "without it the inference cost is empty)"),
     Input("tax_rate", "Tax rate", "fraction", "number", "scenario", 0.0,
           "tax on profit (revenue - opex - depreciation); negative tax is a credit (default 0)"),
     Input("depreciation_years", "Depreciation period", "years", "number", "scenario",
@@ -403,6 +406,15 @@ STEPS: tuple[Step, ...] = (
          "=[kwh_per_household_year]*k_joules_per_kwh/[joules_per_token]",
          energy.tokens_per_household_year, ("kwh_per_household_year", "joules_per_token"),
          "Energy", output=False),
+    Step("usd_per_mtok_served", "Cost per million tokens served (inference)", "USD/Mtok",
+         "delivered cost per GPU-hour / (3600 x tokens served per second) x 1e6",
+         "=[delivered_usd_per_gpu_hour]/(k_seconds_per_hour*[serve_tokens_per_gpu_second])"
+         "*k_tokens_per_mtok",
+         compute.cost_per_mtok_at_rate,
+         ("delivered_usd_per_gpu_hour", "serve_tokens_per_gpu_second"), "Inference",
+         check=Check("TCO_COST_PER_MTOK_AT_RATE", {
+             "gpu_hour_usd": "[tco_usd_per_gpu_hour]/[availability]",
+             "tokens_per_gpu_second": "[serve_tokens_per_gpu_second]"})),
     Step("breakeven_utilisation", "Break-even utilisation (own vs rent)", "fraction",
          "TCO per GPU-hour / (availability x rent): above it owning beats renting",
          "=[tco_usd_per_gpu_hour]/([availability]*[rent_usd_per_gpu_hour])",

@@ -95,6 +95,7 @@ RANGES: dict[str, Range] = {
     "peak_tflops": POSITIVE,
     "flops_per_token": POSITIVE,
     "tokens_per_gpu_second": POSITIVE,
+    "serve_tokens_per_gpu_second": POSITIVE,
     "tokens": POSITIVE,
     "gpus": POSITIVE,
     "seq_len": POSITIVE,

@@ -192,11 +192,9 @@ def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str,
 
 def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str],
                    n: int) -> np.ndarray:
-    """A step that depends on optional inputs, on the rows that give all of them (NaN elsewhere);
-    the per-year table is computed once for those rows."""
-    given = np.ones(n, dtype=bool)
-    for k in optional:
-        given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
+    """A step that depends on optional inputs, on the rows that give the ones it needs (NaN
+    elsewhere); the per-year table is computed once, on the rows that give the rent."""
+    given = _given(used, chain.optional_inputs_of(step.key), n)
     out = np.full(n, np.nan)
     if not given.any():
         return out
@@ -204,13 +202,22 @@ def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str]
     for a in step.args:
         v = used[a] if a in used else None
         if v is None and a in {y.key for y in chain.YEAR_STEPS}:
-            _year_table(used, given, n)
+            needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
+            _year_table(used, _given(used, needs, n), n)
             v = used[a]
         arr = np.asarray(v, dtype=float)
         rows[a] = arr[given] if arr.ndim and arr.shape[0] == n else (
             np.broadcast_to(arr, (n,))[given] if arr.ndim == 0 else arr)
     out[given] = step.func(*(rows[a] for a in step.args))
     return out
+
+
+def _given(used: dict[str, object], names, n: int) -> np.ndarray:
+    """The scenarios that give every optional input of ``names`` (not NaN)."""
+    given = np.ones(n, dtype=bool)
+    for k in names:
+        given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
+    return given
 
 
 def _year_table(used: dict[str, object], given: np.ndarray, n: int) -> None:

@@ -245,6 +245,10 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                lambda k: 1.0, "input", "fraction of available hours used or sold")
     per_system("inp_goodput_{k}", "Goodput of a training run", "fraction", lambda k: 1.0,
                "input", "fraction of paid GPU time kept as progress (restarts, lost work)")
+    per_system("inp_serve_tokens_per_gpu_second_{k}", "Inference: tokens served per second per GPU",
+               "tokens/s/GPU", lambda k: None, "input",
+               "a measured serving throughput (e.g. SemiAnalysis InferenceX); blank = no "
+               "inference cost")
     per_system("inp_rent_usd_per_gpu_hour_{k}", "Rent per GPU-hour (rent or buy, cash flows)",
                "USD/GPU-h", lambda k: default_rent(book.systems[k - 1]), "input",
                "default: SemiAnalysis AI Cloud TCO model July 2026, 3-year commitment "
