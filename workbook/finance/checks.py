@@ -85,6 +85,8 @@ def build(book: BookBuilder) -> None:
             udf = book.formula(chain.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
             needs = chain.optional_inputs_of(key)  # the rent: the check applies when it is given
             tests = [f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs]
+            if tests:  # the function is called only where its optional inputs are given
+                udf = f'=IF(AND({",".join(tests)}),{udf[1:]},"needs {" and ".join(needs)}")'
             if key == "irr":  # Excel's IRR may not reach a deeply negative IRR (#NUM!)
                 tests.append(f"ISNUMBER({native[1:]})")
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
