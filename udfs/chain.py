@@ -499,8 +499,6 @@ def add_step(new: Step) -> None:
 #: the scenario inputs (everything a SPEC, a batch row or an Inputs cell can set), in order
 SCENARIO_INPUTS: tuple[Input, ...] = tuple(i for i in INPUTS if i.scenario_input)
 
-#: inputs that appear among the results (the value used: the user's, else the presets')
-ECHOED = ("capex_per_gpu", "other_usd_per_gpu_hour")
 
 
 def outputs() -> dict[str, str]:
