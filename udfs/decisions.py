@@ -270,20 +270,6 @@ def irr_or_nan(net: np.ndarray) -> np.ndarray:
     return out
 
 
-def payback(cumulative: np.ndarray) -> np.ndarray:
-    """First time the cumulative net cash flow reaches 0, linear within the year; NaN if never."""
-    cum = np.asarray(cumulative, dtype=float)
-    prev, cur = cum[:, :-1], cum[:, 1:]
-    hit = (prev < 0) & (cur >= 0)
-    first = np.where(hit.any(axis=1), hit.argmax(axis=1), -1)
-    rows = np.arange(len(cum))
-    p, c = prev[rows, first], cur[rows, first]
-    with np.errstate(all="ignore"):
-        years = first + (-p) / (c - p)
-    years = np.where(cum[:, 0] >= 0, 0.0, years)
-    return np.where((first >= 0) | (cum[:, 0] >= 0), years, np.nan)
-
-
 def tco_payback_years(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
                       residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
                       depreciation_years=None, rent_decline_per_year=0.0,
@@ -298,7 +284,7 @@ def tco_payback_years(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hou
                                     life_years, residual_fraction, availability, utilisation,
                                     tax_rate, depreciation_years, rent_decline_per_year,
                                     opex_escalation_per_year, function="TCO_PAYBACK_YEARS")
-    years = payback(cols["cumulative"])
+    years = np.asarray(payback_of_table(cols["payback_point"]), dtype=float).reshape(-1)
     if np.isnan(years).any():
         raise NoSolutionError("no payback within life: the cumulative cash flow stays below 0")
     return _shaped(years, shape)
