@@ -7,10 +7,12 @@ stored); tests/test_scenarios_lo.py has LibreOffice recalculate the same files.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 
 import numpy as np
+import openpyxl
 import pytest
 from scenario_book import (
     UDF_KEYS,
@@ -60,8 +62,11 @@ def test_the_workbook_knows_every_scenario_input():
     from workbook.scenarios.layout import INPUTS, PRESET_BACKED, USED
 
     assert tuple(INPUTS) == scenario.INPUT_NAMES
-    assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"}
     from udfs import chain
+
+    # the inputs whose blank means a preset, or another input (depreciation years: the life)
+    assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"} | {
+        i.key for i in chain.INPUTS if isinstance(i.default, chain.Like)}
 
     arch = [i.key for i in chain.INPUTS if i.scope in ("system_preset", "model")]
     flops = ["flops_palm", "flops_6n", "flops_megatron", "flops_per_token"]
@@ -78,11 +83,20 @@ def test_every_row_equals_udfs_scenario_evaluate(written):
     from udfs import chain
 
     for key in scenario.OUTPUTS:
-        if chain.reads_year_table(key):  # NPV, IRR, payback: the Cash flow sheets' (finance)
-            continue
         if chain.optional_inputs_of(key) and np.isnan(expected[key]).all():
             needs = "needs " + " and ".join(chain.optional_inputs_of(key))
             assert key not in keys or all(r[keys.index(key)] == needs for r in data), key
+            continue
+        if chain.reads_year_table(key):  # NaN = no IRR or no payback: the cell says why
+            j = keys.index(key)
+            texts = [isinstance(r[j], str) for r in data]
+            assert texts == np.isnan(expected[key]).tolist(), key
+            got = np.array([np.nan if t else r[j] for t, r in zip(texts, data, strict=True)],
+                           dtype=float)
+            ok = np.isnan(expected[key]) | (np.abs(got - expected[key])
+                                            <= (1e-7 if key == "irr" else 1e-9)
+                                            * np.abs(expected[key]) + 1e-12)
+            assert ok.all(), (key, got[:3], expected[key][:3])
             continue
         got = output(wb, keys, data, key)
         assert close(got, expected[key]), (key, got[:3], expected[key][:3])
@@ -176,10 +190,19 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written):
         floor = 1.0 if d == "pue" else 0.0
         b = float(base_used[d][0])
         assert close(base, b) and swing == spec.swing(d)
-        assert close([lo, hi], [floor + (b - floor) * (1 - swing), floor + (b - floor) * (1 + swing)])
-        moved = scenario.evaluate({**spec.base, d: np.array([lo, hi])})["usd_per_mtok"]
+        want = [floor + (b - floor) * (1 - swing), floor + (b - floor) * (1 + swing)]
+        if d in ("life_years", "depreciation_years"):  # whole years (README), half up, >= 1
+            want = [max(1.0, math.floor(w + 0.5)) for w in want]
+        assert close([lo, hi], want), d
+        out = scenario.evaluate({**spec.base, d: np.array([lo, hi])})
+        moved = out["usd_per_mtok"]
         assert close([c_lo, c_hi], moved), d
         assert close([ch_lo, ch_hi], moved - base_cost), d
+        for key, cells in (("npv_usd_per_gpu", r[12:14]), ("irr", r[14:16])):
+            if np.isnan(out[key]).all():  # no rent in this SPEC
+                assert all(c == "needs rent_usd_per_gpu_hour" for c in cells), (d, key, cells)
+            else:
+                assert np.allclose(cells, out[key], rtol=1e-7, atol=1e-9), (d, key, cells)
         ranges.append(abs(c_hi - c_lo))
     assert ranges == sorted(ranges, reverse=True)  # the largest bar on top
     assert ws._charts and ws._charts[0].type == "bar"
@@ -199,12 +222,14 @@ def test_example_monte_carlo_percentiles_equal_numpy(tmp_path):
         assert draws[name].tolist() == values.tolist()
     results = scenario.evaluate({**spec.base, **draws})
     rows = {r[0]: r for r in ws.iter_rows(min_row=1, max_row=40, values_only=True) if r[0]}
-    for key in ("tco_usd_per_gpu_hour", "usd_per_mtok", "training_cost_usd", "joules_per_token"):
+    for key in ("tco_usd_per_gpu_hour", "usd_per_mtok", "training_cost_usd", "joules_per_token",
+                "npv_usd_per_gpu", "irr"):
         p10, p50, p90, mean = rows[key][3:7]
         assert p10 <= p50 <= p90
-        assert close([p10, p50, p90], np.percentile(results[key], [10, 50, 90])), key
-        assert close(mean, results[key].mean())
-        assert close(column(keys, data, key), results[key])
+        rel = 1e-7 if key == "irr" else 1e-9  # IRR is solved to 1e-7
+        assert close([p10, p50, p90], np.percentile(results[key], [10, 50, 90]), rel), key
+        assert close(mean, results[key].mean(), rel)
+        assert close(column(keys, data, key), results[key], rel)
     head = next(i for i, r in enumerate(ws.iter_rows(values_only=True), start=1) if r[0] == "bin")
     counts = [r[5] for r in ws.iter_rows(min_row=head + 1, max_row=head + 20, values_only=True)]
     assert len(counts) == 20 and sum(counts) == 2000
@@ -213,6 +238,38 @@ def test_example_monte_carlo_percentiles_equal_numpy(tmp_path):
     bins = np.minimum(20, np.floor((mtok - mtok.min()) / width) + 1)
     assert counts == [int((bins == k).sum()) for k in range(1, 21)]
     assert ws._charts
+
+
+def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_says_so(tmp_path):
+    """Monte Carlo draws of the life are whole years; the rows' cash-flow block has the years of
+    the longest life drawn, and a life beyond it (typed after the file was written) gives a
+    message in NPV, IRR and payback instead of a wrong number (README, Scenario workbooks)."""
+    spec = parse_spec({"grid": {"system": ["H100_HGX"], "life_years": [3, 4]},
+                       "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 2.2},
+                       "monte_carlo": {"draws": 50, "seed": 5,
+                                       "life_years": {"dist": "uniform", "low": 2, "high": 6}}})
+    lives = spec.monte_carlo.sample()["life_years"]
+    assert set(lives) <= {2.0, 3.0, 4.0, 5.0, 6.0} and len(set(lives)) > 2
+    path = tmp_path / "s.xlsx"
+    write_scenarios(spec, path)
+    wb = openpyxl.load_workbook(path)
+    keys = [c.value for c in wb["Scenarios"][5]]
+    assert "net_y4" in keys and "net_y5" not in keys  # years 0..4: the longest grid life
+    mc_keys = [c.value for c in wb["MonteCarlo"][next(
+        r[0].row for r in wb["MonteCarlo"].iter_rows() if r[0].value == "draw") + 1]]
+    assert f"net_y{int(lives.max())}" in mc_keys
+    ws = wb["Scenarios"]
+    for r in (6, 7):
+        ws.cell(row=r, column=keys.index("life_years") + 1).value = 7 if r == 6 else 4
+    wb.save(path)
+    recalc_file(path, in_place=True)
+    values = load(path)["Scenarios"]
+    row6 = [values.cell(row=6, column=keys.index(k) + 1).value
+            for k in ("npv_usd_per_gpu", "irr", "payback_years")]
+    assert row6 == ["cash flows need whole life and depreciation years 1..4"] * 3
+    want = scenario.evaluate({"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.2,
+                              "life_years": [4.0]})["npv_usd_per_gpu"][0]
+    assert close(values.cell(row=7, column=keys.index("npv_usd_per_gpu") + 1).value, want)
 
 
 def test_monte_carlo_is_reproducible_for_a_seed(tmp_path):
@@ -244,7 +301,10 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert wb.sheetnames == ["Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs",
                              "Presets", "xlwings.conf"]
     keys, data, _ = block(wb["Scenarios"], "scenario")
-    assert len(data) == 90 and all(v is not None for row in data for v in row)
+    # every cell has a value; a year's payback point is "" (empty) unless the payback falls in it
+    assert len(data) == 90 and all(v is not None for row in data
+                                   for k, v in zip(keys, row, strict=True)
+                                   if not k.startswith("payback_point"))
     for key in UDF_KEYS:
         assert key in keys
     # refuses to overwrite, keeps the file, one line on stderr; --force replaces it

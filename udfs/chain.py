@@ -552,7 +552,7 @@ def formula(key: str, ref: Callable[[str], str | None], *, template: str | None 
     else:
         text = _STEPS[key].formula if template is None else template
     if year is not None:
-        text = YEAR_REF.sub(lambda m: year(m.group(1), m.group(2) or ""), text)
+        text = YEAR_REF.sub(lambda m: _year_operand(m.group(1), m.group(2) or "", year), text)
     elif YEAR_REF.search(text):
         raise KeyError(f"{key} reads the per-year table; give its references (year=...)")
 
@@ -566,6 +566,49 @@ def formula(key: str, ref: Callable[[str], str | None], *, template: str | None 
         raise KeyError(f"{name} has no reference here and is not a step of the chain")
 
     return REF.sub(sub, text)
+
+
+def _year_operand(column: str, spec: str, year: Callable[[str, str], str | None]) -> str:
+    """A per-year reference; a column with no place of its own (``year`` gives None) is inlined
+    in parentheses for the same year, as :func:`formula` inlines a step."""
+    where = year(column, spec)
+    if where is not None:
+        return where
+    if spec or column not in _YEAR_STEPS:
+        raise KeyError(f"<{column}@{spec}> needs cells of its own: only a column of the same year "
+                       "can be inlined")
+    text = YEAR_REF.sub(lambda m: _year_operand(m.group(1), m.group(2) or "", year),
+                        _YEAR_STEPS[column].formula)
+    return "(" + text[1:] + ")"
+
+
+def year_cells_needed(keys: list[str] | tuple[str, ...]) -> list[str]:
+    """The per-year columns that need cells of their own to compute the steps ``keys``: those a
+    step reads, and those a column reads from another year (``<cumulative@prev>``); the others
+    can be inlined. In :data:`YEAR_STEPS` order.
+
+    >>> year_cells_needed(["npv_usd_per_gpu", "payback_years"])
+    ['net', 'cumulative', 'payback_point']
+    """
+    need: set[str] = set()
+    for s in closure(keys):
+        need |= {m.group(1) for m in YEAR_REF.finditer(s.formula)} & set(_YEAR_STEPS)
+    seen: set[str] = set()
+
+    def visit(column: str) -> None:
+        if column in seen:
+            return
+        seen.add(column)
+        for m in YEAR_REF.finditer(_YEAR_STEPS[column].formula):
+            name, spec = m.group(1), m.group(2) or ""
+            if name in _YEAR_STEPS:
+                if spec:
+                    need.add(name)
+                visit(name)
+
+    for column in list(need):
+        visit(column)
+    return [y.key for y in YEAR_STEPS if y.key in need]
 
 
 def optional_inputs_of(key: str) -> list[str]:

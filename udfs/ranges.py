@@ -134,11 +134,14 @@ RANGES: dict[str, Range] = {
     "bench_tokens": POSITIVE,
 }
 
+#: the inputs that the cash flows take in whole years (Sensitivity and Monte Carlo move them in
+#: whole years too)
+WHOLE_YEARS = ("life_years", "depreciation_years")
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {
     **{(f, a): Range(1.0, 15.0, whole=True) for f in (
         "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
-       for a in ("life_years", "depreciation_years")},
+       for a in WHOLE_YEARS},
 }
 
 

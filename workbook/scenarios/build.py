@@ -36,7 +36,7 @@ from workbook.scenarios import montecarlo as sheet_montecarlo
 from workbook.scenarios import rows as sheet_scenarios
 from workbook.scenarios import sensitivity as sheet_sensitivity
 from workbook.scenarios import summary as sheet_summary
-from workbook.scenarios.layout import Layout
+from workbook.scenarios.layout import Layout, cash_flow_years
 from workbook.scenarios.spec import Spec, load_spec, parse_spec
 from workbook.xlsx import presets_sheet as sheet_presets
 from workbook.xlsx import xlwings_sheet
@@ -86,7 +86,8 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     systems = list(spec.grid.get("system", [spec.base.get("system", "H100_HGX")]))
     book = BookBuilder(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
     sheet_presets.build(book)
-    grid = Layout(list(spec.grid), "inp_", "use_", first_col=2, checks=True)
+    grid = Layout(list(spec.grid), "inp_", "use_", first_col=2, checks=True,
+                  last_year=cash_flow_years(spec.scenario_inputs()))
     base = Layout([], "base_", "base_use_", first_col=2)
     where = {k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])"
              for k, v in spec.grid.items()}
@@ -98,7 +99,9 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     cases = sheet_sensitivity.build(book, spec, base)
     mc_rows = None
     if spec.monte_carlo is not None:
-        first, cols, mc_rows = sheet_montecarlo.build(book, spec.monte_carlo, base)
+        first, cols, mc_rows = sheet_montecarlo.build(
+            book, spec.monte_carlo, base,
+            cash_flow_years({**spec.base, **spec.monte_carlo.sample()}))
         fills.append(("MonteCarlo", first, cols))
     sheet_summary.build(book, grid, list(spec.grid["system"]) if "system" in spec.grid else None,
                         spec.n_scenarios, describe(spec), mc_rows, bool(cases))

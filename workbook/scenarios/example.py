@@ -13,12 +13,19 @@ EXAMPLE = """\
 # Keys are the scenario inputs (README "Scenario workbooks"): system, buyer, model, precision,
 # convention, mfu, tokens, gpus, seq_len, capex_per_gpu, cost_of_capital, life_years,
 # residual_fraction, it_kw_per_gpu, pue, usd_per_kwh, colo_usd_per_kw_month,
-# other_usd_per_gpu_hour, peak_tflops, kwh_per_household_year. Rates are decimals (0.13, not 13).
+# other_usd_per_gpu_hour, peak_tflops, kwh_per_household_year, availability, utilisation, goodput,
+# rent_usd_per_gpu_hour, tax_rate, depreciation_years, rent_decline_per_year,
+# opex_escalation_per_year, serve_tokens_per_gpu_second, kg_co2_per_kwh. Rates are decimals
+# (0.13, not 13).
 
 # Every combination of these lists is one scenario (one row): 2 x 3 x 5 x 3 = 90 rows.
 # The first key varies slowest. At most 100,000 scenarios (gputco batch runs millions).
+# zip pairs lists that vary together: each system with its own rent (SemiAnalysis AI Cloud TCO
+# Model, July 2026, 3-year commitment market rent, USD per GPU-hour; udfs/data/rents.toml).
 [grid]
 system = ["H100_HGX", "GB200_NVL72"]
+rent_usd_per_gpu_hour = [2.00, 4.00]
+zip = [["system", "rent_usd_per_gpu_hour"]]
 buyer = ["hyperscaler", "neocloud_giant", "emerging_neocloud"]
 mfu = [0.35, 0.40, 0.45, 0.50, 0.55]
 usd_per_kwh = [0.06, 0.087, 0.12]      # USD per kWh
@@ -35,6 +42,7 @@ gpus = 128
 # grid list plus [fixed].
 [base]
 system = "GB200_NVL72"
+rent_usd_per_gpu_hour = 4.00
 mfu = 0.45
 usd_per_kwh = 0.087
 

@@ -36,6 +36,8 @@ BLANK_PRESET = {
     "it_kw_per_gpu": "blank = the system's preset",
     "peak_tflops": "blank = the system's dense peak at the precision",
     "seq_len": "blank = the model's preset",
+    "depreciation_years": "blank = the life",
+    "rent_usd_per_gpu_hour": "blank = no rent: NPV, IRR, payback and break-evens say so",
 }
 
 

@@ -27,13 +27,15 @@ unit constants
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from openpyxl.utils import get_column_letter
 
-from udfs import chain
+from udfs import chain, decisions
 from workbook.xlsx.presets_sheet import lookup
 
 
@@ -65,10 +67,13 @@ def _arch(i: chain.Input) -> Quantity:
     return Quantity(i.key, i.label, i.unit, "used", "=" + lookup(i.presets[0], _KEYS))
 
 
-#: used values in dependency order: the preset-backed inputs (sharing their input's key), the
-#: model's architecture, and the chain's model-level steps (FLOPs per token)
+#: used values in dependency order: the preset-backed inputs (sharing their input's key), those
+#: that default to another input (depreciation years: the life), the model's architecture, and
+#: the chain's model-level steps (FLOPs per token)
 USED = (
     *(_used_input(i) for i in chain.SCENARIO_INPUTS if i.default == chain.PRESET),
+    *(Quantity(i.key, i.label, i.unit, "used", f'=IF(<{i.key}>="",[{i.default.key}],<{i.key}>)')
+      for i in chain.SCENARIO_INPUTS if isinstance(i.default, chain.Like)),
     *(_arch(i) for i in chain.INPUTS if i.scope in ("model", "system_preset")),
     *(Quantity(s.key, s.label, s.unit, "used", chain.formula(s.key, lambda n: f"[{n}]"))
       for s in chain.STEPS if s.level == "model"),
@@ -76,16 +81,69 @@ USED = (
 PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
 
 def results() -> tuple[Quantity, ...]:
-    """The chain's scenario-level steps that its outputs need, one column each."""
+    """The chain's scenario-level steps that its outputs need, one column each (the steps that
+    read the per-year cash-flow table included: :class:`Layout` gives them their year cells)."""
     return tuple(Quantity(s.key, s.label, s.unit, "result", _guarded(s.key))
-                 for s in chain.closure(list(chain.outputs()))
-                 if s.level == "scenario" and not chain.reads_year_table(s.key))
+                 for s in _result_steps())
 
 
-def _guarded(key: str) -> str:
+def _result_steps() -> list[chain.Step]:
+    return [s for s in chain.closure(list(chain.outputs())) if s.level == "scenario"]
+
+
+#: the per-year cash-flow columns a row needs cells for (the others are inlined)
+YEAR_COLUMNS = tuple(chain.year_cells_needed([s.key for s in _result_steps()]))
+#: years 0..LAST_YEAR: the longest cash-flow table (whole years of life)
+LAST_YEAR = decisions.MAX_LIFE
+
+
+def cash_flow_years(inputs) -> int:
+    """The last year a block's cash-flow table needs: the longest life or depreciation of its
+    rows (``inputs`` as for :func:`udfs.scenario.evaluate`), rounded up into [1, LAST_YEAR].
+
+    >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4, "life_years": [4, 6.5]})
+    7
+    """
+    from udfs import scenario
+
+    used = scenario.used_inputs(inputs)
+    longest = max(float(np.max(used[k])) for k in ("life_years", "depreciation_years"))
+    return int(min(LAST_YEAR, max(1, math.ceil(longest))))
+
+
+def year_key(column: str, year: int) -> str:
+    """The column key of one year's cell of a per-year quantity: ``net_y3``."""
+    return f"{column}_y{year}"
+
+
+def _year_ref(last: int, year: int | None = None):
+    """The chain's per-year references for a row whose years 0..``last`` have cells."""
+    def ref(column: str, spec: str) -> str | None:
+        if column == "year":
+            return str(year)
+        if column not in YEAR_COLUMNS:
+            return None  # inlined
+        if spec == "":
+            return f"[{year_key(column, year)}]"
+        if spec == "prev":
+            return "0" if year == 0 else f"[{year_key(column, year - 1)}]"
+        lo, _, hi = spec.partition(":")
+        hi = str(last) if hi == "last" else hi
+        cells = f"[{year_key(column, int(lo))}]"
+        return cells if not hi else f"{cells}:[{year_key(column, int(hi))}]"
+    return ref
+
+
+def _guarded(key: str, last: int = LAST_YEAR) -> str:
     """The step's formula, empty with the reason in rows where an optional input (the rent) is
-    blank."""
-    text = chain.formula(key, lambda n: f"[{n}]")
+    blank; a step that reads the cash-flow table also says so where the life or depreciation is
+    not whole years 1..``last`` (the years the row has cells for)."""
+    text = chain.formula(key, lambda n: f"[{n}]", year=_year_ref(last))
+    if chain.reads_year_table(key):
+        whole = ",".join(f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}"
+                         for n in ("life_years", "depreciation_years"))
+        text = (f'=IF(OR({whole}),"cash flows need whole life and depreciation years 1..{last}",'
+                f"{text[1:]})")
     needs = chain.optional_inputs_of(key)
     if not needs:
         return text
@@ -124,10 +182,14 @@ class Layout:
         The 1-based column of the first varying input.
     checks : bool
         Add the TCO_ cross-check columns.
+    last_year : int
+        The cash-flow table has cells for years 0..``last_year`` (the longest whole life of the
+        block's rows; years after a row's life are 0). A row whose life is longer, or not whole,
+        says so in its NPV, IRR and payback cells instead of computing a wrong number.
     """
 
     def __init__(self, varying: Sequence[str], inp: str, use: str, *, first_col: int,
-                 checks: bool = False) -> None:
+                 checks: bool = False, last_year: int = LAST_YEAR) -> None:
         unknown = [k for k in varying if k not in INPUTS]
         if unknown:
             raise ValueError(f"not scenario inputs: {unknown}")
@@ -144,8 +206,19 @@ class Layout:
                 self.used_columns.append(q)
             else:
                 self.constants.append(q)
+        if not 1 <= last_year <= LAST_YEAR or last_year != int(last_year):
+            raise ValueError(f"last_year must be a whole number in [1, {LAST_YEAR}], got "
+                             f"{last_year!r}")
+        self.last_year = int(last_year)
+        self.results = [Quantity(q.key, q.label, q.unit, q.kind, _guarded(q.key, self.last_year))
+                        for q in results()]
+        self.year_columns = [
+            Quantity(year_key(c, y), f"{chain.year_step(c).label}, year {y}",
+                     "years" if c == "payback_point" else "USD", "year",
+                     chain.formula(c, lambda n: f"[{n}]", year=_year_ref(self.last_year, y)))
+            for c in YEAR_COLUMNS for y in range(self.last_year + 1)]
         self.columns: list[Quantity] = [INPUTS[k] for k in self.varying] + self.used_columns \
-            + list(results()) + (list(CHECKS) if checks else [])
+            + self.results + (list(CHECKS) if checks else []) + self.year_columns
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}
 
     def letter(self, key: str) -> str:
@@ -168,5 +241,5 @@ class Layout:
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""
-        q = next(q for q in (*USED, *results(), *CHECKS) if q.key == key)
+        q = next(q for q in (*USED, *self.results, *CHECKS, *self.year_columns) if q.key == key)
         return self.expand(q.formula)

@@ -32,7 +32,9 @@ from workbook.xlsx.validation import validate_range
 SHEET = "Scenarios"
 HEAD_ROW = 4  # headings; keys on the next row, data after
 GROUPS = {"input": "inputs", "used": "values used", "result": "results",
-          "check": "TCO_ functions (need the add-in in Excel) vs native formulas"}
+          "check": "TCO_ functions (need the add-in in Excel) vs native formulas",
+          "year": "cash flow per year of owning one GPU and renting it out (USD; year 0 = "
+                  "purchase; the NPV, IRR and payback columns read these)"}
 
 
 def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: int,
@@ -92,7 +94,8 @@ def row_block(book: BookBuilder, ws, layout: Layout, columns: Mapping[str, objec
         styles.header_row(ws, head_row, [f"{label} ({unit})" if unit and unit != "key"
                                          else label], first_col=col)
         ws.cell(row=head_row + 1, column=col, value=key).font = styles.KEY_FONT
-        styles.widths(ws, {col: 9 if col == 1 else 14 if kind != "check" else 16})
+        styles.widths(ws, {col: 9 if col == 1 else 16 if kind == "check" else 12
+                           if kind == "year" else 14})
         letter = get_column_letter(col)
         book.define(f"{prefix}{key}", ws, f"${letter}${first}:${letter}${first + n - 1}")
     ws.row_dimensions[head_row].height = 45

@@ -3,8 +3,10 @@
 Each driver is moved down and up by its swing, a fraction of its base value (PUE: of its
 overhead above 1, see ``scenario_spec.FLOORS``), with every other input at the base scenario
 (Inputs: ``base_*``). The table gives the low and high values, the cost per Mtok at each and the
-change from the base; the bar chart shows those changes, largest range on top (the order is
-computed when the file is written). Below it, the *cases* block runs the whole chain once per
+change from the base, and beside them the NPV and IRR of owning one GPU and renting it out at
+each (they need the rent; life and depreciation move in whole years); the bar chart shows the
+changes of the cost per Mtok, largest range on top (the order is computed when the file is
+written). Below it, the *cases* block runs the whole chain once per
 case (base, then each driver low and high), so every number is a formula.
 """
 
@@ -14,7 +16,7 @@ import numpy as np
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Border, PatternFill
 
-from udfs import scenario
+from udfs import ranges, scenario
 from workbook.scenarios.layout import INPUTS, Layout
 from workbook.scenarios.rows import row_block, write_all
 from workbook.scenarios.spec import FLOORS, Spec
@@ -24,7 +26,10 @@ from workbook.xlsx.book import BookBuilder
 SHEET = "Sensitivity"
 TABLE_ROW = 5  # header of the tornado table
 HEADINGS = ["driver", "", "unit", "base value", "swing", "floor", "low value", "high value",
-            "$/Mtok at low", "$/Mtok at high", "change at low", "change at high"]
+            "$/Mtok at low", "$/Mtok at high", "change at low", "change at high",
+            "NPV at low ($/GPU)", "NPV at high ($/GPU)", "IRR at low", "IRR at high"]
+#: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
+DECISIONS = (("npv_usd_per_gpu", "USD", 13), ("irr", "1/year", 15))
 
 
 def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, float]]:
@@ -62,10 +67,11 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
         styles.style_lookup(ws.cell(row=r, column=4, value=f"={base.ref(d)}"), q.unit)
         styles.style_input(ws.cell(row=r, column=5, value=spec.swing(d)), "fraction")
         ws.cell(row=r, column=6, value=FLOORS.get(d, 0.0))
-        styles.style_formula(ws.cell(row=r, column=7, value=f"=F{r}+(D{r}-F{r})*(1-E{r})"),
-                             q.unit)
-        styles.style_formula(ws.cell(row=r, column=8, value=f"=F{r}+(D{r}-F{r})*(1+E{r})"),
-                             q.unit)
+        for col, sign in ((7, "-"), (8, "+")):
+            moved = f"F{r}+(D{r}-F{r})*(1{sign}E{r})"
+            if d in ranges.WHOLE_YEARS:  # moved in whole years, at least one
+                moved = f"MAX(1,ROUND({moved},0))"
+            styles.style_formula(ws.cell(row=r, column=col, value="=" + moved), q.unit)
         low_row, high_row = first_case + 1 + 2 * i, first_case + 2 + 2 * i
         for col, case_row in ((9, low_row), (10, high_row)):
             styles.style_formula(ws.cell(row=r, column=col, value=f"={mtok}{case_row}"),
@@ -73,6 +79,11 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
         for col, src in ((11, "I"), (12, "J")):
             styles.style_formula(ws.cell(row=r, column=col,
                                          value=f"={src}{r}-sens_base_usd_per_mtok"), "USD/Mtok")
+        for key, unit, first_col in DECISIONS:
+            letter = layout.letter(key)
+            for col, case_row in ((first_col, low_row), (first_col + 1, high_row)):
+                styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"),
+                                     unit)
     base_row = TABLE_ROW + k + 2
     ws.cell(row=base_row, column=2, value="Base scenario: cost per million tokens").font = \
         styles.BOLD
@@ -100,7 +111,7 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
             cell = ws.cell(row=first + i, column=layout.col[d], value=f"=${src}${rows[d]}")
             styles.style_formula(cell, INPUTS[d].unit)
             cell.fill, cell.border = PatternFill(), Border()
-    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 13)}})
+    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 17)}})
     ws.freeze_panes = "A6"
     styles.page_setup(ws, one_page=False)
     return cases
@@ -124,4 +135,4 @@ def _chart(ws, k: int) -> None:
     chart.y_axis.majorGridlines = None
     chart.legend.position = "b"
     chart.height, chart.width = 7.5 + 0.4 * k, 18
-    ws.add_chart(chart, "N4")
+    ws.add_chart(chart, "R4")

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from udfs import presets, sampling, scenario
+from udfs import presets, ranges, sampling, scenario
 from udfs.compute import CONVENTIONS
 from udfs.errors import GputcoError, UnknownNameError
 
@@ -80,8 +80,11 @@ class MonteCarlo:
     def sample(self) -> dict[str, np.ndarray]:
         """The draws of every random input, from ``numpy.random.default_rng(seed)`` in SPEC order."""
         rng = np.random.default_rng(self.seed)
-        return {name: sampling.draw(dist, params, self.draws, rng)
-                for name, (dist, params) in self.dists.items()}
+        out = {name: sampling.draw(dist, params, self.draws, rng)
+               for name, (dist, params) in self.dists.items()}
+        for name in set(out) & set(ranges.WHOLE_YEARS):  # whole years, at least one
+            out[name] = np.maximum(1.0, np.floor(out[name] + 0.5))
+        return out
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,16 @@ class Spec:
         for d in self.drivers:
             b = float(used[d][0])
             s, f = self.swing(d), FLOORS.get(d, 0.0)
-            out.append((d, b, f + (b - f) * (1 - s), f + (b - f) * (1 + s)))
+            lo, hi = f + (b - f) * (1 - s), f + (b - f) * (1 + s)
+            if d in ranges.WHOLE_YEARS:  # whole years, at least one (as the sheet's ROUND)
+                lo, hi = max(1.0, _round_half_up(lo)), max(1.0, _round_half_up(hi))
+            out.append((d, b, lo, hi))
         return out
+
+
+def _round_half_up(x: float) -> float:
+    """Excel's ROUND(x, 0) for x >= 0 (halves away from zero; Python's round() goes to even)."""
+    return float(math.floor(x + 0.5))
 
 
 def load_spec(path: str | Path) -> Spec:
