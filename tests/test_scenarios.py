@@ -332,6 +332,12 @@ def test_inputs_sheet_names_every_input_the_rows_read(written):
     assert wb.calculation.fullCalcOnLoad
 
 
+#: functions Excel stores as ``_xlfn.NAME`` (Microsoft Support, "Issue: An _xlfn. prefix is
+#: displayed in front of a formula": the functions added after Excel 2007), those gputco may write
+NEEDS_XLFN = {"AGGREGATE", "MINIFS", "MAXIFS", "IFS", "SWITCH", "CONCAT", "TEXTJOIN", "IFNA",
+              "XLOOKUP", "XMATCH", "PERCENTILE.INC", "STDEV.S", "FORMULATEXT", "DAYS"}
+
+
 def test_formulas_use_functions_excel_and_libreoffice_74_know(written):
     _spec, path, _ = written
     wb = load(path, data_only=False)
@@ -343,4 +349,8 @@ def test_formulas_use_functions_excel_and_libreoffice_74_know(written):
                 if isinstance(text, str) and text.startswith("="):
                     for f in re.findall(r"(?<![\w.])([A-Z][A-Z0-9_.]*)\(", text.replace("_xlfn.", "")):
                         assert f in known, (ws.title, c.coordinate, f)
+                    # functions newer than Excel 2007 are stored with the _xlfn. prefix, else
+                    # Excel and LibreOffice read an unknown name (#NAME?)
+                    for f in re.findall(r"(?<![\w.])([A-Z][A-Z0-9_.]*)\(", text):
+                        assert f not in NEEDS_XLFN, (ws.title, c.coordinate, f)
                     assert "XLOOKUP" not in text and "LET(" not in text

@@ -81,9 +81,9 @@ def build(book: BookBuilder, mc: MonteCarlo, base: Layout,
             letter = "DEF"[i]
             styles.style_formula(ws.cell(row=row, column=col, value=_stat(
                 key, f"PERCENTILE(mc_{key},{letter}${k_row})",
-                f"AGGREGATE(16,6,mc_{key},{letter}${k_row})")), q.unit)
+                f"_xlfn.AGGREGATE(16,6,mc_{key},{letter}${k_row})")), q.unit)
         styles.style_formula(ws.cell(row=row, column=7, value=_stat(
-            key, f"AVERAGE(mc_{key})", f"AGGREGATE(1,6,mc_{key})")), q.unit)
+            key, f"AVERAGE(mc_{key})", f"_xlfn.AGGREGATE(1,6,mc_{key})")), q.unit)
         if key in ("tco_usd_per_gpu_hour", "usd_per_mtok"):
             for col in range(4, 8):
                 ws.cell(row=row, column=col).font = styles.BOLD
