@@ -132,7 +132,7 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
     deadline = None if timeout_s is None else start + timeout_s
     evaluation = _evaluate(src, functions, timeout_s, "stored" if engine != "gputco" else
                            unsupported, limits, now)
-    outcome = complete(evaluation, engine, deadline)
+    outcome = complete(evaluation, engine, deadline, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
         err = UnsupportedFunctionError(evaluation.unsupported)
         err.args = (" ".join([err.args[0], *outcome.notes]),)

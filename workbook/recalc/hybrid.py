@@ -55,8 +55,13 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # why it did not run, or what it could not do
 
 
-def complete(evaluation: Evaluation, engine: str, deadline: float | None) -> Outcome:
-    """Screen the workbook and let LibreOffice compute the cells ``engine`` gives it."""
+def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
+             all_or_nothing: bool = False) -> Outcome:
+    """Screen the workbook and let LibreOffice compute the cells ``engine`` gives it.
+
+    ``all_or_nothing``: do not start LibreOffice when some unsupported cells would stay
+    uncomputed anyway (the caller then raises, naming them).
+    """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     findings = screen(evaluation.package, evaluation.groups)
@@ -65,6 +70,16 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None) -> Out
         return outcome
     targets = choose(evaluation, engine)
     if not targets:
+        return outcome
+    if all_or_nothing and not evaluation.skipped <= targets:
+        names = {f"{s}!{cell_name(r, c)}" for s, r, c in targets}
+        outcome.notes.append(f"LibreOffice not started: it would compute {len(targets)} cells "
+                             "but not the ones named")
+        for func in list(evaluation.unsupported):  # name only what LibreOffice cannot compute
+            evaluation.unsupported[func] = [c for c in evaluation.unsupported[func]
+                                            if c.upper() not in names]
+            if not evaluation.unsupported[func]:
+                del evaluation.unsupported[func]
         return outcome
     if findings:
         if engine == "libreoffice":
