@@ -2,8 +2,9 @@
 
 Headless recalculation of any .xlsx: fills the cached value of every formula cell (Excel built-ins
 and gputco's TCO_ functions; with the default ``--engine auto``, LibreOffice computes the cells the
-engine cannot) while leaving everything else in the file as it was. ``--check`` writes nothing: it prints every cell
-whose stored value differs from the recalculated one and exits 1 when any does.
+engine cannot) while leaving everything else in the file as it was. ``--check`` writes nothing:
+it prints every cell whose stored value differs from the recalculated one and exits 1 when any
+does.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ stored), :func:`complete` picks the cells LibreOffice should compute and fills i
 - ``"libreoffice"``: every formula cell.
 
 Volatile cells (NOW, TODAY, RAND, RANDBETWEEN, INFO, CELL) and the cells depending on them are
-never taken from LibreOffice, which would use its own clock, random numbers or environment.
+never taken from LibreOffice, which would use its own clock, random numbers or environment; nor
+are cells that reach outside (:data:`.screen.OUTSIDE`) and their dependents.
 The workbook is screened first (:mod:`.screen`); a workbook that reaches outside is never handed
 over. LibreOffice opens a copy in a temporary folder, with the gputco add-in in a private
 profile (so ``TCO_`` cells compute) that recalculates every formula on load, and saves it as
@@ -35,11 +36,12 @@ from .functions.subtotal import calls
 from .package import open_package
 from .plan import order
 from .refs import MAX_ROW, cell_name
-from .screen import OutsideReachError, describe, screen
+from .screen import EXTERNAL_REF, OUTSIDE, OutsideReachError, describe, screen
 
 ENGINES = ("auto", "gputco", "libreoffice")
 #: functions whose value depends on when or where they run: never taken from LibreOffice
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
+NEVER_LO = OUTSIDE | {EXTERNAL_REF}  # (the screen keeps such workbooks from LibreOffice anyway)
 #: LibreOffice's time limit when the caller set none (seconds)
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -68,8 +70,14 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
     outcome = Outcome(screened=[str(f) for f in findings])
     if engine == "gputco":
         return outcome
+    if findings and engine == "libreoffice":
+        raise OutsideReachError(findings)
     targets = choose(evaluation, engine)
     if not targets:
+        return outcome
+    if findings:
+        outcome.notes.append(f"LibreOffice not used for {len(targets)} cells the engine cannot "
+                             f"compute: the workbook reaches outside ({describe(findings)})")
         return outcome
     if all_or_nothing and not evaluation.skipped <= targets:
         names = {f"{s}!{cell_name(r, c)}" for s, r, c in targets}
@@ -80,12 +88,6 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
                                             if c.upper() not in names]
             if not evaluation.unsupported[func]:
                 del evaluation.unsupported[func]
-        return outcome
-    if findings:
-        if engine == "libreoffice":
-            raise OutsideReachError(findings)
-        outcome.notes.append(f"LibreOffice not used for {len(targets)} cells the engine cannot "
-                             f"compute: the workbook reaches outside ({describe(findings)})")
         return outcome
     from workbook.soffice import process
 
@@ -114,7 +116,7 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
     for g in evaluation.groups:
         rows = range(g.r0, g.r1 + 1)
         key = g.sheet.upper()
-        if VOLATILE.intersection(calls(g.compiled.node)):
+        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO:
             volatile.update((key, r, g.col) for r in rows)
         elif engine == "libreoffice":
             seeds.update((key, r, g.col) for r in rows)
