@@ -208,3 +208,19 @@ def test_bad_engine_is_named(tmp_path):
     with pytest.raises(ValueError, match="engine must be one of auto, gputco, libreoffice, "
                                          "not 'excel'"):
         recalc_file(src, check=True, engine="excel")
+
+
+def test_formulas_filling_several_cells_are_not_taken_from_libreoffice(tmp_path):
+    """Their other cells hold plain values the writer does not replace: the master's value from
+    LibreOffice would disagree with them, so they stay named (with their dependents)."""
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["A2"], ws["A3"] = 1, 2, 3
+    ws["B1"] = ArrayFormula("B1:B3", "=ERF(A1:A3)")
+    ws["C1"] = "=B1+1"
+    ws["D1"] = "=ERF(1)"
+    wb.save(tmp_path / "array.xlsx")
+    evaluation = evaluate_package(open_package(tmp_path / "array.xlsx"), unsupported="stored")
+    assert choose(evaluation, "auto") == {("SHEET", 1, 4)}

@@ -10,7 +10,8 @@ stored), :func:`complete` picks the cells LibreOffice should compute and fills i
 
 Volatile cells (NOW, TODAY, RAND, RANDBETWEEN, INFO, CELL) and the cells depending on them are
 never taken from LibreOffice, which would use its own clock, random numbers or environment; nor
-are cells that reach outside (:data:`.screen.OUTSIDE`) and their dependents.
+are cells that reach outside (:data:`.screen.OUTSIDE`), multi-cell array formulas and data tables,
+and the cells depending on them.
 The workbook is screened first (:mod:`.screen`); a workbook that reaches outside is never handed
 over. LibreOffice opens a copy in a temporary folder, with the gputco add-in in a private
 profile (so ``TCO_`` cells compute) that recalculates every formula on load, and saves it as
@@ -41,7 +42,10 @@ from .screen import EXTERNAL_REF, OUTSIDE, OutsideReachError, describe, screen
 ENGINES = ("auto", "gputco", "libreoffice")
 #: functions whose value depends on when or where they run: never taken from LibreOffice
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
-NEVER_LO = OUTSIDE | {EXTERNAL_REF}  # (the screen keeps such workbooks from LibreOffice anyway)
+#: never taken from LibreOffice: what reaches outside (the screen keeps such workbooks from it
+#: anyway), and formulas filling several cells, whose other cells hold plain values the writer
+#: does not replace (so the master's value alone would disagree with them)
+NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[array formula over several cells]", "[data table]"}
 #: LibreOffice's time limit when the caller set none (seconds)
 DEFAULT_TIMEOUT_S = 300.0
 
