@@ -224,3 +224,20 @@ def test_formulas_filling_several_cells_are_not_taken_from_libreoffice(tmp_path)
     wb.save(tmp_path / "array.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "array.xlsx"), unsupported="stored")
     assert choose(evaluation, "auto") == {("SHEET", 1, 4)}
+
+
+def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
+    from workbook.soffice import session
+
+    def broken(*args, **kwargs):
+        raise process.LibreOfficeError("soffice failed to convert mixed.xlsx to xlsx (exit 81)")
+
+    monkeypatch.setattr(process, "soffice", lambda: "/usr/bin/soffice")
+    monkeypatch.setattr(session, "convert", broken)
+    src = mixed_book(tmp_path / "mixed.xlsx")
+    report = recalc_file(src, check=True, unsupported="stored")
+    assert report.unsupported == {"ERF": ["Model!C1"]}
+    assert report.notes == ["LibreOffice failed, so 4 cells the engine cannot compute were not "
+                            "computed: soffice failed to convert mixed.xlsx to xlsx (exit 81)"]
+    with pytest.raises(process.LibreOfficeError, match="exit 81"):
+        recalc_file(src, check=True, engine="libreoffice")

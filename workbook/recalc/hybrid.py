@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .engine import Evaluation
+from .errors import RecalcError
 from .functions.dynamic import DYNAMIC
 from .functions.subtotal import calls
 from .package import open_package
@@ -103,8 +104,15 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
                              f"{len(targets)} cells the engine cannot compute were not computed")
         return outcome
     timeout = DEFAULT_TIMEOUT_S if deadline is None else max(1.0, deadline - time.perf_counter())
-    values = libreoffice_values(evaluation.package.path, targets, evaluation.package.limits,
-                                timeout)
+    try:
+        values = libreoffice_values(evaluation.package.path, targets, evaluation.package.limits,
+                                    timeout)
+    except (process.LibreOfficeError, RecalcError) as err:
+        if engine == "libreoffice":
+            raise
+        outcome.notes.append(f"LibreOffice failed, so {len(targets)} cells the engine cannot "
+                             f"compute were not computed: {err}")
+        return outcome
     outcome.cells, failed = apply(evaluation, targets, values)
     if failed:
         outcome.notes.append(f"LibreOffice could not compute {len(failed)} cells either "
