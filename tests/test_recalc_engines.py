@@ -81,8 +81,8 @@ def test_gputco_engine_writes_the_same_file_as_before(tmp_path, no_process):
     assert (tmp_path / "g.xlsx").read_bytes() == (tmp_path / "a.xlsx").read_bytes()
     assert report.unsupported == {"ERF": ["Model!C1"]}
     assert report.notes == ["LibreOffice is not installed (apt-get install "
-                            "libreoffice-calc-nogui): 4 cells the engine cannot compute were "
-                            "not computed"]
+                            "libreoffice-calc-nogui), so it did not compute 4 cells (the engine "
+                            "cannot compute them, or they depend on such cells)"]
     assert "gputco computed 10, LibreOffice 0" in report.summary()
 
 
@@ -137,8 +137,9 @@ def test_the_screen_refuses_webservice_before_libreoffice_starts(tmp_path, no_pr
         recalc_file(src, tmp_path / "out.xlsx", engine="libreoffice")
     report = recalc_file(src, tmp_path / "out.xlsx", unsupported="stored")
     assert report.screened == ["WEBSERVICE (Sheet!A1)"]
-    assert report.notes == ["LibreOffice not used for 1 cells the engine cannot compute: the "
-                            "workbook reaches outside (WEBSERVICE (Sheet!A1))"]
+    assert report.notes == ["LibreOffice not used for 1 cells (the engine cannot compute them, "
+                            "or they depend on such cells): the workbook reaches outside "
+                            "(WEBSERVICE (Sheet!A1))"]
     assert report.unsupported == {"ERF": ["Sheet!A2"], "WEBSERVICE": ["Sheet!A1"]}
     assert report.by_engine == {"gputco": 0, "libreoffice": 0}
     assert not no_process, "soffice never started"
@@ -237,7 +238,8 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
     src = mixed_book(tmp_path / "mixed.xlsx")
     report = recalc_file(src, check=True, unsupported="stored")
     assert report.unsupported == {"ERF": ["Model!C1"]}
-    assert report.notes == ["LibreOffice failed, so 4 cells the engine cannot compute were not "
-                            "computed: soffice failed to convert mixed.xlsx to xlsx (exit 81)"]
+    assert report.notes == ["LibreOffice failed, so it did not compute 4 cells (the engine cannot "
+                            "compute them, or they depend on such cells): soffice failed to "
+                            "convert mixed.xlsx to xlsx (exit 81)"]
     with pytest.raises(process.LibreOfficeError, match="exit 81"):
         recalc_file(src, check=True, engine="libreoffice")

@@ -80,9 +80,10 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
     targets = choose(evaluation, engine)
     if not targets:
         return outcome
+    which = f"{len(targets)} cells (the engine cannot compute them, or they depend on such cells)"
     if findings:
-        outcome.notes.append(f"LibreOffice not used for {len(targets)} cells the engine cannot "
-                             f"compute: the workbook reaches outside ({describe(findings)})")
+        outcome.notes.append(f"LibreOffice not used for {which}: the workbook reaches outside "
+                             f"({describe(findings)})")
         return outcome
     if all_or_nothing and not evaluation.skipped <= targets:
         names = {f"{s}!{cell_name(r, c)}" for s, r, c in targets}
@@ -100,8 +101,8 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
         if engine == "libreoffice":
             raise process.LibreOfficeError(
                 f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
-        outcome.notes.append(f"LibreOffice is not installed ({process.INSTALL_HINT}): "
-                             f"{len(targets)} cells the engine cannot compute were not computed")
+        outcome.notes.append(f"LibreOffice is not installed ({process.INSTALL_HINT}), so it did "
+                             f"not compute {which}")
         return outcome
     timeout = DEFAULT_TIMEOUT_S if deadline is None else max(1.0, deadline - time.perf_counter())
     try:
@@ -110,8 +111,7 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
     except (process.LibreOfficeError, RecalcError) as err:
         if engine == "libreoffice":
             raise
-        outcome.notes.append(f"LibreOffice failed, so {len(targets)} cells the engine cannot "
-                             f"compute were not computed: {err}")
+        outcome.notes.append(f"LibreOffice failed, so it did not compute {which}: {err}")
         return outcome
     outcome.cells, failed = apply(evaluation, targets, values)
     if failed:
