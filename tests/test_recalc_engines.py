@@ -182,6 +182,8 @@ def test_the_screen_finds_parts_and_formulas_outside_cells(tmp_path):
         z.writestr("xl/externalLinks/externalLink2.xml", b"<externalLink><ddeLink "
                    b'ddeService="cmd" ddeTopic="/c calc"/></externalLink>')
         z.writestr("xl/charts/chart1.xml", b"<c:f>RTD(\"srv\",,\"x\")</c:f>")
+        z.writestr("xl/styles.xml", b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY e SYSTEM '
+                   b'"file:///etc/passwd">]><styleSheet>&e;</styleSheet>')
         z.writestr("xl/_rels/workbook.xml.rels", b'<Relationships xmlns="http://schemas.'
                    b'openxmlformats.org/package/2006/relationships"><Relationship Id="r1" '
                    b'Type="http://x/hyperlink" Target="http://a" TargetMode="External"/>'
@@ -192,6 +194,7 @@ def test_the_screen_finds_parts_and_formulas_outside_cells(tmp_path):
     assert found == [
         "RTD (xl/charts/chart1.xml)",
         "data connection (xl/connections.xml)",
+        "document type declaration (DTD: entities, external files) (xl/styles.xml)",
         "external link (DDE) (xl/externalLinks/externalLink2.xml)",
         "link (image) to 'http://b/i.png' (xl/_rels/workbook.xml.rels)",
         "macros (VBA project) (xl/vbaProject.bin)",

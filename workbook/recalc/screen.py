@@ -12,7 +12,9 @@ any finding is never handed over. What is screened:
 - parts: external links (``xl/externalLinks/``, including DDE and OLE links), data connections
   (``xl/connections.xml``, query tables), macros (``vbaProject.bin``), ActiveX controls;
 - relationships to anything outside the package (``TargetMode="External"``) other than
-  hyperlinks (a hyperlink is only followed when someone clicks it).
+  hyperlinks (a hyperlink is only followed when someone clicks it);
+- a document type declaration in any XML part (entities can name outside files; the engine's
+  own reader refuses them in the parts it reads, LibreOffice would read all the others).
 
 HYPERLINK is harmless (it returns its text; nothing is opened) and is not screened.
 """
@@ -115,6 +117,9 @@ def screen_parts(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) -
     and pivot caches' formulas."""
     out = []
     for name in zf.namelist():
+        if name.lower().endswith((".xml", ".rels", ".vml")) and _doctype(zf, name):
+            out.append(Finding("document type declaration (DTD: entities, external files)",
+                               name))
         for pattern, what in _PARTS:
             if pattern.search(name):
                 out.append(Finding(what + _link_kind(zf, name, limits), name))
@@ -124,6 +129,12 @@ def screen_parts(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) -
             for func in _calls_outside_cells(lim.read_member(zf, name, limits)):
                 out.append(Finding(func, name))
     return out
+
+
+def _doctype(zf: zipfile.ZipFile, name: str) -> bool:
+    """Whether a part declares a document type (which must come before its root element)."""
+    with zf.open(name) as fh:
+        return b"<!DOCTYPE" in fh.read(4096).upper()
 
 
 def _link_kind(zf, name: str, limits) -> str:
