@@ -20,8 +20,8 @@ from openpyxl.workbook.external_link.external import ExternalBook, ExternalLink
 
 from workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
 from workbook.recalc.engine import evaluate_package
-from workbook.recalc.hybrid import choose
 from workbook.recalc.package import open_package
+from workbook.recalc.reach import choose
 from workbook.recalc.screen import called, screen_parts
 from workbook.soffice import process
 

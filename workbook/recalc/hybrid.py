@@ -1,29 +1,20 @@
 """LibreOffice for the cells the engine cannot compute: ``recalc_file(engine="auto"|"libreoffice")``.
 
 After gputco's engine has evaluated a workbook (cells using unsupported functions kept as
-stored), :func:`complete` picks the cells LibreOffice should compute and fills in its values:
-
-- ``"auto"``: the cells the engine left unsupported, and every cell depending on them (found
-  through the formulas' references in evaluation order; a formula with OFFSET or INDIRECT, whose
-  references are known only when it runs, is taken as depending on them);
-- ``"libreoffice"``: every formula cell.
-
-Volatile cells (NOW, TODAY, RAND, RANDBETWEEN, INFO, CELL) and the cells depending on them are
-never taken from LibreOffice, which would use its own clock, random numbers or environment; nor
-are cells that reach outside (:data:`.screen.OUTSIDE`), multi-cell array formulas and data tables,
-and the cells depending on them.
-The workbook is screened first (:mod:`.screen`); a workbook that reaches outside is never handed
-over. LibreOffice opens a copy in a temporary folder, with the gputco add-in in a private
-profile (so ``TCO_`` cells compute) that recalculates every formula on load, and saves it as
-.xlsx; the chosen cells' values are read from that file into the evaluation, so the writer patches
-them into the original file like the engine's own values. A cell LibreOffice cannot compute
-either (``#NAME?`` where the file stored something else: a function LibreOffice lacks) keeps what
-the engine gave it, or its stored value and its place in ``report.unsupported``.
+stored), :func:`complete` screens it (:mod:`.screen`), picks the cells LibreOffice should compute
+(:mod:`.reach`: for ``"auto"`` the cells the engine left unsupported and every cell depending on
+them, for ``"libreoffice"`` every formula cell; never volatile ones) and fills in its values.
+A workbook that reaches outside is never handed over. LibreOffice opens a copy in a temporary
+folder, with the gputco add-in in a private profile (so ``TCO_`` cells compute) that recalculates
+every formula on load, and saves it as .xlsx; the chosen cells' values are read from that file
+into the evaluation, so the writer patches them into the original file like the engine's own
+values. A cell LibreOffice cannot compute either (``#NAME?`` where the file stored something else:
+a function LibreOffice lacks) keeps what the engine gave it, or its stored value and its place in
+``report.unsupported``.
 """
 
 from __future__ import annotations
 
-import bisect
 import shutil
 import tempfile
 import time
@@ -33,24 +24,14 @@ from pathlib import Path
 
 from .engine import Evaluation
 from .errors import RecalcError
-from .functions.dynamic import DYNAMIC
-from .functions.subtotal import calls
 from .package import open_package
-from .plan import order
-from .refs import MAX_ROW, cell_name
-from .screen import EXTERNAL_REF, OUTSIDE, OutsideReachError, describe, screen
+from .reach import Cell, choose
+from .refs import cell_name
+from .screen import OutsideReachError, describe, screen
 
 ENGINES = ("auto", "gputco", "libreoffice")
-#: functions whose value depends on when or where they run: never taken from LibreOffice
-VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
-#: never taken from LibreOffice: what reaches outside (the screen keeps such workbooks from it
-#: anyway), and formulas filling several cells, whose other cells hold plain values the writer
-#: does not replace (so the master's value alone would disagree with them)
-NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[array formula over several cells]", "[data table]"}
 #: LibreOffice's time limit when the caller set none (seconds)
 DEFAULT_TIMEOUT_S = 300.0
-
-Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
 
 
 @dataclass
@@ -119,69 +100,6 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
                              f"(#NAME?): {', '.join(failed[:6])}"
                              + (f" and {len(failed) - 6} more" if len(failed) > 6 else ""))
     return outcome
-
-
-def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
-    """The formula cells LibreOffice should compute for ``engine`` ("auto" or "libreoffice")."""
-    volatile: set[Cell] = set()
-    seeds: set[Cell] = set()
-    for g in evaluation.groups:
-        rows = range(g.r0, g.r1 + 1)
-        key = g.sheet.upper()
-        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO:
-            volatile.update((key, r, g.col) for r in rows)
-        elif engine == "libreoffice":
-            seeds.update((key, r, g.col) for r in rows)
-        else:
-            seeds.update(c for c in ((key, r, g.col) for r in rows) if c in evaluation.skipped)
-    if not seeds:
-        return set()
-    units = order(evaluation.groups)
-    return dependents(units, seeds) - dependents(units, volatile)
-
-
-def dependents(units, seeds: set[Cell]) -> set[Cell]:
-    """``seeds`` and every formula cell that depends on one of them, directly or not."""
-    if not seeds:
-        return set()
-    rows_of: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for sheet, r, c in seeds:
-        rows_of[sheet][c].append(r)
-    for cols in rows_of.values():
-        for rows in cols.values():
-            rows.sort()
-    out = set(seeds)
-
-    def hit(sheet: str, top: int, left: int, bottom: int, right: int) -> bool:
-        for col, rows in rows_of.get(sheet, {}).items():
-            if left <= col <= right:
-                i = bisect.bisect_left(rows, top)
-                if i < len(rows) and rows[i] <= bottom:
-                    return True
-        return False
-
-    for unit in units:
-        g = unit.group
-        key = g.sheet.upper()
-        rows = range(g.r0, g.r1 + 1) if unit.row is None else range(unit.row, unit.row + 1)
-        dynamic = bool(DYNAMIC & set(calls(g.compiled.node)))
-        refs = [((ref.sheet or g.sheet).upper(), ref) for ref in g.compiled.refs]
-        if not dynamic and not any(hit(s, *_span(ref, rows, g.col)) for s, ref in refs):
-            continue
-        for r in rows:
-            cell = (key, r, g.col)
-            if cell in out:
-                continue
-            if dynamic or any(hit(s, *ref.rect(r, g.col)) for s, ref in refs):
-                out.add(cell)
-                bisect.insort(rows_of[key][g.col], r)
-    return out
-
-
-def _span(ref, rows: range, col: int) -> tuple[int, int, int, int]:
-    """The rectangle a reference covers over all of ``rows``."""
-    a, b = ref.rect(rows[0], col), ref.rect(rows[-1], col)
-    return max(1, min(a[0], b[0])), a[1], min(MAX_ROW, max(a[2], b[2])), a[3]
 
 
 def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> dict[Cell, object]:
