@@ -246,3 +246,18 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
                             "convert mixed.xlsx to xlsx (exit 81)"]
     with pytest.raises(process.LibreOfficeError, match="exit 81"):
         recalc_file(src, check=True, engine="libreoffice")
+
+
+def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_process, capsys):
+    from addin.cli import main
+
+    src = mixed_book(tmp_path / "mixed.xlsx")
+    assert main(["recalc", str(src), "--check", "--engine", "gputco"]) == 2
+    assert "unsupported functions or features: ERF (in Model!C1)" in capsys.readouterr().err
+    out = tmp_path / "out.xlsx"
+    assert main(["recalc", str(src), "-o", str(out), "--engine", "gputco",
+                 "--keep-unsupported"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert "gputco computed 10;" in line and "LibreOffice" not in line
+    assert "kept stored values for 1 cells with unsupported functions (ERF)" in line
+    assert not no_process
