@@ -261,3 +261,19 @@ def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_proce
     assert "gputco computed 10;" in line and "LibreOffice" not in line
     assert "kept stored values for 1 cells with unsupported functions (ERF)" in line
     assert not no_process
+
+
+def test_a_part_the_screen_cannot_read_keeps_the_workbook_from_libreoffice(tmp_path):
+    """The engine never reads a chart's relationships; the screen does, and a damaged one is a
+    finding (the engine alone still recalculates the workbook as before)."""
+    src = mixed_book(tmp_path / "mixed.xlsx")
+    damaged = tmp_path / "damaged.xlsx"
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(damaged, "w") as zout:
+        for info in zin.infolist():
+            zout.writestr(info, zin.read(info.filename))
+        zout.writestr("xl/charts/_rels/chart1.xml.rels", b"<Relationships><oops")
+    report = recalc_file(damaged, check=True, unsupported="stored", engine="gputco")
+    assert report.unsupported == {"ERF": ["Model!C1"]}
+    assert report.screened == [
+        "part that cannot be read (xl/charts/_rels/chart1.xml.rels is not well-formed XML: "
+        "unclosed token: line 1, column 15) (xl/charts/_rels/chart1.xml.rels)"]

@@ -117,17 +117,25 @@ def screen_parts(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) -
     and pivot caches' formulas."""
     out = []
     for name in zf.namelist():
-        if name.lower().endswith((".xml", ".rels", ".vml")) and _doctype(zf, name):
-            out.append(Finding("document type declaration (DTD: entities, external files)",
-                               name))
-        for pattern, what in _PARTS:
-            if pattern.search(name):
-                out.append(Finding(what + _link_kind(zf, name, limits), name))
-        if name.endswith(".rels"):
-            out += _external_targets(zf, name, limits)
-        elif _FORMULA_PARTS.search(name):
-            for func in _calls_outside_cells(lim.read_member(zf, name, limits)):
-                out.append(Finding(func, name))
+        try:
+            out += _screen_part(zf, name, limits)
+        except (RecalcError, zipfile.BadZipFile, OSError, EOFError) as err:  # damaged: not handed
+            out.append(Finding(f"part that cannot be read ({err})", name))
+    return out
+
+
+def _screen_part(zf: zipfile.ZipFile, name: str, limits: lim.Limits) -> list[Finding]:
+    out = []
+    if name.lower().endswith((".xml", ".rels", ".vml")) and _doctype(zf, name):
+        out.append(Finding("document type declaration (DTD: entities, external files)", name))
+    for pattern, what in _PARTS:
+        if pattern.search(name):
+            out.append(Finding(what + _link_kind(zf, name, limits), name))
+    if name.endswith(".rels"):
+        out += _external_targets(zf, name, limits)
+    elif _FORMULA_PARTS.search(name):
+        out += [Finding(func, name) for func in
+                _calls_outside_cells(lim.read_member(zf, name, limits))]
     return out
 
 
