@@ -107,7 +107,8 @@ def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> d
     from workbook.soffice import session
 
     with tempfile.TemporaryDirectory(prefix="gputco-recalc-lo-") as tmp:
-        copy = Path(tmp) / "in" / Path(src).name
+        suffix = Path(src).suffix.lower()  # a plain name: LibreOffice names its output after it
+        copy = Path(tmp) / "in" / ("book" + (suffix if suffix in (".xlsx", ".xlsm") else ".xlsx"))
         copy.parent.mkdir()
         shutil.copyfile(src, copy)  # LibreOffice never sees (or locks) the original
         made = session.convert(copy, Path(tmp) / "out", "xlsx", timeout=timeout)
