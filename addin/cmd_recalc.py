@@ -1,8 +1,10 @@
-"""`gputco recalc FILE [-o OUT | --in-place] [--check]`: headless recalculation of any .xlsx.
+"""`gputco recalc FILE [-o OUT | --in-place] [--check] [--engine auto|gputco|libreoffice]`.
 
-Fills the cached value of every formula cell (Excel built-ins and gputco's TCO_ functions) while
-leaving everything else in the file as it was. ``--check`` writes nothing: it prints every cell
-whose stored value differs from the recalculated one and exits 1 when any does.
+Headless recalculation of any .xlsx: fills the cached value of every formula cell (Excel built-ins
+and gputco's TCO_ functions; with the default ``--engine auto``, LibreOffice computes the cells the
+engine cannot) while leaving everything else in the file as it was. ``--check`` writes nothing:
+it prints every cell whose stored value differs from the recalculated one and exits 1 when any
+does.
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ def add_parser(sub) -> None:
                    help="evaluate NOW() and TODAY() at TIME (ISO 8601, e.g. 2026-01-31T09:30, "
                    "read as local wall-clock time; 'clock' for the current time); without it, "
                    "cells using them are unsupported, so a recalculation is reproducible")
+    p.add_argument("--engine", choices=("auto", "gputco", "libreoffice"), default="auto",
+                   help="who computes the formulas: gputco's engine, and LibreOffice (when "
+                   "installed) for the cells it cannot (auto, the default); gputco alone "
+                   "(results never depend on what is installed); or LibreOffice for every "
+                   "formula cell. A workbook that reaches outside (WEBSERVICE, external links, "
+                   "DDE, RTD, CALL, macros) is never handed to LibreOffice")
     p.add_argument("--limit", type=int, default=200, metavar="N",
                    help="show at most N mismatching cells (default: %(default)s)")
     p.set_defaults(run=run)
@@ -83,8 +91,10 @@ def run(args: argparse.Namespace) -> int:
     report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
                          timeout_s=args.timeout,
                          unsupported="stored" if args.keep_unsupported else "raise",
-                         now=_now(args.now))
+                         now=_now(args.now), engine=args.engine)
     print(report.summary())
+    for note in report.notes:
+        print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)
     if args.check:

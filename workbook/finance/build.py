@@ -101,7 +101,7 @@ def fill_cached_values(path: str | os.PathLike) -> RecalcReport:
     ``udfs.UDFS``); a function it does not know raises, and so does anything it could not
     evaluate, so a written workbook never lacks a value.
     """
-    report = recalc_file(path, path)
+    report = recalc_file(path, path, engine="gputco")
     if report.problems:
         raise RecalcError("the finance workbook did not recalculate cleanly: "
                           + "; ".join(report.problems[:5]))

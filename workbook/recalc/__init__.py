@@ -10,11 +10,13 @@ Usage::
 
     from workbook.recalc import recalc_file, evaluate_workbook
     report = recalc_file("model.xlsx", "model.filled.xlsx")   # or in_place=True
+    report.by_engine                     # {"gputco": cells, "libreoffice": cells} (engine="auto")
     recalc_file("model.xlsx", check=True).mismatches          # cells whose stored value differs
     evaluate_workbook("model.xlsx")[("Model", "B2")]          # values without writing
 
 Modules, in pipeline order: package (read the zip) -> sheetxml (cells) -> compile (shapes) ->
-plan (groups, order, cycles) -> evaluate + functions (vectorised Excel) -> writer (patch values).
+plan (groups, order, cycles) -> evaluate + functions (vectorised Excel) -> screen + hybrid
+(LibreOffice for the cells the engine cannot compute) -> writer (patch values).
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ from .errors import (
     WorkbookFormatError,
 )
 from .functions import BUILTINS
+from .hybrid import ENGINES, complete
 from .limits import DEFAULT_LIMITS, Limits
 from .package import open_package
 from .refs import cell_name
 from .report import Mismatch, RecalcReport, mismatches
+from .screen import OutsideReachError
 from .values import XlError
 
 __all__ = [
@@ -49,6 +53,7 @@ __all__ = [
     "LimitExceededError",
     "Limits",
     "Mismatch",
+    "OutsideReachError",
     "RecalcError",
     "RecalcReport",
     "RecalcTimeoutError",
@@ -66,7 +71,7 @@ Functions = Mapping[str, Callable]
 def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Functions | None = None,
                 check: bool = False, in_place: bool = False, timeout_s: float | None = None,
                 unsupported: str = "raise", limits: Limits = DEFAULT_LIMITS,
-                now: datetime.datetime | None = None) -> RecalcReport:
+                now: datetime.datetime | None = None, engine: str = "auto") -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
     Parameters
@@ -92,6 +97,15 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
     now : datetime, optional
         The wall-clock time NOW() and TODAY() return; without it, cells using them are
         unsupported (never guessed).
+    engine : {"auto", "gputco", "libreoffice"}
+        Who computes the formulas. "gputco": the engine alone (results never depend on what is
+        installed). "auto" (default): the engine, and LibreOffice (when installed) for the cells
+        it cannot compute and the cells depending on them. "libreoffice": LibreOffice computes
+        every formula cell. Either way the values are patched into the original file, and a
+        workbook that reaches outside (see :mod:`.screen`) is never handed to LibreOffice (auto
+        falls back to the engine and says so in ``report.notes``; "libreoffice" raises
+        :class:`.screen.OutsideReachError`). Volatile cells (NOW, RAND, ...) are never taken
+        from LibreOffice. See :mod:`.hybrid`.
 
     Returns
     -------
@@ -111,15 +125,31 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
         raise ValueError("pass dst, or in_place=True to overwrite src, or check=True")
     else:
         target = Path(dst)
-    evaluation = _evaluate(src, functions, timeout_s, unsupported, limits, now)
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if unsupported not in ("raise", "stored"):
+        raise ValueError("unsupported must be 'raise' or 'stored'")
+    deadline = None if timeout_s is None else start + timeout_s
+    evaluation = _evaluate(src, functions, timeout_s, "stored" if engine != "gputco" else
+                           unsupported, limits, now)
+    outcome = complete(evaluation, engine, deadline, all_or_nothing=unsupported == "raise")
+    if evaluation.unsupported and unsupported == "raise":
+        err = UnsupportedFunctionError(evaluation.unsupported)
+        err.args = (" ".join([err.args[0], *outcome.notes]),)
+        raise err
     if target is not None:
         from .writer import write_package
         write_package(evaluation, target, limits)
     report = RecalcReport(src, target, evaluation.cells, len(evaluation.groups),
                           evaluation.units, 0.0, dict(evaluation.unsupported),
-                          problems=list(evaluation.problems), checked=check)
+                          problems=list(evaluation.problems), checked=check, engine=engine,
+                          libreoffice_cells=outcome.cells, screened=outcome.screened,
+                          notes=outcome.notes)
+    lo = len(outcome.cells)
+    report.by_engine = {"gputco": evaluation.cells - len(evaluation.skipped) - lo,
+                        "libreoffice": lo}
     if check:
-        report.mismatches = mismatches(evaluation)
+        report.mismatches = mismatches(evaluation, set(outcome.cells))
     report.seconds = time.perf_counter() - start
     return report
 

@@ -28,6 +28,7 @@ class Mismatch:
     stored: object
     computed: object
     formula: str
+    engine: str = "gputco"  # which engine computed the value: "gputco" or "libreoffice"
 
 
 @dataclass
@@ -44,6 +45,12 @@ class RecalcReport:
     mismatches: list[Mismatch] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     checked: bool = False
+    engine: str = "gputco"  # the engine asked for: "auto", "gputco" or "libreoffice"
+    #: formula cells computed by each engine ("gputco", "libreoffice"); the rest kept as stored
+    by_engine: dict[str, int] = field(default_factory=lambda: {"gputco": 0, "libreoffice": 0})
+    libreoffice_cells: list[str] = field(default_factory=list)  # "Sheet!A1" LibreOffice computed
+    screened: list[str] = field(default_factory=list)  # what reaches outside (see screen.py)
+    notes: list[str] = field(default_factory=list)  # why LibreOffice did not run or could not
 
     @property
     def ok(self) -> bool:
@@ -54,6 +61,12 @@ class RecalcReport:
         what = "checked" if self.checked else "recalculated"
         line = (f"{self.source.name}: {what} {self.cells} formula cells in {self.groups} groups "
                 f"({self.units} steps) in {self.seconds:.2f} s")
+        lo = self.by_engine.get("libreoffice", 0)
+        line += f"; gputco computed {self.by_engine.get('gputco', 0)}"
+        if lo or self.engine != "gputco":
+            shown = ", ".join(self.libreoffice_cells[:6])
+            more = f" and {lo - 6} more" if lo > 6 else ""
+            line += f", LibreOffice {lo}" + (f" ({shown}{more})" if lo else "")
         if self.checked:
             line += f"; {len(self.mismatches)} cells differ from their stored values"
         if self.unsupported:
@@ -62,13 +75,16 @@ class RecalcReport:
         return line
 
     def mismatch_table(self, limit: int | None = None) -> str:
-        """The mismatches as an aligned text table (cell, stored, computed, formula)."""
-        rows = [("cell", "stored", "computed", "formula")]
+        """The mismatches as an aligned text table (cell, stored, computed, formula), with the
+        engine that computed each value when LibreOffice computed any."""
+        engines = any(m.engine != "gputco" for m in self.mismatches)
+        rows = [("cell", "stored", "computed") + (("engine",) if engines else ()) + ("formula",)]
         for m in self.mismatches[:limit]:
-            rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed),
-                         "=" + m.formula.lstrip("=")))
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        lines = ["  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
+            rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed))
+                        + ((m.engine,) if engines else ()) + ("=" + m.formula.lstrip("="),))
+        n = len(rows[0]) - 1
+        widths = [max(len(r[i]) for r in rows) for i in range(n)]
+        lines = ["  ".join(r[i].ljust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
         if limit is not None and len(self.mismatches) > limit:
             lines.append(f"... and {len(self.mismatches) - limit} more")
         return "\n".join(lines)
@@ -101,8 +117,9 @@ def same(stored: object, computed: object) -> bool:
     return stored == computed
 
 
-def mismatches(evaluation: Evaluation) -> list[Mismatch]:
-    """Every evaluated formula cell whose stored value differs from the computed one."""
+def mismatches(evaluation: Evaluation, libreoffice: set[str] = frozenset()) -> list[Mismatch]:
+    """Every evaluated formula cell whose stored value differs from the computed one
+    (``libreoffice``: the "Sheet!A1" cells LibreOffice computed)."""
     out = []
     for part in evaluation.package.sheets:
         masters = {}
@@ -113,8 +130,10 @@ def mismatches(evaluation: Evaluation) -> list[Mismatch]:
                 continue
             computed = evaluation.value(part.name, fc.row, fc.col)
             if not same(fc.cached, computed):
-                out.append(Mismatch(part.name, cell_name(fc.row, fc.col), fc.cached, computed,
-                                    _formula_text(fc, masters)))
+                cell = cell_name(fc.row, fc.col)
+                engine = "libreoffice" if f"{part.name}!{cell}" in libreoffice else "gputco"
+                out.append(Mismatch(part.name, cell, fc.cached, computed,
+                                    _formula_text(fc, masters), engine))
     return out
 
 

@@ -128,7 +128,7 @@ def write_scenarios(spec: Spec, path: str | os.PathLike, *, force: bool = False,
         for sheet, first, cols in built.fills:
             fill_rows(tmp, sheet, first, cols)
         t1 = time.perf_counter()
-        report = recalc_file(tmp, tmp)
+        report = recalc_file(tmp, tmp, engine="gputco")
         if report.problems:
             raise RecalcError("the scenario workbook did not recalculate cleanly: "
                               + "; ".join(report.problems[:5]))

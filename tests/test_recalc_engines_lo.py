@@ -1,0 +1,88 @@
+"""recalc_file(engine="auto"|"libreoffice") with the real LibreOffice.
+
+The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ERF (which
+LibreOffice has and the engine lacks), cells depending on it (one through a TCO_ function, so the
+add-in must work inside LibreOffice, one on another sheet) and a TCO_ cell of its own. Auto must
+compute every cell; the cells LibreOffice computed must hold exactly the values LibreOffice gives
+on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ERF
+must equal Python's ``math.erf``; every other byte of the file stays as it was.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+from lo import requires_soffice
+from test_recalc_engines import mixed_book
+from test_recalc_preserve import _compare_sheet, _members
+
+from addin.cli import main
+from udfs import UDFS
+from workbook.recalc import recalc_file
+from workbook.soffice import session
+
+LO_CELLS = ["Model!C1", "Model!D1", "Model!F1", "Summary!B1"]
+
+
+@requires_soffice
+def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
+    src = mixed_book(tmp_path / "mixed.xlsx")
+    dst = tmp_path / "auto.xlsx"
+    report = recalc_file(src, dst)  # engine="auto", unsupported="raise": nothing left over
+    assert report.unsupported == {} and report.notes == [] and report.screened == []
+    assert report.by_engine == {"gputco": 7, "libreoffice": 4}
+    assert report.libreoffice_cells == LO_CELLS
+    assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in \
+        report.summary()
+
+    ours = openpyxl.load_workbook(dst, data_only=True)
+    erf = math.erf(0.5)  # Python's math.erf as the independent source
+    assert ours["Model"]["C1"].value == pytest.approx(erf, rel=1e-14)
+    assert ours["Model"]["D1"].value == pytest.approx(2 * erf, rel=1e-14)
+    assert ours["Summary"]["B1"].value == pytest.approx(2 * erf + 1, rel=1e-14)
+    capital = UDFS["TCO_CAPITAL_PER_GPU_HOUR"]
+    assert ours["Model"]["F1"].value == pytest.approx(capital(31250, erf / 4, 5), rel=1e-12)
+    assert ours["Model"]["E1"].value == pytest.approx(capital(31250, 0.1305, 5), rel=1e-15)
+    assert ours["Summary"]["B2"].value == pytest.approx(0.1305 * 3 + 1, rel=1e-15)
+
+    lo = openpyxl.load_workbook(session.recalculate(src, tmp_path / "lo.xlsx"), data_only=True)
+    for name in LO_CELLS:
+        sheet, cell = name.split("!")
+        assert ours[sheet][cell].value == lo[sheet][cell].value, f"{name} is LibreOffice's value"
+
+    before, after = _members(src), _members(dst)
+    assert list(before) == list(after)
+    sheets = [n for n in before if n.startswith("xl/worksheets/sheet")]
+    for name in before:
+        if name not in sheets:
+            assert before[name] == after[name], f"{name} changed"
+    assert sum(_compare_sheet(before[n], after[n]) for n in sheets) == 11
+
+
+@requires_soffice
+def test_libreoffice_engine_computes_every_cell(tmp_path):
+    src = mixed_book(tmp_path / "mixed.xlsx")
+    report = recalc_file(src, tmp_path / "lo-engine.xlsx", engine="libreoffice")
+    assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
+    # gputco's own values agree with LibreOffice's to within --check's 1e-9
+    check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored",
+                        engine="gputco")
+    assert check.mismatches == [] and check.unsupported == {"ERF": ["Model!C1"]}
+
+
+@requires_soffice
+def test_cli_check_says_which_engine_computed_which_cells(tmp_path, capsys):
+    src = mixed_book(tmp_path / "mixed.xlsx")  # openpyxl stores no values: every cell differs
+    assert main(["recalc", str(src), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert rows["cell"][:4] == ["cell", "stored", "computed", "engine"]
+    assert rows["Model!C1"][3] == "libreoffice" and rows["Model!B1"][3] == "gputco"
+    out_file = tmp_path / "out.xlsx"
+    assert main(["recalc", str(src), "-o", str(out_file)]) == 0
+    capsys.readouterr()
+    assert main(["recalc", str(out_file), "--check"]) == 0, "LibreOffice's cells checked too"
+    assert "LibreOffice 4" in capsys.readouterr().out

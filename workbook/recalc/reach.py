@@ -1,0 +1,95 @@
+"""Which cells LibreOffice computes: the engine's unsupported cells and everything depending on them.
+
+:func:`choose` starts from the cells to hand over (``"auto"``: those the engine left as stored;
+``"libreoffice"``: every formula cell) and adds every formula cell that depends on one of them,
+directly or through others (:func:`dependents`, one pass over the engine's evaluation order).
+A formula with OFFSET or INDIRECT, whose references are known only when it runs, is taken as
+depending on them. Cells that must never come from LibreOffice, and all that depend on them, are
+left out: volatile ones (its clock, random numbers and environment would leak in), those that
+reach outside, and formulas filling several cells (their other cells hold plain values the
+writer keeps, so the master's value alone would disagree with them).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+
+from .engine import Evaluation
+from .functions.dynamic import DYNAMIC
+from .functions.subtotal import calls
+from .plan import order
+from .refs import MAX_ROW
+from .screen import EXTERNAL_REF, OUTSIDE
+
+Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
+
+#: functions whose value depends on when or where they run: never taken from LibreOffice
+VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
+#: never taken from LibreOffice: what reaches outside (the screen keeps such workbooks from it
+#: anyway), and formulas filling several cells, whose other cells hold plain values the writer
+#: does not replace (so the master's value alone would disagree with them)
+NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[array formula over several cells]", "[data table]"}
+
+
+def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
+    """The formula cells LibreOffice should compute for ``engine`` ("auto" or "libreoffice")."""
+    kept: set[Cell] = set()  # never from LibreOffice
+    seeds: set[Cell] = set()
+    for g in evaluation.groups:
+        rows = range(g.r0, g.r1 + 1)
+        key = g.sheet.upper()
+        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO:
+            kept.update((key, r, g.col) for r in rows)
+        elif engine == "libreoffice":
+            seeds.update((key, r, g.col) for r in rows)
+        else:
+            seeds.update(c for c in ((key, r, g.col) for r in rows) if c in evaluation.skipped)
+    if not seeds:
+        return set()
+    units = order(evaluation.groups)
+    return dependents(units, seeds) - dependents(units, kept)
+
+
+def dependents(units, seeds: set[Cell]) -> set[Cell]:
+    """``seeds`` and every formula cell that depends on one of them, directly or not."""
+    if not seeds:
+        return set()
+    rows_of: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for sheet, r, c in seeds:
+        rows_of[sheet][c].append(r)
+    for cols in rows_of.values():
+        for rows in cols.values():
+            rows.sort()
+    out = set(seeds)
+
+    def hit(sheet: str, top: int, left: int, bottom: int, right: int) -> bool:
+        for col, rows in rows_of.get(sheet, {}).items():
+            if left <= col <= right:
+                i = bisect.bisect_left(rows, top)
+                if i < len(rows) and rows[i] <= bottom:
+                    return True
+        return False
+
+    for unit in units:
+        g = unit.group
+        key = g.sheet.upper()
+        rows = range(g.r0, g.r1 + 1) if unit.row is None else range(unit.row, unit.row + 1)
+        dynamic = bool(DYNAMIC & set(calls(g.compiled.node)))
+        refs = [((ref.sheet or g.sheet).upper(), ref) for ref in g.compiled.refs]
+        if not dynamic and not any(hit(s, *_span(ref, rows, g.col)) for s, ref in refs):
+            continue
+        for r in rows:
+            cell = (key, r, g.col)
+            if cell in out:
+                continue
+            if dynamic or any(hit(s, *ref.rect(r, g.col)) for s, ref in refs):
+                out.add(cell)
+                bisect.insort(rows_of[key][g.col], r)
+    return out
+
+
+def _span(ref, rows: range, col: int) -> tuple[int, int, int, int]:
+    """The rectangle a reference covers over all of ``rows``."""
+    a, b = ref.rect(rows[0], col), ref.rect(rows[-1], col)
+    return max(1, min(a[0], b[0])), a[1], min(MAX_ROW, max(a[2], b[2])), a[3]
