@@ -83,6 +83,10 @@ def _open(args: argparse.Namespace) -> int:
             raise LibreOfficeError("--convert-to runs headless in gputco's own profile or "
                                    "--profile DIR, not in your own profile")
         out = Path(args.outdir)
+        if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
+            from workbook.recalc.screen import refuse_outside
+
+            refuse_outside(args.file)  # headless LibreOffice would run them unasked
         written = session.convert(args.file, out, args.convert_to,
                                   profile=args.profile or session.cached_profile_dir())
         print(written)

@@ -277,3 +277,18 @@ def test_a_part_the_screen_cannot_read_keeps_the_workbook_from_libreoffice(tmp_p
     assert report.screened == [
         "part that cannot be read (xl/charts/_rels/chart1.xml.rels is not well-formed XML: "
         "unclosed token: line 1, column 15) (xl/charts/_rels/chart1.xml.rels)"]
+
+
+def test_render_and_convert_refuse_a_workbook_that_reaches_outside(tmp_path, no_process, capsys):
+    """`gputco render` and `gputco open --convert-to` hand the whole workbook to headless
+    LibreOffice, which would fetch the URL or update the link unasked: the same screen refuses
+    them first, naming the cell, and no soffice starts."""
+    from addin.cli import main
+
+    web = webservice_book(tmp_path / "web.xlsx")
+    assert main(["render", str(web), "--png", str(tmp_path / "png")]) == 2
+    assert "not handed to LibreOffice: WEBSERVICE (Sheet!A1)" in capsys.readouterr().err
+    ext = external_link_book(tmp_path / "ext.xlsx")
+    assert main(["open", str(ext), "--convert-to", "pdf", "--outdir", str(tmp_path)]) == 2
+    assert "reference to another workbook (Sheet!A1)" in capsys.readouterr().err
+    assert not (tmp_path / "png").exists() and not no_process

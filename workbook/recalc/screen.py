@@ -88,6 +88,35 @@ def screen(package, groups=()) -> list[Finding]:
     return found
 
 
+#: ``[1]Sheet1!A1``: a reference through an external link (not ``Table1[2019]``)
+_EXTERNAL = re.compile(r"(?<![\w\]])\[\d+\]")
+
+
+def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
+    """:func:`screen` for a file on disk, formulas read as text (no compiling): for the commands
+    that hand a user's workbook to LibreOffice whole (``gputco render``, ``gputco open
+    --convert-to``)."""
+    from .package import open_package
+
+    package = open_package(path, limits)
+    found = []
+    for part in package.sheets:
+        for fc in part.formulas:
+            if fc.text:
+                where = f"{part.name}!{cell_name(fc.row, fc.col)}"
+                found += [Finding(name, where) for name in called(fc.text)]
+                if _EXTERNAL.search(_STRING.sub('""', fc.text)):
+                    found.append(Finding("reference to another workbook", where))
+    return found + screen(package)
+
+
+def refuse_outside(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
+    """Raise :class:`OutsideReachError` if the workbook at ``path`` reaches outside itself."""
+    found = screen_file(path, limits)
+    if found:
+        raise OutsideReachError(found)
+
+
 def screen_formulas(groups) -> list[Finding]:
     """Cells whose formulas call an outside-reaching function or another workbook."""
     out = []

@@ -29,6 +29,7 @@ from openpyxl.utils import column_index_from_string, get_column_letter
 
 from workbook.recalc.limits import read_member
 from workbook.recalc.package import list_sheets, open_zip
+from workbook.recalc.screen import refuse_outside
 from workbook.recalc.xmlsafe import refuse_dtd
 from workbook.soffice import session
 from workbook.soffice.process import LibreOfficeError
@@ -283,6 +284,7 @@ def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
     xlsx = Path(xlsx)
     if not xlsx.is_file():
         raise LibreOfficeError(f"no such workbook: {xlsx}")
+    refuse_outside(xlsx)  # LibreOffice would run WEBSERVICE, links, DDE... while printing
     try:
         all_sheets = sheet_names(xlsx)
     except (zipfile.BadZipFile, KeyError, AttributeError) as err:
