@@ -30,9 +30,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's engine, not an installed one
 
-from corpus_check import CLASSES, accepts_engine, load_manifest, run_corpus
+from corpus_check import CLASSES, accepts_engine, load_manifest, run_corpus  # noqa: E402
 
 
 def _pct(a: int, b: int) -> str:
