@@ -10,8 +10,9 @@ text exact), cells unsupported (stored values kept), files refused (a clean Reca
 difference classified (see tests/corpus_check.py):
 
 - volatile: the formula calls NOW/TODAY/RAND/... (Excel's value was true when it was saved);
-- stale cache: the file's stored value does not match its own stored inputs in Excel either
-  (listed, with the reason, in tests/data/excel_corpus/differences.toml);
+- stale cache: the file stores no value for the formula, or its stored value does not match its
+  own stored inputs in Excel either (listed, with the reason, in
+  tests/data/excel_corpus/differences.toml);
 - locale: a text result that depends on Excel's regional settings (same file);
 - inherited: the cell reads a cell that differs (the difference is counted at its root);
 - engine bug: every other difference (the engine disagrees with Excel on Excel's own inputs).

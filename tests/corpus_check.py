@@ -2,8 +2,9 @@
 
 Shared by benchmarks/bench_corpus.py (prints the figures) and tests/test_excel_corpus.py (asserts
 no crash and no regression). Each difference between the engine and Excel's cached value gets a
-class: volatile (NOW/TODAY/RAND...), stale cache or locale (listed with the reason in
-tests/data/excel_corpus/differences.toml after reading the file), inherited (the cell reads a
+class: volatile (NOW/TODAY/RAND...), stale cache (no cached value in the file, or listed with the
+reason in tests/data/excel_corpus/differences.toml after reading the file), locale (listed there
+too), inherited (the cell reads a
 differing cell) or engine bug (everything else).
 """
 
@@ -158,6 +159,8 @@ def classify(file: str, mismatches, known: list[dict]) -> list[Difference]:
             d.cls, d.why = "volatile", "calls a volatile function"
         elif listed is not None:
             d.cls, d.why = listed["class"], listed["why"]
+        elif m.stored is None:
+            d.cls, d.why = "stale cache", "the file stores no value for this formula cell"
         elif _reads_any(m.sheet, m.formula, differing - {(m.sheet.upper(), m.cell)}):
             d.cls, d.why = "inherited", "reads a cell that differs"
         out.append(d)
