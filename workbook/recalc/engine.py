@@ -212,6 +212,9 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
 
 
 def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
+    if fc.kind == "normal" and not (fc.text or "").strip():  # <f/>: Excel keeps the value only
+        return ("empty", part.name, fc.row, fc.col), Compiled(
+            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[empty formula]"})
     if fc.kind == "normal":
         return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
     if fc.kind == "shared":
