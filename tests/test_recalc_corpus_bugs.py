@@ -15,6 +15,7 @@ from corpus_check import CORPUS
 
 from workbook.recalc import evaluate_workbook, recalc_file
 from workbook.recalc.functions.textformat import format_value, general
+from workbook.recalc.values import error
 
 POI = "poi/test-data/spreadsheet/"
 CX = "closedxml/ClosedXML.Tests/Resource/TryToLoad/LO/xlsx/functions-excel-2010.xlsx"
@@ -27,6 +28,20 @@ CASES = [
     (CX, "Sheet2", "P17", 77.0, "AGGREGATE(14 = LARGE, option per row, k)"),
     (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1168", "a string",
      "RIGHT with a count beyond the text's length"),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "G716", " beginsWithSpace",
+     "HLOOKUP(..., TRUE) on unsorted text: Excel's binary search, not a sorted search"),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "E872", 1.1,
+     "LOOKUP on unsorted text"),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D1472", 1.00001,
+     "VLOOKUP approximate on unsorted numbers with a text item"),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1472", "endsWithSpace ",
+     "VLOOKUP(..., TRUE) on unsorted numbers"),
+    (POI + "table-sample.xlsx", "Tabelle1", "G5", 1 / 6,
+     "structured reference to a column whose name ends in a space ([#This Row], [#Totals])"),
+    ("closedxml/ClosedXML.Tests/Resource/TryToLoad/TableHeadersWithLineBreaks.xlsx", "Sheet1",
+     "H7", 33059.0, "structured reference to a header with a line break (_x000a_)"),
+    ("phpspreadsheet/tests/data/Reader/XLSX/issue.3453.xlsx", "Sheet1", "H2",
+     error("#REF!"), "SUM(#REF!:#REF!) parses (the file was refused before)"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A13", "1.234567891", "TEXT General: 10 digits"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A18", "1E+11", "TEXT General: scientific"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A34", "1.12346E-10", "TEXT General: small"),
