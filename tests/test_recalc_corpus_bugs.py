@@ -36,6 +36,8 @@ CASES = [
      "VLOOKUP approximate on unsorted numbers with a text item"),
     (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1472", "endsWithSpace ",
      "VLOOKUP(..., TRUE) on unsorted numbers"),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D180", -4.089355473190933e-09,
+     "AVERAGE adds left to right like Excel (large terms cancel; a pairwise sum differs)"),
     (POI + "table-sample.xlsx", "Tabelle1", "G5", 1 / 6,
      "structured reference to a column whose name ends in a space ([#This Row], [#Totals])"),
     ("closedxml/ClosedXML.Tests/Resource/TryToLoad/TableHeadersWithLineBreaks.xlsx", "Sheet1",

@@ -12,7 +12,7 @@ from .. import vec
 from ..rangeval import materialize
 from ..values import DIV0, NUM, XlError
 from . import Spec
-from ._args import numbers, result, scalar_nums
+from ._args import added, numbers, result, scalar_nums
 
 
 def _count_used(vals):
@@ -42,7 +42,7 @@ def _average(*args):
     vals, err = numbers(args)
     n = _count_used(vals)
     with np.errstate(all="ignore"):
-        r = np.nansum(vals, axis=1) / n
+        r = added(vals) / n
     return result(r, err, bad=DIV0)
 
 
