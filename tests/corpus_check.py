@@ -27,6 +27,7 @@ from workbook.recalc.refs import cell_name
 
 CORPUS = Path(__file__).resolve().parent / "data" / "excel_corpus"
 CLASSES = ("volatile", "stale cache", "locale", "inherited", "engine bug")
+VOLATILE_NAMES = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "RANDARRAY", "INFO"})
 VOLATILE = re.compile(r"\b(NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY|INFO)\s*\(", re.I)
 TIMEOUT_S = 120.0
 
@@ -38,6 +39,7 @@ class Tally:
     compared: int = 0
     equal: int = 0
     unsupported: int = 0
+    volatile: int = 0  # of the unsupported: cells calling NOW/TODAY/RAND... (never reproducible)
     refused: int = 0
     crashes: int = 0
 
@@ -131,13 +133,16 @@ def _short(err: Exception) -> str:
 
 
 def _tally(report, file: str, one: Tally, result: CorpusResult, known: list[dict]) -> None:
-    unsupported = set()
+    unsupported, volatile = set(), set()
     for name, cells in report.unsupported.items():
         unsupported.update(cells)
+        if name in VOLATILE_NAMES:
+            volatile.update(cells)
         result.unsupported_files[name] += 1
         result.unsupported_cells[name] += len(cells)
     one.formula_cells = report.cells
     one.unsupported = len(unsupported)
+    one.volatile = len(volatile)
     one.compared = report.cells - len(unsupported)
     one.equal = one.compared - len(report.mismatches)
     by_engine = getattr(report, "by_engine", None)

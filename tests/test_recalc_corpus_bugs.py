@@ -18,6 +18,7 @@ from workbook.recalc.functions.textformat import format_value, general
 from workbook.recalc.values import error
 
 POI = "poi/test-data/spreadsheet/"
+XLC = "xlcalculator/tests/resources/BASES.xlsx"
 CX = "closedxml/ClosedXML.Tests/Resource/TryToLoad/LO/xlsx/functions-excel-2010.xlsx"
 
 #: (corpus file, sheet, cell, Excel's cached value, what was wrong)
@@ -26,6 +27,14 @@ CASES = [
     (CX, "Sheet2", "C17", 49.0, "AGGREGATE whose option number is read per row ($A17)"),
     (CX, "Sheet2", "H18", 400626533260800.0, "AGGREGATE(6 = PRODUCT, option per row)"),
     (CX, "Sheet2", "P17", 77.0, "AGGREGATE(14 = LARGE, option per row, k)"),
+    (CX, "Sheet2", "O17", 77.0, "AGGREGATE(13 = MODE.SNGL) (MODE.SNGL was missing)"),
+    (CX, "Sheet2", "T17", 77.0, "AGGREGATE(18 = PERCENTILE.EXC) (was missing)"),
+    (CX, "Sheet2", "U19", 32.5, "AGGREGATE(19 = QUARTILE.EXC) (was missing)"),
+    (XLC, "dec2", "T10", "7777777601", "DEC2OCT of a negative number (was missing)"),
+    (XLC, "dec2", "W13", "400", "DEC2HEX (was missing)"),
+    (XLC, "places", "G26", error("#NUM!"), "DEC2BIN(-25, 0): places 0 is #NUM! even for a "
+     "negative number"),
+    (XLC, "places-dec2", "B9", error("#NUM!"), "DEC2BIN(-1, 0)"),
     (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1168", "a string",
      "RIGHT with a count beyond the text's length"),
     (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "G716", " beginsWithSpace",
