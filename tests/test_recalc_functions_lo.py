@@ -294,6 +294,25 @@ PROBES = [
     "=MODE(5.6,4,4,3,2,4)", "=_xlfn.MODE.SNGL(1,2,2,1)", "=MODE(1,2,3)",
     "=_xlfn.MODE.SNGL(Data!A1:A10)", "=_xlfn.AGGREGATE(13,6,Data!A1:A10)",
     "=_xlfn.AGGREGATE(18,6,Data!A1:A10,0.3)", "=_xlfn.AGGREGATE(19,6,Data!A1:A10,1)",
+    # rounding to a multiple, Excel 2010+ (Microsoft's examples)
+    "=_xlfn.CEILING.MATH(24.3,5)", "=_xlfn.CEILING.MATH(6.7)", "=_xlfn.CEILING.MATH(-8.1,2)",
+    "=_xlfn.CEILING.MATH(-5.5,2,-1)", "=_xlfn.CEILING.MATH(0.3,0.1)", "=_xlfn.CEILING.MATH(5,0)",
+    "=_xlfn.FLOOR.MATH(24.3,5)", "=_xlfn.FLOOR.MATH(6.7)", "=_xlfn.FLOOR.MATH(-8.1,2)",
+    "=_xlfn.FLOOR.MATH(-5.5,2,-1)", "=_xlfn.CEILING.PRECISE(4.3)", "=_xlfn.CEILING.PRECISE(-4.3)",
+    "=_xlfn.CEILING.PRECISE(4.3,-2)", "=_xlfn.CEILING.PRECISE(-4.3,-2)",
+    "=_xlfn.FLOOR.PRECISE(-3.2,-1)", "=_xlfn.FLOOR.PRECISE(3.2,-1)", "=_xlfn.FLOOR.PRECISE(3.2)",
+    "=ISO.CEILING(-4.3,2)", "=ISO.CEILING(4.3)",
+    # text editing (Microsoft's examples)
+    '=SUBSTITUTE("Sales Data","Sales","Cost")', '=SUBSTITUTE("Quarter 1, 2008","1","2",1)',
+    '=SUBSTITUTE("Quarter 1, 2011","1","2",3)', '=SUBSTITUTE("aaa","a","b",2)',
+    '=SUBSTITUTE("abc","","x")', '=SUBSTITUTE("abc","b","x",0)', '=SUBSTITUTE(12.5,".",",")',
+    '=REPLACE("abcdefghijk",6,5,"*")', '=REPLACE("2009",3,2,"10")', '=REPLACE("abc",0,1,"x")',
+    '=REPLACE("abc",5,1,"x")', "=CHAR(65)", "=CHAR(0)", '=CODE("A")', '=CODE("")',
+    '=CLEAN("a"&CHAR(7)&"b")', '=PROPER("this is a TITLE")', '=PROPER("76BudGet")',
+    "=T(Data!D1)", "=T(Data!A1)", '=T("x")',
+    # RANK (Microsoft's example data, and ties)
+    "=RANK(7,Data!A1:A10)", "=RANK(7,Data!A1:A10,1)", "=_xlfn.RANK.EQ(Data!A3,Data!A1:A10)",
+    "=_xlfn.RANK.AVG(Data!A3,Data!A1:A10,1)", "=RANK(99,Data!A1:A10)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -385,6 +404,9 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=MODE(1,2,3)": ("#N/A", "Microsoft: no duplicate data points is #N/A"),
     "=_xlfn.MODE.SNGL(Data!A1:A10)": ("#N/A", "Microsoft: no duplicate data points is #N/A"),
     "=_xlfn.AGGREGATE(13,6,Data!A1:A10)": ("#N/A", "MODE.SNGL without duplicates is #N/A"),
+    "=CHAR(0)": ("#VALUE!", "Microsoft: number is between 1 and 255 (LibreOffice: a NUL)"),
+    '=CODE("")': ("#VALUE!", "Excel: the code of no character is #VALUE! (LibreOffice: 0)"),
+    "=RANK(99,Data!A1:A10)": ("#N/A", "Excel: a number that ref does not hold is #N/A"),
 }
 PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
 PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",

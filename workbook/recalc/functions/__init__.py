@@ -43,6 +43,7 @@ def _table() -> dict[str, Spec]:
         stats,
         subtotal,
         text,
+        textedit,
         textfind,
         textformat,
         trig,
@@ -52,7 +53,7 @@ def _table() -> dict[str, Spec]:
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
                    cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
-                   engineering):
+                   engineering, textedit):
         table.update(module.FUNCTIONS)
     return table
 

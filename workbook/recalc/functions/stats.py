@@ -193,6 +193,25 @@ def _mode(*args):
     return out.reshape(-1, 1, 1)
 
 
+def _rank(average: bool):
+    """RANK/RANK.EQ(number, ref, [order]): 1 + how many numbers of ref are greater (order 0,
+    the default) or smaller (order non-zero); ties share the best rank, RANK.AVG their average;
+    #N/A when ref does not hold the number."""
+    def impl(number, ref, order=None):
+        vals, err = numbers([ref])
+        (x, o), ex = scalar_nums(number, vec.const(0.0) if order is None else order)
+        m = max(vals.shape[0], x.reshape(-1).shape[0], o.reshape(-1).shape[0])
+        v = np.broadcast_to(vals, (m, vals.shape[1]))
+        x = np.broadcast_to(x.reshape(-1), (m,))[:, None]
+        o = np.broadcast_to(o.reshape(-1), (m,))
+        with np.errstate(invalid="ignore"):
+            above = np.where(o == 0, (v > x).sum(axis=1), (v < x).sum(axis=1)).astype(float)
+            ties = (v == x).sum(axis=1)
+        r = above + 1.0 + ((ties - 1) / 2.0 if average else 0.0)
+        return _with_scalar_errors(result(np.where(ties > 0, r, np.nan), err, bad=NA), ex)
+    return impl
+
+
 def _with_scalar_errors(out, errs):
     if errs is None:
         return out
@@ -244,6 +263,9 @@ FUNCTIONS = {
     "PERCENTILE.EXC": Spec(_percentile_exc, 2, 2, "rv"),
     "QUARTILE.EXC": Spec(_quartile_exc, 2, 2, "rv"),
     "MODE": Spec(_mode, 1, 255, "r"),
+    "RANK": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.EQ": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.AVG": Spec(_rank(True), 2, 3, "vrv"),
     "MODE.SNGL": Spec(_mode, 1, 255, "r"),
     "SMALL": Spec(_kth(False), 2, 2, "rv"),
     "LARGE": Spec(_kth(True), 2, 2, "rv"),
