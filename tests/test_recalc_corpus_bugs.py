@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from corpus_check import CORPUS
 
-from workbook.recalc import evaluate_workbook, recalc_file
+from workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
 from workbook.recalc.functions.textformat import format_value, general
 from workbook.recalc.values import error
 
@@ -103,6 +103,19 @@ def test_fraction_format_is_kept_unsupported_not_guessed():
     values, unsupported = _run(POI + "NumberFormatTests.xlsx")
     assert "Tests!A120" in unsupported
     assert values[("Tests", "A120")] == "|23:3/4|"
+
+
+def test_fraction_format_stops_the_run_by_default(tmp_path):
+    """Without unsupported="stored" a TEXT format the engine does not model names the cell."""
+    wb = openpyxl.Workbook()
+    wb.active.title = "S"
+    wb.active["A1"] = '=TEXT(23.75,"# ?/?")'
+    wb.active["A2"] = '=TEXT(23.75,"0.00")'
+    wb.save(tmp_path / "frac.xlsx")
+    with pytest.raises(UnsupportedFunctionError, match=r"TEXT \(fraction format\).*S!A1"):
+        evaluate_workbook(tmp_path / "frac.xlsx", functions={})
+    got = evaluate_workbook(tmp_path / "frac.xlsx", functions={}, unsupported="stored")
+    assert got[("S", "A2")] == "23.75"
 
 
 def test_if_with_empty_else_is_zero_in_a_small_book(tmp_path):
