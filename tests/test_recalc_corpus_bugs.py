@@ -61,6 +61,8 @@ CASES = [
      "structured reference to a column whose name ends in a space ([#This Row], [#Totals])"),
     ("closedxml/ClosedXML.Tests/Resource/TryToLoad/TableHeadersWithLineBreaks.xlsx", "Sheet1",
      "H7", 33059.0, "structured reference to a header with a line break (_x000a_)"),
+    (POI + "simple-table-named-range.xlsx", "Sheet1", "B7", 9.0,
+     "a defined name standing for SUM(Table1[c]) (was an unsupported structured reference)"),
     ("phpspreadsheet/tests/data/Reader/XLSX/issue.3453.xlsx", "Sheet1", "H2",
      error("#REF!"), "SUM(#REF!:#REF!) parses (the file was refused before)"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A13", "1.234567891", "TEXT General: 10 digits"),
