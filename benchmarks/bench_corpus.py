@@ -95,6 +95,9 @@ def main() -> int:
         classes = Counter(d.cls for d in result.differences)
         print("\ndifferences by class: " + ", ".join(
             f"{c} {classes.get(c, 0)}" for c in CLASSES))
+        lo = sum(d.why == "computed by LibreOffice" for d in result.differences)
+        if lo:
+            print(f"  of the engine bugs, in cells LibreOffice computed: {lo}")
         if args.list_differences:
             for d in result.differences:
                 print(f"  [{d.cls}] {d.file} {d.sheet}!{d.cell} stored={d.stored!r} "

@@ -149,11 +149,14 @@ def _tally(report, file: str, one: Tally, result: CorpusResult, known: list[dict
     if isinstance(by_engine, dict):
         result.by_engine.update({k: v if isinstance(v, int) else len(v)
                                  for k, v in by_engine.items()})
-    result.differences.extend(classify(file, report.mismatches, known))
+    lo = set(getattr(report, "libreoffice_cells", None) or [])
+    result.differences.extend(classify(file, report.mismatches, known, lo))
 
 
-def classify(file: str, mismatches, known: list[dict]) -> list[Difference]:
-    """Each mismatch as a Difference with its class (see the module docstring)."""
+def classify(file: str, mismatches, known: list[dict],
+             libreoffice: set[str] = frozenset()) -> list[Difference]:
+    """Each mismatch as a Difference with its class (see the module docstring); an engine bug in
+    a cell LibreOffice computed (engine="auto") says so."""
     differing = {(m.sheet.upper(), m.cell) for m in mismatches}
     out = []
     for m in mismatches:
@@ -168,6 +171,8 @@ def classify(file: str, mismatches, known: list[dict]) -> list[Difference]:
             d.cls, d.why = "stale cache", "the file stores no value for this formula cell"
         elif _reads_any(m.sheet, m.formula, differing - {(m.sheet.upper(), m.cell)}):
             d.cls, d.why = "inherited", "reads a cell that differs"
+        elif getattr(m, "engine", "") == "libreoffice" or f"{m.sheet}!{m.cell}" in libreoffice:
+            d.why = "computed by LibreOffice"
         out.append(d)
     return out
 
