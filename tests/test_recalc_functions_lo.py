@@ -277,6 +277,42 @@ PROBES = [
     '=DATEDIF(DATE(2020,5,20),DATE(2024,3,15),"MD")',
     '=DATEDIF(DATE(2024,2,29),DATE(2025,2,28),"Y")',
     '=DATEDIF(DATE(2024,1,15),DATE(2024,1,15),"M")',
+    # base conversions (Microsoft's examples and edges), SLN
+    "=DEC2BIN(9)", "=DEC2BIN(9,4)", "=DEC2BIN(9,2)", "=DEC2BIN(-100)", "=DEC2BIN(-100,3)",
+    "=DEC2BIN(512)", "=DEC2BIN(2.9)", "=DEC2OCT(58,3)", "=DEC2OCT(-100)", "=DEC2HEX(100,4)",
+    "=DEC2HEX(-54)", '=DEC2HEX("28")', "=DEC2HEX(TRUE)", "=BIN2DEC(1100100)",
+    '=BIN2DEC("1111111111")', "=BIN2DEC(12)", "=BIN2OCT(1001,3)", '=BIN2OCT("1100100")',
+    '=BIN2HEX(11111011,4)', '=BIN2HEX("1111111111")', "=OCT2DEC(54)", '=OCT2DEC("7777777533")',
+    "=OCT2BIN(3,3)", '=OCT2BIN("7777777000")', "=OCT2HEX(100,4)", '=OCT2HEX("7777777533")',
+    '=HEX2DEC("A5")', '=HEX2DEC("FFFFFFFF5B")', '=HEX2DEC("3DA408B9")', '=HEX2BIN("F",8)',
+    '=HEX2BIN("FFFFFFFE00")', '=HEX2OCT("F",3)', '=HEX2OCT("FFFFFFFF00")', '=HEX2DEC("G")',
+    "=SLN(30000,7500,10)", "=SLN(1,0,0)",
+    # PERCENTILE.EXC, QUARTILE.EXC, MODE (Microsoft's examples)
+    "=_xlfn.PERCENTILE.EXC(Data!A1:A10,0.25)", "=_xlfn.PERCENTILE.EXC(Data!A1:A10,0.01)",
+    "=_xlfn.PERCENTILE.EXC(Data!A1:A10,0.9)", "=_xlfn.QUARTILE.EXC(Data!A1:A10,1)",
+    "=_xlfn.QUARTILE.EXC(Data!A1:A10,3)", "=_xlfn.QUARTILE.EXC(Data!A1:A10,4)",
+    "=MODE(5.6,4,4,3,2,4)", "=_xlfn.MODE.SNGL(1,2,2,1)", "=MODE(1,2,3)",
+    "=_xlfn.MODE.SNGL(Data!A1:A10)", "=_xlfn.AGGREGATE(13,6,Data!A1:A10)",
+    "=_xlfn.AGGREGATE(18,6,Data!A1:A10,0.3)", "=_xlfn.AGGREGATE(19,6,Data!A1:A10,1)",
+    # rounding to a multiple, Excel 2010+ (Microsoft's examples)
+    "=_xlfn.CEILING.MATH(24.3,5)", "=_xlfn.CEILING.MATH(6.7)", "=_xlfn.CEILING.MATH(-8.1,2)",
+    "=_xlfn.CEILING.MATH(-5.5,2,-1)", "=_xlfn.CEILING.MATH(0.3,0.1)", "=_xlfn.CEILING.MATH(5,0)",
+    "=_xlfn.FLOOR.MATH(24.3,5)", "=_xlfn.FLOOR.MATH(6.7)", "=_xlfn.FLOOR.MATH(-8.1,2)",
+    "=_xlfn.FLOOR.MATH(-5.5,2,-1)", "=_xlfn.CEILING.PRECISE(4.3)", "=_xlfn.CEILING.PRECISE(-4.3)",
+    "=_xlfn.CEILING.PRECISE(4.3,-2)", "=_xlfn.CEILING.PRECISE(-4.3,-2)",
+    "=_xlfn.FLOOR.PRECISE(-3.2,-1)", "=_xlfn.FLOOR.PRECISE(3.2,-1)", "=_xlfn.FLOOR.PRECISE(3.2)",
+    "=ISO.CEILING(-4.3,2)", "=ISO.CEILING(4.3)",
+    # text editing (Microsoft's examples)
+    '=SUBSTITUTE("Sales Data","Sales","Cost")', '=SUBSTITUTE("Quarter 1, 2008","1","2",1)',
+    '=SUBSTITUTE("Quarter 1, 2011","1","2",3)', '=SUBSTITUTE("aaa","a","b",2)',
+    '=SUBSTITUTE("abc","","x")', '=SUBSTITUTE("abc","b","x",0)', '=SUBSTITUTE(12.5,".",",")',
+    '=REPLACE("abcdefghijk",6,5,"*")', '=REPLACE("2009",3,2,"10")', '=REPLACE("abc",0,1,"x")',
+    '=REPLACE("abc",5,1,"x")', "=CHAR(65)", "=CHAR(0)", '=CODE("A")', '=CODE("")',
+    '=CLEAN("a"&CHAR(7)&"b")', '=PROPER("this is a TITLE")', '=PROPER("76BudGet")',
+    "=T(Data!D1)", "=T(Data!A1)", '=T("x")',
+    # RANK (Microsoft's example data, and ties)
+    "=RANK(7,Data!A1:A10)", "=RANK(7,Data!A1:A10,1)", "=_xlfn.RANK.EQ(Data!A3,Data!A1:A10)",
+    "=_xlfn.RANK.AVG(Data!A3,Data!A1:A10,1)", "=RANK(99,Data!A1:A10)",
 ]
 
 #: probes where LibreOffice differs from Excel: Excel's documented result, and why they differ
@@ -357,6 +393,20 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=WEEKDAY(45292,4)": ("#NUM!", "Microsoft: a return_type out of range is #NUM!"),
     "=WEEKDAY(-1)": ("#NUM!", "Microsoft: a serial_number out of range is #NUM!"),
     "=YEARFRAC(45292,45657,5)": ("#NUM!", "Microsoft: basis < 0 or > 4 is #NUM!"),
+    "=DEC2BIN(9,2)": ("#NUM!", "Microsoft: DEC2BIN needs more than places characters: #NUM!"),
+    "=DEC2BIN(512)": ("#NUM!", "Microsoft: number > 511 is #NUM!"),
+    "=DEC2HEX(TRUE)": ("#VALUE!", "Microsoft: a nonnumeric number is #VALUE! (LibreOffice: 1)"),
+    "=BIN2DEC(12)": ("#NUM!", "Microsoft: not a valid binary number is #NUM!"),
+    '=HEX2DEC("G")': ("#NUM!", "Microsoft: not a valid hexadecimal number is #NUM!"),
+    "=_xlfn.PERCENTILE.EXC(Data!A1:A10,0.01)": (
+        "#NUM!", "Microsoft: k outside 1/(n+1)..n/(n+1) is #NUM!"),
+    "=_xlfn.QUARTILE.EXC(Data!A1:A10,4)": ("#NUM!", "Microsoft: quart >= 4 is #NUM!"),
+    "=MODE(1,2,3)": ("#N/A", "Microsoft: no duplicate data points is #N/A"),
+    "=_xlfn.MODE.SNGL(Data!A1:A10)": ("#N/A", "Microsoft: no duplicate data points is #N/A"),
+    "=_xlfn.AGGREGATE(13,6,Data!A1:A10)": ("#N/A", "MODE.SNGL without duplicates is #N/A"),
+    "=CHAR(0)": ("#VALUE!", "Microsoft: number is between 1 and 255 (LibreOffice: a NUL)"),
+    '=CODE("")': ("#VALUE!", "Excel: the code of no character is #VALUE! (LibreOffice: 0)"),
+    "=RANK(99,Data!A1:A10)": ("#N/A", "Excel: a number that ref does not hold is #N/A"),
 }
 PROBES += [p for p in EXCEL_NOT_LO if p not in PROBES]
 PROBES += ["=_xlfn.STDEV.S(Data!A1:A10)", "=STDEVP(Data!C1:C5)", "=_xlfn.VAR.S(Data!A1:A10)",

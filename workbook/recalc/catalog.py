@@ -23,9 +23,10 @@ CLOCK = frozenset({"NOW", "TODAY"})
 CATEGORIES = {
     "math": "Math", "trig": "Math", "stats": "Statistical", "subtotal": "Math",
     "conditional": "Conditional aggregates", "logic": "Logical", "info": "Information",
-    "text": "Text", "textfind": "Text", "textformat": "Text", "lookup": "Lookup and reference",
+    "text": "Text", "textfind": "Text", "textformat": "Text",
+    "textedit": "Text", "lookup": "Lookup and reference",
     "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
-    "finance": "Financial", "cashflow": "Financial",
+    "finance": "Financial", "cashflow": "Financial", "engineering": "Engineering",
 }
 
 

@@ -118,7 +118,9 @@ class Compiler:
         self._resolving.add(key)
         try:
             dn = self._names[key]
-            tree = parse(dn.formula, 1, 1, self._resolver(dn.sheet or ""))
+            text = expand(dn.formula, self.tables, dn.sheet or "", 1, 1) if self.tables \
+                else dn.formula  # a name may stand for a table's column: SUM(Table1[c])
+            tree = parse(text, 1, 1, self._resolver(dn.sheet or ""))
         except FormulaSyntaxError:
             tree = Const(NAME)
         finally:

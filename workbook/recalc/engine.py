@@ -21,6 +21,7 @@ from .errors import (
     RecalcError,
     RecalcTimeoutError,
     UnsupportedFunctionError,
+    UnsupportedValue,
     WorkbookFormatError,
 )
 from .evaluate import Ctx, Evaluator
@@ -211,6 +212,9 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
 
 
 def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
+    if fc.kind == "normal" and not (fc.text or "").strip():  # <f/>: Excel keeps the value only
+        return ("empty", part.name, fc.row, fc.col), Compiled(
+            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[empty formula]"})
     if fc.kind == "normal":
         return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
     if fc.kind == "shared":
@@ -250,8 +254,8 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
             pass  # the group reads too much at once: row by row below, each within the limit
         except RecalcError:
             raise
-        except (ValueError, IndexError):
-            pass  # shapes that do not vectorise: evaluate the rows one by one below
+        except (ValueError, IndexError, UnsupportedValue):
+            pass  # shapes that do not vectorise, or rows not modelled: one by one below
         except TableResult as err:
             _table_result(err, g, list(range(g.r0, g.r1 + 1)), result, unsupported)
             return
@@ -263,6 +267,9 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
         except TableResult as err:
             _table_result(err, g, [r], result, unsupported)
             continue
+        except UnsupportedValue as err:
+            _keep_stored(str(err.args[0]), g, [r], result, unsupported)
+            continue
         except RecalcError:
             raise
         except (ValueError, IndexError) as err:
@@ -273,9 +280,16 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
 
 def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,
                   unsupported: str) -> None:
-    name = f"{err.args[0]} (returns a table; spilled results are not supported)"
+    _keep_stored(f"{err.args[0]} (returns a table; spilled results are not supported)", g, rows,
+                 result, unsupported)
+
+
+def _keep_stored(name: str, g: Group, rows: list[int], result: Evaluation,
+                 unsupported: str) -> None:
+    """Rows found unsupported while evaluating: raise, or keep their stored values."""
     cells = [f"{g.sheet}!{cell_name(r, g.col)}" for r in rows]
     if unsupported == "raise":
         raise UnsupportedFunctionError({name: cells})
-    result.unsupported.setdefault(name, []).extend(cells)
+    listed = result.unsupported.setdefault(name, [])
+    listed.extend(c for c in cells if c not in listed)  # once, whatever the passes
     result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)

@@ -70,3 +70,12 @@ class RecalcTimeoutError(RecalcError, RuntimeError):
         super().__init__(f"recalculation stopped after the time limit of {timeout_s:g} s "
                          f"({stage}); raise the limit (--timeout, timeout_s) or split the "
                          "workbook")
+
+
+class UnsupportedValue(Exception):
+    """A built-in met an argument it does not model exactly (e.g. a TEXT format with fractions).
+
+    Raised while evaluating; the engine then keeps the cell's stored value and lists it under
+    ``args[0]`` (e.g. ``"TEXT (fraction format)"``) as unsupported, exactly like an unsupported
+    function, instead of guessing. Not a RecalcError: it never leaves the engine.
+    """

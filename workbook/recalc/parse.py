@@ -10,6 +10,7 @@ Precedence, highest first (Excel's): ``:`` range, `` `` intersection, ``,`` unio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
@@ -150,6 +151,8 @@ def parse_counted(formula: str, row: int = 1, col: int = 1, names: NameResolver 
                   max_nesting: int = MAX_NESTING) -> tuple[Node, int]:
     """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
     text = formula if formula.startswith("=") else "=" + formula
+    if "#REF!:" in text.upper():
+        text = _collapse_ref_ranges(text)
     try:
         tokens = Tokenizer(text).items
     except TokenizerError as err:
@@ -162,6 +165,20 @@ def parse_counted(formula: str, row: int = 1, col: int = 1, names: NameResolver 
     if parser.pos != len(parser.tokens):
         raise FormulaSyntaxError(formula, f"unexpected {parser.tokens[parser.pos].value!r}")
     return node, parser.nrefs
+
+
+_REF_RANGE = re.compile(r"#REF!(?::#REF!)+", re.I)
+
+
+def _collapse_ref_ranges(text: str) -> str:
+    """``#REF!:#REF!`` (a range whose cells were deleted) is one #REF! (outside quoted text).
+
+    >>> _collapse_ref_ranges('=SUM(#REF!:#REF!)&"#REF!:#REF!"')
+    '=SUM(#REF!)&"#REF!:#REF!"'
+    """
+    parts = text.split('"')
+    parts[::2] = [_REF_RANGE.sub("#REF!", p) for p in parts[::2]]
+    return '"'.join(parts)
 
 
 def depth(node: Node) -> int:

@@ -149,7 +149,18 @@ def _items(spec: str) -> list[str]:
 
 
 def _unescape(name: str) -> str:
-    return re.sub(r"'(.)", r"\1", name).strip()
+    return _key(re.sub(r"'(.)", r"\1", name, flags=re.S))
+
+
+def _key(name: str) -> str:
+    """A column name as matched: OOXML ``_x000a_`` escapes decoded, runs of white space (line
+    breaks in headers, trailing spaces) as one space, case ignored.
+
+    >>> _key("Purchase_x000a_ price"), _key("Field 4 ")
+    ('PURCHASE PRICE', 'FIELD 4')
+    """
+    name = re.sub(r"_x([0-9A-Fa-f]{4})_", lambda m: chr(int(m.group(1), 16)), name)
+    return " ".join(name.split()).upper()
 
 
 def _resolve(table: Table | None, spec: str, row: int) -> str:
@@ -164,15 +175,15 @@ def _resolve(table: Table | None, spec: str, row: int) -> str:
     if "#THIS ROW" in specials:
         this_row = True
     cols = [x for x in items if not x.startswith("#")]
-    names = [c.upper() for c in table.columns]
+    names = [_key(c) for c in table.columns]
     if ":" in cols:
         k = cols.index(":")
-        ends = [_unescape(cols[k - 1]).upper(), _unescape(cols[k + 1]).upper()]
+        ends = [_unescape(cols[k - 1]), _unescape(cols[k + 1])]
         if any(e not in names for e in ends):
             return "#REF!"
         a, b = sorted(names.index(e) for e in ends)
     elif cols:
-        c = _unescape(cols[0]).upper()
+        c = _unescape(cols[0])
         if c not in names:
             return "#REF!"
         a = b = names.index(c)

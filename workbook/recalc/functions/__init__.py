@@ -34,6 +34,7 @@ def _table() -> dict[str, Spec]:
         conditional,
         dates,
         dynamic,
+        engineering,
         finance,
         info,
         logic,
@@ -42,6 +43,7 @@ def _table() -> dict[str, Spec]:
         stats,
         subtotal,
         text,
+        textedit,
         textfind,
         textformat,
         trig,
@@ -50,7 +52,8 @@ def _table() -> dict[str, Spec]:
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
+                   engineering, textedit):
         table.update(module.FUNCTIONS)
     return table
 

@@ -17,6 +17,15 @@ from ..rangeval import RangeVal, materialize
 from ..values import VALUE, XlError, to_number
 
 
+def added(vals: np.ndarray) -> np.ndarray:
+    """Row sums of an (m, K) array (NaN = not taking part), added left to right as Excel adds
+    (numpy's pairwise sum rounds differently where large terms cancel: POI's
+    FormulaEvalTestData_Copy.xlsx EverythingTests!D180, Excel -4.089355473190933e-09)."""
+    if vals.shape[1] == 0:
+        return np.zeros(vals.shape[0])
+    return np.cumsum(np.where(np.isnan(vals), 0.0, vals), axis=1)[:, -1]
+
+
 def is_rangelike(x) -> bool:
     """True for references and arrays of more than one element (vs. a scalar expression)."""
     return isinstance(x, RangeVal) or x.shape[1] * x.shape[2] > 1

@@ -1,4 +1,4 @@
-"""Financial: PMT, PV, FV, NPV, IPMT, PPMT (Excel's annuity conventions).
+"""Financial: PMT, PV, FV, NPV, IPMT, PPMT (Excel's annuity conventions), SLN.
 
 With f = (1 + rate)^nper and type 0 (end of period) or 1 (beginning)::
 
@@ -6,7 +6,8 @@ With f = (1 + rate)^nper and type 0 (end of period) or 1 (beginning)::
     pv + pmt*nper + fv = 0                                  (rate == 0)
 
 PMT, PV and FV solve this for one unknown. NPV discounts its values at periods 1, 2, ... counting
-only numbers (blanks and text in ranges are skipped, not counted as periods).
+only numbers (blanks and text in ranges are skipped, not counted as periods). SLN is
+straight-line depreciation per period, (cost - salvage) / life (#DIV/0! for a life of 0).
 """
 
 from __future__ import annotations
@@ -104,6 +105,14 @@ def _npv(rate, *values):
     return vec.finish(out, e) if out.dtype == vec.FLOAT else vec.with_errors(out, e)
 
 
+def _sln(cost, salvage, life):
+    (c, s, n), e = scalar_nums(cost, salvage, life)
+    with np.errstate(all="ignore"):
+        out = (c - s) / n
+    e = vec.add_error(e, np.broadcast_to(n == 0, out.shape), DIV0)
+    return vec.finish(out, e)
+
+
 FUNCTIONS = {
     "PMT": Spec(_pmt, 3, 5),
     "PV": Spec(_pv, 3, 5),
@@ -111,4 +120,5 @@ FUNCTIONS = {
     "IPMT": Spec(_ipmt, 4, 6),
     "PPMT": Spec(_ppmt, 4, 6),
     "NPV": Spec(_npv, 2, 255, "vr"),
+    "SLN": Spec(_sln, 3, 3),
 }

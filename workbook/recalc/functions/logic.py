@@ -15,10 +15,11 @@ from . import Spec
 from ._args import as_value, is_rangelike
 
 
-def _if(cond, yes=None, no=None):
+def _if(cond, *rest):
+    """IF(c, yes[, no]): an omitted ``no`` is FALSE, an empty one (``IF(c, x, )``) is 0."""
     c, e = vec.bools(cond)
-    yes = vec.const(0.0) if yes is None else yes
-    no = vec.const(False) if no is None else no
+    yes = vec.const(0.0) if not rest or rest[0] is None else rest[0]
+    no = vec.const(False) if len(rest) < 2 else vec.const(0.0) if rest[1] is None else rest[1]
     out = vec.select(c, yes, no)
     return vec.with_errors(out, e)
 

@@ -55,6 +55,8 @@ class _Index:
                              if isinstance(v, str) and rx.fullmatch(v)), NA)
             return self.exact.get(_key(x), NA)
         kind = "n" if isinstance(x, float) else "s" if isinstance(x, str) else "b"
+        if how > 0 and not self.plain(kind):
+            return _bsearch(self.items, kind, x.lower() if isinstance(x, str) else x)
         pos, vals = self._typed(kind)
         if not len(vals):
             return NA
@@ -65,6 +67,16 @@ class _Index:
             i = len(vals) - int(np.searchsorted(vals[::-1], xv, side="left")) - 1
         return NA if i < 0 or i >= len(vals) else int(pos[i])
 
+    def plain(self, kind) -> bool:
+        """Every item of this kind and in ascending order: a sorted search gives Excel's answer;
+        otherwise Excel's own binary search (:func:`_bsearch`) decides what unsorted data yields."""
+        key = ("plain", kind)
+        if key not in self._sorted:
+            pos, vals = self._typed(kind)
+            self._sorted[key] = len(pos) == len(self.items) and bool(
+                len(vals) < 2 or np.all(vals[1:] >= vals[:-1]))
+        return self._sorted[key]
+
     def _typed(self, kind):
         if kind not in self._sorted:
             sel = [(i, v.lower() if isinstance(v, str) else v) for i, v in enumerate(self.items)
@@ -73,6 +85,43 @@ class _Index:
             vals = np.array([v for _, v in sel], dtype=float if kind != "s" else object)
             self._sorted[kind] = (pos, vals)
         return self._sorted[kind]
+
+
+def _bsearch(items: list, kind: str, x):
+    """Excel's approximate match (VLOOKUP/HLOOKUP/LOOKUP/MATCH type 1) on any data: a binary
+    search that steps over items of another type and, on a hit, goes to the last of a run of
+    equal items; the answer on unsorted data is where that search ends (the algorithm Apache POI
+    documents as Excel's, LookupUtils.performBinarySearch; checked against Excel's cached values
+    in tests/data/excel_corpus, POI's FormulaEvalTestData_Copy.xlsx).
+    """
+    def cmp(i):  # None: another type; else -1 (x < item), 0, 1
+        v = items[i]
+        if _key(v) is None or _key(v)[0] != kind:
+            return None
+        v = v.lower() if kind == "s" else v
+        return -1 if x < v else 0 if x == v else 1
+
+    low, high = -1, len(items)
+    while high - low >= 2:
+        mid = low + (high - low) // 2
+        c = cmp(mid)
+        if c is None:  # step right over other types; none before high: search the low half
+            j = mid + 1
+            while j < high and cmp(j) is None:
+                j += 1
+            if j == high or (cmp(j) == -1 and j == high - 1):
+                high = mid
+                continue
+            mid, c = j, cmp(j)
+        if c == 0:
+            while mid + 1 < high and cmp(mid + 1) == 0:
+                mid += 1
+            return mid
+        if c < 0:
+            high = mid
+        else:
+            low = mid
+    return NA if low < 0 else low
 
 
 def _vectors(arr: np.ndarray, axis: str):
@@ -104,7 +153,7 @@ def _lookup_fixed(index: _Index, xs: list, how: int, m: int) -> np.ndarray:
                   exact.get(("s", v.lower()), NA) if type(v) is str and not _WILD.search(v) else
                   find(v, 0) for v in (xs if len(xs) == m else xs * m)]
         return out
-    if all(type(v) is float for v in xs):
+    if all(type(v) is float for v in xs) and (how < 0 or index.plain("n")):
         pos, vals = index._typed("n")
         if not len(vals):
             out[:] = NA

@@ -8,7 +8,7 @@ from .. import vec
 from ..rangeval import materialize
 from ..values import DIV0, NUM, VALUE
 from . import Spec
-from ._args import int_arg, numbers, result, row_errors, scalar_nums
+from ._args import added, int_arg, numbers, result, row_errors, scalar_nums
 
 
 def _unary(func):
@@ -78,7 +78,7 @@ def _log(x, base=None):
 
 def _sum(*args):
     vals, err = numbers(args)
-    return result(np.nansum(vals, axis=1), err)
+    return result(added(vals), err)
 
 
 def _product(*args):

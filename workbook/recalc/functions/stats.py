@@ -1,4 +1,4 @@
-"""Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, PERCENTILE, QUARTILE, SMALL, LARGE...
+"""Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, MODE, PERCENTILE, QUARTILE, SMALL...
 
 Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
 take part, so every statistic is a NaN-aware reduction along axis 1.
@@ -10,9 +10,9 @@ import numpy as np
 
 from .. import vec
 from ..rangeval import materialize
-from ..values import DIV0, NUM, XlError
+from ..values import DIV0, NA, NUM, VALUE, XlError
 from . import Spec
-from ._args import numbers, result, scalar_nums
+from ._args import added, is_rangelike, numbers, result, scalar_nums
 
 
 def _count_used(vals):
@@ -42,7 +42,7 @@ def _average(*args):
     vals, err = numbers(args)
     n = _count_used(vals)
     with np.errstate(all="ignore"):
-        r = np.nansum(vals, axis=1) / n
+        r = added(vals) / n
     return result(r, err, bad=DIV0)
 
 
@@ -137,6 +137,81 @@ def _quartile(rng, q):
     return _with_scalar_errors(result(r, err, bad=NUM), eq)
 
 
+def _percentile_exc(rng, k):
+    """PERCENTILE.EXC: rank k * (n + 1), #NUM! unless 1 <= rank <= n; PERCENTILE.INC at the same
+    position (k' = (rank - 1) / (n - 1))."""
+    vals, err = numbers([rng])
+    (fk,), ek = scalar_nums(k)
+    n = _count_used(vals).astype(float)
+    m = max(n.shape[0], fk.reshape(-1).shape[0])
+    n, kk = np.broadcast_to(n, (m,)), np.broadcast_to(fk.reshape(-1), (m,))
+    rank = kk * (n + 1.0)
+    with np.errstate(all="ignore"):
+        inc = np.where(n > 1, (rank - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
+    r = np.where((rank >= 1.0) & (rank <= n), _percentile_of(vals, inc), np.nan)
+    return _with_scalar_errors(result(r, err, bad=NUM), ek)
+
+
+def _quartile_exc(rng, q):
+    (fq,), eq = scalar_nums(q)
+    fq = np.trunc(fq)
+    quarter = np.where((fq >= 1) & (fq <= 3), fq / 4.0, np.nan)  # 0 and 4 are #NUM!
+    return _with_scalar_errors(_percentile_exc(rng, quarter), eq)
+
+
+def _mode(*args):
+    """MODE/MODE.SNGL: the most frequent number (the first to reach that count, in the order the
+    arguments list them); #N/A when no number repeats. Ranges give their numbers only; a value
+    or single cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in
+    POI's FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    parts = []
+    for a in args:
+        if a is None:
+            continue
+        arr = materialize(a) if is_rangelike(a) else np.asarray(a)
+        arr = arr.reshape(arr.shape[0], -1) if arr.ndim else arr.reshape(1, 1)
+        parts.append((arr.tolist(), arr.shape[1] == 1))
+    m = max((len(rows) for rows, _ in parts), default=1)
+    out = np.empty(m, dtype=object)
+    for i in range(m):
+        seen: dict[float, int] = {}
+        bad = None
+        for rows, single in parts:
+            for v in rows[min(i, len(rows) - 1)]:
+                if isinstance(v, XlError):
+                    bad = v
+                elif type(v) is float:
+                    seen[v] = seen.get(v, 0) + 1
+                elif single:
+                    bad = VALUE
+                if bad is not None:
+                    break
+            if bad is not None:
+                break
+        best = max(seen.values(), default=0)
+        out[i] = bad or (next(v for v, c in seen.items() if c == best) if best > 1 else NA)
+    return out.reshape(-1, 1, 1)
+
+
+def _rank(average: bool):
+    """RANK/RANK.EQ(number, ref, [order]): 1 + how many numbers of ref are greater (order 0,
+    the default) or smaller (order non-zero); ties share the best rank, RANK.AVG their average;
+    #N/A when ref does not hold the number."""
+    def impl(number, ref, order=None):
+        vals, err = numbers([ref])
+        (x, o), ex = scalar_nums(number, vec.const(0.0) if order is None else order)
+        m = max(vals.shape[0], x.reshape(-1).shape[0], o.reshape(-1).shape[0])
+        v = np.broadcast_to(vals, (m, vals.shape[1]))
+        x = np.broadcast_to(x.reshape(-1), (m,))[:, None]
+        o = np.broadcast_to(o.reshape(-1), (m,))
+        with np.errstate(invalid="ignore"):
+            above = np.where(o == 0, (v > x).sum(axis=1), (v < x).sum(axis=1)).astype(float)
+            ties = (v == x).sum(axis=1)
+        r = above + 1.0 + ((ties - 1) / 2.0 if average else 0.0)
+        return _with_scalar_errors(result(np.where(ties > 0, r, np.nan), err, bad=NA), ex)
+    return impl
+
+
 def _with_scalar_errors(out, errs):
     if errs is None:
         return out
@@ -185,6 +260,13 @@ FUNCTIONS = {
     "PERCENTILE.INC": Spec(_percentile, 2, 2, "rv"),
     "QUARTILE": Spec(_quartile, 2, 2, "rv"),
     "QUARTILE.INC": Spec(_quartile, 2, 2, "rv"),
+    "PERCENTILE.EXC": Spec(_percentile_exc, 2, 2, "rv"),
+    "QUARTILE.EXC": Spec(_quartile_exc, 2, 2, "rv"),
+    "MODE": Spec(_mode, 1, 255, "r"),
+    "RANK": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.EQ": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.AVG": Spec(_rank(True), 2, 3, "vrv"),
+    "MODE.SNGL": Spec(_mode, 1, 255, "r"),
     "SMALL": Spec(_kth(False), 2, 2, "rv"),
     "LARGE": Spec(_kth(True), 2, 2, "rv"),
     "STDEV": Spec(_var(True, True), 1, 255, "r"),

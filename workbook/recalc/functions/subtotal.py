@@ -116,12 +116,14 @@ def _call(name: str, *args):
 
 
 def _fixed_number(x) -> tuple[float | None, XlError | None]:
-    """The function/option number, one for the whole group (Excel's usage); None if it varies."""
+    """The function/option number, one for the whole group (ValueError if it varies)."""
     (f,), e = scalar_nums(x)
     if e is not None:
         return None, next(v for v in e[1].ravel().tolist() if isinstance(v, XlError))
     vals = np.unique(np.trunc(f.ravel()))
-    return (float(vals[0]), None) if len(vals) == 1 else (None, None)
+    if len(vals) > 1:  # varies down the group (e.g. read from the row): evaluate row by row
+        raise ValueError("SUBTOTAL/AGGREGATE function or option number varies within the group")
+    return float(vals[0]), None
 
 
 def _subtotal(fn, *refs):

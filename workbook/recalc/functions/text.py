@@ -93,7 +93,7 @@ def _slicer(kind: str):
             elif kind == "left":
                 out.append(s[:int(n)])
             elif kind == "right":
-                out.append(s[len(s) - int(n):] if n else "")
+                out.append(s[max(0, len(s) - int(n)):] if n else "")
             else:
                 out.append(s[int(st) - 1:int(st) - 1 + int(n)])
         return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))

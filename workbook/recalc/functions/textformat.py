@@ -5,10 +5,14 @@ the decimal point, thousands separators (``#,##0``) and trailing-comma scaling (
 percent (``0.0%``), scientific (``0.00E+00``), literal text (``"USD "``, ``\\x``, ``$ - + ( ) : /``
 and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
 mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds).
-Colours and conditions (``[Red]``, ``[>100]``), fractions (``# ?/?``) and locale codes are
-#VALUE! here rather than guessed. Rounding is half away from zero on the value's 15 significant
-digits (so 2.675 shows as 2.68, as in Excel). A text value is returned as it is (or through the
-fourth section's ``@``); numeric text is formatted as its number.
+Colours (``[Red]``) are dropped, conditions (``[>100]``) choose the section, ``[$€-407]`` shows
+its currency symbol. Fractions (``# ?/?``), scientific formats other than ``0.00E+00`` and other
+forms the engine does not model exactly leave the cell unsupported (its stored value is kept, see
+:class:`..errors.UnsupportedValue`) rather than guessed. Rounding is half away from zero on the
+value's 15 significant digits (so 2.675 shows as 2.68, as in Excel). A text value (and TRUE/FALSE)
+is returned as it is, or through the fourth section (``"..."``, ``\\x`` and ``@``); numeric text is
+formatted as its number. Checked against Excel's own cached values in tests/data/excel_corpus
+(POI's *FormatTests.xlsx files).
 """
 
 from __future__ import annotations
@@ -20,16 +24,78 @@ from decimal import ROUND_HALF_UP, Decimal
 import numpy as np
 
 from .. import vec
-from ..values import VALUE, XlError, number_text, parse_number
+from ..errors import UnsupportedValue
+from ..values import DATE1904, XlError, number_text, parse_number
 from . import Spec
 from .dates import parts
 
-_DATE_CODE = re.compile(r"(\[h+\]|\[m+\]|\[s+\]|yyyy|yy|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|"
+_DATE_CODE = re.compile(r"(\[h+\]|\[m+\]|\[s+\]|y+|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|"
                         r"ss|s|am/pm|a/p|\.0+)", re.I)
+
+
+_COLOUR = re.compile(r"\[(black|blue|cyan|green|magenta|red|white|yellow|color\s*\d+)\]", re.I)
+_CONDITION = re.compile(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[\d.]+(?:[eE][+-]?\d+)?)\s*\]")
 
 
 class _Unsupported(Exception):
     pass
+
+
+def _condition(sec: str):
+    m = _CONDITION.search(sec)
+    return None if m is None else (m.group(1), float(m.group(2)))
+
+
+def _holds(cond, x: float) -> bool:
+    op, v = cond
+    return {"<": x < v, ">": x > v, "=": x == v, "<=": x <= v, ">=": x >= v, "<>": x != v}[op]
+
+
+def _pick(secs: list[str], x: float) -> tuple[str, float, bool]:
+    """The section that formats ``x``, the value it shows and whether it shows a minus sign."""
+    conds = [_condition(sec) for sec in secs[:3]]
+    if any(conds):
+        numeric = secs[:3] if len(secs) > 3 else secs
+        if conds[0] is not None and _holds(conds[0], x):
+            return secs[0], x, True
+        if len(numeric) > 1 and conds[1] is not None and _holds(conds[1], x):
+            return secs[1], x, True
+        if len(numeric) > 2:
+            return secs[2], x, True
+        if len(numeric) == 2 and conds[1] is None:
+            return secs[1], x, True
+        return "General", x, True  # no section applies: Excel shows the number plainly
+    if x < 0 and len(secs) >= 2:
+        return secs[1], -x, False
+    if x == 0 and len(secs) >= 3:
+        return secs[2], x, False
+    return secs[0], x, True
+
+
+def general(x: float) -> str:
+    """Excel's General format in TEXT: at most 11 characters besides the sign, then scientific.
+
+    >>> general(1.2345678912), general(1e10), general(1.1e11), general(1e-9), general(1.123459e-10)
+    ('1.234567891', '10000000000', '1.1E+11', '0.000000001', '1.12346E-10')
+    """
+    a = abs(x)
+    sign = "-" if x < 0 else ""
+    if a == 0:
+        return "0"
+    if a >= 1e11 or a < 1e-9:
+        mant, _, exp = f"{_round_sig(a, 6):.5E}".partition("E")
+        mant = mant.rstrip("0").rstrip(".")
+        return f"{sign}{mant}E{exp[0]}{int(exp[1:]):02d}"
+    places = 9 if a < 1 else max(0, 10 - len(str(int(a))))
+    text = f"{_round(a, places):f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return sign + text
+
+
+def _round_sig(a: float, sig: int) -> float:
+    e = Decimal(format(a, ".15g")).adjusted()
+    return float(_round(a / 10.0 ** e, sig - 1)) * 10.0 ** e
 
 
 def _sections(fmt: str) -> list[str]:
@@ -74,9 +140,15 @@ def _tokens(sec: str):
         elif ch == "[":
             j = sec.find("]", i)
             tag = sec[i:j + 1] if j > 0 else sec[i:]
-            if not re.fullmatch(r"\[(h+|m+|s+)\]", tag, re.I):
-                raise _Unsupported(tag)  # colours, conditions, locales
-            out.append(("code", tag))
+            cur = re.fullmatch(r"\[\$([^-\]]*)(-[0-9A-Fa-f]+)?\]", tag)
+            if cur:
+                out.append(("lit", cur.group(1)))  # [$€-407]: the symbol; [$-409]: nothing
+            elif _COLOUR.fullmatch(tag) or _CONDITION.fullmatch(tag):
+                pass  # colours do not show in text; conditions were used to pick the section
+            elif re.fullmatch(r"\[(h+|m+|s+)\]", tag, re.I):
+                out.append(("code", tag))
+            else:
+                raise _Unsupported("format code " + tag)
             i += len(tag)
         elif ch in "$-+()/: ,.0#?%Ee" or ch.isalpha():
             out.append(("code", ch))
@@ -93,21 +165,42 @@ def _is_date(tokens) -> bool:
 
 
 def format_value(x: float, fmt: str) -> str:
-    secs = _sections(fmt)
-    if x < 0 and len(secs) >= 2:
-        sec, x, signed = secs[1], -x, False
-    elif x == 0 and len(secs) >= 3:
-        sec, signed = secs[2], False
-    else:
-        sec, signed = secs[0], True
+    sec, x, signed = _pick(_sections(fmt), x)
     if sec.strip().lower() == "general" or sec == "":
-        return number_text(x) if sec else ""
+        return (general(x) if signed else general(abs(x))) if sec else ""
     tokens = _tokens(sec)
     if _is_date(tokens):
+        elapsed = any(k == "code" and t.startswith("[") for k, t in tokens)
+        if x < 0 and elapsed:  # [h]:mm on a negative duration: Excel prefixes the minus sign
+            return ("-" if signed else "") + _format_date(-x, tokens)
         if x < 0:
             raise _Unsupported("negative date")
         return _format_date(x, tokens)
+    _check_number_format(tokens)
     return _format_number(x, tokens, signed)
+
+
+def _check_number_format(tokens) -> None:
+    """Refuse (as unsupported) number formats whose Excel output the engine does not model."""
+    codes = [t for k, t in tokens if k == "code"]
+    text = "".join(codes)
+    if "/" in text and re.search(r"[0#?]\s*/\s*[0-9#?]", "".join(
+            t if k == "code" else " " for k, t in tokens)):
+        raise _Unsupported("fraction format")
+    sci = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee"]
+    if sci:
+        i = sci[0]
+        after = tokens[i + 1:i + 3]
+        ok = (len(after) == 2 and after[0][1] in "+-" and after[1][0] == "code"
+              and after[1][1] in "0#" and "%" not in text and "?" not in text
+              and sum(1 for t in codes[:codes.index(tokens[i][1])] if t in "0#") >= 1)
+        before = [t for k, t in tokens[:i] if k == "code" and t in "0#?,"]
+        dot = next((n for n, (k, t) in enumerate(tokens[:i]) if k == "code" and t == "."), i)
+        int_digits = sum(1 for k, t in tokens[:dot] if k == "code" and t in "0#?")
+        if not ok or int_digits != 1 or "," in before or "," in text:
+            raise _Unsupported("scientific format other than 0.00E+00")
+    if (codes and codes[0] == ",") or "?" in text:
+        raise _Unsupported("number format with ? or a leading comma")
 
 
 def _round(x: float, places: int) -> Decimal:
@@ -132,6 +225,11 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1:]]
         j += 1
     dot = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t == "."), None)
+    j = (dot or 0) - 1
+    while dot is not None and j >= 0 and tokens[j] == ("code", ",") and j - 1 in digits:
+        x /= 1000.0  # #,.# : a comma just before the point scales too
+        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1:]]
+        j -= 1
     int_ph = [i for i in digits if dot is None or i < dot]
     frac_ph = [i for i in digits if dot is not None and i > dot]
     if sci:
@@ -159,7 +257,7 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         out[int_ph[0]] = "".join(ds) + out[int_ph[0]]
     if grouping and int_ph:
         whole = "".join(out[i] for i in int_ph)
-        grouped = f"{int(whole):,}" if whole.strip() else whole
+        grouped = _group(whole)
         for i in int_ph:
             out[i] = ""
         out[int_ph[0]] = grouped
@@ -175,6 +273,17 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     if dot is not None:
         out[dot] = "."
     return ("-" if neg else "") + "".join(out)
+
+
+def _group(digits: str) -> str:
+    """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'."""
+    body = digits.lstrip(" ")
+    lead = digits[:len(digits) - len(body)]
+    parts = []
+    while len(body) > 3:
+        parts.insert(0, body[-3:])
+        body = body[:-3]
+    return lead + ",".join([body, *parts] if body else parts)
 
 
 def _format_sci(x, tokens, int_ph, frac_ph, signed) -> str:
@@ -231,16 +340,21 @@ def _format_date(x: float, tokens) -> str:
                 out.append(str(int(x * 1440 + 1e-9)).zfill(len(low) - 2))
             elif low.startswith("[s"):
                 out.append(str(round(x * 86400)).zfill(len(low) - 2))
-            elif low in ("yyyy", "yy"):
-                out.append(f"{y:04d}" if low == "yyyy" else f"{y % 100:02d}")
+            elif low.startswith("y"):  # y and yy: two digits; yyy and more: four
+                out.append(f"{y:04d}" if len(low) > 2 else f"{y % 100:02d}")
             elif low in ("mmm", "mmmm", "mmmmm"):
                 name = _cal.month_name[mo]
                 out.append(name[:3] if low == "mmm" else name[0] if low == "mmmmm" else name)
             elif low in ("d", "dd"):
                 out.append(f"{d:02d}" if low == "dd" else str(d))
             elif low in ("ddd", "dddd"):
-                name = _DAYS[int(day - 1) % 7] if day >= 1 else "Saturday"
+                serial = day + (1462 if DATE1904.get() else 0)
+                name = _DAYS[int(serial - 1) % 7] if serial >= 1 else "Saturday"
                 out.append(name[:3] if low == "ddd" else name)
+            elif low in ("h", "hh") and "[h" in text.lower():  # h after [h]: the elapsed hours too
+                out.append(str(int(x * 24 + 1e-9)).zfill(len(low)))
+            elif low in ("s", "ss") and "[s" in text.lower():
+                out.append(str(round(x * 86400)).zfill(len(low)))
             elif low in ("h", "hh"):
                 h = int(hh) % 12 or 12 if ampm else int(hh)
                 out.append(f"{h:02d}" if low == "hh" else str(h))
@@ -250,9 +364,9 @@ def _format_date(x: float, tokens) -> str:
                 out.append(f"{ss - int(ss):.{len(low) - 1}f}"[1:])
             elif low == "am/pm":
                 out.append("AM" if hh < 12 else "PM")
-            elif low == "a/p":
-                out.append("A" if hh < 12 else "P")
-            last_was_h = low in ("h", "hh") or low.startswith("[h")
+            elif low == "a/p":  # keeps the case written: a/p shows a or p
+                out.append(c[0] if hh < 12 else c[2])
+            last_was_h = low in ("h", "hh", "s", "ss") or low.startswith(("[h", "[s"))
     return "".join(out)
 
 
@@ -267,19 +381,43 @@ def _text_one(v, fmt):
         fmt = number_text(fmt)
     fmt = "" if fmt is None else fmt
     if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
+        return _text_section(fmt, "TRUE" if v else "FALSE")
     if v is None:
         v = 0.0
     if isinstance(v, str):
         n = parse_number(v)
         if n is None:
-            secs = _sections(fmt)
-            return secs[3].replace("@", v).replace('"', "") if len(secs) >= 4 else v
+            return _text_section(fmt, v)
         v = n
     try:
         return format_value(v, fmt)
-    except (_Unsupported, ValueError, IndexError, KeyError, StopIteration):
-        return VALUE
+    except _Unsupported as err:
+        raise UnsupportedValue(f"TEXT ({err.args[0]})") from None
+    except (ValueError, IndexError, KeyError, StopIteration):
+        raise UnsupportedValue("TEXT (format not modelled)") from None
+
+
+def _text_section(fmt: str, text: str) -> str:
+    """Text (and TRUE/FALSE) through the fourth section, ``"..."`` and ``\\x`` literals, ``@``."""
+    secs = _sections(fmt)
+    if len(secs) < 4:
+        return text
+    out, sec, i = [], secs[3], 0
+    while i < len(sec):
+        ch = sec[i]
+        if ch == '"':
+            j = sec.find('"', i + 1)
+            j = len(sec) if j < 0 else j
+            out.append(sec[i + 1:j])
+            i = j + 1
+            continue
+        if ch == "\\" and i + 1 < len(sec):
+            out.append(sec[i + 1])
+            i += 2
+            continue
+        out.append(text if ch == "@" else ch)
+        i += 1
+    return "".join(out)
 
 
 def _text(value, fmt):

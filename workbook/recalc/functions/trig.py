@@ -8,6 +8,11 @@ multiple: CEILING, FLOOR, MROUND, EVEN, ODD (Excel 2010+ rules).
   significance of 0 #DIV/0!. MROUND(number, multiple) rounds half away from zero; different signs
   are #NUM!. Quotients are taken at 15 significant digits, as Excel computes them, so
   CEILING(0.3, 0.1) is 0.3.
+- CEILING.MATH(number, [significance], [mode]) rounds up (toward +infinity) to a multiple of
+  |significance| (default 1; 0 gives 0); a negative number with a non-zero mode rounds away from
+  zero instead. FLOOR.MATH rounds down, a negative number with a non-zero mode toward zero.
+  CEILING.PRECISE and ISO.CEILING are CEILING.MATH without mode, FLOOR.PRECISE is FLOOR.MATH
+  without mode (Microsoft's function reference).
 """
 
 from __future__ import annotations
@@ -80,6 +85,21 @@ def _mround(number, multiple):
     return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
 
 
+def _math_multiple(up: bool):
+    def impl(number, significance=None, mode=None):
+        (n, s, md), e = scalar_nums(number, vec.const(1.0) if significance is None else significance,
+                                    vec.const(0.0) if mode is None else mode)
+        s = np.abs(s)
+        q = _quotient(n, s)
+        with np.errstate(all="ignore"):
+            flip = (n < 0) & (md != 0)
+            k = np.where(flip, np.floor(q), np.ceil(q)) if up else \
+                np.where(flip, np.ceil(q), np.floor(q))
+            out = np.where(s == 0, 0.0, _snap(k * s))
+        return vec.finish(out, e)
+    return impl
+
+
 def _snap(x):
     """Products such as 3 * 0.1 back to the 15-digit value Excel shows (0.3)."""
     return np.sign(x) * _approx15(np.abs(x))
@@ -113,6 +133,11 @@ FUNCTIONS = {
     "CEILING": Spec(_ceiling, 2, 2),
     "FLOOR": Spec(_floor, 2, 2),
     "MROUND": Spec(_mround, 2, 2),
+    "CEILING.MATH": Spec(_math_multiple(True), 1, 3),
+    "FLOOR.MATH": Spec(_math_multiple(False), 1, 3),
+    "CEILING.PRECISE": Spec(_math_multiple(True), 1, 2),
+    "ISO.CEILING": Spec(_math_multiple(True), 1, 2),
+    "FLOOR.PRECISE": Spec(_math_multiple(False), 1, 2),
     "EVEN": Spec(_even_odd(False), 1, 1),
     "ODD": Spec(_even_odd(True), 1, 1),
 }
