@@ -94,6 +94,21 @@ def test_auto_picks_the_unsupported_cells_and_their_dependents(tmp_path):
     assert len(choose(evaluation, "libreoffice")) == 11
 
 
+def test_text_formats_the_engine_does_not_model_are_not_taken_from_libreoffice(tmp_path):
+    """A fraction format in TEXT is kept as stored, and not handed to LibreOffice either: its TEXT
+    differs from Excel's for such formats (394 cells of tests/data/excel_corpus, POI's format
+    files); an unsupported function beside it still goes to LibreOffice."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"] = '=TEXT(0.5,"# ?/?")'
+    ws["A2"] = "=A1&\"!\""
+    ws["B1"] = "=ERF(1)"
+    wb.save(tmp_path / "t.xlsx")
+    evaluation = evaluate_package(open_package(tmp_path / "t.xlsx"), unsupported="stored")
+    assert evaluation.unsupported["TEXT (fraction format)"] == ["Sheet!A1"]
+    assert sorted(choose(evaluation, "auto")) == [("SHEET", 1, 2)]
+
+
 def test_volatile_cells_and_their_dependents_are_never_taken_from_libreoffice(tmp_path):
     wb = openpyxl.Workbook()
     ws = wb.active
