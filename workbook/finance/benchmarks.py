@@ -14,6 +14,7 @@ from openpyxl.utils import get_column_letter
 from udfs import chain, presets
 from udfs.calibration import calibration_table
 from udfs.published import speedup_table
+from workbook.finance import bench_facts
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
@@ -133,7 +134,7 @@ def build(book: BookBuilder) -> None:
     runs = presets.catalog("run")
     calibration = calibration_table()
     systems = list(dict.fromkeys([*(p.texts["system"] for p in runs.values()),
-                                  *(row[0] for row in calibration[1:])]))
+                                  *(row[0] for row in calibration[1:]), *bench_facts.systems()]))
     width = len(COLUMNS)
 
     row = 4
@@ -185,7 +186,8 @@ def build(book: BookBuilder) -> None:
                 cell.font = styles.BOLD
     book.rows[SHEET]["_runs"] = header + 1
     row = _calibration_block(ws, r + 3, calibration)
-    _speedup_block(ws, row + 2)
+    row = _speedup_block(ws, row + 2)
+    bench_facts.build(ws, row + 3)
 
     styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
     styles.widths(ws, {col_of[k]: 16 for k in ("flops_per_token", "tokens_per_household_year",
