@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
+import tomllib
 
 import pytest
 
@@ -135,3 +137,21 @@ def test_a_value_without_a_source_is_rejected_with_its_place():
     text = "[x]\nlabel = 'X'\nw = { value = 1, unit = 'W', source = 'a source', as_of = 'soon' }\n"
     with pytest.raises(presets.MissingValueError, match="as_of"):
         presets.parse("rent", "x.toml", text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("part", ["unit", "source"])
+def test_every_shipped_file_rejects_a_value_that_loses_its_unit_or_source(kind, part):
+    # Issue 12: the real data files (serving throughputs and grid factors included): drop the
+    # unit or the source of the first value of the file and reading it fails, naming the place.
+    from importlib import resources
+
+    name = {**presets.KINDS, **presets.TABLES}[kind]
+    text = resources.files("udfs").joinpath("data", name).read_text("utf-8")
+    key, table = next(iter(tomllib.loads(text).items()))
+    field = next(k for k, v in table.items() if isinstance(v, dict))
+    broken = re.sub(rf'(\n{re.escape(field)} = \{{[^\n]*?){part} = "[^"]*", ', r"\1", text, count=1)
+    assert broken != text, (kind, field)
+    with pytest.raises(presets.MissingValueError, match=rf"{re.escape(name)} \[{key}\] {field}: "
+                       rf"{part} is required"):
+        presets.parse(kind, name, broken)
