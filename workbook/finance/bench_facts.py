@@ -29,7 +29,7 @@ from workbook.xlsx.presets_sheet import lookup
 #: published quantities written as (blue) values: key, heading, unit, training_facts.toml field
 PUBLISHED = [
     ("tokens", "Tokens (published)", "tokens", "tokens"),
-    ("gpu_hours", "GPU-hours (published)", "tokens", "gpu_hours"),
+    ("gpu_hours", "GPU-hours (published)", "GPU-hours", "gpu_hours"),
     ("usd_per_gpu_hour", "Rental rate (published)", "USD/GPU-h", "usd_per_gpu_hour"),
     ("published_usd", "Cost (published)", "USD", "published_usd"),
 ]
@@ -54,17 +54,9 @@ _ENERGY_KWH = "<gpu_hours>*k_seconds_per_hour*<utility_watts_per_gpu>/k_joules_p
 
 #: computed columns: key, heading, unit, formula template (<key> = that column, same row), the
 #: published inputs it needs (empty cell without them)
-COMPUTED = [
+COMPUTED = [  # the headline results first: they fit on a printed page
     ("tokens_per_gpu_second", "Implied tokens/s per GPU", "tokens/s/GPU",
      "=<tokens>/(<gpu_hours>*k_seconds_per_hour)", ("tokens",)),
-    ("flops_palm", "FLOPs per token (PaLM)", "FLOPs/token",
-     chain.formula("flops_palm", _model), ()),
-    ("flops_6n", "FLOPs per token (6N)", "FLOPs/token", chain.formula("flops_6n", _model), ()),
-    ("peak_fp8", "FP8 dense peak", "TFLOPS", _peak("fp8"), ()),
-    ("peak_bf16", "BF16 dense peak", "TFLOPS", _peak("bf16"), ()),
-    ("mfu_fp8", "MFU at FP8 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_fp8"), ("tokens",)),
-    ("mfu_bf16", "MFU at BF16 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_bf16"),
-     ("tokens",)),
     ("mfu_fp8_6n", "MFU at FP8 peak (6N)", "fraction", _mfu("flops_6n", "peak_fp8"), ("tokens",)),
     ("mfu_bf16_6n", "MFU at BF16 peak (6N)", "fraction", _mfu("flops_6n", "peak_bf16"),
      ("tokens",)),
@@ -72,19 +64,27 @@ COMPUTED = [
      "=<gpu_hours>*<usd_per_gpu_hour>", ("usd_per_gpu_hour",)),
     ("diff_published_usd", "ours / published - 1", "rel. diff",
      "=<usd_at_published_rate>/<published_usd>-1", ("usd_per_gpu_hour", "published_usd")),
-    ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
-     "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))", ()),
     ("usd_at_tco", "Cost at the workbook TCO", "USD", "=<gpu_hours>*<tco_usd_per_gpu_hour>", ()),
-    ("utility_watts_per_gpu", "Utility W per GPU", "W",
-     "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))", ()),
     ("joules_per_token", "J per token", "J/token",
      chain.formula("joules_per_token", {"utility_watts_per_gpu": "<utility_watts_per_gpu>",
                                         "tokens_per_gpu_second": "<tokens_per_gpu_second>",
                                         "goodput": "1"}.get), ("tokens",)),
-    ("household_years", "Household-years (energy of the GPU-hours)", "household-years",
+    ("household_years", "Household-years (GPU-hours x W)", "household-years",
      f"={_ENERGY_KWH}/inp_kwh_per_household_year", ()),
-    ("co2_tonnes", "t CO2 at the grid factor used", "t CO2",
+    ("co2_tonnes", "t CO2 (grid factor used)", "t CO2",
      f"={_ENERGY_KWH}*inp_kg_co2_per_kwh/k_kg_per_tonne", ()),
+    ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
+     "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))", ()),
+    ("utility_watts_per_gpu", "Utility W per GPU", "W",
+     "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))", ()),
+    ("mfu_fp8", "MFU at FP8 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_fp8"), ("tokens",)),
+    ("mfu_bf16", "MFU at BF16 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_bf16"),
+     ("tokens",)),
+    ("flops_palm", "FLOPs per token (PaLM)", "FLOPs/token",
+     chain.formula("flops_palm", _model), ()),
+    ("flops_6n", "FLOPs per token (6N)", "FLOPs/token", chain.formula("flops_6n", _model), ()),
+    ("peak_fp8", "FP8 dense peak", "TFLOPS", _peak("fp8"), ()),
+    ("peak_bf16", "BF16 dense peak", "TFLOPS", _peak("bf16"), ()),
 ]
 
 #: every column of the block, in order: key, heading, unit
@@ -117,7 +117,10 @@ def build(ws, row: int) -> int:
         for k, _h, unit, field in PUBLISHED:
             entry = fact.entries.get(field)
             if entry is not None and entry.value is not None:
-                styles.style_input(ws.cell(row=r, column=col_of[k], value=entry.value), unit)
+                cell = ws.cell(row=r, column=col_of[k], value=entry.value)
+                styles.style_input(cell, unit)
+                if k == "tokens":  # 14.8e12 in a 12-wide column: trillions
+                    cell.number_format = '#,##0.0,,,," T"'
                 given.add(k)
         for k, _h, unit, template, needs in COMPUTED:
             if not set(needs) <= given:

@@ -9,6 +9,7 @@ model's preset sequence length, as the published figures do.
 
 from __future__ import annotations
 
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
 from udfs import chain, presets
@@ -155,6 +156,8 @@ def build(book: BookBuilder) -> None:
             value = system if kind is None else _tco_formula(key, kind, letter, rows)
             cell = ws.cell(row=r, column=col, value=value)
             styles.style_formula(as_text(cell) if kind is None else cell, unit)
+            if kind is None:  # keys as long as the column is wide (GB300_NVL72): keep them apart
+                cell.alignment = Alignment(horizontal="right", shrink_to_fit=True)
     last = get_column_letter(2 + len(systems))
     book.define("bench_systems", ws, f"$C${rows['bench_system']}:${last}${rows['bench_system']}")
     for name, key in (("bench_tco", "bench_tco_usd_per_gpu_hour"),
@@ -211,6 +214,7 @@ def _calibration_block(ws, row: int, table: list[list]) -> int:
     heads = ["system", "published USD/GPU-h", "published ratio", "workbook USD/GPU-h",
              "workbook ratio", "ratio difference", "price"]
     styles.header_row(ws, row + 1, heads)
+    ws.row_dimensions[row + 1].height = 30
     first = row + 2
     ref = next(i for i, r in enumerate(table[1:]) if r[0] == "H100_HGX") + first
     for i, (system, published, *_rest, kind) in enumerate(table[1:]):
@@ -236,6 +240,7 @@ def _speedup_block(ws, row: int) -> int:
     styles.header_row(ws, row + 1, ["model", "system", "run", "tokens/s per GPU",
                                     "H100 tokens/s per GPU", "speed-up", "break-even speed-up",
                                     "verdict"])
+    ws.row_dimensions[row + 1].height = 45
     r = row + 1
     for values in table[1:]:
         d = dict(zip(head, values, strict=True))

@@ -13,6 +13,7 @@ Every cell another sheet uses has a defined name; column A shows it. The scheme:
 
 from __future__ import annotations
 
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
@@ -24,6 +25,7 @@ from workbook.xlsx.cells import as_text
 from workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
+RIGHT = Alignment(horizontal="right")
 
 #: scenario inputs: name, label, unit, default (None: blank), drop-down list or None, note
 SCENARIO = [
@@ -205,7 +207,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
     notes_col = book.system_col(book.n) + 1
 
-    def per_system(name, label, unit, value_of, kind, note=""):
+    def per_system(name, label, unit, value_of, kind, note="", align=None):
         nonlocal row
         row += 1
         _label(ws, row, name.replace("{k}", "<n>"), label, unit)
@@ -220,6 +222,8 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                 book.define_cell(name.replace("{k}", str(k)), ws, row, col)
             if name == "inp_system_{k}":
                 system_dv.add(cell)
+            if align is not None:
+                cell.alignment = align
         if kind == "input" and name != "inp_system_{k}":
             arg = name[len("inp_"):-len("_{k}")]
             validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
@@ -233,9 +237,12 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     per_system("inp_mfu_{k}", "MFU reached", "fraction", lambda k: DEFAULT_MFU, "input",
                "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
                "(SemiAnalysis 2025-08-20); an assumption for the other systems.")
-    for key, label, unit, field in SYSTEM_LOOKUPS:
+    for key, label, unit, field in SYSTEM_LOOKUPS:  # descriptions wrap in their column
         per_system("" if key == "label" else f"pre_{key}_{{k}}", label, unit,
-                   lambda k, f=field: f"={lookup(f, k)}", "lookup")
+                   lambda k, f=field: f"={lookup(f, k)}", "lookup",
+                   align=styles.WRAP if key == "label" else None)
+        if key == "label":
+            ws.row_dimensions[row].height = 66  # five lines: the longest label (H800)
     per_system("pre_capex_per_gpu_{k}", "All-in capex per GPU at hyperscaler prices", "USD",
                lambda k: f"=pre_unit_all_in_usd_{k}/pre_gpus_per_unit_{k}", "formula",
                "all-in per server or rack / GPUs per unit")
@@ -270,10 +277,11 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                "tokens/s/GPU", lambda k: _or(serving("tokens_per_gpu_second", k), '"none published"'),
                "lookup",
                "inp_serve_benchmark of the system, input + output tokens per second per GPU at "
-               "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it")
+               "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it",
+               align=RIGHT)
     per_system("", "  its precision and framework", "text",
                lambda k: _or(f'{serving("precision", k)}&" "&{serving("framework", k)}', '""'),
-               "lookup")
+               "lookup", align=RIGHT)
     per_system("", "  at concurrency", "requests",
                lambda k: _or(serving("concurrency", k), '""'), "lookup",
                "concurrent requests of that point; interactivity = 1000 / median TPOT (Presets)")
