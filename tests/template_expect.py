@@ -410,7 +410,7 @@ def fact_rows(buyer: str, kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
                "peak_fp8": peak["fp8"], "peak_bf16": peak["bf16"],
                "usd_at_published_rate": None if rate is None else hours * rate,
                "tco_usd_per_gpu_hour": tco, "usd_at_tco": hours * tco,
-               "utility_watts_per_gpu": watts,
+               "utility_watts_per_gpu": watts, "joules_per_gpu_hour": watts * 3600.0,
                "joules_per_token": None if tokens is None else joules / tokens,
                "household_years": udfs.tco_household_years(joules, kwh),
                "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh)}

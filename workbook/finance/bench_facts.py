@@ -10,8 +10,13 @@ that references them, the presets and the workbook's inputs:
   published figures) and with plain 6 x active parameters;
 - the cost at the published $/GPU-hour (DeepSeek: 2.788M x $2 = $5.576M) beside the published cost;
 - the cost at the workbook's TCO per GPU-hour of the run's system (the TCO block at the top);
-- energy from the GPU-hours at the system's utility watts per GPU (IT load x PUE): J per token,
-  household-years and CO2 at the grid factor used on Inputs.
+- energy from the GPU-hours at the system's utility watts per GPU (IT load x PUE): J per GPU-hour,
+  J per token, household-years and CO2 at the grid factor used on Inputs.
+
+Every formula comes from :mod:`udfs.chain`: the implied throughput is the chain's GPU-hours at one
+token per second over the published GPU-hours, the MFU the implied throughput over the chain's
+throughput at MFU 1, the energy the chain's J/token, household-years and CO2 steps read per
+GPU-hour.
 
 A quantity the developer did not publish (gpt-oss's tokens, Meta's price) leaves the cells that
 need it empty.
@@ -43,20 +48,31 @@ def _peak(precision: str) -> str:
     return f'=INDEX(sys_value,MATCH(<system>&".peak_tflops_{precision}",sys_id,0))'
 
 
+def _gpu_hours(tokens: str, tokens_per_gpu_second: str) -> str:
+    """The chain's GPU-hours of ``tokens`` at a throughput (goodput 1), without the "="."""
+    return chain.formula("training_gpu_hours", {"tokens": tokens, "goodput": "1",
+                                                "tokens_per_gpu_second": tokens_per_gpu_second}.get)[1:]
+
+
 def _mfu(flops: str, peak: str) -> str:
-    return chain.formula("", {"tokens_per_gpu_second": "<tokens_per_gpu_second>",
-                              "flops_per_token": f"<{flops}>", "peak_tflops": f"<{peak}>"}.get,
-                         template="=[tokens_per_gpu_second]*[flops_per_token]"
-                                  "/([peak_tflops]*k_flops_per_tflop)")
+    """Implied MFU = implied throughput / the chain's throughput at MFU 1 (the dense peak)."""
+    at_peak = chain.formula("tokens_per_gpu_second", {"mfu": "1", "peak_tflops": f"<{peak}>",
+                                                      "flops_per_token": f"<{flops}>"}.get)[1:]
+    return f"=<tokens_per_gpu_second>/({at_peak})"
 
 
-_ENERGY_KWH = "<gpu_hours>*k_seconds_per_hour*<utility_watts_per_gpu>/k_joules_per_kwh"
+def _energy(step: str, per_unit: str) -> str:
+    """A chain energy step (household-years, CO2) of the GPU-hours at J per GPU-hour."""
+    return chain.formula(step, {"tokens": "<gpu_hours>", "joules_per_token": "<joules_per_gpu_hour>",
+                                "kwh_per_household_year": per_unit,
+                                "kg_co2_per_kwh": per_unit}.get)
+
 
 #: computed columns: key, heading, unit, formula template (<key> = that column, same row), the
 #: published inputs it needs (empty cell without them)
 COMPUTED = [  # the headline results first: they fit on a printed page
     ("tokens_per_gpu_second", "Implied tokens/s per GPU", "tokens/s/GPU",
-     "=<tokens>/(<gpu_hours>*k_seconds_per_hour)", ("tokens",)),
+     f"=({_gpu_hours('<tokens>', '1')})/<gpu_hours>", ("tokens",)),  # GPU-hours at 1 token/s
     ("mfu_fp8_6n", "MFU at FP8 peak (6N)", "fraction", _mfu("flops_6n", "peak_fp8"), ("tokens",)),
     ("mfu_bf16_6n", "MFU at BF16 peak (6N)", "fraction", _mfu("flops_6n", "peak_bf16"),
      ("tokens",)),
@@ -70,13 +86,17 @@ COMPUTED = [  # the headline results first: they fit on a printed page
                                         "tokens_per_gpu_second": "<tokens_per_gpu_second>",
                                         "goodput": "1"}.get), ("tokens",)),
     ("household_years", "Household-years (GPU-hours x W)", "household-years",
-     f"={_ENERGY_KWH}/inp_kwh_per_household_year", ()),
+     _energy("household_years", "inp_kwh_per_household_year"), ()),
     ("co2_tonnes", "t CO2 (grid factor used)", "t CO2",
-     f"={_ENERGY_KWH}*inp_kg_co2_per_kwh/k_kg_per_tonne", ()),
+     _energy("co2_tonnes", "inp_kg_co2_per_kwh"), ()),
     ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
      "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))", ()),
     ("utility_watts_per_gpu", "Utility W per GPU", "W",
      "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))", ()),
+    ("joules_per_gpu_hour", "J per GPU-hour", "J",  # the chain's J/token at 1 token per GPU-hour
+     chain.formula("joules_per_token", {"utility_watts_per_gpu": "<utility_watts_per_gpu>",
+                                        "tokens_per_gpu_second": f"({_gpu_hours('1', '1')})",
+                                        "goodput": "1"}.get), ()),
     ("mfu_fp8", "MFU at FP8 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_fp8"), ("tokens",)),
     ("mfu_bf16", "MFU at BF16 peak (PaLM)", "fraction", _mfu("flops_palm", "peak_bf16"),
      ("tokens",)),
