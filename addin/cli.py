@@ -11,6 +11,7 @@ import argparse
 import sys
 
 import udfs
+from udfs import presets
 
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run
 
@@ -66,8 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_compare)
 
     p = sub.add_parser("presets", help="list every preset value with unit, source and date")
-    p.add_argument("kind", nargs="?", choices=["system", "buyer", "model", "run"],
-                   help="only this kind of preset")
+    p.add_argument("kind", nargs="?", choices=[*presets.KINDS, *presets.TABLES],
+                   help="only this kind of preset or table (default: system, buyer, model, run, "
+                   "serving, grid)")
     p.set_defaults(run=_presets)
 
     from . import cmd_batch, cmd_excel, cmd_libreoffice, cmd_recalc, cmd_scenarios, cmd_template

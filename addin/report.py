@@ -129,8 +129,10 @@ def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision=
 
 
 def presets_listing(kind: str | None = None) -> str:
-    """Every preset value with unit, source and date, one line each (``gputco presets``)."""
-    kinds = [kind] if kind else list(presets.KINDS)
+    """Every preset value with unit, source and date, one line each (``gputco presets``): the preset
+    kinds, the published serving throughputs and the grid factors; ``kind`` also names one of the
+    further tables (rent, inferencex, moe_run, training_fact)."""
+    kinds = [kind] if kind else [*presets.KINDS, "serving", "grid"]
     lines = []
     for k in kinds:
         for key, p in presets.catalog(presets.normalize(k).rstrip("s")).items():

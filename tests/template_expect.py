@@ -384,3 +384,66 @@ def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
     if missing:
         bad.append(f"Benchmarks: runs missing: {sorted(missing)}")
     return bad, n
+
+
+def fact_rows(buyer: str, kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
+              kg_co2_per_kwh: float = udfs.energy.KG_CO2_PER_KWH_US) -> dict[str, dict]:
+    """Expected values of the Benchmarks block of published MoE training runs, per fact key and
+    column key, from udfs/data/training_facts.toml and the udfs functions: what the developers
+    published (tokens, GPU-hours, rate, cost) and what follows from it. Absent quantities: None."""
+    out = {}
+    b = presets.buyer(buyer)
+    for key, fact in presets.catalog("training_fact").items():
+        system, model = fact.texts["system"], fact.texts["model"]
+        pub = {f: (e.value if (e := fact.entries.get(f)) is not None else None)
+               for f in ("tokens", "gpu_hours", "usd_per_gpu_hour", "published_usd")}
+        hours, tokens, rate = pub["gpu_hours"], pub["tokens"], pub["usd_per_gpu_hour"]
+        watts = udfs.tco_utility_watts_per_gpu(presets.system(system).value("it_kw_per_gpu"),
+                                               b.value("pue"))
+        joules = hours * 3600.0 * watts
+        tco = udfs.tco_gpu_hour(system, buyer)
+        fpt = {c: udfs.tco_flops_per_token(model, None, c) for c in ("palm", "6n")}
+        peak = {p: presets.peak_tflops(system, p) for p in ("fp8", "bf16")}
+        tps = None if tokens is None else tokens / (hours * 3600.0)
+        row = {"fact": key, "label": fact.label, "system": system, "model": model, **pub,
+               "tokens_per_gpu_second": tps, "flops_palm": fpt["palm"], "flops_6n": fpt["6n"],
+               "peak_fp8": peak["fp8"], "peak_bf16": peak["bf16"],
+               "usd_at_published_rate": None if rate is None else hours * rate,
+               "tco_usd_per_gpu_hour": tco, "usd_at_tco": hours * tco,
+               "utility_watts_per_gpu": watts, "joules_per_gpu_hour": watts * 3600.0,
+               "joules_per_token": None if tokens is None else joules / tokens,
+               "household_years": udfs.tco_household_years(joules, kwh),
+               "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh)}
+        for c, suffix in (("palm", ""), ("6n", "_6n")):
+            for p in ("fp8", "bf16"):
+                row[f"mfu_{p}{suffix}"] = None if tps is None else \
+                    tps * fpt[c] / (peak[p] * 1e12)
+        row["diff_published_usd"] = None if None in (rate, pub["published_usd"]) else \
+            row["usd_at_published_rate"] / pub["published_usd"] - 1
+        out[key] = row
+    return out
+
+
+def check_facts(ws, buyer: str) -> tuple[list[str], int]:
+    """Walk every row and column of the Benchmarks block of published MoE training runs."""
+    from workbook.finance.bench_facts import COLUMNS
+
+    expected = fact_rows(buyer)
+    bad, n, seen = [], 0, set()
+    for r in range(1, ws.max_row + 1):
+        fact = ws.cell(row=r, column=1).value
+        if fact not in expected:
+            continue
+        seen.add(fact)
+        for col, (key, *_rest) in enumerate(COLUMNS, start=1):
+            actual, want = ws.cell(row=r, column=col).value, expected[fact][key]
+            n += 1
+            if want is None:
+                if actual is not None:
+                    bad.append(f"Benchmarks row {r} {fact} {key}: {actual!r} where nothing was "
+                               "published")
+            elif not _same(want, actual):
+                bad.append(f"Benchmarks row {r} {fact} {key}: workbook {actual!r}, udfs {want!r}")
+    if set(expected) - seen:
+        bad.append(f"Benchmarks: published training runs missing: {sorted(set(expected) - seen)}")
+    return bad, n

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
+import tomllib
 
 import pytest
 
@@ -16,7 +18,7 @@ from udfs import presets
 KINDS = [*presets.KINDS, *presets.TABLES]
 SYSTEMS = {"H100_HGX", "H200_HGX", "B200_HGX", "B300_HGX", "GB200_NVL72", "GB300_NVL72", "MI300X",
            "MI325X", "MI355X", "H800_HGX"}
-MOE = {"deepseek_v3", "qwen3_235b_a22b", "llama4_maverick", "gpt_oss_120b"}
+MOE = {"deepseek_v3", "qwen3_235b_a22b", "llama4_scout", "llama4_maverick", "gpt_oss_120b"}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -135,3 +137,21 @@ def test_a_value_without_a_source_is_rejected_with_its_place():
     text = "[x]\nlabel = 'X'\nw = { value = 1, unit = 'W', source = 'a source', as_of = 'soon' }\n"
     with pytest.raises(presets.MissingValueError, match="as_of"):
         presets.parse("rent", "x.toml", text)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("part", ["unit", "source"])
+def test_every_shipped_file_rejects_a_value_that_loses_its_unit_or_source(kind, part):
+    # Issue 12: the real data files (serving throughputs and grid factors included): drop the
+    # unit or the source of the first value of the file and reading it fails, naming the place.
+    from importlib import resources
+
+    name = {**presets.KINDS, **presets.TABLES}[kind]
+    text = resources.files("udfs").joinpath("data", name).read_text("utf-8")
+    key, table = next(iter(tomllib.loads(text).items()))
+    field = next(k for k, v in table.items() if isinstance(v, dict))
+    broken = re.sub(rf'(\n{re.escape(field)} = \{{[^\n]*?){part} = "[^"]*", ', r"\1", text, count=1)
+    assert broken != text, (kind, field)
+    with pytest.raises(presets.MissingValueError, match=rf"{re.escape(name)} \[{key}\] {field}: "
+                       rf"{part} is required"):
+        presets.parse(kind, name, broken)

@@ -111,4 +111,15 @@ def test_llama4_and_gpt_oss_published_gpu_hours():
     assert mav["mfu_fp8_6n"] == pytest.approx(0.132, abs=0.0005)
     oss = FACTS["gpt_oss_120b_training"]
     assert oss["gpu_hours"] == 2.1e6 and oss["tokens"] is None and oss["mfu_fp8"] is None
-    assert training_facts(2.0)[1:][3][-1] == pytest.approx(4.2e6)
+    at_2 = {row[0]: row[-1] for row in training_facts(2.0)[1:]}
+    assert at_2["gpt_oss_120b_training"] == pytest.approx(4.2e6)
+
+
+def test_llama4_scout_published_gpu_hours():
+    # Llama 4 model card: Scout ~40T tokens in 5.0M H100 GPU-hours -> 2,222 tokens/s per GPU; with
+    # 6 x 17B active parameters 227 TFLOP/s = 11.5% of FP8 dense, 22.9% of BF16 (facts-2026 4.1).
+    scout = FACTS["llama4_scout_training"]
+    assert scout["tokens_per_gpu_second"] == pytest.approx(2222.2, abs=0.1)
+    assert scout["mfu_fp8_6n"] == pytest.approx(0.115, abs=0.0005)
+    assert scout["mfu_bf16_6n"] == pytest.approx(0.229, abs=0.0005)
+    assert scout["usd_at_published_rate"] is None  # Meta published no price

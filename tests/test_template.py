@@ -94,7 +94,8 @@ def test_drop_downs_list_the_presets(wb):
 
 def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
     ws = wb["Presets"]
-    assert set(ws.tables) == {"tbl_systems", "tbl_buyers", "tbl_models", "tbl_runs"}
+    assert set(ws.tables) == {"tbl_systems", "tbl_buyers", "tbl_models", "tbl_runs", "tbl_serving",
+                              "tbl_grid"}
     rows = {}
     for table in ws.tables.values():
         cells = ws[table.ref]
@@ -103,7 +104,8 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
         for r in cells[1:]:
             rows[r[0].value] = [c.value for c in r]
     n = 0
-    for kind in presets.KINDS:
+    kinds = [*presets.KINDS, "serving", "grid"]  # issue 12: serving throughputs, grid factors
+    for kind in kinds:
         for key, p in presets.catalog(kind).items():
             for name, e in p.entries.items():
                 if name == "capex_per_gpu":
@@ -112,7 +114,7 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
                 assert row[3] == e.value and row[4] == e.unit and row[5] == e.source, row
                 assert row[6].date() == e.as_of
                 n += 1
-    assert n == sum(len(p.entries) for kind in presets.KINDS
+    assert n == sum(len(p.entries) for kind in kinds
                     for p in presets.catalog(kind).values()) - len(presets.catalog("system"))
 
 

@@ -18,7 +18,7 @@ import re
 import openpyxl
 import pytest
 from lo import formula_cells, mismatches, recalculate, requires_soffice, values
-from template_expect import Scenario, check_benchmarks, check_compare, check_model
+from template_expect import Scenario, check_benchmarks, check_compare, check_facts, check_model
 
 from udfs import presets
 from workbook.finance.build import build_workbook, fill_cached_values, write_template
@@ -73,7 +73,8 @@ def test_libreoffice_alone_gives_the_udfs_numbers(tmp_path):
     lo = openpyxl.load_workbook(recalculate(src, tmp_path / "lo"), data_only=True)
     sc = Scenario(ALL_SYSTEMS, "neocloud_giant")
     for bad, _n in (check_model(lo["Model"], sc), check_compare(lo["Compare"], sc),
-                    check_benchmarks(lo["Benchmarks"], sc.buyer)):
+                    check_benchmarks(lo["Benchmarks"], sc.buyer),
+                    check_facts(lo["Benchmarks"], sc.buyer)):
         assert not bad, "\n".join(bad[:30])
 
 

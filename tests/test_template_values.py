@@ -14,7 +14,7 @@ import math
 import openpyxl
 import pandas as pd
 import pytest
-from template_expect import Scenario, check_benchmarks, check_compare, check_model
+from template_expect import Scenario, check_benchmarks, check_compare, check_facts, check_model
 
 from addin.cli import main
 from udfs import presets
@@ -55,6 +55,39 @@ def test_benchmarks_sheet_equals_udfs(generated):
     bad, n = check_benchmarks(values["Benchmarks"], sc.buyer)
     assert not bad, "\n".join(bad[:30])
     assert n == len(presets.catalog("run")) * 27
+
+
+def test_benchmarks_moe_training_facts_equal_udfs(generated):
+    """The block of published MoE training runs (native formulas, gputco's engine) equals udfs, and
+    reproduces the published figures: DeepSeek-V3's $5.576M (2.788M H800 GPU-hours at $2) and
+    $5.328M (pre-training), 1,543 tokens/s per H800 and 17.3% / 34.6% of the FP8 / BF16 peaks
+    with 6N (facts-2026 section 4.1)."""
+    from udfs.published import FACT_HEADER, training_facts
+
+    sc, _path, values = generated
+    ws = values["Benchmarks"]
+    bad, n = check_facts(ws, sc.buyer)
+    assert not bad, "\n".join(bad[:30])
+    from workbook.finance.bench_facts import COLUMNS
+
+    assert n == len(presets.catalog("training_fact")) * len(COLUMNS)
+    rows = {ws.cell(row=r, column=1).value: [c.value for c in ws[r]] for r in range(1, ws.max_row + 1)}
+
+    col = {key: i for i, (key, *_rest) in enumerate(COLUMNS)}
+    total, pre = rows["deepseek_v3_total"], rows["deepseek_v3_pretraining"]
+    assert total[col["usd_at_published_rate"]] == pytest.approx(5.576e6, rel=1e-12)
+    assert total[col["diff_published_usd"]] == pytest.approx(0.0, abs=1e-12)
+    assert pre[col["usd_at_published_rate"]] == pytest.approx(5.328e6, rel=1e-12)
+    assert pre[col["tokens_per_gpu_second"]] == pytest.approx(1543.2, abs=0.1)
+    assert pre[col["mfu_fp8_6n"]] == pytest.approx(0.173, abs=5e-4)
+    assert pre[col["mfu_bf16_6n"]] == pytest.approx(0.346, abs=5e-4)
+    for fact in training_facts(buyer=sc.buyer)[1:]:  # the Python twin, column by column
+        d = dict(zip(FACT_HEADER, fact, strict=True))
+        for key in ("tokens_per_gpu_second", "mfu_fp8", "mfu_bf16", "mfu_fp8_6n", "mfu_bf16_6n",
+                    "usd_at_published_rate", "usd_at_tco"):
+            got = rows[d["fact"]][col[key]]
+            assert (got is None) if d[key] is None else math.isclose(got, d[key], rel_tol=1e-9), \
+                (d["fact"], key, got, d[key])
 
 
 def test_every_formula_cell_carries_a_value(generated):

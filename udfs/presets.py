@@ -37,9 +37,10 @@ KINDS = {"system": "systems.toml", "buyer": "buyers.toml", "model": "models.toml
 
 #: further sourced tables, read the same way but not preset kinds of the workbook or the CLI:
 #: rental prices, SemiAnalysis's published TCO (the calibration target), published training facts
-#: and grid CO2 factors
+#: grid CO2 factors and published serving throughputs
 TABLES = {"rent": "rents.toml", "inferencex": "inferencex_tco.toml", "moe_run": "moe_runs.toml",
-          "training_fact": "training_facts.toml", "grid": "grid_factors.toml"}
+          "training_fact": "training_facts.toml", "grid": "grid_factors.toml",
+          "serving": "serving.toml"}
 
 #: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
 REQUIRED_FIELDS = {
@@ -62,6 +63,8 @@ REQUIRED_FIELDS = {
     "inferencex": ("tco_hyperscaler", "tco_neocloud_giant", "rent_3yr", "all_in_kw_per_gpu"),
     "training_fact": ("gpu_hours",),
     "grid": ("kg_co2_per_kwh",),
+    "serving": ("tokens_per_gpu_second", "concurrency", "median_tpot_ms", "input_tokens",
+                "output_tokens"),
 }
 
 #: text fields each kind must define
@@ -69,12 +72,18 @@ TEXT_FIELDS = {"system": ("label",), "buyer": ("label",), "model": ("label",),
                "run": ("label", "system", "model", "precision"),
                "moe_run": ("label", "system", "model", "precision"),
                "rent": ("label", "system", "provider", "term"), "inferencex": ("label",),
-               "training_fact": ("label", "model", "system"), "grid": ("label",)}
+               "training_fact": ("label", "model", "system"), "grid": ("label",),
+               "serving": ("label", "benchmark", "system", "model", "precision", "framework")}
 
 #: precisions with a peak_tflops_<precision> field on every system
 PRECISIONS = ("bf16", "fp8", "fp4")
 
 DEFAULT_BUYER = "hyperscaler"
+#: the published serving benchmark shown by default (udfs/data/serving.toml): DeepSeek-R1-0528,
+#: 8k in / 1k out, the only one with a figure for nine of the ten systems
+DEFAULT_SERVING = "dsr1_8k1k"
+#: the grid factor every CO2 figure uses unless the user chooses another (udfs/data/grid_factors.toml)
+DEFAULT_GRID = "us_average"
 
 
 @dataclass(frozen=True)
@@ -292,3 +301,32 @@ def inferencex(system_name: object) -> Preset:
     if key not in table:
         raise UnknownNameError("system with a published SemiAnalysis TCO", system_name, table)
     return table[key]
+
+
+def serving_benchmarks() -> list[str]:
+    """The published serving benchmarks of udfs/data/serving.toml, the default first.
+
+    >>> serving_benchmarks()
+    ['dsr1_8k1k', 'gptoss_8k1k']
+    """
+    found = dict.fromkeys(p.texts["benchmark"] for p in catalog("serving").values())
+    return sorted(found, key=lambda b: (b != DEFAULT_SERVING, b))
+
+
+def serving(system_name: object, benchmark: object = DEFAULT_SERVING) -> Preset | None:
+    """The published serving throughput of a system in one benchmark (udfs/data/serving.toml),
+    None where none is published (H800, or B300/GB300 for gpt-oss-120b).
+
+    >>> serving("GB200 NVL72").value("tokens_per_gpu_second")
+    14952.0
+    >>> serving("H800_HGX") is None
+    True
+    """
+    key = system(system_name).key
+    wanted = normalize(text("benchmark", benchmark))
+    if wanted not in {normalize(b) for b in serving_benchmarks()}:
+        raise UnknownNameError("serving benchmark", benchmark, serving_benchmarks())
+    for p in catalog("serving").values():
+        if normalize(p.texts["benchmark"]) == wanted and p.texts["system"] == key:
+            return p
+    return None

@@ -234,7 +234,7 @@ def tco_models():
     --------
     >>> [row[0] for row in tco_models()[1:]]
     ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b', 'deepseek_v3', 'qwen3_235b_a22b',
-     'llama4_maverick', 'gpt_oss_120b']
+     'llama4_maverick', 'llama4_scout', 'gpt_oss_120b']
     """
     return _table("model")
 

@@ -9,11 +9,13 @@ model's preset sequence length, as the published figures do.
 
 from __future__ import annotations
 
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
 from udfs import chain, presets
 from udfs.calibration import calibration_table
 from udfs.published import speedup_table
+from workbook.finance import bench_facts
 from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.cells import as_text
@@ -133,7 +135,7 @@ def build(book: BookBuilder) -> None:
     runs = presets.catalog("run")
     calibration = calibration_table()
     systems = list(dict.fromkeys([*(p.texts["system"] for p in runs.values()),
-                                  *(row[0] for row in calibration[1:])]))
+                                  *(row[0] for row in calibration[1:]), *bench_facts.systems()]))
     width = len(COLUMNS)
 
     row = 4
@@ -154,6 +156,8 @@ def build(book: BookBuilder) -> None:
             value = system if kind is None else _tco_formula(key, kind, letter, rows)
             cell = ws.cell(row=r, column=col, value=value)
             styles.style_formula(as_text(cell) if kind is None else cell, unit)
+            if kind is None:  # keys as long as the column is wide (GB300_NVL72): keep them apart
+                cell.alignment = Alignment(horizontal="right", shrink_to_fit=True)
     last = get_column_letter(2 + len(systems))
     book.define("bench_systems", ws, f"$C${rows['bench_system']}:${last}${rows['bench_system']}")
     for name, key in (("bench_tco", "bench_tco_usd_per_gpu_hour"),
@@ -185,7 +189,8 @@ def build(book: BookBuilder) -> None:
                 cell.font = styles.BOLD
     book.rows[SHEET]["_runs"] = header + 1
     row = _calibration_block(ws, r + 3, calibration)
-    _speedup_block(ws, row + 2)
+    row = _speedup_block(ws, row + 2)
+    bench_facts.build(ws, row + 3)
 
     styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
     styles.widths(ws, {col_of[k]: 16 for k in ("flops_per_token", "tokens_per_household_year",
@@ -209,6 +214,7 @@ def _calibration_block(ws, row: int, table: list[list]) -> int:
     heads = ["system", "published USD/GPU-h", "published ratio", "workbook USD/GPU-h",
              "workbook ratio", "ratio difference", "price"]
     styles.header_row(ws, row + 1, heads)
+    ws.row_dimensions[row + 1].height = 30
     first = row + 2
     ref = next(i for i, r in enumerate(table[1:]) if r[0] == "H100_HGX") + first
     for i, (system, published, *_rest, kind) in enumerate(table[1:]):
@@ -234,6 +240,7 @@ def _speedup_block(ws, row: int) -> int:
     styles.header_row(ws, row + 1, ["model", "system", "run", "tokens/s per GPU",
                                     "H100 tokens/s per GPU", "speed-up", "break-even speed-up",
                                     "verdict"])
+    ws.row_dimensions[row + 1].height = 45
     r = row + 1
     for values in table[1:]:
         d = dict(zip(head, values, strict=True))

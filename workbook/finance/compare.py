@@ -188,6 +188,9 @@ def _breakdown_chart(book: BookBuilder) -> BarChart:
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.width, chart.height = 15, 8
+    if book.n > 4:  # many bars: as tall as the sweep chart, the legend below so bars get the width
+        chart.height = 12
+        chart.legend.position = "b"
     return chart
 
 

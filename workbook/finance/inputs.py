@@ -13,6 +13,7 @@ Every cell another sheet uses has a defined name; column A shows it. The scheme:
 
 from __future__ import annotations
 
+from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
@@ -24,6 +25,7 @@ from workbook.xlsx.cells import as_text
 from workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
+RIGHT = Alignment(horizontal="right")
 
 #: scenario inputs: name, label, unit, default (None: blank), drop-down list or None, note
 SCENARIO = [
@@ -42,9 +44,18 @@ SCENARIO = [
      "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100)."),
     ("inp_kwh_per_household_year", "Electricity of a US household-year", "kWh",
      udfs.KWH_PER_HOUSEHOLD_YEAR, None, "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20."),
-    ("inp_kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh", udfs.energy.KG_CO2_PER_KWH_US,
-     None, "US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh); coal and gas plants on "
-     "Presets' source file udfs/data/grid_factors.toml."),
+    ("inp_grid_region", "Grid region (a sourced factor, shown below)", "key",
+     presets.DEFAULT_GRID, "list_grids",
+     "US average (EIA), US coal and gas plants, eGRID2022 subregions (SRVC = Virginia/Carolina, "
+     "ERCT = Texas, NWPP = Northwest...): Presets, Grid CO2 emission factors."),
+    ("inp_kg_co2_per_kwh", "Grid emission factor used (CO2 step)", "kg CO2/kWh",
+     udfs.energy.KG_CO2_PER_KWH_US, None,
+     "Default: US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh). Type the region's factor "
+     "above to use it; the cell right of the factor says whether they differ."),
+    ("inp_serve_benchmark", "Published serving benchmark shown per system", "key",
+     presets.DEFAULT_SERVING, "list_serving",
+     "SemiAnalysis InferenceX, 8k in / 1k out, highest-throughput point: dsr1_8k1k = "
+     "DeepSeek-R1-0528, gptoss_8k1k = gpt-oss-120b (Presets, Published serving throughputs)."),
     ("inp_tax_rate", "Tax rate on profit (cash flows)", "fraction", 0.0, None,
      "0 = no tax (the default); a loss is a credit against other profits."),
     ("inp_depreciation_years", "Depreciation period (blank = the life)", "years", None, None,
@@ -104,7 +115,8 @@ def build(book: BookBuilder) -> None:
                  "Blue on yellow: inputs, type over them (blank override = use the preset). Grey: "
                  "preset values looked up from Presets. Black: formulas. Column A: the defined name.")
     dvs = {name: _list_validation(ws, name) for name in
-           ("list_buyers", "list_models", "list_precisions", "list_conventions", "list_systems")}
+           ("list_buyers", "list_models", "list_precisions", "list_conventions", "list_systems",
+             "list_grids", "list_serving")}
     col = book.system_col(1)
 
     row = 4
@@ -121,6 +133,13 @@ def build(book: BookBuilder) -> None:
             validate_range(ws, name[4:], row, col)
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
+        if name == "inp_grid_region":
+            row = _grid_preset_row(book, ws, row + 1, col)
+        if name == "inp_kg_co2_per_kwh":  # says when the factor used is not the region's
+            ws.cell(row=row, column=col + 1, value=(
+                '=IF(inp_kg_co2_per_kwh=pre_kg_co2_per_kwh,"= the region\'s factor",'
+                '"not the region\'s factor (above): the default is the US average 2022, EIA")'
+            )).font = styles.NOTE_FONT
 
     row += 2
     styles.section_row(ws, row, "Systems: one column each; the first is the reference on Compare",
@@ -188,7 +207,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
     notes_col = book.system_col(book.n) + 1
 
-    def per_system(name, label, unit, value_of, kind, note=""):
+    def per_system(name, label, unit, value_of, kind, note="", align=None):
         nonlocal row
         row += 1
         _label(ws, row, name.replace("{k}", "<n>"), label, unit)
@@ -203,6 +222,8 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                 book.define_cell(name.replace("{k}", str(k)), ws, row, col)
             if name == "inp_system_{k}":
                 system_dv.add(cell)
+            if align is not None:
+                cell.alignment = align
         if kind == "input" and name != "inp_system_{k}":
             arg = name[len("inp_"):-len("_{k}")]
             validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
@@ -216,9 +237,12 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     per_system("inp_mfu_{k}", "MFU reached", "fraction", lambda k: DEFAULT_MFU, "input",
                "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
                "(SemiAnalysis 2025-08-20); an assumption for the other systems.")
-    for key, label, unit, field in SYSTEM_LOOKUPS:
+    for key, label, unit, field in SYSTEM_LOOKUPS:  # descriptions wrap in their column
         per_system("" if key == "label" else f"pre_{key}_{{k}}", label, unit,
-                   lambda k, f=field: f"={lookup(f, k)}", "lookup")
+                   lambda k, f=field: f"={lookup(f, k)}", "lookup",
+                   align=styles.WRAP if key == "label" else None)
+        if key == "label":
+            ws.row_dimensions[row].height = 66  # five lines: the longest label (H800)
     per_system("pre_capex_per_gpu_{k}", "All-in capex per GPU at hyperscaler prices", "USD",
                lambda k: f"=pre_unit_all_in_usd_{k}/pre_gpus_per_unit_{k}", "formula",
                "all-in per server or rack / GPUs per unit")
@@ -245,9 +269,25 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
                lambda k: 1.0, "input", "fraction of available hours used or sold")
     per_system("inp_goodput_{k}", "Goodput of a training run", "fraction", lambda k: 1.0,
                "input", "fraction of paid GPU time kept as progress (restarts, lost work)")
+    def serving(field: str, k: int) -> str:
+        return (f'INDEX(serve_value,MATCH(inp_serve_benchmark&"_"&inp_system_{k}'
+                f'&".{field}",serve_id,0))')
+
+    per_system("pre_serve_tokens_per_gpu_second_{k}", "Published serving throughput (preset)",
+               "tokens/s/GPU", lambda k: _or(serving("tokens_per_gpu_second", k), '"none published"'),
+               "lookup",
+               "inp_serve_benchmark of the system, input + output tokens per second per GPU at "
+               "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it",
+               align=RIGHT)
+    per_system("", "  its precision and framework", "text",
+               lambda k: _or(f'{serving("precision", k)}&" "&{serving("framework", k)}', '""'),
+               "lookup", align=RIGHT)
+    per_system("", "  at concurrency", "requests",
+               lambda k: _or(serving("concurrency", k), '""'), "lookup",
+               "concurrent requests of that point; interactivity = 1000 / median TPOT (Presets)")
     per_system("inp_serve_tokens_per_gpu_second_{k}", "Inference: tokens served per second per GPU",
                "tokens/s/GPU", lambda k: None, "input",
-               "a measured serving throughput (e.g. SemiAnalysis InferenceX); blank = no "
+               "the serving throughput used for the cost per million tokens served; blank = no "
                "inference cost")
     per_system("inp_rent_usd_per_gpu_hour_{k}", "Rent per GPU-hour (rent or buy, cash flows)",
                "USD/GPU-h", lambda k: default_rent(book.systems[k - 1]), "input",
@@ -259,6 +299,23 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         r = int(book.names[f"inp_{field}_1"].rsplit("$", 1)[1])
         book.define(f"inp_{field}_all", ws,
                     f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
+    return row
+
+
+def _or(expr: str, fallback: str) -> str:
+    """``=expr``, or ``fallback`` where it is an error (no such preset): IF(ISERROR()), which every
+    spreadsheet and gputco's engine evaluate alike."""
+    return f"=IF(ISERROR({expr}),{fallback},{expr})"
+
+
+def _grid_preset_row(book: BookBuilder, ws, row: int, col: int) -> int:
+    """The factor of the chosen grid region, looked up on Presets, with its source; returns the row."""
+    _label(ws, row, "pre_kg_co2_per_kwh", "  its emission factor (preset)", "kg CO2/kWh")
+    match = 'MATCH(inp_grid_region&".kg_co2_per_kwh",grid_id,0)'
+    styles.style_lookup(ws.cell(row=row, column=col, value=f"=INDEX(grid_value,{match})"),
+                        "kg CO2/kWh")
+    ws.cell(row=row, column=col + 1, value=f"=INDEX(grid_source,{match})").font = styles.NOTE_FONT
+    book.define_cell("pre_kg_co2_per_kwh", ws, row, col)
     return row
 
 

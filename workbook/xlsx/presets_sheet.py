@@ -26,8 +26,13 @@ TABLES = {
     "buyer": ("buyer", "tbl_buyers", "Buyer types (udfs/data/buyers.toml)"),
     "model": ("model", "tbl_models", "Models (udfs/data/models.toml)"),
     "run": ("run", "tbl_runs", "Published benchmark runs (udfs/data/runs.toml)"),
+    "serving": ("serve", "tbl_serving", "Published serving throughputs per GPU (udfs/data/"
+                "serving.toml): SemiAnalysis InferenceX, highest-throughput point, 8k in / 1k out"),
+    "grid": ("grid", "tbl_grid", "Grid CO2 emission factors (udfs/data/grid_factors.toml)"),
 }
 COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
+#: the data file of each table
+FILES = {**presets.KINDS, **presets.TABLES}
 #: fields computed from others, left to formulas
 DERIVED = {"system": {"capex_per_gpu"}}
 
@@ -64,6 +69,8 @@ LISTS = {
     "list_models": ("Model", lambda: list(presets.catalog("model"))),
     "list_precisions": ("Precision", lambda: list(presets.PRECISIONS)),
     "list_conventions": ("FLOPs convention", lambda: list(CONVENTIONS)),
+    "list_serving": ("Serving benchmark", presets.serving_benchmarks),
+    "list_grids": ("Grid region", lambda: list(presets.catalog("grid"))),
 }
 
 
@@ -102,7 +109,7 @@ def _table(book: BookBuilder, ws, kind: str, prefix: str, table_name: str, headi
         for name, text in p.texts.items():
             r += 1
             _write(ws, r, [f"{key}.{name}", key, name, text, "text",
-                           f"udfs/data/{presets.KINDS[kind]}", None])
+                           f"udfs/data/{FILES[kind]}", None])
         for name, e in p.entries.items():
             if name in DERIVED.get(kind, ()):
                 continue

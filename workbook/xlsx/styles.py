@@ -50,6 +50,8 @@ FORMATS = {
     "ratio": "0.000",
     "FLOPs/token": "0.0000E+00",
     "tokens": "#,##0",
+    "requests": "#,##0",
+    "GPU-hours": "#,##0",
     "tokens/s/GPU": "#,##0.0",
     "J/token": "0.000",
     "W": "#,##0.0",
