@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lo import recalculate, requires_soffice
 
-from udfs import chain, presets, scenario
+from udfs import chain, decisions, presets, scenario
 from udfs.compute import CONVENTIONS
 from workbook.finance.build import build_workbook, fill_cached_values
 from workbook.scenarios.build import parse_spec, write_scenarios
@@ -154,7 +154,8 @@ def test_finance_workbook_equals_the_chain_everywhere(tmp_path_factory, drawn):
     for k, col in enumerate(columns, start=1):
         for key, want in _expected(common, col).items():
             got = _get(wb, f"out_{key}_{k}")
-            if not _close(got, want, key):
+            if not _close(got, want, key) and not (
+                    key == "irr" and _another_irr({**common, **col}, _expected(common, col), got)):
                 bad.append((f"out_{key}_{k}", got, want))
     assert bad == [], (drawn, bad[:5])
     failing = [[c.value for c in row[:7]] for row in wb["Checks"].iter_rows(min_row=8)
@@ -192,7 +193,7 @@ def scenario_book(tmp_path_factory) -> Path:
             **{k: [float(_first(k))] for k in SCENARIO_NUMBERS},
             "life_years": [15.0]}  # a cash-flow block of 15 years: the drawn rows' lives fit
     path = tmp_path_factory.mktemp("scn") / "s.xlsx"
-    write_scenarios(parse_spec({"grid": grid}), path)
+    write_scenarios(parse_spec({"grid": grid, "sensitivity": {"inputs": ["mfu"]}}), path)
     return path
 
 
@@ -235,9 +236,29 @@ def _check_rows(path: Path, rows: list[dict]) -> list:
         want = _expected(row, {})
         for key, value in want.items():
             got = ws.cell(row=r, column=keys.index(key) + 1).value
-            if not _close(got, value, key):
+            if not _close(got, value, key) and not (key == "irr" and _another_irr(row, want, got)):
                 bad.append((r, key, got, value))
     return bad
+
+
+def _another_irr(row: dict, want: dict, got) -> bool:
+    """Cash flows whose sign changes more than once (tax credits, a residual) can have several
+    IRRs; Excel's Newton search from the workbook's guess may find another one than TCO_IRR.
+    True when ``got`` is a root too: NPV at it is 0 (1e-9 of the flows' size) on the chain's own
+    cash flows."""
+    if not isinstance(got, float):
+        return False
+    used = {k: float(v[0]) for k, v in scenario.used_inputs(
+        {k: v if isinstance(v, str) else [v] for k, v in row.items() if v is not None}).items()}
+    cols, _ = decisions.cash_flow_columns(
+        used["capex_per_gpu"], used["rent_usd_per_gpu_hour"], want["opex_usd_per_gpu_hour"],
+        used["life_years"], used["residual_fraction"], used["availability"], used["utilisation"],
+        used["tax_rate"], used["depreciation_years"], used["rent_decline_per_year"],
+        used["opex_escalation_per_year"])
+    net = cols["net"][0]
+    signs = np.sign(net[net != 0])
+    npv = float((net / (1.0 + got) ** np.arange(len(net))).sum())
+    return int((signs[1:] != signs[:-1]).sum()) > 1 and abs(npv) <= 1e-9 * np.abs(net).sum()
 
 
 @given(scenario_rows())
