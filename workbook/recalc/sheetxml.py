@@ -72,6 +72,11 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     >>> part.num_vals, part.obj_vals, [(f.row, f.col, f.text, f.cached) for f in part.formulas]
     ([2.0, 4.0], ['hello'], [(1, 3, 'A1*2', 4.0)])
     """
+    from .sheetscan import scan  # the same reading at C speed, for the plain grammar
+
+    fast = scan(name, path, data, strings)
+    if fast is not None:
+        return fast
     part = SheetPart(name, path, data)
     p = xmlsafe.make_parser()
     tags = _TAGS
