@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from recalc_book import tco_book

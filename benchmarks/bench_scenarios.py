@@ -21,9 +21,12 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 
 import openpyxl
 
