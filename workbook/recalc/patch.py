@@ -50,7 +50,7 @@ def patch_values(part, evaluation) -> bytes | None:
     if any(not data.startswith(open_c, c) for c in c_start):
         return None  # another prefix in this part: the general writer
     # the start tags change only where a t attribute is, or is to be, written
-    heads = list(map(data.__getitem__, map(slice, c_start, cut)))
+    heads = list(map(data.__getitem__, map(slice, c_start, [fc.f_start for fc in formulas])))
     gaps = list(map(data.__getitem__, map(slice, [0, *resume[:-1]], cut)))
     for k, (t, head) in enumerate(zip(types, heads, strict=True)):
         if t is None and head.find(b"t", len(open_c)) < 0:

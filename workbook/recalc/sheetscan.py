@@ -15,6 +15,7 @@ return None, and the part goes through expat as before, which also words every e
 from __future__ import annotations
 
 import gc
+import operator
 import re
 
 import numpy as np
@@ -156,59 +157,67 @@ def _rows(part, g, gi, index: np.ndarray) -> None:
 def _cells(part, g, gi, index: np.ndarray, c_start: np.ndarray, strings: list[str]) -> None:
     from .sheetxml import decode
 
-    pick = index.tolist()
+    n = len(index)
+    if not n:
+        return
+    take = _taker(index)
 
-    def column(key: str) -> list:
-        col = g[gi[key]]
-        return [col[i] for i in pick]
+    def column(key: str) -> tuple:
+        return take(g[gi[key]])
 
-    letters, digits, types = column("CL"), column("RN"), column("CT")
+    letters = column("CL")
     if not all(letters):
         raise _Bail  # a cell without the plain r="A1" s="n" t="x" attributes
     cols = {k: _column(k) for k in set(letters)}
-    col = [cols[k] for k in letters]
-    row = list(map(int, digits))
-    if row and not 0 < min(row) <= max(row) <= MAX_ROW:
+    col = np.array(list(map(cols.__getitem__, letters)), dtype=np.int64)
+    row = np.array(list(map(int, column("RN"))), dtype=np.int64)
+    if not 0 < row.min() <= row.max() <= MAX_ROW:
         raise _Bail
-    vt, v_el, f_el = column("VT"), column("VE"), column("FW")
-    has_f = [bool(x) for x in f_el]
-    values: list = [None] * len(pick)
-    for k, (t, v) in enumerate(zip(types, vt, strict=True)):
-        if not t or t == b"n":
-            values[k] = float(v) if v else None  # (bad text: ValueError, the expat reader's)
-        else:
-            values[k] = _Other
-    other = [k for k, x in enumerate(values) if x is _Other]
+    types, vt = column("CT"), column("VT")
+    has_f = _lengths(column("FW")) > 0
+    plain = (_lengths(types) == 0) | np.fromiter(map(b"n".__eq__, types), bool, n)
+    filled = plain & (_lengths(vt) > 0)
+    values = np.full(n, None, dtype=object)
+    num = np.flatnonzero(filled)
+    if len(num):  # numbers: float() of the text, as the expat reader (ValueError: its message)
+        values[num] = list(map(float, _taker(num)(vt)))
+    other = np.flatnonzero(~plain).tolist()
     if other:
-        inline_t = column("IT")
+        v_el, inline_t = column("VE"), column("IT")
         for k in other:
             inline = [_text(inline_t[k])]  # (read only for t="inlineStr")
             values[k] = decode(types[k].decode(), _text(vt[k]) if v_el[k] else None, inline,
-                               strings, has_f[k])
-    if row:
-        part.max_row, part.max_col = max(row), max(col)
-    fk = [k for k, x in enumerate(has_f) if x]
-    if fk:
+                               strings, bool(has_f[k]))
+    part.max_row, part.max_col = int(row.max()), int(col.max())
+    fk = np.flatnonzero(has_f)
+    if len(fk):
         _formulas(part, g, gi, index, c_start, fk, row, col, values)
-    nums = [k for k, x in enumerate(values) if type(x) is float]
-    part.num_rows = [row[k] for k in nums]
-    part.num_cols = [col[k] for k in nums]
-    part.num_vals = [values[k] for k in nums]
-    objs = [k for k, x in enumerate(values) if x is not None and type(x) is not float]
-    part.obj_rows = [row[k] for k in objs]
-    part.obj_cols = [col[k] for k in objs]
-    part.obj_vals = [values[k] for k in objs]
+    is_float = filled.copy()
+    if other:
+        is_float[other] = [type(values[k]) is float for k in other]
+    part.num_rows, part.num_cols = row[is_float].tolist(), col[is_float].tolist()
+    part.num_vals = values[is_float].tolist()
+    objs = np.flatnonzero(~is_float)
+    objs = objs[[values[k] is not None for k in objs.tolist()]] if len(objs) else objs
+    part.obj_rows, part.obj_cols = row[objs].tolist(), col[objs].tolist()
+    part.obj_vals = values[objs].tolist()
 
 
-_Other = object()
+def _taker(index: np.ndarray):
+    """A function picking the items at ``index`` of a sequence, as a tuple (in C)."""
+    if len(index) == 1:
+        i = int(index[0])
+        return lambda seq: (seq[i],)
+    return operator.itemgetter(*index.tolist())
 
 
 def _formulas(part, g, gi, index, c_start, fk, row, col, values) -> None:
     from .sheetxml import FormulaCell, _add_formula
 
     at = index[fk]
-    fa = [g[gi["FA"]][i] for i in at.tolist()]
-    lens = {k: _lengths(g[gi[k]])[at] for k in ("CH", "FW", "FE", "VE")}
+    take = _taker(at)
+    fa = take(g[gi["FA"]])
+    lens = {k: _lengths(take(g[gi[k]])) for k in ("CH", "FW", "FE", "VE")}
     start = c_start[fk]
     f_start = start + lens["CH"]
     f_end = f_start + lens["FE"]  # (just past the element; writer.element_end keeps it)
@@ -216,12 +225,11 @@ def _formulas(part, g, gi, index, c_start, fk, row, col, values) -> None:
     v_end = v_start + lens["VE"]
     has_v = lens["VE"] > 0
     v_start, v_end = np.where(has_v, v_start, -1), np.where(has_v, v_end, -1)
-    texts = _texts([g[gi["FT"]][i] for i in at.tolist()])
-    rows, cols, cached = [row[k] for k in fk], [col[k] for k in fk], [values[k] for k in fk]
+    texts = _texts(take(g[gi["FT"]]))
     n = len(fk)
-    out = list(map(FormulaCell, rows, cols, texts, ["normal"] * n, [None] * n, [None] * n,
-                   cached, start.tolist(), f_start.tolist(), f_end.tolist(), v_start.tolist(),
-                   v_end.tolist()))
+    out = list(map(FormulaCell, row[fk].tolist(), col[fk].tolist(), texts, ["normal"] * n,
+                   [None] * n, [None] * n, values[fk].tolist(), start.tolist(), f_start.tolist(),
+                   f_end.tolist(), v_start.tolist(), v_end.tolist()))
     for k in (k for k, a in enumerate(fa) if a):  # shared and array formulas
         attrs = _attrs(fa[k])
         ref = attrs.get("ref")
