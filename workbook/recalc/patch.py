@@ -23,7 +23,7 @@ def patch_values(part, evaluation) -> bytes | None:
 
     data = part.data
     formulas = part.formulas
-    if not formulas or not _utf8(data) or any(fc.kind not in _KINDS for fc in formulas):
+    if not formulas or not _utf8(data) or not {fc.kind for fc in formulas} <= _KINDS:
         return None
     skipped = evaluation.skipped
     if skipped:
@@ -42,19 +42,22 @@ def patch_values(part, evaluation) -> bytes | None:
     cut = [v if v >= 0 else fc.f_end_event for v, fc in zip(v_start, formulas, strict=True)]
     resume = [fc.v_end_event if v >= 0 else c for v, c, fc in zip(v_start, cut, formulas,
                                                                      strict=True)]
-    for k, (v, r) in enumerate(zip(v_start, resume, strict=True)):
-        if data.startswith(close_v if v >= 0 else close_f, r):
-            resume[k] = data.index(b">", r) + 1
-            if v < 0:
-                cut[k] = resume[k]
-    if any(not data.startswith(open_c, c) for c in c_start):
-        return None  # another prefix in this part: the general writer
+    if not part.exact_ends:
+        for k, (v, r) in enumerate(zip(v_start, resume, strict=True)):
+            if data.startswith(close_v if v >= 0 else close_f, r):
+                resume[k] = data.index(b">", r) + 1
+                if v < 0:
+                    cut[k] = resume[k]
+        if any(not data.startswith(open_c, c) for c in c_start):
+            return None  # another prefix in this part: the general writer
     # the start tags change only where a t attribute is, or is to be, written
     heads = list(map(data.__getitem__, map(slice, c_start, [fc.f_start for fc in formulas])))
     gaps = list(map(data.__getitem__, map(slice, [0, *resume[:-1]], cut)))
-    for k, (t, head) in enumerate(zip(types, heads, strict=True)):
-        if t is None and head.find(b"t", len(open_c)) < 0:
-            continue
+    skip = len(open_c)
+    changed = sorted({k for k, head in enumerate(heads) if head.find(b"t", skip) >= 0}
+                     | {k for k, t in enumerate(types) if t is not None})
+    for k in changed:
+        t = types[k]
         start = c_start[k]
         tag = _start_tag(data, start)
         new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c):] else tag

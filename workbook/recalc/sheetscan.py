@@ -89,7 +89,7 @@ def scan(name: str, path: str, data: bytes, strings: list[str]):
     if not _outside_ok(data, lo, hi, path):
         return None
     pattern, gi = _GRAMMARS[prefix]
-    part = SheetPart(name, path, data)
+    part = SheetPart(name, path, data, exact_ends=True)
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived tuples, no cycles: collections would only scan them
     try:

@@ -52,6 +52,7 @@ class SheetPart:
     data: bytes
     max_row: int = 0
     max_col: int = 0
+    exact_ends: bool = False  # f_end_event/v_end_event are just past the elements (sheetscan)
     num_rows: list[int] = field(default_factory=list)
     num_cols: list[int] = field(default_factory=list)
     num_vals: list[float] = field(default_factory=list)
