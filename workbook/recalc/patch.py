@@ -74,20 +74,31 @@ def patch_values(part, evaluation) -> bytes | None:
 
 
 def _formatted(store: SheetStore, formulas: list, value_xml) -> tuple[list, list]:
-    """(t attribute or None, text of <v>) of every formula cell, numbers formatted in bulk as
-    :func:`.writer.value_xml` formats one."""
+    """(t attribute or None, text of <v>) of every formula cell, as :func:`column_xml` gives."""
     n = len(formulas)
     rows = np.array([fc.row for fc in formulas], dtype=np.int64)
     cols = np.array([fc.col for fc in formulas], dtype=np.int64)
+    texts: list = [None] * n
+    types: list = [None] * n
+    for c in np.unique(cols).tolist():
+        sel = np.flatnonzero(cols == c).tolist()
+        t, x = column_xml(store, c, rows[sel], value_xml)
+        for k, tk, xk in zip(sel, t, x, strict=True):
+            types[k], texts[k] = tk, xk
+    return types, texts
+
+
+def column_xml(store: SheetStore, col: int, rows: np.ndarray, value_xml) -> tuple[list, list]:
+    """(t attribute or None, text of <v>) of the cells ``rows`` of column ``col``, numbers
+    formatted in bulk exactly as :func:`.writer.value_xml` formats one."""
+    n = len(rows)
     kinds = np.zeros(n, dtype=np.int8)
     nums = np.zeros(n, dtype=np.float64)
-    for c in np.unique(cols).tolist():
-        column = store.cols.get(c)
-        sel = np.flatnonzero(cols == c)
-        if column is not None:
-            r = np.clip(rows[sel], 0, len(column.kind) - 1)
-            kinds[sel] = np.where(rows[sel] < len(column.kind), column.kind[r], 0)
-            nums[sel] = column.num[r]
+    column = store.cols.get(col)
+    if column is not None:
+        r = np.clip(rows, 0, len(column.kind) - 1)
+        kinds = np.where(rows < len(column.kind), column.kind[r], 0)
+        nums = column.num[r]
     texts: list = [None] * n
     types: list = [None] * n
     number = kinds == NUMBER
@@ -99,6 +110,5 @@ def _formatted(store: SheetStore, formulas: list, value_xml) -> tuple[list, list
     for k, x in zip(np.flatnonzero(rest).tolist(), nums[rest].tolist(), strict=True):
         texts[k] = repr(x).encode()
     for k in np.flatnonzero(~number).tolist():
-        fc = formulas[k]
-        types[k], texts[k] = value_xml(store.get(fc.row, fc.col))
+        types[k], texts[k] = value_xml(store.get(int(rows[k]), col))
     return types, texts
