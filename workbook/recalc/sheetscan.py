@@ -3,8 +3,10 @@
 :func:`scan` gives the same :class:`~.sheetxml.SheetPart` as the expat reader for parts written
 in the plain grammar every spreadsheet program uses inside ``<sheetData>``: rows of cells, each
 with an optional ``<f>``, ``<v>`` and a plain inline string, character data with the five
-predefined entities only, UTF-8. One ``fullmatch`` of that grammar over the whole
-``<sheetData>`` checks the part in C before anything is taken from it; the rest of the part
+predefined entities only, UTF-8. One ``findall`` cuts ``<sheetData>`` into tokens (a row's
+start or end, a whole cell), each a match of that grammar, and the part is read only when the
+tokens tile it and nest as rows of cells; the values are then taken column by column (every
+token's group ``i`` at once) with numpy and C-level maps, not cell by cell. The rest of the part
 (everything before and after ``<sheetData>``, where a DTD would be) goes through
 :mod:`.xmlsafe`'s expat with DTDs refused, as before. Anything else (comments, CDATA, character
 references, rich or phonetic inline text, namespace declarations inside the data, other
