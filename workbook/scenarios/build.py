@@ -2,8 +2,9 @@
 
 Flow: validate the SPEC (:mod:`.scenario_spec`; the model runs on every scenario, so a bad value
 fails here, naming its key) -> build the workbook with openpyxl, big blocks as one styled template
-row each -> write their rows (:mod:`.rowfill`) -> fill the cached value of every formula with the
-headless recalculation -> rename onto the destination (never replacing a file unless ``force``).
+row each -> evaluate every formula with the headless engine, the blocks' cells put in place in
+memory, and write the blocks' rows with their values in one pass (:mod:`.onepass`,
+:mod:`.rowfill`) -> rename onto the destination (never replacing a file unless ``force``).
 
 Sheets: Summary, Scenarios (one row per scenario), Sensitivity (tornado), MonteCarlo (with a
 ``[monte_carlo]`` table), Inputs (the named cells every row reads), Presets (the finance

@@ -9,8 +9,9 @@ The workbook is built with openpyxl as usual (styles, names, charts, validation)
 block's first data row written as the *template row*, styled cell by cell, and as the last row of
 its sheet. :func:`fill_rows` then replaces that row with ``n`` rows: the same style ids (read
 from the template row as openpyxl wrote it), formulas from templates where ``{r}`` is the row
-number, and per-row numbers or texts. Formula cells are written without values (``<v />``, as
-openpyxl does); the recalculation fills them in.
+number, and per-row numbers or texts. Formula cells are written with the values given
+(``values=``, computed beforehand by the engine: :mod:`workbook.scenarios.onepass`), or without
+(``<v />``, as openpyxl does) for a recalculation to fill in.
 
 >>> import tempfile, openpyxl, numpy as np
 >>> path = Path(tempfile.mkdtemp()) / "rows.xlsx"
