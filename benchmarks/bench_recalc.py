@@ -4,11 +4,14 @@ Builds a scenario workbook of ``--rows`` rows (default 10,000) x 10 TCO-like for
 arithmetic, INDEX/MATCH and VLOOKUP into a small table, cross-sheet inputs through absolute
 references; tests/recalc_book.tco_book), then times, median of ``--repeat`` runs:
 
-- gputco: ``recalc_file`` end to end (open the zip, parse, evaluate, write the values back);
+- gputco: ``recalc_file`` end to end (open the zip, parse, evaluate, write the values back),
+  and the same with the reading and writing as they were before the regex reader and the bulk
+  writer (benchmarks/old_io.py), checked to give byte-identical files;
 - LibreOffice 7.x: ``soffice --headless --convert-to xlsx`` with a profile that forces a full
   recalculation (load, recalculate, save), as in workbook/libreoffice.py.
 
-and checks that both produce the same values (1e-9 relative). Target: gputco at least as fast.
+and checks that gputco and LibreOffice produce the same values (1e-9 relative). Target: gputco
+at most half of LibreOffice's time.
 
     python benchmarks/bench_recalc.py [--rows 10000] [--repeat 3] [--no-libreoffice]
 """
@@ -23,8 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from old_io import expat_io, same_parts
 from recalc_book import tco_book
 
 from workbook.recalc import recalc_file
@@ -51,16 +56,23 @@ def main() -> None:
         t0 = time.perf_counter()
         src = tco_book(tmp / "scenarios.xlsx", args.rows)
         build = time.perf_counter() - t0
-        ours, evaluate, report = [], [], None
+        ours, before, report = [], [], None
         for i in range(args.repeat):
             t0 = time.perf_counter()
             report = recalc_file(src, tmp / f"ours-{i}.xlsx", functions={})
             ours.append(time.perf_counter() - t0)
-            evaluate.append(report.seconds)
+            with expat_io():
+                t0 = time.perf_counter()
+                recalc_file(src, tmp / f"before-{i}.xlsx", functions={})
+                before.append(time.perf_counter() - t0)
         print(f"workbook: {args.rows:,} rows x 10 formulas = {report.cells:,} formula cells "
               f"(openpyxl build {build:.1f} s); {report.groups} groups")
-        print(f"gputco recalc_file:    {statistics.median(ours):6.2f} s  "
-              f"(median of {args.repeat}: {', '.join(f'{t:.2f}' for t in ours)})")
+        print(f"gputco recalc_file:               {_times(ours)}")
+        print(f"gputco, reading/writing as before: {_times(before)}")
+        members, differ = same_parts(tmp / "ours-0.xlsx", tmp / "before-0.xlsx")
+        print(f"ratio before / now: {statistics.median(before) / statistics.median(ours):.2f}x; "
+              f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
+              f"({members} parts)")
         if args.no_libreoffice or soffice() is None:
             print("LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
             return
@@ -69,14 +81,19 @@ def main() -> None:
             t0 = time.perf_counter()
             lo_file = convert(src, tmp / f"lo-{i}", "xlsx")
             lo.append(time.perf_counter() - t0)
-        print(f"LibreOffice headless:  {statistics.median(lo):6.2f} s  "
-              f"(median of {args.repeat}: {', '.join(f'{t:.2f}' for t in lo)})")
-        ratio = statistics.median(lo) / statistics.median(ours)
-        print(f"ratio LibreOffice / gputco: {ratio:.1f}x "
-              f"({'gputco faster' if ratio >= 1 else 'LibreOffice faster'})")
+        print(f"LibreOffice headless:             {_times(lo)}")
+        for label, times in (("now", ours), ("before", before)):
+            ratio = statistics.median(times) / statistics.median(lo)
+            print(f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
+                  f"{'ok' if ratio <= 0.5 else 'MISSED'})")
         a, b = _values(tmp / "ours-0.xlsx"), _values(lo_file)
         bad = [k for k in b if not math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)]
         print(f"values: {len(b) - len(bad):,} of {len(b):,} cells equal (1e-9 relative)")
+
+
+def _times(times: list[float]) -> str:
+    return (f"{statistics.median(times):6.2f} s  (median of {len(times)}: "
+            f"{', '.join(f'{t:.2f}' for t in times)})")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ class SheetPart:
     data: bytes
     max_row: int = 0
     max_col: int = 0
+    exact_ends: bool = False  # f_end_event/v_end_event are just past the elements (sheetscan)
     num_rows: list[int] = field(default_factory=list)
     num_cols: list[int] = field(default_factory=list)
     num_vals: list[float] = field(default_factory=list)
@@ -72,6 +73,11 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     >>> part.num_vals, part.obj_vals, [(f.row, f.col, f.text, f.cached) for f in part.formulas]
     ([2.0, 4.0], ['hello'], [(1, 3, 'A1*2', 4.0)])
     """
+    from .sheetscan import scan  # the same reading at C speed, for the plain grammar
+
+    fast = scan(name, path, data, strings)
+    if fast is not None:
+        return fast
     part = SheetPart(name, path, data)
     p = xmlsafe.make_parser()
     tags = _TAGS

@@ -20,6 +20,7 @@ from workbook.xlsx.files import atomic_output
 from . import limits as lim
 from .engine import Evaluation
 from .errors import WorkbookFormatError
+from .patch import patch_values
 from .sheetxml import SheetPart
 from .values import XlError
 
@@ -131,7 +132,7 @@ def write_package(evaluation: Evaluation, dst: str | Path,
     """Write the recalculated package to ``dst`` atomically (temp file + rename), replacing it."""
     src = evaluation.package.path
     dst = Path(dst)
-    patched = {part.path: patch_sheet(part, evaluation)
+    patched = {part.path: patch_values(part, evaluation) or patch_sheet(part, evaluation)
                for part in evaluation.package.sheets if part.formulas}
     with atomic_output(dst, force=True) as tmp, zipfile.ZipFile(src) as zin, \
             zipfile.ZipFile(tmp, "w") as zout:

@@ -2,8 +2,9 @@
 
 Flow: validate the SPEC (:mod:`.scenario_spec`; the model runs on every scenario, so a bad value
 fails here, naming its key) -> build the workbook with openpyxl, big blocks as one styled template
-row each -> write their rows (:mod:`.rowfill`) -> fill the cached value of every formula with the
-headless recalculation -> rename onto the destination (never replacing a file unless ``force``).
+row each -> evaluate every formula with the headless engine, the blocks' cells put in place in
+memory, and write the blocks' rows with their values in one pass (:mod:`.onepass`,
+:mod:`.rowfill`) -> rename onto the destination (never replacing a file unless ``force``).
 
 Sheets: Summary, Scenarios (one row per scenario), Sensitivity (tornado), MonteCarlo (with a
 ``[monte_carlo]`` table), Inputs (the named cells every row reads), Presets (the finance
@@ -37,6 +38,7 @@ from workbook.scenarios import rows as sheet_scenarios
 from workbook.scenarios import sensitivity as sheet_sensitivity
 from workbook.scenarios import summary as sheet_summary
 from workbook.scenarios.layout import Layout, cash_flow_years
+from workbook.scenarios.onepass import fill_evaluated
 from workbook.scenarios.spec import Spec, load_spec, parse_spec
 from workbook.xlsx import presets_sheet as sheet_presets
 from workbook.xlsx import xlwings_sheet
@@ -116,7 +118,22 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
 
 def write_scenarios(spec: Spec, path: str | os.PathLike, *, force: bool = False,
                     xlwings_rows: list[tuple[str, str]] | None = None) -> ScenariosResult:
-    """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``."""
+    """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``.
+
+    The big blocks' rows are written once, formulas with their values (:mod:`.onepass`)."""
+    return _write(spec, path, force, xlwings_rows, fill_evaluated)
+
+
+def _fill_then_recalc(tmp: Path, fills: list) -> RecalcReport:
+    """The way before :mod:`.onepass`: rows with empty values, then the file recalculated
+    (kept for benchmarks/bench_scenarios.py, which times both)."""
+    for sheet, first, cols in fills:
+        fill_rows(tmp, sheet, first, cols)
+    return recalc_file(tmp, tmp, engine="gputco")
+
+
+def _write(spec: Spec, path: str | os.PathLike, force: bool,
+           xlwings_rows: list[tuple[str, str]] | None, fill) -> ScenariosResult:
     t0 = time.perf_counter()
     results = scenario.evaluate(spec.scenario_inputs())
     mc = None
@@ -125,10 +142,8 @@ def write_scenarios(spec: Spec, path: str | os.PathLike, *, force: bool = False,
     built = build(spec, xlwings_rows)
     with atomic_output(path, force=force) as tmp:
         built.wb.save(tmp)
-        for sheet, first, cols in built.fills:
-            fill_rows(tmp, sheet, first, cols)
         t1 = time.perf_counter()
-        report = recalc_file(tmp, tmp, engine="gputco")
+        report = fill(Path(tmp), built.fills)
         if report.problems:
             raise RecalcError("the scenario workbook did not recalculate cleanly: "
                               + "; ".join(report.problems[:5]))

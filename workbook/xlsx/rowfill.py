@@ -9,8 +9,9 @@ The workbook is built with openpyxl as usual (styles, names, charts, validation)
 block's first data row written as the *template row*, styled cell by cell, and as the last row of
 its sheet. :func:`fill_rows` then replaces that row with ``n`` rows: the same style ids (read
 from the template row as openpyxl wrote it), formulas from templates where ``{r}`` is the row
-number, and per-row numbers or texts. Formula cells are written without values (``<v />``, as
-openpyxl does); the recalculation fills them in.
+number, and per-row numbers or texts. Formula cells are written with the values given
+(``values=``, computed beforehand by the engine: :mod:`workbook.scenarios.onepass`), or without
+(``<v />``, as openpyxl does) for a recalculation to fill in.
 
 >>> import tempfile, openpyxl, numpy as np
 >>> path = Path(tempfile.mkdtemp()) / "rows.xlsx"
@@ -31,7 +32,7 @@ import re
 import tempfile
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,19 +70,25 @@ def escape(text: str) -> str:
 
 
 def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
-              columns: Sequence[BlockColumn]) -> None:
+              columns: Sequence[BlockColumn], *, values: Mapping[int, tuple] | None = None,
+              parts: Mapping[str, bytes] | None = None) -> None:
     """Replace the template row ``first_row`` of ``sheet`` (its last row) by the block's rows.
 
     The number of rows is the length of the value columns (1 when there are only formulas).
-    The file is rewritten in place (through a temporary file beside it).
+    ``values`` gives formula columns (by column number) their computed values, as
+    ``(t attributes, texts of <v>)`` per row (:func:`workbook.recalc.patch.column_xml`), written
+    in the same pass; without them a formula's ``<v>`` is empty. ``parts`` replaces the bytes of
+    zip members (the sheet's own bytes too, before its rows are filled). The file is rewritten
+    in place (through a temporary file beside it).
     """
     path = Path(path)
     n = _length(columns)
+    parts = parts or {}
     with zipfile.ZipFile(path) as zf:
         part = _sheet_part(zf, sheet)
-        xml = zf.read(part).decode("utf-8")
+        xml = (parts.get(part) or zf.read(part)).decode("utf-8")
         head, template, tail = _split(xml, sheet, first_row)
-        fmt, args = _row_format(template, columns)
+        fmt, args = _row_format(template, columns, values or {})
         last_col = max(c.col for c in columns)
         head = _dimension(head, first_row + n - 1, last_col)
         fd, tmp_name = tempfile.mkstemp(prefix=f".~{path.name}.", suffix=".tmp", dir=path.parent)
@@ -91,7 +98,7 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
             with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as out:
                 for info in zf.infolist():
                     if info.filename != part:
-                        out.writestr(info, zf.read(info.filename))
+                        out.writestr(info, parts.get(info.filename) or zf.read(info.filename))
                         continue
                     # by name: the archive's fast compression (a recalculation rewrites it anyway)
                     with out.open(part, "w", force_zip64=True) as fh:
@@ -141,7 +148,8 @@ def _split(xml: str, sheet: str, row: int) -> tuple[str, str, str]:
     return xml[:m.start()], m.group(1), tail
 
 
-def _row_format(template: str, columns: Sequence[BlockColumn]) -> tuple[str, list[list[str]]]:
+def _row_format(template: str, columns: Sequence[BlockColumn],
+                values: Mapping[int, tuple]) -> tuple[str, list[list[str]]]:
     """A str.format pattern for one row ({0} is the row number) and its per-row arguments."""
     styles = {}
     for m in re.finditer(r'<c\s[^>]*>', template):  # each cell's start tag: its column and style
@@ -156,7 +164,14 @@ def _row_format(template: str, columns: Sequence[BlockColumn]) -> tuple[str, lis
         if c.formula is not None:
             text = escape(c.formula[1:] if c.formula.startswith("=") else c.formula)
             text = text.replace("{", "{{").replace("}", "}}").replace("{{r}}", "{0}")
-            cells.append(f"{ref}><f>{text}</f><v /></c>")
+            if c.col not in values:
+                cells.append(f"{ref}><f>{text}</f><v /></c>")
+                continue
+            types, texts = values[c.col]
+            k = len(args) + 1
+            args.append(["" if t is None else f' t="{t.decode()}"' for t in types])
+            args.append([x.decode("utf-8") for x in texts])
+            cells.append(f"{ref}{{{k}}}><f>{text}</f><v>{{{k + 1}}}</v></c>")
             continue
         k = len(args) + 1
         if c.numbers is not None:

@@ -1,0 +1,105 @@
+"""Write the scenario workbook's big blocks with their values in one pass: evaluate, then write.
+
+The blocks (the Scenarios rows, the Monte Carlo draws) used to be written with empty values, the
+40 MB file read back and every value patched in (``recalc_file``). Here the engine evaluates the
+workbook as openpyxl saved it, each block's one template row replaced in memory by the block's
+cells (numbers, texts and formula texts straight from its :class:`BlockColumn` s, no XML read),
+then each block's rows go into the file once, formulas and values together
+(:func:`workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values patched
+in (:mod:`workbook.recalc.patch`). The file is the one ``recalc_file`` gives, byte for byte
+(benchmarks/bench_scenarios.py checks it).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from pathlib import Path
+
+import numpy as np
+
+from workbook.recalc import RecalcReport
+from workbook.recalc.engine import evaluate_package
+from workbook.recalc.package import open_package
+from workbook.recalc.patch import column_xml, patch_values
+from workbook.recalc.sheetxml import FormulaCell, SheetPart
+from workbook.recalc.writer import patch_sheet, value_xml
+from workbook.xlsx.rowfill import BlockColumn, fill_rows
+
+Fill = tuple[str, int, list[BlockColumn]]  # (sheet, first row of the block, its columns)
+
+
+def fill_evaluated(path: Path, fills: list[Fill]) -> RecalcReport:
+    """Evaluate the workbook at ``path`` (each block a template row) with the blocks' cells in
+    place, write the blocks' rows with values and every other formula's value, in place."""
+    start = time.perf_counter()
+    package = open_package(path)
+    blocks = {sheet: (first, cols) for sheet, first, cols in fills}
+    heads: dict[str, SheetPart] = {}
+    for part in package.sheets:
+        if part.name in blocks:
+            heads[part.name] = _put_block(part, *blocks[part.name])
+    evaluation = evaluate_package(package, None)
+    patched = {}
+    for part in package.sheets:
+        part = heads.get(part.name, part)
+        if part.formulas:
+            patched[part.path] = patch_values(part, evaluation) or patch_sheet(part, evaluation)
+    for sheet, first, cols in fills:
+        store = evaluation.book.sheet(sheet)
+        n = _rows(cols)
+        rows = np.arange(first, first + n, dtype=np.int64)
+        values = {c.col: column_xml(store, c.col, rows, value_xml) for c in cols
+                  if c.formula is not None}
+        others = {p: x for p, x in patched.items()
+                  if p not in {heads[s].path for s in blocks if s != sheet}}
+        fill_rows(path, sheet, first, cols, values=values, parts=others)
+    return RecalcReport(path, path, evaluation.cells, len(evaluation.groups), evaluation.units,
+                        time.perf_counter() - start, dict(evaluation.unsupported),
+                        problems=list(evaluation.problems))
+
+
+def _rows(cols: list[BlockColumn]) -> int:
+    for c in cols:
+        if c.numbers is not None:
+            return len(c.numbers)
+        if c.texts is not None:
+            return len(c.texts[0])
+    return 1
+
+
+def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPart:
+    """Replace the template row ``first`` (the sheet's last) of ``part`` by the block's cells;
+    returns a copy of the part as read, with only the formulas above the block (for patching)."""
+    head = copy.copy(part)
+    head.formulas = [fc for fc in part.formulas if fc.row < first]
+    n = _rows(cols)
+    rows = np.arange(first, first + n, dtype=np.int64)
+
+    def above(rs: list[int], *lists: list) -> list[list]:
+        keep = [k for k, r in enumerate(rs) if r < first]
+        return [[x[k] for k in keep] for x in (rs, *lists)]
+
+    part.num_rows, part.num_cols, part.num_vals = above(part.num_rows, part.num_cols,
+                                                        part.num_vals)
+    part.obj_rows, part.obj_cols, part.obj_vals = above(part.obj_rows, part.obj_cols,
+                                                        part.obj_vals)
+    per_col = []
+    for c in sorted(cols, key=lambda c: c.col):
+        if c.numbers is not None:
+            part.num_rows += rows.tolist()
+            part.num_cols += [c.col] * n
+            part.num_vals += np.asarray(c.numbers, dtype=float).tolist()
+        elif c.texts is not None:
+            codes, cats = c.texts
+            part.obj_rows += rows.tolist()
+            part.obj_cols += [c.col] * n
+            part.obj_vals += [str(cats[i]) for i in np.asarray(codes).tolist()]
+        else:
+            text = c.formula[1:] if c.formula.startswith("=") else c.formula
+            per_col.append([FormulaCell(r, c.col, text.replace("{r}", str(r)), "normal", None,
+                                        None, None, -1, -1, -1) for r in rows.tolist()])
+    part.formulas = head.formulas + [fc for cells in zip(*per_col, strict=True) for fc in cells]
+    part.max_row = max(part.max_row, first + n - 1)
+    part.max_col = max(part.max_col, max(c.col for c in cols))
+    return head
