@@ -31,6 +31,11 @@ class Compiled:
     unsupported: set[str] = field(default_factory=set)
     per_cell: bool = False  # has a range with one fixed and one moving end (SUM($A$1:A5))
     array: bool = False  # an array (CSE) formula
+    #: a multi-cell array formula's master: (top, left, bottom, right) of its ref, and whether
+    #: it is a dynamic array (Excel 365, re-spills) or a fixed CSE range (see .spill)
+    area: tuple[int, int, int, int] | None = None
+    dynamic: bool = False
+    spill_of: tuple[int, int] | None = None  # another cell of such a ref: (row, col) of its master
 
 
 class Compiler:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import spill
 from .compile import Compiled, Compiler
 from .errors import (
     CircularReferenceError,
@@ -32,7 +33,7 @@ from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
 from .refs import cell_name
-from .sheetxml import FormulaCell, SheetPart
+from .sheetxml import FormulaCell, SheetPart, area_of
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
 from .values import DATE1904, VALUE
@@ -197,6 +198,8 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
             memo = last.get((name, fc.col, False)) if fc.kind == "normal" else None
             if memo is not None and memo[0].render(fc.row) == fc.text:  # fast path: same shape
                 key, compiled = memo[1], memo[2]
+            elif fc.kind == "spill":
+                continue  # planned with its master (below)
             else:
                 key, compiled = _compile_cell(part, fc, compiler, masters)
             builder.add(upper, fc.row, fc.col, key, compiled)
@@ -204,6 +207,13 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
             if compiled.unsupported:
                 for func in compiled.unsupported:
                     bad[func].append(f"{name}!{cell_name(fc.row, fc.col)}")
+            if compiled.area is not None:  # the other cells of a multi-cell array formula
+                part_shape = spill.part_compiled(compiled, fc.row, fc.col)
+                for r, c in spill.part_cells(compiled.area):
+                    builder.add(upper, r, c, ("spill", upper, fc.row, fc.col), part_shape)
+                    cells += 1
+                    for func in compiled.unsupported:
+                        bad[func].append(f"{name}!{cell_name(r, c)}")
     spelling = {part.name.upper(): part.name for part in package.sheets}
     for g in builder.groups:  # groups carry the sheet's own spelling
         g.sheet = spelling[g.sheet]
@@ -223,10 +233,12 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
         return masters[fc.si]
     if fc.kind == "array":
         key, compiled = compiler.compile(part.name, fc.row, fc.col, fc.text or "", array=True)
-        if fc.ref and ":" in fc.ref and len(set(fc.ref.split(":"))) > 1:
-            compiled = Compiled(compiled.node, compiled.refs,
-                                compiled.unsupported | {"[array formula over several cells]"},
-                                compiled.per_cell, True)
+        area = area_of(fc.ref) if fc.ref else None
+        if area is not None and area[:2] == (fc.row, fc.col) and area[2:] != area[:2]:
+            compiled = spill.master_compiled(compiled, area, fc.dynamic)
+            key = (*key, "multi", fc.row, fc.col)
+        elif area is not None and fc.dynamic:  # one cell now; may spill when recalculated
+            compiled = spill.master_compiled(compiled, area, True)
             key = (*key, "multi", fc.row, fc.col)
         return key, compiled
     if fc.kind == "dataTable":
@@ -239,6 +251,11 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
               unsupported: str) -> None:
     g = unit.group
     store = book.sheet(g.sheet)
+    if g.compiled.spill_of is not None:
+        return  # written by its master
+    if g.compiled.area is not None:
+        _run_array(evaluator, book, g, result, unsupported)
+        return
     array = g.compiled.array
     if unit.row is None and not g.compiled.per_cell:
         rows = np.arange(g.r0, g.r1 + 1, dtype=np.int64)
@@ -269,6 +286,36 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
             result.problems.append(f"{g.sheet}!{cell_name(r, g.col)}: {err}; shown as #VALUE!")
             values = np.array([VALUE], dtype=object)
         store.write(g.col, one, np.asarray(values))
+
+
+def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluation,
+               unsupported: str) -> None:
+    """A multi-cell array formula's master: evaluate once as an array, fill its block."""
+    store = book.sheet(g.sheet)
+    ctx = Ctx(g.sheet, np.array([g.r0], dtype=np.int64), g.col, True, book)
+    try:
+        values = spill.result_array(evaluator.raw(g.compiled.node, ctx), store.max_block_cells)
+    except RecalcError:
+        raise
+    except TableResult as err:
+        _table_result(err, g, [g.r0], result, unsupported)
+        return
+    except (ValueError, IndexError) as err:
+        result.problems.append(f"{g.sheet}!{cell_name(g.r0, g.col)}: {err}; shown as #VALUE!")
+        values = np.full((1, 1), VALUE, dtype=object)
+    if not g.compiled.dynamic:
+        spill.fill_cse(store, g.compiled.area, values)
+        return
+
+    cells: set[tuple[int, int]] = set()
+
+    def occupied(r: int, c: int) -> bool:  # formula cells of the sheet, listed when first needed
+        if not cells:
+            cells.update((row, h.col) for h in result.groups if h.sheet == g.sheet
+                         for row in range(h.r0, h.r1 + 1))
+        return (r, c) in cells
+
+    result.problems.extend(spill.fill_dynamic(store, g.compiled.area, values, occupied))
 
 
 def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,

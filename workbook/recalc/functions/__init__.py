@@ -29,6 +29,7 @@ class Spec:
 
 def _table() -> dict[str, Spec]:
     from . import (
+        arrays,
         calendar,
         cashflow,
         conditional,
@@ -39,6 +40,7 @@ def _table() -> dict[str, Spec]:
         logic,
         lookup,
         math,
+        regression,
         stats,
         subtotal,
         text,
@@ -50,7 +52,8 @@ def _table() -> dict[str, Spec]:
 
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig):
+                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
+                   arrays, regression):
         table.update(module.FUNCTIONS)
     return table
 
