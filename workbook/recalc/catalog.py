@@ -25,7 +25,8 @@ CATEGORIES = {
     "conditional": "Conditional aggregates", "logic": "Logical", "info": "Information",
     "text": "Text", "textfind": "Text", "textformat": "Text", "lookup": "Lookup and reference",
     "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
-    "finance": "Financial", "cashflow": "Financial",
+    "finance": "Financial", "cashflow": "Financial", "arrays": "Arrays and dynamic arrays",
+    "dynarray": "Arrays and dynamic arrays", "names": "Logical", "regression": "Statistical",
 }
 
 

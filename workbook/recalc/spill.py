@@ -82,9 +82,24 @@ def result_array(raw, limit: int | None) -> np.ndarray:
     return out
 
 
+def ensure_rows(store: SheetStore, bottom: int) -> None:
+    """Grow a sheet's store to hold row ``bottom`` (a block reaching below the last row the
+    file has cells in)."""
+    if bottom < store.max_row:
+        return
+    grow = bottom + 2 - store.length
+    for column in store.cols.values():
+        column.kind = np.concatenate([column.kind, np.zeros(grow, dtype=column.kind.dtype)])
+        column.num = np.concatenate([column.num, np.zeros(grow, dtype=column.num.dtype)])
+        if column.obj is not None:
+            column.obj = np.concatenate([column.obj, np.empty(grow, dtype=object)])
+    store.max_row, store.length = bottom, bottom + 2
+
+
 def fill_cse(store: SheetStore, area: tuple[int, int, int, int], values: np.ndarray) -> None:
     """Write a CSE block: one row or column repeats, one value fills, beyond a result is #N/A."""
     top, left, bottom, right = area
+    ensure_rows(store, bottom)
     h, w = values.shape
     for r in range(top, bottom + 1):
         i = r - top
@@ -105,6 +120,7 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
     h, w = values.shape
     new_bottom, new_right = top + h - 1, left + w - 1
     blocked = new_bottom > MAX_ROW or new_right > MAX_COL
+    ensure_rows(store, min(max(bottom, new_bottom), MAX_ROW))
     outside = [(r, c) for r in range(top, min(new_bottom, MAX_ROW) + 1)
                for c in range(left, min(new_right, MAX_COL) + 1)
                if r > bottom or c > right]

@@ -35,11 +35,13 @@ def _table() -> dict[str, Spec]:
         conditional,
         dates,
         dynamic,
+        dynarray,
         finance,
         info,
         logic,
         lookup,
         math,
+        names,
         regression,
         stats,
         subtotal,
@@ -53,7 +55,7 @@ def _table() -> dict[str, Spec]:
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
                    cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
-                   arrays, regression):
+                   arrays, regression, dynarray, names):
         table.update(module.FUNCTIONS)
     return table
 
