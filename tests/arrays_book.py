@@ -40,6 +40,9 @@ BLOCKS = [
     (1, 4, "=TRANSPOSE(Data!A1:A4)*10"),
     (3, 1, "=Data!A20:A22"),  # blank cells below the data read as 0
     (2, 2, "=Data!A1:B2+Data!I1"),  # an error cell spreads
+    (3, 1, "=ROW(Data!A2:A4)"),  # a range's rows as an array
+    (1, 3, "=COLUMN(Data!B1:D1)*2"),
+    (2, 1, "=SMALL(IF(Data!A1:A6>2,ROW(Data!A1:A6)),2)"),
 ]
 
 
@@ -53,7 +56,14 @@ def block_areas() -> list[tuple[int, int, int, int]]:
 
 
 #: ordinary formulas in Blocks!H1.. that read cells of the blocks
-DEPENDENTS = ["=SUM(A1:A4)", "=A9", "=B8+1", "=SUM(A36:B40)", "=A37*2"]
+DEPENDENTS = ["=SUM(A1:A4)", "=A9", "=B8+1", "=SUM(A36:B40)", "=A37*2",
+              # FORMULATEXT of an ordinary formula, a block's first and other cells, a constant
+              "=_xlfn.FORMULATEXT(H1)", "=_xlfn.FORMULATEXT(A15)", "=_xlfn.FORMULATEXT(B16)",
+              "=_xlfn.FORMULATEXT(Data!A1)",
+              # CELL's info types that depend on the workbook alone
+              '=CELL("address",B7)', '=CELL("row",A6)', '=CELL("col",C12)',
+              '=CELL("contents",A9)', '=CELL("type",A1)', '=CELL("type",J1)',
+              '=CELL("type",Data!G1)', "=SUMPRODUCT(ROW(Data!A1:A4))"]
 
 
 def arrays_book(path: Path) -> Path:

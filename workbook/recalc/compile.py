@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from .errors import FormulaSyntaxError
 from .functions import NEVER
+from .functions.reference import cell_supported
 from .limits import DEFAULT_LIMITS, Limits
 from .package import DefinedName
-from .parse import Const, Node, depth, functions, parse, parse_counted, references
+from .parse import Call, Const, Node, depth, functions, parse, parse_counted, references, walk
 from .refs import Ref, RowTemplate, shape_key
 from .structured import Table, expand
 from .values import NAME
@@ -98,8 +99,12 @@ class Compiler:
 
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
-        unsupported = {f for f in functions(node)
+        called = functions(node)
+        unsupported = {f for f in called
                        if f.startswith("[") or f in self.never or f not in self.known}
+        if "CELL" in called and "CELL" not in unsupported and not all(
+                cell_supported(n) for n in walk(node) if isinstance(n, Call) and n.name == "CELL"):
+            unsupported.add("CELL (info types that depend on the application or file)")
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         return Compiled(node, refs, unsupported, per_cell, array)
 

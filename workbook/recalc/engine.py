@@ -28,6 +28,7 @@ from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
 from .functions.calendar import clock_functions
 from .functions.dynamic import DYNAMIC
+from .functions.reference import FormulaTexts
 from .functions.subtotal import calls, mark_subtotals
 from .limits import Limits
 from .package import Package
@@ -90,6 +91,7 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
     book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
                   for n in package.names}  # for INDIRECT("name")
+    book.formulas = FormulaTexts(package)  # for FORMULATEXT
     deadline = None if timeout_s is None else start + timeout_s
     compiler = Compiler(package.names, table, limits)
     compiler.tables = package.tables
