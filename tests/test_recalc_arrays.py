@@ -262,3 +262,23 @@ def test_writer_fills_block_cells_written_without_value(tmp_path, cell):
     recalc_file(tmp, out, functions={})
     ws = openpyxl.load_workbook(out, data_only=True)["S"]
     assert (ws["A1"].value, ws["B1"].value) == (1, 2)
+
+
+def test_table_udf_fills_an_array_block(tmp_path):
+    """gputco's TCO_SYSTEMS() returns a table (header row, one row per preset system): in an
+    array formula over its size it fills the block, as Excel spills an xlwings table; a dynamic
+    array stored one row short grows past the file (computed, and reported)."""
+    import udfs
+
+    table = udfs.UDFS["TCO_SYSTEMS"]()
+    h, w = len(table), len(table[0])
+    last = f"{chr(ord('A') + w - 1)}{h}"
+    book = _book(tmp_path / "t.xlsx", {"A1": (f"A1:{last}", "=TCO_SYSTEMS()")}, dynamic=False)
+    evaluation = evaluate_package(open_package(book))
+    got = [[evaluation.value("S", r + 1, c + 1) for c in range(w)] for r in range(h)]
+    assert got == table
+    short = _book(tmp_path / "d.xlsx", {"A1": (f"A1:{chr(ord('A') + w - 1)}{h - 1}",
+                                               "=TCO_SYSTEMS()")})
+    evaluation = evaluate_package(open_package(short))
+    assert evaluation.value("S", h, 1) == table[-1][0]
+    assert len(evaluation.problems) == 1 and f"{w} cells" in evaluation.problems[0]
