@@ -43,6 +43,10 @@ BLOCKS = [
     (3, 1, "=ROW(Data!A2:A4)"),  # a range's rows as an array
     (1, 3, "=COLUMN(Data!B1:D1)*2"),
     (2, 1, "=SMALL(IF(Data!A1:A6>2,ROW(Data!A1:A6)),2)"),
+    (2, 2, "=MINVERSE(Data!E1:F2)"),
+    (2, 2, "=MINVERSE({1,2;2,4})"),  # singular
+    (2, 2, "=MINVERSE(Data!A1:B3)"),  # not square
+    (2, 1, "=MDETERM(Data!E1:F2)+{0;1}"),
 ]
 
 

@@ -282,3 +282,26 @@ def test_table_udf_fills_an_array_block(tmp_path):
     evaluation = evaluate_package(open_package(short))
     assert evaluation.value("S", h, 1) == table[-1][0]
     assert len(evaluation.problems) == 1 and f"{w} cells" in evaluation.problems[0]
+
+
+def test_choosecols_and_chooserows(tmp_path):
+    # Microsoft's CHOOSECOLS page (https://support.microsoft.com/en-us/Excel/choosecols-function):
+    # example 1 returns columns 1, 3, 5 and 1 again of the 6x5 table 1..30 (SEQUENCE(6,5)
+    # here); example 3, -1,-2, the last column then the one before; "Excel returns a #VALUE
+    # error if the absolute value of any of the col_num arguments is zero or exceeds the number
+    # of columns". CHOOSEROWS is its row twin. Excel's own answers for CHOOSECOLS(A1:C5,3,1) are
+    # in tests/test_recalc_arrays_excel.py
+    book = _book(tmp_path / "c.xlsx", {
+        "A1": ("A1:D6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,5),1,3,5,1)"),
+        "F1": ("F1:G6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,4),-1,-2)"),
+        "I1": ("I1:L2", "=_xlfn.CHOOSEROWS(Data!A2:D9,{1,8})"),
+        "N1": ("N1", "=_xlfn.CHOOSECOLS(Data!A2:D4,5)"),
+        "O1": ("O1", "=_xlfn.CHOOSEROWS(Data!A2:D4,0)")})
+    grid, _ = _grid(book, "A1", 6, 4)
+    assert grid == [[5.0 * r + c for c in (1, 3, 5, 1)] for r in range(6)]
+    grid, _ = _grid(book, "F1", 6, 2)
+    assert grid == [[4.0 * r + c for c in (4, 3)] for r in range(6)]
+    grid, _ = _grid(book, "I1", 2, 4)
+    assert grid == [["East", "Tom", "Apple", 6380.0], ["South", "Hector", "Apple", 2427.0]]
+    vals, _ = _values(book, ["N1", "O1"])
+    assert [str(v) for v in vals] == ["#VALUE!", "#VALUE!"]

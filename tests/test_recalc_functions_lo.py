@@ -452,11 +452,13 @@ def test_check_of_libreoffices_file_flags_only_the_known_differences(
 NOT_IN_LIBREOFFICE = {"XLOOKUP": "test_recalc_xlookup.py", "XMATCH": "test_recalc_xlookup.py",
                       "FILTER": "test_recalc_arrays.py", "UNIQUE": "test_recalc_arrays.py",
                       "SORT": "test_recalc_arrays.py", "SEQUENCE": "test_recalc_arrays.py",
-                      "LET": "test_recalc_arrays.py"}
+                      "LET": "test_recalc_arrays.py", "CHOOSECOLS": "test_recalc_arrays.py",
+                      "CHOOSEROWS": "test_recalc_arrays.py"}
 #: functions compared with LibreOffice in multi-cell array formulas (test_recalc_arrays_lo.py)
 PROBED_IN_BLOCKS = {"TRANSPOSE": "arrays_book.py", "MMULT": "arrays_book.py",
                     "LINEST": "arrays_book.py", "FORMULATEXT": "arrays_book.py",
-                    "CELL": "arrays_book.py"}
+                    "CELL": "arrays_book.py", "MINVERSE": "arrays_book.py",
+                    "MDETERM": "arrays_book.py"}
 
 
 def test_every_builtin_is_probed():

@@ -202,6 +202,9 @@ def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, val
                  ) -> None:
     attrs, f_start, f_end, text = f
     kind = attrs.get("t", "normal")
+    if areas and not text and kind == "normal" and _add_spill(part, row, col, c_start, value,
+                                                               v_start, v_end, areas):
+        return  # an empty <f/> inside an array formula's block (Excel writes them for CELL)
     si = attrs.get("si")
     ref = attrs.get("ref")
     if kind == "shared" and not ref and si is not None:
@@ -216,15 +219,16 @@ def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, val
 
 
 def _add_spill(part: SheetPart, row: int, col: int, c_start: int, value: object, v_start: int,
-               v_end: int, areas: list) -> None:
-    """A cell inside a multi-cell array formula's ref (no <f> of its own): listed so that the
-    writer can patch its value; refs that ended above this row are dropped."""
+               v_end: int, areas: list) -> bool:
+    """A cell inside a multi-cell array formula's ref (no formula of its own): listed so that the
+    writer can patch its value; refs that ended above this row are dropped. False if outside."""
     areas[:] = [a for a in areas if a[2] >= row]
     for top, left, bottom, right, master in areas:
         if top <= row <= bottom and left <= col <= right:
             part.formulas.append(FormulaCell(row, col, None, "spill", None, master, value,
                                              c_start, -1, -1, v_start, v_end))
-            return
+            return True
+    return False
 
 
 def area_of(ref: str) -> tuple[int, int, int, int] | None:

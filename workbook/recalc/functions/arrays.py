@@ -1,4 +1,5 @@
-"""Functions that build or reshape arrays: TRANSPOSE, MMULT, SEQUENCE.
+"""Functions that build or reshape arrays: TRANSPOSE, MMULT, MINVERSE, MDETERM, SEQUENCE,
+CHOOSECOLS, CHOOSEROWS.
 
 Their results are arrays: in a multi-cell array formula (or an Excel 365 dynamic-array formula)
 they fill the formula's block (see :mod:`..spill`); elsewhere a cell shows the top-left value.
@@ -6,6 +7,10 @@ they fill the formula's block (see :mod:`..spill`); elsewhere a cell shows the t
 - TRANSPOSE(array): rows become columns.
 - MMULT(array1, array2): the matrix product; an empty or text cell, or columns of array1 unequal
   to rows of array2, is #VALUE! (Microsoft's MMULT page); an error cell gives that error.
+- MINVERSE(array), MDETERM(array): the inverse and determinant of a square matrix; not square, or
+  a cell that is not a number, #VALUE!; MINVERSE of a singular matrix #NUM!.
+- CHOOSECOLS(array, n1, ...), CHOOSEROWS(array, n1, ...) (Excel 365): the columns (rows)
+  numbered, negative numbers from the end; 0 or beyond the array #VALUE!.
 - SEQUENCE(rows, [columns=1], [start=1], [step=1]) (Excel 365): ``start, start+step, ...`` row by
   row. A size of 0 is #CALC! (an empty array), a negative size #VALUE!.
 """
@@ -16,7 +21,7 @@ import numpy as np
 
 from .. import vec
 from ..rangeval import RangeVal
-from ..values import CALC, VALUE, XlError
+from ..values import CALC, NUM, VALUE, XlError
 from . import Spec
 from ._args import scalar_nums
 
@@ -87,8 +92,66 @@ def _sequence(rows, columns=None, start=None, step=None):
     return (first + inc * np.arange(n * k, dtype=vec.FLOAT)).reshape(1, n, k)
 
 
+def _square(a):
+    """(floats (m, n, n), None) of a square numeric array, or (None, the error value)."""
+    f, err = _strict_numbers(full(a))
+    if err is not None:
+        return None, err
+    if f.shape[1] != f.shape[2]:
+        return None, VALUE
+    return f, None
+
+
+def _minverse(a):
+    f, err = _square(a)
+    if err is not None:
+        return vec.const(err)
+    det = np.linalg.det(f)
+    if np.any(np.abs(det) < 1e-300):
+        if f.shape[0] == 1:
+            return vec.const(NUM)
+        raise ValueError("MINVERSE of a matrix singular for some rows")
+    return np.linalg.inv(f)
+
+
+def _mdeterm(a):
+    f, err = _square(a)
+    if err is not None:
+        return vec.const(err)
+    return np.linalg.det(f).reshape(-1, 1, 1)
+
+
+def _choose(axis: int):
+    """CHOOSEROWS (axis 1) / CHOOSECOLS (axis 2): the rows (columns) numbered, negative numbers
+    counting from the end; 0 or beyond the array is #VALUE!."""
+
+    def impl(array, *nums):
+        arr = full(array)
+        size = arr.shape[axis]
+        picks = []
+        for x in nums:
+            if x is None:
+                return vec.const(VALUE)
+            f, e = vec.nums(x)
+            if e is not None:
+                return vec.const(e[1][e[0]].ravel()[0])
+            if f.shape[0] != 1:
+                raise ValueError("CHOOSECOLS/CHOOSEROWS with numbers varying by row")
+            for k in np.trunc(f).ravel().tolist():
+                if k == 0 or abs(k) > size:
+                    return vec.const(VALUE)
+                picks.append(int(k) - 1 if k > 0 else size + int(k))
+        return np.take(arr, picks, axis=axis)
+
+    return impl
+
+
 FUNCTIONS = {
     "TRANSPOSE": Spec(_transpose, 1, 1, "a"),
     "MMULT": Spec(_mmult, 2, 2, "a"),
+    "MINVERSE": Spec(_minverse, 1, 1, "a"),
+    "MDETERM": Spec(_mdeterm, 1, 1, "a"),
     "SEQUENCE": Spec(_sequence, 1, 4),
+    "CHOOSECOLS": Spec(_choose(2), 2, 255, "av"),
+    "CHOOSEROWS": Spec(_choose(1), 2, 255, "av"),
 }
