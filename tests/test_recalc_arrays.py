@@ -5,8 +5,8 @@ names the page and the statement or example it checks. Excel saves a dynamic-arr
 array formula over the block it spilled to (``<f t="array" ref="A1:A5">``) with a ``cm`` attribute
 on the cell; the books here are written that way (openpyxl, then the attribute added).
 
-Spill sizes (Microsoft, "Dynamic array formulas and spilled array behavior",
-https://support.microsoft.com/en-us/office/dynamic-array-formulas-and-spilled-array-behavior-205c6b06-03ba-4151-89a1-87a7eb36e531):
+Spill sizes (Microsoft, "Handle dynamic arrays and spilling",
+https://learn.microsoft.com/en-us/office/dev/add-ins/excel/excel-add-ins-ranges-dynamic-arrays):
 a result spills over as many cells as it has; if a cell it needs is not empty the formula is
 #SPILL!. Recalculated, a smaller result leaves the rest of the old block empty, a blocked one
 shows #SPILL!, and a larger one that runs past the cells the file holds is computed (formulas
@@ -305,3 +305,15 @@ def test_choosecols_and_chooserows(tmp_path):
     assert grid == [["East", "Tom", "Apple", 6380.0], ["South", "Hector", "Apple", 2427.0]]
     vals, _ = _values(book, ["N1", "O1"])
     assert [str(v) for v in vals] == ["#VALUE!", "#VALUE!"]
+
+
+def test_spill_reference_and_implicit_intersection(tmp_path):
+    """Excel 365 saves ``A1#`` as ``_xlfn.ANCHORARRAY(A1)`` and ``@`` as ``_xlfn.SINGLE(...)``:
+    A1# is the block A1's formula fills now (here grown from the 3 rows stored to 5), #REF! for a
+    cell that is not a spill's anchor; @ picks the cell in the formula's row."""
+    book = _book(tmp_path / "a.xlsx", {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")}, {
+        "C1": "=SUM(_xlfn.ANCHORARRAY(A1))", "C2": "=ROWS(_xlfn.ANCHORARRAY(A1))",
+        "C3": "=_xlfn.ANCHORARRAY(B1)", "C4": "=_xlfn.SINGLE(A1:A9)*10",
+        "C5": "=_xlfn.SINGLE({7,8,9})"})
+    vals, _ = _values(book, ["C1", "C2", "C3", "C4", "C5"])
+    assert vals[:2] == [15.0, 5.0] and str(vals[2]) == "#REF!" and vals[3:] == [40.0, 7.0]

@@ -100,6 +100,7 @@ def fill_cse(store: SheetStore, area: tuple[int, int, int, int], values: np.ndar
     """Write a CSE block: one row or column repeats, one value fills, beyond a result is #N/A."""
     top, left, bottom, right = area
     ensure_rows(store, bottom)
+    spilled(store)[(top, left)] = (bottom, right)
     h, w = values.shape
     for r in range(top, bottom + 1):
         i = r - top
@@ -132,7 +133,9 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
             store.set(r, c, values[r - top, c - left] if inside else None)
     if blocked:
         store.set(top, left, SPILL)
+        spilled(store).pop((top, left), None)
         return []
+    spilled(store)[(top, left)] = (new_bottom, new_right)
     for r, c in outside:
         store.set(r, c, values[r - top, c - left])
     if not outside:
@@ -142,6 +145,15 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
             f"beyond the {cell_name(top, left)}:{cell_name(bottom, right)} the file holds; "
             f"{len(outside)} cells are computed but not written (Excel fills them on its next "
             "recalculation)"]
+
+
+def spilled(store: SheetStore) -> dict[tuple[int, int], tuple[int, int]]:
+    """The blocks a sheet's array formulas fill now: (top, left) -> (bottom, right); read by
+    ANCHORARRAY (Excel's ``A1#``)."""
+    blocks = getattr(store, "spills", None)
+    if blocks is None:
+        blocks = store.spills = {}
+    return blocks
 
 
 def _filled(store: SheetStore, row: int, col: int) -> bool:

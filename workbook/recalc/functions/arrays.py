@@ -1,5 +1,6 @@
 """Functions that build or reshape arrays: TRANSPOSE, MMULT, MINVERSE, MDETERM, SEQUENCE,
-CHOOSECOLS, CHOOSEROWS.
+CHOOSECOLS, CHOOSEROWS; ANCHORARRAY and SINGLE, which Excel 365 writes for the spill reference
+``A1#`` and the implicit-intersection operator ``@``.
 
 Their results are arrays: in a multi-cell array formula (or an Excel 365 dynamic-array formula)
 they fill the formula's block (see :mod:`..spill`); elsewhere a cell shows the top-left value.
@@ -21,7 +22,7 @@ import numpy as np
 
 from .. import vec
 from ..rangeval import RangeVal
-from ..values import CALC, NUM, VALUE, XlError
+from ..values import CALC, NUM, REF, VALUE, XlError
 from . import Spec
 from ._args import scalar_nums
 
@@ -146,7 +147,29 @@ def _choose(axis: int):
     return impl
 
 
+def _anchorarray(ref):
+    """``A1#`` (saved as ``ANCHORARRAY(A1)``): the block A1's array formula fills now; #REF! when
+    A1 holds no array formula's result (or its spill is blocked)."""
+    if not isinstance(ref, RangeVal) or ref.store is None or ref.moving:
+        return vec.const(REF)
+    blocks = getattr(ref.store, "spills", None) or {}
+    end = blocks.get((ref.r0, ref.c0))
+    if end is None:
+        return vec.const(REF)
+    return RangeVal(ref.store, ref.r0, end[0] - ref.r0 + 1, ref.c0, end[1] - ref.c0 + 1)
+
+
+def _single(ctx, x):
+    """``@x`` (saved as ``SINGLE(x)``): implicit intersection, even in an array formula: a range
+    gives the cell in the formula's row (a column) or column (a row), an array its first value."""
+    if isinstance(x, RangeVal):
+        return x.intersect(ctx.rows, ctx.col)
+    return x[:, :1, :1]
+
+
 FUNCTIONS = {
+    "ANCHORARRAY": Spec(_anchorarray, 1, 1, "r"),
+    "SINGLE": Spec(_single, 1, 1, "r", needs_ctx=True),
     "TRANSPOSE": Spec(_transpose, 1, 1, "a"),
     "MMULT": Spec(_mmult, 2, 2, "a"),
     "MINVERSE": Spec(_minverse, 1, 1, "a"),
