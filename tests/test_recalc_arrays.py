@@ -226,13 +226,15 @@ def test_dynamic_spill_blocked_is_spill_error(tmp_path):
 
 
 def test_dynamic_spill_grows_past_the_file(tmp_path):
-    """Three rows stored, five now, nothing below: the values are computed (a formula reading
-    A5 gets it) and the report names the cells the file has no place for."""
-    book = _book(tmp_path / "d.xlsx", {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")}, {"C1": "=A5*2"})
-    vals, evaluation = _values(book, ["A1", "A3", "A5", "C1"])
-    assert vals == [1.0, 3.0, 5.0, 10.0]
-    assert len(evaluation.problems) == 1 and "S!A1" in evaluation.problems[0] \
-        and "A1:A5" in evaluation.problems[0] and "2 cells" in evaluation.problems[0]
+    """Three rows stored, five now, nothing below: the values are computed (formulas reading
+    C4:C5, which the planner could not order after C1, get them: the workbook is evaluated again
+    until its values settle) and the report names the cells the file has no place for."""
+    book = _book(tmp_path / "d.xlsx", {"C1": ("C1:C3", "=_xlfn.SEQUENCE(5)")},
+                 {"A1": "=C5*2", "A2": "=SUM(C1:C9)", "E1": "=C4+1"})
+    vals, evaluation = _values(book, ["C1", "C3", "C5", "A1", "A2", "E1"])
+    assert vals == [1.0, 3.0, 5.0, 10.0, 15.0, 5.0]
+    assert len(evaluation.problems) == 1 and "S!C1" in evaluation.problems[0] \
+        and "C1:C5" in evaluation.problems[0] and "2 cells" in evaluation.problems[0]
 
 
 def test_cse_block_keeps_its_size(tmp_path):

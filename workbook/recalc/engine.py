@@ -59,6 +59,7 @@ class Evaluation:
     unsupported: dict[str, list[str]] = field(default_factory=dict)
     skipped: set[tuple[str, int, int]] = field(default_factory=set)  # cells left as stored
     problems: list[str] = field(default_factory=list)
+    spill_grew: bool = False  # a dynamic array spilled past its stored block (see _run_array)
 
     def value(self, sheet: str, row: int, col: int) -> object:
         store = self.book.sheet(sheet)
@@ -106,8 +107,9 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
-            if any(not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node))
-                   for g in groups):
+            if result.spill_grew or any(not g.compiled.unsupported
+                                        and DYNAMIC & set(calls(g.compiled.node))
+                                        for g in groups):
                 _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
@@ -317,7 +319,12 @@ def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluati
                          for row in range(h.r0, h.r1 + 1))
         return (r, c) in cells
 
-    result.problems.extend(spill.fill_dynamic(store, g.compiled.area, values, occupied))
+    for problem in spill.fill_dynamic(store, g.compiled.area, values, occupied):
+        # the planner ordered only the stored block's readers after it: evaluate again until
+        # the values settle (as for OFFSET/INDIRECT)
+        result.spill_grew = True
+        if problem not in result.problems:
+            result.problems.append(problem)
 
 
 def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,

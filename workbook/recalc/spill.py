@@ -122,13 +122,17 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
     new_bottom, new_right = top + h - 1, left + w - 1
     blocked = new_bottom > MAX_ROW or new_right > MAX_COL
     ensure_rows(store, min(max(bottom, new_bottom), MAX_ROW))
+    # cells it filled on an earlier pass over the workbook (past the stored block) are its own
+    prev_bottom, prev_right = spilled(store).get((top, left), (bottom, right))
+    mine = (max(bottom, prev_bottom), max(right, prev_right))
     outside = [(r, c) for r in range(top, min(new_bottom, MAX_ROW) + 1)
                for c in range(left, min(new_right, MAX_COL) + 1)
                if r > bottom or c > right]
     if not blocked:
-        blocked = any(_filled(store, r, c) or occupied(r, c) for r, c in outside)
-    for r in range(top, bottom + 1):
-        for c in range(left, right + 1):
+        blocked = any((r > mine[0] or c > mine[1]) and (_filled(store, r, c) or occupied(r, c))
+                      for r, c in outside)
+    for r in range(top, mine[0] + 1):
+        for c in range(left, mine[1] + 1):
             inside = not blocked and r <= new_bottom and c <= new_right
             store.set(r, c, values[r - top, c - left] if inside else None)
     if blocked:
