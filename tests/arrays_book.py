@@ -47,6 +47,7 @@ BLOCKS = [
     (2, 2, "=MINVERSE({1,2;2,4})"),  # singular
     (2, 2, "=MINVERSE(Data!A1:B3)"),  # not square
     (2, 1, "=MDETERM(Data!E1:F2)+{0;1}"),
+    (8, 1, "=Data!A1:A8*2"),  # rows past the data's last row are blank: 0, not #N/A
 ]
 
 
@@ -67,7 +68,8 @@ DEPENDENTS = ["=SUM(A1:A4)", "=A9", "=B8+1", "=SUM(A36:B40)", "=A37*2",
               # CELL's info types that depend on the workbook alone
               '=CELL("address",B7)', '=CELL("row",A6)', '=CELL("col",C12)',
               '=CELL("contents",A9)', '=CELL("type",A1)', '=CELL("type",J1)',
-              '=CELL("type",Data!G1)', "=SUMPRODUCT(ROW(Data!A1:A4))"]
+              '=CELL("type",Data!G1)', "=SUMPRODUCT(ROW(Data!A1:A4))",
+              '=SUMPRODUCT(--(Data!A1:A10=""))']  # blank cells past the data's last row count
 
 
 def arrays_book(path: Path) -> Path:
