@@ -66,7 +66,7 @@ class RecalcReport:
         rows = [("cell", "stored", "computed", "formula")]
         for m in self.mismatches[:limit]:
             rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed),
-                         "=" + m.formula.lstrip("=")))
+                         m.formula if m.formula.startswith("(") else "=" + m.formula.lstrip("=")))
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         lines = ["  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3] for r in rows]
         if limit is not None and len(self.mismatches) > limit:
@@ -121,6 +121,8 @@ def mismatches(evaluation: Evaluation) -> list[Mismatch]:
 def _formula_text(fc, masters) -> str:
     if fc.text is not None:
         return fc.text
+    if fc.kind == "spill":
+        return f"(in the array formula of {fc.ref})"
     master = masters.get(fc.si)
     if master is None:
         return "(shared formula)"
