@@ -319,3 +319,20 @@ def test_spill_reference_and_implicit_intersection(tmp_path):
         "C5": "=_xlfn.SINGLE({7,8,9})"})
     vals, _ = _values(book, ["C1", "C2", "C3", "C4", "C5"])
     assert vals[:2] == [15.0, 5.0] and str(vals[2]) == "#REF!" and vals[3:] == [40.0, 7.0]
+
+
+def test_sortby(tmp_path):
+    # Microsoft's SORTBY page (https://support.microsoft.com/zh-CN/Excel/sortby-function):
+    # =SORTBY(D2:E9,E2:E9) sorts names by age, ascending; a table by region ascending, then by
+    # age descending; "By_array arguments must either be one row high or one column wide", "all
+    # of the arguments must be the same size", a sort order other than -1 or 1 is #VALUE!
+    book = _book(tmp_path / "b.xlsx", {
+        "A1": ("A1:A8", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9)"),
+        "C1": ("C1:D8", "=_xlfn.SORTBY(Data!A2:B9,Data!A2:A9,1,Data!D2:D9,-1)"),
+        "F1": ("F1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D5)"),
+        "G1": ("G1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9,2)")})
+    vals, _ = _values(book, [f"A{r}" for r in range(1, 9)] + ["F1", "G1"])
+    assert vals[:8] == [r[1] for r in sorted(SALES, key=lambda r: r[3])]
+    assert [str(v) for v in vals[8:]] == ["#VALUE!", "#VALUE!"]
+    grid, _ = _grid(book, "C1", 8, 2)
+    assert grid == [[r[0], r[1]] for r in sorted(SALES, key=lambda r: (r[0], -r[3]))]

@@ -1,4 +1,4 @@
-"""Excel 365's dynamic-array functions that choose and order rows: FILTER, UNIQUE, SORT.
+"""Excel 365's dynamic-array functions that choose and order rows: FILTER, UNIQUE, SORT, SORTBY.
 
 LibreOffice 7.4 has none of them, so their oracle is Microsoft's documentation (cited in
 tests/test_recalc_arrays.py). Their results have a size known only when they run: in a formula
@@ -16,6 +16,9 @@ group whose rows would give arrays of different sizes the engine evaluates row b
   Ascending puts numbers first, then text (case-insensitive), then TRUE/FALSE, then errors, then
   blanks; descending reverses all but the blanks, which stay last. sort_index outside the array or
   sort_order other than 1/-1 is #VALUE!.
+- SORTBY(array, by_array1, [sort_order1], [by_array2, sort_order2], ...): rows ordered by one or
+  more columns as tall as array (or columns by rows as wide), the first key first; by arrays of
+  another size, or of both orientations, #VALUE!.
 """
 
 from __future__ import annotations
@@ -137,6 +140,38 @@ def _sort(array, sort_index=None, sort_order=None, by_col=None):
     return (out.T if by_col else out)[None]
 
 
+def _sortby(array, *pairs):
+    arr = _one(array)
+    h, w = arr.shape
+    keys, orders, axis = [], [], None
+    for i in range(0, len(pairs), 2):
+        by = pairs[i]
+        if by is None:
+            return vec.const(VALUE)
+        by = _one(by)
+        order = _scalar(pairs[i + 1], 1.0) if i + 1 < len(pairs) else 1.0
+        if isinstance(order, str | XlError | bool) or float(order) not in (1.0, -1.0):
+            return vec.const(VALUE)
+        if by.shape == (h, 1) and axis != 1:
+            axis, key = 0, by[:, 0].tolist()
+        elif by.shape == (1, w) and axis != 0:
+            axis, key = 1, by[0].tolist()
+        else:
+            return vec.const(VALUE)
+        keys.append(key)
+        orders.append(float(order) == -1.0)
+
+    def cmp(i, j):
+        for key, desc in zip(keys, orders, strict=True):
+            c = _order(key[i], key[j], desc)
+            if c:
+                return c
+        return 0
+
+    idx = sorted(range(h if axis == 0 else w), key=functools.cmp_to_key(cmp))
+    return (arr[idx] if axis == 0 else arr[:, idx])[None]
+
+
 def _flag(v) -> bool | None:
     if isinstance(v, bool):
         return v
@@ -149,4 +184,5 @@ FUNCTIONS = {
     "FILTER": Spec(_filter, 2, 3, "aav"),
     "UNIQUE": Spec(_unique, 1, 3, "avv"),
     "SORT": Spec(_sort, 1, 4, "avvv"),
+    "SORTBY": Spec(_sortby, 2, 255, "a" + "av" * 127),
 }
