@@ -336,3 +336,20 @@ def test_sortby(tmp_path):
     assert [str(v) for v in vals[8:]] == ["#VALUE!", "#VALUE!"]
     grid, _ = _grid(book, "C1", 8, 2)
     assert grid == [[r[0], r[1]] for r in sorted(SALES, key=lambda r: (r[0], -r[3]))]
+
+
+def test_a_huge_block_is_refused_before_any_work(tmp_path):
+    """A file whose array formula claims a block of the whole sheet (17 billion cells) is refused
+    with the limit named, not planned cell by cell."""
+    from workbook.recalc import LimitExceededError
+
+    book = _book(tmp_path / "h.xlsx", {"A1": ("A1:A2", "=1")}, dynamic=False)
+    tmp = tmp_path / "h2.xlsx"
+    with zipfile.ZipFile(book) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "xl/worksheets/sheet2.xml":
+                data = data.replace(b'ref="A1:A2"', b'ref="A1:XFD1048576"')
+            zout.writestr(info, data)
+    with pytest.raises(LimitExceededError, match="A1:XFD1048576"):
+        evaluate_workbook(tmp, functions={})

@@ -171,14 +171,27 @@ def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
     The engine keeps each used column of a sheet as arrays from row 1 to the last used row, so
     the cost is rows x used columns, whatever the number of cells actually filled.
     """
-    if sum((p.max_row + 2) * p.max_col for p in sheets) <= limits.max_grid_cells:
+    blocks = 0
+    for part in sheets:  # array formulas' blocks: each cell is planned (see .spill)
+        for top, left, bottom, right in part.array_areas:
+            blocks += (bottom - top + 1) * (right - left + 1)
+            if blocks > limits.max_range_cells:
+                raise LimitExceededError(
+                    f"sheet {part.name!r}: array formulas fill {blocks:,} cells (the block at "
+                    f"{cell_name(top, left)}:{cell_name(bottom, right)} and those before it; "
+                    f"limit {limits.max_range_cells:,})")
+
+    def rows(p: SheetPart) -> int:
+        return max([p.max_row] + [a[2] for a in p.array_areas])
+
+    if sum((rows(p) + 2) * p.max_col for p in sheets) <= limits.max_grid_cells:
         return  # the cheap upper bound is enough (every real workbook)
     total = 0
     for part in sheets:
         used = set(part.num_cols)
         used.update(part.obj_cols)
         used.update(fc.col for fc in part.formulas)
-        total += (part.max_row + 2) * len(used)
+        total += (rows(part) + 2) * len(used)
         if total > limits.max_grid_cells:
             raise LimitExceededError(
                 f"sheet {part.name!r} spans {part.max_row:,} rows x {len(used):,} used columns = "

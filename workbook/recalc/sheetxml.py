@@ -9,6 +9,7 @@ the cached value, and the byte offsets of the ``<c>``, ``<f>`` and ``<v>`` eleme
 from __future__ import annotations
 
 import datetime as _dt
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from . import xmlsafe
@@ -86,7 +87,7 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     row = col = c_start = v_start = v_end = max_row = max_col = 0
     t = "n"
     cm = None  # the cell's cm attribute (cell metadata: dynamic arrays)
-    areas: list[tuple[int, int, int, int, str]] = []  # open multi-cell array formula refs
+    areas = _OpenAreas(name)  # multi-cell array formula refs that reach the current row
     v = buf = inline = f = None  # f: [attrs, f_start, f_end_event, text] of the current cell
 
     def start(tag, attrs):
@@ -215,20 +216,58 @@ def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, val
         area = area_of(ref)
         if area is not None and area[:2] == (row, col) and area[2:] != (row, col):
             part.array_areas.append(area)
-            areas.append((*area, cell_name(row, col)))
+            areas.add(area, cell_name(row, col))
 
 
 def _add_spill(part: SheetPart, row: int, col: int, c_start: int, value: object, v_start: int,
-               v_end: int, areas: list) -> bool:
+               v_end: int, areas: _OpenAreas) -> bool:
     """A cell inside a multi-cell array formula's ref (no formula of its own): listed so that the
-    writer can patch its value; refs that ended above this row are dropped. False if outside."""
-    areas[:] = [a for a in areas if a[2] >= row]
-    for top, left, bottom, right, master in areas:
-        if top <= row <= bottom and left <= col <= right:
-            part.formulas.append(FormulaCell(row, col, None, "spill", None, master, value,
-                                             c_start, -1, -1, v_start, v_end))
-            return True
-    return False
+    writer can patch its value. False if the cell is in no such ref."""
+    master = areas.find(row, col)
+    if master is None:
+        return False
+    part.formulas.append(FormulaCell(row, col, None, "spill", None, master, value,
+                                     c_start, -1, -1, v_start, v_end))
+    return True
+
+
+class _OpenAreas:
+    """The blocks of multi-cell array formulas that reach the row being read, sorted by their
+    left column (blocks do not overlap in a valid file: a cell is looked up in the nearest block
+    starting at or left of its column)."""
+
+    #: blocks reaching one row at once; more is not a spreadsheet anyone made
+    LIMIT = 100_000
+
+    def __init__(self, sheet: str) -> None:
+        self.sheet = sheet
+        self.lefts: list[int] = []
+        self.blocks: list[tuple[int, int, int, str]] = []  # (left, right, bottom, master)
+        self.row = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.blocks)
+
+    def add(self, area: tuple[int, int, int, int], master: str) -> None:
+        top, left, bottom, right = area
+        if len(self.blocks) >= self.LIMIT:
+            raise WorkbookFormatError(f"sheet {self.sheet!r} has more than {self.LIMIT:,} array "
+                                      f"formulas over several cells reaching row {top}")
+        i = bisect_right(self.lefts, left)
+        self.lefts.insert(i, left)
+        self.blocks.insert(i, (left, right, bottom, master))
+
+    def find(self, row: int, col: int) -> str | None:
+        if row != self.row:  # drop the blocks that ended above this row
+            self.row = row
+            if any(b[2] < row for b in self.blocks):
+                self.blocks = [b for b in self.blocks if b[2] >= row]
+                self.lefts = [b[0] for b in self.blocks]
+        i = bisect_right(self.lefts, col) - 1
+        if i < 0:
+            return None
+        _, right, _, master = self.blocks[i]
+        return master if col <= right else None
 
 
 def area_of(ref: str) -> tuple[int, int, int, int] | None:
