@@ -76,24 +76,26 @@ def test_recurrences_are_not_cycles(tmp_path):
 
 def test_unsupported_functions_are_named_with_their_cells(tmp_path):
     src = _book(tmp_path / "u.xlsx", {"S": {
-        "A1": 5, "A2": '=CELL("row",A1)', "A3": '=INFO("directory")*2',
-        "A4": '=WEBSERVICE("http://example.com")', "A5": "=LINEST(A1:A2)",
-        "A6": "=[1]Sheet1!A1", "A7": "=A1*3", "A8": "=A2+1", "A9": "=_xlfn._xlws.FILTER(A1:A2,A1:A2>1)",
+        "A1": 5, "A2": '=CELL("filename",A1)', "A3": '=INFO("directory")*2',
+        "A4": '=WEBSERVICE("http://example.com")', "A5": "=BAHTTEXT(A1)",
+        "A6": "=[1]Sheet1!A1", "A7": "=A1*3", "A8": "=A2+1", "A9": '=GETPIVOTDATA("x",A1)',
     }})
     with pytest.raises(UnsupportedFunctionError) as err:
         recalc_file(src, tmp_path / "out.xlsx", functions={})
     assert err.value.functions == {
-        "CELL": ["S!A2"], "INFO": ["S!A3"], "WEBSERVICE": ["S!A4"], "LINEST": ["S!A5"],
-        "[external workbook reference]": ["S!A6"], "FILTER": ["S!A9"]}
+        "CELL (info types that depend on the application or file)": ["S!A2"], "INFO": ["S!A3"],
+        "WEBSERVICE": ["S!A4"], "BAHTTEXT": ["S!A5"],
+        "[external workbook reference]": ["S!A6"], "GETPIVOTDATA": ["S!A9"]}
     assert not (tmp_path / "out.xlsx").exists(), "nothing is written"
     assert isinstance(err.value, ValueError)
 
 
 def test_unsupported_cells_can_keep_their_stored_values(tmp_path):
-    src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("row",A1)', "A3": "=A1*3"}})
+    src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("filename",A1)', "A3": "=A1*3"}})
     out = tmp_path / "out.xlsx"
     report = recalc_file(src, out, functions={}, unsupported="stored")
-    assert report.unsupported == {"CELL": ["S!A2"]}
+    assert report.unsupported == {
+        "CELL (info types that depend on the application or file)": ["S!A2"]}
     assert not report.ok
     ws = openpyxl.load_workbook(out, data_only=True)["S"]
     assert ws["A3"].value == 15

@@ -27,6 +27,8 @@ CATEGORIES = {
     "textedit": "Text", "lookup": "Lookup and reference",
     "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
     "finance": "Financial", "cashflow": "Financial", "engineering": "Engineering",
+    "arrays": "Arrays and dynamic arrays", "dynarray": "Arrays and dynamic arrays",
+    "names": "Logical", "regression": "Statistical", "reference": "Lookup and reference",
 }
 
 

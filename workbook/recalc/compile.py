@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 from .errors import FormulaSyntaxError
 from .functions import NEVER
+from .functions.reference import cell_supported
 from .limits import DEFAULT_LIMITS, Limits
 from .package import DefinedName
-from .parse import Const, Node, depth, functions, parse, parse_counted, references
+from .parse import Call, Const, Node, depth, functions, parse, parse_counted, references, walk
 from .refs import Ref, RowTemplate, shape_key
 from .structured import Table, expand
 from .values import NAME
@@ -31,6 +32,11 @@ class Compiled:
     unsupported: set[str] = field(default_factory=set)
     per_cell: bool = False  # has a range with one fixed and one moving end (SUM($A$1:A5))
     array: bool = False  # an array (CSE) formula
+    #: a multi-cell array formula's master: (top, left, bottom, right) of its ref, and whether
+    #: it is a dynamic array (Excel 365, re-spills) or a fixed CSE range (see .spill)
+    area: tuple[int, int, int, int] | None = None
+    dynamic: bool = False
+    spill_of: tuple[int, int] | None = None  # another cell of such a ref: (row, col) of its master
 
 
 class Compiler:
@@ -93,8 +99,12 @@ class Compiler:
 
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
-        unsupported = {f for f in functions(node)
+        called = functions(node)
+        unsupported = {f for f in called
                        if f.startswith("[") or f in self.never or f not in self.known}
+        if "CELL" in called and "CELL" not in unsupported and not all(
+                cell_supported(n) for n in walk(node) if isinstance(n, Call) and n.name == "CELL"):
+            unsupported.add("CELL (info types that depend on the application or file)")
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         return Compiled(node, refs, unsupported, per_cell, array)
 

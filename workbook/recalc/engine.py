@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import spill
 from .compile import Compiled, Compiler
 from .errors import (
     CircularReferenceError,
@@ -28,12 +29,13 @@ from .evaluate import Ctx, Evaluator
 from .functions import BUILTINS, Spec
 from .functions.calendar import clock_functions
 from .functions.dynamic import DYNAMIC
+from .functions.reference import FormulaTexts
 from .functions.subtotal import calls, mark_subtotals
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
 from .refs import cell_name
-from .sheetxml import FormulaCell, SheetPart
+from .sheetxml import FormulaCell, SheetPart, area_of
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
 from .values import DATE1904, VALUE
@@ -62,6 +64,7 @@ class Evaluation:
     #: excel_corpus); ``recalc --engine auto`` does not take them from it
     not_for_libreoffice: set[tuple[str, int, int]] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
+    spill_grew: bool = False  # a dynamic array spilled past its stored block (see _run_array)
 
     def value(self, sheet: str, row: int, col: int) -> object:
         store = self.book.sheet(sheet)
@@ -94,6 +97,7 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
     book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
                   for n in package.names}  # for INDIRECT("name")
+    book.formulas = FormulaTexts(package)  # for FORMULATEXT
     deadline = None if timeout_s is None else start + timeout_s
     compiler = Compiler(package.names, table, limits)
     compiler.tables = package.tables
@@ -108,8 +112,9 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
-            if any(not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node))
-                   for g in groups):
+            if result.spill_grew or any(not g.compiled.unsupported
+                                        and DYNAMIC & set(calls(g.compiled.node))
+                                        for g in groups):
                 _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
@@ -171,14 +176,27 @@ def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
     The engine keeps each used column of a sheet as arrays from row 1 to the last used row, so
     the cost is rows x used columns, whatever the number of cells actually filled.
     """
-    if sum((p.max_row + 2) * p.max_col for p in sheets) <= limits.max_grid_cells:
+    blocks = 0
+    for part in sheets:  # array formulas' blocks: each cell is planned (see .spill)
+        for top, left, bottom, right in part.array_areas:
+            blocks += (bottom - top + 1) * (right - left + 1)
+            if blocks > limits.max_range_cells:
+                raise LimitExceededError(
+                    f"sheet {part.name!r}: array formulas fill {blocks:,} cells (the block at "
+                    f"{cell_name(top, left)}:{cell_name(bottom, right)} and those before it; "
+                    f"limit {limits.max_range_cells:,})")
+
+    def rows(p: SheetPart) -> int:
+        return max([p.max_row] + [a[2] for a in p.array_areas])
+
+    if sum((rows(p) + 2) * p.max_col for p in sheets) <= limits.max_grid_cells:
         return  # the cheap upper bound is enough (every real workbook)
     total = 0
     for part in sheets:
         used = set(part.num_cols)
         used.update(part.obj_cols)
         used.update(fc.col for fc in part.formulas)
-        total += (part.max_row + 2) * len(used)
+        total += (rows(part) + 2) * len(used)
         if total > limits.max_grid_cells:
             raise LimitExceededError(
                 f"sheet {part.name!r} spans {part.max_row:,} rows x {len(used):,} used columns = "
@@ -202,6 +220,8 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
             memo = last.get((name, fc.col, False)) if fc.kind == "normal" else None
             if memo is not None and memo[0].render(fc.row) == fc.text:  # fast path: same shape
                 key, compiled = memo[1], memo[2]
+            elif fc.kind == "spill":
+                continue  # planned with its master (below)
             else:
                 key, compiled = _compile_cell(part, fc, compiler, masters)
             builder.add(upper, fc.row, fc.col, key, compiled)
@@ -209,6 +229,13 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
             if compiled.unsupported:
                 for func in compiled.unsupported:
                     bad[func].append(f"{name}!{cell_name(fc.row, fc.col)}")
+            if compiled.area is not None:  # the other cells of a multi-cell array formula
+                part_shape = spill.part_compiled(compiled, fc.row, fc.col)
+                for r, c in spill.part_cells(compiled.area):
+                    builder.add(upper, r, c, ("spill", upper, fc.row, fc.col), part_shape)
+                    cells += 1
+                    for func in compiled.unsupported:
+                        bad[func].append(f"{name}!{cell_name(r, c)}")
     spelling = {part.name.upper(): part.name for part in package.sheets}
     for g in builder.groups:  # groups carry the sheet's own spelling
         g.sheet = spelling[g.sheet]
@@ -231,10 +258,12 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
         return masters[fc.si]
     if fc.kind == "array":
         key, compiled = compiler.compile(part.name, fc.row, fc.col, fc.text or "", array=True)
-        if fc.ref and ":" in fc.ref and len(set(fc.ref.split(":"))) > 1:
-            compiled = Compiled(compiled.node, compiled.refs,
-                                compiled.unsupported | {"[array formula over several cells]"},
-                                compiled.per_cell, True)
+        area = area_of(fc.ref) if fc.ref else None
+        if area is not None and area[:2] == (fc.row, fc.col) and area[2:] != area[:2]:
+            compiled = spill.master_compiled(compiled, area, fc.dynamic)
+            key = (*key, "multi", fc.row, fc.col)
+        elif area is not None and fc.dynamic:  # one cell now; may spill when recalculated
+            compiled = spill.master_compiled(compiled, area, True)
             key = (*key, "multi", fc.row, fc.col)
         return key, compiled
     if fc.kind == "dataTable":
@@ -247,6 +276,11 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
               unsupported: str) -> None:
     g = unit.group
     store = book.sheet(g.sheet)
+    if g.compiled.spill_of is not None:
+        return  # written by its master
+    if g.compiled.area is not None:
+        _run_array(evaluator, book, g, result, unsupported)
+        return
     array = g.compiled.array
     if unit.row is None and not g.compiled.per_cell:
         rows = np.arange(g.r0, g.r1 + 1, dtype=np.int64)
@@ -282,6 +316,41 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
             result.problems.append(f"{g.sheet}!{cell_name(r, g.col)}: {err}; shown as #VALUE!")
             values = np.array([VALUE], dtype=object)
         store.write(g.col, one, np.asarray(values))
+
+
+def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluation,
+               unsupported: str) -> None:
+    """A multi-cell array formula's master: evaluate once as an array, fill its block."""
+    store = book.sheet(g.sheet)
+    ctx = Ctx(g.sheet, np.array([g.r0], dtype=np.int64), g.col, True, book)
+    try:
+        values = spill.result_array(evaluator.raw(g.compiled.node, ctx), store.max_block_cells)
+    except RecalcError:
+        raise
+    except TableResult as err:
+        _table_result(err, g, [g.r0], result, unsupported)
+        return
+    except (ValueError, IndexError) as err:
+        result.problems.append(f"{g.sheet}!{cell_name(g.r0, g.col)}: {err}; shown as #VALUE!")
+        values = np.full((1, 1), VALUE, dtype=object)
+    if not g.compiled.dynamic:
+        spill.fill_cse(store, g.compiled.area, values)
+        return
+
+    cells: set[tuple[int, int]] = set()
+
+    def occupied(r: int, c: int) -> bool:  # formula cells of the sheet, listed when first needed
+        if not cells:
+            cells.update((row, h.col) for h in result.groups if h.sheet == g.sheet
+                         for row in range(h.r0, h.r1 + 1))
+        return (r, c) in cells
+
+    for problem in spill.fill_dynamic(store, g.compiled.area, values, occupied):
+        # the planner ordered only the stored block's readers after it: evaluate again until
+        # the values settle (as for OFFSET/INDIRECT)
+        result.spill_grew = True
+        if problem not in result.problems:
+            result.problems.append(problem)
 
 
 def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,

@@ -52,7 +52,7 @@ class Evaluator:
             ctx.book = self.book
         result = self.raw(node, ctx)
         if isinstance(result, RangeVal):
-            result = result.values() if ctx.array else result.intersect(ctx.rows, ctx.col)
+            result = result.array_values() if ctx.array else result.intersect(ctx.rows, ctx.col)
         if result.size == 0:
             result = vec.const(VALUE)
         return vec.rows_of(result, ctx.n)
@@ -61,7 +61,7 @@ class Evaluator:
         """A node's value; references are read (intersected outside array formulas)."""
         r = self.raw(node, ctx)
         if isinstance(r, RangeVal):
-            return r.values() if ctx.array else r.intersect(ctx.rows, ctx.col)
+            return r.array_values() if ctx.array else r.intersect(ctx.rows, ctx.col)
         return r
 
     def raw(self, node: Node, ctx: Ctx):

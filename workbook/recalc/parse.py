@@ -114,6 +114,15 @@ _INFIX = {
 _PREFIX_BP, _POSTFIX_BP = 60, 70
 _PREFIXES = ("_xlfn._xlws.", "_xlfn.", "_xlws.", "_xludf.")
 
+_LET_NAME = re.compile(r"^(?:_xlpm\.)?[A-Za-z_\\][A-Za-z0-9_.]*$")
+
+
+def _let_key(text: str) -> str:
+    """A LET name as written in the file (``_xlpm.rate``) or typed (``rate``), upper case."""
+    up = text.upper()
+    return up[6:] if up.startswith("_XLPM.") else up
+
+
 #: resolves a defined name (upper case) to its tree, or None when the name is not defined
 NameResolver = Callable[[str], Node | None]
 
@@ -229,6 +238,7 @@ class _Parser:
         self.nrefs = 0  # references written in the text, counted as refs.shape_key counts them
         self.nesting = 0
         self.max_nesting = MAX_NESTING
+        self.scopes: list[dict[str, Node]] = []  # LET names in force, innermost last
 
     def fail(self, reason: str):
         raise FormulaSyntaxError(self.formula, reason)
@@ -294,6 +304,8 @@ class _Parser:
 
     def call(self, tok: Token) -> Node:
         name = function_name(tok.value)
+        if name == "LET":
+            return self.let()
         if ":" in name or "!" in name:  # A1:INDEX(...): a range ending in a function's result
             name = f"[reference ending in {name.rpartition(':')[2]}]"
         args: list[Node] = []
@@ -312,6 +324,36 @@ class _Parser:
                 return Call(name, args)
             if t.type != Token.SEP or t.subtype != Token.ARG:
                 self.fail(f"unexpected {t.value!r} in the arguments of {name}")
+
+    def let(self) -> Node:
+        """LET(name1, value1, [name2, value2, ...], calculation): each name stands for its
+        value's tree in what follows (shared, not copied), so the result is the calculation's
+        tree; Excel saves the names as ``_xlpm.name``."""
+        scope: dict[str, Node] = {}
+        self.scopes.append(scope)
+        try:
+            while True:
+                t = self.peek()
+                node = self.expr(0) if t is None or t.type != Token.OPERAND or \
+                    t.subtype != Token.RANGE or not _LET_NAME.match(t.value) else None
+                if node is None:  # a name, unless it is the last argument (the calculation)
+                    after = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+                    if after is not None and after.type == Token.SEP and after.subtype == Token.ARG:
+                        self.pos += 2
+                        scope[_let_key(t.value)] = self.expr(0)
+                        sep = self.take()
+                        if sep.type == Token.FUNC and sep.subtype == Token.CLOSE:
+                            return Call("LET", [])  # no calculation: #VALUE!
+                        if sep.type != Token.SEP or sep.subtype != Token.ARG:
+                            self.fail(f"unexpected {sep.value!r} in the arguments of LET")
+                        continue
+                    node = self.expr(0)
+                close = self.take()
+                if close.type != Token.FUNC or close.subtype != Token.CLOSE:
+                    self.fail("LET takes name, value pairs and then one calculation")
+                return Call("LET", [node])
+        finally:
+            self.scopes.pop()
 
     def array(self) -> Node:
         rows: list[list[object]] = [[]]
@@ -358,6 +400,9 @@ class _Parser:
             two = ":" in part and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
             self.nrefs += 2 if two else 1
             return RefNode(ref)
+        for scope in reversed(self.scopes):  # names of the LETs around
+            if (bound := scope.get(_let_key(v))) is not None:
+                return bound
         node = self.names(v.upper()) if self.names else None
         return node if node is not None else Const(NAME)
 

@@ -32,6 +32,20 @@ class RangeVal:
             return vec.const(REF)
         return self.store.block(self.r0, self.h, self.c0, self.w)
 
+    #: array formulas see a range past the sheet's last used row at its true size (blank cells)
+    #: up to this many cells; larger ones (whole columns) stay cut at the last used row
+    PAD_LIMIT = 1 << 16
+
+    def array_values(self) -> np.ndarray:
+        """Values for an array expression: like :meth:`values`, but with the blank rows past
+        the sheet's last used row kept (``{=A1:A10*2}`` over 5 used rows gives 10 results)."""
+        vals = self.values()
+        if self.store is None or vals.shape[1] == self.h or self.h * self.w > self.PAD_LIMIT:
+            return vals
+        out = np.full((vals.shape[0], self.h, self.w), None, dtype=object)
+        out[:, :vals.shape[1], :] = vals
+        return out
+
     def intersect(self, rows: np.ndarray, col: int) -> np.ndarray:
         """Excel's implicit intersection with the formula cells at ``rows`` x ``col``.
 

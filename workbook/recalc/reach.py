@@ -41,7 +41,8 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
     for g in evaluation.groups:
         rows = range(g.r0, g.r1 + 1)
         key = g.sheet.upper()
-        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO:
+        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO \
+                or _several_cells(g.compiled):
             kept.update((key, r, g.col) for r in rows)
         elif engine == "libreoffice":
             seeds.update((key, r, g.col) for r in rows)
@@ -52,6 +53,14 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
         return set()
     units = order(evaluation.groups)
     return dependents(units, seeds) - dependents(units, kept)
+
+
+def _several_cells(compiled) -> bool:
+    """A cell of a formula that fills several cells (an array formula's block)."""
+    if compiled.spill_of is not None:
+        return True
+    area = compiled.area
+    return area is not None and (area[0], area[1]) != (area[2], area[3])
 
 
 def dependents(units, seeds: set[Cell]) -> set[Cell]:

@@ -80,8 +80,9 @@ class RecalcReport:
         engines = any(m.engine != "gputco" for m in self.mismatches)
         rows = [("cell", "stored", "computed") + (("engine",) if engines else ()) + ("formula",)]
         for m in self.mismatches[:limit]:
+            formula = m.formula if m.formula.startswith("(") else "=" + m.formula.lstrip("=")
             rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed))
-                        + ((m.engine,) if engines else ()) + ("=" + m.formula.lstrip("="),))
+                        + ((m.engine,) if engines else ()) + (formula,))
         n = len(rows[0]) - 1
         widths = [max(len(r[i]) for r in rows) for i in range(n)]
         lines = ["  ".join(r[i].ljust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
@@ -140,6 +141,8 @@ def mismatches(evaluation: Evaluation, libreoffice: set[str] = frozenset()) -> l
 def _formula_text(fc, masters) -> str:
     if fc.text is not None:
         return fc.text
+    if fc.kind == "spill":
+        return f"(in the array formula of {fc.ref})"
     master = masters.get(fc.si)
     if master is None:
         return "(shared formula)"

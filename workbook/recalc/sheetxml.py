@@ -9,6 +9,7 @@ the cached value, and the byte offsets of the ``<c>``, ``<f>`` and ``<v>`` eleme
 from __future__ import annotations
 
 import datetime as _dt
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from . import xmlsafe
@@ -41,6 +42,7 @@ class FormulaCell:
     f_end_event: int  # expat's offset at the end of <f> (see writer.element_end)
     v_start: int = -1
     v_end_event: int = -1
+    dynamic: bool = False  # a dynamic-array formula (Excel 365: the <c> has a cm attribute)
 
 
 @dataclass
@@ -61,6 +63,9 @@ class SheetPart:
     obj_vals: list[object] = field(default_factory=list)
     formulas: list[FormulaCell] = field(default_factory=list)
     hidden_rows: list[int] = field(default_factory=list)  # <row hidden="1">: SUBTOTAL(10x, ...)
+    #: multi-cell array formulas: (top, left, bottom, right) of each ref, in master order; the
+    #: other cells of a ref are listed in ``formulas`` as kind "spill" (ref: the master's A1)
+    array_areas: list[tuple[int, int, int, int]] = field(default_factory=list)
 
 
 def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPart:
@@ -87,10 +92,12 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     in_data = rph = False
     row = col = c_start = v_start = v_end = max_row = max_col = 0
     t = "n"
+    cm = None  # the cell's cm attribute (cell metadata: dynamic arrays)
+    areas = _OpenAreas(name)  # multi-cell array formula refs that reach the current row
     v = buf = inline = f = None  # f: [attrs, f_start, f_end_event, text] of the current cell
 
     def start(tag, attrs):
-        nonlocal in_data, rph, row, col, c_start, v_start, v_end, t, v, buf, inline, f
+        nonlocal in_data, rph, row, col, c_start, v_start, v_end, t, v, buf, inline, f, cm
         code = tags.get(tag)
         if code is None or not (in_data or code == SHEETDATA):
             return
@@ -111,6 +118,7 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
                                               f"{MAX_COL} cells")
             c_start = p.CurrentByteIndex
             t = attrs.get("t", "n")
+            cm = attrs.get("cm")
             v = inline = f = None
             v_start = v_end = -1
         elif code == V:
@@ -161,7 +169,9 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
             if col > max_col:
                 max_col = col
             if f is not None:
-                _add_formula(part, row, col, c_start, f, value, v_start, v_end)
+                _add_formula(part, row, col, c_start, f, value, v_start, v_end, cm, areas)
+            elif areas:
+                _add_spill(part, row, col, c_start, value, v_start, v_end, areas)
             if value is None:
                 return
             if type(value) is float:
@@ -195,14 +205,95 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
 
 
 def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, value: object,
-                 v_start: int, v_end: int) -> None:
+                 v_start: int, v_end: int, cm: str | None = None, areas: list | None = None
+                 ) -> None:
     attrs, f_start, f_end, text = f
     kind = attrs.get("t", "normal")
+    if areas and not text and kind == "normal" and _add_spill(part, row, col, c_start, value,
+                                                               v_start, v_end, areas):
+        return  # an empty <f/> inside an array formula's block (Excel writes them for CELL)
     si = attrs.get("si")
-    if kind == "shared" and not attrs.get("ref") and si is not None:
+    ref = attrs.get("ref")
+    if kind == "shared" and not ref and si is not None:
         text = None
-    part.formulas.append(FormulaCell(row, col, text, kind, si, attrs.get("ref"), value,
-                                     c_start, f_start, f_end, v_start, v_end))
+    part.formulas.append(FormulaCell(row, col, text, kind, si, ref, value,
+                                     c_start, f_start, f_end, v_start, v_end, cm is not None))
+    if kind == "array" and ref and ":" in ref and areas is not None:
+        area = area_of(ref)
+        if area is not None and area[:2] == (row, col) and area[2:] != (row, col):
+            part.array_areas.append(area)
+            areas.add(area, cell_name(row, col))
+
+
+def _add_spill(part: SheetPart, row: int, col: int, c_start: int, value: object, v_start: int,
+               v_end: int, areas: _OpenAreas) -> bool:
+    """A cell inside a multi-cell array formula's ref (no formula of its own): listed so that the
+    writer can patch its value. False if the cell is in no such ref."""
+    master = areas.find(row, col)
+    if master is None:
+        return False
+    part.formulas.append(FormulaCell(row, col, None, "spill", None, master, value,
+                                     c_start, -1, -1, v_start, v_end))
+    return True
+
+
+class _OpenAreas:
+    """The blocks of multi-cell array formulas that reach the row being read, sorted by their
+    left column (blocks do not overlap in a valid file: a cell is looked up in the nearest block
+    starting at or left of its column)."""
+
+    #: blocks reaching one row at once; more is not a spreadsheet anyone made
+    LIMIT = 100_000
+
+    def __init__(self, sheet: str) -> None:
+        self.sheet = sheet
+        self.lefts: list[int] = []
+        self.blocks: list[tuple[int, int, int, str]] = []  # (left, right, bottom, master)
+        self.row = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.blocks)
+
+    def add(self, area: tuple[int, int, int, int], master: str) -> None:
+        top, left, bottom, right = area
+        if len(self.blocks) >= self.LIMIT:
+            raise WorkbookFormatError(f"sheet {self.sheet!r} has more than {self.LIMIT:,} array "
+                                      f"formulas over several cells reaching row {top}")
+        i = bisect_right(self.lefts, left)
+        self.lefts.insert(i, left)
+        self.blocks.insert(i, (left, right, bottom, master))
+
+    def find(self, row: int, col: int) -> str | None:
+        if row != self.row:  # drop the blocks that ended above this row
+            self.row = row
+            if any(b[2] < row for b in self.blocks):
+                self.blocks = [b for b in self.blocks if b[2] >= row]
+                self.lefts = [b[0] for b in self.blocks]
+        i = bisect_right(self.lefts, col) - 1
+        if i < 0:
+            return None
+        _, right, _, master = self.blocks[i]
+        return master if col <= right else None
+
+
+def area_of(ref: str) -> tuple[int, int, int, int] | None:
+    """(top, left, bottom, right) of an A1 range such as ``B2:D4`` (None when malformed).
+
+    >>> area_of("B2:D4"), area_of("$A$1:A3"), area_of("A1:"), area_of("B2")
+    ((2, 2, 4, 4), (1, 1, 3, 1), None, (2, 2, 2, 2))
+    """
+    ends = []
+    for part in ref.replace("$", "").split(":"):
+        letters = part.rstrip("0123456789")
+        digits = part[len(letters):]
+        if not (letters.isascii() and letters.isalpha() and len(letters) <= 3
+                and digits.isascii() and digits.isdigit()):
+            return None
+        ends.append((int(digits), col_index(letters)))
+    if len(ends) > 2 or not all(0 < r <= MAX_ROW and 0 < c <= MAX_COL for r, c in ends):
+        return None
+    (r1, c1), (r2, c2) = ends[0], ends[-1]
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
 def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],

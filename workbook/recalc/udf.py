@@ -91,7 +91,7 @@ def call(name: str, func: Callable, ctx, args, problems: list[str]) -> np.ndarra
     kinds = [k for k, _ in scalars]
     if not any(k in ("rows", "moving") for k, _ in scalars):
         value = _one(name, func, [v for _, v in scalars], kinds, problems, ctx, 0)
-        return vec.const(value)
+        return value if isinstance(value, np.ndarray) else vec.const(value)
     if len(rows) and not any(k in ("range", "moving") for k, _ in scalars):
         batch = [[[_python(x)] for x in np.broadcast_to(v, (n,))[rows]] if k == "rows" else v
                  for k, v in scalars]
@@ -152,6 +152,19 @@ def _one(name, func, argv, kinds, problems, ctx, i):
     if isinstance(res, list | tuple):
         cells = [x for row in res for x in (row if isinstance(row, list | tuple) else [row])]
         if len(cells) != 1:
+            if ctx.array and ctx.n == 1:  # an array formula (a block, or a spill) takes a table
+                return _table(res)
             raise TableResult(name)
         res = cells[0]
     return _from_python(res)
+
+
+def _table(res) -> np.ndarray:
+    """A table (rows of cells, or one list of values: a column) as a (1, h, w) array; short
+    rows are padded with #N/A, as Excel pads an array."""
+    rows = [list(r) if isinstance(r, list | tuple) else [r] for r in res]
+    w = max(len(r) for r in rows)
+    out = np.full((1, len(rows), w), error("#N/A"), dtype=object)
+    for i, r in enumerate(rows):
+        out[0, i, :len(r)] = [_from_python(x) for x in r]
+    return out

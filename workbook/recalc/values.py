@@ -39,9 +39,12 @@ class XlError:
 
 
 ERRORS: dict[str, XlError] = {c: XlError(c) for c in (
-    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA")}
+    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
+    "#SPILL!", "#CALC!")}
 NULL, DIV0, VALUE, REF, NAME, NUM, NA = (ERRORS[c] for c in (
     "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+#: Excel 365's dynamic-array errors: a spill that is blocked, an empty array (FILTER)
+SPILL, CALC = ERRORS["#SPILL!"], ERRORS["#CALC!"]
 
 #: the longest text a cell holds (Excel's limit); longer results of ``&``, CONCAT, REPT are #VALUE!
 MAX_TEXT = 32_767

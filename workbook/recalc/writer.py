@@ -84,12 +84,17 @@ def patch_sheet(part: SheetPart, evaluation: Evaluation) -> bytes:
     for fc in part.formulas:
         if skipped and (sheet_key, fc.row, fc.col) in skipped:
             continue
-        t, text = value_xml(get(fc.row, fc.col))
+        value = get(fc.row, fc.col)
+        t, text = value_xml(value)
         start = fc.c_start
         tag = _start_tag(data, start)
         if prefix is None or data[start + 1:start + 2 + len(prefix)] != prefix + b"c":
             prefix = _QNAME.match(data, start).group(1)[:-1]  # b"" or b"x:"
         new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[2:] else tag
+        if fc.kind == "spill":  # a cell of a multi-cell array formula: it has no <f>
+            pos = _patch_spill(data, fc, tag, new_tag, None if value is None else (t, text),
+                               prefix, pos, add)
+            continue
         if t is not None:
             new_tag = new_tag[:-1] + b' t="' + t + b'">'
         add(data[pos:start])
@@ -105,6 +110,37 @@ def patch_sheet(part: SheetPart, evaluation: Evaluation) -> bytes:
         add(b"<" + prefix + b"v>" + text + b"</" + prefix + b"v>")
     add(data[pos:])
     return b"".join(pieces)
+
+
+def _patch_spill(data: bytes, fc, tag: bytes, new_tag: bytes, value, prefix: bytes, pos: int,
+                 add) -> int:
+    """Patch a cell inside an array formula's block: its value, or no value when the spill
+    left it empty (``value`` None); the cell may be written ``<c .../>``. Returns the new pos."""
+    start = fc.c_start
+    empty = new_tag.endswith(b"/>")
+    if value is not None and value[0] is not None:
+        new_tag = new_tag[:-2 if empty else -1].rstrip() + b' t="' + value[0] + b'"' + (
+            b"/>" if empty else b">")
+    add(data[pos:start])
+    if value is None:
+        add(new_tag)
+        pos = start + len(tag)
+        if fc.v_start >= 0:
+            add(data[pos:fc.v_start])
+            pos = element_end(data, fc.v_start, fc.v_end_event)
+        return pos
+    v = b"<" + prefix + b"v>" + value[1] + b"</" + prefix + b"v>"
+    if empty:
+        add(new_tag[:-2].rstrip() + b">" + v + b"</" + prefix + b"c>")
+        return start + len(tag)
+    add(new_tag)
+    pos = start + len(tag)
+    if fc.v_start >= 0:
+        add(data[pos:fc.v_start])
+        add(v)
+        return element_end(data, fc.v_start, fc.v_end_event)
+    add(v)  # a <c> with children but no <v> (an inline string, say): the value goes first
+    return pos
 
 
 def _start_tag(data: bytes, start: int) -> bytes:

@@ -29,17 +29,22 @@ class Spec:
 
 def _table() -> dict[str, Spec]:
     from . import (
+        arrays,
         calendar,
         cashflow,
         conditional,
         dates,
         dynamic,
+        dynarray,
         engineering,
         finance,
         info,
         logic,
         lookup,
         math,
+        names,
+        reference,
+        regression,
         stats,
         subtotal,
         text,
@@ -53,7 +58,7 @@ def _table() -> dict[str, Spec]:
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
                    cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
-                   engineering, textedit):
+                   engineering, textedit, arrays, regression, dynarray, names, reference):
         table.update(module.FUNCTIONS)
     return table
 
@@ -61,5 +66,6 @@ def _table() -> dict[str, Spec]:
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
+#: (CELL runs only with the info types that depend on the workbook alone: see reference.py)
 NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "HYPERLINK", "RTD", "DDE",
-                   "FILTERXML", "INFO", "CELL", "RAND", "RANDBETWEEN", "NOW", "TODAY"})
+                   "FILTERXML", "INFO", "RAND", "RANDBETWEEN", "NOW", "TODAY"})

@@ -161,5 +161,5 @@ def as_value(ctx, x):
     """A raw argument read as a value: references intersected with the formula's cells (or read
     whole in array formulas), as the evaluator does for ``"v"`` arguments."""
     if isinstance(x, RangeVal):
-        return x.values() if ctx.array else x.intersect(ctx.rows, ctx.col)
+        return x.array_values() if ctx.array else x.intersect(ctx.rows, ctx.col)
     return x

@@ -302,17 +302,17 @@ def _columns(rng):
 def _row(ctx, rng=None):
     if rng is None:
         return ctx.rows.astype(float).reshape(-1, 1, 1)
-    if isinstance(rng, RangeVal):
-        r0 = rng.r0
-        return np.asarray(r0, dtype=float).reshape(-1, 1, 1)
+    if isinstance(rng, RangeVal):  # a range's rows as a column array ({2;3;4} for A2:A4)
+        r0 = np.asarray(rng.r0, dtype=float).reshape(-1, 1, 1)
+        return r0 if rng.h == 1 else r0 + np.arange(rng.h, dtype=float).reshape(1, -1, 1)
     return vec.const(VALUE)
 
 
 def _column(ctx, rng=None):
     if rng is None:
         return vec.const(float(ctx.col))
-    if isinstance(rng, RangeVal):
-        return vec.const(float(rng.c0))
+    if isinstance(rng, RangeVal):  # a range's columns as a row array
+        return (rng.c0 + np.arange(rng.w, dtype=float)).reshape(1, 1, -1)
     return vec.const(VALUE)
 
 

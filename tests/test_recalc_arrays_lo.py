@@ -1,0 +1,137 @@
+"""Multi-cell array formulas (CSE blocks) against LibreOffice, cell by cell: recorded and live.
+
+tests/arrays_book.py writes blocks filled by one formula each (arithmetic over ranges, IF,
+TRANSPOSE, MMULT, LINEST with and without its statistics, array constants, errors) and ordinary
+formulas that read cells of the blocks. Every cell of every block must equal LibreOffice's
+answer: the recorded one always (tests/data/lo_probes.json, set "arrays"), the live one where
+LibreOffice is installed (which also refreshes the recording with GPUTCO_LO_REFRESH=1).
+Excel and LibreOffice fill a block the same way: a one-row (one-column) result repeats down
+(across), a single value fills it, cells beyond a larger result are #N/A.
+
+tests/data/arrays_lo.xlsx is that workbook as LibreOffice 7.4.7 saved it (every cell of every
+block written, as Excel writes them too; made by ``soffice --convert-to xlsx`` of the book above):
+the engine reads it and finds no stored value that differs; with every stored value of the blocks
+zeroed, it finds them all and writes LibreOffice's values back through the byte-patching writer.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from arrays_book import BLOCKS, arrays_book, block_areas, cells
+from lo import recalculate, requires_soffice
+from lo import values as lo_values
+from lo_record import recorded, same, verify_or_refresh
+from openpyxl.utils import get_column_letter
+
+from workbook.recalc import recalc_file
+from workbook.recalc.engine import evaluate_package
+from workbook.recalc.package import open_package
+from workbook.recalc.refs import split_cell
+
+SET = "arrays"
+REGENERATE = ("GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_arrays_lo.py "
+              "-k recording_equals_live")
+LO_FILE = Path(__file__).parent / "data" / "arrays_lo.xlsx"
+
+
+#: cells where LibreOffice and Excel differ: Excel's documented value, and the source
+EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
+    f"Blocks!{cell}": ("#NUM!", "Microsoft's MINVERSE page (https://support.microsoft.com/de-de/"
+                       "Excel/functions/minverse-function): 'Some square matrices cannot be "
+                       "inverted and will return the #NUM! error value'; LibreOffice: #VALUE!")
+    for cell in ("A88", "B88", "A89", "B89")}  # =MINVERSE({1,2;2,4})
+
+
+def _key(sheet: str, ref: str) -> str:
+    return f"{sheet}!{ref}"
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    return arrays_book(tmp_path_factory.mktemp("recalc_arrays") / "arrays.xlsx")
+
+
+@pytest.fixture(scope="module")
+def ours(book):
+    evaluation = evaluate_package(open_package(book), {})
+    assert not evaluation.problems
+    return {_key(s, a): evaluation.value(s, *split_cell(a)) for s, a in cells()}
+
+
+@pytest.fixture(scope="module")
+def lo_recorded():
+    rec = recorded(SET)
+    missing = [_key(s, a) for s, a in cells() if _key(s, a) not in rec]
+    assert not missing, (f"{len(missing)} cells have no recorded LibreOffice answer (first: "
+                         f"{missing[:3]}); record them with: {REGENERATE}")
+    return rec
+
+
+@pytest.mark.parametrize("block", range(len(BLOCKS)), ids=[b[2] for b in BLOCKS])
+def test_block_matches_recorded_lo(ours, lo_recorded, block):
+    top, left, bottom, right = block_areas()[block]
+    keys = [f"Blocks!{get_column_letter(c)}{r}" for r in range(top, bottom + 1)
+            for c in range(left, right + 1)]
+    bad = [f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}" for k in keys
+           if k not in EXCEL_NOT_LO and not same(lo_recorded[k], ours[k])]
+    for k in set(keys) & set(EXCEL_NOT_LO):
+        excel, why = EXCEL_NOT_LO[k]
+        assert same(excel, ours[k]), f"{k}: Excel gives {excel!r} ({why}), gputco {ours[k]!r}"
+        assert not same(lo_recorded[k], excel), f"{k}: LibreOffice now agrees with Excel"
+    assert not bad, bad
+
+
+def test_formulas_reading_blocks_match_recorded_lo(ours, lo_recorded):
+    keys = [k for k in ours if k.startswith("Blocks!H")]
+    bad = [f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}" for k in keys
+           if not same(lo_recorded[k], ours[k])]
+    assert not bad, bad
+
+
+def _zero_blocks(src: Path, dst: Path) -> None:
+    """A copy of ``src`` whose Blocks sheet stores 0 in every cell (stale values)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "xl/worksheets/sheet2.xml":
+                data = re.sub(rb"<v>[^<]*</v>", b"<v>0</v>", data)
+                data = re.sub(rb'(<c [^>]*?) t="[a-z]+"', rb'\1 t="n"', data)
+            zout.writestr(info, data)
+
+
+def test_libreoffice_file_checks_clean_and_writes_back(lo_recorded, tmp_path):
+    """The file LibreOffice saved (all block cells present): nothing differs; with the blocks'
+    values zeroed, every cell is flagged, and the values the writer patches read back as
+    LibreOffice's (openpyxl, an independent reader)."""
+    differ = {f"{m.sheet}!{m.cell}" for m in recalc_file(LO_FILE, check=True,
+                                                         functions={}).mismatches}
+    assert differ == set(EXCEL_NOT_LO)
+    src = tmp_path / "stale.xlsx"
+    _zero_blocks(LO_FILE, src)
+    flagged = {m.cell for m in recalc_file(src, check=True, functions={}).mismatches}
+    nonzero = {a for s, a in cells() if not same(lo_recorded[_key(s, a)], 0.0)}
+    assert flagged == nonzero
+    out = tmp_path / "out.xlsx"
+    report = recalc_file(src, out, functions={})
+    assert report.cells >= len(cells()) and not report.problems
+    wb = openpyxl.load_workbook(out, data_only=True)
+    want = {k: EXCEL_NOT_LO[k][0] if k in EXCEL_NOT_LO else v for k, v in lo_recorded.items()}
+    bad = [f"{s}!{a}: expected {want[_key(s, a)]!r}, written {wb[s][a].value!r}"
+           for s, a in cells() if not same(want[_key(s, a)], wb[s][a].value)]
+    assert not bad, bad
+
+
+@requires_soffice
+def test_recording_equals_live_libreoffice(book, tmp_path_factory):
+    """The installed LibreOffice still gives every recorded answer (or refreshes them)."""
+    lo_file = recalculate(book, tmp_path_factory.mktemp("recalc_arrays_lo"))
+    lo = lo_values(lo_file)
+    live = {_key(s, a): lo.get((s, a)) for s, a in cells()}
+    bad = verify_or_refresh(SET, live)
+    assert not bad, f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, " \
+                    f"refresh with: {REGENERATE}"
