@@ -115,6 +115,16 @@ def test_irr_without_a_sign_change_is_an_error_not_a_number():
         "#NUM! no payback within life: the cumulative cash flow stays below 0")
 
 
+def test_a_range_shows_no_irr_only_in_the_cells_that_have_none():
+    """A range of rents where one cell has no IRR: that cell says why, the others get their IRR,
+    the same as one-cell calls (a Hypothesis example found the whole range shown as #NUM!)."""
+    got = UDFS["TCO_IRR"](31250, [[2.0, 0.1, 1e300]], 0.4045, 5)
+    assert got[0][0] == UDFS["TCO_IRR"](31250, 2.0, 0.4045, 5) == pytest.approx(0.346027, abs=1e-6)
+    assert got[0][1] == "#NUM! no IRR: the cash flows never change sign"
+    assert got[0][2] == UDFS["TCO_IRR"](31250, 1e300, 0.4045, 5)
+    assert got[0][2].startswith("#NUM! no IRR")
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda: decisions.tco_delivered_gpu_hour(2.0, 0.0), "availability must be in (0, 1], got 0"),
     (lambda: decisions.tco_delivered_gpu_hour(2.0, 1.2), "availability must be in (0, 1], got 1.2"),

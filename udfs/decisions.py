@@ -35,18 +35,12 @@ import numpy as np
 
 from . import _check as chk
 from . import chain
-from .errors import GputcoError
+from .errors import NoSolutionError
 from .finance import HOURS_PER_YEAR
 
 #: the longest life a cash-flow table has (years 0..MAX_LIFE)
 MAX_LIFE = 15
 YEARS = np.arange(MAX_LIFE + 1, dtype=float)
-
-
-class NoSolutionError(GputcoError, ValueError):
-    """An IRR or a payback that does not exist for these cash flows; the cell shows why."""
-
-    excel_code = "#NUM!"
 
 
 def tco_delivered_gpu_hour(gpu_hour_usd, availability=1.0, utilisation=1.0):

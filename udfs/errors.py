@@ -83,3 +83,10 @@ def _show(value: object) -> str:
     else:
         text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+class NoSolutionError(GputcoError, ValueError):
+    """An IRR or a payback that does not exist for these cash flows; the cell shows why. It
+    depends on each element's data, so a range of cells shows it only where it holds."""
+
+    excel_code = "#NUM!"

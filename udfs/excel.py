@@ -40,6 +40,7 @@ from .errors import (
     InputRangeError,
     InputShapeError,
     MissingValueError,
+    NoSolutionError,
 )
 
 logger = logging.getLogger(__name__)
@@ -384,7 +385,7 @@ def _data_dependent(err: Exception, cols: list[_Column]) -> bool:
     arrays = [c for c in cols if not c.constant and c.arg.kind == NUMBER]
     if not arrays:
         return False
-    if isinstance(err, GputcoError) and not isinstance(err, InputRangeError):
+    if isinstance(err, GputcoError) and not isinstance(err, InputRangeError | NoSolutionError):
         return False
     return getattr(err, "arg", None) not in {c.arg.name for c in cols if c.constant}
 
