@@ -197,27 +197,82 @@ def tco_npv(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
     return _shaped(_npv(cols["net"], r), shape)
 
 
-def _irr_one(net: np.ndarray) -> float:
-    """The IRR of one cash-flow row: the root of NPV(rate) in (-1, 1e6), by bracketing on a grid
-    of rates and bisection; raises NoSolutionError without a sign change or a root."""
-    if not ((net > 0).any() and (net < 0).any()):
-        raise NoSolutionError("no IRR: the cash flows never change sign")
-    grid = np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400),
-                           [0.0]])
-    grid = np.unique(grid)
+#: the rates NPV is evaluated at to bracket the IRR's roots, in (-100%, 1e8%], and the discount
+#: factors of years 0..15 at each
+_IRR_GRID = np.unique(np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1],
+                                      np.geomspace(1e-9, 1e6, 400), [0.0]]))
+with np.errstate(all="ignore"):
+    _IRR_DISCOUNT = (1.0 + _IRR_GRID)[:, None] ** -YEARS[None, :]
+_NO_SIGN_CHANGE = "no IRR: the cash flows never change sign"
+_NO_ROOT = "no IRR: NPV does not reach 0 at any rate above -100%"
+
+
+def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """The IRR of every cash-flow row (rows x years), NaN where there is none, and why ("" where
+    there is one). NPV is evaluated on a grid of rates for all rows at once; each sign change is
+    bisected (all at once) and where several roots exist, the one nearest the workbook's starting
+    guess is taken (-50% when the undiscounted net is a loss, else 10%). Rows whose NPV overflows
+    somewhere on the grid are solved one by one on the rates where it is finite."""
+    net = np.asarray(net, dtype=float).reshape(-1, YEARS.size)
+    n = len(net)
+    out = np.full(n, np.nan)
+    why = [""] * n
+    changes = (net > 0).any(axis=1) & (net < 0).any(axis=1)
     with np.errstate(all="ignore"):
-        values = np.array([(net / (1.0 + g) ** YEARS).sum() for g in grid])
-    finite = np.isfinite(values)
-    grid, values = grid[finite], values[finite]
-    roots = []
-    exact = values == 0
-    roots += list(grid[exact])
-    change = np.flatnonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0)
-    for i in change:
+        values = net @ _IRR_DISCOUNT.T
+    finite = np.isfinite(values).all(axis=1)
+    for i in np.flatnonzero(~changes):
+        why[i] = _NO_SIGN_CHANGE
+    for i in np.flatnonzero(changes & ~finite):
+        out[i] = _irr_one_finite(net[i], values[i])
+    rows = np.flatnonzero(changes & finite)
+    if rows.size:
+        out[rows] = _nearest_roots(net[rows], values[rows])
+    for i in np.flatnonzero(changes & np.isnan(out)):
+        why[i] = _NO_ROOT
+    return out, why
+
+
+def _nearest_roots(net: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For rows whose NPV is finite on the whole grid: the root nearest the guess, NaN if none."""
+    sign = np.sign(values)
+    zr, zj = np.nonzero(sign == 0)
+    cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
+    lo, hi, flo = _IRR_GRID[cj], _IRR_GRID[cj + 1], values[cr, cj]
+    active = np.ones(cr.size, dtype=bool)
+    for _ in range(200):
+        if not active.any():
+            break
+        mid = 0.5 * (lo + hi)
+        with np.errstate(all="ignore"):
+            fmid = (net[cr] / (1.0 + mid)[:, None] ** YEARS).sum(axis=1)
+        same = np.sign(fmid) == np.sign(flo)
+        lo = np.where(active & same, mid, lo)
+        flo = np.where(active & same, fmid, flo)
+        hi = np.where(active & ~same, mid, hi)
+        active &= ~(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(mid)))
+    row = np.concatenate([zr, cr])
+    root = np.concatenate([_IRR_GRID[zj], 0.5 * (lo + hi)])
+    out = np.full(len(net), np.nan)
+    if row.size:
+        guess = np.where(net.sum(axis=1) < 0, -0.5, 0.1)[row]
+        order = np.lexsort((np.abs(root - guess), row))
+        first = np.unique(row[order], return_index=True)[1]
+        out[row[order][first]] = root[order][first]
+    return out
+
+
+def _irr_one_finite(net: np.ndarray, values: np.ndarray) -> float:
+    """One row whose NPV overflows at some grid rates: the same search on the finite ones."""
+    keep = np.isfinite(values)
+    grid, values = _IRR_GRID[keep], values[keep]
+    roots = list(grid[values == 0])
+    for i in np.flatnonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0):
         lo, hi, flo = grid[i], grid[i + 1], values[i]
         for _ in range(200):
             mid = 0.5 * (lo + hi)
-            fmid = (net / (1.0 + mid) ** YEARS).sum()
+            with np.errstate(all="ignore"):
+                fmid = (net / (1.0 + mid) ** YEARS).sum()
             if np.sign(fmid) == np.sign(flo):
                 lo, flo = mid, fmid
             else:
@@ -225,10 +280,8 @@ def _irr_one(net: np.ndarray) -> float:
             if hi - lo <= 1e-15 * max(1.0, abs(mid)):
                 break
         roots.append(0.5 * (lo + hi))
-    if not roots:
-        raise NoSolutionError("no IRR: NPV does not reach 0 at any rate above -100%")
-    guess = -0.5 if net.sum() < 0 else 0.1  # several roots: the one nearest the workbook's guess
-    return float(min(roots, key=lambda x: abs(x - guess)))
+    guess = -0.5 if net.sum() < 0 else 0.1
+    return float(min(roots, key=lambda x: abs(x - guess))) if roots else np.nan
 
 
 def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
@@ -249,19 +302,16 @@ def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
                                     life_years, residual_fraction, availability, utilisation,
                                     tax_rate, depreciation_years, rent_decline_per_year,
                                     opex_escalation_per_year, function="TCO_IRR")
-    net = cols["net"]
-    return _shaped(np.array([_irr_one(row) for row in net]), shape)
+    out, why = _irr_rows(cols["net"])
+    missing = [w for w in why if w]
+    if missing:
+        raise NoSolutionError(missing[0])
+    return _shaped(out, shape)
 
 
 def irr_or_nan(net: np.ndarray) -> np.ndarray:
     """:func:`tco_irr` per row of a net cash-flow array, NaN where there is none (batch)."""
-    out = np.full(len(net), np.nan)
-    for i, row in enumerate(net):
-        try:
-            out[i] = _irr_one(row)
-        except NoSolutionError:
-            pass
-    return out
+    return _irr_rows(net)[0]
 
 
 def tco_payback_years(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
