@@ -37,6 +37,8 @@ def test_every_stored_value_is_the_formulas_value(tmp_path):
     assert len(computed) == result.recalc_report.cells > 8 * 30
     for (sheet, ref), value in computed.items():
         got = stored[sheet][ref].value
+        if value == "" and got is None:  # openpyxl reads a stored empty text as None
+            continue
         if isinstance(value, float):
             assert math.isclose(got, value, rel_tol=0, abs_tol=0), (sheet, ref, got, value)
         else:
