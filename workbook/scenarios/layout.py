@@ -95,18 +95,26 @@ def _result_steps() -> list[chain.Step]:
 YEAR_COLUMNS = tuple(chain.year_cells_needed([s.key for s in _result_steps()]))
 #: years 0..LAST_YEAR: the longest cash-flow table (whole years of life)
 LAST_YEAR = decisions.MAX_LIFE
+#: what NPV, IRR, payback and break-even rent say in a block written without a cash-flow table
+NO_TABLE = "needs rent_usd_per_gpu_hour (give one in the SPEC: the cash-flow columns come with it)"
 
 
 def cash_flow_years(inputs) -> int:
     """The last year a block's cash-flow table needs: the longest life or depreciation of its
-    rows (``inputs`` as for :func:`udfs.scenario.evaluate`), rounded up into [1, LAST_YEAR].
+    rows (``inputs`` as for :func:`udfs.scenario.evaluate`), rounded up into [1, LAST_YEAR]; 0
+    (no table) where no row gives a rent.
 
-    >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4, "life_years": [4, 6.5]})
+    >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.0,
+    ...                  "life_years": [4, 6.5]})
     7
+    >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4})
+    0
     """
     from udfs import scenario
 
     used = scenario.used_inputs(inputs)
+    if np.isnan(np.asarray(used["rent_usd_per_gpu_hour"], dtype=float)).all():
+        return 0
     longest = max(float(np.max(used[k])) for k in ("life_years", "depreciation_years"))
     return int(min(LAST_YEAR, max(1, math.ceil(longest))))
 
@@ -138,6 +146,8 @@ def _guarded(key: str, last: int = LAST_YEAR) -> str:
     """The step's formula, empty with the reason in rows where an optional input (the rent) is
     blank; a step that reads the cash-flow table also says so where the life or depreciation is
     not whole years 1..``last`` (the years the row has cells for)."""
+    if chain.reads_year_table(key) and last == 0:  # no rent in the SPEC: no cash-flow table
+        return f'="{NO_TABLE}"'
     text = chain.formula(key, lambda n: f"[{n}]", year=_year_ref(last))
     if chain.reads_year_table(key):
         whole = ",".join(f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}"
@@ -185,7 +195,8 @@ class Layout:
     last_year : int
         The cash-flow table has cells for years 0..``last_year`` (the longest whole life of the
         block's rows; years after a row's life are 0). A row whose life is longer, or not whole,
-        says so in its NPV, IRR and payback cells instead of computing a wrong number.
+        says so in its NPV, IRR and payback cells instead of computing a wrong number. 0: no
+        row gives a rent, no table (those cells say what they need).
     """
 
     def __init__(self, varying: Sequence[str], inp: str, use: str, *, first_col: int,
@@ -206,8 +217,8 @@ class Layout:
                 self.used_columns.append(q)
             else:
                 self.constants.append(q)
-        if not 1 <= last_year <= LAST_YEAR or last_year != int(last_year):
-            raise ValueError(f"last_year must be a whole number in [1, {LAST_YEAR}], got "
+        if not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
+            raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got "
                              f"{last_year!r}")
         self.last_year = int(last_year)
         self.results = [Quantity(q.key, q.label, q.unit, q.kind, _guarded(q.key, self.last_year))
@@ -216,7 +227,7 @@ class Layout:
             Quantity(year_key(c, y), f"{chain.year_step(c).label}, year {y}",
                      "years" if c == "payback_point" else "USD", "year",
                      chain.formula(c, lambda n: f"[{n}]", year=_year_ref(self.last_year, y)))
-            for c in YEAR_COLUMNS for y in range(self.last_year + 1)]
+            for c in YEAR_COLUMNS for y in range(self.last_year + 1) if self.last_year]
         self.columns: list[Quantity] = [INPUTS[k] for k in self.varying] + self.used_columns \
             + self.results + (list(CHECKS) if checks else []) + self.year_columns
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}

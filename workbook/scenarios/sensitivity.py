@@ -17,7 +17,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Border, PatternFill
 
 from udfs import ranges, scenario
-from workbook.scenarios.layout import INPUTS, Layout
+from workbook.scenarios.layout import INPUTS, LAST_YEAR, Layout, cash_flow_years
 from workbook.scenarios.rows import row_block, write_all
 from workbook.scenarios.spec import FLOORS, Spec
 from workbook.xlsx import styles
@@ -54,7 +54,9 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
     ws.row_dimensions[TABLE_ROW].height = 30
     k = len(cases)
     first_case = TABLE_ROW + max(k + 8, 30)  # the cases block's data rows, below the chart
-    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3)
+    # a cash-flow table of every whole life the cases can reach, if the base gives a rent
+    years = LAST_YEAR if cash_flow_years(spec.base) else 0
+    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3, last_year=years)
     mtok = layout.letter("usd_per_mtok")
     rows = {}
     for i, (d, *_rest) in enumerate(cases):
