@@ -223,8 +223,9 @@ def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
     finite = np.isfinite(values).all(axis=1)
     for i in np.flatnonzero(~changes):
         why[i] = _NO_SIGN_CHANGE
-    for i in np.flatnonzero(changes & ~finite):
-        out[i] = _irr_one_finite(net[i], values[i])
+    for i in np.flatnonzero(changes & ~finite):  # the same search on the finite rates
+        keep = np.isfinite(values[i])
+        out[i] = _nearest_roots(net[i:i + 1], values[i:i + 1, keep], _IRR_GRID[keep])[0]
     rows = np.flatnonzero(changes & finite)
     if rows.size:
         out[rows] = _nearest_roots(net[rows], values[rows])
@@ -233,12 +234,13 @@ def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
     return out, why
 
 
-def _nearest_roots(net: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """For rows whose NPV is finite on the whole grid: the root nearest the guess, NaN if none."""
+def _nearest_roots(net: np.ndarray, values: np.ndarray, grid: np.ndarray = _IRR_GRID) -> np.ndarray:
+    """For rows whose NPV is finite at the rates ``grid`` (``values``: rows x rates): the root
+    nearest the guess, NaN if none."""
     sign = np.sign(values)
     zr, zj = np.nonzero(sign == 0)
     cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    lo, hi, flo = _IRR_GRID[cj], _IRR_GRID[cj + 1], values[cr, cj]
+    lo, hi, flo = grid[cj], grid[cj + 1], values[cr, cj]
     active = np.ones(cr.size, dtype=bool)
     for _ in range(200):
         if not active.any():
@@ -252,7 +254,7 @@ def _nearest_roots(net: np.ndarray, values: np.ndarray) -> np.ndarray:
         hi = np.where(active & ~same, mid, hi)
         active &= ~(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(mid)))
     row = np.concatenate([zr, cr])
-    root = np.concatenate([_IRR_GRID[zj], 0.5 * (lo + hi)])
+    root = np.concatenate([grid[zj], 0.5 * (lo + hi)])
     out = np.full(len(net), np.nan)
     if row.size:
         guess = np.where(net.sum(axis=1) < 0, -0.5, 0.1)[row]
@@ -260,28 +262,6 @@ def _nearest_roots(net: np.ndarray, values: np.ndarray) -> np.ndarray:
         first = np.unique(row[order], return_index=True)[1]
         out[row[order][first]] = root[order][first]
     return out
-
-
-def _irr_one_finite(net: np.ndarray, values: np.ndarray) -> float:
-    """One row whose NPV overflows at some grid rates: the same search on the finite ones."""
-    keep = np.isfinite(values)
-    grid, values = _IRR_GRID[keep], values[keep]
-    roots = list(grid[values == 0])
-    for i in np.flatnonzero(np.sign(values[:-1]) * np.sign(values[1:]) < 0):
-        lo, hi, flo = grid[i], grid[i + 1], values[i]
-        for _ in range(200):
-            mid = 0.5 * (lo + hi)
-            with np.errstate(all="ignore"):
-                fmid = (net / (1.0 + mid) ** YEARS).sum()
-            if np.sign(fmid) == np.sign(flo):
-                lo, flo = mid, fmid
-            else:
-                hi = mid
-            if hi - lo <= 1e-15 * max(1.0, abs(mid)):
-                break
-        roots.append(0.5 * (lo + hi))
-    guess = -0.5 if net.sum() < 0 else 0.1
-    return float(min(roots, key=lambda x: abs(x - guess))) if roots else np.nan
 
 
 def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,

@@ -29,9 +29,8 @@ Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
 #: functions whose value depends on when or where they run: never taken from LibreOffice
 VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
 #: never taken from LibreOffice: what reaches outside (the screen keeps such workbooks from it
-#: anyway), and formulas filling several cells, whose other cells hold plain values the writer
-#: does not replace (so the master's value alone would disagree with them)
-NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[array formula over several cells]", "[data table]"}
+#: anyway) and data tables; blocks of several cells are kept apart by :func:`_several_cells`
+NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[data table]"}
 
 
 def choose(evaluation: Evaluation, engine: str) -> set[Cell]:

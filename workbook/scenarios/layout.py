@@ -80,14 +80,9 @@ USED = (
 )
 PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
 
-def results() -> tuple[Quantity, ...]:
-    """The chain's scenario-level steps that its outputs need, one column each (the steps that
-    read the per-year cash-flow table included: :class:`Layout` gives them their year cells)."""
-    return tuple(Quantity(s.key, s.label, s.unit, "result", _guarded(s.key))
-                 for s in _result_steps())
-
-
 def _result_steps() -> list[chain.Step]:
+    """The chain's scenario-level steps that its outputs need, one column each (those reading
+    the per-year cash-flow table included: :class:`Layout` gives them their year cells)."""
     return [s for s in chain.closure(list(chain.outputs())) if s.level == "scenario"]
 
 
@@ -221,8 +216,8 @@ class Layout:
             raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got "
                              f"{last_year!r}")
         self.last_year = int(last_year)
-        self.results = [Quantity(q.key, q.label, q.unit, q.kind, _guarded(q.key, self.last_year))
-                        for q in results()]
+        self.results = [Quantity(st.key, st.label, st.unit, "result",
+                                 _guarded(st.key, self.last_year)) for st in _result_steps()]
         self.year_columns = [
             Quantity(year_key(c, y), f"{chain.year_step(c).label}, year {y}",
                      "years" if c == "payback_point" else "USD", "year",

@@ -14,7 +14,7 @@ from __future__ import annotations
 from openpyxl.chart import BarChart, Reference
 
 from udfs import chain, ranges, sampling
-from workbook.scenarios.layout import INPUTS, Layout, results
+from workbook.scenarios.layout import INPUTS, Layout
 from workbook.scenarios.rows import row_block
 from workbook.scenarios.spec import MonteCarlo
 from workbook.xlsx import styles
@@ -68,10 +68,9 @@ def build(book: BookBuilder, mc: MonteCarlo, base: Layout,
     for i, k in enumerate(PERCENTILES):
         styles.style_input(ws.cell(row=row, column=4 + i, value=k), "fraction")
     stat_rows = {}
-    labels = {q.key: q for q in results()}
     for key in STATS:
         row += 1
-        q = labels[key]
+        q = chain.step(key)
         stat_rows[key] = row
         ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
         ws.cell(row=row, column=2, value=q.label)
