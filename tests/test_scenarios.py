@@ -295,6 +295,7 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert main(["scenarios", str(spec_file), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"wrote {out}" in printed and "= 90 scenarios" in printed
+    assert "system+rent_usd_per_gpu_hour 2 x buyer 3 x mfu 5" in printed  # zipped: one axis
     assert "GB200_NVL72" in printed and "Monte Carlo P10 / P50 / P90" in printed
     assert len(printed.splitlines()) <= 25  # one screen
     wb = load(out)

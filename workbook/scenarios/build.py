@@ -76,8 +76,9 @@ class Built:
 
 
 def describe(spec: Spec) -> str:
-    """One line: the grid, e.g. ``system 2 x mfu 5 = 10 scenarios``."""
-    sizes = " x ".join(f"{k} {len(v)}" for k, v in spec.grid.items())
+    """One line: the grid, e.g. ``system 2 x mfu 5 = 10 scenarios`` (lists zipped together are
+    one axis: ``system+mfu 2``)."""
+    sizes = " x ".join(f"{'+'.join(axis)} {len(spec.grid[axis[0]])}" for axis in spec.axes())
     return f"grid: {sizes} = {spec.n_scenarios:,} scenarios"
 
 

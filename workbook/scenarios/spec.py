@@ -102,7 +102,11 @@ class Spec:
 
     @property
     def n_scenarios(self) -> int:
-        return math.prod(len(self.grid[axis[0]]) for axis in _axes(self.grid, self.zipped))
+        return math.prod(len(self.grid[axis[0]]) for axis in self.axes())
+
+    def axes(self) -> list[tuple[str, ...]]:
+        """The grid's axes in key order: a zipped group is one axis."""
+        return _axes(self.grid, self.zipped)
 
     def swing(self, driver: str) -> float:
         return self.swings.get(driver, DEFAULT_SWING)
