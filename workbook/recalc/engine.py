@@ -31,6 +31,7 @@ from .functions.calendar import clock_functions
 from .functions.dynamic import DYNAMIC
 from .functions.reference import FormulaTexts
 from .functions.subtotal import calls, mark_subtotals
+from .formulacols import columns
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
@@ -195,7 +196,7 @@ def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
     for part in sheets:
         used = set(part.num_cols)
         used.update(part.obj_cols)
-        used.update(fc.col for fc in part.formulas)
+        used.update(columns(part.formulas).col.tolist())
         total += (rows(part) + 2) * len(used)
         if total > limits.max_grid_cells:
             raise LimitExceededError(
@@ -214,25 +215,33 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
         masters: dict[str, tuple] = {}
         name, upper = part.name, part.name.upper()
         last = compiler.last
-        for fc in part.formulas:
+        fcs = columns(part.formulas)
+        special, texts = fcs.special, fcs.text
+        add = builder.add
+        for k, (row, col) in enumerate(zip(fcs.row.tolist(), fcs.col.tolist(), strict=True)):
             if deadline is not None and cells % 4096 == 0 and time.perf_counter() > deadline:
                 raise RecalcTimeoutError(timeout_s, 0, 0)
-            memo = last.get((name, fc.col, False)) if fc.kind == "normal" else None
-            if memo is not None and memo[0].render(fc.row) == fc.text:  # fast path: same shape
-                key, compiled = memo[1], memo[2]
+            fc = special.get(k)
+            if fc is None:  # a plain formula: the column's last shape, one row further down?
+                memo = last.get((name, col, False))
+                text = texts[k]
+                if memo is not None and memo[0].render(row) == text:
+                    add(upper, row, col, memo[1], memo[2])
+                    cells += 1
+                    continue
+                fc = FormulaCell(row, col, text, "normal", None, None, None, -1, -1, -1)
             elif fc.kind == "spill":
                 continue  # planned with its master (below)
-            else:
-                key, compiled = _compile_cell(part, fc, compiler, masters)
-            builder.add(upper, fc.row, fc.col, key, compiled)
+            key, compiled = _compile_cell(part, fc, compiler, masters)
+            add(upper, row, col, key, compiled)
             cells += 1
             if compiled.unsupported:
                 for func in compiled.unsupported:
-                    bad[func].append(f"{name}!{cell_name(fc.row, fc.col)}")
+                    bad[func].append(f"{name}!{cell_name(row, col)}")
             if compiled.area is not None:  # the other cells of a multi-cell array formula
-                part_shape = spill.part_compiled(compiled, fc.row, fc.col)
+                part_shape = spill.part_compiled(compiled, row, col)
                 for r, c in spill.part_cells(compiled.area):
-                    builder.add(upper, r, c, ("spill", upper, fc.row, fc.col), part_shape)
+                    add(upper, r, c, ("spill", upper, row, col), part_shape)
                     cells += 1
                     for func in compiled.unsupported:
                         bad[func].append(f"{name}!{cell_name(r, c)}")

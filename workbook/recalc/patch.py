@@ -10,9 +10,12 @@ kinds other than plain, shared and array formulas, such as the other cells of a 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from .store import NUMBER, SheetStore
+from .formulacols import columns
+from .store import NUMBER, TEXT, SheetStore
 
 _KINDS = frozenset({"normal", "shared", "array"})
 
@@ -22,75 +25,113 @@ def patch_values(part, evaluation) -> bytes | None:
     from .writer import _QNAME, _T_ATTR, _start_tag, _utf8, value_xml
 
     data = part.data
-    formulas = part.formulas
-    if not formulas or not _utf8(data) or not {fc.kind for fc in formulas} <= _KINDS:
+    if not part.formulas or not _utf8(data):
+        return None
+    fcs = columns(part.formulas)
+    if not fcs.kinds() <= _KINDS:
         return None
     skipped = evaluation.skipped
     if skipped:
         key = part.name.upper()
-        formulas = [fc for fc in formulas if (key, fc.row, fc.col) not in skipped]
-        if not formulas:
-            return data
+        here = [(r, c) for s, r, c in skipped if s == key]
+        if here:
+            cells = fcs.row * (1 << 15) + fcs.col
+            gone = np.array([r * (1 << 15) + c for r, c in here], dtype=np.int64)
+            keep = np.flatnonzero(~np.isin(cells, gone))
+            if not len(keep):
+                return data
+            fcs = fcs.take(keep)
     store = evaluation.book.sheet(part.name)
-    types, texts = _formatted(store, formulas, value_xml)
-    prefix = _QNAME.match(data, formulas[0].c_start).group(1)[:-1]  # b"" or b"x:"
-    open_c, close_v, close_f = b"<" + prefix + b"c", b"</" + prefix + b"v", b"</" + prefix + b"f"
-    c_start = [fc.c_start for fc in formulas]
-    v_start = [fc.v_start for fc in formulas]
+    types, texts = _formatted(store, fcs.row, fcs.col, value_xml)
+    c_start = fcs.c_start
+    prefix = _QNAME.match(data, int(c_start[0])).group(1)[:-1]  # b"" or b"x:"
+    open_c = b"<" + prefix + b"c"
+    close_v, close_f = b"</" + prefix + b"v", b"</" + prefix + b"f"
+    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
+    has_v = fcs.v_start >= 0
     # where the old <v> starts (or the new one goes, after </f>) and where the copy resumes;
     # an expat event offset points at the end tag, the regex reader's just past it
-    cut = [v if v >= 0 else fc.f_end_event for v, fc in zip(v_start, formulas, strict=True)]
-    resume = [fc.v_end_event if v >= 0 else c for v, c, fc in zip(v_start, cut, formulas,
-                                                                     strict=True)]
+    cut = np.where(has_v, fcs.v_start, fcs.f_end)
+    resume = np.where(has_v, fcs.v_end, cut)
     if not part.exact_ends:
-        for k, (v, r) in enumerate(zip(v_start, resume, strict=True)):
-            if data.startswith(close_v if v >= 0 else close_f, r):
+        cut, resume = cut.tolist(), resume.tolist()
+        for k, (v, r) in enumerate(zip(has_v.tolist(), resume, strict=True)):
+            if data.startswith(close_v if v else close_f, r):
                 resume[k] = data.index(b">", r) + 1
-                if v < 0:
+                if not v:
                     cut[k] = resume[k]
-        if any(not data.startswith(open_c, c) for c in c_start):
+        if any(not data.startswith(open_c, c) for c in c_start.tolist()):
             return None  # another prefix in this part: the general writer
-    # the start tags change only where a t attribute is, or is to be, written
-    heads = list(map(data.__getitem__, map(slice, c_start, [fc.f_start for fc in formulas])))
+        cut, resume = np.array(cut, dtype=np.int64), np.array(resume, dtype=np.int64)
+    # a plain <v>old</v> keeps its tags: only the text between them is replaced
+    a = np.frombuffer(data, np.uint8)
+    inner = has_v & (resume - cut > len(v_open) + len(v_close) - 1)
+    for i, byte in enumerate(v_open):
+        inner &= a[np.where(inner, cut + i, 0)] == byte
+    for i, byte in enumerate(v_close):
+        inner &= a[np.where(inner, resume - len(v_close) + i, 0)] == byte
+    cut = np.where(inner, cut + len(v_open), cut)
+    resume = np.where(inner, resume - len(v_close), resume)
+    # the start tags change only where a t attribute is, or is to be, written, and differs
+    # from the one there (a tag ending in the same ' t="x">' stays)
+    f_start = fcs.f_start
+    if fcs.t_attr is not None:
+        old = fcs.t_attr
+        same_end = (a[np.maximum(f_start - 1, 0)] == 62) & (a[np.maximum(f_start - 2, 0)] == 34)
+        changed = np.flatnonzero(((old != b"") | (types != None))  # noqa: E711 (elementwise)
+                                 & ~((old == np.where(types == None, b"", types))  # noqa: E711
+                                     & same_end))
+    else:
+        skip = len(open_c)
+        heads = map(data.__getitem__, map(slice, c_start.tolist(), f_start.tolist()))
+        had_t = np.fromiter((head.find(b"t", skip) >= 0 for head in heads), bool, len(fcs))
+        changed = np.flatnonzero(had_t | (types != None))  # noqa: E711 (elementwise)
+    c_start, cut, resume, f_start = (x.tolist() for x in (c_start, cut, resume, f_start))
+    types = types.tolist()
     gaps = list(map(data.__getitem__, map(slice, [0, *resume[:-1]], cut)))
-    skip = len(open_c)
-    changed = sorted({k for k, head in enumerate(heads) if head.find(b"t", skip) >= 0}
-                     | {k for k, t in enumerate(types) if t is not None})
-    for k in changed:
+    for k in changed.tolist():
         t = types[k]
         start = c_start[k]
+        if t is not None and data.endswith(b' t="' + t + b'">', start, f_start[k]):
+            continue  # the tag ends with this very t attribute: it stays as it is
         tag = _start_tag(data, start)
         new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c):] else tag
         if t is not None:
             new_tag = new_tag[:-1] + b' t="' + t + b'">'
         prev = resume[k - 1] if k else 0
         gaps[k] = data[prev:start] + new_tag + data[start + len(tag):cut[k]]
-    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
     pieces: list = [None] * (2 * len(gaps))
     pieces[0::2] = gaps
-    pieces[1::2] = [v_open + text + v_close for text in texts]
+    texts[~inner] = _objects([v_open + text + v_close for text in texts[~inner].tolist()])
+    pieces[1::2] = texts.tolist()
     pieces.append(data[resume[-1]:])
     return b"".join(pieces)
 
 
-def _formatted(store: SheetStore, formulas: list, value_xml) -> tuple[list, list]:
+def _formatted(store: SheetStore, rows: np.ndarray, cols: np.ndarray, value_xml
+               ) -> tuple[np.ndarray, np.ndarray]:
     """(t attribute or None, text of <v>) of every formula cell, as :func:`column_xml` gives."""
-    n = len(formulas)
-    rows = np.array([fc.row for fc in formulas], dtype=np.int64)
-    cols = np.array([fc.col for fc in formulas], dtype=np.int64)
-    texts: list = [None] * n
-    types: list = [None] * n
+    n = len(rows)
+    texts = np.empty(n, dtype=object)
+    types = np.empty(n, dtype=object)
     for c in np.unique(cols).tolist():
-        sel = np.flatnonzero(cols == c).tolist()
+        sel = np.flatnonzero(cols == c)
         t, x = column_xml(store, c, rows[sel], value_xml)
-        for k, tk, xk in zip(sel, t, x, strict=True):
-            types[k], texts[k] = tk, xk
+        texts[sel], types[sel] = _objects(x), _objects(t)
     return types, texts
 
 
+def _objects(items: list) -> np.ndarray:
+    """A list as a 1-d object array (numpy would otherwise unpack bytes or tuples)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
 def column_xml(store: SheetStore, col: int, rows: np.ndarray, value_xml) -> tuple[list, list]:
-    """(t attribute or None, text of <v>) of the cells ``rows`` of column ``col``, numbers
-    formatted in bulk exactly as :func:`.writer.value_xml` formats one."""
+    """(t attribute or None, text of <v>) of the cells ``rows`` of column ``col``, formatted in
+    bulk exactly as :func:`.writer.value_xml` formats one: numbers through one ``repr`` of a
+    list (Python's own shortest round-trip form, in C), texts escaped in one pass."""
     n = len(rows)
     kinds = np.zeros(n, dtype=np.int8)
     nums = np.zeros(n, dtype=np.float64)
@@ -99,16 +140,37 @@ def column_xml(store: SheetStore, col: int, rows: np.ndarray, value_xml) -> tupl
         r = np.clip(rows, 0, len(column.kind) - 1)
         kinds = np.where(rows < len(column.kind), column.kind[r], 0)
         nums = column.num[r]
-    texts: list = [None] * n
-    types: list = [None] * n
+    texts = np.empty(n, dtype=object)
+    types = np.empty(n, dtype=object)
     number = kinds == NUMBER
     whole = number & (np.abs(nums) < 1e16) & (nums == np.floor(nums))
-    for k, x in zip(np.flatnonzero(whole).tolist(), nums[whole].astype(np.int64).tolist(),
-                    strict=True):
-        texts[k] = b"%d" % x
     rest = number & ~whole
-    for k, x in zip(np.flatnonzero(rest).tolist(), nums[rest].tolist(), strict=True):
-        texts[k] = repr(x).encode()
+    for sel, vals in ((whole, nums[whole].astype(np.int64)), (rest, nums[rest])):
+        if len(vals):
+            texts[sel] = _objects(repr(vals.tolist()).encode()[1:-1].split(b", "))
+    text = np.flatnonzero(kinds == TEXT)
+    if len(text):
+        strs = column.obj[r[text]].tolist()
+        xml = _escaped(strs)
+        if xml is not None:
+            texts[text] = _objects(xml)
+            types[text] = b"str"
+            number[text] = True  # done
     for k in np.flatnonzero(~number).tolist():
         types[k], texts[k] = value_xml(store.get(int(rows[k]), col))
-    return types, texts
+    return types.tolist(), texts.tolist()
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _escaped(strs: list) -> list[bytes] | None:
+    """The texts as :func:`.writer.value_xml` writes them, all at once; None when one holds a
+    character XML cannot (each is then escaped on its own) or is not a str."""
+    if not all(map(str.__instancecheck__, strs)):
+        return None
+    joined = "\x00".join(strs)
+    if _NOT_XML.search(joined.replace("\x00", "")) or joined.count("\x00") != len(strs) - 1:
+        return None
+    joined = joined.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return joined.encode("utf-8", "replace").split(b"\x00")

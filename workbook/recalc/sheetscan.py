@@ -56,8 +56,12 @@ def _grammar(p: bytes) -> re.Pattern:
             + ws + b"))(?:(?<=/>)|(?:" + f + b")?(?:" + v + b")?(?:" + inline + b")?" + end(b"c")
             + b")")
     row = b"<" + p + b"row(?P<RA>" + attrs + b")" + ws + b"(?P<RE>/?>)"
-    return re.compile(b"(?P<W>(?P<LEAD>" + ws + b")(?:" + row + b"|(?P<XR>" + end(b"row")
-                      + b")|" + cell + b"))")
+    whole = b"(?P<W>(?P<LEAD>" + ws + b")(?:" + row + b"|(?P<XR>" + end(b"row") + b")|" + cell \
+        + b"))"
+    # only these groups are read (each costs a bytes object per token); the rest just match
+    for unused in (b"LEAD", b"CH", b"A", b"FW", b"FE", b"FT", b"VE", b"VT"):
+        whole = whole.replace(b"(?P<" + unused + b">", b"(?:")
+    return re.compile(whole)
 
 
 _GRAMMARS: dict[bytes, tuple[re.Pattern, dict[str, int]]] = {}
@@ -97,7 +101,7 @@ def scan(name: str, path: str, data: bytes, strings: list[str]):
     try:
         tokens = pattern.findall(data, lo, hi)
         if tokens:
-            _read(part, list(zip(*tokens, strict=True)), gi, lo, hi, strings)
+            _read(part, list(zip(*tokens, strict=True)), gi, lo, hi, strings, len(prefix))
     except (_Bail, ValueError, IndexError, UnicodeDecodeError, WorkbookFormatError):
         return None  # the expat reader words the error (or reads what the grammar leaves out)
     finally:
@@ -121,13 +125,11 @@ def _lengths(column) -> np.ndarray:
 
 
 def _read(part, g: list[tuple], gi: dict[str, int], lo: int, hi: int,
-          strings: list[str]) -> None:
+          strings: list[str], prefix: int) -> None:
     """Fill ``part`` from the tokens' groups, column by column (``g[i]``: group i of every
-    token)."""
-    lens = _lengths(g[gi["W"]])
-    if data_end := part.data[lo + int(lens.sum()):hi].strip(b" \t\r\n"):
+    token), and the elements' byte offsets from where the part's ``<`` and ``>`` are."""
+    if data_end := part.data[lo + sum(map(len, g[gi["W"]])):hi].strip(b" \t\r\n"):
         raise _Bail(data_end[:20])  # the tokens do not tile <sheetData>
-    starts = lo + np.cumsum(lens) - lens
     row_end = _lengths(g[gi["RE"]])
     is_row, is_end = row_end > 0, _lengths(g[gi["XR"]]) > 0
     is_cell = ~(is_row | is_end)
@@ -138,7 +140,50 @@ def _read(part, g: list[tuple], gi: dict[str, int], lo: int, hi: int,
         raise _Bail  # cells outside rows, rows in rows, a row not closed
     _rows(part, g, gi, np.flatnonzero(is_row))
     cells = np.flatnonzero(is_cell)
-    _cells(part, g, gi, cells, starts[cells] + _lengths(g[gi["LEAD"]])[cells], strings)
+    if len(cells):
+        _cells(part, g, gi, cells, _Tags(part.data, lo, hi, prefix), strings)
+
+
+class _Tags:
+    """Where each element of <sheetData> starts and ends, from the positions of ``<`` and
+    ``>`` (the grammar has checked the part: every ``<`` there starts a tag, and no tag holds
+    a ``>`` before its end)."""
+
+    def __init__(self, data: bytes, lo: int, hi: int, prefix: int) -> None:
+        a = np.frombuffer(data, np.uint8)
+        seg = a[lo:hi]
+        lt = np.flatnonzero(seg == 60) + lo
+        gt = np.flatnonzero(seg == 62) + lo
+        self.lt = lt
+        self.end = gt[np.searchsorted(gt, lt)] + 1  # just past each tag's ">"
+        closing = a[lt + 1] == 47  # "</"
+        name = np.where(closing, a[np.minimum(lt + 2 + prefix, len(a) - 1)], a[lt + 1 + prefix])
+        self.closing, self.name = closing, name
+        self.empty = ~closing & (a[self.end - 2] == 47)  # "<x/>"
+
+    def starts(self, letter: bytes) -> np.ndarray:
+        """Indexes (into ``lt``) of the start tags whose local name begins with ``letter``."""
+        return np.flatnonzero(~self.closing & (self.name == letter[0]))
+
+    def owned(self, index: np.ndarray, c_start: np.ndarray, n: int):
+        """For elements at ``index`` inside cells: (has one, per cell), (its index, per cell)."""
+        cell = np.searchsorted(c_start, self.lt[index], side="right") - 1
+        has = np.zeros(n, dtype=bool)
+        has[cell] = True
+        at = np.full(n, -1, dtype=np.int64)
+        at[cell] = index
+        return has, at
+
+    def inner(self, data: bytes, at: np.ndarray) -> list[bytes]:
+        """The character data of the elements at ``at`` (b"" for an empty ``<x/>``)."""
+        a = self.end[at]
+        b = np.where(self.empty[at], a, self.lt[np.minimum(at + 1, len(self.lt) - 1)])
+        return list(map(data.__getitem__, map(slice, a.tolist(), b.tolist())))
+
+    def element_end(self, at: np.ndarray) -> np.ndarray:
+        """Just past each element at ``at`` (past ``/>``, or past its end tag)."""
+        return np.where(self.empty[at], self.end[at],
+                        self.end[np.minimum(at + 1, len(self.lt) - 1)])
 
 
 def _rows(part, g, gi, index: np.ndarray) -> None:
@@ -156,12 +201,10 @@ def _rows(part, g, gi, index: np.ndarray) -> None:
             part.hidden_rows.append(row)
 
 
-def _cells(part, g, gi, index: np.ndarray, c_start: np.ndarray, strings: list[str]) -> None:
+def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> None:
     from .sheetxml import decode
 
     n = len(index)
-    if not n:
-        return
     take = _taker(index)
 
     def column(key: str) -> tuple:
@@ -170,33 +213,49 @@ def _cells(part, g, gi, index: np.ndarray, c_start: np.ndarray, strings: list[st
     letters = column("CL")
     if not all(letters):
         raise _Bail  # a cell without the plain r="A1" s="n" t="x" attributes
+    c_index = tags.starts(b"c")
+    if len(c_index) != n:
+        raise _Bail
+    c_start = tags.lt[c_index]
+    data = part.data
     cols = {k: _column(k) for k in set(letters)}
     col = np.array(list(map(cols.__getitem__, letters)), dtype=np.int64)
     row = np.array(list(map(int, column("RN"))), dtype=np.int64)
     if not 0 < row.min() <= row.max() <= MAX_ROW:
         raise _Bail
-    types, vt = column("CT"), column("VT")
-    has_f = _lengths(column("FW")) > 0
+    has_f, f_at = tags.owned(tags.starts(b"f"), c_start, n)
+    has_v, v_at = tags.owned(tags.starts(b"v"), c_start, n)
+    types = column("CT")
     plain = (_lengths(types) == 0) | np.fromiter(map(b"n".__eq__, types), bool, n)
-    filled = plain & (_lengths(vt) > 0)
     values = np.full(n, None, dtype=object)
-    num = np.flatnonzero(filled)
-    if len(num):  # numbers: float() of the text, as the expat reader (ValueError: its message)
-        values[num] = list(map(float, _taker(num)(vt)))
-    other = np.flatnonzero(~plain).tolist()
-    if other:
-        v_el, inline_t = column("VE"), column("IT")
-        for k in other:
-            inline = [_text(inline_t[k])]  # (read only for t="inlineStr")
-            values[k] = decode(types[k].decode(), _text(vt[k]) if v_el[k] else None, inline,
-                               strings, bool(has_f[k]))
+    vk = np.flatnonzero(has_v)
+    vt_of: dict[int, bytes] = {}
+    if len(vk):
+        vt = tags.inner(data, v_at[vk])
+        num = np.flatnonzero(plain[vk] & (_lengths(vt) > 0))
+        if len(num):  # numbers: float() of the text, as the expat reader (ValueError: its message)
+            values[vk[num]] = list(map(float, _taker(num)(vt)))
+        vt_of = dict(zip(vk[~plain[vk]].tolist(), _taker_list(np.flatnonzero(~plain[vk]), vt),
+                         strict=True))
+    other = np.flatnonzero(~plain)
+    if len(other):
+        kinds = _taker(other)(types)
+        strs = [k for k, t in zip(other.tolist(), kinds, strict=True) if t == b"str"
+                and k in vt_of]
+        if strs:  # formula text results, in bulk: the value is the text
+            values[strs] = _texts([vt_of[k] for k in strs])
+        inline_t = column("IT")
+        for k, t in zip(other.tolist(), kinds, strict=True):
+            if t == b"str" and k in vt_of:
+                continue
+            raw = vt_of.get(k)
+            values[k] = decode(t.decode(), None if raw is None else _text(raw),
+                               [_text(inline_t[k])], strings, bool(has_f[k]))
     part.max_row, part.max_col = int(row.max()), int(col.max())
     fk = np.flatnonzero(has_f)
     if len(fk):
-        _formulas(part, g, gi, index, c_start, fk, row, col, values)
-    is_float = filled.copy()
-    if other:
-        is_float[other] = [type(values[k]) is float for k in other]
+        _formulas(part, g, gi, index, tags, c_start, f_at, v_at, fk, row, col, values, types)
+    is_float = np.fromiter(map(float.__instancecheck__, values), bool, n)
     part.num_rows, part.num_cols = row[is_float].tolist(), col[is_float].tolist()
     part.num_vals = values[is_float].tolist()
     objs = np.flatnonzero(~is_float)
@@ -213,36 +272,41 @@ def _taker(index: np.ndarray):
     return operator.itemgetter(*index.tolist())
 
 
-def _formulas(part, g, gi, index, c_start, fk, row, col, values) -> None:
-    from .sheetxml import FormulaCell, _add_formula
+def _taker_list(index: np.ndarray, seq) -> tuple:
+    return _taker(index)(seq) if len(index) else ()
 
-    at = index[fk]
-    take = _taker(at)
-    fa = take(g[gi["FA"]])
-    lens = {k: _lengths(take(g[gi[k]])) for k in ("CH", "FW", "FE", "VE")}
-    start = c_start[fk]
-    f_start = start + lens["CH"]
-    f_end = f_start + lens["FE"]  # (just past the element; writer.element_end keeps it)
-    v_start = f_start + lens["FW"]
-    v_end = v_start + lens["VE"]
-    has_v = lens["VE"] > 0
-    v_start, v_end = np.where(has_v, v_start, -1), np.where(has_v, v_end, -1)
-    texts = _texts(take(g[gi["FT"]]))
-    n = len(fk)
-    out = list(map(FormulaCell, row[fk].tolist(), col[fk].tolist(), texts, ["normal"] * n,
-                   [None] * n, [None] * n, values[fk].tolist(), start.tolist(), f_start.tolist(),
-                   f_end.tolist(), v_start.tolist(), v_end.tolist()))
+
+def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values,
+              types: tuple[bytes, ...]) -> None:
+    from .formulacols import FormulaColumns
+    from .sheetxml import _add_formula
+
+    fa = _taker(index[fk])(g[gi["FA"]])
+    f_at = f_at[fk]
+    v_at = v_at[fk]
+    has_v = v_at >= 0
+    v_start = np.where(has_v, tags.lt[v_at], -1)
+    v_end = np.where(has_v, tags.element_end(np.where(has_v, v_at, 0)), -1)
+    texts = _texts(tags.inner(part.data, f_at))
+    cols = FormulaColumns(row[fk], col[fk], texts, values[fk].tolist(), c_start[fk],
+                          tags.lt[f_at], tags.element_end(f_at), v_start, v_end,
+                          t_attr=_object_array(_taker(fk)(types)))
     for k in (k for k, a in enumerate(fa) if a):  # shared and array formulas
         attrs = _attrs(fa[k])
         ref = attrs.get("ref")
         if attrs.get("t") == "array" and ref and ":" in ref:
             raise _Bail  # multi-cell array formulas: the expat reader's business
-        fc = out[k]
-        _add_formula(part, fc.row, fc.col, fc.c_start, [attrs, fc.f_start, fc.f_end_event,
-                                                        fc.text], fc.cached, fc.v_start,
-                     fc.v_end_event)
-        out[k] = part.formulas.pop()
-    part.formulas = out
+        _add_formula(part, int(cols.row[k]), int(cols.col[k]), int(cols.c_start[k]),
+                     [attrs, int(cols.f_start[k]), int(cols.f_end[k]), texts[k]],
+                     cols.cached[k], int(cols.v_start[k]), int(cols.v_end[k]))
+        cols.special[k] = part.formulas.pop()
+    part.formulas = cols
+
+
+def _object_array(items) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
 
 
 def _texts(raw: list[bytes]) -> list[str]:

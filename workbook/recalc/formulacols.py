@@ -1,0 +1,94 @@
+"""A sheet part's formula cells as columns: arrays of rows, columns and byte offsets.
+
+The regex reader (:mod:`.sheetscan`) gives a sheet's formula cells this way, without a Python
+object per cell: a 10,000-scenario sheet has 410,000 of them, and building, reading and
+dropping one :class:`.sheetxml.FormulaCell` each was a large part of reading it. The engine
+(:mod:`.engine`) and the bulk writer (:mod:`.patch`) read the arrays; everything else sees a
+sequence of :class:`~.sheetxml.FormulaCell` (made when first iterated, then kept), so code that
+visits a few cells (reports, LibreOffice's values, FORMULATEXT) is unchanged. The expat reader
+still gives a list; :func:`columns` turns either into columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .sheetxml import FormulaCell
+
+
+class FormulaColumns(Sequence):
+    """Formula cells in sheet order: ``row``, ``col`` and the byte offsets as int64 arrays
+    (offsets as in :class:`~.sheetxml.FormulaCell`; -1 where absent), ``text`` and ``cached``
+    as lists, and ``special``: the cells other than plain formulas (shared, array, data table,
+    spill), by position, as FormulaCell. ``t_attr``: each cell's ``t`` attribute in the file,
+    b"" when it has none (an object array; None when not known: the writer then looks)."""
+
+    __slots__ = ("_cells", "c_start", "cached", "col", "f_end", "f_start", "t_attr", "row",
+                 "special", "text", "v_end", "v_start")
+
+    def __init__(self, row, col, text: list, cached: list, c_start, f_start, f_end, v_start,
+                 v_end, special: dict[int, FormulaCell] | None = None, t_attr=None) -> None:
+        self.row, self.col = np.asarray(row, np.int64), np.asarray(col, np.int64)
+        self.c_start, self.f_start = np.asarray(c_start, np.int64), np.asarray(f_start, np.int64)
+        self.f_end = np.asarray(f_end, np.int64)
+        self.v_start, self.v_end = np.asarray(v_start, np.int64), np.asarray(v_end, np.int64)
+        self.text, self.cached = text, cached
+        self.special = special or {}
+        self.t_attr = t_attr
+        self._cells: list[FormulaCell] | None = None
+
+    @classmethod
+    def from_cells(cls, cells: Sequence[FormulaCell]) -> FormulaColumns:
+        if isinstance(cells, FormulaColumns):
+            return cells
+        fields = [[getattr(fc, k) for fc in cells] for k in (
+            "row", "col", "text", "cached", "c_start", "f_start", "f_end_event", "v_start",
+            "v_end_event")]
+        special = {k: fc for k, fc in enumerate(cells) if fc.kind != "normal" or fc.dynamic}
+        return cls(*fields, special=special)
+
+    def kinds(self) -> set[str]:
+        return {fc.kind for fc in self.special.values()} | (
+            {"normal"} if len(self.special) < len(self) else set())
+
+    def __len__(self) -> int:
+        return len(self.text)
+
+    def __getitem__(self, i):
+        return self.cells()[i]
+
+    def __iter__(self):
+        return iter(self.cells())
+
+    def cells(self) -> list[FormulaCell]:
+        """Every cell as a FormulaCell (made once)."""
+        if self._cells is None:
+            n = len(self)
+            out = list(map(FormulaCell, self.row.tolist(), self.col.tolist(), self.text,
+                           ["normal"] * n, [None] * n, [None] * n, self.cached,
+                           self.c_start.tolist(), self.f_start.tolist(), self.f_end.tolist(),
+                           self.v_start.tolist(), self.v_end.tolist()))
+            for k, fc in self.special.items():
+                out[k] = fc
+            self._cells = out
+        return self._cells
+
+    def take(self, keep: np.ndarray) -> FormulaColumns:
+        """The cells at positions ``keep`` (sorted), as columns."""
+        keep = np.asarray(keep, np.int64)
+        where = {k: i for i, k in enumerate(keep.tolist()) if k in self.special} \
+            if self.special else {}
+        picked = keep.tolist()
+        return FormulaColumns(
+            self.row[keep], self.col[keep], [self.text[k] for k in picked],
+            [self.cached[k] for k in picked], self.c_start[keep], self.f_start[keep],
+            self.f_end[keep], self.v_start[keep], self.v_end[keep],
+            {i: self.special[k] for k, i in where.items()},
+            None if self.t_attr is None else self.t_attr[keep])
+
+
+def columns(formulas: Sequence[FormulaCell]) -> FormulaColumns:
+    """``part.formulas`` as columns (the regex reader's already are)."""
+    return FormulaColumns.from_cells(formulas)
