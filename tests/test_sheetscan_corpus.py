@@ -105,3 +105,42 @@ def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path):
     write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), out, force=True)
     taken, total = compare_package(out)
     assert taken == total >= 4
+
+
+def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch,
+                                                                              tmp_path):
+    """Large sheets are read in two halves at once, the second by a forked child
+    (workbook/recalc/forked.py): forced on every part here, every result must still be expat's,
+    and a child that dies leaves the reading to this process."""
+    from workbook.recalc import forked
+
+    started = []
+    real = forked.Child
+
+    class Counted(real):
+        def __init__(self, *args):
+            started.append(args[5:])
+            super().__init__(*args)
+
+    monkeypatch.setattr(sheetscan, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(forked, "Child", Counted)
+    assert forked.available()  # one thread, two cores: CI's machine
+    for path in _files()[:60]:
+        if path.suffix.lower() in (".xlsx", ".xlsm") and path.exists():
+            compare_package(path)
+    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path)
+    assert len(started) > 50
+
+    def dies(self):
+        self.cancel()
+        raise forked.ChildFailed("killed")
+
+    monkeypatch.setattr(Counted, "result", dies)
+    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path)
+
+
+def test_one_process_when_asked(monkeypatch):
+    from workbook.recalc import forked
+
+    monkeypatch.setenv("GPUTCO_RECALC_WORKERS", "1")
+    assert not forked.available()

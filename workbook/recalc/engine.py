@@ -228,6 +228,8 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
                 if memo is not None and memo[0].render(row) == text:
                     add(upper, row, col, memo[1], memo[2])
                     cells += 1
+                    for func in memo[2].unsupported:
+                        bad[func].append(f"{name}!{cell_name(row, col)}")
                     continue
                 fc = FormulaCell(row, col, text, "normal", None, None, None, -1, -1, -1)
             elif fc.kind == "spill":

@@ -92,3 +92,15 @@ class FormulaColumns(Sequence):
 def columns(formulas: Sequence[FormulaCell]) -> FormulaColumns:
     """``part.formulas`` as columns (the regex reader's already are)."""
     return FormulaColumns.from_cells(formulas)
+
+
+def joined(a: FormulaColumns, b: FormulaColumns) -> FormulaColumns:
+    """The cells of ``a`` then those of ``b``."""
+    n = len(a)
+    t_attr = None if a.t_attr is None or b.t_attr is None else np.concatenate([a.t_attr,
+                                                                               b.t_attr])
+    return FormulaColumns(*(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
+        "row", "col")), a.text + b.text, a.cached + b.cached,
+        *(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
+            "c_start", "f_start", "f_end", "v_start", "v_end")),
+        special={**a.special, **{n + k: fc for k, fc in b.special.items()}}, t_attr=t_attr)

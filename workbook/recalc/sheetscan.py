@@ -17,12 +17,13 @@ return None, and the part goes through expat as before, which also words every e
 from __future__ import annotations
 
 import gc
+import itertools
 import operator
 import re
 
 import numpy as np
 
-from . import xmlsafe
+from . import forked, xmlsafe
 from .errors import WorkbookFormatError
 from .refs import MAX_COL, MAX_ROW, col_index
 
@@ -94,20 +95,72 @@ def scan(name: str, path: str, data: bytes, strings: list[str]):
         _GRAMMARS[prefix] = pattern, {k: i - 1 for k, i in pattern.groupindex.items()}
     if not _outside_ok(data, lo, hi, path):
         return None
-    pattern, gi = _GRAMMARS[prefix]
-    part = SheetPart(name, path, data, exact_ends=True)
+    split = _split_at(data, lo, hi, prefix) if forked.available() else None
     collecting = gc.isenabled()
     gc.disable()  # millions of short-lived tuples, no cycles: collections would only scan them
+    try:
+        if split is None:
+            return _piece(name, path, data, strings, prefix, lo, hi)
+        child = forked.Child(_piece, name, path, data, strings, prefix, split, hi)
+        try:
+            first = _piece(name, path, data, strings, prefix, lo, split)
+            second = child.result()
+        except BaseException:
+            child.cancel()
+            raise
+        return None if first is None or second is None else _joined(first, second)
+    except forked.ChildFailed:  # the child died or could not send its half: read it all here
+        return _piece(name, path, data, strings, prefix, lo, hi)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+#: <sheetData> content from which a second process reads half (smaller: not worth a fork)
+SPLIT_BYTES = 16 << 20
+
+
+def _split_at(data: bytes, lo: int, hi: int, prefix: bytes) -> int | None:
+    """Where the second half of <sheetData> starts: a row's start tag near the middle that
+    names its row (so the half's row numbers do not depend on the first), or None."""
+    if hi - lo < SPLIT_BYTES:
+        return None
+    m = re.compile(rb"<" + re.escape(prefix) + rb"row[ \t\r\n]+r=").search(data, (lo + hi) // 2,
+                                                                            hi)
+    return None if m is None else m.start()
+
+
+def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes, lo: int,
+           hi: int):
+    """The part as read from the rows between byte offsets lo and hi (None: expat's job)."""
+    from .sheetxml import SheetPart
+
+    pattern, gi = _GRAMMARS[prefix]
+    part = SheetPart(name, path, data, exact_ends=True)
     try:
         tokens = pattern.findall(data, lo, hi)
         if tokens:
             _read(part, list(zip(*tokens, strict=True)), gi, lo, hi, strings, len(prefix))
     except (_Bail, ValueError, IndexError, UnicodeDecodeError, WorkbookFormatError):
         return None  # the expat reader words the error (or reads what the grammar leaves out)
-    finally:
-        if collecting:
-            gc.enable()
+    if forked.in_child():
+        part.data = b""  # the parent has the bytes
     return part
+
+
+def _joined(first, second):
+    """One part from the two halves read apart (the second's rows follow the first's)."""
+    from .formulacols import FormulaColumns, joined
+
+    first.max_row = max(first.max_row, second.max_row)
+    first.max_col = max(first.max_col, second.max_col)
+    for field in ("hidden_rows", "num_rows", "num_cols", "num_vals", "obj_rows", "obj_cols",
+                  "obj_vals"):
+        getattr(first, field).extend(getattr(second, field))
+    a, b = first.formulas, second.formulas
+    if b:
+        first.formulas = joined(a, b) if isinstance(a, FormulaColumns) and a else b
+    return first
 
 
 def _outside_ok(data: bytes, lo: int, hi: int, path: str) -> bool:
@@ -220,7 +273,7 @@ def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> N
     data = part.data
     cols = {k: _column(k) for k in set(letters)}
     col = np.array(list(map(cols.__getitem__, letters)), dtype=np.int64)
-    row = np.array(list(map(int, column("RN"))), dtype=np.int64)
+    row = np.array(column("RN")).astype(np.int64)  # (the grammar allows 1-7 digits only)
     if not 0 < row.min() <= row.max() <= MAX_ROW:
         raise _Bail
     has_f, f_at = tags.owned(tags.starts(b"f"), c_start, n)
@@ -291,7 +344,7 @@ def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col
     cols = FormulaColumns(row[fk], col[fk], texts, values[fk].tolist(), c_start[fk],
                           tags.lt[f_at], tags.element_end(f_at), v_start, v_end,
                           t_attr=_object_array(_taker(fk)(types)))
-    for k in (k for k, a in enumerate(fa) if a):  # shared and array formulas
+    for k in itertools.compress(range(len(fa)), fa):  # shared and array formulas
         attrs = _attrs(fa[k])
         ref = attrs.get("ref")
         if attrs.get("t") == "array" and ref and ":" in ref:
@@ -324,13 +377,17 @@ def _attrs(raw: bytes) -> dict[str, str]:
     return out
 
 
+_ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&apos;", "'"), ("&amp;", "&"))
+
+
 def _text(raw: bytes) -> str:
     """Character data: UTF-8 with the five predefined entities (the grammar allows no other),
     line ends normalised to ``\\n`` as XML says."""
     text = raw.decode("utf-8")
     if "&" in text:
-        text = (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-                .replace("&apos;", "'").replace("&amp;", "&"))
+        for entity, char in _ENTITIES:  # (&amp; last: "&amp;lt;" is the text "&lt;")
+            if entity in text:
+                text = text.replace(entity, char)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text

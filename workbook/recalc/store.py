@@ -31,6 +31,17 @@ def kind_of(v: object) -> int:
     return NUMBER
 
 
+#: the kinds of the exact types values have (others: kind_of, one by one)
+_KIND_OF_TYPE = {float: NUMBER, int: NUMBER, np.float64: NUMBER, str: TEXT, bool: BOOL,
+                 XlError: ERROR, type(None): BLANK}
+
+
+def _objects(items: list) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
 class ValueColumn:
     __slots__ = ("kind", "num", "obj")
 
@@ -71,8 +82,13 @@ class SheetStore:
                 col = store.column(c)
                 col.kind[rows[sel]] = NUMBER
                 col.num[rows[sel]] = vals[sel]
-        for r, c, v in zip(part.obj_rows, part.obj_cols, part.obj_vals, strict=True):
-            store.set(r, c, v)
+        if part.obj_rows:
+            rows = np.asarray(part.obj_rows, dtype=np.int64)
+            cols = np.asarray(part.obj_cols, dtype=np.int64)
+            vals = _objects(part.obj_vals)
+            for c in np.unique(cols).tolist():
+                sel = np.flatnonzero(cols == c)
+                store.set_many(c, rows[sel], vals[sel].tolist())
         return store
 
     def column(self, c: int) -> ValueColumn:
@@ -114,8 +130,27 @@ class SheetStore:
             column.kind[rows] = BOOL
             column.objects()[rows] = values.astype(object)
             return
-        for r, v in zip(rows.tolist(), values.tolist(), strict=True):
-            self.set(r, col, 0.0 if v is None else v)
+        self.set_many(col, rows, values.tolist(), none=0.0)
+
+    def set_many(self, col: int, rows: np.ndarray, values: list, none=None) -> None:
+        """Set cells ``rows`` of column ``col``, as :meth:`set` one by one would (``none``
+        stands for None)."""
+        kinds = list(map(_KIND_OF_TYPE.get, map(type, values)))
+        if None in kinds or (none is not None and BLANK in kinds):
+            for r, v in zip(np.asarray(rows).tolist(), values, strict=True):
+                self.set(r, col, none if v is None else v)
+            return
+        column = self.column(col)
+        k = np.array(kinds, dtype=np.int8)
+        rows = np.asarray(rows, dtype=np.int64)
+        column.kind[rows] = k
+        vals = _objects(values)
+        num = k == NUMBER
+        if num.any():
+            column.num[rows[num]] = vals[num].astype(np.float64)
+        other = ~num & (k != BLANK)
+        if other.any():
+            column.objects()[rows[other]] = vals[other]
 
     def block(self, r0, h: int, c0: int, w: int) -> np.ndarray:
         """Values of rows r0..r0+h-1 x columns c0..c0+w-1 as an (m, h, w) array.
