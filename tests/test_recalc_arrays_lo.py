@@ -169,3 +169,47 @@ def test_recording_equals_live_libreoffice(book, tmp_path_factory):
     bad = verify_or_refresh(SET, live)
     assert not bad, f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, " \
                     f"refresh with: {REGENERATE}"
+
+
+
+def test_collinear_x_columns_without_constant_and_in_trend(tmp_path):
+    """[MS-OI29500] 2.1.985's rule with const FALSE (numpy's least squares on the x's kept as
+    the oracle): x2 = 2*x1 is left out (0, standard error 0), df = n - 2; TREND over the
+    collinear x's predicts what numpy's fit (const FALSE) and TREND over the x's kept (const
+    TRUE) predict."""
+    import numpy as np
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    x1, x3 = np.arange(1.0, 7.0), np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0])
+    y = np.array([2.1, 3.9, 6.2, 7.8, 10.1, 12.2])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for i in range(6):
+        ws.cell(i + 1, 1, float(y[i]))
+        for j, col in enumerate((x1, 2 * x1, x3), start=2):
+            ws.cell(i + 1, j, float(col[i]))
+        ws.cell(i + 1, 5, float(x3[i]))  # E: x3 again, next to x1 in B (B1:B6 and E1:E6 kept)
+    ws["F1"] = ArrayFormula("F1:I2", "=LINEST(A1:A6,B1:D6,FALSE,TRUE)")
+    ws["F3"] = ArrayFormula("F3:F4", "=TREND(A1:A6,B1:D6,{7,14,2;8,16,6},FALSE)")
+    ws["G3"] = ArrayFormula("G3:G4", "=TREND(A1:A6,B1:D6,{7,14,2;8,16,6})")
+    ws["H3"] = ArrayFormula("H3:H4", "=TREND(A1:A6,CHOOSE({1,2},B1:B6,E1:E6),{7,2;8,6})")
+    ws["I3"] = ArrayFormula("I3", "=INDEX(LINEST(A1:A6,B1:D6,FALSE,TRUE),4,2)")
+    wb.save(tmp_path / "c.xlsx")
+    evaluation = evaluate_package(open_package(tmp_path / "c.xlsx"), {})
+    assert not evaluation.problems
+    got = {("S", a): evaluation.value("S", *split_cell(a)) for a in
+           [f"{c}{r}" for c in "FGHI" for r in (1, 2, 3, 4)]}
+    kept = np.column_stack([x1, x3])
+    coef = np.linalg.lstsq(kept, y, rcond=None)[0]
+    resid = y - kept @ coef
+    se = np.sqrt(np.diag(resid @ resid / 4 * np.linalg.inv(kept.T @ kept)))
+    row = [got[("S", f"{c}1")] for c in "FGHI"]
+    assert np.allclose(row, [coef[1], 0.0, coef[0], 0.0], rtol=1e-12), row
+    ses = [got[("S", f"{c}2")] for c in "FGH"]
+    assert np.allclose(ses, [se[1], 0.0, se[0]], rtol=1e-9), ses
+    assert str(got[("S", "I2")]) == "#N/A" and got[("S", "I3")] == 4.0
+    new = np.array([[7.0, 2.0], [8.0, 6.0]])
+    for r in (3, 4):
+        assert got[("S", f"F{r}")] == pytest.approx(new[r - 3] @ coef, rel=1e-12)
+        assert got[("S", f"G{r}")] == pytest.approx(got[("S", f"H{r}")], rel=1e-12)
