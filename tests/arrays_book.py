@@ -1,6 +1,7 @@
 """The workbook of multi-cell array formulas (CSE blocks) compared with LibreOffice.
 
-A Data sheet (two x columns, a y column, a 2x2 matrix, text, an error), and a Blocks sheet with
+A Data sheet (two x columns, a y column, a 2x2 matrix, text, an error, three collinear x
+columns in K:M), and a Blocks sheet with
 one array formula per block, stacked down column A with a blank row between blocks, plus ordinary
 formulas in column H that read cells of the blocks (so the planner must order them after the
 block's formula). openpyxl writes only each block's top-left cell; LibreOffice writes them all.
@@ -48,7 +49,29 @@ BLOCKS = [
     (2, 2, "=MINVERSE(Data!A1:B3)"),  # not square
     (2, 1, "=MDETERM(Data!E1:F2)+{0;1}"),
     (8, 1, "=Data!A1:A8*2"),  # rows past the data's last row are blank: 0, not #N/A
+    # TREND, GROWTH, LOGEST: LINEST's fit, its values and its exponential twin
+    (6, 1, "=TREND(Data!C1:C6,Data!A1:A6)"),
+    (2, 1, "=TREND(Data!C1:C6,Data!A1:B6,{7,2;8,3})"),
+    (1, 3, "=TREND(Data!C1:C6,,{7,8,9})"),
+    (6, 1, "=TREND(Data!C1:C6,Data!A1:A6,,FALSE)"),
+    (3, 1, "=GROWTH(Data!C1:C6,Data!A1:A6,{7;8;9})"),
+    (6, 1, "=GROWTH(Data!C1:C6)"),
+    (2, 1, "=GROWTH(Data!C1:C6,Data!A1:B6,{7,2;8,3},FALSE)"),
+    (1, 2, "=LOGEST(Data!C1:C6,Data!A1:A6)"),
+    (5, 3, "=LOGEST(Data!C1:C6,Data!A1:B6,TRUE,TRUE)"),
+    (5, 2, "=LOGEST(Data!C1:C6,Data!A1:A6,FALSE,TRUE)"),
+    (2, 1, "=GROWTH(Data!A1:A6-3)"),  # a y of 0 or less
+    (2, 2, "=TREND(Data!C1:C6,Data!A1:A6,Data!G1:G2)"),  # text new_x's
+    # collinear x's: Data!M = K + 2*L (K, L are the x columns of A, B)
+    (5, 4, "=LINEST(Data!C1:C6,Data!K1:M6,TRUE,TRUE)"),
+    (1, 3, "=LINEST(Data!C1:C6,Data!K1:K6*{1,2})"),
 ]
+
+#: (block, block of the same fit without the redundant x columns, columns dropped): Excel leaves
+#: a collinear x out with coefficient 0 and standard error 0 ([MS-OI29500] 2.1.985)
+COLLINEAR = [("=LINEST(Data!C1:C6,Data!K1:M6,TRUE,TRUE)",
+              "=LINEST(Data!C1:C6,Data!A1:B6,TRUE,TRUE)", 1),
+             ("=LINEST(Data!C1:C6,Data!K1:K6*{1,2})", "=LINEST(Data!C1:C6,Data!A1:A6)", 1)]
 
 
 def block_areas() -> list[tuple[int, int, int, int]]:
@@ -85,6 +108,10 @@ def arrays_book(path: Path) -> Path:
             data.cell(i, 5 + j, v)  # E1:F2
     data["G1"], data["G2"], data["G3"] = "a", "b", "c"  # H1:H2 blank
     data["I1"] = "=1/0"
+    for i, (a, b) in enumerate(zip(X1, X2, strict=True), start=1):
+        data.cell(i, 11, a)  # K: x1
+        data.cell(i, 12, b)  # L: x2
+        data.cell(i, 13, a + 2 * b)  # M: x1 + 2*x2, collinear with K and L
     blocks = wb.create_sheet("Blocks")
     for (top, left, bottom, right), (_, _, formula) in zip(block_areas(), BLOCKS, strict=True):
         ref = f"A{top}:{get_column_letter(right)}{bottom}"

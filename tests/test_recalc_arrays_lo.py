@@ -1,7 +1,8 @@
 """Multi-cell array formulas (CSE blocks) against LibreOffice, cell by cell: recorded and live.
 
 tests/arrays_book.py writes blocks filled by one formula each (arithmetic over ranges, IF,
-TRANSPOSE, MMULT, LINEST with and without its statistics, array constants, errors) and ordinary
+TRANSPOSE, MMULT, LINEST with and without its statistics, TREND, GROWTH, LOGEST, array
+constants, errors) and ordinary
 formulas that read cells of the blocks. Every cell of every block must equal LibreOffice's
 answer: the recorded one always (tests/data/lo_probes.json, set "arrays"), the live one where
 LibreOffice is installed (which also refreshes the recording with GPUTCO_LO_REFRESH=1).
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from arrays_book import BLOCKS, arrays_book, block_areas, cells
+from arrays_book import BLOCKS, COLLINEAR, arrays_book, block_areas, cells
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
 from lo_record import recorded, same, verify_or_refresh
@@ -45,6 +46,39 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
                        "Excel/functions/minverse-function): 'Some square matrices cannot be "
                        "inverted and will return the #NUM! error value'; LibreOffice: #VALUE!")
     for cell in ("A88", "B88", "A89", "B89")}  # =MINVERSE({1,2;2,4})
+
+
+def _block_cells(formula: str) -> list[list[str]]:
+    top, left, bottom, right = block_areas()[[b[2] for b in BLOCKS].index(formula)]
+    return [[f"Blocks!{get_column_letter(c)}{r}" for c in range(left, right + 1)]
+            for r in range(top, bottom + 1)]
+
+
+def _collinear_expected() -> dict[str, tuple[object, str]]:
+    """Excel's LINEST over collinear x's ([MS-OI29500] 2.1.985, LINEST: collinear x vectors "are
+    omitted from the regression calculations ... given a coefficient of 0 and a standard error of
+    0"): LibreOffice's own answer for the x's without the redundant columns, with 0 and 0 in front
+    (coefficients are listed last x first) and #N/A filling rows 3-5 of the wider block. Cells
+    where LibreOffice, which solves the near-singular system as it stands, differs."""
+    rec, out = recorded(SET), {}
+    for formula, reduced, dropped in COLLINEAR:
+        small = [[rec.get(k) for k in row] for row in _block_cells(reduced)]
+        for i, row in enumerate(_block_cells(formula)):
+            want = ([0.0] * dropped + small[i] if i < 2 else
+                    small[i] + ["#N/A"] * dropped)
+            for k, v in zip(row, want, strict=True):
+                if k in rec and not same(rec[k], v):
+                    out[k] = (v, "Excel drops a collinear x column ([MS-OI29500] 2.1.985); "
+                                 f"LibreOffice 7.4 does not ({formula})")
+    return out
+
+
+EXCEL_NOT_LO |= _collinear_expected()
+EXCEL_NOT_LO |= {
+    cell: ("#NUM!", "Microsoft's GROWTH page (https://support.microsoft.com/en-us/Excel/functions/"
+                    "growth-function): 'If any of the numbers in known_y's is 0 or negative, "
+                    "GROWTH returns the #NUM! error value'; LibreOffice: #VALUE!")
+    for row in _block_cells("=GROWTH(Data!A1:A6-3)") for cell in row}
 
 
 def _key(sheet: str, ref: str) -> str:
@@ -113,14 +147,14 @@ def test_libreoffice_file_checks_clean_and_writes_back(lo_recorded, tmp_path):
     assert differ == set(EXCEL_NOT_LO)
     src = tmp_path / "stale.xlsx"
     _zero_blocks(LO_FILE, src)
+    want = {k: EXCEL_NOT_LO[k][0] if k in EXCEL_NOT_LO else v for k, v in lo_recorded.items()}
     flagged = {m.cell for m in recalc_file(src, check=True, functions={}).mismatches}
-    nonzero = {a for s, a in cells() if not same(lo_recorded[_key(s, a)], 0.0)}
+    nonzero = {a for s, a in cells() if not same(want[_key(s, a)], 0.0)}
     assert flagged == nonzero
     out = tmp_path / "out.xlsx"
     report = recalc_file(src, out, functions={})
     assert report.cells >= len(cells()) and not report.problems
     wb = openpyxl.load_workbook(out, data_only=True)
-    want = {k: EXCEL_NOT_LO[k][0] if k in EXCEL_NOT_LO else v for k, v in lo_recorded.items()}
     bad = [f"{s}!{a}: expected {want[_key(s, a)]!r}, written {wb[s][a].value!r}"
            for s, a in cells() if not same(want[_key(s, a)], wb[s][a].value)]
     assert not bad, bad
@@ -135,3 +169,47 @@ def test_recording_equals_live_libreoffice(book, tmp_path_factory):
     bad = verify_or_refresh(SET, live)
     assert not bad, f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, " \
                     f"refresh with: {REGENERATE}"
+
+
+
+def test_collinear_x_columns_without_constant_and_in_trend(tmp_path):
+    """[MS-OI29500] 2.1.985's rule with const FALSE (numpy's least squares on the x's kept as
+    the oracle): x2 = 2*x1 is left out (0, standard error 0), df = n - 2; TREND over the
+    collinear x's predicts what numpy's fit (const FALSE) and TREND over the x's kept (const
+    TRUE) predict."""
+    import numpy as np
+    from openpyxl.worksheet.formula import ArrayFormula
+
+    x1, x3 = np.arange(1.0, 7.0), np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0])
+    y = np.array([2.1, 3.9, 6.2, 7.8, 10.1, 12.2])
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for i in range(6):
+        ws.cell(i + 1, 1, float(y[i]))
+        for j, col in enumerate((x1, 2 * x1, x3), start=2):
+            ws.cell(i + 1, j, float(col[i]))
+        ws.cell(i + 1, 5, float(x3[i]))  # E: x3 again, next to x1 in B (B1:B6 and E1:E6 kept)
+    ws["F1"] = ArrayFormula("F1:I2", "=LINEST(A1:A6,B1:D6,FALSE,TRUE)")
+    ws["F3"] = ArrayFormula("F3:F4", "=TREND(A1:A6,B1:D6,{7,14,2;8,16,6},FALSE)")
+    ws["G3"] = ArrayFormula("G3:G4", "=TREND(A1:A6,B1:D6,{7,14,2;8,16,6})")
+    ws["H3"] = ArrayFormula("H3:H4", "=TREND(A1:A6,CHOOSE({1,2},B1:B6,E1:E6),{7,2;8,6})")
+    ws["I3"] = ArrayFormula("I3", "=INDEX(LINEST(A1:A6,B1:D6,FALSE,TRUE),4,2)")
+    wb.save(tmp_path / "c.xlsx")
+    evaluation = evaluate_package(open_package(tmp_path / "c.xlsx"), {})
+    assert not evaluation.problems
+    got = {("S", a): evaluation.value("S", *split_cell(a)) for a in
+           [f"{c}{r}" for c in "FGHI" for r in (1, 2, 3, 4)]}
+    kept = np.column_stack([x1, x3])
+    coef = np.linalg.lstsq(kept, y, rcond=None)[0]
+    resid = y - kept @ coef
+    se = np.sqrt(np.diag(resid @ resid / 4 * np.linalg.inv(kept.T @ kept)))
+    row = [got[("S", f"{c}1")] for c in "FGHI"]
+    assert np.allclose(row, [coef[1], 0.0, coef[0], 0.0], rtol=1e-12), row
+    ses = [got[("S", f"{c}2")] for c in "FGH"]
+    assert np.allclose(ses, [se[1], 0.0, se[0]], rtol=1e-9), ses
+    assert str(got[("S", "I2")]) == "#N/A" and got[("S", "I3")] == 4.0
+    new = np.array([[7.0, 2.0], [8.0, 6.0]])
+    for r in (3, 4):
+        assert got[("S", f"F{r}")] == pytest.approx(new[r - 3] @ coef, rel=1e-12)
+        assert got[("S", f"G{r}")] == pytest.approx(got[("S", f"H{r}")], rel=1e-12)

@@ -28,6 +28,7 @@ CATEGORIES = {
     "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
     "finance": "Financial", "cashflow": "Financial", "engineering": "Engineering",
     "arrays": "Arrays and dynamic arrays", "dynarray": "Arrays and dynamic arrays",
+    "reshape": "Arrays and dynamic arrays",
     "names": "Logical", "regression": "Statistical", "reference": "Lookup and reference",
 }
 

@@ -45,6 +45,7 @@ def _table() -> dict[str, Spec]:
         names,
         reference,
         regression,
+        reshape,
         stats,
         subtotal,
         text,
@@ -58,7 +59,7 @@ def _table() -> dict[str, Spec]:
     table: dict[str, Spec] = {}
     for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
                    cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
-                   engineering, textedit, arrays, regression, dynarray, names, reference):
+                   engineering, textedit, arrays, regression, dynarray, reshape, names, reference):
         table.update(module.FUNCTIONS)
     return table
 

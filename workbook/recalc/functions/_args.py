@@ -31,14 +31,16 @@ def is_rangelike(x) -> bool:
     return isinstance(x, RangeVal) or x.shape[1] * x.shape[2] > 1
 
 
-def numbers(args, *, errors: bool = True, scalars: str = "coerce"):
+def numbers(args, *, errors: bool = True, scalars: str = "coerce", logical: bool = False):
     """Collect the numbers of aggregate arguments, one row per formula cell.
 
     Returns ``(vals, err)``: ``vals`` an (m, K) float array with NaN where an element is not a
     number taking part, ``err`` None or an (m,) object array holding each row's first error
     (None for rows without one). ``errors=False`` drops errors instead (COUNT).
     ``scalars="coerce"`` converts scalar arguments (SUM); ``"numbers"`` counts only those that
-    convert cleanly without raising (COUNT).
+    convert cleanly without raising (COUNT). ``logical=True`` reads ranges and arrays as the
+    "A" functions do (AVERAGEA, MAXA, MINA): TRUE is 1, FALSE and text (even "") are 0; blanks
+    are still skipped.
     """
     parts, errs = [], []
     for a in args:
@@ -48,11 +50,12 @@ def numbers(args, *, errors: bool = True, scalars: str = "coerce"):
             arr = materialize(a)
             m = arr.shape[0]
             flat = arr.reshape(m, -1)
-            if flat.dtype == vec.FLOAT:
-                parts.append(flat)
+            if flat.dtype == vec.FLOAT or (logical and flat.dtype == vec.BOOL):
+                parts.append(flat if flat.dtype == vec.FLOAT else flat.astype(vec.FLOAT))
                 errs.append(None)
                 continue
-            vals = [v if isinstance(v, float) and not isinstance(v, bool) else np.nan
+            vals = [_logical(v) if logical else
+                    v if isinstance(v, float) and not isinstance(v, bool) else np.nan
                     for v in flat.ravel().tolist()]
             parts.append(np.array(vals, dtype=vec.FLOAT).reshape(flat.shape))
             errs.append(_err_part(flat) if errors else None)
@@ -70,6 +73,15 @@ def numbers(args, *, errors: bool = True, scalars: str = "coerce"):
     m = max(p.shape[0] for p in parts)
     vals = np.concatenate([np.broadcast_to(p, (m, p.shape[1])) for p in parts], axis=1)
     return vals, _first_error(errs, parts, m)
+
+
+def _logical(v) -> float:
+    """An element of a range or array as AVERAGEA/MAXA/MINA read it (NaN: skipped)."""
+    if isinstance(v, bool):
+        return 1.0 if v else 0.0
+    if isinstance(v, float):
+        return v
+    return 0.0 if isinstance(v, str) else np.nan
 
 
 def _err_part(flat: np.ndarray):

@@ -16,7 +16,11 @@ WORKDAY (on the workbook's serials, see :mod:`.dates`).
   (Excel's: one year's length when the dates are at most a year apart, else the average length of
   the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
 - NETWORKDAYS(start, end, [holidays]) and WORKDAY(start, days, [holidays]): Monday to Friday,
-  less the holiday serials; WORKDAY from a weekend counts from the day before.
+  less the holiday serials (or date texts); WORKDAY from a weekend counts from the day before.
+  NETWORKDAYS.INTL and WORKDAY.INTL take a weekend between them: a number (1 Saturday and
+  Sunday ... 7 Friday and Saturday, 11 Sunday only ... 17 Saturday only; others #NUM!) or seven
+  0/1 characters from Monday, 1 a day off (others #VALUE!); "1111111" counts 0 workdays, and is
+  #VALUE! for WORKDAY.INTL (Microsoft's NETWORKDAYS.INTL and WORKDAY.INTL pages).
 - HOUR, MINUTE, SECOND of the time of day (hours and minutes cut, seconds rounded, as
   LibreOffice does); DAYS(end, start);
   DATEDIF(start, end, "Y" | "M" | "D" | "MD" | "YM" | "YD"), #NUM! when start is after end.
@@ -227,12 +231,16 @@ def _days_in_feb(y: int) -> int:
 
 
 def _holidays(h) -> tuple[np.ndarray, XlError | None]:
-    """Holiday serials (true days) from a reference, array or number; blanks skipped."""
+    """Holiday serials (true days) from a reference, array or number; blanks skipped; a date text
+    (Microsoft's NETWORKDAYS.INTL example: ``{"2006/1/2","2006/1/16"}``) read as DATEVALUE reads
+    it."""
     if h is None:
         return np.array([], dtype="datetime64[D]"), None
     vals = materialize(h).ravel().tolist()
     out = []
     for v in vals:
+        if isinstance(v, str):
+            v = _datevalue_one(v)
         if isinstance(v, XlError):
             return np.array([], dtype="datetime64[D]"), v
         if v is None:
@@ -245,7 +253,37 @@ def _holidays(h) -> tuple[np.ndarray, XlError | None]:
     return to_days(np.array(out, dtype=float)), None
 
 
-def _networkdays(start, end, holidays=None):
+#: Excel's weekend numbers (NETWORKDAYS.INTL, WORKDAY.INTL) as numpy weekmasks: Monday first,
+#: 1 = a workday (Excel's weekend strings are the reverse: Monday first, 1 = a weekend day)
+_WEEKENDS = {1: "1111100", 2: "0111110", 3: "0011111", 4: "1001111", 5: "1100111",
+             6: "1110011", 7: "1111001", 11: "1111110", 12: "0111111", 13: "1011111",
+             14: "1101111", 15: "1110111", 16: "1111011", 17: "1111101"}
+WORKWEEK = _WEEKENDS[1]  # NETWORKDAYS and WORKDAY: Saturday and Sunday off
+
+
+def _weekmask(weekend) -> str | XlError:
+    """The workdays of a weekend argument (omitted: 1): a weekend number of the table, else
+    #NUM!; a text of seven 0/1 characters (1 = weekend), else #VALUE!."""
+    if weekend is None:
+        return WORKWEEK
+    vals = set(weekend.ravel().tolist())
+    if len(vals) != 1:
+        raise ValueError("a weekend argument varying by row")
+    v = vals.pop()
+    if isinstance(v, XlError):
+        return v
+    if v is None:  # an empty argument: the default
+        return WORKWEEK
+    if isinstance(v, str):
+        if len(v) != 7 or set(v) - {"0", "1"}:
+            return VALUE
+        return "".join("1" if ch == "0" else "0" for ch in v)
+    if v not in _WEEKENDS:  # TRUE is 1
+        return NUM
+    return _WEEKENDS[int(v)]
+
+
+def _networkdays(start, end, holidays=None, weekmask: str = WORKWEEK):
     (a, b), e = scalar_nums(start, end)
     hol, he = _holidays(holidays)
     if he is not None:
@@ -253,29 +291,44 @@ def _networkdays(start, end, holidays=None):
     shape = np.broadcast_shapes(a.shape, b.shape)
     a, b = np.broadcast_to(np.trunc(a), shape), np.broadcast_to(np.trunc(b), shape)
     bad = ~((a >= 0) & (b >= 0) & (a <= max_serial()) & (b <= max_serial()))
+    if "1" not in weekmask:  # Microsoft: a weekend of "1111111" always gives 0
+        return vec.finish(np.zeros(shape), vec.add_error(e, bad, NUM))
     da, db = to_days(np.where(bad, 1.0, a)), to_days(np.where(bad, 1.0, b))
     one = np.timedelta64(1, "D")
-    fwd = np.busday_count(da, db + one, holidays=hol)
-    back = -np.busday_count(db, da + one, holidays=hol)
+    fwd = np.busday_count(da, db + one, weekmask=weekmask, holidays=hol)
+    back = -np.busday_count(db, da + one, weekmask=weekmask, holidays=hol)
     out = np.where(da <= db, fwd, back).astype(float)
     return vec.finish(out, vec.add_error(e, bad, NUM))
 
 
-def _workday(start, days, holidays=None):
+def _workday(start, days, holidays=None, weekmask: str = WORKWEEK):
     (a, n), e = scalar_nums(start, days)
     hol, he = _holidays(holidays)
     if he is not None:
         return vec.const(he)
+    if "1" not in weekmask:  # Microsoft: "1111111 is an invalid string"
+        return vec.const(VALUE)
     shape = np.broadcast_shapes(a.shape, n.shape)
     a, n = np.broadcast_to(np.trunc(a), shape), np.broadcast_to(np.trunc(n), shape)
     bad = ~((a >= 0) & (a <= max_serial()) & (np.abs(n) < 3_000_000))
     da = to_days(np.where(bad, 1.0, a))
     nn = np.where(bad, 0, n).astype(np.int64)
-    fwd = np.busday_offset(da, nn, roll="backward", holidays=hol)
-    back = np.busday_offset(da, nn, roll="forward", holidays=hol)
+    fwd = np.busday_offset(da, nn, roll="backward", weekmask=weekmask, holidays=hol)
+    back = np.busday_offset(da, nn, roll="forward", weekmask=weekmask, holidays=hol)
     out = to_serial(np.where(nn > 0, fwd, np.where(nn < 0, back, da)))
     bad = bad | (out < 0) | (out > max_serial())
     return vec.finish(np.where(nn == 0, a, out), vec.add_error(e, bad, NUM))
+
+
+def _intl(count: bool):
+    """NETWORKDAYS.INTL(start, end, [weekend], [holidays]) / WORKDAY.INTL(start, days, ...):
+    NETWORKDAYS / WORKDAY with the weekend of :func:`_weekmask`."""
+    def impl(start, other, weekend=None, holidays=None):
+        mask = _weekmask(weekend)
+        if isinstance(mask, XlError):
+            return vec.const(mask)
+        return (_networkdays if count else _workday)(start, other, holidays, mask)
+    return impl
 
 
 def _clock_part(which: int):
@@ -370,4 +423,6 @@ FUNCTIONS = {
     "YEARFRAC": Spec(_yearfrac, 2, 3),
     "NETWORKDAYS": Spec(_networkdays, 2, 3, "vvr"),
     "WORKDAY": Spec(_workday, 2, 3, "vvr"),
+    "NETWORKDAYS.INTL": Spec(_intl(True), 2, 4, "vvvr"),
+    "WORKDAY.INTL": Spec(_intl(False), 2, 4, "vvvr"),
 }

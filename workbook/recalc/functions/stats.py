@@ -2,6 +2,11 @@
 
 Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
 take part, so every statistic is a NaN-aware reduction along axis 1.
+
+The "A" twins AVERAGEA, MAXA, MINA, STDEVA, STDEVPA, VARA, VARPA read ranges and arrays by
+Microsoft's AVERAGEA/MAXA pages: TRUE is 1, FALSE and text (empty text too) are 0, blank cells are
+skipped; arguments typed directly convert as for SUM (TRUE 1, "3" 3, text that is not a number
+#VALUE!). SMALL and LARGE take an array k (``SUM(SMALL(A1:A9,{1,2,3}))``): one result per k.
 """
 
 from __future__ import annotations
@@ -19,17 +24,16 @@ def _count_used(vals):
     return (~np.isnan(vals)).sum(axis=1)
 
 
-def _min(*args):
-    vals, err = numbers(args)
-    with np.errstate(all="ignore"):
-        r = np.where(_count_used(vals) > 0, np.nanmin(_fill(vals, np.inf), axis=1), 0.0)
-    return result(r, err)
-
-
-def _max(*args):
-    vals, err = numbers(args)
-    r = np.where(_count_used(vals) > 0, np.nanmax(_fill(vals, -np.inf), axis=1), 0.0)
-    return result(r, err)
+def _extreme(largest: bool, logical: bool = False):
+    """MAX/MIN (MAXA/MINA with ``logical``): 0 when no number takes part."""
+    def impl(*args):
+        vals, err = numbers(args, logical=logical)
+        reduce = np.nanmax if largest else np.nanmin
+        with np.errstate(all="ignore"):
+            r = np.where(_count_used(vals) > 0,
+                         reduce(_fill(vals, -np.inf if largest else np.inf), axis=1), 0.0)
+        return result(r, err)
+    return impl
 
 
 def _fill(vals, x):
@@ -38,12 +42,14 @@ def _fill(vals, x):
     return np.where(np.isnan(vals), x, vals)
 
 
-def _average(*args):
-    vals, err = numbers(args)
-    n = _count_used(vals)
-    with np.errstate(all="ignore"):
-        r = added(vals) / n
-    return result(r, err, bad=DIV0)
+def _average(logical: bool = False):
+    def impl(*args):
+        vals, err = numbers(args, logical=logical)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            r = added(vals) / n
+        return result(r, err, bad=DIV0)
+    return impl
 
 
 def _count(*args):
@@ -219,25 +225,33 @@ def _with_scalar_errors(out, errs):
 
 
 def _kth(largest: bool):
+    """SMALL/LARGE(array, k): the k-th smallest (largest) number; k < 1 or past the count is
+    #NUM!. k may be an array: the result has k's shape, one answer per k."""
     def impl(rng, k):
         vals, err = numbers([rng])
-        (fk,), ek = scalar_nums(k)
+        fk, ek = vec.nums(k)
         s, n = _sorted(vals)
-        kk = np.ceil(fk.reshape(-1) - 1e-12).astype(np.int64)
-        m = max(s.shape[0], kk.shape[0])
-        s, n, kk = np.broadcast_to(s, (m, s.shape[1])), np.broadcast_to(n, (m,)), \
-            np.broadcast_to(kk, (m,))
+        mk, hk, wk = fk.shape
+        m = max(s.shape[0], mk)
+        kk = np.ceil(np.where(np.isfinite(fk), fk, 0.0) - 1e-12).astype(np.int64)
+        kk = np.broadcast_to(kk, (m, hk, wk)).reshape(m, hk * wk)
+        n = np.broadcast_to(n, (m,))[:, None]
+        s = np.broadcast_to(s, (m, s.shape[1]))
         ok = (kk >= 1) & (kk <= n)
-        idx = np.where(largest, n - kk, kk - 1)
-        idx = np.clip(np.where(ok, idx, 0), 0, max(s.shape[1] - 1, 0))
-        r = np.take_along_axis(s, idx[:, None], axis=1)[:, 0] if s.shape[1] else np.full(m, 0.0)
-        return _with_scalar_errors(result(np.where(ok, r, np.nan), err, bad=NUM), ek)
+        idx = np.clip(np.where(ok, n - kk if largest else kk - 1, 0), 0, max(s.shape[1] - 1, 0))
+        r = np.take_along_axis(s, idx, axis=1) if s.shape[1] else np.zeros(idx.shape)
+        r = np.where(ok, r, np.nan).reshape(m, hk, wk)
+        if err is not None:  # the array's first error fills every answer
+            mask = np.array([e is not None for e in err], dtype=bool).reshape(-1, 1, 1)
+            rows = (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1))
+            ek = rows if ek is None else vec.merge(ek, rows)
+        return vec.finish(r, ek, bad=NUM)
     return impl
 
 
-def _var(sample: bool, root: bool):
+def _var(sample: bool, root: bool, logical: bool = False):
     def impl(*args):
-        vals, err = numbers(args)
+        vals, err = numbers(args, logical=logical)
         n = _count_used(vals)
         with np.errstate(all="ignore"):
             mean = np.nansum(vals, axis=1) / n
@@ -249,9 +263,12 @@ def _var(sample: bool, root: bool):
 
 
 FUNCTIONS = {
-    "MIN": Spec(_min, 1, 255, "r"),
-    "MAX": Spec(_max, 1, 255, "r"),
-    "AVERAGE": Spec(_average, 1, 255, "r"),
+    "MIN": Spec(_extreme(False), 1, 255, "r"),
+    "MAX": Spec(_extreme(True), 1, 255, "r"),
+    "AVERAGE": Spec(_average(), 1, 255, "r"),
+    "MINA": Spec(_extreme(False, logical=True), 1, 255, "r"),
+    "MAXA": Spec(_extreme(True, logical=True), 1, 255, "r"),
+    "AVERAGEA": Spec(_average(logical=True), 1, 255, "r"),
     "COUNT": Spec(_count, 1, 255, "r"),
     "COUNTA": Spec(_counta, 1, 255, "r"),
     "COUNTBLANK": Spec(_countblank, 1, 1, "r"),
@@ -277,6 +294,10 @@ FUNCTIONS = {
     "VAR.S": Spec(_var(True, False), 1, 255, "r"),
     "VAR.P": Spec(_var(False, False), 1, 255, "r"),
     "VARP": Spec(_var(False, False), 1, 255, "r"),
+    "STDEVA": Spec(_var(True, True, logical=True), 1, 255, "r"),
+    "STDEVPA": Spec(_var(False, True, logical=True), 1, 255, "r"),
+    "VARA": Spec(_var(True, False, logical=True), 1, 255, "r"),
+    "VARPA": Spec(_var(False, False, logical=True), 1, 255, "r"),
 }
 
 __all__ = ["FUNCTIONS", "XlError"]
