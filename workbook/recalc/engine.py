@@ -35,7 +35,7 @@ from .formulacols import columns
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
-from .refs import cell_name
+from .refs import RowTemplate, cell_name
 from .sheetxml import FormulaCell, SheetPart, area_of
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
@@ -218,6 +218,9 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
         fcs = columns(part.formulas)
         special, texts = fcs.special, fcs.text
         add = builder.add
+        if _by_column(part, fcs, compiler, builder, bad, deadline, timeout_s):
+            cells += len(fcs)
+            continue
         for k, (row, col) in enumerate(zip(fcs.row.tolist(), fcs.col.tolist(), strict=True)):
             if deadline is not None and cells % 4096 == 0 and time.perf_counter() > deadline:
                 raise RecalcTimeoutError(timeout_s, 0, 0)
@@ -251,6 +254,91 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
     for g in builder.groups:  # groups carry the sheet's own spelling
         g.sheet = spelling[g.sheet]
     return builder.groups, cells, dict(bad)
+
+
+#: a column's formulas are checked against the shape above them this many at a time at first
+_FIRST_CHUNK = 16
+
+
+def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, bad: dict,
+               deadline: float | None, timeout_s: float | None) -> bool:
+    """Compile a sheet's plain formulas column by column, in bulk: a cell whose text is the one
+    above it moved down one row (its :class:`~.refs.RowTemplate` rendered there) shares its
+    shape, so only the first cell of each run is compiled. Gives the groups, in the order and
+    with the cells the row-by-row loop gives (False, nothing done, where it might not: shared
+    or array formulas, cells out of row order, table names with digits, an error to name in
+    sheet order).
+    """
+    n = len(fcs)
+    tables = compiler.tables
+    if fcs.special or n < 2 * _FIRST_CHUNK or any(map(str.isdigit, "".join(tables))):
+        return False  # (a table name without digits is in a text iff in the text moved down)
+    rows, cols = fcs.row, fcs.col
+    at = rows * (1 << 15) + cols
+    if not (np.diff(at) > 0).all():
+        return False
+    texts = fcs.text
+    upper = part.name.upper()
+    key_of: list = [None] * n
+    compiled_of: list = [None] * n
+    by_col = np.lexsort((rows, cols))
+    col_sorted = cols[by_col]
+    bounds = np.flatnonzero(np.diff(col_sorted)) + 1
+    try:
+        for seg in np.split(by_col, bounds):
+            if deadline is not None and time.perf_counter() > deadline:
+                raise RecalcTimeoutError(timeout_s, 0, 0)
+            idx = seg.tolist()
+            rws = rows[seg].tolist()
+            i = 0
+            while i < len(idx):
+                k = idx[i]
+                fc = FormulaCell(rws[i], int(cols[k]), texts[k], "normal", None, None, None, -1,
+                                 -1, -1)
+                key, compiled = _compile_cell(part, fc, compiler, {})
+                key_of[k], compiled_of[k] = key, compiled
+                i += 1
+                if len(key) != 3 or not texts[k].strip() or (tables and (
+                        "[" in texts[k] or any(t in texts[k].upper() for t in tables))):
+                    continue  # a shape tied to its cell, or a table's: each cell on its own
+                template = RowTemplate.of(texts[k], rws[i - 1])
+                chunk = _FIRST_CHUNK
+                while i < len(idx):
+                    stop = min(i + chunk, len(idx))
+                    same = list(map(str.__eq__, map(template.render, rws[i:stop]),
+                                    [texts[j] for j in idx[i:stop]]))
+                    run = same.index(False) if False in same else len(same)
+                    for j in idx[i:i + run]:
+                        key_of[j], compiled_of[j] = key, compiled
+                    i += run
+                    if run < len(same):
+                        break
+                    chunk *= 2
+    except (RecalcTimeoutError, LimitExceededError):
+        raise
+    except RecalcError:
+        compiler.last.clear()
+        return False  # the row-by-row loop names the first bad cell in sheet order
+    # groups: runs of one key on consecutive rows of a column, made in the order of their
+    # first cells in the sheet (row by row), as the builder would
+    found = []
+    for seg in np.split(by_col, bounds):
+        idx = seg.tolist()
+        rws = rows[seg].tolist()
+        start = 0
+        for i in range(1, len(idx) + 1):
+            if i == len(idx) or key_of[idx[i]] != key_of[idx[start]] or rws[i] != rws[i - 1] + 1:
+                found.append((idx[start], rws[start], rws[i - 1]))
+                start = i
+    found.sort()
+    for k, r0, r1 in found:
+        g = Group(upper, int(cols[k]), r0, r1, compiled_of[k], len(builder.groups))
+        builder.groups.append(g)
+    name = part.name
+    for k in range(n):
+        for func in compiled_of[k].unsupported:
+            bad[func].append(f"{name}!{cell_name(int(rows[k]), int(cols[k]))}")
+    return True
 
 
 def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
