@@ -2,8 +2,9 @@
 
 openpyxl spends 8 to 15 microseconds per cell, so a 10,000-scenario sheet of 25 columns took about
 3.7 s in openpyxl alone (write-only mode, styled cells; 4.0 s in normal mode), most of the time
-budget of ``gputco scenarios``. Here each row is one ``str.format`` of a pre-escaped template:
-about 0.2 s for the same sheet, streamed into the zip so memory stays flat for a million rows.
+budget of ``gputco scenarios``. Here the block's cells are formatted a column at a time with
+Arrow's string kernels, about 0.2 s for the same sheet, streamed into the zip so memory stays
+flat for a million rows.
 
 The workbook is built with openpyxl as usual (styles, names, charts, validation), with the big
 block's first data row written as the *template row*, styled cell by cell, and as the last row of
@@ -11,7 +12,13 @@ its sheet. :func:`fill_rows` then replaces that row with ``n`` rows: the same st
 from the template row as openpyxl wrote it), formulas from templates where ``{r}`` is the row
 number, and per-row numbers or texts. Formula cells are written with the values given
 (``values=``, computed beforehand by the engine: :mod:`workbook.scenarios.onepass`), or without
-(``<v />``, as openpyxl does) for a recalculation to fill in.
+a ``<v>`` for a recalculation to fill in.
+
+The cells are written by :func:`workbook.xlsx.sheetrows.rows_xml`, the rules every writer of rows
+shares (:mod:`workbook.xlsx.stream` too); texts are inline strings, as openpyxl writes every
+other text of the package (no shared-string table to extend). This module keeps what is
+particular to splicing: finding the sheet and its template row, reading the row's style ids,
+widening the sheet's dimension and copying the other parts of the package.
 
 >>> import tempfile, openpyxl, numpy as np
 >>> path = Path(tempfile.mkdtemp()) / "rows.xlsx"
@@ -37,12 +44,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 from openpyxl.utils import get_column_letter
+
+from workbook.xlsx.sheetrows import FormulaColumn, InlineStrings, rows_xml
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 _PKG_REL = "{http://schemas.openxmlformats.org/package/2006/relationships}"
-_CHUNK_ROWS = 5000
+_CHUNK_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -64,11 +74,6 @@ class BlockColumn:
         return cats[int(codes[0])]
 
 
-def escape(text: str) -> str:
-    """XML character data."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
               columns: Sequence[BlockColumn], *, values: Mapping[int, tuple] | None = None,
               parts: Mapping[str, bytes] | None = None) -> None:
@@ -77,7 +82,7 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
     The number of rows is the length of the value columns (1 when there are only formulas).
     ``values`` gives formula columns (by column number) their computed values, as
     ``(t attributes, texts of <v>)`` per row (:func:`workbook.recalc.patch.column_xml`), written
-    in the same pass; without them a formula's ``<v>`` is empty. ``parts`` replaces the bytes of
+    in the same pass; without them a formula has no ``<v>``. ``parts`` replaces the bytes of
     zip members (the sheet's own bytes too, before its rows are filled). The file is rewritten
     in place (through a temporary file beside it).
     """
@@ -88,7 +93,10 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
         part = _sheet_part(zf, sheet)
         xml = (parts.get(part) or zf.read(part)).decode("utf-8")
         head, template, tail = _split(xml, sheet, first_row)
-        fmt, args = _row_format(template, columns, values or {})
+        styles = _styles(template)
+        cells = [(c.col, _column(c, (values or {}).get(c.col)),
+                  styles.get(get_column_letter(c.col), 0))
+                 for c in sorted(columns, key=lambda c: c.col)]
         last_col = max(c.col for c in columns)
         head = _dimension(head, first_row + n - 1, last_col)
         fd, tmp_name = tempfile.mkstemp(prefix=f".~{path.name}.", suffix=".tmp", dir=path.parent)
@@ -105,10 +113,9 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
                         fh.write(head.encode("utf-8"))
                         for start in range(0, n, _CHUNK_ROWS):
                             stop = min(n, start + _CHUNK_ROWS)
-                            rows = range(first_row + start, first_row + stop)
-                            cols = [a[start:stop] for a in args]
-                            fh.write("".join(fmt.format(r, *vs) for r, *vs in
-                                             zip(rows, *cols, strict=True)).encode("utf-8"))
+                            block = [(j, _rows(col, start, stop), st) for j, col, st in cells]
+                            fh.write(rows_xml(first_row + start, stop - start, block,
+                                              InlineStrings()))
                         fh.write(tail.encode("utf-8"))
             os.replace(tmp, path)
         except BaseException:
@@ -148,46 +155,37 @@ def _split(xml: str, sheet: str, row: int) -> tuple[str, str, str]:
     return xml[:m.start()], m.group(1), tail
 
 
-def _row_format(template: str, columns: Sequence[BlockColumn],
-                values: Mapping[int, tuple]) -> tuple[str, list[list[str]]]:
-    """A str.format pattern for one row ({0} is the row number) and its per-row arguments."""
+def _styles(template: str) -> dict[str, int]:
+    """The style id of each cell of the template row, by column letters."""
     styles = {}
     for m in re.finditer(r'<c\s[^>]*>', template):  # each cell's start tag: its column and style
         col = re.search(r'\sr="([A-Z]+)\d+"', m.group())
-        style = re.search(r'\ss="\d+"', m.group())
+        style = re.search(r'\ss="(\d+)"', m.group())
         if col and style:
-            styles[col.group(1)] = style.group()
-    cells, args = [], []
-    for c in sorted(columns, key=lambda c: c.col):
-        letter = get_column_letter(c.col)
-        ref = f'<c r="{letter}{{0}}"{styles.get(letter) or ""}'
-        if c.formula is not None:
-            text = escape(c.formula[1:] if c.formula.startswith("=") else c.formula)
-            text = text.replace("{", "{{").replace("}", "}}").replace("{{r}}", "{0}")
-            if c.col not in values:
-                cells.append(f"{ref}><f>{text}</f><v /></c>")
-                continue
-            types, texts = values[c.col]
-            k = len(args) + 1
-            args.append(["" if t is None else f' t="{t.decode()}"' for t in types])
-            args.append([x.decode("utf-8") for x in texts])
-            cells.append(f"{ref}{{{k}}}><f>{text}</f><v>{{{k + 1}}}</v></c>")
-            continue
-        k = len(args) + 1
-        if c.numbers is not None:
-            args.append([_number(x) for x in np.asarray(c.numbers, dtype=float).tolist()])
-            cells.append(f'{ref} t="n"><v>{{{k}}}</v></c>')
-        else:
-            codes, cats = c.texts
-            escaped = [escape(str(x)) for x in cats]
-            args.append([escaped[i] for i in np.asarray(codes).tolist()])
-            cells.append(f'{ref} t="inlineStr"><is><t>{{{k}}}</t></is></c>')
-    return '<row r="{0}">' + "".join(cells) + "</row>", args
+            styles[col.group(1)] = int(style.group(1))
+    return styles
 
 
-def _number(x: float) -> str:
-    """The shortest text that reads back as the same double (whole numbers without ".0")."""
-    return str(int(x)) if x.is_integer() and abs(x) < 1e16 else repr(x)
+def _column(c: BlockColumn, values: tuple | None):
+    """The block column as :func:`rows_xml` takes it (``values``: its formulas' cached values
+    as ``(t attributes, texts of <v>)``)."""
+    if c.formula is not None:
+        return FormulaColumn(c.formula, xml=values)
+    if c.numbers is not None:
+        return pa.array(np.asarray(c.numbers, dtype=float))
+    codes, cats = c.texts
+    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)),
+                                          pa.array([str(x) for x in cats], pa.string()))
+
+
+def _rows(cells, start: int, stop: int):
+    """Rows ``start:stop`` of a column from :func:`_column`."""
+    if isinstance(cells, FormulaColumn):
+        if cells.xml is None:
+            return cells
+        types, texts = cells.xml
+        return FormulaColumn(cells.template, xml=(types[start:stop], texts[start:stop]))
+    return cells.slice(start, stop - start)
 
 
 def _dimension(head: str, last_row: int, last_col: int) -> str:
