@@ -221,6 +221,11 @@ class _Column:
             self.bad = self._is_bad(self.value)
             return
         flat = np.broadcast_to(arr, shape).reshape(-1)
+        if arg.kind == NUMBER and all(map(float.__instancecheck__, flat)):  # every cell a number
+            self.flat, self.bad = flat, np.zeros(n, dtype=bool)
+            self.none = np.zeros(n, dtype=bool) if arg.optional and arg.default is None else None
+            self.floats = flat.astype(float)
+            return
         if arg.optional and arg.default is not None:
             flat = np.array([arg.default if x is None else x for x in flat], dtype=object)
         self.flat = flat
