@@ -26,12 +26,12 @@ from .errors import (
     WorkbookFormatError,
 )
 from .evaluate import Ctx, Evaluator
+from .formulacols import columns
 from .functions import BUILTINS, Spec
 from .functions.calendar import clock_functions
 from .functions.dynamic import DYNAMIC
 from .functions.reference import FormulaTexts
 from .functions.subtotal import calls, mark_subtotals
-from .formulacols import columns
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order

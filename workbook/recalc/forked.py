@@ -53,12 +53,12 @@ class Child:
                 os.close(read)
                 try:
                     payload = pickle.dumps((True, func(*args)), protocol=pickle.HIGHEST_PROTOCOL)
-                except BaseException as err:  # noqa: BLE001 - every failure goes to the parent
+                except BaseException as err:
                     payload = pickle.dumps((False, f"{type(err).__name__}: {err}"))
                 view = memoryview(payload)
                 while view:
                     view = view[os.write(write, view):]
-            except BaseException:  # noqa: BLE001
+            except BaseException:
                 code = 1
             finally:
                 os._exit(code)

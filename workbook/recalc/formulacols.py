@@ -25,8 +25,20 @@ class FormulaColumns(Sequence):
     spill), by position, as FormulaCell. ``t_attr``: each cell's ``t`` attribute in the file,
     b"" when it has none (an object array; None when not known: the writer then looks)."""
 
-    __slots__ = ("_cells", "c_start", "cached", "col", "f_end", "f_start", "t_attr", "row",
-                 "special", "text", "v_end", "v_start")
+    __slots__ = (
+        "_cells",
+        "c_start",
+        "cached",
+        "col",
+        "f_end",
+        "f_start",
+        "row",
+        "special",
+        "t_attr",
+        "text",
+        "v_end",
+        "v_start",
+    )
 
     def __init__(self, row, col, text: list, cached: list, c_start, f_start, f_end, v_start,
                  v_end, special: dict[int, FormulaCell] | None = None, t_attr=None) -> None:

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from . import forked
 from .formulacols import columns
 from .store import NUMBER, TEXT, SheetStore
 
@@ -22,7 +23,7 @@ _KINDS = frozenset({"normal", "shared", "array"})
 
 def patch_values(part, evaluation) -> bytes | None:
     """The part's bytes with every evaluated formula cell's value and type replaced, or None."""
-    from .writer import _QNAME, _T_ATTR, _start_tag, _utf8, value_xml
+    from .writer import _QNAME, _utf8
 
     data = part.data
     if not part.formulas or not _utf8(data):
@@ -41,13 +42,10 @@ def patch_values(part, evaluation) -> bytes | None:
             if not len(keep):
                 return data
             fcs = fcs.take(keep)
-    store = evaluation.book.sheet(part.name)
-    types, texts = _formatted(store, fcs.row, fcs.col, value_xml)
     c_start = fcs.c_start
     prefix = _QNAME.match(data, int(c_start[0])).group(1)[:-1]  # b"" or b"x:"
     open_c = b"<" + prefix + b"c"
     close_v, close_f = b"</" + prefix + b"v", b"</" + prefix + b"f"
-    v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
     has_v = fcs.v_start >= 0
     # where the old <v> starts (or the new one goes, after </f>) and where the copy resumes;
     # an expat event offset points at the end tag, the regex reader's just past it
@@ -63,49 +61,92 @@ def patch_values(part, evaluation) -> bytes | None:
         if any(not data.startswith(open_c, c) for c in c_start.tolist()):
             return None  # another prefix in this part: the general writer
         cut, resume = np.array(cut, dtype=np.int64), np.array(resume, dtype=np.int64)
-    # a plain <v>old</v> keeps its tags: only the text between them is replaced
-    a = np.frombuffer(data, np.uint8)
-    inner = has_v & (resume - cut > len(v_open) + len(v_close) - 1)
-    for i, byte in enumerate(v_open):
-        inner &= a[np.where(inner, cut + i, 0)] == byte
-    for i, byte in enumerate(v_close):
-        inner &= a[np.where(inner, resume - len(v_close) + i, 0)] == byte
-    cut = np.where(inner, cut + len(v_open), cut)
-    resume = np.where(inner, resume - len(v_close), resume)
-    # the start tags change only where a t attribute is, or is to be, written, and differs
-    # from the one there (a tag ending in the same ' t="x">' stays)
-    f_start = fcs.f_start
-    if fcs.t_attr is not None:
-        old = fcs.t_attr
-        same_end = (a[np.maximum(f_start - 1, 0)] == 62) & (a[np.maximum(f_start - 2, 0)] == 34)
-        changed = np.flatnonzero(((old != b"") | (types != None))  # noqa: E711 (elementwise)
-                                 & ~((old == np.where(types == None, b"", types))  # noqa: E711
-                                     & same_end))
-    else:
-        skip = len(open_c)
-        heads = map(data.__getitem__, map(slice, c_start.tolist(), f_start.tolist()))
-        had_t = np.fromiter((head.find(b"t", skip) >= 0 for head in heads), bool, len(fcs))
-        changed = np.flatnonzero(had_t | (types != None))  # noqa: E711 (elementwise)
-    c_start, cut, resume, f_start = (x.tolist() for x in (c_start, cut, resume, f_start))
-    types = types.tolist()
-    gaps = list(map(data.__getitem__, map(slice, [0, *resume[:-1]], cut)))
-    for k in changed.tolist():
-        t = types[k]
-        start = c_start[k]
-        if t is not None and data.endswith(b' t="' + t + b'">', start, f_start[k]):
-            continue  # the tag ends with this very t attribute: it stays as it is
-        tag = _start_tag(data, start)
-        new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c):] else tag
-        if t is not None:
-            new_tag = new_tag[:-1] + b' t="' + t + b'">'
-        prev = resume[k - 1] if k else 0
-        gaps[k] = data[prev:start] + new_tag + data[start + len(tag):cut[k]]
-    pieces: list = [None] * (2 * len(gaps))
-    pieces[0::2] = gaps
-    texts[~inner] = _objects([v_open + text + v_close for text in texts[~inner].tolist()])
-    pieces[1::2] = texts.tolist()
-    pieces.append(data[resume[-1]:])
-    return b"".join(pieces)
+    plan = _Plan(part, evaluation.book.sheet(part.name), fcs, prefix, cut, resume)
+    n = len(fcs)
+    if n < SPLIT_CELLS or not forked.available():
+        return plan.patch(0, n)
+    child = forked.Child(plan.patch, n // 2, n)  # the second half's bytes, from a second core
+    try:
+        head = plan.patch(0, n // 2)
+        try:
+            tail = child.result()
+        except forked.ChildFailed:
+            tail = plan.patch(n // 2, n)
+    except BaseException:
+        child.cancel()
+        raise
+    return head + tail
+
+
+#: formula cells from which a forked child patches half of a part (fewer: not worth a fork)
+SPLIT_CELLS = 100_000
+
+
+class _Plan:
+    """Where each formula cell's value goes in a part's bytes; :meth:`patch` writes a run of
+    cells (and the bytes around them)."""
+
+    def __init__(self, part, store: SheetStore, fcs, prefix: bytes, cut: np.ndarray,
+                 resume: np.ndarray) -> None:
+        self.data, self.store, self.fcs, self.prefix = part.data, store, fcs, prefix
+        self.cut, self.resume = cut, resume
+
+    def patch(self, k0: int, k1: int) -> bytes:
+        """The bytes from the end of cell k0 - 1 (or the start) to the end of cell k1 - 1 (or
+        the end), with the values of cells k0..k1-1 written in."""
+        from .writer import _T_ATTR, _start_tag, value_xml
+
+        data, prefix, fcs = self.data, self.prefix, self.fcs
+        types, texts = _formatted(self.store, fcs.row[k0:k1], fcs.col[k0:k1], value_xml)
+        open_c = b"<" + prefix + b"c"
+        v_open, v_close = b"<" + prefix + b"v>", b"</" + prefix + b"v>"
+        cut, resume = self.cut[k0:k1], self.resume[k0:k1]
+        c_start, f_start = fcs.c_start[k0:k1], fcs.f_start[k0:k1]
+        # a plain <v>old</v> keeps its tags: only the text between them is replaced
+        a = np.frombuffer(data, np.uint8)
+        inner = (fcs.v_start[k0:k1] >= 0) & (resume - cut > len(v_open) + len(v_close) - 1)
+        for i, byte in enumerate(v_open):
+            inner &= a[np.where(inner, cut + i, 0)] == byte
+        for i, byte in enumerate(v_close):
+            inner &= a[np.where(inner, resume - len(v_close) + i, 0)] == byte
+        cut = np.where(inner, cut + len(v_open), cut)
+        resume = np.where(inner, resume - len(v_close), resume)
+        # the start tags change only where a t attribute is, or is to be, written, and differs
+        # from the one there (a tag ending in the same ' t="x">' stays)
+        if fcs.t_attr is not None:
+            old = fcs.t_attr[k0:k1]
+            same_end = (a[np.maximum(f_start - 1, 0)] == 62) & (a[np.maximum(f_start - 2, 0)]
+                                                                == 34)
+            changed = np.flatnonzero(((old != b"") | (types != None))  # noqa: E711 (elementwise)
+                                     & ~((old == np.where(types == None, b"", types))  # noqa: E711
+                                         & same_end))
+        else:
+            skip = len(open_c)
+            heads = map(data.__getitem__, map(slice, c_start.tolist(), f_start.tolist()))
+            had_t = np.fromiter((head.find(b"t", skip) >= 0 for head in heads), bool, k1 - k0)
+            changed = np.flatnonzero(had_t | (types != None))  # noqa: E711 (elementwise)
+        first = int(self.resume[k0 - 1]) if k0 else 0
+        last = int(self.resume[k1 - 1]) if k1 < len(fcs) else len(data)
+        c_start, cut, resume, f_start = (x.tolist() for x in (c_start, cut, resume, f_start))
+        types = types.tolist()
+        gaps: list = list(map(data.__getitem__, map(slice, [first, *resume[:-1]], cut)))
+        for k in changed.tolist():
+            t = types[k]
+            start = c_start[k]
+            if t is not None and data.endswith(b' t="' + t + b'">', start, f_start[k]):
+                continue  # the tag ends with this very t attribute: it stays as it is
+            tag = _start_tag(data, start)
+            new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c):] else tag
+            if t is not None:
+                new_tag = new_tag[:-1] + b' t="' + t + b'">'
+            prev = resume[k - 1] if k else first
+            gaps[k] = data[prev:start] + new_tag + data[start + len(tag):cut[k]]
+        pieces: list = [None] * (2 * len(gaps))
+        pieces[0::2] = gaps
+        texts[~inner] = _objects([v_open + text + v_close for text in texts[~inner].tolist()])
+        pieces[1::2] = texts.tolist()
+        pieces.append(data[resume[-1]:last])
+        return b"".join(pieces)
 
 
 def _formatted(store: SheetStore, rows: np.ndarray, cols: np.ndarray, value_xml

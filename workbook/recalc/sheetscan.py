@@ -79,7 +79,6 @@ class _Bail(Exception):
 
 def scan(name: str, path: str, data: bytes, strings: list[str]):
     """The sheet part read by regular expressions, or None when expat must read it."""
-    from .sheetxml import SheetPart
 
     if b"<!--" in data or b"<![CDATA[" in data or not _utf8(data):
         return None
@@ -143,8 +142,12 @@ def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes,
             _read(part, list(zip(*tokens, strict=True)), gi, lo, hi, strings, len(prefix))
     except (_Bail, ValueError, IndexError, UnicodeDecodeError, WorkbookFormatError):
         return None  # the expat reader words the error (or reads what the grammar leaves out)
-    if forked.in_child():
-        part.data = b""  # the parent has the bytes
+    if forked.in_child():  # to the parent, which has the bytes: the rest in few large objects
+        part.data = b""
+        part.num_rows, part.num_cols = np.array(part.num_rows), np.array(part.num_cols)
+        part.num_vals = np.array(part.num_vals, dtype=np.float64)
+        if part.formulas:
+            part.formulas.text = "\x00".join(part.formulas.text)  # (XML has no NUL)
     return part
 
 
@@ -156,9 +159,12 @@ def _joined(first, second):
     first.max_col = max(first.max_col, second.max_col)
     for field in ("hidden_rows", "num_rows", "num_cols", "num_vals", "obj_rows", "obj_cols",
                   "obj_vals"):
-        getattr(first, field).extend(getattr(second, field))
+        more = getattr(second, field)
+        getattr(first, field).extend(more.tolist() if isinstance(more, np.ndarray) else more)
     a, b = first.formulas, second.formulas
     if b:
+        if isinstance(b.text, str):
+            b.text = b.text.split("\x00")
         first.formulas = joined(a, b) if isinstance(a, FormulaColumns) and a else b
     return first
 

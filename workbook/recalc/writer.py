@@ -27,7 +27,7 @@ from .values import XlError
 _TAG = re.compile(rb"""<[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
 _T_ATTR = re.compile(rb"""\s+t\s*=\s*(?:"[^"]*"|'[^']*')""")
 _QNAME = re.compile(rb"<([^\s/>]+)")
-_FAST_ZIP_BYTES = 32 << 20
+_FAST_ZIP_BYTES = 1 << 20
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
