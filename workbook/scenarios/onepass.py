@@ -20,9 +20,10 @@ import numpy as np
 
 from workbook.recalc import RecalcReport
 from workbook.recalc.engine import evaluate_package
+from workbook.recalc.formulacols import FormulaColumns, columns, joined
 from workbook.recalc.package import open_package
 from workbook.recalc.patch import column_xml, patch_values
-from workbook.recalc.sheetxml import FormulaCell, SheetPart
+from workbook.recalc.sheetxml import SheetPart
 from workbook.recalc.writer import patch_sheet, value_xml
 from workbook.xlsx.rowfill import BlockColumn, fill_rows
 
@@ -72,7 +73,8 @@ def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPar
     """Replace the template row ``first`` (the sheet's last) of ``part`` by the block's cells;
     returns a copy of the part as read, with only the formulas above the block (for patching)."""
     head = copy.copy(part)
-    head.formulas = [fc for fc in part.formulas if fc.row < first]
+    above = columns(part.formulas)
+    head.formulas = above.take(np.flatnonzero(above.row < first))
     n = _rows(cols)
     rows = np.arange(first, first + n, dtype=np.int64)
 
@@ -84,7 +86,8 @@ def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPar
                                                         part.num_vals)
     part.obj_rows, part.obj_cols, part.obj_vals = above(part.obj_rows, part.obj_cols,
                                                         part.obj_vals)
-    per_col = []
+    per_col: list[list[str]] = []
+    formula_cols: list[int] = []
     for c in sorted(cols, key=lambda c: c.col):
         if c.numbers is not None:
             part.num_rows += rows.tolist()
@@ -97,9 +100,23 @@ def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPar
             part.obj_vals += [str(cats[i]) for i in np.asarray(codes).tolist()]
         else:
             text = c.formula[1:] if c.formula.startswith("=") else c.formula
-            per_col.append([FormulaCell(r, c.col, text.replace("{r}", str(r)), "normal", None,
-                                        None, None, -1, -1, -1) for r in rows.tolist()])
-    part.formulas = head.formulas + [fc for cells in zip(*per_col, strict=True) for fc in cells]
+            before, slot, after = text.partition("{r}")
+            if not slot:
+                per_col.append([text] * n)
+            elif "{r}" in after:
+                per_col.append([text.replace("{r}", r) for r in map(str, rows.tolist())])
+            else:
+                per_col.append([before + r + after for r in map(str, rows.tolist())])
+            formula_cols.append(c.col)
+    m = len(formula_cols)  # the block's formula cells, row by row, as the sheet lists them
+    texts = np.empty((n, m), dtype=object)
+    for j, col_texts in enumerate(per_col):
+        texts[:, j] = col_texts
+    none = np.full(n * m, -1, dtype=np.int64)
+    block = FormulaColumns(np.repeat(rows, m), np.tile(np.array(formula_cols, np.int64), n),
+                           texts.reshape(-1).tolist(), [None] * (n * m), none, none, none,
+                           none, none)
+    part.formulas = joined(head.formulas, block) if len(head.formulas) else block
     part.max_row = max(part.max_row, first + n - 1)
     part.max_col = max(part.max_col, max(c.col for c in cols))
     return head
