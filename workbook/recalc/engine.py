@@ -26,7 +26,7 @@ from .errors import (
     WorkbookFormatError,
 )
 from .evaluate import Ctx, Evaluator
-from .formulacols import columns
+from .formulacols import columns, shape_starts
 from .functions import BUILTINS, Spec
 from .functions.calendar import clock_functions
 from .functions.dynamic import DYNAMIC
@@ -35,7 +35,7 @@ from .functions.subtotal import calls, mark_subtotals
 from .limits import Limits
 from .package import Package
 from .plan import Group, GroupBuilder, Unit, order
-from .refs import RowTemplate, cell_name
+from .refs import cell_name
 from .sheetxml import FormulaCell, SheetPart, area_of
 from .store import BookStore, SheetStore
 from .udf import TableResult, spec_for
@@ -256,88 +256,79 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
     return builder.groups, cells, dict(bad)
 
 
-#: a column's formulas are checked against the shape above them this many at a time at first
-_FIRST_CHUNK = 16
-
-
 def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, bad: dict,
                deadline: float | None, timeout_s: float | None) -> bool:
-    """Compile a sheet's plain formulas column by column, in bulk: a cell whose text is the one
-    above it moved down one row (its :class:`~.refs.RowTemplate` rendered there) shares its
-    shape, so only the first cell of each run is compiled. Gives the groups, in the order and
-    with the cells the row-by-row loop gives (False, nothing done, where it might not: shared
-    or array formulas, cells out of row order, table names with digits, an error to name in
-    sheet order).
+    """Compile a sheet's plain formulas in bulk: only the cells that start a run of one
+    formula filled down a column (:func:`.formulacols.shape_starts`) are compiled; the others
+    share their run's shape. Gives the groups, in the order and with the cells the row-by-row
+    loop gives (False, nothing done, where it might not: shared or array formulas, cells out
+    of row order, table names with digits, an error to name in sheet order).
     """
     n = len(fcs)
     tables = compiler.tables
-    if fcs.special or n < 2 * _FIRST_CHUNK or any(map(str.isdigit, "".join(tables))):
+    if fcs.special or n < 32 or any(map(str.isdigit, "".join(tables))):
         return False  # (a table name without digits is in a text iff in the text moved down)
     rows, cols = fcs.row, fcs.col
-    at = rows * (1 << 15) + cols
-    if not (np.diff(at) > 0).all():
+    if not (np.diff(rows * (1 << 15) + cols) > 0).all():
         return False
     texts = fcs.text
-    upper = part.name.upper()
-    key_of: list = [None] * n
-    compiled_of: list = [None] * n
-    by_col = np.lexsort((rows, cols))
-    col_sorted = cols[by_col]
-    bounds = np.flatnonzero(np.diff(col_sorted)) + 1
+    starts = fcs.starts if fcs.starts is not None else shape_starts(rows, cols, texts)
+    by_col = np.lexsort((rows, cols))  # positions in the sheet's list, column by column
+    run_of = np.cumsum(starts[by_col]) - 1  # each of those cells' run
+    firsts = by_col[np.flatnonzero(starts[by_col])].tolist()  # each run's first cell
+    shapes: dict[tuple, int] = {}  # key -> shape number
+    compiled: list[Compiled] = []
+
+    def compile_one(k: int) -> int:
+        fc = FormulaCell(int(rows[k]), int(cols[k]), texts[k], "normal", None, None, None, -1,
+                         -1, -1)
+        key, shape = _compile_cell(part, fc, compiler, {})
+        if key not in shapes:
+            shapes[key] = len(compiled)
+            compiled.append(shape)
+        return shapes[key]
+
     try:
-        for seg in np.split(by_col, bounds):
-            if deadline is not None and time.perf_counter() > deadline:
+        run_shape = np.empty(len(firsts), dtype=np.int64)
+        for r, k in enumerate(firsts):
+            if deadline is not None and r % 256 == 0 and time.perf_counter() > deadline:
                 raise RecalcTimeoutError(timeout_s, 0, 0)
-            idx = seg.tolist()
-            rws = rows[seg].tolist()
-            i = 0
-            while i < len(idx):
-                k = idx[i]
-                fc = FormulaCell(rws[i], int(cols[k]), texts[k], "normal", None, None, None, -1,
-                                 -1, -1)
-                key, compiled = _compile_cell(part, fc, compiler, {})
-                key_of[k], compiled_of[k] = key, compiled
-                i += 1
-                if len(key) != 3 or not texts[k].strip() or (tables and (
-                        "[" in texts[k] or any(t in texts[k].upper() for t in tables))):
-                    continue  # a shape tied to its cell, or a table's: each cell on its own
-                template = RowTemplate.of(texts[k], rws[i - 1])
-                chunk = _FIRST_CHUNK
-                while i < len(idx):
-                    stop = min(i + chunk, len(idx))
-                    same = list(map(str.__eq__, map(template.render, rws[i:stop]),
-                                    [texts[j] for j in idx[i:stop]]))
-                    run = same.index(False) if False in same else len(same)
-                    for j in idx[i:i + run]:
-                        key_of[j], compiled_of[j] = key, compiled
-                    i += run
-                    if run < len(same):
-                        break
-                    chunk *= 2
+            run_shape[r] = compile_one(k)
+        keys = list(shapes)  # shape number -> key
+        # runs whose first shape is tied to its cell (the key names it: the quick key was not
+        # trusted) or reads a table: each cell of them compiled on its own
+        alone = [r for r, (k, s) in enumerate(zip(firsts, run_shape.tolist(), strict=True))
+                 if len(keys[s]) != 3 or (tables and ("[" in texts[k] or any(
+                     t in texts[k].upper() for t in tables)))]
+        shape = run_shape[run_of]  # each cell's shape, column by column
+        if alone:
+            for pos in np.flatnonzero(np.isin(run_of, alone) & ~starts[by_col]).tolist():
+                shape[pos] = compile_one(int(by_col[pos]))
     except (RecalcTimeoutError, LimitExceededError):
         raise
     except RecalcError:
         compiler.last.clear()
         return False  # the row-by-row loop names the first bad cell in sheet order
-    # groups: runs of one key on consecutive rows of a column, made in the order of their
-    # first cells in the sheet (row by row), as the builder would
-    found = []
-    for seg in np.split(by_col, bounds):
-        idx = seg.tolist()
-        rws = rows[seg].tolist()
-        start = 0
-        for i in range(1, len(idx) + 1):
-            if i == len(idx) or key_of[idx[i]] != key_of[idx[start]] or rws[i] != rws[i - 1] + 1:
-                found.append((idx[start], rws[start], rws[i - 1]))
-                start = i
-    found.sort()
-    for k, r0, r1 in found:
-        g = Group(upper, int(cols[k]), r0, r1, compiled_of[k], len(builder.groups))
-        builder.groups.append(g)
-    name = part.name
-    for k in range(n):
-        for func in compiled_of[k].unsupported:
-            bad[func].append(f"{name}!{cell_name(int(rows[k]), int(cols[k]))}")
+    # groups: runs of one shape on consecutive rows of a column, made in the order of their
+    # first cells in the sheet (row by row), as the builder makes them
+    r_col, c_col = rows[by_col], cols[by_col]
+    new = np.ones(n, dtype=bool)
+    new[1:] = ((shape[1:] != shape[:-1]) | (r_col[1:] != r_col[:-1] + 1)
+               | (c_col[1:] != c_col[:-1]))
+    heads = np.flatnonzero(new)
+    ends = np.append(heads[1:], n) - 1
+    upper = part.name.upper()
+    for j in np.argsort(by_col[heads], kind="stable").tolist():
+        h = heads[j]
+        builder.groups.append(Group(upper, int(c_col[h]), int(r_col[h]), int(r_col[ends[j]]),
+                                    compiled[int(shape[h])], len(builder.groups)))
+    unsupported = [s for s, c in enumerate(compiled) if c.unsupported]
+    if unsupported:
+        in_sheet = np.empty(n, dtype=np.int64)
+        in_sheet[by_col] = shape
+        for k in np.flatnonzero(np.isin(in_sheet, unsupported)).tolist():
+            for func in compiled[in_sheet[k]].unsupported:
+                bad[func].append(f"{part.name}!{cell_name(int(rows[k]), int(cols[k]))}")
     return True
 
 

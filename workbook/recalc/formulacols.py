@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .refs import RowTemplate
 from .sheetxml import FormulaCell
 
 
@@ -22,23 +23,12 @@ class FormulaColumns(Sequence):
     """Formula cells in sheet order: ``row``, ``col`` and the byte offsets as int64 arrays
     (offsets as in :class:`~.sheetxml.FormulaCell`; -1 where absent), ``text`` and ``cached``
     as lists, and ``special``: the cells other than plain formulas (shared, array, data table,
-    spill), by position, as FormulaCell. ``t_attr``: each cell's ``t`` attribute in the file,
+    spill), by position, as FormulaCell. ``starts``: :func:`shape_starts` when the reader has
+    found them (None: found when needed). ``t_attr``: each cell's ``t`` attribute in the file,
     b"" when it has none (an object array; None when not known: the writer then looks)."""
 
-    __slots__ = (
-        "_cells",
-        "c_start",
-        "cached",
-        "col",
-        "f_end",
-        "f_start",
-        "row",
-        "special",
-        "t_attr",
-        "text",
-        "v_end",
-        "v_start",
-    )
+    __slots__ = ("_cells", "c_start", "cached", "col", "f_end", "f_start", "row", "special",
+                 "starts", "t_attr", "text", "v_end", "v_start")
 
     def __init__(self, row, col, text: list, cached: list, c_start, f_start, f_end, v_start,
                  v_end, special: dict[int, FormulaCell] | None = None, t_attr=None) -> None:
@@ -49,6 +39,7 @@ class FormulaColumns(Sequence):
         self.text, self.cached = text, cached
         self.special = special or {}
         self.t_attr = t_attr
+        self.starts: np.ndarray | None = None
         self._cells: list[FormulaCell] | None = None
 
     @classmethod
@@ -107,12 +98,49 @@ def columns(formulas: Sequence[FormulaCell]) -> FormulaColumns:
 
 
 def joined(a: FormulaColumns, b: FormulaColumns) -> FormulaColumns:
-    """The cells of ``a`` then those of ``b``."""
+    """The cells of ``a`` then those of ``b`` (the rows of ``b`` below those of ``a``)."""
     n = len(a)
     t_attr = None if a.t_attr is None or b.t_attr is None else np.concatenate([a.t_attr,
                                                                                b.t_attr])
-    return FormulaColumns(*(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
+    out = FormulaColumns(*(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
         "row", "col")), a.text + b.text, a.cached + b.cached,
         *(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
             "c_start", "f_start", "f_end", "v_start", "v_end")),
         special={**a.special, **{n + k: fc for k, fc in b.special.items()}}, t_attr=t_attr)
+    if a.starts is not None and b.starts is not None:  # (b's first cells start runs anyway)
+        out.starts = np.concatenate([a.starts, b.starts])
+    return out
+
+
+#: a column's formulas are checked against the run's first text this many at a time at first
+_FIRST_CHUNK = 16
+
+
+def shape_starts(rows: np.ndarray, cols: np.ndarray, texts: list) -> np.ndarray:
+    """For formula cells in sheet order: True where a cell starts a run of its column, False
+    where it continues one: its text is the run's first text with the relative row numbers
+    moved to its row (:meth:`.refs.RowTemplate.render`), the same formula filled down. The
+    engine compiles only the cells that start runs. Checked in bulk, a column at a time."""
+    starts = np.ones(len(texts), dtype=bool)
+    by_col = np.lexsort((rows, cols))
+    for seg in np.split(by_col, np.flatnonzero(np.diff(cols[by_col])) + 1):
+        idx, rws = seg.tolist(), rows[seg].tolist()
+        i = 0
+        while i < len(idx):
+            text = texts[idx[i]]
+            i += 1
+            if not text or not text.strip():
+                continue
+            template = RowTemplate.of(text, rws[i - 1])
+            chunk = _FIRST_CHUNK
+            while i < len(idx):
+                stop = min(i + chunk, len(idx))
+                same = list(map(str.__eq__, map(template.render, rws[i:stop]),
+                                [texts[j] for j in idx[i:stop]]))
+                run = same.index(False) if False in same else len(same)
+                starts[idx[i:i + run]] = False
+                i += run
+                if run < len(same):
+                    break
+                chunk *= 2
+    return starts

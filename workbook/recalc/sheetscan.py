@@ -6,7 +6,10 @@ with an optional ``<f>``, ``<v>`` and a plain inline string, character data with
 predefined entities only, UTF-8. One ``findall`` cuts ``<sheetData>`` into tokens (a row's
 start or end, a whole cell), each a match of that grammar, and the part is read only when the
 tokens tile it and nest as rows of cells; the values are then taken column by column (every
-token's group ``i`` at once) with numpy and C-level maps, not cell by cell. The rest of the part
+token's group ``i`` at once) with numpy and C-level maps, not cell by cell, each element's byte
+offsets from where the ``<`` and ``>`` are, and the formula cells kept as columns
+(:mod:`.formulacols`). A part over :data:`SPLIT_BYTES` is read in two halves at once, the second
+by a forked child (:mod:`.forked`) where that is safe. The rest of the part
 (everything before and after ``<sheetData>``, where a DTD would be) goes through
 :mod:`.xmlsafe`'s expat with DTDs refused, as before. Anything else (comments, CDATA, character
 references, rich or phonetic inline text, namespace declarations inside the data, other
@@ -36,8 +39,8 @@ _TEXT = _CHARS + rb"*+(?:&(?:amp|lt|gt|quot|apos);" + _CHARS + rb"*+)*+"
 
 def _grammar(p: bytes) -> re.Pattern:
     """One token of the content of <sheetData> for element prefix ``p``: a row's start or end,
-    or a whole cell, leading whitespace included, so the tokens of a good part tile it. The
-    groups tile each cell, so the byte offsets of its parts follow from their lengths."""
+    or a whole cell, leading whitespace included, so the tokens of a good part tile it. Only
+    the groups the reader uses capture (the byte offsets come from :class:`_Tags`)."""
     ws, attrs = _WS + b"*+", b"(?:" + _ATTR + b")*+"
 
     def end(name: bytes) -> bytes:
@@ -211,10 +214,12 @@ class _Tags:
     def __init__(self, data: bytes, lo: int, hi: int, prefix: int) -> None:
         a = np.frombuffer(data, np.uint8)
         seg = a[lo:hi]
-        lt = np.flatnonzero(seg == 60) + lo
-        gt = np.flatnonzero(seg == 62) + lo
+        marks = np.flatnonzero((seg == 60) | (seg == 62)) + lo  # every "<" and ">", in order
+        opens = np.flatnonzero(a[marks] == 60)
+        lt = marks[opens]
         self.lt = lt
-        self.end = gt[np.searchsorted(gt, lt)] + 1  # just past each tag's ">"
+        # after a "<", the next mark is its tag's ">" (a tag holds neither; text may hold ">")
+        self.end = marks[opens + 1] + 1  # just past each tag's ">"
         closing = a[lt + 1] == 47  # "</"
         name = np.where(closing, a[np.minimum(lt + 2 + prefix, len(a) - 1)], a[lt + 1 + prefix])
         self.closing, self.name = closing, name
@@ -337,7 +342,7 @@ def _taker_list(index: np.ndarray, seq) -> tuple:
 
 def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values,
               types: tuple[bytes, ...]) -> None:
-    from .formulacols import FormulaColumns
+    from .formulacols import FormulaColumns, shape_starts
     from .sheetxml import _add_formula
 
     fa = _taker(index[fk])(g[gi["FA"]])
@@ -359,6 +364,8 @@ def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col
                      [attrs, int(cols.f_start[k]), int(cols.f_end[k]), texts[k]],
                      cols.cached[k], int(cols.v_start[k]), int(cols.v_end[k]))
         cols.special[k] = part.formulas.pop()
+    if not cols.special:  # which cells start a run of one formula filled down (the engine
+        cols.starts = shape_starts(cols.row, cols.col, texts)  # compiles only those)
     part.formulas = cols
 
 
