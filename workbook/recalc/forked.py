@@ -38,6 +38,22 @@ def available() -> bool:
             and (os.cpu_count() or 1) >= 2)
 
 
+def both(func: Callable, first: tuple, second: tuple) -> tuple:
+    """``(func(*first), func(*second))``, the second computed by a child at the same time as
+    the first here (call only where :func:`available`); if the child fails, here after."""
+    child = Child(func, *second)
+    try:
+        a = func(*first)
+        try:
+            b = child.result()
+        except ChildFailed:
+            b = func(*second)
+    except BaseException:
+        child.cancel()
+        raise
+    return a, b
+
+
 class Child:
     """``Child(func, *args)`` starts ``func(*args)`` in a forked process; :meth:`result`
     waits for and returns its value (raises :class:`ChildFailed`)."""

@@ -81,14 +81,12 @@ class FormulaColumns(Sequence):
     def take(self, keep: np.ndarray) -> FormulaColumns:
         """The cells at positions ``keep`` (sorted), as columns."""
         keep = np.asarray(keep, np.int64)
-        where = {k: i for i, k in enumerate(keep.tolist()) if k in self.special} \
-            if self.special else {}
         picked = keep.tolist()
         return FormulaColumns(
             self.row[keep], self.col[keep], [self.text[k] for k in picked],
             [self.cached[k] for k in picked], self.c_start[keep], self.f_start[keep],
             self.f_end[keep], self.v_start[keep], self.v_end[keep],
-            {i: self.special[k] for k, i in where.items()},
+            {i: self.special[k] for i, k in enumerate(picked) if k in self.special},
             None if self.t_attr is None else self.t_attr[keep])
 
 

@@ -65,16 +65,7 @@ def patch_values(part, evaluation) -> bytes | None:
     n = len(fcs)
     if n < SPLIT_CELLS or not forked.available():
         return plan.patch(0, n)
-    child = forked.Child(plan.patch, n // 2, n)  # the second half's bytes, from a second core
-    try:
-        head = plan.patch(0, n // 2)
-        try:
-            tail = child.result()
-        except forked.ChildFailed:
-            tail = plan.patch(n // 2, n)
-    except BaseException:
-        child.cancel()
-        raise
+    head, tail = forked.both(plan.patch, (0, n // 2), (n // 2, n))  # on two cores
     return head + tail
 
 

@@ -103,16 +103,9 @@ def scan(name: str, path: str, data: bytes, strings: list[str]):
     try:
         if split is None:
             return _piece(name, path, data, strings, prefix, lo, hi)
-        child = forked.Child(_piece, name, path, data, strings, prefix, split, hi)
-        try:
-            first = _piece(name, path, data, strings, prefix, lo, split)
-            second = child.result()
-        except BaseException:
-            child.cancel()
-            raise
+        first, second = forked.both(_piece, (name, path, data, strings, prefix, lo, split),
+                                    (name, path, data, strings, prefix, split, hi))
         return None if first is None or second is None else _joined(first, second)
-    except forked.ChildFailed:  # the child died or could not send its half: read it all here
-        return _piece(name, path, data, strings, prefix, lo, hi)
     finally:
         if collecting:
             gc.enable()

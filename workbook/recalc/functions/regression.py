@@ -128,20 +128,29 @@ def _predict(f: _Fit, x: np.ndarray) -> np.ndarray:
     return x @ f.coef + f.b
 
 
-def _estimate(ys, xs, const, stats, log: bool):
+def _fitted(ys, xs, const, log: bool, flags_ok: bool = True):
+    """(data, fit) of y on x (of log y for LOGEST/GROWTH), or the error to show (``flags_ok``:
+    the caller's other flags were read)."""
     d = _data(ys, xs)
     if isinstance(d, XlError):
-        return vec.const(d)
-    use_const, want_stats = _flag(const, True), _flag(stats, False)
-    if use_const is None or want_stats is None:
-        return vec.const(VALUE)
+        return d
+    use_const = _flag(const, True)
+    if use_const is None or not flags_ok:
+        return VALUE
     if log:
         if (d.y <= 0).any():
-            return vec.const(NUM)
+            return NUM
         d.y = np.log(d.y)
     f = _fit(d, use_const)
-    if isinstance(f, XlError):
-        return vec.const(f)
+    return f if isinstance(f, XlError) else (d, f)
+
+
+def _estimate(ys, xs, const, stats, log: bool):
+    want_stats = _flag(stats, False)
+    fitted = _fitted(ys, xs, const, log, want_stats is not None)
+    if isinstance(fitted, XlError):
+        return vec.const(fitted)
+    d, f = fitted
     k = d.x.shape[1]
     top = np.array([*f.coef[::-1].tolist(), f.b])
     if log:
@@ -193,19 +202,10 @@ def _logest(ys, xs=None, const=None, stats=None):
 
 def _trend_of(log: bool):
     def impl(ys, xs=None, new_xs=None, const=None):
-        d = _data(ys, xs)
-        if isinstance(d, XlError):
-            return vec.const(d)
-        use_const = _flag(const, True)
-        if use_const is None:
-            return vec.const(VALUE)
-        if log:
-            if (d.y <= 0).any():
-                return vec.const(NUM)
-            d.y = np.log(d.y)
-        f = _fit(d, use_const)
-        if isinstance(f, XlError):
-            return vec.const(f)
+        fitted = _fitted(ys, xs, const, log)
+        if isinstance(fitted, XlError):
+            return vec.const(fitted)
+        d, f = fitted
         k = d.x.shape[1]
         if new_xs is None:
             new = d.x.T.reshape(k, *d.shape) if k == 1 else (d.x.T if d.by_row else d.x)
