@@ -33,9 +33,13 @@ def _cell(text: object) -> str:
 
 
 def render() -> str:
-    lines = [INTRO, "## Inputs", "",
-             "| input | unit | default | valid range | where it comes from |",
-             "|---|---|---|---|---|"]
+    lines = [
+        INTRO,
+        "## Inputs",
+        "",
+        "| input | unit | default | valid range | where it comes from |",
+        "|---|---|---|---|---|",
+    ]
     for i in chain.INPUTS:
         if i.default == chain.PRESET:
             default = "preset: " + " x ".join(f"{p.table} `{p.field}`" for p in i.presets)
@@ -48,25 +52,44 @@ def render() -> str:
         else:
             default = f"`{i.default:g}`" if isinstance(i.default, float | int) else f"`{i.default}`"
         valid = str(ranges.of(i.key)) if i.key in ranges.RANGES else "a preset key"
-        scope = {"system": "per system", "scenario": "per scenario", "buyer": "buyer type",
-                 "model": "model preset only", "system_preset": "system preset only"}[i.scope]
-        lines.append(f"| `{i.key}` | {_cell(i.unit)} | {_cell(default)} | {_cell(valid)} | "
-                     f"{scope}: {_cell(i.doc)} |")
-    lines += ["", "## Steps", "", "| step | unit | formula | how | numpy function | TCO_ function |",
-              "|---|---|---|---|---|---|"]
+        scope = {
+            "system": "per system",
+            "scenario": "per scenario",
+            "buyer": "buyer type",
+            "model": "model preset only",
+            "system_preset": "system preset only",
+        }[i.scope]
+        lines.append(
+            f"| `{i.key}` | {_cell(i.unit)} | {_cell(default)} | {_cell(valid)} | {scope}: {_cell(i.doc)} |"
+        )
+    lines += [
+        "",
+        "## Steps",
+        "",
+        "| step | unit | formula | how | numpy function | TCO_ function |",
+        "|---|---|---|---|---|---|",
+    ]
     for s in chain.STEPS:
         name = f"`{s.key}`" + (" (output)" if s.output else "")
         func = f"`udfs.{s.func.__module__.split('.')[-1]}.{s.func.__name__}`"
         check = f"`{s.check.udf}`" if s.check else "-"
-        lines.append(f"| {name} | {_cell(s.unit)} | `{_cell(s.formula)}` | {_cell(s.how)} | "
-                     f"{func} | {check} |")
-    lines += ["", "## The per-year cash-flow table", "",
-              "Years 0..15 (0 after the life), one row per year on each Cash flow sheet; `<col>` is "
-              "another column in the same year, `<col@prev>` the year before.", "",
-              "| column | formula | how | numpy function |", "|---|---|---|---|"]
+        lines.append(
+            f"| {name} | {_cell(s.unit)} | `{_cell(s.formula)}` | {_cell(s.how)} | {func} | {check} |"
+        )
+    lines += [
+        "",
+        "## The per-year cash-flow table",
+        "",
+        "Years 0..15 (0 after the life), one row per year on each Cash flow sheet; `<col>` is "
+        "another column in the same year, `<col@prev>` the year before.",
+        "",
+        "| column | formula | how | numpy function |",
+        "|---|---|---|---|",
+    ]
     for y in chain.YEAR_STEPS:
-        lines.append(f"| `{y.key}` | `{_cell(y.formula)}` | {_cell(y.how)} | "
-                     f"`udfs.decisions.{y.func.__name__}` |")
+        lines.append(
+            f"| `{y.key}` | `{_cell(y.formula)}` | {_cell(y.how)} | `udfs.decisions.{y.func.__name__}` |"
+        )
     lines += ["", "## Unit constants", "", "| name | value | what |", "|---|---|---|"]
     for name, label, unit, value, _note in chain.CONSTANTS:
         lines.append(f"| `{name}` | {value:g} {unit} | {label} |")

@@ -53,23 +53,33 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print capex, TCO per GPU-hour by component, the TCO ratio (break-even "
         "speed-up) and the break-even MFU of each system against the first.",
     )
-    p.add_argument("--systems", default="H100_HGX,GB200_NVL72",
-                   help="comma-separated system presets; the first is the reference "
-                   "(default: %(default)s)")
-    p.add_argument("--buyer", default="hyperscaler",
-                   help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud "
-                   "(default: %(default)s)")
+    p.add_argument(
+        "--systems",
+        default="H100_HGX,GB200_NVL72",
+        help="comma-separated system presets; the first is the reference (default: %(default)s)",
+    )
+    p.add_argument(
+        "--buyer",
+        default="hyperscaler",
+        help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud (default: %(default)s)",
+    )
     p.add_argument("--model", default="gpt3_175b", help="model preset (default: %(default)s)")
     p.add_argument("--precision", default="bf16", help="bf16, fp8 or fp4 (default: %(default)s)")
-    p.add_argument("--mfu", default="0.54",
-                   help="MFU reached: one for every system, or one per system (0.54,0.40) "
-                   "(default: %(default)s, SemiAnalysis 2025-08 H100 BF16 Dec 2024)")
+    p.add_argument(
+        "--mfu",
+        default="0.54",
+        help="MFU reached: one for every system, or one per system (0.54,0.40) "
+        "(default: %(default)s, SemiAnalysis 2025-08 H100 BF16 Dec 2024)",
+    )
     p.set_defaults(run=_compare)
 
     p = sub.add_parser("presets", help="list every preset value with unit, source and date")
-    p.add_argument("kind", nargs="?", choices=[*presets.KINDS, *presets.TABLES],
-                   help="only this kind of preset or table (default: system, buyer, model, run, "
-                   "serving, grid)")
+    p.add_argument(
+        "kind",
+        nargs="?",
+        choices=[*presets.KINDS, *presets.TABLES],
+        help="only this kind of preset or table (default: system, buyer, model, run, serving, grid)",
+    )
     p.set_defaults(run=_presets)
 
     from . import cmd_batch, cmd_excel, cmd_libreoffice, cmd_recalc, cmd_scenarios, cmd_template

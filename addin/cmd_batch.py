@@ -18,24 +18,46 @@ def add_parser(sub) -> None:
         "the values used (use_<input>) and the result columns to OUT. Every bad cell is "
         "reported with its row and column, and then nothing is written. "
         "Streams in chunks, so memory stays bounded whatever the row count. Inputs: "
-        + ", ".join(scenario.INPUT_NAMES) + ". Results: " + ", ".join(scenario.OUTPUTS) + ".",
+        + ", ".join(scenario.INPUT_NAMES)
+        + ". Results: "
+        + ", ".join(scenario.OUTPUTS)
+        + ".",
     )
     p.add_argument("input", metavar="IN", help="scenarios file: .csv, .parquet or .xlsx")
-    p.add_argument("-o", "--output", required=True, metavar="OUT", action=Once,
-                   help="results file: .csv, .parquet or .xlsx (one per run)")
-    p.add_argument("--in-format", choices=["csv", "parquet", "xlsx"],
-                   help="input format when the extension does not say")
-    p.add_argument("--out-format", choices=["csv", "parquet", "xlsx"],
-                   help="output format when the extension does not say")
-    p.add_argument("--sep", choices=[",", ";", "tab", "|"],
-                   help="CSV field separator (default: detected from the header line)")
-    p.add_argument("--decimal", choices=[".", ","],
-                   help="CSV decimal mark (default: detected; a comma needs another separator)")
-    p.add_argument("--chunk-rows", type=int, default=DEFAULT_CHUNK_ROWS,
-                   help="scenarios per chunk (default: %(default)s)")
+    p.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="OUT",
+        action=Once,
+        help="results file: .csv, .parquet or .xlsx (one per run)",
+    )
+    p.add_argument(
+        "--in-format", choices=["csv", "parquet", "xlsx"], help="input format when the extension does not say"
+    )
+    p.add_argument(
+        "--out-format",
+        choices=["csv", "parquet", "xlsx"],
+        help="output format when the extension does not say",
+    )
+    p.add_argument(
+        "--sep",
+        choices=[",", ";", "tab", "|"],
+        help="CSV field separator (default: detected from the header line)",
+    )
+    p.add_argument(
+        "--decimal",
+        choices=[".", ","],
+        help="CSV decimal mark (default: detected; a comma needs another separator)",
+    )
+    p.add_argument(
+        "--chunk-rows",
+        type=int,
+        default=DEFAULT_CHUNK_ROWS,
+        help="scenarios per chunk (default: %(default)s)",
+    )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    p.add_argument("--progress", action="store_true",
-                   help="show progress even when stderr is not a terminal")
+    p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     p.set_defaults(run=run)
 
 
@@ -44,8 +66,10 @@ class Once(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         if getattr(namespace, self.dest, None) is not None:
-            parser.error(f"argument {'/'.join(self.option_strings)}: given twice "
-                         f"({getattr(namespace, self.dest)} and {values}); one output per run")
+            parser.error(
+                f"argument {'/'.join(self.option_strings)}: given twice "
+                f"({getattr(namespace, self.dest)} and {values}); one output per run"
+            )
         setattr(namespace, self.dest, values)
 
 
@@ -57,11 +81,21 @@ def run(args: argparse.Namespace) -> int:
 
         raise InputRangeError("--chunk-rows", args.chunk_rows, "[1, inf)")
     progress = Progress(force=args.progress)
-    report = run_batch(args.input, args.output, in_format=args.in_format,
-                       out_format=args.out_format, chunk_rows=args.chunk_rows,
-                       force=args.force, progress=progress,
-                       sep="\t" if args.sep == "tab" else args.sep, decimal=args.decimal)
+    report = run_batch(
+        args.input,
+        args.output,
+        in_format=args.in_format,
+        out_format=args.out_format,
+        chunk_rows=args.chunk_rows,
+        force=args.force,
+        progress=progress,
+        sep="\t" if args.sep == "tab" else args.sep,
+        decimal=args.decimal,
+    )
     progress.done()
-    print(f"{report.rows:,} scenarios -> {args.output} in {report.seconds:.2f} s "
-          f"({report.rows_per_second:,.0f} scenarios/s)", file=sys.stderr)
+    print(
+        f"{report.rows:,} scenarios -> {args.output} in {report.seconds:.2f} s "
+        f"({report.rows_per_second:,.0f} scenarios/s)",
+        file=sys.stderr,
+    )
     return 0

@@ -35,15 +35,15 @@ def _vba(args: argparse.Namespace) -> int:
 
 
 def _output_options(p: argparse.ArgumentParser, example: str) -> None:
-    p.add_argument("-o", "--output", type=Path, help=f"file to write, e.g. {example} "
-                   "(default: print)")
+    p.add_argument("-o", "--output", type=Path, help=f"file to write, e.g. {example} (default: print)")
     p.add_argument("--force", action="store_true", help="replace the file if it exists")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``docs`` and ``addin`` to the ``gputco`` sub-commands."""
     p = sub.add_parser(
-        "docs", help="print or write the UDF reference (docs/udfs.md) from the registry",
+        "docs",
+        help="print or write the UDF reference (docs/udfs.md) from the registry",
         description="Write the reference of every TCO_* Excel function (arguments with units, "
         "result, an example formula and its value), generated from the registry udfs.UDFS.",
     )
@@ -56,13 +56,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     cmd_libreoffice.add_addin_parser(addin_sub)
     p = addin_sub.add_parser(
-        "vba", help="write the xlwings_udfs VBA module (.bas) of the TCO_* functions",
+        "vba",
+        help="write the xlwings_udfs VBA module (.bas) of the TCO_* functions",
         description="Write the VBA wrappers that xlwings's 'Import Functions' would write, using "
         "xlwings's own generator, to import by hand in the VBA editor (File > Import File).",
     )
     _output_options(p, "xlwings_udfs.bas")
-    p.add_argument("--module", default="addin.xlwings_udfs",
-                   help="Python module named in 'UDF Modules' (default: %(default)s)")
-    p.add_argument("--addin", action="store_true",
-                   help="for a custom add-in (.xlam): pass ActiveWorkbook, as xlwings does")
+    p.add_argument(
+        "--module",
+        default="addin.xlwings_udfs",
+        help="Python module named in 'UDF Modules' (default: %(default)s)",
+    )
+    p.add_argument(
+        "--addin",
+        action="store_true",
+        help="for a custom add-in (.xlam): pass ActiveWorkbook, as xlwings does",
+    )
     p.set_defaults(run=_vba)

@@ -10,19 +10,33 @@ from pathlib import Path
 def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
     """``gputco addin libreoffice [--profile DIR] [--module M] [--uninstall]``."""
     p = addin_sub.add_parser(
-        "libreoffice", help="install the TCO_* functions into LibreOffice Calc",
+        "libreoffice",
+        help="install the TCO_* functions into LibreOffice Calc",
         description="Write Basic wrappers for every registry entry (generated from udfs.UDFS) "
         "and a Python bridge into a LibreOffice user profile, so that =TCO_... formulas compute "
         "in Calc with the same Python functions. Close LibreOffice first; it picks them up on "
         "its next start.",
     )
-    p.add_argument("--profile", metavar="DIR",
-                   help="the profile folder (LibreOffice's UserInstallation, which holds user/); "
-                   "default: your own profile")
-    p.add_argument("--module", action="append", default=[], metavar="M",
-                   help="an extension module that registers more TCO_ functions (repeatable)")
-    p.add_argument("--path", action="append", default=[], metavar="DIR",
-                   help="a folder LibreOffice's Python must also search (for --module)")
+    p.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="the profile folder (LibreOffice's UserInstallation, which holds user/); "
+        "default: your own profile",
+    )
+    p.add_argument(
+        "--module",
+        action="append",
+        default=[],
+        metavar="M",
+        help="an extension module that registers more TCO_ functions (repeatable)",
+    )
+    p.add_argument(
+        "--path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder LibreOffice's Python must also search (for --module)",
+    )
     p.add_argument("--uninstall", action="store_true", help="remove the add-in instead")
     p.set_defaults(run=_libreoffice)
 
@@ -33,22 +47,24 @@ def _libreoffice(args: argparse.Namespace) -> int:
     if args.uninstall:
         removed = lo_addin.uninstall(args.profile)
         where = args.profile or lo_addin.default_profile()
-        print(f"removed the gputco add-in from {where}"
-              + ("" if removed else " (it was not installed)"))
+        print(f"removed the gputco add-in from {where}" + ("" if removed else " (it was not installed)"))
         return 0
     if args.path:
         sys.path[:0] = [str(Path(p).resolve()) for p in args.path]
     done = lo_addin.install(args.profile, modules=args.module, paths=args.path)
-    print(f"installed {done.functions} TCO_* functions into LibreOffice profile {done.profile}\n"
-          f"  Basic module: {done.module}\n  Python bridge: {done.bridge}\n"
-          "Restart LibreOffice; in a generated workbook press Ctrl+Shift+F9 to recalculate.")
+    print(
+        f"installed {done.functions} TCO_* functions into LibreOffice profile {done.profile}\n"
+        f"  Basic module: {done.module}\n  Python bridge: {done.bridge}\n"
+        "Restart LibreOffice; in a generated workbook press Ctrl+Shift+F9 to recalculate."
+    )
     return 0
 
 
 def add_open_parser(sub: argparse._SubParsersAction) -> None:
     """``gputco open FILE [--profile DIR] [--convert-to FMT [--outdir DIR]]``."""
     p = sub.add_parser(
-        "open", help="open a workbook in LibreOffice Calc with the TCO_* functions",
+        "open",
+        help="open a workbook in LibreOffice Calc with the TCO_* functions",
         description="Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
         "which LibreOffice's own Python starts, whatever PATH, VIRTUAL_ENV or PYTHONHOME this "
         "shell has (a virtualenv first on the PATH breaks a plain `soffice`). The profile is "
@@ -59,14 +75,25 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE", help="the workbook (.xlsx, .ods, ...)")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--profile", metavar="DIR",
-                       help="use (and install the add-in into) this profile folder")
-    where.add_argument("--own-profile", action="store_true",
-                       help="use your own LibreOffice profile (it must have the add-in)")
-    p.add_argument("--convert-to", metavar="FMT",
-                   help="headless: recalculate and write FILE as FMT (xlsx, ods, pdf, ...)")
-    p.add_argument("--outdir", metavar="DIR", default=".",
-                   help="folder for --convert-to's file (default: the current folder)")
+    where.add_argument(
+        "--profile", metavar="DIR", help="use (and install the add-in into) this profile folder"
+    )
+    where.add_argument(
+        "--own-profile",
+        action="store_true",
+        help="use your own LibreOffice profile (it must have the add-in)",
+    )
+    p.add_argument(
+        "--convert-to",
+        metavar="FMT",
+        help="headless: recalculate and write FILE as FMT (xlsx, ods, pdf, ...)",
+    )
+    p.add_argument(
+        "--outdir",
+        metavar="DIR",
+        default=".",
+        help="folder for --convert-to's file (default: the current folder)",
+    )
     p.set_defaults(run=_open)
 
 
@@ -75,26 +102,31 @@ def _open(args: argparse.Namespace) -> int:
     from workbook.soffice.process import LibreOfficeError
 
     if args.own_profile and not lo_addin.installed():
-        raise LibreOfficeError(f"your LibreOffice profile {lo_addin.default_profile()} has no "
-                               "gputco add-in: run `gputco addin libreoffice` first, or leave "
-                               "out --own-profile")
+        raise LibreOfficeError(
+            f"your LibreOffice profile {lo_addin.default_profile()} has no "
+            "gputco add-in: run `gputco addin libreoffice` first, or leave "
+            "out --own-profile"
+        )
     if args.convert_to:
         if args.own_profile:
-            raise LibreOfficeError("--convert-to runs headless in gputco's own profile or "
-                                   "--profile DIR, not in your own profile")
+            raise LibreOfficeError(
+                "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
+            )
         out = Path(args.outdir)
         if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
             from workbook.recalc.screen import refuse_outside
 
             refuse_outside(args.file)  # headless LibreOffice would run them unasked
-        written = session.convert(args.file, out, args.convert_to,
-                                  profile=args.profile or session.cached_profile_dir())
+        written = session.convert(
+            args.file, out, args.convert_to, profile=args.profile or session.cached_profile_dir()
+        )
         print(written)
         return 0
-    pid, where = session.start_calc(args.file, profile=args.profile,
-                                    own_profile=args.own_profile)
-    print(f"started LibreOffice Calc (pid {pid}) on {args.file} with the gputco add-in "
-          f"(profile {where or lo_addin.default_profile()})")
+    pid, where = session.start_calc(args.file, profile=args.profile, own_profile=args.own_profile)
+    print(
+        f"started LibreOffice Calc (pid {pid}) on {args.file} with the gputco add-in "
+        f"(profile {where or lo_addin.default_profile()})"
+    )
     return 0
 
 
@@ -103,7 +135,8 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     from workbook.soffice.render import HEAD_ROWS
 
     p = sub.add_parser(
-        "render", help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
+        "render",
+        help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
         description="LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
         "a private profile, so TCO_ cells and checks show their real values), prints each sheet "
         "(or one) to PDF, and pdftoppm makes a PNG per sheet. Each picture is the sheet's head: "
@@ -112,11 +145,13 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", metavar="FILE", help="the .xlsx workbook")
     p.add_argument("--png", required=True, metavar="DIR", help="folder for the PNG files")
-    p.add_argument("--sheet", action="append", metavar="NAME",
-                   help="only this sheet (repeatable); default: every sheet")
+    p.add_argument(
+        "--sheet", action="append", metavar="NAME", help="only this sheet (repeatable); default: every sheet"
+    )
     p.add_argument("--dpi", type=int, default=100, help="resolution (default: %(default)s)")
-    p.add_argument("--rows", type=int, default=HEAD_ROWS,
-                   help="rows of a long sheet to show (default: %(default)s)")
+    p.add_argument(
+        "--rows", type=int, default=HEAD_ROWS, help="rows of a long sheet to show (default: %(default)s)"
+    )
     p.add_argument("--force", action="store_true", help="replace existing PNG files")
     p.set_defaults(run=_render)
 
@@ -125,12 +160,12 @@ def _render(args: argparse.Namespace) -> int:
     from workbook.soffice.render import render_workbook
 
     shown: dict = {}
-    written = render_workbook(args.file, args.png, sheets=args.sheet, dpi=args.dpi,
-                              force=args.force, rows=args.rows, shown=shown)
+    written = render_workbook(
+        args.file, args.png, sheets=args.sheet, dpi=args.dpi, force=args.force, rows=args.rows, shown=shown
+    )
     for path in written:
         print(path)
     for sheet, cut in shown.items():
         if cut:
-            print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)",
-                  file=sys.stderr)
+            print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)", file=sys.stderr)
     return 0

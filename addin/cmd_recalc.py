@@ -38,27 +38,46 @@ def add_parser(sub) -> None:
     dest = p.add_mutually_exclusive_group()
     dest.add_argument("-o", "--output", metavar="OUT", help="write the recalculated copy here")
     dest.add_argument("--in-place", action="store_true", help="overwrite FILE (atomically)")
-    dest.add_argument("--check", action="store_true",
-                      help="write nothing; report cells whose stored value differs")
+    dest.add_argument(
+        "--check", action="store_true", help="write nothing; report cells whose stored value differs"
+    )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
-    p.add_argument("--keep-unsupported", action="store_true",
-                   help="keep the stored values of cells that use unsupported functions "
-                   "(default: stop and name them)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="SECONDS",
-                   help="give up after SECONDS (default: %(default)s; a safety net for "
-                   "workbooks from elsewhere)")
-    p.add_argument("--now", metavar="TIME",
-                   help="evaluate NOW() and TODAY() at TIME (ISO 8601, e.g. 2026-01-31T09:30, "
-                   "read as local wall-clock time; 'clock' for the current time); without it, "
-                   "cells using them are unsupported, so a recalculation is reproducible")
-    p.add_argument("--engine", choices=("auto", "gputco", "libreoffice"), default="auto",
-                   help="who computes the formulas: gputco's engine, and LibreOffice (when "
-                   "installed) for the cells it cannot (auto, the default); gputco alone "
-                   "(results never depend on what is installed); or LibreOffice for every "
-                   "formula cell. A workbook that reaches outside (WEBSERVICE, external links, "
-                   "DDE, RTD, CALL, macros) is never handed to LibreOffice")
-    p.add_argument("--limit", type=int, default=200, metavar="N",
-                   help="show at most N mismatching cells (default: %(default)s)")
+    p.add_argument(
+        "--keep-unsupported",
+        action="store_true",
+        help="keep the stored values of cells that use unsupported functions (default: stop and name them)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="give up after SECONDS (default: %(default)s; a safety net for workbooks from elsewhere)",
+    )
+    p.add_argument(
+        "--now",
+        metavar="TIME",
+        help="evaluate NOW() and TODAY() at TIME (ISO 8601, e.g. 2026-01-31T09:30, "
+        "read as local wall-clock time; 'clock' for the current time); without it, "
+        "cells using them are unsupported, so a recalculation is reproducible",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("auto", "gputco", "libreoffice"),
+        default="auto",
+        help="who computes the formulas: gputco's engine, and LibreOffice (when "
+        "installed) for the cells it cannot (auto, the default); gputco alone "
+        "(results never depend on what is installed); or LibreOffice for every "
+        "formula cell. A workbook that reaches outside (WEBSERVICE, external links, "
+        "DDE, RTD, CALL, macros) is never handed to LibreOffice",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=200,
+        metavar="N",
+        help="show at most N mismatching cells (default: %(default)s)",
+    )
     p.set_defaults(run=run)
 
 
@@ -71,8 +90,9 @@ def _now(text: str | None) -> datetime.datetime | None:
     try:
         return datetime.datetime.fromisoformat(text.strip())
     except ValueError:
-        raise InputTypeError("--now", text, "an ISO 8601 date or time such as 2026-01-31 or "
-                             "2026-01-31T09:30, or 'clock'") from None
+        raise InputTypeError(
+            "--now", text, "an ISO 8601 date or time such as 2026-01-31 or 2026-01-31T09:30, or 'clock'"
+        ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,10 +108,16 @@ def run(args: argparse.Namespace) -> int:
     dst = Path(args.output) if args.output else None
     if dst is not None and dst.exists() and not args.force:
         raise FileExistsRefusal(dst)
-    report = recalc_file(src, dst, check=args.check, in_place=args.in_place,
-                         timeout_s=args.timeout,
-                         unsupported="stored" if args.keep_unsupported else "raise",
-                         now=_now(args.now), engine=args.engine)
+    report = recalc_file(
+        src,
+        dst,
+        check=args.check,
+        in_place=args.in_place,
+        timeout_s=args.timeout,
+        unsupported="stored" if args.keep_unsupported else "raise",
+        now=_now(args.now),
+        engine=args.engine,
+    )
     print(report.summary())
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

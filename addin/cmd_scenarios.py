@@ -20,11 +20,15 @@ def add_parser(sub) -> None:
         "SPEC to start from.",
     )
     p.add_argument("spec", nargs="?", metavar="SPEC", help="the SPEC file (TOML)")
-    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
-                   help="the .xlsx to write (default: %(default)s)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="FILE",
+        help="the .xlsx to write (default: %(default)s)",
+    )
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
-    p.add_argument("--example", action="store_true",
-                   help="print a commented example SPEC and exit")
+    p.add_argument("--example", action="store_true", help="print a commented example SPEC and exit")
     p.set_defaults(run=run)
 
 
@@ -43,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
         print(EXAMPLE, end="")
         return 0
     if not args.spec:
-        raise MissingValueError("SPEC", "name a SPEC file (TOML), or print an example with "
-                                "gputco scenarios --example")
+        raise MissingValueError(
+            "SPEC", "name a SPEC file (TOML), or print an example with gputco scenarios --example"
+        )
     spec = load_spec(args.spec)
     result = write_scenarios(spec, args.output, force=args.force, xlwings_rows=_xlwings_rows())
     print(summary(result))
@@ -58,14 +63,17 @@ def summary(result) -> str:
     spec, out = result.spec, result.results
     mc = spec.monte_carlo
     sheets = "Summary, Scenarios, Sensitivity" + (
-        f", MonteCarlo ({mc.draws:,} draws, seed {mc.seed})" if mc else "")
-    lines = [f"wrote {result.path} in {result.build_seconds + result.recalc_seconds:.2f} s "
-             f"(build {result.build_seconds:.2f} s, recalc {result.recalc_seconds:.2f} s)",
-             f"{describe(spec)}; sheets {sheets}",
-             "TCO in USD per GPU-hour, $/Mtok in USD per million tokens; cheapest = the "
-             "scenario number with the lowest $/Mtok",
-             f"{'system':<16}{'scenarios':>10}{'TCO min':>10}{'median':>9}{'max':>9}"
-             f"{'$/Mtok min':>12}{'median':>9}{'max':>9}{'cheapest':>10}"]
+        f", MonteCarlo ({mc.draws:,} draws, seed {mc.seed})" if mc else ""
+    )
+    lines = [
+        f"wrote {result.path} in {result.build_seconds + result.recalc_seconds:.2f} s "
+        f"(build {result.build_seconds:.2f} s, recalc {result.recalc_seconds:.2f} s)",
+        f"{describe(spec)}; sheets {sheets}",
+        "TCO in USD per GPU-hour, $/Mtok in USD per million tokens; cheapest = the "
+        "scenario number with the lowest $/Mtok",
+        f"{'system':<16}{'scenarios':>10}{'TCO min':>10}{'median':>9}{'max':>9}"
+        f"{'$/Mtok min':>12}{'median':>9}{'max':>9}{'cheapest':>10}",
+    ]
     tco, mtok = out["tco_usd_per_gpu_hour"], out["usd_per_mtok"]
     groups = []
     if "system" in spec.grid:
@@ -76,23 +84,31 @@ def summary(result) -> str:
     for name, mask in groups:
         t, m = tco[mask], mtok[mask]
         cheapest = int(np.flatnonzero(mask)[np.argmin(m)]) + 1
-        lines.append(f"{name:<16}{int(mask.sum()):>10,}{t.min():>10.4f}{np.median(t):>9.4f}"
-                     f"{t.max():>9.4f}{m.min():>12.4f}{np.median(m):>9.4f}{m.max():>9.4f}"
-                     f"{cheapest:>10,}")
-    base = ", ".join(f"{k} {v}" for k, v in spec.base.items()
-                     if k in ("system", "buyer", "model", "precision"))
+        lines.append(
+            f"{name:<16}{int(mask.sum()):>10,}{t.min():>10.4f}{np.median(t):>9.4f}"
+            f"{t.max():>9.4f}{m.min():>12.4f}{np.median(m):>9.4f}{m.max():>9.4f}"
+            f"{cheapest:>10,}"
+        )
+    base = ", ".join(
+        f"{k} {v}" for k, v in spec.base.items() if k in ("system", "buyer", "model", "precision")
+    )
     if result.sensitivity:
-        lines.append(f"sensitivity: $/Mtok {_base_cost(spec):.4f} at the base ({base}); "
-                     "each driver low .. high")
+        lines.append(
+            f"sensitivity: $/Mtok {_base_cost(spec):.4f} at the base ({base}); each driver low .. high"
+        )
         for d, _b, lo, hi, c_lo, c_hi in result.sensitivity:
-            lines.append(f"  {d:<24}{_num(lo):>10} .. {_num(hi):<10}  $/Mtok {c_lo:.4f} .. "
-                         f"{c_hi:.4f}")
+            lines.append(f"  {d:<24}{_num(lo):>10} .. {_num(hi):<10}  $/Mtok {c_lo:.4f} .. {c_hi:.4f}")
     if result.monte_carlo is not None:
-        p = {k: np.percentile(result.monte_carlo[k], [10, 50, 90])
-             for k in ("tco_usd_per_gpu_hour", "usd_per_mtok")}
-        lines.append("Monte Carlo P10 / P50 / P90: TCO $/GPU-h "
-                     + " / ".join(f"{x:.4f}" for x in p["tco_usd_per_gpu_hour"])
-                     + "; $/Mtok " + " / ".join(f"{x:.4f}" for x in p["usd_per_mtok"]))
+        p = {
+            k: np.percentile(result.monte_carlo[k], [10, 50, 90])
+            for k in ("tco_usd_per_gpu_hour", "usd_per_mtok")
+        }
+        lines.append(
+            "Monte Carlo P10 / P50 / P90: TCO $/GPU-h "
+            + " / ".join(f"{x:.4f}" for x in p["tco_usd_per_gpu_hour"])
+            + "; $/Mtok "
+            + " / ".join(f"{x:.4f}" for x in p["usd_per_mtok"])
+        )
     return "\n".join(lines)
 
 

@@ -20,14 +20,24 @@ def add_parser(sub) -> None:
         "formulas), Presets (tables with sources) and xlwings.conf. Every formula carries a "
         "computed value, so the file opens with numbers in Excel, LibreOffice, pandas or a viewer.",
     )
-    p.add_argument("-o", "--output", default=DEFAULT_OUTPUT, metavar="FILE",
-                   help="the .xlsx to write (default: %(default)s)")
-    p.add_argument("--systems", default="H100_HGX,GB200_NVL72",
-                   help="comma-separated system presets, one column each; the first is the "
-                   "reference on Compare (default: %(default)s)")
-    p.add_argument("--buyer", default=presets.DEFAULT_BUYER,
-                   help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud "
-                   "(default: %(default)s)")
+    p.add_argument(
+        "-o",
+        "--output",
+        default=DEFAULT_OUTPUT,
+        metavar="FILE",
+        help="the .xlsx to write (default: %(default)s)",
+    )
+    p.add_argument(
+        "--systems",
+        default="H100_HGX,GB200_NVL72",
+        help="comma-separated system presets, one column each; the first is the "
+        "reference on Compare (default: %(default)s)",
+    )
+    p.add_argument(
+        "--buyer",
+        default=presets.DEFAULT_BUYER,
+        help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud (default: %(default)s)",
+    )
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(run=run)
 
@@ -46,10 +56,11 @@ def run(args: argparse.Namespace) -> int:
 
     keys = system_keys(args.systems)
     buyer = presets.buyer(args.buyer).key
-    result = write_template(args.output, keys, buyer, force=args.force,
-                            xlwings_rows=_xlwings_rows())
-    print(f"wrote {result.path} ({', '.join(keys)}; buyer {buyer}) in "
-          f"{result.build_seconds + result.recalc_seconds:.2f} s")
+    result = write_template(args.output, keys, buyer, force=args.force, xlwings_rows=_xlwings_rows())
+    print(
+        f"wrote {result.path} ({', '.join(keys)}; buyer {buyer}) in "
+        f"{result.build_seconds + result.recalc_seconds:.2f} s"
+    )
     print(summary_table(keys, buyer))
     return 0
 
@@ -69,19 +80,22 @@ def summary_table(keys: list[str], buyer: str) -> str:
     tokens, mfu = SCENARIO_DEFAULTS["inp_tokens"], DEFAULT_MFU
     fpt = udfs.tco_flops_per_token(model, None, SCENARIO_DEFAULTS["inp_convention"])
     ref = keys[0]
-    lines = [f"default run: {model}, {precision}, MFU {mfu:.0%} on every system, "
-             f"{tokens / 1e9:.0f}B tokens",
-             f"{'system':<14}{'capex/GPU':>12}{'TCO $/GPU-h':>14}{'$/Mtok':>9}{'J/token':>10}"
-             f"{'household-years':>18}{'TCO ratio':>12}"]
+    lines = [
+        f"default run: {model}, {precision}, MFU {mfu:.0%} on every system, {tokens / 1e9:.0f}B tokens",
+        f"{'system':<14}{'capex/GPU':>12}{'TCO $/GPU-h':>14}{'$/Mtok':>9}{'J/token':>10}"
+        f"{'household-years':>18}{'TCO ratio':>12}",
+    ]
     for key in keys:
         tco = udfs.tco_gpu_hour(key, buyer)
         peak = presets.peak_tflops(key, precision)
-        watts = udfs.tco_utility_watts_per_gpu(presets.system(key).value("it_kw_per_gpu"),
-                                               presets.buyer(buyer).value("pue"))
+        watts = udfs.tco_utility_watts_per_gpu(
+            presets.system(key).value("it_kw_per_gpu"), presets.buyer(buyer).value("pue")
+        )
         jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
         lines.append(
             f"{key:<14}{udfs.tco_capex_per_gpu(key, buyer):>12,.0f}{tco:>14.4f}"
             f"{udfs.tco_cost_per_mtok(tco, fpt, peak, mfu):>9.4f}{jpt:>10.3f}"
             f"{udfs.tco_household_years(jpt * tokens):>18.2f}"
-            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}")
+            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}"
+        )
     return "\n".join(lines)

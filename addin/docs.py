@@ -51,8 +51,7 @@ def _value(x: object) -> str:
 
 
 def _table(rows: list[list]) -> list[str]:
-    lines = ["| " + " | ".join(_value(x) for x in rows[0]) + " |",
-             "|" + "---|" * len(rows[0])]
+    lines = ["| " + " | ".join(_value(x) for x in rows[0]) + " |", "|" + "---|" * len(rows[0])]
     lines += ["| " + " | ".join(_value(x) for x in row) + " |" for row in rows[1:]]
     return lines
 
@@ -63,8 +62,11 @@ def _entry(name: str, udf) -> list[str]:
     if spec.args:
         lines += ["| argument | unit | description | default |", "|---|---|---|---|"]
         for a in spec.args:
-            default = "required" if not a.optional else (
-                "the preset's" if a.default is None else f"`{formula_literal(a.default)}`")
+            default = (
+                "required"
+                if not a.optional
+                else ("the preset's" if a.default is None else f"`{formula_literal(a.default)}`")
+            )
             lines.append(f"| `{a.name}` | {a.unit or '-'} | {_value(a.description)} | {default} |")
         lines.append("")
     unit = f" ({spec.unit})" if spec.unit else ""
@@ -94,8 +96,13 @@ def render() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m addin.docs", description=__doc__.split("\n")[0])
-    parser.add_argument("-o", "--output", type=Path, default=PAGE,
-                        help="file to write (default: the checked-in docs/udfs.md); '-' for stdout")
+    parser.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=PAGE,
+        help="file to write (default: the checked-in docs/udfs.md); '-' for stdout",
+    )
     args = parser.parse_args(argv)
     text = render()
     if str(args.output) == "-":

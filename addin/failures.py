@@ -57,17 +57,16 @@ def describe(command: str, err: Exception) -> tuple[str, int]:
     4
     """
     if isinstance(err, GputcoError):
-        code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) \
-            else EXIT_USAGE
+        code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) else EXIT_USAGE
         if getattr(err, "listing", False):  # a summary line, then one line per bad cell
             head, *lines = str(err).splitlines()
-            return "\n".join([f"gputco {command}: error: {one_line(head)}",
-                              *(f"  {one_line(line)}" for line in lines)]), code
+            return "\n".join(
+                [f"gputco {command}: error: {one_line(head)}", *(f"  {one_line(line)}" for line in lines)]
+            ), code
         return f"gputco {command}: error: {one_line(err)}", code
     if isinstance(err, OSError):  # a file problem the command did not foresee: not a bug
         where = f" {err.filename}" if err.filename else ""
-        return (f"gputco {command}: error: cannot use{where}: {one_line(err.strerror or err)}",
-                EXIT_WRITE)
+        return (f"gputco {command}: error: cannot use{where}: {one_line(err.strerror or err)}", EXIT_WRITE)
     return bug_line(command, err), EXIT_BUG
 
 
@@ -89,9 +88,11 @@ def one_line(text: object) -> str:
 
 def bug_line(command: str, err: BaseException) -> str:
     """The message for an unexpected exception: a bug in gputco, to be reported."""
-    return (f"gputco {command}: internal error ({type(err).__name__}: {one_line(err)[:300]}); "
-            "this is a bug in gputco: please report it with the output of "
-            f"`gputco --debug {command} ...`")
+    return (
+        f"gputco {command}: internal error ({type(err).__name__}: {one_line(err)[:300]}); "
+        "this is a bug in gputco: please report it with the output of "
+        f"`gputco --debug {command} ...`"
+    )
 
 
 @contextlib.contextmanager

@@ -22,13 +22,15 @@ def mfu_list(mfu, n: int) -> list[float]:
         try:
             items = [float(x) for x in mfu.split(",")]
         except ValueError:
-            raise udfs.InputTypeError("--mfu", mfu, "one number, or one per system separated "
-                                      "by commas (0.54,0.40)") from None
+            raise udfs.InputTypeError(
+                "--mfu", mfu, "one number, or one per system separated by commas (0.54,0.40)"
+            ) from None
     else:
         items = list(mfu) if isinstance(mfu, list | tuple) else [float(mfu)]
     if len(items) not in (1, n):
-        raise udfs.InputRangeError("--mfu", ",".join(map(str, items)),
-                                   f"a list of one MFU or {n} (one per system)")
+        raise udfs.InputRangeError(
+            "--mfu", ",".join(map(str, items)), f"a list of one MFU or {n} (one per system)"
+        )
     try:
         values = [float(chk.checked("mfu", x)) for x in items]
     except udfs.InputRangeError as err:
@@ -56,29 +58,52 @@ def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="
         ("Facility (colocation)", "USD/GPU-h", [b["facility"] for b in breakdowns]),
         ("Other", "USD/GPU-h", [b["other"] for b in breakdowns]),
         ("TCO", "USD/GPU-h", [b["total"] for b in breakdowns]),
-        ("Opex (power+facility+other)", "USD/GPU-h",
-         [b["power"] + b["facility"] + b["other"] for b in breakdowns]),
-        (f"TCO ratio vs {ref} (break-even speed-up)", "x",
-         [udfs.tco_ratio(ref, k, buyer_key) for k in keys]),
-        (f"Capex ratio vs {ref}", "x",
-         [udfs.tco_capex_per_gpu(k, buyer_key) / udfs.tco_capex_per_gpu(ref, buyer_key)
-          for k in keys]),
-        (f"Break-even MFU ({precision}, {ref} at {mfu:.1%})", "fraction",
-         [udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key) for k in keys]),
-        (f"Cost per Mtok at break-even MFU ({model})", "USD/Mtok",
-         [udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision),
-                                 udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key))
-          for k, b in zip(keys, breakdowns, strict=True)]),
+        (
+            "Opex (power+facility+other)",
+            "USD/GPU-h",
+            [b["power"] + b["facility"] + b["other"] for b in breakdowns],
+        ),
+        (f"TCO ratio vs {ref} (break-even speed-up)", "x", [udfs.tco_ratio(ref, k, buyer_key) for k in keys]),
+        (
+            f"Capex ratio vs {ref}",
+            "x",
+            [udfs.tco_capex_per_gpu(k, buyer_key) / udfs.tco_capex_per_gpu(ref, buyer_key) for k in keys],
+        ),
+        (
+            f"Break-even MFU ({precision}, {ref} at {mfu:.1%})",
+            "fraction",
+            [udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key) for k in keys],
+        ),
+        (
+            f"Cost per Mtok at break-even MFU ({model})",
+            "USD/Mtok",
+            [
+                udfs.tco_cost_per_mtok(
+                    b["total"],
+                    fpt,
+                    presets.peak_tflops(k, precision),
+                    udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key),
+                )
+                for k, b in zip(keys, breakdowns, strict=True)
+            ],
+        ),
     ]
     if len(set(mfus)) > 1:
-        tps = [udfs.tco_tokens_per_gpu_second(fpt, presets.peak_tflops(k, precision), m)
-               for k, m in zip(keys, mfus, strict=True)]
+        tps = [
+            udfs.tco_tokens_per_gpu_second(fpt, presets.peak_tflops(k, precision), m)
+            for k, m in zip(keys, mfus, strict=True)
+        ]
         rows += [
             ("MFU entered", "fraction", mfus),
             (f"Speed-up per GPU vs {ref} at these MFUs", "x", [t / tps[0] for t in tps]),
-            (f"Cost per Mtok at these MFUs ({model})", "USD/Mtok",
-             [udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision), m)
-              for k, b, m in zip(keys, breakdowns, mfus, strict=True)]),
+            (
+                f"Cost per Mtok at these MFUs ({model})",
+                "USD/Mtok",
+                [
+                    udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision), m)
+                    for k, b, m in zip(keys, breakdowns, mfus, strict=True)
+                ],
+            ),
         ]
     return keys, buyer_key, rows
 
@@ -94,9 +119,11 @@ def published_verdicts(keys: list[str], model: str) -> list[str]:
     for row in table[1:]:
         r = dict(zip(head, row, strict=True))
         if r["model"] == model and r["system"] in keys:
-            lines.append(f"Published ({r['run']} vs {r['h100_run']}): {r['system']} is "
-                         f"{r['speedup']:.2f}x an H100 per GPU against a break-even of "
-                         f"{r['breakeven_speedup']:.2f}x: {r['verdict']}.")
+            lines.append(
+                f"Published ({r['run']} vs {r['h100_run']}): {r['system']} is "
+                f"{r['speedup']:.2f}x an H100 per GPU against a break-even of "
+                f"{r['breakeven_speedup']:.2f}x: {r['verdict']}."
+            )
     return lines
 
 
@@ -105,26 +132,29 @@ def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision=
     keys, buyer_key, rows = comparison_rows(systems, buyer, model, precision, mfu)
     label_w = max(len(r[0]) for r in rows)
     col_w = max(12, *(len(k) for k in keys))
-    lines = [f"gputco {udfs.__version__}: TCO per GPU, buyer type {buyer_key}",
-             f"{'':{label_w}}  {'unit':<10}" + "".join(f"{k:>{col_w + 2}}" for k in keys)]
+    lines = [
+        f"gputco {udfs.__version__}: TCO per GPU, buyer type {buyer_key}",
+        f"{'':{label_w}}  {'unit':<10}" + "".join(f"{k:>{col_w + 2}}" for k in keys),
+    ]
     for label, unit, values in rows:
         spec = ",.0f" if unit == "USD" else ".4f"
-        lines.append(f"{label:<{label_w}}  {unit:<10}"
-                     + "".join(f"{v:>{col_w + 2}{spec}}" for v in values))
+        lines.append(f"{label:<{label_w}}  {unit:<10}" + "".join(f"{v:>{col_w + 2}{spec}}" for v in values))
     ref = keys[0]
     for k in keys[1:]:
         ratio = udfs.tco_ratio(ref, k, buyer_key)
-        lines.append(f"{k} must be at least {ratio:.2f}x faster per GPU than {ref} to win on "
-                     "performance per TCO.")
+        lines.append(
+            f"{k} must be at least {ratio:.2f}x faster per GPU than {ref} to win on performance per TCO."
+        )
     if len(set(mfu_list(mfu, len(keys)))) > 1:
         speed = next(v for label, _u, v in rows if label.startswith("Speed-up per GPU"))
         for k, s, ratio in zip(keys[1:], speed[1:], rows[7][2][1:], strict=True):
             verdict = "cheaper" if s >= ratio else "dearer"
-            lines.append(f"At these MFUs {k} is {s:.2f}x {ref} per GPU against a break-even of "
-                         f"{ratio:.2f}x: {verdict} per token.")
+            lines.append(
+                f"At these MFUs {k} is {s:.2f}x {ref} per GPU against a break-even of "
+                f"{ratio:.2f}x: {verdict} per token."
+            )
     lines += published_verdicts(keys, model)
-    lines.append("Sources and assumptions: `gputco presets` lists every input with unit, source "
-                 "and date.")
+    lines.append("Sources and assumptions: `gputco presets` lists every input with unit, source and date.")
     return "\n".join(lines)
 
 

@@ -35,18 +35,23 @@ def make_input(path: Path, rows: int, fmt: str, seed: int = 11) -> None:
     buyers = pa.array(["hyperscaler", "neocloud_giant", "emerging_neocloud"])
     for start in range(0, rows, chunk):
         n = min(chunk, rows - start)
-        table = pa.table({
-            "system": systems.take(pa.array(rng.integers(0, 4, n))),
-            "buyer": buyers.take(pa.array(rng.integers(0, 3, n))),
-            "precision": pa.array(np.where(rng.random(n) < 0.5, "bf16", "fp8")),
-            "mfu": rng.uniform(0.25, 0.6, n),
-            "usd_per_kwh": rng.uniform(0.04, 0.15, n),
-            "pue": rng.uniform(1.1, 1.5, n),
-            "cost_of_capital": rng.uniform(0.06, 0.2, n),
-        })
+        table = pa.table(
+            {
+                "system": systems.take(pa.array(rng.integers(0, 4, n))),
+                "buyer": buyers.take(pa.array(rng.integers(0, 3, n))),
+                "precision": pa.array(np.where(rng.random(n) < 0.5, "bf16", "fp8")),
+                "mfu": rng.uniform(0.25, 0.6, n),
+                "usd_per_kwh": rng.uniform(0.04, 0.15, n),
+                "pue": rng.uniform(1.1, 1.5, n),
+                "cost_of_capital": rng.uniform(0.06, 0.2, n),
+            }
+        )
         if writer is None:
-            writer = (pq.ParquetWriter(path, table.schema) if fmt == "parquet"
-                      else pcsv.CSVWriter(path, table.schema))
+            writer = (
+                pq.ParquetWriter(path, table.schema)
+                if fmt == "parquet"
+                else pcsv.CSVWriter(path, table.schema)
+            )
         writer.write_table(table)
     writer.close()
 
@@ -55,8 +60,10 @@ def run(src: Path, dst: Path) -> tuple[float, float]:
     """Seconds and peak RSS (MiB) of one `gputco batch` child process (its own rusage)."""
     dst.unlink(missing_ok=True)
     t0 = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "addin.cli", "batch", str(src), "-o", str(dst)],
-                             cwd=Path(__file__).resolve().parents[1])
+    child = subprocess.Popen(
+        [sys.executable, "-m", "addin.cli", "batch", str(src), "-o", str(dst)],
+        cwd=Path(__file__).resolve().parents[1],
+    )
     _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - t0
     if os.waitstatus_to_exitcode(status) != 0:
@@ -145,11 +152,15 @@ def main() -> None:
         make_input(csvin, args.csv_rows, "csv")
 
     t, mib = run(pin, d / "out.parquet")
-    print(f"parquet -> parquet: {args.rows:,} scenarios in {t:.2f} s = {args.rows / t:,.0f}/s, "
-          f"peak RSS {mib:,.0f} MiB (targets: < 20 s, < 1024 MiB)")
+    print(
+        f"parquet -> parquet: {args.rows:,} scenarios in {t:.2f} s = {args.rows / t:,.0f}/s, "
+        f"peak RSS {mib:,.0f} MiB (targets: < 20 s, < 1024 MiB)"
+    )
     t2, mib2 = run(csvin, d / "out.csv")
-    print(f"csv -> csv:         {args.csv_rows:,} scenarios in {t2:.2f} s = "
-          f"{args.csv_rows / t2:,.0f}/s, peak RSS {mib2:,.0f} MiB")
+    print(
+        f"csv -> csv:         {args.csv_rows:,} scenarios in {t2:.2f} s = "
+        f"{args.csv_rows / t2:,.0f}/s, peak RSS {mib2:,.0f} MiB"
+    )
     print(f"ratio parquet/csv throughput: {(args.rows / t) / (args.csv_rows / t2):.1f}x")
     out = pq.ParquetFile(d / "out.parquet")
     print(f"output rows: {out.metadata.num_rows:,}, columns: {out.metadata.num_columns}")

@@ -46,26 +46,35 @@ def _pct(a: int, b: int) -> str:
 
 
 def _row(label: str, t) -> str:
-    return (f"{label:<16} {t.files:>5} {t.formula_cells:>9} {t.compared:>9} {t.equal:>9} "
-            f"{_pct(t.equal, t.compared)} {t.unsupported:>9} {_pct(t.compared, t.formula_cells)} "
-            f"{t.volatile:>8} {_pct(t.compared, t.formula_cells - t.volatile)} "
-            f"{t.refused:>7} {t.crashes:>7}")
+    return (
+        f"{label:<16} {t.files:>5} {t.formula_cells:>9} {t.compared:>9} {t.equal:>9} "
+        f"{_pct(t.equal, t.compared)} {t.unsupported:>9} {_pct(t.compared, t.formula_cells)} "
+        f"{t.volatile:>8} {_pct(t.compared, t.formula_cells - t.volatile)} "
+        f"{t.refused:>7} {t.crashes:>7}"
+    )
 
 
-HEADER = (f"{'project':<16} {'files':>5} {'formulas':>9} {'compared':>9} {'equal':>9} "
-          f"{'eq/cmp':>7} {'unsupp.':>9} {'cmp/all':>7} {'volatile':>8} {'cmp/nonv':>7} "
-          f"{'refused':>7} {'crashes':>7}")
+HEADER = (
+    f"{'project':<16} {'files':>5} {'formulas':>9} {'compared':>9} {'equal':>9} "
+    f"{'eq/cmp':>7} {'unsupp.':>9} {'cmp/all':>7} {'volatile':>8} {'cmp/nonv':>7} "
+    f"{'refused':>7} {'crashes':>7}"
+)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--engine", action="append", choices=["gputco", "auto", "libreoffice"],
-                        help="engine(s) to run (default: gputco, and auto when the installed "
-                             "recalc_file has an engine= keyword)")
+    parser.add_argument(
+        "--engine",
+        action="append",
+        choices=["gputco", "auto", "libreoffice"],
+        help="engine(s) to run (default: gputco, and auto when the installed "
+        "recalc_file has an engine= keyword)",
+    )
     parser.add_argument("--project", action="append", help="only these projects")
     parser.add_argument("--show", type=int, default=20, help="top unsupported functions to list")
-    parser.add_argument("--list-differences", action="store_true",
-                        help="print every difference with its class")
+    parser.add_argument(
+        "--list-differences", action="store_true", help="print every difference with its class"
+    )
     args = parser.parse_args()
     engines = args.engine or (["gputco", "auto"] if accepts_engine() else [None])
     manifest = load_manifest()
@@ -79,8 +88,10 @@ def main() -> int:
             print(_row(project, t))
         print(_row("TOTAL", result.total))
         if result.by_engine:
-            print("cells computed by engine: " + ", ".join(
-                f"{k} {v:,}" for k, v in sorted(result.by_engine.items())))
+            print(
+                "cells computed by engine: "
+                + ", ".join(f"{k} {v:,}" for k, v in sorted(result.by_engine.items()))
+            )
         print(f"\nunsupported functions, by files needing them (top {args.show}):")
         for name, n in result.unsupported_files.most_common(args.show):
             print(f"  {n:>4} files  {result.unsupported_cells[name]:>7} cells  {name}")
@@ -93,15 +104,16 @@ def main() -> int:
             for file, why in result.crash_list:
                 print(f"  {file}: {why}")
         classes = Counter(d.cls for d in result.differences)
-        print("\ndifferences by class: " + ", ".join(
-            f"{c} {classes.get(c, 0)}" for c in CLASSES))
+        print("\ndifferences by class: " + ", ".join(f"{c} {classes.get(c, 0)}" for c in CLASSES))
         lo = sum(d.why == "computed by LibreOffice" for d in result.differences)
         if lo:
             print(f"  of the engine bugs, in cells LibreOffice computed: {lo}")
         if args.list_differences:
             for d in result.differences:
-                print(f"  [{d.cls}] {d.file} {d.sheet}!{d.cell} stored={d.stored!r} "
-                      f"computed={d.computed!r} ={d.formula}  {d.why}")
+                print(
+                    f"  [{d.cls}] {d.file} {d.sheet}!{d.cell} stored={d.stored!r} "
+                    f"computed={d.computed!r} ={d.formula}  {d.why}"
+                )
         worst = max(worst, result.total.crashes)
     return 1 if worst else 0
 

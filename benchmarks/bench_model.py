@@ -41,7 +41,8 @@ def scenarios(n: int, seed: int = 7) -> dict[str, np.ndarray]:
 
 def chain(s):
     tco = udfs.tco_total_per_gpu_hour(
-        s["capex"], s["rate"], s["life"], s["kw"], s["pue"], s["usd_kwh"], s["colo"])
+        s["capex"], s["rate"], s["life"], s["kw"], s["pue"], s["usd_kwh"], s["colo"]
+    )
     cost = udfs.tco_cost_per_mtok(tco, s["fpt"], s["peak"], s["mfu"])
     watts = udfs.tco_utility_watts_per_gpu(s["kw"], s["pue"])
     jpt = udfs.tco_joules_per_token(watts, s["fpt"], s["peak"], s["mfu"])
@@ -77,14 +78,17 @@ def main() -> None:
     assert np.allclose(loop_cost, cost[:m], rtol=1e-12), "vectorised and loop disagree"
 
     vec_rate, loop_rate = args.n / t_vec, m / t_loop
-    print(f"full chain, {args.n:,} scenarios vectorised: {t_vec * 1e3:.1f} ms "
-          f"= {vec_rate:,.0f} scenarios/s (best of {args.repeat})")
-    print(f"same chain, per-scenario Python loop over {m:,}: {t_loop:.2f} s "
-          f"= {loop_rate:,.0f} scenarios/s")
+    print(
+        f"full chain, {args.n:,} scenarios vectorised: {t_vec * 1e3:.1f} ms "
+        f"= {vec_rate:,.0f} scenarios/s (best of {args.repeat})"
+    )
+    print(f"same chain, per-scenario Python loop over {m:,}: {t_loop:.2f} s = {loop_rate:,.0f} scenarios/s")
     print(f"ratio vectorised / loop: {vec_rate / loop_rate:,.0f}x")
     print(f"target >= 5,000,000 scenarios/s: {'met' if vec_rate >= 5e6 else 'NOT met'}")
-    print(f"sample: TCO {tco[0]:.4f} $/GPU-h, {cost[0]:.4f} $/Mtok, {jpt[0]:.3f} J/token, "
-          f"{hy[0]:.1f} household-years")
+    print(
+        f"sample: TCO {tco[0]:.4f} $/GPU-h, {cost[0]:.4f} $/Mtok, {jpt[0]:.3f} J/token, "
+        f"{hy[0]:.1f} household-years"
+    )
 
 
 if __name__ == "__main__":

@@ -40,9 +40,11 @@ def _values(path: Path) -> dict:
     import openpyxl
 
     ws = openpyxl.load_workbook(path, data_only=True, read_only=True)["Scenarios"]
-    return {(r, c): v for r, row in enumerate(ws.iter_rows(min_row=2, min_col=6, max_col=15,
-                                                           values_only=True))
-            for c, v in enumerate(row)}
+    return {
+        (r, c): v
+        for r, row in enumerate(ws.iter_rows(min_row=2, min_col=6, max_col=15, values_only=True))
+        for c, v in enumerate(row)
+    }
 
 
 def main() -> None:
@@ -65,14 +67,18 @@ def main() -> None:
                 t0 = time.perf_counter()
                 recalc_file(src, tmp / f"before-{i}.xlsx", functions={})
                 before.append(time.perf_counter() - t0)
-        print(f"workbook: {args.rows:,} rows x 10 formulas = {report.cells:,} formula cells "
-              f"(openpyxl build {build:.1f} s); {report.groups} groups")
+        print(
+            f"workbook: {args.rows:,} rows x 10 formulas = {report.cells:,} formula cells "
+            f"(openpyxl build {build:.1f} s); {report.groups} groups"
+        )
         print(f"gputco recalc_file:               {_times(ours)}")
         print(f"gputco, reading/writing as before: {_times(before)}")
         members, differ = same_parts(tmp / "ours-0.xlsx", tmp / "before-0.xlsx")
-        print(f"ratio before / now: {statistics.median(before) / statistics.median(ours):.2f}x; "
-              f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
-              f"({members} parts)")
+        print(
+            f"ratio before / now: {statistics.median(before) / statistics.median(ours):.2f}x; "
+            f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
+            f"({members} parts)"
+        )
         if args.no_libreoffice or soffice() is None:
             print("LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
             return
@@ -84,16 +90,19 @@ def main() -> None:
         print(f"LibreOffice headless:             {_times(lo)}")
         for label, times in (("now", ours), ("before", before)):
             ratio = statistics.median(times) / statistics.median(lo)
-            print(f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
-                  f"{'ok' if ratio <= 0.5 else 'MISSED'})")
+            print(
+                f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
+                f"{'ok' if ratio <= 0.5 else 'MISSED'})"
+            )
         a, b = _values(tmp / "ours-0.xlsx"), _values(lo_file)
         bad = [k for k in b if not math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)]
         print(f"values: {len(b) - len(bad):,} of {len(b):,} cells equal (1e-9 relative)")
 
 
 def _times(times: list[float]) -> str:
-    return (f"{statistics.median(times):6.2f} s  (median of {len(times)}: "
-            f"{', '.join(f'{t:.2f}' for t in times)})")
+    return (
+        f"{statistics.median(times):6.2f} s  (median of {len(times)}: {', '.join(f'{t:.2f}' for t in times)})"
+    )
 
 
 if __name__ == "__main__":

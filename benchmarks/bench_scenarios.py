@@ -48,14 +48,21 @@ UDF_KEYS = {"tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_dif
 def spec_dict(scale: int = 1) -> dict:
     mfu = [round(0.30 + 0.05 * i / scale, 6) for i in range(5 * scale)]
     return {
-        "grid": {"system": ["H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX"], "mfu": mfu,
-                 "usd_per_kwh": [0.05, 0.07, 0.09, 0.11, 0.13],
-                 "cost_of_capital": [0.08, 0.10, 0.12, 0.14, 0.16],
-                 "life_years": [3, 4, 5, 6], "pue": [1.15, 1.2, 1.3, 1.4, 1.5]},
+        "grid": {
+            "system": ["H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX"],
+            "mfu": mfu,
+            "usd_per_kwh": [0.05, 0.07, 0.09, 0.11, 0.13],
+            "cost_of_capital": [0.08, 0.10, 0.12, 0.14, 0.16],
+            "life_years": [3, 4, 5, 6],
+            "pue": [1.15, 1.2, 1.3, 1.4, 1.5],
+        },
         "fixed": {"model": "gpt3_175b", "precision": "bf16"},
-        "monte_carlo": {"draws": 1000, "seed": 1,
-                        "mfu": {"dist": "triangular", "low": 0.35, "mode": 0.45, "high": 0.55},
-                        "usd_per_kwh": {"dist": "uniform", "low": 0.05, "high": 0.12}},
+        "monte_carlo": {
+            "draws": 1000,
+            "seed": 1,
+            "mfu": {"dist": "triangular", "low": 0.35, "mode": 0.45, "high": 0.55},
+            "usd_per_kwh": {"dist": "uniform", "low": 0.05, "high": 0.12},
+        },
     }
 
 
@@ -103,18 +110,24 @@ def main() -> None:
                 _write(parse_spec(spec_dict(args.scale)), old, True, None, _fill_then_recalc)
                 before.append(time.perf_counter() - t0)
         size = out.stat().st_size / 1e6
-        print(f"workbook: {spec.n_scenarios:,} scenarios + {spec.monte_carlo.draws:,} Monte Carlo "
-              f"draws, {result.recalc_report.cells:,} formula cells, {size:.1f} MB")
-        print(f"gputco scenarios, end to end: {_times(total)}; openpyxl build "
-              f"{statistics.median(build):.2f} s, rows with values "
-              f"{statistics.median(recalc):.2f} s")
+        print(
+            f"workbook: {spec.n_scenarios:,} scenarios + {spec.monte_carlo.draws:,} Monte Carlo "
+            f"draws, {result.recalc_report.cells:,} formula cells, {size:.1f} MB"
+        )
+        print(
+            f"gputco scenarios, end to end: {_times(total)}; openpyxl build "
+            f"{statistics.median(build):.2f} s, rows with values "
+            f"{statistics.median(recalc):.2f} s"
+        )
         print(f"gputco scenarios, before:     {_times(before)}")
         speedup = statistics.median(before) / statistics.median(total)
         members, differ = same_parts(out, old, ("docProps/core.xml",))
-        print(f"ratio before / now: {speedup:.2f}x (target >= 2: "
-              f"{'ok' if speedup >= 2 else 'MISSED'}); workbooks "
-              f"{'byte-identical' if not differ else 'differ in ' + ', '.join(differ)} "
-              f"({members} parts; docProps/core.xml aside: it holds the time of writing)")
+        print(
+            f"ratio before / now: {speedup:.2f}x (target >= 2: "
+            f"{'ok' if speedup >= 2 else 'MISSED'}); workbooks "
+            f"{'byte-identical' if not differ else 'differ in ' + ', '.join(differ)} "
+            f"({members} parts; docProps/core.xml aside: it holds the time of writing)"
+        )
         ours, ours_before = [], []
         for i in range(args.repeat):
             t0 = time.perf_counter()
@@ -127,12 +140,13 @@ def main() -> None:
         print(f"recalc, gputco engine:        {_times(ours)}")
         print(f"recalc, gputco before:        {_times(ours_before)}")
         members, differ = same_parts(tmp / "ours-0.xlsx", tmp / "before-0.xlsx")
-        print(f"recalc ratio before / now: {statistics.median(ours_before) / statistics.median(ours):.2f}x; "
-              f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
-              f"({members} parts)")
+        print(
+            f"recalc ratio before / now: {statistics.median(ours_before) / statistics.median(ours):.2f}x; "
+            f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
+            f"({members} parts)"
+        )
         if args.no_libreoffice or soffice() is None:
-            print("recalc, LibreOffice: skipped" + ("" if soffice() else
-                                                    " (soffice not installed)"))
+            print("recalc, LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
             return
         lo, lo_file = [], None
         for i in range(args.repeat):
@@ -142,22 +156,36 @@ def main() -> None:
         print(f"recalc, LibreOffice headless: {_times(lo)}")
         for label, times in (("now", ours), ("before", ours_before)):
             ratio = statistics.median(times) / statistics.median(lo)
-            print(f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
-                  f"{'ok' if ratio <= 0.5 else 'MISSED'})")
+            print(
+                f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
+                f"{'ok' if ratio <= 0.5 else 'MISSED'})"
+            )
         a, b = compared_values(tmp / "ours-0.xlsx"), compared_values(lo_file)
-        bad = [k for k in a if not (a[k] == b.get(k) or (
-            isinstance(a[k], float) and isinstance(b.get(k), int | float)
-            and math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)))]
-        print(f"values: {len(a) - len(bad):,} of {len(a):,} formula cells equal (1e-9 relative; "
-              "TCO_ cells left out: a plain LibreOffice has no TCO_ functions; with the add-in "
-              "see tests/test_scenarios_lo.py)")
+        bad = [
+            k
+            for k in a
+            if not (
+                a[k] == b.get(k)
+                or (
+                    isinstance(a[k], float)
+                    and isinstance(b.get(k), int | float)
+                    and math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)
+                )
+            )
+        ]
+        print(
+            f"values: {len(a) - len(bad):,} of {len(a):,} formula cells equal (1e-9 relative; "
+            "TCO_ cells left out: a plain LibreOffice has no TCO_ functions; with the add-in "
+            "see tests/test_scenarios_lo.py)"
+        )
         for k in bad[:10]:
             print(f"  differs: {k}: gputco {a[k]!r}, LibreOffice {b.get(k)!r}")
 
 
 def _times(times: list[float]) -> str:
-    return (f"{statistics.median(times):6.2f} s  (median of {len(times)}: "
-            f"{', '.join(f'{t:.2f}' for t in times)})")
+    return (
+        f"{statistics.median(times):6.2f} s  (median of {len(times)}: {', '.join(f'{t:.2f}' for t in times)})"
+    )
 
 
 if __name__ == "__main__":

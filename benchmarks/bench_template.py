@@ -25,8 +25,11 @@ TARGET_SECONDS = 3.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--libreoffice", action="store_true",
-                        help="also time LibreOffice's full recalculation of the same file")
+    parser.add_argument(
+        "--libreoffice",
+        action="store_true",
+        help="also time LibreOffice's full recalculation of the same file",
+    )
     args = parser.parse_args()
 
     build, recalc, total = [], [], []
@@ -54,8 +57,10 @@ def main() -> None:
     med = statistics.median
     print(f"build (openpyxl, save)     {med(build):6.3f} s   (median of {args.repeat})")
     print(f"recalc (headless engine)   {med(recalc):6.3f} s")
-    print(f"write_template end to end  {med(total):6.3f} s   target < {TARGET_SECONDS:.0f} s: "
-          f"{'met' if med(total) < TARGET_SECONDS else 'MISSED'}")
+    print(
+        f"write_template end to end  {med(total):6.3f} s   target < {TARGET_SECONDS:.0f} s: "
+        f"{'met' if med(total) < TARGET_SECONDS else 'MISSED'}"
+    )
     if lo is not None:
         print(f"LibreOffice full recalc    {lo:6.3f} s   (soffice --convert-to xlsx, one run)")
 

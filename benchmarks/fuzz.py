@@ -24,8 +24,9 @@ SUITES = {"udfs": "tests/test_fuzz_udfs.py", "workbook": "tests/test_fuzz_workbo
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--examples", type=int, default=20_000,
-                        help="GPUTCO_FUZZ_EXAMPLES for the run (default: %(default)s)")
+    parser.add_argument(
+        "--examples", type=int, default=20_000, help="GPUTCO_FUZZ_EXAMPLES for the run (default: %(default)s)"
+    )
     parser.add_argument("--only", choices=sorted(SUITES), help="run one suite only")
     parser.add_argument("--seed", type=int, help="Hypothesis seed (default: random)")
     args = parser.parse_args()
@@ -36,8 +37,10 @@ def main() -> int:
         cmd.append(f"--hypothesis-seed={args.seed}")
     start = time.perf_counter()
     code = subprocess.call(cmd, cwd=ROOT, env=env)
-    print(f"fuzz run with GPUTCO_FUZZ_EXAMPLES={args.examples}: {time.perf_counter() - start:.0f} s,"
-          f" exit {code}")
+    print(
+        f"fuzz run with GPUTCO_FUZZ_EXAMPLES={args.examples}: {time.perf_counter() - start:.0f} s,"
+        f" exit {code}"
+    )
     return code
 
 

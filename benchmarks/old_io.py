@@ -31,6 +31,7 @@ def same_parts(a: Path, b: Path, ignore: tuple[str, ...] = ()) -> tuple[int, lis
     out the members named in ``ignore``."""
     with zipfile.ZipFile(a) as za, zipfile.ZipFile(b) as zb:
         names = za.namelist()
-        differ = [n for n in names if n not in ignore
-                  and (n not in zb.namelist() or za.read(n) != zb.read(n))]
+        differ = [
+            n for n in names if n not in ignore and (n not in zb.namelist() or za.read(n) != zb.read(n))
+        ]
         return len(names), differ + [n for n in zb.namelist() if n not in names]

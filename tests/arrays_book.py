@@ -69,9 +69,10 @@ BLOCKS = [
 
 #: (block, block of the same fit without the redundant x columns, columns dropped): Excel leaves
 #: a collinear x out with coefficient 0 and standard error 0 ([MS-OI29500] 2.1.985)
-COLLINEAR = [("=LINEST(Data!C1:C6,Data!K1:M6,TRUE,TRUE)",
-              "=LINEST(Data!C1:C6,Data!A1:B6,TRUE,TRUE)", 1),
-             ("=LINEST(Data!C1:C6,Data!K1:K6*{1,2})", "=LINEST(Data!C1:C6,Data!A1:A6)", 1)]
+COLLINEAR = [
+    ("=LINEST(Data!C1:C6,Data!K1:M6,TRUE,TRUE)", "=LINEST(Data!C1:C6,Data!A1:B6,TRUE,TRUE)", 1),
+    ("=LINEST(Data!C1:C6,Data!K1:K6*{1,2})", "=LINEST(Data!C1:C6,Data!A1:A6)", 1),
+]
 
 
 def block_areas() -> list[tuple[int, int, int, int]]:
@@ -84,15 +85,28 @@ def block_areas() -> list[tuple[int, int, int, int]]:
 
 
 #: ordinary formulas in Blocks!H1.. that read cells of the blocks
-DEPENDENTS = ["=SUM(A1:A4)", "=A9", "=B8+1", "=SUM(A36:B40)", "=A37*2",
-              # FORMULATEXT of an ordinary formula, a block's first and other cells, a constant
-              "=_xlfn.FORMULATEXT(H1)", "=_xlfn.FORMULATEXT(A15)", "=_xlfn.FORMULATEXT(B16)",
-              "=_xlfn.FORMULATEXT(Data!A1)",
-              # CELL's info types that depend on the workbook alone
-              '=CELL("address",B7)', '=CELL("row",A6)', '=CELL("col",C12)',
-              '=CELL("contents",A9)', '=CELL("type",A1)', '=CELL("type",J1)',
-              '=CELL("type",Data!G1)', "=SUMPRODUCT(ROW(Data!A1:A4))",
-              '=SUMPRODUCT(--(Data!A1:A10=""))']  # blank cells past the data's last row count
+DEPENDENTS = [
+    "=SUM(A1:A4)",
+    "=A9",
+    "=B8+1",
+    "=SUM(A36:B40)",
+    "=A37*2",
+    # FORMULATEXT of an ordinary formula, a block's first and other cells, a constant
+    "=_xlfn.FORMULATEXT(H1)",
+    "=_xlfn.FORMULATEXT(A15)",
+    "=_xlfn.FORMULATEXT(B16)",
+    "=_xlfn.FORMULATEXT(Data!A1)",
+    # CELL's info types that depend on the workbook alone
+    '=CELL("address",B7)',
+    '=CELL("row",A6)',
+    '=CELL("col",C12)',
+    '=CELL("contents",A9)',
+    '=CELL("type",A1)',
+    '=CELL("type",J1)',
+    '=CELL("type",Data!G1)',
+    "=SUMPRODUCT(ROW(Data!A1:A4))",
+    '=SUMPRODUCT(--(Data!A1:A10=""))',
+]  # blank cells past the data's last row count
 
 
 def arrays_book(path: Path) -> Path:
@@ -126,6 +140,9 @@ def cells() -> list[tuple[str, str]]:
     """Every cell compared: each block's cells, then the dependents."""
     out = []
     for top, left, bottom, right in block_areas():
-        out += [("Blocks", f"{get_column_letter(c)}{r}") for r in range(top, bottom + 1)
-                for c in range(left, right + 1)]
+        out += [
+            ("Blocks", f"{get_column_letter(c)}{r}")
+            for r in range(top, bottom + 1)
+            for c in range(left, right + 1)
+        ]
     return out + [("Blocks", f"H{i}") for i in range(1, len(DEPENDENTS) + 1)]

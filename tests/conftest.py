@@ -18,5 +18,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
     if CASES:
         counts = ", ".join(f"{family} {n:,}" for family, n in sorted(CASES.items()))
-        terminalreporter.write_line(f"fuzz cases run: {counts} (GPUTCO_FUZZ_EXAMPLES="
-                                    f"{FUZZ_EXAMPLES})")
+        terminalreporter.write_line(f"fuzz cases run: {counts} (GPUTCO_FUZZ_EXAMPLES={FUZZ_EXAMPLES})")

@@ -94,8 +94,7 @@ def accepts_engine() -> bool:
     return "engine" in inspect.signature(recalc_file).parameters
 
 
-def run_corpus(manifest: dict, engine: str | None = None,
-               projects: list[str] | None = None) -> CorpusResult:
+def run_corpus(manifest: dict, engine: str | None = None, projects: list[str] | None = None) -> CorpusResult:
     start = time.perf_counter()
     result = CorpusResult()
     known = load_known()
@@ -111,8 +110,7 @@ def run_corpus(manifest: dict, engine: str | None = None,
         if hashlib.sha256(data).hexdigest() != entry["sha256"]:
             raise AssertionError(f"{entry['file']}: sha256 differs from manifest.json")
         try:
-            report = recalc_file(path, check=True, unsupported="stored", timeout_s=TIMEOUT_S,
-                                 **kwargs)
+            report = recalc_file(path, check=True, unsupported="stored", timeout_s=TIMEOUT_S, **kwargs)
         except RecalcError as err:
             one.refused = 1
             result.refusals.append((entry["file"], f"{type(err).__name__}: {_short(err)}"))
@@ -147,22 +145,21 @@ def _tally(report, file: str, one: Tally, result: CorpusResult, known: list[dict
     one.equal = one.compared - len(report.mismatches)
     by_engine = getattr(report, "by_engine", None)
     if isinstance(by_engine, dict):
-        result.by_engine.update({k: v if isinstance(v, int) else len(v)
-                                 for k, v in by_engine.items()})
+        result.by_engine.update({k: v if isinstance(v, int) else len(v) for k, v in by_engine.items()})
     lo = set(getattr(report, "libreoffice_cells", None) or [])
     result.differences.extend(classify(file, report.mismatches, known, lo))
 
 
-def classify(file: str, mismatches, known: list[dict],
-             libreoffice: set[str] = frozenset()) -> list[Difference]:
+def classify(
+    file: str, mismatches, known: list[dict], libreoffice: set[str] = frozenset()
+) -> list[Difference]:
     """Each mismatch as a Difference with its class (see the module docstring); an engine bug in
     a cell LibreOffice computed (engine="auto") says so."""
     differing = {(m.sheet.upper(), m.cell) for m in mismatches}
     out = []
     for m in mismatches:
         d = Difference(file, m.sheet, m.cell, m.stored, m.computed, m.formula)
-        listed = next((e for e in known if "*" in e["cells"]
-                       or f"{m.sheet}!{m.cell}" in e["cells"]), None)
+        listed = next((e for e in known if "*" in e["cells"] or f"{m.sheet}!{m.cell}" in e["cells"]), None)
         if VOLATILE.search(m.formula):
             d.cls, d.why = "volatile", "calls a volatile function"
         elif listed is not None:
@@ -177,8 +174,11 @@ def classify(file: str, mismatches, known: list[dict],
     return out
 
 
-_REF = re.compile(r"^(?:(?P<sheet>'(?:[^']|'')+'|[^!]+)!)?\$?(?P<c1>[A-Z]{1,3})?\$?(?P<r1>\d+)?"
-                  r"(?::\$?(?P<c2>[A-Z]{1,3})?\$?(?P<r2>\d+)?)?$", re.I)
+_REF = re.compile(
+    r"^(?:(?P<sheet>'(?:[^']|'')+'|[^!]+)!)?\$?(?P<c1>[A-Z]{1,3})?\$?(?P<r1>\d+)?"
+    r"(?::\$?(?P<c2>[A-Z]{1,3})?\$?(?P<r2>\d+)?)?$",
+    re.I,
+)
 
 
 def _reads_any(sheet: str, formula: str, cells: set[tuple[str, str]]) -> bool:
@@ -223,5 +223,14 @@ def _split(name: str) -> tuple[int, int]:
     return int(m[2]), _col(m[1], 1)
 
 
-__all__ = ["CLASSES", "CorpusResult", "Difference", "Tally", "accepts_engine", "cell_name",
-           "classify", "load_manifest", "run_corpus"]
+__all__ = [
+    "CLASSES",
+    "CorpusResult",
+    "Difference",
+    "Tally",
+    "accepts_engine",
+    "cell_name",
+    "classify",
+    "load_manifest",
+    "run_corpus",
+]

@@ -24,10 +24,12 @@ CASES: Counter[str] = Counter()
 def fuzz_settings(share: float = 1.0) -> settings:
     """Hypothesis settings for a fuzz test: ``share`` of GPUTCO_FUZZ_EXAMPLES, no deadline
     (a slow case is caught by :func:`hard_timeout` instead), no shrinking time limit games."""
-    return settings(max_examples=max(10, int(FUZZ_EXAMPLES * share)), deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much],
-                    derandomize=os.environ.get("GPUTCO_FUZZ_RANDOM") is None)
+    return settings(
+        max_examples=max(10, int(FUZZ_EXAMPLES * share)),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+        derandomize=os.environ.get("GPUTCO_FUZZ_RANDOM") is None,
+    )
 
 
 class Hung(Exception):

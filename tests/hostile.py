@@ -52,52 +52,84 @@ def shared_strings(*texts: str) -> str:
     return f'{XML_DECL}<sst xmlns="{MAIN}" count="{len(texts)}" uniqueCount="{len(texts)}">{items}</sst>'
 
 
-def package(path: Path, sheet_xml: str | bytes, *, strings: str | None = None,
-            names: dict[str, str] | None = None, extra: dict[str, bytes] | None = None,
-            macro: bool = False, compression: int = zipfile.ZIP_DEFLATED,
-            drop: tuple[str, ...] = ()) -> Path:
+def package(
+    path: Path,
+    sheet_xml: str | bytes,
+    *,
+    strings: str | None = None,
+    names: dict[str, str] | None = None,
+    extra: dict[str, bytes] | None = None,
+    macro: bool = False,
+    compression: int = zipfile.ZIP_DEFLATED,
+    drop: tuple[str, ...] = (),
+) -> Path:
     """Write a minimal .xlsx (or .xlsm with ``macro``) package holding one sheet named "S"."""
-    main_type = ("application/vnd.ms-excel.sheet.macroEnabled.main+xml" if macro else
-                 "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml")
-    overrides = [("/xl/workbook.xml", main_type),
-                 ("/xl/worksheets/sheet1.xml",
-                  "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml")]
+    main_type = (
+        "application/vnd.ms-excel.sheet.macroEnabled.main+xml"
+        if macro
+        else "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
+    )
+    overrides = [
+        ("/xl/workbook.xml", main_type),
+        (
+            "/xl/worksheets/sheet1.xml",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml",
+        ),
+    ]
     rels = [("rId1", "worksheet", "worksheets/sheet1.xml")]
     if strings is not None:
-        overrides.append(("/xl/sharedStrings.xml", "application/vnd.openxmlformats-"
-                          "officedocument.spreadsheetml.sharedStrings+xml"))
+        overrides.append(
+            (
+                "/xl/sharedStrings.xml",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml",
+            )
+        )
         rels.append(("rId2", "sharedStrings", "sharedStrings.xml"))
-    defaults = '<Default Extension="xml" ContentType="application/xml"/>' \
-        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.' \
+    defaults = (
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.'
         'relationships+xml"/>'
+    )
     if macro:
         defaults += '<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/>'
         rels.append(("rId9", "vbaProject", "vbaProject.bin"))
-    content_types = (f'{XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/'
-                     f'content-types">{defaults}'
-                     + "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides)
-                     + "</Types>")
+    content_types = (
+        f'{XML_DECL}<Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+        f'content-types">{defaults}'
+        + "".join(f'<Override PartName="{p}" ContentType="{t}"/>' for p, t in overrides)
+        + "</Types>"
+    )
     defined = ""
     if names:
-        defined = "<definedNames>" + "".join(
-            f'<definedName name="{n}">{escape(text)}</definedName>' for n, text in names.items()
-        ) + "</definedNames>"
-    workbook = (f'{XML_DECL}<workbook xmlns="{MAIN}" xmlns:r="{REL}"><sheets>'
-                f'<sheet name="S" sheetId="1" r:id="rId1"/></sheets>{defined}</workbook>')
+        defined = (
+            "<definedNames>"
+            + "".join(f'<definedName name="{n}">{escape(text)}</definedName>' for n, text in names.items())
+            + "</definedNames>"
+        )
+    workbook = (
+        f'{XML_DECL}<workbook xmlns="{MAIN}" xmlns:r="{REL}"><sheets>'
+        f'<sheet name="S" sheetId="1" r:id="rId1"/></sheets>{defined}</workbook>'
+    )
 
     def rel_type(kind: str) -> str:
         if kind == "vbaProject":
             return "http://schemas.microsoft.com/office/2006/relationships/vbaProject"
         return f"{REL}/{kind}"
 
-    wb_rels = (f'{XML_DECL}<Relationships xmlns="{PKG_REL}">'
-               + "".join(f'<Relationship Id="{i}" Type="{rel_type(k)}" Target="{t}"/>'
-                         for i, k, t in rels) + "</Relationships>")
-    root_rels = (f'{XML_DECL}<Relationships xmlns="{PKG_REL}"><Relationship Id="rId1" '
-                 f'Type="{REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>')
+    wb_rels = (
+        f'{XML_DECL}<Relationships xmlns="{PKG_REL}">'
+        + "".join(f'<Relationship Id="{i}" Type="{rel_type(k)}" Target="{t}"/>' for i, k, t in rels)
+        + "</Relationships>"
+    )
+    root_rels = (
+        f'{XML_DECL}<Relationships xmlns="{PKG_REL}"><Relationship Id="rId1" '
+        f'Type="{REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>'
+    )
     members: dict[str, bytes | str] = {
-        "[Content_Types].xml": content_types, "_rels/.rels": root_rels,
-        "xl/workbook.xml": workbook, "xl/_rels/workbook.xml.rels": wb_rels,
+        "[Content_Types].xml": content_types,
+        "_rels/.rels": root_rels,
+        "xl/workbook.xml": workbook,
+        "xl/_rels/workbook.xml.rels": wb_rels,
         "xl/worksheets/sheet1.xml": sheet_xml,
     }
     if strings is not None:
@@ -115,20 +147,23 @@ def package(path: Path, sheet_xml: str | bytes, *, strings: str | None = None,
 
 def billion_laughs(d: Path) -> Path:
     """Nine levels of ten entity references: a gigabyte of "lol" from a few hundred bytes."""
-    ents = '<!ENTITY l0 "lol">' + "".join(
-        f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10))
-    xml = sheet(cell("A1", "&l9;", t="str", f='"x"')).replace(
-        XML_DECL, XML_DECL + f"<!DOCTYPE worksheet [{ents}]>").replace("&amp;l9;", "&l9;")
+    ents = '<!ENTITY l0 "lol">' + "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, 10))
+    xml = (
+        sheet(cell("A1", "&l9;", t="str", f='"x"'))
+        .replace(XML_DECL, XML_DECL + f"<!DOCTYPE worksheet [{ents}]>")
+        .replace("&amp;l9;", "&l9;")
+    )
     return package(d / "billion_laughs.xlsx", xml)
 
 
 def external_entity(d: Path) -> Path:
     """XXE: a shared string defined as the contents of /etc/passwd."""
-    sst = shared_strings("&xxe;").replace(
-        XML_DECL, XML_DECL + '<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
-    ).replace("&amp;xxe;", "&xxe;")
-    return package(d / "xxe.xlsx", sheet(cell("A1", 0, t="s"), cell("B1", f="LEN(A1)")),
-                   strings=sst)
+    sst = (
+        shared_strings("&xxe;")
+        .replace(XML_DECL, XML_DECL + '<!DOCTYPE sst [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>')
+        .replace("&amp;xxe;", "&xxe;")
+    )
+    return package(d / "xxe.xlsx", sheet(cell("A1", 0, t="s"), cell("B1", f="LEN(A1)")), strings=sst)
 
 
 def zip_bomb(d: Path) -> Path:
@@ -146,15 +181,23 @@ def far_cells(d: Path) -> Path:
 
 def whole_sheet_range(d: Path) -> Path:
     """One formula over every cell of a sheet whose last row is 1048576."""
-    return package(d / "whole_sheet.xlsx", sheet(
-        cell("A1", f="SUM(B:XFD)"), cell("B1048576", 1), cell("C2", 2),
-        before='<dimension ref="A1:XFD1048576"/>'))
+    return package(
+        d / "whole_sheet.xlsx",
+        sheet(
+            cell("A1", f="SUM(B:XFD)"),
+            cell("B1048576", 1),
+            cell("C2", 2),
+            before='<dimension ref="A1:XFD1048576"/>',
+        ),
+    )
 
 
 def absurd_dimension(d: Path) -> Path:
     """A dimension claiming the whole sheet over two cells: the claim is not believed."""
-    return package(d / "absurd_dimension.xlsx", sheet(
-        cell("A1", 2), cell("A2", f="A1*3"), before='<dimension ref="A1:XFD1048576"/>'))
+    return package(
+        d / "absurd_dimension.xlsx",
+        sheet(cell("A1", 2), cell("A2", f="A1*3"), before='<dimension ref="A1:XFD1048576"/>'),
+    )
 
 
 def long_formula(d: Path) -> Path:
@@ -179,25 +222,32 @@ def long_chain(d: Path) -> Path:
 
 def circular(d: Path) -> Path:
     """A1 -> B1 -> C1 -> A1, and D1 reads A1."""
-    return package(d / "circular.xlsx", sheet(
-        cell("A1", f="B1+1"), cell("B1", f="C1*2"), cell("C1", f="A1"), cell("D1", f="A1")))
+    return package(
+        d / "circular.xlsx",
+        sheet(cell("A1", f="B1+1"), cell("B1", f="C1*2"), cell("C1", f="A1"), cell("D1", f="A1")),
+    )
 
 
-OUTSIDE = {"A1": 'WEBSERVICE("http://127.0.0.1:9/steal")',
-           "A2": 'CALL("kernel32","WinExec","JCJ","calc.exe",0)',
-           "A3": 'REGISTER.ID("user32","MessageBoxA","JJCCJ")',
-           "A4": "[1]Sheet1!A1",
-           "A5": 'HYPERLINK("http://127.0.0.1:9/","click")',
-           "A6": '"ok"&"!"'}
+OUTSIDE = {
+    "A1": 'WEBSERVICE("http://127.0.0.1:9/steal")',
+    "A2": 'CALL("kernel32","WinExec","JCJ","calc.exe",0)',
+    "A3": 'REGISTER.ID("user32","MessageBoxA","JJCCJ")',
+    "A4": "[1]Sheet1!A1",
+    "A5": 'HYPERLINK("http://127.0.0.1:9/","click")',
+    "A6": '"ok"&"!"',
+}
 
 
 def outside_calls(d: Path) -> Path:
     """Functions that reach outside the workbook, with stored values, and one ordinary formula."""
     cells = [cell(ref, "stored", f=f, t="str") for ref, f in OUTSIDE.items()]
-    link = (f'{XML_DECL}<externalLink xmlns="{MAIN}"><externalBook xmlns:r="{REL}" r:id="rId1">'
-            '<sheetNames><sheetName val="Sheet1"/></sheetNames></externalBook></externalLink>')
-    return package(d / "outside.xlsx", sheet(*cells),
-                   extra={"xl/externalLinks/externalLink1.xml": link.encode()})
+    link = (
+        f'{XML_DECL}<externalLink xmlns="{MAIN}"><externalBook xmlns:r="{REL}" r:id="rId1">'
+        '<sheetNames><sheetName val="Sheet1"/></sheetNames></externalBook></externalLink>'
+    )
+    return package(
+        d / "outside.xlsx", sheet(*cells), extra={"xl/externalLinks/externalLink1.xml": link.encode()}
+    )
 
 
 def not_a_zip(d: Path) -> Path:
@@ -208,8 +258,7 @@ def not_a_zip(d: Path) -> Path:
 
 def no_workbook(d: Path) -> Path:
     """A zip with content types and a sheet but no workbook part."""
-    return package(d / "no_workbook.xlsx", sheet(cell("A1", 1)),
-                   drop=("xl/workbook.xml", "_rels/.rels"))
+    return package(d / "no_workbook.xlsx", sheet(cell("A1", 1)), drop=("xl/workbook.xml", "_rels/.rels"))
 
 
 def truncated(d: Path) -> Path:
@@ -224,8 +273,9 @@ def truncated(d: Path) -> Path:
 
 def bad_shared_string(d: Path) -> Path:
     """A cell pointing at shared string 99 of a table of one."""
-    return package(d / "bad_sst.xlsx", sheet(cell("A1", 99, t="s"), cell("B1", f="A1")),
-                   strings=shared_strings("only"))
+    return package(
+        d / "bad_sst.xlsx", sheet(cell("A1", 99, t="s"), cell("B1", f="A1")), strings=shared_strings("only")
+    )
 
 
 BAD_REFS = ("1A", "A0", "", "ZZZZ1", "A1048577", "XFE1", "A-1", "é1")
@@ -247,14 +297,20 @@ def bad_number(d: Path) -> Path:
     return package(d / "bad_number.xlsx", sheet(cell("A1", "twelve"), cell("B1", f="A1+1")))
 
 
-VBA_BYTES = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"Attribute VB_Name = \"Module1\"\r\nSub " \
-    b"AutoOpen()\r\n Shell \"calc.exe\"\r\nEnd Sub\r\n" + bytes(range(256)) * 4
+VBA_BYTES = (
+    b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b'Attribute VB_Name = "Module1"\r\nSub '
+    b'AutoOpen()\r\n Shell "calc.exe"\r\nEnd Sub\r\n' + bytes(range(256)) * 4
+)
 
 
 def macro_workbook(d: Path) -> Path:
     """An .xlsm with a VBA project (an AutoOpen macro); it must be kept, never run."""
-    return package(d / "macro.xlsm", sheet(cell("A1", 2), cell("A2", f="A1*21")), macro=True,
-                   extra={"xl/vbaProject.bin": VBA_BYTES})
+    return package(
+        d / "macro.xlsm",
+        sheet(cell("A1", 2), cell("A2", f="A1*21")),
+        macro=True,
+        extra={"xl/vbaProject.bin": VBA_BYTES},
+    )
 
 
 def encrypted(d: Path) -> Path:
@@ -279,8 +335,7 @@ def encrypted(d: Path) -> Path:
 def too_many_parts(d: Path) -> Path:
     """A package of 10,001 parts (the limit is 10,000)."""
     extra = {f"xl/media/p{i}.bin": b"" for i in range(10_001)}
-    return package(d / "many_parts.xlsx", sheet(cell("A1", 1)), extra=extra,
-                   compression=zipfile.ZIP_STORED)
+    return package(d / "many_parts.xlsx", sheet(cell("A1", 1)), extra=extra, compression=zipfile.ZIP_STORED)
 
 
 def malformed_xml(d: Path) -> Path:
@@ -288,14 +343,12 @@ def malformed_xml(d: Path) -> Path:
 
 
 def missing_sheet_part(d: Path) -> Path:
-    return package(d / "missing_sheet.xlsx", sheet(cell("A1", 1)),
-                   drop=("xl/worksheets/sheet1.xml",))
+    return package(d / "missing_sheet.xlsx", sheet(cell("A1", 1)), drop=("xl/worksheets/sheet1.xml",))
 
 
 def encrypted_member(d: Path) -> Path:
     """A zip whose sheet part has the 'encrypted' flag set (traditional zip encryption)."""
-    path = package(d / "encrypted_member.xlsx", sheet(cell("A1", 1)),
-                   compression=zipfile.ZIP_STORED)
+    path = package(d / "encrypted_member.xlsx", sheet(cell("A1", 1)), compression=zipfile.ZIP_STORED)
     data = bytearray(path.read_bytes())
     name = b"xl/worksheets/sheet1.xml"
     for sig in (b"PK\x03\x04", b"PK\x01\x02"):  # local header and central directory entry
@@ -303,7 +356,7 @@ def encrypted_member(d: Path) -> Path:
         while i >= 0:
             flag_at = i + (6 if sig == b"PK\x03\x04" else 8)
             name_at = i + (30 if sig == b"PK\x03\x04" else 46)
-            if data[name_at:name_at + len(name)] == name:
+            if data[name_at : name_at + len(name)] == name:
                 data[flag_at] |= 1
             i = data.find(sig, i + 4)
     path.write_bytes(bytes(data))
@@ -312,17 +365,23 @@ def encrypted_member(d: Path) -> Path:
 
 def slow_chain(d: Path) -> Path:
     """4,000 cells each reading the one before: evaluated cell by cell (for --timeout)."""
-    cells = [cell("A1", 1)] + [cell(f"B{r}", f=f"B{r - 1}+A1" if r > 1 else "A1")
-                                for r in range(1, 4001)]
+    cells = [cell("A1", 1)] + [cell(f"B{r}", f=f"B{r - 1}+A1" if r > 1 else "A1") for r in range(1, 4001)]
     cells += [cell(f"C{r}", f=f"C{r + 1}+B{r}") for r in range(1, 4000)]
     return package(d / "slow_chain.xlsx", sheet(*cells))
 
 
 def formula_text_result(d: Path) -> Path:
     """Formulas whose results are texts that look like formulas."""
-    return package(d / "text_results.xlsx", sheet(
-        cell("A1", f='"="&"1+1"'), cell("A2", f='"+"&"SUM(1)"'), cell("A3", f='"@"&"A1"'),
-        cell("A4", f='"-"&"2"'), cell("A5", f='"=cmd|\' /C calc\'!A0"')))
+    return package(
+        d / "text_results.xlsx",
+        sheet(
+            cell("A1", f='"="&"1+1"'),
+            cell("A2", f='"+"&"SUM(1)"'),
+            cell("A3", f='"@"&"A1"'),
+            cell("A4", f='"-"&"2"'),
+            cell("A5", f="\"=cmd|' /C calc'!A0\""),
+        ),
+    )
 
 
 def _col(n: int) -> str:

@@ -36,6 +36,7 @@ def check_soffice() -> None:
         pytest.fail(f"{SOFFICE_MISSING} (CI=true: LibreOffice tests must run here, not skip)")
     pytest.skip(SOFFICE_MISSING)
 
+
 REL_TOL = 1e-9
 
 
@@ -47,16 +48,25 @@ def recalculate(src: str | Path, out_dir: str | Path) -> Path:
 def formula_cells(path: str | Path) -> dict[tuple[str, str], str]:
     """Every formula cell: (sheet, coordinate) -> formula text."""
     wb = openpyxl.load_workbook(path)
-    return {(ws.title, c.coordinate): c.value
-            for ws in wb.worksheets for row in ws.iter_rows() for c in row
-            if isinstance(c.value, str) and c.value.startswith("=")}
+    return {
+        (ws.title, c.coordinate): c.value
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    }
 
 
 def values(path: str | Path) -> dict[tuple[str, str], object]:
     """Every non-empty cached value: (sheet, coordinate) -> value."""
     wb = openpyxl.load_workbook(path, data_only=True)
-    return {(ws.title, c.coordinate): c.value
-            for ws in wb.worksheets for row in ws.iter_rows() for c in row if c.value is not None}
+    return {
+        (ws.title, c.coordinate): c.value
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if c.value is not None
+    }
 
 
 def same(a: object, b: object, rel: float = REL_TOL) -> bool:
@@ -70,7 +80,8 @@ def same(a: object, b: object, rel: float = REL_TOL) -> bool:
 
 def mismatches(expected: dict, actual: dict, cells, rel: float = REL_TOL) -> list[str]:
     """One line per cell whose values differ: cell, expected (stored), actual (computed)."""
-    return [f"{sheet}!{ref}: stored {expected.get((sheet, ref))!r}, "
-            f"computed {actual.get((sheet, ref))!r}"
-            for sheet, ref in cells
-            if not same(expected.get((sheet, ref)), actual.get((sheet, ref)), rel)]
+    return [
+        f"{sheet}!{ref}: stored {expected.get((sheet, ref))!r}, computed {actual.get((sheet, ref))!r}"
+        for sheet, ref in cells
+        if not same(expected.get((sheet, ref)), actual.get((sheet, ref)), rel)
+    ]

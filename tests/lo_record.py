@@ -29,8 +29,10 @@ from workbook.soffice.process import soffice, soffice_env
 
 PATH = Path(__file__).parent / "data" / "lo_probes.json"
 REFRESH = os.environ.get("GPUTCO_LO_REFRESH") == "1"
-REGENERATE = ("GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_functions_lo.py "
-              "tests/test_recalc_groups_lo.py tests/test_recalc_udfs.py -k recording_equals_live")
+REGENERATE = (
+    "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_functions_lo.py "
+    "tests/test_recalc_groups_lo.py tests/test_recalc_udfs.py -k recording_equals_live"
+)
 
 
 class Err(str):
@@ -49,8 +51,11 @@ def norm(v):
         return v
     if isinstance(v, int | float):
         return float(v)
-    if isinstance(v, str) and v.startswith("#") and v.rstrip("!?/0A").upper() in (
-            "#N/", "#N", "#VALUE", "#REF", "#NAME", "#NUM", "#DIV", "#NULL"):
+    if (
+        isinstance(v, str)
+        and v.startswith("#")
+        and v.rstrip("!?/0A").upper() in ("#N/", "#N", "#VALUE", "#REF", "#NAME", "#NUM", "#DIV", "#NULL")
+    ):
         return Err(v)  # openpyxl reads a cached error as its text
     if v is None or v == "":
         return None
@@ -92,15 +97,16 @@ def _dumps(book: dict) -> str:
     for name, body in book["sets"].items():
         cells = ",\n".join("    " + json.dumps(c, ensure_ascii=False) for c in body["cells"])
         head = {k: v for k, v in body.items() if k != "cells"}
-        sets.append(f"  {json.dumps(name)}: {json.dumps(head)[:-1]}, \"cells\": [\n{cells}\n  ]}}")
+        sets.append(f'  {json.dumps(name)}: {json.dumps(head)[:-1]}, "cells": [\n{cells}\n  ]}}')
     top = {k: v for k, v in book.items() if k != "sets"}
     return json.dumps(top, ensure_ascii=False)[:-1] + ', "sets": {\n' + ",\n".join(sets) + "\n}}\n"
 
 
 def version() -> str:
     """The installed LibreOffice's version line, e.g. 'LibreOffice 7.4.7.2 40(Build:2)'."""
-    out = subprocess.run([soffice(), "--version"], capture_output=True, text=True, timeout=120,
-                         env=soffice_env(), check=True)
+    out = subprocess.run(
+        [soffice(), "--version"], capture_output=True, text=True, timeout=120, env=soffice_env(), check=True
+    )
     return out.stdout.strip()
 
 
@@ -121,5 +127,8 @@ def verify_or_refresh(name: str, live: dict[str, object], rel: float = 1e-9) -> 
         PATH.write_text(_dumps(book), encoding="utf-8")
         return []
     rec = recorded(name)
-    return [f"{k}: recorded {rec.get(k, '<missing>')!r}, LibreOffice now {v!r}"
-            for k, v in live.items() if k not in rec or not same(rec[k], v, rel)]
+    return [
+        f"{k}: recorded {rec.get(k, '<missing>')!r}, LibreOffice now {v!r}"
+        for k, v in live.items()
+        if k not in rec or not same(rec[k], v, rel)
+    ]

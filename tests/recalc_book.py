@@ -25,8 +25,12 @@ DATA_A = [3, -2, 0, 5.5, 10, 1e-3, 7, 2, 8, 4]
 SORTED_UP = [10, 20, 30, 40, 50]
 NAMES = ["alpha", "beta", "Gamma", "delta", "epsilon"]
 SORTED_DOWN = [50, 40, 30, 20, 10]
-SYSTEMS = [("H100", 31250, 0.7, 989), ("B200", 45000, 1.2, 2250), ("GB200", 54167, 1.6, 2500),
-           ("A100", 15000, 0.5, 312)]
+SYSTEMS = [
+    ("H100", 31250, 0.7, 989),
+    ("B200", 45000, 1.2, 2250),
+    ("GB200", 54167, 1.6, 2500),
+    ("A100", 15000, 0.5, 312),
+]
 
 
 def probe_book(path: Path, probes: list[str]) -> Path:
@@ -36,12 +40,10 @@ def probe_book(path: Path, probes: list[str]) -> Path:
     data.title = "Data"
     for i, x in enumerate(DATA_A, start=1):
         data.cell(i, 1, x)
-    for row, v in enumerate(["abc", "3", None, 5, "Hello World", "=NA()", "=1/0", "  two  words "],
-                            start=1):
+    for row, v in enumerate(["abc", "3", None, 5, "Hello World", "=NA()", "=1/0", "  two  words "], start=1):
         if v is not None:
             data.cell(row, 2, v)
-    for i, (up, name, down) in enumerate(zip(SORTED_UP, NAMES, SORTED_DOWN, strict=True),
-                                         start=1):
+    for i, (up, name, down) in enumerate(zip(SORTED_UP, NAMES, SORTED_DOWN, strict=True), start=1):
         data.cell(i, 3, up)
         data.cell(i, 4, name)
         data.cell(i, 5, down)
@@ -72,8 +74,9 @@ def probe_book(path: Path, probes: list[str]) -> Path:
     arrays["C2"] = ArrayFormula("C2", "=MAX(IF(A1:A4>2,B1:B4))")
     arrays["C3"] = ArrayFormula("C3", "=SUM((A1:A4>1)*(B1:B4<40))")
     sub = wb.create_sheet("Sub")  # nested subtotals, a hidden row, an error (SUBTOTAL probes)
-    for r, v in enumerate([10, 20, 30, "=SUBTOTAL(9,A1:A3)", 40, 50, "=_xlfn.AGGREGATE(9,0,A5:A6)",
-                           "=1/0", 5], start=1):
+    for r, v in enumerate(
+        [10, 20, 30, "=SUBTOTAL(9,A1:A3)", 40, 50, "=_xlfn.AGGREGATE(9,0,A5:A6)", "=1/0", 5], start=1
+    ):
         sub.cell(r, 1, v)
     sub.row_dimensions[5].hidden = True
     wb.save(path)
@@ -94,11 +97,13 @@ def make_shared(path: Path, sheet_title: str, col: str, first: int, last: int) -
         m = re.search(rf'<c r="{col}{r}"([^>]*)><f>([^<]*)</f>', xml)
         assert m, f"{col}{r} has no formula"
         if r == first:
-            new = (f'<c r="{col}{r}"{m.group(1)}><f t="shared" ref="{col}{first}:{col}{last}" '
-                   f'si="0">{m.group(2)}</f>')
+            new = (
+                f'<c r="{col}{r}"{m.group(1)}><f t="shared" ref="{col}{first}:{col}{last}" '
+                f'si="0">{m.group(2)}</f>'
+            )
         else:
             new = f'<c r="{col}{r}"{m.group(1)}><f t="shared" si="0"/>'
-        xml = xml[:m.start()] + new + xml[m.end():]
+        xml = xml[: m.start()] + new + xml[m.end() :]
     parts[part] = xml.encode()
     tmp = path.with_suffix(".tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
@@ -118,30 +123,60 @@ def tco_book(path: Path, rows: int, *, write_only: bool = False) -> Path:
     inputs = wb.create_sheet("Inputs") if write_only else wb.active
     if not write_only:
         inputs.title = "Inputs"
-    inp_rows = [["hours", 8760], ["pue", 1.3], ["usd_per_kwh", 0.087], ["colo", 130], [], [],
-                ["system", "capex", "kw", "tflops"]]
+    inp_rows = [
+        ["hours", 8760],
+        ["pue", 1.3],
+        ["usd_per_kwh", 0.087],
+        ["colo", 130],
+        [],
+        [],
+        ["system", "capex", "kw", "tflops"],
+    ]
     inp_rows += [list(s) for s in SYSTEMS]
     for r in inp_rows:
         inputs.append([r[0], r[1]] if len(r) == 2 else r)
     ws = wb.create_sheet("Scenarios")
-    ws.append(["system", "rate", "life", "mfu", "residual", "capex", "capital_h", "kw", "power_h",
-               "colo_h", "tco_h", "tflops", "tok_s", "usd_mtok", "check"])
+    ws.append(
+        [
+            "system",
+            "rate",
+            "life",
+            "mfu",
+            "residual",
+            "capex",
+            "capital_h",
+            "kw",
+            "power_h",
+            "colo_h",
+            "tco_h",
+            "tflops",
+            "tok_s",
+            "usd_mtok",
+            "check",
+        ]
+    )
     for i in range(rows):
         r = i + 2
         system = SYSTEMS[i % len(SYSTEMS)][0]
-        ws.append([
-            system, 0.08 + (i % 17) * 0.005, 3 + i % 5, 0.3 + (i % 23) * 0.01, (i % 3) * 0.05,
-            f"=INDEX(Inputs!$B$8:$B$11,MATCH(A{r},Inputs!$A$8:$A$11,0))*(1+0.1*E{r})",
-            f"=-PMT(B{r},C{r},F{r},-E{r}*F{r})/Inputs!$B$1",
-            f"=VLOOKUP(A{r},Inputs!$A$8:$D$11,3,FALSE)",
-            f"=H{r}*Inputs!$B$2*Inputs!$B$3",
-            f"=H{r}*Inputs!$B$4/(Inputs!$B$1/12)",
-            f"=G{r}+I{r}+J{r}",
-            f"=INDEX(Inputs!$D$8:$D$11,MATCH(A{r},Inputs!$A$8:$A$11,0))",
-            f"=D{r}*L{r}*1E12/(6*175E9+12*96*12288*2048)",
-            f"=IF(M{r}>0,K{r}/(M{r}*3600)*1E6,NA())",
-            f"=ROUND(N{r},6)-ROUND(K{r}/(M{r}*3600)*1E6,6)+MAX(0,MIN(1,D{r}))"
-            f"+SUMIF(Inputs!$A$8:$A$11,A{r},Inputs!$C$8:$C$11)-H{r}+COUNTIF(Inputs!$A$8:$A$11,A{r})",
-        ])
+        ws.append(
+            [
+                system,
+                0.08 + (i % 17) * 0.005,
+                3 + i % 5,
+                0.3 + (i % 23) * 0.01,
+                (i % 3) * 0.05,
+                f"=INDEX(Inputs!$B$8:$B$11,MATCH(A{r},Inputs!$A$8:$A$11,0))*(1+0.1*E{r})",
+                f"=-PMT(B{r},C{r},F{r},-E{r}*F{r})/Inputs!$B$1",
+                f"=VLOOKUP(A{r},Inputs!$A$8:$D$11,3,FALSE)",
+                f"=H{r}*Inputs!$B$2*Inputs!$B$3",
+                f"=H{r}*Inputs!$B$4/(Inputs!$B$1/12)",
+                f"=G{r}+I{r}+J{r}",
+                f"=INDEX(Inputs!$D$8:$D$11,MATCH(A{r},Inputs!$A$8:$A$11,0))",
+                f"=D{r}*L{r}*1E12/(6*175E9+12*96*12288*2048)",
+                f"=IF(M{r}>0,K{r}/(M{r}*3600)*1E6,NA())",
+                f"=ROUND(N{r},6)-ROUND(K{r}/(M{r}*3600)*1E6,6)+MAX(0,MIN(1,D{r}))"
+                f"+SUMIF(Inputs!$A$8:$A$11,A{r},Inputs!$C$8:$C$11)-H{r}+COUNTIF(Inputs!$A$8:$A$11,A{r})",
+            ]
+        )
     wb.save(path)
     return path

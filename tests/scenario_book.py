@@ -28,7 +28,7 @@ def block(ws, id_key: str) -> tuple[list[str], list[tuple], int]:
         if row and row[0] == id_key and i + 1 < len(rows) and rows[i + 1][0] == 1:
             keys = list(row)
             data = []
-            for r in rows[i + 1:]:
+            for r in rows[i + 1 :]:
                 if not isinstance(r[0], int | float):
                     break
                 data.append(r)
@@ -43,7 +43,7 @@ def column(keys: list[str], data: list[tuple], key: str) -> np.ndarray:
 
 def named(wb, name: str):
     """The value of a single-cell defined name."""
-    (sheet, ref), = wb.defined_names[name].destinations
+    ((sheet, ref),) = wb.defined_names[name].destinations
     return wb[sheet][ref.replace("$", "")].value
 
 

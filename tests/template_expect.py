@@ -50,47 +50,90 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
     m = presets.model(sc.model)
     for k, s in enumerate(sc.systems):
         b = presets.buyer(sc.buyer)
-        ov = {name: _per_column(v, k) for name, v in sc.overrides.items()
-              if _per_column(v, k) is not None}
-        inputs = {"system": s, "buyer": sc.buyer, "model": sc.model, "precision": sc.precision,
-                  "convention": sc.convention, "mfu": sc.mfu[k], "tokens": sc.tokens,
-                  "gpus": sc.gpus, "kwh_per_household_year": sc.kwh, **ov}
-        ev = {key: float(v[0]) for key, v in scenario.evaluate(
-            {n: [v] if not isinstance(v, str) else v for n, v in inputs.items()}).items()}
-        buyer_value = {f: ov.get(f, b.value(f)) for f in (
-            "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
-            "colo_usd_per_kw_month", "other_usd_per_gpu_hour")}
+        ov = {name: _per_column(v, k) for name, v in sc.overrides.items() if _per_column(v, k) is not None}
+        inputs = {
+            "system": s,
+            "buyer": sc.buyer,
+            "model": sc.model,
+            "precision": sc.precision,
+            "convention": sc.convention,
+            "mfu": sc.mfu[k],
+            "tokens": sc.tokens,
+            "gpus": sc.gpus,
+            "kwh_per_household_year": sc.kwh,
+            **ov,
+        }
+        ev = {
+            key: float(v[0])
+            for key, v in scenario.evaluate(
+                {n: [v] if not isinstance(v, str) else v for n, v in inputs.items()}
+            ).items()
+        }
+        buyer_value = {
+            f: ov.get(f, b.value(f))
+            for f in (
+                "cost_of_capital",
+                "life_years",
+                "residual_fraction",
+                "pue",
+                "usd_per_kwh",
+                "colo_usd_per_kw_month",
+                "other_usd_per_gpu_hour",
+            )
+        }
         seq = ov.get("seq_len", m.value("seq_len"))
         fpt = udfs.tco_flops_per_token(sc.model, seq, sc.convention)
         peak = ov.get("peak_tflops", presets.peak_tflops(s, sc.precision))
         kw = ov.get("it_kw_per_gpu", presets.system(s).value("it_kw_per_gpu"))
         capex = ov.get("capex_per_gpu", udfs.tco_capex_per_gpu(s, sc.buyer))
-        capital = udfs.tco_capital_per_gpu_hour(capex, buyer_value["cost_of_capital"],
-                                                buyer_value["life_years"],
-                                                buyer_value["residual_fraction"])
+        capital = udfs.tco_capital_per_gpu_hour(
+            capex, buyer_value["cost_of_capital"], buyer_value["life_years"], buyer_value["residual_fraction"]
+        )
         power = udfs.tco_power_per_gpu_hour(kw, buyer_value["pue"], buyer_value["usd_per_kwh"])
         facility = udfs.tco_colo_per_gpu_hour(kw, buyer_value["colo_usd_per_kw_month"])
         other = buyer_value["other_usd_per_gpu_hour"]
-        tco = udfs.tco_total_per_gpu_hour(capex, buyer_value["cost_of_capital"],
-                                          buyer_value["life_years"], kw, buyer_value["pue"],
-                                          buyer_value["usd_per_kwh"],
-                                          buyer_value["colo_usd_per_kw_month"],
-                                          buyer_value["residual_fraction"], other)
+        tco = udfs.tco_total_per_gpu_hour(
+            capex,
+            buyer_value["cost_of_capital"],
+            buyer_value["life_years"],
+            kw,
+            buyer_value["pue"],
+            buyer_value["usd_per_kwh"],
+            buyer_value["colo_usd_per_kw_month"],
+            buyer_value["residual_fraction"],
+            other,
+        )
         if not sc.overrides:  # the name-based functions must agree with the explicit ones
             parts = dict(udfs.tco_breakdown(s, sc.buyer)[1:])
             assert (capital, power, facility, other) == (
-                parts["capital"], parts["power"], parts["facility"], parts["other"])
+                parts["capital"],
+                parts["power"],
+                parts["facility"],
+                parts["other"],
+            )
             tco = udfs.tco_gpu_hour(s, sc.buyer)
         mfu = sc.mfu[k]
         tps = udfs.tco_tokens_per_gpu_second(fpt, peak, mfu)
         watts = udfs.tco_utility_watts_per_gpu(kw, buyer_value["pue"])
         jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
         col = {
-            "system": s, "buyer": sc.buyer, "model": sc.model, "precision": sc.precision,
+            "system": s,
+            "buyer": sc.buyer,
+            "model": sc.model,
+            "precision": sc.precision,
             "convention": sc.convention,
-                        "capex_per_gpu": capex,
-            **{f: buyer_value[f] for f in ("cost_of_capital", "life_years", "residual_fraction",
-                                           "pue", "usd_per_kwh", "colo_usd_per_kw_month")},
+            "capex_per_gpu": capex,
+            **{
+                f: buyer_value[f]
+                for f in (
+                    "cost_of_capital",
+                    "life_years",
+                    "residual_fraction",
+                    "pue",
+                    "usd_per_kwh",
+                    "colo_usd_per_kw_month",
+                )
+            },
             "capital_usd_per_gpu_hour": capital,
             "it_kw_per_gpu": kw,
             "power_usd_per_gpu_hour": power,
@@ -100,9 +143,23 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "tco_usd_per_gpu_hour": tco,
             "peak_tflops": peak,
             "seq_len": seq,
-            **{f: m.value(f) for f in ("params", "active_params", "layers", "d_model", "heads",
-                                       "kv_heads", "head_dim", "ffn", "vocab", "mlp_matrices",
-                                       "window_layers", "window")},
+            **{
+                f: m.value(f)
+                for f in (
+                    "params",
+                    "active_params",
+                    "layers",
+                    "d_model",
+                    "heads",
+                    "kv_heads",
+                    "head_dim",
+                    "ffn",
+                    "vocab",
+                    "mlp_matrices",
+                    "window_layers",
+                    "window",
+                )
+            },
             "flops_palm": udfs.tco_flops_per_token(sc.model, seq, "palm"),
             "flops_6n": udfs.tco_flops_per_token(sc.model, seq, "6n"),
             "flops_megatron": udfs.tco_flops_per_token(sc.model, seq, "megatron"),
@@ -120,18 +177,20 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "training_energy_kwh": sc.tokens * jpt / JOULES_PER_KWH,
             "kwh_per_household_year": sc.kwh,
             "household_years": udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
-            "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt,
-                                                                               sc.kwh),
+            "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "kg_co2_per_kwh": udfs.energy.KG_CO2_PER_KWH_US,
             "co2_tonnes": udfs.energy.co2_tonnes(sc.tokens * jpt),
         }
         col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
         # udfs.scenario (the batch engine's chain) must say the same
-        for key, out in (("capex_per_gpu", "capex_per_gpu"), ("tco_usd_per_gpu_hour",
-                         "tco_usd_per_gpu_hour"), ("usd_per_mtok", "usd_per_mtok"),
-                         ("joules_per_token", "joules_per_token"),
-                         ("household_years", "household_years"),
-                         ("training_days", "training_days")):
+        for key, out in (
+            ("capex_per_gpu", "capex_per_gpu"),
+            ("tco_usd_per_gpu_hour", "tco_usd_per_gpu_hour"),
+            ("usd_per_mtok", "usd_per_mtok"),
+            ("joules_per_token", "joules_per_token"),
+            ("household_years", "household_years"),
+            ("training_days", "training_days"),
+        ):
             assert abs(col[key] / ev[out] - 1) < 1e-12, (key, col[key], ev[out])
         cols.append(col)
     return cols
@@ -148,34 +207,48 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         return _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw)
     life, rate, res = buyer["life_years"], buyer["cost_of_capital"], buyer["residual_fraction"]
     gpu_unit = presets.system(system).value("gpus_per_unit")
-    cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides \
-        else None
-    col = {"availability": 1.0, "utilisation": 1.0, "goodput": 1.0,
-           "serve_tokens_per_gpu_second": "",
-           "usd_per_mtok_served": "needs serve_tokens_per_gpu_second",
-           "delivered_usd_per_gpu_hour": decisions.tco_delivered_gpu_hour(tco),
-           "rent_usd_per_gpu_hour": rent, "tax_rate": 0.0, "depreciation_years": life,
-           "rent_decline_per_year": 0.0, "opex_escalation_per_year": 0.0,
-           "opex_usd_per_gpu_hour": opex, "gpus_per_unit": gpu_unit,
-           "breakeven_utilisation": decisions.tco_breakeven_utilisation(tco, rent),
-           "npv_usd_per_gpu": decisions.tco_npv(capex, rent, opex, life, rate, res),
-           "irr": decisions.tco_irr(capex, rent, opex, life, res),
-           "payback_years": decisions.tco_payback_years(capex, rent, opex, life, res),
-           "npv_per_unit_rent": (decisions.tco_npv(capex, rent, opex, life, rate, res)
-                                 - decisions.tco_npv(capex, rent / 2, opex, life, rate, res))
-           / (rent / 2),
-           "breakeven_rent_usd_per_gpu_hour": decisions.tco_breakeven_rent(capex, opex, life, rate,
-                                                                            res),
-           "cluster_units": math.ceil(sc.gpus / gpu_unit),
-           "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
-           "cluster_it_mw": sc.gpus * kw / 1000,
-           "cluster_facility_mw": sc.gpus * kw / 1000 * buyer["pue"],
-           "cluster_mwh_per_year": sc.gpus * kw / 1000 * buyer["pue"] * 8760,
-           "cluster_opex_usd_per_year": opex * 8760 * sc.gpus,
-           "cluster_tco_usd_per_year": tco * 8760 * sc.gpus}
+    cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides else None
+    col = {
+        "availability": 1.0,
+        "utilisation": 1.0,
+        "goodput": 1.0,
+        "serve_tokens_per_gpu_second": "",
+        "usd_per_mtok_served": "needs serve_tokens_per_gpu_second",
+        "delivered_usd_per_gpu_hour": decisions.tco_delivered_gpu_hour(tco),
+        "rent_usd_per_gpu_hour": rent,
+        "tax_rate": 0.0,
+        "depreciation_years": life,
+        "rent_decline_per_year": 0.0,
+        "opex_escalation_per_year": 0.0,
+        "opex_usd_per_gpu_hour": opex,
+        "gpus_per_unit": gpu_unit,
+        "breakeven_utilisation": decisions.tco_breakeven_utilisation(tco, rent),
+        "npv_usd_per_gpu": decisions.tco_npv(capex, rent, opex, life, rate, res),
+        "irr": decisions.tco_irr(capex, rent, opex, life, res),
+        "payback_years": decisions.tco_payback_years(capex, rent, opex, life, res),
+        "npv_per_unit_rent": (
+            decisions.tco_npv(capex, rent, opex, life, rate, res)
+            - decisions.tco_npv(capex, rent / 2, opex, life, rate, res)
+        )
+        / (rent / 2),
+        "breakeven_rent_usd_per_gpu_hour": decisions.tco_breakeven_rent(capex, opex, life, rate, res),
+        "cluster_units": math.ceil(sc.gpus / gpu_unit),
+        "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
+        "cluster_it_mw": sc.gpus * kw / 1000,
+        "cluster_facility_mw": sc.gpus * kw / 1000 * buyer["pue"],
+        "cluster_mwh_per_year": sc.gpus * kw / 1000 * buyer["pue"] * 8760,
+        "cluster_opex_usd_per_year": opex * 8760 * sc.gpus,
+        "cluster_tco_usd_per_year": tco * 8760 * sc.gpus,
+    }
     if rent is None:  # no sourced rent (H800): the rent-based rows say what they need
-        for key in ("breakeven_utilisation", "npv_usd_per_gpu", "irr", "payback_years",
-                    "npv_per_unit_rent", "breakeven_rent_usd_per_gpu_hour"):
+        for key in (
+            "breakeven_utilisation",
+            "npv_usd_per_gpu",
+            "irr",
+            "payback_years",
+            "npv_per_unit_rent",
+            "breakeven_rent_usd_per_gpu_hour",
+        ):
             col[key] = "needs rent_usd_per_gpu_hour"
         col["rent_usd_per_gpu_hour"] = ""
     if cluster:  # the table function agrees with the explicit arithmetic
@@ -187,11 +260,22 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
 def _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
     col = _decisions("H100_HGX", sc, buyer, capex, tco, opex, kw)  # the rent-free rows
     gpu_unit = presets.system(system).value("gpus_per_unit")
-    col.update({"gpus_per_unit": gpu_unit, "cluster_units": math.ceil(sc.gpus / gpu_unit),
-                "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
-                "rent_usd_per_gpu_hour": ""})
-    for key in ("breakeven_utilisation", "npv_usd_per_gpu", "irr", "payback_years",
-                "npv_per_unit_rent", "breakeven_rent_usd_per_gpu_hour"):
+    col.update(
+        {
+            "gpus_per_unit": gpu_unit,
+            "cluster_units": math.ceil(sc.gpus / gpu_unit),
+            "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
+            "rent_usd_per_gpu_hour": "",
+        }
+    )
+    for key in (
+        "breakeven_utilisation",
+        "npv_usd_per_gpu",
+        "irr",
+        "payback_years",
+        "npv_per_unit_rent",
+        "breakeven_rent_usd_per_gpu_hour",
+    ):
         col[key] = "needs rent_usd_per_gpu_hour"
     return col
 
@@ -206,31 +290,35 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
         breakeven = ref["mfu"] * ratio * ref["peak_tflops"] / m["peak_tflops"]
         if plain:
             ratio = udfs.tco_ratio(sc.systems[0], sc.systems[k], sc.buyer)
-            breakeven = udfs.tco_breakeven_mfu(ref["mfu"], sc.systems[0], sc.systems[k],
-                                               sc.precision, sc.buyer)
+            breakeven = udfs.tco_breakeven_mfu(
+                ref["mfu"], sc.systems[0], sc.systems[k], sc.precision, sc.buyer
+            )
         speedup = m["tokens_per_gpu_second"] / ref["tokens_per_gpu_second"]
-        cols.append({
-            "system": m["system"],
-            "capex_per_gpu": m["capex_per_gpu"],
-            "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
-            "opex_usd_per_gpu_hour": m["opex_usd_per_gpu_hour"],
-            "opex_ratio": m["opex_usd_per_gpu_hour"] / ref["opex_usd_per_gpu_hour"],
-            "tco_usd_per_gpu_hour": m["tco_usd_per_gpu_hour"],
-            "tco_ratio": ratio,
-            "peak_tflops": m["peak_tflops"],
-            "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
-            "mfu": m["mfu"],
-            "speedup": speedup,
-            "breakeven_mfu": breakeven,
-            "usd_per_mtok": m["usd_per_mtok"],
-            "cost_per_mtok_ratio": m["usd_per_mtok"] / ref["usd_per_mtok"],
-            "cost_per_mtok_at_breakeven": ref["usd_per_mtok"],
-            "joules_per_token": m["joules_per_token"],
-            "household_years": m["household_years"],
-            "verdict": "reference" if k == 0 else (
-                "cheaper per token" if speedup >= ratio else "dearer per token"),
-            **_rent_or_buy(m, ref),
-        })
+        cols.append(
+            {
+                "system": m["system"],
+                "capex_per_gpu": m["capex_per_gpu"],
+                "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
+                "opex_usd_per_gpu_hour": m["opex_usd_per_gpu_hour"],
+                "opex_ratio": m["opex_usd_per_gpu_hour"] / ref["opex_usd_per_gpu_hour"],
+                "tco_usd_per_gpu_hour": m["tco_usd_per_gpu_hour"],
+                "tco_ratio": ratio,
+                "peak_tflops": m["peak_tflops"],
+                "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
+                "mfu": m["mfu"],
+                "speedup": speedup,
+                "breakeven_mfu": breakeven,
+                "usd_per_mtok": m["usd_per_mtok"],
+                "cost_per_mtok_ratio": m["usd_per_mtok"] / ref["usd_per_mtok"],
+                "cost_per_mtok_at_breakeven": ref["usd_per_mtok"],
+                "joules_per_token": m["joules_per_token"],
+                "household_years": m["household_years"],
+                "verdict": "reference"
+                if k == 0
+                else ("cheaper per token" if speedup >= ratio else "dearer per token"),
+                **_rent_or_buy(m, ref),
+            }
+        )
     return cols
 
 
@@ -245,19 +333,24 @@ def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
         "rent_usd_per_gpu_hour": rent if has else "none given",
         "breakeven_utilisation": m["breakeven_utilisation"],
         "rent_parity": decisions.tco_rent_parity(ref_rent, m["mfu"], ref["mfu"])
-        if isinstance(ref_rent, float | int) and ref_rent != "" else "needs rent_usd_per_gpu_hour",
-        "usd_per_mtok_rented": udfs.tco_cost_per_mtok(rent, m["flops_per_token"],
-                                                      m["peak_tflops"], m["mfu"], m["goodput"])
-        if has else "needs rent_usd_per_gpu_hour",
-        "usd_per_mtok_owned": m["usd_per_mtok"], "npv_usd_per_gpu": m["npv_usd_per_gpu"],
+        if isinstance(ref_rent, float | int) and ref_rent != ""
+        else "needs rent_usd_per_gpu_hour",
+        "usd_per_mtok_rented": udfs.tco_cost_per_mtok(
+            rent, m["flops_per_token"], m["peak_tflops"], m["mfu"], m["goodput"]
+        )
+        if has
+        else "needs rent_usd_per_gpu_hour",
+        "usd_per_mtok_owned": m["usd_per_mtok"],
+        "npv_usd_per_gpu": m["npv_usd_per_gpu"],
         "irr": m["irr"],
     }
 
 
 def sweep_value(model_col: dict, mfu: float) -> float:
     """Cost per million tokens of one system column at ``mfu`` (the Compare sweep table)."""
-    return udfs.tco_cost_per_mtok(model_col["tco_usd_per_gpu_hour"], model_col["flops_per_token"],
-                                  model_col["peak_tflops"], mfu)
+    return udfs.tco_cost_per_mtok(
+        model_col["tco_usd_per_gpu_hour"], model_col["flops_per_token"], model_col["peak_tflops"], mfu
+    )
 
 
 def _same(expected, actual) -> bool:
@@ -265,8 +358,7 @@ def _same(expected, actual) -> bool:
         return actual in (None, "")
     if isinstance(expected, str) or isinstance(actual, str):
         return expected == actual
-    return actual is not None and math.isclose(float(actual), float(expected), rel_tol=1e-9,
-                                               abs_tol=1e-12)
+    return actual is not None and math.isclose(float(actual), float(expected), rel_tol=1e-9, abs_tol=1e-12)
 
 
 def keyed_rows(ws):
@@ -289,8 +381,10 @@ def check_model(ws, sc: Scenario) -> tuple[list[str], int]:
                 continue
             actual = ws.cell(row=r, column=col).value
             if not _same(cols[k][key], actual):
-                bad.append(f"Model!{ws.cell(row=r, column=col).coordinate} {key} "
-                           f"({sc.systems[k]}): workbook {actual!r}, udfs {cols[k][key]!r}")
+                bad.append(
+                    f"Model!{ws.cell(row=r, column=col).coordinate} {key} "
+                    f"({sc.systems[k]}): workbook {actual!r}, udfs {cols[k][key]!r}"
+                )
     return bad, n
 
 
@@ -317,15 +411,21 @@ def check_compare(ws, sc: Scenario) -> tuple[list[str], int]:
                 continue
             actual = ws.cell(row=r, column=col).value
             if not _same(expected, actual):
-                bad.append(f"Compare!{ws.cell(row=r, column=col).coordinate} {key} "
-                           f"({sc.systems[k]}): workbook {actual!r}, udfs {expected!r}")
+                bad.append(
+                    f"Compare!{ws.cell(row=r, column=col).coordinate} {key} "
+                    f"({sc.systems[k]}): workbook {actual!r}, udfs {expected!r}"
+                )
     if i == 0:
         bad.append("Compare: no MFU sweep rows")
     return bad, n
 
 
-def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 300e9,
-                   kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR) -> dict[str, dict[str, object]]:
+def benchmark_rows(
+    buyer: str,
+    article_usd: float = 1.42,
+    bench_tokens: float = 300e9,
+    kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
+) -> dict[str, dict[str, object]]:
     """Expected Benchmarks values per run key and column key (published columns from runs.toml
     and the extra published figures the sheet lists)."""
     from workbook.finance.benchmarks import published
@@ -339,20 +439,35 @@ def benchmark_rows(buyer: str, article_usd: float = 1.42, bench_tokens: float = 
         peak = presets.peak_tflops(s, p)
         tps = udfs.tco_tokens_per_gpu_second(fpt, peak, mfu)
         tco = udfs.tco_gpu_hour(s, buyer)
-        watts = udfs.tco_utility_watts_per_gpu(presets.system(s).value("it_kw_per_gpu"),
-                                               b.value("pue"))
+        watts = udfs.tco_utility_watts_per_gpu(presets.system(s).value("it_kw_per_gpu"), b.value("pue"))
         jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
         hy = udfs.tco_household_years(bench_tokens * jpt, kwh)
-        row = {"run": key, "label": run.label, "system": s, "model": m, "precision": p,
-               "gpus": run.value("gpus"), "mfu": mfu, "peak_tflops": peak,
-               "flops_per_token": fpt, "tokens_per_gpu_second": tps, "tco_usd_per_gpu_hour": tco,
-               "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
-               "cost_per_mtok_article": udfs.tco_cost_per_mtok(article_usd, fpt, peak, mfu),
-               "utility_watts_per_gpu": watts, "joules_per_token": jpt, "household_years": hy,
-               "tokens_per_household_year": bench_tokens / hy}
-        ours = {"tokens_per_gpu_second": tps, "usd_per_mtok": row["cost_per_mtok_article"],
-                "joules_per_token": jpt, "household_years": hy,
-                "tokens_per_household_year": row["tokens_per_household_year"]}
+        row = {
+            "run": key,
+            "label": run.label,
+            "system": s,
+            "model": m,
+            "precision": p,
+            "gpus": run.value("gpus"),
+            "mfu": mfu,
+            "peak_tflops": peak,
+            "flops_per_token": fpt,
+            "tokens_per_gpu_second": tps,
+            "tco_usd_per_gpu_hour": tco,
+            "cost_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu),
+            "cost_per_mtok_article": udfs.tco_cost_per_mtok(article_usd, fpt, peak, mfu),
+            "utility_watts_per_gpu": watts,
+            "joules_per_token": jpt,
+            "household_years": hy,
+            "tokens_per_household_year": bench_tokens / hy,
+        }
+        ours = {
+            "tokens_per_gpu_second": tps,
+            "usd_per_mtok": row["cost_per_mtok_article"],
+            "joules_per_token": jpt,
+            "household_years": hy,
+            "tokens_per_household_year": row["tokens_per_household_year"],
+        }
         for field_, (value, _source) in published(key).items():
             row[f"published_{field_}"] = value
             row[f"diff_{field_}"] = ours[field_] / value - 1
@@ -386,8 +501,11 @@ def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
     return bad, n
 
 
-def fact_rows(buyer: str, kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
-              kg_co2_per_kwh: float = udfs.energy.KG_CO2_PER_KWH_US) -> dict[str, dict]:
+def fact_rows(
+    buyer: str,
+    kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
+    kg_co2_per_kwh: float = udfs.energy.KG_CO2_PER_KWH_US,
+) -> dict[str, dict]:
     """Expected values of the Benchmarks block of published MoE training runs, per fact key and
     column key, from udfs/data/training_facts.toml and the udfs functions: what the developers
     published (tokens, GPU-hours, rate, cost) and what follows from it. Absent quantities: None."""
@@ -395,31 +513,45 @@ def fact_rows(buyer: str, kwh: float = udfs.KWH_PER_HOUSEHOLD_YEAR,
     b = presets.buyer(buyer)
     for key, fact in presets.catalog("training_fact").items():
         system, model = fact.texts["system"], fact.texts["model"]
-        pub = {f: (e.value if (e := fact.entries.get(f)) is not None else None)
-               for f in ("tokens", "gpu_hours", "usd_per_gpu_hour", "published_usd")}
+        pub = {
+            f: (e.value if (e := fact.entries.get(f)) is not None else None)
+            for f in ("tokens", "gpu_hours", "usd_per_gpu_hour", "published_usd")
+        }
         hours, tokens, rate = pub["gpu_hours"], pub["tokens"], pub["usd_per_gpu_hour"]
-        watts = udfs.tco_utility_watts_per_gpu(presets.system(system).value("it_kw_per_gpu"),
-                                               b.value("pue"))
+        watts = udfs.tco_utility_watts_per_gpu(presets.system(system).value("it_kw_per_gpu"), b.value("pue"))
         joules = hours * 3600.0 * watts
         tco = udfs.tco_gpu_hour(system, buyer)
         fpt = {c: udfs.tco_flops_per_token(model, None, c) for c in ("palm", "6n")}
         peak = {p: presets.peak_tflops(system, p) for p in ("fp8", "bf16")}
         tps = None if tokens is None else tokens / (hours * 3600.0)
-        row = {"fact": key, "label": fact.label, "system": system, "model": model, **pub,
-               "tokens_per_gpu_second": tps, "flops_palm": fpt["palm"], "flops_6n": fpt["6n"],
-               "peak_fp8": peak["fp8"], "peak_bf16": peak["bf16"],
-               "usd_at_published_rate": None if rate is None else hours * rate,
-               "tco_usd_per_gpu_hour": tco, "usd_at_tco": hours * tco,
-               "utility_watts_per_gpu": watts, "joules_per_gpu_hour": watts * 3600.0,
-               "joules_per_token": None if tokens is None else joules / tokens,
-               "household_years": udfs.tco_household_years(joules, kwh),
-               "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh)}
+        row = {
+            "fact": key,
+            "label": fact.label,
+            "system": system,
+            "model": model,
+            **pub,
+            "tokens_per_gpu_second": tps,
+            "flops_palm": fpt["palm"],
+            "flops_6n": fpt["6n"],
+            "peak_fp8": peak["fp8"],
+            "peak_bf16": peak["bf16"],
+            "usd_at_published_rate": None if rate is None else hours * rate,
+            "tco_usd_per_gpu_hour": tco,
+            "usd_at_tco": hours * tco,
+            "utility_watts_per_gpu": watts,
+            "joules_per_gpu_hour": watts * 3600.0,
+            "joules_per_token": None if tokens is None else joules / tokens,
+            "household_years": udfs.tco_household_years(joules, kwh),
+            "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh),
+        }
         for c, suffix in (("palm", ""), ("6n", "_6n")):
             for p in ("fp8", "bf16"):
-                row[f"mfu_{p}{suffix}"] = None if tps is None else \
-                    tps * fpt[c] / (peak[p] * 1e12)
-        row["diff_published_usd"] = None if None in (rate, pub["published_usd"]) else \
-            row["usd_at_published_rate"] / pub["published_usd"] - 1
+                row[f"mfu_{p}{suffix}"] = None if tps is None else tps * fpt[c] / (peak[p] * 1e12)
+        row["diff_published_usd"] = (
+            None
+            if None in (rate, pub["published_usd"])
+            else row["usd_at_published_rate"] / pub["published_usd"] - 1
+        )
         out[key] = row
     return out
 
@@ -440,8 +572,7 @@ def check_facts(ws, buyer: str) -> tuple[list[str], int]:
             n += 1
             if want is None:
                 if actual is not None:
-                    bad.append(f"Benchmarks row {r} {fact} {key}: {actual!r} where nothing was "
-                               "published")
+                    bad.append(f"Benchmarks row {r} {fact} {key}: {actual!r} where nothing was published")
             elif not _same(want, actual):
                 bad.append(f"Benchmarks row {r} {fact} {key}: workbook {actual!r}, udfs {want!r}")
     if set(expected) - seen:

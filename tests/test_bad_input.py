@@ -41,25 +41,28 @@ def test_array_error_names_the_element():
         udfs.tco_tokens_per_gpu_second(FPT, PEAK, np.array([0.3, 0.4, 2.0]))
 
 
-@pytest.mark.parametrize(("func", "args", "arg"), [
-    (udfs.tco_cost_per_mtok, (0.0, FPT, PEAK, 0.4), "gpu_hour_usd"),
-    (udfs.tco_cost_per_mtok, (-1.42, FPT, PEAK, 0.4), "gpu_hour_usd"),
-    (udfs.tco_power_per_gpu_hour, (1.389, 1.3, 0.0), "usd_per_kwh"),
-    (udfs.tco_power_per_gpu_hour, (1.389, 1.3, -0.05), "usd_per_kwh"),
-    (udfs.tco_power_per_gpu_hour, (1.389, 0.9, 0.08), "pue"),
-    (udfs.tco_colo_per_gpu_hour, (1.389, -1.0), "usd_per_kw_month"),
-    (udfs.tco_capital_per_gpu_hour, (0.0, 0.1, 5), "capex_per_gpu"),
-    (udfs.tco_capital_per_gpu_hour, (31250, 0.1, 0.0), "life_years"),
-    (udfs.tco_capital_per_gpu_hour, (31250, 0.1, -3), "life_years"),
-    (udfs.tco_capital_per_gpu_hour, (31250, -0.01, 5), "cost_of_capital"),
-    (udfs.tco_capital_per_gpu_hour, (31250, 0.1, 5, 1.0), "residual_fraction"),
-    (udfs.tco_training_days, (1e12, 0, FPT, PEAK, 0.4), "gpus"),
-    (udfs.tco_training_days, (1e12, -8, FPT, PEAK, 0.4), "gpus"),
-    (udfs.tco_training_cost, (math.nan, 1.42, FPT, PEAK, 0.4), "tokens"),
-    (udfs.tco_joules_per_token, (math.inf, FPT, PEAK, 0.4), "utility_watts_per_gpu"),
-    (udfs.tco_household_years, (-1.0,), "joules"),
-    (udfs.tco_tokens_per_gpu_second, (FPT, 0.0, 0.4), "peak_tflops"),
-])
+@pytest.mark.parametrize(
+    ("func", "args", "arg"),
+    [
+        (udfs.tco_cost_per_mtok, (0.0, FPT, PEAK, 0.4), "gpu_hour_usd"),
+        (udfs.tco_cost_per_mtok, (-1.42, FPT, PEAK, 0.4), "gpu_hour_usd"),
+        (udfs.tco_power_per_gpu_hour, (1.389, 1.3, 0.0), "usd_per_kwh"),
+        (udfs.tco_power_per_gpu_hour, (1.389, 1.3, -0.05), "usd_per_kwh"),
+        (udfs.tco_power_per_gpu_hour, (1.389, 0.9, 0.08), "pue"),
+        (udfs.tco_colo_per_gpu_hour, (1.389, -1.0), "usd_per_kw_month"),
+        (udfs.tco_capital_per_gpu_hour, (0.0, 0.1, 5), "capex_per_gpu"),
+        (udfs.tco_capital_per_gpu_hour, (31250, 0.1, 0.0), "life_years"),
+        (udfs.tco_capital_per_gpu_hour, (31250, 0.1, -3), "life_years"),
+        (udfs.tco_capital_per_gpu_hour, (31250, -0.01, 5), "cost_of_capital"),
+        (udfs.tco_capital_per_gpu_hour, (31250, 0.1, 5, 1.0), "residual_fraction"),
+        (udfs.tco_training_days, (1e12, 0, FPT, PEAK, 0.4), "gpus"),
+        (udfs.tco_training_days, (1e12, -8, FPT, PEAK, 0.4), "gpus"),
+        (udfs.tco_training_cost, (math.nan, 1.42, FPT, PEAK, 0.4), "tokens"),
+        (udfs.tco_joules_per_token, (math.inf, FPT, PEAK, 0.4), "utility_watts_per_gpu"),
+        (udfs.tco_household_years, (-1.0,), "joules"),
+        (udfs.tco_tokens_per_gpu_second, (FPT, 0.0, 0.4), "peak_tflops"),
+    ],
+)
 def test_out_of_range_names_argument_and_range(func, args, arg):
     with pytest.raises(InputRangeError) as info:
         func(*args)
@@ -82,14 +85,17 @@ def test_none_is_missing():
         udfs.tco_tokens_per_gpu_second(FPT, PEAK, None)
 
 
-@pytest.mark.parametrize(("func", "args", "arg", "valid"), [
-    (udfs.tco_gpu_hour, ("H100_NVL",), "system", "H100_HGX"),
-    (udfs.tco_gpu_hour, ("H100_HGX", "hyperscalar"), "buyer", "hyperscaler"),
-    (udfs.tco_flops_per_token, ("gpt4",), "model", "gpt3_175b"),
-    (udfs.tco_flops_per_token, ("gpt3_175b", None, "chinchilla"), "convention", "palm"),
-    (udfs.tco_breakeven_mfu, (0.5, "H100_HGX", "GB200_NVL72", "fp16"), "precision", "bf16"),
-    (udfs.tco_system, ("H100_HGX", "price"), "system field", "unit_price_usd"),
-])
+@pytest.mark.parametrize(
+    ("func", "args", "arg", "valid"),
+    [
+        (udfs.tco_gpu_hour, ("H100_NVL",), "system", "H100_HGX"),
+        (udfs.tco_gpu_hour, ("H100_HGX", "hyperscalar"), "buyer", "hyperscaler"),
+        (udfs.tco_flops_per_token, ("gpt4",), "model", "gpt3_175b"),
+        (udfs.tco_flops_per_token, ("gpt3_175b", None, "chinchilla"), "convention", "palm"),
+        (udfs.tco_breakeven_mfu, (0.5, "H100_HGX", "GB200_NVL72", "fp16"), "precision", "bf16"),
+        (udfs.tco_system, ("H100_HGX", "price"), "system field", "unit_price_usd"),
+    ],
+)
 def test_unknown_names_list_the_valid_ones(func, args, arg, valid):
     with pytest.raises(UnknownNameError) as info:
         func(*args)

@@ -32,14 +32,16 @@ def csv_in(tmp_path):
 
 
 def _expected():
-    return scenario.evaluate({
-        "system": ["H100_HGX", "GB200_NVL72", "H100_HGX"],
-        "buyer": ["hyperscaler", "neocloud_giant", "emerging_neocloud"],
-        "precision": ["bf16", "fp8", "bf16"],
-        "mfu": [0.54, 0.4, 0.3],
-        "usd_per_kwh": [np.nan, 0.12, 0.05],
-        "tokens": [300e9, 1e12, 300e9],
-    })
+    return scenario.evaluate(
+        {
+            "system": ["H100_HGX", "GB200_NVL72", "H100_HGX"],
+            "buyer": ["hyperscaler", "neocloud_giant", "emerging_neocloud"],
+            "precision": ["bf16", "fp8", "bf16"],
+            "mfu": [0.54, 0.4, 0.3],
+            "usd_per_kwh": [np.nan, 0.12, 0.05],
+            "tokens": [300e9, 1e12, 300e9],
+        }
+    )
 
 
 @pytest.mark.parametrize("ext", ["csv", "parquet", "xlsx"])
@@ -47,8 +49,9 @@ def test_results_equal_the_model_in_every_format(csv_in, tmp_path, ext):
     out = tmp_path / f"results.{ext}"
     report = run_batch(csv_in, out)
     assert report.rows == 3
-    df = (pd.read_csv(out) if ext == "csv" else pd.read_parquet(out) if ext == "parquet"
-          else pd.read_excel(out))
+    df = (
+        pd.read_csv(out) if ext == "csv" else pd.read_parquet(out) if ext == "parquet" else pd.read_excel(out)
+    )
     assert list(df["id"]) == ["a", "b", "c"]
     assert list(df.columns) == CSV.splitlines()[0].split(",") + list(RESULTS)
     expected = _expected()
@@ -96,8 +99,11 @@ def test_unknown_column_and_unknown_preset(tmp_path):
     with pytest.raises(udfs.UnknownNameError, match="unknown batch column 'electricity'"):
         run_batch(path, tmp_path / "out.csv")
     path.write_text("system,mfu\nH100_HXG,0.4\n")
-    with pytest.raises(BatchError, match=r"row 2, column system: unknown system 'H100_HXG'.*Did "
-                       r"you mean H100_HGX"):
+    with pytest.raises(
+        BatchError,
+        match=r"row 2, column system: unknown system 'H100_HXG'.*Did "
+        r"you mean H100_HGX",
+    ):
         run_batch(path, tmp_path / "out.csv")
 
 
@@ -132,7 +138,7 @@ def test_formula_like_text_is_never_a_formula(tmp_path):
     assert ws["A3"].data_type == "s"
     run_batch(path, tmp_path / "out.csv")
     lines = (tmp_path / "out.csv").read_text().splitlines()
-    assert lines[1].startswith('"\'=HYPERLINK') and lines[2].startswith('"\'@SUM')
+    assert lines[1].startswith("\"'=HYPERLINK") and lines[2].startswith("\"'@SUM")
 
 
 def test_empty_input_is_an_error(tmp_path):
@@ -159,16 +165,23 @@ def test_cli_exit_codes(csv_in, tmp_path, capsys):
     assert "refusing to overwrite" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.csv")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("gputco batch: error: cannot read ") and err.rstrip().endswith(
-        "missing.csv: no such file") and "Traceback" not in err
+    assert (
+        err.startswith("gputco batch: error: cannot read ")
+        and err.rstrip().endswith("missing.csv: no such file")
+        and "Traceback" not in err
+    )
     assert main(["batch", str(csv_in), "-o", str(tmp_path / "no-such-dir" / "x.csv")]) == 3
     assert "cannot write" in capsys.readouterr().err
 
 
 # -- every bad cell in one pass ------------------------------------------------------------------
 
-BAD_ROWS = {7: ("mfu", "1.5"), 11: ("system", "GB400_NVL72"), 20002: ("mfu", ""),
-            150002: ("usd_per_kwh", "twelve cents")}
+BAD_ROWS = {
+    7: ("mfu", "1.5"),
+    11: ("system", "GB400_NVL72"),
+    20002: ("mfu", ""),
+    150002: ("usd_per_kwh", "twelve cents"),
+}
 EXPECTED_LINES = [
     "row 7, column mfu: mfu must be in (0, 1], got 1.5",
     "row 11, column system: unknown system 'GB400_NVL72'; valid: B200_HGX, B300_HGX, "
@@ -219,39 +232,50 @@ def test_the_same_bad_rows_through_parquet(tmp_path):
 
 
 def test_the_same_bad_rows_through_xlsx_across_chunks(tmp_path):
-    bad = {7: ("mfu", "1.5"), 11: ("system", "GB400_NVL72"), 102: ("mfu", ""),
-           251: ("usd_per_kwh", "twelve cents")}
+    bad = {
+        7: ("mfu", "1.5"),
+        11: ("system", "GB400_NVL72"),
+        102: ("mfu", ""),
+        251: ("usd_per_kwh", "twelve cents"),
+    }
     cols = _scenarios(300, bad)
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.append(list(cols))
     for system, mfu, price in zip(*cols.values(), strict=True):
-        ws.append([system, float(mfu) if mfu else None,
-                   price if price == "twelve cents" else float(price)])
+        ws.append([system, float(mfu) if mfu else None, price if price == "twelve cents" else float(price)])
     wb.save(tmp_path / "in.xlsx")
     with pytest.raises(BadRowsError) as info:
         run_batch(tmp_path / "in.xlsx", tmp_path / "out.xlsx", chunk_rows=50)
-    assert _lines(info.value) == [line.replace("20002", "102").replace("150002", "251")
-                                  for line in EXPECTED_LINES]
+    assert _lines(info.value) == [
+        line.replace("20002", "102").replace("150002", "251") for line in EXPECTED_LINES
+    ]
 
 
 def test_every_kind_of_bad_cell_and_the_first_20_then_a_count(tmp_path):
     path = tmp_path / "bad.csv"
-    path.write_text("system,buyer,model,precision,convention,mfu,pue\n"
-                    "H100_HGX,hyperscaler,gpt3_175b,fp4,palm,0.5,1.3\n"       # 2: no FP4 peak
-                    "H100_HGX,cloud,gpt5,fp3,chinchilla,0.5,\n"              # 3: four names
-                    "GB200_NVL72,,,fp4,,0.5,0.9\n"                           # 4: pue
-                    + "H100_HGX,,,,,0.5,1.3\n" * 3                            # 5-7 clean
-                    + "H100_HGX,,,,,2,1.3\n" * 25)                           # 8-32: mfu
+    path.write_text(
+        "system,buyer,model,precision,convention,mfu,pue\n"
+        "H100_HGX,hyperscaler,gpt3_175b,fp4,palm,0.5,1.3\n"  # 2: no FP4 peak
+        "H100_HGX,cloud,gpt5,fp3,chinchilla,0.5,\n"  # 3: four names
+        "GB200_NVL72,,,fp4,,0.5,0.9\n"  # 4: pue
+        + "H100_HGX,,,,,0.5,1.3\n" * 3  # 5-7 clean
+        + "H100_HGX,,,,,2,1.3\n" * 25
+    )  # 8-32: mfu
     with pytest.raises(BadRowsError) as info:
         run_batch(path, tmp_path / "out.csv", chunk_rows=4)
     lines = _lines(info.value)
     assert str(info.value).splitlines()[0].endswith("31 bad cells; nothing was written")
-    assert lines[0] == ("row 2, column precision: system H100_HGX has no fp4 peak; give "
-                        "peak_tflops or another precision")
+    assert lines[0] == (
+        "row 2, column precision: system H100_HGX has no fp4 peak; give peak_tflops or another precision"
+    )
     assert [line.split(":")[0] for line in lines[1:6]] == [
-        "row 3, column buyer", "row 3, column model", "row 3, column precision",
-        "row 3, column convention", "row 4, column pue"]
+        "row 3, column buyer",
+        "row 3, column model",
+        "row 3, column precision",
+        "row 3, column convention",
+        "row 4, column pue",
+    ]
     assert "unknown convention 'chinchilla'" in lines[4] and "got 0.9" in lines[5]
     assert lines[6] == "row 8, column mfu: mfu must be in (0, 1], got 2"
     assert len(lines) == 21 and lines[20] == "... and 11 more bad cells"
@@ -265,6 +289,7 @@ def test_an_empty_required_cell_is_empty_not_nan(tmp_path):
 
 
 # -- .xlsx input: formulas -----------------------------------------------------------------------
+
 
 def _book_with(tmp_path, value) -> object:
     wb = openpyxl.Workbook()
@@ -288,16 +313,23 @@ def test_a_formula_cell_is_computed_by_our_engine_never_read_as_empty(tmp_path):
 
 def test_a_formula_the_engine_cannot_evaluate_is_refused_naming_its_cell(tmp_path):
     path = _book_with(tmp_path, '=WEBSERVICE("http://example.com/price")')
-    with pytest.raises(BatchError, match=r"formula cells that gputco's engine does not compute: "
-                       r"WEBSERVICE in Sheet!D2; put the values in those cells$"):
+    with pytest.raises(
+        BatchError,
+        match=r"formula cells that gputco's engine does not compute: "
+        r"WEBSERVICE in Sheet!D2; put the values in those cells$",
+    ):
         run_batch(path, tmp_path / "out.csv")
     path = _book_with(tmp_path, "=1/0")
-    with pytest.raises(BadRowsError, match=r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in "
-                                           r"Sheet!D2\)' is not a number"):
+    with pytest.raises(
+        BadRowsError,
+        match=r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in "
+        r"Sheet!D2\)' is not a number",
+    ):
         run_batch(path, tmp_path / "out.csv")
 
 
 # -- CSV dialects and column names ---------------------------------------------------------------
+
 
 def test_a_european_csv_is_detected_and_the_options_set_it(tmp_path):
     path = tmp_path / "eu.csv"
@@ -306,17 +338,23 @@ def test_a_european_csv_is_detected_and_the_options_set_it(tmp_path):
     out = pq.read_table(tmp_path / "out.parquet").to_pandas()
     assert list(out.columns[:3]) == ["System", "MFU", "USD_per_kWh"]  # names as given
     assert round(out["tco_usd_per_gpu_hour"][0], 4) == 1.4795
-    with pytest.raises(BadRowsError, match=r"'0,54' is not a number \(a decimal comma\? give "
-                                           r"--decimal ,\)"):
+    with pytest.raises(
+        BadRowsError,
+        match=r"'0,54' is not a number \(a decimal comma\? give "
+        r"--decimal ,\)",
+    ):
         run_batch(path, tmp_path / "o2.csv", decimal=".")
 
 
 def test_a_refused_csv_says_how_it_was_read(tmp_path):
     path = tmp_path / "eu.csv"
     path.write_text("system;mfu\nH100_HGX;0.54\n")
-    with pytest.raises(udfs.UnknownNameError, match=r"unknown batch column 'system;mfu'.*read as "
-                       r"CSV with separator ',' and decimal mark '\.' \(given.*1 column: "
-                       r"'system;mfu'"):
+    with pytest.raises(
+        udfs.UnknownNameError,
+        match=r"unknown batch column 'system;mfu'.*read as "
+        r"CSV with separator ',' and decimal mark '\.' \(given.*1 column: "
+        r"'system;mfu'",
+    ):
         run_batch(path, tmp_path / "out.csv", sep=",", decimal=".")
     path.write_text("system;mfu\nH100_HGX;0,54\n")
     with pytest.raises(BatchError, match=r"Expected 1 columns, got 2.*separator ','"):

@@ -17,8 +17,17 @@ TABLE = calibration.calibration_table("hyperscaler")
 ROWS = {row[0]: dict(zip(TABLE[0], row, strict=True)) for row in TABLE[1:]}
 # SemiAnalysis July 2026 hyperscaler ("costh") $/GPU-hour as published in PR #661, typed in by hand
 # from the pull request's table so the extract file is checked too.
-PUBLISHED = {"H100_HGX": 1.17, "H200_HGX": 1.22, "B200_HGX": 1.73, "B300_HGX": 2.26,
-             "GB200_NVL72": 1.86, "GB300_NVL72": 2.31, "MI300X": 0.95, "MI325X": 1.10, "MI355X": 1.50}
+PUBLISHED = {
+    "H100_HGX": 1.17,
+    "H200_HGX": 1.22,
+    "B200_HGX": 1.73,
+    "B300_HGX": 2.26,
+    "GB200_NVL72": 1.86,
+    "GB300_NVL72": 2.31,
+    "MI300X": 0.95,
+    "MI325X": 1.10,
+    "MI355X": 1.50,
+}
 
 
 def test_the_table_covers_the_nine_chips_with_the_published_figures():
@@ -60,8 +69,9 @@ def test_fitted_prices_say_so_and_name_the_extract():
 def test_all_in_kw_matches_the_published_power():
     # The system presets' all_in_kw_per_gpu is SemiAnalysis's published "power" field.
     for system in PUBLISHED:
-        assert (presets.system(system).value("all_in_kw_per_gpu")
-                == presets.inferencex(system).value("all_in_kw_per_gpu")), system
+        assert presets.system(system).value("all_in_kw_per_gpu") == presets.inferencex(system).value(
+            "all_in_kw_per_gpu"
+        ), system
 
 
 def test_neocloud_giant_comparison_exists_but_is_not_calibrated():

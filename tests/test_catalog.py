@@ -16,8 +16,18 @@ import pytest
 from udfs import presets
 
 KINDS = [*presets.KINDS, *presets.TABLES]
-SYSTEMS = {"H100_HGX", "H200_HGX", "B200_HGX", "B300_HGX", "GB200_NVL72", "GB300_NVL72", "MI300X",
-           "MI325X", "MI355X", "H800_HGX"}
+SYSTEMS = {
+    "H100_HGX",
+    "H200_HGX",
+    "B200_HGX",
+    "B300_HGX",
+    "GB200_NVL72",
+    "GB300_NVL72",
+    "MI300X",
+    "MI325X",
+    "MI355X",
+    "H800_HGX",
+}
 MOE = {"deepseek_v3", "qwen3_235b_a22b", "llama4_scout", "llama4_maverick", "gpt_oss_120b"}
 
 
@@ -152,6 +162,9 @@ def test_every_shipped_file_rejects_a_value_that_loses_its_unit_or_source(kind, 
     field = next(k for k, v in table.items() if isinstance(v, dict))
     broken = re.sub(rf'(\n{re.escape(field)} = \{{[^\n]*?){part} = "[^"]*", ', r"\1", text, count=1)
     assert broken != text, (kind, field)
-    with pytest.raises(presets.MissingValueError, match=rf"{re.escape(name)} \[{key}\] {field}: "
-                       rf"{part} is required"):
+    with pytest.raises(
+        presets.MissingValueError,
+        match=rf"{re.escape(name)} \[{key}\] {field}: "
+        rf"{part} is required",
+    ):
         presets.parse(kind, name, broken)

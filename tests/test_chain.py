@@ -24,8 +24,7 @@ def test_each_step_formula_reads_exactly_its_function_arguments():
     known = {i.key for i in chain.INPUTS} | {"year"} | {s.key for s in chain.STEPS}
     for y in chain.YEAR_STEPS:  # the per-year table reads scalars, earlier columns and itself
         reads_itself = f"<{y.key}@prev>" in y.formula
-        assert set(chain.operands(y.formula)) == set(y.args) | ({y.key} if reads_itself else set()), \
-            y.key
+        assert set(chain.operands(y.formula)) == set(y.args) | ({y.key} if reads_itself else set()), y.key
         assert all(a in known for a in y.args), y.key
         known.add(y.key)
     known = {i.key for i in chain.INPUTS} | {y.key for y in chain.YEAR_STEPS}
@@ -51,14 +50,34 @@ def test_the_checked_in_chain_page_is_what_the_generator_writes():
 
 
 def test_udf_calls_are_built_by_argument_name():
-    assert udf_call("TCO_TOTAL_PER_GPU_HOUR", usd_per_kwh="E", pue="D", it_kw_per_gpu="C",
-                    life_years="B", cost_of_capital="A", capex_per_gpu="X",
-                    colo_usd_per_kw_month="F") == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F)"
+    assert (
+        udf_call(
+            "TCO_TOTAL_PER_GPU_HOUR",
+            usd_per_kwh="E",
+            pue="D",
+            it_kw_per_gpu="C",
+            life_years="B",
+            cost_of_capital="A",
+            capex_per_gpu="X",
+            colo_usd_per_kw_month="F",
+        )
+        == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F)"
+    )
     # an optional argument between given ones is left empty, a trailing one is left out
-    assert udf_call("TCO_TOTAL_PER_GPU_HOUR", capex_per_gpu="X", cost_of_capital="A",
-                    life_years="B", it_kw_per_gpu="C", pue="D", usd_per_kwh="E",
-                    colo_usd_per_kw_month="F", other_usd_per_gpu_hour="G") \
+    assert (
+        udf_call(
+            "TCO_TOTAL_PER_GPU_HOUR",
+            capex_per_gpu="X",
+            cost_of_capital="A",
+            life_years="B",
+            it_kw_per_gpu="C",
+            pue="D",
+            usd_per_kwh="E",
+            colo_usd_per_kw_month="F",
+            other_usd_per_gpu_hour="G",
+        )
         == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F,,G)"
+    )
     with pytest.raises(UnknownNameError, match="kwh"):
         udf_call("TCO_POWER_PER_GPU_HOUR", it_kw_per_gpu="C", pue="D", kwh="E")
     with pytest.raises(MissingValueError, match="usd_per_kwh"):
@@ -68,21 +87,22 @@ def test_udf_calls_are_built_by_argument_name():
 def test_pmt_and_the_unit_constants_appear_only_in_the_chain():
     """Every step formula is written once: outside udfs/chain.py (and the engine's own PMT), no
     Python source builds a formula with PMT or a unit constant."""
-    pattern = re.compile(r"PMT\(\[|[\"']=-?PMT\(|[*/+(-]k_(?:" + "|".join(
-        name[2:] for name, *_ in chain.CONSTANTS) + r")\b")
+    pattern = re.compile(
+        r"PMT\(\[|[\"']=-?PMT\(|[*/+(-]k_(?:" + "|".join(name[2:] for name, *_ in chain.CONSTANTS) + r")\b"
+    )
     found = []
-    for path in [*ROOT.glob("udfs/**/*.py"), *ROOT.glob("workbook/**/*.py"),
-                 *ROOT.glob("addin/**/*.py")]:
+    for path in [*ROOT.glob("udfs/**/*.py"), *ROOT.glob("workbook/**/*.py"), *ROOT.glob("addin/**/*.py")]:
         rel = path.relative_to(ROOT).as_posix()
         if rel == "udfs/chain.py" or rel.startswith("workbook/recalc/"):
             continue
-        found += [f"{rel}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1)
-                  if pattern.search(line)]
+        found += [
+            f"{rel}:{n}" for n, line in enumerate(path.read_text().splitlines(), 1) if pattern.search(line)
+        ]
     assert found == []
     assert (ROOT / "udfs/chain.py").read_text().count('"=-PMT([') == 1
 
 
-TOY = r'''
+TOY = r"""
 import json, sys, tempfile, pathlib
 import numpy as np
 from udfs import chain
@@ -125,15 +145,14 @@ out["numpy"] = [float(x) for x in scenario.evaluate(
 out["tco"] = [float(x) for x in scenario.evaluate(
     {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5]})["tco_usd_per_gpu_hour"]]
 print(json.dumps(out))
-'''
+"""
 
 
 def test_a_step_added_to_the_chain_appears_everywhere_without_editing_a_sheet_module():
     """A toy result (TCO per GPU-day) added with chain.add_step, in a fresh interpreter: a Model
     row with its out_ name, a Scenarios column and a batch output column, all equal to its numpy
     function."""
-    proc = subprocess.run([sys.executable, "-c", TOY], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
+    proc = subprocess.run([sys.executable, "-c", TOY], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     want = [t * 24 for t in out["tco"]]
@@ -146,7 +165,17 @@ def test_a_step_added_to_the_chain_appears_everywhere_without_editing_a_sheet_mo
 
 def test_add_step_refuses_operands_that_are_not_its_arguments():
     with pytest.raises(ValueError, match="operands"):
-        chain.add_step(chain.Step("bad", "bad", "", "", "=[tco_usd_per_gpu_hour]*[pue]",
-                                  abs, ("tco_usd_per_gpu_hour",), "Energy"))
+        chain.add_step(
+            chain.Step(
+                "bad",
+                "bad",
+                "",
+                "",
+                "=[tco_usd_per_gpu_hour]*[pue]",
+                abs,
+                ("tco_usd_per_gpu_hour",),
+                "Energy",
+            )
+        )
     with pytest.raises(ValueError, match="already"):
         chain.add_step(chain.step("usd_per_mtok"))

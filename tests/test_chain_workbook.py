@@ -65,8 +65,13 @@ NUMBERS = {
     "whole_life": st.integers(1, 15).map(float),
 }
 BUYER_FIELDS = [i.key for i in chain.INPUTS if i.scope == "buyer"]
-SYSTEM_OVERRIDES = ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops", "rent_usd_per_gpu_hour",
-                    "serve_tokens_per_gpu_second")
+SYSTEM_OVERRIDES = (
+    "capex_per_gpu",
+    "it_kw_per_gpu",
+    "peak_tflops",
+    "rent_usd_per_gpu_hour",
+    "serve_tokens_per_gpu_second",
+)
 SYSTEM_INPUTS = ("availability", "utilisation", "goodput")
 CASH = ("tax_rate", "rent_decline_per_year", "opex_escalation_per_year")
 
@@ -79,25 +84,33 @@ def _has_peak(system: str, precision: str) -> bool:
 def finance_inputs(draw):
     """One finance workbook's inputs: scenario-wide values, buyer overrides, per-system values."""
     maybe = lambda name: draw(st.one_of(st.none(), NUMBERS[name]))  # noqa: E731
-    common = {"buyer": draw(st.sampled_from(BUYERS)), "model": draw(st.sampled_from(MODELS)),
-              "precision": draw(st.sampled_from(presets.PRECISIONS)),
-              "convention": draw(st.sampled_from(CONVENTIONS)),
-              "tokens": draw(NUMBERS["tokens"]), "gpus": draw(NUMBERS["gpus"]),
-              "kwh_per_household_year": draw(NUMBERS["kwh_per_household_year"]),
-              "kg_co2_per_kwh": draw(NUMBERS["kg_co2_per_kwh"]),
-              "seq_len": maybe("seq_len")}
+    common = {
+        "buyer": draw(st.sampled_from(BUYERS)),
+        "model": draw(st.sampled_from(MODELS)),
+        "precision": draw(st.sampled_from(presets.PRECISIONS)),
+        "convention": draw(st.sampled_from(CONVENTIONS)),
+        "tokens": draw(NUMBERS["tokens"]),
+        "gpus": draw(NUMBERS["gpus"]),
+        "kwh_per_household_year": draw(NUMBERS["kwh_per_household_year"]),
+        "kg_co2_per_kwh": draw(NUMBERS["kg_co2_per_kwh"]),
+        "seq_len": maybe("seq_len"),
+    }
     common.update({f: maybe(f) for f in BUYER_FIELDS})
     common.update({f: draw(NUMBERS[f]) for f in CASH})
     # the cash flows count whole years 1..15: a drawn life is whole, depreciation within it
     common["life_years"] = draw(NUMBERS["whole_life"])
-    common["depreciation_years"] = draw(st.one_of(st.none(), st.integers(
-        1, int(common["life_years"])).map(float)))
+    common["depreciation_years"] = draw(
+        st.one_of(st.none(), st.integers(1, int(common["life_years"])).map(float))
+    )
     columns = []
     for _ in range(N_SYSTEMS):
         system = draw(st.sampled_from(SYSTEMS))
-        col = {"system": system, "mfu": draw(NUMBERS["mfu"]),
-               **{f: maybe(f) for f in SYSTEM_OVERRIDES},
-               **{f: draw(NUMBERS[f]) for f in SYSTEM_INPUTS}}
+        col = {
+            "system": system,
+            "mfu": draw(NUMBERS["mfu"]),
+            **{f: maybe(f) for f in SYSTEM_OVERRIDES},
+            **{f: draw(NUMBERS[f]) for f in SYSTEM_INPUTS},
+        }
         if not _has_peak(system, common["precision"]) and col["peak_tflops"] is None:
             col["peak_tflops"] = draw(NUMBERS["peak_tflops"])  # no preset: the user gives one
         columns.append(col)
@@ -155,11 +168,15 @@ def test_finance_workbook_equals_the_chain_everywhere(tmp_path_factory, drawn):
         for key, want in _expected(common, col).items():
             got = _get(wb, f"out_{key}_{k}")
             if not _close(got, want, key) and not (
-                    key == "irr" and _another_irr({**common, **col}, _expected(common, col), got)):
+                key == "irr" and _another_irr({**common, **col}, _expected(common, col), got)
+            ):
                 bad.append((f"out_{key}_{k}", got, want))
     assert bad == [], (drawn, bad[:5])
-    failing = [[c.value for c in row[:7]] for row in wb["Checks"].iter_rows(min_row=8)
-               if row[6].value is not True and row[0].value]
+    failing = [
+        [c.value for c in row[:7]]
+        for row in wb["Checks"].iter_rows(min_row=8)
+        if row[6].value is not True and row[0].value
+    ]
     assert _get(wb, "chk_ok") is True, (drawn, failing[:5])
 
 
@@ -173,8 +190,7 @@ def test_the_workbook_price_level_multiplies_the_preset_capex(tmp_path):
     wb = openpyxl.load_workbook(path, data_only=True)
     for k, system in enumerate(["H100_HGX", "GB200_NVL72"], start=1):
         capex = presets.system(system).value("capex_per_gpu") * 1.25
-        want = _expected({"buyer": "neocloud_giant"}, {"system": system, "mfu": 0.54,
-                                                       "capex_per_gpu": capex})
+        want = _expected({"buyer": "neocloud_giant"}, {"system": system, "mfu": 0.54, "capex_per_gpu": capex})
         for key in ("capex_per_gpu", "tco_usd_per_gpu_hour", "usd_per_mtok"):
             assert _close(_get(wb, f"out_{key}_{k}"), want[key]), key
 
@@ -188,10 +204,15 @@ ROWS = 6
 @pytest.fixture(scope="module")
 def scenario_book(tmp_path_factory) -> Path:
     """A scenario workbook whose grid gives every scenario input a column, ROWS rows."""
-    grid = {"system": ["H100_HGX", "GB200_NVL72", "B200_HGX"], "buyer": BUYERS[:2],
-            "model": ["gpt3_175b"], "precision": ["bf16"], "convention": ["palm"],
-            **{k: [float(_first(k))] for k in SCENARIO_NUMBERS},
-            "life_years": [15.0]}  # a cash-flow block of 15 years: the drawn rows' lives fit
+    grid = {
+        "system": ["H100_HGX", "GB200_NVL72", "B200_HGX"],
+        "buyer": BUYERS[:2],
+        "model": ["gpt3_175b"],
+        "precision": ["bf16"],
+        "convention": ["palm"],
+        **{k: [float(_first(k))] for k in SCENARIO_NUMBERS},
+        "life_years": [15.0],
+    }  # a cash-flow block of 15 years: the drawn rows' lives fit
     path = tmp_path_factory.mktemp("scn") / "s.xlsx"
     write_scenarios(parse_spec({"grid": grid, "sensitivity": {"inputs": ["mfu"]}}), path)
     return path
@@ -206,12 +227,16 @@ def _first(key: str) -> float:
 def scenario_rows(draw):
     rows = []
     for _ in range(ROWS):
-        row = {"system": draw(st.sampled_from(SYSTEMS)), "buyer": draw(st.sampled_from(BUYERS)),
-               "model": draw(st.sampled_from(MODELS)),
-               "precision": draw(st.sampled_from(presets.PRECISIONS)),
-               "convention": draw(st.sampled_from(CONVENTIONS)),
-               **{k: draw(NUMBERS[k]) for k in SCENARIO_NUMBERS
-                  if k not in ("life_years", "depreciation_years")}}
+        row = {
+            "system": draw(st.sampled_from(SYSTEMS)),
+            "buyer": draw(st.sampled_from(BUYERS)),
+            "model": draw(st.sampled_from(MODELS)),
+            "precision": draw(st.sampled_from(presets.PRECISIONS)),
+            "convention": draw(st.sampled_from(CONVENTIONS)),
+            **{
+                k: draw(NUMBERS[k]) for k in SCENARIO_NUMBERS if k not in ("life_years", "depreciation_years")
+            },
+        }
         row["life_years"] = draw(NUMBERS["whole_life"])
         row["depreciation_years"] = float(draw(st.integers(1, int(row["life_years"]))))
         rows.append(row)
@@ -248,13 +273,25 @@ def _another_irr(row: dict, want: dict, got) -> bool:
     cash flows."""
     if not isinstance(got, float):
         return False
-    used = {k: float(v[0]) for k, v in scenario.used_inputs(
-        {k: v if isinstance(v, str) else [v] for k, v in row.items() if v is not None}).items()}
+    used = {
+        k: float(v[0])
+        for k, v in scenario.used_inputs(
+            {k: v if isinstance(v, str) else [v] for k, v in row.items() if v is not None}
+        ).items()
+    }
     cols, _ = decisions.cash_flow_columns(
-        used["capex_per_gpu"], used["rent_usd_per_gpu_hour"], want["opex_usd_per_gpu_hour"],
-        used["life_years"], used["residual_fraction"], used["availability"], used["utilisation"],
-        used["tax_rate"], used["depreciation_years"], used["rent_decline_per_year"],
-        used["opex_escalation_per_year"])
+        used["capex_per_gpu"],
+        used["rent_usd_per_gpu_hour"],
+        want["opex_usd_per_gpu_hour"],
+        used["life_years"],
+        used["residual_fraction"],
+        used["availability"],
+        used["utilisation"],
+        used["tax_rate"],
+        used["depreciation_years"],
+        used["rent_decline_per_year"],
+        used["opex_escalation_per_year"],
+    )
     net = cols["net"][0]
     signs = np.sign(net[net != 0])
     npv = float((net / (1.0 + got) ** np.arange(len(net))).sum())
@@ -272,19 +309,52 @@ def test_scenario_rows_equal_the_chain_everywhere(scenario_book, tmp_path_factor
 
 
 #: fixed draws for LibreOffice (one slow full recalculation each)
-_LO_ROW = {"system": "GB200_NVL72", "buyer": "emerging_neocloud", "model": "llama3_70b",
-           "precision": "fp8", "convention": "megatron", "mfu": 0.37, "tokens": 2e12, "gpus": 512,
-           "seq_len": 8192, "capex_per_gpu": 61000, "cost_of_capital": 0.0, "life_years": 4,
-           "residual_fraction": 0.15, "it_kw_per_gpu": 1.9, "pue": 1.45, "usd_per_kwh": 0.12,
-           "colo_usd_per_kw_month": 95, "other_usd_per_gpu_hour": 0.05, "peak_tflops": 4800,
-           "kwh_per_household_year": 9000, "kg_co2_per_kwh": 0.44, "availability": 64 / 72,
-           "utilisation": 0.8,
-           "goodput": 0.9, "rent_usd_per_gpu_hour": 3.1, "serve_tokens_per_gpu_second": 2400,
-           "tax_rate": 0.21,
-           "depreciation_years": 3, "rent_decline_per_year": 0.1, "opex_escalation_per_year": 0.03}
+_LO_ROW = {
+    "system": "GB200_NVL72",
+    "buyer": "emerging_neocloud",
+    "model": "llama3_70b",
+    "precision": "fp8",
+    "convention": "megatron",
+    "mfu": 0.37,
+    "tokens": 2e12,
+    "gpus": 512,
+    "seq_len": 8192,
+    "capex_per_gpu": 61000,
+    "cost_of_capital": 0.0,
+    "life_years": 4,
+    "residual_fraction": 0.15,
+    "it_kw_per_gpu": 1.9,
+    "pue": 1.45,
+    "usd_per_kwh": 0.12,
+    "colo_usd_per_kw_month": 95,
+    "other_usd_per_gpu_hour": 0.05,
+    "peak_tflops": 4800,
+    "kwh_per_household_year": 9000,
+    "kg_co2_per_kwh": 0.44,
+    "availability": 64 / 72,
+    "utilisation": 0.8,
+    "goodput": 0.9,
+    "rent_usd_per_gpu_hour": 3.1,
+    "serve_tokens_per_gpu_second": 2400,
+    "tax_rate": 0.21,
+    "depreciation_years": 3,
+    "rent_decline_per_year": 0.1,
+    "opex_escalation_per_year": 0.03,
+}
 #: fixed draws for LibreOffice (one slow full recalculation each)
-LO_DRAWS = [[_LO_ROW, {**_LO_ROW, "model": "deepseek_v3", "precision": "bf16", "convention": "palm",
-                       "system": "MI355X", "peak_tflops": 2300}]]
+LO_DRAWS = [
+    [
+        _LO_ROW,
+        {
+            **_LO_ROW,
+            "model": "deepseek_v3",
+            "precision": "bf16",
+            "convention": "palm",
+            "system": "MI355X",
+            "peak_tflops": 2300,
+        },
+    ]
+]
 
 
 @requires_soffice
@@ -302,22 +372,62 @@ def test_libreoffice_agrees_with_the_engine_on_drawn_rows(scenario_book, tmp_pat
 
 @requires_soffice
 def test_libreoffice_agrees_on_a_drawn_finance_workbook(tmp_path):
-    common = {"buyer": "neocloud_giant", "model": "llama3_405b", "precision": "fp4",
-              "convention": "6n", "tokens": 15.6e12, "gpus": 16384,
-              "kwh_per_household_year": 10791.0, "seq_len": 8192.0, "cost_of_capital": 0.0,
-              "life_years": 6.0, "residual_fraction": 0.1, "pue": None, "usd_per_kwh": 0.061,
-              "colo_usd_per_kw_month": None, "other_usd_per_gpu_hour": 0.02, "tax_rate": 0.25,
-              "depreciation_years": 4.0, "rent_decline_per_year": 0.15,
-              "opex_escalation_per_year": 0.05}
-    columns = [{"system": "H100_HGX", "mfu": 0.4, "capex_per_gpu": None, "it_kw_per_gpu": None,
-                "peak_tflops": 2000.0, "rent_usd_per_gpu_hour": 2.2, "availability": 0.9,
-                "utilisation": 0.85, "goodput": 0.93},
-               {"system": "GB200_NVL72", "mfu": 0.33, "capex_per_gpu": 60000.0,
-                "it_kw_per_gpu": 1.87, "peak_tflops": None, "rent_usd_per_gpu_hour": 3.4,
-                "availability": 64 / 72, "utilisation": 1.0, "goodput": 0.9},
-               {"system": "B200_HGX", "mfu": 0.5, "capex_per_gpu": None, "it_kw_per_gpu": None,
-                "peak_tflops": None, "rent_usd_per_gpu_hour": 2.6, "availability": 1.0,
-                "utilisation": 0.7, "goodput": 1.0}]
+    common = {
+        "buyer": "neocloud_giant",
+        "model": "llama3_405b",
+        "precision": "fp4",
+        "convention": "6n",
+        "tokens": 15.6e12,
+        "gpus": 16384,
+        "kwh_per_household_year": 10791.0,
+        "seq_len": 8192.0,
+        "cost_of_capital": 0.0,
+        "life_years": 6.0,
+        "residual_fraction": 0.1,
+        "pue": None,
+        "usd_per_kwh": 0.061,
+        "colo_usd_per_kw_month": None,
+        "other_usd_per_gpu_hour": 0.02,
+        "tax_rate": 0.25,
+        "depreciation_years": 4.0,
+        "rent_decline_per_year": 0.15,
+        "opex_escalation_per_year": 0.05,
+    }
+    columns = [
+        {
+            "system": "H100_HGX",
+            "mfu": 0.4,
+            "capex_per_gpu": None,
+            "it_kw_per_gpu": None,
+            "peak_tflops": 2000.0,
+            "rent_usd_per_gpu_hour": 2.2,
+            "availability": 0.9,
+            "utilisation": 0.85,
+            "goodput": 0.93,
+        },
+        {
+            "system": "GB200_NVL72",
+            "mfu": 0.33,
+            "capex_per_gpu": 60000.0,
+            "it_kw_per_gpu": 1.87,
+            "peak_tflops": None,
+            "rent_usd_per_gpu_hour": 3.4,
+            "availability": 64 / 72,
+            "utilisation": 1.0,
+            "goodput": 0.9,
+        },
+        {
+            "system": "B200_HGX",
+            "mfu": 0.5,
+            "capex_per_gpu": None,
+            "it_kw_per_gpu": None,
+            "peak_tflops": None,
+            "rent_usd_per_gpu_hour": 2.6,
+            "availability": 1.0,
+            "utilisation": 0.7,
+            "goodput": 1.0,
+        },
+    ]
     path = tmp_path / "t.xlsx"
     _finance_book(common, columns).save(path)
     lo = openpyxl.load_workbook(recalculate(path, tmp_path / "lo"), data_only=True)

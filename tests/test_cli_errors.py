@@ -56,15 +56,11 @@ BAD = [
     (["batch", "{d}/a-folder", "-o", "{d}/o.csv"], 2, "it is a folder, not a file"),
     (["batch", "{d}/text.xlsx", "-o", "{d}/o.csv"], 2, "is not an .xlsx file (not a zip package)"),
     (["batch", "{d}/binary.csv", "-o", "{d}/o.csv"], 2, "cannot read it as CSV", REAL),
-    (["batch", "{d}/text.xlsx", "-o", "{d}/o.csv", "--in-format", "parquet"], 2,
-     "cannot read it as PARQUET"),
-    (["batch", "{d}/bad-number.csv", "-o", "{d}/o.csv"], 2,
-     "row 2, column mfu: 'forty' is not a number"),
+    (["batch", "{d}/text.xlsx", "-o", "{d}/o.csv", "--in-format", "parquet"], 2, "cannot read it as PARQUET"),
+    (["batch", "{d}/bad-number.csv", "-o", "{d}/o.csv"], 2, "row 2, column mfu: 'forty' is not a number"),
     (["batch", "{d}/bad-mfu.csv", "-o", "{d}/o.csv"], 2, "row 3, column mfu: mfu must be in (0, 1]"),
-    (["batch", "{d}/ok.csv", "-o", "{d}/o.csv", "-o", "{d}/o.xlsx"], 2,
-     "argument -o/--output: given twice"),
-    (["batch", "{d}/ok.csv", "-o", "{d}/o.csv", "--sep", ";"], 2,
-     "read as CSV with separator ';'"),
+    (["batch", "{d}/ok.csv", "-o", "{d}/o.csv", "-o", "{d}/o.xlsx"], 2, "argument -o/--output: given twice"),
+    (["batch", "{d}/ok.csv", "-o", "{d}/o.csv", "--sep", ";"], 2, "read as CSV with separator ';'"),
     (["batch", "{d}/bad-system.csv", "-o", "{d}/o.csv"], 2, "unknown system 'H100'", REAL),
     (["batch", "{d}/ok.csv", "-o", "{d}/o.txt"], 2, "unknown batch file format 'txt'"),
     (["batch", "{d}/ok.csv", "-o", "{d}/o.csv", "--chunk-rows", "0"], 2, "--chunk-rows must be"),
@@ -95,17 +91,21 @@ def files(tmp_path_factory) -> Path:
 
 
 def _gputco(argv: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "addin.cli", *argv], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "addin.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def _check(results, cases, files) -> None:
     problems = []
-    for (argv, code, fragment, *_real), (returncode, out, err) in zip(cases, results,
-                                                                      strict=True):
+    for (argv, code, fragment, *_real), (returncode, out, err) in zip(cases, results, strict=True):
         lines = [line for line in err.splitlines() if not line.startswith("  row ")]
-        if (returncode != code or len(lines) != 1 or fragment not in err
-                or "Traceback" in err + out):
+        if returncode != code or len(lines) != 1 or fragment not in err or "Traceback" in err + out:
             problems.append(f"gputco {' '.join(argv)}: exit {returncode}, stderr {err!r}")
     assert not problems, "\n".join(problems)
     assert (files / "existing.xlsx").read_bytes() == b"precious"
@@ -142,6 +142,7 @@ def test_debug_shows_the_traceback(files):
 
 def test_an_unexpected_exception_is_a_bug_exit_4_one_line(monkeypatch, capsys):
     """A failure nobody foresaw (here injected into the comparison report) is reported as a bug."""
+
     def broken(*_args, **_kwargs):
         raise ZeroDivisionError("float division by zero")
 
@@ -149,16 +150,22 @@ def test_an_unexpected_exception_is_a_bug_exit_4_one_line(monkeypatch, capsys):
     assert main(["compare"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert err.startswith("gputco compare: internal error (ZeroDivisionError: float division by "
-                          "zero); this is a bug in gputco: please report it")
+    assert err.startswith(
+        "gputco compare: internal error (ZeroDivisionError: float division by "
+        "zero); this is a bug in gputco: please report it"
+    )
     with pytest.raises(ZeroDivisionError):
         main(["--debug", "compare"])
 
 
 def test_a_closed_stdout_is_not_an_error():
     """`gputco presets | head -1`: the reader has gone before gputco writes; no traceback."""
-    proc = subprocess.Popen([sys.executable, "-m", "addin.cli", "presets"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "addin.cli", "presets"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     proc.stdout.close()  # long before the child has started writing its ~18 kB
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0 and err == ""

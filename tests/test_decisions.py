@@ -29,14 +29,24 @@ opex = st.floats(0.05, 2.0)
 def test_breakeven_rent_is_the_tco_per_gpu_hour(c, r, n, residual, kw, other, colo):
     """With availability = utilisation = 1, no tax, decline or escalation, renting out at the TCO
     per GPU-hour exactly repays the capital at the cost of capital: the annuity identity."""
-    opex_h = udfs.tco_power_per_gpu_hour(kw, 1.3, 0.087) + udfs.tco_colo_per_gpu_hour(kw, 130) \
-        + other
+    opex_h = udfs.tco_power_per_gpu_hour(kw, 1.3, 0.087) + udfs.tco_colo_per_gpu_hour(kw, 130) + other
     tco = udfs.tco_total_per_gpu_hour(c, r, n, kw, 1.3, 0.087, 130, residual, other)
     assert decisions.tco_breakeven_rent(c, opex_h, n, r, residual) == pytest.approx(tco, rel=1e-9)
 
 
-@given(capex, rate, life, st.floats(0.0, 0.5), st.floats(0.3, 1.0), st.floats(0.3, 1.0),
-       st.floats(0.0, 0.4), st.floats(0.0, 0.3), st.floats(0.0, 0.2), opex, st.data())
+@given(
+    capex,
+    rate,
+    life,
+    st.floats(0.0, 0.5),
+    st.floats(0.3, 1.0),
+    st.floats(0.3, 1.0),
+    st.floats(0.0, 0.4),
+    st.floats(0.0, 0.3),
+    st.floats(0.0, 0.2),
+    opex,
+    st.data(),
+)
 @fuzz_settings(share=0.5)
 def test_npv_and_irr_equal_numpy_financial(c, r, n, residual, a, u, tax, decline, esc, o, data):
     """NPV and IRR of the cash flows with tax, decline and escalation switched on equal
@@ -57,18 +67,37 @@ def test_npv_and_irr_equal_numpy_financial(c, r, n, residual, a, u, tax, decline
     table = decisions.tco_cashflows(*args)
     assert [row[7] for row in table[1:]] == pytest.approx(net.tolist(), rel=1e-12, abs=1e-9)
     want = npf.irr(net)
-    if (net > 0).any() and (net < 0).any() and np.isfinite(want) and \
-            (np.sign(net[1:]) == np.sign(net[-1])).all():  # one sign change: one IRR
+    if (
+        (net > 0).any()
+        and (net < 0).any()
+        and np.isfinite(want)
+        and (np.sign(net[1:]) == np.sign(net[-1])).all()
+    ):  # one sign change: one IRR
         assert decisions.tco_irr(*args) == pytest.approx(want, rel=1e-7, abs=1e-9)
 
 
-@given(capex, rate, life, st.floats(0.0, 0.5), st.floats(0.3, 1.0), st.floats(0.0, 0.4),
-       st.floats(0.0, 0.3), st.floats(0.0, 0.2), opex)
+@given(
+    capex,
+    rate,
+    life,
+    st.floats(0.0, 0.5),
+    st.floats(0.3, 1.0),
+    st.floats(0.0, 0.4),
+    st.floats(0.0, 0.3),
+    st.floats(0.0, 0.2),
+    opex,
+)
 @fuzz_settings(share=0.5)
-def test_npv_is_zero_and_irr_is_the_cost_of_capital_at_the_breakeven_rent(c, r, n, residual, a,
-                                                                          tax, decline, esc, o):
-    kw = dict(residual_fraction=residual, availability=a, tax_rate=tax,
-              rent_decline_per_year=decline, opex_escalation_per_year=esc)
+def test_npv_is_zero_and_irr_is_the_cost_of_capital_at_the_breakeven_rent(
+    c, r, n, residual, a, tax, decline, esc, o
+):
+    kw = dict(
+        residual_fraction=residual,
+        availability=a,
+        tax_rate=tax,
+        rent_decline_per_year=decline,
+        opex_escalation_per_year=esc,
+    )
     rent = decisions.tco_breakeven_rent(c, o, n, r, **kw)
     if rent <= 0:
         return  # no positive rent pays (the residual and tax credits alone repay)
@@ -85,26 +114,31 @@ def test_the_seed_figures_hold_at_the_defaults():
     (SemiAnalysis 2025-08-20: H100 $1.42 per GPU-hour, GB200/H100 TCO ratio 1.58)."""
     out = scenario.evaluate({"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.54, 0.54]})
     assert out["tco_usd_per_gpu_hour"][0] == pytest.approx(1.42, abs=0.005)
-    assert out["tco_usd_per_gpu_hour"][1] / out["tco_usd_per_gpu_hour"][0] == \
-        pytest.approx(1.584, abs=0.001)
+    assert out["tco_usd_per_gpu_hour"][1] / out["tco_usd_per_gpu_hour"][0] == pytest.approx(1.584, abs=0.001)
     assert (out["delivered_usd_per_gpu_hour"] == out["tco_usd_per_gpu_hour"]).all()
-    plain = udfs.tco_cost_per_mtok(out["tco_usd_per_gpu_hour"], out["flops_per_token"],
-                                   [989.4, 2500.0], 0.54)
+    plain = udfs.tco_cost_per_mtok(out["tco_usd_per_gpu_hour"], out["flops_per_token"], [989.4, 2500.0], 0.54)
     assert out["usd_per_mtok"] == pytest.approx(plain, rel=1e-15)
 
 
 def test_goodput_and_availability_scale_cost_days_and_energy():
     base = scenario.evaluate({"system": "GB200_NVL72", "mfu": [0.4]})
-    lossy = scenario.evaluate({"system": "GB200_NVL72", "mfu": [0.4], "availability": [64 / 72],
-                               "utilisation": [0.9], "goodput": [0.8]})
+    lossy = scenario.evaluate(
+        {
+            "system": "GB200_NVL72",
+            "mfu": [0.4],
+            "availability": [64 / 72],
+            "utilisation": [0.9],
+            "goodput": [0.8],
+        }
+    )
     assert lossy["delivered_usd_per_gpu_hour"][0] == pytest.approx(
-        base["tco_usd_per_gpu_hour"][0] / (64 / 72 * 0.9), rel=1e-15)
+        base["tco_usd_per_gpu_hour"][0] / (64 / 72 * 0.9), rel=1e-15
+    )
     assert lossy["usd_per_mtok"][0] == pytest.approx(
-        base["usd_per_mtok"][0] / (64 / 72 * 0.9) / 0.8, rel=1e-12)
-    assert lossy["training_days"][0] == pytest.approx(
-        base["training_days"][0] / (64 / 72) / 0.8, rel=1e-12)
-    assert lossy["joules_per_token"][0] == pytest.approx(base["joules_per_token"][0] / 0.8,
-                                                         rel=1e-12)
+        base["usd_per_mtok"][0] / (64 / 72 * 0.9) / 0.8, rel=1e-12
+    )
+    assert lossy["training_days"][0] == pytest.approx(base["training_days"][0] / (64 / 72) / 0.8, rel=1e-12)
+    assert lossy["joules_per_token"][0] == pytest.approx(base["joules_per_token"][0] / 0.8, rel=1e-12)
 
 
 def test_irr_without_a_sign_change_is_an_error_not_a_number():
@@ -112,7 +146,8 @@ def test_irr_without_a_sign_change_is_an_error_not_a_number():
         decisions.tco_irr(31250, 0.1, 0.4045, 5)
     assert UDFS["TCO_IRR"](31250, 0.1, 0.4045, 5).startswith("#NUM! no IRR")
     assert UDFS["TCO_PAYBACK_YEARS"](31250, 0.5, 0.4045, 5) == (
-        "#NUM! no payback within life: the cumulative cash flow stays below 0")
+        "#NUM! no payback within life: the cumulative cash flow stays below 0"
+    )
 
 
 def test_a_range_shows_no_irr_only_in_the_cells_that_have_none():
@@ -125,14 +160,21 @@ def test_a_range_shows_no_irr_only_in_the_cells_that_have_none():
     assert got[0][2].startswith("#NUM! no IRR")
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: decisions.tco_delivered_gpu_hour(2.0, 0.0), "availability must be in (0, 1], got 0"),
-    (lambda: decisions.tco_delivered_gpu_hour(2.0, 1.2), "availability must be in (0, 1], got 1.2"),
-    (lambda: decisions.tco_cashflows(31250, 2.0, 0.4, 4.5),
-     "life_years must be a whole number in [1, 15], got 4.5"),
-    (lambda: decisions.tco_npv(31250, 0.0, 0.4, 5, 0.1),
-     "rent_usd_per_gpu_hour must be in (0, inf), got 0"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: decisions.tco_delivered_gpu_hour(2.0, 0.0), "availability must be in (0, 1], got 0"),
+        (lambda: decisions.tco_delivered_gpu_hour(2.0, 1.2), "availability must be in (0, 1], got 1.2"),
+        (
+            lambda: decisions.tco_cashflows(31250, 2.0, 0.4, 4.5),
+            "life_years must be a whole number in [1, 15], got 4.5",
+        ),
+        (
+            lambda: decisions.tco_npv(31250, 0.0, 0.4, 5, 0.1),
+            "rent_usd_per_gpu_hour must be in (0, inf), got 0",
+        ),
+    ],
+)
 def test_bad_input_names_the_argument_and_range(call, message):
     with pytest.raises(InputRangeError) as err:
         call()
@@ -142,18 +184,17 @@ def test_bad_input_names_the_argument_and_range(call, message):
 def test_bad_input_in_the_cell_and_in_batch_rows(tmp_path):
     assert UDFS["TCO_DELIVERED_GPU_HOUR"](2.0, 1.2) == "#VALUE! availability must be in (0, 1], got 1.2"
     assert UDFS["TCO_CASHFLOWS"](31250, 2.0, 0.4, 4.5) == (
-        "#VALUE! life_years must be a whole number in [1, 15], got 4.5")
+        "#VALUE! life_years must be a whole number in [1, 15], got 4.5"
+    )
     from workbook.batch.run import BatchError, run_batch
 
     src = tmp_path / "in.csv"
-    src.write_text("system,mfu,availability,rent_usd_per_gpu_hour\nH100_HGX,0.5,1.2,2\n"
-                   "H100_HGX,0.5,0.9,0\n")
+    src.write_text("system,mfu,availability,rent_usd_per_gpu_hour\nH100_HGX,0.5,1.2,2\nH100_HGX,0.5,0.9,0\n")
     with pytest.raises(BatchError) as err:
         run_batch(src, tmp_path / "out.csv")
     text = str(err.value)
     assert "row 2, column availability: availability must be in (0, 1], got 1.2" in text
-    assert "row 3, column rent_usd_per_gpu_hour: rent_usd_per_gpu_hour must be in (0, inf), got 0" \
-        in text
+    assert "row 3, column rent_usd_per_gpu_hour: rent_usd_per_gpu_hour must be in (0, inf), got 0" in text
 
 
 def test_batch_outputs_the_decisions_and_leaves_them_empty_without_a_rent(tmp_path):
@@ -166,9 +207,17 @@ def test_batch_outputs_the_decisions_and_leaves_them_empty_without_a_rent(tmp_pa
     run_batch(src, tmp_path / "out.csv")
     rows = list(csv.DictReader(open(tmp_path / "out.csv")))
     assert rows[0]["delivered_usd_per_gpu_hour"] != "" and rows[1]["delivered_usd_per_gpu_hour"]
-    for key in ("breakeven_utilisation", "breakeven_rent_usd_per_gpu_hour", "npv_usd_per_gpu",
-                "irr", "payback_years"):
+    for key in (
+        "breakeven_utilisation",
+        "breakeven_rent_usd_per_gpu_hour",
+        "npv_usd_per_gpu",
+        "irr",
+        "payback_years",
+    ):
         assert rows[0][key] != "", key
         assert rows[1][key] == "", key  # no rent: empty
-    assert math.isclose(float(rows[0]["breakeven_rent_usd_per_gpu_hour"]),
-                        float(rows[0]["tco_usd_per_gpu_hour"]), rel_tol=1e-9)
+    assert math.isclose(
+        float(rows[0]["breakeven_rent_usd_per_gpu_hour"]),
+        float(rows[0]["tco_usd_per_gpu_hour"]),
+        rel_tol=1e-9,
+    )

@@ -55,6 +55,9 @@ def test_cli_docs_prints_and_writes_the_page(tmp_path, capsys):
 
 def test_python_m_addin_docs_writes_a_file(tmp_path):
     out = tmp_path / "page.md"
-    subprocess.run([sys.executable, "-m", "addin.docs", "-o", str(out)], check=True,
-                   cwd=Path(__file__).resolve().parents[1])
+    subprocess.run(
+        [sys.executable, "-m", "addin.docs", "-o", str(out)],
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert out.read_text(encoding="utf-8") == render()

@@ -55,7 +55,12 @@ def test_every_difference_is_classified(result):
     assert result.differences, "the corpus still has known differences; update this test"
     bugs = [f"{d.file} {d.sheet}!{d.cell}" for d in result.differences if d.cls == "engine bug"]
     assert len(bugs) <= MAX_ENGINE_BUGS, bugs
-    assert {d.cls for d in result.differences} <= {"volatile", "stale cache", "locale",
-                                                   "inherited", "engine bug"}
+    assert {d.cls for d in result.differences} <= {
+        "volatile",
+        "stale cache",
+        "locale",
+        "inherited",
+        "engine bug",
+    }
     stale = [d for d in result.differences if d.cls == "stale cache"]
     assert any(d.file == "excelize/test/CalcChain.xlsx" for d in stale)

@@ -43,16 +43,14 @@ def test_cost_per_mtok():
     # SemiAnalysis 2025-08-20: 54.2 cents per million tokens, FP8, Dec 2024 software, $1.42/h.
     c, i = case("gpt3_175b_fp8_dec2024_cost_per_mtok")
     got = XL["TCO_COST_PER_MTOK"](i["gpu_hour_usd"], fpt(i["model"]), peak(i["precision"]), i["mfu"])
-    assert got == udfs.tco_cost_per_mtok(i["gpu_hour_usd"], fpt(i["model"]), peak(i["precision"]),
-                                         i["mfu"])
+    assert got == udfs.tco_cost_per_mtok(i["gpu_hour_usd"], fpt(i["model"]), peak(i["precision"]), i["mfu"])
     assert got == pytest.approx(c["expected"]["usd_per_million_tokens"], rel=c["tolerance"])
 
 
 def test_tokens_per_gpu_second_as_a_column():
     # NVIDIA dgxc-benchmarking README_175b: 93,190 tok/s (FP8, 39.52% MFU) and 63,099 tok/s
     # (BF16, 53.54% MFU) on 128 H100: one formula over a column of runs.
-    ids = ["gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
-           "gpt3_175b_bf16_dec2024_tokens_per_gpu_second"]
+    ids = ["gpt3_175b_fp8_dec2024_tokens_per_gpu_second", "gpt3_175b_bf16_dec2024_tokens_per_gpu_second"]
     runs = [case(i) for i in ids]
     peaks = [[peak(i["precision"])] for _, i in runs]
     mfus = [[i["mfu"]] for _, i in runs]
@@ -66,12 +64,11 @@ def test_joules_per_token_as_a_row():
     # SemiAnalysis 2025-08-20: 2.46 J/token (FP8) and 3.63 J/token (BF16) for GPT-3 175B on H100.
     runs = [case("gpt3_175b_fp8_joules_per_token"), case("gpt3_175b_bf16_joules_per_token")]
     watts = runs[0][1]["utility_watts_per_gpu"]
-    got = XL["TCO_JOULES_PER_TOKEN"](watts, fpt("gpt3_175b"),
-                                     [[peak(i["precision"]) for _, i in runs]],
-                                     [[i["mfu"] for _, i in runs]])
+    got = XL["TCO_JOULES_PER_TOKEN"](
+        watts, fpt("gpt3_175b"), [[peak(i["precision"]) for _, i in runs]], [[i["mfu"] for _, i in runs]]
+    )
     for value, (c, i) in zip(got[0], runs, strict=True):
-        assert value == udfs.tco_joules_per_token(watts, fpt(i["model"]), peak(i["precision"]),
-                                                  i["mfu"])
+        assert value == udfs.tco_joules_per_token(watts, fpt(i["model"]), peak(i["precision"]), i["mfu"])
         assert value == pytest.approx(c["expected"]["joules_per_token"], rel=c["tolerance"])
 
 
@@ -91,10 +88,8 @@ def test_household_years_for_300b_tokens():
     jpt = XL["TCO_JOULES_PER_TOKEN"](i["utility_watts_per_gpu"], fpt(i["model"]), peaks, mfus)
     joules = [[i["tokens"] * j] for (j,) in jpt]
     got = XL["TCO_HOUSEHOLD_YEARS"](joules)
-    for (value,), (p, m), expected in zip(got, i["runs"], c["expected"]["household_years"],
-                                          strict=True):
-        plain_jpt = udfs.tco_joules_per_token(i["utility_watts_per_gpu"], fpt(i["model"]),
-                                              peak(p), m)
+    for (value,), (p, m), expected in zip(got, i["runs"], c["expected"]["household_years"], strict=True):
+        plain_jpt = udfs.tco_joules_per_token(i["utility_watts_per_gpu"], fpt(i["model"]), peak(p), m)
         assert value == udfs.tco_household_years(i["tokens"] * plain_jpt)
         assert value == pytest.approx(expected, rel=c["tolerance"])
 
@@ -112,9 +107,13 @@ def test_capex_per_gpu_as_a_column_of_systems():
 
 def test_every_public_case_goes_through_the_udfs():
     tested = {
-        "gpt3_175b_fp8_dec2024_cost_per_mtok", "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second", "gpt3_175b_fp8_joules_per_token",
-        "gpt3_175b_bf16_joules_per_token", "gpt3_175b_fp8_tokens_per_household_year",
-        "gpt3_175b_300b_tokens_household_years", "capex_per_gpu_all_in_hyperscaler",
+        "gpt3_175b_fp8_dec2024_cost_per_mtok",
+        "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
+        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",
+        "gpt3_175b_fp8_joules_per_token",
+        "gpt3_175b_bf16_joules_per_token",
+        "gpt3_175b_fp8_tokens_per_household_year",
+        "gpt3_175b_300b_tokens_household_years",
+        "capex_per_gpu_all_in_hyperscaler",
     }
     assert set(CASES) == tested

@@ -35,7 +35,7 @@ def spec(name):
 def full_args(name):
     """The documented example, completed with the defaults of the optional arguments."""
     s = spec(name)
-    return list(s.example) + [a.default for a in s.args[len(s.example):]]
+    return list(s.example) + [a.default for a in s.args[len(s.example) :]]
 
 
 def scalar_result(name):
@@ -105,7 +105,7 @@ def test_a_range_in_any_argument_gives_the_same_shape(name, shape):
     expected = scalar_result(name)
     args = full_args(name)
     for i in range(len(args)):
-        ranged = [*args[:i], fill(shape, args[i]), *args[i + 1:]]
+        ranged = [*args[:i], fill(shape, args[i]), *args[i + 1 :]]
         assert udfs.UDFS[name](*ranged) == fill(shape, expected), spec(name).args[i].name
     # every argument a range of the same shape
     assert udfs.UDFS[name](*(fill(shape, a) for a in args)) == fill(shape, expected)
@@ -142,8 +142,9 @@ def test_values_vary_along_the_range():
     assert got == [[udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, m)] for (m,) in mfu]
     systems = [["H100_HGX", "GB200_NVL72", "B200_HGX"]]
     got = udfs.UDFS["TCO_GPU_HOUR"](systems, [["hyperscaler"], ["emerging_neocloud"]])
-    assert got == [[udfs.tco_gpu_hour(s, b) for s in systems[0]]
-                   for b in ("hyperscaler", "emerging_neocloud")]
+    assert got == [
+        [udfs.tco_gpu_hour(s, b) for s in systems[0]] for b in ("hyperscaler", "emerging_neocloud")
+    ]
 
 
 def test_other_array_forms_keep_their_shape():
@@ -163,8 +164,8 @@ def test_an_empty_optional_argument_takes_its_default(name):
     for i, arg in enumerate(s.args):
         if not arg.optional:
             continue
-        empty = [*args[:i], None, *args[i + 1:]]
-        explicit = [*args[:i], arg.default, *args[i + 1:]]
+        empty = [*args[:i], None, *args[i + 1 :]]
+        explicit = [*args[:i], arg.default, *args[i + 1 :]]
         if arg.default is not None:
             assert udfs.UDFS[name](*empty) == udfs.UDFS[name](*explicit), arg.name
         if all(a.optional for a in s.args[i:]):
@@ -174,11 +175,12 @@ def test_an_empty_optional_argument_takes_its_default(name):
 
 def test_an_empty_cell_in_a_column_takes_the_default_there():
     got = udfs.UDFS["TCO_CAPITAL_PER_GPU_HOUR"](31250, 0.1305, 5, [[None], [0.2]])
-    assert got == [[udfs.tco_capital_per_gpu_hour(31250, 0.1305, 5)],
-                   [udfs.tco_capital_per_gpu_hour(31250, 0.1305, 5, 0.2)]]
+    assert got == [
+        [udfs.tco_capital_per_gpu_hour(31250, 0.1305, 5)],
+        [udfs.tco_capital_per_gpu_hour(31250, 0.1305, 5, 0.2)],
+    ]
     got = udfs.UDFS["TCO_FLOPS_PER_TOKEN"]("gpt3_175b", [[None, 4096]])
-    assert got == [[udfs.tco_flops_per_token("gpt3_175b"),
-                    udfs.tco_flops_per_token("gpt3_175b", 4096)]]
+    assert got == [[udfs.tco_flops_per_token("gpt3_175b"), udfs.tco_flops_per_token("gpt3_175b", 4096)]]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -187,14 +189,20 @@ def test_an_empty_required_argument_is_a_clear_error(name):
     for i, arg in enumerate(s.args):
         if arg.optional:
             continue
-        got = udfs.UDFS[name](*args[:i], None, *args[i + 1:])
+        got = udfs.UDFS[name](*args[:i], None, *args[i + 1 :])
         assert got == f"#VALUE! {arg.name} is required: the cell is empty"
 
 
 # --- bad values -----------------------------------------------------------------------------------
 
-BAD = {"text": "abc", "boolean": True, "nan": math.nan, "inf": math.inf, "negative": -1.0,
-       "date": dt.datetime(2024, 1, 1)}
+BAD = {
+    "text": "abc",
+    "boolean": True,
+    "nan": math.nan,
+    "inf": math.inf,
+    "negative": -1.0,
+    "date": dt.datetime(2024, 1, 1),
+}
 
 
 @pytest.mark.parametrize("bad", BAD.values(), ids=BAD.keys())
@@ -202,7 +210,7 @@ BAD = {"text": "abc", "boolean": True, "nan": math.nan, "inf": math.inf, "negati
 def test_a_bad_value_in_any_argument_is_a_cell_error(name, bad):
     s, args = spec(name), full_args(name)
     for i, arg in enumerate(s.args):
-        got = udfs.UDFS[name](*args[:i], bad, *args[i + 1:])
+        got = udfs.UDFS[name](*args[:i], bad, *args[i + 1 :])
         assert is_error(got), (arg.name, got)
         if arg.kind == NUMBER:
             assert got.startswith("#VALUE! " + arg.name), got
@@ -213,30 +221,51 @@ def test_only_the_bad_cell_of_a_column_is_an_error(name):
     s, args = spec(name), full_args(name)
     expected = scalar_result(name)
     for i, arg in enumerate(s.args):
-        got = udfs.UDFS[name](*args[:i], [[args[i]], ["abc"], [args[i]], [-1.0]], *args[i + 1:])
+        got = udfs.UDFS[name](*args[:i], [[args[i]], ["abc"], [args[i]], [-1.0]], *args[i + 1 :])
         assert got[0] == got[2] == [expected], arg.name
         assert is_error(got[1][0]) and is_error(got[3][0]), (arg.name, got)
 
 
-@pytest.mark.parametrize(("name", "args", "expected"), [
-    ("TCO_COST_PER_MTOK", (1.42, 1.07899e12, 1978.9, 1.5),
-     "#VALUE! mfu must be in (0, 1], got 1.5"),
-    ("TCO_CAPITAL_PER_GPU_HOUR", (31250, 2.0, 5), "#VALUE! cost_of_capital must be in [0, 1], got 2"),
-    ("TCO_CAPITAL_PER_GPU_HOUR", (31250, 0.1, 5, 1.0),
-     "#VALUE! residual_fraction must be in [0, 1), got 1"),
-    ("TCO_POWER_PER_GPU_HOUR", (1.389, 0.9, 0.087), "#VALUE! pue must be in [1, 5], got 0.9"),
-    ("TCO_TOTAL_PER_GPU_HOUR", (31250, 0.1305, 5, 1.389, 1.3, 0.087, -5),
-     "#VALUE! colo_usd_per_kw_month must be in [0, inf), got -5"),
-    ("TCO_BREAKEVEN_MFU", (0.54, "H100_HGX", "GB200_NVL72", "fp16"),
-     "#N/A unknown precision 'fp16'; valid: bf16, fp4, fp8. Did you mean bf16?"),
-    ("TCO_GPU_HOUR", ("H100",), "#N/A unknown system 'H100'; valid: B200_HGX, B300_HGX, GB200_NVL72, "
-     "GB300_NVL72, H100_HGX, H200_HGX, H800_HGX, MI300X, MI325X, MI355X. Did you mean H100_HGX?"),
-    ("TCO_FLOPS_PER_TOKEN", ("gpt3_175b", None, "7n"),
-     "#N/A unknown convention '7n'; valid: 6n, megatron, palm."),
-    ("TCO_COST_PER_MTOK", ("1.42", 1.07899e12, 1978.9, 0.4),
-     "#VALUE! gpu_hour_usd must be a number, got '1.42' (str)"),
-    ("TCO_HOUSEHOLD_YEARS", (1.7e308, 1e-300), NOT_FINITE),
-])
+@pytest.mark.parametrize(
+    ("name", "args", "expected"),
+    [
+        ("TCO_COST_PER_MTOK", (1.42, 1.07899e12, 1978.9, 1.5), "#VALUE! mfu must be in (0, 1], got 1.5"),
+        ("TCO_CAPITAL_PER_GPU_HOUR", (31250, 2.0, 5), "#VALUE! cost_of_capital must be in [0, 1], got 2"),
+        (
+            "TCO_CAPITAL_PER_GPU_HOUR",
+            (31250, 0.1, 5, 1.0),
+            "#VALUE! residual_fraction must be in [0, 1), got 1",
+        ),
+        ("TCO_POWER_PER_GPU_HOUR", (1.389, 0.9, 0.087), "#VALUE! pue must be in [1, 5], got 0.9"),
+        (
+            "TCO_TOTAL_PER_GPU_HOUR",
+            (31250, 0.1305, 5, 1.389, 1.3, 0.087, -5),
+            "#VALUE! colo_usd_per_kw_month must be in [0, inf), got -5",
+        ),
+        (
+            "TCO_BREAKEVEN_MFU",
+            (0.54, "H100_HGX", "GB200_NVL72", "fp16"),
+            "#N/A unknown precision 'fp16'; valid: bf16, fp4, fp8. Did you mean bf16?",
+        ),
+        (
+            "TCO_GPU_HOUR",
+            ("H100",),
+            "#N/A unknown system 'H100'; valid: B200_HGX, B300_HGX, GB200_NVL72, "
+            "GB300_NVL72, H100_HGX, H200_HGX, H800_HGX, MI300X, MI325X, MI355X. Did you mean H100_HGX?",
+        ),
+        (
+            "TCO_FLOPS_PER_TOKEN",
+            ("gpt3_175b", None, "7n"),
+            "#N/A unknown convention '7n'; valid: 6n, megatron, palm.",
+        ),
+        (
+            "TCO_COST_PER_MTOK",
+            ("1.42", 1.07899e12, 1978.9, 0.4),
+            "#VALUE! gpu_hour_usd must be a number, got '1.42' (str)",
+        ),
+        ("TCO_HOUSEHOLD_YEARS", (1.7e308, 1e-300), NOT_FINITE),
+    ],
+)
 def test_error_texts(name, args, expected):
     assert udfs.UDFS[name](*args) == expected
 
@@ -265,8 +294,9 @@ def test_an_unexpected_exception_becomes_a_cell_text():
     def broken(x):
         raise ZeroDivisionError("division by zero")
 
-    s = dataclasses.replace(spec("TCO_HOUSEHOLD_YEARS"), plain=broken,
-                            args=spec("TCO_HOUSEHOLD_YEARS").args[:1])
+    s = dataclasses.replace(
+        spec("TCO_HOUSEHOLD_YEARS"), plain=broken, args=spec("TCO_HOUSEHOLD_YEARS").args[:1]
+    )
     got = call(s, (1.0,))
     assert got.startswith("#VALUE! internal error (ZeroDivisionError: division by zero)")
     assert call(s, ([[1.0], [2.0]],)) == [[got], [got]]
@@ -324,11 +354,35 @@ def test_a_column_of_names_is_one_call_per_name():
 
 # --- any Excel-shaped input (Hypothesis) ----------------------------------------------------------
 
-TEXTS = sorted({*presets.catalog("system"), *presets.catalog("buyer"), *presets.catalog("model"),
-                *udfs.CONVENTIONS, *presets.PRECISIONS, *udfs.tco_systems()[0][1:],
-                *udfs.tco_buyers()[0][1:], *udfs.tco_models()[0][1:]})
-BAD_ELEMENTS = st.sampled_from([None, "", "abc", True, False, math.nan, math.inf, -math.inf,
-                                -1.0, 0.0, 1e300, "#N/A", "#VALUE! upstream"])
+TEXTS = sorted(
+    {
+        *presets.catalog("system"),
+        *presets.catalog("buyer"),
+        *presets.catalog("model"),
+        *udfs.CONVENTIONS,
+        *presets.PRECISIONS,
+        *udfs.tco_systems()[0][1:],
+        *udfs.tco_buyers()[0][1:],
+        *udfs.tco_models()[0][1:],
+    }
+)
+BAD_ELEMENTS = st.sampled_from(
+    [
+        None,
+        "",
+        "abc",
+        True,
+        False,
+        math.nan,
+        math.inf,
+        -math.inf,
+        -1.0,
+        0.0,
+        1e300,
+        "#N/A",
+        "#VALUE! upstream",
+    ]
+)
 
 
 def elements(arg, example):

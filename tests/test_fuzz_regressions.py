@@ -26,8 +26,10 @@ def test_arrays_that_do_not_broadcast_raise_input_shape_error_not_numpy_value_er
         udfs.tco_tokens_per_gpu_second(1e12, [1.0, 2.0, 3.0], [0.3, 0.4])
     with pytest.raises(InputShapeError):
         udfs.tco_gpu_hour([["H100_HGX"], ["GB200_NVL72", "H100_HGX"]], [])
-    assert np.shape(udfs.tco_tokens_per_gpu_second(1e12, [[989.4], [1978.9]], [0.3, 0.4])) \
-        == (2, 2)  # shapes that broadcast still do
+    assert np.shape(udfs.tco_tokens_per_gpu_second(1e12, [[989.4], [1978.9]], [0.3, 0.4])) == (
+        2,
+        2,
+    )  # shapes that broadcast still do
 
 
 def test_an_underflowing_throughput_gives_inf_not_zero_division_error():
@@ -56,24 +58,36 @@ def test_duplicate_parts_are_refused_not_copied_with_warnings(tmp_path):
 
 
 def test_a_cell_below_the_used_rows_reads_as_blank_not_value_error(tmp_path):
-    values = _values(tmp_path, cell("D1", f="A5+1"), cell("D2", f="XFD1048576"),
-                     cell("D3", f='A9&"x"'), cell("D4", f="ISBLANK(A900)"))
+    values = _values(
+        tmp_path,
+        cell("D1", f="A5+1"),
+        cell("D2", f="XFD1048576"),
+        cell("D3", f='A9&"x"'),
+        cell("D4", f="ISBLANK(A900)"),
+    )
     assert values == {"D1": 1.0, "D2": 0.0, "D3": "x", "D4": True}
 
 
 def test_edate_far_out_of_range_is_num_error_not_a_wrong_number(tmp_path):
-    values = _values(tmp_path, cell("D1", f="EDATE(0,1E+308)"), cell("D2", f='MONTH("")'),
-                     cell("D3", f="EDATE(45000,12)"), cell("D4", f="EOMONTH(45000,-1)"))
+    values = _values(
+        tmp_path,
+        cell("D1", f="EDATE(0,1E+308)"),
+        cell("D2", f='MONTH("")'),
+        cell("D3", f="EDATE(45000,12)"),
+        cell("D4", f="EOMONTH(45000,-1)"),
+    )
     assert [str(values["D1"]), str(values["D2"])] == ["#NUM!", "#VALUE!"]
     assert (values["D3"], values["D4"]) == (45366.0, 44985.0)  # 2024-03-15, 2023-02-28
 
 
 def test_text_longer_than_a_cell_is_value_error_not_unbounded_memory(tmp_path):
     """A doubling chain would reach 2^40 characters; Excel stops at 32,767 with #VALUE!."""
-    cells = [cell("B1", f='REPT("ab",10)')] + [
-        cell(f"B{r}", f=f"B{r - 1}&B{r - 1}") for r in range(2, 42)]
-    cells += [cell("C1", f='REPT("x",1E+12)'), cell("C2", f='LEN(REPT("x",32767))'),
-              cell("C3", f='CONCATENATE(REPT("x",30000),REPT("y",3000))')]
+    cells = [cell("B1", f='REPT("ab",10)')] + [cell(f"B{r}", f=f"B{r - 1}&B{r - 1}") for r in range(2, 42)]
+    cells += [
+        cell("C1", f='REPT("x",1E+12)'),
+        cell("C2", f='LEN(REPT("x",32767))'),
+        cell("C3", f='CONCATENATE(REPT("x",30000),REPT("y",3000))'),
+    ]
     values = _values(tmp_path, *cells)
     assert values["B11"] == "ab" * 10 * 2**10 and str(values["B12"]) == "#VALUE!"
     assert str(values["B41"]) == "#VALUE!"

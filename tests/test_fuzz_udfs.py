@@ -25,10 +25,34 @@ from hypothesis import strategies as st
 import udfs
 from udfs.errors import GputcoError
 
-NAMES = ["H100_HGX", "GB200_NVL72", "h100 hgx", "hyperscaler", "neocloud_giant", "gpt3_175b",
-         "llama3_8b", "bf16", "fp8", "fp4", "palm", "6n", "megatron", "label", "capex_per_gpu",
-         "pue", "params", "seq_len", "peak_tflops_fp4", "#N/A", "#DIV/0!", "#VALUE! bad", "",
-         "  ", "=1+1", "H100"]
+NAMES = [
+    "H100_HGX",
+    "GB200_NVL72",
+    "h100 hgx",
+    "hyperscaler",
+    "neocloud_giant",
+    "gpt3_175b",
+    "llama3_8b",
+    "bf16",
+    "fp8",
+    "fp4",
+    "palm",
+    "6n",
+    "megatron",
+    "label",
+    "capex_per_gpu",
+    "pue",
+    "params",
+    "seq_len",
+    "peak_tflops_fp4",
+    "#N/A",
+    "#DIV/0!",
+    "#VALUE! bad",
+    "",
+    "  ",
+    "=1+1",
+    "H100",
+]
 FLOATS = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True),
     st.floats(-10.0, 10.0),
@@ -47,8 +71,9 @@ SCALARS = st.one_of(
 
 def _grid(elements):
     """A rectangular range: a list of rows of equal length (1 to 4 x 1 to 4)."""
-    return st.integers(1, 4).flatmap(lambda cols: st.lists(
-        st.lists(elements, min_size=cols, max_size=cols), min_size=1, max_size=4))
+    return st.integers(1, 4).flatmap(
+        lambda cols: st.lists(st.lists(elements, min_size=cols, max_size=cols), min_size=1, max_size=4)
+    )
 
 
 RANGES = st.one_of(
@@ -72,8 +97,7 @@ def _shape(value) -> tuple[int, ...] | None:
         return None
     if all(not isinstance(x, list) for x in value):
         return (len(value),)
-    if not all(isinstance(r, list) and r and all(not isinstance(x, list) for x in r)
-               for r in value):
+    if not all(isinstance(r, list) and r and all(not isinstance(x, list) for x in r) for r in value):
         return None
     widths = {len(r) for r in value}
     return (len(value), widths.pop()) if len(widths) == 1 else None
@@ -127,8 +151,7 @@ def test_udfs_never_raise_and_keep_the_shape_of_their_ranges(name):
             assert isinstance(result, list) and all(isinstance(r, list) for r in result)
             for row in result:
                 for x in row:
-                    assert isinstance(x, str | float) and not (isinstance(x, float)
-                                                               and not math.isfinite(x))
+                    assert isinstance(x, str | float) and not (isinstance(x, float) and not math.isfinite(x))
             return
         expected = _expected_shape(args)
         assert expected is not None, f"{name}{args!r} gave {result!r} for malformed ranges"
@@ -139,8 +162,11 @@ def test_udfs_never_raise_and_keep_the_shape_of_their_ranges(name):
     run()
 
 
-PLAIN = sorted(n for n in udfs.__all__ if callable(getattr(udfs, n))
-               and not isinstance(getattr(udfs, n), type) and n.islower())
+PLAIN = sorted(
+    n
+    for n in udfs.__all__
+    if callable(getattr(udfs, n)) and not isinstance(getattr(udfs, n), type) and n.islower()
+)
 PLAIN_VALUES = st.one_of(
     SCALARS,
     st.lists(FLOATS, max_size=4),
@@ -159,9 +185,11 @@ def test_plain_functions_raise_only_documented_errors(name):
     params = list(inspect.signature(func).parameters.values())
 
     @fuzz_settings(1 / 8)
-    @given(st.integers(min_value=sum(p.default is p.empty for p in params),
-                       max_value=len(params)).flatmap(
-        lambda n: st.tuples(*(PLAIN_VALUES for _ in range(n)))))
+    @given(
+        st.integers(min_value=sum(p.default is p.empty for p in params), max_value=len(params)).flatmap(
+            lambda n: st.tuples(*(PLAIN_VALUES for _ in range(n)))
+        )
+    )
     def run(args):
         CASES["plain udfs function"] += 1
         try:

@@ -32,17 +32,29 @@ from workbook.recalc.functions import NEVER
 
 TEXTS = ("alpha", "H100_HGX", "hyperscaler", "=1+1")
 BASE_CELLS = [
-    cell("A1", 2), cell("A2", 3.5), cell("A3", 0, t="s"), cell("A4", 1, t="b"),
-    cell("A5", "#N/A", t="e"), cell("A6", 1, t="s"), cell("A7", -1e-3), cell("A8", 3, t="s"),
-    cell("B1", 7, f="A1*A2"), cell("B2", 6, f="SUM(A1:A2)+rate"), cell("B3", 1, f="B1/B2"),
-    cell("B4", "alpha!", f='A3&"!"', t="str"), cell("B5", 1, f='IF(A4,MAX(A1:A8),"no")'),
-    cell("B6", 1.42, f='TCO_GPU_HOUR(A6,"hyperscaler")'), cell("B7", 0, f="IFERROR(A5,0)"),
-    cell("B8", 0, f="COUNTIF(A1:A8,\">1\")"),
+    cell("A1", 2),
+    cell("A2", 3.5),
+    cell("A3", 0, t="s"),
+    cell("A4", 1, t="b"),
+    cell("A5", "#N/A", t="e"),
+    cell("A6", 1, t="s"),
+    cell("A7", -1e-3),
+    cell("A8", 3, t="s"),
+    cell("B1", 7, f="A1*A2"),
+    cell("B2", 6, f="SUM(A1:A2)+rate"),
+    cell("B3", 1, f="B1/B2"),
+    cell("B4", "alpha!", f='A3&"!"', t="str"),
+    cell("B5", 1, f='IF(A4,MAX(A1:A8),"no")'),
+    cell("B6", 1.42, f='TCO_GPU_HOUR(A6,"hyperscaler")'),
+    cell("B7", 0, f="IFERROR(A5,0)"),
+    cell("B8", 0, f='COUNTIF(A1:A8,">1")'),
 ]
-SHARED = ('<c r="C1"><f t="shared" ref="C1:C4" si="0">A1*2</f><v>4</v></c>',
-          '<c r="C2"><f t="shared" si="0"/><v>7</v></c>',
-          '<c r="C3"><f t="shared" si="0"/><v>0</v></c>',
-          '<c r="C4"><f t="shared" si="0"/><v>2</v></c>')
+SHARED = (
+    '<c r="C1"><f t="shared" ref="C1:C4" si="0">A1*2</f><v>4</v></c>',
+    '<c r="C2"><f t="shared" si="0"/><v>7</v></c>',
+    '<c r="C3"><f t="shared" si="0"/><v>0</v></c>',
+    '<c r="C4"><f t="shared" si="0"/><v>2</v></c>',
+)
 
 
 def _base_parts() -> dict[str, bytes]:
@@ -53,8 +65,12 @@ def _base_parts() -> dict[str, bytes]:
     for i, c in enumerate(SHARED, start=1):
         rows[i].append(c)
     folder = Path(__import__("tempfile").mkdtemp())
-    path = package(folder / "base.xlsx", sheet(rows=rows), strings=shared_strings(*TEXTS),
-                   names={"rate": "0.1", "nums": "S!$A$1:$A$8", "loop": "loop+1"})
+    path = package(
+        folder / "base.xlsx",
+        sheet(rows=rows),
+        strings=shared_strings(*TEXTS),
+        names={"rate": "0.1", "nums": "S!$A$1:$A$8", "loop": "loop+1"},
+    )
     with zipfile.ZipFile(path) as z:
         return {name: z.read(name) for name in z.namelist()}
 
@@ -94,13 +110,47 @@ def _run(path: Path, out: Path) -> None:
 
 # --- mutations ----------------------------------------------------------------------------------
 
-SPECIAL = [b"<", b">", b"&", b'"', b"'", b"/", b"=", b"\x00", b"\xff\xfe", b"]]>", b"<!--",
-           b"<!DOCTYPE x>", b'<!ENTITY e "x">', b"&e;", b"</c>", b"<c>", b'<c r="A1">', b"<f>",
-           b"</f>", b"<v>", b"</v>", b"</row>", b"<row>", b"</sheetData>", b"xmlns=\"u\"",
-           b"9" * 12, b"-", b"e", b"\xe9", b"\r\n"]
-EDITS = st.lists(st.tuples(st.floats(0, 1), st.sampled_from(["insert", "replace", "delete"]),
-                           st.one_of(st.sampled_from(SPECIAL), st.binary(max_size=8))),
-                 min_size=1, max_size=4)
+SPECIAL = [
+    b"<",
+    b">",
+    b"&",
+    b'"',
+    b"'",
+    b"/",
+    b"=",
+    b"\x00",
+    b"\xff\xfe",
+    b"]]>",
+    b"<!--",
+    b"<!DOCTYPE x>",
+    b'<!ENTITY e "x">',
+    b"&e;",
+    b"</c>",
+    b"<c>",
+    b'<c r="A1">',
+    b"<f>",
+    b"</f>",
+    b"<v>",
+    b"</v>",
+    b"</row>",
+    b"<row>",
+    b"</sheetData>",
+    b'xmlns="u"',
+    b"9" * 12,
+    b"-",
+    b"e",
+    b"\xe9",
+    b"\r\n",
+]
+EDITS = st.lists(
+    st.tuples(
+        st.floats(0, 1),
+        st.sampled_from(["insert", "replace", "delete"]),
+        st.one_of(st.sampled_from(SPECIAL), st.binary(max_size=8)),
+    ),
+    min_size=1,
+    max_size=4,
+)
 
 
 def _edit(data: bytes, edits) -> bytes:
@@ -109,9 +159,9 @@ def _edit(data: bytes, edits) -> bytes:
         if op == "insert":
             data = data[:i] + payload + data[i:]
         elif op == "replace":
-            data = data[:i] + payload + data[i + len(payload):]
+            data = data[:i] + payload + data[i + len(payload) :]
         else:
-            data = data[:i] + data[i + 1 + len(payload):]
+            data = data[:i] + data[i + 1 + len(payload) :]
     return data
 
 
@@ -123,17 +173,54 @@ def _bytes_case(tmp: Path, member: str, edits) -> None:
     _run(_zip(parts, tmp / "m.xlsx"), tmp / "out.xlsx")
 
 
-ATTRIBUTE_VALUES = ["", "0", "-1", "1", "A0", "A1", "XFD1048576", "XFE1", "A1048577", "$A$1",
-                    "A1:XFD1048576", "s", "str", "e", "b", "n", "d", "inlineStr", "shared",
-                    "array", "dataTable", "normal", "99999999999999999999", "nan", "inf", "1e309",
-                    "é", "0x10", "1.5", "C1:C4", "A1:A1", "-5", "rId1", "rId9", "../../x.xml",
-                    "/xl/worksheets/sheet1.xml", "External", "2000-01-01T00:00:00"]
+ATTRIBUTE_VALUES = [
+    "",
+    "0",
+    "-1",
+    "1",
+    "A0",
+    "A1",
+    "XFD1048576",
+    "XFE1",
+    "A1048577",
+    "$A$1",
+    "A1:XFD1048576",
+    "s",
+    "str",
+    "e",
+    "b",
+    "n",
+    "d",
+    "inlineStr",
+    "shared",
+    "array",
+    "dataTable",
+    "normal",
+    "99999999999999999999",
+    "nan",
+    "inf",
+    "1e309",
+    "é",
+    "0x10",
+    "1.5",
+    "C1:C4",
+    "A1:A1",
+    "-5",
+    "rId1",
+    "rId9",
+    "../../x.xml",
+    "/xl/worksheets/sheet1.xml",
+    "External",
+    "2000-01-01T00:00:00",
+]
 _ATTR = re.compile(rb'(\w+)="([^"]*)"')
 
 
-@given(st.sampled_from([SHEET, "xl/workbook.xml", "xl/_rels/workbook.xml.rels",
-                        "xl/sharedStrings.xml"]),
-       st.floats(0, 1), st.one_of(st.sampled_from(ATTRIBUTE_VALUES), st.text(max_size=6)))
+@given(
+    st.sampled_from([SHEET, "xl/workbook.xml", "xl/_rels/workbook.xml.rels", "xl/sharedStrings.xml"]),
+    st.floats(0, 1),
+    st.one_of(st.sampled_from(ATTRIBUTE_VALUES), st.text(max_size=6)),
+)
 def _attribute_case(tmp: Path, member: str, which: float, value: str) -> None:
     CASES["workbook (XML attribute)"] += 1
     data = BASE[member]
@@ -141,21 +228,71 @@ def _attribute_case(tmp: Path, member: str, which: float, value: str) -> None:
     m = found[int(which * (len(found) - 1))]
     escaped = value.replace("&", "&amp;").replace("<", "&lt;").replace('"', "&quot;")
     parts = dict(BASE)
-    parts[member] = data[:m.start(2)] + escaped.encode() + data[m.end(2):]
+    parts[member] = data[: m.start(2)] + escaped.encode() + data[m.end(2) :]
     _run(_zip(parts, tmp / "a.xlsx"), tmp / "out.xlsx")
 
 
-FUNCTIONS = sorted(BUILTINS) + sorted(udfs.UDFS) + sorted(NEVER) + ["NOPE", "_xlfn.XLOOKUP",
-                                                                     "_xlfn.STDEV.S"]
+FUNCTIONS = sorted(BUILTINS) + sorted(udfs.UDFS) + sorted(NEVER) + ["NOPE", "_xlfn.XLOOKUP", "_xlfn.STDEV.S"]
 LEAVES = st.one_of(
-    st.sampled_from(["0", "1", "-1", "0.5", "1E+308", "1E-320", "2", "100", "8760", "1048576",
-                     "TRUE", "FALSE", '""', '"abc"', '"H100_HGX"', '"hyperscaler"', '"bf16"',
-                     '"gpt3_175b"', '"=1+1"', '"1,5"', '"2024-01-01"', "#N/A", "#DIV/0!", "#REF!",
-                     "#VALUE!", "#NAME?", "#NUM!", "#NULL!", "A1", "A2", "A3", "A5", "B1", "B2",
-                     "C1", "$A$1", "A1:A8", "A1:C8", "$A$1:A3", "A:A", "1:1", "A:XFD", "S!A1",
-                     "'S'!A1:B2", "Nowhere!A1", "[1]S!A1", "rate", "nums", "loop", "nope",
-                     "{1,2;3,4}", "{1,\"a\",TRUE}", "XFD1048576", "B1:B8 A1:C3"]),
-    st.integers(-10**6, 10**6).map(str),
+    st.sampled_from(
+        [
+            "0",
+            "1",
+            "-1",
+            "0.5",
+            "1E+308",
+            "1E-320",
+            "2",
+            "100",
+            "8760",
+            "1048576",
+            "TRUE",
+            "FALSE",
+            '""',
+            '"abc"',
+            '"H100_HGX"',
+            '"hyperscaler"',
+            '"bf16"',
+            '"gpt3_175b"',
+            '"=1+1"',
+            '"1,5"',
+            '"2024-01-01"',
+            "#N/A",
+            "#DIV/0!",
+            "#REF!",
+            "#VALUE!",
+            "#NAME?",
+            "#NUM!",
+            "#NULL!",
+            "A1",
+            "A2",
+            "A3",
+            "A5",
+            "B1",
+            "B2",
+            "C1",
+            "$A$1",
+            "A1:A8",
+            "A1:C8",
+            "$A$1:A3",
+            "A:A",
+            "1:1",
+            "A:XFD",
+            "S!A1",
+            "'S'!A1:B2",
+            "Nowhere!A1",
+            "[1]S!A1",
+            "rate",
+            "nums",
+            "loop",
+            "nope",
+            "{1,2;3,4}",
+            '{1,"a",TRUE}',
+            "XFD1048576",
+            "B1:B8 A1:C3",
+        ]
+    ),
+    st.integers(-(10**6), 10**6).map(str),
     st.floats(allow_nan=False, allow_infinity=False).map(lambda x: repr(x).upper()),
 )
 
@@ -168,9 +305,12 @@ FORMULAS = st.recursive(
     LEAVES,
     lambda inner: st.one_of(
         _call(st.lists(inner, max_size=4)),
-        st.builds(lambda a, op, b: f"{a}{op}{b}", inner,
-                  st.sampled_from(["+", "-", "*", "/", "^", "&", "=", "<>", "<", ">=", ":", " ",
-                                   ","]), inner),
+        st.builds(
+            lambda a, op, b: f"{a}{op}{b}",
+            inner,
+            st.sampled_from(["+", "-", "*", "/", "^", "&", "=", "<>", "<", ">=", ":", " ", ","]),
+            inner,
+        ),
         st.builds(lambda a: f"-{a}", inner),
         st.builds(lambda a: f"{a}%", inner),
         st.builds(lambda a: f"({a})", inner),
@@ -183,27 +323,36 @@ FORMULAS = st.recursive(
 def _formula_case(tmp: Path, formulas: list[str], column: bool) -> None:
     """New formulas in D1.., or down one column so that they form a group."""
     CASES["workbook (random formulas)"] += 1
-    cells = [cell(f"D{i}", f=f if not column else formulas[0].replace("A1", f"A{i}"))
-             for i, f in enumerate(formulas, start=1)]
+    cells = [
+        cell(f"D{i}", f=f if not column else formulas[0].replace("A1", f"A{i}"))
+        for i, f in enumerate(formulas, start=1)
+    ]
     xml = BASE[SHEET].decode()
     for i, c in enumerate(cells, start=1):
-        xml = xml.replace(f'<row r="{i}">', f'<row r="{i}">{c}', 1) if f'<row r="{i}">' in xml \
+        xml = (
+            xml.replace(f'<row r="{i}">', f'<row r="{i}">{c}', 1)
+            if f'<row r="{i}">' in xml
             else xml.replace("</sheetData>", f'<row r="{i}">{c}</row></sheetData>')
+        )
     parts = dict(BASE)
     parts[SHEET] = xml.encode()
     _run(_zip(parts, tmp / "f.xlsx"), tmp / "out.xlsx")
 
 
-@given(st.sampled_from(["truncate", "flip", "drop", "duplicate", "junk", "stored", "bzip2",
-                        "lzma"]), st.floats(0, 1), st.integers(0, 255))
+@given(
+    st.sampled_from(["truncate", "flip", "drop", "duplicate", "junk", "stored", "bzip2", "lzma"]),
+    st.floats(0, 1),
+    st.integers(0, 255),
+)
 def _zip_case(tmp: Path, how: str, where: float, byte: int) -> None:
     CASES["workbook (zip damage)"] += 1
     parts = dict(BASE)
     names = sorted(parts)
     name = names[int(where * (len(names) - 1))]
     path = tmp / "z.xlsx"
-    compression = {"stored": zipfile.ZIP_STORED, "bzip2": zipfile.ZIP_BZIP2,
-                   "lzma": zipfile.ZIP_LZMA}.get(how, zipfile.ZIP_DEFLATED)
+    compression = {"stored": zipfile.ZIP_STORED, "bzip2": zipfile.ZIP_BZIP2, "lzma": zipfile.ZIP_LZMA}.get(
+        how, zipfile.ZIP_DEFLATED
+    )
     if how == "drop":
         del parts[name]
     elif how == "junk":

@@ -34,10 +34,14 @@ def test_conventions_match_the_model():
 
 def test_every_public_case_has_a_test():
     tested = {
-        "gpt3_175b_fp8_dec2024_cost_per_mtok", "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second", "gpt3_175b_fp8_joules_per_token",
-        "gpt3_175b_bf16_joules_per_token", "gpt3_175b_fp8_tokens_per_household_year",
-        "gpt3_175b_300b_tokens_household_years", "capex_per_gpu_all_in_hyperscaler",
+        "gpt3_175b_fp8_dec2024_cost_per_mtok",
+        "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
+        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",
+        "gpt3_175b_fp8_joules_per_token",
+        "gpt3_175b_bf16_joules_per_token",
+        "gpt3_175b_fp8_tokens_per_household_year",
+        "gpt3_175b_300b_tokens_household_years",
+        "capex_per_gpu_all_in_hyperscaler",
     }
     assert set(CASES) == tested
 
@@ -50,10 +54,13 @@ def test_cost_per_mtok_semianalysis_fp8_dec2024():
     assert got == pytest.approx(case["expected"]["usd_per_million_tokens"], rel=case["tolerance"])
 
 
-@pytest.mark.parametrize("case_id", [
-    "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",  # NVIDIA dgxc README_175b: 93,190 tok/s / 128
-    "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",  # NVIDIA dgxc README_175b: 63,099 tok/s / 128
-])
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",  # NVIDIA dgxc README_175b: 93,190 tok/s / 128
+        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",  # NVIDIA dgxc README_175b: 63,099 tok/s / 128
+    ],
+)
 def test_tokens_per_gpu_second_nvidia_dgxc(case_id):
     case = CASES[case_id]
     i = case["inputs"]
@@ -61,10 +68,13 @@ def test_tokens_per_gpu_second_nvidia_dgxc(case_id):
     assert got == pytest.approx(case["expected"]["tokens_per_gpu_second"], rel=case["tolerance"])
 
 
-@pytest.mark.parametrize("case_id", [
-    "gpt3_175b_fp8_joules_per_token",  # SemiAnalysis 2025-08-20: 2.46 J/token FP8
-    "gpt3_175b_bf16_joules_per_token",  # SemiAnalysis 2025-08-20: 3.63 J/token BF16
-])
+@pytest.mark.parametrize(
+    "case_id",
+    [
+        "gpt3_175b_fp8_joules_per_token",  # SemiAnalysis 2025-08-20: 2.46 J/token FP8
+        "gpt3_175b_bf16_joules_per_token",  # SemiAnalysis 2025-08-20: 3.63 J/token BF16
+    ],
+)
 def test_joules_per_token_semianalysis(case_id):
     case = CASES[case_id]
     i = case["inputs"]
@@ -87,8 +97,7 @@ def test_household_years_for_300b_tokens_semianalysis():
     case = CASES["gpt3_175b_300b_tokens_household_years"]
     i = case["inputs"]
     fpt = _fpt(i["model"])
-    for (precision, mfu), expected in zip(i["runs"], case["expected"]["household_years"],
-                                          strict=True):
+    for (precision, mfu), expected in zip(i["runs"], case["expected"]["household_years"], strict=True):
         jpt = udfs.tco_joules_per_token(i["utility_watts_per_gpu"], fpt, PEAK[precision], mfu)
         got = udfs.tco_household_years(i["tokens"] * jpt)
         assert got == pytest.approx(expected, rel=case["tolerance"]), precision
@@ -124,8 +133,7 @@ def test_buyer_types_cost_more_in_order():
     # SemiAnalysis "AI Neocloud Playbook" 2024-10: hyperscalers have the lowest cost of capital,
     # Neocloud Giants are in between, Emerging Neoclouds the highest.
     for system in ("H100_HGX", "GB200_NVL72", "H200_HGX", "B200_HGX"):
-        costs = [udfs.tco_gpu_hour(system, b)
-                 for b in ("hyperscaler", "neocloud_giant", "emerging_neocloud")]
+        costs = [udfs.tco_gpu_hour(system, b) for b in ("hyperscaler", "neocloud_giant", "emerging_neocloud")]
         assert costs[0] < costs[1] < costs[2], system
 
 
@@ -134,8 +142,12 @@ def test_megatron_convention_agrees_within_half_a_percent():
     # (GPT-3 175B, Llama 3.1 405B). Smaller Llamas differ more because 6N also counts the input
     # embedding (a lookup, no matmul): 1.3% for 70B and 5.2% for 8B, whose 0.53B embedding is 6.5%
     # of its parameters.
-    for model, tol in (("gpt3_175b", 0.005), ("llama3_405b", 0.005),
-                       ("llama3_70b", 0.015), ("llama3_8b", 0.055)):
+    for model, tol in (
+        ("gpt3_175b", 0.005),
+        ("llama3_405b", 0.005),
+        ("llama3_70b", 0.015),
+        ("llama3_8b", 0.055),
+    ):
         palm = udfs.tco_flops_per_token(model)
         mega = udfs.tco_flops_per_token(model, convention="megatron")
         assert mega == pytest.approx(palm, rel=tol), model
@@ -160,7 +172,8 @@ def test_published_runs_tokens_per_second():
             continue
         peak = presets.peak_tflops(run.texts["system"], run.texts["precision"])
         got = udfs.tco_tokens_per_gpu_second(
-            udfs.tco_flops_per_token(run.texts["model"]), peak, run.value("mfu"))
+            udfs.tco_flops_per_token(run.texts["model"]), peak, run.value("mfu")
+        )
         assert got == pytest.approx(run.value("published_tokens_per_gpu_second"), rel=0.015), run.key
         checked += 1
     assert checked >= 7

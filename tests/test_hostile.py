@@ -77,10 +77,16 @@ def test_corpus_through_the_api_raises_typed_errors(name, tmp_path):
 
 
 BATCH_REFUSES = {
-    "billion_laughs": "declares a DTD or entities; refused", "external_entity": "declares a DTD",
-    "zip_bomb": "zip bomb", "not_a_zip": "not a zip package", "truncated": "not a zip package",
-    "encrypted": "password-protected", "encrypted_member": "encrypted", "too_many_parts": "parts",
-    "bad_shared_string": "A1: shared string 99 does not exist", "malformed_xml": "not well-formed",
+    "billion_laughs": "declares a DTD or entities; refused",
+    "external_entity": "declares a DTD",
+    "zip_bomb": "zip bomb",
+    "not_a_zip": "not a zip package",
+    "truncated": "not a zip package",
+    "encrypted": "password-protected",
+    "encrypted_member": "encrypted",
+    "too_many_parts": "parts",
+    "bad_shared_string": "A1: shared string 99 does not exist",
+    "malformed_xml": "not well-formed",
     "no_workbook": "no workbook part",
 }
 
@@ -88,8 +94,7 @@ BATCH_REFUSES = {
 @pytest.mark.parametrize("name", sorted(BATCH_REFUSES))
 def test_hostile_xlsx_input_to_batch_gets_one_line(name, tmp_path, capsys):
     path = CORPUS[name].make(tmp_path)
-    code, _out, err = _cli(capsys, "batch", str(path), "-o", str(tmp_path / "out.csv"),
-                           "--in-format", "xlsx")
+    code, _out, err = _cli(capsys, "batch", str(path), "-o", str(tmp_path / "out.csv"), "--in-format", "xlsx")
     assert code == 2 and err.count("\n") == 1 and BATCH_REFUSES[name] in err, err
     assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".~*"))
 
@@ -119,8 +124,12 @@ def test_outside_functions_are_reported_by_name_and_cell(tmp_path):
     with pytest.raises(UnsupportedFunctionError) as info:
         recalc_file(path, check=True)
     assert info.value.functions == {
-        "WEBSERVICE": ["S!A1"], "CALL": ["S!A2"], "REGISTER.ID": ["S!A3"],
-        "[external workbook reference]": ["S!A4"], "HYPERLINK": ["S!A5"]}
+        "WEBSERVICE": ["S!A1"],
+        "CALL": ["S!A2"],
+        "REGISTER.ID": ["S!A3"],
+        "[external workbook reference]": ["S!A4"],
+        "HYPERLINK": ["S!A5"],
+    }
 
 
 def test_outside_functions_keep_their_stored_values_on_request(tmp_path, capsys):
@@ -153,10 +162,18 @@ print(json.dumps({"codes": codes, "events": events, "control": sorted(set(seen))
 def test_outside_functions_are_never_executed(tmp_path):
     """An audit hook sees every network, process and native-library call of the run: none."""
     path = outside_calls(tmp_path)
-    runs = [["recalc", str(path), "--check"],
-            ["recalc", str(path), "-o", str(tmp_path / "kept.xlsx"), "--keep-unsupported"]]
-    proc = subprocess.run([sys.executable, "-c", _AUDIT, json.dumps(runs)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, check=False)
+    runs = [
+        ["recalc", str(path), "--check"],
+        ["recalc", str(path), "-o", str(tmp_path / "kept.xlsx"), "--keep-unsupported"],
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", _AUDIT, json.dumps(runs)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["control"] == ["socket.getaddrinfo"], "the audit hook works"
     assert result["codes"] == [2, 0] and result["events"] == [], proc.stderr
@@ -194,8 +211,13 @@ def test_text_results_that_look_like_formulas_are_written_as_strings(tmp_path):
     recalc_file(path, dst)
     with zipfile.ZipFile(dst) as z:
         xml = z.read("xl/worksheets/sheet1.xml").decode()
-    for ref, text in (("A1", "=1+1"), ("A2", "+SUM(1)"), ("A3", "@A1"), ("A4", "-2"),
-                      ("A5", "=cmd|' /C calc'!A0")):
+    for ref, text in (
+        ("A1", "=1+1"),
+        ("A2", "+SUM(1)"),
+        ("A3", "@A1"),
+        ("A4", "-2"),
+        ("A5", "=cmd|' /C calc'!A0"),
+    ):
         cell = xml.split(f'r="{ref}"', 1)[1].split("</c>", 1)[0]
         assert ' t="str"' in cell and cell.count("<f>") == 1, cell
         value = cell.split("<v>", 1)[1].split("</v>", 1)[0]
@@ -204,9 +226,14 @@ def test_text_results_that_look_like_formulas_are_written_as_strings(tmp_path):
     assert ws["A1"].value == "=1+1" and ws["A1"].data_type == "s"
 
 
-RENDER_REFUSES = {"zip_bomb": "zip bomb", "billion_laughs": "declares a DTD",
-                  "external_entity": "declares a DTD", "too_many_parts": "parts",
-                  "encrypted": "password-protected", "not_a_zip": "not a zip package"}
+RENDER_REFUSES = {
+    "zip_bomb": "zip bomb",
+    "billion_laughs": "declares a DTD",
+    "external_entity": "declares a DTD",
+    "too_many_parts": "parts",
+    "encrypted": "password-protected",
+    "not_a_zip": "not a zip package",
+}
 
 
 @pytest.mark.parametrize("name", sorted(RENDER_REFUSES))

@@ -14,14 +14,16 @@ def test_cost_per_mtok_at_rate_is_inferencex_formula():
     assert udfs.cost_per_mtok_at_rate(2.0, 500.0) == pytest.approx(2.0 * 1e6 / (500 * 3600))
     # utilisation divides the hourly cost (idle hours are paid for)
     assert udfs.cost_per_mtok_at_rate(2.0, 500.0, 0.5) == pytest.approx(
-        2 * udfs.cost_per_mtok_at_rate(2.0, 500.0))
+        2 * udfs.cost_per_mtok_at_rate(2.0, 500.0)
+    )
 
 
 def test_cost_per_mtok_at_rate_agrees_with_the_training_cost_at_the_same_throughput():
     # SA-2025-08: 54.2 cents per Mtok at $1.42 and 39.5% FP8 MFU on GPT-3 175B.
     tps = udfs.tco_tokens_per_gpu_second(udfs.tco_flops_per_token("gpt3_175b"), 1978.9, 0.395)
     assert udfs.cost_per_mtok_at_rate(1.42, tps) == pytest.approx(
-        udfs.tco_cost_per_mtok(1.42, udfs.tco_flops_per_token("gpt3_175b"), 1978.9, 0.395), rel=1e-12)
+        udfs.tco_cost_per_mtok(1.42, udfs.tco_flops_per_token("gpt3_175b"), 1978.9, 0.395), rel=1e-12
+    )
     assert udfs.cost_per_mtok_at_rate(1.42, tps) == pytest.approx(0.542, rel=0.01)
 
 

@@ -36,8 +36,9 @@ def hostile_presets(monkeypatch):
     h100 = systems["H100_HGX"]
     monkeypatch.setitem(h100.texts, "label", EVIL["system label"])
     peak = h100.entries["peak_tflops_bf16"]
-    monkeypatch.setitem(h100.entries, "peak_tflops_bf16", dataclasses.replace(
-        peak, source=EVIL["source"], unit=EVIL["unit"]))
+    monkeypatch.setitem(
+        h100.entries, "peak_tflops_bf16", dataclasses.replace(peak, source=EVIL["source"], unit=EVIL["unit"])
+    )
     monkeypatch.setitem(buyers["hyperscaler"].texts, "label", EVIL["buyer label"])
     first_run = next(iter(runs.values()))
     monkeypatch.setitem(first_run.texts, "label", EVIL["run label"])
@@ -80,11 +81,13 @@ def test_template_writes_hostile_preset_texts_and_names_as_text(hostile_presets,
     assert ratios and ratios[0][3:5] == pytest.approx((1.0, 1.0))  # the copy costs the same
 
 
-CSV = ("id,label,_note,system,mfu\n"
-       '1,"=HYPERLINK(""http://127.0.0.1:9/"",""x"")",+1,H100_HGX,0.4\n'
-       "2,@SUM(1),-1+2,H100_HGX,0.4\n"
-       '3,"\tTAB","\r=1+1",GB200_NVL72,0.5\n'
-       '4,"bell\x07 and =not a formula",plain,H100_HGX,0.5\n')
+CSV = (
+    "id,label,_note,system,mfu\n"
+    '1,"=HYPERLINK(""http://127.0.0.1:9/"",""x"")",+1,H100_HGX,0.4\n'
+    "2,@SUM(1),-1+2,H100_HGX,0.4\n"
+    '3,"\tTAB","\r=1+1",GB200_NVL72,0.5\n'
+    '4,"bell\x07 and =not a formula",plain,H100_HGX,0.5\n'
+)
 TEXTS = ['=HYPERLINK("http://127.0.0.1:9/","x")', "+1", "@SUM(1)", "-1+2", "\tTAB", "\r=1+1"]
 
 

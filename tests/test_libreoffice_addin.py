@@ -29,11 +29,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _gputco(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "addin.cli", *args], capture_output=True,
-                          text=True, cwd=cwd or ROOT, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "addin.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        timeout=300,
+        check=False,
+    )
 
 
 # -- generation (no LibreOffice needed) ----------------------------------------------------------
+
 
 def test_basic_module_has_one_generated_function_per_registry_entry():
     xba = lo_addin.basic_module(UDFS)
@@ -61,7 +68,8 @@ def _fake_profile(tmp_path: Path) -> Path:
     (std / "script.xlb").write_text(
         '<?xml version="1.0" encoding="UTF-8"?>\n<library:library xmlns:library='
         '"http://openoffice.org/2000/library" library:name="Standard">\n'
-        ' <library:element library:name="Module1"/>\n</library:library>\n')
+        ' <library:element library:name="Module1"/>\n</library:library>\n'
+    )
     return tmp_path / "prof"
 
 
@@ -80,6 +88,7 @@ def test_install_twice_then_uninstall_restores_the_library_index(tmp_path):
 
 # -- inside LibreOffice --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory) -> Path:
     """A private LibreOffice profile with the add-in installed through the CLI."""
@@ -92,9 +101,13 @@ def profile(tmp_path_factory) -> Path:
 
 def _udf_cells(path: Path) -> dict[tuple[str, str], str]:
     wb = openpyxl.load_workbook(path)
-    return {(ws.title, c.coordinate): c.value for ws in wb.worksheets
-            for row in ws.iter_rows() for c in row
-            if isinstance(c.value, str) and c.value.startswith("=") and "TCO_" in c.value.upper()}
+    return {
+        (ws.title, c.coordinate): c.value
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=") and "TCO_" in c.value.upper()
+    }
 
 
 @requires_soffice
@@ -132,7 +145,8 @@ def test_a_registered_extension_appears_after_reinstalling(tmp_path):
         "def tco_test_double(x):\n"
         "    return 2.0 * x\n\n\n"
         "register(UdfSpec('TCO_TEST_DOUBLE', 'Twice x.', (ArgDoc('x', 'a number', ''),),\n"
-        "                 'twice x', '', (21,), tco_test_double))\n")
+        "                 'twice x', '', (21,), tco_test_double))\n"
+    )
     book = tmp_path / "ext.xlsx"
     wb = openpyxl.Workbook()
     wb.active["A1"] = "=TCO_TEST_DOUBLE(21)"
@@ -141,17 +155,20 @@ def test_a_registered_extension_appears_after_reinstalling(tmp_path):
     where = tmp_path / "profile"
 
     assert _gputco("addin", "libreoffice", "--profile", str(where)).returncode == 0
-    before = openpyxl.load_workbook(convert(book, tmp_path / "before", "xlsx", profile=where),
-                                    data_only=True).active
+    before = openpyxl.load_workbook(
+        convert(book, tmp_path / "before", "xlsx", profile=where), data_only=True
+    ).active
     assert before["A1"].value == "#NAME?"  # not in the registry LibreOffice was given
     assert same(before["A2"].value, UDFS["TCO_GPU_HOUR"]("H100_HGX"))
 
-    proc = _gputco("addin", "libreoffice", "--profile", str(where), "--module", "gputco_test_ext",
-                   "--path", str(ext))
+    proc = _gputco(
+        "addin", "libreoffice", "--profile", str(where), "--module", "gputco_test_ext", "--path", str(ext)
+    )
     assert proc.returncode == 0, proc.stderr
     assert f"installed {len(UDFS) + 1} TCO_* functions" in proc.stdout
-    after = openpyxl.load_workbook(convert(book, tmp_path / "after", "xlsx", profile=where),
-                                   data_only=True).active
+    after = openpyxl.load_workbook(
+        convert(book, tmp_path / "after", "xlsx", profile=where), data_only=True
+    ).active
     assert after["A1"].value == 42
 
     assert _gputco("addin", "libreoffice", "--profile", str(where), "--uninstall").returncode == 0
@@ -160,6 +177,7 @@ def test_a_registered_extension_appears_after_reinstalling(tmp_path):
 
 # -- gputco render -------------------------------------------------------------------------------
 
+
 def _png_info(path: Path) -> tuple[int, int, int]:
     """Width, height and the number of distinct byte values of the decoded image data."""
     data = path.read_bytes()
@@ -167,9 +185,9 @@ def _png_info(path: Path) -> tuple[int, int, int]:
     width, height = struct.unpack(">II", data[16:24])
     idat, pos = b"", 8
     while pos < len(data):
-        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        length, kind = struct.unpack(">I4s", data[pos : pos + 8])
         if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
+            idat += data[pos + 8 : pos + 8 + length]
         pos += 12 + length
     return width, height, len(set(zlib.decompress(idat)))
 

@@ -45,8 +45,11 @@ PROBES = {
 def venv(tmp_path_factory) -> Path:
     """A virtualenv (python -m venv) that sees this Python's packages, as a user's would."""
     where = tmp_path_factory.mktemp("venv") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip",
-                    str(where)], check=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(where)],
+        check=True,
+        timeout=120,
+    )
     return where
 
 
@@ -61,9 +64,13 @@ def _venv_shell(venv: Path) -> dict[str, str]:
 
 def _udf_cells(path: Path) -> list[tuple[str, str]]:
     wb = openpyxl.load_workbook(path)
-    return [(ws.title, c.coordinate) for ws in wb.worksheets for row in ws.iter_rows()
-            for c in row if isinstance(c.value, str) and c.value.startswith("=")
-            and "TCO_" in c.value.upper()]
+    return [
+        (ws.title, c.coordinate)
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=") and "TCO_" in c.value.upper()
+    ]
 
 
 def _chk_ok(path: Path) -> object:
@@ -84,8 +91,11 @@ def _assert_computed_like_the_engine(out: Path, template) -> None:
     got = openpyxl.load_workbook(out, data_only=True)
     cells = _udf_cells(book)
     assert len(cells) > 50
-    bad = [f"{s}!{c}: LibreOffice {got[s][c].value!r} vs engine {ours[(s, c)]!r}"
-           for s, c in cells if not same(got[s][c].value, ours[(s, c)], 1e-9)]
+    bad = [
+        f"{s}!{c}: LibreOffice {got[s][c].value!r} vs engine {ours[(s, c)]!r}"
+        for s, c in cells
+        if not same(got[s][c].value, ours[(s, c)], 1e-9)
+    ]
     assert not bad, "\n".join(bad[:10])
     assert _chk_ok(out) is True
 
@@ -94,9 +104,25 @@ def _assert_computed_like_the_engine(out: Path, template) -> None:
 def test_open_headless_from_a_virtualenv_shell(venv, template, tmp_path):
     # gputco run by the virtualenv's python, in a shell whose PATH begins with its bin
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(template[0]), "--profile",
-         str(tmp_path / "profile"), "--convert-to", "xlsx", "--outdir", str(tmp_path / "out")],
-        env=_venv_shell(venv), cwd=ROOT, capture_output=True, text=True, timeout=600)
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "addin.cli",
+            "open",
+            str(template[0]),
+            "--profile",
+            str(tmp_path / "profile"),
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "out"),
+        ],
+        env=_venv_shell(venv),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
 
@@ -106,9 +132,25 @@ def test_open_headless_from_a_plain_shell(template, tmp_path):
     env = {**os.environ, "PATH": PLAIN_PATH}
     env.pop("VIRTUAL_ENV", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "addin.cli", "open", str(template[0]), "--profile",
-         str(tmp_path / "profile"), "--convert-to", "xlsx", "--outdir", str(tmp_path / "out")],
-        env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "addin.cli",
+            "open",
+            str(template[0]),
+            "--profile",
+            str(tmp_path / "profile"),
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "out"),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
 
@@ -118,9 +160,23 @@ def test_a_plain_soffice_from_a_virtualenv_shell_says_what_to_do(venv, template,
     profile = session.addin_profile(tmp_path / "profile")
     env = _venv_shell(venv)
     env["SAL_USE_VCLPLUGIN"] = "svp"
-    subprocess.run([soffice(), f"-env:UserInstallation={profile.as_uri()}", "--headless",
-                    "--norestore", "--convert-to", "xlsx", "--outdir", str(tmp_path / "out"),
-                    str(template[0])], env=env, capture_output=True, timeout=300, check=False)
+    subprocess.run(
+        [
+            soffice(),
+            f"-env:UserInstallation={profile.as_uri()}",
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "xlsx",
+            "--outdir",
+            str(tmp_path / "out"),
+            str(template[0]),
+        ],
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
     got = openpyxl.load_workbook(tmp_path / "out" / template[0].name, data_only=True)
     cells = _udf_cells(template[0])
     # cells whose function is not called (its optional input is not given) say what they need
@@ -146,6 +202,7 @@ def test_soffice_env_drops_other_pythons(venv):
 
 
 # -- one error behaviour: a failing TCO_ function is a text ---------------------------------------
+
 
 def _probe_book(path: Path) -> Path:
     wb = openpyxl.Workbook()
@@ -179,6 +236,7 @@ def test_libreoffice_with_the_addin_agrees_live(tmp_path):
 
 # -- gputco render: the add-in's values, the head of long sheets ----------------------------------
 
+
 def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
     """The text LibreOffice prints for ``sheets`` of ``book`` as gputco render prints them."""
     from workbook.soffice.render import _copy_for_print, sheet_names
@@ -187,8 +245,9 @@ def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
     copy = tmp / "copy.xlsx"
     shown = _copy_for_print(book, copy, set(sheets), sheet_names(book))
     pdf = session.convert(copy, tmp / "pdf", "pdf")
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True,
-                          text=True, check=True).stdout
+    text = subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
+    ).stdout
     return text, shown
 
 
@@ -204,11 +263,22 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     assert shown["Checks"].startswith("rows 1-60 of ") and "gputco render: rows 1-60 of" in text
 
     spec = tmp_path / "spec.toml"
-    spec.write_text(subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", "--example"],
-                                   cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    spec.write_text(
+        subprocess.run(
+            [sys.executable, "-m", "addin.cli", "scenarios", "--example"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     book = tmp_path / "s.xlsx"
-    subprocess.run([sys.executable, "-m", "addin.cli", "scenarios", str(spec), "-o", str(book)],
-                   cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "addin.cli", "scenarios", str(spec), "-o", str(book)],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    )
     text, shown = _printed_text(book, ["Summary", "MonteCarlo", "Scenarios"], tmp_path / "scn")
     verdict = next(line for line in text.splitlines() if "all agree" in line)
     assert verdict.split()[-1] == "TRUE", verdict
@@ -228,15 +298,21 @@ def test_open_starts_calc_with_the_addin_and_a_clean_environment(venv, tmp_path)
     record = tmp_path / "record.json"
     (fake / "soffice").write_text(
         f"#!{sys.executable}\nimport json, os, sys\n"
-        f"json.dump({{'argv': sys.argv[1:], 'env': dict(os.environ)}}, open({str(record)!r}, 'w'))\n")
+        f"json.dump({{'argv': sys.argv[1:], 'env': dict(os.environ)}}, open({str(record)!r}, 'w'))\n"
+    )
     (fake / "soffice").chmod(0o755)
     book = _probe_book(tmp_path / "probe.xlsx")
     env = _venv_shell(venv)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{fake}{os.pathsep}{env['PATH']}"
     env.pop("SAL_USE_VCLPLUGIN", None)
-    proc = subprocess.run([str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(book),
-                           "--profile", str(profile)], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(book), "--profile", str(profile)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "started LibreOffice Calc" in proc.stdout and str(profile) in proc.stdout
     for _ in range(100):

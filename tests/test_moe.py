@@ -32,7 +32,8 @@ def test_moe_flops_count_active_parameters_in_every_convention(model):
     assert udfs.tco_flops_per_token(model, convention="6n") == pytest.approx(6 * a, rel=1e-12)
     assert udfs.tco_flops_per_token(model) == pytest.approx(6 * a + attention, rel=1e-12)
     assert udfs.tco_flops_per_token(model, convention="megatron") == pytest.approx(
-        6 * (a - embed) + attention, rel=1e-12)
+        6 * (a - embed) + attention, rel=1e-12
+    )
     # the total parameter count would overstate the work many times over
     assert udfs.tco_flops_per_token(model) < 6 * presets.model(model).value("params") / 3
 
@@ -45,21 +46,40 @@ def test_deepseek_v3_hand_count():
     nvidia = 338e12 / 1297
     assert udfs.tco_flops_per_token("deepseek_v3", convention="6n") < nvidia
     assert nvidia < udfs.tco_flops_per_token("deepseek_v3", convention="megatron")
-    assert udfs.tco_flops_per_token("deepseek_v3", convention="megatron") == pytest.approx(nvidia,
-                                                                                         rel=0.07)
+    assert udfs.tco_flops_per_token("deepseek_v3", convention="megatron") == pytest.approx(nvidia, rel=0.07)
 
 
 def test_dense_models_are_unchanged():
     # The dense presets give exactly the original equations (PaLM 6N + 12 L d s; Megatron's count).
     for model in ("gpt3_175b", "llama3_8b", "llama3_70b", "llama3_405b"):
         m = presets.model(model)
-        v = {f: m.value(f) for f in ("params", "layers", "d_model", "heads", "kv_heads", "ffn",
-                                     "vocab", "seq_len", "mlp_matrices")}
+        v = {
+            f: m.value(f)
+            for f in (
+                "params",
+                "layers",
+                "d_model",
+                "heads",
+                "kv_heads",
+                "ffn",
+                "vocab",
+                "seq_len",
+                "mlp_matrices",
+            )
+        }
         assert udfs.tco_flops_per_token(model) == udfs.flops_per_token_palm(
-            v["params"], v["layers"], v["d_model"], v["seq_len"])
+            v["params"], v["layers"], v["d_model"], v["seq_len"]
+        )
         assert udfs.tco_flops_per_token(model, convention="megatron") == udfs.flops_per_token_megatron(
-            v["layers"], v["d_model"], v["heads"], v["kv_heads"], v["ffn"], v["vocab"], v["seq_len"],
-            v["mlp_matrices"])
+            v["layers"],
+            v["d_model"],
+            v["heads"],
+            v["kv_heads"],
+            v["ffn"],
+            v["vocab"],
+            v["seq_len"],
+            v["mlp_matrices"],
+        )
         assert udfs.tco_flops_per_token(model, convention="6n") == 6 * v["params"]
     # the published GPT-3 figure of the seed tests (facts.md: 1.07899e12 per token at seq 2048)
     assert udfs.tco_flops_per_token("gpt3_175b") == pytest.approx(1.07899e12, rel=1e-5)

@@ -47,8 +47,7 @@ def test_capital_falls_as_life_lengthens(c, r, n1, n2):
 @given(capex, rate, rate, life)
 def test_capital_rises_with_cost_of_capital(c, r1, r2, n):
     lo, hi = sorted((r1, r2))
-    assert udfs.tco_capital_per_gpu_hour(c, lo, n) <= udfs.tco_capital_per_gpu_hour(c, hi, n) * (
-        1 + 1e-12)
+    assert udfs.tco_capital_per_gpu_hour(c, lo, n) <= udfs.tco_capital_per_gpu_hour(c, hi, n) * (1 + 1e-12)
 
 
 @given(price, fpt, peak, mfu, mfu)

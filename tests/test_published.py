@@ -15,30 +15,44 @@ from udfs.published import CHEAPER, DEARER, SPEEDUP_HEADER, speedup_table
 
 # (model, system): (tokens/s per GPU, model TFLOP/s per GPU) as published
 NVIDIA = {
-    ("llama3_405b", "H100_HGX"): (311, 784), ("llama3_405b", "B200_HGX"): (661, 1667),
-    ("llama3_405b", "GB200_NVL72"): (793, 2004), ("llama3_405b", "GB300_NVL72"): (988, 2495),
-    ("llama3_70b", "H100_HGX"): (1621, 728), ("llama3_70b", "GB200_NVL72"): (4040, 1815),
+    ("llama3_405b", "H100_HGX"): (311, 784),
+    ("llama3_405b", "B200_HGX"): (661, 1667),
+    ("llama3_405b", "GB200_NVL72"): (793, 2004),
+    ("llama3_405b", "GB300_NVL72"): (988, 2495),
+    ("llama3_70b", "H100_HGX"): (1621, 728),
+    ("llama3_70b", "GB200_NVL72"): (4040, 1815),
     ("llama3_70b", "GB300_NVL72"): (5003, 2248),
-    ("deepseek_v3", "H100_HGX"): (1297, 338), ("deepseek_v3", "B200_HGX"): (2689, 699),
-    ("deepseek_v3", "B300_HGX"): (2983, 776), ("deepseek_v3", "GB200_NVL72"): (3955, 1028),
+    ("deepseek_v3", "H100_HGX"): (1297, 338),
+    ("deepseek_v3", "B200_HGX"): (2689, 699),
+    ("deepseek_v3", "B300_HGX"): (2983, 776),
+    ("deepseek_v3", "GB200_NVL72"): (3955, 1028),
     ("deepseek_v3", "GB300_NVL72"): (4612, 1199),
-    ("qwen3_235b_a22b", "H100_HGX"): (1633, 242), ("qwen3_235b_a22b", "B200_HGX"): (3805, 563),
-    ("qwen3_235b_a22b", "B300_HGX"): (2691, 399), ("qwen3_235b_a22b", "GB200_NVL72"): (5448, 806),
+    ("qwen3_235b_a22b", "H100_HGX"): (1633, 242),
+    ("qwen3_235b_a22b", "B200_HGX"): (3805, 563),
+    ("qwen3_235b_a22b", "B300_HGX"): (2691, 399),
+    ("qwen3_235b_a22b", "GB200_NVL72"): (5448, 806),
     ("qwen3_235b_a22b", "GB300_NVL72"): (6583, 974),
-    ("gpt_oss_120b", "H100_HGX"): (5993, 163), ("gpt_oss_120b", "B200_HGX"): (8047, 219),
-    ("gpt_oss_120b", "B300_HGX"): (8359, 228), ("gpt_oss_120b", "GB200_NVL72"): (15784, 428),
+    ("gpt_oss_120b", "H100_HGX"): (5993, 163),
+    ("gpt_oss_120b", "B200_HGX"): (8047, 219),
+    ("gpt_oss_120b", "B300_HGX"): (8359, 228),
+    ("gpt_oss_120b", "GB200_NVL72"): (15784, 428),
     ("gpt_oss_120b", "GB300_NVL72"): (19412, 527),
 }
 TABLE = speedup_table()
 ROWS = [dict(zip(SPEEDUP_HEADER, r, strict=True)) for r in TABLE[1:]]
-NV_RUNS = {k: r for k, r in {**presets.catalog("run"), **presets.catalog("moe_run")}.items()
-           if k.startswith("nv_")}
+NV_RUNS = {
+    k: r for k, r in {**presets.catalog("run"), **presets.catalog("moe_run")}.items() if k.startswith("nv_")
+}
 
 
 def test_the_extract_matches_the_published_tables():
-    got = {(r.texts["model"], r.texts["system"]): (r.value("published_tokens_per_gpu_second"),
-                                                   r.value("reported_model_tflops"))
-           for r in NV_RUNS.values()}
+    got = {
+        (r.texts["model"], r.texts["system"]): (
+            r.value("published_tokens_per_gpu_second"),
+            r.value("reported_model_tflops"),
+        )
+        for r in NV_RUNS.values()
+    }
     assert got == NVIDIA
     for key, run in NV_RUNS.items():
         assert "4ab94dfa" in run.entry("published_tokens_per_gpu_second").source, key
@@ -49,7 +63,9 @@ def test_derived_mfu_reproduces_the_published_throughput():
     for key, run in NV_RUNS.items():
         tps = udfs.tco_tokens_per_gpu_second(
             udfs.tco_flops_per_token(run.texts["model"]),
-            presets.peak_tflops(run.texts["system"], run.texts["precision"]), run.value("mfu"))
+            presets.peak_tflops(run.texts["system"], run.texts["precision"]),
+            run.value("mfu"),
+        )
         assert tps == pytest.approx(run.value("published_tokens_per_gpu_second"), rel=5e-4), key
 
 

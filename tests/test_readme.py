@@ -24,8 +24,7 @@ def test_the_readme_has_python_examples():
 def test_readme_python_block_runs_with_its_printed_values(index):
     block = BLOCKS[index]
     assert ">>> " in block, f"README Python block {index + 1} has no >>> example to check"
-    test = doctest.DocTestParser().get_doctest(block, {}, f"README block {index + 1}",
-                                               str(README), 0)
+    test = doctest.DocTestParser().get_doctest(block, {}, f"README block {index + 1}", str(README), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     result = runner.run(test, out=lambda text: pytest.fail(text))
     assert result.failed == 0 and result.attempted >= 3

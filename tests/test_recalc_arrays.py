@@ -36,14 +36,24 @@ LET_PAGE = "https://support.microsoft.com/en-us/Excel/functions/let-function"
 
 #: Region, Sales Rep, Product, Units: the shape of the FILTER page's example table (A5:D20 there;
 #: A2:D9 here, values ours)
-SALES = [("East", "Tom", "Apple", 6380), ("West", "Fred", "Grape", 5619),
-         ("North", "Amy", "Pear", 4565), ("South", "Sal", "Banana", 5323),
-         ("East", "Fritz", "Apple", 4394), ("West", "Sravan", "Apple", 7195),
-         ("East", "Xi", "Banana", 5231), ("South", "Hector", "Apple", 2427)]
+SALES = [
+    ("East", "Tom", "Apple", 6380),
+    ("West", "Fred", "Grape", 5619),
+    ("North", "Amy", "Pear", 4565),
+    ("South", "Sal", "Banana", 5323),
+    ("East", "Fritz", "Apple", 4394),
+    ("West", "Sravan", "Apple", 7195),
+    ("East", "Xi", "Banana", 5231),
+    ("South", "Hector", "Apple", 2427),
+]
 
 
-def _book(path: Path, blocks: dict[str, tuple[str, str]], cells: dict[str, object] | None = None,
-          dynamic: bool = True) -> Path:
+def _book(
+    path: Path,
+    blocks: dict[str, tuple[str, str]],
+    cells: dict[str, object] | None = None,
+    dynamic: bool = True,
+) -> Path:
     """Sales data in Data!A1:D9, and on sheet S one array formula per block (cell -> (ref,
     formula)), every cell of each ref holding a stale 0 as Excel would have saved it; with
     ``dynamic`` the formula cells carry cm="1" (Excel 365's dynamic-array marker)."""
@@ -92,8 +102,7 @@ def _values(path: Path, refs: list[str], sheet: str = "S") -> list:
 def _grid(path: Path, top_left: str, h: int, w: int):
     r0, c0 = split_cell(top_left)
     evaluation = evaluate_package(open_package(path), {})
-    return [[evaluation.value("S", r0 + i, c0 + j) for j in range(w)] for i in range(h)], \
-        evaluation
+    return [[evaluation.value("S", r0 + i, c0 + j) for j in range(w)] for i in range(h)], evaluation
 
 
 def test_sequence_four_by_five(tmp_path):
@@ -106,9 +115,14 @@ def test_sequence_four_by_five(tmp_path):
 def test_sequence_start_step_and_defaults(tmp_path):
     # SEQUENCE_PAGE: [start] the first number, [step] the amount to increment each value;
     # "any missing optional arguments will default to 1"
-    book = _book(tmp_path / "s.xlsx", {"A1": ("A1:C2", "=_xlfn.SEQUENCE(2,3,10,-1)"),
-                                       "A4": ("A4:A6", "=_xlfn.SEQUENCE(3)"),
-                                       "C4": ("C4:C4", "=SUM(_xlfn.SEQUENCE(100))")})
+    book = _book(
+        tmp_path / "s.xlsx",
+        {
+            "A1": ("A1:C2", "=_xlfn.SEQUENCE(2,3,10,-1)"),
+            "A4": ("A4:A6", "=_xlfn.SEQUENCE(3)"),
+            "C4": ("C4:C4", "=SUM(_xlfn.SEQUENCE(100))"),
+        },
+    )
     grid, _ = _grid(book, "A1", 2, 3)
     assert grid == [[10.0, 9.0, 8.0], [7.0, 6.0, 5.0]]
     assert _values(book, ["A4", "A5", "A6", "C4"])[0] == [1.0, 2.0, 3.0, 5050.0]
@@ -116,11 +130,15 @@ def test_sequence_start_step_and_defaults(tmp_path):
 
 def test_filter_returns_the_matching_records(tmp_path):
     # FILTER_PAGE: "=FILTER(A5:D20,C5:C20=H2,"")" returns all records for Apple
-    book = _book(tmp_path / "f.xlsx", {"A1": ("A1:D4", '=_xlfn._xlws.FILTER(Data!A2:D9,'
-                                                       'Data!C2:C9=H1,"")')}, {"H1": "Apple"})
+    book = _book(
+        tmp_path / "f.xlsx",
+        {"A1": ("A1:D4", '=_xlfn._xlws.FILTER(Data!A2:D9,Data!C2:C9=H1,"")')},
+        {"H1": "Apple"},
+    )
     grid, evaluation = _grid(book, "A1", 4, 4)
-    assert grid == [list(r) if isinstance(r[3], str) else [*r[:3], float(r[3])]
-                    for r in SALES if r[2] == "Apple"]
+    assert grid == [
+        list(r) if isinstance(r[3], str) else [*r[:3], float(r[3])] for r in SALES if r[2] == "Apple"
+    ]
     assert not evaluation.problems
 
 
@@ -136,9 +154,13 @@ def test_filter_with_two_conditions_and_sorted(tmp_path):
 def test_filter_empty_result_is_calc_unless_if_empty(tmp_path):
     # FILTER_PAGE: "If your dataset has the potential of returning an empty value, then use the
     # 3rd argument ([if_empty]). Otherwise, a #CALC! error will result"
-    book = _book(tmp_path / "f.xlsx", {
-        "A1": ("A1:A2", "=_xlfn._xlws.FILTER(Data!A2:A9,Data!D2:D9>9000)"),
-        "B1": ("B1:B2", '=_xlfn._xlws.FILTER(Data!A2:A9,Data!D2:D9>9000,"none")')})
+    book = _book(
+        tmp_path / "f.xlsx",
+        {
+            "A1": ("A1:A2", "=_xlfn._xlws.FILTER(Data!A2:A9,Data!D2:D9>9000)"),
+            "B1": ("B1:B2", '=_xlfn._xlws.FILTER(Data!A2:A9,Data!D2:D9>9000,"none")'),
+        },
+    )
     vals, _ = _values(book, ["A1", "A2", "B1", "B2"])
     assert [str(vals[0]), vals[1], vals[2], vals[3]] == ["#CALC!", None, "none", None]
 
@@ -146,10 +168,14 @@ def test_filter_empty_result_is_calc_unless_if_empty(tmp_path):
 def test_filter_include_error_or_text_is_an_error(tmp_path):
     # FILTER_PAGE: "If any value of the include argument is an error (#N/A, #VALUE, etc) or
     # cannot be converted to a Boolean, the FILTER function will return an error"
-    book = _book(tmp_path / "f.xlsx", {
-        "A1": ("A1", "=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;#N/A;FALSE})"),
-        "B1": ("B1", '=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;"x";FALSE})'),
-        "C1": ("C1", "=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;FALSE})")})  # wrong height
+    book = _book(
+        tmp_path / "f.xlsx",
+        {
+            "A1": ("A1", "=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;#N/A;FALSE})"),
+            "B1": ("B1", '=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;"x";FALSE})'),
+            "C1": ("C1", "=_xlfn._xlws.FILTER(Data!A2:A4,{TRUE;FALSE})"),
+        },
+    )  # wrong height
     vals, _ = _values(book, ["A1", "B1", "C1"])
     assert [str(v) for v in vals] == ["#N/A", "#VALUE!", "#VALUE!"]
 
@@ -157,10 +183,14 @@ def test_filter_include_error_or_text_is_an_error(tmp_path):
 def test_unique_rows_and_exactly_once(tmp_path):
     # UNIQUE_PAGE: returns the distinct rows; exactly_once TRUE "will return all distinct rows
     # or columns that occur exactly once"; by_col TRUE compares columns
-    book = _book(tmp_path / "u.xlsx", {
-        "A1": ("A1:A4", "=_xlfn.UNIQUE(Data!C2:C9)"),
-        "B1": ("B1:B1", "=_xlfn.UNIQUE(Data!C2:C9,FALSE,TRUE)"),
-        "C1": ("C1:E1", "=_xlfn.UNIQUE({1,2,1,3},TRUE)")})
+    book = _book(
+        tmp_path / "u.xlsx",
+        {
+            "A1": ("A1:A4", "=_xlfn.UNIQUE(Data!C2:C9)"),
+            "B1": ("B1:B1", "=_xlfn.UNIQUE(Data!C2:C9,FALSE,TRUE)"),
+            "C1": ("C1:E1", "=_xlfn.UNIQUE({1,2,1,3},TRUE)"),
+        },
+    )
     vals, _ = _values(book, ["A1", "A2", "A3", "A4", "B1", "C1", "D1", "E1"])
     assert vals == ["Apple", "Grape", "Pear", "Banana", "Grape", 1.0, 2.0, 3.0]
 
@@ -168,11 +198,15 @@ def test_unique_rows_and_exactly_once(tmp_path):
 def test_sort_ascending_descending_and_by_column(tmp_path):
     # SORT_PAGE: sort_index defaults to row1/col1, order to ascending (1), -1 descending; by_col
     # TRUE sorts columns
-    book = _book(tmp_path / "o.xlsx", {
-        "A1": ("A1:A8", "=_xlfn._xlws.SORT(Data!B2:B9)"),
-        "B1": ("B1:B8", "=_xlfn._xlws.SORT(Data!D2:D9,1,-1)"),
-        "C1": ("C1:E1", "=_xlfn._xlws.SORT({3,1,2},1,1,TRUE)"),
-        "F1": ("F1", "=_xlfn._xlws.SORT(Data!D2:D9,5)")})
+    book = _book(
+        tmp_path / "o.xlsx",
+        {
+            "A1": ("A1:A8", "=_xlfn._xlws.SORT(Data!B2:B9)"),
+            "B1": ("B1:B8", "=_xlfn._xlws.SORT(Data!D2:D9,1,-1)"),
+            "C1": ("C1:E1", "=_xlfn._xlws.SORT({3,1,2},1,1,TRUE)"),
+            "F1": ("F1", "=_xlfn._xlws.SORT(Data!D2:D9,5)"),
+        },
+    )
     grid, _ = _grid(book, "A1", 8, 2)
     assert [r[0] for r in grid] == sorted((r[1] for r in SALES), key=str.lower)
     assert [r[1] for r in grid] == sorted((float(r[3]) for r in SALES), reverse=True)
@@ -202,9 +236,11 @@ def test_let_examples(tmp_path):
 
 def test_dynamic_spill_shrinks_and_the_writer_empties_cells(tmp_path):
     """A5:A9 held five values; FILTER now returns three: the last two cells become empty."""
-    book = _book(tmp_path / "d.xlsx", {"A1": ("A1:A5", "=_xlfn._xlws.FILTER(Data!B2:B9,"
-                                                       'Data!C2:C9="Apple")')},
-                 {"H1": "=COUNTA(A1:A9)"})
+    book = _book(
+        tmp_path / "d.xlsx",
+        {"A1": ("A1:A5", '=_xlfn._xlws.FILTER(Data!B2:B9,Data!C2:C9="Apple")')},
+        {"H1": "=COUNTA(A1:A9)"},
+    )
     out = tmp_path / "out.xlsx"
     report = recalc_file(book, out, functions={})
     assert not report.problems
@@ -218,8 +254,7 @@ def test_dynamic_spill_shrinks_and_the_writer_empties_cells(tmp_path):
 def test_dynamic_spill_blocked_is_spill_error(tmp_path):
     """Three rows stored, five now: A4 holds a value, so the spill is blocked (#SPILL!) and the
     rest of the old block is empty."""
-    book = _book(tmp_path / "d.xlsx", {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")},
-                 {"A4": "in the way"})
+    book = _book(tmp_path / "d.xlsx", {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")}, {"A4": "in the way"})
     vals, evaluation = _values(book, ["A1", "A2", "A3", "A4"])
     assert [str(vals[0]), vals[1], vals[2], vals[3]] == ["#SPILL!", None, None, "in the way"]
     assert not evaluation.problems
@@ -229,25 +264,35 @@ def test_dynamic_spill_grows_past_the_file(tmp_path):
     """Three rows stored, five now, nothing below: the values are computed (formulas reading
     C4:C5, which the planner could not order after C1, get them: the workbook is evaluated again
     until its values settle) and the report names the cells the file has no place for."""
-    book = _book(tmp_path / "d.xlsx", {"C1": ("C1:C3", "=_xlfn.SEQUENCE(5)")},
-                 {"A1": "=C5*2", "A2": "=SUM(C1:C9)", "E1": "=C4+1"})
+    book = _book(
+        tmp_path / "d.xlsx",
+        {"C1": ("C1:C3", "=_xlfn.SEQUENCE(5)")},
+        {"A1": "=C5*2", "A2": "=SUM(C1:C9)", "E1": "=C4+1"},
+    )
     vals, evaluation = _values(book, ["C1", "C3", "C5", "A1", "A2", "E1"])
     assert vals == [1.0, 3.0, 5.0, 10.0, 15.0, 5.0]
-    assert len(evaluation.problems) == 1 and "S!C1" in evaluation.problems[0] \
-        and "C1:C5" in evaluation.problems[0] and "2 cells" in evaluation.problems[0]
+    assert (
+        len(evaluation.problems) == 1
+        and "S!C1" in evaluation.problems[0]
+        and "C1:C5" in evaluation.problems[0]
+        and "2 cells" in evaluation.problems[0]
+    )
 
 
 def test_cse_block_keeps_its_size(tmp_path):
     """A CSE formula (no cm) keeps its block: a larger result is cut, a smaller one is #N/A."""
-    book = _book(tmp_path / "c.xlsx", {"A1": ("A1:A2", "=_xlfn.SEQUENCE(5)"),
-                                       "B1": ("B1:B4", "=_xlfn.SEQUENCE(2)")}, {"A3": "free"},
-                 dynamic=False)
+    book = _book(
+        tmp_path / "c.xlsx",
+        {"A1": ("A1:A2", "=_xlfn.SEQUENCE(5)"), "B1": ("B1:B4", "=_xlfn.SEQUENCE(2)")},
+        {"A3": "free"},
+        dynamic=False,
+    )
     vals, _ = _values(book, ["A1", "A2", "A3", "B1", "B2", "B3", "B4"])
     assert vals[:3] == [1.0, 2.0, "free"] and vals[3:5] == [1.0, 2.0]
     assert [str(v) for v in vals[5:]] == ["#N/A", "#N/A"]
 
 
-@pytest.mark.parametrize("cell", ["<c r=\"B1\"/>", "<c r=\"B1\" s=\"0\"></c>"])
+@pytest.mark.parametrize("cell", ['<c r="B1"/>', '<c r="B1" s="0"></c>'])
 def test_writer_fills_block_cells_written_without_value(tmp_path, cell):
     """Cells of a block stored empty (``<c r="B1"/>``) get their value written in."""
     path = _book(tmp_path / "w.xlsx", {"A1": ("A1:B1", "={1,2}")}, dynamic=False)
@@ -256,8 +301,7 @@ def test_writer_fills_block_cells_written_without_value(tmp_path, cell):
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename == "xl/worksheets/sheet2.xml":
-                data, n = re.subn(rb'<c r="B1"[^>]*>(<v>0</v>)?</c>|<c r="B1"[^>]*/>',
-                                  cell.encode(), data)
+                data, n = re.subn(rb'<c r="B1"[^>]*>(<v>0</v>)?</c>|<c r="B1"[^>]*/>', cell.encode(), data)
                 assert n == 1
             zout.writestr(info, data)
     out = tmp_path / "out.xlsx"
@@ -279,8 +323,7 @@ def test_table_udf_fills_an_array_block(tmp_path):
     evaluation = evaluate_package(open_package(book))
     got = [[evaluation.value("S", r + 1, c + 1) for c in range(w)] for r in range(h)]
     assert got == table
-    short = _book(tmp_path / "d.xlsx", {"A1": (f"A1:{chr(ord('A') + w - 1)}{h - 1}",
-                                               "=TCO_SYSTEMS()")})
+    short = _book(tmp_path / "d.xlsx", {"A1": (f"A1:{chr(ord('A') + w - 1)}{h - 1}", "=TCO_SYSTEMS()")})
     evaluation = evaluate_package(open_package(short))
     assert evaluation.value("S", h, 1) == table[-1][0]
     assert len(evaluation.problems) == 1 and f"{w} cells" in evaluation.problems[0]
@@ -293,12 +336,16 @@ def test_choosecols_and_chooserows(tmp_path):
     # error if the absolute value of any of the col_num arguments is zero or exceeds the number
     # of columns". CHOOSEROWS is its row twin. Excel's own answers for CHOOSECOLS(A1:C5,3,1) are
     # in tests/test_recalc_arrays_excel.py
-    book = _book(tmp_path / "c.xlsx", {
-        "A1": ("A1:D6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,5),1,3,5,1)"),
-        "F1": ("F1:G6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,4),-1,-2)"),
-        "I1": ("I1:L2", "=_xlfn.CHOOSEROWS(Data!A2:D9,{1,8})"),
-        "N1": ("N1", "=_xlfn.CHOOSECOLS(Data!A2:D4,5)"),
-        "O1": ("O1", "=_xlfn.CHOOSEROWS(Data!A2:D4,0)")})
+    book = _book(
+        tmp_path / "c.xlsx",
+        {
+            "A1": ("A1:D6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,5),1,3,5,1)"),
+            "F1": ("F1:G6", "=_xlfn.CHOOSECOLS(_xlfn.SEQUENCE(6,4),-1,-2)"),
+            "I1": ("I1:L2", "=_xlfn.CHOOSEROWS(Data!A2:D9,{1,8})"),
+            "N1": ("N1", "=_xlfn.CHOOSECOLS(Data!A2:D4,5)"),
+            "O1": ("O1", "=_xlfn.CHOOSEROWS(Data!A2:D4,0)"),
+        },
+    )
     grid, _ = _grid(book, "A1", 6, 4)
     assert grid == [[5.0 * r + c for c in (1, 3, 5, 1)] for r in range(6)]
     grid, _ = _grid(book, "F1", 6, 2)
@@ -313,10 +360,17 @@ def test_spill_reference_and_implicit_intersection(tmp_path):
     """Excel 365 saves ``A1#`` as ``_xlfn.ANCHORARRAY(A1)`` and ``@`` as ``_xlfn.SINGLE(...)``:
     A1# is the block A1's formula fills now (here grown from the 3 rows stored to 5), #REF! for a
     cell that is not a spill's anchor; @ picks the cell in the formula's row."""
-    book = _book(tmp_path / "a.xlsx", {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")}, {
-        "C1": "=SUM(_xlfn.ANCHORARRAY(A1))", "C2": "=ROWS(_xlfn.ANCHORARRAY(A1))",
-        "C3": "=_xlfn.ANCHORARRAY(B1)", "C4": "=_xlfn.SINGLE(A1:A9)*10",
-        "C5": "=_xlfn.SINGLE({7,8,9})"})
+    book = _book(
+        tmp_path / "a.xlsx",
+        {"A1": ("A1:A3", "=_xlfn.SEQUENCE(5)")},
+        {
+            "C1": "=SUM(_xlfn.ANCHORARRAY(A1))",
+            "C2": "=ROWS(_xlfn.ANCHORARRAY(A1))",
+            "C3": "=_xlfn.ANCHORARRAY(B1)",
+            "C4": "=_xlfn.SINGLE(A1:A9)*10",
+            "C5": "=_xlfn.SINGLE({7,8,9})",
+        },
+    )
     vals, _ = _values(book, ["C1", "C2", "C3", "C4", "C5"])
     assert vals[:2] == [15.0, 5.0] and str(vals[2]) == "#REF!" and vals[3:] == [40.0, 7.0]
 
@@ -326,11 +380,15 @@ def test_sortby(tmp_path):
     # =SORTBY(D2:E9,E2:E9) sorts names by age, ascending; a table by region ascending, then by
     # age descending; "By_array arguments must either be one row high or one column wide", "all
     # of the arguments must be the same size", a sort order other than -1 or 1 is #VALUE!
-    book = _book(tmp_path / "b.xlsx", {
-        "A1": ("A1:A8", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9)"),
-        "C1": ("C1:D8", "=_xlfn.SORTBY(Data!A2:B9,Data!A2:A9,1,Data!D2:D9,-1)"),
-        "F1": ("F1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D5)"),
-        "G1": ("G1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9,2)")})
+    book = _book(
+        tmp_path / "b.xlsx",
+        {
+            "A1": ("A1:A8", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9)"),
+            "C1": ("C1:D8", "=_xlfn.SORTBY(Data!A2:B9,Data!A2:A9,1,Data!D2:D9,-1)"),
+            "F1": ("F1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D5)"),
+            "G1": ("G1", "=_xlfn.SORTBY(Data!B2:B9,Data!D2:D9,2)"),
+        },
+    )
     vals, _ = _values(book, [f"A{r}" for r in range(1, 9)] + ["F1", "G1"])
     assert vals[:8] == [r[1] for r in sorted(SALES, key=lambda r: r[3])]
     assert [str(v) for v in vals[8:]] == ["#VALUE!", "#VALUE!"]

@@ -40,8 +40,12 @@ EXPECTED = {
 
 
 def _array_cells(path: Path) -> set[tuple[str, str]]:
-    return {(p.name, cell_name(fc.row, fc.col)) for p in open_package(path).sheets
-            for fc in p.formulas if fc.kind in ("array", "spill")}
+    return {
+        (p.name, cell_name(fc.row, fc.col))
+        for p in open_package(path).sheets
+        for fc in p.formulas
+        if fc.kind in ("array", "spill")
+    }
 
 
 def test_manifest_names_every_file_with_its_hash():
@@ -77,6 +81,9 @@ def test_written_blocks_read_back_as_excels(tmp_path):
     out = tmp_path / "out.xlsx"
     recalc_file(src, out, functions={})
     after = openpyxl.load_workbook(out, data_only=True)
-    bad = [(s, a, before[s][a].value, after[s][a].value) for s, a in cells
-           if not same(before[s][a].value, after[s][a].value)]
+    bad = [
+        (s, a, before[s][a].value, after[s][a].value)
+        for s, a in cells
+        if not same(before[s][a].value, after[s][a].value)
+    ]
     assert not bad, bad[:5]

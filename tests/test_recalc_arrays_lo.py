@@ -35,23 +35,27 @@ from workbook.recalc.package import open_package
 from workbook.recalc.refs import split_cell
 
 SET = "arrays"
-REGENERATE = ("GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_arrays_lo.py "
-              "-k recording_equals_live")
+REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_arrays_lo.py -k recording_equals_live"
 LO_FILE = Path(__file__).parent / "data" / "arrays_lo.xlsx"
 
 
 #: cells where LibreOffice and Excel differ: Excel's documented value, and the source
 EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
-    f"Blocks!{cell}": ("#NUM!", "Microsoft's MINVERSE page (https://support.microsoft.com/de-de/"
-                       "Excel/functions/minverse-function): 'Some square matrices cannot be "
-                       "inverted and will return the #NUM! error value'; LibreOffice: #VALUE!")
-    for cell in ("A88", "B88", "A89", "B89")}  # =MINVERSE({1,2;2,4})
+    f"Blocks!{cell}": (
+        "#NUM!",
+        "Microsoft's MINVERSE page (https://support.microsoft.com/de-de/"
+        "Excel/functions/minverse-function): 'Some square matrices cannot be "
+        "inverted and will return the #NUM! error value'; LibreOffice: #VALUE!",
+    )
+    for cell in ("A88", "B88", "A89", "B89")
+}  # =MINVERSE({1,2;2,4})
 
 
 def _block_cells(formula: str) -> list[list[str]]:
     top, left, bottom, right = block_areas()[[b[2] for b in BLOCKS].index(formula)]
-    return [[f"Blocks!{get_column_letter(c)}{r}" for c in range(left, right + 1)]
-            for r in range(top, bottom + 1)]
+    return [
+        [f"Blocks!{get_column_letter(c)}{r}" for c in range(left, right + 1)] for r in range(top, bottom + 1)
+    ]
 
 
 def _collinear_expected() -> dict[str, tuple[object, str]]:
@@ -64,21 +68,28 @@ def _collinear_expected() -> dict[str, tuple[object, str]]:
     for formula, reduced, dropped in COLLINEAR:
         small = [[rec.get(k) for k in row] for row in _block_cells(reduced)]
         for i, row in enumerate(_block_cells(formula)):
-            want = ([0.0] * dropped + small[i] if i < 2 else
-                    small[i] + ["#N/A"] * dropped)
+            want = [0.0] * dropped + small[i] if i < 2 else small[i] + ["#N/A"] * dropped
             for k, v in zip(row, want, strict=True):
                 if k in rec and not same(rec[k], v):
-                    out[k] = (v, "Excel drops a collinear x column ([MS-OI29500] 2.1.985); "
-                                 f"LibreOffice 7.4 does not ({formula})")
+                    out[k] = (
+                        v,
+                        "Excel drops a collinear x column ([MS-OI29500] 2.1.985); "
+                        f"LibreOffice 7.4 does not ({formula})",
+                    )
     return out
 
 
 EXCEL_NOT_LO |= _collinear_expected()
 EXCEL_NOT_LO |= {
-    cell: ("#NUM!", "Microsoft's GROWTH page (https://support.microsoft.com/en-us/Excel/functions/"
-                    "growth-function): 'If any of the numbers in known_y's is 0 or negative, "
-                    "GROWTH returns the #NUM! error value'; LibreOffice: #VALUE!")
-    for row in _block_cells("=GROWTH(Data!A1:A6-3)") for cell in row}
+    cell: (
+        "#NUM!",
+        "Microsoft's GROWTH page (https://support.microsoft.com/en-us/Excel/functions/"
+        "growth-function): 'If any of the numbers in known_y's is 0 or negative, "
+        "GROWTH returns the #NUM! error value'; LibreOffice: #VALUE!",
+    )
+    for row in _block_cells("=GROWTH(Data!A1:A6-3)")
+    for cell in row
+}
 
 
 def _key(sheet: str, ref: str) -> str:
@@ -101,18 +112,24 @@ def ours(book):
 def lo_recorded():
     rec = recorded(SET)
     missing = [_key(s, a) for s, a in cells() if _key(s, a) not in rec]
-    assert not missing, (f"{len(missing)} cells have no recorded LibreOffice answer (first: "
-                         f"{missing[:3]}); record them with: {REGENERATE}")
+    assert not missing, (
+        f"{len(missing)} cells have no recorded LibreOffice answer (first: "
+        f"{missing[:3]}); record them with: {REGENERATE}"
+    )
     return rec
 
 
 @pytest.mark.parametrize("block", range(len(BLOCKS)), ids=[b[2] for b in BLOCKS])
 def test_block_matches_recorded_lo(ours, lo_recorded, block):
     top, left, bottom, right = block_areas()[block]
-    keys = [f"Blocks!{get_column_letter(c)}{r}" for r in range(top, bottom + 1)
-            for c in range(left, right + 1)]
-    bad = [f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}" for k in keys
-           if k not in EXCEL_NOT_LO and not same(lo_recorded[k], ours[k])]
+    keys = [
+        f"Blocks!{get_column_letter(c)}{r}" for r in range(top, bottom + 1) for c in range(left, right + 1)
+    ]
+    bad = [
+        f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}"
+        for k in keys
+        if k not in EXCEL_NOT_LO and not same(lo_recorded[k], ours[k])
+    ]
     for k in set(keys) & set(EXCEL_NOT_LO):
         excel, why = EXCEL_NOT_LO[k]
         assert same(excel, ours[k]), f"{k}: Excel gives {excel!r} ({why}), gputco {ours[k]!r}"
@@ -122,8 +139,11 @@ def test_block_matches_recorded_lo(ours, lo_recorded, block):
 
 def test_formulas_reading_blocks_match_recorded_lo(ours, lo_recorded):
     keys = [k for k in ours if k.startswith("Blocks!H")]
-    bad = [f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}" for k in keys
-           if not same(lo_recorded[k], ours[k])]
+    bad = [
+        f"{k}: LibreOffice {lo_recorded[k]!r}, gputco {ours[k]!r}"
+        for k in keys
+        if not same(lo_recorded[k], ours[k])
+    ]
     assert not bad, bad
 
 
@@ -142,8 +162,7 @@ def test_libreoffice_file_checks_clean_and_writes_back(lo_recorded, tmp_path):
     """The file LibreOffice saved (all block cells present): nothing differs; with the blocks'
     values zeroed, every cell is flagged, and the values the writer patches read back as
     LibreOffice's (openpyxl, an independent reader)."""
-    differ = {f"{m.sheet}!{m.cell}" for m in recalc_file(LO_FILE, check=True,
-                                                         functions={}).mismatches}
+    differ = {f"{m.sheet}!{m.cell}" for m in recalc_file(LO_FILE, check=True, functions={}).mismatches}
     assert differ == set(EXCEL_NOT_LO)
     src = tmp_path / "stale.xlsx"
     _zero_blocks(LO_FILE, src)
@@ -155,8 +174,11 @@ def test_libreoffice_file_checks_clean_and_writes_back(lo_recorded, tmp_path):
     report = recalc_file(src, out, functions={})
     assert report.cells >= len(cells()) and not report.problems
     wb = openpyxl.load_workbook(out, data_only=True)
-    bad = [f"{s}!{a}: expected {want[_key(s, a)]!r}, written {wb[s][a].value!r}"
-           for s, a in cells() if not same(want[_key(s, a)], wb[s][a].value)]
+    bad = [
+        f"{s}!{a}: expected {want[_key(s, a)]!r}, written {wb[s][a].value!r}"
+        for s, a in cells()
+        if not same(want[_key(s, a)], wb[s][a].value)
+    ]
     assert not bad, bad
 
 
@@ -167,9 +189,9 @@ def test_recording_equals_live_libreoffice(book, tmp_path_factory):
     lo = lo_values(lo_file)
     live = {_key(s, a): lo.get((s, a)) for s, a in cells()}
     bad = verify_or_refresh(SET, live)
-    assert not bad, f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, " \
-                    f"refresh with: {REGENERATE}"
-
+    assert not bad, (
+        f"{len(bad)} answers changed, first: {bad[:5]}; if LibreOffice is right, refresh with: {REGENERATE}"
+    )
 
 
 def test_collinear_x_columns_without_constant_and_in_trend(tmp_path):
@@ -198,8 +220,10 @@ def test_collinear_x_columns_without_constant_and_in_trend(tmp_path):
     wb.save(tmp_path / "c.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "c.xlsx"), {})
     assert not evaluation.problems
-    got = {("S", a): evaluation.value("S", *split_cell(a)) for a in
-           [f"{c}{r}" for c in "FGHI" for r in (1, 2, 3, 4)]}
+    got = {
+        ("S", a): evaluation.value("S", *split_cell(a))
+        for a in [f"{c}{r}" for c in "FGHI" for r in (1, 2, 3, 4)]
+    }
     kept = np.column_stack([x1, x3])
     coef = np.linalg.lstsq(kept, y, rcond=None)[0]
     resid = y - kept @ coef

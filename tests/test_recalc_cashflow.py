@@ -17,9 +17,13 @@ import pytest
 
 from workbook.recalc import XlError, evaluate_workbook
 
-FLOWS = [[-1000, 300, 400, 500], [-70000, 12000, 15000, 18000, 21000, 26000],
-         [-5e6, 1.2e6, 1.4e6, 1.6e6, 1.8e6, 2e6, -0.5e6], [-100, 0, 0, 0, 0, 250],
-         [-250_000, 40_000, 60_000, 80_000, 90_000, 95_000, 95_000]]
+FLOWS = [
+    [-1000, 300, 400, 500],
+    [-70000, 12000, 15000, 18000, 21000, 26000],
+    [-5e6, 1.2e6, 1.4e6, 1.6e6, 1.8e6, 2e6, -0.5e6],
+    [-100, 0, 0, 0, 0, 250],
+    [-250_000, 40_000, 60_000, 80_000, 90_000, 95_000, 95_000],
+]
 
 
 def _book(tmp_path, rows: list[list], formulas: list[str]):
@@ -46,16 +50,22 @@ def test_irr_equals_numpy_financial_for_a_column_of_cash_flow_rows(tmp_path):
 
 
 def test_irr_without_both_signs_or_without_convergence_is_num(tmp_path):
-    got = _book(tmp_path, [[100, 200, 300], [-1, -2, -3], [-1, 1e-300, 0]],
-                ["=IRR(A1:C1)", "=IRR(A2:C2)", "=IRR(A3:C3,-0.9999)"])
+    got = _book(
+        tmp_path,
+        [[100, 200, 300], [-1, -2, -3], [-1, 1e-300, 0]],
+        ["=IRR(A1:C1)", "=IRR(A2:C2)", "=IRR(A3:C3,-0.9999)"],
+    )
     assert all(isinstance(v, XlError) and str(v) == "#NUM!" for v in got), got
 
 
 def test_xirr_zeroes_xnpv_and_exact_doubling(tmp_path):
     dates = [45292, 45350, 45500, 45700, 46000]  # serial days, first is the start
     cash = [-10000, 2000, 3000, 4000, 4500]
-    got = _book(tmp_path, [cash, dates, [-100, 200], [45292, 45292 + 365]],
-                ["=XIRR(A1:E1,A2:E2)", "=XNPV(0.07,A1:E1,A2:E2)", "=XIRR(A3:B3,A4:B4)"])
+    got = _book(
+        tmp_path,
+        [cash, dates, [-100, 200], [45292, 45292 + 365]],
+        ["=XIRR(A1:E1,A2:E2)", "=XNPV(0.07,A1:E1,A2:E2)", "=XIRR(A3:B3,A4:B4)"],
+    )
     rate, xnpv, doubled = got
     pairs = list(zip(cash, dates, strict=True))
     assert abs(sum(c / (1 + rate) ** ((d - dates[0]) / 365) for c, d in pairs)) < 1e-6
@@ -64,14 +74,16 @@ def test_xirr_zeroes_xnpv_and_exact_doubling(tmp_path):
     assert math.isclose(doubled, 1.0, rel_tol=1e-9)  # 100 -> 200 in exactly 365 days
 
 
-@pytest.mark.parametrize("formula, code", [
-    ("=XNPV(0.1,A1:B1,A2:C2)", "#NUM!"),  # different counts
-    ("=XNPV(0.1,A1:B1,A3:B3)", "#NUM!"),  # a date before the first
-    ("=XIRR(A1:B1,A4:B4)", "#VALUE!"),    # a date that is text
-])
+@pytest.mark.parametrize(
+    "formula, code",
+    [
+        ("=XNPV(0.1,A1:B1,A2:C2)", "#NUM!"),  # different counts
+        ("=XNPV(0.1,A1:B1,A3:B3)", "#NUM!"),  # a date before the first
+        ("=XIRR(A1:B1,A4:B4)", "#VALUE!"),  # a date that is text
+    ],
+)
 def test_xnpv_xirr_argument_errors(tmp_path, formula, code):
-    got = _book(tmp_path, [[-100, 150, 0], [45000, 45100, 45200], [45000, 44000],
-                           [45000, "soon"]], [formula])
+    got = _book(tmp_path, [[-100, 150, 0], [45000, 45100, 45200], [45000, 44000], [45000, "soon"]], [formula])
     assert str(got[0]) == code
 
 
@@ -106,5 +118,4 @@ def test_npv_irr_payback_sheet_without_array_entry(tmp_path):
     assert got[("S", "F3")] == 4.0  # cumulative: -5.0, -3.8, -2.4, -0.8, +1.0 (millions)
     days = [got[("S", f"D{r}")] for r in range(1, 8)]
     rate = got[("S", "F4")]
-    assert abs(sum(f / (1 + rate) ** ((d - days[0]) / 365) for f, d in zip(flows, days,
-                                                                          strict=True))) < 1e-4
+    assert abs(sum(f / (1 + rate) ** ((d - days[0]) / 365) for f, d in zip(flows, days, strict=True))) < 1e-4

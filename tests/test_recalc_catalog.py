@@ -22,6 +22,9 @@ def test_readme_lists_exactly_the_engines_functions():
 def test_every_function_is_in_one_category():
     body = section()
     for name in supported_functions():
-        lines = [ln for ln in body.splitlines() if ln.startswith("- ") and
-                 name in [x.strip() for x in ln.split(":", 1)[1].split(",")]]
+        lines = [
+            ln
+            for ln in body.splitlines()
+            if ln.startswith("- ") and name in [x.strip() for x in ln.split(":", 1)[1].split(",")]
+        ]
         assert len(lines) == 1, (name, lines)

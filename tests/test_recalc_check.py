@@ -38,8 +38,12 @@ def _tamper(path: Path, cells: dict[str, bytes]) -> None:
         for info, data in members:
             if info.filename == "xl/worksheets/sheet1.xml":
                 for ref, value in cells.items():
-                    data, n = re.subn(rb'(<c r="' + ref.encode() + rb'"[^>]*>.*?<v>)[^<]*(</v>)',
-                                      rb"\g<1>" + value + rb"\g<2>", data, count=1)
+                    data, n = re.subn(
+                        rb'(<c r="' + ref.encode() + rb'"[^>]*>.*?<v>)[^<]*(</v>)',
+                        rb"\g<1>" + value + rb"\g<2>",
+                        data,
+                        count=1,
+                    )
                     assert n == 1, ref
             z.writestr(info, data)
     shutil.move(out, path)
@@ -63,8 +67,7 @@ def test_check_reports_exactly_the_tampered_cells(filled):
     report = recalc_file(filled, check=True, functions={})
     by_cell = {m.cell: m for m in report.mismatches}
     assert sorted(by_cell) == ["B3", "C17", "D2", "E1"]
-    assert (by_cell["B3"].stored, by_cell["B3"].computed, by_cell["B3"].formula) == (9.5, 9.0,
-                                                                                     "A3*2")
+    assert (by_cell["B3"].stored, by_cell["B3"].computed, by_cell["B3"].formula) == (9.5, 9.0, "A3*2")
     assert (by_cell["C17"].stored, by_cell["C17"].computed) == ("low", "high")
     assert (by_cell["D2"].stored, by_cell["D2"].computed) == (True, False)
     assert (str(by_cell["E1"].stored), str(by_cell["E1"].computed)) == ("#N/A", "#DIV/0!")

@@ -32,39 +32,102 @@ CASES = [
     (CX, "Sheet2", "U19", 32.5, "AGGREGATE(19 = QUARTILE.EXC) (was missing)"),
     (XLC, "dec2", "T10", "7777777601", "DEC2OCT of a negative number (was missing)"),
     (XLC, "dec2", "W13", "400", "DEC2HEX (was missing)"),
-    (XLC, "places", "G26", error("#NUM!"), "DEC2BIN(-25, 0): places 0 is #NUM! even for a "
-     "negative number"),
+    (XLC, "places", "G26", error("#NUM!"), "DEC2BIN(-25, 0): places 0 is #NUM! even for a negative number"),
     (XLC, "places-dec2", "B9", error("#NUM!"), "DEC2BIN(-1, 0)"),
-    ("closedxml/ClosedXML.Tests/Resource/TryToLoad/LO/xlsx/ceiling-floor.xlsx", "Sheet1", "C34",
-     24.0, "ISO.CEILING (was missing)"),
+    (
+        "closedxml/ClosedXML.Tests/Resource/TryToLoad/LO/xlsx/ceiling-floor.xlsx",
+        "Sheet1",
+        "C34",
+        24.0,
+        "ISO.CEILING (was missing)",
+    ),
     (POI + "63934.xlsx", "Sheet1", "B2", "Male", "CLEAN inside a lookup (was missing)"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D1136", "AxxEFG",
-     "REPLACE with fractional start and count (was missing)"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D1312", "NoN-Numeric",
-     "SUBSTITUTE (was missing)"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "N1352", "",
-     "T of a range is its first cell (was missing)"),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "D1136",
+        "AxxEFG",
+        "REPLACE with fractional start and count (was missing)",
+    ),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "D1312",
+        "NoN-Numeric",
+        "SUBSTITUTE (was missing)",
+    ),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "N1352",
+        "",
+        "T of a range is its first cell (was missing)",
+    ),
     ("xlcalculator/tests/resources/SLN.xlsx", "Sheet1", "A1", 2250.0, "SLN (was missing)"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1168", "a string",
-     "RIGHT with a count beyond the text's length"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "G716", " beginsWithSpace",
-     "HLOOKUP(..., TRUE) on unsorted text: Excel's binary search, not a sorted search"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "E872", 1.1,
-     "LOOKUP on unsorted text"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D1472", 1.00001,
-     "VLOOKUP approximate on unsorted numbers with a text item"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "F1472", "endsWithSpace ",
-     "VLOOKUP(..., TRUE) on unsorted numbers"),
-    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "D180", -4.089355473190933e-09,
-     "AVERAGE adds left to right like Excel (large terms cancel; a pairwise sum differs)"),
-    (POI + "table-sample.xlsx", "Tabelle1", "G5", 1 / 6,
-     "structured reference to a column whose name ends in a space ([#This Row], [#Totals])"),
-    ("closedxml/ClosedXML.Tests/Resource/TryToLoad/TableHeadersWithLineBreaks.xlsx", "Sheet1",
-     "H7", 33059.0, "structured reference to a header with a line break (_x000a_)"),
-    (POI + "simple-table-named-range.xlsx", "Sheet1", "B7", 9.0,
-     "a defined name standing for SUM(Table1[c]) (was an unsupported structured reference)"),
-    ("phpspreadsheet/tests/data/Reader/XLSX/issue.3453.xlsx", "Sheet1", "H2",
-     error("#REF!"), "SUM(#REF!:#REF!) parses (the file was refused before)"),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "F1168",
+        "a string",
+        "RIGHT with a count beyond the text's length",
+    ),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "G716",
+        " beginsWithSpace",
+        "HLOOKUP(..., TRUE) on unsorted text: Excel's binary search, not a sorted search",
+    ),
+    (POI + "FormulaEvalTestData_Copy.xlsx", "EverythingTests", "E872", 1.1, "LOOKUP on unsorted text"),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "D1472",
+        1.00001,
+        "VLOOKUP approximate on unsorted numbers with a text item",
+    ),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "F1472",
+        "endsWithSpace ",
+        "VLOOKUP(..., TRUE) on unsorted numbers",
+    ),
+    (
+        POI + "FormulaEvalTestData_Copy.xlsx",
+        "EverythingTests",
+        "D180",
+        -4.089355473190933e-09,
+        "AVERAGE adds left to right like Excel (large terms cancel; a pairwise sum differs)",
+    ),
+    (
+        POI + "table-sample.xlsx",
+        "Tabelle1",
+        "G5",
+        1 / 6,
+        "structured reference to a column whose name ends in a space ([#This Row], [#Totals])",
+    ),
+    (
+        "closedxml/ClosedXML.Tests/Resource/TryToLoad/TableHeadersWithLineBreaks.xlsx",
+        "Sheet1",
+        "H7",
+        33059.0,
+        "structured reference to a header with a line break (_x000a_)",
+    ),
+    (
+        POI + "simple-table-named-range.xlsx",
+        "Sheet1",
+        "B7",
+        9.0,
+        "a defined name standing for SUM(Table1[c]) (was an unsupported structured reference)",
+    ),
+    (
+        "phpspreadsheet/tests/data/Reader/XLSX/issue.3453.xlsx",
+        "Sheet1",
+        "H2",
+        error("#REF!"),
+        "SUM(#REF!:#REF!) parses (the file was refused before)",
+    ),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A13", "1.234567891", "TEXT General: 10 digits"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A18", "1E+11", "TEXT General: scientific"),
     (POI + "GeneralFormatTests.xlsx", "Tests", "A34", "1.12346E-10", "TEXT General: small"),
@@ -73,8 +136,13 @@ CASES = [
     (POI + "DateFormatTests.xlsx", "Tests", "A4", "Sat-Oct-1952", "ddd in a 1904-date book, yyy"),
     (POI + "DateFormatTests.xlsx", "Tests", "A11", "02:35:27 p", "a/p keeps its case"),
     (POI + "ElapsedFormatTests.xlsx", "Tests", "A8", "53:23 @ hour 75", "m after s is minutes"),
-    (POI + "ElapsedFormatTests.xlsx", "Tests", "A10", "It was 75 [yes, 75] hours and 23:53",
-     "h after [h] is the elapsed hours"),
+    (
+        POI + "ElapsedFormatTests.xlsx",
+        "Tests",
+        "A10",
+        "It was 75 [yes, 75] hours and 23:53",
+        "h after [h] is the elapsed hours",
+    ),
     (POI + "ElapsedFormatTests.xlsx", "Tests", "A42", "-75:23:53.376", "negative duration"),
     (POI + "TextFormatTests.xlsx", "Tests", "A6", "@jello@", "text section with \\@ and @"),
     (POI + "TextFormatTests.xlsx", "Tests", "A20", "-TRUE-TRUE-", "TRUE through the text section"),
@@ -91,8 +159,9 @@ def _run(file: str):
     return evaluate_workbook(path, unsupported="stored", functions={}), unsupported
 
 
-@pytest.mark.parametrize(("file", "sheet", "cell", "excel", "bug"), CASES,
-                         ids=[f"{c[0].rsplit('/', 1)[-1]}!{c[2]}" for c in CASES])
+@pytest.mark.parametrize(
+    ("file", "sheet", "cell", "excel", "bug"), CASES, ids=[f"{c[0].rsplit('/', 1)[-1]}!{c[2]}" for c in CASES]
+)
 def test_corpus_cell_equals_excel(file, sheet, cell, excel, bug):
     values, unsupported = _run(file)
     assert f"{sheet}!{cell}" not in unsupported, bug
@@ -134,20 +203,35 @@ def test_if_with_empty_else_is_zero_in_a_small_book(tmp_path):
     assert got[("S", "B2")] is False  # an omitted else (not an empty one) is FALSE
 
 
-@pytest.mark.parametrize(("x", "text"), [
-    (1.2345678912, "1.234567891"), (-1.2345678919, "-1.234567892"), (1e10, "10000000000"),
-    (1.12345e11, "1.12345E+11"), (1e-9, "0.000000001"), (-1.1e-10, "-1.1E-10"), (0.0, "0"),
-])
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [
+        (1.2345678912, "1.234567891"),
+        (-1.2345678919, "-1.234567892"),
+        (1e10, "10000000000"),
+        (1.12345e11, "1.12345E+11"),
+        (1e-9, "0.000000001"),
+        (-1.1e-10, "-1.1E-10"),
+        (0.0, "0"),
+    ],
+)
 def test_general_matches_general_format_tests(x, text):
     """GeneralFormatTests.xlsx rows 13-68 (Excel's cached TEXT(x, "General"))."""
     assert general(x) == text
 
 
-@pytest.mark.parametrize(("x", "fmt", "text"), [
-    (1.0, '[<10]#" Wow"', "1 Wow"), (10.0, '[<10]#" Wow"', "10"), (11.0, '[>10]#" Big"', "11 Big"),
-    (10.0, '[=10]#" Wow"', "10 Wow"), (-11.0, '[<>-10]#" Wow"', "-11 Wow"),
-    (1234.5, "[Red]#,##0.00", "1,234.50"), (1234.5, "[$€-407]#,##0", "€1,235"),
-])
+@pytest.mark.parametrize(
+    ("x", "fmt", "text"),
+    [
+        (1.0, '[<10]#" Wow"', "1 Wow"),
+        (10.0, '[<10]#" Wow"', "10"),
+        (11.0, '[>10]#" Big"', "11 Big"),
+        (10.0, '[=10]#" Wow"', "10 Wow"),
+        (-11.0, '[<>-10]#" Wow"', "-11 Wow"),
+        (1234.5, "[Red]#,##0.00", "1,234.50"),
+        (1234.5, "[$€-407]#,##0", "€1,235"),
+    ],
+)
 def test_conditions_colours_and_currency(x, fmt, text):
     """FormatConditionTests.xlsx / FormatChoiceTests.xlsx (conditions, Excel's cached values);
     colours are not shown in text and [$€-407] shows its symbol (Microsoft, number format codes)."""

@@ -31,12 +31,33 @@ def _book(path, formulas, date1904=True):
 
 
 def test_dates_count_from_1904(tmp_path):
-    formulas = ["=DATE(2024,1,1)", "=YEAR(0)", "=MONTH(0)", "=DAY(0)", "=EOMONTH(0,1)",
-                "=DAY(59)", '="2024-01-01"+0', "=DATE(1903,12,31)", "=EDATE(DATE(2024,1,31),1)",
-                "=YEAR(-1)", "=DATE(2024,1,1)-DATE(1904,1,1)"]
+    formulas = [
+        "=DATE(2024,1,1)",
+        "=YEAR(0)",
+        "=MONTH(0)",
+        "=DAY(0)",
+        "=EOMONTH(0,1)",
+        "=DAY(59)",
+        '="2024-01-01"+0',
+        "=DATE(1903,12,31)",
+        "=EDATE(DATE(2024,1,31),1)",
+        "=YEAR(-1)",
+        "=DATE(2024,1,1)-DATE(1904,1,1)",
+    ]
     got = evaluate_workbook(_book(tmp_path / "mac.xlsx", formulas), functions={})
-    want = [_days(2024, 1, 1), 1904.0, 1.0, 1.0, _days(1904, 2, 29), 29.0, _days(2024, 1, 1),
-            "#NUM!", _days(2024, 2, 29), "#NUM!", _days(2024, 1, 1)]
+    want = [
+        _days(2024, 1, 1),
+        1904.0,
+        1.0,
+        1.0,
+        _days(1904, 2, 29),
+        29.0,
+        _days(2024, 1, 1),
+        "#NUM!",
+        _days(2024, 2, 29),
+        "#NUM!",
+        _days(2024, 1, 1),
+    ]
     for r, (f, w) in enumerate(zip(formulas, want, strict=True), start=1):
         v = got[("S", f"A{r}")]
         assert (str(v) == w) if isinstance(w, str) else v == w, (f, v, w)

@@ -80,9 +80,11 @@ def test_gputco_engine_writes_the_same_file_as_before(tmp_path, no_process):
     report = recalc_file(src, tmp_path / "a.xlsx", unsupported="stored", engine="auto")
     assert (tmp_path / "g.xlsx").read_bytes() == (tmp_path / "a.xlsx").read_bytes()
     assert report.unsupported == {"ERF": ["Model!C1"]}
-    assert report.notes == ["LibreOffice is not installed (apt-get install "
-                            "libreoffice-calc-nogui), so it did not compute 4 cells (the engine "
-                            "cannot compute them, or they depend on such cells)"]
+    assert report.notes == [
+        "LibreOffice is not installed (apt-get install "
+        "libreoffice-calc-nogui), so it did not compute 4 cells (the engine "
+        "cannot compute them, or they depend on such cells)"
+    ]
     assert "gputco computed 10, LibreOffice 0" in report.summary()
 
 
@@ -101,7 +103,7 @@ def test_text_formats_the_engine_does_not_model_are_not_taken_from_libreoffice(t
     wb = openpyxl.Workbook()
     ws = wb.active
     ws["A1"] = '=TEXT(0.5,"# ?/?")'
-    ws["A2"] = "=A1&\"!\""
+    ws["A2"] = '=A1&"!"'
     ws["B1"] = "=ERF(1)"
     wb.save(tmp_path / "t.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "t.xlsx"), unsupported="stored")
@@ -120,8 +122,12 @@ def test_volatile_cells_and_their_dependents_are_never_taken_from_libreoffice(tm
         ws[f"B{r}"] = f"=A{r}*2"
     wb.save(tmp_path / "v.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "v.xlsx"), unsupported="stored")
-    assert sorted(choose(evaluation, "auto")) == [("SHEET", 1, 1), ("SHEET", 1, 2),
-                                                  ("SHEET", 4, 1), ("SHEET", 4, 2)]
+    assert sorted(choose(evaluation, "auto")) == [
+        ("SHEET", 1, 1),
+        ("SHEET", 1, 2),
+        ("SHEET", 4, 1),
+        ("SHEET", 4, 2),
+    ]
 
 
 def webservice_book(path):
@@ -138,8 +144,11 @@ def external_link_book(path):
     wb.active["A1"] = "=[1]Sheet1!A1*2"
     link = ExternalLink(externalBook=ExternalBook(id="rId1"))
     link.file_link = Relationship(
-        Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/"
-        "externalLinkPath", Target="file:///srv/prices.xlsx", TargetMode="External", Id="rId1")
+        Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLinkPath",
+        Target="file:///srv/prices.xlsx",
+        TargetMode="External",
+        Id="rId1",
+    )
     wb._external_links.append(link)
     wb.save(path)
     return path
@@ -147,14 +156,19 @@ def external_link_book(path):
 
 def test_the_screen_refuses_webservice_before_libreoffice_starts(tmp_path, no_process):
     src = webservice_book(tmp_path / "web.xlsx")
-    with pytest.raises(OutsideReachError, match=r"not handed to LibreOffice: WEBSERVICE "
-                                                r"\(Sheet!A1\)"):
+    with pytest.raises(
+        OutsideReachError,
+        match=r"not handed to LibreOffice: WEBSERVICE "
+        r"\(Sheet!A1\)",
+    ):
         recalc_file(src, tmp_path / "out.xlsx", engine="libreoffice")
     report = recalc_file(src, tmp_path / "out.xlsx", unsupported="stored")
     assert report.screened == ["WEBSERVICE (Sheet!A1)"]
-    assert report.notes == ["LibreOffice not used for 1 cells (the engine cannot compute them, "
-                            "or they depend on such cells): the workbook reaches outside "
-                            "(WEBSERVICE (Sheet!A1))"]
+    assert report.notes == [
+        "LibreOffice not used for 1 cells (the engine cannot compute them, "
+        "or they depend on such cells): the workbook reaches outside "
+        "(WEBSERVICE (Sheet!A1))"
+    ]
     assert report.unsupported == {"ERF": ["Sheet!A2"], "WEBSERVICE": ["Sheet!A1"]}
     assert report.by_engine == {"gputco": 0, "libreoffice": 0}
     assert not no_process, "soffice never started"
@@ -168,7 +182,8 @@ def test_the_screen_refuses_an_external_link(tmp_path, no_process):
         "not handed to LibreOffice: reference to another workbook (Sheet!A1); external link "
         "(xl/externalLinks/externalLink1.xml); link (externalLinkPath) to "
         "'file:///srv/prices.xlsx' (xl/externalLinks/_rels/externalLink1.xml.rels); "
-        "LibreOffice would run them (fetch URLs, update links, start programs)")
+        "LibreOffice would run them (fetch URLs, update links, start programs)"
+    )
     report = recalc_file(src, check=True, unsupported="stored")
     assert report.unsupported == {"[external workbook reference]": ["Sheet!A1"]}
     assert report.screened[0] == "reference to another workbook (Sheet!A1)"
@@ -194,16 +209,24 @@ def test_the_screen_finds_parts_and_formulas_outside_cells(tmp_path):
     with zipfile.ZipFile(path, "w") as z:
         z.writestr("xl/vbaProject.bin", b"\0")
         z.writestr("xl/connections.xml", b"<connections/>")
-        z.writestr("xl/externalLinks/externalLink2.xml", b"<externalLink><ddeLink "
-                   b'ddeService="cmd" ddeTopic="/c calc"/></externalLink>')
-        z.writestr("xl/charts/chart1.xml", b"<c:f>RTD(\"srv\",,\"x\")</c:f>")
-        z.writestr("xl/styles.xml", b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY e SYSTEM '
-                   b'"file:///etc/passwd">]><styleSheet>&e;</styleSheet>')
-        z.writestr("xl/_rels/workbook.xml.rels", b'<Relationships xmlns="http://schemas.'
-                   b'openxmlformats.org/package/2006/relationships"><Relationship Id="r1" '
-                   b'Type="http://x/hyperlink" Target="http://a" TargetMode="External"/>'
-                   b'<Relationship Id="r2" Type="http://x/image" Target="http://b/i.png" '
-                   b'TargetMode="External"/></Relationships>')
+        z.writestr(
+            "xl/externalLinks/externalLink2.xml",
+            b'<externalLink><ddeLink ddeService="cmd" ddeTopic="/c calc"/></externalLink>',
+        )
+        z.writestr("xl/charts/chart1.xml", b'<c:f>RTD("srv",,"x")</c:f>')
+        z.writestr(
+            "xl/styles.xml",
+            b'<?xml version="1.0"?><!DOCTYPE s [<!ENTITY e SYSTEM '
+            b'"file:///etc/passwd">]><styleSheet>&e;</styleSheet>',
+        )
+        z.writestr(
+            "xl/_rels/workbook.xml.rels",
+            b'<Relationships xmlns="http://schemas.'
+            b'openxmlformats.org/package/2006/relationships"><Relationship Id="r1" '
+            b'Type="http://x/hyperlink" Target="http://a" TargetMode="External"/>'
+            b'<Relationship Id="r2" Type="http://x/image" Target="http://b/i.png" '
+            b'TargetMode="External"/></Relationships>',
+        )
     with zipfile.ZipFile(path) as z:
         found = sorted(map(str, screen_parts(z)))
     assert found == [
@@ -218,14 +241,13 @@ def test_the_screen_finds_parts_and_formulas_outside_cells(tmp_path):
 
 def test_called_ignores_text_and_longer_names():
     assert called('IF(A1,"=WEBSERVICE(x)",RTD("a",,"b"))') == ["RTD"]
-    assert called("HYPERLINK(\"http://x\")+RECALL(1)+CALLS(2)") == []
+    assert called('HYPERLINK("http://x")+RECALL(1)+CALLS(2)') == []
     assert called("_xlfn.webservice(A1)&DDE (1)") == ["DDE", "WEBSERVICE"]
 
 
 def test_bad_engine_is_named(tmp_path):
     src = mixed_book(tmp_path / "mixed.xlsx")
-    with pytest.raises(ValueError, match="engine must be one of auto, gputco, libreoffice, "
-                                         "not 'excel'"):
+    with pytest.raises(ValueError, match="engine must be one of auto, gputco, libreoffice, not 'excel'"):
         recalc_file(src, check=True, engine="excel")
 
 
@@ -256,9 +278,11 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
     src = mixed_book(tmp_path / "mixed.xlsx")
     report = recalc_file(src, check=True, unsupported="stored")
     assert report.unsupported == {"ERF": ["Model!C1"]}
-    assert report.notes == ["LibreOffice failed, so it did not compute 4 cells (the engine cannot "
-                            "compute them, or they depend on such cells): soffice failed to "
-                            "convert mixed.xlsx to xlsx (exit 81)"]
+    assert report.notes == [
+        "LibreOffice failed, so it did not compute 4 cells (the engine cannot "
+        "compute them, or they depend on such cells): soffice failed to "
+        "convert mixed.xlsx to xlsx (exit 81)"
+    ]
     with pytest.raises(process.LibreOfficeError, match="exit 81"):
         recalc_file(src, check=True, engine="libreoffice")
 
@@ -270,8 +294,7 @@ def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_proce
     assert main(["recalc", str(src), "--check", "--engine", "gputco"]) == 2
     assert "unsupported functions or features: ERF (in Model!C1)" in capsys.readouterr().err
     out = tmp_path / "out.xlsx"
-    assert main(["recalc", str(src), "-o", str(out), "--engine", "gputco",
-                 "--keep-unsupported"]) == 0
+    assert main(["recalc", str(src), "-o", str(out), "--engine", "gputco", "--keep-unsupported"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert "gputco computed 10;" in line and "LibreOffice" not in line
     assert "kept stored values for 1 cells with unsupported functions (ERF)" in line
@@ -291,7 +314,8 @@ def test_a_part_the_screen_cannot_read_keeps_the_workbook_from_libreoffice(tmp_p
     assert report.unsupported == {"ERF": ["Model!C1"]}
     assert report.screened == [
         "part that cannot be read (xl/charts/_rels/chart1.xml.rels is not well-formed XML: "
-        "unclosed token: line 1, column 15) (xl/charts/_rels/chart1.xml.rels)"]
+        "unclosed token: line 1, column 15) (xl/charts/_rels/chart1.xml.rels)"
+    ]
 
 
 def test_render_and_convert_refuse_a_workbook_that_reaches_outside(tmp_path, no_process, capsys):

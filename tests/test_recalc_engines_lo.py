@@ -34,8 +34,7 @@ def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
     assert report.unsupported == {} and report.notes == [] and report.screened == []
     assert report.by_engine == {"gputco": 7, "libreoffice": 4}
     assert report.libreoffice_cells == LO_CELLS
-    assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in \
-        report.summary()
+    assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in report.summary()
 
     ours = openpyxl.load_workbook(dst, data_only=True)
     erf = math.erf(0.5)  # Python's math.erf as the independent source
@@ -67,8 +66,7 @@ def test_libreoffice_engine_computes_every_cell(tmp_path):
     report = recalc_file(src, tmp_path / "lo-engine.xlsx", engine="libreoffice")
     assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
     # gputco's own values agree with LibreOffice's to within --check's 1e-9
-    check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored",
-                        engine="gputco")
+    check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored", engine="gputco")
     assert check.mismatches == [] and check.unsupported == {"ERF": ["Model!C1"]}
 
 

@@ -75,17 +75,32 @@ def test_recurrences_are_not_cycles(tmp_path):
 
 
 def test_unsupported_functions_are_named_with_their_cells(tmp_path):
-    src = _book(tmp_path / "u.xlsx", {"S": {
-        "A1": 5, "A2": '=CELL("filename",A1)', "A3": '=INFO("directory")*2',
-        "A4": '=WEBSERVICE("http://example.com")', "A5": "=BAHTTEXT(A1)",
-        "A6": "=[1]Sheet1!A1", "A7": "=A1*3", "A8": "=A2+1", "A9": '=GETPIVOTDATA("x",A1)',
-    }})
+    src = _book(
+        tmp_path / "u.xlsx",
+        {
+            "S": {
+                "A1": 5,
+                "A2": '=CELL("filename",A1)',
+                "A3": '=INFO("directory")*2',
+                "A4": '=WEBSERVICE("http://example.com")',
+                "A5": "=BAHTTEXT(A1)",
+                "A6": "=[1]Sheet1!A1",
+                "A7": "=A1*3",
+                "A8": "=A2+1",
+                "A9": '=GETPIVOTDATA("x",A1)',
+            }
+        },
+    )
     with pytest.raises(UnsupportedFunctionError) as err:
         recalc_file(src, tmp_path / "out.xlsx", functions={})
     assert err.value.functions == {
-        "CELL (info types that depend on the application or file)": ["S!A2"], "INFO": ["S!A3"],
-        "WEBSERVICE": ["S!A4"], "BAHTTEXT": ["S!A5"],
-        "[external workbook reference]": ["S!A6"], "GETPIVOTDATA": ["S!A9"]}
+        "CELL (info types that depend on the application or file)": ["S!A2"],
+        "INFO": ["S!A3"],
+        "WEBSERVICE": ["S!A4"],
+        "BAHTTEXT": ["S!A5"],
+        "[external workbook reference]": ["S!A6"],
+        "GETPIVOTDATA": ["S!A9"],
+    }
     assert not (tmp_path / "out.xlsx").exists(), "nothing is written"
     assert isinstance(err.value, ValueError)
 
@@ -94,8 +109,7 @@ def test_unsupported_cells_can_keep_their_stored_values(tmp_path):
     src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("filename",A1)', "A3": "=A1*3"}})
     out = tmp_path / "out.xlsx"
     report = recalc_file(src, out, functions={}, unsupported="stored")
-    assert report.unsupported == {
-        "CELL (info types that depend on the application or file)": ["S!A2"]}
+    assert report.unsupported == {"CELL (info types that depend on the application or file)": ["S!A2"]}
     assert not report.ok
     ws = openpyxl.load_workbook(out, data_only=True)["S"]
     assert ws["A3"].value == 15
@@ -130,9 +144,11 @@ def test_limits_and_unsafe_xml_are_refused(tmp_path):
         for info in zin.infolist():
             data = zin.read(info.filename)
             if info.filename == "xl/worksheets/sheet1.xml":
-                data = (b'<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "aaaaaaaaaa">'
-                        b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
-                        + data.split(b"?>", 1)[-1].replace(b"<sheetData>", b"<sheetData>&b;"))
+                data = (
+                    b'<?xml version="1.0"?><!DOCTYPE w [<!ENTITY a "aaaaaaaaaa">'
+                    b'<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+                    + data.split(b"?>", 1)[-1].replace(b"<sheetData>", b"<sheetData>&b;")
+                )
             zout.writestr(info.filename, data)
     with pytest.raises(WorkbookFormatError, match="DTD"):
         evaluate_workbook(evil, functions={})

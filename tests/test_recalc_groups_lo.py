@@ -57,9 +57,11 @@ def test_10000_row_scenarios_are_one_group_per_column_and_equal_recorded_lo(scen
     assert report.groups == 10, "each formula column should be one vectorised group"
     keys = _tco_keys(RECORDED)
     rec = _recorded("groups_tco", [f"{s}!{r}" for s, r in keys])
-    bad = [(k, rec[f"{k[0]}!{k[1]}"], ours.get(k)) for k in keys
-           if not math.isclose(rec[f"{k[0]}!{k[1]}"], ours.get(k, math.nan), rel_tol=1e-9,
-                               abs_tol=1e-12)]
+    bad = [
+        (k, rec[f"{k[0]}!{k[1]}"], ours.get(k))
+        for k in keys
+        if not math.isclose(rec[f"{k[0]}!{k[1]}"], ours.get(k, math.nan), rel_tol=1e-9, abs_tol=1e-12)
+    ]
     assert not bad, f"{len(bad)} cells differ from LibreOffice's recorded answers: {bad[:5]}"
 
 
@@ -71,15 +73,19 @@ def test_recording_equals_live_libreoffice_10000_rows(scenarios, tmp_path, capsy
     lo_s = time.perf_counter() - t0
     lo = lo_values(lo_file)
     formula_cells = _tco_keys(ROWS)
-    bad = [(k, lo[k], ours.get(k)) for k in formula_cells
-           if not math.isclose(lo[k], ours.get(k, math.nan), rel_tol=1e-9, abs_tol=1e-12)]
+    bad = [
+        (k, lo[k], ours.get(k))
+        for k in formula_cells
+        if not math.isclose(lo[k], ours.get(k, math.nan), rel_tol=1e-9, abs_tol=1e-12)
+    ]
     assert not bad, f"{len(bad)} cells differ, first: {bad[:5]}"
-    changed = verify_or_refresh("groups_tco", {f"{s}!{r}": lo[(s, r)] for s, r in
-                                               _tco_keys(RECORDED)})
+    changed = verify_or_refresh("groups_tco", {f"{s}!{r}": lo[(s, r)] for s, r in _tco_keys(RECORDED)})
     assert not changed, f"LibreOffice's answers changed: {changed[:5]}; {REGENERATE}"
     with capsys.disabled():
-        print(f"\n10,000 x 10 formulas: gputco recalc_file {ours_s:.2f} s "
-              f"(evaluate {report.seconds:.2f} s), LibreOffice {lo_s:.2f} s")
+        print(
+            f"\n10,000 x 10 formulas: gputco recalc_file {ours_s:.2f} s "
+            f"(evaluate {report.seconds:.2f} s), LibreOffice {lo_s:.2f} s"
+        )
 
 
 @pytest.fixture(scope="module")

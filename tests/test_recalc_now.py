@@ -23,8 +23,9 @@ def _book(path, date1904=False):
         wb.epoch = CALENDAR_MAC_1904
     ws = wb.active
     ws.title = "S"
-    for r, f in enumerate(["=TODAY()", "=NOW()", "=YEAR(TODAY())", "=NOW()-TODAY()",
-                           "=TEXT(NOW(),\"yyyy-mm-dd hh:mm\")"], start=1):
+    for r, f in enumerate(
+        ["=TODAY()", "=NOW()", "=YEAR(TODAY())", "=NOW()-TODAY()", '=TEXT(NOW(),"yyyy-mm-dd hh:mm")'], start=1
+    ):
         ws.cell(r, 1, f)
     wb.save(path)
     return path

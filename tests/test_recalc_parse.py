@@ -11,19 +11,22 @@ from workbook.recalc.parse import Binary, Call, Const, RefNode, Unary, parse
 from workbook.recalc.refs import MAX_ROW, Ref, RowTemplate, parse_ref, shape_key
 
 
-@pytest.mark.parametrize(("formula", "shape"), [
-    ("=1+2*3", "(1.0 + (2.0 * 3.0))"),
-    ("=-2^2", "((- 2.0) ^ 2.0)"),
-    ("=2^3^2", "((2.0 ^ 3.0) ^ 2.0)"),
-    ("=1-2-3", "((1.0 - 2.0) - 3.0)"),
-    ('=1+2&"x"', "((1.0 + 2.0) & 'x')"),
-    ("=1<2=TRUE", "((1.0 < 2.0) = True)"),
-    ("=50%%", "(% (% 50.0))"),
-    ("=-1%", "(- (% 1.0))"),
-    ("=(1+2)*3", "((1.0 + 2.0) * 3.0)"),
-    ('=IF(1,,"a""b")', "IF(1.0, <missing>, 'a\"b')"),
-    ("=#N/A", "#N/A"),
-])
+@pytest.mark.parametrize(
+    ("formula", "shape"),
+    [
+        ("=1+2*3", "(1.0 + (2.0 * 3.0))"),
+        ("=-2^2", "((- 2.0) ^ 2.0)"),
+        ("=2^3^2", "((2.0 ^ 3.0) ^ 2.0)"),
+        ("=1-2-3", "((1.0 - 2.0) - 3.0)"),
+        ('=1+2&"x"', "((1.0 + 2.0) & 'x')"),
+        ("=1<2=TRUE", "((1.0 < 2.0) = True)"),
+        ("=50%%", "(% (% 50.0))"),
+        ("=-1%", "(- (% 1.0))"),
+        ("=(1+2)*3", "((1.0 + 2.0) * 3.0)"),
+        ('=IF(1,,"a""b")', "IF(1.0, <missing>, 'a\"b')"),
+        ("=#N/A", "#N/A"),
+    ],
+)
 def test_precedence(formula, shape):
     assert repr(parse(formula)) == shape
 
@@ -53,8 +56,11 @@ def test_unsupported_syntax_is_named():
 
 
 def test_defined_names_resolve_by_scope():
-    names = [DefinedName("rate", "Inputs!$B$2"), DefinedName("rate", "0.5", sheet="Local"),
-             DefinedName("loop", "loop+1")]
+    names = [
+        DefinedName("rate", "Inputs!$B$2"),
+        DefinedName("rate", "0.5", sheet="Local"),
+        DefinedName("loop", "loop+1"),
+    ]
     compiler = Compiler(names, {})
     _, here = compiler.compile("Model", 1, 1, "=rate*2")
     assert isinstance(here.node.left, RefNode) and here.node.left.ref.sheet == "Inputs"
@@ -95,7 +101,7 @@ def test_row_template_recognises_the_next_row():
 
 
 def test_functions_and_prefixes():
-    node = parse("=_xlfn.STDEV.S(A1:A3)+_xludf.TCO_GPU_HOUR(\"H100_HGX\")")
+    node = parse('=_xlfn.STDEV.S(A1:A3)+_xludf.TCO_GPU_HOUR("H100_HGX")')
     assert isinstance(node.left, Call) and node.left.name == "STDEV.S"
     assert node.right.name == "TCO_GPU_HOUR"
     assert isinstance(parse("=-A1"), Unary)

@@ -53,8 +53,9 @@ def _rich_book(path: Path) -> Path:
     for r in range(6, 12):
         model[f"A{r}"], model[f"B{r}"] = r, f"=A{r}*$B$2"
     model.conditional_formatting.add(
-        "B6:B11", CellIsRule(operator="greaterThan", formula=["5"], fill=PatternFill(
-            "solid", fgColor="FFC7CE")))
+        "B6:B11",
+        CellIsRule(operator="greaterThan", formula=["5"], fill=PatternFill("solid", fgColor="FFC7CE")),
+    )
     chart = BarChart()
     chart.add_data(Reference(model, min_col=2, min_row=6, max_row=11))
     chart.title = "Cost by row"
@@ -79,8 +80,9 @@ def _compare_sheet(before: bytes, after: bytes) -> int:
     for ea, eb in zip(a.iter(), b.iter(), strict=True):
         assert ea.tag == eb.tag
         if ea.tag == f"{NS}c" and ea.find(f"{NS}f") is not None:
-            assert {k: v for k, v in ea.attrib.items() if k != "t"} == \
-                {k: v for k, v in eb.attrib.items() if k != "t"}
+            assert {k: v for k, v in ea.attrib.items() if k != "t"} == {
+                k: v for k, v in eb.attrib.items() if k != "t"
+            }
             changed += 1
             continue
         if ea.tag == f"{NS}v" and eb.tag == f"{NS}v":
@@ -129,7 +131,7 @@ def test_values_and_user_content_come_back(tmp_path):
         assert any(n.startswith("xl/charts/chart") for n in z.namelist())
         assert b"fullCalcOnLoad" in z.read("xl/workbook.xml"), "Excel still recalculates on open"
     values = openpyxl.load_workbook(dst, data_only=True)["Model"]
-    capital = 31250 * 0.1305 / (1 - 1.1305 ** -5)
+    capital = 31250 * 0.1305 / (1 - 1.1305**-5)
     assert values["B1"].value == pytest.approx(capital, rel=1e-12)
     assert values["B2"].value == pytest.approx(capital / 8760, rel=1e-12)
     assert values["B3"].value == "TCO of H100_HGX"
@@ -163,5 +165,4 @@ def test_stale_values_are_replaced(tmp_path):
     wb["Inputs"]["B2"] = 62500  # openpyxl drops cached values on save: all recomputed
     wb.save(tmp_path / "b.xlsx")
     values = evaluate_workbook(tmp_path / "b.xlsx", functions={})
-    assert values[("Model", "B6")] == pytest.approx(
-        6 * 62500 * 0.1305 / (1 - 1.1305 ** -5) / 8760, rel=1e-12)
+    assert values[("Model", "B6")] == pytest.approx(6 * 62500 * 0.1305 / (1 - 1.1305**-5) / 8760, rel=1e-12)

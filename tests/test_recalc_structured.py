@@ -45,8 +45,7 @@ def values(tmp_path_factory):
     ws.append(["System", "Capex", "kW", "Cost"])
     for i, (a, b, c) in enumerate(ROWS, start=2):
         # the form Excel writes, and the short @ form some writers use
-        cost = "=Systems[[#This Row],[Capex]]/Systems[[#This Row],[kW]]" if i % 2 else \
-            "=[@Capex]/[@kW]"
+        cost = "=Systems[[#This Row],[Capex]]/Systems[[#This Row],[kW]]" if i % 2 else "=[@Capex]/[@kW]"
         ws.append([a, b, c, cost])
     ws.append(["Total", "=SUBTOTAL(109,Systems[Capex])", "=SUBTOTAL(101,Systems[kW])", None])
     t = Table(displayName="Systems", ref="A1:D6", totalsRowCount=1)
@@ -68,8 +67,11 @@ def test_this_row_in_both_spellings(values):
         assert values[("Data Sheet", f"D{i}")] == pytest.approx(capex / kw, rel=1e-12)
 
 
-@pytest.mark.parametrize("row", [i for i, c in enumerate(CASES, start=1) if "[1]" not in c[0]],
-                         ids=[c[0] for c in CASES if "[1]" not in c[0]])
+@pytest.mark.parametrize(
+    "row",
+    [i for i, c in enumerate(CASES, start=1) if "[1]" not in c[0]],
+    ids=[c[0] for c in CASES if "[1]" not in c[0]],
+)
 def test_structured_references(values, row):
     formula, want = CASES[row - 1]
     got = values[("Calc", f"A{row}")]
@@ -96,6 +98,5 @@ def test_external_references_are_left_alone():
     from workbook.recalc.structured import expand
 
     tables = {"SYSTEMS": T("Systems", "S", 1, 1, 6, 4, 1, 1, ("System", "Capex", "kW", "Cost"))}
-    assert expand("SUM(Systems[Capex],[1]Other!A1)", tables, "X", 1, 1) == \
-        "SUM('S'!$B$2:$B$5,[1]Other!A1)"
+    assert expand("SUM(Systems[Capex],[1]Other!A1)", tables, "X", 1, 1) == "SUM('S'!$B$2:$B$5,[1]Other!A1)"
     assert expand('"Systems[Capex]"&Systems_2', tables, "X", 1, 1) == '"Systems[Capex]"&Systems_2'

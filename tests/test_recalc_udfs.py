@@ -59,8 +59,7 @@ def test_a_group_calls_the_function_once_with_column_arguments(tmp_path):
 
 
 def test_error_texts_and_error_inputs(tmp_path):
-    src = _column_book(tmp_path / "u.xlsx", 4, "=MY_SCALE(A{r})",
-                       inputs=[1.0, "=NA()", None, "=1/0"])
+    src = _column_book(tmp_path / "u.xlsx", 4, "=MY_SCALE(A{r})", inputs=[1.0, "=NA()", None, "=1/0"])
     rec = Recorder(_scale)
     values = evaluate_workbook(src, functions={"MY_SCALE": rec})
     assert values[("S", "B1")] == 2.0
@@ -121,7 +120,8 @@ def test_gputco_registry_is_the_default(tmp_path):
     assert values[("S", "C2")] == pytest.approx(udfs.tco_gpu_hour("H100_HGX"), rel=1e-12)
     assert values[("S", "C3")] == pytest.approx(udfs.tco_gpu_hour("GB200_NVL72"), rel=1e-12)
     assert values[("S", "D5")] == pytest.approx(
-        udfs.tco_cost_per_mtok(want_b[4] + 1, 1.079e12, 989.4, 0.4), rel=1e-12)
+        udfs.tco_cost_per_mtok(want_b[4] + 1, 1.079e12, 989.4, 0.4), rel=1e-12
+    )
     assert values[("S", "E1")].startswith("#N/A unknown system 'H100'"), "a text naming the cause"
 
 

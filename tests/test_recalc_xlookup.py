@@ -13,8 +13,13 @@ import pytest
 
 from workbook.recalc import evaluate_workbook
 
-TABLE = [("H100", 31250, "hopper"), ("B200", 45000, "blackwell"), ("GB200", 54167, "blackwell"),
-         ("A100", 15000, "ampere"), ("h100", 99, "dup")]
+TABLE = [
+    ("H100", 31250, "hopper"),
+    ("B200", 45000, "blackwell"),
+    ("GB200", 54167, "blackwell"),
+    ("A100", 15000, "ampere"),
+    ("h100", 99, "dup"),
+]
 
 CASES = [
     ("=_xlfn.XMATCH(4,{5,4,3,2,1})", 2.0),
@@ -68,5 +73,8 @@ def values(tmp_path_factory):
 def test_xlookup_xmatch_follow_microsofts_definitions(values, row):
     formula, want = CASES[row - 1]
     got = values[("S", f"T{row}")]
-    assert (str(got) == want) if isinstance(want, str) and want.startswith("#") else got == want, \
-        (formula, got, want)
+    assert (str(got) == want) if isinstance(want, str) and want.startswith("#") else got == want, (
+        formula,
+        got,
+        want,
+    )

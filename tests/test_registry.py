@@ -21,28 +21,55 @@ from udfs.excel import NUMBER, TEXT
 
 # The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
 CATALOG = [
-    "TCO_SYSTEMS", "TCO_SYSTEM", "TCO_BUYERS", "TCO_BUYER", "TCO_MODELS", "TCO_MODEL",
-    "TCO_CAPEX_PER_GPU", "TCO_CAPITAL_PER_GPU_HOUR", "TCO_POWER_PER_GPU_HOUR",
-    "TCO_COLO_PER_GPU_HOUR", "TCO_GPU_HOUR", "TCO_BREAKDOWN", "TCO_RATIO", "TCO_FLOPS_PER_TOKEN",
-    "TCO_TOKENS_PER_GPU_SECOND", "TCO_COST_PER_MTOK", "TCO_TRAINING_COST", "TCO_TRAINING_DAYS",
-    "TCO_BREAKEVEN_MFU", "TCO_JOULES_PER_TOKEN", "TCO_HOUSEHOLD_YEARS",
+    "TCO_SYSTEMS",
+    "TCO_SYSTEM",
+    "TCO_BUYERS",
+    "TCO_BUYER",
+    "TCO_MODELS",
+    "TCO_MODEL",
+    "TCO_CAPEX_PER_GPU",
+    "TCO_CAPITAL_PER_GPU_HOUR",
+    "TCO_POWER_PER_GPU_HOUR",
+    "TCO_COLO_PER_GPU_HOUR",
+    "TCO_GPU_HOUR",
+    "TCO_BREAKDOWN",
+    "TCO_RATIO",
+    "TCO_FLOPS_PER_TOKEN",
+    "TCO_TOKENS_PER_GPU_SECOND",
+    "TCO_COST_PER_MTOK",
+    "TCO_TRAINING_COST",
+    "TCO_TRAINING_DAYS",
+    "TCO_BREAKEVEN_MFU",
+    "TCO_JOULES_PER_TOKEN",
+    "TCO_HOUSEHOLD_YEARS",
 ]
 # Functions beyond the original catalog that udfs exports ("more functions are welcome").
 EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
 # The decisions of issue 11 (their names and argument lists are the product's interface).
-DECISIONS = ["TCO_DELIVERED_GPU_HOUR", "TCO_BREAKEVEN_UTILISATION", "TCO_RENT_PARITY",
-             "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT",
-             "TCO_COST_PER_MTOK_AT_RATE", "TCO_CO2_TONNES", "TCO_CLUSTER"]
-_CASH = ("[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
-         "[rent_decline_per_year], [opex_escalation_per_year]")
+DECISIONS = [
+    "TCO_DELIVERED_GPU_HOUR",
+    "TCO_BREAKEVEN_UTILISATION",
+    "TCO_RENT_PARITY",
+    "TCO_CASHFLOWS",
+    "TCO_NPV",
+    "TCO_IRR",
+    "TCO_PAYBACK_YEARS",
+    "TCO_BREAKEVEN_RENT",
+    "TCO_COST_PER_MTOK_AT_RATE",
+    "TCO_CO2_TONNES",
+    "TCO_CLUSTER",
+]
+_CASH = (
+    "[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
+    "[rent_decline_per_year], [opex_escalation_per_year]"
+)
 # The catalog's argument lists, as the product documents them (optional ones in brackets).
 DESIGN_SIGNATURES = {
     "TCO_SYSTEM": "TCO_SYSTEM(system, field)",
     "TCO_BUYER": "TCO_BUYER(buyer, field)",
     "TCO_MODEL": "TCO_MODEL(model, field)",
     "TCO_CAPEX_PER_GPU": "TCO_CAPEX_PER_GPU(system, [buyer])",
-    "TCO_CAPITAL_PER_GPU_HOUR":
-        "TCO_CAPITAL_PER_GPU_HOUR(capex_per_gpu, cost_of_capital, life_years, [residual_fraction])",
+    "TCO_CAPITAL_PER_GPU_HOUR": "TCO_CAPITAL_PER_GPU_HOUR(capex_per_gpu, cost_of_capital, life_years, [residual_fraction])",
     "TCO_POWER_PER_GPU_HOUR": "TCO_POWER_PER_GPU_HOUR(it_kw_per_gpu, pue, usd_per_kwh)",
     "TCO_COLO_PER_GPU_HOUR": "TCO_COLO_PER_GPU_HOUR(it_kw_per_gpu, usd_per_kw_month)",
     "TCO_GPU_HOUR": "TCO_GPU_HOUR(system, [buyer])",
@@ -50,32 +77,26 @@ DESIGN_SIGNATURES = {
     "TCO_RATIO": "TCO_RATIO(system_a, system_b, [buyer])",
     "TCO_FLOPS_PER_TOKEN": "TCO_FLOPS_PER_TOKEN(model, [seq_len], [convention])",
     "TCO_TOKENS_PER_GPU_SECOND": "TCO_TOKENS_PER_GPU_SECOND(flops_per_token, peak_tflops, mfu)",
-    "TCO_COST_PER_MTOK":
-        "TCO_COST_PER_MTOK(gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
-    "TCO_TRAINING_COST":
-        "TCO_TRAINING_COST(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
-    "TCO_TRAINING_DAYS":
-        "TCO_TRAINING_DAYS(tokens, gpus, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_COST_PER_MTOK": "TCO_COST_PER_MTOK(gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_TRAINING_COST": "TCO_TRAINING_COST(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_TRAINING_DAYS": "TCO_TRAINING_DAYS(tokens, gpus, flops_per_token, peak_tflops, mfu, [goodput])",
     "TCO_BREAKEVEN_MFU": "TCO_BREAKEVEN_MFU(mfu_a, system_a, system_b, precision, [buyer])",
-    "TCO_JOULES_PER_TOKEN":
-        "TCO_JOULES_PER_TOKEN(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, [goodput])",
+    "TCO_JOULES_PER_TOKEN": "TCO_JOULES_PER_TOKEN(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, [goodput])",
     "TCO_DELIVERED_GPU_HOUR": "TCO_DELIVERED_GPU_HOUR(gpu_hour_usd, [availability], [utilisation])",
-    "TCO_BREAKEVEN_UTILISATION":
-        "TCO_BREAKEVEN_UTILISATION(gpu_hour_usd, rent_usd_per_gpu_hour, [availability])",
+    "TCO_BREAKEVEN_UTILISATION": "TCO_BREAKEVEN_UTILISATION(gpu_hour_usd, rent_usd_per_gpu_hour, [availability])",
     "TCO_RENT_PARITY": "TCO_RENT_PARITY(rent_usd_per_gpu_hour, mfu, reference_mfu)",
     "TCO_CASHFLOWS": "TCO_CASHFLOWS(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, "
-                     "life_years, " + _CASH + ")",
+    "life_years, " + _CASH + ")",
     "TCO_IRR": "TCO_IRR(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, "
-               "life_years, " + _CASH + ")",
+    "life_years, " + _CASH + ")",
     "TCO_PAYBACK_YEARS": "TCO_PAYBACK_YEARS(capex_per_gpu, rent_usd_per_gpu_hour, "
-                         "opex_usd_per_gpu_hour, life_years, " + _CASH + ")",
+    "opex_usd_per_gpu_hour, life_years, " + _CASH + ")",
     "TCO_NPV": "TCO_NPV(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years, "
-               "cost_of_capital, " + _CASH + ")",
+    "cost_of_capital, " + _CASH + ")",
     "TCO_BREAKEVEN_RENT": "TCO_BREAKEVEN_RENT(capex_per_gpu, opex_usd_per_gpu_hour, life_years, "
-                          "cost_of_capital, " + _CASH + ")",
+    "cost_of_capital, " + _CASH + ")",
     "TCO_CLUSTER": "TCO_CLUSTER(system, gpus, [buyer])",
-    "TCO_COST_PER_MTOK_AT_RATE":
-        "TCO_COST_PER_MTOK_AT_RATE(gpu_hour_usd, tokens_per_gpu_second, [utilisation])",
+    "TCO_COST_PER_MTOK_AT_RATE": "TCO_COST_PER_MTOK_AT_RATE(gpu_hour_usd, tokens_per_gpu_second, [utilisation])",
     "TCO_CO2_TONNES": "TCO_CO2_TONNES(joules, [kg_co2_per_kwh])",
     "TCO_HOUSEHOLD_YEARS": "TCO_HOUSEHOLD_YEARS(joules, [kwh_per_household_year])",
 }
@@ -83,7 +104,7 @@ WIZARD_LIMIT = 255  # Excel's Function Wizard: description and argument texts
 
 
 def test_registry_is_the_catalog_plus_the_extras():
-    assert list(udfs.UDFS)[:len(CATALOG + EXTRAS + DECISIONS)] == CATALOG + EXTRAS + DECISIONS
+    assert list(udfs.UDFS)[: len(CATALOG + EXTRAS + DECISIONS)] == CATALOG + EXTRAS + DECISIONS
 
 
 def test_registry_is_read_only():
@@ -130,12 +151,14 @@ def test_text_arguments_name_the_valid_choices():
 def test_nothing_headless_imports_xlwings():
     """The registry, the engine, the workbook builders and batch run without xlwings; only the
     xlwings module (addin.xlwings_udfs) imports it."""
-    code = ("import sys, tempfile, pathlib, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
-            "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
-            "p = pathlib.Path(tempfile.mkdtemp()) / 't.xlsx'; "
-            "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p); "
-            "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
-            "import addin.xlwings_udfs; assert 'xlwings' in sys.modules")
+    code = (
+        "import sys, tempfile, pathlib, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
+        "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
+        "p = pathlib.Path(tempfile.mkdtemp()) / 't.xlsx'; "
+        "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p); "
+        "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
+        "import addin.xlwings_udfs; assert 'xlwings' in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
 
 

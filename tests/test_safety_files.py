@@ -102,38 +102,45 @@ def _setup(tmp_path: Path, name: str) -> tuple[Path, Path]:
 def _recalc_input(tmp_path: Path) -> Path:
     from hostile import cell, package, sheet
 
-    return package(tmp_path / "book.xlsx", sheet(cell("A1", 2), cell("A2", f="A1*2"),
-                                                 cell("A3", f="A2+1")))
+    return package(tmp_path / "book.xlsx", sheet(cell("A1", 2), cell("A2", f="A1*2"), cell("A3", f="A2+1")))
 
 
 WRITERS = {
     "template": (lambda src, dst: ["template", "-o", str(dst), "--force"], "zip", "out.xlsx"),
-    "recalc -o": (lambda src, dst: ["recalc", str(src), "-o", str(dst), "--force"], "zip",
-                  "out.xlsx"),
-    "batch csv": (lambda src, dst: ["batch", str(src), "-o", str(dst), "--force",
-                                    "--chunk-rows", "1"], "chunk", "out.csv"),
-    "batch parquet": (lambda src, dst: ["batch", str(src), "-o", str(dst), "--force",
-                                        "--chunk-rows", "1"], "chunk", "out.parquet"),
-    "batch xlsx": (lambda src, dst: ["batch", str(src), "-o", str(dst), "--force",
-                                     "--chunk-rows", "1"], "chunk", "out.xlsx"),
+    "recalc -o": (lambda src, dst: ["recalc", str(src), "-o", str(dst), "--force"], "zip", "out.xlsx"),
+    "batch csv": (
+        lambda src, dst: ["batch", str(src), "-o", str(dst), "--force", "--chunk-rows", "1"],
+        "chunk",
+        "out.csv",
+    ),
+    "batch parquet": (
+        lambda src, dst: ["batch", str(src), "-o", str(dst), "--force", "--chunk-rows", "1"],
+        "chunk",
+        "out.parquet",
+    ),
+    "batch xlsx": (
+        lambda src, dst: ["batch", str(src), "-o", str(dst), "--force", "--chunk-rows", "1"],
+        "chunk",
+        "out.xlsx",
+    ),
     "docs": (lambda src, dst: ["docs", "-o", str(dst), "--force"], "text", "udfs.md"),
-    "addin vba": (lambda src, dst: ["addin", "vba", "-o", str(dst), "--force"], "text",
-                  "xlwings_udfs.bas"),
+    "addin vba": (lambda src, dst: ["addin", "vba", "-o", str(dst), "--force"], "text", "xlwings_udfs.bas"),
 }
 
 
 @pytest.mark.parametrize("command", sorted(WRITERS))
-def test_a_write_failing_halfway_leaves_the_original_intact(command, tmp_path, monkeypatch,
-                                                            capsys):
+def test_a_write_failing_halfway_leaves_the_original_intact(command, tmp_path, monkeypatch, capsys):
     argv_of, how, name = WRITERS[command]
     src, dst = _setup(tmp_path, name)
     if command == "recalc -o":
         src = _recalc_input(tmp_path)
     elif how == "chunk":
         src = tmp_path / "in.parquet"
-    state = {"zip": lambda: _fail_writestr_after(monkeypatch, 2), "chunk":
-             lambda: _fail_second_chunk(monkeypatch), "text":
-             lambda: _fail_write_text_halfway(monkeypatch)}[how]()
+    state = {
+        "zip": lambda: _fail_writestr_after(monkeypatch, 2),
+        "chunk": lambda: _fail_second_chunk(monkeypatch),
+        "text": lambda: _fail_write_text_halfway(monkeypatch),
+    }[how]()
     code = main(argv_of(src, dst))
     err = capsys.readouterr().err
     assert code == 3, err
@@ -143,8 +150,7 @@ def test_a_write_failing_halfway_leaves_the_original_intact(command, tmp_path, m
     assert _leftovers(tmp_path) == []
 
 
-def test_recalc_in_place_failing_halfway_leaves_the_original_intact(tmp_path, monkeypatch,
-                                                                   capsys):
+def test_recalc_in_place_failing_halfway_leaves_the_original_intact(tmp_path, monkeypatch, capsys):
     src = _recalc_input(tmp_path)
     before = src.read_bytes()
     state = _fail_writestr_after(monkeypatch, 1)
@@ -154,13 +160,16 @@ def test_recalc_in_place_failing_halfway_leaves_the_original_intact(tmp_path, mo
     assert _leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize("argv", [
-    ["template", "-o", "{dst}"],
-    ["recalc", "{book}", "-o", "{dst}"],
-    ["batch", "{csv}", "-o", "{dst}"],
-    ["docs", "-o", "{dst}"],
-    ["addin", "vba", "-o", "{dst}"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["template", "-o", "{dst}"],
+        ["recalc", "{book}", "-o", "{dst}"],
+        ["batch", "{csv}", "-o", "{dst}"],
+        ["docs", "-o", "{dst}"],
+        ["addin", "vba", "-o", "{dst}"],
+    ],
+)
 def test_no_command_overwrites_without_being_asked(argv, tmp_path, capsys):
     _src, dst = _setup(tmp_path, "existing.xlsx" if argv[0] != "batch" else "existing.csv")
     fill = {"dst": str(dst), "book": str(_recalc_input(tmp_path)), "csv": str(tmp_path / "in.csv")}
@@ -173,20 +182,31 @@ def test_no_command_overwrites_without_being_asked(argv, tmp_path, capsys):
 # --- real write failures (tests run as root: only situations that bind root too) -------------
 
 
-@pytest.mark.parametrize(("target", "reason"), [
-    ("/sys/gputco-test.xlsx", ("permission denied (a read-only folder or file, or the file is "
-                               "open in another program)", "the file system is read-only")),
-    ("/proc/gputco-test.xlsx", "files cannot be created in /proc"),
-    ("{tmp}/a-file/out.xlsx", "a part of the path is a file, not a folder"),
-    ("{tmp}/no-such-folder/out.xlsx", "the folder does not exist"),
-    ("{tmp}", "it is a folder"),
-    ("/dev/full", "not a regular file (a device, pipe or socket); never replaced"),
-])
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        (
+            "/sys/gputco-test.xlsx",
+            (
+                "permission denied (a read-only folder or file, or the file is open in another program)",
+                "the file system is read-only",
+            ),
+        ),
+        ("/proc/gputco-test.xlsx", "files cannot be created in /proc"),
+        ("{tmp}/a-file/out.xlsx", "a part of the path is a file, not a folder"),
+        ("{tmp}/no-such-folder/out.xlsx", "the folder does not exist"),
+        ("{tmp}", "it is a folder"),
+        ("/dev/full", "not a regular file (a device, pipe or socket); never replaced"),
+    ],
+)
 def test_unwritable_destinations_give_one_line_and_exit_3(target, reason, tmp_path, capsys):
     (tmp_path / "a-file").write_text("x")
     dst = target.format(tmp=tmp_path)
-    for argv in (["template", "-o", dst, "--force"], ["docs", "-o", dst, "--force"],
-                 ["recalc", str(_recalc_input(tmp_path)), "-o", dst, "--force"]):
+    for argv in (
+        ["template", "-o", dst, "--force"],
+        ["docs", "-o", dst, "--force"],
+        ["recalc", str(_recalc_input(tmp_path)), "-o", dst, "--force"],
+    ):
         assert main(argv) == 3, argv
         err = capsys.readouterr().err
         reasons = reason if isinstance(reason, tuple) else (reason,)  # /sys: rw or ro mount
@@ -225,11 +245,22 @@ def _full_disk_run(tmp_path: Path, tmpfs: bool) -> tuple[dict, str]:
     folder = tmp_path / "tiny"
     folder.mkdir()
     unshare = shutil.which("unshare")
-    if tmpfs and unshare and subprocess.run([unshare, "--mount", "--propagation", "private", "true"],
-                                  capture_output=True, check=False).returncode == 0:
-        proc = subprocess.run([unshare, "--mount", "--propagation", "private", sys.executable,
-                               "-c", _FULL_DISK, str(folder)], cwd=ROOT, capture_output=True,
-                              text=True, timeout=120, check=False)
+    if (
+        tmpfs
+        and unshare
+        and subprocess.run(
+            [unshare, "--mount", "--propagation", "private", "true"], capture_output=True, check=False
+        ).returncode
+        == 0
+    ):
+        proc = subprocess.run(
+            [unshare, "--mount", "--propagation", "private", sys.executable, "-c", _FULL_DISK, str(folder)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
         return json.loads(proc.stdout.strip().splitlines()[-1]), "the disk is full"
     dst = folder / "out.xlsx"
     dst.write_bytes(ORIGINAL)
@@ -238,12 +269,24 @@ def _full_disk_run(tmp_path: Path, tmpfs: bool) -> tuple[dict, str]:
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
 
-    proc = subprocess.run([sys.executable, "-m", "addin.cli", "template", "-o", str(dst),
-                           "--force"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          preexec_fn=limit, check=False)
-    return ({"code": proc.returncode, "err": proc.stderr, "files": sorted(os.listdir(folder)),
-             "original": dst.read_text()},
-            "the file is larger than the file system or a size limit allows")
+    proc = subprocess.run(
+        [sys.executable, "-m", "addin.cli", "template", "-o", str(dst), "--force"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+        check=False,
+    )
+    return (
+        {
+            "code": proc.returncode,
+            "err": proc.stderr,
+            "files": sorted(os.listdir(folder)),
+            "original": dst.read_text(),
+        },
+        "the file is larger than the file system or a size limit allows",
+    )
 
 
 @pytest.mark.parametrize("tmpfs", [True, False], ids=["tmpfs-if-allowed", "file-size-limit"])
@@ -260,14 +303,34 @@ def test_sigkill_mid_write_leaves_the_original_and_a_hidden_temporary_file(tmp_p
     ``.~NAME.XXXX.tmp`` stays behind (documented in README, Safety)."""
     n = 1_000_000
     src = tmp_path / "scenarios.parquet"
-    pq.write_table(pa.table({
-        "system": pa.array(np.where(np.arange(n) % 2 == 0, "H100_HGX", "GB200_NVL72")),
-        "mfu": np.linspace(0.3, 0.6, n)}), src)
+    pq.write_table(
+        pa.table(
+            {
+                "system": pa.array(np.where(np.arange(n) % 2 == 0, "H100_HGX", "GB200_NVL72")),
+                "mfu": np.linspace(0.3, 0.6, n),
+            }
+        ),
+        src,
+    )
     dst = tmp_path / "results.csv"
     dst.write_bytes(ORIGINAL)
-    proc = subprocess.Popen([sys.executable, "-m", "addin.cli", "batch", str(src), "-o",
-                             str(dst), "--force", "--chunk-rows", "500"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "addin.cli",
+            "batch",
+            str(src),
+            "-o",
+            str(dst),
+            "--force",
+            "--chunk-rows",
+            "500",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:

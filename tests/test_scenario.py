@@ -18,16 +18,19 @@ MODELS = list(presets.catalog("model"))
 
 def test_every_preset_combination_matches_the_catalog_functions():
     combos = list(itertools.product(SYSTEMS, BUYERS, MODELS, ["bf16", "fp8"], udfs.CONVENTIONS))
-    cols = {name: [c[i] for c in combos]
-            for i, name in enumerate(["system", "buyer", "model", "precision", "convention"])}
+    cols = {
+        name: [c[i] for c in combos]
+        for i, name in enumerate(["system", "buyer", "model", "precision", "convention"])
+    }
     mfu = np.linspace(0.2, 0.6, len(combos))
     out = scenario.evaluate({**cols, "mfu": mfu, "tokens": 1e12, "gpus": 1024})
     for i, (sy, bu, mo, pr, co) in enumerate(combos):
         tco = udfs.tco_gpu_hour(sy, bu)
         fpt = udfs.tco_flops_per_token(mo, convention=co)
         peak = presets.peak_tflops(sy, pr)
-        watts = udfs.tco_utility_watts_per_gpu(udfs.tco_system(sy, "it_kw_per_gpu"),
-                                               udfs.tco_buyer(bu, "pue"))
+        watts = udfs.tco_utility_watts_per_gpu(
+            udfs.tco_system(sy, "it_kw_per_gpu"), udfs.tco_buyer(bu, "pue")
+        )
         expected = {
             "capex_per_gpu": udfs.tco_capex_per_gpu(sy, bu),
             "tco_usd_per_gpu_hour": tco,
@@ -47,32 +50,33 @@ def test_every_preset_combination_matches_the_catalog_functions():
 
 def test_overrides_replace_presets_and_nan_means_preset():
     base = scenario.evaluate({"system": "H100_HGX", "mfu": 0.5})
-    out = scenario.evaluate({"system": ["H100_HGX"] * 2, "mfu": [0.5, 0.5],
-                             "usd_per_kwh": [np.nan, 0.12]})
+    out = scenario.evaluate({"system": ["H100_HGX"] * 2, "mfu": [0.5, 0.5], "usd_per_kwh": [np.nan, 0.12]})
     assert out["tco_usd_per_gpu_hour"][0] == base["tco_usd_per_gpu_hour"][0]
     # Linear in price: +$0.033/kWh x 1.389 kW x PUE 1.3.
     assert out["tco_usd_per_gpu_hour"][1] - out["tco_usd_per_gpu_hour"][0] == pytest.approx(
-        (0.12 - 0.087) * 1.389 * 1.3)
+        (0.12 - 0.087) * 1.389 * 1.3
+    )
 
 
 def test_coded_text_columns_equal_plain_text():
     codes = np.array([1, 0, 1, 1])
-    coded = scenario.evaluate({"system": scenario.Coded(codes, ["H100_HGX", "GB200_NVL72"]),
-                               "mfu": 0.4})
-    plain = scenario.evaluate({"system": np.array(["GB200_NVL72", "H100_HGX"])[1 - codes],
-                               "mfu": [0.4] * 4})
+    coded = scenario.evaluate({"system": scenario.Coded(codes, ["H100_HGX", "GB200_NVL72"]), "mfu": 0.4})
+    plain = scenario.evaluate({"system": np.array(["GB200_NVL72", "H100_HGX"])[1 - codes], "mfu": [0.4] * 4})
     np.testing.assert_array_equal(coded["usd_per_mtok"], plain["usd_per_mtok"])
 
 
-@pytest.mark.parametrize(("inputs", "error", "text"), [
-    ({"system": "H100_HGX"}, MissingValueError, "mfu is required"),
-    ({"mfu": 1.2}, InputRangeError, "mfu must be in (0, 1]"),
-    ({"mfu": 0.4, "systen": "x"}, UnknownNameError, "unknown scenario input 'systen'"),
-    ({"mfu": 0.4, "system": ["H100_HGX", "B300"]}, UnknownNameError, "unknown system 'B300'"),
-    ({"mfu": 0.4, "precision": "fp4"}, MissingValueError, "H100_HGX has no fp4 peak"),
-    ({"mfu": [0.4, 0.5], "tokens": [1e9, 2e9, 3e9]}, InputRangeError, "columns of one length"),
-    ({"mfu": 0.4, "pue": 0.5}, InputRangeError, "pue must be in [1, 5]"),
-])
+@pytest.mark.parametrize(
+    ("inputs", "error", "text"),
+    [
+        ({"system": "H100_HGX"}, MissingValueError, "mfu is required"),
+        ({"mfu": 1.2}, InputRangeError, "mfu must be in (0, 1]"),
+        ({"mfu": 0.4, "systen": "x"}, UnknownNameError, "unknown scenario input 'systen'"),
+        ({"mfu": 0.4, "system": ["H100_HGX", "B300"]}, UnknownNameError, "unknown system 'B300'"),
+        ({"mfu": 0.4, "precision": "fp4"}, MissingValueError, "H100_HGX has no fp4 peak"),
+        ({"mfu": [0.4, 0.5], "tokens": [1e9, 2e9, 3e9]}, InputRangeError, "columns of one length"),
+        ({"mfu": 0.4, "pue": 0.5}, InputRangeError, "pue must be in [1, 5]"),
+    ],
+)
 def test_bad_scenarios_fail_loudly(inputs, error, text):
     with pytest.raises(error) as info:
         scenario.evaluate(inputs)

@@ -36,17 +36,33 @@ from workbook.scenarios.spec import parse_spec
 #: SPECs that put different quantities in columns or in named cells
 SPECS = {
     "example": tomllib.loads(EXAMPLE),
-    "models": {"grid": {"model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
-                        "convention": ["palm", "6n", "megatron"], "precision": ["bf16", "fp8"],
-                        "seq_len": [2048, 8192]},
-               "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "capex_per_gpu": 60000,
-                         "tokens": 1e12, "gpus": 1024, "kwh_per_household_year": 10000}},
-    "buyers": {"grid": {"buyer": ["hyperscaler", "emerging_neocloud"],
-                        "residual_fraction": [0.0, 0.15], "other_usd_per_gpu_hour": [0.0, 0.05],
-                        "colo_usd_per_kw_month": [100, 160]},
-               "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
-               "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"],
-                               "swing": {"pue": 0.3}}},
+    "models": {
+        "grid": {
+            "model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
+            "convention": ["palm", "6n", "megatron"],
+            "precision": ["bf16", "fp8"],
+            "seq_len": [2048, 8192],
+        },
+        "fixed": {
+            "system": "GB200_NVL72",
+            "mfu": 0.41,
+            "pue": 1.2,
+            "capex_per_gpu": 60000,
+            "tokens": 1e12,
+            "gpus": 1024,
+            "kwh_per_household_year": 10000,
+        },
+    },
+    "buyers": {
+        "grid": {
+            "buyer": ["hyperscaler", "emerging_neocloud"],
+            "residual_fraction": [0.0, 0.15],
+            "other_usd_per_gpu_hour": [0.0, 0.05],
+            "colo_usd_per_kw_month": [100, 160],
+        },
+        "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
+        "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"], "swing": {"pue": 0.3}},
+    },
 }
 
 
@@ -66,7 +82,8 @@ def test_the_workbook_knows_every_scenario_input():
 
     # the inputs whose blank means a preset, or another input (depreciation years: the life)
     assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"} | {
-        i.key for i in chain.INPUTS if isinstance(i.default, chain.Like)}
+        i.key for i in chain.INPUTS if isinstance(i.default, chain.Like)
+    }
 
     arch = [i.key for i in chain.INPUTS if i.scope in ("system_preset", "model")]
     flops = ["flops_palm", "flops_6n", "flops_megatron", "flops_per_token"]
@@ -91,11 +108,11 @@ def test_every_row_equals_udfs_scenario_evaluate(written):
             j = keys.index(key)
             texts = [isinstance(r[j], str) for r in data]
             assert texts == np.isnan(expected[key]).tolist(), key
-            got = np.array([np.nan if t else r[j] for t, r in zip(texts, data, strict=True)],
-                           dtype=float)
-            ok = np.isnan(expected[key]) | (np.abs(got - expected[key])
-                                            <= (1e-7 if key == "irr" else 1e-9)
-                                            * np.abs(expected[key]) + 1e-12)
+            got = np.array([np.nan if t else r[j] for t, r in zip(texts, data, strict=True)], dtype=float)
+            ok = np.isnan(expected[key]) | (
+                np.abs(got - expected[key])
+                <= (1e-7 if key == "irr" else 1e-9) * np.abs(expected[key]) + 1e-12
+            )
             assert ok.all(), (key, got[:3], expected[key][:3])
             continue
         got = output(wb, keys, data, key)
@@ -141,8 +158,7 @@ def test_every_row_carries_the_template_rows_styles(written):
     last = first + len(data) - 1
     for col in range(1, len(keys) + 1):
         a, b = ws.cell(first, col), ws.cell(last, col)
-        assert a.has_style and (a.style_id, a.number_format) == (b.style_id, b.number_format), \
-            keys[col - 1]
+        assert a.has_style and (a.style_id, a.number_format) == (b.style_id, b.number_format), keys[col - 1]
     tco = ws.cell(last, keys.index("tco_usd_per_gpu_hour") + 1)
     assert tco.number_format == '"$"#,##0.0000' and tco.font.b
 
@@ -185,8 +201,17 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written):
     assert sorted(r[0] for r in table) == sorted(spec.drivers)
     ranges = []
     for r in table:
-        d, base, swing, lo, hi, c_lo, c_hi, ch_lo, ch_hi = (r[0], r[3], r[4], r[6], r[7], r[8],
-                                                             r[9], r[10], r[11])
+        d, base, swing, lo, hi, c_lo, c_hi, ch_lo, ch_hi = (
+            r[0],
+            r[3],
+            r[4],
+            r[6],
+            r[7],
+            r[8],
+            r[9],
+            r[10],
+            r[11],
+        )
         floor = 1.0 if d == "pue" else 0.0
         b = float(base_used[d][0])
         assert close(base, b) and swing == spec.swing(d)
@@ -222,8 +247,14 @@ def test_example_monte_carlo_percentiles_equal_numpy(tmp_path):
         assert draws[name].tolist() == values.tolist()
     results = scenario.evaluate({**spec.base, **draws})
     rows = {r[0]: r for r in ws.iter_rows(min_row=1, max_row=40, values_only=True) if r[0]}
-    for key in ("tco_usd_per_gpu_hour", "usd_per_mtok", "training_cost_usd", "joules_per_token",
-                "npv_usd_per_gpu", "irr"):
+    for key in (
+        "tco_usd_per_gpu_hour",
+        "usd_per_mtok",
+        "training_cost_usd",
+        "joules_per_token",
+        "npv_usd_per_gpu",
+        "irr",
+    ):
         p10, p50, p90, mean = rows[key][3:7]
         assert p10 <= p50 <= p90
         rel = 1e-7 if key == "irr" else 1e-9  # IRR is solved to 1e-7
@@ -244,10 +275,13 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     """Monte Carlo draws of the life are whole years; the rows' cash-flow block has the years of
     the longest life drawn, and a life beyond it (typed after the file was written) gives a
     message in NPV, IRR and payback instead of a wrong number (README, Scenario workbooks)."""
-    spec = parse_spec({"grid": {"system": ["H100_HGX"], "life_years": [3, 4]},
-                       "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 2.2},
-                       "monte_carlo": {"draws": 50, "seed": 5,
-                                       "life_years": {"dist": "uniform", "low": 2, "high": 6}}})
+    spec = parse_spec(
+        {
+            "grid": {"system": ["H100_HGX"], "life_years": [3, 4]},
+            "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 2.2},
+            "monte_carlo": {"draws": 50, "seed": 5, "life_years": {"dist": "uniform", "low": 2, "high": 6}},
+        }
+    )
     lives = spec.monte_carlo.sample()["life_years"]
     assert set(lives) <= {2.0, 3.0, 4.0, 5.0, 6.0} and len(set(lives)) > 2
     path = tmp_path / "s.xlsx"
@@ -255,8 +289,12 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     wb = openpyxl.load_workbook(path)
     keys = [c.value for c in wb["Scenarios"][5]]
     assert "net_y4" in keys and "net_y5" not in keys  # years 0..4: the longest grid life
-    mc_keys = [c.value for c in wb["MonteCarlo"][next(
-        r[0].row for r in wb["MonteCarlo"].iter_rows() if r[0].value == "draw") + 1]]
+    mc_keys = [
+        c.value
+        for c in wb["MonteCarlo"][
+            next(r[0].row for r in wb["MonteCarlo"].iter_rows() if r[0].value == "draw") + 1
+        ]
+    ]
     assert f"net_y{int(lives.max())}" in mc_keys
     ws = wb["Scenarios"]
     for r in (6, 7):
@@ -264,11 +302,14 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     wb.save(path)
     recalc_file(path, in_place=True)
     values = load(path)["Scenarios"]
-    row6 = [values.cell(row=6, column=keys.index(k) + 1).value
-            for k in ("npv_usd_per_gpu", "irr", "payback_years")]
+    row6 = [
+        values.cell(row=6, column=keys.index(k) + 1).value
+        for k in ("npv_usd_per_gpu", "irr", "payback_years")
+    ]
     assert row6 == ["cash flows need whole life and depreciation years 1..4"] * 3
-    want = scenario.evaluate({"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.2,
-                              "life_years": [4.0]})["npv_usd_per_gpu"][0]
+    want = scenario.evaluate(
+        {"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.2, "life_years": [4.0]}
+    )["npv_usd_per_gpu"][0]
     assert close(values.cell(row=7, column=keys.index("npv_usd_per_gpu") + 1).value, want)
 
 
@@ -281,8 +322,7 @@ def test_monte_carlo_is_reproducible_for_a_seed(tmp_path):
     vb = [r for r in load(b)["MonteCarlo"].iter_rows(values_only=True)]
     assert va == vb
     other = dict(SPECS["example"], monte_carlo={**SPECS["example"]["monte_carlo"], "seed": 1})
-    assert parse_spec(other).monte_carlo.sample()["mfu"].tolist() != \
-        spec.monte_carlo.sample()["mfu"].tolist()
+    assert parse_spec(other).monte_carlo.sample()["mfu"].tolist() != spec.monte_carlo.sample()["mfu"].tolist()
 
 
 def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
@@ -299,13 +339,23 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert "GB200_NVL72" in printed and "Monte Carlo P10 / P50 / P90" in printed
     assert len(printed.splitlines()) <= 25  # one screen
     wb = load(out)
-    assert wb.sheetnames == ["Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs",
-                             "Presets", "xlwings.conf"]
+    assert wb.sheetnames == [
+        "Summary",
+        "Scenarios",
+        "Sensitivity",
+        "MonteCarlo",
+        "Inputs",
+        "Presets",
+        "xlwings.conf",
+    ]
     keys, data, _ = block(wb["Scenarios"], "scenario")
     # every cell has a value; a year's payback point is "" (empty) unless the payback falls in it
-    assert len(data) == 90 and all(v is not None for row in data
-                                   for k, v in zip(keys, row, strict=True)
-                                   if not k.startswith("payback_point"))
+    assert len(data) == 90 and all(
+        v is not None
+        for row in data
+        for k, v in zip(keys, row, strict=True)
+        if not k.startswith("payback_point")
+    )
     for key in UDF_KEYS:
         assert key in keys
     # refuses to overwrite, keeps the file, one line on stderr; --force replaces it
@@ -327,16 +377,35 @@ def test_inputs_sheet_names_every_input_the_rows_read(written):
     for key in spec.fixed:
         v = named(wb, f"inp_{key}")
         assert v == spec.fixed[key], key
-    assert {"k_hours_per_year", "base_use_flops_per_token", "base_use_active_params", "sys_id",
-            "scn_usd_per_mtok",
-            "chk_ok"} <= names
+    assert {
+        "k_hours_per_year",
+        "base_use_flops_per_token",
+        "base_use_active_params",
+        "sys_id",
+        "scn_usd_per_mtok",
+        "chk_ok",
+    } <= names
     assert wb.calculation.fullCalcOnLoad
 
 
 #: functions Excel stores as ``_xlfn.NAME`` (Microsoft Support, "Issue: An _xlfn. prefix is
 #: displayed in front of a formula": the functions added after Excel 2007), those gputco may write
-NEEDS_XLFN = {"AGGREGATE", "MINIFS", "MAXIFS", "IFS", "SWITCH", "CONCAT", "TEXTJOIN", "IFNA",
-              "XLOOKUP", "XMATCH", "PERCENTILE.INC", "STDEV.S", "FORMULATEXT", "DAYS"}
+NEEDS_XLFN = {
+    "AGGREGATE",
+    "MINIFS",
+    "MAXIFS",
+    "IFS",
+    "SWITCH",
+    "CONCAT",
+    "TEXTJOIN",
+    "IFNA",
+    "XLOOKUP",
+    "XMATCH",
+    "PERCENTILE.INC",
+    "STDEV.S",
+    "FORMULATEXT",
+    "DAYS",
+}
 
 
 def test_formulas_use_functions_excel_and_libreoffice_74_know(written):

@@ -33,12 +33,19 @@ pytestmark = requires_soffice
 
 SPECS = {
     "example": tomllib.loads(EXAMPLE),
-    "models": {"grid": {"model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
-                        "convention": ["palm", "6n", "megatron"], "precision": ["bf16", "fp8"]},
-               "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "seq_len": 4096},
-               "monte_carlo": {"draws": 50, "seed": 3,
-                               "capex_per_gpu": {"dist": "lognormal", "median": 50000,
-                                                 "sigma": 0.2, "max": 80000}}},
+    "models": {
+        "grid": {
+            "model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
+            "convention": ["palm", "6n", "megatron"],
+            "precision": ["bf16", "fp8"],
+        },
+        "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "seq_len": 4096},
+        "monte_carlo": {
+            "draws": 50,
+            "seed": 3,
+            "capex_per_gpu": {"dist": "lognormal", "median": 50000, "sigma": 0.2, "max": 80000},
+        },
+    },
 }
 
 
@@ -47,10 +54,13 @@ def _udf_cells(path) -> set[tuple[str, str]]:
     wb = load(path, data_only=False)
     ws = wb["Scenarios"]
     keys, data, first = block(ws, "scenario")
-    out = {("Scenarios", f"{get_column_letter(keys.index(k) + 1)}{first + i}")
-           for k in UDF_KEYS for i in range(len(data))}
+    out = {
+        ("Scenarios", f"{get_column_letter(keys.index(k) + 1)}{first + i}")
+        for k in UDF_KEYS
+        for i in range(len(data))
+    }
     for name in ("chk_max_difference", "chk_ok"):
-        (sheet, ref), = wb.defined_names[name].destinations
+        ((sheet, ref),) = wb.defined_names[name].destinations
         out.add((sheet, ref.replace("$", "")))
     return out
 
@@ -90,8 +100,15 @@ def test_libreoffice_alone_gives_the_models_numbers(tmp_path):
 
 
 def test_with_the_addin_libreoffice_computes_the_tco_cells_too(tmp_path):
-    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5],
-                                "buyer": ["hyperscaler", "emerging_neocloud"]}})
+    spec = parse_spec(
+        {
+            "grid": {
+                "system": ["H100_HGX", "GB200_NVL72"],
+                "mfu": [0.4, 0.5],
+                "buyer": ["hyperscaler", "emerging_neocloud"],
+            }
+        }
+    )
     path = tmp_path / "scenarios.xlsx"
     write_scenarios(spec, path)
     profile = tmp_path / "profile"
@@ -100,11 +117,11 @@ def test_with_the_addin_libreoffice_computes_the_tco_cells_too(tmp_path):
     formulas = formula_cells(path)
     udf = _udf_cells(path)
     lo_values = values(lo)
-    assert all(isinstance(lo_values.get(c), int | float | bool) for c in udf), \
-        sorted((c, lo_values.get(c)) for c in udf)[:5]
+    assert all(isinstance(lo_values.get(c), int | float | bool) for c in udf), sorted(
+        (c, lo_values.get(c)) for c in udf
+    )[:5]
     bad = mismatches(values(path), lo_values, sorted(formulas))
     assert not bad, f"{len(bad)} of {len(formulas)} cells differ:\n" + "\n".join(bad[:30])
     wb = load(lo)
-    (sheet, ref), = wb.defined_names["chk_ok"].destinations
+    ((sheet, ref),) = wb.defined_names["chk_ok"].destinations
     assert wb[sheet][ref.replace("$", "")].value is True
-

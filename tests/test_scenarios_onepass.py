@@ -13,10 +13,14 @@ from workbook.recalc import evaluate_workbook
 from workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
 from workbook.scenarios.spec import parse_spec
 
-SPEC = {"grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5],
-                 "usd_per_kwh": [0.05, 0.12]},
-        "monte_carlo": {"draws": 30, "seed": 3,
-                        "mfu": {"dist": "triangular", "low": 0.35, "mode": 0.45, "high": 0.55}}}
+SPEC = {
+    "grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5], "usd_per_kwh": [0.05, 0.12]},
+    "monte_carlo": {
+        "draws": 30,
+        "seed": 3,
+        "mfu": {"dist": "triangular", "low": 0.35, "mode": 0.45, "high": 0.55},
+    },
+}
 
 
 def test_one_pass_gives_the_recalculated_file_byte_for_byte(tmp_path):

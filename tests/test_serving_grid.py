@@ -75,7 +75,7 @@ def test_grid_factors_convert_the_published_rates_and_keep_the_us_default():
 
 
 def _named(wb, name):
-    (sheet, ref), = wb.defined_names[name].destinations
+    ((sheet, ref),) = wb.defined_names[name].destinations
     return wb[sheet][ref.replace("$", "")]
 
 
@@ -101,14 +101,11 @@ def _recalculated(tmp_path, engine, changes):
 
 
 @pytest.mark.parametrize("engine", ["gputco", "libreoffice"])
-@pytest.mark.parametrize("serving,region", [("dsr1_8k1k", "us_average"),
-                                              ("gptoss_8k1k", "egrid_srvc")])
-def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path, engine,
-                                                                        serving, region):
+@pytest.mark.parametrize("serving,region", [("dsr1_8k1k", "us_average"), ("gptoss_8k1k", "egrid_srvc")])
+def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path, engine, serving, region):
     if engine == "libreoffice":
         check_soffice()  # skipped without LibreOffice, failed in CI (tests/lo.py)
-    changes = {} if region == "us_average" else {"inp_serve_benchmark": serving,
-                                                 "inp_grid_region": region}
+    changes = {} if region == "us_average" else {"inp_serve_benchmark": serving, "inp_grid_region": region}
     wb = _recalculated(tmp_path, engine, changes)
     n = len(ALL_SYSTEMS)
     shown = _row_values(wb, "pre_serve_tokens_per_gpu_second_1", n)
@@ -126,12 +123,14 @@ def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path,
     assert _named(wb, "inp_kg_co2_per_kwh").value == 0.39
     factor = _named(wb, "pre_kg_co2_per_kwh")
     assert factor.value == pytest.approx(udfs.energy.grid_factor(region), rel=1e-12)
-    assert "EIA" in factor.parent.cell(row=factor.row, column=factor.column + 1).value or \
-        "eGRID2022" in factor.parent.cell(row=factor.row, column=factor.column + 1).value
+    assert (
+        "EIA" in factor.parent.cell(row=factor.row, column=factor.column + 1).value
+        or "eGRID2022" in factor.parent.cell(row=factor.row, column=factor.column + 1).value
+    )
     used = _named(wb, "inp_kg_co2_per_kwh")
     note = used.parent.cell(row=used.row, column=used.column + 1).value
-    assert note.startswith("= the region") if region == "us_average" else \
-        note.startswith("not the region")
+    assert note.startswith("= the region") if region == "us_average" else note.startswith("not the region")
     co2 = _named(wb, "out_co2_tonnes_1").value  # the CO2 step still uses the factor typed
-    assert co2 == pytest.approx(udfs.co2_tonnes(300e9 * _named(wb, "out_joules_per_token_1").value,
-                                                0.39), rel=1e-9)
+    assert co2 == pytest.approx(
+        udfs.co2_tonnes(300e9 * _named(wb, "out_joules_per_token_1").value, 0.39), rel=1e-9
+    )

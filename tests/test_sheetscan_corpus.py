@@ -33,20 +33,44 @@ def _expat(name, path, data, strings):
 
 
 def _same(a, b) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a)
-                      and math.isnan(b)) or (str(a) == str(b) and type(a) is type(b))
+    return (
+        a == b
+        or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+        or (str(a) == str(b) and type(a) is type(b))
+    )
 
 
 def _formulas(part) -> list[tuple]:
     data = part.data
     out = []
     for fc in part.formulas:
-        f_end = fc.f_end_event if part.exact_ends or fc.f_start < 0 else \
-            element_end(data, fc.f_start, fc.f_end_event)
-        v_end = fc.v_end_event if part.exact_ends or fc.v_start < 0 else \
-            element_end(data, fc.v_start, fc.v_end_event)
-        out.append((fc.row, fc.col, fc.text, fc.kind, fc.si, fc.ref, repr(fc.cached), fc.c_start,
-                    fc.f_start, f_end, fc.v_start, v_end, fc.dynamic))
+        f_end = (
+            fc.f_end_event
+            if part.exact_ends or fc.f_start < 0
+            else element_end(data, fc.f_start, fc.f_end_event)
+        )
+        v_end = (
+            fc.v_end_event
+            if part.exact_ends or fc.v_start < 0
+            else element_end(data, fc.v_start, fc.v_end_event)
+        )
+        out.append(
+            (
+                fc.row,
+                fc.col,
+                fc.text,
+                fc.kind,
+                fc.si,
+                fc.ref,
+                repr(fc.cached),
+                fc.c_start,
+                fc.f_start,
+                f_end,
+                fc.v_start,
+                v_end,
+                fc.dynamic,
+            )
+        )
     return out
 
 
@@ -57,10 +81,8 @@ def compare_package(path: Path) -> tuple[int, int]:
         names = set(z.namelist())
         strings = []
         if "xl/sharedStrings.xml" in names:
-            strings = read_shared_strings(z.read("xl/sharedStrings.xml"),
-                                                      "xl/sharedStrings.xml")
-        for member in sorted(n for n in names if n.startswith("xl/worksheets/sheet")
-                             and n.endswith(".xml")):
+            strings = read_shared_strings(z.read("xl/sharedStrings.xml"), "xl/sharedStrings.xml")
+        for member in sorted(n for n in names if n.startswith("xl/worksheets/sheet") and n.endswith(".xml")):
             data = z.read(member)
             total += 1
             try:
@@ -73,14 +95,22 @@ def compare_package(path: Path) -> tuple[int, int]:
                 continue
             taken += 1
             where = f"{path.name}:{member}"
-            for field in ("max_row", "max_col", "hidden_rows", "num_rows", "num_cols",
-                          "obj_rows", "obj_cols"):
-                assert list(getattr(fast, field)) == list(getattr(slow, field)) \
-                    if isinstance(getattr(slow, field), list) else \
-                    getattr(fast, field) == getattr(slow, field), (where, field)
+            for field in (
+                "max_row",
+                "max_col",
+                "hidden_rows",
+                "num_rows",
+                "num_cols",
+                "obj_rows",
+                "obj_cols",
+            ):
+                assert (
+                    list(getattr(fast, field)) == list(getattr(slow, field))
+                    if isinstance(getattr(slow, field), list)
+                    else getattr(fast, field) == getattr(slow, field)
+                ), (where, field)
             assert fast.num_vals == slow.num_vals, where
-            assert all(_same(a, b) for a, b in zip(fast.obj_vals, slow.obj_vals, strict=True)), \
-                where
+            assert all(_same(a, b) for a, b in zip(fast.obj_vals, slow.obj_vals, strict=True)), where
             assert _formulas(fast) == _formulas(slow), where
     return taken, total
 
@@ -101,14 +131,14 @@ def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path):
     from workbook.scenarios.build import write_scenarios
     from workbook.scenarios.example import EXAMPLE
     from workbook.scenarios.spec import parse_spec
+
     out = tmp_path / "s.xlsx"
     write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), out, force=True)
     taken, total = compare_package(out)
     assert taken == total >= 4
 
 
-def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch,
-                                                                              tmp_path):
+def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch, tmp_path):
     """Large sheets are read in two halves at once, the second by a forked child
     (workbook/recalc/forked.py): forced on every part here, every result must still be expat's,
     and a child that dies leaves the reading to this process."""

@@ -29,13 +29,18 @@ def wb(tmp_path_factory):
 
 
 def named_cell(wb, name):
-    (sheet, ref), = wb.defined_names[name].destinations
+    ((sheet, ref),) = wb.defined_names[name].destinations
     return wb[sheet][ref.replace("$", "")]
 
 
 def all_formulas(wb):
-    return [(ws.title, c.coordinate, c.value) for ws in wb.worksheets for row in ws.iter_rows()
-            for c in row if isinstance(c.value, str) and c.value.startswith("=")]
+    return [
+        (ws.title, c.coordinate, c.value)
+        for ws in wb.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str) and c.value.startswith("=")
+    ]
 
 
 def test_sheets_in_order(wb):
@@ -47,16 +52,24 @@ def test_sheets_in_order(wb):
 def test_cover_names_version_sources_and_legend(wb):
     text = " ".join(str(c.value) for row in wb["Cover"].iter_rows() for c in row if c.value)
     assert f"gputco {udfs.__version__}" in text
-    for needle in ("How to use it", "Where every number comes from", "Colour legend",
-                   "SemiAnalysis", "inp_<field>_<n>"):
+    for needle in (
+        "How to use it",
+        "Where every number comes from",
+        "Colour legend",
+        "SemiAnalysis",
+        "inp_<field>_<n>",
+    ):
         assert needle in text
 
 
 def test_every_input_has_a_name_and_input_style(wb):
     names = [n for n in wb.defined_names if n.startswith("inp_")]
     scalar = {n for n, *_ in sheet_inputs.SCENARIO}
-    per_system = {f"inp_{f}_{k}" for f in ("system", "mfu", "capex_per_gpu", "it_kw_per_gpu",
-                                            "peak_tflops") for k in (1, 2)}
+    per_system = {
+        f"inp_{f}_{k}"
+        for f in ("system", "mfu", "capex_per_gpu", "it_kw_per_gpu", "peak_tflops")
+        for k in (1, 2)
+    }
     buyer = {f"inp_{f}" for f, *_ in sheet_inputs.BUYER_FIELDS}
     assert scalar | per_system | buyer <= set(names)
     for name in scalar | per_system | buyer:
@@ -81,26 +94,36 @@ def test_drop_downs_list_the_presets(wb):
         if dv.type == "list":
             for rng in dv.sqref.ranges:
                 lists[rng.coord] = dv.formula1
-    expect = {"inp_buyer": "list_buyers", "inp_model": "list_models",
-              "inp_precision": "list_precisions", "inp_convention": "list_conventions",
-              "inp_system_1": "list_systems", "inp_system_2": "list_systems"}
+    expect = {
+        "inp_buyer": "list_buyers",
+        "inp_model": "list_models",
+        "inp_precision": "list_precisions",
+        "inp_convention": "list_conventions",
+        "inp_system_1": "list_systems",
+        "inp_system_2": "list_systems",
+    }
     for name, list_name in expect.items():
         assert lists[named_cell(wb, name).coordinate] == list_name, name
-    (sheet, ref), = wb.defined_names["list_systems"].destinations
+    ((sheet, ref),) = wb.defined_names["list_systems"].destinations
     assert [c.value for (c,) in wb[sheet][ref.replace("$", "")]] == ALL_SYSTEMS
-    (sheet, ref), = wb.defined_names["list_buyers"].destinations
+    ((sheet, ref),) = wb.defined_names["list_buyers"].destinations
     assert [c.value for (c,) in wb[sheet][ref.replace("$", "")]] == list(presets.catalog("buyer"))
 
 
 def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
     ws = wb["Presets"]
-    assert set(ws.tables) == {"tbl_systems", "tbl_buyers", "tbl_models", "tbl_runs", "tbl_serving",
-                              "tbl_grid"}
+    assert set(ws.tables) == {
+        "tbl_systems",
+        "tbl_buyers",
+        "tbl_models",
+        "tbl_runs",
+        "tbl_serving",
+        "tbl_grid",
+    }
     rows = {}
     for table in ws.tables.values():
         cells = ws[table.ref]
-        assert [c.value for c in cells[0]] == ["id", "preset", "field", "value", "unit", "source",
-                                               "as_of"]
+        assert [c.value for c in cells[0]] == ["id", "preset", "field", "value", "unit", "source", "as_of"]
         for r in cells[1:]:
             rows[r[0].value] = [c.value for c in r]
     n = 0
@@ -114,8 +137,9 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
                 assert row[3] == e.value and row[4] == e.unit and row[5] == e.source, row
                 assert row[6].date() == e.as_of
                 n += 1
-    assert n == sum(len(p.entries) for kind in kinds
-                    for p in presets.catalog(kind).values()) - len(presets.catalog("system"))
+    assert n == sum(len(p.entries) for kind in kinds for p in presets.catalog(kind).values()) - len(
+        presets.catalog("system")
+    )
 
 
 def test_model_formulas_hold_no_typed_numbers(wb):
@@ -134,8 +158,29 @@ def test_model_formulas_hold_no_typed_numbers(wb):
 
 
 def test_formulas_use_functions_libreoffice_74_knows(wb):
-    allowed = {"INDEX", "MATCH", "IF", "ISNUMBER", "NA", "PMT", "AND", "OR", "NOT", "ABS", "MAX", "MIN",
-               "ISERROR", "ISTEXT", "COUNTA", "TRUE", "NPV", "IRR", "ROUNDUP", "COUNT", "SUM"}
+    allowed = {
+        "INDEX",
+        "MATCH",
+        "IF",
+        "ISNUMBER",
+        "NA",
+        "PMT",
+        "AND",
+        "OR",
+        "NOT",
+        "ABS",
+        "MAX",
+        "MIN",
+        "ISERROR",
+        "ISTEXT",
+        "COUNTA",
+        "TRUE",
+        "NPV",
+        "IRR",
+        "ROUNDUP",
+        "COUNT",
+        "SUM",
+    }
     udf_names = set(udfs.UDFS)
     for sheet, ref, f in all_formulas(wb):
         for func in re.findall(r"([A-Z][A-Z0-9_.]*)\(", re.sub(r'"[^"]*"', "", f)):
@@ -144,8 +189,7 @@ def test_formulas_use_functions_libreoffice_74_knows(wb):
 
 def test_checks_use_registered_udfs_only():
     assert sheet_checks.udf_names() <= set(udfs.UDFS)
-    assert {"TCO_COST_PER_MTOK", "TCO_GPU_HOUR", "TCO_RATIO", "TCO_BREAKEVEN_MFU"} <= \
-        sheet_checks.udf_names()
+    assert {"TCO_COST_PER_MTOK", "TCO_GPU_HOUR", "TCO_RATIO", "TCO_BREAKEVEN_MFU"} <= sheet_checks.udf_names()
 
 
 def test_model_rows_have_keys_units_and_how(wb):
@@ -175,8 +219,7 @@ def test_every_sheet_prints_fit_to_width(wb):
 
 def test_xlwings_conf_sheet(wb):
     ws = wb["xlwings.conf"]
-    conf = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).value
-            for r in range(1, ws.max_row + 1)}
+    conf = {ws.cell(row=r, column=1).value: ws.cell(row=r, column=2).value for r in range(1, ws.max_row + 1)}
     assert conf["UDF Modules"]
 
 

@@ -48,10 +48,13 @@ def _udf_dependent_cells(formulas: dict) -> set:
     return out
 
 
-@pytest.mark.parametrize("systems,buyer", [
-    (["H100_HGX", "GB200_NVL72"], "hyperscaler"),
-    (ALL_SYSTEMS, "emerging_neocloud"),
-])
+@pytest.mark.parametrize(
+    "systems,buyer",
+    [
+        (["H100_HGX", "GB200_NVL72"], "hyperscaler"),
+        (ALL_SYSTEMS, "emerging_neocloud"),
+    ],
+)
 def test_libreoffice_recalculates_our_cached_values(tmp_path, systems, buyer):
     path = tmp_path / "gpu-tco.xlsx"
     write_template(path, systems, buyer)
@@ -72,9 +75,12 @@ def test_libreoffice_alone_gives_the_udfs_numbers(tmp_path):
     build_workbook(ALL_SYSTEMS, "neocloud_giant").save(src)  # formulas only, no cached values
     lo = openpyxl.load_workbook(recalculate(src, tmp_path / "lo"), data_only=True)
     sc = Scenario(ALL_SYSTEMS, "neocloud_giant")
-    for bad, _n in (check_model(lo["Model"], sc), check_compare(lo["Compare"], sc),
-                    check_benchmarks(lo["Benchmarks"], sc.buyer),
-                    check_facts(lo["Benchmarks"], sc.buyer)):
+    for bad, _n in (
+        check_model(lo["Model"], sc),
+        check_compare(lo["Compare"], sc),
+        check_benchmarks(lo["Benchmarks"], sc.buyer),
+        check_facts(lo["Benchmarks"], sc.buyer),
+    ):
         assert not bad, "\n".join(bad[:30])
 
 
@@ -98,10 +104,23 @@ CHANGES = {
     "inp_kwh_per_household_year": 10000,
 }
 CHANGED = Scenario(
-    ["H100_HGX", "B200_HGX"], "neocloud_giant", model="llama3_70b", precision="fp8",
-    convention="megatron", mfu=[0.4, 0.37], tokens=1e12, gpus=1024, kwh=10000,
-    overrides={"usd_per_kwh": 0.12, "pue": 1.45, "seq_len": 4096, "capex_per_gpu": [30000, None],
-               "peak_tflops": [None, 4400], "it_kw_per_gpu": [None, 1.9]},
+    ["H100_HGX", "B200_HGX"],
+    "neocloud_giant",
+    model="llama3_70b",
+    precision="fp8",
+    convention="megatron",
+    mfu=[0.4, 0.37],
+    tokens=1e12,
+    gpus=1024,
+    kwh=10000,
+    overrides={
+        "usd_per_kwh": 0.12,
+        "pue": 1.45,
+        "seq_len": 4096,
+        "capex_per_gpu": [30000, None],
+        "peak_tflops": [None, 4400],
+        "it_kw_per_gpu": [None, 1.9],
+    },
 )
 
 
@@ -110,7 +129,7 @@ def _changed_workbook(tmp_path):
     build_workbook(["H100_HGX", "GB200_NVL72"]).save(src)
     wb = openpyxl.load_workbook(src)
     for name, value in CHANGES.items():
-        (sheet, ref), = wb.defined_names[name].destinations
+        ((sheet, ref),) = wb.defined_names[name].destinations
         wb[sheet][ref.replace("$", "")] = value
     changed = tmp_path / "changed.xlsx"
     wb.save(changed)

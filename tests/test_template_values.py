@@ -83,11 +83,22 @@ def test_benchmarks_moe_training_facts_equal_udfs(generated):
     assert pre[col["mfu_bf16_6n"]] == pytest.approx(0.346, abs=5e-4)
     for fact in training_facts(buyer=sc.buyer)[1:]:  # the Python twin, column by column
         d = dict(zip(FACT_HEADER, fact, strict=True))
-        for key in ("tokens_per_gpu_second", "mfu_fp8", "mfu_bf16", "mfu_fp8_6n", "mfu_bf16_6n",
-                    "usd_at_published_rate", "usd_at_tco"):
+        for key in (
+            "tokens_per_gpu_second",
+            "mfu_fp8",
+            "mfu_bf16",
+            "mfu_fp8_6n",
+            "mfu_bf16_6n",
+            "usd_at_published_rate",
+            "usd_at_tco",
+        ):
             got = rows[d["fact"]][col[key]]
-            assert (got is None) if d[key] is None else math.isclose(got, d[key], rel_tol=1e-9), \
-                (d["fact"], key, got, d[key])
+            assert (got is None) if d[key] is None else math.isclose(got, d[key], rel_tol=1e-9), (
+                d["fact"],
+                key,
+                got,
+                d[key],
+            )
 
 
 def test_every_formula_cell_carries_a_value(generated):
@@ -95,9 +106,16 @@ def test_every_formula_cell_carries_a_value(generated):
     formulas = openpyxl.load_workbook(path)
     # a formula may be empty by design only where it says so: IF(..., "") (no payback this
     # year, no rent given)
-    empty = [f"{ws.title}!{c.coordinate}" for ws in formulas.worksheets for row in ws.iter_rows()
-             for c in row if isinstance(c.value, str) and c.value.startswith("=")
-             and values[ws.title][c.coordinate].value is None and '""' not in c.value]
+    empty = [
+        f"{ws.title}!{c.coordinate}"
+        for ws in formulas.worksheets
+        for row in ws.iter_rows()
+        for c in row
+        if isinstance(c.value, str)
+        and c.value.startswith("=")
+        and values[ws.title][c.coordinate].value is None
+        and '""' not in c.value
+    ]
     assert not empty, empty[:20]
 
 
@@ -111,14 +129,22 @@ def test_checks_udfs_equal_their_native_twins(generated):
             continue
         assert ok is True, r
         if applies is not True:  # no rent (H800 has no sourced rent) or no serving throughput
-            assert ws.cell(row=r, column=1).value in ("usd_per_mtok_served", "breakeven_utilisation",
-                                                      "npv_usd_per_gpu",
-                                                      "irr", "payback_years",
-                                                      "breakeven_rent_usd_per_gpu_hour"), r
+            assert ws.cell(row=r, column=1).value in (
+                "usd_per_mtok_served",
+                "breakeven_utilisation",
+                "npv_usd_per_gpu",
+                "irr",
+                "payback_years",
+                "breakeven_rent_usd_per_gpu_hour",
+            ), r
             continue
         rows += 1
-        assert isinstance(udf, int | float) and math.isclose(udf, native, rel_tol=1e-9, abs_tol=1e-12), \
-            (r, ws.cell(row=r, column=1).value, native, udf)
+        assert isinstance(udf, int | float) and math.isclose(udf, native, rel_tol=1e-9, abs_tol=1e-12), (
+            r,
+            ws.cell(row=r, column=1).value,
+            native,
+            udf,
+        )
         assert ok is True, r
     assert rows > 100
     assert ws["C4"].value is True  # chk_ok
@@ -140,8 +166,7 @@ def test_cli_writes_the_default_workbook_and_prints_the_summary(tmp_path, capsys
     row = next(r for r in range(1, ws.max_row + 1) if ws.cell(row=r, column=1).value == "tco_ratio")
     assert ws.cell(row=row, column=5).value == pytest.approx(1.5841, abs=1e-4)
     assert main(["template", "-o", str(path), "--force", "--buyer", "emerging_neocloud"]) == 0
-    assert openpyxl.load_workbook(path, data_only=True)["Inputs"]["D5"].value == \
-        "emerging_neocloud"
+    assert openpyxl.load_workbook(path, data_only=True)["Inputs"]["D5"].value == "emerging_neocloud"
 
 
 def test_benchmarks_calibration_and_speedups_equal_udfs(tmp_path):
@@ -156,7 +181,7 @@ def test_benchmarks_calibration_and_speedups_equal_udfs(tmp_path):
     write_template(path)
     rows = list(openpyxl.load_workbook(path, data_only=True)["Benchmarks"].iter_rows(values_only=True))
     start = next(i for i, r in enumerate(rows) if str(r[0]).startswith("Calibration"))
-    got = {r[0]: r for r in rows[start + 2:start + 2 + len(calibration_table()) - 1]}
+    got = {r[0]: r for r in rows[start + 2 : start + 2 + len(calibration_table()) - 1]}
     for system, _published, pub_ratio, _ours, ours_ratio, _diff, kind in calibration_table()[1:]:
         r = got[system]
         assert math.isclose(r[4], ours_ratio, rel_tol=1e-9), system

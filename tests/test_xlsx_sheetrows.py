@@ -27,9 +27,26 @@ from workbook.xlsx.sheetrows import (
 )
 from workbook.xlsx.stream import XlsxStream
 
-EDGES = [0.0, -0.0, 2.0, -7.0, 0.1, 1 / 3, 1e10, 9999999999.0, 15000000000.5, 1.5e-5, 1e-4,
-         1.4199398e-7, 1e16, 2.0 ** 53, 9999999999999998.0, 5e-324, 1.7976931348623157e308,
-         123456789.123]
+EDGES = [
+    0.0,
+    -0.0,
+    2.0,
+    -7.0,
+    0.1,
+    1 / 3,
+    1e10,
+    9999999999.0,
+    15000000000.5,
+    1.5e-5,
+    1e-4,
+    1.4199398e-7,
+    1e16,
+    2.0**53,
+    9999999999999998.0,
+    5e-324,
+    1.7976931348623157e308,
+    123456789.123,
+]
 
 
 def test_numbers_are_written_as_the_engine_writes_them():
@@ -39,8 +56,13 @@ def test_numbers_are_written_as_the_engine_writes_them():
     got = number_texts(pa.array(x)).to_pylist()
     want = [engine_value_xml(v)[1].decode() for v in x.tolist()]
     assert got == want
-    assert number_texts(pa.array([1.0, None, np.nan, np.inf, -np.inf])).to_pylist() == \
-        ["1", None, None, None, None]
+    assert number_texts(pa.array([1.0, None, np.nan, np.inf, -np.inf])).to_pylist() == [
+        "1",
+        None,
+        None,
+        None,
+        None,
+    ]
 
 
 @pytest.mark.parametrize("v", [*EDGES, True, False, "a<b&c>\"d'", "bell\x07", "", NA, DIV0])
@@ -54,10 +76,10 @@ def test_a_formula_column_with_values_equals_one_with_the_engines_xml():
     cached = [2.5, "x<y", True, NA, 1e10, -0.0]
     xml = ([engine_value_xml(v)[0] for v in cached], [engine_value_xml(v)[1] for v in cached])
     numbers = np.array([0.1, 2.0, np.nan, 1e16, -3.0, 1.5e-5])
-    a = rows_xml(6, 6, [(1, numbers, 4), (3, FormulaColumn("=A{r}&{1,2}", cached), 0)],
-                 InlineStrings())
-    b = rows_xml(6, 6, [(1, [*numbers.tolist()], 4),
-                        (3, FormulaColumn("=A{r}&{1,2}", xml=xml), 0)], InlineStrings())
+    a = rows_xml(6, 6, [(1, numbers, 4), (3, FormulaColumn("=A{r}&{1,2}", cached), 0)], InlineStrings())
+    b = rows_xml(
+        6, 6, [(1, [*numbers.tolist()], 4), (3, FormulaColumn("=A{r}&{1,2}", xml=xml), 0)], InlineStrings()
+    )
     assert a == b
     assert b'<c r="C7" t="str"><f>A7&amp;{1,2}</f><v>x&lt;y</v></c>' in a
     assert b'<row r="8"><c r="C8" t="b">' in a  # NaN: no cell A8
@@ -91,22 +113,34 @@ def test_fill_rows_and_the_stream_write_the_same_cells(tmp_path):
     ws.append([0.0, "", "=A2*2"])
     wb.save(path)
     texts = (np.array([0, 1, 0]), ["a&b", "bell\x07"])
-    fill_rows(path, "Rows", 2, [BlockColumn(1, numbers=np.array([1.5, 1e10, -0.0])),
-                               BlockColumn(2, texts=texts), BlockColumn(3, formula="=A{r}*2")])
+    fill_rows(
+        path,
+        "Rows",
+        2,
+        [
+            BlockColumn(1, numbers=np.array([1.5, 1e10, -0.0])),
+            BlockColumn(2, texts=texts),
+            BlockColumn(3, formula="=A{r}*2"),
+        ],
+    )
     with zipfile.ZipFile(path) as z:
         filled = z.read("xl/worksheets/sheet1.xml")
-    rows = filled[filled.index(b'<row r="2"'):filled.index(b"</sheetData>")]
+    rows = filled[filled.index(b'<row r="2"') : filled.index(b"</sheetData>")]
     streamed = tmp_path / "s.xlsx"
     with XlsxStream(streamed, shared_strings=False) as book:
         book.sheet("Rows", header=["x", "name", "double"], freeze_header=False).write_columns(
-            [np.array([1.5, 1e10, -0.0]), ["a&b", "bell\x07", "a&b"], FormulaColumn("A{r}*2")])
+            [np.array([1.5, 1e10, -0.0]), ["a&b", "bell\x07", "a&b"], FormulaColumn("A{r}*2")]
+        )
     with zipfile.ZipFile(streamed) as z:
         data = z.read("xl/worksheets/sheet1.xml")
-    assert data[data.index(b'<row r="2"'):data.index(b"</sheetData>")] == rows
+    assert data[data.index(b'<row r="2"') : data.index(b"</sheetData>")] == rows
     assert b"<v>10000000000</v>" in rows and b"bell_x0007_" in rows
     got = openpyxl.load_workbook(path)["Rows"]
     assert [[c.value for c in r] for r in got.iter_rows(min_row=2)] == [
-        [1.5, "a&b", "=A2*2"], [10000000000, "bell_x0007_", "=A3*2"], [0, "a&b", "=A4*2"]]
+        [1.5, "a&b", "=A2*2"],
+        [10000000000, "bell_x0007_", "=A3*2"],
+        [0, "a&b", "=A4*2"],
+    ]
 
 
 def test_shared_strings_index_each_text_once():
@@ -114,5 +148,4 @@ def test_shared_strings_index_each_text_once():
     xml = rows_xml(1, 3, [(2, pa.array(["b", "a", "b"]), 0), (3, ["a", None, "c"], 0)], strings)
     assert list(strings.index) == ["b", "a", "c"]
     assert xml.count(b't="s"><v>1</v>') == 2
-    assert b"".join(strings.part()).endswith(b"<si><t>b</t></si><si><t>a</t></si>"
-                                             b"<si><t>c</t></si></sst>")
+    assert b"".join(strings.part()).endswith(b"<si><t>b</t></si><si><t>a</t></si><si><t>c</t></si></sst>")

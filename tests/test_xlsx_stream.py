@@ -15,17 +15,21 @@ from workbook.xlsx.files import atomic_output
 from workbook.xlsx.stream import Formula, FormulaColumn, XlsxStream
 
 NUMBERS = np.array([0.1, 1 / 3, 300e9, 1e-300, 2.0, np.nan, -1.4199398e-7])
-TEXTS = ["H100_HGX", "=HYPERLINK(\"http://x\",\"y\")", "a<b&c>\"d'", "tab\x01bell", None,
-         "@SUM(1)", "H100_HGX"]
+TEXTS = ["H100_HGX", '=HYPERLINK("http://x","y")', "a<b&c>\"d'", "tab\x01bell", None, "@SUM(1)", "H100_HGX"]
 
 
 def _write(path, shared=True):
     with atomic_output(path, force=True) as tmp, XlsxStream(tmp, shared_strings=shared) as book:
         sheet = book.sheet("results", header=["number", "text", "double"])
-        sheet.write_columns([NUMBERS, pa.array(TEXTS, pa.string()),
-                             FormulaColumn("=A{r}*2", list(np.nan_to_num(NUMBERS) * 2))],
-                            style=[0, 0, 1])
-        sheet.write_row([True, 7, Formula("=B9&\"!\"", "7!")])
+        sheet.write_columns(
+            [
+                NUMBERS,
+                pa.array(TEXTS, pa.string()),
+                FormulaColumn("=A{r}*2", list(np.nan_to_num(NUMBERS) * 2)),
+            ],
+            style=[0, 0, 1],
+        )
+        sheet.write_row([True, 7, Formula('=B9&"!"', "7!")])
         book.sheet("second").write_row(["x", 1.5])
 
 

@@ -40,7 +40,7 @@ def spec(name):
 
 def full_args(name):
     s = spec(name)
-    return list(s.example) + [a.default for a in s.args[len(s.example):]]
+    return list(s.example) + [a.default for a in s.args[len(s.example) :]]
 
 
 def expected(name, args=None):
@@ -64,8 +64,11 @@ def same(got, want):
     if isinstance(want, float):
         return isinstance(got, float) and math.isclose(got, want, rel_tol=1e-15)
     if isinstance(want, list):
-        return isinstance(got, list) and len(got) == len(want) and all(
-            same(g, w) for g, w in zip(got, want, strict=True))
+        return (
+            isinstance(got, list)
+            and len(got) == len(want)
+            and all(same(g, w) for g, w in zip(got, want, strict=True))
+        )
     return got == want
 
 
@@ -93,25 +96,34 @@ def cases(call, name):
     for label, shape in SHAPES.items():
         got = call(name, ComRange(block(shape, args[0])), *args[1:])
         if s.table:
-            check(label, got, isinstance(got, list) and got[0][0].startswith(
-                f"#VALUE! {s.args[0].name} must be a single cell"), "#VALUE! single cell")
+            check(
+                label,
+                got,
+                isinstance(got, list)
+                and got[0][0].startswith(f"#VALUE! {s.args[0].name} must be a single cell"),
+                "#VALUE! single cell",
+            )
         else:
             grid = [[want[0][0]] * shape[1] for _ in range(shape[0])]
             check(label, got, same(got, grid), f"{label} = plain")
     optional = [i for i, a in enumerate(s.args) if a.optional]
     if optional:  # omitted optionals take their defaults (the example may give other values)
         missing = [MISSING if i in optional else a for i, a in enumerate(args)]
-        defaults = call(name, *[s.args[i].default if i in optional and s.args[i].default is not None
-                                else a for i, a in enumerate(args)])
-        check("omitted", call(name, *missing), same(call(name, *missing), defaults),
-              "= defaults")
+        defaults = call(
+            name,
+            *[
+                s.args[i].default if i in optional and s.args[i].default is not None else a
+                for i, a in enumerate(args)
+            ],
+        )
+        check("omitted", call(name, *missing), same(call(name, *missing), defaults), "= defaults")
     # an empty cell in each argument: the default, or an error naming the argument
     shown = []
     for i, a in enumerate(s.args):
-        got = call(name, *args[:i], ComRange(None), *args[i + 1:])
+        got = call(name, *args[:i], ComRange(None), *args[i + 1 :])
         if a.optional:
             default = a.default if a.default is not None else args[i]
-            assert same(got, call(name, *args[:i], default, *args[i + 1:])), (name, a.name, got)
+            assert same(got, call(name, *args[:i], default, *args[i + 1 :])), (name, a.name, got)
         else:
             assert got == [[f"#VALUE! {a.name} is required: the cell is empty"]], (name, got)
             shown.append(a.name)
@@ -125,19 +137,24 @@ def cases(call, name):
     out.append((f"{len(codes)} errors", f"#SPILL! in argument {s.args[0].name} ..."))
     numbers = [i for i, a in enumerate(s.args) if a.kind == NUMBER]
     if numbers:
-        dec = [ComRange(decimal.Decimal(repr(a))) if i in numbers and a is not None else a
-               for i, a in enumerate(args)]
+        dec = [
+            ComRange(decimal.Decimal(repr(a))) if i in numbers and a is not None else a
+            for i, a in enumerate(args)
+        ]
         got = call(name, *dec)
         check("Decimal", got, same(got, want), "= plain")
         i = first_number(name)
         arg = s.args[i].name
         for case, value, text in (
             ("TRUE", True, f"#VALUE! {arg} must be a number, not TRUE/FALSE, got True (bool)"),
-            ("date", TimeType(2026, 1, 31), f"#VALUE! {arg} must be a number, got 2026-01-31 "
-             "00:00:00 (datetime)"),
+            (
+                "date",
+                TimeType(2026, 1, 31),
+                f"#VALUE! {arg} must be a number, got 2026-01-31 00:00:00 (datetime)",
+            ),
             ("text", "abc", f"#VALUE! {arg} must be a number, got 'abc' (str)"),
         ):
-            got = call(name, *args[:i], ComRange(value), *args[i + 1:])
+            got = call(name, *args[:i], ComRange(value), *args[i + 1 :])
             check(case, got, got == [[text]], one_line(text))
     return out
 
@@ -157,20 +174,29 @@ def test_error_codes_as_xlwings_hands_them_over(call):
     # The classic seven arrive as texts (xlwings maps them), the others as the bare COM number;
     # both give the same cell text naming the error and the argument.
     xlwings_maps = sys.modules["xlwings._xlwindows"].cell_errors
-    assert {c - COM_ERROR_BASE: t for c, t in xlwings_maps.items()} == \
-        {c: CELL_ERRORS[c] for c in XLWINGS_MAPS}
+    assert {c - COM_ERROR_BASE: t for c, t in xlwings_maps.items()} == {
+        c: CELL_ERRORS[c] for c in XLWINGS_MAPS
+    }
     for code, text in CELL_ERRORS.items():
         got = call("TCO_COST_PER_MTOK", 1.42, 1.07899e12, 1978.9, ComRange(COM_ERROR_BASE + code))
         assert got == [[f"{text} in argument mfu"]]
-    assert call("TCO_COST_PER_MTOK", 1.42, 1.07899e12, 1978.9, ComRange(-2146826243)) == \
-        [["#SPILL! in argument mfu"]]
+    assert call("TCO_COST_PER_MTOK", 1.42, 1.07899e12, 1978.9, ComRange(-2146826243)) == [
+        ["#SPILL! in argument mfu"]
+    ]
 
 
 def test_currency_cells_are_numbers(call):
-    got = call("TCO_COST_PER_MTOK", ComRange(decimal.Decimal("1.4200")), 1.07899e12, 1978.9,
-               ComRange(((decimal.Decimal("0.4"),), (0.5,))))
-    assert got == [[udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.4)],
-                   [udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.5)]]
+    got = call(
+        "TCO_COST_PER_MTOK",
+        ComRange(decimal.Decimal("1.4200")),
+        1.07899e12,
+        1978.9,
+        ComRange(((decimal.Decimal("0.4"),), (0.5,))),
+    )
+    assert got == [
+        [udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.4)],
+        [udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.5)],
+    ]
 
 
 def test_the_stand_ins_are_gone_afterwards():
@@ -192,11 +218,11 @@ def table(call) -> str:
         "Generated by `python tests/test_xlwings_call_udf.py` (xlwings "
         f"{__import__('xlwings').__version__}; pywin32 and the COM Range are stand-ins, see "
         "tests/xlwings_com.py). Each case passes the arguments of the function's documented "
-        "example as Excel hands them to xlwings; \"= plain\" means equal to the plain numpy "
+        'example as Excel hands them to xlwings; "= plain" means equal to the plain numpy '
         "function (1e-15). Shapes and bad values are in the first argument (the first number "
-        "argument for TRUE, date and text); \"errors\" is every Excel error code in the first "
-        "argument's cell: " + ", ".join(f"{t} ({COM_ERROR_BASE + c})"
-                                         for c, t in CELL_ERRORS.items())
+        'argument for TRUE, date and text); "errors" is every Excel error code in the first '
+        "argument's cell: "
+        + ", ".join(f"{t} ({COM_ERROR_BASE + c})" for c, t in CELL_ERRORS.items())
         + f", and the unlisted {COM_ERROR_BASE + UNLISTED} (#BUSY! has no published number).",
         "",
         "| function | " + " | ".join(columns) + " |",
@@ -208,8 +234,9 @@ def table(call) -> str:
 
 
 def test_the_table_in_docs_is_current(call):
-    assert TABLE.read_text(encoding="utf-8") == table(call), \
+    assert TABLE.read_text(encoding="utf-8") == table(call), (
         "run python tests/test_xlwings_call_udf.py > docs/xlwings-cases.md"
+    )
 
 
 if __name__ == "__main__":

@@ -71,18 +71,25 @@ def _module(name: str, **attrs) -> types.ModuleType:
 
 
 def _stand_ins() -> dict[str, types.ModuleType]:
-    client = _module("win32com.client", Dispatch=_Anything(), DispatchEx=_Anything(),
-                     **{n: type(n, (), {}) for n in ("CDispatch", "CoClassBaseClass",
-                                                     "DispatchBaseClass")})
+    client = _module(
+        "win32com.client",
+        Dispatch=_Anything(),
+        DispatchEx=_Anything(),
+        **{n: type(n, (), {}) for n in ("CDispatch", "CoClassBaseClass", "DispatchBaseClass")},
+    )
     return {
         "pythoncom": _module("pythoncom", __file__="pythoncom.dll"),
-        "pywintypes": _module("pywintypes", TimeType=TimeType, com_error=_ComError,
-                              error=_ComError, IID=str.upper),
-        "win32api": _module("win32api"), "win32con": _module("win32con"),
-        "win32gui": _module("win32gui"), "win32timezone": _module("win32timezone"),
+        "pywintypes": _module(
+            "pywintypes", TimeType=TimeType, com_error=_ComError, error=_ComError, IID=str.upper
+        ),
+        "win32api": _module("win32api"),
+        "win32con": _module("win32con"),
+        "win32gui": _module("win32gui"),
+        "win32timezone": _module("win32timezone"),
         "win32event": _module("win32event"),
         "win32process": _module("win32process", GetWindowThreadProcessId=lambda hwnd: (1, 4242)),
-        "win32com": _module("win32com", client=client), "win32com.client": client,
+        "win32com": _module("win32com", client=client),
+        "win32com.client": client,
         "xlwings.com_server": _module("xlwings.com_server", loop=None),
     }
 
@@ -100,8 +107,9 @@ class ComRange:
         book = types.SimpleNamespace(Name="Book1.xlsx", Application=app)
         self.Worksheet = types.SimpleNamespace(Name="Sheet1", Parent=book)
         type_attr = types.SimpleNamespace(iid=RANGE_IID)
-        self._oleobj_ = types.SimpleNamespace(GetTypeInfo=lambda: types.SimpleNamespace(
-            GetTypeAttr=lambda: type_attr))
+        self._oleobj_ = types.SimpleNamespace(
+            GetTypeInfo=lambda: types.SimpleNamespace(GetTypeAttr=lambda: type_attr)
+        )
 
     def __getattr__(self, name: str):
         raise AttributeError(f"the stand-in COM Range has no {name!r}: xlwings read more of it")
@@ -115,8 +123,7 @@ def excel_call_udf() -> Iterator:
 
     from addin.vba import windows_udfs
 
-    saved = {n: sys.modules.get(n) for n in [*_stand_ins(), "xlwings.udfs", "xlwings._xlwindows",
-                                             MODULE]}
+    saved = {n: sys.modules.get(n) for n in [*_stand_ins(), "xlwings.udfs", "xlwings._xlwindows", MODULE]}
     saved_ctypes = {n: getattr(ctypes, n, None) for n in ("windll", "oledll", "PyDLL")}
     engines, active = xlwings.engines, xlwings.engines.active
     sys.modules.update(_stand_ins())

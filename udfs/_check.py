@@ -175,8 +175,9 @@ def broadcast(**values: object) -> None:
         np.broadcast_shapes(*shapes.values())
     except ValueError:
         listed = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
-        raise InputShapeError(f"arrays that do not broadcast together: {listed}; use arrays of "
-                              "one shape, or scalars") from None
+        raise InputShapeError(
+            f"arrays that do not broadcast together: {listed}; use arrays of one shape, or scalars"
+        ) from None
 
 
 def ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray | float:

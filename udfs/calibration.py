@@ -20,17 +20,33 @@ from . import presets
 from .tco import tco_gpu_hour
 
 #: the systems of SemiAnalysis's table, in its order; H100 is the reference
-SYSTEMS = ("H100_HGX", "H200_HGX", "B200_HGX", "B300_HGX", "GB200_NVL72", "GB300_NVL72",
-           "MI300X", "MI325X", "MI355X")
+SYSTEMS = (
+    "H100_HGX",
+    "H200_HGX",
+    "B200_HGX",
+    "B300_HGX",
+    "GB200_NVL72",
+    "GB300_NVL72",
+    "MI300X",
+    "MI325X",
+    "MI355X",
+)
 REFERENCE = "H100_HGX"
 #: the published column each gputco buyer type is compared with
 PUBLISHED_FIELD = {"hyperscaler": "tco_hyperscaler", "neocloud_giant": "tco_neocloud_giant"}
-HEADER = ["system", "published_usd_per_gpu_hour", "published_ratio", "ours_usd_per_gpu_hour",
-          "ours_ratio", "rel_diff", "kind"]
+HEADER = [
+    "system",
+    "published_usd_per_gpu_hour",
+    "published_ratio",
+    "ours_usd_per_gpu_hour",
+    "ours_ratio",
+    "rel_diff",
+    "kind",
+]
 
 
 def kind(system: str) -> str:
-    """"reference", "fitted" (the price source says it was fitted) or "validation".
+    """ "reference", "fitted" (the price source says it was fitted) or "validation".
 
     >>> kind("GB200_NVL72"), kind("B300_HGX"), kind("H100_HGX")
     ('validation', 'fitted', 'reference')

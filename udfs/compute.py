@@ -80,8 +80,16 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     >>> f"{flops_per_token_megatron(96, 12288, 96, 96, 49152, 51200, 2048, 2):.4e}"
     '1.0764e+12'
     """
-    chk.broadcast(layers=layers, d_model=d_model, heads=heads, kv_heads=kv_heads, ffn=ffn,
-                  vocab=vocab, seq_len=seq_len, mlp_matrices=mlp_matrices)
+    chk.broadcast(
+        layers=layers,
+        d_model=d_model,
+        heads=heads,
+        kv_heads=kv_heads,
+        ffn=ffn,
+        vocab=vocab,
+        seq_len=seq_len,
+        mlp_matrices=mlp_matrices,
+    )
     layer = chk.checked("layers", layers)
     h = chk.checked("d_model", d_model)
     a = chk.checked("heads", heads)
@@ -94,12 +102,38 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
 
 
 #: the architecture fields :func:`flops_per_token_arch` reads from a model preset
-ARCH_FIELDS = ("params", "active_params", "layers", "d_model", "heads", "kv_heads", "head_dim", "ffn",
-               "vocab", "mlp_matrices", "window_layers", "window")
+ARCH_FIELDS = (
+    "params",
+    "active_params",
+    "layers",
+    "d_model",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "ffn",
+    "vocab",
+    "mlp_matrices",
+    "window_layers",
+    "window",
+)
 
 
-def flops_per_token_arch(convention, seq_len, params, active_params, layers, d_model, heads, kv_heads,
-                         head_dim, ffn, vocab, mlp_matrices=3, window_layers=0, window=0):
+def flops_per_token_arch(
+    convention,
+    seq_len,
+    params,
+    active_params,
+    layers,
+    d_model,
+    heads,
+    kv_heads,
+    head_dim,
+    ffn,
+    vocab,
+    mlp_matrices=3,
+    window_layers=0,
+    window=0,
+):
     """Training FLOPs per token of an architecture, dense or mixture-of-experts, in one convention.
 
     With A = active parameters (= N for a dense model), L layers, attention width W = heads x
@@ -151,17 +185,32 @@ def flops_per_token_arch(convention, seq_len, params, active_params, layers, d_m
     '2.2200e+11'
     """
     conv = _convention(convention)
-    chk.broadcast(seq_len=seq_len, params=params, active_params=active_params, layers=layers,
-                  d_model=d_model, heads=heads, kv_heads=kv_heads, head_dim=head_dim, ffn=ffn,
-                  vocab=vocab, mlp_matrices=mlp_matrices, window_layers=window_layers, window=window)
+    chk.broadcast(
+        seq_len=seq_len,
+        params=params,
+        active_params=active_params,
+        layers=layers,
+        d_model=d_model,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        ffn=ffn,
+        vocab=vocab,
+        mlp_matrices=mlp_matrices,
+        window_layers=window_layers,
+        window=window,
+    )
     s = chk.positive("seq_len", seq_len)
     n = chk.positive("params", params)
     a = chk.positive("active_params", active_params)
     over = np.broadcast_to(np.asarray(a) > np.asarray(n), np.broadcast(a, n).shape)
     if over.any():
         i = np.flatnonzero(over)[0]
-        raise InputRangeError("active_params", np.broadcast_to(a, over.shape).flat[i],
-                              f"(0, params = {np.broadcast_to(n, over.shape).flat[i]:g}]")
+        raise InputRangeError(
+            "active_params",
+            np.broadcast_to(a, over.shape).flat[i],
+            f"(0, params = {np.broadcast_to(n, over.shape).flat[i]:g}]",
+        )
     if conv == "6n":
         return chk.out(6.0 * a + 0.0 * s)
     layer = chk.positive("layers", layers)
@@ -224,9 +273,9 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     if not isinstance(model, str):
         if conv != "6n":
             raise InputTypeError(
-                "model", model,
-                f"a model preset name for convention {conv!r} (a bare parameter count needs "
-                "convention '6n')",
+                "model",
+                model,
+                f"a model preset name for convention {conv!r} (a bare parameter count needs convention '6n')",
             )
         return chk.out(6.0 * chk.positive("model", model))
     m = presets.model(model)
@@ -298,12 +347,16 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     >>> round(tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.395), 4)
     0.5445
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
+    chk.broadcast(
+        gpu_hour_usd=gpu_hour_usd,
+        flops_per_token=flops_per_token,
+        peak_tflops=peak_tflops,
+        mfu=mfu,
+        goodput=goodput,
+    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     g = chk.checked("goodput", goodput)
-    return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu))
-                   / g)
+    return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
 
 
 def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
@@ -342,8 +395,9 @@ def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     >>> round(cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
     0.6574
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second,
-                  utilisation=utilisation)
+    chk.broadcast(
+        gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second, utilisation=utilisation
+    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
     u = chk.checked("utilisation", utilisation)
@@ -372,11 +426,18 @@ def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, g
     >>> round(tco_training_cost(300e9, 1.42, 1.07899e12, 1978.9, 0.395))
     163344
     """
-    chk.broadcast(tokens=tokens, gpu_hour_usd=gpu_hour_usd, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
+    chk.broadcast(
+        tokens=tokens,
+        gpu_hour_usd=gpu_hour_usd,
+        flops_per_token=flops_per_token,
+        peak_tflops=peak_tflops,
+        mfu=mfu,
+        goodput=goodput,
+    )
     n = chk.checked("tokens", tokens)
-    return training_cost_at_rate(n, tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops,
-                                                      mfu, goodput))
+    return training_cost_at_rate(
+        n, tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput)
+    )
 
 
 def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1.0):
@@ -401,8 +462,14 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1
     >>> round(tco_training_days(300e9, 128, 1.07899e12, 1978.9, 0.395), 2)
     37.45
     """
-    chk.broadcast(tokens=tokens, gpus=gpus, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
+    chk.broadcast(
+        tokens=tokens,
+        gpus=gpus,
+        flops_per_token=flops_per_token,
+        peak_tflops=peak_tflops,
+        mfu=mfu,
+        goodput=goodput,
+    )
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     good = chk.checked("goodput", goodput)
@@ -430,19 +497,60 @@ def flops_palm_step(active_params, layers, heads, head_dim, seq_len, window_laye
     >>> f"{flops_palm_step(175e9, 96, 96, 128, 2048, 0, 0):.5e}"
     '1.07899e+12'
     """
-    return flops_per_token_arch("palm", seq_len, active_params, active_params, layers, 1.0, heads,
-                                heads, head_dim, 1.0, 1.0, 3.0, window_layers, window)
+    return flops_per_token_arch(
+        "palm",
+        seq_len,
+        active_params,
+        active_params,
+        layers,
+        1.0,
+        heads,
+        heads,
+        head_dim,
+        1.0,
+        1.0,
+        3.0,
+        window_layers,
+        window,
+    )
 
 
-def flops_megatron_step(params, active_params, layers, d_model, heads, kv_heads, head_dim, ffn,
-                        vocab, seq_len, mlp_matrices, window_layers, window):
+def flops_megatron_step(
+    params,
+    active_params,
+    layers,
+    d_model,
+    heads,
+    kv_heads,
+    head_dim,
+    ffn,
+    vocab,
+    seq_len,
+    mlp_matrices,
+    window_layers,
+    window,
+):
     """The chain's Megatron step: :func:`flops_per_token_arch` in the "megatron" convention.
 
     >>> f"{flops_megatron_step(175e9, 175e9, 96, 12288, 96, 96, 128, 49152, 51200, 2048, 2, 0, 0):.4e}"
     '1.0764e+12'
     """
-    return flops_per_token_arch("megatron", seq_len, params, active_params, layers, d_model, heads,
-                                kv_heads, head_dim, ffn, vocab, mlp_matrices, window_layers, window)
+    return flops_per_token_arch(
+        "megatron",
+        seq_len,
+        params,
+        active_params,
+        layers,
+        d_model,
+        heads,
+        kv_heads,
+        head_dim,
+        ffn,
+        vocab,
+        mlp_matrices,
+        window_layers,
+        window,
+    )
 
 
 def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatron):
@@ -468,9 +576,12 @@ def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatr
             raise UnknownNameError("convention", name, CONVENTIONS)
         index.append(CONVENTIONS.index(conv))
     choice = np.asarray(index, dtype=np.intp)[codes]
-    table = np.broadcast_arrays(np.asarray(flops_palm, dtype=float),
-                                np.asarray(flops_6n, dtype=float),
-                                np.asarray(flops_megatron, dtype=float), choice)
+    table = np.broadcast_arrays(
+        np.asarray(flops_palm, dtype=float),
+        np.asarray(flops_6n, dtype=float),
+        np.asarray(flops_megatron, dtype=float),
+        choice,
+    )
     return chk.out(np.choose(table[3], table[:3]))
 
 
@@ -499,8 +610,9 @@ def training_gpu_hours(tokens, tokens_per_gpu_second, goodput=1.0):
     chk.broadcast(tokens=tokens, tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     n = chk.checked("tokens", tokens)
     g = chk.checked("goodput", goodput)
-    return chk.out(chk.ratio(n, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
-                             * SECONDS_PER_HOUR) / g)
+    return chk.out(
+        chk.ratio(n, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second) * SECONDS_PER_HOUR) / g
+    )
 
 
 def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
@@ -510,8 +622,7 @@ def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
     >>> round(cost_per_mtok_trained(1.42, 724.4, 0.9), 4)
     0.605
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second,
-                  goodput=goodput)
+    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
     return chk.out(_usd_per_mtok(usd, tps) / chk.checked("goodput", goodput))
@@ -524,8 +635,13 @@ def training_days_at_rate(tokens, gpus, tokens_per_gpu_second, availability=1.0,
     >>> round(training_days_at_rate(300e9, 128, 724.4), 2)
     37.45
     """
-    chk.broadcast(tokens=tokens, gpus=gpus, tokens_per_gpu_second=tokens_per_gpu_second,
-                  availability=availability, goodput=goodput)
+    chk.broadcast(
+        tokens=tokens,
+        gpus=gpus,
+        tokens_per_gpu_second=tokens_per_gpu_second,
+        availability=availability,
+        goodput=goodput,
+    )
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     lost = chk.checked("availability", availability) * chk.checked("goodput", goodput)

@@ -64,8 +64,9 @@ def tco_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availability=
     >>> round(tco_breakeven_utilisation(1.42, 2.0, 0.9), 4)
     0.7889
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, rent_usd_per_gpu_hour=rent_usd_per_gpu_hour,
-                  availability=availability)
+    chk.broadcast(
+        gpu_hour_usd=gpu_hour_usd, rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, availability=availability
+    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     rent = chk.checked("rent_usd_per_gpu_hour", rent_usd_per_gpu_hour)
     a = chk.checked("availability", availability)
@@ -90,56 +91,107 @@ def tco_rent_parity(rent_usd_per_gpu_hour, mfu, reference_mfu):
 # --- cash flows --------------------------------------------------------------------------------
 
 
-def _terms(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-           residual_fraction, availability, utilisation, tax_rate, depreciation_years,
-           rent_decline_per_year, opex_escalation_per_year, function):
+def _terms(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    residual_fraction,
+    availability,
+    utilisation,
+    tax_rate,
+    depreciation_years,
+    rent_decline_per_year,
+    opex_escalation_per_year,
+    function,
+):
     """The checked scalar terms of a cash-flow table, each as a column (n, 1) for broadcasting."""
     depreciation_years = life_years if depreciation_years is None else depreciation_years
-    args = {"capex_per_gpu": capex_per_gpu, "rent_usd_per_gpu_hour": rent_usd_per_gpu_hour,
-            "opex_usd_per_gpu_hour": opex_usd_per_gpu_hour, "life_years": life_years,
-            "residual_fraction": residual_fraction, "availability": availability,
-            "utilisation": utilisation, "tax_rate": tax_rate,
-            "depreciation_years": depreciation_years,
-            "rent_decline_per_year": rent_decline_per_year,
-            "opex_escalation_per_year": opex_escalation_per_year}
+    args = {
+        "capex_per_gpu": capex_per_gpu,
+        "rent_usd_per_gpu_hour": rent_usd_per_gpu_hour,
+        "opex_usd_per_gpu_hour": opex_usd_per_gpu_hour,
+        "life_years": life_years,
+        "residual_fraction": residual_fraction,
+        "availability": availability,
+        "utilisation": utilisation,
+        "tax_rate": tax_rate,
+        "depreciation_years": depreciation_years,
+        "rent_decline_per_year": rent_decline_per_year,
+        "opex_escalation_per_year": opex_escalation_per_year,
+    }
     chk.broadcast(**args)
     terms = {k: chk.checked(k, v, function) for k, v in args.items()}
     life, dep = np.asarray(terms["life_years"]), np.asarray(terms["depreciation_years"])
     over = np.broadcast_to(dep > life, np.broadcast(dep, life).shape)
     if over.any():
         i = np.flatnonzero(over)[0]
-        raise chk.InputRangeError("depreciation_years", np.broadcast_to(dep, over.shape).flat[i],
-                                  f"[1, life_years = {np.broadcast_to(life, over.shape).flat[i]:g}]")
+        raise chk.InputRangeError(
+            "depreciation_years",
+            np.broadcast_to(dep, over.shape).flat[i],
+            f"[1, life_years = {np.broadcast_to(life, over.shape).flat[i]:g}]",
+        )
     shape = np.broadcast(*[np.asarray(v) for v in terms.values()]).shape
-    return {k: np.broadcast_to(np.asarray(v, dtype=float), shape).reshape(-1, 1)
-            for k, v in terms.items()}, shape
+    return {
+        k: np.broadcast_to(np.asarray(v, dtype=float), shape).reshape(-1, 1) for k, v in terms.items()
+    }, shape
 
 
-def cash_flow_columns(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-                      residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
-                      depreciation_years=None, rent_decline_per_year=0.0,
-                      opex_escalation_per_year=0.0, *, function="TCO_CASHFLOWS"):
+def cash_flow_columns(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+    *,
+    function="TCO_CASHFLOWS",
+):
     """Every per-year column (:data:`udfs.chain.YEAR_STEPS`) as an array (scenarios, 16 years),
     years 0..15; years after the life are 0. Returns (columns, the scenarios' shape)."""
-    t, shape = _terms(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-                      residual_fraction, availability, utilisation, tax_rate, depreciation_years,
-                      rent_decline_per_year, opex_escalation_per_year, function)
+    t, shape = _terms(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+        function,
+    )
     values: dict[str, np.ndarray] = {**t, "year": YEARS.reshape(1, -1)}
     for step in chain.YEAR_STEPS:
         values[step.key] = step.func(*(values[a] for a in step.args))
     n = int(np.prod(shape)) if shape else 1
-    return {s.key: np.broadcast_to(values[s.key], (n, MAX_LIFE + 1)) for s in chain.YEAR_STEPS}, \
-        shape
+    return {s.key: np.broadcast_to(values[s.key], (n, MAX_LIFE + 1)) for s in chain.YEAR_STEPS}, shape
 
 
 def _shaped(x: np.ndarray, shape: tuple) -> np.ndarray | float:
     return chk.out(x.reshape(shape) if shape else x.reshape(()))
 
 
-def tco_cashflows(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-                  residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
-                  depreciation_years=None, rent_decline_per_year=0.0,
-                  opex_escalation_per_year=0.0):
+def tco_cashflows(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
     """The cash flows of owning one GPU and renting it out, one row per year 0..life.
 
     Returns
@@ -154,10 +206,19 @@ def tco_cashflows(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, l
     >>> rows[1][:3], rows[2][:4], round(rows[-1][-1], 2)
     ([0.0, -31250.0, 0.0], [1.0, 0.0, 17520.0, -3543.42], 38632.9)
     """
-    cols, shape = cash_flow_columns(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour,
-                                    life_years, residual_fraction, availability, utilisation,
-                                    tax_rate, depreciation_years, rent_decline_per_year,
-                                    opex_escalation_per_year)
+    cols, shape = cash_flow_columns(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+    )
     if shape:
         raise chk.InputShapeError("life_years", shape, "one scenario (single values) for a table")
     life = int(np.asarray(life_years))
@@ -168,18 +229,27 @@ def tco_cashflows(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, l
 
 
 #: the columns of TCO_CASHFLOWS after the year, in the documented order
-TABLE_COLUMNS = ("capex_cf", "revenue", "opex_cf", "depreciation", "tax", "residual_cf", "net",
-                 "cumulative")
+TABLE_COLUMNS = ("capex_cf", "revenue", "opex_cf", "depreciation", "tax", "residual_cf", "net", "cumulative")
 
 
 def _npv(net: np.ndarray, rate: np.ndarray) -> np.ndarray:
     return (net / (1.0 + rate) ** YEARS).sum(axis=1)
 
 
-def tco_npv(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-            cost_of_capital, residual_fraction=0.0, availability=1.0, utilisation=1.0,
-            tax_rate=0.0, depreciation_years=None, rent_decline_per_year=0.0,
-            opex_escalation_per_year=0.0):
+def tco_npv(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    cost_of_capital,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
     """Net present value of the cash flows at the cost of capital, USD per GPU.
 
     Year 0 undiscounted, year t divided by (1 + cost_of_capital)^t: Excel's
@@ -188,10 +258,20 @@ def tco_npv(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
     >>> round(tco_npv(31250, 2.0, 0.4045, 5, 0.10), 2)
     21732.23
     """
-    cols, shape = cash_flow_columns(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour,
-                                    life_years, residual_fraction, availability, utilisation,
-                                    tax_rate, depreciation_years, rent_decline_per_year,
-                                    opex_escalation_per_year, function="TCO_NPV")
+    cols, shape = cash_flow_columns(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+        function="TCO_NPV",
+    )
     rate = chk.checked("cost_of_capital", cost_of_capital)
     r = np.broadcast_to(np.asarray(rate, dtype=float), shape).reshape(-1, 1)
     return _shaped(_npv(cols["net"], r), shape)
@@ -199,8 +279,9 @@ def tco_npv(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
 
 #: the rates NPV is evaluated at to bracket the IRR's roots, in (-100%, 1e8%], and the discount
 #: factors of years 0..15 at each
-_IRR_GRID = np.unique(np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1],
-                                      np.geomspace(1e-9, 1e6, 400), [0.0]]))
+_IRR_GRID = np.unique(
+    np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
+)
 with np.errstate(all="ignore"):
     _IRR_DISCOUNT = (1.0 + _IRR_GRID)[:, None] ** -YEARS[None, :]
 _NO_SIGN_CHANGE = "no IRR: the cash flows never change sign"
@@ -225,7 +306,7 @@ def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
         why[i] = _NO_SIGN_CHANGE
     for i in np.flatnonzero(changes & ~finite):  # the same search on the finite rates
         keep = np.isfinite(values[i])
-        out[i] = _nearest_roots(net[i:i + 1], values[i:i + 1, keep], _IRR_GRID[keep])[0]
+        out[i] = _nearest_roots(net[i : i + 1], values[i : i + 1, keep], _IRR_GRID[keep])[0]
     rows = np.flatnonzero(changes & finite)
     if rows.size:
         out[rows] = _nearest_roots(net[rows], values[rows])
@@ -264,9 +345,19 @@ def _nearest_roots(net: np.ndarray, values: np.ndarray, grid: np.ndarray = _IRR_
     return out
 
 
-def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-            residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
-            depreciation_years=None, rent_decline_per_year=0.0, opex_escalation_per_year=0.0):
+def tco_irr(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
     """Internal rate of return of the cash flows (decimal per year): the rate at which NPV = 0.
 
     Without a sign change, or without a root, there is no IRR: the error says which. Where the
@@ -278,10 +369,20 @@ def tco_irr(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_ye
     >>> round(tco_irr(31250, 2.0, 0.4045, 5), 6)
     0.346027
     """
-    cols, shape = cash_flow_columns(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour,
-                                    life_years, residual_fraction, availability, utilisation,
-                                    tax_rate, depreciation_years, rent_decline_per_year,
-                                    opex_escalation_per_year, function="TCO_IRR")
+    cols, shape = cash_flow_columns(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+        function="TCO_IRR",
+    )
     out, why = _irr_rows(cols["net"])
     missing = [w for w in why if w]
     if missing:
@@ -294,30 +395,58 @@ def irr_or_nan(net: np.ndarray) -> np.ndarray:
     return _irr_rows(net)[0]
 
 
-def tco_payback_years(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour, life_years,
-                      residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
-                      depreciation_years=None, rent_decline_per_year=0.0,
-                      opex_escalation_per_year=0.0):
+def tco_payback_years(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
     """Years until the undiscounted cumulative net cash flow (residual included) reaches 0,
     linear within the year; an error "no payback within life" where it never does.
 
     >>> round(tco_payback_years(31250, 2.0, 0.4045, 5), 4)
     2.2359
     """
-    cols, shape = cash_flow_columns(capex_per_gpu, rent_usd_per_gpu_hour, opex_usd_per_gpu_hour,
-                                    life_years, residual_fraction, availability, utilisation,
-                                    tax_rate, depreciation_years, rent_decline_per_year,
-                                    opex_escalation_per_year, function="TCO_PAYBACK_YEARS")
+    cols, shape = cash_flow_columns(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+        function="TCO_PAYBACK_YEARS",
+    )
     years = np.asarray(payback_of_table(cols["payback_point"]), dtype=float).reshape(-1)
     if np.isnan(years).any():
         raise NoSolutionError("no payback within life: the cumulative cash flow stays below 0")
     return _shaped(years, shape)
 
 
-def tco_breakeven_rent(capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital,
-                       residual_fraction=0.0, availability=1.0, utilisation=1.0, tax_rate=0.0,
-                       depreciation_years=None, rent_decline_per_year=0.0,
-                       opex_escalation_per_year=0.0):
+def tco_breakeven_rent(
+    capex_per_gpu,
+    opex_usd_per_gpu_hour,
+    life_years,
+    cost_of_capital,
+    residual_fraction=0.0,
+    availability=1.0,
+    utilisation=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
     """The rent per GPU-hour at which NPV = 0 at the cost of capital.
 
     NPV is linear in the rent: break-even = -NPV(rent 0) / (NPV(rent 1) - NPV(rent 0)).
@@ -325,10 +454,15 @@ def tco_breakeven_rent(capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of
     >>> round(tco_breakeven_rent(31250, 0.4044520643835616, 5, 0.1305), 6)
     1.41994
     """
-    kw = dict(residual_fraction=residual_fraction, availability=availability,
-              utilisation=utilisation, tax_rate=tax_rate, depreciation_years=depreciation_years,
-              rent_decline_per_year=rent_decline_per_year,
-              opex_escalation_per_year=opex_escalation_per_year)
+    kw = dict(
+        residual_fraction=residual_fraction,
+        availability=availability,
+        utilisation=utilisation,
+        tax_rate=tax_rate,
+        depreciation_years=depreciation_years,
+        rent_decline_per_year=rent_decline_per_year,
+        opex_escalation_per_year=opex_escalation_per_year,
+    )
     args = (capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital)
     at_zero = _npv_at_rent(0.0, *args, **kw)
     at_one = _npv_at_rent(1.0, *args, **kw)
@@ -356,13 +490,11 @@ def year_capex(year, capex_per_gpu):
     return np.where(year == 0, -capex_per_gpu, 0.0)
 
 
-def year_revenue(year, life_years, rent_usd_per_gpu_hour, availability, utilisation,
-                 rent_decline_per_year):
+def year_revenue(year, life_years, rent_usd_per_gpu_hour, availability, utilisation, rent_decline_per_year):
     live = (year >= 1) & (year <= life_years)
     with np.errstate(all="ignore"):
         growth = (1.0 - rent_decline_per_year) ** (year - 1.0)
-    return np.where(live, rent_usd_per_gpu_hour * HOURS_PER_YEAR * availability * utilisation
-                    * growth, 0.0)
+    return np.where(live, rent_usd_per_gpu_hour * HOURS_PER_YEAR * availability * utilisation * growth, 0.0)
 
 
 def year_opex(year, life_years, opex_usd_per_gpu_hour, opex_escalation_per_year):
@@ -373,8 +505,7 @@ def year_opex(year, life_years, opex_usd_per_gpu_hour, opex_escalation_per_year)
 
 
 def year_depreciation(year, capex_per_gpu, depreciation_years):
-    return np.where((year >= 1) & (year <= depreciation_years),
-                    capex_per_gpu / depreciation_years, 0.0)
+    return np.where((year >= 1) & (year <= depreciation_years), capex_per_gpu / depreciation_years, 0.0)
 
 
 def year_residual(year, life_years, residual_fraction, capex_per_gpu):
@@ -405,8 +536,10 @@ def year_payback_point(year, cumulative, net):
 
 
 def _rate_column(rate, n):
-    return np.broadcast_to(np.asarray(rate, dtype=float).reshape(-1, 1)
-                           if np.ndim(rate) else np.asarray(rate, dtype=float), (n, 1))
+    return np.broadcast_to(
+        np.asarray(rate, dtype=float).reshape(-1, 1) if np.ndim(rate) else np.asarray(rate, dtype=float),
+        (n, 1),
+    )
 
 
 def npv_of_table(net, cost_of_capital):
@@ -435,8 +568,10 @@ def npv_per_unit_rent(revenue, cost_of_capital, rent_usd_per_gpu_hour, tax_rate)
 
 def breakeven_rent_of_table(rent_usd_per_gpu_hour, npv_usd_per_gpu, npv_per_unit_rent):
     """The rent with NPV = 0: rent - NPV / (NPV of $1 of rent); NPV is linear in the rent."""
-    return chk.out(np.asarray(rent_usd_per_gpu_hour, dtype=float)
-                   - np.asarray(npv_usd_per_gpu, dtype=float) / npv_per_unit_rent)
+    return chk.out(
+        np.asarray(rent_usd_per_gpu_hour, dtype=float)
+        - np.asarray(npv_usd_per_gpu, dtype=float) / npv_per_unit_rent
+    )
 
 
 # --- cluster totals ----------------------------------------------------------------------------
@@ -457,8 +592,9 @@ def cluster_capex(cluster_units, gpus_per_unit, capex_per_gpu):
 
 def cluster_it_mw(gpus, it_kw_per_gpu):
     """IT load of the cluster, MW."""
-    return chk.out(np.asarray(chk.checked("gpus", gpus)) * chk.checked("it_kw_per_gpu",
-                                                                        it_kw_per_gpu) / 1000.0)
+    return chk.out(
+        np.asarray(chk.checked("gpus", gpus)) * chk.checked("it_kw_per_gpu", it_kw_per_gpu) / 1000.0
+    )
 
 
 def cluster_facility_mw(cluster_it_mw, pue):
@@ -476,9 +612,16 @@ def cluster_per_year(usd_per_gpu_hour, gpus):
     return chk.out(np.asarray(usd_per_gpu_hour) * HOURS_PER_YEAR * chk.checked("gpus", gpus))
 
 
-CLUSTER_ROWS = ("gpus", "cluster_units", "cluster_capex_usd", "cluster_it_mw",
-                "cluster_facility_mw", "cluster_mwh_per_year", "cluster_opex_usd_per_year",
-                "cluster_tco_usd_per_year")
+CLUSTER_ROWS = (
+    "gpus",
+    "cluster_units",
+    "cluster_capex_usd",
+    "cluster_it_mw",
+    "cluster_facility_mw",
+    "cluster_mwh_per_year",
+    "cluster_opex_usd_per_year",
+    "cluster_tco_usd_per_year",
+)
 
 
 def tco_cluster(system, gpus, buyer="hyperscaler"):
@@ -493,6 +636,7 @@ def tco_cluster(system, gpus, buyer="hyperscaler"):
     from .scenario import evaluate  # the chain, run for this one cluster
 
     n = float(chk.checked("gpus", gpus))
-    out = evaluate({"system": chk.text("system", system), "buyer": chk.text("buyer", buyer),
-                    "gpus": [n], "mfu": [1.0]})
+    out = evaluate(
+        {"system": chk.text("system", system), "buyer": chk.text("buyer", buyer), "gpus": [n], "mfu": [1.0]}
+    )
     return [["quantity", "value"], ["gpus", n]] + [[k, float(out[k][0])] for k in CLUSTER_ROWS[1:]]

@@ -72,8 +72,13 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     >>> round(tco_joules_per_token(1789, 1.07899e12, 1978.9, 0.395), 3)
     2.469
     """
-    chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu, flops_per_token=flops_per_token,
-                  peak_tflops=peak_tflops, mfu=mfu, goodput=goodput)
+    chk.broadcast(
+        utility_watts_per_gpu=utility_watts_per_gpu,
+        flops_per_token=flops_per_token,
+        peak_tflops=peak_tflops,
+        mfu=mfu,
+        goodput=goodput,
+    )
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
     g = chk.checked("goodput", goodput)
     return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
@@ -121,8 +126,11 @@ def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second, goodp
     >>> round(joules_per_token_at_rate(1805.7, 724.4), 3)
     2.493
     """
-    chk.broadcast(utility_watts_per_gpu=utility_watts_per_gpu,
-                  tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
+    chk.broadcast(
+        utility_watts_per_gpu=utility_watts_per_gpu,
+        tokens_per_gpu_second=tokens_per_gpu_second,
+        goodput=goodput,
+    )
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
     g = chk.checked("goodput", goodput)
     return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / g)
@@ -145,8 +153,9 @@ def household_years_of_run(tokens, joules_per_token, kwh_per_household_year=KWH_
     >>> round(household_years_of_run(300e9, 2.493), 2)
     19.25
     """
-    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token,
-                  kwh_per_household_year=kwh_per_household_year)
+    chk.broadcast(
+        tokens=tokens, joules_per_token=joules_per_token, kwh_per_household_year=kwh_per_household_year
+    )
     n = chk.checked("tokens", tokens)
     j = chk.checked("joules_per_token", joules_per_token)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
@@ -159,8 +168,7 @@ def tokens_per_household_year(kwh_per_household_year, joules_per_token):
     >>> round(tokens_per_household_year(10791, 2.493) / 1e9, 1)
     15.6
     """
-    chk.broadcast(kwh_per_household_year=kwh_per_household_year,
-                  joules_per_token=joules_per_token)
+    chk.broadcast(kwh_per_household_year=kwh_per_household_year, joules_per_token=joules_per_token)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))
 

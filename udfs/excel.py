@@ -60,9 +60,20 @@ NOT_FINITE = "#NUM! the result is not a finite number"
 #: negative int (#SPILL!: -2146826243). xlwings 0.37 (``xlwings/_xlwindows.py``, ``cell_errors``)
 #: turns only the classic seven into texts; the others reach the UDF as that int.
 CELL_ERRORS = {
-    2000: "#NULL!", 2007: "#DIV/0!", 2015: "#VALUE!", 2023: "#REF!", 2029: "#NAME?",
-    2036: "#NUM!", 2042: "#N/A", 2043: "#GETTING_DATA", 2045: "#SPILL!", 2046: "#CONNECT!",
-    2047: "#BLOCKED!", 2048: "#UNKNOWN!", 2049: "#FIELD!", 2050: "#CALC!",
+    2000: "#NULL!",
+    2007: "#DIV/0!",
+    2015: "#VALUE!",
+    2023: "#REF!",
+    2029: "#NAME?",
+    2036: "#NUM!",
+    2042: "#N/A",
+    2043: "#GETTING_DATA",
+    2045: "#SPILL!",
+    2046: "#CONNECT!",
+    2047: "#BLOCKED!",
+    2048: "#UNKNOWN!",
+    2049: "#FIELD!",
+    2050: "#CALC!",
 }
 #: the COM error number of XlCVError 0: an int in [COM_ERROR_BASE + 2000, COM_ERROR_BASE + 2100) is
 #: a cell error (Excel hands numbers over as floats, never as ints)
@@ -196,8 +207,7 @@ def _single_cell(arg: ArgDoc, value: object) -> object:
         return value
     arr = _object_array(arg, value)
     if arr.size != 1:
-        raise InputShapeError(f"{arg.name} must be a single cell for a table, got a "
-                              f"{_dims(arr.shape)} range")
+        raise InputShapeError(f"{arg.name} must be a single cell for a table, got a {_dims(arr.shape)} range")
     return arr.reshape(-1)[0]
 
 
@@ -282,16 +292,15 @@ class _Column:
 
 
 def _call_elementwise(spec: UdfSpec, values: tuple) -> object:
-    arrays = [_object_array(a, v) if _is_array(v) else None for a, v in zip(spec.args, values,
-                                                                           strict=True)]
+    arrays = [_object_array(a, v) if _is_array(v) else None for a, v in zip(spec.args, values, strict=True)]
     shapes = [np.shape(a) if a is not None else () for a in arrays]
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        sizes = ", ".join(f"{a.name} {_dims(s)}" for a, s in zip(spec.args, shapes, strict=True)
-                          if s)
-        raise InputShapeError(f"ranges of different sizes: {sizes}; use ranges of the same size "
-                              "or single cells") from None
+        sizes = ", ".join(f"{a.name} {_dims(s)}" for a, s in zip(spec.args, shapes, strict=True) if s)
+        raise InputShapeError(
+            f"ranges of different sizes: {sizes}; use ranges of the same size or single cells"
+        ) from None
     n = math.prod(shape)
     cols = [
         _Column(a, v, shape, arr if arr is not None else np.array([v], dtype=object))
@@ -354,7 +363,10 @@ def _evaluate(spec: UdfSpec, cols: list[_Column], n: int) -> list | np.ndarray:
 
 
 def _solve(
-    spec: UdfSpec, cols: list[_Column], idx: np.ndarray, out: np.ndarray,
+    spec: UdfSpec,
+    cols: list[_Column],
+    idx: np.ndarray,
+    out: np.ndarray,
     failure: Exception | None = None,
 ) -> None:
     """Evaluate the cells ``idx`` in one call; on a data error, split them in halves (bisection).
@@ -429,13 +441,13 @@ def _object_array(arg: ArgDoc, value: object) -> np.ndarray:
     try:
         arr = np.array(value, dtype=object)
     except ValueError:
-        raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)"
-                              ) from None
+        raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)") from None
     if any(isinstance(x, list | tuple | np.ndarray) for x in arr.flat):
         raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)")
     if arr.ndim > 2 or arr.size == 0:
-        raise InputShapeError(f"{arg.name} must be a cell or a range with rows and columns, got "
-                              f"an array of shape {arr.shape}")
+        raise InputShapeError(
+            f"{arg.name} must be a cell or a range with rows and columns, got an array of shape {arr.shape}"
+        )
     return arr
 
 
@@ -444,8 +456,9 @@ def _dims(shape: tuple) -> str:
 
 
 def _is_number(x: object) -> bool:
-    return type(x) is float or (isinstance(x, Real | decimal.Decimal)
-                                and not isinstance(x, bool | np.bool_) and not _is_com_error(x))
+    return type(x) is float or (
+        isinstance(x, Real | decimal.Decimal) and not isinstance(x, bool | np.bool_) and not _is_com_error(x)
+    )
 
 
 def _is_error_text(x: object) -> bool:

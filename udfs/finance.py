@@ -70,8 +70,12 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     >>> tco_capital_per_gpu_hour([31250, 54166.67], 0.0, 5)
     array([0.71347032, 1.23668196])
     """
-    chk.broadcast(capex_per_gpu=capex_per_gpu, cost_of_capital=cost_of_capital,
-                  life_years=life_years, residual_fraction=residual_fraction)
+    chk.broadcast(
+        capex_per_gpu=capex_per_gpu,
+        cost_of_capital=cost_of_capital,
+        life_years=life_years,
+        residual_fraction=residual_fraction,
+    )
     capex = chk.checked("capex_per_gpu", capex_per_gpu)
     r = chk.checked("cost_of_capital", cost_of_capital)
     n = chk.checked("life_years", life_years)
@@ -182,29 +186,40 @@ def tco_total_per_gpu_hour(
     >>> round(tco_total_per_gpu_hour(31250, 0.1305, 5, 1.389, 1.3, 0.087, 130), 3)
     1.42
     """
-    chk.broadcast(capex_per_gpu=capex_per_gpu, cost_of_capital=cost_of_capital,
-                  life_years=life_years, it_kw_per_gpu=it_kw_per_gpu, pue=pue,
-                  usd_per_kwh=usd_per_kwh, colo_usd_per_kw_month=colo_usd_per_kw_month,
-                  residual_fraction=residual_fraction, other_usd_per_gpu_hour=other_usd_per_gpu_hour)
+    chk.broadcast(
+        capex_per_gpu=capex_per_gpu,
+        cost_of_capital=cost_of_capital,
+        life_years=life_years,
+        it_kw_per_gpu=it_kw_per_gpu,
+        pue=pue,
+        usd_per_kwh=usd_per_kwh,
+        colo_usd_per_kw_month=colo_usd_per_kw_month,
+        residual_fraction=residual_fraction,
+        other_usd_per_gpu_hour=other_usd_per_gpu_hour,
+    )
     other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
     # checked here so that an error names this function's argument, not tco_colo_per_gpu_hour's
     colo = chk.checked("colo_usd_per_kw_month", colo_usd_per_kw_month)
     capital = tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residual_fraction)
-    opex = tco_opex_per_gpu_hour(tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh),
-                                 tco_colo_per_gpu_hour(it_kw_per_gpu, colo), other)
+    opex = tco_opex_per_gpu_hour(
+        tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh),
+        tco_colo_per_gpu_hour(it_kw_per_gpu, colo),
+        other,
+    )
     return tco_per_gpu_hour(capital, opex)
 
 
-def tco_opex_per_gpu_hour(power_usd_per_gpu_hour, facility_usd_per_gpu_hour,
-                          other_usd_per_gpu_hour=0.0):
+def tco_opex_per_gpu_hour(power_usd_per_gpu_hour, facility_usd_per_gpu_hour, other_usd_per_gpu_hour=0.0):
     """Operating cost per GPU-hour: power + facility (colocation) + other, USD per GPU-hour.
 
     >>> round(tco_opex_per_gpu_hour(0.157096, 0.247352, 0.0), 6)
     0.404448
     """
-    chk.broadcast(power_usd_per_gpu_hour=power_usd_per_gpu_hour,
-                  facility_usd_per_gpu_hour=facility_usd_per_gpu_hour,
-                  other_usd_per_gpu_hour=other_usd_per_gpu_hour)
+    chk.broadcast(
+        power_usd_per_gpu_hour=power_usd_per_gpu_hour,
+        facility_usd_per_gpu_hour=facility_usd_per_gpu_hour,
+        other_usd_per_gpu_hour=other_usd_per_gpu_hour,
+    )
     power = chk.checked("power_usd_per_gpu_hour", power_usd_per_gpu_hour)
     facility = chk.checked("facility_usd_per_gpu_hour", facility_usd_per_gpu_hour)
     other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
@@ -217,8 +232,9 @@ def tco_per_gpu_hour(capital_usd_per_gpu_hour, opex_usd_per_gpu_hour):
     >>> round(tco_per_gpu_hour(1.01549, 0.404448), 4)
     1.4199
     """
-    chk.broadcast(capital_usd_per_gpu_hour=capital_usd_per_gpu_hour,
-                  opex_usd_per_gpu_hour=opex_usd_per_gpu_hour)
+    chk.broadcast(
+        capital_usd_per_gpu_hour=capital_usd_per_gpu_hour, opex_usd_per_gpu_hour=opex_usd_per_gpu_hour
+    )
     capital = chk.checked("capital_usd_per_gpu_hour", capital_usd_per_gpu_hour)
     opex = chk.checked("opex_usd_per_gpu_hour", opex_usd_per_gpu_hour)
     return chk.out(capital + opex)

@@ -38,24 +38,52 @@ KINDS = {"system": "systems.toml", "buyer": "buyers.toml", "model": "models.toml
 #: further sourced tables, read the same way but not preset kinds of the workbook or the CLI:
 #: rental prices, SemiAnalysis's published TCO (the calibration target), published training facts
 #: grid CO2 factors and published serving throughputs
-TABLES = {"rent": "rents.toml", "inferencex": "inferencex_tco.toml", "moe_run": "moe_runs.toml",
-          "training_fact": "training_facts.toml", "grid": "grid_factors.toml",
-          "serving": "serving.toml"}
+TABLES = {
+    "rent": "rents.toml",
+    "inferencex": "inferencex_tco.toml",
+    "moe_run": "moe_runs.toml",
+    "training_fact": "training_facts.toml",
+    "grid": "grid_factors.toml",
+    "serving": "serving.toml",
+}
 
 #: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
 REQUIRED_FIELDS = {
     "system": (
-        "gpus_per_unit", "unit_price_usd", "unit_all_in_usd", "chip_watts", "it_kw_per_gpu",
-        "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "scale_up_gpus",
-        "all_in_kw_per_gpu", "availability",
+        "gpus_per_unit",
+        "unit_price_usd",
+        "unit_all_in_usd",
+        "chip_watts",
+        "it_kw_per_gpu",
+        "peak_tflops_bf16",
+        "peak_tflops_fp8",
+        "peak_tflops_fp4",
+        "scale_up_gpus",
+        "all_in_kw_per_gpu",
+        "availability",
     ),
     "buyer": (
-        "cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
-        "colo_usd_per_kw_month", "capex_multiplier", "other_usd_per_gpu_hour",
+        "cost_of_capital",
+        "life_years",
+        "residual_fraction",
+        "pue",
+        "usd_per_kwh",
+        "colo_usd_per_kw_month",
+        "capex_multiplier",
+        "other_usd_per_gpu_hour",
     ),
     "model": (
-        "params", "active_params", "layers", "d_model", "heads", "kv_heads", "head_dim", "ffn", "vocab",
-        "seq_len", "mlp_matrices",
+        "params",
+        "active_params",
+        "layers",
+        "d_model",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "ffn",
+        "vocab",
+        "seq_len",
+        "mlp_matrices",
     ),
     "run": ("gpus", "mfu"),
     "moe_run": ("gpus", "mfu"),
@@ -63,17 +91,22 @@ REQUIRED_FIELDS = {
     "inferencex": ("tco_hyperscaler", "tco_neocloud_giant", "rent_3yr", "all_in_kw_per_gpu"),
     "training_fact": ("gpu_hours",),
     "grid": ("kg_co2_per_kwh",),
-    "serving": ("tokens_per_gpu_second", "concurrency", "median_tpot_ms", "input_tokens",
-                "output_tokens"),
+    "serving": ("tokens_per_gpu_second", "concurrency", "median_tpot_ms", "input_tokens", "output_tokens"),
 }
 
 #: text fields each kind must define
-TEXT_FIELDS = {"system": ("label",), "buyer": ("label",), "model": ("label",),
-               "run": ("label", "system", "model", "precision"),
-               "moe_run": ("label", "system", "model", "precision"),
-               "rent": ("label", "system", "provider", "term"), "inferencex": ("label",),
-               "training_fact": ("label", "model", "system"), "grid": ("label",),
-               "serving": ("label", "benchmark", "system", "model", "precision", "framework")}
+TEXT_FIELDS = {
+    "system": ("label",),
+    "buyer": ("label",),
+    "model": ("label",),
+    "run": ("label", "system", "model", "precision"),
+    "moe_run": ("label", "system", "model", "precision"),
+    "rent": ("label", "system", "provider", "term"),
+    "inferencex": ("label",),
+    "training_fact": ("label", "model", "system"),
+    "grid": ("label",),
+    "serving": ("label", "benchmark", "system", "model", "precision", "framework"),
+}
 
 #: precisions with a peak_tflops_<precision> field on every system
 PRECISIONS = ("bf16", "fp8", "fp4")
@@ -201,16 +234,24 @@ def _derive_model(key: str, entries: dict[str, Entry]) -> None:
     params, d, heads = entries["params"], entries["d_model"], entries["heads"]
     if "active_params" not in entries:
         entries["active_params"] = Entry(
-            params.value, params.unit, f"derived: dense model, active_params = params ({params.source})",
-            params.as_of)
+            params.value,
+            params.unit,
+            f"derived: dense model, active_params = params ({params.source})",
+            params.as_of,
+        )
     if "head_dim" not in entries:
         entries["head_dim"] = Entry(
-            d.value / heads.value, "head dimension",
-            f"derived: d_model / heads ({d.source})", d.as_of)
+            d.value / heads.value, "head dimension", f"derived: d_model / heads ({d.source})", d.as_of
+        )
     for name, unit in (("window_layers", "layers"), ("window", "tokens")):
         if name not in entries:
-            entries[name] = Entry(0.0, unit, "derived: no windowed attention; every layer attends to "
-                                  "the whole sequence (none stated in the model's sources)", d.as_of)
+            entries[name] = Entry(
+                0.0,
+                unit,
+                "derived: no windowed attention; every layer attends to "
+                "the whole sequence (none stated in the model's sources)",
+                d.as_of,
+            )
 
 
 def _derive_system(key: str, entries: dict[str, Entry]) -> None:

@@ -16,12 +16,38 @@ from .tco import tco_gpu_hour, tco_ratio
 
 REFERENCE = "H100_HGX"
 CHEAPER, DEARER = "cheaper per token", "not cheaper per token"
-SPEEDUP_HEADER = ["model", "system", "run", "precision", "tokens_per_gpu_second", "h100_run",
-                  "h100_tokens_per_gpu_second", "speedup", "breakeven_speedup", "verdict",
-                  "mfu", "tco_usd_per_gpu_hour", "usd_per_mtok", "h100_usd_per_mtok"]
-FACT_HEADER = ["fact", "model", "system", "tokens", "gpu_hours", "tokens_per_gpu_second",
-               "mfu_fp8", "mfu_bf16", "mfu_fp8_6n", "mfu_bf16_6n", "usd_at_published_rate",
-               "published_usd", "usd_per_gpu_hour", "usd_at_tco"]
+SPEEDUP_HEADER = [
+    "model",
+    "system",
+    "run",
+    "precision",
+    "tokens_per_gpu_second",
+    "h100_run",
+    "h100_tokens_per_gpu_second",
+    "speedup",
+    "breakeven_speedup",
+    "verdict",
+    "mfu",
+    "tco_usd_per_gpu_hour",
+    "usd_per_mtok",
+    "h100_usd_per_mtok",
+]
+FACT_HEADER = [
+    "fact",
+    "model",
+    "system",
+    "tokens",
+    "gpu_hours",
+    "tokens_per_gpu_second",
+    "mfu_fp8",
+    "mfu_bf16",
+    "mfu_fp8_6n",
+    "mfu_bf16_6n",
+    "usd_at_published_rate",
+    "published_usd",
+    "usd_per_gpu_hour",
+    "usd_at_tco",
+]
 
 
 def measured_runs() -> dict[str, presets.Preset]:
@@ -84,9 +110,24 @@ def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
         ref_tps = ref.value("published_tokens_per_gpu_second")
         speedup, breakeven = tps / ref_tps, tco_ratio(REFERENCE, system, buyer)
         tco = tco_gpu_hour(system, buyer)
-        rows.append([model, system, key, run.texts["precision"], tps, base, ref_tps,
-                     speedup, breakeven, CHEAPER if speedup > breakeven else DEARER,
-                     run.value("mfu"), tco, usd_per_mtok(tco, tps), usd_per_mtok(h100_tco, ref_tps)])
+        rows.append(
+            [
+                model,
+                system,
+                key,
+                run.texts["precision"],
+                tps,
+                base,
+                ref_tps,
+                speedup,
+                breakeven,
+                CHEAPER if speedup > breakeven else DEARER,
+                run.value("mfu"),
+                tco,
+                usd_per_mtok(tco, tps),
+                usd_per_mtok(h100_tco, ref_tps),
+            ]
+        )
     return rows
 
 
@@ -94,12 +135,14 @@ def _baseline(runs: dict[str, presets.Preset], model: str, precision: str) -> st
     """Key of the H100 run a run of ``model`` at ``precision`` is compared with (see speedup_table)."""
     h100 = [k for k, r in runs.items() if r.texts["system"] == REFERENCE and r.texts["model"] == model]
     same = [k for k in h100 if runs[k].texts["precision"] == precision] or h100
-    return max(same, key=lambda k: (runs[k].entry("published_tokens_per_gpu_second").as_of,
-                                    runs[k].value("gpus")), default=None)
+    return max(
+        same,
+        key=lambda k: (runs[k].entry("published_tokens_per_gpu_second").as_of, runs[k].value("gpus")),
+        default=None,
+    )
 
 
-def training_facts(usd_per_gpu_hour: float | None = None,
-                   buyer: str = presets.DEFAULT_BUYER) -> list[list]:
+def training_facts(usd_per_gpu_hour: float | None = None, buyer: str = presets.DEFAULT_BUYER) -> list[list]:
     """The published MoE training facts recomputed (udfs/data/training_facts.toml).
 
     Parameters
@@ -146,9 +189,21 @@ def training_facts(usd_per_gpu_hour: float | None = None,
                 mfus.append(None if tps is None else tps * fpt / peak)
         rate = _maybe(fact, "usd_per_gpu_hour")
         tco = tco_gpu_hour(system, buyer) if usd_per_gpu_hour is None else float(usd_per_gpu_hour)
-        rows.append([key, model, system, tokens, hours, tps, *mfus,
-                     None if rate is None else hours * rate, _maybe(fact, "published_usd"),
-                     tco, hours * tco])
+        rows.append(
+            [
+                key,
+                model,
+                system,
+                tokens,
+                hours,
+                tps,
+                *mfus,
+                None if rate is None else hours * rate,
+                _maybe(fact, "published_usd"),
+                tco,
+                hours * tco,
+            ]
+        )
     return rows
 
 

@@ -139,9 +139,11 @@ RANGES: dict[str, Range] = {
 WHOLE_YEARS = ("life_years", "depreciation_years")
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {
-    **{(f, a): Range(1.0, 15.0, whole=True) for f in (
-        "TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
-       for a in WHOLE_YEARS},
+    **{
+        (f, a): Range(1.0, 15.0, whole=True)
+        for f in ("TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
+        for a in WHOLE_YEARS
+    },
 }
 
 

@@ -36,46 +36,52 @@ from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
 
 # --- arguments shared by several functions -----------------------------------------------------
 
-SYSTEM = ArgDoc("system", 'System preset, e.g. "H100_HGX" or "GB200_NVL72" (list: TCO_SYSTEMS())',
-                "", TEXT)
-BUYER = ArgDoc("buyer", 'Buyer type: "hyperscaler", "neocloud_giant" or "emerging_neocloud"', "",
-               TEXT)
+SYSTEM = ArgDoc("system", 'System preset, e.g. "H100_HGX" or "GB200_NVL72" (list: TCO_SYSTEMS())', "", TEXT)
+BUYER = ArgDoc("buyer", 'Buyer type: "hyperscaler", "neocloud_giant" or "emerging_neocloud"', "", TEXT)
 GPU_HOUR_USD = ArgDoc("gpu_hour_usd", "TCO (or rental price) per GPU-hour", "USD/GPU-hour")
-FLOPS_PER_TOKEN = ArgDoc("flops_per_token", "Training FLOPs per token (TCO_FLOPS_PER_TOKEN)",
-                         "FLOP/token")
-PEAK_TFLOPS = ArgDoc("peak_tflops", "Dense peak TFLOPS per GPU at the precision used",
-                     "TFLOPS (dense)")
+FLOPS_PER_TOKEN = ArgDoc("flops_per_token", "Training FLOPs per token (TCO_FLOPS_PER_TOKEN)", "FLOP/token")
+PEAK_TFLOPS = ArgDoc("peak_tflops", "Dense peak TFLOPS per GPU at the precision used", "TFLOPS (dense)")
 MFU = ArgDoc("mfu", "Model FLOPs utilisation as a decimal (0.4 = 40%)", "decimal")
 TOKENS = ArgDoc("tokens", "Tokens trained", "tokens")
 CAPEX_PER_GPU = ArgDoc("capex_per_gpu", "All-in capex per GPU (TCO_CAPEX_PER_GPU)", "USD/GPU")
-COST_OF_CAPITAL = ArgDoc("cost_of_capital", "Annual cost of capital as a decimal (0.13 = 13%)",
-                         "decimal/year")
+COST_OF_CAPITAL = ArgDoc(
+    "cost_of_capital", "Annual cost of capital as a decimal (0.13 = 13%)", "decimal/year"
+)
 LIFE_YEARS = ArgDoc("life_years", "Economic life", "years")
-RESIDUAL = ArgDoc("residual_fraction", "Resale value at end of life as a fraction of capex",
-                  "fraction of capex")
+RESIDUAL = ArgDoc(
+    "residual_fraction", "Resale value at end of life as a fraction of capex", "fraction of capex"
+)
 IT_KW = ArgDoc("it_kw_per_gpu", "IT load per GPU (GPU, host, network and storage share)", "kW")
 PUE = ArgDoc("pue", "Power usage effectiveness (facility power / IT power)", "ratio")
 USD_PER_KWH = ArgDoc("usd_per_kwh", "Electricity price", "USD/kWh")
-USD_PER_KW_MONTH = ArgDoc("usd_per_kw_month", "Colocation rent per kW of IT load per month",
-                          "USD/(kW x month)")
-GOODPUT = ArgDoc("goodput", "Fraction of paid GPU time that becomes kept training progress "
-                 "(checkpoint restarts and lost work lower it)", "fraction")
-AVAILABILITY = ArgDoc("availability", "Fraction of hours a GPU is up and allocatable (e.g. 64/72 "
-                      "for a GB200 NVL72 rack run with two nodes spare)", "fraction")
+USD_PER_KW_MONTH = ArgDoc(
+    "usd_per_kw_month", "Colocation rent per kW of IT load per month", "USD/(kW x month)"
+)
+GOODPUT = ArgDoc(
+    "goodput",
+    "Fraction of paid GPU time that becomes kept training progress "
+    "(checkpoint restarts and lost work lower it)",
+    "fraction",
+)
+AVAILABILITY = ArgDoc(
+    "availability",
+    "Fraction of hours a GPU is up and allocatable (e.g. 64/72 "
+    "for a GB200 NVL72 rack run with two nodes spare)",
+    "fraction",
+)
 UTILISATION = ArgDoc("utilisation", "Fraction of available hours used or sold", "fraction")
 RENT = ArgDoc("rent_usd_per_gpu_hour", "Rental price of a GPU-hour", "USD/GPU-hour")
-OPEX = ArgDoc("opex_usd_per_gpu_hour", "Opex per GPU-hour: power + facility + other",
-              "USD/GPU-hour")
+OPEX = ArgDoc("opex_usd_per_gpu_hour", "Opex per GPU-hour: power + facility + other", "USD/GPU-hour")
 CASH_OPTIONAL = (
-    RESIDUAL, AVAILABILITY, UTILISATION,
-    ArgDoc("tax_rate", "Tax on profit (revenue - opex - depreciation); a loss is a credit",
-           "fraction"),
+    RESIDUAL,
+    AVAILABILITY,
+    UTILISATION,
+    ArgDoc("tax_rate", "Tax on profit (revenue - opex - depreciation); a loss is a credit", "fraction"),
     ArgDoc("depreciation_years", "Straight-line depreciation period; empty for the life", "years"),
     ArgDoc("rent_decline_per_year", "Yearly fall of the rent", "fraction/year"),
     ArgDoc("opex_escalation_per_year", "Yearly rise of the opex", "fraction/year"),
 )
-OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour",
-               "USD/GPU-hour")
+OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour", "USD/GPU-hour")
 
 
 def _field(kind: str, table: str, examples: str) -> ArgDoc:
@@ -86,207 +92,401 @@ def _field(kind: str, table: str, examples: str) -> ArgDoc:
 
 _CATALOG = (
     UdfSpec(
-        "TCO_SYSTEMS", "Table of the system presets (one row per system, one column per field), "
-        "header row first; spills.", (), "table: key, label, prices, power, dense peak TFLOPS", "",
-        (), tco.tco_systems, table=True),
+        "TCO_SYSTEMS",
+        "Table of the system presets (one row per system, one column per field), header row first; spills.",
+        (),
+        "table: key, label, prices, power, dense peak TFLOPS",
+        "",
+        (),
+        tco.tco_systems,
+        table=True,
+    ),
     UdfSpec(
-        "TCO_SYSTEM", "One field of a system preset: price, power, dense peak TFLOPS and so on. "
+        "TCO_SYSTEM",
+        "One field of a system preset: price, power, dense peak TFLOPS and so on. "
         "Empty where the system has none (H100 FP4 peak).",
-        (SYSTEM, _field("System", "TCO_SYSTEMS()", '"capex_per_gpu", "it_kw_per_gpu", '
-                        '"peak_tflops_fp8"')),
-        "the field's value in the unit of TCO_SYSTEMS (USD, W, kW, TFLOPS, GPUs) or its label", "",
-        ("H100_HGX", "capex_per_gpu"), tco.tco_system),
+        (SYSTEM, _field("System", "TCO_SYSTEMS()", '"capex_per_gpu", "it_kw_per_gpu", "peak_tflops_fp8"')),
+        "the field's value in the unit of TCO_SYSTEMS (USD, W, kW, TFLOPS, GPUs) or its label",
+        "",
+        ("H100_HGX", "capex_per_gpu"),
+        tco.tco_system,
+    ),
     UdfSpec(
-        "TCO_BUYERS", "Table of the buyer-type presets (cost of capital, life, PUE, tariffs, "
-        "capex multiplier), header row first; spills.", (),
-        "table: key, label, cost_of_capital, life_years, ...", "", (), tco.tco_buyers, table=True),
+        "TCO_BUYERS",
+        "Table of the buyer-type presets (cost of capital, life, PUE, tariffs, "
+        "capex multiplier), header row first; spills.",
+        (),
+        "table: key, label, cost_of_capital, life_years, ...",
+        "",
+        (),
+        tco.tco_buyers,
+        table=True,
+    ),
     UdfSpec(
-        "TCO_BUYER", "One field of a buyer-type preset, e.g. its cost of capital or PUE.",
-        (BUYER,
-         _field("Buyer", "TCO_BUYERS()", '"cost_of_capital", "pue", "usd_per_kwh"')),
+        "TCO_BUYER",
+        "One field of a buyer-type preset, e.g. its cost of capital or PUE.",
+        (BUYER, _field("Buyer", "TCO_BUYERS()", '"cost_of_capital", "pue", "usd_per_kwh"')),
         "the field's value (decimals for rates, years, USD/kWh, USD/(kW x month)) or its label",
-        "", ("hyperscaler", "cost_of_capital"), tco.tco_buyer),
+        "",
+        ("hyperscaler", "cost_of_capital"),
+        tco.tco_buyer,
+    ),
     UdfSpec(
-        "TCO_MODELS", "Table of the model-architecture presets (parameters, layers, sizes, "
-        "sequence length), header row first; spills.", (),
-        "table: key, label, params, layers, d_model, ...", "", (), tco.tco_models, table=True),
+        "TCO_MODELS",
+        "Table of the model-architecture presets (parameters, layers, sizes, "
+        "sequence length), header row first; spills.",
+        (),
+        "table: key, label, params, layers, d_model, ...",
+        "",
+        (),
+        tco.tco_models,
+        table=True,
+    ),
     UdfSpec(
-        "TCO_MODEL", "One field of a model preset, e.g. its parameter count or sequence length.",
-        (ArgDoc("model", 'Model preset: "gpt3_175b", "llama3_8b", "llama3_70b" or "llama3_405b"',
-                "", TEXT),
-         _field("Model", "TCO_MODELS()", '"params", "layers", "seq_len"')),
-        "the field's value (parameters, layers, tokens) or its label", "",
-        ("gpt3_175b", "params"), tco.tco_model),
+        "TCO_MODEL",
+        "One field of a model preset, e.g. its parameter count or sequence length.",
+        (
+            ArgDoc(
+                "model", 'Model preset: "gpt3_175b", "llama3_8b", "llama3_70b" or "llama3_405b"', "", TEXT
+            ),
+            _field("Model", "TCO_MODELS()", '"params", "layers", "seq_len"'),
+        ),
+        "the field's value (parameters, layers, tokens) or its label",
+        "",
+        ("gpt3_175b", "params"),
+        tco.tco_model,
+    ),
     UdfSpec(
-        "TCO_CAPEX_PER_GPU", "All-in capex per GPU of a system for a buyer type: unit all-in "
+        "TCO_CAPEX_PER_GPU",
+        "All-in capex per GPU of a system for a buyer type: unit all-in "
         "price / GPUs per unit x the buyer's capex multiplier.",
-        (SYSTEM, BUYER), "all-in capital expenditure per GPU", "USD/GPU",
-        ("GB200_NVL72",), tco.tco_capex_per_gpu),
+        (SYSTEM, BUYER),
+        "all-in capital expenditure per GPU",
+        "USD/GPU",
+        ("GB200_NVL72",),
+        tco.tco_capex_per_gpu,
+    ),
     UdfSpec(
-        "TCO_CAPITAL_PER_GPU_HOUR", "Capital cost per GPU-hour: the level annual payment that "
+        "TCO_CAPITAL_PER_GPU_HOUR",
+        "Capital cost per GPU-hour: the level annual payment that "
         "repays the capex at the cost of capital over the life (-PMT), less the residual, / 8760.",
-        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, RESIDUAL), "capital cost per GPU-hour",
-        "USD/GPU-hour", (31250, 0.1305, 5), finance.tco_capital_per_gpu_hour),
+        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, RESIDUAL),
+        "capital cost per GPU-hour",
+        "USD/GPU-hour",
+        (31250, 0.1305, 5),
+        finance.tco_capital_per_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_POWER_PER_GPU_HOUR", "Electricity cost per GPU-hour: IT load per GPU x PUE x tariff.",
-        (IT_KW, PUE, USD_PER_KWH), "electricity cost per GPU-hour", "USD/GPU-hour",
-        (1.389, 1.3, 0.087), finance.tco_power_per_gpu_hour),
+        "TCO_POWER_PER_GPU_HOUR",
+        "Electricity cost per GPU-hour: IT load per GPU x PUE x tariff.",
+        (IT_KW, PUE, USD_PER_KWH),
+        "electricity cost per GPU-hour",
+        "USD/GPU-hour",
+        (1.389, 1.3, 0.087),
+        finance.tco_power_per_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_COLO_PER_GPU_HOUR", "Facility (colocation) cost per GPU-hour: IT load per GPU x rent "
-        "per kW-month / 730 hours.",
-        (IT_KW, USD_PER_KW_MONTH), "colocation cost per GPU-hour", "USD/GPU-hour",
-        (1.389, 130), finance.tco_colo_per_gpu_hour),
+        "TCO_COLO_PER_GPU_HOUR",
+        "Facility (colocation) cost per GPU-hour: IT load per GPU x rent per kW-month / 730 hours.",
+        (IT_KW, USD_PER_KW_MONTH),
+        "colocation cost per GPU-hour",
+        "USD/GPU-hour",
+        (1.389, 130),
+        finance.tco_colo_per_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_GPU_HOUR", "Total cost of ownership per GPU-hour of a system for a buyer type, from "
+        "TCO_GPU_HOUR",
+        "Total cost of ownership per GPU-hour of a system for a buyer type, from "
         "the presets: capital + power + facility + other.",
-        (SYSTEM, BUYER), "TCO per GPU-hour", "USD/GPU-hour", ("H100_HGX",), tco.tco_gpu_hour),
+        (SYSTEM, BUYER),
+        "TCO per GPU-hour",
+        "USD/GPU-hour",
+        ("H100_HGX",),
+        tco.tco_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_BREAKDOWN", "TCO per GPU-hour by component (capital, power, facility, other, total) "
+        "TCO_BREAKDOWN",
+        "TCO per GPU-hour by component (capital, power, facility, other, total) "
         "as a table with a header row; spills.",
-        (SYSTEM, BUYER), "table: component, usd_per_gpu_hour", "USD/GPU-hour",
-        ("H100_HGX",), tco.tco_breakdown, table=True),
+        (SYSTEM, BUYER),
+        "table: component, usd_per_gpu_hour",
+        "USD/GPU-hour",
+        ("H100_HGX",),
+        tco.tco_breakdown,
+        table=True,
+    ),
     UdfSpec(
-        "TCO_RATIO", "TCO per GPU-hour of system_b / that of system_a: the per-GPU speed-up "
+        "TCO_RATIO",
+        "TCO per GPU-hour of system_b / that of system_a: the per-GPU speed-up "
         "system_b needs to break even with system_a.",
-        (dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. '
-                             '"H100_HGX"'),
-         dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. '
-                             '"GB200_NVL72"'),
-         BUYER), "TCO ratio b / a (break-even speed-up)", "x", ("H100_HGX", "GB200_NVL72"),
-        tco.tco_ratio),
+        (
+            dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. "H100_HGX"'),
+            dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. "GB200_NVL72"'),
+            BUYER,
+        ),
+        "TCO ratio b / a (break-even speed-up)",
+        "x",
+        ("H100_HGX", "GB200_NVL72"),
+        tco.tco_ratio,
+    ),
     UdfSpec(
-        "TCO_FLOPS_PER_TOKEN", "Training FLOPs per token of a model preset: PaLM convention "
+        "TCO_FLOPS_PER_TOKEN",
+        "Training FLOPs per token of a model preset: PaLM convention "
         "6N + 12 x layers x d_model x seq_len by default; or 6N, or the architecture-aware "
         "Megatron count.",
-        (ArgDoc("model", 'Model preset, e.g. "gpt3_175b"; or a parameter count with convention '
-                '"6n"', "", NAME_OR_NUMBER),
-         ArgDoc("seq_len", "Sequence length; empty for the preset's", "tokens"),
-         ArgDoc("convention", '"palm" (reproduces the published figures), "6n" or "megatron"', "",
-                TEXT)),
-        "training FLOPs per token (forward + backward)", "FLOP/token", ("gpt3_175b",),
-        compute.tco_flops_per_token),
+        (
+            ArgDoc(
+                "model",
+                'Model preset, e.g. "gpt3_175b"; or a parameter count with convention "6n"',
+                "",
+                NAME_OR_NUMBER,
+            ),
+            ArgDoc("seq_len", "Sequence length; empty for the preset's", "tokens"),
+            ArgDoc("convention", '"palm" (reproduces the published figures), "6n" or "megatron"', "", TEXT),
+        ),
+        "training FLOPs per token (forward + backward)",
+        "FLOP/token",
+        ("gpt3_175b",),
+        compute.tco_flops_per_token,
+    ),
     UdfSpec(
-        "TCO_TOKENS_PER_GPU_SECOND", "Training throughput per GPU: MFU x dense peak TFLOPS x 1e12 "
-        "/ FLOPs per token.",
-        (FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU), "tokens per second per GPU", "tokens/s/GPU",
-        (1.07899e12, 1978.9, 0.3952), compute.tco_tokens_per_gpu_second),
+        "TCO_TOKENS_PER_GPU_SECOND",
+        "Training throughput per GPU: MFU x dense peak TFLOPS x 1e12 / FLOPs per token.",
+        (FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
+        "tokens per second per GPU",
+        "tokens/s/GPU",
+        (1.07899e12, 1978.9, 0.3952),
+        compute.tco_tokens_per_gpu_second,
+    ),
     UdfSpec(
-        "TCO_COST_PER_MTOK", "Cost of one million trained tokens: TCO per GPU-hour / (3600 x "
-        "tokens per second per GPU) x 1e6.",
-        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT), "cost per million trained tokens",
-        "USD/Mtok", (1.42, 1.07899e12, 1978.9, 0.395), compute.tco_cost_per_mtok),
+        "TCO_COST_PER_MTOK",
+        "Cost of one million trained tokens: TCO per GPU-hour / (3600 x tokens per second per GPU) x 1e6.",
+        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
+        "cost per million trained tokens",
+        "USD/Mtok",
+        (1.42, 1.07899e12, 1978.9, 0.395),
+        compute.tco_cost_per_mtok,
+    ),
     UdfSpec(
-        "TCO_TRAINING_COST", "Cost of a training run: tokens x cost per token at the given TCO "
+        "TCO_TRAINING_COST",
+        "Cost of a training run: tokens x cost per token at the given TCO "
         "per GPU-hour, FLOPs per token, dense peak and MFU.",
-        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT), "cost of the run", "USD",
-        (300e9, 1.42, 1.07899e12, 1978.9, 0.395), compute.tco_training_cost),
+        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
+        "cost of the run",
+        "USD",
+        (300e9, 1.42, 1.07899e12, 1978.9, 0.395),
+        compute.tco_training_cost,
+    ),
     UdfSpec(
-        "TCO_TRAINING_DAYS", "Wall-clock days of a training run: tokens / (GPUs x tokens per "
-        "second per GPU) / 86400.",
-        (TOKENS, ArgDoc("gpus", "GPUs in the run", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS,
-         MFU, GOODPUT), "duration of the run", "days", (300e9, 128, 1.07899e12, 1978.9, 0.395),
-        compute.tco_training_days),
+        "TCO_TRAINING_DAYS",
+        "Wall-clock days of a training run: tokens / (GPUs x tokens per second per GPU) / 86400.",
+        (TOKENS, ArgDoc("gpus", "GPUs in the run", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
+        "duration of the run",
+        "days",
+        (300e9, 128, 1.07899e12, 1978.9, 0.395),
+        compute.tco_training_days,
+    ),
     UdfSpec(
-        "TCO_BREAKEVEN_MFU", "The MFU system_b needs for the same cost per token as system_a at "
+        "TCO_BREAKEVEN_MFU",
+        "The MFU system_b needs for the same cost per token as system_a at "
         "mfu_a: mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b). Above 1: b cannot break even.",
-        (ArgDoc("mfu_a", "MFU reached on system_a as a decimal", "decimal"),
-         dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. '
-                             '"H100_HGX"'),
-         dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. '
-                             '"GB200_NVL72"'),
-         ArgDoc("precision", 'Precision of the run: "bf16", "fp8" or "fp4" (both systems need '
-                "that peak)", "", TEXT),
-         BUYER), "break-even MFU on system_b", "decimal",
-        (0.54, "H100_HGX", "GB200_NVL72", "bf16"), tco.tco_breakeven_mfu),
+        (
+            ArgDoc("mfu_a", "MFU reached on system_a as a decimal", "decimal"),
+            dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. "H100_HGX"'),
+            dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. "GB200_NVL72"'),
+            ArgDoc(
+                "precision",
+                'Precision of the run: "bf16", "fp8" or "fp4" (both systems need that peak)',
+                "",
+                TEXT,
+            ),
+            BUYER,
+        ),
+        "break-even MFU on system_b",
+        "decimal",
+        (0.54, "H100_HGX", "GB200_NVL72", "bf16"),
+        tco.tco_breakeven_mfu,
+    ),
     UdfSpec(
-        "TCO_JOULES_PER_TOKEN", "Energy per trained token: all-in utility watts per GPU (IT load "
-        "x PUE) / tokens per second per GPU.",
-        (ArgDoc("utility_watts_per_gpu", "All-in facility power per GPU incl. PUE "
-                "(TCO_UTILITY_WATTS_PER_GPU)", "W"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
-        "energy per trained token", "J/token", (1789, 1.07899e12, 1978.9, 0.395),
-        energy.tco_joules_per_token),
+        "TCO_JOULES_PER_TOKEN",
+        "Energy per trained token: all-in utility watts per GPU (IT load x PUE) / tokens per second per GPU.",
+        (
+            ArgDoc(
+                "utility_watts_per_gpu",
+                "All-in facility power per GPU incl. PUE (TCO_UTILITY_WATTS_PER_GPU)",
+                "W",
+            ),
+            FLOPS_PER_TOKEN,
+            PEAK_TFLOPS,
+            MFU,
+            GOODPUT,
+        ),
+        "energy per trained token",
+        "J/token",
+        (1789, 1.07899e12, 1978.9, 0.395),
+        energy.tco_joules_per_token,
+    ),
     UdfSpec(
-        "TCO_HOUSEHOLD_YEARS", "Energy as years of an average US household's electricity "
-        "(10,791 kWh a year, EIA 2022).",
-        (ArgDoc("joules", "Energy", "J"),
-         ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh")),
-        "US household-years of electricity", "household-years", (7.407e11,),
-        energy.tco_household_years),
+        "TCO_HOUSEHOLD_YEARS",
+        "Energy as years of an average US household's electricity (10,791 kWh a year, EIA 2022).",
+        (
+            ArgDoc("joules", "Energy", "J"),
+            ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh"),
+        ),
+        "US household-years of electricity",
+        "household-years",
+        (7.407e11,),
+        energy.tco_household_years,
+    ),
     # extras beyond the original catalog
     UdfSpec(
-        "TCO_TOTAL_PER_GPU_HOUR", "TCO per GPU-hour from explicit inputs: capital (PMT) + power "
-        "+ colocation + other.",
-        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, IT_KW, PUE, USD_PER_KWH,
-         dataclasses.replace(USD_PER_KW_MONTH, name="colo_usd_per_kw_month"), RESIDUAL, OTHER),
-        "TCO per GPU-hour", "USD/GPU-hour", (31250, 0.1305, 5, 1.389, 1.3, 0.087, 130),
-        finance.tco_total_per_gpu_hour),
+        "TCO_TOTAL_PER_GPU_HOUR",
+        "TCO per GPU-hour from explicit inputs: capital (PMT) + power + colocation + other.",
+        (
+            CAPEX_PER_GPU,
+            COST_OF_CAPITAL,
+            LIFE_YEARS,
+            IT_KW,
+            PUE,
+            USD_PER_KWH,
+            dataclasses.replace(USD_PER_KW_MONTH, name="colo_usd_per_kw_month"),
+            RESIDUAL,
+            OTHER,
+        ),
+        "TCO per GPU-hour",
+        "USD/GPU-hour",
+        (31250, 0.1305, 5, 1.389, 1.3, 0.087, 130),
+        finance.tco_total_per_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_UTILITY_WATTS_PER_GPU", "All-in utility power per GPU: IT load x PUE, in watts (the "
-        "input of TCO_JOULES_PER_TOKEN).",
-        (IT_KW, PUE), "power drawn from the utility per GPU", "W", (1.389, 1.288),
-        energy.tco_utility_watts_per_gpu),
+        "TCO_UTILITY_WATTS_PER_GPU",
+        "All-in utility power per GPU: IT load x PUE, in watts (the input of TCO_JOULES_PER_TOKEN).",
+        (IT_KW, PUE),
+        "power drawn from the utility per GPU",
+        "W",
+        (1.389, 1.288),
+        energy.tco_utility_watts_per_gpu,
+    ),
     # decisions (issue 11): delivered hours, rent against buy, cash flows, cluster totals
     UdfSpec(
-        "TCO_DELIVERED_GPU_HOUR", "TCO per GPU-hour actually available and used: TCO per GPU-hour "
-        "/ (availability x utilisation).",
-        (GPU_HOUR_USD, AVAILABILITY, UTILISATION), "cost of a delivered GPU-hour", "USD/GPU-hour",
-        (2.2494, 0.8889, 0.9), decisions.tco_delivered_gpu_hour),
+        "TCO_DELIVERED_GPU_HOUR",
+        "TCO per GPU-hour actually available and used: TCO per GPU-hour / (availability x utilisation).",
+        (GPU_HOUR_USD, AVAILABILITY, UTILISATION),
+        "cost of a delivered GPU-hour",
+        "USD/GPU-hour",
+        (2.2494, 0.8889, 0.9),
+        decisions.tco_delivered_gpu_hour,
+    ),
     UdfSpec(
-        "TCO_BREAKEVEN_UTILISATION", "Utilisation above which owning beats renting at a rent: "
+        "TCO_BREAKEVEN_UTILISATION",
+        "Utilisation above which owning beats renting at a rent: "
         "TCO per GPU-hour / (availability x rent). Above 1: renting is cheaper.",
-        (GPU_HOUR_USD, RENT, AVAILABILITY), "break-even utilisation", "fraction",
-        (1.42, 2.0, 0.9), decisions.tco_breakeven_utilisation),
+        (GPU_HOUR_USD, RENT, AVAILABILITY),
+        "break-even utilisation",
+        "fraction",
+        (1.42, 2.0, 0.9),
+        decisions.tco_breakeven_utilisation,
+    ),
     UdfSpec(
-        "TCO_RENT_PARITY", "Rent that gives the reference's cost per token at this MFU: rent x "
+        "TCO_RENT_PARITY",
+        "Rent that gives the reference's cost per token at this MFU: rent x "
         "mfu / reference_mfu (a cloud with 10% lower MFU must rent for about 10% less).",
         (RENT, MFU, ArgDoc("reference_mfu", "MFU the reference rent buys", "decimal")),
-        "MFU-adjusted rent parity price", "USD/GPU-hour", (2.0, 0.36, 0.4),
-        decisions.tco_rent_parity),
+        "MFU-adjusted rent parity price",
+        "USD/GPU-hour",
+        (2.0, 0.36, 0.4),
+        decisions.tco_rent_parity,
+    ),
     UdfSpec(
-        "TCO_CASHFLOWS", "Cash flows of owning one GPU and renting it out, years 0..life: capex, "
+        "TCO_CASHFLOWS",
+        "Cash flows of owning one GPU and renting it out, years 0..life: capex, "
         "revenue, opex, depreciation (memo), tax, residual, net, cumulative; spills.",
         (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
-        "table: year, capex, revenue, opex, depreciation, tax, residual, net, cumulative", "USD",
-        (31250, 2.0, 0.4045, 5), decisions.tco_cashflows, table=True),
+        "table: year, capex, revenue, opex, depreciation, tax, residual, net, cumulative",
+        "USD",
+        (31250, 2.0, 0.4045, 5),
+        decisions.tco_cashflows,
+        table=True,
+    ),
     UdfSpec(
-        "TCO_NPV", "Net present value of owning one GPU and renting it out, at the cost of "
+        "TCO_NPV",
+        "Net present value of owning one GPU and renting it out, at the cost of "
         "capital (end-of-year cash flows, year 0 undiscounted).",
         (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL),
-        "NPV per GPU", "USD", (31250, 2.0, 0.4045, 5, 0.1305), decisions.tco_npv),
+        "NPV per GPU",
+        "USD",
+        (31250, 2.0, 0.4045, 5, 0.1305),
+        decisions.tco_npv,
+    ),
     UdfSpec(
-        "TCO_IRR", "Internal rate of return of owning one GPU and renting it out (NPV = 0); an "
+        "TCO_IRR",
+        "Internal rate of return of owning one GPU and renting it out (NPV = 0); an "
         "error text where the cash flows never change sign or have no root.",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL), "IRR", "decimal/year",
-        (31250, 2.0, 0.4045, 5), decisions.tco_irr),
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
+        "IRR",
+        "decimal/year",
+        (31250, 2.0, 0.4045, 5),
+        decisions.tco_irr,
+    ),
     UdfSpec(
-        "TCO_PAYBACK_YEARS", "Years until the cumulative net cash flow (residual included) reaches "
+        "TCO_PAYBACK_YEARS",
+        "Years until the cumulative net cash flow (residual included) reaches "
         "0, linear within the year; an error text where it does not within the life.",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL), "payback", "years",
-        (31250, 2.0, 0.4045, 5), decisions.tco_payback_years),
+        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
+        "payback",
+        "years",
+        (31250, 2.0, 0.4045, 5),
+        decisions.tco_payback_years,
+    ),
     UdfSpec(
-        "TCO_BREAKEVEN_RENT", "The rent per GPU-hour with NPV = 0 at the cost of capital; with "
+        "TCO_BREAKEVEN_RENT",
+        "The rent per GPU-hour with NPV = 0 at the cost of capital; with "
         "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR.",
-        (CAPEX_PER_GPU, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL), "break-even rent",
-        "USD/GPU-hour", (31250, 0.404452, 5, 0.1305), decisions.tco_breakeven_rent),
+        (CAPEX_PER_GPU, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL),
+        "break-even rent",
+        "USD/GPU-hour",
+        (31250, 0.404452, 5, 0.1305),
+        decisions.tco_breakeven_rent,
+    ),
     # issue 12: inference cost and energy equivalents
     UdfSpec(
-        "TCO_COST_PER_MTOK_AT_RATE", "Cost per million tokens served at a measured throughput: "
+        "TCO_COST_PER_MTOK_AT_RATE",
+        "Cost per million tokens served at a measured throughput: "
         "TCO (or rent) per GPU-hour / utilisation / (3600 x tokens per second per GPU) x 1e6.",
-        (GPU_HOUR_USD, ArgDoc("tokens_per_gpu_second", "Measured tokens per second per GPU",
-                              "tokens/s/GPU"), UTILISATION),
-        "cost per million tokens served", "USD/Mtok", (1.42, 1000.0, 0.6),
-        compute.cost_per_mtok_at_rate),
+        (
+            GPU_HOUR_USD,
+            ArgDoc("tokens_per_gpu_second", "Measured tokens per second per GPU", "tokens/s/GPU"),
+            UTILISATION,
+        ),
+        "cost per million tokens served",
+        "USD/Mtok",
+        (1.42, 1000.0, 0.6),
+        compute.cost_per_mtok_at_rate,
+    ),
     UdfSpec(
-        "TCO_CO2_TONNES", "CO2 emitted generating an amount of electricity: joules / 3.6e6 x kg "
+        "TCO_CO2_TONNES",
+        "CO2 emitted generating an amount of electricity: joules / 3.6e6 x kg "
         "CO2 per kWh / 1000 (default: US average 2022, EIA).",
-        (ArgDoc("joules", "Electricity drawn from the grid (incl. PUE)", "J"),
-         ArgDoc("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh")),
-        "tonnes of CO2", "t CO2", (7.407e11,), energy.co2_tonnes),
+        (
+            ArgDoc("joules", "Electricity drawn from the grid (incl. PUE)", "J"),
+            ArgDoc("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh"),
+        ),
+        "tonnes of CO2",
+        "t CO2",
+        (7.407e11,),
+        energy.co2_tonnes,
+    ),
     UdfSpec(
-        "TCO_CLUSTER", "Totals for a cluster: GPUs, servers or racks (rounded up), capex, IT and "
+        "TCO_CLUSTER",
+        "Totals for a cluster: GPUs, servers or racks (rounded up), capex, IT and "
         "facility MW, MWh a year at full load, opex and TCO a year; spills.",
         (SYSTEM, ArgDoc("gpus", "GPUs in the cluster", "GPUs"), BUYER),
-        "table: quantity, value", "", ("GB200_NVL72", 1000), decisions.tco_cluster, table=True),
+        "table: quantity, value",
+        "",
+        ("GB200_NVL72", 1000),
+        decisions.tco_cluster,
+        table=True,
+    ),
 )
 
 
@@ -295,11 +495,14 @@ def _with_signature(spec: UdfSpec) -> UdfSpec:
     params = list(inspect.signature(spec.plain).parameters.values())
     names = [p.name for p in params]
     if names != [a.name for a in spec.args]:
-        raise TypeError(f"{spec.name}: arguments {[a.name for a in spec.args]} do not match "
-                        f"{spec.plain.__name__}{tuple(names)}")
+        raise TypeError(
+            f"{spec.name}: arguments {[a.name for a in spec.args]} do not match "
+            f"{spec.plain.__name__}{tuple(names)}"
+        )
     args = tuple(
-        dataclasses.replace(a, optional=p.default is not p.empty,
-                            default=None if p.default is p.empty else p.default)
+        dataclasses.replace(
+            a, optional=p.default is not p.empty, default=None if p.default is p.empty else p.default
+        )
         for a, p in zip(spec.args, params, strict=True)
     )
     return dataclasses.replace(spec, args=args)
@@ -374,8 +577,11 @@ def register(spec: UdfSpec) -> Callable:
     LibreOffice add-in (``gputco addin libreoffice --module M`` imports the extension module ``M``
     inside LibreOffice too) and the recalculation engine.
     """
-    if not spec.name.startswith("TCO_") or not spec.name.replace("_", "").isalnum() \
-            or spec.name != spec.name.upper():
+    if (
+        not spec.name.startswith("TCO_")
+        or not spec.name.replace("_", "").isalnum()
+        or spec.name != spec.name.upper()
+    ):
         raise GputcoError(f"a UDF name is upper case with the TCO_ prefix, got {spec.name!r}")
     if spec.name in _SPECS:
         raise GputcoError(f"{spec.name} is already registered")

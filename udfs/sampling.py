@@ -116,8 +116,11 @@ def draw(dist: str, params: Mapping[str, object], n: int, rng: np.random.Generat
         rounds += 1
         if rounds > MAX_ROUNDS:
             raise InputRangeError(
-                "min/max", [lo, hi], f"bounds that hold a fair share of the {dist} distribution "
-                f"(after {MAX_ROUNDS} redraws {int(bad.sum())} of {n} draws are still outside)")
+                "min/max",
+                [lo, hi],
+                f"bounds that hold a fair share of the {dist} distribution "
+                f"(after {MAX_ROUNDS} redraws {int(bad.sum())} of {n} draws are still outside)",
+            )
         out[bad] = _raw(dist, p, int(bad.sum()), rng)
         bad = (out < lo) | (out > hi)
     return out

@@ -31,7 +31,6 @@ INPUT_NAMES = tuple(i.name for i in INPUTS)
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 
-
 def __getattr__(name: str) -> object:
     """``OUTPUTS``: every result column with its unit, read from the chain when asked (so a step
     added with :func:`udfs.chain.add_step` is a result too)."""
@@ -67,9 +66,11 @@ def _resolve(kind: str, col: str, coded: Coded) -> list:
 
 
 def _length(inputs: Mapping[str, object]) -> int:
-    lengths = {len(v.codes) if isinstance(v, Coded) else np.shape(v)[0]
-               for v in inputs.values()
-               if isinstance(v, Coded) or not (v is None or isinstance(v, str) or np.ndim(v) == 0)}
+    lengths = {
+        len(v.codes) if isinstance(v, Coded) else np.shape(v)[0]
+        for v in inputs.values()
+        if isinstance(v, Coded) or not (v is None or isinstance(v, str) or np.ndim(v) == 0)
+    }
     if len(lengths) > 1:
         raise InputRangeError("scenario columns", sorted(lengths), "columns of one length")
     return lengths.pop() if lengths else 1
@@ -126,9 +127,11 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
         if len(coded.codes) == 1 and n > 1:
             text[name] = Coded(np.zeros(n, dtype=np.intp), coded.categories)
 
-    tables = {"system": _resolve("system", "system", text["system"]),
-              "buyer": _resolve("buyer", "buyer", text["buyer"]),
-              "model": _resolve("model", "model", text["model"])}
+    tables = {
+        "system": _resolve("system", "system", text["system"]),
+        "buyer": _resolve("buyer", "buyer", text["buyer"]),
+        "model": _resolve("model", "model", text["model"]),
+    }
     precs = [presets.precision_key(p) for p in text["precision"].categories]
     for conv in text["convention"].categories:
         if presets.normalize(conv) not in CONVENTIONS:
@@ -140,8 +143,17 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
         if "{precision}" not in p.field:
             values = np.array([r.value(p.field) for r in rows], dtype=float)
             return values[0] if len(values) == 1 else values[codes]
-        tab = np.array([[np.nan if r.get(p.field.format(precision=pr)) is None
-                         else r.get(p.field.format(precision=pr)) for pr in precs] for r in rows])
+        tab = np.array(
+            [
+                [
+                    np.nan
+                    if r.get(p.field.format(precision=pr)) is None
+                    else r.get(p.field.format(precision=pr))
+                    for pr in precs
+                ]
+                for r in rows
+            ]
+        )
         return tab[0, 0] if tab.size == 1 else tab[codes, text["precision"].codes]
 
     used: dict[str, object] = {"convention": text["convention"]}
@@ -166,8 +178,10 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
                 sy = tables["system"][text["system"].codes[row]].key
                 pr = precs[text["precision"].codes[row]]
                 raise MissingValueError(
-                    i.key, f"system {sy} has no {pr} {i.key} preset (scenario {row}); give "
-                    f"{i.key} or another precision")
+                    i.key,
+                    f"system {sy} has no {pr} {i.key} preset (scenario {row}); give "
+                    f"{i.key} or another precision",
+                )
     return n, used
 
 
@@ -190,8 +204,7 @@ def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str,
     return used
 
 
-def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str],
-                   n: int) -> np.ndarray:
+def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str], n: int) -> np.ndarray:
     """A step that depends on optional inputs, on the rows that give the ones it needs (NaN
     elsewhere); the per-year table is computed once, on the rows that give the rent."""
     given = _given(used, chain.optional_inputs_of(step.key), n)
@@ -206,8 +219,11 @@ def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str]
             _year_table(used, _given(used, needs, n), n)
             v = used[a]
         arr = np.asarray(v, dtype=float)
-        rows[a] = arr[given] if arr.ndim and arr.shape[0] == n else (
-            np.broadcast_to(arr, (n,))[given] if arr.ndim == 0 else arr)
+        rows[a] = (
+            arr[given]
+            if arr.ndim and arr.shape[0] == n
+            else (np.broadcast_to(arr, (n,))[given] if arr.ndim == 0 else arr)
+        )
     out[given] = step.func(*(rows[a] for a in step.args))
     return out
 

@@ -38,11 +38,14 @@ def _broadcast(func):
 
 
 def _breakdown(system, buyer):
-    parts = cost_per_gpu_hour({"system": chk.text("system", system),
-                               "buyer": chk.text("buyer", buyer)})
-    return {"capital": parts["capital_usd_per_gpu_hour"], "power": parts["power_usd_per_gpu_hour"],
-            "facility": parts["facility_usd_per_gpu_hour"], "other": parts["other_usd_per_gpu_hour"],
-            "total": parts["tco_usd_per_gpu_hour"]}
+    parts = cost_per_gpu_hour({"system": chk.text("system", system), "buyer": chk.text("buyer", buyer)})
+    return {
+        "capital": parts["capital_usd_per_gpu_hour"],
+        "power": parts["power_usd_per_gpu_hour"],
+        "facility": parts["facility_usd_per_gpu_hour"],
+        "other": parts["other_usd_per_gpu_hour"],
+        "total": parts["tco_usd_per_gpu_hour"],
+    }
 
 
 @_broadcast

@@ -32,11 +32,12 @@ class Dialect:
     def describe(self) -> str:
         """How the file was read, for error messages."""
         how = "detected" if self.detected else "given"
-        cols = ", ".join(repr(h) for h in self.header[:8]) + (", ..." if len(self.header) > 8
-                                                                else "")
-        return (f"The file was read as CSV with separator {self.sep!r} and decimal mark "
-                f"{self.decimal!r} ({how}; --sep and --decimal set them), giving "
-                f"{len(self.header)} column{'s' if len(self.header) != 1 else ''}: {cols}.")
+        cols = ", ".join(repr(h) for h in self.header[:8]) + (", ..." if len(self.header) > 8 else "")
+        return (
+            f"The file was read as CSV with separator {self.sep!r} and decimal mark "
+            f"{self.decimal!r} ({how}; --sep and --decimal set them), giving "
+            f"{len(self.header)} column{'s' if len(self.header) != 1 else ''}: {cols}."
+        )
 
 
 def sniff(path, sep: str | None = None, decimal: str | None = None) -> Dialect:
@@ -70,8 +71,9 @@ def sniff(path, sep: str | None = None, decimal: str | None = None) -> Dialect:
     return Dialect(sep, decimal, header, detected)
 
 
-def read_csv(path, chunk_rows: int, d: Dialect,
-             make: Callable[[pa.Table, np.ndarray], object]) -> Iterator[object]:
+def read_csv(
+    path, chunk_rows: int, d: Dialect, make: Callable[[pa.Table, np.ndarray], object]
+) -> Iterator[object]:
     """Yield ``make(table, spreadsheet rows)`` for chunks of at most ``chunk_rows`` rows; every
     column is text (null where empty)."""
     import pyarrow.csv as pcsv
@@ -81,8 +83,11 @@ def read_csv(path, chunk_rows: int, d: Dialect,
         read_options=pcsv.ReadOptions(block_size=1 << 24),
         parse_options=pcsv.ParseOptions(delimiter=d.sep, ignore_empty_lines=False),
         convert_options=pcsv.ConvertOptions(
-            column_types={n: pa.string() for n in d.header}, strings_can_be_null=True,
-            null_values=[""], quoted_strings_can_be_null=True),
+            column_types={n: pa.string() for n in d.header},
+            strings_can_be_null=True,
+            null_values=[""],
+            quoted_strings_can_be_null=True,
+        ),
     )
     pending: list[pa.RecordBatch] = []
     rows = done = 0

@@ -39,7 +39,8 @@ LABEL_COLUMNS = ("id", "scenario", "name", "label")
 XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit less the header row
 #: result columns: the value used for each input with a default, then the model's results
 RESULTS = tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None) + tuple(
-    o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES)
+    o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES
+)
 
 
 class BatchError(GputcoError, ValueError):
@@ -79,8 +80,10 @@ def file_format(path: str | os.PathLike, given: str | None = None) -> str:
 
 # -- reading -------------------------------------------------------------------------------------
 
-def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int,
-                csv_dialect: dialect.Dialect | None = None) -> Iterator[Chunk]:
+
+def read_chunks(
+    path: str | os.PathLike, fmt: str, chunk_rows: int, csv_dialect: dialect.Dialect | None = None
+) -> Iterator[Chunk]:
     """Yield the input as chunks of at most ``chunk_rows`` rows (rows entirely empty skipped)."""
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -92,8 +95,9 @@ def read_chunks(path: str | os.PathLike, fmt: str, chunk_rows: int,
                 yield _drop_empty(table, np.arange(done + 2, done + 2 + table.num_rows))
                 done += table.num_rows
     elif fmt == "csv":
-        yield from dialect.read_csv(path, chunk_rows, csv_dialect or dialect.sniff(path),
-                                    lambda t, rows: _drop_empty(t, rows))
+        yield from dialect.read_csv(
+            path, chunk_rows, csv_dialect or dialect.sniff(path), lambda t, rows: _drop_empty(t, rows)
+        )
     else:
         from workbook.batch.xlsx_in import read_xlsx
 
@@ -119,8 +123,17 @@ def _drop_empty(table: pa.Table, rows: np.ndarray) -> Chunk:
 
 
 #: what a damaged or foreign input file raises while it is read (turned into one BatchError)
-_READ_ERRORS = (pa.ArrowException, zipfile.BadZipFile, ParseError, KeyError, IndexError,
-                ValueError, UnicodeDecodeError, OSError, EOFError)
+_READ_ERRORS = (
+    pa.ArrowException,
+    zipfile.BadZipFile,
+    ParseError,
+    KeyError,
+    IndexError,
+    ValueError,
+    UnicodeDecodeError,
+    OSError,
+    EOFError,
+)
 
 
 def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterator[Chunk]:
@@ -135,12 +148,14 @@ def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterat
         except _READ_ERRORS as err:
             reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
             reason = "".join(c if c.isprintable() else "?" for c in reason)
-            raise BatchError(f"{path}: cannot read it as {fmt.upper()}: {reason}"
-                             + (f". {found}" if found else "")) from None
+            raise BatchError(
+                f"{path}: cannot read it as {fmt.upper()}: {reason}" + (f". {found}" if found else "")
+            ) from None
         yield chunk
 
 
 # -- columns -------------------------------------------------------------------------------------
+
 
 def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], list[str]]:
     """(input name -> column as the file names it, columns echoed in the output).
@@ -156,8 +171,9 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
     for given in names:
         key = given.strip().lower()
         if key in seen:
-            raise BatchError(f"columns {seen[key]!r} and {given!r} are the same column (names "
-                             "match case-insensitively)")
+            raise BatchError(
+                f"columns {seen[key]!r} and {given!r} are the same column (names match case-insensitively)"
+            )
         seen[key] = given
         if key in scenario.INPUT_NAMES:
             inputs[key] = given
@@ -168,21 +184,27 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
             continue
         else:
             err = UnknownNameError("batch column", given, scenario.INPUT_NAMES)
-            err.message += (f" Column names match case-insensitively. {found}" if found else
-                            " Column names match case-insensitively.")
+            err.message += (
+                f" Column names match case-insensitively. {found}"
+                if found
+                else " Column names match case-insensitively."
+            )
             raise err
     if "mfu" not in inputs:
         from udfs.errors import MissingValueError
 
-        raise MissingValueError("mfu", "the file has no mfu column; every scenario needs an MFU "
-                                f"in (0, 1]{'. ' + found if found else ''}")
+        raise MissingValueError(
+            "mfu",
+            "the file has no mfu column; every scenario needs an MFU "
+            f"in (0, 1]{'. ' + found if found else ''}",
+        )
     return inputs, echoed
 
 
 # -- evaluating ----------------------------------------------------------------------------------
 
-def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
-                   checked: Checked) -> pa.Table:
+
+def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], checked: Checked) -> pa.Table:
     """The output of one clean chunk: the echoed columns as given, then the results."""
     try:
         used = scenario.used_inputs(checked.inputs)
@@ -201,8 +223,7 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
             col = pa.array(checked.inputs[name], pa.float64(), mask=checked.empty[name])
         elif name is not None:  # a text input: as given, empty where the cell was
             text = pc.cast(col, pa.string())
-            col = pc.if_else(pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True),
-                             None, text)
+            col = pc.if_else(pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True), None, text)
         cols.append(col)
         names.append(given)
     n = chunk.table.num_rows
@@ -211,13 +232,14 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
             continue
         if inp.kind == "text":
             codes, keys = checked.used_text.get(inp.name, (np.zeros(n, np.intp), [inp.default]))
-            col = pa.DictionaryArray.from_arrays(pa.array(codes.astype(np.int32)),
-                                                 pa.array(keys, pa.string())).cast(pa.string())
+            col = pa.DictionaryArray.from_arrays(
+                pa.array(codes.astype(np.int32)), pa.array(keys, pa.string())
+            ).cast(pa.string())
         else:
             col = pa.array(np.asarray(used[inp.name], float))
         cols.append(col)
         names.append(f"use_{inp.name}")
-    for name in RESULTS[len(names) - len(echoed):]:
+    for name in RESULTS[len(names) - len(echoed) :]:
         values = np.asarray(results[name], float)  # NaN: no value (no rent, no payback): empty
         cols.append(pa.array(values, mask=np.isnan(values)))
         names.append(name)
@@ -225,6 +247,7 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str],
 
 
 # -- writing -------------------------------------------------------------------------------------
+
 
 class _Writer:
     def __init__(self, path: Path, fmt: str):
@@ -238,8 +261,9 @@ class _Writer:
 
             if self._w is None:
                 text = [f.name for f in table.schema if pa.types.is_string(f.type)]
-                self._w = pq.ParquetWriter(self.path, table.schema, compression="snappy",
-                                           use_dictionary=text)  # numbers: plain, faster
+                self._w = pq.ParquetWriter(
+                    self.path, table.schema, compression="snappy", use_dictionary=text
+                )  # numbers: plain, faster
             self._w.write_table(table)
         elif self.fmt == "csv":
             import pyarrow.csv as pcsv
@@ -256,8 +280,9 @@ class _Writer:
         from workbook.xlsx.stream import XlsxStream
 
         if self.rows + table.num_rows > XLSX_MAX_ROWS:
-            raise BatchError(f"an .xlsx sheet holds at most {XLSX_MAX_ROWS:,} scenarios; "
-                             "write Parquet or CSV instead")
+            raise BatchError(
+                f"an .xlsx sheet holds at most {XLSX_MAX_ROWS:,} scenarios; write Parquet or CSV instead"
+            )
         if self._wb is None:
             self._wb = XlsxStream(self.path)
             self._ws = self._wb.sheet("results", header=table.column_names)
@@ -294,8 +319,19 @@ def _neutralise_text(table: pa.Table) -> pa.Table:
 
 # -- the job -------------------------------------------------------------------------------------
 
-def run_batch(src, dst, *, in_format=None, out_format=None, chunk_rows=DEFAULT_CHUNK_ROWS,
-              force=False, progress=None, sep=None, decimal=None) -> BatchReport:
+
+def run_batch(
+    src,
+    dst,
+    *,
+    in_format=None,
+    out_format=None,
+    chunk_rows=DEFAULT_CHUNK_ROWS,
+    force=False,
+    progress=None,
+    sep=None,
+    decimal=None,
+) -> BatchReport:
     """Run every scenario of ``src`` and write inputs + results to ``dst`` (atomically).
 
     Every chunk is checked before it runs; when any cell of the file is bad, the whole file is

@@ -56,8 +56,7 @@ def input_ranges() -> dict[str, Range]:
     for inp in scenario.INPUTS:
         if inp.kind == "number" and inp.name in ranges.RANGES:
             r = ranges.of(inp.name)
-            out[inp.name] = Range(r.interval, r.lo, r.hi, r.lo_open,
-                                  r.hi_open or r.hi == ranges.INF)
+            out[inp.name] = Range(r.interval, r.lo, r.hi, r.lo_open, r.hi_open or r.hi == ranges.INF)
     return out
 
 
@@ -84,7 +83,7 @@ class Problems:
         pos = np.array([p[1] for p in self._pending])[check]
         order = np.lexsort((pos, rows))
         self.cells += len(rows)
-        for k in order[:max(SHOWN - len(self.lines), 0)]:
+        for k in order[: max(SHOWN - len(self.lines), 0)]:
             _, _, column, values, say = self._pending[check[k]]
             self.lines.append(f"row {rows[k]}, column {column}: {say(values[index[k]])}")
         self._pending.clear()
@@ -92,8 +91,10 @@ class Problems:
     def message(self, where: str) -> str:
         more = self.cells - len(self.lines)
         tail = f"\n... and {more:,} more bad cells" if more else ""
-        return (f"{where}: {self.cells:,} bad cell{'s' if self.cells > 1 else ''}; nothing was "
-                "written\n" + "\n".join(self.lines) + tail)
+        return (
+            f"{where}: {self.cells:,} bad cell{'s' if self.cells > 1 else ''}; nothing was "
+            "written\n" + "\n".join(self.lines) + tail
+        )
 
 
 def _show(value: object) -> str:
@@ -105,8 +106,10 @@ def _show(value: object) -> str:
 
 # -- numbers -------------------------------------------------------------------------------------
 
-def parse_numbers(col: pa.ChunkedArray | pa.Array, decimal: str = "."
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+
+def parse_numbers(
+    col: pa.ChunkedArray | pa.Array, decimal: str = "."
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(float values with NaN where empty or bad, empty mask, not-a-number mask) of a column.
 
     Text is trimmed; an empty text or null is empty; ``decimal`` is the decimal mark of text.
@@ -137,6 +140,7 @@ def parse_numbers(col: pa.ChunkedArray | pa.Array, decimal: str = "."
 
 # -- one chunk -----------------------------------------------------------------------------------
 
+
 @dataclass
 class Checked:
     """A chunk's inputs as the model takes them, and its given text values (for the output)."""
@@ -161,8 +165,9 @@ def _key(name: str, text: str) -> str:
     return key
 
 
-def check_chunk(table: pa.Table, rows: np.ndarray, columns: dict[str, str],
-                problems: Problems, decimal: str = ".") -> Checked:
+def check_chunk(
+    table: pa.Table, rows: np.ndarray, columns: dict[str, str], problems: Problems, decimal: str = "."
+) -> Checked:
     """Check every input cell of one chunk, recording bad cells in ``problems``.
 
     ``columns`` maps each input present to its column name in the file; ``rows`` holds the
@@ -193,26 +198,42 @@ def check_chunk(table: pa.Table, rows: np.ndarray, columns: dict[str, str],
                     keys.append(str(inp.default))
                     hit = codes == code
                     refused |= hit
-                    problems.add(rows[hit], pos[name], label, [str(err)] * int(hit.sum()),
-                                 lambda msg: msg)
+                    problems.add(rows[hit], pos[name], label, [str(err)] * int(hit.sum()), lambda msg: msg)
             used_text[name] = (codes, keys)
             inputs[name] = scenario.Coded(codes, keys)
             continue
         values, empty, bad = parse_numbers(col, decimal)
         hint = "" if decimal != "." else " (a decimal comma? give --decimal ,)"
-        raw = col.filter(pa.chunked_array([bad]) if isinstance(col, pa.ChunkedArray)
-                         else pa.array(bad)).to_pylist() if bad.any() else []
-        problems.add(rows[bad], pos[name], label, raw,
-                     lambda v, h=hint: f"{_show(v)} is not a number"
-                     + (h if isinstance(v, str) and re.fullmatch(r"\s*-?\d+,\d+\s*", v) else ""))
+        raw = (
+            col.filter(
+                pa.chunked_array([bad]) if isinstance(col, pa.ChunkedArray) else pa.array(bad)
+            ).to_pylist()
+            if bad.any()
+            else []
+        )
+        problems.add(
+            rows[bad],
+            pos[name],
+            label,
+            raw,
+            lambda v, h=hint: (
+                f"{_show(v)} is not a number"
+                + (h if isinstance(v, str) and re.fullmatch(r"\s*-?\d+,\d+\s*", v) else "")
+            ),
+        )
         rng = ranges.get(name)
         if inp.default is None:
             need = f"{name} is empty; every scenario needs one" + (f" in {rng.text}" if rng else "")
             problems.add(rows[empty], pos[name], label, values[empty], lambda _v, m=need: m)
         if rng is not None:
             out = rng.bad(values)
-            problems.add(rows[out], pos[name], label, values[out],
-                         lambda v, nm=name, r=rng: f"{nm} must be in {r.text}, got {_show(v)}")
+            problems.add(
+                rows[out],
+                pos[name],
+                label,
+                values[out],
+                lambda v, nm=name, r=rng: f"{nm} must be in {r.text}, got {_show(v)}",
+            )
         inputs[name] = values
         empties[name] = empty
     _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused)
@@ -225,8 +246,12 @@ def _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refus
     default = {i.name: str(i.default) for i in scenario.INPUTS}
     s_codes, s_keys = used_text.get("system", (np.zeros(n, np.intp), [default["system"]]))
     p_codes, p_keys = used_text.get("precision", (np.zeros(n, np.intp), [default["precision"]]))
-    table_ = np.array([[np.nan if presets.system(s).get(f"peak_tflops_{p}") is None else 0.0
-                        for p in p_keys] for s in s_keys])
+    table_ = np.array(
+        [
+            [np.nan if presets.system(s).get(f"peak_tflops_{p}") is None else 0.0 for p in p_keys]
+            for s in s_keys
+        ]
+    )
     missing = np.isnan(table_[s_codes, p_codes]) & ~refused
     if "peak_tflops" in inputs:
         missing &= empties["peak_tflops"]
@@ -234,6 +259,8 @@ def _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refus
         return
     where = "precision" if "precision" in columns else "system"
     label = columns.get(where, where)
-    shown = [f"system {s_keys[s]} has no {p_keys[p]} peak; give peak_tflops or another precision"
-             for s, p in zip(s_codes[missing], p_codes[missing], strict=True)]
+    shown = [
+        f"system {s_keys[s]} has no {p_keys[p]} peak; give peak_tflops or another precision"
+        for s, p in zip(s_codes[missing], p_codes[missing], strict=True)
+    ]
     problems.add(rows[missing], pos.get(where, 0), label, shown, lambda msg: msg)

@@ -25,8 +25,11 @@ from workbook.recalc.refs import MAX_COL, cell_name, col_index
 from workbook.recalc.sheetxml import _NAMESPACES, decode, read_shared_strings
 from workbook.recalc.values import XlError
 
-_TAGS = {f"{ns} {local}": local for ns in _NAMESPACES for local in (
-    "sheetData", "row", "c", "f", "v", "is", "t", "rPh")}
+_TAGS = {
+    f"{ns} {local}": local
+    for ns in _NAMESPACES
+    for local in ("sheetData", "row", "c", "f", "v", "is", "t", "rPh")
+}
 
 
 class FormulaValues:
@@ -45,14 +48,19 @@ class FormulaValues:
             try:
                 self._evaluation = evaluate_package(open_package(self.path))
             except UnsupportedFunctionError as err:
-                cells = "; ".join(f"{name} in {', '.join(where[:3])}"
-                                  + (f" and {len(where) - 3} more" if len(where) > 3 else "")
-                                  for name, where in sorted(err.functions.items()))
-                raise BatchError(f"{self.path}: formula cells that gputco's engine does not "
-                                 f"compute: {cells}; put the values in those cells") from None
+                cells = "; ".join(
+                    f"{name} in {', '.join(where[:3])}"
+                    + (f" and {len(where) - 3} more" if len(where) > 3 else "")
+                    for name, where in sorted(err.functions.items())
+                )
+                raise BatchError(
+                    f"{self.path}: formula cells that gputco's engine does not "
+                    f"compute: {cells}; put the values in those cells"
+                ) from None
             except RecalcError as err:
-                raise BatchError(f"{self.path}: a formula cell cannot be evaluated by gputco's "
-                                 f"engine: {err}") from None
+                raise BatchError(
+                    f"{self.path}: a formula cell cannot be evaluated by gputco's engine: {err}"
+                ) from None
         value = self._evaluation.value(self.sheet, row, col)
         if isinstance(value, XlError):
             return f"{value} (the formula in {self.sheet}!{cell_name(row, col)})"
@@ -78,13 +86,11 @@ def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.
                 raise BatchError(f"{path}: sheet {first.name!r} points to a missing part")
             strings: list[str] = []
             if book.shared_strings:
-                strings = read_shared_strings(lim.read_member(zf, book.shared_strings),
-                                              book.shared_strings)
+                strings = read_shared_strings(lim.read_member(zf, book.shared_strings), book.shared_strings)
             formulas = FormulaValues(path, first.name)
             header: list[str] | None = None
             buf: list[tuple[int, dict[int, object]]] = []
-            for rownum, cells in _rows(lim.stream_member(zf, first.part), first.part, strings,
-                                       formulas):
+            for rownum, cells in _rows(lim.stream_member(zf, first.part), first.part, strings, formulas):
                 if header is None:
                     if not cells:
                         continue
@@ -95,8 +101,7 @@ def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.
                         twice = next(h for h in named if named.count(h) > 1)
                         raise BatchError(f"{path}: two columns are named {twice!r}")
                     continue
-                if all(v is None or (isinstance(v, str) and not v.strip())
-                       for v in cells.values()):
+                if all(v is None or (isinstance(v, str) and not v.strip()) for v in cells.values()):
                     continue
                 buf.append((rownum, cells))
                 if len(buf) >= chunk_rows:
@@ -110,12 +115,23 @@ def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.
             raise BatchError(f"{path}: {err}") from None
 
 
-def _rows(pieces: Iterator[bytes], part: str, strings: list[str], formulas: FormulaValues
-          ) -> Iterator[tuple[int, dict[int, object]]]:
+def _rows(
+    pieces: Iterator[bytes], part: str, strings: list[str], formulas: FormulaValues
+) -> Iterator[tuple[int, dict[int, object]]]:
     """(row number, {column: value}) of every row of a worksheet part, parsed piece by piece."""
     done: list[tuple[int, dict[int, object]]] = []
-    st = {"row": 0, "col": 0, "t": "n", "v": None, "buf": None, "inline": None, "f": False,
-          "rph": False, "cells": None, "data": False}
+    st = {
+        "row": 0,
+        "col": 0,
+        "t": "n",
+        "v": None,
+        "buf": None,
+        "inline": None,
+        "f": False,
+        "rph": False,
+        "cells": None,
+        "data": False,
+    }
     cols: dict[str, int] = {}
 
     def start(tag, attrs):
@@ -163,8 +179,7 @@ def _rows(pieces: Iterator[bytes], part: str, strings: list[str], formulas: Form
                 try:
                     value = decode(st["t"], st["v"], st["inline"], strings, False)
                 except (ValueError, IndexError) as err:
-                    raise WorkbookFormatError(f"{cell_name(st['row'], st['col'])}: {err}") \
-                        from None
+                    raise WorkbookFormatError(f"{cell_name(st['row'], st['col'])}: {err}") from None
             if value is not None:
                 st["cells"][st["col"]] = value
         elif name == "v":
@@ -193,8 +208,7 @@ def _rows(pieces: Iterator[bytes], part: str, strings: list[str], formulas: Form
     yield from done
 
 
-def _table(header: list[str], buf: list[tuple[int, dict[int, object]]]
-           ) -> tuple[pa.Table, np.ndarray]:
+def _table(header: list[str], buf: list[tuple[int, dict[int, object]]]) -> tuple[pa.Table, np.ndarray]:
     """Numbers stay numbers; a column with any text is text (its numbers written exactly)."""
     cols = {}
     for j, name in enumerate(header, start=1):

@@ -30,10 +30,14 @@ TCO_KEYS = ("tco_usd_per_gpu_hour", "utility_watts_per_gpu")
 def tco_rows() -> list[tuple[str, str, str, str | None]]:
     """The TCO block: (key, label, unit, kind) with kind None (the system), "input" or "step"."""
     inputs = [k for k in chain.inputs_of(TCO_KEYS) if chain.get_input(k).scope == "system"]
-    return [("bench_system", "System", "key", None),
-            *((f"bench_{k}", chain.get_input(k).label + " (preset)", chain.get_input(k).unit,
-               "input") for k in inputs),
-            *((f"bench_{s.key}", s.label, s.unit, "step") for s in chain.closure(TCO_KEYS))]
+    return [
+        ("bench_system", "System", "key", None),
+        *(
+            (f"bench_{k}", chain.get_input(k).label + " (preset)", chain.get_input(k).unit, "input")
+            for k in inputs
+        ),
+        *((f"bench_{s.key}", s.label, s.unit, "step") for s in chain.closure(TCO_KEYS)),
+    ]
 
 
 def _tco_formula(key: str, kind: str, letter: str, rows: dict[str, int]) -> str:
@@ -41,8 +45,10 @@ def _tco_formula(key: str, kind: str, letter: str, rows: dict[str, int]) -> str:
     name = key.removeprefix("bench_")
     if kind == "input":
         system = {"system": f"{letter}${rows['bench_system']}"}
-        return "=" + "*".join(lookup(p, system) if p.table == "system" else f"use_{p.field}"
-                              for p in chain.get_input(name).presets)
+        return "=" + "*".join(
+            lookup(p, system) if p.table == "system" else f"use_{p.field}"
+            for p in chain.get_input(name).presets
+        )
 
     def ref(q: str) -> str | None:
         if f"bench_{q}" in rows:
@@ -80,67 +86,126 @@ COLUMNS = [
     ("precision", "Precision", "key", _lookup("precision")),
     ("gpus", "GPUs", "GPU", _lookup("gpus")),
     ("mfu", "MFU (published)", "fraction", _lookup("mfu")),
-    ("peak_tflops", "Dense peak TFLOPS", "TFLOPS",
-     '=INDEX(sys_value,MATCH(<system>&".peak_tflops_"&<precision>,sys_id,0))'),
-    ("flops_per_token", "FLOPs per token (PaLM)", "FLOPs/token",
-     chain.formula("flops_palm", lambda q: _model(q))),
-    ("tokens_per_gpu_second", "Tokens/s per GPU", "tokens/s/GPU",
-     chain.formula("tokens_per_gpu_second", lambda q: f"<{q}>")),
+    (
+        "peak_tflops",
+        "Dense peak TFLOPS",
+        "TFLOPS",
+        '=INDEX(sys_value,MATCH(<system>&".peak_tflops_"&<precision>,sys_id,0))',
+    ),
+    (
+        "flops_per_token",
+        "FLOPs per token (PaLM)",
+        "FLOPs/token",
+        chain.formula("flops_palm", lambda q: _model(q)),
+    ),
+    (
+        "tokens_per_gpu_second",
+        "Tokens/s per GPU",
+        "tokens/s/GPU",
+        chain.formula("tokens_per_gpu_second", lambda q: f"<{q}>"),
+    ),
     ("published_tokens_per_gpu_second", "published", "tokens/s/GPU", "published"),
     ("diff_tokens_per_gpu_second", "ours / published - 1", "rel. diff", "diff"),
-    ("tco_usd_per_gpu_hour", "Workbook TCO per GPU-hour", "USD/GPU-h",
-     "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))"),
-    ("cost_per_mtok", "Cost per Mtok at workbook TCO", "USD/Mtok",
-     chain.formula("usd_per_mtok", _run_ref)),
-    ("cost_per_mtok_article", "Cost per Mtok at the article's $/GPU-h", "USD/Mtok",
-     chain.formula("usd_per_mtok", lambda q: _run_ref(
-         q, tco_usd_per_gpu_hour="inp_article_usd_per_gpu_hour"))),
+    (
+        "tco_usd_per_gpu_hour",
+        "Workbook TCO per GPU-hour",
+        "USD/GPU-h",
+        "=INDEX(bench_tco,MATCH(<system>,bench_systems,0))",
+    ),
+    ("cost_per_mtok", "Cost per Mtok at workbook TCO", "USD/Mtok", chain.formula("usd_per_mtok", _run_ref)),
+    (
+        "cost_per_mtok_article",
+        "Cost per Mtok at the article's $/GPU-h",
+        "USD/Mtok",
+        chain.formula(
+            "usd_per_mtok", lambda q: _run_ref(q, tco_usd_per_gpu_hour="inp_article_usd_per_gpu_hour")
+        ),
+    ),
     ("published_usd_per_mtok", "published", "USD/Mtok", "published"),
     ("diff_usd_per_mtok", "ours at $/GPU-h / published - 1", "rel. diff", "diff"),
-    ("utility_watts_per_gpu", "Utility W per GPU", "W",
-     "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))"),
-    ("joules_per_token", "J per token", "J/token",
-     chain.formula("joules_per_token", _run_ref)),
+    (
+        "utility_watts_per_gpu",
+        "Utility W per GPU",
+        "W",
+        "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))",
+    ),
+    ("joules_per_token", "J per token", "J/token", chain.formula("joules_per_token", _run_ref)),
     ("published_joules_per_token", "published", "J/token", "published"),
     ("diff_joules_per_token", "ours / published - 1", "rel. diff", "diff"),
-    ("household_years", "Household-years for the benchmark tokens", "household-years",
-     chain.formula("household_years", lambda q: {"tokens": "inp_bench_tokens"}.get(q, f"inp_{q}")
-                   if q != "joules_per_token" else "<joules_per_token>")),
+    (
+        "household_years",
+        "Household-years for the benchmark tokens",
+        "household-years",
+        chain.formula(
+            "household_years",
+            lambda q: (
+                {"tokens": "inp_bench_tokens"}.get(q, f"inp_{q}")
+                if q != "joules_per_token"
+                else "<joules_per_token>"
+            ),
+        ),
+    ),
     ("published_household_years", "published", "household-years", "published"),
     ("diff_household_years", "ours / published - 1", "rel. diff", "diff"),
-    ("tokens_per_household_year", "Tokens per household-year", "tokens",
-     chain.formula("tokens_per_household_year", lambda q: f"inp_{q}"
-                   if q == "kwh_per_household_year" else f"<{q}>")),
+    (
+        "tokens_per_household_year",
+        "Tokens per household-year",
+        "tokens",
+        chain.formula(
+            "tokens_per_household_year", lambda q: f"inp_{q}" if q == "kwh_per_household_year" else f"<{q}>"
+        ),
+    ),
     ("published_tokens_per_household_year", "published", "tokens", "published"),
     ("diff_tokens_per_household_year", "ours / published - 1", "rel. diff", "diff"),
 ]
 #: the value each published column is set against
-COMPARED = {"tokens_per_gpu_second": "tokens_per_gpu_second", "usd_per_mtok": "cost_per_mtok_article",
-            "joules_per_token": "joules_per_token", "household_years": "household_years",
-            "tokens_per_household_year": "tokens_per_household_year"}
+COMPARED = {
+    "tokens_per_gpu_second": "tokens_per_gpu_second",
+    "usd_per_mtok": "cost_per_mtok_article",
+    "joules_per_token": "joules_per_token",
+    "household_years": "household_years",
+    "tokens_per_household_year": "tokens_per_household_year",
+}
 
 
 def published(run_key: str) -> dict[str, tuple[float, str]]:
     """Published figures of one run (the published_* entries of runs.toml): field -> (value, source)."""
-    return {name.removeprefix("published_"): (e.value, e.source)
-            for name, e in presets.catalog("run")[run_key].entries.items()
-            if name.startswith("published_") and e.value is not None}
+    return {
+        name.removeprefix("published_"): (e.value, e.source)
+        for name, e in presets.catalog("run")[run_key].entries.items()
+        if name.startswith("published_") and e.value is not None
+    }
 
 
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
-    styles.title(ws, "Benchmarks: published training runs recomputed by the model",
-                 "Each published figure stands beside ours; the relative difference shows what the "
-                 "model reproduces. FLOPs per token: PaLM at the model's preset sequence length.")
+    styles.title(
+        ws,
+        "Benchmarks: published training runs recomputed by the model",
+        "Each published figure stands beside ours; the relative difference shows what the "
+        "model reproduces. FLOPs per token: PaLM at the model's preset sequence length.",
+    )
     runs = presets.catalog("run")
     calibration = calibration_table()
-    systems = list(dict.fromkeys([*(p.texts["system"] for p in runs.values()),
-                                  *(row[0] for row in calibration[1:]), *bench_facts.systems()]))
+    systems = list(
+        dict.fromkeys(
+            [
+                *(p.texts["system"] for p in runs.values()),
+                *(row[0] for row in calibration[1:]),
+                *bench_facts.systems(),
+            ]
+        )
+    )
     width = len(COLUMNS)
 
     row = 4
-    styles.section_row(ws, row, "TCO of each benchmarked system at the workbook's buyer type "
-                       "(Inputs; system presets, without the per-column overrides)", width)
+    styles.section_row(
+        ws,
+        row,
+        "TCO of each benchmarked system at the workbook's buyer type "
+        "(Inputs; system presets, without the per-column overrides)",
+        width,
+    )
     block = tco_rows()
     rows: dict[str, int] = {}
     for i, (key, *_rest) in enumerate(block):
@@ -160,8 +225,10 @@ def build(book: BookBuilder) -> None:
                 cell.alignment = Alignment(horizontal="right", shrink_to_fit=True)
     last = get_column_letter(2 + len(systems))
     book.define("bench_systems", ws, f"$C${rows['bench_system']}:${last}${rows['bench_system']}")
-    for name, key in (("bench_tco", "bench_tco_usd_per_gpu_hour"),
-                      ("bench_watts", "bench_utility_watts_per_gpu")):
+    for name, key in (
+        ("bench_tco", "bench_tco_usd_per_gpu_hour"),
+        ("bench_watts", "bench_utility_watts_per_gpu"),
+    ):
         book.define(name, ws, f"$C${rows[key]}:${last}${rows[key]}")
     row = rows[block[-1][0]] + 2
 
@@ -193,8 +260,13 @@ def build(book: BookBuilder) -> None:
     bench_facts.build(ws, row + 3)
 
     styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
-    styles.widths(ws, {col_of[k]: 16 for k in ("flops_per_token", "tokens_per_household_year",
-                                                 "published_tokens_per_household_year")})
+    styles.widths(
+        ws,
+        {
+            col_of[k]: 16
+            for k in ("flops_per_token", "tokens_per_household_year", "published_tokens_per_household_year")
+        },
+    )
     ws.freeze_panes = ws.cell(row=header + 1, column=3)
     styles.page_setup(ws, landscape=True, one_page=True)
 
@@ -206,13 +278,24 @@ def _ours(system_cell: str) -> str:
 def _calibration_block(ws, row: int, table: list[list]) -> int:
     """Each chip's published TCO per GPU-hour (SemiAnalysis, hyperscaler, 2026-07) beside the
     workbook's (the TCO block above), as ratios to H100; returns the last row."""
-    styles.section_row(ws, row, "Calibration: SemiAnalysis's published hyperscaler TCO per "
-                       "GPU-hour (InferenceX-app gpu-keys.ts, July 2026; udfs/data/"
-                       "inferencex_tco.toml) beside the workbook's, as ratios to H100 "
-                       "(fitted: the price was chosen to match; validation: an independent price)",
-                       9)
-    heads = ["system", "published USD/GPU-h", "published ratio", "workbook USD/GPU-h",
-             "workbook ratio", "ratio difference", "price"]
+    styles.section_row(
+        ws,
+        row,
+        "Calibration: SemiAnalysis's published hyperscaler TCO per "
+        "GPU-hour (InferenceX-app gpu-keys.ts, July 2026; udfs/data/"
+        "inferencex_tco.toml) beside the workbook's, as ratios to H100 "
+        "(fitted: the price was chosen to match; validation: an independent price)",
+        9,
+    )
+    heads = [
+        "system",
+        "published USD/GPU-h",
+        "published ratio",
+        "workbook USD/GPU-h",
+        "workbook ratio",
+        "ratio difference",
+        "price",
+    ]
     styles.header_row(ws, row + 1, heads)
     ws.row_dimensions[row + 1].height = 30
     first = row + 2
@@ -222,8 +305,7 @@ def _calibration_block(ws, row: int, table: list[list]) -> int:
         as_text(ws.cell(row=r, column=1, value=system)).font = styles.KEY_FONT
         styles.style_input(ws.cell(row=r, column=2, value=published), "USD/GPU-h")
         cells = [f"=B{r}/$B${ref}", f"={_ours(f'$A{r}')}", f"=D{r}/$D${ref}", f"=E{r}/C{r}-1"]
-        for j, (text, unit) in enumerate(zip(cells, ("x", "USD/GPU-h", "x", "rel. diff"),
-                                             strict=True)):
+        for j, (text, unit) in enumerate(zip(cells, ("x", "USD/GPU-h", "x", "rel. diff"), strict=True)):
             styles.style_formula(ws.cell(row=r, column=3 + j, value=text), unit)
         ws.cell(row=r, column=7, value=kind).font = styles.NOTE_FONT
     return first + len(table) - 2
@@ -234,12 +316,28 @@ def _speedup_block(ws, row: int) -> int:
     beside its break-even speed-up (the workbook's TCO ratio) and the verdict."""
     table = speedup_table()
     head = table[0]
-    styles.section_row(ws, row, "Is it faster enough? Published per-GPU speed-up over H100 "
-                       "(NVIDIA Megatron-Bridge performance tables, udfs/data/runs.toml) beside "
-                       "the break-even speed-up (the workbook's TCO ratio)", 9)
-    styles.header_row(ws, row + 1, ["model", "system", "run", "tokens/s per GPU",
-                                    "H100 tokens/s per GPU", "speed-up", "break-even speed-up",
-                                    "verdict"])
+    styles.section_row(
+        ws,
+        row,
+        "Is it faster enough? Published per-GPU speed-up over H100 "
+        "(NVIDIA Megatron-Bridge performance tables, udfs/data/runs.toml) beside "
+        "the break-even speed-up (the workbook's TCO ratio)",
+        9,
+    )
+    styles.header_row(
+        ws,
+        row + 1,
+        [
+            "model",
+            "system",
+            "run",
+            "tokens/s per GPU",
+            "H100 tokens/s per GPU",
+            "speed-up",
+            "break-even speed-up",
+            "verdict",
+        ],
+    )
     ws.row_dimensions[row + 1].height = 45
     r = row + 1
     for values in table[1:]:
@@ -248,13 +346,13 @@ def _speedup_block(ws, row: int) -> int:
         as_text(ws.cell(row=r, column=1, value=d["model"])).font = styles.KEY_FONT
         as_text(ws.cell(row=r, column=2, value=d["system"]))
         as_text(ws.cell(row=r, column=3, value=d["run"])).font = styles.NOTE_FONT
-        styles.style_input(ws.cell(row=r, column=4, value=d["tokens_per_gpu_second"]),
-                           "tokens/s/GPU")
-        styles.style_input(ws.cell(row=r, column=5, value=d["h100_tokens_per_gpu_second"]),
-                           "tokens/s/GPU")
+        styles.style_input(ws.cell(row=r, column=4, value=d["tokens_per_gpu_second"]), "tokens/s/GPU")
+        styles.style_input(ws.cell(row=r, column=5, value=d["h100_tokens_per_gpu_second"]), "tokens/s/GPU")
         styles.style_formula(ws.cell(row=r, column=6, value=f"=D{r}/E{r}"), "x")
-        styles.style_formula(ws.cell(row=r, column=7, value=(
-            f'={_ours(f"$B{r}")}/{_ours(chr(34) + "H100_HGX" + chr(34))}')), "x")
+        styles.style_formula(
+            ws.cell(row=r, column=7, value=(f"={_ours(f'$B{r}')}/{_ours(chr(34) + 'H100_HGX' + chr(34))}")),
+            "x",
+        )
         ws.cell(row=r, column=8, value=f'=IF(F{r}>=G{r},"cheaper per token","not cheaper per token")')
     return r
 

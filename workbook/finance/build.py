@@ -39,8 +39,16 @@ from workbook.xlsx.book import BookBuilder
 from workbook.xlsx.files import atomic_output
 
 DEFAULT_SYSTEMS = ("H100_HGX", "GB200_NVL72")
-SHEET_ORDER = ("Cover", "Inputs", "Model", "Compare", "Benchmarks", "Checks", "Presets",
-               xlwings_sheet.XLWINGS_SHEET)
+SHEET_ORDER = (
+    "Cover",
+    "Inputs",
+    "Model",
+    "Compare",
+    "Benchmarks",
+    "Checks",
+    "Presets",
+    xlwings_sheet.XLWINGS_SHEET,
+)
 MAX_SYSTEMS = 10
 
 
@@ -69,9 +77,11 @@ def system_keys(systems: str | Sequence[str]) -> list[str]:
     return keys
 
 
-def build_workbook(systems: str | Sequence[str] = DEFAULT_SYSTEMS,
-                   buyer: str = presets.DEFAULT_BUYER,
-                   xlwings_rows: list[tuple[str, str]] | None = None) -> Workbook:
+def build_workbook(
+    systems: str | Sequence[str] = DEFAULT_SYSTEMS,
+    buyer: str = presets.DEFAULT_BUYER,
+    xlwings_rows: list[tuple[str, str]] | None = None,
+) -> Workbook:
     """The finance workbook in memory (formulas without cached values)."""
     wb = Workbook()
     wb.remove(wb.active)
@@ -85,8 +95,7 @@ def build_workbook(systems: str | Sequence[str] = DEFAULT_SYSTEMS,
     cashflow.build(book)
     sheet_cover.build(book)
     xlwings_sheet.build_xlwings_conf(book, xlwings_rows)
-    order = [*SHEET_ORDER[:4], *(cashflow.sheet_name(k) for k in range(1, book.n + 1)),
-             *SHEET_ORDER[4:]]
+    order = [*SHEET_ORDER[:4], *(cashflow.sheet_name(k) for k in range(1, book.n + 1)), *SHEET_ORDER[4:]]
     for i, name in enumerate(order):
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
@@ -103,15 +112,20 @@ def fill_cached_values(path: str | os.PathLike) -> RecalcReport:
     """
     report = recalc_file(path, path, engine="gputco")
     if report.problems:
-        raise RecalcError("the finance workbook did not recalculate cleanly: "
-                          + "; ".join(report.problems[:5]))
+        raise RecalcError(
+            "the finance workbook did not recalculate cleanly: " + "; ".join(report.problems[:5])
+        )
     return report
 
 
-def write_template(path: str | os.PathLike = "gpu-tco.xlsx",
-                   systems: str | Sequence[str] = DEFAULT_SYSTEMS,
-                   buyer: str = presets.DEFAULT_BUYER, *, force: bool = False,
-                   xlwings_rows: list[tuple[str, str]] | None = None) -> TemplateResult:
+def write_template(
+    path: str | os.PathLike = "gpu-tco.xlsx",
+    systems: str | Sequence[str] = DEFAULT_SYSTEMS,
+    buyer: str = presets.DEFAULT_BUYER,
+    *,
+    force: bool = False,
+    xlwings_rows: list[tuple[str, str]] | None = None,
+) -> TemplateResult:
     """Build, recalculate and atomically write the finance workbook to ``path``."""
     t0 = time.perf_counter()
     wb = build_workbook(systems, buyer, xlwings_rows)

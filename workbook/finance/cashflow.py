@@ -59,12 +59,16 @@ def _build_one(book: BookBuilder, k: int) -> None:
     col = book.system_col(k)
     letter = get_column_letter(col)
     system = book.systems[k - 1]
-    styles.title(ws, f"Cash flow {k}: owning one {system} GPU and renting it out",
-                 "USD per GPU, end-of-year cash flows (outflows negative); years after the life "
-                 "are 0. Rent, life, tax, decline and escalation are on Inputs; the results are "
-                 "on Model (NPV, IRR, payback, break-even rent).")
-    styles.header_row(ws, HEAD_ROW, [("year" if c == "year" else chain.year_step(c).heading)
-                                     for c in COLUMNS])
+    styles.title(
+        ws,
+        f"Cash flow {k}: owning one {system} GPU and renting it out",
+        "USD per GPU, end-of-year cash flows (outflows negative); years after the life "
+        "are 0. Rent, life, tax, decline and escalation are on Inputs; the results are "
+        "on Model (NPV, IRR, payback, break-even rent).",
+    )
+    styles.header_row(
+        ws, HEAD_ROW, [("year" if c == "year" else chain.year_step(c).heading) for c in COLUMNS]
+    )
 
     def model(name: str) -> str:
         return f"Model!${letter}${book.row('Model', name)}"
@@ -73,8 +77,7 @@ def _build_one(book: BookBuilder, k: int) -> None:
         r = FIRST_ROW + y
         ws.cell(row=r, column=1, value=y)
         for step in chain.YEAR_STEPS:
-            text = chain.formula(step.key, model,
-                                 year=lambda c, spec, r=r: year_ref(c, spec, r))
+            text = chain.formula(step.key, model, year=lambda c, spec, r=r: year_ref(c, spec, r))
             needs = chain.optional_inputs_of(step.key)
             if needs:
                 test = ",".join(f"ISNUMBER({model(n)})" for n in needs)
@@ -82,9 +85,14 @@ def _build_one(book: BookBuilder, k: int) -> None:
             cell = ws.cell(row=r, column=COLUMNS.index(step.key) + 1, value=text)
             styles.style_formula(cell, "USD" if step.key != "payback_point" else "years")
     summary = HEAD_ROW - 2
-    for i, (key, label) in enumerate((("npv_usd_per_gpu", "NPV"), ("irr", "IRR"),
-                                      ("payback_years", "Payback, years"),
-                                      ("breakeven_rent_usd_per_gpu_hour", "Break-even rent"))):
+    for i, (key, label) in enumerate(
+        (
+            ("npv_usd_per_gpu", "NPV"),
+            ("irr", "IRR"),
+            ("payback_years", "Payback, years"),
+            ("breakeven_rent_usd_per_gpu_hour", "Break-even rent"),
+        )
+    ):
         c = 1 + 2 * i
         ws.cell(row=summary, column=c, value=label).font = styles.BOLD
         cell = ws.cell(row=summary, column=c + 1, value=f"={model(key)}")
@@ -98,8 +106,7 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.x_axis.title = "year"
     chart.y_axis.number_format = '"$"#,##0'
     cum = COLUMNS.index("cumulative") + 1
-    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW),
-                   titles_from_data=True)
+    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW), titles_from_data=True)
     chart.series[0].smooth = False
     chart.set_categories(Reference(ws, min_col=1, min_row=FIRST_ROW, max_row=LAST_ROW))
     chart.x_axis.delete = False

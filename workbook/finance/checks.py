@@ -32,41 +32,66 @@ MODEL_CHECKS = [s.key for s in chain.STEPS if s.check is not None]
 
 #: name-based checks: (sheet, key, UDF template, applies template); {k} is the column's system
 NAMED_CHECKS = [
-    ("Model", "capex_per_gpu", "=TCO_CAPEX_PER_GPU(inp_system_{k},inp_buyer)",
-     '=AND(inp_capex_per_gpu_{k}="",inp_capex_multiplier="")'),
-    ("Model", "tco_usd_per_gpu_hour", "=TCO_GPU_HOUR(inp_system_{k},inp_buyer)",
-     '=AND(inp_capex_per_gpu_{k}="",inp_it_kw_per_gpu_{k}="",COUNTA(inp_buyer_overrides)=0)'),
-    ("Compare", "tco_ratio", "=TCO_RATIO(inp_system_1,inp_system_{k},inp_buyer)",
-     '=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_buyer_overrides)=0)'),
-    ("Compare", "breakeven_mfu",
-     "=TCO_BREAKEVEN_MFU(inp_mfu_1,inp_system_1,inp_system_{k},inp_precision,inp_buyer)",
-     "=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_peak_tflops_all,"
-     "inp_buyer_overrides)=0)"),
+    (
+        "Model",
+        "capex_per_gpu",
+        "=TCO_CAPEX_PER_GPU(inp_system_{k},inp_buyer)",
+        '=AND(inp_capex_per_gpu_{k}="",inp_capex_multiplier="")',
+    ),
+    (
+        "Model",
+        "tco_usd_per_gpu_hour",
+        "=TCO_GPU_HOUR(inp_system_{k},inp_buyer)",
+        '=AND(inp_capex_per_gpu_{k}="",inp_it_kw_per_gpu_{k}="",COUNTA(inp_buyer_overrides)=0)',
+    ),
+    (
+        "Compare",
+        "tco_ratio",
+        "=TCO_RATIO(inp_system_1,inp_system_{k},inp_buyer)",
+        "=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_buyer_overrides)=0)",
+    ),
+    (
+        "Compare",
+        "breakeven_mfu",
+        "=TCO_BREAKEVEN_MFU(inp_mfu_1,inp_system_1,inp_system_{k},inp_precision,inp_buyer)",
+        "=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_peak_tflops_all,inp_buyer_overrides)=0)",
+    ),
 ]
 
 #: per published run on Benchmarks: (column key, UDF template with <col> = that column's cell)
 BENCH_CHECKS = [
     ("flops_per_token", "=TCO_FLOPS_PER_TOKEN(<model>)"),
     ("tokens_per_gpu_second", "=TCO_TOKENS_PER_GPU_SECOND(<flops_per_token>,<peak_tflops>,<mfu>)"),
-    ("cost_per_mtok_article",
-     "=TCO_COST_PER_MTOK(inp_article_usd_per_gpu_hour,<flops_per_token>,<peak_tflops>,<mfu>)"),
-    ("joules_per_token",
-     "=TCO_JOULES_PER_TOKEN(<utility_watts_per_gpu>,<flops_per_token>,<peak_tflops>,<mfu>)"),
+    (
+        "cost_per_mtok_article",
+        "=TCO_COST_PER_MTOK(inp_article_usd_per_gpu_hour,<flops_per_token>,<peak_tflops>,<mfu>)",
+    ),
+    (
+        "joules_per_token",
+        "=TCO_JOULES_PER_TOKEN(<utility_watts_per_gpu>,<flops_per_token>,<peak_tflops>,<mfu>)",
+    ),
 ]
+
 
 def udf_names() -> set[str]:
     """The UDFs this sheet calls (each must be in udfs.UDFS)."""
-    templates = [chain.check_formula(k, lambda n: n) for k in MODEL_CHECKS] + \
-        [t for *_, t, _ in NAMED_CHECKS] + \
-        [t for _, t in BENCH_CHECKS] + ["=TCO_GPU_HOUR("]
+    templates = (
+        [chain.check_formula(k, lambda n: n) for k in MODEL_CHECKS]
+        + [t for *_, t, _ in NAMED_CHECKS]
+        + [t for _, t in BENCH_CHECKS]
+        + ["=TCO_GPU_HOUR("]
+    )
     return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
 
 
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
-    styles.title(ws, "Checks: gputco's Excel functions against the native formulas",
-                 "UDF cells need the gputco add-in in Excel (else #NAME?). A name-based UDF reads the "
-                 "presets, so it only applies while nothing is overridden on Inputs.")
+    styles.title(
+        ws,
+        "Checks: gputco's Excel functions against the native formulas",
+        "UDF cells need the gputco add-in in Excel (else #NAME?). A name-based UDF reads the "
+        "presets, so it only applies while nothing is overridden on Inputs.",
+    )
     ws["A4"], ws["A5"] = "All checks pass", "Tolerance (relative)"
     ws["A4"].font = styles.BOLD
     ws["C5"] = 1e-9
@@ -95,8 +120,15 @@ def build(book: BookBuilder) -> None:
             if sheet == "Compare" and k == 1:
                 continue
             native = f"={sheet}!{letter}{book.row(sheet, key)}"
-            rows.append((key, f"{sheet}!{letter} (System {k}, by name)", native,
-                         template.replace("{k}", str(k)), applies.replace("{k}", str(k))))
+            rows.append(
+                (
+                    key,
+                    f"{sheet}!{letter} (System {k}, by name)",
+                    native,
+                    template.replace("{k}", str(k)),
+                    applies.replace("{k}", str(k)),
+                )
+            )
 
     bench = book.wb[sheet_benchmarks.SHEET]
     for i, sys_cell in enumerate(bench[book.row(sheet_benchmarks.SHEET, "bench_system")][2:]):
@@ -104,9 +136,15 @@ def build(book: BookBuilder) -> None:
             break
         letter = get_column_letter(3 + i)
         native = f"=Benchmarks!{letter}{book.row(sheet_benchmarks.SHEET, 'bench_tco_usd_per_gpu_hour')}"
-        rows.append(("bench_tco_usd_per_gpu_hour", f"Benchmarks!{letter} ({sys_cell.value}, by name)",
-                     native, f'=TCO_GPU_HOUR(Benchmarks!{sys_cell.coordinate},inp_buyer)',
-                     "=COUNTA(inp_buyer_overrides)=0"))
+        rows.append(
+            (
+                "bench_tco_usd_per_gpu_hour",
+                f"Benchmarks!{letter} ({sys_cell.value}, by name)",
+                native,
+                f"=TCO_GPU_HOUR(Benchmarks!{sys_cell.coordinate},inp_buyer)",
+                "=COUNTA(inp_buyer_overrides)=0",
+            )
+        )
     col_of = {key: i for i, (key, *_r) in enumerate(sheet_benchmarks.COLUMNS, start=1)}
     first = book.row(sheet_benchmarks.SHEET, "_runs")
     r = first
@@ -126,11 +164,15 @@ def build(book: BookBuilder) -> None:
         ws.cell(row=r, column=2, value=where).font = styles.KEY_FONT
         ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
         ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
-        ws.cell(row=r, column=5, value=(
-            f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
-            f"IF(NOT(ISNUMBER(C{r})),IF(ISNUMBER(D{r}),1,0),"
-            f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1)))"
-        )).number_format = "0.0E+00"
+        ws.cell(
+            row=r,
+            column=5,
+            value=(
+                f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
+                f"IF(NOT(ISNUMBER(C{r})),IF(ISNUMBER(D{r}),1,0),"
+                f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1)))"
+            ),
+        ).number_format = "0.0E+00"
         ws.cell(row=r, column=6, value=applies)
         ws.cell(row=r, column=7, value=f"=OR(NOT(F{r}),E{r}<=chk_tolerance)")
     last = header + len(rows)
@@ -138,10 +180,12 @@ def build(book: BookBuilder) -> None:
     ws["C4"].font = styles.BOLD
     book.define_cell("chk_ok", ws, 4, 3)
     for rng in (f"G{header + 1}:G{last}", "C4"):
-        ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["TRUE"],
-                                                      fill=styles.OK_FILL))
-        ws.conditional_formatting.add(rng, CellIsRule(operator="equal", formula=["FALSE"],
-                                                      fill=styles.BAD_FILL))
+        ws.conditional_formatting.add(
+            rng, CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_FILL)
+        )
+        ws.conditional_formatting.add(
+            rng, CellIsRule(operator="equal", formula=["FALSE"], fill=styles.BAD_FILL)
+        )
     styles.widths(ws, {1: 26, 2: 44, 3: 16, 4: 16, 5: 12, 6: 9, 7: 8})
     ws.freeze_panes = f"A{header + 1}"
     styles.page_setup(ws, landscape=False, one_page=False)

@@ -22,66 +22,150 @@ ROWS: list[tuple] = [
     (None, "Cost of a GPU-hour", "", "", ""),
     ("system", "System", "key", "=[Model:system]", ""),
     ("capex_per_gpu", "All-in capex per GPU", "USD", "=[Model:capex_per_gpu]", ""),
-    ("capex_ratio", "Capex ratio vs System 1", "x",
-     "=[capex_per_gpu]/[capex_per_gpu@1]", "capex / reference capex"),
-    ("opex_usd_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "=[Model:opex_usd_per_gpu_hour]",
-     ""),
-    ("opex_ratio", "Opex ratio vs System 1", "x",
-     "=[opex_usd_per_gpu_hour]/[opex_usd_per_gpu_hour@1]",
-     "power + facility + other, against the reference"),
+    (
+        "capex_ratio",
+        "Capex ratio vs System 1",
+        "x",
+        "=[capex_per_gpu]/[capex_per_gpu@1]",
+        "capex / reference capex",
+    ),
+    ("opex_usd_per_gpu_hour", "Opex per GPU-hour", "USD/GPU-h", "=[Model:opex_usd_per_gpu_hour]", ""),
+    (
+        "opex_ratio",
+        "Opex ratio vs System 1",
+        "x",
+        "=[opex_usd_per_gpu_hour]/[opex_usd_per_gpu_hour@1]",
+        "power + facility + other, against the reference",
+    ),
     ("tco_usd_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "=[Model:tco_usd_per_gpu_hour]", ""),
-    ("tco_ratio", "TCO ratio = break-even speed-up", "x",
-     "=[tco_usd_per_gpu_hour]/[tco_usd_per_gpu_hour@1]",
-     "how much faster per GPU this system must be to cost the same per token"),
+    (
+        "tco_ratio",
+        "TCO ratio = break-even speed-up",
+        "x",
+        "=[tco_usd_per_gpu_hour]/[tco_usd_per_gpu_hour@1]",
+        "how much faster per GPU this system must be to cost the same per token",
+    ),
     (None, "Speed and cost per token", "", "", ""),
     ("peak_tflops", "Dense peak TFLOPS", "TFLOPS", "=[Model:peak_tflops]", "at the chosen precision"),
-    ("peak_ratio", "Peak ratio vs System 1", "x", "=[peak_tflops]/[peak_tflops@1]",
-     "the speed-up at equal MFU"),
+    (
+        "peak_ratio",
+        "Peak ratio vs System 1",
+        "x",
+        "=[peak_tflops]/[peak_tflops@1]",
+        "the speed-up at equal MFU",
+    ),
     ("mfu", "MFU entered", "fraction", "=[Model:mfu]", "Inputs"),
-    ("speedup", "Speed-up per GPU at the MFUs entered", "x",
-     "=[Model:tokens_per_gpu_second]/[Model:tokens_per_gpu_second@1]", "tokens/s per GPU ratio"),
-    ("breakeven_mfu", "Break-even MFU", "fraction",
-     "=[mfu@1]*[tco_ratio]*[peak_tflops@1]/[peak_tflops]",
-     "MFU for the reference's cost per token: MFU ref x TCO ratio x peak ref / peak"),
-    ("usd_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:usd_per_mtok]",
-     "at the MFU entered"),
-    ("cost_per_mtok_ratio", "Cost per token vs System 1", "x",
-     "=[usd_per_mtok]/[usd_per_mtok@1]", "below 1: cheaper per token than the reference"),
-    ("cost_per_mtok_at_breakeven", "Cost per million tokens at break-even MFU", "USD/Mtok",
-     chain.formula("usd_per_mtok", {"delivered_usd_per_gpu_hour":
-                                    "[Model:delivered_usd_per_gpu_hour]",
-                                    "goodput": "[Model:goodput]",
-                                    "mfu": "[breakeven_mfu]", "peak_tflops": "[peak_tflops]",
-                                    "flops_per_token": "[Model:flops_per_token]"}.get),
-     "equals the reference's cost per token"),
+    (
+        "speedup",
+        "Speed-up per GPU at the MFUs entered",
+        "x",
+        "=[Model:tokens_per_gpu_second]/[Model:tokens_per_gpu_second@1]",
+        "tokens/s per GPU ratio",
+    ),
+    (
+        "breakeven_mfu",
+        "Break-even MFU",
+        "fraction",
+        "=[mfu@1]*[tco_ratio]*[peak_tflops@1]/[peak_tflops]",
+        "MFU for the reference's cost per token: MFU ref x TCO ratio x peak ref / peak",
+    ),
+    ("usd_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:usd_per_mtok]", "at the MFU entered"),
+    (
+        "cost_per_mtok_ratio",
+        "Cost per token vs System 1",
+        "x",
+        "=[usd_per_mtok]/[usd_per_mtok@1]",
+        "below 1: cheaper per token than the reference",
+    ),
+    (
+        "cost_per_mtok_at_breakeven",
+        "Cost per million tokens at break-even MFU",
+        "USD/Mtok",
+        chain.formula(
+            "usd_per_mtok",
+            {
+                "delivered_usd_per_gpu_hour": "[Model:delivered_usd_per_gpu_hour]",
+                "goodput": "[Model:goodput]",
+                "mfu": "[breakeven_mfu]",
+                "peak_tflops": "[peak_tflops]",
+                "flops_per_token": "[Model:flops_per_token]",
+            }.get,
+        ),
+        "equals the reference's cost per token",
+    ),
     ("joules_per_token", "Energy per token", "J/token", "=[Model:joules_per_token]", ""),
-    ("household_years", "Training energy in household-years", "household-years",
-     "=[Model:household_years]", "for the tokens on Inputs"),
-    ("verdict", "Verdict at the MFUs entered", "text",
-     '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
-     "speed-up against the break-even speed-up"),
+    (
+        "household_years",
+        "Training energy in household-years",
+        "household-years",
+        "=[Model:household_years]",
+        "for the tokens on Inputs",
+    ),
+    (
+        "verdict",
+        "Verdict at the MFUs entered",
+        "text",
+        '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
+        "speed-up against the break-even speed-up",
+    ),
     (None, "Rent or buy", "", "", ""),
-    ("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour (owned)", "USD/GPU-h",
-     "=[Model:delivered_usd_per_gpu_hour]", "TCO / (availability x utilisation), Inputs"),
-    ("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h",
-     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),[Model:rent_usd_per_gpu_hour],"none given")',
-     "Inputs (default: sourced market rent)"),
-    ("breakeven_utilisation", "Break-even utilisation", "fraction",
-     "=[Model:breakeven_utilisation]", "above it owning beats renting at this rent"),
-    ("rent_parity", "MFU-adjusted rent parity vs System 1's rent", "USD/GPU-h",
-     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour@1]),'
-     '[Model:rent_usd_per_gpu_hour@1]*[Model:mfu]/[Model:mfu@1],"needs rent_usd_per_gpu_hour")',
-     "System 1's rent x MFU / System 1's MFU: the rent with System 1's cost per token"),
-    ("usd_per_mtok_rented", "Cost per million tokens, rented", "USD/Mtok",
-     '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),' + chain.formula(
-         "usd_per_mtok", lambda q: "[Model:rent_usd_per_gpu_hour]"
-         if q == "delivered_usd_per_gpu_hour" else f"[Model:{q}]")[1:]
-     + ',"needs rent_usd_per_gpu_hour")',
-     "the rent in place of the delivered cost"),
-    ("usd_per_mtok_owned", "Cost per million tokens, owned", "USD/Mtok", "=[Model:usd_per_mtok]",
-     "delivered cost per GPU-hour"),
-    ("npv_usd_per_gpu", "NPV of owning and renting out", "USD", "=[Model:npv_usd_per_gpu]",
-     "Cash flow sheets"),
+    (
+        "delivered_usd_per_gpu_hour",
+        "Delivered cost per GPU-hour (owned)",
+        "USD/GPU-h",
+        "=[Model:delivered_usd_per_gpu_hour]",
+        "TCO / (availability x utilisation), Inputs",
+    ),
+    (
+        "rent_usd_per_gpu_hour",
+        "Rent per GPU-hour",
+        "USD/GPU-h",
+        '=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),[Model:rent_usd_per_gpu_hour],"none given")',
+        "Inputs (default: sourced market rent)",
+    ),
+    (
+        "breakeven_utilisation",
+        "Break-even utilisation",
+        "fraction",
+        "=[Model:breakeven_utilisation]",
+        "above it owning beats renting at this rent",
+    ),
+    (
+        "rent_parity",
+        "MFU-adjusted rent parity vs System 1's rent",
+        "USD/GPU-h",
+        "=IF(ISNUMBER([Model:rent_usd_per_gpu_hour@1]),"
+        '[Model:rent_usd_per_gpu_hour@1]*[Model:mfu]/[Model:mfu@1],"needs rent_usd_per_gpu_hour")',
+        "System 1's rent x MFU / System 1's MFU: the rent with System 1's cost per token",
+    ),
+    (
+        "usd_per_mtok_rented",
+        "Cost per million tokens, rented",
+        "USD/Mtok",
+        "=IF(ISNUMBER([Model:rent_usd_per_gpu_hour]),"
+        + chain.formula(
+            "usd_per_mtok",
+            lambda q: (
+                "[Model:rent_usd_per_gpu_hour]" if q == "delivered_usd_per_gpu_hour" else f"[Model:{q}]"
+            ),
+        )[1:]
+        + ',"needs rent_usd_per_gpu_hour")',
+        "the rent in place of the delivered cost",
+    ),
+    (
+        "usd_per_mtok_owned",
+        "Cost per million tokens, owned",
+        "USD/Mtok",
+        "=[Model:usd_per_mtok]",
+        "delivered cost per GPU-hour",
+    ),
+    (
+        "npv_usd_per_gpu",
+        "NPV of owning and renting out",
+        "USD",
+        "=[Model:npv_usd_per_gpu]",
+        "Cash flow sheets",
+    ),
     ("irr", "IRR", "1/year", "=[Model:irr]", "Cash flow sheets"),
 ]
 
@@ -100,12 +184,14 @@ def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     how_col = book.system_col(book.n) + 1
     ref = book.systems[0]
-    styles.title(ws, f"Compare: each system against System 1 ({ref} as generated)",
-                 "TCO ratio = the per-GPU speed-up a system needs to cost the same per token as "
-                 "System 1. All cells are formulas on Model.")
+    styles.title(
+        ws,
+        f"Compare: each system against System 1 ({ref} as generated)",
+        "TCO ratio = the per-GPU speed-up a system needs to cost the same per token as "
+        "System 1. All cells are formulas on Model.",
+    )
     header = 4
-    styles.header_row(ws, header, ["key", "", "unit",
-                                   *(f"System {k}" for k in range(1, book.n + 1)), "how"])
+    styles.header_row(ws, header, ["key", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "how"])
     row = header
     for key, label, *_ in ROWS:
         row += 1
@@ -131,8 +217,7 @@ def build(book: BookBuilder) -> None:
     row += 2
     styles.section_row(ws, row, "Cost per million tokens against MFU (the line chart)", how_col)
     row += 1
-    styles.header_row(ws, row, ["key", "MFU", "unit",
-                                *(f"System {k}" for k in range(1, book.n + 1)), "how"])
+    styles.header_row(ws, row, ["key", "MFU", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "how"])
     sweep_first = row + 1
     for i in range(SWEEP_ROWS):
         row += 1
@@ -141,18 +226,26 @@ def build(book: BookBuilder) -> None:
         styles.style_formula(ws.cell(row=row, column=2, value=mfu), "fraction")
         ws.cell(row=row, column=3, value="USD/Mtok").font = styles.KEY_FONT
         for col in book.system_cols():
-            f = book.formula(chain.formula(
-                "usd_per_mtok", lambda name, r=row: f"$B{r}" if name == "mfu" else
-                (None if chain.is_step(name) and name not in _FROM_MODEL else f"[Model:{name}]")),
-                SHEET, col)
+            f = book.formula(
+                chain.formula(
+                    "usd_per_mtok",
+                    lambda name, r=row: (
+                        f"$B{r}"
+                        if name == "mfu"
+                        else (None if chain.is_step(name) and name not in _FROM_MODEL else f"[Model:{name}]")
+                    ),
+                ),
+                SHEET,
+                col,
+            )
             styles.style_formula(ws.cell(row=row, column=col, value=f), "USD/Mtok")
-    ws.cell(row=sweep_first, column=how_col,
-            value="TCO per GPU-hour / tokens per GPU-hour at that MFU x 1e6").font = styles.NOTE_FONT
+    ws.cell(
+        row=sweep_first, column=how_col, value="TCO per GPU-hour / tokens per GPU-hour at that MFU x 1e6"
+    ).font = styles.NOTE_FONT
 
     chart_row = row + 2
     ws.add_chart(_breakdown_chart(book), f"A{chart_row}")
-    ws.add_chart(_sweep_chart(book, sweep_first, row),
-                 f"{get_column_letter(book.system_col(1))}{chart_row}")
+    ws.add_chart(_sweep_chart(book, sweep_first, row), f"{get_column_letter(book.system_col(1))}{chart_row}")
     styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 60})
     ws.freeze_panes = ws.cell(row=header + 1, column=book.system_col(1))
     styles.page_setup(ws, landscape=True, one_page=True)
@@ -177,8 +270,12 @@ def _breakdown_chart(book: BookBuilder) -> BarChart:
     chart.y_axis.majorGridlines = None
     first, last = book.system_col(1), book.system_col(book.n)
     cats = Reference(model, min_col=first, max_col=last, min_row=book.row("Model", "system"))
-    for key in ("capital_usd_per_gpu_hour", "power_usd_per_gpu_hour",
-                "facility_usd_per_gpu_hour", "other_usd_per_gpu_hour"):
+    for key in (
+        "capital_usd_per_gpu_hour",
+        "power_usd_per_gpu_hour",
+        "facility_usd_per_gpu_hour",
+        "other_usd_per_gpu_hour",
+    ):
         r = book.row("Model", key)
         values = Reference(model, min_col=first, max_col=last, min_row=r)
         series = Series(values)
@@ -207,8 +304,11 @@ def _sweep_chart(book: BookBuilder, first_row: int, last_row: int) -> LineChart:
     for col in book.system_cols():
         values = Reference(ws, min_col=col, min_row=first_row, max_row=last_row)
         series = Series(values)
-        series.tx = SeriesLabel(strRef=StrRef(
-            f"{quote_sheetname('Model')}!${get_column_letter(col)}${book.row('Model', 'system')}"))
+        series.tx = SeriesLabel(
+            strRef=StrRef(
+                f"{quote_sheetname('Model')}!${get_column_letter(col)}${book.row('Model', 'system')}"
+            )
+        )
         series.smooth = False
         i = col - book.system_col(1)  # many systems: a colour, a marker and a dash each
         series.marker.symbol = MARKERS[i % len(MARKERS)]

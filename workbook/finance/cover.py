@@ -12,14 +12,22 @@ from workbook.xlsx.xlwings_sheet import XLWINGS_SHEET
 TEXT_WIDTH = 100
 
 SHEETS = [
-    ("Inputs", "choose the buyer type, model, precision and a system per column; type MFU, tokens, "
-     "GPUs; override any preset (blank = preset)"),
+    (
+        "Inputs",
+        "choose the buyer type, model, precision and a system per column; type MFU, tokens, "
+        "GPUs; override any preset (blank = preset)",
+    ),
     ("Model", "every step in native formulas, one column per system, with units and how"),
-    ("Compare", "each system against System 1: capex, opex and TCO ratios, break-even speed-up "
-     "and MFU, cost per million tokens; two charts"),
+    (
+        "Compare",
+        "each system against System 1: capex, opex and TCO ratios, break-even speed-up "
+        "and MFU, cost per million tokens; two charts",
+    ),
     ("Benchmarks", "published training runs recomputed, each published figure beside ours"),
-    ("Checks", "gputco's Excel functions (=TCO_...) against the native formulas; chk_ok is TRUE "
-     "when all agree"),
+    (
+        "Checks",
+        "gputco's Excel functions (=TCO_...) against the native formulas; chk_ok is TRUE when all agree",
+    ),
     ("Presets", "every preset value with unit, source and as-of date, as Excel tables"),
     (XLWINGS_SHEET, "settings for the xlwings Excel add-in that provides the TCO_ functions"),
 ]
@@ -37,11 +45,17 @@ SOURCES = [
 ]
 
 NAMES = [
-    ("inp_<field>", "scenario input: inp_buyer, inp_model, inp_precision, inp_convention, "
-     "inp_seq_len, inp_tokens, inp_gpus, inp_kwh_per_household_year, ... and the buyer-type "
-     "overrides inp_cost_of_capital, inp_usd_per_kwh, ... (blank = preset)"),
-    ("inp_<field>_<n>", "input of system column n: inp_system_1, inp_mfu_1, and the overrides "
-     "inp_capex_per_gpu_1, inp_it_kw_per_gpu_1, inp_peak_tflops_1"),
+    (
+        "inp_<field>",
+        "scenario input: inp_buyer, inp_model, inp_precision, inp_convention, "
+        "inp_seq_len, inp_tokens, inp_gpus, inp_kwh_per_household_year, ... and the buyer-type "
+        "overrides inp_cost_of_capital, inp_usd_per_kwh, ... (blank = preset)",
+    ),
+    (
+        "inp_<field>_<n>",
+        "input of system column n: inp_system_1, inp_mfu_1, and the overrides "
+        "inp_capex_per_gpu_1, inp_it_kw_per_gpu_1, inp_peak_tflops_1",
+    ),
     ("pre_<field>[_<n>]", "preset value looked up from Presets (formula)"),
     ("use_<field>", "buyer-type value the model uses (your value, else the preset)"),
     ("k_<what>", "unit constant: k_hours_per_year, k_joules_per_kwh, ..."),
@@ -52,29 +66,42 @@ NAMES = [
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Cover", 0)
     names = " vs ".join(book.systems)
-    styles.title(ws, f"GPU-cluster TCO: {names}",
-                 f"gputco {udfs.__version__} finance workbook, written by `gputco template`. "
-                 "Open it anywhere: it carries computed values and recalculates in Excel and "
-                 "LibreOffice.")
+    styles.title(
+        ws,
+        f"GPU-cluster TCO: {names}",
+        f"gputco {udfs.__version__} finance workbook, written by `gputco template`. "
+        "Open it anywhere: it carries computed values and recalculates in Excel and "
+        "LibreOffice.",
+    )
     row = 4
-    row = _paragraph(ws, row, "What it is", [
-        "What a GPU-hour really costs (capex, cost of capital, power, facility), what that makes "
-        "a million trained tokens cost at the MFU you reach, how much faster a new system must "
-        "be to pay off, and how much energy a training run takes (J/token, US household-years).",
-        f"Buyer type as generated: {book.buyer}. Every number is a formula on the inputs and "
-        "presets, visible on Model.",
-    ])
-    row = _paragraph(ws, row, "How to use it", [
-        "1. On Inputs, pick the buyer type, model and precision, a system per column, and type "
-        "your MFU, tokens and GPUs. Type over a grey preset's override cell to use your own value.",
-        "2. Read Compare: the TCO ratio is the break-even speed-up; the break-even MFU is what "
-        "the challenger must reach for the same cost per token.",
-        "3. Model shows each step; Benchmarks audits the published figures; Checks compares "
-        "gputco's =TCO_ functions with the native formulas (needs the xlwings add-in in Excel).",
-        "Excel recalculates on open. In LibreOffice use Data > Calculate > Recalculate Hard "
-        "after changing presets. `gputco recalc FILE --in-place` refreshes the stored values "
-        "headlessly.",
-    ])
+    row = _paragraph(
+        ws,
+        row,
+        "What it is",
+        [
+            "What a GPU-hour really costs (capex, cost of capital, power, facility), what that makes "
+            "a million trained tokens cost at the MFU you reach, how much faster a new system must "
+            "be to pay off, and how much energy a training run takes (J/token, US household-years).",
+            f"Buyer type as generated: {book.buyer}. Every number is a formula on the inputs and "
+            "presets, visible on Model.",
+        ],
+    )
+    row = _paragraph(
+        ws,
+        row,
+        "How to use it",
+        [
+            "1. On Inputs, pick the buyer type, model and precision, a system per column, and type "
+            "your MFU, tokens and GPUs. Type over a grey preset's override cell to use your own value.",
+            "2. Read Compare: the TCO ratio is the break-even speed-up; the break-even MFU is what "
+            "the challenger must reach for the same cost per token.",
+            "3. Model shows each step; Benchmarks audits the published figures; Checks compares "
+            "gputco's =TCO_ functions with the native formulas (needs the xlwings add-in in Excel).",
+            "Excel recalculates on open. In LibreOffice use Data > Calculate > Recalculate Hard "
+            "after changing presets. `gputco recalc FILE --in-place` refreshes the stored values "
+            "headlessly.",
+        ],
+    )
     row = _paragraph(ws, row, "Where every number comes from", SOURCES)
 
     styles.section_row(ws, row, "Colour legend", 3)

@@ -29,48 +29,147 @@ RIGHT = Alignment(horizontal="right")
 
 #: scenario inputs: name, label, unit, default (None: blank), drop-down list or None, note
 SCENARIO = [
-    ("inp_buyer", "Buyer type", "key", None, "list_buyers",
-     "Sets cost of capital, life, PUE, tariff, rent and price level (see below)."),
-    ("inp_model", "Model trained", "key", "gpt3_175b", "list_models",
-     "Architecture from Presets; FLOPs per token follow from it."),
-    ("inp_precision", "Precision", "key", "bf16", "list_precisions",
-     "Selects each system's dense peak TFLOPS."),
-    ("inp_convention", "FLOPs-per-token convention", "key", "palm", "list_conventions",
-     "palm = 6N + 12*L*d_model*seq_len (reproduces the published figures); 6n; megatron."),
-    ("inp_seq_len", "Sequence length (blank = model preset)", "tokens", None, None,
-     "Only the palm and megatron conventions use it."),
+    (
+        "inp_buyer",
+        "Buyer type",
+        "key",
+        None,
+        "list_buyers",
+        "Sets cost of capital, life, PUE, tariff, rent and price level (see below).",
+    ),
+    (
+        "inp_model",
+        "Model trained",
+        "key",
+        "gpt3_175b",
+        "list_models",
+        "Architecture from Presets; FLOPs per token follow from it.",
+    ),
+    (
+        "inp_precision",
+        "Precision",
+        "key",
+        "bf16",
+        "list_precisions",
+        "Selects each system's dense peak TFLOPS.",
+    ),
+    (
+        "inp_convention",
+        "FLOPs-per-token convention",
+        "key",
+        "palm",
+        "list_conventions",
+        "palm = 6N + 12*L*d_model*seq_len (reproduces the published figures); 6n; megatron.",
+    ),
+    (
+        "inp_seq_len",
+        "Sequence length (blank = model preset)",
+        "tokens",
+        None,
+        None,
+        "Only the palm and megatron conventions use it.",
+    ),
     ("inp_tokens", "Tokens to train", "tokens", 300e9, None, "GPT-3 was trained on 300B tokens."),
-    ("inp_gpus", "GPUs in the run", "GPU", 128, None,
-     "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100)."),
-    ("inp_kwh_per_household_year", "Electricity of a US household-year", "kWh",
-     udfs.KWH_PER_HOUSEHOLD_YEAR, None, "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20."),
-    ("inp_grid_region", "Grid region (a sourced factor, shown below)", "key",
-     presets.DEFAULT_GRID, "list_grids",
-     "US average (EIA), US coal and gas plants, eGRID2022 subregions (SRVC = Virginia/Carolina, "
-     "ERCT = Texas, NWPP = Northwest...): Presets, Grid CO2 emission factors."),
-    ("inp_kg_co2_per_kwh", "Grid emission factor used (CO2 step)", "kg CO2/kWh",
-     udfs.energy.KG_CO2_PER_KWH_US, None,
-     "Default: US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh). Type the region's factor "
-     "above to use it; the cell right of the factor says whether they differ."),
-    ("inp_serve_benchmark", "Published serving benchmark shown per system", "key",
-     presets.DEFAULT_SERVING, "list_serving",
-     "SemiAnalysis InferenceX, 8k in / 1k out, highest-throughput point: dsr1_8k1k = "
-     "DeepSeek-R1-0528, gptoss_8k1k = gpt-oss-120b (Presets, Published serving throughputs)."),
-    ("inp_tax_rate", "Tax rate on profit (cash flows)", "fraction", 0.0, None,
-     "0 = no tax (the default); a loss is a credit against other profits."),
-    ("inp_depreciation_years", "Depreciation period (blank = the life)", "years", None, None,
-     "Straight line to zero, whole years up to the life."),
-    ("inp_rent_decline_per_year", "Rent decline per year (cash flows)", "1/year", 0.0, None,
-     "How much the rent you charge falls each year (0 = flat)."),
-    ("inp_opex_escalation_per_year", "Opex escalation per year (cash flows)", "1/year", 0.0, None,
-     "How much power, facility and other costs rise each year (0 = flat)."),
-    ("inp_sweep_mfu_start", "MFU sweep on Compare: first MFU", "fraction", 0.20, None,
-     "The cost-per-token-against-MFU table and chart."),
+    (
+        "inp_gpus",
+        "GPUs in the run",
+        "GPU",
+        128,
+        None,
+        "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100).",
+    ),
+    (
+        "inp_kwh_per_household_year",
+        "Electricity of a US household-year",
+        "kWh",
+        udfs.KWH_PER_HOUSEHOLD_YEAR,
+        None,
+        "EIA 2022 US average, quoted by SemiAnalysis 2025-08-20.",
+    ),
+    (
+        "inp_grid_region",
+        "Grid region (a sourced factor, shown below)",
+        "key",
+        presets.DEFAULT_GRID,
+        "list_grids",
+        "US average (EIA), US coal and gas plants, eGRID2022 subregions (SRVC = Virginia/Carolina, "
+        "ERCT = Texas, NWPP = Northwest...): Presets, Grid CO2 emission factors.",
+    ),
+    (
+        "inp_kg_co2_per_kwh",
+        "Grid emission factor used (CO2 step)",
+        "kg CO2/kWh",
+        udfs.energy.KG_CO2_PER_KWH_US,
+        None,
+        "Default: US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh). Type the region's factor "
+        "above to use it; the cell right of the factor says whether they differ.",
+    ),
+    (
+        "inp_serve_benchmark",
+        "Published serving benchmark shown per system",
+        "key",
+        presets.DEFAULT_SERVING,
+        "list_serving",
+        "SemiAnalysis InferenceX, 8k in / 1k out, highest-throughput point: dsr1_8k1k = "
+        "DeepSeek-R1-0528, gptoss_8k1k = gpt-oss-120b (Presets, Published serving throughputs).",
+    ),
+    (
+        "inp_tax_rate",
+        "Tax rate on profit (cash flows)",
+        "fraction",
+        0.0,
+        None,
+        "0 = no tax (the default); a loss is a credit against other profits.",
+    ),
+    (
+        "inp_depreciation_years",
+        "Depreciation period (blank = the life)",
+        "years",
+        None,
+        None,
+        "Straight line to zero, whole years up to the life.",
+    ),
+    (
+        "inp_rent_decline_per_year",
+        "Rent decline per year (cash flows)",
+        "1/year",
+        0.0,
+        None,
+        "How much the rent you charge falls each year (0 = flat).",
+    ),
+    (
+        "inp_opex_escalation_per_year",
+        "Opex escalation per year (cash flows)",
+        "1/year",
+        0.0,
+        None,
+        "How much power, facility and other costs rise each year (0 = flat).",
+    ),
+    (
+        "inp_sweep_mfu_start",
+        "MFU sweep on Compare: first MFU",
+        "fraction",
+        0.20,
+        None,
+        "The cost-per-token-against-MFU table and chart.",
+    ),
     ("inp_sweep_mfu_step", "MFU sweep on Compare: step", "fraction", 0.05, None, ""),
-    ("inp_article_usd_per_gpu_hour", "Benchmarks: the article's H100 cost", "USD/GPU-h", 1.42, None,
-     "SemiAnalysis 2025-08-20 prices every cost per token at $1.42 per H100-hour."),
-    ("inp_bench_tokens", "Benchmarks: tokens for household-years", "tokens", 300e9, None,
-     "SemiAnalysis quotes household-years for 300B GPT-3 tokens."),
+    (
+        "inp_article_usd_per_gpu_hour",
+        "Benchmarks: the article's H100 cost",
+        "USD/GPU-h",
+        1.42,
+        None,
+        "SemiAnalysis 2025-08-20 prices every cost per token at $1.42 per H100-hour.",
+    ),
+    (
+        "inp_bench_tokens",
+        "Benchmarks: tokens for household-years",
+        "tokens",
+        300e9,
+        None,
+        "SemiAnalysis quotes household-years for 300B GPT-3 tokens.",
+    ),
 ]
 
 #: the default of each scenario input, by defined name
@@ -93,7 +192,8 @@ BUYER_FIELDS = [
 
 #: model-architecture fields shown on Inputs: field, label, unit (the chain's model inputs)
 MODEL_FIELDS = [(i.key, i.label, i.unit) for i in chain.INPUTS if i.scope == "model"] + [
-    ("seq_len", "Sequence length (preset)", "tokens")]
+    ("seq_len", "Sequence length (preset)", "tokens")
+]
 
 #: unit constants: name, label, unit, value, note
 CONSTANTS = chain.CONSTANTS
@@ -111,12 +211,24 @@ SYSTEM_LOOKUPS = [
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     last_col = book.system_col(book.n) + 1
-    styles.title(ws, "Inputs",
-                 "Blue on yellow: inputs, type over them (blank override = use the preset). Grey: "
-                 "preset values looked up from Presets. Black: formulas. Column A: the defined name.")
-    dvs = {name: _list_validation(ws, name) for name in
-           ("list_buyers", "list_models", "list_precisions", "list_conventions", "list_systems",
-             "list_grids", "list_serving")}
+    styles.title(
+        ws,
+        "Inputs",
+        "Blue on yellow: inputs, type over them (blank override = use the preset). Grey: "
+        "preset values looked up from Presets. Black: formulas. Column A: the defined name.",
+    )
+    dvs = {
+        name: _list_validation(ws, name)
+        for name in (
+            "list_buyers",
+            "list_models",
+            "list_precisions",
+            "list_conventions",
+            "list_systems",
+            "list_grids",
+            "list_serving",
+        )
+    }
     col = book.system_col(1)
 
     row = 4
@@ -136,22 +248,23 @@ def build(book: BookBuilder) -> None:
         if name == "inp_grid_region":
             row = _grid_preset_row(book, ws, row + 1, col)
         if name == "inp_kg_co2_per_kwh":  # says when the factor used is not the region's
-            ws.cell(row=row, column=col + 1, value=(
-                '=IF(inp_kg_co2_per_kwh=pre_kg_co2_per_kwh,"= the region\'s factor",'
-                '"not the region\'s factor (above): the default is the US average 2022, EIA")'
-            )).font = styles.NOTE_FONT
+            ws.cell(
+                row=row,
+                column=col + 1,
+                value=(
+                    '=IF(inp_kg_co2_per_kwh=pre_kg_co2_per_kwh,"= the region\'s factor",'
+                    '"not the region\'s factor (above): the default is the US average 2022, EIA")'
+                ),
+            ).font = styles.NOTE_FONT
 
     row += 2
-    styles.section_row(ws, row, "Systems: one column each; the first is the reference on Compare",
-                       last_col)
+    styles.section_row(ws, row, "Systems: one column each; the first is the reference on Compare", last_col)
     row += 1
-    styles.header_row(ws, row, ["name", "", "unit",
-                                *(f"System {k}" for k in range(1, book.n + 1)), "notes"])
+    styles.header_row(ws, row, ["name", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "notes"])
     row = _system_rows(book, ws, row, dvs["list_systems"])
 
     row += 2
-    styles.section_row(ws, row, "Buyer type: preset values (grey), your value, the value used",
-                       last_col)
+    styles.section_row(ws, row, "Buyer type: preset values (grey), your value, the value used", last_col)
     row += 1
     styles.header_row(ws, row, ["name", "", "unit", "Preset", "Your value", "Used", "Source"])
     for field, label, unit in BUYER_FIELDS:
@@ -162,8 +275,7 @@ def build(book: BookBuilder) -> None:
         styles.style_lookup(pre, unit)
         styles.style_input(ws.cell(row=row, column=col + 1), unit)
         validate_range(ws, field, row, col + 1)
-        used = ws.cell(row=row, column=col + 2,
-                       value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
+        used = ws.cell(row=row, column=col + 2, value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
         styles.style_formula(used, unit)
         src = ws.cell(row=row, column=col + 3, value=f"=INDEX(buyer_source,{match})")
         src.font = styles.NOTE_FONT
@@ -195,8 +307,7 @@ def build(book: BookBuilder) -> None:
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
-    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 16 for c in book.system_cols()},
-                       last_col: 60})
+    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 16 for c in book.system_cols()}, last_col: 60})
     if book.n < 3:  # the buyer block's Used and Source columns sit right of the systems
         styles.widths(ws, {col + 2: 16, col + 3: 60})
     ws.freeze_panes = "D4"
@@ -216,8 +327,9 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
             cell = ws.cell(row=row, column=col, value=value_of(k))
             if kind == "input":  # a preset key or a number typed by the user: never a formula
                 as_text(cell)
-            {"input": styles.style_input, "lookup": styles.style_lookup,
-             "formula": styles.style_formula}[kind](cell, unit)
+            {"input": styles.style_input, "lookup": styles.style_lookup, "formula": styles.style_formula}[
+                kind
+            ](cell, unit)
             if name:
                 book.define_cell(name.replace("{k}", str(k)), ws, row, col)
             if name == "inp_system_{k}":
@@ -225,80 +337,171 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
             if align is not None:
                 cell.alignment = align
         if kind == "input" and name != "inp_system_{k}":
-            arg = name[len("inp_"):-len("_{k}")]
+            arg = name[len("inp_") : -len("_{k}")]
             validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
         _note(ws, row, notes_col, note)
 
     def lookup(field: str, k: int) -> str:
         return f'INDEX(sys_value,MATCH(inp_system_{k}&".{field}",sys_id,0))'
 
-    per_system("inp_system_{k}", "System (drop-down)", "key", lambda k: book.systems[k - 1],
-               "input", "A system preset key; every grey value below follows it.")
-    per_system("inp_mfu_{k}", "MFU reached", "fraction", lambda k: DEFAULT_MFU, "input",
-               "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
-               "(SemiAnalysis 2025-08-20); an assumption for the other systems.")
+    per_system(
+        "inp_system_{k}",
+        "System (drop-down)",
+        "key",
+        lambda k: book.systems[k - 1],
+        "input",
+        "A system preset key; every grey value below follows it.",
+    )
+    per_system(
+        "inp_mfu_{k}",
+        "MFU reached",
+        "fraction",
+        lambda k: DEFAULT_MFU,
+        "input",
+        "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
+        "(SemiAnalysis 2025-08-20); an assumption for the other systems.",
+    )
     for key, label, unit, field in SYSTEM_LOOKUPS:  # descriptions wrap in their column
-        per_system("" if key == "label" else f"pre_{key}_{{k}}", label, unit,
-                   lambda k, f=field: f"={lookup(f, k)}", "lookup",
-                   align=styles.WRAP if key == "label" else None)
+        per_system(
+            "" if key == "label" else f"pre_{key}_{{k}}",
+            label,
+            unit,
+            lambda k, f=field: f"={lookup(f, k)}",
+            "lookup",
+            align=styles.WRAP if key == "label" else None,
+        )
         if key == "label":
             ws.row_dimensions[row].height = 66  # five lines: the longest label (H800)
-    per_system("pre_capex_per_gpu_{k}", "All-in capex per GPU at hyperscaler prices", "USD",
-               lambda k: f"=pre_unit_all_in_usd_{k}/pre_gpus_per_unit_{k}", "formula",
-               "all-in per server or rack / GPUs per unit")
-    per_system("inp_capex_per_gpu_{k}", "  your all-in capex per GPU (blank = preset)", "USD",
-               lambda k: None, "input",
-               "what this buyer pays; blank = the preset x the buyer's price level")
-    per_system("pre_it_kw_per_gpu_{k}", "IT load per GPU (GPU, host, network, storage)", "kW",
-               lambda k: f"={lookup('it_kw_per_gpu', k)}", "lookup")
-    per_system("inp_it_kw_per_gpu_{k}", "  your IT load per GPU (blank = preset)", "kW",
-               lambda k: None, "input")
-    per_system("pre_peak_tflops_{k}", "Dense peak TFLOPS at inp_precision", "TFLOPS",
-               lambda k: (f'=IF(ISNUMBER(INDEX(sys_value,MATCH(inp_system_{k}&".peak_tflops_"'
-                          f'&inp_precision,sys_id,0))),INDEX(sys_value,MATCH(inp_system_{k}'
-                          f'&".peak_tflops_"&inp_precision,sys_id,0)),NA())'),
-               "lookup", "#N/A where the chip has no such tensor cores (H100/H200 FP4).")
-    per_system("inp_peak_tflops_{k}", "  your dense peak TFLOPS (blank = preset)", "TFLOPS",
-               lambda k: None, "input", "e.g. 2450 for GB200 as in NVIDIA's DGXC tables")
-    per_system("pre_availability_{k}", "Availability of the system (preset)", "fraction",
-               lambda k: f"={lookup('availability', k)}", "lookup",
-               "sourced on Presets (GB200 NVL72: 64 of 72 GPUs); type it below to use it")
-    per_system("inp_availability_{k}", "  availability used", "fraction", lambda k: 1.0, "input",
-               "1 = every hour up (the article's convention, so published figures reproduce)")
-    per_system("inp_utilisation_{k}", "Utilisation of available hours", "fraction",
-               lambda k: 1.0, "input", "fraction of available hours used or sold")
-    per_system("inp_goodput_{k}", "Goodput of a training run", "fraction", lambda k: 1.0,
-               "input", "fraction of paid GPU time kept as progress (restarts, lost work)")
-    def serving(field: str, k: int) -> str:
-        return (f'INDEX(serve_value,MATCH(inp_serve_benchmark&"_"&inp_system_{k}'
-                f'&".{field}",serve_id,0))')
+    per_system(
+        "pre_capex_per_gpu_{k}",
+        "All-in capex per GPU at hyperscaler prices",
+        "USD",
+        lambda k: f"=pre_unit_all_in_usd_{k}/pre_gpus_per_unit_{k}",
+        "formula",
+        "all-in per server or rack / GPUs per unit",
+    )
+    per_system(
+        "inp_capex_per_gpu_{k}",
+        "  your all-in capex per GPU (blank = preset)",
+        "USD",
+        lambda k: None,
+        "input",
+        "what this buyer pays; blank = the preset x the buyer's price level",
+    )
+    per_system(
+        "pre_it_kw_per_gpu_{k}",
+        "IT load per GPU (GPU, host, network, storage)",
+        "kW",
+        lambda k: f"={lookup('it_kw_per_gpu', k)}",
+        "lookup",
+    )
+    per_system(
+        "inp_it_kw_per_gpu_{k}", "  your IT load per GPU (blank = preset)", "kW", lambda k: None, "input"
+    )
+    per_system(
+        "pre_peak_tflops_{k}",
+        "Dense peak TFLOPS at inp_precision",
+        "TFLOPS",
+        lambda k: (
+            f'=IF(ISNUMBER(INDEX(sys_value,MATCH(inp_system_{k}&".peak_tflops_"'
+            f"&inp_precision,sys_id,0))),INDEX(sys_value,MATCH(inp_system_{k}"
+            f'&".peak_tflops_"&inp_precision,sys_id,0)),NA())'
+        ),
+        "lookup",
+        "#N/A where the chip has no such tensor cores (H100/H200 FP4).",
+    )
+    per_system(
+        "inp_peak_tflops_{k}",
+        "  your dense peak TFLOPS (blank = preset)",
+        "TFLOPS",
+        lambda k: None,
+        "input",
+        "e.g. 2450 for GB200 as in NVIDIA's DGXC tables",
+    )
+    per_system(
+        "pre_availability_{k}",
+        "Availability of the system (preset)",
+        "fraction",
+        lambda k: f"={lookup('availability', k)}",
+        "lookup",
+        "sourced on Presets (GB200 NVL72: 64 of 72 GPUs); type it below to use it",
+    )
+    per_system(
+        "inp_availability_{k}",
+        "  availability used",
+        "fraction",
+        lambda k: 1.0,
+        "input",
+        "1 = every hour up (the article's convention, so published figures reproduce)",
+    )
+    per_system(
+        "inp_utilisation_{k}",
+        "Utilisation of available hours",
+        "fraction",
+        lambda k: 1.0,
+        "input",
+        "fraction of available hours used or sold",
+    )
+    per_system(
+        "inp_goodput_{k}",
+        "Goodput of a training run",
+        "fraction",
+        lambda k: 1.0,
+        "input",
+        "fraction of paid GPU time kept as progress (restarts, lost work)",
+    )
 
-    per_system("pre_serve_tokens_per_gpu_second_{k}", "Published serving throughput (preset)",
-               "tokens/s/GPU", lambda k: _or(serving("tokens_per_gpu_second", k), '"none published"'),
-               "lookup",
-               "inp_serve_benchmark of the system, input + output tokens per second per GPU at "
-               "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it",
-               align=RIGHT)
-    per_system("", "  its precision and framework", "text",
-               lambda k: _or(f'{serving("precision", k)}&" "&{serving("framework", k)}', '""'),
-               "lookup", align=RIGHT)
-    per_system("", "  at concurrency", "requests",
-               lambda k: _or(serving("concurrency", k), '""'), "lookup",
-               "concurrent requests of that point; interactivity = 1000 / median TPOT (Presets)")
-    per_system("inp_serve_tokens_per_gpu_second_{k}", "Inference: tokens served per second per GPU",
-               "tokens/s/GPU", lambda k: None, "input",
-               "the serving throughput used for the cost per million tokens served; blank = no "
-               "inference cost")
-    per_system("inp_rent_usd_per_gpu_hour_{k}", "Rent per GPU-hour (rent or buy, cash flows)",
-               "USD/GPU-h", lambda k: default_rent(book.systems[k - 1]), "input",
-               "default: SemiAnalysis AI Cloud TCO model July 2026, 3-year commitment "
-               "(udfs/data/rents.toml); "
-               "blank = no rent-based results")
+    def serving(field: str, k: int) -> str:
+        return f'INDEX(serve_value,MATCH(inp_serve_benchmark&"_"&inp_system_{k}&".{field}",serve_id,0))'
+
+    per_system(
+        "pre_serve_tokens_per_gpu_second_{k}",
+        "Published serving throughput (preset)",
+        "tokens/s/GPU",
+        lambda k: _or(serving("tokens_per_gpu_second", k), '"none published"'),
+        "lookup",
+        "inp_serve_benchmark of the system, input + output tokens per second per GPU at "
+        "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it",
+        align=RIGHT,
+    )
+    per_system(
+        "",
+        "  its precision and framework",
+        "text",
+        lambda k: _or(f'{serving("precision", k)}&" "&{serving("framework", k)}', '""'),
+        "lookup",
+        align=RIGHT,
+    )
+    per_system(
+        "",
+        "  at concurrency",
+        "requests",
+        lambda k: _or(serving("concurrency", k), '""'),
+        "lookup",
+        "concurrent requests of that point; interactivity = 1000 / median TPOT (Presets)",
+    )
+    per_system(
+        "inp_serve_tokens_per_gpu_second_{k}",
+        "Inference: tokens served per second per GPU",
+        "tokens/s/GPU",
+        lambda k: None,
+        "input",
+        "the serving throughput used for the cost per million tokens served; blank = no inference cost",
+    )
+    per_system(
+        "inp_rent_usd_per_gpu_hour_{k}",
+        "Rent per GPU-hour (rent or buy, cash flows)",
+        "USD/GPU-h",
+        lambda k: default_rent(book.systems[k - 1]),
+        "input",
+        "default: SemiAnalysis AI Cloud TCO model July 2026, 3-year commitment "
+        "(udfs/data/rents.toml); "
+        "blank = no rent-based results",
+    )
     first, last = book.system_col(1), book.system_col(book.n)
     for field in ("capex_per_gpu", "it_kw_per_gpu", "peak_tflops"):
         r = int(book.names[f"inp_{field}_1"].rsplit("$", 1)[1])
-        book.define(f"inp_{field}_all", ws,
-                    f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
+        book.define(f"inp_{field}_all", ws, f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
     return row
 
 
@@ -312,8 +515,7 @@ def _grid_preset_row(book: BookBuilder, ws, row: int, col: int) -> int:
     """The factor of the chosen grid region, looked up on Presets, with its source; returns the row."""
     _label(ws, row, "pre_kg_co2_per_kwh", "  its emission factor (preset)", "kg CO2/kWh")
     match = 'MATCH(inp_grid_region&".kg_co2_per_kwh",grid_id,0)'
-    styles.style_lookup(ws.cell(row=row, column=col, value=f"=INDEX(grid_value,{match})"),
-                        "kg CO2/kWh")
+    styles.style_lookup(ws.cell(row=row, column=col, value=f"=INDEX(grid_value,{match})"), "kg CO2/kWh")
     ws.cell(row=row, column=col + 1, value=f"=INDEX(grid_source,{match})").font = styles.NOTE_FONT
     book.define_cell("pre_kg_co2_per_kwh", ws, row, col)
     return row
@@ -340,8 +542,13 @@ def _note(ws, row: int, col: int, text: str) -> None:
 
 
 def _list_validation(ws, list_name: str) -> DataValidation:
-    dv = DataValidation(type="list", formula1=list_name, allow_blank=False,
-                        showErrorMessage=True, errorTitle="Not a preset",
-                        error="Pick a value from the drop-down (the list is on Presets).")
+    dv = DataValidation(
+        type="list",
+        formula1=list_name,
+        allow_blank=False,
+        showErrorMessage=True,
+        errorTitle="Not a preset",
+        error="Pick a value from the drop-down (the list is on Presets).",
+    )
     ws.add_data_validation(dv)
     return dv

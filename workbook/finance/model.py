@@ -19,8 +19,7 @@ from workbook.xlsx.book import BookBuilder
 SHEET = "Model"
 
 #: text inputs shown at the top of a section (they select presets rather than feed a step)
-_LEADING_TEXT = {"Capital": ("system", "buyer"), "Throughput and cost per token": ("model",
-                                                                                  "precision")}
+_LEADING_TEXT = {"Capital": ("system", "buyer"), "Throughput and cost per token": ("model", "precision")}
 
 
 def preset_ref(p: chain.Preset) -> str:
@@ -45,14 +44,13 @@ def input_formula(i: chain.Input) -> tuple[str, str]:
     if i.default == chain.OPTIONAL:
         return f'=IF({cell}="","",{cell})', "Inputs (blank: the results that need it stay empty)"
     if isinstance(i.default, chain.Like):
-        return (f'=IF({cell}="",[{i.default.key}],{cell})',
-                f"your value on Inputs, else the {i.default.key}")
+        return (f'=IF({cell}="",[{i.default.key}],{cell})', f"your value on Inputs, else the {i.default.key}")
     if i.default != chain.PRESET:
         return f"={cell}", "Inputs"
     preset = "*".join(preset_ref(p) for p in i.presets)
-    return f'=IF({cell}="",{preset},{cell})', "your value on Inputs, else the preset: " + \
-        " x ".join(f"{p.table} {p.field}".replace("_{precision}", " at the precision")
-                   for p in i.presets)
+    return f'=IF({cell}="",{preset},{cell})', "your value on Inputs, else the preset: " + " x ".join(
+        f"{p.table} {p.field}".replace("_{precision}", " at the precision") for p in i.presets
+    )
 
 
 def rows() -> list[tuple[str | None, str, str, str, str]]:
@@ -75,8 +73,9 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
             out.append((key, i.label, i.unit, template, how))
             shown.add(key)
         for s in steps:
-            template = guarded(s.key, chain.formula(s.key, lambda name: f"[{name}]",
-                                                    year=_cash_flow_ref), lambda n: f"[{n}]")
+            template = guarded(
+                s.key, chain.formula(s.key, lambda name: f"[{name}]", year=_cash_flow_ref), lambda n: f"[{n}]"
+            )
             out.append((s.key, s.label, s.unit, template, s.how))
             shown.add(s.key)
     return out
@@ -105,12 +104,16 @@ TEXT_KEYS = {i.key for i in chain.INPUTS if i.kind == "text"}
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     how_col = book.system_col(book.n) + 1
-    styles.title(ws, "Model: every step in native formulas, one column per system",
-                 "Change the blue cells on Inputs; nothing here is typed by hand. Column A is the "
-                 "row's key; results have the defined names out_<key>_<n> (n = system column).")
+    styles.title(
+        ws,
+        "Model: every step in native formulas, one column per system",
+        "Change the blue cells on Inputs; nothing here is typed by hand. Column A is the "
+        "row's key; results have the defined names out_<key>_<n> (n = system column).",
+    )
     header = 4
-    styles.header_row(ws, header, ["key", "step", "unit",
-                                   *(f"System {k}" for k in range(1, book.n + 1)), "how"])
+    styles.header_row(
+        ws, header, ["key", "step", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "how"]
+    )
     layout = rows()
     row = header
     for key, label, *_rest in layout:

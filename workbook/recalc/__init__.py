@@ -68,10 +68,19 @@ __all__ = [
 Functions = Mapping[str, Callable]
 
 
-def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Functions | None = None,
-                check: bool = False, in_place: bool = False, timeout_s: float | None = None,
-                unsupported: str = "raise", limits: Limits = DEFAULT_LIMITS,
-                now: datetime.datetime | None = None, engine: str = "auto") -> RecalcReport:
+def recalc_file(
+    src: str | Path,
+    dst: str | Path | None = None,
+    *,
+    functions: Functions | None = None,
+    check: bool = False,
+    in_place: bool = False,
+    timeout_s: float | None = None,
+    unsupported: str = "raise",
+    limits: Limits = DEFAULT_LIMITS,
+    now: datetime.datetime | None = None,
+    engine: str = "auto",
+) -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
     Parameters
@@ -130,8 +139,9 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
     deadline = None if timeout_s is None else start + timeout_s
-    evaluation = _evaluate(src, functions, timeout_s, "stored" if engine != "gputco" else
-                           unsupported, limits, now)
+    evaluation = _evaluate(
+        src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now
+    )
     outcome = complete(evaluation, engine, deadline, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
         err = UnsupportedFunctionError(evaluation.unsupported)
@@ -139,25 +149,40 @@ def recalc_file(src: str | Path, dst: str | Path | None = None, *, functions: Fu
         raise err
     if target is not None:
         from .writer import write_package
+
         write_package(evaluation, target, limits)
-    report = RecalcReport(src, target, evaluation.cells, len(evaluation.groups),
-                          evaluation.units, 0.0, dict(evaluation.unsupported),
-                          problems=list(evaluation.problems), checked=check, engine=engine,
-                          libreoffice_cells=outcome.cells, screened=outcome.screened,
-                          notes=outcome.notes)
+    report = RecalcReport(
+        src,
+        target,
+        evaluation.cells,
+        len(evaluation.groups),
+        evaluation.units,
+        0.0,
+        dict(evaluation.unsupported),
+        problems=list(evaluation.problems),
+        checked=check,
+        engine=engine,
+        libreoffice_cells=outcome.cells,
+        screened=outcome.screened,
+        notes=outcome.notes,
+    )
     lo = len(outcome.cells)
-    report.by_engine = {"gputco": evaluation.cells - len(evaluation.skipped) - lo,
-                        "libreoffice": lo}
+    report.by_engine = {"gputco": evaluation.cells - len(evaluation.skipped) - lo, "libreoffice": lo}
     if check:
         report.mismatches = mismatches(evaluation, set(outcome.cells))
     report.seconds = time.perf_counter() - start
     return report
 
 
-def evaluate_workbook(src: str | Path, *, functions: Functions | None = None,
-                      timeout_s: float | None = None, unsupported: str = "raise",
-                      limits: Limits = DEFAULT_LIMITS,
-                      now: datetime.datetime | None = None) -> dict[tuple[str, str], object]:
+def evaluate_workbook(
+    src: str | Path,
+    *,
+    functions: Functions | None = None,
+    timeout_s: float | None = None,
+    unsupported: str = "raise",
+    limits: Limits = DEFAULT_LIMITS,
+    now: datetime.datetime | None = None,
+) -> dict[tuple[str, str], object]:
     """Every formula cell's computed value, keyed by (sheet name, "A1").
 
     Values are floats, str, bool or :class:`XlError` (compare errors with ``str(v) == "#N/A"``).
@@ -166,8 +191,7 @@ def evaluate_workbook(src: str | Path, *, functions: Functions | None = None,
     out = {}
     for part in evaluation.package.sheets:
         for fc in part.formulas:
-            out[(part.name, cell_name(fc.row, fc.col))] = evaluation.value(part.name, fc.row,
-                                                                          fc.col)
+            out[(part.name, cell_name(fc.row, fc.col))] = evaluation.value(part.name, fc.row, fc.col)
     return out
 
 
@@ -178,5 +202,4 @@ def supported_functions() -> list[str]:
 
 def _evaluate(src: Path, functions, timeout_s, unsupported, limits, now=None) -> Evaluation:
     package = open_package(src, limits)
-    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s,
-                            now=now)
+    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s, now=now)

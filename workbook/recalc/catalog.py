@@ -13,23 +13,37 @@ from pathlib import Path
 
 from .functions import BUILTINS, NEVER
 
-BEGIN = ("<!-- recalc-functions:begin (generated: "
-         "python -m workbook.recalc.catalog --write README.md) -->")
+BEGIN = "<!-- recalc-functions:begin (generated: python -m workbook.recalc.catalog --write README.md) -->"
 END = "<!-- recalc-functions:end -->"
 
 CLOCK = frozenset({"NOW", "TODAY"})
 
 #: Excel's categories, by the module that implements them
 CATEGORIES = {
-    "math": "Math", "trig": "Math", "stats": "Statistical", "subtotal": "Math",
-    "conditional": "Conditional aggregates", "logic": "Logical", "info": "Information",
-    "text": "Text", "textfind": "Text", "textformat": "Text",
-    "textedit": "Text", "lookup": "Lookup and reference",
-    "xlookup": "Lookup and reference", "dates": "Date and time", "calendar": "Date and time",
-    "finance": "Financial", "cashflow": "Financial", "engineering": "Engineering",
-    "arrays": "Arrays and dynamic arrays", "dynarray": "Arrays and dynamic arrays",
+    "math": "Math",
+    "trig": "Math",
+    "stats": "Statistical",
+    "subtotal": "Math",
+    "conditional": "Conditional aggregates",
+    "logic": "Logical",
+    "info": "Information",
+    "text": "Text",
+    "textfind": "Text",
+    "textformat": "Text",
+    "textedit": "Text",
+    "lookup": "Lookup and reference",
+    "xlookup": "Lookup and reference",
+    "dates": "Date and time",
+    "calendar": "Date and time",
+    "finance": "Financial",
+    "cashflow": "Financial",
+    "engineering": "Engineering",
+    "arrays": "Arrays and dynamic arrays",
+    "dynarray": "Arrays and dynamic arrays",
     "reshape": "Arrays and dynamic arrays",
-    "names": "Logical", "regression": "Statistical", "reference": "Lookup and reference",
+    "names": "Logical",
+    "regression": "Statistical",
+    "reference": "Lookup and reference",
 }
 
 
@@ -43,10 +57,16 @@ def section() -> str:
     for cat in sorted(groups):
         lines.append(f"- {cat}: " + ", ".join(sorted(groups[cat])))
     clock = sorted(NEVER & CLOCK)
-    lines += ["", f"Only with `--now TIME` (they change on every recalculation): "
-              f"{', '.join(clock)}.", "",
-              "Never run (they reach outside the workbook, or are random): "
-              + ", ".join(sorted(NEVER - CLOCK)) + ".", "", END]
+    lines += [
+        "",
+        f"Only with `--now TIME` (they change on every recalculation): {', '.join(clock)}.",
+        "",
+        "Never run (they reach outside the workbook, or are random): "
+        + ", ".join(sorted(NEVER - CLOCK))
+        + ".",
+        "",
+        END,
+    ]
     return "\n".join(lines)
 
 

@@ -45,22 +45,25 @@ class Compiler:
     #: defined names that refer to names deeper than this evaluate to #NAME?
     MAX_NAME_CHAIN = 32
 
-    def __init__(self, names: list[DefinedName], known: Mapping[str, object],
-                 limits: Limits = DEFAULT_LIMITS) -> None:
+    def __init__(
+        self, names: list[DefinedName], known: Mapping[str, object], limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.known = known
         self.limits = limits
         self.never = NEVER - frozenset(n for n in ("NOW", "TODAY") if n in known)
         self.tables: dict[str, Table] = {}  # Excel tables, for structured references
         self._names: dict[tuple[str | None, str], DefinedName] = {
-            ((n.sheet or "").upper() or None, n.name.upper()): n for n in names}
+            ((n.sheet or "").upper() or None, n.name.upper()): n for n in names
+        }
         self._name_trees: dict[tuple[str | None, str], Node] = {}
         self._resolving: set[tuple[str | None, str]] = set()
         self.cache: dict[tuple, Compiled] = {}
         #: per (sheet, column, array): the last compiled formula as a row template, key, shape
         self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled]] = {}
 
-    def compile(self, sheet: str, row: int, col: int, text: str,
-                array: bool = False) -> tuple[tuple, Compiled]:
+    def compile(
+        self, sheet: str, row: int, col: int, text: str, array: bool = False
+    ) -> tuple[tuple, Compiled]:
         """(key, compiled) for a formula text at (row, col) of ``sheet``."""
         if self.tables:
             text = expand(text, self.tables, sheet, row, col)
@@ -88,22 +91,28 @@ class Compiler:
         """Parse within the limits on length and nesting (so nothing can exhaust the stack)."""
         limit = self.limits.max_formula_chars
         if len(text) > limit:
-            raise FormulaSyntaxError(text, f"it is {len(text):,} characters long "
-                                     f"(limit {limit:,}, Excel's own)")
+            raise FormulaSyntaxError(
+                text, f"it is {len(text):,} characters long (limit {limit:,}, Excel's own)"
+            )
         deepest = self.limits.max_formula_depth
         node, parsed = parse_counted(text, row, col, self._resolver(sheet), deepest)
         if depth(node) > deepest:  # deeper through the defined names it uses
-            raise FormulaSyntaxError(text, f"nested more than {deepest} levels deep (functions, "
-                                     "operators and the defined names it uses)")
+            raise FormulaSyntaxError(
+                text,
+                f"nested more than {deepest} levels deep (functions, "
+                "operators and the defined names it uses)",
+            )
         return node, parsed
 
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
         called = functions(node)
-        unsupported = {f for f in called
-                       if f.startswith("[") or f in self.never or f not in self.known}
-        if "CELL" in called and "CELL" not in unsupported and not all(
-                cell_supported(n) for n in walk(node) if isinstance(n, Call) and n.name == "CELL"):
+        unsupported = {f for f in called if f.startswith("[") or f in self.never or f not in self.known}
+        if (
+            "CELL" in called
+            and "CELL" not in unsupported
+            and not all(cell_supported(n) for n in walk(node) if isinstance(n, Call) and n.name == "CELL")
+        ):
             unsupported.add("CELL (info types that depend on the application or file)")
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         return Compiled(node, refs, unsupported, per_cell, array)
@@ -128,8 +137,9 @@ class Compiler:
         self._resolving.add(key)
         try:
             dn = self._names[key]
-            text = expand(dn.formula, self.tables, dn.sheet or "", 1, 1) if self.tables \
-                else dn.formula  # a name may stand for a table's column: SUM(Table1[c])
+            text = (
+                expand(dn.formula, self.tables, dn.sheet or "", 1, 1) if self.tables else dn.formula
+            )  # a name may stand for a table's column: SUM(Table1[c])
             tree = parse(text, 1, 1, self._resolver(dn.sheet or ""))
         except FormulaSyntaxError:
             tree = Const(NAME)
@@ -141,4 +151,5 @@ class Compiler:
 
 def _a1(row: int, col: int) -> str:
     from .refs import cell_name
+
     return cell_name(row, col)

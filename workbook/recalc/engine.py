@@ -72,9 +72,14 @@ class Evaluation:
         return None if store is None else store.get(row, col)
 
 
-def evaluate_package(package: Package, functions: Mapping[str, Callable] | None = None, *,
-                     unsupported: str = "raise", timeout_s: float | None = None,
-                     now: datetime.datetime | None = None) -> Evaluation:
+def evaluate_package(
+    package: Package,
+    functions: Mapping[str, Callable] | None = None,
+    *,
+    unsupported: str = "raise",
+    timeout_s: float | None = None,
+    now: datetime.datetime | None = None,
+) -> Evaluation:
     """Evaluate every formula of an opened package.
 
     ``functions`` maps upper-case names to custom functions (default: ``udfs.UDFS``); they take
@@ -96,8 +101,9 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     limits = package.limits
     check_grid(package.sheets, limits)
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
-    book.names = {((n.sheet or "").upper() or None, n.name.upper()): n.formula
-                  for n in package.names}  # for INDIRECT("name")
+    book.names = {
+        ((n.sheet or "").upper() or None, n.name.upper()): n.formula for n in package.names
+    }  # for INDIRECT("name")
     book.formulas = FormulaTexts(package)  # for FORMULATEXT
     deadline = None if timeout_s is None else start + timeout_s
     compiler = Compiler(package.names, table, limits)
@@ -113,9 +119,9 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
-            if result.spill_grew or any(not g.compiled.unsupported
-                                        and DYNAMIC & set(calls(g.compiled.node))
-                                        for g in groups):
+            if result.spill_grew or any(
+                not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node)) for g in groups
+            ):
                 _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
@@ -126,8 +132,15 @@ def evaluate_package(package: Package, functions: Mapping[str, Callable] | None 
 MAX_PASSES = 20
 
 
-def _settle(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,
-            unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
+def _settle(
+    evaluator: Evaluator,
+    book: BookStore,
+    units: list[Unit],
+    result: Evaluation,
+    unsupported: str,
+    deadline: float | None,
+    timeout_s: float | None,
+) -> None:
     """Evaluate again until no formula value changes (OFFSET/INDIRECT reach cells the planner
     could not order them after; an unchanged pass means every formula agrees with its inputs)."""
     before = _snapshot(book, units)
@@ -158,8 +171,15 @@ def _same(a, b) -> bool:
     return a is b or (type(a) is type(b) and a == b) or (a != a and b != b)
 
 
-def _run_units(evaluator: Evaluator, book: BookStore, units: list[Unit], result: Evaluation,
-               unsupported: str, deadline: float | None, timeout_s: float | None) -> None:
+def _run_units(
+    evaluator: Evaluator,
+    book: BookStore,
+    units: list[Unit],
+    result: Evaluation,
+    unsupported: str,
+    deadline: float | None,
+    timeout_s: float | None,
+) -> None:
     for done, unit in enumerate(units):
         if deadline is not None and time.perf_counter() > deadline:
             raise RecalcTimeoutError(timeout_s, done, len(units))
@@ -185,7 +205,8 @@ def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
                 raise LimitExceededError(
                     f"sheet {part.name!r}: array formulas fill {blocks:,} cells (the block at "
                     f"{cell_name(top, left)}:{cell_name(bottom, right)} and those before it; "
-                    f"limit {limits.max_range_cells:,})")
+                    f"limit {limits.max_range_cells:,})"
+                )
 
     def rows(p: SheetPart) -> int:
         return max([p.max_row] + [a[2] for a in p.array_areas])
@@ -202,11 +223,13 @@ def check_grid(sheets: list[SheetPart], limits: Limits) -> None:
             raise LimitExceededError(
                 f"sheet {part.name!r} spans {part.max_row:,} rows x {len(used):,} used columns = "
                 f"{part.max_row * len(used):,} cells (limit {limits.max_grid_cells:,} for the "
-                "whole workbook); too large to recalculate in memory")
+                "whole workbook); too large to recalculate in memory"
+            )
 
 
-def _compile_all(package: Package, compiler: Compiler, deadline: float | None = None,
-                 timeout_s: float | None = None):
+def _compile_all(
+    package: Package, compiler: Compiler, deadline: float | None = None, timeout_s: float | None = None
+):
     """Compile every formula cell into groups; also return unsupported names -> cells."""
     builder = GroupBuilder()
     bad: dict[str, list[str]] = defaultdict(list)
@@ -256,8 +279,15 @@ def _compile_all(package: Package, compiler: Compiler, deadline: float | None = 
     return builder.groups, cells, dict(bad)
 
 
-def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, bad: dict,
-               deadline: float | None, timeout_s: float | None) -> bool:
+def _by_column(
+    part: SheetPart,
+    fcs,
+    compiler: Compiler,
+    builder: GroupBuilder,
+    bad: dict,
+    deadline: float | None,
+    timeout_s: float | None,
+) -> bool:
     """Compile a sheet's plain formulas in bulk: only the cells that start a run of one
     formula filled down a column (:func:`.formulacols.shape_starts`) are compiled; the others
     share their run's shape. Gives the groups, in the order and with the cells the row-by-row
@@ -280,8 +310,7 @@ def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, 
     compiled: list[Compiled] = []
 
     def compile_one(k: int) -> int:
-        fc = FormulaCell(int(rows[k]), int(cols[k]), texts[k], "normal", None, None, None, -1,
-                         -1, -1)
+        fc = FormulaCell(int(rows[k]), int(cols[k]), texts[k], "normal", None, None, None, -1, -1, -1)
         key, shape = _compile_cell(part, fc, compiler, {})
         if key not in shapes:
             shapes[key] = len(compiled)
@@ -297,9 +326,12 @@ def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, 
         keys = list(shapes)  # shape number -> key
         # runs whose first shape is tied to its cell (the key names it: the quick key was not
         # trusted) or reads a table: each cell of them compiled on its own
-        alone = [r for r, (k, s) in enumerate(zip(firsts, run_shape.tolist(), strict=True))
-                 if len(keys[s]) != 3 or (tables and ("[" in texts[k] or any(
-                     t in texts[k].upper() for t in tables)))]
+        alone = [
+            r
+            for r, (k, s) in enumerate(zip(firsts, run_shape.tolist(), strict=True))
+            if len(keys[s]) != 3
+            or (tables and ("[" in texts[k] or any(t in texts[k].upper() for t in tables)))
+        ]
         shape = run_shape[run_of]  # each cell's shape, column by column
         if alone:
             for pos in np.flatnonzero(np.isin(run_of, alone) & ~starts[by_col]).tolist():
@@ -313,15 +345,22 @@ def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, 
     # first cells in the sheet (row by row), as the builder makes them
     r_col, c_col = rows[by_col], cols[by_col]
     new = np.ones(n, dtype=bool)
-    new[1:] = ((shape[1:] != shape[:-1]) | (r_col[1:] != r_col[:-1] + 1)
-               | (c_col[1:] != c_col[:-1]))
+    new[1:] = (shape[1:] != shape[:-1]) | (r_col[1:] != r_col[:-1] + 1) | (c_col[1:] != c_col[:-1])
     heads = np.flatnonzero(new)
     ends = np.append(heads[1:], n) - 1
     upper = part.name.upper()
     for j in np.argsort(by_col[heads], kind="stable").tolist():
         h = heads[j]
-        builder.groups.append(Group(upper, int(c_col[h]), int(r_col[h]), int(r_col[ends[j]]),
-                                    compiled[int(shape[h])], len(builder.groups)))
+        builder.groups.append(
+            Group(
+                upper,
+                int(c_col[h]),
+                int(r_col[h]),
+                int(r_col[ends[j]]),
+                compiled[int(shape[h])],
+                len(builder.groups),
+            )
+        )
     unsupported = [s for s, c in enumerate(compiled) if c.unsupported]
     if unsupported:
         in_sheet = np.empty(n, dtype=np.int64)
@@ -335,14 +374,17 @@ def _by_column(part: SheetPart, fcs, compiler: Compiler, builder: GroupBuilder, 
 def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
     if fc.kind == "normal" and not (fc.text or "").strip():  # <f/>: Excel keeps the value only
         return ("empty", part.name, fc.row, fc.col), Compiled(
-            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[empty formula]"})
+            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[empty formula]"}
+        )
     if fc.kind == "normal":
         return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
     if fc.kind == "shared":
         if fc.text is None:
             if fc.si not in masters:
-                raise WorkbookFormatError(f"{part.name}!{cell_name(fc.row, fc.col)} uses shared "
-                                          f"formula {fc.si} before its master cell")
+                raise WorkbookFormatError(
+                    f"{part.name}!{cell_name(fc.row, fc.col)} uses shared "
+                    f"formula {fc.si} before its master cell"
+                )
             return masters[fc.si]
         masters[fc.si] = compiler.compile(part.name, fc.row, fc.col, fc.text)
         return masters[fc.si]
@@ -358,12 +400,14 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
         return key, compiled
     if fc.kind == "dataTable":
         return ("dataTable", part.name, fc.row, fc.col), Compiled(
-            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[data table]"})
+            compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[data table]"}
+        )
     return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
 
 
-def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluation,
-              unsupported: str) -> None:
+def _run_unit(
+    evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluation, unsupported: str
+) -> None:
     g = unit.group
     store = book.sheet(g.sheet)
     if g.compiled.spill_of is not None:
@@ -408,8 +452,7 @@ def _run_unit(evaluator: Evaluator, book: BookStore, unit: Unit, result: Evaluat
         store.write(g.col, one, np.asarray(values))
 
 
-def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluation,
-               unsupported: str) -> None:
+def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluation, unsupported: str) -> None:
     """A multi-cell array formula's master: evaluate once as an array, fill its block."""
     store = book.sheet(g.sheet)
     ctx = Ctx(g.sheet, np.array([g.r0], dtype=np.int64), g.col, True, book)
@@ -431,8 +474,9 @@ def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluati
 
     def occupied(r: int, c: int) -> bool:  # formula cells of the sheet, listed when first needed
         if not cells:
-            cells.update((row, h.col) for h in result.groups if h.sheet == g.sheet
-                         for row in range(h.r0, h.r1 + 1))
+            cells.update(
+                (row, h.col) for h in result.groups if h.sheet == g.sheet for row in range(h.r0, h.r1 + 1)
+            )
         return (r, c) in cells
 
     for problem in spill.fill_dynamic(store, g.compiled.area, values, occupied):
@@ -443,14 +487,13 @@ def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluati
             result.problems.append(problem)
 
 
-def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation,
-                  unsupported: str) -> None:
-    _keep_stored(f"{err.args[0]} (returns a table; spilled results are not supported)", g, rows,
-                 result, unsupported)
+def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluation, unsupported: str) -> None:
+    _keep_stored(
+        f"{err.args[0]} (returns a table; spilled results are not supported)", g, rows, result, unsupported
+    )
 
 
-def _keep_stored(name: str, g: Group, rows: list[int], result: Evaluation,
-                 unsupported: str) -> None:
+def _keep_stored(name: str, g: Group, rows: list[int], result: Evaluation, unsupported: str) -> None:
     """Rows found unsupported while evaluating: raise, or keep their stored values."""
     cells = [f"{g.sheet}!{cell_name(r, g.col)}" for r in rows]
     if unsupported == "raise":

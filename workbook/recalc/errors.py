@@ -45,7 +45,8 @@ class UnsupportedFunctionError(RecalcError, ValueError):
             more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
             parts.append(f"{name} (in {', '.join(cells[:3])}{more})")
         super().__init__(
-            "unsupported functions or features: " + "; ".join(parts)
+            "unsupported functions or features: "
+            + "; ".join(parts)
             + ". They are never guessed; use unsupported='stored' (CLI --keep-unsupported) to keep "
             "the values stored in the file for those cells."
         )
@@ -65,11 +66,12 @@ class RecalcTimeoutError(RecalcError, RuntimeError):
 
     def __init__(self, timeout_s: float, done: int, total: int) -> None:
         self.timeout_s, self.done, self.total = timeout_s, done, total
-        stage = (f"{done} of {total} formula groups evaluated" if total else
-                 "while reading the formulas")
-        super().__init__(f"recalculation stopped after the time limit of {timeout_s:g} s "
-                         f"({stage}); raise the limit (--timeout, timeout_s) or split the "
-                         "workbook")
+        stage = f"{done} of {total} formula groups evaluated" if total else "while reading the formulas"
+        super().__init__(
+            f"recalculation stopped after the time limit of {timeout_s:g} s "
+            f"({stage}); raise the limit (--timeout, timeout_s) or split the "
+            "workbook"
+        )
 
 
 class UnsupportedValue(Exception):

@@ -129,8 +129,12 @@ class Evaluator:
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
-        if not (isinstance(a, RangeVal) and isinstance(b, RangeVal)) or a.moving or b.moving \
-                or a.store is not b.store:
+        if (
+            not (isinstance(a, RangeVal) and isinstance(b, RangeVal))
+            or a.moving
+            or b.moving
+            or a.store is not b.store
+        ):
             return vec.const(VALUE if op != " " else NULL)
         if a.store is None:
             return vec.const(REF)

@@ -34,8 +34,7 @@ def available() -> bool:
     """True when a forked child may take half of the work (see the module's docstring)."""
     if os.environ.get("GPUTCO_RECALC_WORKERS", "").strip() == "1":
         return False
-    return (hasattr(os, "fork") and threading.active_count() == 1
-            and (os.cpu_count() or 1) >= 2)
+    return hasattr(os, "fork") and threading.active_count() == 1 and (os.cpu_count() or 1) >= 2
 
 
 def both(func: Callable, first: tuple, second: tuple) -> tuple:
@@ -73,7 +72,7 @@ class Child:
                     payload = pickle.dumps((False, f"{type(err).__name__}: {err}"))
                 view = memoryview(payload)
                 while view:
-                    view = view[os.write(write, view):]
+                    view = view[os.write(write, view) :]
             except BaseException:
                 code = 1
             finally:

@@ -27,11 +27,36 @@ class FormulaColumns(Sequence):
     found them (None: found when needed). ``t_attr``: each cell's ``t`` attribute in the file,
     b"" when it has none (an object array; None when not known: the writer then looks)."""
 
-    __slots__ = ("_cells", "c_start", "cached", "col", "f_end", "f_start", "row", "special",
-                 "starts", "t_attr", "text", "v_end", "v_start")
+    __slots__ = (
+        "_cells",
+        "c_start",
+        "cached",
+        "col",
+        "f_end",
+        "f_start",
+        "row",
+        "special",
+        "starts",
+        "t_attr",
+        "text",
+        "v_end",
+        "v_start",
+    )
 
-    def __init__(self, row, col, text: list, cached: list, c_start, f_start, f_end, v_start,
-                 v_end, special: dict[int, FormulaCell] | None = None, t_attr=None) -> None:
+    def __init__(
+        self,
+        row,
+        col,
+        text: list,
+        cached: list,
+        c_start,
+        f_start,
+        f_end,
+        v_start,
+        v_end,
+        special: dict[int, FormulaCell] | None = None,
+        t_attr=None,
+    ) -> None:
         self.row, self.col = np.asarray(row, np.int64), np.asarray(col, np.int64)
         self.c_start, self.f_start = np.asarray(c_start, np.int64), np.asarray(f_start, np.int64)
         self.f_end = np.asarray(f_end, np.int64)
@@ -46,15 +71,27 @@ class FormulaColumns(Sequence):
     def from_cells(cls, cells: Sequence[FormulaCell]) -> FormulaColumns:
         if isinstance(cells, FormulaColumns):
             return cells
-        fields = [[getattr(fc, k) for fc in cells] for k in (
-            "row", "col", "text", "cached", "c_start", "f_start", "f_end_event", "v_start",
-            "v_end_event")]
+        fields = [
+            [getattr(fc, k) for fc in cells]
+            for k in (
+                "row",
+                "col",
+                "text",
+                "cached",
+                "c_start",
+                "f_start",
+                "f_end_event",
+                "v_start",
+                "v_end_event",
+            )
+        ]
         special = {k: fc for k, fc in enumerate(cells) if fc.kind != "normal" or fc.dynamic}
         return cls(*fields, special=special)
 
     def kinds(self) -> set[str]:
         return {fc.kind for fc in self.special.values()} | (
-            {"normal"} if len(self.special) < len(self) else set())
+            {"normal"} if len(self.special) < len(self) else set()
+        )
 
     def __len__(self) -> int:
         return len(self.text)
@@ -69,10 +106,23 @@ class FormulaColumns(Sequence):
         """Every cell as a FormulaCell (made once)."""
         if self._cells is None:
             n = len(self)
-            out = list(map(FormulaCell, self.row.tolist(), self.col.tolist(), self.text,
-                           ["normal"] * n, [None] * n, [None] * n, self.cached,
-                           self.c_start.tolist(), self.f_start.tolist(), self.f_end.tolist(),
-                           self.v_start.tolist(), self.v_end.tolist()))
+            out = list(
+                map(
+                    FormulaCell,
+                    self.row.tolist(),
+                    self.col.tolist(),
+                    self.text,
+                    ["normal"] * n,
+                    [None] * n,
+                    [None] * n,
+                    self.cached,
+                    self.c_start.tolist(),
+                    self.f_start.tolist(),
+                    self.f_end.tolist(),
+                    self.v_start.tolist(),
+                    self.v_end.tolist(),
+                )
+            )
             for k, fc in self.special.items():
                 out[k] = fc
             self._cells = out
@@ -83,11 +133,18 @@ class FormulaColumns(Sequence):
         keep = np.asarray(keep, np.int64)
         picked = keep.tolist()
         return FormulaColumns(
-            self.row[keep], self.col[keep], [self.text[k] for k in picked],
-            [self.cached[k] for k in picked], self.c_start[keep], self.f_start[keep],
-            self.f_end[keep], self.v_start[keep], self.v_end[keep],
+            self.row[keep],
+            self.col[keep],
+            [self.text[k] for k in picked],
+            [self.cached[k] for k in picked],
+            self.c_start[keep],
+            self.f_start[keep],
+            self.f_end[keep],
+            self.v_start[keep],
+            self.v_end[keep],
             {i: self.special[k] for i, k in enumerate(picked) if k in self.special},
-            None if self.t_attr is None else self.t_attr[keep])
+            None if self.t_attr is None else self.t_attr[keep],
+        )
 
 
 def columns(formulas: Sequence[FormulaCell]) -> FormulaColumns:
@@ -98,13 +155,18 @@ def columns(formulas: Sequence[FormulaCell]) -> FormulaColumns:
 def joined(a: FormulaColumns, b: FormulaColumns) -> FormulaColumns:
     """The cells of ``a`` then those of ``b`` (the rows of ``b`` below those of ``a``)."""
     n = len(a)
-    t_attr = None if a.t_attr is None or b.t_attr is None else np.concatenate([a.t_attr,
-                                                                               b.t_attr])
-    out = FormulaColumns(*(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
-        "row", "col")), a.text + b.text, a.cached + b.cached,
-        *(np.concatenate([getattr(a, k), getattr(b, k)]) for k in (
-            "c_start", "f_start", "f_end", "v_start", "v_end")),
-        special={**a.special, **{n + k: fc for k, fc in b.special.items()}}, t_attr=t_attr)
+    t_attr = None if a.t_attr is None or b.t_attr is None else np.concatenate([a.t_attr, b.t_attr])
+    out = FormulaColumns(
+        *(np.concatenate([getattr(a, k), getattr(b, k)]) for k in ("row", "col")),
+        a.text + b.text,
+        a.cached + b.cached,
+        *(
+            np.concatenate([getattr(a, k), getattr(b, k)])
+            for k in ("c_start", "f_start", "f_end", "v_start", "v_end")
+        ),
+        special={**a.special, **{n + k: fc for k, fc in b.special.items()}},
+        t_attr=t_attr,
+    )
     if a.starts is not None and b.starts is not None:  # (b's first cells start runs anyway)
         out.starts = np.concatenate([a.starts, b.starts])
     return out
@@ -133,10 +195,11 @@ def shape_starts(rows: np.ndarray, cols: np.ndarray, texts: list) -> np.ndarray:
             chunk = _FIRST_CHUNK
             while i < len(idx):
                 stop = min(i + chunk, len(idx))
-                same = list(map(str.__eq__, map(template.render, rws[i:stop]),
-                                [texts[j] for j in idx[i:stop]]))
+                same = list(
+                    map(str.__eq__, map(template.render, rws[i:stop]), [texts[j] for j in idx[i:stop]])
+                )
                 run = same.index(False) if False in same else len(same)
-                starts[idx[i:i + run]] = False
+                starts[idx[i : i + run]] = False
                 i += run
                 if run < len(same):
                     break

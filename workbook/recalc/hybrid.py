@@ -43,8 +43,9 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # why it did not run, or what it could not do
 
 
-def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
-             all_or_nothing: bool = False) -> Outcome:
+def complete(
+    evaluation: Evaluation, engine: str, deadline: float | None, *, all_or_nothing: bool = False
+) -> Outcome:
     """Screen the workbook and let LibreOffice compute the cells ``engine`` gives it.
 
     ``all_or_nothing``: do not start LibreOffice when some unsupported cells would stay
@@ -63,16 +64,17 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
         return outcome
     which = f"{len(targets)} cells (the engine cannot compute them, or they depend on such cells)"
     if findings:
-        outcome.notes.append(f"LibreOffice not used for {which}: the workbook reaches outside "
-                             f"({describe(findings)})")
+        outcome.notes.append(
+            f"LibreOffice not used for {which}: the workbook reaches outside ({describe(findings)})"
+        )
         return outcome
     if all_or_nothing and not evaluation.skipped <= targets:
         names = {f"{s}!{cell_name(r, c)}" for s, r, c in targets}
-        outcome.notes.append(f"LibreOffice not started: it would compute {len(targets)} cells "
-                             "but not the ones named")
+        outcome.notes.append(
+            f"LibreOffice not started: it would compute {len(targets)} cells but not the ones named"
+        )
         for func in list(evaluation.unsupported):  # name only what LibreOffice cannot compute
-            evaluation.unsupported[func] = [c for c in evaluation.unsupported[func]
-                                            if c.upper() not in names]
+            evaluation.unsupported[func] = [c for c in evaluation.unsupported[func] if c.upper() not in names]
             if not evaluation.unsupported[func]:
                 del evaluation.unsupported[func]
         return outcome
@@ -80,15 +82,14 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
 
     if process.soffice() is None:
         if engine == "libreoffice":
-            raise process.LibreOfficeError(
-                f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
-        outcome.notes.append(f"LibreOffice is not installed ({process.INSTALL_HINT}), so it did "
-                             f"not compute {which}")
+            raise process.LibreOfficeError(f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
+        outcome.notes.append(
+            f"LibreOffice is not installed ({process.INSTALL_HINT}), so it did not compute {which}"
+        )
         return outcome
     timeout = DEFAULT_TIMEOUT_S if deadline is None else max(1.0, deadline - time.perf_counter())
     try:
-        values = libreoffice_values(evaluation.package.path, targets, evaluation.package.limits,
-                                    timeout)
+        values = libreoffice_values(evaluation.package.path, targets, evaluation.package.limits, timeout)
     except (process.LibreOfficeError, RecalcError) as err:
         if engine == "libreoffice":
             raise
@@ -96,9 +97,10 @@ def complete(evaluation: Evaluation, engine: str, deadline: float | None, *,
         return outcome
     outcome.cells, failed = apply(evaluation, targets, values)
     if failed:
-        outcome.notes.append(f"LibreOffice could not compute {len(failed)} cells either "
-                             f"(#NAME?): {', '.join(failed[:6])}"
-                             + (f" and {len(failed) - 6} more" if len(failed) > 6 else ""))
+        outcome.notes.append(
+            f"LibreOffice could not compute {len(failed)} cells either "
+            f"(#NAME?): {', '.join(failed[:6])}" + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
+        )
     return outcome
 
 
@@ -130,8 +132,10 @@ def read_values(path: Path, cells: set[Cell], limits) -> dict[Cell, object]:
             if (fc.row, fc.col) in want and fc.cached is not None:
                 out[(key, fc.row, fc.col)] = fc.cached
         # cells of multi-cell array formulas are plain values in LibreOffice's file
-        for rows, cols, vals in ((part.num_rows, part.num_cols, part.num_vals),
-                                 (part.obj_rows, part.obj_cols, part.obj_vals)):
+        for rows, cols, vals in (
+            (part.num_rows, part.num_cols, part.num_vals),
+            (part.obj_rows, part.obj_cols, part.obj_vals),
+        ):
             for r, c, v in zip(rows, cols, vals, strict=True):
                 if (r, c) in want and (key, r, c) not in out:
                     out[(key, r, c)] = v

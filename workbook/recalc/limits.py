@@ -44,45 +44,56 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
     names = zf.namelist()
     if len(set(names)) != len(names):
         twice = sorted(n for n, k in Counter(names).items() if k > 1)
-        raise WorkbookFormatError(f"the package has two parts named {twice[0]} (damaged or "
-                                  "tampered with)")
+        raise WorkbookFormatError(f"the package has two parts named {twice[0]} (damaged or tampered with)")
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
-            raise WorkbookFormatError(f"part {info.filename} is encrypted (a password-protected "
-                                      "zip); gputco reads only unencrypted packages")
+            raise WorkbookFormatError(
+                f"part {info.filename} is encrypted (a password-protected "
+                "zip); gputco reads only unencrypted packages"
+            )
         _check_sizes(info, info.file_size, limits)
         total += info.file_size
     if total > limits.max_total_bytes:
-        raise LimitExceededError(f"the package unpacks to {total} bytes "
-                                 f"(limit {limits.max_total_bytes})")
+        raise LimitExceededError(f"the package unpacks to {total} bytes (limit {limits.max_total_bytes})")
 
 
 def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """Read one part, stopping as soon as it grows past the limits whatever its header claims."""
     info = zf.getinfo(name)
     if info.flag_bits & 0x1:
-        raise WorkbookFormatError(f"part {name} is encrypted (a password-protected zip); "
-                                  "gputco reads only unencrypted packages")
+        raise WorkbookFormatError(
+            f"part {name} is encrypted (a password-protected zip); gputco reads only unencrypted packages"
+        )
     try:
         with zf.open(info) as fh:
             data = fh.read(limits.max_member_bytes + 1)
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
-            ValueError, OSError) as err:
-        raise WorkbookFormatError(f"part {name} cannot be unpacked (damaged or unsupported "
-                                  f"compression): {err}") from None
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        OSError,
+    ) as err:
+        raise WorkbookFormatError(
+            f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
+        ) from None
     _check_sizes(info, len(data), limits)
     return data
 
 
-def stream_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS,
-                  piece: int = 1 << 20) -> Iterator[bytes]:
+def stream_member(
+    zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS, piece: int = 1 << 20
+) -> Iterator[bytes]:
     """Read one part in pieces (for parts too big to hold at once), with the limits of
     :func:`read_member` checked as it grows."""
     info = zf.getinfo(name)
     if info.flag_bits & 0x1:
-        raise WorkbookFormatError(f"part {name} is encrypted (a password-protected zip); "
-                                  "gputco reads only unencrypted packages")
+        raise WorkbookFormatError(
+            f"part {name} is encrypted (a password-protected zip); gputco reads only unencrypted packages"
+        )
     size = 0
     try:
         with zf.open(info) as fh:
@@ -92,16 +103,24 @@ def stream_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMIT
                 yield data
     except WorkbookFormatError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError,
-            ValueError, OSError) as err:
-        raise WorkbookFormatError(f"part {name} cannot be unpacked (damaged or unsupported "
-                                  f"compression): {err}") from None
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        OSError,
+    ) as err:
+        raise WorkbookFormatError(
+            f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
+        ) from None
 
 
 def _check_sizes(info: zipfile.ZipInfo, size: int, limits: Limits) -> None:
     if size > limits.max_member_bytes:
-        raise LimitExceededError(f"part {info.filename} unpacks to more than "
-                                 f"{limits.max_member_bytes} bytes")
+        raise LimitExceededError(f"part {info.filename} unpacks to more than {limits.max_member_bytes} bytes")
     if size > (1 << 20) and size > limits.max_ratio * max(info.compress_size, 1):
-        raise LimitExceededError(f"part {info.filename} has a compression ratio above "
-                                 f"{limits.max_ratio:g} (zip bomb?)")
+        raise LimitExceededError(
+            f"part {info.filename} has a compression ratio above {limits.max_ratio:g} (zip bomb?)"
+        )

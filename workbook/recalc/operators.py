@@ -115,8 +115,14 @@ def comparison(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return vec.elementwise(one, a, b)
 
 
-_TESTS = {"=": lambda c: c == 0, "<>": lambda c: c != 0, "<": lambda c: c < 0,
-          ">": lambda c: c > 0, "<=": lambda c: c <= 0, ">=": lambda c: c >= 0}
+_TESTS = {
+    "=": lambda c: c == 0,
+    "<>": lambda c: c != 0,
+    "<": lambda c: c < 0,
+    ">": lambda c: c > 0,
+    "<=": lambda c: c <= 0,
+    ">=": lambda c: c >= 0,
+}
 
 
 def concat(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -21,8 +21,10 @@ from .structured import Table
 
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"
-_MAIN_NS = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
-            "http://purl.oclc.org/ooxml/spreadsheetml/main")
+_MAIN_NS = (
+    "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    "http://purl.oclc.org/ooxml/spreadsheetml/main",
+)
 _OFFICE_DOC = "/officeDocument"
 #: the first bytes of an OLE compound file: what Excel writes for an encrypted workbook (and .xls)
 OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
@@ -66,8 +68,9 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         wb_part, wb_root = book.workbook, book.root
         strings: list[str] = []
         if book.shared_strings:
-            strings = read_shared_strings(lim.read_member(zf, book.shared_strings, limits),
-                                          book.shared_strings)
+            strings = read_shared_strings(
+                lim.read_member(zf, book.shared_strings, limits), book.shared_strings
+            )
         sheets: list[SheetPart] = []
         tables: dict[str, Table] = {}
         members = set(zf.namelist())
@@ -77,8 +80,9 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
                 continue  # chartsheets and dialog sheets hold no cells
             if entry.part is None:
                 raise WorkbookFormatError(f"sheet {entry.name!r} points to a missing part")
-            sheets.append(read_sheet(entry.name, entry.part,
-                                     lim.read_member(zf, entry.part, limits), strings))
+            sheets.append(
+                read_sheet(entry.name, entry.part, lim.read_member(zf, entry.part, limits), strings)
+            )
             for t in _tables(zf, members, entry.part, entry.name, limits):
                 tables[t.name.upper()] = t
         names = []
@@ -109,9 +113,19 @@ def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:
         (top, left), (bottom, right) = (split_cell(x) for x in ref.split(":", 1))
         cols = tuple(c.get("name", "") for c in _children(root, "tableColumns", "tableColumn"))
         name = root.get("displayName") or root.get("name") or ""
-        out.append(Table(name, sheet, top, left, bottom, right,
-                         int(root.get("headerRowCount", "1") or 1),
-                         int(root.get("totalsRowCount", "0") or 0), cols))
+        out.append(
+            Table(
+                name,
+                sheet,
+                top,
+                left,
+                bottom,
+                right,
+                int(root.get("headerRowCount", "1") or 1),
+                int(root.get("totalsRowCount", "0") or 0),
+                cols,
+            )
+        )
     return out
 
 
@@ -142,13 +156,20 @@ def list_sheets(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) ->
     wb_part = _main_part(zf, members, limits)
     wb_root = xmlsafe.parse_tree(lim.read_member(zf, wb_part, limits), wb_part)
     rels = _relationships(zf, members, wb_part, limits)
-    strings = next((t for t, rtype in rels.values()
-                    if rtype.endswith("/sharedStrings") and t in members), None)
+    strings = next(
+        (t for t, rtype in rels.values() if rtype.endswith("/sharedStrings") and t in members), None
+    )
     sheets = []
     for el in _children(wb_root, "sheets", "sheet"):
         target, rtype = rels.get(el.get(f"{{{_REL_NS}}}id", ""), ("", ""))
-        sheets.append(SheetEntry(el.get("name", ""), target if target in members else None,
-                                 rtype.rpartition("/")[2], el.get("state", "visible")))
+        sheets.append(
+            SheetEntry(
+                el.get("name", ""),
+                target if target in members else None,
+                rtype.rpartition("/")[2],
+                el.get("state", "visible"),
+            )
+        )
     return BookParts(wb_part, wb_root, sheets, strings)
 
 
@@ -173,9 +194,9 @@ def open_zip(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> zipfi
             raise WorkbookFormatError(
                 f"{path} is a password-protected (encrypted) workbook or a legacy .xls file: an "
                 "OLE compound file, not an .xlsx package; remove the password or save it as "
-                ".xlsx in Excel, then try again") from None
-        raise WorkbookFormatError(f"{path} is not an .xlsx file (not a zip package): {err}") \
-            from None
+                ".xlsx in Excel, then try again"
+            ) from None
+        raise WorkbookFormatError(f"{path} is not an .xlsx file (not a zip package): {err}") from None
     try:
         lim.check_archive(zf, limits)
     except BaseException:
@@ -218,7 +239,10 @@ def _relationships(zf, members, part: str, limits) -> dict[str, tuple[str, str]]
         if rel.get("TargetMode") == "External":
             continue
         target = rel.get("Target", "")
-        name = target.lstrip("/") if target.startswith("/") else posixpath.normpath(
-            posixpath.join(folder, target))
+        name = (
+            target.lstrip("/")
+            if target.startswith("/")
+            else posixpath.normpath(posixpath.join(folder, target))
+        )
         out[rel.get("Id", "")] = (name, rel.get("Type", ""))
     return out

@@ -107,9 +107,21 @@ class Call(Node):
 
 #: infix binding powers (left, right); higher binds tighter
 _INFIX = {
-    "=": (10, 11), "<>": (10, 11), "<": (10, 11), ">": (10, 11), "<=": (10, 11), ">=": (10, 11),
-    "&": (20, 21), "+": (30, 31), "-": (30, 31), "*": (40, 41), "/": (40, 41), "^": (50, 51),
-    " ": (80, 81), ":": (90, 91), ",": (5, 6),
+    "=": (10, 11),
+    "<>": (10, 11),
+    "<": (10, 11),
+    ">": (10, 11),
+    "<=": (10, 11),
+    ">=": (10, 11),
+    "&": (20, 21),
+    "+": (30, 31),
+    "-": (30, 31),
+    "*": (40, 41),
+    "/": (40, 41),
+    "^": (50, 51),
+    " ": (80, 81),
+    ":": (90, 91),
+    ",": (5, 6),
 }
 _PREFIX_BP, _POSTFIX_BP = 60, 70
 _PREFIXES = ("_xlfn._xlws.", "_xlfn.", "_xlws.", "_xludf.")
@@ -136,7 +148,7 @@ def function_name(token_value: str) -> str:
     name = token_value[:-1].upper()
     for prefix in _PREFIXES:
         if name.startswith(prefix.upper()):
-            return name[len(prefix):]
+            return name[len(prefix) :]
     return name
 
 
@@ -156,8 +168,13 @@ def parse(formula: str, row: int = 1, col: int = 1, names: NameResolver | None =
 MAX_NESTING = 100
 
 
-def parse_counted(formula: str, row: int = 1, col: int = 1, names: NameResolver | None = None,
-                  max_nesting: int = MAX_NESTING) -> tuple[Node, int]:
+def parse_counted(
+    formula: str,
+    row: int = 1,
+    col: int = 1,
+    names: NameResolver | None = None,
+    max_nesting: int = MAX_NESTING,
+) -> tuple[Node, int]:
     """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
     text = formula if formula.startswith("=") else "=" + formula
     if "#REF!:" in text.upper():
@@ -206,8 +223,7 @@ def depth(node: Node) -> int:
         elif isinstance(n, Unary):
             stack.append((n.arg, level + 1))
         elif isinstance(n, Binary):
-            chain = n.op not in (":", " ") and isinstance(n.left, Binary) \
-                and n.left.op not in (":", " ")
+            chain = n.op not in (":", " ") and isinstance(n.left, Binary) and n.left.op not in (":", " ")
             stack.append((n.left, level if chain else level + 1))
             stack.append((n.right, level + 1))
     return deepest
@@ -221,11 +237,14 @@ def _significant(tokens: list[Token]) -> list[Token]:
             out.append(tok)
             continue
         prev = out[-1] if out else None
-        nxt = next((t for t in tokens[i + 1:] if t.type != Token.WSPACE), None)
-        if (prev is not None and nxt is not None
-                and (prev.type == Token.OPERAND or prev.subtype == Token.CLOSE)
-                and (nxt.type in (Token.OPERAND, Token.FUNC, Token.PAREN))
-                and nxt.subtype in (Token.RANGE, Token.OPEN)):
+        nxt = next((t for t in tokens[i + 1 :] if t.type != Token.WSPACE), None)
+        if (
+            prev is not None
+            and nxt is not None
+            and (prev.type == Token.OPERAND or prev.subtype == Token.CLOSE)
+            and (nxt.type in (Token.OPERAND, Token.FUNC, Token.PAREN))
+            and nxt.subtype in (Token.RANGE, Token.OPEN)
+        ):
             out.append(Token(" ", Token.OP_IN))
     return out
 
@@ -256,8 +275,9 @@ class _Parser:
     def expr(self, min_bp: int) -> Node:
         self.nesting += 1
         if self.nesting > self.max_nesting:
-            self.fail(f"nested more than {self.max_nesting} levels deep (functions, operators "
-                      "and parentheses)")
+            self.fail(
+                f"nested more than {self.max_nesting} levels deep (functions, operators and parentheses)"
+            )
         try:
             left = self.prefix(self.take())
             while (tok := self.peek()) is not None:
@@ -314,8 +334,7 @@ class _Parser:
             return Call(name, args)
         while True:
             t = self.peek()
-            if t is not None and (t.type == Token.SEP or
-                                  (t.type == Token.FUNC and t.subtype == Token.CLOSE)):
+            if t is not None and (t.type == Token.SEP or (t.type == Token.FUNC and t.subtype == Token.CLOSE)):
                 args.append(Missing())
             else:
                 args.append(self.expr(0))
@@ -334,8 +353,14 @@ class _Parser:
         try:
             while True:
                 t = self.peek()
-                node = self.expr(0) if t is None or t.type != Token.OPERAND or \
-                    t.subtype != Token.RANGE or not _LET_NAME.match(t.value) else None
+                node = (
+                    self.expr(0)
+                    if t is None
+                    or t.type != Token.OPERAND
+                    or t.subtype != Token.RANGE
+                    or not _LET_NAME.match(t.value)
+                    else None
+                )
                 if node is None:  # a name, unless it is the last argument (the calculation)
                     after = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
                     if after is not None and after.type == Token.SEP and after.subtype == Token.ARG:

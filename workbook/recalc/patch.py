@@ -77,8 +77,9 @@ class _Plan:
     """Where each formula cell's value goes in a part's bytes; :meth:`patch` writes a run of
     cells (and the bytes around them)."""
 
-    def __init__(self, part, store: SheetStore, fcs, prefix: bytes, cut: np.ndarray,
-                 resume: np.ndarray) -> None:
+    def __init__(
+        self, part, store: SheetStore, fcs, prefix: bytes, cut: np.ndarray, resume: np.ndarray
+    ) -> None:
         self.data, self.store, self.fcs, self.prefix = part.data, store, fcs, prefix
         self.cut, self.resume = cut, resume
 
@@ -106,11 +107,14 @@ class _Plan:
         # from the one there (a tag ending in the same ' t="x">' stays)
         if fcs.t_attr is not None:
             old = fcs.t_attr[k0:k1]
-            same_end = (a[np.maximum(f_start - 1, 0)] == 62) & (a[np.maximum(f_start - 2, 0)]
-                                                                == 34)
-            changed = np.flatnonzero(((old != b"") | (types != None))  # noqa: E711 (elementwise)
-                                     & ~((old == np.where(types == None, b"", types))  # noqa: E711
-                                         & same_end))
+            same_end = (a[np.maximum(f_start - 1, 0)] == 62) & (a[np.maximum(f_start - 2, 0)] == 34)
+            changed = np.flatnonzero(
+                ((old != b"") | (types != None))  # noqa: E711 (elementwise)
+                & ~(
+                    (old == np.where(types == None, b"", types))  # noqa: E711
+                    & same_end
+                )
+            )
         else:
             skip = len(open_c)
             heads = map(data.__getitem__, map(slice, c_start.tolist(), f_start.tolist()))
@@ -127,21 +131,22 @@ class _Plan:
             if t is not None and data.endswith(b' t="' + t + b'">', start, f_start[k]):
                 continue  # the tag ends with this very t attribute: it stays as it is
             tag = _start_tag(data, start)
-            new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c):] else tag
+            new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[len(open_c) :] else tag
             if t is not None:
                 new_tag = new_tag[:-1] + b' t="' + t + b'">'
             prev = resume[k - 1] if k else first
-            gaps[k] = data[prev:start] + new_tag + data[start + len(tag):cut[k]]
+            gaps[k] = data[prev:start] + new_tag + data[start + len(tag) : cut[k]]
         pieces: list = [None] * (2 * len(gaps))
         pieces[0::2] = gaps
         texts[~inner] = _objects([v_open + text + v_close for text in texts[~inner].tolist()])
         pieces[1::2] = texts.tolist()
-        pieces.append(data[resume[-1]:last])
+        pieces.append(data[resume[-1] : last])
         return b"".join(pieces)
 
 
-def _formatted(store: SheetStore, rows: np.ndarray, cols: np.ndarray, value_xml
-               ) -> tuple[np.ndarray, np.ndarray]:
+def _formatted(
+    store: SheetStore, rows: np.ndarray, cols: np.ndarray, value_xml
+) -> tuple[np.ndarray, np.ndarray]:
     """(t attribute or None, text of <v>) of every formula cell, as :func:`column_xml` gives."""
     n = len(rows)
     texts = np.empty(n, dtype=object)

@@ -211,7 +211,6 @@ def _cell_order(groups: list[Group]) -> list[Unit]:
         for comp in _tarjan(len(left), sub_deps):
             if len(comp) > 1 or comp[0] in sub_deps[comp[0]]:
                 cyclic.extend(left[k] for k in comp)
-        names = sorted(f"{cells[i][0].sheet}!{cell_name(cells[i][1], cells[i][0].col)}"
-                       for i in cyclic)
+        names = sorted(f"{cells[i][0].sheet}!{cell_name(cells[i][1], cells[i][0].col)}" for i in cyclic)
         raise CircularReferenceError(names)
     return [Unit(cells[i][0], cells[i][1]) for i in done]

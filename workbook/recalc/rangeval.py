@@ -43,7 +43,7 @@ class RangeVal:
         if self.store is None or vals.shape[1] == self.h or self.h * self.w > self.PAD_LIMIT:
             return vals
         out = np.full((vals.shape[0], self.h, self.w), None, dtype=object)
-        out[:, :vals.shape[1], :] = vals
+        out[:, : vals.shape[1], :] = vals
         return out
 
     def intersect(self, rows: np.ndarray, col: int) -> np.ndarray:

@@ -40,8 +40,11 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
     for g in evaluation.groups:
         rows = range(g.r0, g.r1 + 1)
         key = g.sheet.upper()
-        if VOLATILE.intersection(calls(g.compiled.node)) or g.compiled.unsupported & NEVER_LO \
-                or _several_cells(g.compiled):
+        if (
+            VOLATILE.intersection(calls(g.compiled.node))
+            or g.compiled.unsupported & NEVER_LO
+            or _several_cells(g.compiled)
+        ):
             kept.update((key, r, g.col) for r in rows)
         elif engine == "libreoffice":
             seeds.update((key, r, g.col) for r in rows)

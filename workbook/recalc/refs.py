@@ -103,10 +103,13 @@ class Ref:
         return self.ar1 == self.ar2
 
 
-_PART_RE = re.compile(r"""^(?:(?P<cell>(?P<c1d>\$?)(?P<c1>[A-Za-z]{1,3})(?P<r1d>\$?)(?P<r1>[0-9]+))
+_PART_RE = re.compile(
+    r"""^(?:(?P<cell>(?P<c1d>\$?)(?P<c1>[A-Za-z]{1,3})(?P<r1d>\$?)(?P<r1>[0-9]+))
     (?::(?P<c2d>\$?)(?P<c2>[A-Za-z]{1,3})(?P<r2d>\$?)(?P<r2>[0-9]+))?
     |(?P<cc1d>\$?)(?P<cc1>[A-Za-z]{1,3}):(?P<cc2d>\$?)(?P<cc2>[A-Za-z]{1,3})
-    |(?P<rr1d>\$?)(?P<rr1>[0-9]+):(?P<rr2d>\$?)(?P<rr2>[0-9]+))$""", re.X)
+    |(?P<rr1d>\$?)(?P<rr1>[0-9]+):(?P<rr2d>\$?)(?P<rr2>[0-9]+))$""",
+    re.X,
+)
 
 
 def parse_ref(text: str, row: int, col: int) -> Ref | None:
@@ -145,12 +148,10 @@ def parse_ref(text: str, row: int, col: int) -> Ref | None:
     if m["cc1"]:
         c1, c2 = col_index(m["cc1"]), col_index(m["cc2"])
         ac1, ac2 = bool(m["cc1d"]), bool(m["cc2d"])
-        return Ref(sheet, 1, c1 if ac1 else c1 - col, MAX_ROW, c2 if ac2 else c2 - col,
-                   True, ac1, True, ac2)
+        return Ref(sheet, 1, c1 if ac1 else c1 - col, MAX_ROW, c2 if ac2 else c2 - col, True, ac1, True, ac2)
     r1, r2 = int(m["rr1"]), int(m["rr2"])
     ar1, ar2 = bool(m["rr1d"]), bool(m["rr2d"])
-    return Ref(sheet, r1 if ar1 else r1 - row, 1, r2 if ar2 else r2 - row, MAX_COL,
-               ar1, True, ar2, True)
+    return Ref(sheet, r1 if ar1 else r1 - row, 1, r2 if ar2 else r2 - row, MAX_COL, ar1, True, ar2, True)
 
 
 def _coord(rd: str, r: str, cd: str, c: str, row: int, col: int):
@@ -160,14 +161,17 @@ def _coord(rd: str, r: str, cd: str, c: str, row: int, col: int):
     return (rn if rd else rn - row), bool(rd), (cn if cd else cn - col), bool(cd)
 
 
-_KEY_RE = re.compile(r"""
+_KEY_RE = re.compile(
+    r"""
      (?P<lit>"(?:[^"]|"")*"|'(?:[^']|'')*'|\[[^\]]*\])
     |(?<![A-Za-z0-9_.$\\])(?P<cd>\$?)(?P<c>[A-Za-z]{1,3})(?P<rd>\$?)(?P<r>[0-9]+)
      (?![A-Za-z0-9_.(!\[])
     |(?<![A-Za-z0-9_.$\\])(?P<k1d>\$?)(?P<k1>[A-Za-z]{1,3}):(?P<k2d>\$?)(?P<k2>[A-Za-z]{1,3})
      (?![A-Za-z0-9_.(!\[])
     |(?<![A-Za-z0-9_.$\\])(?P<w1d>\$?)(?P<w1>[0-9]+):(?P<w2d>\$?)(?P<w2>[0-9]+)(?![A-Za-z0-9_.(!])
-    """, re.X)
+    """,
+    re.X,
+)
 
 
 def shape_key(formula: str, row: int, col: int) -> tuple[str, int]:
@@ -198,11 +202,11 @@ def shape_key(formula: str, row: int, col: int) -> tuple[str, int]:
             return rs + (f"C{c}" if m["cd"] else f"C[{c - col}]")
         if kind == "k2":
             a, b = col_index(m["k1"]), col_index(m["k2"])
-            return (f"C{a}" if m["k1d"] else f"C[{a - col}]") + ":" + (
-                f"C{b}" if m["k2d"] else f"C[{b - col}]")
+            return (
+                (f"C{a}" if m["k1d"] else f"C[{a - col}]") + ":" + (f"C{b}" if m["k2d"] else f"C[{b - col}]")
+            )
         a, b = int(m["w1"]), int(m["w2"])
-        return (f"R{a}" if m["w1d"] else f"R[{a - row}]") + ":" + (
-            f"R{b}" if m["w2d"] else f"R[{b - row}]")
+        return (f"R{a}" if m["w1d"] else f"R[{a - row}]") + ":" + (f"R{b}" if m["w2d"] else f"R[{b - row}]")
 
     return _KEY_RE.sub(sub, formula), count
 

@@ -59,8 +59,10 @@ class RecalcReport:
 
     def summary(self) -> str:
         what = "checked" if self.checked else "recalculated"
-        line = (f"{self.source.name}: {what} {self.cells} formula cells in {self.groups} groups "
-                f"({self.units} steps) in {self.seconds:.2f} s")
+        line = (
+            f"{self.source.name}: {what} {self.cells} formula cells in {self.groups} groups "
+            f"({self.units} steps) in {self.seconds:.2f} s"
+        )
         lo = self.by_engine.get("libreoffice", 0)
         line += f"; gputco computed {self.by_engine.get('gputco', 0)}"
         if lo or self.engine != "gputco":
@@ -70,8 +72,10 @@ class RecalcReport:
         if self.checked:
             line += f"; {len(self.mismatches)} cells differ from their stored values"
         if self.unsupported:
-            line += f"; kept stored values for {sum(map(len, self.unsupported.values()))} cells " \
-                    f"with unsupported functions ({', '.join(sorted(self.unsupported))})"
+            line += (
+                f"; kept stored values for {sum(map(len, self.unsupported.values()))} cells "
+                f"with unsupported functions ({', '.join(sorted(self.unsupported))})"
+            )
         return line
 
     def mismatch_table(self, limit: int | None = None) -> str:
@@ -81,8 +85,11 @@ class RecalcReport:
         rows = [("cell", "stored", "computed") + (("engine",) if engines else ()) + ("formula",)]
         for m in self.mismatches[:limit]:
             formula = m.formula if m.formula.startswith("(") else "=" + m.formula.lstrip("=")
-            rows.append((f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed))
-                        + ((m.engine,) if engines else ()) + (formula,))
+            rows.append(
+                (f"{m.sheet}!{m.cell}", _show(m.stored), _show(m.computed))
+                + ((m.engine,) if engines else ())
+                + (formula,)
+            )
         n = len(rows[0]) - 1
         widths = [max(len(r[i]) for r in rows) for i in range(n)]
         lines = ["  ".join(r[i].ljust(widths[i]) for i in range(n)) + "  " + r[n] for r in rows]
@@ -133,8 +140,7 @@ def mismatches(evaluation: Evaluation, libreoffice: set[str] = frozenset()) -> l
             if not same(fc.cached, computed):
                 cell = cell_name(fc.row, fc.col)
                 engine = "libreoffice" if f"{part.name}!{cell}" in libreoffice else "gputco"
-                out.append(Mismatch(part.name, cell, fc.cached, computed,
-                                    _formula_text(fc, masters), engine))
+                out.append(Mismatch(part.name, cell, fc.cached, computed, _formula_text(fc, masters), engine))
     return out
 
 

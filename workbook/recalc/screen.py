@@ -34,8 +34,11 @@ from .refs import cell_name
 OUTSIDE = frozenset({"WEBSERVICE", "FILTERXML", "CALL", "REGISTER.ID", "RTD", "DDE"})
 EXTERNAL_REF = "[external workbook reference]"  # the parser's name for [1]Sheet1!A1
 
-_CALL = re.compile(rb"(?<![A-Za-z0-9_.])(?:_xlfn\.|_xlws\.)?(WEBSERVICE|FILTERXML|CALL|"
-                   rb"REGISTER\.ID|RTD|DDE)\s*\(", re.IGNORECASE)
+_CALL = re.compile(
+    rb"(?<![A-Za-z0-9_.])(?:_xlfn\.|_xlws\.)?(WEBSERVICE|FILTERXML|CALL|"
+    rb"REGISTER\.ID|RTD|DDE)\s*\(",
+    re.IGNORECASE,
+)
 _STRING = re.compile(r'"(?:[^"]|"")*"')
 _PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
 _PARTS = (  # (member-name pattern, what it is)
@@ -45,8 +48,7 @@ _PARTS = (  # (member-name pattern, what it is)
     (re.compile(r"(^|/)vbaProject\.bin$", re.I), "macros (VBA project)"),
     (re.compile(r"(^|/)activeX/[^/]+$", re.I), "ActiveX control"),
 )
-_FORMULA_PARTS = re.compile(r"(^|/)(charts/[^/]+\.xml|pivotCache/pivotCacheDefinition[^/]*\.xml)$",
-                            re.I)
+_FORMULA_PARTS = re.compile(r"(^|/)(charts/[^/]+\.xml|pivotCache/pivotCacheDefinition[^/]*\.xml)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,10 @@ class OutsideReachError(RecalcError, ValueError):
 
     def __init__(self, findings: list[Finding]) -> None:
         self.findings = findings
-        super().__init__(f"not handed to LibreOffice: {describe(findings)}; LibreOffice would run "
-                         "them (fetch URLs, update links, start programs)")
+        super().__init__(
+            f"not handed to LibreOffice: {describe(findings)}; LibreOffice would run "
+            "them (fetch URLs, update links, start programs)"
+        )
 
 
 def describe(findings: list[Finding], limit: int = 6) -> str:
@@ -125,8 +129,11 @@ def screen_formulas(groups) -> list[Finding]:
         for name in bad:
             what = "reference to another workbook" if name == EXTERNAL_REF else name
             cells = g.cells()
-            where = cells[0] if len(cells) == 1 else f"{g.sheet}!{cell_name(g.r0, g.col)}:" \
-                                                     f"{cell_name(g.r1, g.col)}"
+            where = (
+                cells[0]
+                if len(cells) == 1
+                else f"{g.sheet}!{cell_name(g.r0, g.col)}:{cell_name(g.r1, g.col)}"
+            )
             out.append(Finding(what, where))
     return out
 
@@ -163,8 +170,7 @@ def _screen_part(zf: zipfile.ZipFile, name: str, limits: lim.Limits) -> list[Fin
     if name.endswith(".rels"):
         out += _external_targets(zf, name, limits)
     elif _FORMULA_PARTS.search(name):
-        out += [Finding(func, name) for func in
-                _calls_outside_cells(lim.read_member(zf, name, limits))]
+        out += [Finding(func, name) for func in _calls_outside_cells(lim.read_member(zf, name, limits))]
     return out
 
 

@@ -31,8 +31,10 @@ from .errors import WorkbookFormatError
 from .refs import MAX_COL, MAX_ROW, col_index
 
 _WS = rb"[ \t\r\n]"
-_ATTR = rb"""[ \t\r\n]+(?!xmlns)[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?[ \t\r\n]*=[ \t\r\n]*""" \
+_ATTR = (
+    rb"""[ \t\r\n]+(?!xmlns)[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?[ \t\r\n]*=[ \t\r\n]*"""
     rb"""(?:"[^"<&>]*"|'[^'<&>]*')"""
+)
 _CHARS = rb"[^<&\x00-\x08\x0b\x0c\x0e-\x1f]"
 _TEXT = _CHARS + rb"*+(?:&(?:amp|lt|gt|quot|apos);" + _CHARS + rb"*+)*+"
 
@@ -47,21 +49,54 @@ def _grammar(p: bytes) -> re.Pattern:
         return b"</" + p + name + ws + b">"
 
     def element(tag: bytes, text: bytes, attributes: bytes = b"") -> bytes:
-        return (b"<" + p + tag + attributes + ws + b"(?:/>|>(?P<" + text + b">" + _TEXT + b")"
-                + end(tag) + b")")
+        return (
+            b"<" + p + tag + attributes + ws + b"(?:/>|>(?P<" + text + b">" + _TEXT + b")" + end(tag) + b")"
+        )
 
     f = b"(?P<FW>(?P<FE>" + element(b"f", b"FT", b"(?P<FA>" + attrs + b")") + b")" + ws + b")"
     v = b"(?P<VE>" + element(b"v", b"VT") + b")" + ws
-    inline = b"<" + p + b"is" + ws + b"(?:/>|>" + ws + b"(?:" + element(b"t", b"IT", attrs) \
-        + ws + b")?" + end(b"is") + b")" + ws
-    plain = (b' r="(?P<CL>[A-Z]{1,3})(?P<RN>[0-9]{1,7})"(?: s="[0-9]{1,9}")?'
-             b'(?: t="(?P<CT>[A-Za-z]{1,9})")?(?=' + ws + b"/?>)")
-    cell = (b"(?P<CH><" + p + b"c(?:" + plain + b"|(?P<A>" + attrs + b"))" + ws + b"(?:/>|>"
-            + ws + b"))(?:(?<=/>)|(?:" + f + b")?(?:" + v + b")?(?:" + inline + b")?" + end(b"c")
-            + b")")
-    row = b"<" + p + b"row(?P<RA>" + attrs + b")" + ws + b"(?P<RE>/?>)"
-    whole = b"(?P<W>(?P<LEAD>" + ws + b")(?:" + row + b"|(?P<XR>" + end(b"row") + b")|" + cell \
+    inline = (
+        b"<"
+        + p
+        + b"is"
+        + ws
+        + b"(?:/>|>"
+        + ws
+        + b"(?:"
+        + element(b"t", b"IT", attrs)
+        + ws
+        + b")?"
+        + end(b"is")
+        + b")"
+        + ws
+    )
+    plain = (
+        b' r="(?P<CL>[A-Z]{1,3})(?P<RN>[0-9]{1,7})"(?: s="[0-9]{1,9}")?'
+        b'(?: t="(?P<CT>[A-Za-z]{1,9})")?(?=' + ws + b"/?>)"
+    )
+    cell = (
+        b"(?P<CH><"
+        + p
+        + b"c(?:"
+        + plain
+        + b"|(?P<A>"
+        + attrs
         + b"))"
+        + ws
+        + b"(?:/>|>"
+        + ws
+        + b"))(?:(?<=/>)|(?:"
+        + f
+        + b")?(?:"
+        + v
+        + b")?(?:"
+        + inline
+        + b")?"
+        + end(b"c")
+        + b")"
+    )
+    row = b"<" + p + b"row(?P<RA>" + attrs + b")" + ws + b"(?P<RE>/?>)"
+    whole = b"(?P<W>(?P<LEAD>" + ws + b")(?:" + row + b"|(?P<XR>" + end(b"row") + b")|" + cell + b"))"
     # only these groups are read (each costs a bytes object per token); the rest just match
     for unused in (b"LEAD", b"CH", b"A", b"FW", b"FE", b"FT", b"VE", b"VT"):
         whole = whole.replace(b"(?P<" + unused + b">", b"(?:")
@@ -69,11 +104,12 @@ def _grammar(p: bytes) -> re.Pattern:
 
 
 _GRAMMARS: dict[bytes, tuple[re.Pattern, dict[str, int]]] = {}
-_SHEETDATA = re.compile(rb"<((?:[A-Za-z_][\w.\-]*:)?)sheetData(?:" + _ATTR + rb")*" + _WS
-                        + rb"*(/?)>")
+_SHEETDATA = re.compile(rb"<((?:[A-Za-z_][\w.\-]*:)?)sheetData(?:" + _ATTR + rb")*" + _WS + rb"*(/?)>")
 _ATTRS = re.compile(rb"""([\w.:\-]+)[ \t\r\n]*=[ \t\r\n]*(?:"([^"]*)"|'([^']*)')""")
-_NS = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main sheetData",
-       "http://purl.oclc.org/ooxml/spreadsheetml/main sheetData")
+_NS = (
+    "http://schemas.openxmlformats.org/spreadsheetml/2006/main sheetData",
+    "http://purl.oclc.org/ooxml/spreadsheetml/main sheetData",
+)
 
 
 class _Bail(Exception):
@@ -103,8 +139,11 @@ def scan(name: str, path: str, data: bytes, strings: list[str]):
     try:
         if split is None:
             return _piece(name, path, data, strings, prefix, lo, hi)
-        first, second = forked.both(_piece, (name, path, data, strings, prefix, lo, split),
-                                    (name, path, data, strings, prefix, split, hi))
+        first, second = forked.both(
+            _piece,
+            (name, path, data, strings, prefix, lo, split),
+            (name, path, data, strings, prefix, split, hi),
+        )
         return None if first is None or second is None else _joined(first, second)
     finally:
         if collecting:
@@ -120,13 +159,11 @@ def _split_at(data: bytes, lo: int, hi: int, prefix: bytes) -> int | None:
     names its row (so the half's row numbers do not depend on the first), or None."""
     if hi - lo < SPLIT_BYTES:
         return None
-    m = re.compile(rb"<" + re.escape(prefix) + rb"row[ \t\r\n]+r=").search(data, (lo + hi) // 2,
-                                                                            hi)
+    m = re.compile(rb"<" + re.escape(prefix) + rb"row[ \t\r\n]+r=").search(data, (lo + hi) // 2, hi)
     return None if m is None else m.start()
 
 
-def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes, lo: int,
-           hi: int):
+def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes, lo: int, hi: int):
     """The part as read from the rows between byte offsets lo and hi (None: expat's job)."""
     from .sheetxml import SheetPart
 
@@ -153,8 +190,7 @@ def _joined(first, second):
 
     first.max_row = max(first.max_row, second.max_row)
     first.max_col = max(first.max_col, second.max_col)
-    for field in ("hidden_rows", "num_rows", "num_cols", "num_vals", "obj_rows", "obj_cols",
-                  "obj_vals"):
+    for field in ("hidden_rows", "num_rows", "num_cols", "num_vals", "obj_rows", "obj_cols", "obj_vals"):
         more = getattr(second, field)
         getattr(first, field).extend(more.tolist() if isinstance(more, np.ndarray) else more)
     a, b = first.formulas, second.formulas
@@ -179,19 +215,25 @@ def _lengths(column) -> np.ndarray:
     return np.fromiter(map(len, column), np.int64, len(column))
 
 
-def _read(part, g: list[tuple], gi: dict[str, int], lo: int, hi: int,
-          strings: list[str], prefix: int) -> None:
+def _read(
+    part, g: list[tuple], gi: dict[str, int], lo: int, hi: int, strings: list[str], prefix: int
+) -> None:
     """Fill ``part`` from the tokens' groups, column by column (``g[i]``: group i of every
     token), and the elements' byte offsets from where the part's ``<`` and ``>`` are."""
-    if data_end := part.data[lo + sum(map(len, g[gi["W"]])):hi].strip(b" \t\r\n"):
+    if data_end := part.data[lo + sum(map(len, g[gi["W"]])) : hi].strip(b" \t\r\n"):
         raise _Bail(data_end[:20])  # the tokens do not tile <sheetData>
     row_end = _lengths(g[gi["RE"]])
     is_row, is_end = row_end > 0, _lengths(g[gi["XR"]]) > 0
     is_cell = ~(is_row | is_end)
     empty_row = row_end == 2
     depth = np.cumsum(is_row.astype(np.int64) - empty_row - is_end)
-    if len(depth) and (depth.min() < 0 or depth.max() > 1 or depth[-1] != 0
-                       or (depth[is_cell] != 1).any() or (depth[empty_row] != 0).any()):
+    if len(depth) and (
+        depth.min() < 0
+        or depth.max() > 1
+        or depth[-1] != 0
+        or (depth[is_cell] != 1).any()
+        or (depth[empty_row] != 0).any()
+    ):
         raise _Bail  # cells outside rows, rows in rows, a row not closed
     _rows(part, g, gi, np.flatnonzero(is_row))
     cells = np.flatnonzero(is_cell)
@@ -239,8 +281,7 @@ class _Tags:
 
     def element_end(self, at: np.ndarray) -> np.ndarray:
         """Just past each element at ``at`` (past ``/>``, or past its end tag)."""
-        return np.where(self.empty[at], self.end[at],
-                        self.end[np.minimum(at + 1, len(self.lt) - 1)])
+        return np.where(self.empty[at], self.end[at], self.end[np.minimum(at + 1, len(self.lt) - 1)])
 
 
 def _rows(part, g, gi, index: np.ndarray) -> None:
@@ -292,13 +333,11 @@ def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> N
         num = np.flatnonzero(plain[vk] & (_lengths(vt) > 0))
         if len(num):  # numbers: float() of the text, as the expat reader (ValueError: its message)
             values[vk[num]] = list(map(float, _taker(num)(vt)))
-        vt_of = dict(zip(vk[~plain[vk]].tolist(), _taker_list(np.flatnonzero(~plain[vk]), vt),
-                         strict=True))
+        vt_of = dict(zip(vk[~plain[vk]].tolist(), _taker_list(np.flatnonzero(~plain[vk]), vt), strict=True))
     other = np.flatnonzero(~plain)
     if len(other):
         kinds = _taker(other)(types)
-        strs = [k for k, t in zip(other.tolist(), kinds, strict=True) if t == b"str"
-                and k in vt_of]
+        strs = [k for k, t in zip(other.tolist(), kinds, strict=True) if t == b"str" and k in vt_of]
         if strs:  # formula text results, in bulk: the value is the text
             values[strs] = _texts([vt_of[k] for k in strs])
         inline_t = column("IT")
@@ -306,8 +345,9 @@ def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> N
             if t == b"str" and k in vt_of:
                 continue
             raw = vt_of.get(k)
-            values[k] = decode(t.decode(), None if raw is None else _text(raw),
-                               [_text(inline_t[k])], strings, bool(has_f[k]))
+            values[k] = decode(
+                t.decode(), None if raw is None else _text(raw), [_text(inline_t[k])], strings, bool(has_f[k])
+            )
     part.max_row, part.max_col = int(row.max()), int(col.max())
     fk = np.flatnonzero(has_f)
     if len(fk):
@@ -333,8 +373,9 @@ def _taker_list(index: np.ndarray, seq) -> tuple:
     return _taker(index)(seq) if len(index) else ()
 
 
-def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values,
-              types: tuple[bytes, ...]) -> None:
+def _formulas(
+    part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values, types: tuple[bytes, ...]
+) -> None:
     from .formulacols import FormulaColumns, shape_starts
     from .sheetxml import _add_formula
 
@@ -345,17 +386,33 @@ def _formulas(part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col
     v_start = np.where(has_v, tags.lt[v_at], -1)
     v_end = np.where(has_v, tags.element_end(np.where(has_v, v_at, 0)), -1)
     texts = _texts(tags.inner(part.data, f_at))
-    cols = FormulaColumns(row[fk], col[fk], texts, values[fk].tolist(), c_start[fk],
-                          tags.lt[f_at], tags.element_end(f_at), v_start, v_end,
-                          t_attr=_object_array(_taker(fk)(types)))
+    cols = FormulaColumns(
+        row[fk],
+        col[fk],
+        texts,
+        values[fk].tolist(),
+        c_start[fk],
+        tags.lt[f_at],
+        tags.element_end(f_at),
+        v_start,
+        v_end,
+        t_attr=_object_array(_taker(fk)(types)),
+    )
     for k in itertools.compress(range(len(fa)), fa):  # shared and array formulas
         attrs = _attrs(fa[k])
         ref = attrs.get("ref")
         if attrs.get("t") == "array" and ref and ":" in ref:
             raise _Bail  # multi-cell array formulas: the expat reader's business
-        _add_formula(part, int(cols.row[k]), int(cols.col[k]), int(cols.c_start[k]),
-                     [attrs, int(cols.f_start[k]), int(cols.f_end[k]), texts[k]],
-                     cols.cached[k], int(cols.v_start[k]), int(cols.v_end[k]))
+        _add_formula(
+            part,
+            int(cols.row[k]),
+            int(cols.col[k]),
+            int(cols.c_start[k]),
+            [attrs, int(cols.f_start[k]), int(cols.f_end[k]), texts[k]],
+            cols.cached[k],
+            int(cols.v_start[k]),
+            int(cols.v_end[k]),
+        )
         cols.special[k] = part.formulas.pop()
     if not cols.special:  # which cells start a run of one formula filled down (the engine
         cols.starts = shape_starts(cols.row, cols.col, texts)  # compiles only those)
@@ -420,6 +477,6 @@ def _utf8(data: bytes) -> bool:
         data = data[3:]
     if not data.startswith(b"<?xml"):
         return data.startswith(b"<")
-    decl = data[:data.find(b"?>")].lower()
+    decl = data[: data.find(b"?>")].lower()
     m = re.search(rb"encoding\s*=\s*[\"']([^\"']+)", decl)
     return m is None or m.group(1) in (b"utf-8", b"utf8")

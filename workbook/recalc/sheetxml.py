@@ -17,12 +17,25 @@ from .errors import WorkbookFormatError
 from .refs import MAX_COL, MAX_ROW, cell_name, col_index
 from .values import error
 
-_NAMESPACES = ("http://schemas.openxmlformats.org/spreadsheetml/2006/main",
-               "http://purl.oclc.org/ooxml/spreadsheetml/main")
+_NAMESPACES = (
+    "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
+    "http://purl.oclc.org/ooxml/spreadsheetml/main",
+)
 SHEETDATA, ROW, C, F, V, IS, T, RPH = range(8)
-_TAGS = {f"{ns} {local}": code for ns in _NAMESPACES for local, code in (
-    ("sheetData", SHEETDATA), ("row", ROW), ("c", C), ("f", F), ("v", V), ("is", IS), ("t", T),
-    ("rPh", RPH))}
+_TAGS = {
+    f"{ns} {local}": code
+    for ns in _NAMESPACES
+    for local, code in (
+        ("sheetData", SHEETDATA),
+        ("row", ROW),
+        ("c", C),
+        ("f", F),
+        ("v", V),
+        ("is", IS),
+        ("t", T),
+        ("rPh", RPH),
+    )
+}
 _EPOCH = _dt.datetime(1899, 12, 30)
 
 
@@ -105,17 +118,17 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
             r = attrs.get("r")
             if r is not None:
                 letters = r.rstrip("0123456789")
-                digits = r[len(letters):]
+                digits = r[len(letters) :]
                 col = cols.get(letters) or cols.setdefault(letters, _column(letters, r, name))
                 row = int(digits) if digits.isdigit() and digits.isascii() else 0
                 if not 0 < row <= MAX_ROW:
-                    raise WorkbookFormatError(f"sheet {name!r} has a cell with a bad reference "
-                                              f"{r!r} (rows are 1 to {MAX_ROW})")
+                    raise WorkbookFormatError(
+                        f"sheet {name!r} has a cell with a bad reference {r!r} (rows are 1 to {MAX_ROW})"
+                    )
             else:
                 col += 1
                 if col > MAX_COL:
-                    raise WorkbookFormatError(f"sheet {name!r} row {row} has more than "
-                                              f"{MAX_COL} cells")
+                    raise WorkbookFormatError(f"sheet {name!r} row {row} has more than {MAX_COL} cells")
             c_start = p.CurrentByteIndex
             t = attrs.get("t", "n")
             cm = attrs.get("cm")
@@ -131,8 +144,9 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
             r = attrs.get("r")
             if r:
                 if not (r.isascii() and r.isdigit() and 0 < int(r) <= MAX_ROW):
-                    raise WorkbookFormatError(f"sheet {name!r} has a row with a bad number {r!r} "
-                                              f"(rows are 1 to {MAX_ROW})")
+                    raise WorkbookFormatError(
+                        f"sheet {name!r} has a row with a bad number {r!r} (rows are 1 to {MAX_ROW})"
+                    )
                 row = int(r)
             else:
                 row += 1
@@ -204,20 +218,36 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     return part
 
 
-def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, value: object,
-                 v_start: int, v_end: int, cm: str | None = None, areas: list | None = None
-                 ) -> None:
+def _add_formula(
+    part: SheetPart,
+    row: int,
+    col: int,
+    c_start: int,
+    f: list,
+    value: object,
+    v_start: int,
+    v_end: int,
+    cm: str | None = None,
+    areas: list | None = None,
+) -> None:
     attrs, f_start, f_end, text = f
     kind = attrs.get("t", "normal")
-    if areas and not text and kind == "normal" and _add_spill(part, row, col, c_start, value,
-                                                               v_start, v_end, areas):
+    if (
+        areas
+        and not text
+        and kind == "normal"
+        and _add_spill(part, row, col, c_start, value, v_start, v_end, areas)
+    ):
         return  # an empty <f/> inside an array formula's block (Excel writes them for CELL)
     si = attrs.get("si")
     ref = attrs.get("ref")
     if kind == "shared" and not ref and si is not None:
         text = None
-    part.formulas.append(FormulaCell(row, col, text, kind, si, ref, value,
-                                     c_start, f_start, f_end, v_start, v_end, cm is not None))
+    part.formulas.append(
+        FormulaCell(
+            row, col, text, kind, si, ref, value, c_start, f_start, f_end, v_start, v_end, cm is not None
+        )
+    )
     if kind == "array" and ref and ":" in ref and areas is not None:
         area = area_of(ref)
         if area is not None and area[:2] == (row, col) and area[2:] != (row, col):
@@ -225,15 +255,24 @@ def _add_formula(part: SheetPart, row: int, col: int, c_start: int, f: list, val
             areas.add(area, cell_name(row, col))
 
 
-def _add_spill(part: SheetPart, row: int, col: int, c_start: int, value: object, v_start: int,
-               v_end: int, areas: _OpenAreas) -> bool:
+def _add_spill(
+    part: SheetPart,
+    row: int,
+    col: int,
+    c_start: int,
+    value: object,
+    v_start: int,
+    v_end: int,
+    areas: _OpenAreas,
+) -> bool:
     """A cell inside a multi-cell array formula's ref (no formula of its own): listed so that the
     writer can patch its value. False if the cell is in no such ref."""
     master = areas.find(row, col)
     if master is None:
         return False
-    part.formulas.append(FormulaCell(row, col, None, "spill", None, master, value,
-                                     c_start, -1, -1, v_start, v_end))
+    part.formulas.append(
+        FormulaCell(row, col, None, "spill", None, master, value, c_start, -1, -1, v_start, v_end)
+    )
     return True
 
 
@@ -257,8 +296,10 @@ class _OpenAreas:
     def add(self, area: tuple[int, int, int, int], master: str) -> None:
         top, left, bottom, right = area
         if len(self.blocks) >= self.LIMIT:
-            raise WorkbookFormatError(f"sheet {self.sheet!r} has more than {self.LIMIT:,} array "
-                                      f"formulas over several cells reaching row {top}")
+            raise WorkbookFormatError(
+                f"sheet {self.sheet!r} has more than {self.LIMIT:,} array "
+                f"formulas over several cells reaching row {top}"
+            )
         i = bisect_right(self.lefts, left)
         self.lefts.insert(i, left)
         self.blocks.insert(i, (left, right, bottom, master))
@@ -285,9 +326,14 @@ def area_of(ref: str) -> tuple[int, int, int, int] | None:
     ends = []
     for part in ref.replace("$", "").split(":"):
         letters = part.rstrip("0123456789")
-        digits = part[len(letters):]
-        if not (letters.isascii() and letters.isalpha() and len(letters) <= 3
-                and digits.isascii() and digits.isdigit()):
+        digits = part[len(letters) :]
+        if not (
+            letters.isascii()
+            and letters.isalpha()
+            and len(letters) <= 3
+            and digits.isascii()
+            and digits.isdigit()
+        ):
             return None
         ends.append((int(digits), col_index(letters)))
     if len(ends) > 2 or not all(0 < r <= MAX_ROW and 0 < c <= MAX_COL for r, c in ends):
@@ -296,8 +342,7 @@ def area_of(ref: str) -> tuple[int, int, int, int] | None:
     return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
 
 
-def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],
-            formula: bool) -> object:
+def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str], formula: bool) -> object:
     if t == "inlineStr":
         return "".join(inline or [])
     if v is None:
@@ -308,8 +353,7 @@ def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str],
         text = v.strip()
         i = int(text) if text.isdigit() and text.isascii() else -1
         if not 0 <= i < len(strings):
-            raise IndexError(f"shared string {v.strip()} does not exist (the table has "
-                             f"{len(strings)})")
+            raise IndexError(f"shared string {v.strip()} does not exist (the table has {len(strings)})")
         return strings[i]
     if t == "str":
         return v
@@ -334,11 +378,11 @@ def _float(v: str) -> float:
 
 def _column(letters: str, ref: str, sheet: str) -> int:
     """The column of a cell reference's letters, or WorkbookFormatError for a bad reference."""
-    col = col_index(letters) if letters.isascii() and letters.isalpha() and len(letters) <= 3 \
-        else 0
+    col = col_index(letters) if letters.isascii() and letters.isalpha() and len(letters) <= 3 else 0
     if not 0 < col <= MAX_COL:
-        raise WorkbookFormatError(f"sheet {sheet!r} has a cell with a bad reference {ref!r} "
-                                  f"(columns are A to XFD)")
+        raise WorkbookFormatError(
+            f"sheet {sheet!r} has a cell with a bad reference {ref!r} (columns are A to XFD)"
+        )
     return col
 
 

@@ -33,11 +33,11 @@ from .store import BLANK, SheetStore
 from .values import NA, SPILL, VALUE
 
 
-def master_compiled(compiled: Compiled, area: tuple[int, int, int, int],
-                    dynamic: bool) -> Compiled:
+def master_compiled(compiled: Compiled, area: tuple[int, int, int, int], dynamic: bool) -> Compiled:
     """The master cell's shape: the formula evaluated as an array, writing ``area``."""
-    return Compiled(compiled.node, compiled.refs, compiled.unsupported, compiled.per_cell, True,
-                    area, dynamic)
+    return Compiled(
+        compiled.node, compiled.refs, compiled.unsupported, compiled.per_cell, True, area, dynamic
+    )
 
 
 def part_compiled(master: Compiled, row: int, col: int) -> Compiled:
@@ -68,7 +68,7 @@ def result_array(raw, limit: int | None) -> np.ndarray:
             raise ValueError(f"an array of {raw.h:,} x {raw.w:,} cells")
         vals = raw.values()[0]
         out = np.full((raw.h, raw.w), None, dtype=object)
-        out[:vals.shape[0], :vals.shape[1]] = vals
+        out[: vals.shape[0], : vals.shape[1]] = vals
     else:
         out = np.asarray(raw, dtype=object)[0]
     if out.size == 0:
@@ -111,8 +111,9 @@ def fill_cse(store: SheetStore, area: tuple[int, int, int, int], values: np.ndar
             store.set(r, c, NA if i < 0 or j < 0 else values[i, j])
 
 
-def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.ndarray,
-                 occupied) -> list[str]:
+def fill_dynamic(
+    store: SheetStore, area: tuple[int, int, int, int], values: np.ndarray, occupied
+) -> list[str]:
     """Spill ``values`` from the block's top-left; returns problems (cells not in the file).
 
     ``occupied(row, col)`` says whether a cell outside the stored block holds a formula (values
@@ -125,12 +126,16 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
     # cells it filled on an earlier pass over the workbook (past the stored block) are its own
     prev_bottom, prev_right = spilled(store).get((top, left), (bottom, right))
     mine = (max(bottom, prev_bottom), max(right, prev_right))
-    outside = [(r, c) for r in range(top, min(new_bottom, MAX_ROW) + 1)
-               for c in range(left, min(new_right, MAX_COL) + 1)
-               if r > bottom or c > right]
+    outside = [
+        (r, c)
+        for r in range(top, min(new_bottom, MAX_ROW) + 1)
+        for c in range(left, min(new_right, MAX_COL) + 1)
+        if r > bottom or c > right
+    ]
     if not blocked:
-        blocked = any((r > mine[0] or c > mine[1]) and (_filled(store, r, c) or occupied(r, c))
-                      for r, c in outside)
+        blocked = any(
+            (r > mine[0] or c > mine[1]) and (_filled(store, r, c) or occupied(r, c)) for r, c in outside
+        )
     for r in range(top, mine[0] + 1):
         for c in range(left, mine[1] + 1):
             inside = not blocked and r <= new_bottom and c <= new_right
@@ -145,10 +150,12 @@ def fill_dynamic(store: SheetStore, area: tuple[int, int, int, int], values: np.
     if not outside:
         return []
     span = f"{cell_name(top, left)}:{cell_name(new_bottom, new_right)}"
-    return [f"{store.name}!{cell_name(top, left)}: the dynamic array now spills over {span}, "
-            f"beyond the {cell_name(top, left)}:{cell_name(bottom, right)} the file holds; "
-            f"{len(outside)} cells are computed but not written (Excel fills them on its next "
-            "recalculation)"]
+    return [
+        f"{store.name}!{cell_name(top, left)}: the dynamic array now spills over {span}, "
+        f"beyond the {cell_name(top, left)}:{cell_name(bottom, right)} the file holds; "
+        f"{len(outside)} cells are computed but not written (Excel fills them on its next "
+        "recalculation)"
+    ]
 
 
 def spilled(store: SheetStore) -> dict[tuple[int, int], tuple[int, int]]:

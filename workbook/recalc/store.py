@@ -32,8 +32,15 @@ def kind_of(v: object) -> int:
 
 
 #: the kinds of the exact types values have (others: kind_of, one by one)
-_KIND_OF_TYPE = {float: NUMBER, int: NUMBER, np.float64: NUMBER, str: TEXT, bool: BOOL,
-                 XlError: ERROR, type(None): BLANK}
+_KIND_OF_TYPE = {
+    float: NUMBER,
+    int: NUMBER,
+    np.float64: NUMBER,
+    str: TEXT,
+    bool: BOOL,
+    XlError: ERROR,
+    type(None): BLANK,
+}
 
 
 def _objects(items: list) -> np.ndarray:
@@ -170,7 +177,8 @@ class SheetStore:
             raise LimitExceededError(
                 f"a formula reads {m * h * w:,} cells of sheet {self.name!r} at once "
                 f"({h:,} rows x {w:,} columns{f' x {m:,} formula rows' if m > 1 else ''}; "
-                f"limit {self.max_block_cells:,} cells)")
+                f"limit {self.max_block_cells:,} cells)"
+            )
         if isinstance(r0, np.ndarray):
             idx = r0[:, None] + np.arange(h)[None, :]
         else:

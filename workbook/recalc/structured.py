@@ -59,7 +59,7 @@ def expand(text: str, tables: dict[str, Table], sheet: str, row: int, col: int) 
                         continue
                     break
                 j += 1
-            out.append(text[i:j + 1])
+            out.append(text[i : j + 1])
             i = j + 1
             continue
         if ch == "[":
@@ -70,23 +70,23 @@ def expand(text: str, tables: dict[str, Table], sheet: str, row: int, col: int) 
                 continue
             prefix = "".join(out)
             m = _NAME.search(prefix)
-            name = m.group(0) if m and not (m.start() > 0 and prefix[m.start() - 1] in "'!") \
-                else ""
+            name = m.group(0) if m and not (m.start() > 0 and prefix[m.start() - 1] in "'!") else ""
             table = tables.get(name.upper()) if name else _containing(tables, sheet, row, col)
             if name and table is None:
                 out.append(ch)  # an ordinary name followed by "[": leave it to the parser
                 i += 1
                 continue
             if name:
-                out = [prefix[:m.start()]]
-            out.append(_resolve(table, text[i + 1:end], row))
+                out = [prefix[: m.start()]]
+            out.append(_resolve(table, text[i + 1 : end], row))
             i = end + 1
             continue
-        if (ch.isalpha() or ch == "_") and (i == 0 or not (text[i - 1].isalnum()
-                                                          or text[i - 1] in "_.'!$\\")):
+        if (ch.isalpha() or ch == "_") and (
+            i == 0 or not (text[i - 1].isalnum() or text[i - 1] in "_.'!$\\")
+        ):
             m = _WORD.match(text, i)
             word = m.group(0)
-            after = text[m.end():m.end() + 1]
+            after = text[m.end() : m.end() + 1]
             table = tables.get(word.upper())
             if table is not None and after not in ("[", "(", "!"):
                 out.append(_resolve(table, "", row))  # a bare table name: its data rows
@@ -121,8 +121,7 @@ def _closing(text: str, i: int) -> int | None:
 
 def _containing(tables, sheet: str, row: int, col: int) -> Table | None:
     for t in tables.values():
-        if t.sheet.upper() == sheet.upper() and t.top <= row <= t.bottom and \
-                t.left <= col <= t.right:
+        if t.sheet.upper() == sheet.upper() and t.top <= row <= t.bottom and t.left <= col <= t.right:
             return t
     return None
 
@@ -138,7 +137,7 @@ def _items(spec: str) -> list[str]:
             end = _closing(spec, i)
             if end is None:
                 return []
-            items.append(spec[i + 1:end])
+            items.append(spec[i + 1 : end])
             i = end + 1
         elif spec[i] == ":":
             items.append(":")

@@ -93,8 +93,9 @@ def call(name: str, func: Callable, ctx, args, problems: list[str]) -> np.ndarra
         value = _one(name, func, [v for _, v in scalars], kinds, problems, ctx, 0)
         return value if isinstance(value, np.ndarray) else vec.const(value)
     if len(rows) and not any(k in ("range", "moving") for k, _ in scalars):
-        batch = [[[_python(x)] for x in np.broadcast_to(v, (n,))[rows]] if k == "rows" else v
-                 for k, v in scalars]
+        batch = [
+            [[_python(x)] for x in np.broadcast_to(v, (n,))[rows]] if k == "rows" else v for k, v in scalars
+        ]
         got = _batch(func, _trim(batch, kinds), len(rows))
         if got is not None:
             out[rows] = got
@@ -144,8 +145,9 @@ def _one(name, func, argv, kinds, problems, ctx, i):
     try:
         res = func(*_trim(argv, kinds))
     except Exception as err:  # a UDF failure shows as #VALUE!, and is reported
-        problems.append(f"{name} raised {type(err).__name__}: {err} "
-                        f"(row {int(ctx.rows[min(i, len(ctx.rows) - 1)])})")
+        problems.append(
+            f"{name} raised {type(err).__name__}: {err} (row {int(ctx.rows[min(i, len(ctx.rows) - 1)])})"
+        )
         return VALUE
     if isinstance(res, np.ndarray):
         res = res.tolist()
@@ -166,5 +168,5 @@ def _table(res) -> np.ndarray:
     w = max(len(r) for r in rows)
     out = np.full((1, len(rows), w), error("#N/A"), dtype=object)
     for i, r in enumerate(rows):
-        out[0, i, :len(r)] = [_from_python(x) for x in r]
+        out[0, i, : len(r)] = [_from_python(x) for x in r]
     return out

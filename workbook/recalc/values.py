@@ -38,11 +38,24 @@ class XlError:
         return (error, (self.code,))
 
 
-ERRORS: dict[str, XlError] = {c: XlError(c) for c in (
-    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA",
-    "#SPILL!", "#CALC!")}
-NULL, DIV0, VALUE, REF, NAME, NUM, NA = (ERRORS[c] for c in (
-    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+ERRORS: dict[str, XlError] = {
+    c: XlError(c)
+    for c in (
+        "#NULL!",
+        "#DIV/0!",
+        "#VALUE!",
+        "#REF!",
+        "#NAME?",
+        "#NUM!",
+        "#N/A",
+        "#GETTING_DATA",
+        "#SPILL!",
+        "#CALC!",
+    )
+}
+NULL, DIV0, VALUE, REF, NAME, NUM, NA = (
+    ERRORS[c] for c in ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
+)
 #: Excel 365's dynamic-array errors: a spill that is blocked, an empty array (FILTER)
 SPILL, CALC = ERRORS["#SPILL!"], ERRORS["#CALC!"]
 
@@ -62,8 +75,11 @@ def error(text: str) -> XlError:
     return ERRORS.get(parts[0].upper() if parts else "", VALUE)
 
 
-_NUM_RE = re.compile(r"""^\s*(?P<neg>-)?\s*\$?\s*(?P<num>(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?
-                         (?:[eE][-+]?\d+)?)\s*(?P<pct>%)?\s*$""", re.X)
+_NUM_RE = re.compile(
+    r"""^\s*(?P<neg>-)?\s*\$?\s*(?P<num>(?:\d{1,3}(?:,\d{3})+|\d*)(?:\.\d*)?
+                         (?:[eE][-+]?\d+)?)\s*(?P<pct>%)?\s*$""",
+    re.X,
+)
 _DATE_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
 _EPOCH = _dt.date(1899, 12, 30)
 _EPOCH_1904 = _dt.date(1904, 1, 1)
@@ -221,7 +237,7 @@ def compare(a: object, b: object) -> int | XlError:
     return 0 if a == b else -1 if a < b else 1
 
 
-EPS48 = 2.0 ** -48  # relative tolerance of Excel/LibreOffice "approximately equal" (15 digits)
+EPS48 = 2.0**-48  # relative tolerance of Excel/LibreOffice "approximately equal" (15 digits)
 
 
 def approx_equal(a: float, b: float) -> bool:

@@ -94,8 +94,9 @@ def cap_text(a: np.ndarray) -> np.ndarray:
     """
     if a.dtype != OBJ:
         return a
-    long = np.fromiter((isinstance(v, str) and len(v) > MAX_TEXT for v in a.ravel().tolist()),
-                       BOOL, a.size).reshape(a.shape)
+    long = np.fromiter(
+        (isinstance(v, str) and len(v) > MAX_TEXT for v in a.ravel().tolist()), BOOL, a.size
+    ).reshape(a.shape)
     if not long.any():
         return a
     out = a.copy()
@@ -181,8 +182,7 @@ def is_error_array(a: np.ndarray) -> np.ndarray:
     """Mask of the elements that are errors."""
     if a.dtype != OBJ:
         return np.zeros(a.shape, dtype=BOOL)
-    return np.array([isinstance(v, XlError) for v in a.ravel().tolist()],
-                    dtype=BOOL).reshape(a.shape)
+    return np.array([isinstance(v, XlError) for v in a.ravel().tolist()], dtype=BOOL).reshape(a.shape)
 
 
 def rows_of(a: np.ndarray, n: int) -> np.ndarray:

@@ -63,8 +63,13 @@ def element_end(data: bytes, start: int, end_event: int) -> int:
     """
     qname = _QNAME.match(data, start).group(1)
     close = b"</" + qname
-    if data.startswith(close, end_event) and data[end_event + len(close):end_event + len(close)
-                                                  + 1] in (b">", b" ", b"\t", b"\r", b"\n"):
+    if data.startswith(close, end_event) and data[end_event + len(close) : end_event + len(close) + 1] in (
+        b">",
+        b" ",
+        b"\t",
+        b"\r",
+        b"\n",
+    ):
         return data.index(b">", end_event) + 1
     return end_event
 
@@ -88,12 +93,11 @@ def patch_sheet(part: SheetPart, evaluation: Evaluation) -> bytes:
         t, text = value_xml(value)
         start = fc.c_start
         tag = _start_tag(data, start)
-        if prefix is None or data[start + 1:start + 2 + len(prefix)] != prefix + b"c":
+        if prefix is None or data[start + 1 : start + 2 + len(prefix)] != prefix + b"c":
             prefix = _QNAME.match(data, start).group(1)[:-1]  # b"" or b"x:"
         new_tag = _T_ATTR.sub(b"", tag) if b"t" in tag[2:] else tag
         if fc.kind == "spill":  # a cell of a multi-cell array formula: it has no <f>
-            pos = _patch_spill(data, fc, tag, new_tag, None if value is None else (t, text),
-                               prefix, pos, add)
+            pos = _patch_spill(data, fc, tag, new_tag, None if value is None else (t, text), prefix, pos, add)
             continue
         if t is not None:
             new_tag = new_tag[:-1] + b' t="' + t + b'">'
@@ -101,7 +105,7 @@ def patch_sheet(part: SheetPart, evaluation: Evaluation) -> bytes:
         add(new_tag)
         pos = start + len(tag)
         if fc.v_start >= 0:
-            add(data[pos:fc.v_start])
+            add(data[pos : fc.v_start])
             pos = element_end(data, fc.v_start, fc.v_end_event)
         else:
             f_end = element_end(data, fc.f_start, fc.f_end_event)
@@ -112,21 +116,21 @@ def patch_sheet(part: SheetPart, evaluation: Evaluation) -> bytes:
     return b"".join(pieces)
 
 
-def _patch_spill(data: bytes, fc, tag: bytes, new_tag: bytes, value, prefix: bytes, pos: int,
-                 add) -> int:
+def _patch_spill(data: bytes, fc, tag: bytes, new_tag: bytes, value, prefix: bytes, pos: int, add) -> int:
     """Patch a cell inside an array formula's block: its value, or no value when the spill
     left it empty (``value`` None); the cell may be written ``<c .../>``. Returns the new pos."""
     start = fc.c_start
     empty = new_tag.endswith(b"/>")
     if value is not None and value[0] is not None:
-        new_tag = new_tag[:-2 if empty else -1].rstrip() + b' t="' + value[0] + b'"' + (
-            b"/>" if empty else b">")
+        new_tag = (
+            new_tag[: -2 if empty else -1].rstrip() + b' t="' + value[0] + b'"' + (b"/>" if empty else b">")
+        )
     add(data[pos:start])
     if value is None:
         add(new_tag)
         pos = start + len(tag)
         if fc.v_start >= 0:
-            add(data[pos:fc.v_start])
+            add(data[pos : fc.v_start])
             pos = element_end(data, fc.v_start, fc.v_end_event)
         return pos
     v = b"<" + prefix + b"v>" + value[1] + b"</" + prefix + b"v>"
@@ -136,7 +140,7 @@ def _patch_spill(data: bytes, fc, tag: bytes, new_tag: bytes, value, prefix: byt
     add(new_tag)
     pos = start + len(tag)
     if fc.v_start >= 0:
-        add(data[pos:fc.v_start])
+        add(data[pos : fc.v_start])
         add(v)
         return element_end(data, fc.v_start, fc.v_end_event)
     add(v)  # a <c> with children but no <v> (an inline string, say): the value goes first
@@ -163,15 +167,20 @@ def _utf8(data: bytes) -> bool:
     return m is None or m.group(1) in (b"utf-8", b"utf8")
 
 
-def write_package(evaluation: Evaluation, dst: str | Path,
-                  limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
+def write_package(evaluation: Evaluation, dst: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
     """Write the recalculated package to ``dst`` atomically (temp file + rename), replacing it."""
     src = evaluation.package.path
     dst = Path(dst)
-    patched = {part.path: patch_values(part, evaluation) or patch_sheet(part, evaluation)
-               for part in evaluation.package.sheets if part.formulas}
-    with atomic_output(dst, force=True) as tmp, zipfile.ZipFile(src) as zin, \
-            zipfile.ZipFile(tmp, "w") as zout:
+    patched = {
+        part.path: patch_values(part, evaluation) or patch_sheet(part, evaluation)
+        for part in evaluation.package.sheets
+        if part.formulas
+    }
+    with (
+        atomic_output(dst, force=True) as tmp,
+        zipfile.ZipFile(src) as zin,
+        zipfile.ZipFile(tmp, "w") as zout,
+    ):
         for info in zin.infolist():
             data = patched.get(info.filename)
             if data is None:

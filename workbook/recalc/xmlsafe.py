@@ -43,8 +43,9 @@ def run_piece(parser: pyexpat.XMLParserType, data: bytes, part: str, *, final: b
     try:
         parser.Parse(data, final)
     except _DTDRefused:
-        raise WorkbookFormatError(f"{part} declares a DTD or entities; refused for safety "
-                                  "(entity expansion, external entities)") from None
+        raise WorkbookFormatError(
+            f"{part} declares a DTD or entities; refused for safety (entity expansion, external entities)"
+        ) from None
     except pyexpat.ExpatError as err:
         raise WorkbookFormatError(f"{part} is not well-formed XML: {err}") from None
     except LookupError as err:
@@ -73,7 +74,7 @@ def refuse_dtd(data: bytes, part: str) -> None:
     p.StartElementHandler = root
     try:
         for i in range(0, max(len(data), 1), 1 << 16):
-            run_piece(p, data[i:i + (1 << 16)], part, final=i + (1 << 16) >= len(data))
+            run_piece(p, data[i : i + (1 << 16)], part, final=i + (1 << 16) >= len(data))
     except _Root:
         return
 
@@ -97,7 +98,8 @@ def parse_tree(data: bytes, part: str) -> ET.Element:
     builder = ET.TreeBuilder()
     p = make_parser()
     p.StartElementHandler = lambda name, attrs: builder.start(
-        _et_name(name), {_et_name(k): v for k, v in attrs.items()})
+        _et_name(name), {_et_name(k): v for k, v in attrs.items()}
+    )
     p.EndElementHandler = lambda name: builder.end(_et_name(name))
     p.CharacterDataHandler = builder.data
     run(p, data, part)

@@ -48,8 +48,15 @@ from workbook.xlsx.rowfill import fill_rows
 
 __all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
 
-SHEET_ORDER = ("Summary", "Scenarios", "Sensitivity", "MonteCarlo", "Inputs", "Presets",
-               xlwings_sheet.XLWINGS_SHEET)
+SHEET_ORDER = (
+    "Summary",
+    "Scenarios",
+    "Sensitivity",
+    "MonteCarlo",
+    "Inputs",
+    "Presets",
+    xlwings_sheet.XLWINGS_SHEET,
+)
 
 
 @dataclass(frozen=True)
@@ -89,25 +96,40 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     systems = list(spec.grid.get("system", [spec.base.get("system", "H100_HGX")]))
     book = BookBuilder(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
     sheet_presets.build(book)
-    grid = Layout(list(spec.grid), "inp_", "use_", first_col=2, checks=True,
-                  last_year=cash_flow_years(spec.scenario_inputs()))
+    grid = Layout(
+        list(spec.grid),
+        "inp_",
+        "use_",
+        first_col=2,
+        checks=True,
+        last_year=cash_flow_years(spec.scenario_inputs()),
+    )
     base = Layout([], "base_", "base_use_", first_col=2)
-    where = {k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])"
-             for k, v in spec.grid.items()}
+    where = {
+        k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])" for k, v in spec.grid.items()
+    }
     sheet_scenario_inputs.build(book, grid, base, spec.fixed, spec.base, where)
     fills = []
-    first, cols = sheet_scenarios.build(book, grid, spec.grid_columns(), spec.n_scenarios,
-                                        describe(spec) + "; everything else on Inputs")
+    first, cols = sheet_scenarios.build(
+        book, grid, spec.grid_columns(), spec.n_scenarios, describe(spec) + "; everything else on Inputs"
+    )
     fills.append(("Scenarios", first, cols))
     cases = sheet_sensitivity.build(book, spec, base)
     mc_rows = None
     if spec.monte_carlo is not None:
         first, cols, mc_rows = sheet_montecarlo.build(
-            book, spec.monte_carlo, base,
-            cash_flow_years({**spec.base, **spec.monte_carlo.sample()}))
+            book, spec.monte_carlo, base, cash_flow_years({**spec.base, **spec.monte_carlo.sample()})
+        )
         fills.append(("MonteCarlo", first, cols))
-    sheet_summary.build(book, grid, list(spec.grid["system"]) if "system" in spec.grid else None,
-                        spec.n_scenarios, describe(spec), mc_rows, bool(cases))
+    sheet_summary.build(
+        book,
+        grid,
+        list(spec.grid["system"]) if "system" in spec.grid else None,
+        spec.n_scenarios,
+        describe(spec),
+        mc_rows,
+        bool(cases),
+    )
     xlwings_sheet.build_xlwings_conf(book, xlwings_rows)
     order = [s for s in SHEET_ORDER if s in wb.sheetnames]
     for i, name in enumerate(order):
@@ -117,8 +139,13 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     return Built(wb, fills, cases)
 
 
-def write_scenarios(spec: Spec, path: str | os.PathLike, *, force: bool = False,
-                    xlwings_rows: list[tuple[str, str]] | None = None) -> ScenariosResult:
+def write_scenarios(
+    spec: Spec,
+    path: str | os.PathLike,
+    *,
+    force: bool = False,
+    xlwings_rows: list[tuple[str, str]] | None = None,
+) -> ScenariosResult:
     """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``.
 
     The big blocks' rows are written once, formulas with their values (:mod:`.onepass`)."""
@@ -133,8 +160,9 @@ def _fill_then_recalc(tmp: Path, fills: list) -> RecalcReport:
     return recalc_file(tmp, tmp, engine="gputco")
 
 
-def _write(spec: Spec, path: str | os.PathLike, force: bool,
-           xlwings_rows: list[tuple[str, str]] | None, fill) -> ScenariosResult:
+def _write(
+    spec: Spec, path: str | os.PathLike, force: bool, xlwings_rows: list[tuple[str, str]] | None, fill
+) -> ScenariosResult:
     t0 = time.perf_counter()
     results = scenario.evaluate(spec.scenario_inputs())
     mc = None
@@ -146,8 +174,8 @@ def _write(spec: Spec, path: str | os.PathLike, force: bool,
         t1 = time.perf_counter()
         report = fill(Path(tmp), built.fills)
         if report.problems:
-            raise RecalcError("the scenario workbook did not recalculate cleanly: "
-                              + "; ".join(report.problems[:5]))
+            raise RecalcError(
+                "the scenario workbook did not recalculate cleanly: " + "; ".join(report.problems[:5])
+            )
         t2 = time.perf_counter()
-    return ScenariosResult(Path(path), spec, results, built.sensitivity, mc, t1 - t0, t2 - t1,
-                           report)
+    return ScenariosResult(Path(path), spec, results, built.sensitivity, mc, t1 - t0, t2 - t1, report)

@@ -25,13 +25,27 @@ from workbook.xlsx.validation import validate_range
 SHEET = "Inputs"
 VALUE_COL = 4  # D
 #: drop-down list of each text input (defined on Presets)
-LISTS = {"system": "list_systems", "buyer": "list_buyers", "model": "list_models",
-         "precision": "list_precisions", "convention": "list_conventions"}
+LISTS = {
+    "system": "list_systems",
+    "buyer": "list_buyers",
+    "model": "list_models",
+    "precision": "list_precisions",
+    "convention": "list_conventions",
+}
 #: what an empty value cell means, per input
 BLANK_PRESET = {
-    **{k: "blank = the buyer type's preset" for k in
-       ("cost_of_capital", "life_years", "residual_fraction", "pue", "usd_per_kwh",
-        "colo_usd_per_kw_month", "other_usd_per_gpu_hour")},
+    **{
+        k: "blank = the buyer type's preset"
+        for k in (
+            "cost_of_capital",
+            "life_years",
+            "residual_fraction",
+            "pue",
+            "usd_per_kwh",
+            "colo_usd_per_kw_month",
+            "other_usd_per_gpu_hour",
+        )
+    },
     "capex_per_gpu": "blank = the system's all-in price per GPU x the buyer's price level",
     "it_kw_per_gpu": "blank = the system's preset",
     "peak_tflops": "blank = the system's dense peak at the precision",
@@ -47,22 +61,32 @@ def default(name: str) -> object:
     return None if d in (chain.PRESET, chain.OPTIONAL) or isinstance(d, chain.Like) else d
 
 
-def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_values: dict,
-          grid_where: dict[str, str]) -> None:
+def build(
+    book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_values: dict, grid_where: dict[str, str]
+) -> None:
     """Write the sheet. ``grid_where`` maps each grid input to a note on where it varies."""
     ws = book.wb.create_sheet(SHEET)
-    styles.title(ws, "Inputs: the named cells every scenario reads",
-                 "Blue on yellow: inputs (blank = preset). Grey: looked up from Presets. Column A: "
-                 "the defined name. Change a value here and every scenario follows.")
+    styles.title(
+        ws,
+        "Inputs: the named cells every scenario reads",
+        "Blue on yellow: inputs (blank = preset). Grey: looked up from Presets. Column A: "
+        "the defined name. Change a value here and every scenario follows.",
+    )
     dvs = {}
     for key, list_name in LISTS.items():
-        dvs[key] = DataValidation(type="list", formula1=list_name, allow_blank=False,
-                                  showErrorMessage=True, errorTitle="Not a preset",
-                                  error="Pick a value from the drop-down (the list is on Presets).")
+        dvs[key] = DataValidation(
+            type="list",
+            formula1=list_name,
+            allow_blank=False,
+            showErrorMessage=True,
+            errorTitle="Not a preset",
+            error="Pick a value from the drop-down (the list is on Presets).",
+        )
         ws.add_data_validation(dvs[key])
     row = 4
-    styles.section_row(ws, row, "Scenario inputs: the same for every scenario (the SPEC's "
-                       "[fixed], else the default)", 5)
+    styles.section_row(
+        ws, row, "Scenario inputs: the same for every scenario (the SPEC's [fixed], else the default)", 5
+    )
     row = _header(ws, row + 1)
     for name, q in INPUTS.items():
         row += 1
@@ -76,16 +100,22 @@ def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_value
         _note(ws, row, "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default"))
 
     row += 2
-    styles.section_row(ws, row, "Values used by every scenario (the preset where the input "
-                       "above is blank)", 5)
+    styles.section_row(
+        ws, row, "Values used by every scenario (the preset where the input above is blank)", 5
+    )
     row = _header(ws, row + 1)
     for q in grid.constants:
         row += 1
         _used(book, ws, row, grid, q)
 
     row += 2
-    styles.section_row(ws, row, "Base scenario: the centre of Sensitivity and Monte Carlo (the "
-                       "SPEC's [base], else each grid input's first value and [fixed])", 5)
+    styles.section_row(
+        ws,
+        row,
+        "Base scenario: the centre of Sensitivity and Monte Carlo (the "
+        "SPEC's [base], else each grid input's first value and [fixed])",
+        5,
+    )
     row = _header(ws, row + 1)
     for name, q in INPUTS.items():
         row += 1
@@ -96,7 +126,6 @@ def build(book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_value
     for q in base.constants:
         row += 1
         _used(book, ws, row, base, q)
-
 
     row += 2
     styles.section_row(ws, row, "Unit constants (not assumptions)", 5)

@@ -72,13 +72,20 @@ def _arch(i: chain.Input) -> Quantity:
 #: the chain's model-level steps (FLOPs per token)
 USED = (
     *(_used_input(i) for i in chain.SCENARIO_INPUTS if i.default == chain.PRESET),
-    *(Quantity(i.key, i.label, i.unit, "used", f'=IF(<{i.key}>="",[{i.default.key}],<{i.key}>)')
-      for i in chain.SCENARIO_INPUTS if isinstance(i.default, chain.Like)),
+    *(
+        Quantity(i.key, i.label, i.unit, "used", f'=IF(<{i.key}>="",[{i.default.key}],<{i.key}>)')
+        for i in chain.SCENARIO_INPUTS
+        if isinstance(i.default, chain.Like)
+    ),
     *(_arch(i) for i in chain.INPUTS if i.scope in ("model", "system_preset")),
-    *(Quantity(s.key, s.label, s.unit, "used", chain.formula(s.key, lambda n: f"[{n}]"))
-      for s in chain.STEPS if s.level == "model"),
+    *(
+        Quantity(s.key, s.label, s.unit, "used", chain.formula(s.key, lambda n: f"[{n}]"))
+        for s in chain.STEPS
+        if s.level == "model"
+    ),
 )
 PRESET_BACKED = frozenset(q.key for q in USED if q.key in INPUTS)
+
 
 def _result_steps() -> list[chain.Step]:
     """The chain's scenario-level steps that its outputs need, one column each (those reading
@@ -121,6 +128,7 @@ def year_key(column: str, year: int) -> str:
 
 def _year_ref(last: int, year: int | None = None):
     """The chain's per-year references for a row whose years 0..``last`` have cells."""
+
     def ref(column: str, spec: str) -> str | None:
         if column == "year":
             return str(year)
@@ -134,6 +142,7 @@ def _year_ref(last: int, year: int | None = None):
         hi = str(last) if hi == "last" else hi
         cells = f"[{year_key(column, int(lo))}]"
         return cells if not hi else f"{cells}:[{year_key(column, int(hi))}]"
+
     return ref
 
 
@@ -145,10 +154,10 @@ def _guarded(key: str, last: int = LAST_YEAR) -> str:
         return f'="{NO_TABLE}"'
     text = chain.formula(key, lambda n: f"[{n}]", year=_year_ref(last))
     if chain.reads_year_table(key):
-        whole = ",".join(f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}"
-                         for n in ("life_years", "depreciation_years"))
-        text = (f'=IF(OR({whole}),"cash flows need whole life and depreciation years 1..{last}",'
-                f"{text[1:]})")
+        whole = ",".join(
+            f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}" for n in ("life_years", "depreciation_years")
+        )
+        text = f'=IF(OR({whole}),"cash flows need whole life and depreciation years 1..{last}",{text[1:]})'
     needs = chain.optional_inputs_of(key)
     if not needs:
         return text
@@ -159,15 +168,21 @@ def _guarded(key: str, last: int = LAST_YEAR) -> str:
 def _check(key: str, short: str, label: str) -> tuple[Quantity, Quantity]:
     """A TCO_ function beside the native column ``key`` (column ``<short>_udf``), and their
     relative difference (``<short>_udf_diff``)."""
-    return (Quantity(f"{short}_udf", label, chain.step(key).unit, "check",
-                     chain.check_formula(key, lambda n: f"[{n}]")),
-            Quantity(f"{short}_udf_diff", "relative difference", "rel. diff", "check",
-                     f"=[{short}_udf]/[{key}]-1"))
+    return (
+        Quantity(
+            f"{short}_udf", label, chain.step(key).unit, "check", chain.check_formula(key, lambda n: f"[{n}]")
+        ),
+        Quantity(
+            f"{short}_udf_diff", "relative difference", "rel. diff", "check", f"=[{short}_udf]/[{key}]-1"
+        ),
+    )
 
 
 #: the TCO_ functions beside the native formulas, and their relative differences
-CHECKS = (*_check("tco_usd_per_gpu_hour", "tco", "TCO per GPU-hour by =TCO_TOTAL_PER_GPU_HOUR"),
-          *_check("usd_per_mtok", "usd_per_mtok", "Cost per Mtok by =TCO_COST_PER_MTOK"))
+CHECKS = (
+    *_check("tco_usd_per_gpu_hour", "tco", "TCO per GPU-hour by =TCO_TOTAL_PER_GPU_HOUR"),
+    *_check("usd_per_mtok", "usd_per_mtok", "Cost per Mtok by =TCO_COST_PER_MTOK"),
+)
 
 _REF = re.compile(r"\[([a-z0-9_]+)\]")
 _INPUT_CELL = re.compile(r"<([a-z0-9_]+)>")
@@ -194,8 +209,16 @@ class Layout:
         row gives a rent, no table (those cells say what they need).
     """
 
-    def __init__(self, varying: Sequence[str], inp: str, use: str, *, first_col: int,
-                 checks: bool = False, last_year: int = LAST_YEAR) -> None:
+    def __init__(
+        self,
+        varying: Sequence[str],
+        inp: str,
+        use: str,
+        *,
+        first_col: int,
+        checks: bool = False,
+        last_year: int = LAST_YEAR,
+    ) -> None:
         unknown = [k for k in varying if k not in INPUTS]
         if unknown:
             raise ValueError(f"not scenario inputs: {unknown}")
@@ -213,18 +236,31 @@ class Layout:
             else:
                 self.constants.append(q)
         if not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
-            raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got "
-                             f"{last_year!r}")
+            raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got {last_year!r}")
         self.last_year = int(last_year)
-        self.results = [Quantity(st.key, st.label, st.unit, "result",
-                                 _guarded(st.key, self.last_year)) for st in _result_steps()]
+        self.results = [
+            Quantity(st.key, st.label, st.unit, "result", _guarded(st.key, self.last_year))
+            for st in _result_steps()
+        ]
         self.year_columns = [
-            Quantity(year_key(c, y), f"{chain.year_step(c).label}, year {y}",
-                     "years" if c == "payback_point" else "USD", "year",
-                     chain.formula(c, lambda n: f"[{n}]", year=_year_ref(self.last_year, y)))
-            for c in YEAR_COLUMNS for y in range(self.last_year + 1) if self.last_year]
-        self.columns: list[Quantity] = [INPUTS[k] for k in self.varying] + self.used_columns \
-            + self.results + (list(CHECKS) if checks else []) + self.year_columns
+            Quantity(
+                year_key(c, y),
+                f"{chain.year_step(c).label}, year {y}",
+                "years" if c == "payback_point" else "USD",
+                "year",
+                chain.formula(c, lambda n: f"[{n}]", year=_year_ref(self.last_year, y)),
+            )
+            for c in YEAR_COLUMNS
+            for y in range(self.last_year + 1)
+            if self.last_year
+        ]
+        self.columns: list[Quantity] = (
+            [INPUTS[k] for k in self.varying]
+            + self.used_columns
+            + self.results
+            + (list(CHECKS) if checks else [])
+            + self.year_columns
+        )
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}
 
     def letter(self, key: str) -> str:

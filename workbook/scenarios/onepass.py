@@ -50,14 +50,19 @@ def fill_evaluated(path: Path, fills: list[Fill]) -> RecalcReport:
         store = evaluation.book.sheet(sheet)
         n = _rows(cols)
         rows = np.arange(first, first + n, dtype=np.int64)
-        values = {c.col: column_xml(store, c.col, rows, value_xml) for c in cols
-                  if c.formula is not None}
-        others = {p: x for p, x in patched.items()
-                  if p not in {heads[s].path for s in blocks if s != sheet}}
+        values = {c.col: column_xml(store, c.col, rows, value_xml) for c in cols if c.formula is not None}
+        others = {p: x for p, x in patched.items() if p not in {heads[s].path for s in blocks if s != sheet}}
         fill_rows(path, sheet, first, cols, values=values, parts=others)
-    return RecalcReport(path, path, evaluation.cells, len(evaluation.groups), evaluation.units,
-                        time.perf_counter() - start, dict(evaluation.unsupported),
-                        problems=list(evaluation.problems))
+    return RecalcReport(
+        path,
+        path,
+        evaluation.cells,
+        len(evaluation.groups),
+        evaluation.units,
+        time.perf_counter() - start,
+        dict(evaluation.unsupported),
+        problems=list(evaluation.problems),
+    )
 
 
 def _rows(cols: list[BlockColumn]) -> int:
@@ -82,10 +87,8 @@ def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPar
         keep = [k for k, r in enumerate(rs) if r < first]
         return [[x[k] for k in keep] for x in (rs, *lists)]
 
-    part.num_rows, part.num_cols, part.num_vals = above(part.num_rows, part.num_cols,
-                                                        part.num_vals)
-    part.obj_rows, part.obj_cols, part.obj_vals = above(part.obj_rows, part.obj_cols,
-                                                        part.obj_vals)
+    part.num_rows, part.num_cols, part.num_vals = above(part.num_rows, part.num_cols, part.num_vals)
+    part.obj_rows, part.obj_cols, part.obj_vals = above(part.obj_rows, part.obj_cols, part.obj_vals)
     per_col: list[list[str]] = []
     formula_cols: list[int] = []
     for c in sorted(cols, key=lambda c: c.col):
@@ -113,9 +116,17 @@ def _put_block(part: SheetPart, first: int, cols: list[BlockColumn]) -> SheetPar
     for j, col_texts in enumerate(per_col):
         texts[:, j] = col_texts
     none = np.full(n * m, -1, dtype=np.int64)
-    block = FormulaColumns(np.repeat(rows, m), np.tile(np.array(formula_cols, np.int64), n),
-                           texts.reshape(-1).tolist(), [None] * (n * m), none, none, none,
-                           none, none)
+    block = FormulaColumns(
+        np.repeat(rows, m),
+        np.tile(np.array(formula_cols, np.int64), n),
+        texts.reshape(-1).tolist(),
+        [None] * (n * m),
+        none,
+        none,
+        none,
+        none,
+        none,
+    )
     part.formulas = joined(head.formulas, block) if len(head.formulas) else block
     part.max_row = max(part.max_row, first + n - 1)
     part.max_col = max(part.max_col, max(c.col for c in cols))

@@ -31,14 +31,19 @@ from workbook.xlsx.validation import validate_range
 
 SHEET = "Scenarios"
 HEAD_ROW = 4  # headings; keys on the next row, data after
-GROUPS = {"input": "inputs", "used": "values used", "result": "results",
-          "check": "TCO_ functions (need the add-in in Excel) vs native formulas",
-          "year": "cash flow per year of owning one GPU and renting it out (USD; year 0 = "
-                  "purchase; the NPV, IRR and payback columns read these)"}
+GROUPS = {
+    "input": "inputs",
+    "used": "values used",
+    "result": "results",
+    "check": "TCO_ functions (need the add-in in Excel) vs native formulas",
+    "year": "cash flow per year of owning one GPU and renting it out (USD; year 0 = "
+    "purchase; the NPV, IRR and payback columns read these)",
+}
 
 
-def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: int,
-          subtitle: str) -> tuple[int, list[BlockColumn]]:
+def build(
+    book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: int, subtitle: str
+) -> tuple[int, list[BlockColumn]]:
     """Headings and the template row; returns (first data row, the columns to fill)."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, f"Scenarios: {n:,} rows, one per combination of the grid", subtitle)
@@ -48,9 +53,14 @@ def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: i
     ws.auto_filter.ref = f"A{first - 1}:{last}{first + n - 1}"
     for key in layout.varying:
         if key in LISTS:
-            dv = DataValidation(type="list", formula1=LISTS[key], allow_blank=False,
-                                showErrorMessage=True, errorTitle="Not a preset",
-                                error="Pick a value from the drop-down (the list is on Presets).")
+            dv = DataValidation(
+                type="list",
+                formula1=LISTS[key],
+                allow_blank=False,
+                showErrorMessage=True,
+                errorTitle="Not a preset",
+                error="Pick a value from the drop-down (the list is on Presets).",
+            )
             letter = layout.letter(key)
             dv.add(f"{letter}{first}:{letter}{first + n - 1}")
             ws.add_data_validation(dv)
@@ -60,9 +70,17 @@ def build(book: BookBuilder, layout: Layout, columns: Mapping[str, object], n: i
     return first, cols
 
 
-def row_block(book: BookBuilder, ws, layout: Layout, columns: Mapping[str, object], n: int,
-              id_key: str, prefix: str, head_row: int = HEAD_ROW,
-              extra: tuple = ()) -> tuple[int, list[BlockColumn]]:
+def row_block(
+    book: BookBuilder,
+    ws,
+    layout: Layout,
+    columns: Mapping[str, object],
+    n: int,
+    id_key: str,
+    prefix: str,
+    head_row: int = HEAD_ROW,
+    extra: tuple = (),
+) -> tuple[int, list[BlockColumn]]:
     """Write a block's headings and styled template row; define ``<prefix><key>`` per column.
 
     ``columns`` holds the values of the varying inputs (arrays, or Coded for text); ``extra``
@@ -91,11 +109,11 @@ def row_block(book: BookBuilder, ws, layout: Layout, columns: Mapping[str, objec
     for col, (key, label, unit, kind) in sorted(heads.items()):
         if kind and (col == 2 or heads.get(col - 1, ("",) * 4)[3] != kind):
             ws.cell(row=groups_row, column=col, value=GROUPS[kind]).font = styles.SECTION_FONT
-        styles.header_row(ws, head_row, [f"{label} ({unit})" if unit and unit != "key"
-                                         else label], first_col=col)
+        styles.header_row(
+            ws, head_row, [f"{label} ({unit})" if unit and unit != "key" else label], first_col=col
+        )
         ws.cell(row=head_row + 1, column=col, value=key).font = styles.KEY_FONT
-        styles.widths(ws, {col: 9 if col == 1 else 16 if kind == "check" else 12
-                           if kind == "year" else 14})
+        styles.widths(ws, {col: 9 if col == 1 else 16 if kind == "check" else 12 if kind == "year" else 14})
         letter = get_column_letter(col)
         book.define(f"{prefix}{key}", ws, f"${letter}${first}:${letter}${first + n - 1}")
     ws.row_dimensions[head_row].height = 45

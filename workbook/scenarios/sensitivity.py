@@ -25,9 +25,24 @@ from workbook.xlsx.book import BookBuilder
 
 SHEET = "Sensitivity"
 TABLE_ROW = 5  # header of the tornado table
-HEADINGS = ["driver", "", "unit", "base value", "swing", "floor", "low value", "high value",
-            "$/Mtok at low", "$/Mtok at high", "change at low", "change at high",
-            "NPV at low ($/GPU)", "NPV at high ($/GPU)", "IRR at low", "IRR at high"]
+HEADINGS = [
+    "driver",
+    "",
+    "unit",
+    "base value",
+    "swing",
+    "floor",
+    "low value",
+    "high value",
+    "$/Mtok at low",
+    "$/Mtok at high",
+    "change at low",
+    "change at high",
+    "NPV at low ($/GPU)",
+    "NPV at high ($/GPU)",
+    "IRR at low",
+    "IRR at high",
+]
 #: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
 DECISIONS = (("npv_usd_per_gpu", "USD", 13), ("irr", "1/year", 15))
 
@@ -41,15 +56,17 @@ def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, flo
     return sorted(out, key=lambda c: -abs(c[5] - c[4]))
 
 
-def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float,
-                                                               float]]:
+def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float, float]]:
     """Write the sheet; return the cases in table order (for the command's summary)."""
     ws = book.wb.create_sheet(SHEET)
     cases = ordered_cases(spec)
-    styles.title(ws, "Sensitivity: cost per million tokens when one driver moves",
-                 "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
-                 "overhead above 1), everything else at the base scenario (Inputs, base_*). "
-                 "Change the swings or the base and the table, the cases and the chart follow.")
+    styles.title(
+        ws,
+        "Sensitivity: cost per million tokens when one driver moves",
+        "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
+        "overhead above 1), everything else at the base scenario (Inputs, base_*). "
+        "Change the swings or the base and the table, the cases and the chart follow.",
+    )
     styles.header_row(ws, TABLE_ROW, HEADINGS)
     ws.row_dimensions[TABLE_ROW].height = 30
     k = len(cases)
@@ -76,19 +93,17 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
             styles.style_formula(ws.cell(row=r, column=col, value="=" + moved), q.unit)
         low_row, high_row = first_case + 1 + 2 * i, first_case + 2 + 2 * i
         for col, case_row in ((9, low_row), (10, high_row)):
-            styles.style_formula(ws.cell(row=r, column=col, value=f"={mtok}{case_row}"),
-                                 "USD/Mtok")
+            styles.style_formula(ws.cell(row=r, column=col, value=f"={mtok}{case_row}"), "USD/Mtok")
         for col, src in ((11, "I"), (12, "J")):
-            styles.style_formula(ws.cell(row=r, column=col,
-                                         value=f"={src}{r}-sens_base_usd_per_mtok"), "USD/Mtok")
+            styles.style_formula(
+                ws.cell(row=r, column=col, value=f"={src}{r}-sens_base_usd_per_mtok"), "USD/Mtok"
+            )
         for key, unit, first_col in DECISIONS:
             letter = layout.letter(key)
             for col, case_row in ((first_col, low_row), (first_col + 1, high_row)):
-                styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"),
-                                     unit)
+                styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"), unit)
     base_row = TABLE_ROW + k + 2
-    ws.cell(row=base_row, column=2, value="Base scenario: cost per million tokens").font = \
-        styles.BOLD
+    ws.cell(row=base_row, column=2, value="Base scenario: cost per million tokens").font = styles.BOLD
     cell = ws.cell(row=base_row, column=9, value=f"={mtok}{first_case}")
     styles.style_formula(cell, "USD/Mtok")
     cell.font = styles.BOLD
@@ -96,8 +111,12 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
     _chart(ws, k)
 
     head = first_case - 2
-    styles.section_row(ws, head - 2, "Cases: the whole chain for the base and each driver "
-                       "moved (driver columns point at the table above)", 12)
+    styles.section_row(
+        ws,
+        head - 2,
+        "Cases: the whole chain for the base and each driver moved (driver columns point at the table above)",
+        12,
+    )
     n = 1 + 2 * k
     columns = {d: np.zeros(n) for d in layout.varying}
     first, cols = row_block(book, ws, layout, columns, n, "case", "sens_", head_row=head)

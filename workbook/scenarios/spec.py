@@ -80,8 +80,9 @@ class MonteCarlo:
     def sample(self) -> dict[str, np.ndarray]:
         """The draws of every random input, from ``numpy.random.default_rng(seed)`` in SPEC order."""
         rng = np.random.default_rng(self.seed)
-        out = {name: sampling.draw(dist, params, self.draws, rng)
-               for name, (dist, params) in self.dists.items()}
+        out = {
+            name: sampling.draw(dist, params, self.draws, rng) for name, (dist, params) in self.dists.items()
+        }
         for name in set(out) & set(ranges.WHOLE_YEARS):  # whole years, at least one
             out[name] = np.maximum(1.0, np.floor(out[name] + 0.5))
         return out
@@ -165,17 +166,21 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
             raise SpecError(key, f"must be a table ([{key}]), got {_show(value)}")
         tables[key] = value
     if not tables["grid"]:
-        raise SpecError("grid", "the SPEC needs a [grid] table: at least one input with a list "
-                        "of values, e.g. mfu = [0.4, 0.5]")
+        raise SpecError(
+            "grid",
+            "the SPEC needs a [grid] table: at least one input with a list of values, e.g. mfu = [0.4, 0.5]",
+        )
     zipped = _zipped(tables["grid"].get("zip", []), tables["grid"])
-    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items()
-            if name != "zip"}
+    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items() if name != "zip"}
     n = math.prod(len(grid[axis[0]]) for axis in _axes(grid, zipped))
     if n > MAX_SCENARIOS:
         sizes = " x ".join(f"{k} {len(v)}" for k, v in grid.items())
-        raise SpecError("grid", f"{n:,} scenarios ({sizes}) is more than the limit of "
-                        f"{MAX_SCENARIOS:,} rows of formulas; shorten the lists, or run them "
-                        "with gputco batch (no formulas, millions of rows)")
+        raise SpecError(
+            "grid",
+            f"{n:,} scenarios ({sizes}) is more than the limit of "
+            f"{MAX_SCENARIOS:,} rows of formulas; shorten the lists, or run them "
+            "with gputco batch (no formulas, millions of rows)",
+        )
     fixed = {}
     for name, value in tables["fixed"].items():
         if name in grid:
@@ -184,8 +189,9 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
     base = {**fixed, **{k: v[0] for k, v in grid.items()}}
     base.update({name: _scalar(f"base.{name}", name, v) for name, v in tables["base"].items()})
     if "mfu" not in base:
-        raise SpecError("grid", "every scenario needs an MFU: put mfu in [grid] (a list) or "
-                        "[fixed] (one value)")
+        raise SpecError(
+            "grid", "every scenario needs an MFU: put mfu in [grid] (a list) or [fixed] (one value)"
+        )
     spec = Spec(grid, fixed, base, zipped=zipped)
     _check_values(spec, tables["base"])
     drivers, swings = _sensitivity(tables["sensitivity"])
@@ -207,8 +213,11 @@ def _input_name(path: str, name: str) -> str:
 def _grid_values(name: str, values: object) -> tuple:
     path = f"grid.{_input_name(f'grid.{name}', name)}"
     if not isinstance(values, list):
-        raise SpecError(path, f"must be a list of values, e.g. {name} = [...], got "
-                        f"{_show(values)} (one value for every scenario goes in [fixed])")
+        raise SpecError(
+            path,
+            f"must be a list of values, e.g. {name} = [...], got "
+            f"{_show(values)} (one value for every scenario goes in [fixed])",
+        )
     if not values:
         raise SpecError(path, "the list is empty; give at least one value")
     out = tuple(_scalar(path, name, v) for v in values)
@@ -224,8 +233,11 @@ def _scalar(path: str, name: str, value: object) -> object:
     """One validated value: a preset key for text inputs, a finite float for numbers."""
     _input_name(path, name)
     if isinstance(value, list | dict):
-        raise SpecError(path, f"one value expected, got {_show(value)}"
-                        + (" (lists of values go in [grid])" if isinstance(value, list) else ""))
+        raise SpecError(
+            path,
+            f"one value expected, got {_show(value)}"
+            + (" (lists of values go in [grid])" if isinstance(value, list) else ""),
+        )
     if name in scenario.TEXT_INPUTS:
         if not isinstance(value, str):
             raise SpecError(path, f"must be text (a name), got {_show(value)}")
@@ -280,19 +292,22 @@ def _evaluate(inputs: Mapping, path: str, blame: Mapping[str, str] | None = None
 def _sensitivity(table: Mapping) -> tuple[tuple[str, ...], dict[str, float]]:
     for key in table:
         if key not in ("inputs", "swing"):
-            raise SpecError(f"sensitivity.{key}", _unknown("sensitivity key", key,
-                                                           ("inputs", "swing")))
+            raise SpecError(f"sensitivity.{key}", _unknown("sensitivity key", key, ("inputs", "swing")))
     drivers = table.get("inputs", list(DEFAULT_DRIVERS))
     if not isinstance(drivers, list) or not drivers:
-        raise SpecError("sensitivity.inputs", f"must be a non-empty list of numeric inputs, e.g. "
-                        f"{list(DEFAULT_DRIVERS[:2])}, got {_show(drivers)}")
+        raise SpecError(
+            "sensitivity.inputs",
+            f"must be a non-empty list of numeric inputs, e.g. "
+            f"{list(DEFAULT_DRIVERS[:2])}, got {_show(drivers)}",
+        )
     for d in drivers:
         if not isinstance(d, str):
             raise SpecError("sensitivity.inputs", f"must list input names, got {_show(d)}")
         _input_name("sensitivity.inputs", d)
         if d not in NUMERIC:
-            raise SpecError("sensitivity.inputs", f"{d} is text; only numeric inputs can be "
-                            f"moved: {', '.join(NUMERIC)}")
+            raise SpecError(
+                "sensitivity.inputs", f"{d} is text; only numeric inputs can be moved: {', '.join(NUMERIC)}"
+            )
     if len(set(drivers)) < len(drivers):
         twice = next(d for d in drivers if drivers.count(d) > 1)
         raise SpecError("sensitivity.inputs", f"{twice} is listed twice")
@@ -311,8 +326,7 @@ def _sensitivity(table: Mapping) -> tuple[tuple[str, ...], dict[str, float]]:
 
 def _fraction(path: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise SpecError(path, f"must be a fraction in (0, 1), e.g. 0.2 for +/-20%, got "
-                        f"{_show(value)}")
+        raise SpecError(path, f"must be a fraction in (0, 1), e.g. 0.2 for +/-20%, got {_show(value)}")
     return float(value)
 
 
@@ -322,9 +336,12 @@ def _check_sensitivity(spec: Spec) -> None:
             try:
                 scenario.evaluate({**spec.base, d: value})
             except GputcoError as err:
-                raise SpecError(f"sensitivity.{d}", f"the {label} case ({d} = {value:g}, the "
-                                f"base {b:g} moved by {spec.swing(d):.0%}) is invalid: {err}; "
-                                f"give a smaller swing, e.g. swing = {{ {d} = 0.1 }}") from None
+                raise SpecError(
+                    f"sensitivity.{d}",
+                    f"the {label} case ({d} = {value:g}, the "
+                    f"base {b:g} moved by {spec.swing(d):.0%}) is invalid: {err}; "
+                    f"give a smaller swing, e.g. swing = {{ {d} = 0.1 }}",
+                ) from None
 
 
 def _monte_carlo(table: Mapping) -> MonteCarlo | None:
@@ -332,8 +349,9 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
         return None
     draws = table.get("draws", DEFAULT_DRAWS)
     if isinstance(draws, bool) or not isinstance(draws, int) or not 1 <= draws <= MAX_DRAWS:
-        raise SpecError("monte_carlo.draws", f"must be a whole number in [1, {MAX_DRAWS:,}], got "
-                        f"{_show(draws)}")
+        raise SpecError(
+            "monte_carlo.draws", f"must be a whole number in [1, {MAX_DRAWS:,}], got {_show(draws)}"
+        )
     seed = table.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise SpecError("monte_carlo.seed", f"must be a whole number >= 0, got {_show(seed)}")
@@ -343,13 +361,17 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
             continue
         path = f"monte_carlo.{name}"
         if name not in scenario.INPUT_NAMES:
-            raise SpecError(path, _unknown("Monte Carlo key (draws, seed or an input)", name,
-                                           ("draws", "seed", *NUMERIC)))
+            raise SpecError(
+                path, _unknown("Monte Carlo key (draws, seed or an input)", name, ("draws", "seed", *NUMERIC))
+            )
         if name not in NUMERIC:
             raise SpecError(path, f"{name} is text; only numeric inputs take a distribution")
         if not isinstance(value, dict) or "dist" not in value:
-            raise SpecError(path, 'must be a table with dist and its parameters, e.g. '
-                            '{ dist = "uniform", low = 0.05, high = 0.12 }, got ' + _show(value))
+            raise SpecError(
+                path,
+                "must be a table with dist and its parameters, e.g. "
+                '{ dist = "uniform", low = 0.05, high = 0.12 }, got ' + _show(value),
+            )
         params = {k: v for k, v in value.items() if k != "dist"}
         try:
             for k, v in params.items():
@@ -361,8 +383,11 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
                 raise
             raise SpecError(path, str(err)) from None
     if not dists:
-        raise SpecError("monte_carlo", 'give at least one input\'s distribution, e.g. mfu = '
-                        '{ dist = "triangular", low = 0.35, mode = 0.45, high = 0.55 }')
+        raise SpecError(
+            "monte_carlo",
+            "give at least one input's distribution, e.g. mfu = "
+            '{ dist = "triangular", low = 0.35, mode = 0.45, high = 0.55 }',
+        )
     return MonteCarlo(draws, seed, dists)
 
 
@@ -374,8 +399,10 @@ def _check_draws(spec: Spec) -> None:
         try:
             scenario.evaluate({**spec.base, name: values})
         except GputcoError as err:
-            raise SpecError(f"monte_carlo.{name}", f"some draws are invalid: {err}; narrow the "
-                            "distribution or bound it with min/max") from None
+            raise SpecError(
+                f"monte_carlo.{name}",
+                f"some draws are invalid: {err}; narrow the distribution or bound it with min/max",
+            ) from None
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -386,10 +413,11 @@ def _zipped(value: object, table: Mapping) -> tuple[tuple[str, ...], ...]:
     system), each group of grid inputs with lists of one length."""
     if value == []:
         return ()
-    if not isinstance(value, list) or not all(isinstance(g, list) and len(g) >= 2
-                                               for g in value):
-        raise SpecError("grid.zip", 'must be a list of groups of grid inputs, e.g. zip = '
-                        f'[["system", "mfu"]], got {_show(value)}')
+    if not isinstance(value, list) or not all(isinstance(g, list) and len(g) >= 2 for g in value):
+        raise SpecError(
+            "grid.zip",
+            f'must be a list of groups of grid inputs, e.g. zip = [["system", "mfu"]], got {_show(value)}',
+        )
     seen: set[str] = set()
     groups = []
     for group in value:
@@ -402,8 +430,9 @@ def _zipped(value: object, table: Mapping) -> tuple[tuple[str, ...], ...]:
         lengths = {len(table[name]) if isinstance(table[name], list) else 1 for name in group}
         if len(lengths) > 1:
             sizes = ", ".join(f"{name} {len(table[name])}" for name in group)
-            raise SpecError("grid.zip", f"the lists of {', '.join(group)} vary together and need "
-                            f"one length, got {sizes}")
+            raise SpecError(
+                "grid.zip", f"the lists of {', '.join(group)} vary together and need one length, got {sizes}"
+            )
         groups.append(tuple(group))
     return tuple(groups)
 

@@ -23,23 +23,45 @@ from workbook.xlsx import styles
 from workbook.xlsx.book import BookBuilder
 
 SHEET = "Summary"
-HEADINGS = ["system", "scenarios", "TCO min", "TCO median", "TCO max", "$/Mtok min",
-            "$/Mtok median", "$/Mtok max", "cheapest scenario (by $/Mtok)"]
+HEADINGS = [
+    "system",
+    "scenarios",
+    "TCO min",
+    "TCO median",
+    "TCO max",
+    "$/Mtok min",
+    "$/Mtok median",
+    "$/Mtok max",
+    "cheapest scenario (by $/Mtok)",
+]
 TOLERANCE = 1e-9
 
 
-def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, description: str,
-          mc_rows: dict | None, sensitivity: bool) -> None:
+def build(
+    book: BookBuilder,
+    grid: Layout,
+    systems: list[str] | None,
+    n: int,
+    description: str,
+    mc_rows: dict | None,
+    sensitivity: bool,
+) -> None:
     """``systems``: the grid's systems (None when system is not in the grid); ``mc_rows``: the
     MonteCarlo sheet's percentile rows (None without Monte Carlo)."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(ws, f"Scenario workbook: {n:,} scenarios", description)
-    ws["A3"] = f"Written by gputco {udfs.__version__}. Every number is a formula: change Inputs " \
-               "(or a blue cell on Scenarios) and everything follows."
+    ws["A3"] = (
+        f"Written by gputco {udfs.__version__}. Every number is a formula: change Inputs "
+        "(or a blue cell on Scenarios) and everything follows."
+    )
     ws["A3"].font = styles.NOTE_FONT
     row = 5
-    styles.section_row(ws, row, "By system: TCO per GPU-hour (USD) and cost per million tokens "
-                       "(USD) over the scenarios", len(HEADINGS))
+    styles.section_row(
+        ws,
+        row,
+        "By system: TCO per GPU-hour (USD) and cost per million tokens (USD) over the scenarios",
+        len(HEADINGS),
+    )
     row += 1
     styles.header_row(ws, row, HEADINGS)
     ws.row_dimensions[row].height = 30
@@ -54,10 +76,16 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
 
     row += 2
     inputs = [q.key for q in grid.columns if q.kind == "input"]
-    heads = ["system", "scenario", "$/Mtok", "TCO per GPU-hour",
-             *(INPUTS[k].label for k in inputs if k != "system")]
-    styles.section_row(ws, row, "The cheapest scenario of each system: its inputs",
-                       max(len(heads), len(HEADINGS)))
+    heads = [
+        "system",
+        "scenario",
+        "$/Mtok",
+        "TCO per GPU-hour",
+        *(INPUTS[k].label for k in inputs if k != "system"),
+    ]
+    styles.section_row(
+        ws, row, "The cheapest scenario of each system: its inputs", max(len(heads), len(HEADINGS))
+    )
     row += 1
     styles.header_row(ws, row, heads)
     ws.row_dimensions[row].height = 30
@@ -70,8 +98,7 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
         cells = [("usd_per_mtok", "USD/Mtok"), ("tco_usd_per_gpu_hour", "USD/GPU-h")]
         cells += [(k, INPUTS[k].unit) for k in inputs if k != "system"]
         for j, (key, unit) in enumerate(cells):
-            styles.style_formula(ws.cell(row=row, column=3 + j,
-                                         value=f"=INDEX(scn_{key},{match})"), unit)
+            styles.style_formula(ws.cell(row=row, column=3 + j, value=f"=INDEX(scn_{key},{match})"), unit)
 
     if mc_rows:
         row += 2
@@ -85,15 +112,13 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
             unit = "USD/GPU-h" if key.startswith("tco") else "USD/Mtok"
             ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
             for j, letter in enumerate("DEFG"):
-                styles.style_formula(ws.cell(row=row, column=3 + j,
-                                             value=f"=MonteCarlo!{letter}{src}"), unit)
+                styles.style_formula(ws.cell(row=row, column=3 + j, value=f"=MonteCarlo!{letter}{src}"), unit)
     if sensitivity:
         row += 2
         styles.section_row(ws, row, "Sensitivity around the base scenario (Sensitivity sheet)", 6)
         row += 1
         ws.cell(row=row, column=1, value="base scenario $/Mtok")
-        styles.style_formula(ws.cell(row=row, column=3, value="=sens_base_usd_per_mtok"),
-                             "USD/Mtok")
+        styles.style_formula(ws.cell(row=row, column=3, value="=sens_base_usd_per_mtok"), "USD/Mtok")
         row += 1
         ws.cell(row=row, column=1, value="largest driver")
         top = TABLE_ROW + 1  # the tornado table's first (largest) driver
@@ -103,14 +128,17 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
         ws.cell(row=row, column=6, value="change at low / high").font = styles.NOTE_FONT
 
     row += 2
-    styles.section_row(ws, row, "Check: the TCO_ functions agree with the native formulas on every "
-                       "scenario (they need the xlwings add-in in Excel, gputco open or gputco addin "
-                       "libreoffice in LibreOffice)",
-                       len(HEADINGS))
+    styles.section_row(
+        ws,
+        row,
+        "Check: the TCO_ functions agree with the native formulas on every "
+        "scenario (they need the xlwings add-in in Excel, gputco open or gputco addin "
+        "libreoffice in LibreOffice)",
+        len(HEADINGS),
+    )
     row += 1
     ws.cell(row=row, column=1, value="largest relative difference")
-    diffs = ",".join(f"MAX(scn_{k}),-MIN(scn_{k})" for k in ("tco_udf_diff",
-                                                             "usd_per_mtok_udf_diff"))
+    diffs = ",".join(f"MAX(scn_{k}),-MIN(scn_{k})" for k in ("tco_udf_diff", "usd_per_mtok_udf_diff"))
     cell = ws.cell(row=row, column=3, value=f"=MAX({diffs})")
     cell.number_format = "0.0E+00"
     book.define_cell("chk_max_difference", ws, row, 3)
@@ -124,12 +152,13 @@ def build(book: BookBuilder, grid: Layout, systems: list[str] | None, n: int, de
     ok = ws.cell(row=row, column=3, value="=chk_max_difference<=chk_tolerance")
     ok.font = styles.BOLD
     book.define_cell("chk_ok", ws, row, 3)
-    ws.conditional_formatting.add(f"C{row}", CellIsRule(operator="equal", formula=["TRUE"],
-                                                        fill=styles.OK_FILL))
-    ws.conditional_formatting.add(f"C{row}", CellIsRule(operator="notEqual", formula=["TRUE"],
-                                                        fill=styles.BAD_FILL))
-    styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16,
-                       **{c: 13 for c in range(10, 26)}})
+    ws.conditional_formatting.add(
+        f"C{row}", CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_FILL)
+    )
+    ws.conditional_formatting.add(
+        f"C{row}", CellIsRule(operator="notEqual", formula=["TRUE"], fill=styles.BAD_FILL)
+    )
+    styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16, **{c: 13 for c in range(10, 26)}})
     ws.freeze_panes = "A5"
     styles.page_setup(ws, one_page=False)
 
@@ -141,15 +170,14 @@ def _stats_row(ws, row: int, system: str | None, per_system: bool) -> None:
     else:
         ws.cell(row=row, column=1, value=system)
     crit = f",scn_system,$A{row}" if per_system and system is not None else ""
-    ws.cell(row=row, column=2, value=f"=COUNTIF(scn_system,$A{row})" if crit
-            else "=COUNT(scn_scenario)").number_format = "#,##0"
-    for first, key, unit in ((3, "tco_usd_per_gpu_hour", "USD/GPU-h"),
-                             (6, "usd_per_mtok", "USD/Mtok")):
+    ws.cell(
+        row=row, column=2, value=f"=COUNTIF(scn_system,$A{row})" if crit else "=COUNT(scn_scenario)"
+    ).number_format = "#,##0"
+    for first, key, unit in ((3, "tco_usd_per_gpu_hour", "USD/GPU-h"), (6, "usd_per_mtok", "USD/Mtok")):
         rng = f"scn_{key}"
         if crit:
             low = f"=_xlfn.MINIFS({rng}{crit})"
-            mid = ArrayFormula(f"{_col(first + 1)}{row}",
-                               f"=MEDIAN(IF(scn_system=$A{row},{rng}))")
+            mid = ArrayFormula(f"{_col(first + 1)}{row}", f"=MEDIAN(IF(scn_system=$A{row},{rng}))")
             high = f"=_xlfn.MAXIFS({rng}{crit})"
         else:
             low, mid, high = f"=MIN({rng})", f"=MEDIAN({rng})", f"=MAX({rng})"
@@ -161,6 +189,7 @@ def _stats_row(ws, row: int, system: str | None, per_system: bool) -> None:
 
 def _col(c: int) -> str:
     from openpyxl.utils import get_column_letter
+
     return get_column_letter(c)
 
 
@@ -168,8 +197,7 @@ def _chart(ws, head: int, last: int) -> None:
     chart = BarChart()
     chart.type = "col"
     chart.title = "Cost per million tokens by system: min, median, max"
-    chart.add_data(Reference(ws, min_col=6, max_col=8, min_row=head, max_row=last),
-                   titles_from_data=True)
+    chart.add_data(Reference(ws, min_col=6, max_col=8, min_row=head, max_row=last), titles_from_data=True)
     chart.set_categories(Reference(ws, min_col=1, min_row=head + 1, max_row=last))
     chart.y_axis.numFmt = '"$"0.00'
     chart.y_axis.title = "USD per million tokens"

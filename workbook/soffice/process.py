@@ -56,8 +56,11 @@ def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) ->
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if env.get(var):
             own.add(str(Path(env[var]).resolve() / "bin"))
-    path = [d for d in env.get("PATH", "").split(os.pathsep)
-            if d and str(Path(d).resolve()) not in own and not _venv_bin(d)]
+    path = [
+        d
+        for d in env.get("PATH", "").split(os.pathsep)
+        if d and str(Path(d).resolve()) not in own and not _venv_bin(d)
+    ]
     for var in ("PYTHONHOME", "PYTHONPATH", "VIRTUAL_ENV", "CONDA_PREFIX"):
         env.pop(var, None)
     env["PATH"] = os.pathsep.join(path)
@@ -84,12 +87,18 @@ def force_recalc(profile: str | os.PathLike) -> None:
     text = xcu.read_text(encoding="utf-8")
     if "OOXMLRecalcMode" in text and "ODFRecalcMode" in text:
         return
-    items = _PROFILE[_PROFILE.index("<item"):_PROFILE.index("</oor:items>")]
+    items = _PROFILE[_PROFILE.index("<item") : _PROFILE.index("</oor:items>")]
     xcu.write_text(text.replace("</oor:items>", items + "</oor:items>"), encoding="utf-8")
 
 
-def convert(src: str | os.PathLike, out_dir: str | os.PathLike, to: str, *,
-            timeout: float = 180, profile: str | os.PathLike | None = None) -> Path:
+def convert(
+    src: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    to: str,
+    *,
+    timeout: float = 180,
+    profile: str | os.PathLike | None = None,
+) -> Path:
     """Convert ``src`` with LibreOffice (forced full recalculation) into ``out_dir``.
 
     ``to`` is a LibreOffice filter spec, e.g. ``"xlsx"`` or ``"pdf"``. ``profile`` is a private
@@ -104,16 +113,28 @@ def convert(src: str | os.PathLike, out_dir: str | os.PathLike, to: str, *,
     with tempfile.TemporaryDirectory(prefix="gputco-lo-") as throwaway:
         where = Path(profile).resolve() if profile else Path(throwaway)
         force_recalc(where)
-        cmd = [exe, f"-env:UserInstallation={where.as_uri()}", "--headless",
-               "--norestore", "--nologo", "--convert-to", to, "--outdir", str(out_dir), str(src)]
+        cmd = [
+            exe,
+            f"-env:UserInstallation={where.as_uri()}",
+            "--headless",
+            "--norestore",
+            "--nologo",
+            "--convert-to",
+            to,
+            "--outdir",
+            str(out_dir),
+            str(src),
+        ]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                                  check=False, env=soffice_env())
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=timeout, check=False, env=soffice_env()
+            )
         except subprocess.TimeoutExpired:
-            raise LibreOfficeError(f"soffice did not finish converting {src} in {timeout} s") \
-                from None
+            raise LibreOfficeError(f"soffice did not finish converting {src} in {timeout} s") from None
     out = out_dir / f"{src.stem}.{to.split(':')[0]}"
     if proc.returncode != 0 or not out.exists():
-        raise LibreOfficeError(f"soffice failed to convert {src} to {to} (exit "
-                               f"{proc.returncode}): {(proc.stderr or proc.stdout).strip()[:300]}")
+        raise LibreOfficeError(
+            f"soffice failed to convert {src} to {to} (exit "
+            f"{proc.returncode}): {(proc.stderr or proc.stdout).strip()[:300]}"
+        )
     return out

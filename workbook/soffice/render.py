@@ -45,7 +45,7 @@ HEAD_ROWS = 60
 #: printable width of an A3 landscape page (16.5 in less 0.4 in margins) at the smallest scale
 #: that keeps 10-point text legible at 100 dpi (80 %): columns beyond it are left out
 WIDTH_INCHES = 15.7 / 0.8
-_COL = re.compile(r'<(?:\w+:)?col\b[^>]*>')
+_COL = re.compile(r"<(?:\w+:)?col\b[^>]*>")
 _DIMENSION = re.compile(r'<(?:\w+:)?dimension\b[^>]*\bref="(?:[A-Z]+\d+:)?([A-Z]+)(\d+)"')
 
 
@@ -58,8 +58,13 @@ def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
 
 
 def _unescape(text: str) -> str:
-    return (text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"')
-            .replace("&apos;", "'").replace("&amp;", "&"))
+    return (
+        text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", '"')
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
+    )
 
 
 def extent(xml: str) -> tuple[str, int]:
@@ -88,19 +93,26 @@ def _drawing_extent(zin: zipfile.ZipFile, part: str, xml_sheet: str) -> tuple[in
         if 'relationships/drawing"' not in rel:
             continue
         target = re.search(_ATTR.format("Target"), rel).group(1)
-        path = target.lstrip("/") if target.startswith("/") else \
-            str(Path(folder, target)).replace("\\", "/")
+        path = target.lstrip("/") if target.startswith("/") else str(Path(folder, target)).replace("\\", "/")
         path = os.path.normpath(path).replace("\\", "/")
         try:
             xml = read_member(zin, path).decode("utf-8")
         except KeyError:
             continue
-        for anchor in re.findall(r"<(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)\b.*?"
-                                 r"</(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)>",
-                                 xml, flags=re.S):
-            cells = [(int(c), int(r)) for c, r in re.findall(
-                r"<(?:\w+:)?col>(\d+)</(?:\w+:)?col>.*?<(?:\w+:)?row>(\d+)</(?:\w+:)?row>",
-                anchor, flags=re.S)]
+        for anchor in re.findall(
+            r"<(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)\b.*?"
+            r"</(?:\w+:)?(?:oneCellAnchor|twoCellAnchor|absoluteAnchor)>",
+            xml,
+            flags=re.S,
+        ):
+            cells = [
+                (int(c), int(r))
+                for c, r in re.findall(
+                    r"<(?:\w+:)?col>(\d+)</(?:\w+:)?col>.*?<(?:\w+:)?row>(\d+)</(?:\w+:)?row>",
+                    anchor,
+                    flags=re.S,
+                )
+            ]
             if not cells:
                 continue
             col, row = cells[-1]
@@ -124,8 +136,13 @@ def _column_inches(xml: str):
         width = re.search(_ATTR.format("width"), tag)
         hidden = re.search(_ATTR.format("hidden"), tag)
         for c in range(lo, min(hi, lo + 16384) + 1):
-            widths[c] = -5 / 7 if hidden and hidden.group(1) in ("1", "true") else \
-                float(width.group(1)) if width else 8.43
+            widths[c] = (
+                -5 / 7
+                if hidden and hidden.group(1) in ("1", "true")
+                else float(width.group(1))
+                if width
+                else 8.43
+            )
     return lambda c: (widths.get(c, 8.43) * 7 + 5) / 96  # Excel's character width, 96 dpi
 
 
@@ -146,22 +163,22 @@ def _fit_one_page(xml: str, footer: str = "") -> str:
         xml = re.sub(r'(<pageSetUpPr\b[^>]*?)\s*fitToPage="[^"]*"', r"\1", xml)
         xml = re.sub(r"<pageSetUpPr\b", '<pageSetUpPr fitToPage="1"', xml, count=1)
     elif re.search(r"<sheetPr\b[^>]*/>", xml):
-        xml = re.sub(r"<sheetPr\b([^>]*)/>", r'<sheetPr\1><pageSetUpPr fitToPage="1"/></sheetPr>',
-                     xml, count=1)
+        xml = re.sub(
+            r"<sheetPr\b([^>]*)/>", r'<sheetPr\1><pageSetUpPr fitToPage="1"/></sheetPr>', xml, count=1
+        )
     elif re.search(r"<sheetPr\b", xml):
         xml = re.sub(r"(<sheetPr\b[^>]*>)", r'\1<pageSetUpPr fitToPage="1"/>', xml, count=1)
     else:
-        xml = re.sub(r"(<worksheet\b[^>]*>)", r'\1<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>',
-                     xml, count=1)
+        xml = re.sub(
+            r"(<worksheet\b[^>]*>)", r'\1<sheetPr><pageSetUpPr fitToPage="1"/></sheetPr>', xml, count=1
+        )
     xml = re.sub(r"<headerFooter\b.*?(</headerFooter>|/>)", "", xml, flags=re.S)
-    setup = (f'<pageSetup paperSize="{A3}" orientation="landscape" fitToWidth="1" '
-             'fitToHeight="1"/>')
+    setup = f'<pageSetup paperSize="{A3}" orientation="landscape" fitToWidth="1" fitToHeight="1"/>'
     if footer:
         text = _escape("&L&10" + footer.replace("&", "&&") + "&R&10&A")
         setup += f"<headerFooter><oddFooter>{text}</oddFooter></headerFooter>"
     if re.search(r"<pageSetup\b", xml):
-        xml = re.sub(r"<pageSetup\b[^>]*?(/>|>.*?</pageSetup>)", lambda m: setup, xml, count=1,
-                     flags=re.S)
+        xml = re.sub(r"<pageSetup\b[^>]*?(/>|>.*?</pageSetup>)", lambda m: setup, xml, count=1, flags=re.S)
     elif re.search(r"<pageMargins\b[^>]*/>", xml):
         xml = re.sub(r"(<pageMargins\b[^>]*/>)", lambda m: m.group(1) + setup, xml, count=1)
     return xml
@@ -173,13 +190,25 @@ def _escape(text: str) -> str:
 
 def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
     """workbook.xml with the print area of sheet ``index`` set to A1:<last>."""
-    wb = re.sub(rf'<definedName\b[^>]*name="_xlnm.Print_Area"[^>]*localSheetId="{index}"[^>]*>'
-                r".*?</definedName>", "", wb, flags=re.S)
-    wb = re.sub(rf'<definedName\b[^>]*localSheetId="{index}"[^>]*name="_xlnm.Print_Area"[^>]*>'
-                r".*?</definedName>", "", wb, flags=re.S)
+    wb = re.sub(
+        rf'<definedName\b[^>]*name="_xlnm.Print_Area"[^>]*localSheetId="{index}"[^>]*>'
+        r".*?</definedName>",
+        "",
+        wb,
+        flags=re.S,
+    )
+    wb = re.sub(
+        rf'<definedName\b[^>]*localSheetId="{index}"[^>]*name="_xlnm.Print_Area"[^>]*>'
+        r".*?</definedName>",
+        "",
+        wb,
+        flags=re.S,
+    )
     quoted = "'" + name.replace("'", "''") + "'"
-    tag = (f'<definedName name="_xlnm.Print_Area" localSheetId="{index}">'
-           f"{_escape(quoted)}!$A$1:${last[0]}${last[1]}</definedName>")
+    tag = (
+        f'<definedName name="_xlnm.Print_Area" localSheetId="{index}">'
+        f"{_escape(quoted)}!$A$1:${last[0]}${last[1]}</definedName>"
+    )
     if "<definedNames>" in wb or re.search(r"<definedNames\b", wb):
         return re.sub(r"(<definedNames\b[^>]*>)", lambda m: m.group(1) + tag, wb, count=1)
     if re.search(r"<definedNames\s*/>", wb):
@@ -187,8 +216,7 @@ def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
     return re.sub(r"(</sheets>)", rf"\1<definedNames>{tag}</definedNames>", wb, count=1)
 
 
-def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets,
-                    rows: int = HEAD_ROWS) -> dict[str, str]:
+def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets, rows: int = HEAD_ROWS) -> dict[str, str]:
     """Write the print copy; returns what is left out of each chosen sheet ("" for nothing)."""
     parts = {part: name for name, part, _ in sheets if name in chosen}
     shown: dict[str, str] = {}
@@ -199,8 +227,7 @@ def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets,
             name = _unescape(re.search(_ATTR.format("name"), tag).group(1))
             new = re.sub(r'\s+state="\w+"', "", tag)
             if name not in chosen:
-                new = new.replace("<sheet ", '<sheet state="hidden" ', 1) \
-                    if "<sheet " in new else new
+                new = new.replace("<sheet ", '<sheet state="hidden" ', 1) if "<sheet " in new else new
             elif first is None:
                 first = i
             wb = wb.replace(tag, new, 1)
@@ -241,15 +268,17 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
     pdftoppm = shutil.which("pdftoppm")
     if pdftoppm is None:
         raise LibreOfficeError("pdftoppm is not installed: apt-get install poppler-utils")
-    proc = subprocess.run([pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise LibreOfficeError(f"pdftoppm failed: {proc.stderr.strip()[:300]}")
     return sorted(stem.parent.glob(f"{stem.name}-*.png"), key=lambda p: int(p.stem.split("-")[-1]))
 
 
-def _print(src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int,
-           shown: dict) -> list[Path]:
+def _print(
+    src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int, shown: dict
+) -> list[Path]:
     copy = tmp / tag / f"{src.stem}.xlsx"
     copy.parent.mkdir()
     shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows))
@@ -268,10 +297,16 @@ def png_name(stem: str, sheet: str) -> str:
     return f"{stem}-{re.sub(r'[^A-Za-z0-9._-]+', '_', sheet)}.png"
 
 
-def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
-                    sheets: Sequence[str] | None = None, *, dpi: int = DEFAULT_DPI,
-                    force: bool = False, rows: int = HEAD_ROWS,
-                    shown: dict | None = None) -> list[Path]:
+def render_workbook(
+    xlsx: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    sheets: Sequence[str] | None = None,
+    *,
+    dpi: int = DEFAULT_DPI,
+    force: bool = False,
+    rows: int = HEAD_ROWS,
+    shown: dict | None = None,
+) -> list[Path]:
     """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``.
 
     Each picture shows the sheet's first ``rows`` rows and the columns that fit; ``shown`` (a
@@ -320,8 +355,9 @@ def render_workbook(xlsx: str | os.PathLike, out_dir: str | os.PathLike,
     return targets
 
 
-def render_sheet(xlsx: str | os.PathLike, png: str | os.PathLike, sheet: str = "Compare", *,
-                 dpi: int = DEFAULT_DPI) -> Path:
+def render_sheet(
+    xlsx: str | os.PathLike, png: str | os.PathLike, sheet: str = "Compare", *, dpi: int = DEFAULT_DPI
+) -> Path:
     """Render one sheet of ``xlsx`` to the file ``png`` (replacing it) and return its path."""
     png = Path(png)
     with tempfile.TemporaryDirectory(prefix="gputco-render-one-") as tmp:

@@ -54,8 +54,14 @@ def addin_profile(where: str | os.PathLike | None = None) -> Path:
         return path
 
 
-def convert(src: str | os.PathLike, out_dir: str | os.PathLike, fmt: str, *,
-            profile: str | os.PathLike | None = None, timeout: float = 300) -> Path:
+def convert(
+    src: str | os.PathLike,
+    out_dir: str | os.PathLike,
+    fmt: str,
+    *,
+    profile: str | os.PathLike | None = None,
+    timeout: float = 300,
+) -> Path:
     """LibreOffice headless with the add-in: ``src`` recalculated and converted to ``fmt``.
 
     ``fmt`` is a LibreOffice filter spec (``"xlsx"``, ``"pdf"``, ``"ods"``). Returns the file.
@@ -65,8 +71,13 @@ def convert(src: str | os.PathLike, out_dir: str | os.PathLike, fmt: str, *,
         return process.convert(src, out_dir, fmt, profile=where, timeout=timeout)
 
 
-def recalculate(src: str | os.PathLike, dst: str | os.PathLike, *,
-                profile: str | os.PathLike | None = None, timeout: float = 300) -> Path:
+def recalculate(
+    src: str | os.PathLike,
+    dst: str | os.PathLike,
+    *,
+    profile: str | os.PathLike | None = None,
+    timeout: float = 300,
+) -> Path:
     """``src`` recalculated by LibreOffice with the add-in, saved as the .xlsx ``dst``."""
     from workbook.xlsx.files import atomic_output
 
@@ -78,8 +89,9 @@ def recalculate(src: str | os.PathLike, dst: str | os.PathLike, *,
     return dst
 
 
-def start_calc(file: str | os.PathLike, *, profile: str | os.PathLike | None = None,
-               own_profile: bool = False) -> tuple[int, Path | None]:
+def start_calc(
+    file: str | os.PathLike, *, profile: str | os.PathLike | None = None, own_profile: bool = False
+) -> tuple[int, Path | None]:
     """Start LibreOffice Calc on ``file`` (a window; returns at once) with the add-in's profile.
 
     ``profile``: that folder, with the add-in (re)installed; ``own_profile``: the user's own
@@ -90,8 +102,7 @@ def start_calc(file: str | os.PathLike, *, profile: str | os.PathLike | None = N
 
     exe = process.soffice()
     if exe is None:
-        raise process.LibreOfficeError(
-            f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
+        raise process.LibreOfficeError(f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
     src = Path(file).resolve()
     if not src.is_file():
         raise process.LibreOfficeError(f"no such file: {src}")
@@ -101,7 +112,12 @@ def start_calc(file: str | os.PathLike, *, profile: str | os.PathLike | None = N
         where = addin_profile(profile if profile is not None else cached_profile_dir())
         cmd.append(f"-env:UserInstallation={where.as_uri()}")
     cmd += ["--calc", str(src)]
-    proc = subprocess.Popen(cmd, env=process.soffice_env(headless=False), start_new_session=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd,
+        env=process.soffice_env(headless=False),
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     return proc.pid, where

@@ -97,8 +97,7 @@ def check_input(path: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output(dst: str | os.PathLike, *, force: bool = False,
-                  flag: str = "--force") -> Iterator[Path]:
+def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "--force") -> Iterator[Path]:
     """Yield a temporary path beside ``dst``; rename it onto ``dst`` when the block succeeds.
 
     >>> import tempfile, pathlib

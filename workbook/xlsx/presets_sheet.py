@@ -26,8 +26,12 @@ TABLES = {
     "buyer": ("buyer", "tbl_buyers", "Buyer types (udfs/data/buyers.toml)"),
     "model": ("model", "tbl_models", "Models (udfs/data/models.toml)"),
     "run": ("run", "tbl_runs", "Published benchmark runs (udfs/data/runs.toml)"),
-    "serving": ("serve", "tbl_serving", "Published serving throughputs per GPU (udfs/data/"
-                "serving.toml): SemiAnalysis InferenceX, highest-throughput point, 8k in / 1k out"),
+    "serving": (
+        "serve",
+        "tbl_serving",
+        "Published serving throughputs per GPU (udfs/data/"
+        "serving.toml): SemiAnalysis InferenceX, highest-throughput point, 8k in / 1k out",
+    ),
     "grid": ("grid", "tbl_grid", "Grid CO2 emission factors (udfs/data/grid_factors.toml)"),
 }
 COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
@@ -35,7 +39,6 @@ COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
 FILES = {**presets.KINDS, **presets.TABLES}
 #: fields computed from others, left to formulas
 DERIVED = {"system": {"capex_per_gpu"}}
-
 
 
 def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
@@ -52,8 +55,10 @@ def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
     """
     prefix = TABLES[p.table][0]
     if p.table == "system" and p.field == "capex_per_gpu":
-        return (f"{lookup(chain.Preset('system', 'unit_all_in_usd'), key)}"
-                f"/{lookup(chain.Preset('system', 'gpus_per_unit'), key)}")
+        return (
+            f"{lookup(chain.Preset('system', 'unit_all_in_usd'), key)}"
+            f"/{lookup(chain.Preset('system', 'gpus_per_unit'), key)}"
+        )
     if "{precision}" in p.field:
         head = p.field.split("{precision}")[0]
         what = f'{key[p.table]}&".{head}"&{key["precision"]}'
@@ -76,9 +81,12 @@ LISTS = {
 
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Presets")
-    styles.title(ws, "Presets: every value with its unit, source and date",
-                 "From the TOML files in udfs/data/ of gputco. 'assumption' in a source marks a value "
-                 "that is not a published figure. Inputs looks values up here with INDEX/MATCH on id.")
+    styles.title(
+        ws,
+        "Presets: every value with its unit, source and date",
+        "From the TOML files in udfs/data/ of gputco. 'assumption' in a source marks a value "
+        "that is not a published figure. Inputs looks values up here with INDEX/MATCH on id.",
+    )
     row = 4
     styles.section_row(ws, row, "Lists for the drop-downs on Inputs", len(COLUMNS))
     row += 1
@@ -108,8 +116,7 @@ def _table(book: BookBuilder, ws, kind: str, prefix: str, table_name: str, headi
     for key, p in presets.catalog(kind).items():
         for name, text in p.texts.items():
             r += 1
-            _write(ws, r, [f"{key}.{name}", key, name, text, "text",
-                           f"udfs/data/{FILES[kind]}", None])
+            _write(ws, r, [f"{key}.{name}", key, name, text, "text", f"udfs/data/{FILES[kind]}", None])
         for name, e in p.entries.items():
             if name in DERIVED.get(kind, ()):
                 continue

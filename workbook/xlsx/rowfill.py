@@ -74,9 +74,15 @@ class BlockColumn:
         return cats[int(codes[0])]
 
 
-def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
-              columns: Sequence[BlockColumn], *, values: Mapping[int, tuple] | None = None,
-              parts: Mapping[str, bytes] | None = None) -> None:
+def fill_rows(
+    path: str | os.PathLike,
+    sheet: str,
+    first_row: int,
+    columns: Sequence[BlockColumn],
+    *,
+    values: Mapping[int, tuple] | None = None,
+    parts: Mapping[str, bytes] | None = None,
+) -> None:
     """Replace the template row ``first_row`` of ``sheet`` (its last row) by the block's rows.
 
     The number of rows is the length of the value columns (1 when there are only formulas).
@@ -94,9 +100,10 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
         xml = (parts.get(part) or zf.read(part)).decode("utf-8")
         head, template, tail = _split(xml, sheet, first_row)
         styles = _styles(template)
-        cells = [(c.col, _column(c, (values or {}).get(c.col)),
-                  styles.get(get_column_letter(c.col), 0))
-                 for c in sorted(columns, key=lambda c: c.col)]
+        cells = [
+            (c.col, _column(c, (values or {}).get(c.col)), styles.get(get_column_letter(c.col), 0))
+            for c in sorted(columns, key=lambda c: c.col)
+        ]
         last_col = max(c.col for c in columns)
         head = _dimension(head, first_row + n - 1, last_col)
         fd, tmp_name = tempfile.mkstemp(prefix=f".~{path.name}.", suffix=".tmp", dir=path.parent)
@@ -114,8 +121,7 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
                         for start in range(0, n, _CHUNK_ROWS):
                             stop = min(n, start + _CHUNK_ROWS)
                             block = [(j, _rows(col, start, stop), st) for j, col, st in cells]
-                            fh.write(rows_xml(first_row + start, stop - start, block,
-                                              InlineStrings()))
+                            fh.write(rows_xml(first_row + start, stop - start, block, InlineStrings()))
                         fh.write(tail.encode("utf-8"))
             os.replace(tmp, path)
         except BaseException:
@@ -124,8 +130,9 @@ def fill_rows(path: str | os.PathLike, sheet: str, first_row: int,
 
 
 def _length(columns: Sequence[BlockColumn]) -> int:
-    lengths = {len(c.numbers) if c.numbers is not None else len(c.texts[0])
-               for c in columns if c.formula is None}
+    lengths = {
+        len(c.numbers) if c.numbers is not None else len(c.texts[0]) for c in columns if c.formula is None
+    }
     if len(lengths) > 1:
         raise ValueError(f"value columns of different lengths: {sorted(lengths)}")
     return lengths.pop() if lengths else 1
@@ -139,8 +146,11 @@ def _sheet_part(zf: zipfile.ZipFile, sheet: str) -> str:
     for s in wb.iter(f"{_MAIN}sheet"):
         if s.get("name") == sheet:
             target = targets[s.get(f"{_REL}id")]
-            return target.lstrip("/") if target.startswith("/") else \
-                posixpath.normpath(posixpath.join("xl", target))
+            return (
+                target.lstrip("/")
+                if target.startswith("/")
+                else posixpath.normpath(posixpath.join("xl", target))
+            )
     raise KeyError(f"no sheet {sheet!r}")
 
 
@@ -149,16 +159,16 @@ def _split(xml: str, sheet: str, row: int) -> tuple[str, str, str]:
     m = re.search(rf'<row r="{row}"[^>]*>(.*?)</row>', xml, re.S)
     if m is None:
         raise ValueError(f"sheet {sheet!r} has no template row {row}")
-    tail = xml[m.end():]
+    tail = xml[m.end() :]
     if not tail.lstrip().startswith("</sheetData>"):
         raise ValueError(f"the template row {row} of sheet {sheet!r} is not its last row")
-    return xml[:m.start()], m.group(1), tail
+    return xml[: m.start()], m.group(1), tail
 
 
 def _styles(template: str) -> dict[str, int]:
     """The style id of each cell of the template row, by column letters."""
     styles = {}
-    for m in re.finditer(r'<c\s[^>]*>', template):  # each cell's start tag: its column and style
+    for m in re.finditer(r"<c\s[^>]*>", template):  # each cell's start tag: its column and style
         col = re.search(r'\sr="([A-Z]+)\d+"', m.group())
         style = re.search(r'\ss="(\d+)"', m.group())
         if col and style:
@@ -174,8 +184,9 @@ def _column(c: BlockColumn, values: tuple | None):
     if c.numbers is not None:
         return pa.array(np.asarray(c.numbers, dtype=float))
     codes, cats = c.texts
-    return pa.DictionaryArray.from_arrays(pa.array(np.asarray(codes, dtype=np.int32)),
-                                          pa.array([str(x) for x in cats], pa.string()))
+    return pa.DictionaryArray.from_arrays(
+        pa.array(np.asarray(codes, dtype=np.int32)), pa.array([str(x) for x in cats], pa.string())
+    )
 
 
 def _rows(cells, start: int, stop: int):
@@ -195,6 +206,7 @@ def _dimension(head: str, last_row: int, last_col: int) -> str:
         letters = end.rstrip("0123456789")
         col = max(last_col, _col_index(letters))
         return f'<dimension ref="{first}:{get_column_letter(col)}{last_row}"'
+
     return re.sub(r'<dimension ref="([^"]+)"', widen, head, count=1)
 
 

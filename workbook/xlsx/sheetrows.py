@@ -111,8 +111,9 @@ def number_texts(values) -> pa.Array:
     NaN, infinite or null."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
-    x = pc.cast(values if isinstance(values, pa.Array) else pa.array(values),
-                pa.float64()).to_numpy(zero_copy_only=False)  # nulls are NaN
+    x = pc.cast(values if isinstance(values, pa.Array) else pa.array(values), pa.float64()).to_numpy(
+        zero_copy_only=False
+    )  # nulls are NaN
     finite = np.isfinite(x)
     safe = np.where(finite, x, 0.0)
     out = pc.cast(pa.array(safe), pa.string())  # Arrow's shortest round-trip digits
@@ -123,12 +124,14 @@ def number_texts(values) -> pa.Array:
     whole = safe == np.floor(safe)
     ints = whole & (size < 1e16) & ((size >= 1e10) | (safe == 0) & np.signbit(safe))
     if ints.any():
-        out = pc.replace_with_mask(out, pa.array(ints),
-                                   pc.cast(pa.array(safe[ints].astype(np.int64)), pa.string()))
+        out = pc.replace_with_mask(
+            out, pa.array(ints), pc.cast(pa.array(safe[ints].astype(np.int64)), pa.string())
+        )
     odd = ~whole & ((size < 1e-4) | (size >= 1e10))
     if odd.any():
-        out = pc.replace_with_mask(out, pa.array(odd),
-                                   pa.array([repr(v) for v in safe[odd].tolist()], pa.string()))
+        out = pc.replace_with_mask(
+            out, pa.array(odd), pa.array([repr(v) for v in safe[odd].tolist()], pa.string())
+        )
     return out if finite.all() else pc.if_else(pa.array(finite), out, None)
 
 
@@ -173,11 +176,13 @@ class SharedStrings:
     def part(self) -> Iterator[bytes]:
         """``xl/sharedStrings.xml``, in pieces."""
         k = len(self.index)
-        yield (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="{MAIN_NS}"'
-               f' count="{k}" uniqueCount="{k}">').encode()
+        yield (
+            f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="{MAIN_NS}"'
+            f' count="{k}" uniqueCount="{k}">'
+        ).encode()
         items = [f"<si>{t_element(s)}</si>" for s in self.index]
         for i in range(0, k, 10_000):
-            yield "".join(items[i:i + 10_000]).encode("utf-8")
+            yield "".join(items[i : i + 10_000]).encode("utf-8")
         yield b"</sst>"
 
 
@@ -192,8 +197,7 @@ MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 Strings = SharedStrings | InlineStrings
 
 
-def rows_xml(first: int, n: int, columns: Sequence[tuple[int, object, int]],
-             strings: Strings) -> bytes:
+def rows_xml(first: int, n: int, columns: Sequence[tuple[int, object, int]], strings: Strings) -> bytes:
     """Rows ``first`` .. ``first + n - 1`` as ``<row>`` elements, UTF-8.
 
     ``columns``: (1-based column, its cells, style index or 0) in column order. The cells: a
@@ -202,10 +206,10 @@ def rows_xml(first: int, n: int, columns: Sequence[tuple[int, object, int]],
     cells and None (empty).
     """
     rows = pc.cast(pa.array(np.arange(first, first + n, dtype=np.int64)), pa.string())
-    cells = [_cells(column_letter(j), col, rows, f' s="{st}"' if st else "", strings)
-             for j, col, st in columns]
-    return _string_bytes(pc.binary_join_element_wise('<row r="', rows, '">', *cells, "</row>",
-                                                     ""))
+    cells = [
+        _cells(column_letter(j), col, rows, f' s="{st}"' if st else "", strings) for j, col, st in columns
+    ]
+    return _string_bytes(pc.binary_join_element_wise('<row r="', rows, '">', *cells, "</row>", ""))
 
 
 def _cells(letter: str, col, rows: pa.Array, s: str, strings: Strings) -> pa.Array:
@@ -222,20 +226,22 @@ def _cells(letter: str, col, rows: pa.Array, s: str, strings: Strings) -> pa.Arr
             xml = pc.binary_join_element_wise(*ref, "><v>", number_texts(col), "</v></c>", "")
             return pc.fill_null(xml, "")
         if pa.types.is_boolean(col.type):
-            xml = pc.binary_join_element_wise(*ref, ' t="b"><v>', pc.if_else(col, "1", "0"),
-                                              "</v></c>", "")
+            xml = pc.binary_join_element_wise(*ref, ' t="b"><v>', pc.if_else(col, "1", "0"), "</v></c>", "")
             return pc.fill_null(xml, "")
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type) or \
-                pa.types.is_dictionary(col.type):
-            enc = col if pa.types.is_dictionary(col.type) else \
-                col.cast(pa.string()).dictionary_encode()
-            body = pa.array(strings.bodies([str(t) for t in enc.dictionary.to_pylist()]),
-                            pa.string())
+        if (
+            pa.types.is_string(col.type)
+            or pa.types.is_large_string(col.type)
+            or pa.types.is_dictionary(col.type)
+        ):
+            enc = col if pa.types.is_dictionary(col.type) else col.cast(pa.string()).dictionary_encode()
+            body = pa.array(strings.bodies([str(t) for t in enc.dictionary.to_pylist()]), pa.string())
             xml = pc.binary_join_element_wise(*ref, body.take(enc.indices), "</c>", "")
             return pc.fill_null(xml, "")
         col = col.to_pylist()
-    return pa.array([_cell(f"{letter}{r}", v, s, strings)
-                     for r, v in zip(rows.to_pylist(), col, strict=True)], pa.string())
+    return pa.array(
+        [_cell(f"{letter}{r}", v, s, strings) for r, v in zip(rows.to_pylist(), col, strict=True)],
+        pa.string(),
+    )
 
 
 def _cell(ref: str, v, s: str, strings: Strings) -> str:
@@ -244,8 +250,7 @@ def _cell(ref: str, v, s: str, strings: Strings) -> str:
         return ""
     if isinstance(v, Formula):
         return _formula_cell(ref, s, v.text, v.cached)
-    if isinstance(v, bool | int | float | np.bool_ | np.integer | np.floating) or \
-            _error_code(v) is not None:
+    if isinstance(v, bool | int | float | np.bool_ | np.integer | np.floating) or _error_code(v) is not None:
         if isinstance(v, float | np.floating) and not np.isfinite(v):
             return ""  # a spreadsheet has no such number
         t, x = value_xml(v)
@@ -275,8 +280,9 @@ def _formula_cells(letter: str, s: str, col: FormulaColumn, rows: pa.Array) -> p
     head = ('<c r="', letter, rows, f'"{s}')
     if col.xml is not None:
         types, texts = col.xml
-        t = pc.fill_null(pc.binary_join_element_wise(
-            ' t="', pa.array(types, pa.binary()).cast(pa.string()), '"', ""), "")
+        t = pc.fill_null(
+            pc.binary_join_element_wise(' t="', pa.array(types, pa.binary()).cast(pa.string()), '"', ""), ""
+        )
         v = pa.array(texts, pa.binary()).cast(pa.string())
     elif isinstance(col.cached, np.ndarray) and col.cached.dtype.kind in "fiu":
         v = number_texts(pa.array(col.cached))
@@ -285,10 +291,13 @@ def _formula_cells(letter: str, s: str, col: FormulaColumn, rows: pa.Array) -> p
     elif col.cached is not None:
         xs = [value_xml(c) for c in col.cached]
         if len(xs) == n and None in xs:  # some values unknown: those cells without <v>
-            return pa.array([_formula_cell(f"{letter}{r}", s, col.template.replace("{r}", r),
-                                           c)
-                             for r, c in zip(rows.to_pylist(), col.cached, strict=True)],
-                            pa.string())
+            return pa.array(
+                [
+                    _formula_cell(f"{letter}{r}", s, col.template.replace("{r}", r), c)
+                    for r, c in zip(rows.to_pylist(), col.cached, strict=True)
+                ],
+                pa.string(),
+            )
         t = pa.array([x[0] for x in xs], pa.string())
         v = pa.array([x[1] for x in xs], pa.string())
     else:
@@ -300,6 +309,5 @@ def _formula_cells(letter: str, s: str, col: FormulaColumn, rows: pa.Array) -> p
 
 def _string_bytes(arr: pa.Array) -> bytes:
     """The UTF-8 bytes of every value of a string array without nulls, one after the other."""
-    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1,
-                            offset=arr.offset * 4)
-    return arr.buffers()[2].to_pybytes()[offsets[0]:offsets[-1]]
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=arr.offset * 4)
+    return arr.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]]

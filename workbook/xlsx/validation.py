@@ -15,8 +15,16 @@ from openpyxl.worksheet.worksheet import Worksheet
 from udfs import ranges
 
 
-def validate_range(ws: Worksheet, arg: str, first_row: int, first_col: int, last_row: int | None = None,
-                   last_col: int | None = None, *, label: str = "") -> DataValidation:
+def validate_range(
+    ws: Worksheet,
+    arg: str,
+    first_row: int,
+    first_col: int,
+    last_row: int | None = None,
+    last_col: int | None = None,
+    *,
+    label: str = "",
+) -> DataValidation:
     """Validate the block from (first_row, first_col) to (last_row, last_col) against ``arg``'s
     range; ``label`` names the input in the messages (default: ``arg``)."""
     r = ranges.of(arg)
@@ -25,10 +33,17 @@ def validate_range(ws: Worksheet, arg: str, first_row: int, first_col: int, last
     first = f"{get_column_letter(first_col)}{first_row}"
     name = label or arg
     text = f"{name} must be {'in ' if str(r)[0] in '[(' else ''}{r}"
-    dv = DataValidation(type="custom", formula1=r.excel(first), allow_blank=True,
-                        showErrorMessage=True, showInputMessage=True,
-                        errorTitle="Out of range", error=text + ".",
-                        promptTitle=name[:32], prompt=text[:255])
+    dv = DataValidation(
+        type="custom",
+        formula1=r.excel(first),
+        allow_blank=True,
+        showErrorMessage=True,
+        showInputMessage=True,
+        errorTitle="Out of range",
+        error=text + ".",
+        promptTitle=name[:32],
+        prompt=text[:255],
+    )
     ws.add_data_validation(dv)
     dv.add(f"{first}:{get_column_letter(last_col)}{last_row}")
     return dv

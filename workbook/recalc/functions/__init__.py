@@ -57,9 +57,33 @@ def _table() -> dict[str, Spec]:
     )
 
     table: dict[str, Spec] = {}
-    for module in (math, stats, conditional, logic, info, text, lookup, dates, finance,
-                   cashflow, subtotal, calendar, textfind, textformat, xlookup, dynamic, trig,
-                   engineering, textedit, arrays, regression, dynarray, reshape, names, reference):
+    for module in (
+        math,
+        stats,
+        conditional,
+        logic,
+        info,
+        text,
+        lookup,
+        dates,
+        finance,
+        cashflow,
+        subtotal,
+        calendar,
+        textfind,
+        textformat,
+        xlookup,
+        dynamic,
+        trig,
+        engineering,
+        textedit,
+        arrays,
+        regression,
+        dynarray,
+        reshape,
+        names,
+        reference,
+    ):
         table.update(module.FUNCTIONS)
     return table
 
@@ -68,5 +92,19 @@ BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
 #: (CELL runs only with the info types that depend on the workbook alone: see reference.py)
-NEVER = frozenset({"WEBSERVICE", "CALL", "REGISTER.ID", "HYPERLINK", "RTD", "DDE",
-                   "FILTERXML", "INFO", "RAND", "RANDBETWEEN", "NOW", "TODAY"})
+NEVER = frozenset(
+    {
+        "WEBSERVICE",
+        "CALL",
+        "REGISTER.ID",
+        "HYPERLINK",
+        "RTD",
+        "DDE",
+        "FILTERXML",
+        "INFO",
+        "RAND",
+        "RANDBETWEEN",
+        "NOW",
+        "TODAY",
+    }
+)

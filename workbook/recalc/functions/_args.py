@@ -54,9 +54,10 @@ def numbers(args, *, errors: bool = True, scalars: str = "coerce", logical: bool
                 parts.append(flat if flat.dtype == vec.FLOAT else flat.astype(vec.FLOAT))
                 errs.append(None)
                 continue
-            vals = [_logical(v) if logical else
-                    v if isinstance(v, float) and not isinstance(v, bool) else np.nan
-                    for v in flat.ravel().tolist()]
+            vals = [
+                _logical(v) if logical else v if isinstance(v, float) and not isinstance(v, bool) else np.nan
+                for v in flat.ravel().tolist()
+            ]
             parts.append(np.array(vals, dtype=vec.FLOAT).reshape(flat.shape))
             errs.append(_err_part(flat) if errors else None)
         else:
@@ -85,8 +86,9 @@ def _logical(v) -> float:
 
 
 def _err_part(flat: np.ndarray):
-    e = np.array([v if isinstance(v, XlError) else None for v in flat.ravel().tolist()],
-                 dtype=object).reshape(flat.shape)
+    e = np.array(
+        [v if isinstance(v, XlError) else None for v in flat.ravel().tolist()], dtype=object
+    ).reshape(flat.shape)
     return e if any(x is not None for x in e.ravel()) else None
 
 
@@ -130,8 +132,7 @@ def result(values: np.ndarray, err, bad: XlError | None = None) -> np.ndarray:
     out = values.reshape(-1, 1, 1)
     if err is not None:
         mask = np.array([e is not None for e in err], dtype=bool).reshape(-1, 1, 1)
-        return vec.finish(out, (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1)),
-                          bad=bad or VALUE)
+        return vec.finish(out, (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1)), bad=bad or VALUE)
     return vec.finish(out, None, bad=bad) if bad is not None else vec.finish(out, None)
 
 

@@ -39,7 +39,7 @@ def full(x) -> np.ndarray:
     if limit is not None and vals.shape[0] * x.h * x.w > limit:
         x.store.block(x.r0, limit + 1, x.c0, 1)  # raises LimitExceededError naming the sheet
     out = np.full((vals.shape[0], x.h, x.w), None, dtype=object)
-    out[:, :vals.shape[1], :vals.shape[2]] = vals
+    out[:, : vals.shape[1], : vals.shape[2]] = vals
     return out
 
 
@@ -56,8 +56,7 @@ def _mmult(a, b):
     err = ea if ea is not None else eb
     if err is not None:
         return vec.const(err)
-    return np.einsum("mik,mkj->mij", fa, fb) if fa.shape[0] == fb.shape[0] else \
-        np.matmul(fa, fb)
+    return np.einsum("mik,mkj->mij", fa, fb) if fa.shape[0] == fb.shape[0] else np.matmul(fa, fb)
 
 
 def _strict_numbers(a: np.ndarray):

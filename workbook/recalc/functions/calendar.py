@@ -61,12 +61,10 @@ def _weekday(serial, kind=None):
     (s, k), e = scalar_nums(serial, kind if kind is not None else vec.const(1.0))
     s, k = np.trunc(s), np.trunc(k)
     dow = np.mod(s + (5 if DATE1904.get() else -1), 7)  # 0 = Sunday
-    start = np.vectorize(lambda x: _WEEK_START.get(int(x), -1) if np.isfinite(x) else -1,
-                         otypes=[float])(k)
+    start = np.vectorize(lambda x: _WEEK_START.get(int(x), -1) if np.isfinite(x) else -1, otypes=[float])(k)
     out = np.mod(dow - start, 7) + np.where(k == 3, 0, 1)
     bad = (start < 0) | ~(s >= 0) | (s > max_serial())
-    return vec.finish(np.where(bad, 0.0, out), vec.add_error(e, np.broadcast_to(bad, out.shape),
-                                                               NUM))
+    return vec.finish(np.where(bad, 0.0, out), vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
 
 
 _MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
@@ -78,8 +76,10 @@ _DATE_FORMS = [
     re.compile(r"^\s*(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3,9})[- ,]+(?P<y>\d{2}|\d{4})" + _TIME),
     re.compile(r"^\s*(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{2}|\d{4})" + _TIME),
 ]
-_TIME_ONLY = re.compile(r"^\s*(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}(?:\.\d+)?))?"
-                        r"\s*(?P<ap>[AaPp][Mm])?\s*$")
+_TIME_ONLY = re.compile(
+    r"^\s*(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}(?:\.\d+)?))?"
+    r"\s*(?P<ap>[AaPp][Mm])?\s*$"
+)
 
 
 def parse_date(text: str):
@@ -167,10 +167,15 @@ def _yearfrac(start, end, basis=None):
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     bad = ~((lo >= 0) & (hi <= max_serial()) & (k >= 0) & (k <= 4))
     lo, hi = np.where(bad, 1.0, lo), np.where(bad, 1.0, hi)
-    out = np.array([_yearfrac_one(x, y, int(z) if z == z else 0)
-                    for x, y, z in zip(lo.ravel().tolist(), hi.ravel().tolist(),
-                                       np.where(bad, 0, k).ravel().tolist(), strict=True)],
-                   dtype=float).reshape(shape)
+    out = np.array(
+        [
+            _yearfrac_one(x, y, int(z) if z == z else 0)
+            for x, y, z in zip(
+                lo.ravel().tolist(), hi.ravel().tolist(), np.where(bad, 0, k).ravel().tolist(), strict=True
+            )
+        ],
+        dtype=float,
+    ).reshape(shape)
     return vec.finish(out, vec.add_error(e, bad, NUM))
 
 
@@ -255,9 +260,22 @@ def _holidays(h) -> tuple[np.ndarray, XlError | None]:
 
 #: Excel's weekend numbers (NETWORKDAYS.INTL, WORKDAY.INTL) as numpy weekmasks: Monday first,
 #: 1 = a workday (Excel's weekend strings are the reverse: Monday first, 1 = a weekend day)
-_WEEKENDS = {1: "1111100", 2: "0111110", 3: "0011111", 4: "1001111", 5: "1100111",
-             6: "1110011", 7: "1111001", 11: "1111110", 12: "0111111", 13: "1011111",
-             14: "1101111", 15: "1110111", 16: "1111011", 17: "1111101"}
+_WEEKENDS = {
+    1: "1111100",
+    2: "0111110",
+    3: "0011111",
+    4: "1001111",
+    5: "1100111",
+    6: "1110011",
+    7: "1111001",
+    11: "1111110",
+    12: "0111111",
+    13: "1011111",
+    14: "1101111",
+    15: "1110111",
+    16: "1111011",
+    17: "1111101",
+}
 WORKWEEK = _WEEKENDS[1]  # NETWORKDAYS and WORKDAY: Saturday and Sunday off
 
 
@@ -323,16 +341,19 @@ def _workday(start, days, holidays=None, weekmask: str = WORKWEEK):
 def _intl(count: bool):
     """NETWORKDAYS.INTL(start, end, [weekend], [holidays]) / WORKDAY.INTL(start, days, ...):
     NETWORKDAYS / WORKDAY with the weekend of :func:`_weekmask`."""
+
     def impl(start, other, weekend=None, holidays=None):
         mask = _weekmask(weekend)
         if isinstance(mask, XlError):
             return vec.const(mask)
         return (_networkdays if count else _workday)(start, other, holidays, mask)
+
     return impl
 
 
 def _clock_part(which: int):
     """HOUR, MINUTE, SECOND of a serial's time of day, rounded to the nearest second (Excel)."""
+
     def impl(serial):
         (x,), e = scalar_nums(serial)
         bad = ~((x >= 0) & (x < max_serial() + 1))
@@ -343,6 +364,7 @@ def _clock_part(which: int):
             seconds = np.floor(frac * _DAY + 0.5) % 60
         out = [hours, minutes, seconds][which]
         return vec.finish(out.astype(float), vec.add_error(e, bad, NUM))
+
     return impl
 
 

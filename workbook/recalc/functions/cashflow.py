@@ -77,7 +77,7 @@ def _irr(values, guess=None):
 
     def f_df(r):
         base = 1.0 + r[:, None]
-        disc = base ** -period
+        disc = base**-period
         return (v * disc).sum(axis=1), (-period * v * disc / base).sum(axis=1)
 
     r, ok = _newton(f_df, g, IRR_STEPS, IRR_TOL)
@@ -125,8 +125,11 @@ def _cash_and_days(values, dates):
     v, ve = _flat(values)
     d, de = _flat(dates)
     m = max(v.shape[0], d.shape[0])
-    errs = np.where(np.array([e is not None for e in ve]), ve, de) if ve.shape[0] == m \
+    errs = (
+        np.where(np.array([e is not None for e in ve]), ve, de)
+        if ve.shape[0] == m
         else np.broadcast_to(de, (m,)).copy()
+    )
     if v.shape[1] != d.shape[1] or v.shape[1] == 0:
         errs = np.where(np.array([e is None for e in errs]), NUM, errs)
         return np.zeros((m, 1)), np.zeros((m, 1)), errs
@@ -165,7 +168,7 @@ def _xirr(values, dates, guess=None):
 
     def f_df(r):
         base = 1.0 + r[:, None]
-        disc = base ** -t
+        disc = base**-t
         return (cash * disc).sum(axis=1), (-t * cash * disc / base).sum(axis=1)
 
     r, ok = _newton(f_df, g, XIRR_STEPS, XIRR_TOL)

@@ -31,7 +31,7 @@ def _criterion(c):
     """
     if isinstance(c, str):
         op = next((o for o in _OPS if c.startswith(o)), "")
-        rest = c[len(op):]
+        rest = c[len(op) :]
         op = op or "="
         if rest.upper() in ERRORS:
             return (op, ERRORS[rest.upper()], None)  # "#N/A": matches error cells of that code
@@ -50,8 +50,14 @@ def _mask(values: np.ndarray, crit) -> np.ndarray:
     if isinstance(x, float) and not isinstance(x, bool) and values.dtype == vec.FLOAT:
         with np.errstate(invalid="ignore"):
             eq = (values == x) | (np.abs(values - x) < np.maximum(abs(x), np.abs(values)) * 2**-48)
-        return {"=": eq, "<>": ~eq, "<": (values < x) & ~eq, ">": (values > x) & ~eq,
-                "<=": (values < x) | eq, ">=": (values > x) | eq}[op]
+        return {
+            "=": eq,
+            "<>": ~eq,
+            "<": (values < x) & ~eq,
+            ">": (values > x) & ~eq,
+            "<=": (values < x) | eq,
+            ">=": (values > x) | eq,
+        }[op]
     test = _element_test(op, x)
     if text is not None and op in ("=", "<>"):
         plain = test
@@ -60,6 +66,7 @@ def _mask(values: np.ndarray, crit) -> np.ndarray:
             if isinstance(v, str):
                 return (v.lower() == text) == (op == "=")
             return plain(v)
+
     return np.array([test(v) for v in values.tolist()], dtype=bool)
 
 
@@ -81,6 +88,7 @@ def _element_test(op, x):
                 return hit if op == "=" else not hit
             s = v.lower()
             return {"<": s < low, ">": s > low, "<=": s <= low, ">=": s >= low}[op]
+
         return text_test
     if isinstance(x, bool):
         return lambda v: (isinstance(v, bool) and v == x) == (op != "<>")
@@ -89,8 +97,15 @@ def _element_test(op, x):
         if isinstance(v, bool) or not isinstance(v, float):
             return op == "<>"
         eq = approx_equal(v, x)
-        return {"=": eq, "<>": not eq, "<": v < x and not eq, ">": v > x and not eq,
-                "<=": v < x or eq, ">=": v > x or eq}[op]
+        return {
+            "=": eq,
+            "<>": not eq,
+            "<": v < x and not eq,
+            ">": v > x and not eq,
+            "<=": v < x or eq,
+            ">=": v > x or eq,
+        }[op]
+
     return num_test
 
 
@@ -111,9 +126,14 @@ def _masks(pairs, m_rows: int):
             if key not in cache:
                 cache[key] = _mask(flat[block], c)
             rows.append(cache[key])
-        out = rows if out is None else [a if isinstance(a, XlError) else b if isinstance(
-            b, XlError) else _and(a, b) for a, b in zip(_spread(out, m), _spread(rows, m),
-                                                     strict=True)]
+        out = (
+            rows
+            if out is None
+            else [
+                a if isinstance(a, XlError) else b if isinstance(b, XlError) else _and(a, b)
+                for a, b in zip(_spread(out, m), _spread(rows, m), strict=True)
+            ]
+        )
     return out
 
 
@@ -161,8 +181,9 @@ def _one_reduce(mask, vals, block: int, how: str):
         err = next((v for v in picked.tolist() if isinstance(v, XlError)), None)
         if err is not None:
             return err
-        picked = np.array([v for v in picked.tolist()
-                           if isinstance(v, float) and not isinstance(v, bool)], dtype=float)
+        picked = np.array(
+            [v for v in picked.tolist() if isinstance(v, float) and not isinstance(v, bool)], dtype=float
+        )
     if how == "sum":
         return float(picked.sum())
     if how in ("max", "min"):
@@ -181,6 +202,7 @@ def _sumif(how):
     def impl(rng, crit, values=None):
         masks = _masks([(rng, crit)], crit.shape[0])
         return _reduce(masks, rng if values is None else values, how)
+
     return impl
 
 
@@ -195,6 +217,7 @@ def _ifs(how):
             return vec.const(VALUE)
         m = max(c.shape[0] for _, c in pairs)
         return _reduce(_masks(pairs, m), first, how)
+
     return impl
 
 

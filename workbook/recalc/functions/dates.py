@@ -84,8 +84,9 @@ def _has_bool(*xs) -> np.ndarray | bool:
         if x.dtype == vec.BOOL:
             hit = hit | np.ones(x.shape, dtype=bool)
         elif x.dtype == vec.OBJ:
-            hit = hit | np.array([isinstance(v, bool) for v in x.ravel().tolist()],
-                                 dtype=bool).reshape(x.shape)
+            hit = hit | np.array([isinstance(v, bool) for v in x.ravel().tolist()], dtype=bool).reshape(
+                x.shape
+            )
     return hit
 
 
@@ -106,6 +107,7 @@ def _part(which: int):
         bad = ~((s >= 0) & (s < max_serial() + 1))  # NaN too
         out = parts(np.where(bad, 1.0, s))[which].astype(float)
         return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
     return impl
 
 
@@ -124,6 +126,7 @@ def _shift(end_of_month: bool):
         bad = bad | (out < 0) | (ny > 9999)
         e = vec.add_error(e, np.broadcast_to(_has_bool(start, months), out.shape), VALUE)
         return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
     return impl
 
 

@@ -105,8 +105,11 @@ def _indirect(ctx, text, a1=None):
         if isinstance(t, XlError):
             found.append(t)
             continue
-        found.append(_resolve(book, ctx.sheet, t, styles[min(i, len(styles) - 1)],
-                              rows[min(i, len(rows) - 1)], ctx.col))
+        found.append(
+            _resolve(
+                book, ctx.sheet, t, styles[min(i, len(styles) - 1)], rows[min(i, len(rows) - 1)], ctx.col
+            )
+        )
     if all(f == found[0] for f in found):
         return _as_range(book, found[0])
     tops = {(f[0], f[2], f[3], f[4]) if not isinstance(f, XlError) else None for f in found}

@@ -104,8 +104,7 @@ def _unique(array, by_col=None, exactly_once=None):
 def _rank(v) -> int:
     if isinstance(v, float | int) and not isinstance(v, bool):
         return 0
-    return 1 if isinstance(v, str) else 2 if isinstance(v, bool) else 3 \
-        if isinstance(v, XlError) else 4
+    return 1 if isinstance(v, str) else 2 if isinstance(v, bool) else 3 if isinstance(v, XlError) else 4
 
 
 def _order(a, b, descending: bool) -> int:
@@ -134,8 +133,7 @@ def _sort(array, sort_index=None, sort_order=None, by_col=None):
         return vec.const(VALUE)
     keys = lines[:, k].tolist()
     desc = float(order) == -1.0
-    idx = sorted(range(len(keys)),
-                 key=functools.cmp_to_key(lambda i, j: _order(keys[i], keys[j], desc)))
+    idx = sorted(range(len(keys)), key=functools.cmp_to_key(lambda i, j: _order(keys[i], keys[j], desc)))
     out = lines[idx]
     return (out.T if by_col else out)[None]
 

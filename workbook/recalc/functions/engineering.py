@@ -102,6 +102,5 @@ def _converter(source: str, target: str):
 
 
 FUNCTIONS = {
-    f"{a}2{b}": Spec(_converter(a, b), 1, 1 if b == "DEC" else 2)
-    for a in BASES for b in BASES if a != b
+    f"{a}2{b}": Spec(_converter(a, b), 1, 1 if b == "DEC" else 2) for a in BASES for b in BASES if a != b
 }

@@ -16,6 +16,7 @@ def _is(test, fast_float: bool, fast_bool: bool):
         if x.dtype == vec.BOOL:
             return np.full(x.shape, fast_bool)
         return np.array([test(v) for v in x.ravel().tolist()], dtype=bool).reshape(x.shape)
+
     return impl
 
 

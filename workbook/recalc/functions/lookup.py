@@ -29,8 +29,6 @@ def _key(v):
     return None
 
 
-
-
 class _Index:
     """Positions in one 1-D lookup vector, for exact and approximate matching."""
 
@@ -51,8 +49,9 @@ class _Index:
             return NA
         if how == 0:
             if isinstance(x, str) and (rx := wildcard(x)) is not None:
-                return next((i for i, v in enumerate(self.items)
-                             if isinstance(v, str) and rx.fullmatch(v)), NA)
+                return next(
+                    (i for i, v in enumerate(self.items) if isinstance(v, str) and rx.fullmatch(v)), NA
+                )
             return self.exact.get(_key(x), NA)
         kind = "n" if isinstance(x, float) else "s" if isinstance(x, str) else "b"
         if how > 0 and not self.plain(kind):
@@ -74,13 +73,17 @@ class _Index:
         if key not in self._sorted:
             pos, vals = self._typed(kind)
             self._sorted[key] = len(pos) == len(self.items) and bool(
-                len(vals) < 2 or np.all(vals[1:] >= vals[:-1]))
+                len(vals) < 2 or np.all(vals[1:] >= vals[:-1])
+            )
         return self._sorted[key]
 
     def _typed(self, kind):
         if kind not in self._sorted:
-            sel = [(i, v.lower() if isinstance(v, str) else v) for i, v in enumerate(self.items)
-                   if _key(v) is not None and _key(v)[0] == kind]
+            sel = [
+                (i, v.lower() if isinstance(v, str) else v)
+                for i, v in enumerate(self.items)
+                if _key(v) is not None and _key(v)[0] == kind
+            ]
             pos = np.array([i for i, _ in sel], dtype=np.int64)
             vals = np.array([v for _, v in sel], dtype=float if kind != "s" else object)
             self._sorted[kind] = (pos, vals)
@@ -94,6 +97,7 @@ def _bsearch(items: list, kind: str, x):
     documents as Excel's, LookupUtils.performBinarySearch; checked against Excel's cached values
     in tests/data/excel_corpus, POI's FormulaEvalTestData_Copy.xlsx).
     """
+
     def cmp(i):  # None: another type; else -1 (x < item), 0, 1
         v = items[i]
         if _key(v) is None or _key(v)[0] != kind:
@@ -140,8 +144,7 @@ def _lookup_rows(vectors, x: np.ndarray, how: np.ndarray):
         return _lookup_fixed(indexes[0], xs, int(hs[0]), m)
     out = np.empty(m, dtype=object)
     for i in range(m):
-        out[i] = indexes[min(i, len(indexes) - 1)].find(xs[min(i, len(xs) - 1)],
-                                                         int(hs[min(i, len(hs) - 1)]))
+        out[i] = indexes[min(i, len(indexes) - 1)].find(xs[min(i, len(xs) - 1)], int(hs[min(i, len(hs) - 1)]))
     return out
 
 
@@ -149,9 +152,14 @@ def _lookup_fixed(index: _Index, xs: list, how: int, m: int) -> np.ndarray:
     out = np.empty(m, dtype=object)
     if how == 0:
         exact, find = index.exact, index.find
-        out[:] = [exact.get(("n", v), NA) if type(v) is float else
-                  exact.get(("s", v.lower()), NA) if type(v) is str and not _WILD.search(v) else
-                  find(v, 0) for v in (xs if len(xs) == m else xs * m)]
+        out[:] = [
+            exact.get(("n", v), NA)
+            if type(v) is float
+            else exact.get(("s", v.lower()), NA)
+            if type(v) is str and not _WILD.search(v)
+            else find(v, 0)
+            for v in (xs if len(xs) == m else xs * m)
+        ]
         return out
     if all(type(v) is float for v in xs) and (how < 0 or index.plain("n")):
         pos, vals = index._typed("n")
@@ -164,8 +172,10 @@ def _lookup_fixed(index: _Index, xs: list, how: int, m: int) -> np.ndarray:
         else:
             i = len(vals) - np.searchsorted(vals[::-1], arr, side="left") - 1
         ok = (i >= 0) & (i < len(vals))
-        out[:] = [int(p) if k else NA for p, k in zip(pos[np.clip(i, 0, len(vals) - 1)].tolist(),
-                                                       ok.tolist(), strict=True)]
+        out[:] = [
+            int(p) if k else NA
+            for p, k in zip(pos[np.clip(i, 0, len(vals) - 1)].tolist(), ok.tolist(), strict=True)
+        ]
         return out
     for i in range(m):
         out[i] = index.find(xs[min(i, len(xs) - 1)], how)
@@ -183,8 +193,7 @@ def _match(x, rng, how=None):
     (fh,), eh = scalar_nums(how if how is not None else vec.const(1.0))
     how_arr = np.sign(np.trunc(fh))
     pos = _lookup_rows(_vectors(arr, "col" if w == 1 else "row"), x[:, 0, 0], how_arr)
-    out = vec.from_list([p + 1.0 if isinstance(p, int) else p for p in pos.tolist()],
-                        (len(pos), 1, 1))
+    out = vec.from_list([p + 1.0 if isinstance(p, int) else p for p in pos.tolist()], (len(pos), 1, 1))
     return vec.with_errors(out, eh)
 
 
@@ -219,13 +228,15 @@ def _xlookup_table(axis: str):
                 r, c = (p, int(k) - 1) if axis == "v" else (int(k) - 1, p)
                 out.append(block[r, c] if r < block.shape[0] else None)
         return vec.with_errors(vec.from_list(out, (m, 1, 1)), vec.merge(ei, ea))
+
     return impl
 
 
 def _index(rng, row=None, col=None):
     h, w = dims(rng)
-    (fr, fc), e = scalar_nums(row if row is not None else vec.const(0.0),
-                              col if col is not None else vec.const(0.0))
+    (fr, fc), e = scalar_nums(
+        row if row is not None else vec.const(0.0), col if col is not None else vec.const(0.0)
+    )
     fr, fc = np.trunc(fr.reshape(-1)), np.trunc(fc.reshape(-1))
     if col is None and h == 1 and w > 1:  # INDEX(row_vector, k)
         fr, fc = np.ones_like(fr), fr
@@ -262,11 +273,16 @@ def _index_whole(rng, r: int, c: int, h: int, w: int, e):
     if r > h or c > w:
         return vec.const(REF)
     if isinstance(rng, RangeVal):
-        out = RangeVal(rng.store, rng.r0 + (r - 1 if r else 0), 1 if r else h,
-                       rng.c0 + (c - 1 if c else 0), 1 if c else w)
+        out = RangeVal(
+            rng.store,
+            rng.r0 + (r - 1 if r else 0),
+            1 if r else h,
+            rng.c0 + (c - 1 if c else 0),
+            1 if c else w,
+        )
         return out if e is None else vec.with_errors(out.values(), e)
-    arr = rng[:, r - 1:r, :] if r else rng
-    arr = arr[:, :, c - 1:c] if c else arr
+    arr = rng[:, r - 1 : r, :] if r else rng
+    arr = arr[:, :, c - 1 : c] if c else arr
     return vec.with_errors(arr, e)
 
 

@@ -16,6 +16,7 @@ def _unary(func):
         f, e = vec.nums(x)
         with np.errstate(all="ignore"):
             return vec.finish(func(f), e)
+
     return impl
 
 
@@ -33,7 +34,7 @@ def _rounder(how: str):
         (f, d), e = scalar_nums(x, digits if digits is not None else vec.const(0.0))
         d = int_arg(d)
         with np.errstate(all="ignore"):
-            up = np.where(d >= 0, 10.0 ** d, 1.0)
+            up = np.where(d >= 0, 10.0**d, 1.0)
             down = np.where(d < 0, 10.0 ** (-d), 1.0)
             s = _approx15(np.abs(f) * up / down)
             if how == "half":
@@ -43,6 +44,7 @@ def _rounder(how: str):
             else:
                 r = np.floor(s)
             return vec.finish(np.sign(f) * r / up * down, e)
+
     return impl
 
 
@@ -63,6 +65,7 @@ def _mod(n, d):
 
 def _power(x, y):
     from ..operators import arith
+
     return arith("^", x, y)
 
 
@@ -94,8 +97,11 @@ def _sumproduct(*args):
         return vec.const(VALUE)
     prod = None
     for a in arrays:  # text, blanks and booleans in the arrays count as 0
-        f = a if a.dtype == vec.FLOAT else np.array(
-            [v if isinstance(v, float) else 0.0 for v in a.ravel().tolist()]).reshape(a.shape)
+        f = (
+            a
+            if a.dtype == vec.FLOAT
+            else np.array([v if isinstance(v, float) else 0.0 for v in a.ravel().tolist()]).reshape(a.shape)
+        )
         prod = f if prod is None else prod * f
     total = prod.reshape(prod.shape[0], -1).sum(axis=1)
     return result(total, row_errors(arrays))

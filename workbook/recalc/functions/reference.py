@@ -57,8 +57,7 @@ def _texts(part) -> dict[tuple[int, int], str]:
             if master is None:
                 continue
             origin = cell_name(master.row, master.col)
-            text = Translator("=" + master.text, origin).translate_formula(
-                cell_name(fc.row, fc.col))
+            text = Translator("=" + master.text, origin).translate_formula(cell_name(fc.row, fc.col))
         else:
             text = "=" + fc.text
         if text is None:
@@ -107,8 +106,7 @@ def _cell(ctx, info, ref=None):
             vals[vals == None] = 0.0  # noqa: E711 (elementwise)
         return vals
     flat = vals.ravel().tolist()
-    return vec.from_list(["b" if v is None else "l" if isinstance(v, str) else "v" for v in flat],
-                         vals.shape)
+    return vec.from_list(["b" if v is None else "l" if isinstance(v, str) else "v" for v in flat], vals.shape)
 
 
 def cell_supported(node: Call) -> bool:

@@ -119,7 +119,7 @@ def _fit(d: _Data, use_const: bool) -> _Fit | XlError:
     design = np.column_stack(cols) if cols else np.zeros((n, 0))
     params = np.linalg.lstsq(design, d.y, rcond=None)[0] if cols else np.zeros(0)
     coef = np.zeros(k)
-    coef[kept] = params[:int(kept.sum())]
+    coef[kept] = params[: int(kept.sum())]
     b = float(params[-1]) if use_const else 0.0
     return _Fit(coef, b, kept, design, params, use_const)
 
@@ -169,7 +169,7 @@ def _statistics(d: _Data, f: _Fit) -> np.ndarray:
     p = used + (1 if f.const else 0)
     fitted = f.design @ f.params if p else np.zeros(n)
     ss_resid = float(np.sum((d.y - fitted) ** 2))
-    ss_reg = float(np.sum((fitted - d.y.mean()) ** 2)) if f.const else float(np.sum(fitted ** 2))
+    ss_reg = float(np.sum((fitted - d.y.mean()) ** 2)) if f.const else float(np.sum(fitted**2))
     df = n - p
     out = np.full((5, k + 1), NA, dtype=object)
     if df > 0:
@@ -228,6 +228,7 @@ def _trend_of(log: bool):
         if log:
             out = np.exp(out)
         return vec.finish(out[None].astype(vec.FLOAT), None)
+
     return impl
 
 

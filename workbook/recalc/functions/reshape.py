@@ -51,6 +51,7 @@ def _objects(a: np.ndarray) -> np.ndarray:
 
 def _cut(keep: bool):
     """TAKE (``keep``) or DROP: slices of each axis from its start (positive) or end."""
+
     def impl(array, rows=None, columns=None):
         arr = _one(array)
         counts = [_count(rows), _count(columns)]
@@ -70,6 +71,7 @@ def _cut(keep: bool):
         if out.size == 0:
             return vec.const(CALC)
         return out[None]
+
     return impl
 
 
@@ -91,24 +93,25 @@ def _expand(array, rows=None, columns=None, pad_with=None):
 
 def _stack(axis: int):
     """HSTACK (axis 1) / VSTACK (axis 0): the arrays joined, padded with #N/A."""
+
     def impl(*arrays):
-        parts = [_objects(_one(a)) if a is not None else np.full((1, 1), None, dtype=object)
-                 for a in arrays]
+        parts = [_objects(_one(a)) if a is not None else np.full((1, 1), None, dtype=object) for a in arrays]
         other = 1 - axis
         size = max(p.shape[other] for p in parts)
         padded = []
         for p in parts:
             if p.shape[other] < size:
-                shape = (size - p.shape[0], p.shape[1]) if other == 0 else \
-                    (p.shape[0], size - p.shape[1])
+                shape = (size - p.shape[0], p.shape[1]) if other == 0 else (p.shape[0], size - p.shape[1])
                 p = np.concatenate([p, np.full(shape, NA, dtype=object)], axis=other)
             padded.append(p)
         return np.concatenate(padded, axis=axis)[None]
+
     return impl
 
 
 def _flatten(as_row: bool):
     """TOCOL / TOROW."""
+
     def impl(array, ignore=None, scan_by_column=None):
         arr = _one(array)
         how = _count(ignore)
@@ -119,18 +122,19 @@ def _flatten(as_row: bool):
         if how not in (0, 1, 2, 3) or by_col is None:
             return vec.const(VALUE)
         values = (arr.T if by_col else arr).ravel().tolist()
-        kept = [v for v in values
-                if not (how & 1 and v is None) and not (how & 2 and isinstance(v, XlError))]
+        kept = [v for v in values if not (how & 1 and v is None) and not (how & 2 and isinstance(v, XlError))]
         if not kept:
             return vec.const(CALC)
         out = np.empty(len(kept), dtype=object)
         out[:] = kept
         return out.reshape((1, 1, -1) if as_row else (1, -1, 1))
+
     return impl
 
 
 def _wrap(by_rows: bool):
     """WRAPROWS (``by_rows``) / WRAPCOLS."""
+
     def impl(vector, wrap_count, pad_with=None):
         arr = _one(vector)
         if arr.shape[0] != 1 and arr.shape[1] != 1:
@@ -146,9 +150,10 @@ def _wrap(by_rows: bool):
         n = min(n, len(values))  # a wrap_count past the vector: the vector in one line
         lines = -(-len(values) // n)
         out = np.full(lines * n, _scalar(pad_with, NA), dtype=object)
-        out[:len(values)] = values
+        out[: len(values)] = values
         out = out.reshape(lines, n)
         return (out if by_rows else out.T)[None]
+
     return impl
 
 

@@ -26,13 +26,16 @@ def _count_used(vals):
 
 def _extreme(largest: bool, logical: bool = False):
     """MAX/MIN (MAXA/MINA with ``logical``): 0 when no number takes part."""
+
     def impl(*args):
         vals, err = numbers(args, logical=logical)
         reduce = np.nanmax if largest else np.nanmin
         with np.errstate(all="ignore"):
-            r = np.where(_count_used(vals) > 0,
-                         reduce(_fill(vals, -np.inf if largest else np.inf), axis=1), 0.0)
+            r = np.where(
+                _count_used(vals) > 0, reduce(_fill(vals, -np.inf if largest else np.inf), axis=1), 0.0
+            )
         return result(r, err)
+
     return impl
 
 
@@ -49,6 +52,7 @@ def _average(logical: bool = False):
         with np.errstate(all="ignore"):
             r = added(vals) / n
         return result(r, err, bad=DIV0)
+
     return impl
 
 
@@ -81,7 +85,8 @@ def _countblank(rng):
         blanks = np.full(flat.shape[0], h * w - filled)
     else:
         blanks = (h * w - flat.shape[1]) + np.array(
-            [[v is None or v == "" for v in row] for row in flat.tolist()]).sum(axis=1)
+            [[v is None or v == "" for v in row] for row in flat.tolist()]
+        ).sum(axis=1)
     return np.asarray(blanks, dtype=float).reshape(-1, 1, 1)
 
 
@@ -100,6 +105,7 @@ def _median(*args):
 class _quiet:
     def __enter__(self):
         import warnings
+
         self._w = warnings.catch_warnings()
         self._w.__enter__()
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -203,6 +209,7 @@ def _rank(average: bool):
     """RANK/RANK.EQ(number, ref, [order]): 1 + how many numbers of ref are greater (order 0,
     the default) or smaller (order non-zero); ties share the best rank, RANK.AVG their average;
     #N/A when ref does not hold the number."""
+
     def impl(number, ref, order=None):
         vals, err = numbers([ref])
         (x, o), ex = scalar_nums(number, vec.const(0.0) if order is None else order)
@@ -215,6 +222,7 @@ def _rank(average: bool):
             ties = (v == x).sum(axis=1)
         r = above + 1.0 + ((ties - 1) / 2.0 if average else 0.0)
         return _with_scalar_errors(result(np.where(ties > 0, r, np.nan), err, bad=NA), ex)
+
     return impl
 
 
@@ -227,6 +235,7 @@ def _with_scalar_errors(out, errs):
 def _kth(largest: bool):
     """SMALL/LARGE(array, k): the k-th smallest (largest) number; k < 1 or past the count is
     #NUM!. k may be an array: the result has k's shape, one answer per k."""
+
     def impl(rng, k):
         vals, err = numbers([rng])
         fk, ek = vec.nums(k)
@@ -246,6 +255,7 @@ def _kth(largest: bool):
             rows = (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1))
             ek = rows if ek is None else vec.merge(ek, rows)
         return vec.finish(r, ek, bad=NUM)
+
     return impl
 
 
@@ -259,6 +269,7 @@ def _var(sample: bool, root: bool, logical: bool = False):
             v = ss / (n - 1 if sample else n)
             r = np.sqrt(v) if root else v
         return result(np.where(n > (1 if sample else 0), r, np.nan), err, bad=DIV0)
+
     return impl
 
 

@@ -26,11 +26,40 @@ from ..values import VALUE, XlError
 from . import Spec
 from ._args import scalar_nums
 
-SUBTOTAL_FUNCS = ("AVERAGE", "COUNT", "COUNTA", "MAX", "MIN", "PRODUCT", "STDEV", "STDEVP", "SUM",
-                  "VAR", "VARP")
-AGGREGATE_FUNCS = ("AVERAGE", "COUNT", "COUNTA", "MAX", "MIN", "PRODUCT", "STDEV.S", "STDEV.P",
-                   "SUM", "VAR.S", "VAR.P", "MEDIAN", "MODE.SNGL", "LARGE", "SMALL",
-                   "PERCENTILE.INC", "QUARTILE.INC", "PERCENTILE.EXC", "QUARTILE.EXC")
+SUBTOTAL_FUNCS = (
+    "AVERAGE",
+    "COUNT",
+    "COUNTA",
+    "MAX",
+    "MIN",
+    "PRODUCT",
+    "STDEV",
+    "STDEVP",
+    "SUM",
+    "VAR",
+    "VARP",
+)
+AGGREGATE_FUNCS = (
+    "AVERAGE",
+    "COUNT",
+    "COUNTA",
+    "MAX",
+    "MIN",
+    "PRODUCT",
+    "STDEV.S",
+    "STDEV.P",
+    "SUM",
+    "VAR.S",
+    "VAR.P",
+    "MEDIAN",
+    "MODE.SNGL",
+    "LARGE",
+    "SMALL",
+    "PERCENTILE.INC",
+    "QUARTILE.INC",
+    "PERCENTILE.EXC",
+    "QUARTILE.EXC",
+)
 _NESTED = frozenset({"SUBTOTAL", "AGGREGATE"})
 
 
@@ -74,9 +103,11 @@ def _masked(ref, nested: bool, hidden: bool, errors: bool):
     rows_fixed = not ref.moving
     skip_cells = store.subtotal_cells if nested else ()
     skip_rows = store.hidden_rows if hidden else frozenset()
-    touched = any(True for r, c in skip_cells if ref.c0 <= c < ref.c0 + ref.w
-                  and (not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)) or \
-        any(True for r in skip_rows if not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)
+    touched = any(
+        True
+        for r, c in skip_cells
+        if ref.c0 <= c < ref.c0 + ref.w and (not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)
+    ) or any(True for r in skip_rows if not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)
     if not touched and not errors:
         return ref
     arr = ref.values()

@@ -15,10 +15,12 @@ from ._args import row_errors, scalar_nums
 
 def _text_map(func):
     """A function of one text, applied element-wise; errors pass through."""
+
     def impl(x):
         t, e = vec.texts(x)
         out = vec.from_list([func(s) for s in t.ravel().tolist()], t.shape)
         return vec.with_errors(out, e)
+
     return impl
 
 
@@ -44,8 +46,12 @@ def _concat(*args):
         arrays.append(arr)
         t, _ = vec.texts(arr)
         m = t.shape[0]
-        pieces.append(np.array(["".join(x if isinstance(x, str) else "" for x in r)
-                                for r in t.reshape(m, -1).tolist()], dtype=object))
+        pieces.append(
+            np.array(
+                ["".join(x if isinstance(x, str) else "" for x in r) for r in t.reshape(m, -1).tolist()],
+                dtype=object,
+            )
+        )
     if not pieces:
         return vec.const("")
     out = pieces[0].reshape(-1, 1, 1)
@@ -80,23 +86,24 @@ def _slicer(kind: str):
         else:
             (count,), en = scalar_nums(a if a is not None else vec.const(1.0))
             start = None
-        shape = np.broadcast_shapes(t.shape, count.shape, *(() if start is None else
-                                                            (start.shape,)))
+        shape = np.broadcast_shapes(t.shape, count.shape, *(() if start is None else (start.shape,)))
         ts = np.broadcast_to(t, shape).ravel().tolist()
         ns = np.broadcast_to(np.trunc(count), shape).ravel().tolist()
-        ss = np.broadcast_to(np.trunc(start), shape).ravel().tolist() if start is not None \
-            else [1.0] * len(ts)
+        ss = (
+            np.broadcast_to(np.trunc(start), shape).ravel().tolist() if start is not None else [1.0] * len(ts)
+        )
         out = []
         for s, n, st in zip(ts, ns, ss, strict=True):
             if n < 0 or st < 1:
                 out.append(VALUE)
             elif kind == "left":
-                out.append(s[:int(n)])
+                out.append(s[: int(n)])
             elif kind == "right":
-                out.append(s[max(0, len(s) - int(n)):] if n else "")
+                out.append(s[max(0, len(s) - int(n)) :] if n else "")
             else:
-                out.append(s[int(st) - 1:int(st) - 1 + int(n)])
+                out.append(s[int(st) - 1 : int(st) - 1 + int(n)])
         return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))
+
     return impl
 
 
@@ -104,9 +111,14 @@ def _rept(text, times):
     t, et = vec.texts(text)
     (n,), en = scalar_nums(times)
     shape = np.broadcast_shapes(t.shape, n.shape)
-    out = [_rept_one(s, k) for s, k in zip(
-        np.broadcast_to(t, shape).ravel().tolist(), np.broadcast_to(n, shape).ravel().tolist(),
-        strict=True)]
+    out = [
+        _rept_one(s, k)
+        for s, k in zip(
+            np.broadcast_to(t, shape).ravel().tolist(),
+            np.broadcast_to(n, shape).ravel().tolist(),
+            strict=True,
+        )
+    ]
     return vec.with_errors(vec.from_list(out, shape), vec.merge(et, en))
 
 

@@ -27,6 +27,7 @@ from ._args import is_rangelike
 
 def _each(func, kinds: str):
     """Element-wise over broadcast arguments converted by kind: t text, n number (truncated)."""
+
     def one(*vals):
         args = []
         for kind, v in zip(kinds, vals, strict=False):
@@ -40,8 +41,8 @@ def _each(func, kinds: str):
         xs = list(xs)
         while xs and xs[-1] is None:  # omitted trailing arguments
             xs.pop()
-        return vec.cap_text(vec.elementwise(one, *(vec.const(None) if x is None else x
-                                                   for x in xs)))
+        return vec.cap_text(vec.elementwise(one, *(vec.const(None) if x is None else x for x in xs)))
+
     return impl
 
 
@@ -58,13 +59,13 @@ def _substitute(text: str, old: str, new: str, instance=None):
         if at < 0:
             return text
         pos = at + len(old)
-    return text[:at] + new + text[at + len(old):]
+    return text[:at] + new + text[at + len(old) :]
 
 
 def _replace(text: str, start, count, new: str):
     if start < 1 or count < 0:
         return VALUE
-    return text[:start - 1] + new + text[start - 1 + count:]
+    return text[: start - 1] + new + text[start - 1 + count :]
 
 
 def _char(n):
@@ -105,6 +106,7 @@ def _t(value):
 
     def one(v):
         return v if isinstance(v, (str, XlError)) else ""
+
     return vec.elementwise(one, value)
 
 

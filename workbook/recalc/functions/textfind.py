@@ -50,11 +50,17 @@ def _finder(case_sensitive: bool):
         (st,), es = scalar_nums(start if start is not None else vec.const(1.0))
         st = np.trunc(st)
         shape = np.broadcast_shapes(tf.shape, tw.shape, st.shape)
-        out = [one(a, b, c) for a, b, c in zip(np.broadcast_to(tf, shape).ravel().tolist(),
-                                               np.broadcast_to(tw, shape).ravel().tolist(),
-                                               np.broadcast_to(st, shape).ravel().tolist(),
-                                               strict=True)]
+        out = [
+            one(a, b, c)
+            for a, b, c in zip(
+                np.broadcast_to(tf, shape).ravel().tolist(),
+                np.broadcast_to(tw, shape).ravel().tolist(),
+                np.broadcast_to(st, shape).ravel().tolist(),
+                strict=True,
+            )
+        ]
         return vec.with_errors(vec.from_list(out, shape), vec.merge(ef, ew, es))
+
     return impl
 
 

@@ -29,8 +29,11 @@ from ..values import DATE1904, XlError, number_text, parse_number
 from . import Spec
 from .dates import parts
 
-_DATE_CODE = re.compile(r"(\[h+\]|\[m+\]|\[s+\]|y+|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|"
-                        r"ss|s|am/pm|a/p|\.0+)", re.I)
+_DATE_CODE = re.compile(
+    r"(\[h+\]|\[m+\]|\[s+\]|y+|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|"
+    r"ss|s|am/pm|a/p|\.0+)",
+    re.I,
+)
 
 
 _COLOUR = re.compile(r"\[(black|blue|cyan|green|magenta|red|white|yellow|color\s*\d+)\]", re.I)
@@ -95,7 +98,7 @@ def general(x: float) -> str:
 
 def _round_sig(a: float, sig: int) -> float:
     e = Decimal(format(a, ".15g")).adjusted()
-    return float(_round(a / 10.0 ** e, sig - 1)) * 10.0 ** e
+    return float(_round(a / 10.0**e, sig - 1)) * 10.0**e
 
 
 def _sections(fmt: str) -> list[str]:
@@ -105,7 +108,7 @@ def _sections(fmt: str) -> list[str]:
         if ch == '"':
             quoted = not quoted
         elif ch == "\\" and not quoted and i + 1 < len(fmt):
-            cur.append(fmt[i:i + 2])
+            cur.append(fmt[i : i + 2])
             i += 2
             continue
         elif ch == ";" and not quoted:
@@ -127,7 +130,7 @@ def _tokens(sec: str):
         if ch == '"':
             j = sec.find('"', i + 1)
             j = len(sec) if j < 0 else j
-            out.append(("lit", sec[i + 1:j]))
+            out.append(("lit", sec[i + 1 : j]))
             i = j + 1
         elif ch == "\\" and i + 1 < len(sec):
             out.append(("lit", sec[i + 1]))
@@ -139,7 +142,7 @@ def _tokens(sec: str):
             i += 2
         elif ch == "[":
             j = sec.find("]", i)
-            tag = sec[i:j + 1] if j > 0 else sec[i:]
+            tag = sec[i : j + 1] if j > 0 else sec[i:]
             cur = re.fullmatch(r"\[\$([^-\]]*)(-[0-9A-Fa-f]+)?\]", tag)
             if cur:
                 out.append(("lit", cur.group(1)))  # [$€-407]: the symbol; [$-409]: nothing
@@ -184,16 +187,23 @@ def _check_number_format(tokens) -> None:
     """Refuse (as unsupported) number formats whose Excel output the engine does not model."""
     codes = [t for k, t in tokens if k == "code"]
     text = "".join(codes)
-    if "/" in text and re.search(r"[0#?]\s*/\s*[0-9#?]", "".join(
-            t if k == "code" else " " for k, t in tokens)):
+    if "/" in text and re.search(
+        r"[0#?]\s*/\s*[0-9#?]", "".join(t if k == "code" else " " for k, t in tokens)
+    ):
         raise _Unsupported("fraction format")
     sci = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee"]
     if sci:
         i = sci[0]
-        after = tokens[i + 1:i + 3]
-        ok = (len(after) == 2 and after[0][1] in "+-" and after[1][0] == "code"
-              and after[1][1] in "0#" and "%" not in text and "?" not in text
-              and sum(1 for t in codes[:codes.index(tokens[i][1])] if t in "0#") >= 1)
+        after = tokens[i + 1 : i + 3]
+        ok = (
+            len(after) == 2
+            and after[0][1] in "+-"
+            and after[1][0] == "code"
+            and after[1][1] in "0#"
+            and "%" not in text
+            and "?" not in text
+            and sum(1 for t in codes[: codes.index(tokens[i][1])] if t in "0#") >= 1
+        )
         before = [t for k, t in tokens[:i] if k == "code" and t in "0#?,"]
         dot = next((n for n, (k, t) in enumerate(tokens[:i]) if k == "code" and t == "."), i)
         int_digits = sum(1 for k, t in tokens[:dot] if k == "code" and t in "0#?")
@@ -211,7 +221,7 @@ def _round(x: float, places: int) -> Decimal:
 def _format_number(x: float, tokens, signed: bool) -> str:
     codes = "".join(t if k == "code" else "\x00" for k, t in tokens)
     pct = codes.count("%")
-    x = x * 100 ** pct
+    x = x * 100**pct
     sci = re.search(r"[Ee][+-]", codes)
     digits = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?"]
     if not digits:
@@ -222,13 +232,13 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     j = last + 1
     while j < len(tokens) and tokens[j] == ("code", ","):
         x /= 1000.0
-        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1:]]
+        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1 :]]
         j += 1
     dot = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t == "."), None)
     j = (dot or 0) - 1
     while dot is not None and j >= 0 and tokens[j] == ("code", ",") and j - 1 in digits:
         x /= 1000.0  # #,.# : a comma just before the point scales too
-        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1:]]
+        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1 :]]
         j -= 1
     int_ph = [i for i in digits if dot is None or i < dot]
     frac_ph = [i for i in digits if dot is not None and i > dot]
@@ -236,8 +246,9 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         frac_ph = [i for i in frac_ph if i < sci.start()]
         int_ph = [i for i in int_ph if i < sci.start()]
         return _format_sci(x, tokens, int_ph, frac_ph, signed)
-    grouping = any(k == "code" and t == "," and int_ph and int_ph[0] < i < int_ph[-1]
-                   for i, (k, t) in enumerate(tokens))
+    grouping = any(
+        k == "code" and t == "," and int_ph and int_ph[0] < i < int_ph[-1] for i, (k, t) in enumerate(tokens)
+    )
     d = _round(abs(x), len(frac_ph))
     neg = x < 0 and d != 0 and signed
     int_str, _, frac_str = f"{d:f}".partition(".")
@@ -278,7 +289,7 @@ def _format_number(x: float, tokens, signed: bool) -> str:
 def _group(digits: str) -> str:
     """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'."""
     body = digits.lstrip(" ")
-    lead = digits[:len(digits) - len(body)]
+    lead = digits[: len(digits) - len(body)]
     parts = []
     while len(body) > 3:
         parts.insert(0, body[-3:])
@@ -291,14 +302,13 @@ def _format_sci(x, tokens, int_ph, frac_ph, signed) -> str:
     mant, exp = f"{abs(x):.{places}E}".split("E")
     e = int(exp)
     epos = next(i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee")
-    exp_digits = sum(1 for k, t in tokens[epos + 2:] if k == "code" and t in "0#")
+    exp_digits = sum(1 for k, t in tokens[epos + 2 :] if k == "code" and t in "0#")
     sign = "-" if e < 0 else ("+" if tokens[epos + 1][1] == "+" else "")
-    head = [t for k, t in tokens[:min(int_ph + frac_ph + [epos])] if k == "lit"]
-    tail = [t for k, t in tokens[epos + 2 + exp_digits:] if k == "lit" or t in "$)"]
+    head = [t for k, t in tokens[: min(int_ph + frac_ph + [epos])] if k == "lit"]
+    tail = [t for k, t in tokens[epos + 2 + exp_digits :] if k == "lit" or t in "$)"]
     body = mant if places else mant.split(".")[0]
     neg = "-" if x < 0 and signed else ""
-    return (neg + "".join(head) + body + tokens[epos][1] + sign + str(abs(e)).zfill(exp_digits)
-            + "".join(tail))
+    return neg + "".join(head) + body + tokens[epos][1] + sign + str(abs(e)).zfill(exp_digits) + "".join(tail)
 
 
 _DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -330,7 +340,7 @@ def _format_date(x: float, tokens) -> str:
                 out.append(c)
                 continue
             if low in ("m", "mm"):
-                rest = "".join(codes[n + 1:]).lower() + "".join(pieces[pieces.index(piece) + 1:])
+                rest = "".join(codes[n + 1 :]).lower() + "".join(pieces[pieces.index(piece) + 1 :])
                 minute = last_was_h or re.match(r"[^a-z]*s", rest) is not None
                 v = int(mi) if minute else mo
                 out.append(f"{v:02d}" if low == "mm" else str(v))
@@ -408,7 +418,7 @@ def _text_section(fmt: str, text: str) -> str:
         if ch == '"':
             j = sec.find('"', i + 1)
             j = len(sec) if j < 0 else j
-            out.append(sec[i + 1:j])
+            out.append(sec[i + 1 : j])
             i = j + 1
             continue
         if ch == "\\" and i + 1 < len(sec):

@@ -34,14 +34,14 @@ def _unary(func, domain=None):
         if domain is not None:
             e = vec.add_error(e, np.broadcast_to(~domain(f), out.shape), NUM)
         return vec.finish(out, e)
+
     return impl
 
 
 def _atan2(x, y):
     (a, b), e = scalar_nums(x, y)
     out = np.arctan2(b, a)
-    return vec.finish(out, vec.add_error(e, np.broadcast_to((a == 0) & (b == 0), out.shape),
-                                         DIV0))
+    return vec.finish(out, vec.add_error(e, np.broadcast_to((a == 0) & (b == 0), out.shape), DIV0))
 
 
 def _quotient(n, s):
@@ -81,22 +81,25 @@ def _mround(number, multiple):
     with np.errstate(all="ignore"):
         k = np.sign(q) * np.floor(np.abs(q) + 0.5)
         out = np.where(m == 0, 0.0, _snap(k * m))
-    bad = (n * m < 0)
+    bad = n * m < 0
     return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
 
 
 def _math_multiple(up: bool):
     def impl(number, significance=None, mode=None):
-        (n, s, md), e = scalar_nums(number, vec.const(1.0) if significance is None else significance,
-                                    vec.const(0.0) if mode is None else mode)
+        (n, s, md), e = scalar_nums(
+            number,
+            vec.const(1.0) if significance is None else significance,
+            vec.const(0.0) if mode is None else mode,
+        )
         s = np.abs(s)
         q = _quotient(n, s)
         with np.errstate(all="ignore"):
             flip = (n < 0) & (md != 0)
-            k = np.where(flip, np.floor(q), np.ceil(q)) if up else \
-                np.where(flip, np.ceil(q), np.floor(q))
+            k = np.where(flip, np.floor(q), np.ceil(q)) if up else np.where(flip, np.ceil(q), np.floor(q))
             out = np.where(s == 0, 0.0, _snap(k * s))
         return vec.finish(out, e)
+
     return impl
 
 
@@ -114,6 +117,7 @@ def _even_odd(odd: bool):
         else:
             a = np.where(a % 2 == 1, a + 1, a)
         return vec.finish(np.sign(n) * a + np.where((n == 0) & odd, 1.0, 0.0), e)
+
     return impl
 
 

@@ -76,8 +76,7 @@ def _lookup(x, vector, result=None):
         if isinstance(p, XlError):
             out.append(p)
         else:
-            out.append(_at(vector if result is None else result, p, down, i,
-                           last=result is None))
+            out.append(_at(vector if result is None else result, p, down, i, last=result is None))
     return vec.from_list(out, (len(out), 1, 1))
 
 
@@ -102,8 +101,7 @@ def _position(x, items: list, match: int, search: int):
     if match == 2 and isinstance(x, str):
         rx = wildcard(x)
         if rx is not None:
-            return next((i for i in order if isinstance(items[i], str) and rx.fullmatch(items[i])),
-                        NA)
+            return next((i for i in order if isinstance(items[i], str) and rx.fullmatch(items[i])), NA)
     exact = next((i for i in order if _key(items[i]) == kx), None)
     if exact is not None or match in (0, 2):
         return NA if exact is None else exact
@@ -120,8 +118,9 @@ def _position(x, items: list, match: int, search: int):
 
 
 def _modes(match, search):
-    (m, s), e = scalar_nums(match if match is not None else vec.const(0.0),
-                            search if search is not None else vec.const(1.0))
+    (m, s), e = scalar_nums(
+        match if match is not None else vec.const(0.0), search if search is not None else vec.const(1.0)
+    )
     m, s = np.trunc(m).ravel(), np.trunc(s).ravel()
     if e is not None or len(set(m.tolist())) != 1 or len(set(s.tolist())) != 1:
         return None, None
@@ -139,8 +138,7 @@ def _xmatch(x, array, match=None, search=None):
     vectors, _ = _vectors(array)
     xs = x.reshape(-1).tolist()
     n = max(len(xs), len(vectors))
-    out = [_position(xs[min(i, len(xs) - 1)], vectors[min(i, len(vectors) - 1)], m, s)
-           for i in range(n)]
+    out = [_position(xs[min(i, len(xs) - 1)], vectors[min(i, len(vectors) - 1)], m, s) for i in range(n)]
     return vec.from_list([p + 1.0 if isinstance(p, int) else p for p in out], (n, 1, 1))
 
 
