@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import udfs
-from udfs import presets
+from gputco import udfs
+from gputco.udfs import presets
 
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run
 

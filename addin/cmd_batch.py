@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from udfs import scenario
-from workbook.batch.run import DEFAULT_CHUNK_ROWS
+from gputco.udfs import scenario
+from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
 
 def add_parser(sub) -> None:
@@ -74,10 +74,10 @@ class Once(argparse.Action):
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbook.batch.run import Progress, run_batch
+    from gputco.workbook.batch.run import Progress, run_batch
 
     if args.chunk_rows < 1:
-        from udfs.errors import InputRangeError
+        from gputco.udfs.errors import InputRangeError
 
         raise InputRangeError("--chunk-rows", args.chunk_rows, "[1, inf)")
     progress = Progress(force=args.progress)

@@ -12,7 +12,7 @@ def _write(text: str, args: argparse.Namespace, newline: str = "\n") -> None:
     if args.output is None or str(args.output) == "-":
         sys.stdout.write(text)
         return
-    from workbook.xlsx.files import atomic_output
+    from gputco.workbook.xlsx.files import atomic_output
 
     with atomic_output(args.output, force=args.force) as tmp:
         tmp.write_text(text, encoding="utf-8", newline=newline)
@@ -64,7 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _output_options(p, "xlwings_udfs.bas")
     p.add_argument(
         "--module",
-        default="addin.xlwings_udfs",
+        default="gputco.addin.xlwings_udfs",
         help="Python module named in 'UDF Modules' (default: %(default)s)",
     )
     p.add_argument(

@@ -98,8 +98,8 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _open(args: argparse.Namespace) -> int:
-    from workbook.soffice import lo_addin, session
-    from workbook.soffice.process import LibreOfficeError
+    from gputco.workbook.soffice import lo_addin, session
+    from gputco.workbook.soffice.process import LibreOfficeError
 
     if args.own_profile and not lo_addin.installed():
         raise LibreOfficeError(
@@ -114,7 +114,7 @@ def _open(args: argparse.Namespace) -> int:
             )
         out = Path(args.outdir)
         if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
-            from workbook.recalc.screen import refuse_outside
+            from gputco.workbook.recalc.screen import refuse_outside
 
             refuse_outside(args.file)  # headless LibreOffice would run them unasked
         written = session.convert(
@@ -132,7 +132,7 @@ def _open(args: argparse.Namespace) -> int:
 
 def add_render_parser(sub: argparse._SubParsersAction) -> None:
     """``gputco render FILE --png DIR [--sheet NAME] [--rows N]``."""
-    from workbook.soffice.render import HEAD_ROWS
+    from gputco.workbook.soffice.render import HEAD_ROWS
 
     p = sub.add_parser(
         "render",
@@ -157,7 +157,7 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from workbook.soffice.render import render_workbook
+    from gputco.workbook.soffice.render import render_workbook
 
     shown: dict = {}
     written = render_workbook(

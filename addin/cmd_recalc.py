@@ -15,8 +15,8 @@ import math
 import sys
 from pathlib import Path
 
-from udfs.errors import GputcoError, InputRangeError, InputTypeError
-from workbook.xlsx.files import FileExistsRefusal, check_input
+from gputco.udfs.errors import GputcoError, InputRangeError, InputTypeError
+from gputco.workbook.xlsx.files import FileExistsRefusal, check_input
 
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 600.0
@@ -96,7 +96,7 @@ def _now(text: str | None) -> datetime.datetime | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbook.recalc import recalc_file
+    from gputco.workbook.recalc import recalc_file
 
     src = check_input(args.file)
     if not (args.output or args.in_place or args.check):

@@ -39,9 +39,9 @@ def _xlwings_rows():
 
 
 def run(args: argparse.Namespace) -> int:
-    from udfs.errors import MissingValueError
-    from workbook.scenarios.build import load_spec, write_scenarios
-    from workbook.scenarios.example import EXAMPLE
+    from gputco.udfs.errors import MissingValueError
+    from gputco.workbook.scenarios.build import load_spec, write_scenarios
+    from gputco.workbook.scenarios.example import EXAMPLE
 
     if args.example:
         print(EXAMPLE, end="")
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(result) -> str:
     """The one-screen summary of a written scenario workbook (numbers from the model)."""
-    from workbook.scenarios.build import describe
+    from gputco.workbook.scenarios.build import describe
 
     spec, out = result.spec, result.results
     mc = spec.monte_carlo
@@ -117,6 +117,6 @@ def _num(x: float) -> str:
 
 
 def _base_cost(spec) -> float:
-    from udfs import scenario
+    from gputco.udfs import scenario
 
     return float(scenario.evaluate(spec.base)["usd_per_mtok"][0])

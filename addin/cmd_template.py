@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-import udfs
-from udfs import presets
+from gputco import udfs
+from gputco.udfs import presets
 
 DEFAULT_OUTPUT = "gpu-tco.xlsx"
 
@@ -52,7 +52,7 @@ def _xlwings_rows():
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbook.finance.build import system_keys, write_template
+    from gputco.workbook.finance.build import system_keys, write_template
 
     keys = system_keys(args.systems)
     buyer = presets.buyer(args.buyer).key
@@ -74,7 +74,7 @@ def summary_table(keys: list[str], buyer: str) -> str:
     H100_HGX            31,250        1.4199   0.7966     3.647             28.16       1.000
     GB200_NVL72         54,167        2.2494   0.4994     1.746             13.48       1.584
     """
-    from workbook.finance.inputs import DEFAULT_MFU, SCENARIO_DEFAULTS
+    from gputco.workbook.finance.inputs import DEFAULT_MFU, SCENARIO_DEFAULTS
 
     model, precision = SCENARIO_DEFAULTS["inp_model"], SCENARIO_DEFAULTS["inp_precision"]
     tokens, mfu = SCENARIO_DEFAULTS["inp_tokens"], DEFAULT_MFU

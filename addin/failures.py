@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from typing import NoReturn
 
-from udfs.errors import GputcoError
+from gputco.udfs.errors import GputcoError
 
 #: exit codes: success; a check found differences; bad usage or input; a file could not be
 #: written; an internal error (a bug)
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 def describe(command: str, err: Exception) -> tuple[str, int]:
     """The one-line message and exit code for an error of ``gputco COMMAND``.
 
-    >>> from workbook.xlsx.files import WriteError
+    >>> from gputco.workbook.xlsx.files import WriteError
     >>> describe("docs", WriteError("out.md", "the disk is full"))
     ('gputco docs: error: cannot write out.md: the disk is full', 3)
     >>> describe("docs", ZeroDivisionError("division by zero"))[1]

@@ -1,10 +1,10 @@
-"""``gputco addin libreoffice``'s machinery, which lives in :mod:`workbook.soffice.lo_addin`.
+"""``gputco addin libreoffice``'s machinery, which lives in :mod:`gputco.workbook.soffice.lo_addin`.
 
 It moved there so that workbook/ (``gputco render``, the engine's LibreOffice fallback) can run
 LibreOffice with the add-in without importing addin/. This module keeps the old import path.
 """
 
-from workbook.soffice.lo_addin import (  # noqa: F401
+from gputco.workbook.soffice.lo_addin import (  # noqa: F401
     BRIDGE,
     MODULE,
     SCRIPT_URL,

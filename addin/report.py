@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import udfs
-from udfs import presets
+from gputco import udfs
+from gputco.udfs import presets
 
 
 def _split(names: str | list[str]) -> list[str]:
@@ -16,7 +16,7 @@ def _split(names: str | list[str]) -> list[str]:
 
 def mfu_list(mfu, n: int) -> list[float]:
     """One MFU per system: a single value (every system) or one per system ("0.54,0.40")."""
-    from udfs import _check as chk
+    from gputco.udfs import _check as chk
 
     if isinstance(mfu, str):
         try:
@@ -111,7 +111,7 @@ def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="
 def published_verdicts(keys: list[str], model: str) -> list[str]:
     """Lines saying, from published runs of ``model``, whether each system is cheaper per token
     than the H100 (measured per-GPU speed-up against the break-even speed-up)."""
-    from udfs.published import speedup_table
+    from gputco.udfs.published import speedup_table
 
     table = speedup_table()
     head = table[0]

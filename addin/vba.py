@@ -67,7 +67,7 @@ def windows_udfs_module() -> Iterator[types.ModuleType]:
 
 def windows_udfs(xw_udfs: types.ModuleType) -> dict:
     """The registry's UDFs, freshly decorated with xlwings's Windows decorators."""
-    from addin.xlwings_decorate import build
+    from gputco.addin.xlwings_decorate import build
 
     return build(func=xw_udfs.xlfunc, arg=xw_udfs.xlarg)
 

@@ -7,7 +7,7 @@ ribbon setting even when its value is empty, so only the settings gputco needs a
 Python interpreter stays the user's ribbon choice. A sheet named ``_xlwings.conf`` is ignored.
 
 >>> xlwings_conf_rows()
-[('UDF Modules', 'addin.xlwings_udfs')]
+[('UDF Modules', 'gputco.addin.xlwings_udfs')]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 SHEET_NAME = "xlwings.conf"
 
 #: the module xlwings imports the UDFs from (see addin/xlwings_udfs.py)
-UDF_MODULE = "addin.xlwings_udfs"
+UDF_MODULE = "gputco.addin.xlwings_udfs"
 
 
 def xlwings_conf_rows() -> list[tuple[str, str]]:

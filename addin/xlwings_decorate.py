@@ -1,11 +1,11 @@
-"""xlwings's decorators applied to the registry's specs (used by :mod:`addin.xlwings_udfs` and the
-VBA export, :mod:`addin.vba`)."""
+"""xlwings's decorators applied to the registry's specs (used by :mod:`gputco.addin.xlwings_udfs` and the
+VBA export, :mod:`gputco.addin.vba`)."""
 
 from collections.abc import Callable
 
 import xlwings as xw
 
-from udfs.registry import SPECS, make_udf
+from gputco.udfs.registry import SPECS, make_udf
 
 
 def decorate(udf: Callable, func: Callable = xw.func, arg: Callable = xw.arg) -> Callable:
@@ -13,7 +13,7 @@ def decorate(udf: Callable, func: Callable = xw.func, arg: Callable = xw.arg) ->
 
     ``ndim=2`` keeps a column a column (xlwings would otherwise flatten a 1xN row and an Nx1 column
     alike), and ``err_to_str=True`` passes input cell errors as "#N/A" texts instead of empty cells.
-    ``func``/``arg`` are xlwings's own decorators; ``addin.vba`` passes the Windows versions.
+    ``func``/``arg`` are xlwings's own decorators; ``gputco.addin.vba`` passes the Windows versions.
     """
     spec = udf.udf_spec
     for a in reversed(spec.args):

@@ -61,7 +61,7 @@ def run(src: Path, dst: Path) -> tuple[float, float]:
     dst.unlink(missing_ok=True)
     t0 = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", "addin.cli", "batch", str(src), "-o", str(dst)],
+        [sys.executable, "-m", "gputco.addin.cli", "batch", str(src), "-o", str(dst)],
         cwd=Path(__file__).resolve().parents[1],
     )
     _, status, usage = os.wait4(child.pid, 0)
@@ -77,7 +77,7 @@ def old_openpyxl_xlsx(table: pa.Table, path: Path) -> None:
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell
 
-    from workbook.xlsx.cells import looks_like_formula
+    from gputco.workbook.xlsx.cells import looks_like_formula
 
     wb = Workbook(write_only=True)
     ws = wb.create_sheet("results")
@@ -98,7 +98,7 @@ def old_openpyxl_xlsx(table: pa.Table, path: Path) -> None:
 
 def new_stream_xlsx(table: pa.Table, path: Path) -> None:
     """What `gputco batch` writes now: workbook/xlsx/stream.py."""
-    from workbook.xlsx.stream import XlsxStream
+    from gputco.workbook.xlsx.stream import XlsxStream
 
     with XlsxStream(path) as book:
         sheet = book.sheet("results", header=table.column_names)
@@ -108,8 +108,8 @@ def new_stream_xlsx(table: pa.Table, path: Path) -> None:
 
 def bench_xlsx(d: Path, rows: int) -> None:
     """Old and new .xlsx writers on the same results table, timed side by side."""
-    from workbook.batch.run import evaluate_chunk, plan_columns, read_chunks
-    from workbook.batch.validate import Problems, check_chunk
+    from gputco.workbook.batch.run import evaluate_chunk, plan_columns, read_chunks
+    from gputco.workbook.batch.validate import Problems, check_chunk
 
     src = d / f"in-{rows}.csv"
     if not src.exists():

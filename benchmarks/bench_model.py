@@ -19,7 +19,7 @@ for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-import udfs  # noqa: E402
+from gputco import udfs  # noqa: E402
 
 
 def scenarios(n: int, seed: int = 7) -> dict[str, np.ndarray]:

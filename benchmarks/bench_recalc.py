@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from old_io import expat_io, same_parts
 from recalc_book import tco_book
 
-from workbook.recalc import recalc_file
-from workbook.soffice.process import convert, soffice
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.soffice.process import convert, soffice
 
 
 def _values(path: Path) -> dict:

@@ -12,7 +12,7 @@ recalculation's reading and writing as they were before the regex reader and the
   (target >= 2) and whether both workbooks are byte-identical;
 - recalculation of the same finished file by gputco's engine (``recalc_file``: every formula is
   evaluated, cached values are never trusted) and by LibreOffice headless with a profile that
-  forces a full recalculation on load (``workbook.soffice.process.convert``); the ratio
+  forces a full recalculation on load (``gputco.workbook.soffice.process.convert``); the ratio
   gputco / LibreOffice (target <= 0.5);
 - whether both give the same values (1e-9 relative) on every formula cell, except the TCO_ cells
   and those computed from them: LibreOffice has no TCO_ functions yet (#NAME?).
@@ -36,10 +36,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import openpyxl
 from old_io import expat_io, same_parts
 
-from workbook.recalc import recalc_file
-from workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
-from workbook.scenarios.spec import parse_spec
-from workbook.soffice.process import convert, soffice
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
+from gputco.workbook.scenarios.spec import parse_spec
+from gputco.workbook.soffice.process import convert, soffice
 
 #: Scenarios columns that hold TCO_ functions or depend on them (and Summary's check cells)
 UDF_KEYS = {"tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff"}

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbook.finance.build import build_workbook, fill_cached_values, write_template
+from gputco.workbook.finance.build import build_workbook, fill_cached_values, write_template
 
 TARGET_SECONDS = 3.0
 
@@ -48,7 +48,7 @@ def main() -> None:
             total.append(time.perf_counter() - t0)
         lo = None
         if args.libreoffice:
-            from workbook.soffice.process import convert
+            from gputco.workbook.soffice.process import convert
 
             t0 = time.perf_counter()
             convert(Path(tmp) / "gpu-tco-0.xlsx", Path(tmp) / "lo", "xlsx")

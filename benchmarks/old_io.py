@@ -12,7 +12,7 @@ import contextlib
 import zipfile
 from pathlib import Path
 
-from workbook.recalc import sheetscan, writer
+from gputco.workbook.recalc import sheetscan, writer
 
 
 @contextlib.contextmanager

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
-from workbook.recalc import RecalcError, recalc_file
-from workbook.recalc.refs import cell_name
+from gputco.workbook.recalc import RecalcError, recalc_file
+from gputco.workbook.recalc.refs import cell_name
 
 CORPUS = Path(__file__).resolve().parent / "data" / "excel_corpus"
 CLASSES = ("volatile", "stale cache", "locale", "inherited", "engine bug")

@@ -20,7 +20,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from workbook.soffice.process import INSTALL_HINT, convert, soffice
+from gputco.workbook.soffice.process import INSTALL_HINT, convert, soffice
 
 #: tests that run LibreOffice: skipped where it is not installed, except in CI (env CI=true),
 #: where LibreOffice is installed and a missing soffice FAILS the test (fixture in conftest.py)

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from openpyxl.utils.datetime import to_excel
 
-from workbook.recalc import XlError
-from workbook.soffice.process import soffice, soffice_env
+from gputco.workbook.recalc import XlError
+from gputco.workbook.soffice.process import soffice, soffice_env
 
 PATH = Path(__file__).parent / "data" / "lo_probes.json"
 REFRESH = os.environ.get("GPUTCO_LO_REFRESH") == "1"

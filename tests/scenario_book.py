@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 
-from udfs import scenario
-from workbook.scenarios.build import build
-from workbook.xlsx.rowfill import fill_rows
+from gputco.udfs import scenario
+from gputco.workbook.scenarios.build import build
+from gputco.workbook.xlsx.rowfill import fill_rows
 
 #: Scenarios columns with TCO_ functions or computed from them (LibreOffice: #NAME?)
 UDF_KEYS = ("tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff")

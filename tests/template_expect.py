@@ -10,10 +10,10 @@ import math
 import re
 from dataclasses import dataclass, field
 
-import udfs
-from udfs import presets, scenario
-from udfs.energy import JOULES_PER_KWH
-from workbook.xlsx.book import FIRST_SYSTEM_COL
+from gputco import udfs
+from gputco.udfs import presets, scenario
+from gputco.udfs.energy import JOULES_PER_KWH
+from gputco.workbook.xlsx.book import FIRST_SYSTEM_COL
 
 SWEEP_START, SWEEP_STEP = 0.20, 0.05  # the Compare sheet's MFU sweep defaults (Inputs)
 KEY = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -199,8 +199,8 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
 def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
     """The decision rows at the template's defaults (availability, utilisation, goodput 1, no
     tax, decline or escalation; the sourced default rent), from udfs.decisions' functions."""
-    from udfs import decisions
-    from workbook.finance.inputs import default_rent
+    from gputco.udfs import decisions
+    from gputco.workbook.finance.inputs import default_rent
 
     rent = default_rent(system)
     if rent is None:
@@ -324,7 +324,7 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
 
 def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
     """The Compare sheet's rent-or-buy rows, from udfs.decisions' functions."""
-    from udfs import decisions
+    from gputco.udfs import decisions
 
     rent, ref_rent = m["rent_usd_per_gpu_hour"], ref["rent_usd_per_gpu_hour"]
     has = isinstance(rent, float | int) and rent != ""
@@ -428,7 +428,7 @@ def benchmark_rows(
 ) -> dict[str, dict[str, object]]:
     """Expected Benchmarks values per run key and column key (published columns from runs.toml
     and the extra published figures the sheet lists)."""
-    from workbook.finance.benchmarks import published
+    from gputco.workbook.finance.benchmarks import published
 
     out = {}
     b = presets.buyer(buyer)
@@ -477,7 +477,7 @@ def benchmark_rows(
 
 def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
     """Walk every run row and column of Benchmarks against :func:`benchmark_rows`."""
-    from workbook.finance.benchmarks import COLUMNS
+    from gputco.workbook.finance.benchmarks import COLUMNS
 
     expected = benchmark_rows(buyer)
     bad, n, seen = [], 0, set()
@@ -558,7 +558,7 @@ def fact_rows(
 
 def check_facts(ws, buyer: str) -> tuple[list[str], int]:
     """Walk every row and column of the Benchmarks block of published MoE training runs."""
-    from workbook.finance.bench_facts import COLUMNS
+    from gputco.workbook.finance.bench_facts import COLUMNS
 
     expected = fact_rows(buyer)
     bad, n, seen = [], 0, set()

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-import udfs
-from udfs.errors import (
+from gputco import udfs
+from gputco.udfs.errors import (
     GputcoError,
     InputRangeError,
     InputTypeError,

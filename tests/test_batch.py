@@ -10,11 +10,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-import udfs
-from addin.cli import main
-from udfs import scenario
-from workbook.batch.run import RESULTS, BadRowsError, BatchError, Progress, run_batch
-from workbook.xlsx.files import FileExistsRefusal
+from gputco import udfs
+from gputco.addin.cli import main
+from gputco.udfs import scenario
+from gputco.workbook.batch.run import RESULTS, BadRowsError, BatchError, Progress, run_batch
+from gputco.workbook.xlsx.files import FileExistsRefusal
 
 CSV = (
     "id,system,buyer,precision,mfu,usd_per_kwh,tokens\n"

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-import udfs
-from udfs import calibration, presets
+from gputco import udfs
+from gputco.udfs import calibration, presets
 
 TABLE = calibration.calibration_table("hyperscaler")
 ROWS = {row[0]: dict(zip(TABLE[0], row, strict=True)) for row in TABLE[1:]}

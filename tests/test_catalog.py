@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from udfs import presets
+from gputco.udfs import presets
 
 KINDS = [*presets.KINDS, *presets.TABLES]
 SYSTEMS = {

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from addin.chain_docs import PAGE, render
-from udfs import chain, ranges
-from udfs.errors import MissingValueError, UnknownNameError
-from udfs.registry import SPECS, udf_call
+from gputco.addin.chain_docs import PAGE, render
+from gputco.udfs import chain, ranges
+from gputco.udfs.errors import MissingValueError, UnknownNameError
+from gputco.udfs.registry import SPECS, udf_call
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ def test_every_numeric_input_has_a_range_and_every_check_names_real_arguments():
 
 
 def test_the_checked_in_chain_page_is_what_the_generator_writes():
-    # on failure: run `python -m addin.chain_docs` and commit docs/chain.md
+    # on failure: run `python -m gputco.addin.chain_docs` and commit docs/chain.md
     assert PAGE.read_text(encoding="utf-8") == render()
 
 
@@ -105,7 +105,7 @@ def test_pmt_and_the_unit_constants_appear_only_in_the_chain():
 TOY = r"""
 import json, sys, tempfile, pathlib
 import numpy as np
-from udfs import chain
+from gputco.udfs import chain
 
 def usd_per_gpu_day(tco_usd_per_gpu_hour):
     return np.asarray(tco_usd_per_gpu_hour, dtype=float) * 24.0
@@ -115,10 +115,10 @@ chain.add_step(chain.Step(
     "=[tco_usd_per_gpu_hour]*24", usd_per_gpu_day, ("tco_usd_per_gpu_hour",), "Operating cost"))
 
 import openpyxl
-from udfs import scenario
-from workbook.finance.build import write_template
-from workbook.scenarios.build import parse_spec, write_scenarios
-from workbook.batch.run import run_batch
+from gputco.udfs import scenario
+from gputco.workbook.finance.build import write_template
+from gputco.workbook.scenarios.build import parse_spec, write_scenarios
+from gputco.workbook.batch.run import run_batch
 
 out = {}
 tmp = pathlib.Path(tempfile.mkdtemp())

@@ -3,7 +3,7 @@
 Hypothesis draws valid inputs (every system, buyer, model, precision and convention; cost of
 capital 0 and above; residual value above 0; every override of the finance workbook and every
 scenario input), writes them into the finance workbook's named inputs and into Scenarios rows,
-recalculates with gputco's engine and compares every result with ``udfs.scenario.evaluate``
+recalculates with gputco's engine and compares every result with ``gputco.udfs.scenario.evaluate``
 within 1e-9 relative (1e-12 absolute near zero). LibreOffice recalculates a few of the drawn
 workbooks too and must agree with the engine.
 
@@ -26,10 +26,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lo import recalculate, requires_soffice
 
-from udfs import chain, decisions, presets, scenario
-from udfs.compute import CONVENTIONS
-from workbook.finance.build import build_workbook, fill_cached_values
-from workbook.scenarios.build import parse_spec, write_scenarios
+from gputco.udfs import chain, decisions, presets, scenario
+from gputco.udfs.compute import CONVENTIONS
+from gputco.workbook.finance.build import build_workbook, fill_cached_values
+from gputco.workbook.scenarios.build import parse_spec, write_scenarios
 
 N_SYSTEMS = 3
 SYSTEMS = list(presets.catalog("system"))

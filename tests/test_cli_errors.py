@@ -1,4 +1,4 @@
-"""Every user error of every command, through the real console entry (``python -m addin.cli``):
+"""Every user error of every command, through the real console entry (``python -m gputco.addin.cli``):
 the documented exit code, exactly one line on stderr, never a traceback; ``--debug`` shows one.
 
 Exit codes (README, "Command line"): 0 success, 1 a check found differences, 2 bad usage or
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-import addin.report
-from addin.cli import main
+import gputco.addin.report
+from gputco.addin.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,7 +92,7 @@ def files(tmp_path_factory) -> Path:
 
 def _gputco(argv: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "addin.cli", *argv],
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -146,7 +146,7 @@ def test_an_unexpected_exception_is_a_bug_exit_4_one_line(monkeypatch, capsys):
     def broken(*_args, **_kwargs):
         raise ZeroDivisionError("float division by zero")
 
-    monkeypatch.setattr(addin.report, "comparison_table", broken)
+    monkeypatch.setattr(gputco.addin.report, "comparison_table", broken)
     assert main(["compare"]) == 4
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
@@ -161,7 +161,7 @@ def test_an_unexpected_exception_is_a_bug_exit_4_one_line(monkeypatch, capsys):
 def test_a_closed_stdout_is_not_an_error():
     """`gputco presets | head -1`: the reader has gone before gputco writes; no traceback."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "addin.cli", "presets"],
+        [sys.executable, "-m", "gputco.addin.cli", "presets"],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

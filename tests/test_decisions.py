@@ -13,10 +13,10 @@ from fuzzing import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-import udfs
-from udfs import decisions, scenario
-from udfs.errors import InputRangeError
-from udfs.registry import UDFS
+from gputco import udfs
+from gputco.udfs import decisions, scenario
+from gputco.udfs.errors import InputRangeError
+from gputco.udfs.registry import UDFS
 
 capex = st.floats(1_000.0, 100_000.0)
 rate = st.floats(0.001, 0.5)
@@ -186,7 +186,7 @@ def test_bad_input_in_the_cell_and_in_batch_rows(tmp_path):
     assert UDFS["TCO_CASHFLOWS"](31250, 2.0, 0.4, 4.5) == (
         "#VALUE! life_years must be a whole number in [1, 15], got 4.5"
     )
-    from workbook.batch.run import BatchError, run_batch
+    from gputco.workbook.batch.run import BatchError, run_batch
 
     src = tmp_path / "in.csv"
     src.write_text("system,mfu,availability,rent_usd_per_gpu_hour\nH100_HGX,0.5,1.2,2\nH100_HGX,0.5,0.9,0\n")
@@ -200,7 +200,7 @@ def test_bad_input_in_the_cell_and_in_batch_rows(tmp_path):
 def test_batch_outputs_the_decisions_and_leaves_them_empty_without_a_rent(tmp_path):
     import csv
 
-    from workbook.batch.run import run_batch
+    from gputco.workbook.batch.run import run_batch
 
     src = tmp_path / "in.csv"
     src.write_text("system,mfu,rent_usd_per_gpu_hour\nH100_HGX,0.5,2\nGB200_NVL72,0.5,\n")

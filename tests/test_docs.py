@@ -6,15 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import udfs
-from addin import cli
-from addin.docs import PAGE, render
+from gputco import udfs
+from gputco.addin import cli
+from gputco.addin.docs import PAGE, render
 
 CHECKED_IN = Path(__file__).resolve().parents[1] / "docs" / "udfs.md"
 
 
 def test_the_checked_in_page_is_what_the_generator_writes():
-    # on failure: run `python -m addin.docs` and commit docs/udfs.md
+    # on failure: run `python -m gputco.addin.docs` and commit docs/udfs.md
     assert PAGE == CHECKED_IN
     assert CHECKED_IN.read_text(encoding="utf-8") == render()
 
@@ -29,7 +29,7 @@ def test_every_udf_has_a_section_with_arguments_units_and_an_example():
         for arg in spec.args:
             assert f"| `{arg.name}` | {arg.unit or '-'} |" in section
         assert f"Example: `{spec.example_formula}`" in section
-        assert f"udfs.{spec.plain.__name__}" in section
+        assert f"gputco.udfs.{spec.plain.__name__}" in section
         if spec.unit:
             assert f"({spec.unit})" in section
 
@@ -56,7 +56,7 @@ def test_cli_docs_prints_and_writes_the_page(tmp_path, capsys):
 def test_python_m_addin_docs_writes_a_file(tmp_path):
     out = tmp_path / "page.md"
     subprocess.run(
-        [sys.executable, "-m", "addin.docs", "-o", str(out)],
+        [sys.executable, "-m", "gputco.addin.docs", "-o", str(out)],
         check=True,
         cwd=Path(__file__).resolve().parents[1],
     )

@@ -3,7 +3,7 @@
 tests/data/cases-public.json is a copy of the project's shared reference file
 (tests/data/cases-public.json; the published figures, each with its source: SemiAnalysis
 2025-08-20 and NVIDIA dgxc-benchmarking README_175b). Each case is computed twice, through
-``udfs.UDFS`` with Excel-shaped arguments (single cells and columns, as a worksheet would chain the
+``gputco.udfs.UDFS`` with Excel-shaped arguments (single cells and columns, as a worksheet would chain the
 formulas) and with the plain numpy functions; the two must agree exactly and match the published
 figure within the case's tolerance.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import udfs
+from gputco import udfs
 
 DATA = json.loads((Path(__file__).parent / "data" / "cases-public.json").read_text())
 CASES = {case["id"]: case for case in DATA["cases"]}

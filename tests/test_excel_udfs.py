@@ -17,9 +17,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import udfs
-from udfs import presets
-from udfs.excel import MAX_CELL_TEXT, NOT_FINITE, NUMBER, call
+from gputco import udfs
+from gputco.udfs import presets
+from gputco.udfs.excel import MAX_CELL_TEXT, NOT_FINITE, NUMBER, call
 
 NAMES = list(udfs.UDFS)
 TABLES = [n for n in NAMES if udfs.UDFS[n].udf_spec.table]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from hostile import cell, package, sheet
 
-import udfs
-from udfs.errors import InputShapeError
-from workbook.recalc import WorkbookFormatError, evaluate_workbook, recalc_file
+from gputco import udfs
+from gputco.udfs.errors import InputShapeError
+from gputco.workbook.recalc import WorkbookFormatError, evaluate_workbook, recalc_file
 
 
 def _values(tmp_path, *cells: str) -> dict:

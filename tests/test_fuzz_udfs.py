@@ -1,11 +1,11 @@
 """Fuzzing the model's two surfaces with Hypothesis.
 
-- Every registry entry (``udfs.UDFS``) with random Excel-shaped arguments: floats including NaN,
+- Every registry entry (``gputco.udfs.UDFS``) with random Excel-shaped arguments: floats including NaN,
   infinities, huge and negative values, None (empty cells), texts (error codes, preset names,
   anything), booleans, and ranges of any shape, ragged and nested too. A UDF never raises; it
   returns numbers or ``#...`` texts, shaped like its broadcast ranges.
 - Every plain function of ``udfs`` with random Python arguments: it returns, or raises one of
-  the documented errors (a ``udfs.errors.GputcoError`` subclass), nothing else.
+  the documented errors (a ``gputco.udfs.errors.GputcoError`` subclass), nothing else.
 
 Case counts are printed at the end of the run (tests/conftest.py); GPUTCO_FUZZ_EXAMPLES sets the
 examples per test (tests/fuzzing.py).
@@ -22,8 +22,8 @@ from fuzzing import CASES, fuzz_settings, hard_timeout
 from hypothesis import given
 from hypothesis import strategies as st
 
-import udfs
-from udfs.errors import GputcoError
+from gputco import udfs
+from gputco.udfs.errors import GputcoError
 
 NAMES = [
     "H100_HGX",

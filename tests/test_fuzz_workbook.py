@@ -24,11 +24,11 @@ from hostile import cell, package, shared_strings, sheet
 from hypothesis import given
 from hypothesis import strategies as st
 
-import udfs
-from addin.cli import main
-from udfs.errors import GputcoError
-from workbook.recalc import BUILTINS, recalc_file
-from workbook.recalc.functions import NEVER
+from gputco import udfs
+from gputco.addin.cli import main
+from gputco.udfs.errors import GputcoError
+from gputco.workbook.recalc import BUILTINS, recalc_file
+from gputco.workbook.recalc.functions import NEVER
 
 TEXTS = ("alpha", "H100_HGX", "hyperscaler", "=1+1")
 BASE_CELLS = [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import udfs
+from gputco import udfs
 
 DATA = json.loads((Path(__file__).parent / "data" / "cases-public.json").read_text())
 CONV = DATA["conventions"]
@@ -164,7 +164,7 @@ def test_6n_is_low_by_the_stated_amounts():
 def test_published_runs_tokens_per_second():
     # runs.toml: NVIDIA dgxc-benchmarking throughput per GPU against MFU; the model reproduces it
     # within 1.5% (Llama 3.1 70B is the worst at 1.4%; NeMo counts FLOPs slightly differently).
-    from udfs import presets
+    from gputco.udfs import presets
 
     checked = 0
     for run in presets.catalog("run").values():

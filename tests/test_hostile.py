@@ -25,9 +25,9 @@ from hostile import (
     slow_chain,
 )
 
-from addin.cli import main
-from udfs.errors import GputcoError
-from workbook.recalc import (
+from gputco.addin.cli import main
+from gputco.udfs.errors import GputcoError
+from gputco.workbook.recalc import (
     CircularReferenceError,
     RecalcTimeoutError,
     UnsupportedFunctionError,
@@ -146,12 +146,13 @@ def test_outside_functions_keep_their_stored_values_on_request(tmp_path, capsys)
 
 _AUDIT = """
 import json, sys
-import addin.cli, workbook.recalc, udfs.registry  # imports first: only the run is audited
+# imports first: only the run is audited
+import gputco.addin.cli, gputco.workbook.recalc, gputco.udfs.registry
 seen = []
 WATCH = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
          "os.fork", "os.startfile", "ctypes.", "urllib.", "webbrowser.", "http.")
 sys.addaudithook(lambda event, args: seen.append(event) if event.startswith(WATCH) else None)
-codes = [addin.cli.main(argv) for argv in json.loads(sys.argv[1])]
+codes = [gputco.addin.cli.main(argv) for argv in json.loads(sys.argv[1])]
 events = sorted(set(seen))
 import socket  # the control: the hook does see a network call
 socket.getaddrinfo("127.0.0.1", 9)

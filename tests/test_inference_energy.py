@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import udfs
-from udfs.energy import grid_factor
+from gputco import udfs
+from gputco.udfs.energy import grid_factor
 
 
 def test_cost_per_mtok_at_rate_is_inferencex_formula():

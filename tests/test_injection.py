@@ -16,9 +16,9 @@ import openpyxl
 import pyarrow.parquet as pq
 import pytest
 
-from udfs import presets
-from workbook.batch.run import run_batch
-from workbook.finance.build import write_template
+from gputco.udfs import presets
+from gputco.workbook.batch.run import run_batch
+from gputco.workbook.finance.build import write_template
 
 EVIL = {
     "system label": '=HYPERLINK("http://127.0.0.1:9/x","click")',

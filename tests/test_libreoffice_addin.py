@@ -18,19 +18,19 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
-from addin import lo_addin
-from udfs.registry import UDFS
-from workbook.finance.build import build_workbook, write_template
-from workbook.recalc import evaluate_workbook
-from workbook.soffice.process import LibreOfficeError, convert
-from workbook.soffice.render import png_name, render_workbook, sheet_names
+from gputco.addin import lo_addin
+from gputco.udfs.registry import UDFS
+from gputco.workbook.finance.build import build_workbook, write_template
+from gputco.workbook.recalc import evaluate_workbook
+from gputco.workbook.soffice.process import LibreOfficeError, convert
+from gputco.workbook.soffice.render import png_name, render_workbook, sheet_names
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _gputco(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "addin.cli", *args],
+        [sys.executable, "-m", "gputco.addin.cli", *args],
         capture_output=True,
         text=True,
         cwd=cwd or ROOT,

@@ -21,10 +21,10 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
-from workbook.finance.build import write_template
-from workbook.recalc import evaluate_workbook
-from workbook.soffice import lo_addin, session
-from workbook.soffice.process import soffice, soffice_env
+from gputco.workbook.finance.build import write_template
+from gputco.workbook.recalc import evaluate_workbook
+from gputco.workbook.soffice import lo_addin, session
+from gputco.workbook.soffice.process import soffice, soffice_env
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDED = ROOT / "tests" / "data" / "lo_udf_error_text.json"
@@ -107,7 +107,7 @@ def test_open_headless_from_a_virtualenv_shell(venv, template, tmp_path):
         [
             str(venv / "bin" / "python"),
             "-m",
-            "addin.cli",
+            "gputco.addin.cli",
             "open",
             str(template[0]),
             "--profile",
@@ -135,7 +135,7 @@ def test_open_headless_from_a_plain_shell(template, tmp_path):
         [
             sys.executable,
             "-m",
-            "addin.cli",
+            "gputco.addin.cli",
             "open",
             str(template[0]),
             "--profile",
@@ -239,7 +239,7 @@ def test_libreoffice_with_the_addin_agrees_live(tmp_path):
 
 def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
     """The text LibreOffice prints for ``sheets`` of ``book`` as gputco render prints them."""
-    from workbook.soffice.render import _copy_for_print, sheet_names
+    from gputco.workbook.soffice.render import _copy_for_print, sheet_names
 
     tmp.mkdir()
     copy = tmp / "copy.xlsx"
@@ -265,7 +265,7 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     spec = tmp_path / "spec.toml"
     spec.write_text(
         subprocess.run(
-            [sys.executable, "-m", "addin.cli", "scenarios", "--example"],
+            [sys.executable, "-m", "gputco.addin.cli", "scenarios", "--example"],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -274,7 +274,7 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     )
     book = tmp_path / "s.xlsx"
     subprocess.run(
-        [sys.executable, "-m", "addin.cli", "scenarios", str(spec), "-o", str(book)],
+        [sys.executable, "-m", "gputco.addin.cli", "scenarios", str(spec), "-o", str(book)],
         cwd=ROOT,
         capture_output=True,
         check=True,
@@ -306,7 +306,15 @@ def test_open_starts_calc_with_the_addin_and_a_clean_environment(venv, tmp_path)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{fake}{os.pathsep}{env['PATH']}"
     env.pop("SAL_USE_VCLPLUGIN", None)
     proc = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "addin.cli", "open", str(book), "--profile", str(profile)],
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "gputco.addin.cli",
+            "open",
+            str(book),
+            "--profile",
+            str(profile),
+        ],
         env=env,
         cwd=ROOT,
         capture_output=True,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import udfs
-from udfs import presets
-from udfs.compute import flops_per_token_arch
-from udfs.published import FACT_HEADER, training_facts
+from gputco import udfs
+from gputco.udfs import presets
+from gputco.udfs.compute import flops_per_token_arch
+from gputco.udfs.published import FACT_HEADER, training_facts
 
 # model: (active params, layers, heads x head_dim, seq, vocab x d_model, windowed layers, window)
 ARCH = {

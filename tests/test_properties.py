@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import udfs
+from gputco import udfs
 
 mfu = st.floats(0.01, 1.0)
 price = st.floats(0.01, 1.0)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-import udfs
-from udfs import presets
-from udfs.published import CHEAPER, DEARER, SPEEDUP_HEADER, speedup_table
+from gputco import udfs
+from gputco.udfs import presets
+from gputco.udfs.published import CHEAPER, DEARER, SPEEDUP_HEADER, speedup_table
 
 # (model, system): (tokens/s per GPU, model TFLOP/s per GPU) as published
 NVIDIA = {

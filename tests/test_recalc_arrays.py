@@ -23,10 +23,10 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
-from workbook.recalc import evaluate_workbook, recalc_file
-from workbook.recalc.engine import evaluate_package
-from workbook.recalc.package import open_package
-from workbook.recalc.refs import split_cell
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.recalc.engine import evaluate_package
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.refs import split_cell
 
 FILTER_PAGE = "https://support.microsoft.com/en-us/excel/filter-function"
 UNIQUE_PAGE = "https://support.microsoft.com/es-es/excel/functions/unique-function"
@@ -314,7 +314,7 @@ def test_table_udf_fills_an_array_block(tmp_path):
     """gputco's TCO_SYSTEMS() returns a table (header row, one row per preset system): in an
     array formula over its size it fills the block, as Excel spills an xlwings table; a dynamic
     array stored one row short grows past the file (computed, and reported)."""
-    import udfs
+    from gputco import udfs
 
     table = udfs.UDFS["TCO_SYSTEMS"]()
     h, w = len(table), len(table[0])
@@ -399,7 +399,7 @@ def test_sortby(tmp_path):
 def test_a_huge_block_is_refused_before_any_work(tmp_path):
     """A file whose array formula claims a block of the whole sheet (17 billion cells) is refused
     with the limit named, not planned cell by cell."""
-    from workbook.recalc import LimitExceededError
+    from gputco.workbook.recalc import LimitExceededError
 
     book = _book(tmp_path / "h.xlsx", {"A1": ("A1:A2", "=1")}, dynamic=False)
     tmp = tmp_path / "h2.xlsx"

@@ -19,9 +19,9 @@ import openpyxl
 import pytest
 from lo_record import same
 
-from workbook.recalc import recalc_file
-from workbook.recalc.package import open_package
-from workbook.recalc.refs import cell_name
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.refs import cell_name
 
 DATA = Path(__file__).parent / "data"
 MANIFEST = json.loads((DATA / "excel_arrays.json").read_text())

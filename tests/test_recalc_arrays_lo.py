@@ -29,10 +29,10 @@ from lo import values as lo_values
 from lo_record import recorded, same, verify_or_refresh
 from openpyxl.utils import get_column_letter
 
-from workbook.recalc import recalc_file
-from workbook.recalc.engine import evaluate_package
-from workbook.recalc.package import open_package
-from workbook.recalc.refs import split_cell
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.recalc.engine import evaluate_package
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.refs import split_cell
 
 SET = "arrays"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_arrays_lo.py -k recording_equals_live"

@@ -15,7 +15,7 @@ import numpy_financial as npf
 import openpyxl
 import pytest
 
-from workbook.recalc import XlError, evaluate_workbook
+from gputco.workbook.recalc import XlError, evaluate_workbook
 
 FLOWS = [
     [-1000, 300, 400, 500],

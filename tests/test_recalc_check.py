@@ -11,8 +11,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from addin.cli import main
-from workbook.recalc import recalc_file
+from gputco.addin.cli import main
+from gputco.workbook.recalc import recalc_file
 
 
 def _book(path: Path) -> Path:

@@ -13,9 +13,9 @@ import openpyxl
 import pytest
 from corpus_check import CORPUS
 
-from workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
-from workbook.recalc.functions.textformat import format_value, general
-from workbook.recalc.values import error
+from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
+from gputco.workbook.recalc.functions.textformat import format_value, general
+from gputco.workbook.recalc.values import error
 
 POI = "poi/test-data/spreadsheet/"
 XLC = "xlcalculator/tests/resources/BASES.xlsx"

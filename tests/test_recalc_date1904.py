@@ -9,7 +9,7 @@ import datetime
 import openpyxl
 from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
-from workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
 EPOCH = datetime.date(1904, 1, 1)
 

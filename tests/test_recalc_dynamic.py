@@ -7,7 +7,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from workbook.recalc import CircularReferenceError, evaluate_workbook
+from gputco.workbook.recalc import CircularReferenceError, evaluate_workbook
 
 
 def _eval(tmp_path, cells: dict[str, object]):

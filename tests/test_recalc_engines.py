@@ -18,12 +18,12 @@ import pytest
 from openpyxl.packaging.relationship import Relationship
 from openpyxl.workbook.external_link.external import ExternalBook, ExternalLink
 
-from workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
-from workbook.recalc.engine import evaluate_package
-from workbook.recalc.package import open_package
-from workbook.recalc.reach import choose
-from workbook.recalc.screen import called, screen_parts
-from workbook.soffice import process
+from gputco.workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
+from gputco.workbook.recalc.engine import evaluate_package
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.reach import choose
+from gputco.workbook.recalc.screen import called, screen_parts
+from gputco.workbook.soffice import process
 
 
 def mixed_book(path):
@@ -192,7 +192,7 @@ def test_the_screen_refuses_an_external_link(tmp_path, no_process):
 
 
 def test_cli_names_what_the_screen_found(tmp_path, no_process, capsys):
-    from addin.cli import main
+    from gputco.addin.cli import main
 
     src = webservice_book(tmp_path / "web.xlsx")
     assert main(["recalc", str(src), "--check", "--engine", "libreoffice"]) == 2
@@ -268,7 +268,7 @@ def test_formulas_filling_several_cells_are_not_taken_from_libreoffice(tmp_path)
 
 
 def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
-    from workbook.soffice import session
+    from gputco.workbook.soffice import session
 
     def broken(*args, **kwargs):
         raise process.LibreOfficeError("soffice failed to convert mixed.xlsx to xlsx (exit 81)")
@@ -288,7 +288,7 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
 
 
 def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_process, capsys):
-    from addin.cli import main
+    from gputco.addin.cli import main
 
     src = mixed_book(tmp_path / "mixed.xlsx")
     assert main(["recalc", str(src), "--check", "--engine", "gputco"]) == 2
@@ -322,7 +322,7 @@ def test_render_and_convert_refuse_a_workbook_that_reaches_outside(tmp_path, no_
     """`gputco render` and `gputco open --convert-to` hand the whole workbook to headless
     LibreOffice, which would fetch the URL or update the link unasked: the same screen refuses
     them first, naming the cell, and no soffice starts."""
-    from addin.cli import main
+    from gputco.addin.cli import main
 
     web = webservice_book(tmp_path / "web.xlsx")
     assert main(["render", str(web), "--png", str(tmp_path / "png")]) == 2

@@ -18,10 +18,10 @@ from lo import requires_soffice
 from test_recalc_engines import mixed_book
 from test_recalc_preserve import _compare_sheet, _members
 
-from addin.cli import main
-from udfs import UDFS
-from workbook.recalc import recalc_file
-from workbook.soffice import session
+from gputco.addin.cli import main
+from gputco.udfs import UDFS
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.soffice import session
 
 LO_CELLS = ["Model!C1", "Model!D1", "Model!F1", "Summary!B1"]
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from workbook.recalc import (
+from gputco.workbook.recalc import (
     CircularReferenceError,
     LimitExceededError,
     Limits,

@@ -22,7 +22,7 @@ from lo import values as lo_values
 from lo_record import REGENERATE, recorded, same, verify_or_refresh
 from recalc_book import probe_book
 
-from workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Cell .* is marked as a date:UserWarning")]
 SET = "functions"
@@ -1139,7 +1139,7 @@ PROBED_IN_BLOCKS = {
 def test_every_builtin_is_probed():
     from pathlib import Path
 
-    from workbook.recalc import supported_functions
+    from gputco.workbook.recalc import supported_functions
 
     text = " ".join(PROBES).upper()
     missing = [

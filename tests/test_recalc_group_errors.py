@@ -11,7 +11,7 @@ import openpyxl
 import pytest
 from lo_record import same
 
-from workbook.recalc import evaluate_workbook
+from gputco.workbook.recalc import evaluate_workbook
 
 INPUTS = [
     (-100, 2, 60, "x"),

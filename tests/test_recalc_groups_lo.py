@@ -23,7 +23,7 @@ from lo import values as lo_values
 from lo_record import REGENERATE, recorded, verify_or_refresh
 from recalc_book import tco_book
 
-from workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
 ROWS = 10_000
 RECORDED = 200

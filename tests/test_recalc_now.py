@@ -9,8 +9,8 @@ import openpyxl
 import pytest
 from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
-from addin import cli
-from workbook.recalc import UnsupportedFunctionError, evaluate_workbook
+from gputco.addin import cli
+from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook
 
 NOW = datetime.datetime(2026, 1, 31, 9, 30)
 SERIAL = float((NOW.date() - datetime.date(1899, 12, 30)).days)  # 1900 system, after 1900-03-01

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from workbook.recalc.compile import Compiler
-from workbook.recalc.errors import FormulaSyntaxError
-from workbook.recalc.package import DefinedName
-from workbook.recalc.parse import Binary, Call, Const, RefNode, Unary, parse
-from workbook.recalc.refs import MAX_ROW, Ref, RowTemplate, parse_ref, shape_key
+from gputco.workbook.recalc.compile import Compiler
+from gputco.workbook.recalc.errors import FormulaSyntaxError
+from gputco.workbook.recalc.package import DefinedName
+from gputco.workbook.recalc.parse import Binary, Call, Const, RefNode, Unary, parse
+from gputco.workbook.recalc.refs import MAX_ROW, Ref, RowTemplate, parse_ref, shape_key
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from openpyxl.styles import Font, PatternFill
 from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
 NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import openpyxl
 from openpyxl.worksheet.formula import ArrayFormula
 
-from workbook.recalc.engine import evaluate_package
-from workbook.recalc.package import open_package
-from workbook.recalc.refs import split_cell
+from gputco.workbook.recalc.engine import evaluate_package
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.refs import split_cell
 
 NA, VALUE, NUM, CALC = "#N/A", "#VALUE!", "#NUM!", "#CALC!"
 

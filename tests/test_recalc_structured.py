@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 from openpyxl.worksheet.table import Table
 
-from workbook.recalc import evaluate_workbook
+from gputco.workbook.recalc import evaluate_workbook
 
 ROWS = [("H100", 31250, 0.7), ("B200", 45000, 1.2), ("GB200", 54167, 1.6), ("A100", 15000, 0.5)]
 CAPEX, KW = sum(r[1] for r in ROWS), sum(r[2] for r in ROWS)
@@ -84,7 +84,7 @@ def test_structured_references(values, row):
 
 
 def test_an_unknown_table_is_named_not_guessed(tmp_path):
-    from workbook.recalc import UnsupportedFunctionError
+    from gputco.workbook.recalc import UnsupportedFunctionError
 
     wb = openpyxl.Workbook()
     wb.active["A1"] = "=SUM(Nope[Capex])"
@@ -94,8 +94,8 @@ def test_an_unknown_table_is_named_not_guessed(tmp_path):
 
 
 def test_external_references_are_left_alone():
-    from workbook.recalc.structured import Table as T
-    from workbook.recalc.structured import expand
+    from gputco.workbook.recalc.structured import Table as T
+    from gputco.workbook.recalc.structured import expand
 
     tables = {"SYSTEMS": T("Systems", "S", 1, 1, 6, 4, 1, 1, ("System", "Capex", "kW", "Cost"))}
     assert expand("SUM(Systems[Capex],[1]Other!A1)", tables, "X", 1, 1) == "SUM('S'!$B$2:$B$5,[1]Other!A1)"

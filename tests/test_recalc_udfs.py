@@ -1,5 +1,5 @@
 """Custom functions in headless recalculation: one call per group, Excel-shaped arguments,
-``#...`` texts as error values, and gputco's own TCO_* registry (``udfs.UDFS``) by default."""
+``#...`` texts as error values, and gputco's own TCO_* registry (``gputco.udfs.UDFS``) by default."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from lo import recalculate, requires_soffice
 from lo import values as lo_values
 from lo_record import REGENERATE, recorded, verify_or_refresh
 
-import udfs
-from workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
+from gputco import udfs
+from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
 
 
 def _column_book(path: Path, rows: int, formula: str, inputs=None) -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import openpyxl
 import pytest
 
-from workbook.recalc import evaluate_workbook
+from gputco.workbook.recalc import evaluate_workbook
 
 TABLE = [
     ("H100", 31250, "hopper"),

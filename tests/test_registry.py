@@ -1,7 +1,7 @@
 """The UDF registry: every catalog function is there, documented, and decorated for xlwings.
 
 The xlwings metadata is checked with xlwings's own Windows decorators (``xlwings.udfs.xlfunc`` and
-``xlarg``, loaded on Linux by ``addin.vba``): no stand-in for xlwings itself.
+``xlarg``, loaded on Linux by ``gputco.addin.vba``): no stand-in for xlwings itself.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-import udfs
-from addin.vba import windows_udfs, windows_udfs_module
-from addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
-from udfs.excel import NUMBER, TEXT
+from gputco import udfs
+from gputco.addin.vba import windows_udfs, windows_udfs_module
+from gputco.addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
+from gputco.udfs.excel import NUMBER, TEXT
 
 # The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
 CATALOG = [
@@ -163,7 +163,7 @@ def test_nothing_headless_imports_xlwings():
 
 
 def test_udfs_module_answers_only_UDFS_lazily():
-    assert udfs.UDFS is importlib.import_module("udfs.registry").UDFS
+    assert udfs.UDFS is importlib.import_module("gputco.udfs.registry").UDFS
     assert not hasattr(udfs, "__xlfunc__")  # xlwings probes module attributes this way
     with pytest.raises(AttributeError):
         udfs.NOT_A_UDF  # noqa: B018
@@ -201,7 +201,7 @@ def test_the_xlwings_module_exposes_exactly_the_registry():
 def test_xlwings_conf_rows():
     rows = xlwings_conf_rows()
     assert SHEET_NAME == "xlwings.conf"
-    assert rows[0] == ("UDF Modules", "addin.xlwings_udfs")
+    assert rows[0] == ("UDF Modules", "gputco.addin.xlwings_udfs")
     keys = [k.upper() for k, _ in rows]
     assert len(keys) == len(set(keys)) and all(v for _, v in rows)  # an empty value overrides
     for module in dict(rows)["UDF Modules"].split(";"):

@@ -29,8 +29,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from addin.cli import main
-from workbook.batch import run as batch
+from gputco.addin.cli import main
+from gputco.workbook.batch import run as batch
 
 ROOT = Path(__file__).resolve().parents[1]
 ORIGINAL = b"the user's precious work\n"
@@ -231,7 +231,7 @@ subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", folder], chec
 dst = os.path.join(folder, "out.xlsx")
 with open(dst, "wb") as fh:
     fh.write(b"the user's precious work\\n")
-proc = subprocess.run([sys.executable, "-m", "addin.cli", "template", "-o", dst, "--force"],
+proc = subprocess.run([sys.executable, "-m", "gputco.addin.cli", "template", "-o", dst, "--force"],
                       capture_output=True, text=True)
 print(json.dumps({"code": proc.returncode, "err": proc.stderr, "files": sorted(os.listdir(folder)),
                   "original": open(dst, "rb").read().decode()}))
@@ -270,7 +270,7 @@ def _full_disk_run(tmp_path: Path, tmpfs: bool) -> tuple[dict, str]:
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "addin.cli", "template", "-o", str(dst), "--force"],
+        [sys.executable, "-m", "gputco.addin.cli", "template", "-o", str(dst), "--force"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -318,7 +318,7 @@ def test_sigkill_mid_write_leaves_the_original_and_a_hidden_temporary_file(tmp_p
         [
             sys.executable,
             "-m",
-            "addin.cli",
+            "gputco.addin.cli",
             "batch",
             str(src),
             "-o",
@@ -353,7 +353,7 @@ def test_sigkill_mid_write_leaves_the_original_and_a_hidden_temporary_file(tmp_p
 def test_a_write_is_fsynced_before_the_rename_and_the_folder_after_it(tmp_path, monkeypatch):
     """Durability (README "Never half a file"): POSIX does not order a file's data before its
     rename, so the data is flushed first and the folder entry after, on a real file write."""
-    from workbook.xlsx.files import atomic_output
+    from gputco.workbook.xlsx.files import atomic_output
 
     events: list[tuple[str, str]] = []
     real_fsync, real_replace = os.fsync, os.replace

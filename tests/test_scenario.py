@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 import pytest
 
-import udfs
-from udfs import presets, scenario
-from udfs.errors import GputcoError, InputRangeError, MissingValueError, UnknownNameError
+from gputco import udfs
+from gputco.udfs import presets, scenario
+from gputco.udfs.errors import GputcoError, InputRangeError, MissingValueError, UnknownNameError
 
 SYSTEMS = list(presets.catalog("system"))
 BUYERS = list(presets.catalog("buyer"))

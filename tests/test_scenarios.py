@@ -26,12 +26,12 @@ from scenario_book import (
     row_shape,
 )
 
-from addin.cli import main
-from udfs import scenario
-from workbook.recalc import recalc_file, supported_functions
-from workbook.scenarios.build import write_scenarios
-from workbook.scenarios.example import EXAMPLE
-from workbook.scenarios.spec import parse_spec
+from gputco.addin.cli import main
+from gputco.udfs import scenario
+from gputco.workbook.recalc import recalc_file, supported_functions
+from gputco.workbook.scenarios.build import write_scenarios
+from gputco.workbook.scenarios.example import EXAMPLE
+from gputco.workbook.scenarios.spec import parse_spec
 
 #: SPECs that put different quantities in columns or in named cells
 SPECS = {
@@ -75,10 +75,10 @@ def written(request, tmp_path_factory):
 
 
 def test_the_workbook_knows_every_scenario_input():
-    from workbook.scenarios.layout import INPUTS, PRESET_BACKED, USED
+    from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, USED
 
     assert tuple(INPUTS) == scenario.INPUT_NAMES
-    from udfs import chain
+    from gputco.udfs import chain
 
     # the inputs whose blank means a preset, or another input (depreciation years: the life)
     assert PRESET_BACKED == {i.name for i in scenario.INPUTS if i.default == "preset"} | {
@@ -97,7 +97,7 @@ def test_every_row_equals_udfs_scenario_evaluate(written):
     assert len(data) == spec.n_scenarios
     assert column(keys, data, "scenario").tolist() == list(range(1, spec.n_scenarios + 1))
     expected = expected_outputs(spec)
-    from udfs import chain
+    from gputco.udfs import chain
 
     for key in scenario.OUTPUTS:
         if chain.optional_inputs_of(key) and np.isnan(expected[key]).all():

@@ -9,9 +9,9 @@ import zipfile
 
 import openpyxl
 
-from workbook.recalc import evaluate_workbook
-from workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
-from workbook.scenarios.spec import parse_spec
+from gputco.workbook.recalc import evaluate_workbook
+from gputco.workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
+from gputco.workbook.scenarios.spec import parse_spec
 
 SPEC = {
     "grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5], "usd_per_kwh": [0.05, 0.12]},

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from addin.cli import main
-from udfs.errors import GputcoError
-from workbook.scenarios.spec import MAX_SCENARIOS, SpecError, load_spec, parse_spec
+from gputco.addin.cli import main
+from gputco.udfs.errors import GputcoError
+from gputco.workbook.scenarios.spec import MAX_SCENARIOS, SpecError, load_spec, parse_spec
 
 GOOD = "mfu = [0.4, 0.5]\n"
 BAD = {
@@ -148,7 +148,7 @@ def test_parse_spec_rejects_a_table_that_is_not_a_table():
 def test_readme_documents_the_command_and_every_input():
     from pathlib import Path
 
-    from udfs import scenario
+    from gputco.udfs import scenario
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Scenario workbooks") :]
@@ -166,8 +166,8 @@ def test_zipped_grid_lists_vary_together(tmp_path):
     is compared at its own MFU, crossed with the other grid lists."""
     import openpyxl
 
-    from udfs import scenario
-    from workbook.scenarios.build import write_scenarios
+    from gputco.udfs import scenario
+    from gputco.workbook.scenarios.build import write_scenarios
 
     spec = parse_spec(
         {

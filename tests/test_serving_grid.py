@@ -15,9 +15,9 @@ import openpyxl
 import pytest
 from lo import check_soffice, recalculate
 
-import udfs
-from udfs import presets
-from workbook.finance.build import build_workbook, fill_cached_values
+from gputco import udfs
+from gputco.udfs import presets
+from gputco.workbook.finance.build import build_workbook, fill_cached_values
 
 ALL_SYSTEMS = list(presets.catalog("system"))
 

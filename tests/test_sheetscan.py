@@ -9,10 +9,10 @@ import zipfile
 
 import pytest
 
-from workbook.recalc import recalc_file
-from workbook.recalc.errors import WorkbookFormatError
-from workbook.recalc.sheetscan import scan
-from workbook.recalc.sheetxml import read_sheet
+from gputco.workbook.recalc import recalc_file
+from gputco.workbook.recalc.errors import WorkbookFormatError
+from gputco.workbook.recalc.sheetscan import scan
+from gputco.workbook.recalc.sheetxml import read_sheet
 
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 STRINGS = ["shared"]

@@ -8,14 +8,14 @@ import re
 import openpyxl
 import pytest
 
-import udfs
-from addin.cli import main
-from udfs import presets
-from workbook.finance import checks as sheet_checks
-from workbook.finance import inputs as sheet_inputs
-from workbook.finance import model as sheet_model
-from workbook.finance.build import SHEET_ORDER, build_workbook, write_template
-from workbook.xlsx.files import FileExistsRefusal
+from gputco import udfs
+from gputco.addin.cli import main
+from gputco.udfs import presets
+from gputco.workbook.finance import checks as sheet_checks
+from gputco.workbook.finance import inputs as sheet_inputs
+from gputco.workbook.finance import model as sheet_model
+from gputco.workbook.finance.build import SHEET_ORDER, build_workbook, write_template
+from gputco.workbook.xlsx.files import FileExistsRefusal
 
 ALL_SYSTEMS = list(presets.catalog("system"))
 
@@ -257,7 +257,7 @@ def test_refuses_to_overwrite_without_force(tmp_path):
 def test_xlwings_fallback_rows_match_the_addin():
     """workbook/ may not import addin/, so it keeps a copy of the rows; the CLI passes the real
     ones. The copy must not drift."""
-    from addin.xlwings_conf import xlwings_conf_rows
-    from workbook.xlsx.xlwings_sheet import FALLBACK_XLWINGS_ROWS
+    from gputco.addin.xlwings_conf import xlwings_conf_rows
+    from gputco.workbook.xlsx.xlwings_sheet import FALLBACK_XLWINGS_ROWS
 
     assert FALLBACK_XLWINGS_ROWS == xlwings_conf_rows()

@@ -20,8 +20,8 @@ import pytest
 from lo import formula_cells, mismatches, recalculate, requires_soffice, values
 from template_expect import Scenario, check_benchmarks, check_compare, check_facts, check_model
 
-from udfs import presets
-from workbook.finance.build import build_workbook, fill_cached_values, write_template
+from gputco.udfs import presets
+from gputco.workbook.finance.build import build_workbook, fill_cached_values, write_template
 
 pytestmark = requires_soffice
 ALL_SYSTEMS = list(presets.catalog("system"))
@@ -151,8 +151,8 @@ def test_changed_inputs_recalculate_to_what_udfs_predicts(tmp_path, engine):
 
 
 def test_render_prints_only_the_chosen_sheet_to_png(tmp_path):
-    from workbook.soffice.process import LibreOfficeError
-    from workbook.soffice.render import render_sheet
+    from gputco.workbook.soffice.process import LibreOfficeError
+    from gputco.workbook.soffice.render import render_sheet
 
     path = tmp_path / "gpu-tco.xlsx"
     write_template(path)

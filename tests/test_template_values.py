@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 from template_expect import Scenario, check_benchmarks, check_compare, check_facts, check_model
 
-from addin.cli import main
-from udfs import presets
-from workbook.finance import compare as sheet_compare
-from workbook.finance import model as sheet_model
-from workbook.finance.build import write_template
+from gputco.addin.cli import main
+from gputco.udfs import presets
+from gputco.workbook.finance import compare as sheet_compare
+from gputco.workbook.finance import model as sheet_model
+from gputco.workbook.finance.build import write_template
 
 ALL_SYSTEMS = list(presets.catalog("system"))
 BUYERS = list(presets.catalog("buyer"))
@@ -62,13 +62,13 @@ def test_benchmarks_moe_training_facts_equal_udfs(generated):
     reproduces the published figures: DeepSeek-V3's $5.576M (2.788M H800 GPU-hours at $2) and
     $5.328M (pre-training), 1,543 tokens/s per H800 and 17.3% / 34.6% of the FP8 / BF16 peaks
     with 6N (facts-2026 section 4.1)."""
-    from udfs.published import FACT_HEADER, training_facts
+    from gputco.udfs.published import FACT_HEADER, training_facts
 
     sc, _path, values = generated
     ws = values["Benchmarks"]
     bad, n = check_facts(ws, sc.buyer)
     assert not bad, "\n".join(bad[:30])
-    from workbook.finance.bench_facts import COLUMNS
+    from gputco.workbook.finance.bench_facts import COLUMNS
 
     assert n == len(presets.catalog("training_fact")) * len(COLUMNS)
     rows = {ws.cell(row=r, column=1).value: [c.value for c in ws[r]] for r in range(1, ws.max_row + 1)}
@@ -173,9 +173,9 @@ def test_benchmarks_calibration_and_speedups_equal_udfs(tmp_path):
     """The Calibration block's workbook ratios equal udfs.calibration (engine formulas vs numpy),
     all within 5% of SemiAnalysis's published ratios; the speed-up block's break-even speed-ups
     and verdicts equal udfs.published.speedup_table."""
-    from udfs.calibration import calibration_table
-    from udfs.published import speedup_table
-    from workbook.finance.build import write_template
+    from gputco.udfs.calibration import calibration_table
+    from gputco.udfs.published import speedup_table
+    from gputco.workbook.finance.build import write_template
 
     path = tmp_path / "t.xlsx"
     write_template(path)

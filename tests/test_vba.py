@@ -7,10 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import udfs
-from addin import cli
-from addin.vba import vba_module
-from addin.xlwings_conf import UDF_MODULE
+from gputco import udfs
+from gputco.addin import cli
+from gputco.addin.vba import vba_module
+from gputco.addin.xlwings_conf import UDF_MODULE
 
 # VBA keywords that cannot be argument names (Visual Basic for Applications language reference)
 VBA_KEYWORDS = {
@@ -130,7 +130,7 @@ def test_cli_writes_the_bas_with_windows_line_ends(tmp_path):
 def test_the_generator_runs_in_a_fresh_interpreter():
     # the stand-ins for pywin32 must be enough for xlwings.udfs on its own, not thanks to this process
     result = subprocess.run(
-        [sys.executable, "-m", "addin.cli", "addin", "vba"],
+        [sys.executable, "-m", "gputco.addin.cli", "addin", "vba"],
         capture_output=True,
         text=True,
         check=True,

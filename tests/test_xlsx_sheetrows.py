@@ -12,11 +12,11 @@ import openpyxl
 import pyarrow as pa
 import pytest
 
-from workbook.recalc.values import DIV0, NA
-from workbook.recalc.writer import value_xml as engine_value_xml
-from workbook.xlsx.files import atomic_output
-from workbook.xlsx.rowfill import BlockColumn, fill_rows
-from workbook.xlsx.sheetrows import (
+from gputco.workbook.recalc.values import DIV0, NA
+from gputco.workbook.recalc.writer import value_xml as engine_value_xml
+from gputco.workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
+from gputco.workbook.xlsx.sheetrows import (
     Formula,
     FormulaColumn,
     InlineStrings,
@@ -25,7 +25,7 @@ from workbook.xlsx.sheetrows import (
     rows_xml,
     value_xml,
 )
-from workbook.xlsx.stream import XlsxStream
+from gputco.workbook.xlsx.stream import XlsxStream
 
 EDGES = [
     0.0,

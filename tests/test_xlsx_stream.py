@@ -10,9 +10,9 @@ import pytest
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
 
-from workbook.recalc import evaluate_workbook, recalc_file
-from workbook.xlsx.files import atomic_output
-from workbook.xlsx.stream import Formula, FormulaColumn, XlsxStream
+from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.stream import Formula, FormulaColumn, XlsxStream
 
 NUMBERS = np.array([0.1, 1 / 3, 300e9, 1e-300, 2.0, np.nan, -1.4199398e-7])
 TEXTS = ["H100_HGX", '=HYPERLINK("http://x","y")', "a<b&c>\"d'", "tab\x01bell", None, "@SUM(1)", "H100_HGX"]

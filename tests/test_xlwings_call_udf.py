@@ -21,8 +21,8 @@ import pytest
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 from xlwings_com import MISSING, ComRange, TimeType, excel_call_udf  # noqa: E402
 
-import udfs  # noqa: E402
-from udfs.excel import CELL_ERRORS, COM_ERROR_BASE, NUMBER  # noqa: E402
+from gputco import udfs  # noqa: E402
+from gputco.udfs.excel import CELL_ERRORS, COM_ERROR_BASE, NUMBER  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "docs" / "xlwings-cases.md"
@@ -203,7 +203,7 @@ def test_the_stand_ins_are_gone_afterwards():
     with excel_call_udf() as call:
         assert call("TCO_GPU_HOUR", "H100_HGX", MISSING) == [[udfs.tco_gpu_hour("H100_HGX")]]
     assert "pythoncom" not in sys.modules and "xlwings.udfs" not in sys.modules
-    import addin.xlwings_udfs as real
+    import gputco.addin.xlwings_udfs as real
 
     assert real.TCO_GPU_HOUR.udf_spec is udfs.UDFS["TCO_GPU_HOUR"].udf_spec
 

@@ -17,7 +17,7 @@ exists on Windows:
   ``TimeType``), its position and the sheet/book/application it belongs to.
 
 Everything else (argument reading, ``ndim=2``, ``err_to_str``, the return conversion) is xlwings's
-own code. The module called is ``addin.xlwings_udfs`` (the "UDF Modules" name users set) with the
+own code. The module called is ``gputco.addin.xlwings_udfs`` (the "UDF Modules" name users set) with the
 registry decorated by xlwings's Windows decorators, as ``@xw.func``/``@xw.arg`` do on Windows.
 """
 
@@ -36,7 +36,7 @@ from pathlib import Path
 MISSING = -2147352572
 #: the interface id of Excel's Range (xlwings/_xlwindows.py, is_range_instance)
 RANGE_IID = "{00020846-0000-0000-C000-000000000046}"
-MODULE = "addin.xlwings_udfs"
+MODULE = "gputco.addin.xlwings_udfs"
 
 
 class _Anything:
@@ -117,11 +117,11 @@ class ComRange:
 
 @contextlib.contextmanager
 def excel_call_udf() -> Iterator:
-    """``call(name, *com_args)``: xlwings's ``call_udf`` on ``addin.xlwings_udfs``, for the block."""
+    """``call(name, *com_args)``: xlwings's ``call_udf`` on ``gputco.addin.xlwings_udfs``, for the block."""
     import xlwings
     from xlwings.main import Engine
 
-    from addin.vba import windows_udfs
+    from gputco.addin.vba import windows_udfs
 
     saved = {n: sys.modules.get(n) for n in [*_stand_ins(), "xlwings.udfs", "xlwings._xlwindows", MODULE]}
     saved_ctypes = {n: getattr(ctypes, n, None) for n in ("windll", "oledll", "PyDLL")}

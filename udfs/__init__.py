@@ -1,14 +1,14 @@
 """gputco's model: GPU-cluster TCO, cost per trained token and energy, as vectorised numpy functions.
 
 Every function of the UDF catalog (docs/udfs.md) is exported here under its lower-case Excel name,
-e.g. ``udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
-out; arrays broadcast. Errors derive from :class:`udfs.errors.GputcoError`.
+e.g. ``gputco.udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
+out; arrays broadcast. Errors derive from :class:`gputco.udfs.errors.GputcoError`.
 
-``udfs.UDFS`` is the registry of the Excel functions (Excel name -> Excel-facing callable with its
-argument docs in ``.udf_spec``, see :mod:`udfs.registry`), loaded on first use. Nothing in
-``udfs`` imports xlwings: ``addin.xlwings_udfs`` applies xlwings's decorators.
+``gputco.udfs.UDFS`` is the registry of the Excel functions (Excel name -> Excel-facing callable with its
+argument docs in ``.udf_spec``, see :mod:`gputco.udfs.registry`), loaded on first use. Nothing in
+``udfs`` imports xlwings: ``gputco.addin.xlwings_udfs`` applies xlwings's decorators.
 
->>> import udfs
+>>> from gputco import udfs
 >>> round(udfs.tco_gpu_hour("H100_HGX"), 2)
 1.42
 """
@@ -107,8 +107,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """Load the UDF registry on first access of ``udfs.UDFS``; ``udfs.scenario`` and
-    ``udfs.chain`` are submodules (``import udfs`` then ``udfs.scenario.evaluate(...)``)."""
+    """Load the UDF registry on first access of ``gputco.udfs.UDFS``; ``gputco.udfs.scenario`` and
+    ``gputco.udfs.chain`` are submodules (``import udfs`` then ``gputco.udfs.scenario.evaluate(...)``)."""
     if name == "UDFS":
         from .registry import UDFS
 

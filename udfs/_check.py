@@ -56,7 +56,7 @@ def number(
     >>> number("mfu", [0.4, 1.5], 0, 1, lo_open=True)
     Traceback (most recent call last):
     ...
-    udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5 (element [1])
+    gputco.udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5 (element [1])
     """
     x = as_float(arg, value)
     ok = (x > lo) if lo_open else (x >= lo)
@@ -70,14 +70,14 @@ def number(
 
 
 def checked(arg: str, value: object, function: str | None = None) -> np.ndarray | float:
-    """Check ``value`` against the range of ``arg`` in the one table, :data:`udfs.ranges.RANGES`.
+    """Check ``value`` against the range of ``arg`` in the one table, :data:`gputco.udfs.ranges.RANGES`.
 
     >>> checked("pue", 1.3)
     1.3
     >>> checked("pue", 0.9)
     Traceback (most recent call last):
     ...
-    udfs.errors.InputRangeError: pue must be in [1, 5], got 0.9
+    gputco.udfs.errors.InputRangeError: pue must be in [1, 5], got 0.9
     """
     r = ranges.of(arg, function)
     x = number(arg, value, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open)
@@ -154,7 +154,7 @@ def broadcast(**values: object) -> None:
     >>> broadcast(mfu=[0.3, 0.4], tokens=[1e9, 2e9, 3e9])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
+    gputco.udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
     """
     shapes = {}
     for name, v in values.items():

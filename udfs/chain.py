@@ -4,7 +4,7 @@ capex -> capital per GPU-hour (PMT) -> power -> facility -> opex -> TCO -> FLOPs
 tokens/s per GPU -> cost per Mtok -> training cost, GPU-hours and days -> utility W -> J/token ->
 energy -> household-years.
 
-Everything that shows the chain is generated from this module: :func:`udfs.scenario.evaluate`
+Everything that shows the chain is generated from this module: :func:`gputco.udfs.scenario.evaluate`
 (batch runs and the Python API) runs :data:`STEPS` in order with their numpy functions; the finance
 workbook's Model rows, the scenario workbooks' columns, the Benchmarks TCO block, the FLOPs table,
 the Checks rows and ``docs/chain.md`` expand their Excel formulas. A step is added here once and
@@ -345,7 +345,7 @@ class Check:
 class Step:
     """One step: ``key`` = ``func(*[value of a for a in args])``, in Excel ``formula``.
 
-    ``output`` marks the results of :func:`udfs.scenario.evaluate`, batch output columns and the
+    ``output`` marks the results of :func:`gputco.udfs.scenario.evaluate`, batch output columns and the
     finance workbook's ``out_<key>_<n>`` names. ``level`` "model" marks steps that depend only on
     the model preset, the sequence length and the convention (FLOPs per token): the scenario
     workbooks compute them once per model in a table.
@@ -910,7 +910,7 @@ _STEPS = {s.key: s for s in STEPS}
 def add_step(new: Step) -> None:
     """Add a step to the chain, after the steps it reads (an extension's own result).
 
-    Everything that shows the chain picks it up: :func:`udfs.scenario.evaluate` and batch output
+    Everything that shows the chain picks it up: :func:`gputco.udfs.scenario.evaluate` and batch output
     columns, the finance workbook's Model row and ``out_`` names, the scenario workbooks' columns
     and the docs. Its operands must be inputs or earlier steps.
     """
@@ -932,7 +932,7 @@ SCENARIO_INPUTS: tuple[Input, ...] = tuple(i for i in INPUTS if i.scenario_input
 
 
 def outputs() -> dict[str, str]:
-    """Every result column of :func:`udfs.scenario.evaluate` and batch runs, with its unit, in
+    """Every result column of :func:`gputco.udfs.scenario.evaluate` and batch runs, with its unit, in
     chain order (the echoed inputs capex and other cost where the chain uses them)."""
     out = {"capex_per_gpu": "USD"}
     for s in STEPS:
@@ -1097,7 +1097,7 @@ def inputs_of(keys: list[str] | tuple[str, ...]) -> list[str]:
 def check_formula(key: str, ref: Callable[[str], str | None]) -> str:
     """``=TCO_...(...)``: the TCO_ function of step ``key`` on the same operands as its formula.
 
-    Built by argument name from the registry (:func:`udfs.registry.udf_call`), so a reordered
+    Built by argument name from the registry (:func:`gputco.udfs.registry.udf_call`), so a reordered
     signature cannot swap two arguments. Optional arguments the chain has no quantity for are
     left out.
     """

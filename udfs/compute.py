@@ -557,7 +557,7 @@ def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatr
     """The FLOPs per token of the chosen convention ("palm", "6n" or "megatron") per scenario.
 
     ``convention`` is one name, a sequence of names, or an object with ``codes`` and
-    ``categories`` (a dictionary-encoded column, :class:`udfs.scenario.Coded`).
+    ``categories`` (a dictionary-encoded column, :class:`gputco.udfs.scenario.Coded`).
 
     >>> flops_per_token_by_convention(["6n", "palm"], 1.0, 2.0, 3.0)
     array([2., 1.])

@@ -13,7 +13,7 @@ Per GPU, in USD, hours of 8,760 a year, end-of-year cash flows as Excel's PMT/NP
   residual value (residual_fraction x capex) in the last year. Tax = tax_rate x (revenue - opex -
   depreciation + residual), straight-line depreciation of the capex to zero over
   ``depreciation_years`` (default: the life); negative tax is a credit. The per-year columns are
-  the steps of :data:`udfs.chain.YEAR_STEPS`; this module runs them.
+  the steps of :data:`gputco.udfs.chain.YEAR_STEPS`; this module runs them.
 
 With availability = utilisation = 1 and no tax, decline or escalation, the break-even rent equals
 TCO_TOTAL_PER_GPU_HOUR (the annuity identity):
@@ -152,7 +152,7 @@ def cash_flow_columns(
     *,
     function="TCO_CASHFLOWS",
 ):
-    """Every per-year column (:data:`udfs.chain.YEAR_STEPS`) as an array (scenarios, 16 years),
+    """Every per-year column (:data:`gputco.udfs.chain.YEAR_STEPS`) as an array (scenarios, 16 years),
     years 0..15; years after the life are 0. Returns (columns, the scenarios' shape)."""
     t, shape = _terms(
         capex_per_gpu,

@@ -19,7 +19,7 @@ one catalog function on such arguments and never raises:
 - an empty cell takes the argument's default when the argument is optional.
 
 The maths stays in the plain functions: this module only reshapes, routes and words errors. The
-catalog itself (names, argument docs) is :mod:`udfs.registry`.
+catalog itself (names, argument docs) is :mod:`gputco.udfs.registry`.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class ArgDoc:
 
     @property
     def valid(self) -> str:
-        """The valid range from the one table (:data:`udfs.ranges.RANGES`), "" if none."""
+        """The valid range from the one table (:data:`gputco.udfs.ranges.RANGES`), "" if none."""
         if self.kind != NUMBER or self.name not in ranges.RANGES:
             return ""
         return str(ranges.of(self.name))

@@ -195,7 +195,7 @@ def parse(kind: str, filename: str, text_: str) -> dict[str, Preset]:
     >>> parse("rent", "x.toml", "[a]\\nlabel = 'A'\\nusd = { value = 2, unit = 'USD' }\\n")
     Traceback (most recent call last):
     ...
-    udfs.errors.MissingValueError: x.toml [a] usd: source is required: every value needs value, unit, \
+    gputco.udfs.errors.MissingValueError: x.toml [a] usd: source is required: every value needs value, unit, \
 source and as_of
     """
     presets = {}

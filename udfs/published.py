@@ -2,7 +2,7 @@
 
 Cost per token is TCO per GPU-hour / tokens per GPU-hour, so a system is cheaper per token than H100
 exactly when its measured per-GPU speed-up exceeds its TCO ratio to H100 (the break-even speed-up of
-:func:`udfs.tco.tco_ratio`). :func:`speedup_table` sets the two side by side for every published run
+:func:`gputco.udfs.tco.tco_ratio`). :func:`speedup_table` sets the two side by side for every published run
 on another system (runs.toml and moe_runs.toml: NVIDIA Megatron-Bridge tables).
 :func:`training_facts` recomputes the published mixture-of-experts training runs
 (training_facts.toml): implied throughput and MFU, and cost at a TCO per GPU-hour.

@@ -1,6 +1,7 @@
 """The valid range of every numeric input, in one table.
 
-The model's checks (:mod:`udfs._check`), the UDF argument docs (:mod:`udfs.excel`), scenario SPEC
+The model's checks (:mod:`gputco.udfs._check`), the UDF argument docs
+(:mod:`gputco.udfs.excel`), scenario SPEC
 and batch validation (which run the model) and the workbooks' data validation all read
 :data:`RANGES`. Where one function takes a narrower range than the rest (a cash-flow table has
 whole years only), :data:`FUNCTION_RANGES` says so for that function and argument.

@@ -1,10 +1,10 @@
 """The UDF registry: the one list of gputco's Excel functions, with their argument docs.
 
-``SPECS`` maps each Excel name (``"TCO_COST_PER_MTOK"``) to its :class:`udfs.excel.UdfSpec`
+``SPECS`` maps each Excel name (``"TCO_COST_PER_MTOK"``) to its :class:`gputco.udfs.excel.UdfSpec`
 (summary, arguments with units, ranges and defaults, result, example formula, the plain numpy
 function it wraps) and ``UDFS`` to its Excel-facing callable: it takes Excel-shaped arguments
-(see :mod:`udfs.excel`), never raises, and carries its spec in ``.udf_spec``. Nothing here imports
-xlwings: the xlwings module (``addin.xlwings_udfs``) applies xlwings's decorators to these specs.
+(see :mod:`gputco.udfs.excel`), never raises, and carries its spec in ``.udf_spec``. Nothing here imports
+xlwings: the xlwings module (``gputco.addin.xlwings_udfs``) applies xlwings's decorators to these specs.
 The reference page (``docs/udfs.md``), the workbook builders (:func:`udf_call`), the headless
 recalculation and the LibreOffice add-in read the same mapping; a function that is not here does
 not exist in Excel.
@@ -14,7 +14,7 @@ The Python signatures (argument names and defaults) are those of the plain funct
 
 A column of MFUs gives a column of costs; the bad cell alone shows an error:
 
->>> from udfs.registry import UDFS
+>>> from gputco.udfs.registry import UDFS
 >>> UDFS["TCO_COST_PER_MTOK"](1.42, 1.07899e12, 1978.9, [[0.395], [0.5], [1.5]])
 [[0.5445], [0.4301], ['#VALUE! mfu must be in (0, 1], got 1.5']]
 >>> UDFS["TCO_GPU_HOUR"]("H100_HXG")[:31]
@@ -550,7 +550,7 @@ def udf_call(name: str, **operands: str) -> str:
     >>> udf_call("TCO_POWER_PER_GPU_HOUR", it_kw_per_gpu="C1", pue="C2", kwh="C3")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    udfs.errors.UnknownNameError: unknown argument of TCO_POWER_PER_GPU_HOUR 'kwh'; valid: ...
+    gputco.udfs.errors.UnknownNameError: unknown argument of TCO_POWER_PER_GPU_HOUR 'kwh'; valid: ...
     """
     spec = SPECS[name]
     names = [a.name for a in spec.args]

@@ -52,7 +52,7 @@ def check(dist: str, params: Mapping[str, object]) -> dict[str, float]:
     >>> check("normal", {"mean": 0.13})
     Traceback (most recent call last):
     ...
-    udfs.errors.MissingValueError: sd is required: normal needs mean, sd
+    gputco.udfs.errors.MissingValueError: sd is required: normal needs mean, sd
     """
     if dist not in DISTRIBUTIONS:
         raise UnknownNameError("distribution", dist, DISTRIBUTIONS)

@@ -33,7 +33,7 @@ TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 def __getattr__(name: str) -> object:
     """``OUTPUTS``: every result column with its unit, read from the chain when asked (so a step
-    added with :func:`udfs.chain.add_step` is a result too)."""
+    added with :func:`gputco.udfs.chain.add_step` is a result too)."""
     if name == "OUTPUTS":
         return chain.outputs()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -277,7 +277,7 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray
         The columns of :data:`OUTPUTS`, one value per scenario: each step of
-        :data:`udfs.chain.STEPS` computed by its numpy function.
+        :data:`gputco.udfs.chain.STEPS` computed by its numpy function.
     """
     n, used = _used(inputs)
     out = _run(used, n)

@@ -1,7 +1,8 @@
 """TCO from presets: a system bought by a buyer type, and the comparisons between systems.
 
 These functions take preset names (``"H100_HGX"``, ``"hyperscaler"``) and compose the numeric
-functions of :mod:`udfs.finance` and :mod:`udfs.compute`. Names may be arrays too: results broadcast.
+functions of :mod:`gputco.udfs.finance` and :mod:`gputco.udfs.compute`. Names may be arrays too:
+results broadcast.
 """
 
 from __future__ import annotations

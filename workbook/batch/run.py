@@ -1,9 +1,9 @@
 """Batch runs: scenarios from CSV, XLSX or Parquet in, results out, in bounded-memory chunks.
 
-One row per scenario, columns named like the scenario inputs (:data:`udfs.scenario.INPUT_NAMES`,
+One row per scenario, columns named like the scenario inputs (:data:`gputco.udfs.scenario.INPUT_NAMES`,
 matched case-insensitively); the output echoes the input columns as given (an empty cell stays
 empty) followed by the results: the values used for every input (``use_<input>``: the presets
-where a cell was empty) and the model's results (:data:`udfs.scenario.OUTPUTS`). A results file
+where a cell was empty) and the model's results (:data:`gputco.udfs.scenario.OUTPUTS`). A results file
 runs again as input (its result columns are recomputed). Every chunk is checked first by
 :mod:`.validate`, which reports every bad cell of the whole file in one run; nothing is written
 when any is bad. Unknown columns are an error (a misspelt input must not be silently ignored),
@@ -27,11 +27,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from udfs import scenario
-from udfs.errors import GputcoError, InputRangeError, UnknownNameError
-from workbook.batch import dialect
-from workbook.batch.validate import Checked, Problems, check_chunk
-from workbook.xlsx.files import atomic_output, check_input
+from gputco.udfs import scenario
+from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
+from gputco.workbook.batch import dialect
+from gputco.workbook.batch.validate import Checked, Problems, check_chunk
+from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
@@ -99,7 +99,7 @@ def read_chunks(
             path, chunk_rows, csv_dialect or dialect.sniff(path), lambda t, rows: _drop_empty(t, rows)
         )
     else:
-        from workbook.batch.xlsx_in import read_xlsx
+        from gputco.workbook.batch.xlsx_in import read_xlsx
 
         for table, rows in read_xlsx(path, chunk_rows):
             yield Chunk(table, rows)
@@ -191,7 +191,7 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
             )
             raise err
     if "mfu" not in inputs:
-        from udfs.errors import MissingValueError
+        from gputco.udfs.errors import MissingValueError
 
         raise MissingValueError(
             "mfu",
@@ -277,7 +277,7 @@ class _Writer:
         self.rows += table.num_rows
 
     def _write_xlsx(self, table):
-        from workbook.xlsx.stream import XlsxStream
+        from gputco.workbook.xlsx.stream import XlsxStream
 
         if self.rows + table.num_rows > XLSX_MAX_ROWS:
             raise BatchError(

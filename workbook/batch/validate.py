@@ -2,7 +2,7 @@
 
 Each check is a few Arrow/numpy passes over a column; a bad cell is recorded with the row as a
 spreadsheet shows it (the header is row 1), the column as the file names it and the value. The
-model (:mod:`udfs.scenario`) then runs only on chunks without bad cells, so its own one-error-
+model (:mod:`gputco.udfs.scenario`) then runs only on chunks without bad cells, so its own one-error-
 at-a-time checks are a backstop, not the report. The valid ranges come from the model itself
 (:func:`input_ranges`), never restated here.
 """
@@ -17,9 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from udfs import presets, ranges, scenario
-from udfs.compute import CONVENTIONS
-from udfs.errors import UnknownNameError
+from gputco.udfs import presets, ranges, scenario
+from gputco.udfs.compute import CONVENTIONS
+from gputco.udfs.errors import UnknownNameError
 
 #: how many bad cells a failed run lists (the rest are counted)
 SHOWN = 20
@@ -47,7 +47,7 @@ class Range:
 
 @functools.cache
 def input_ranges() -> dict[str, Range]:
-    """The valid range of every numeric scenario input, from the one table (:mod:`udfs.ranges`).
+    """The valid range of every numeric scenario input, from the one table (:mod:`gputco.udfs.ranges`).
 
     >>> str(input_ranges()["mfu"].text), input_ranges()["pue"].hi
     ('(0, 1]', 5.0)

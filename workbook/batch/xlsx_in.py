@@ -1,10 +1,10 @@
 """Batch input from an .xlsx file: the first worksheet, streamed through the one safe door.
 
-The package is opened with :func:`workbook.recalc.package.open_zip` (part counts, sizes,
-compression ratio, encryption), its parts read with the limits of :mod:`workbook.recalc.limits`
-and parsed with DTDs refused (:mod:`workbook.recalc.xmlsafe`); the worksheet is parsed in pieces,
+The package is opened with :func:`gputco.workbook.recalc.package.open_zip` (part counts, sizes,
+compression ratio, encryption), its parts read with the limits of :mod:`gputco.workbook.recalc.limits`
+and parsed with DTDs refused (:mod:`gputco.workbook.recalc.xmlsafe`); the worksheet is parsed in pieces,
 so memory holds one chunk of rows. Formula cells are never read as empty and never trusted for
-their stored value: the first one met runs gputco's own engine (:mod:`workbook.recalc`) over the
+their stored value: the first one met runs gputco's own engine (:mod:`gputco.workbook.recalc`) over the
 workbook, and each formula cell takes the value it computes (``=0.06*2`` is 0.12). A formula the
 engine cannot evaluate stops the run naming its cell.
 """
@@ -17,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from workbook.recalc import limits as lim
-from workbook.recalc import xmlsafe
-from workbook.recalc.errors import RecalcError, UnsupportedFunctionError, WorkbookFormatError
-from workbook.recalc.package import list_sheets, open_zip
-from workbook.recalc.refs import MAX_COL, cell_name, col_index
-from workbook.recalc.sheetxml import _NAMESPACES, decode, read_shared_strings
-from workbook.recalc.values import XlError
+from gputco.workbook.recalc import limits as lim
+from gputco.workbook.recalc import xmlsafe
+from gputco.workbook.recalc.errors import RecalcError, UnsupportedFunctionError, WorkbookFormatError
+from gputco.workbook.recalc.package import list_sheets, open_zip
+from gputco.workbook.recalc.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.sheetxml import _NAMESPACES, decode, read_shared_strings
+from gputco.workbook.recalc.values import XlError
 
 _TAGS = {
     f"{ns} {local}": local
@@ -41,9 +41,9 @@ class FormulaValues:
 
     def value(self, row: int, col: int) -> object:
         if self._evaluation is None:
-            from workbook.batch.run import BatchError
-            from workbook.recalc.engine import evaluate_package
-            from workbook.recalc.package import open_package
+            from gputco.workbook.batch.run import BatchError
+            from gputco.workbook.recalc.engine import evaluate_package
+            from gputco.workbook.recalc.package import open_package
 
             try:
                 self._evaluation = evaluate_package(open_package(self.path))
@@ -69,7 +69,7 @@ class FormulaValues:
 
 def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.ndarray]]:
     """Yield (table, spreadsheet row of each table row) for the first worksheet's data rows."""
-    from workbook.batch.run import BatchError
+    from gputco.workbook.batch.run import BatchError
 
     path = Path(path)
     try:

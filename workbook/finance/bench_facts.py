@@ -1,5 +1,5 @@
 """The Benchmarks sheet's block of published mixture-of-experts training runs, recomputed in native
-formulas (udfs/data/training_facts.toml; Python: :func:`udfs.published.training_facts`).
+formulas (udfs/data/training_facts.toml; Python: :func:`gputco.udfs.published.training_facts`).
 
 Per published run (DeepSeek-V3 on H800, Llama 4 Scout and Maverick and gpt-oss-120b on H100): the
 published tokens, GPU-hours, rental rate and cost stand in blue cells; everything else is a formula
@@ -13,7 +13,7 @@ that references them, the presets and the workbook's inputs:
 - energy from the GPU-hours at the system's utility watts per GPU (IT load x PUE): J per GPU-hour,
   J per token, household-years and CO2 at the grid factor used on Inputs.
 
-Every formula comes from :mod:`udfs.chain`: the implied throughput is the chain's GPU-hours at one
+Every formula comes from :mod:`gputco.udfs.chain`: the implied throughput is the chain's GPU-hours at one
 token per second over the published GPU-hours, the MFU the implied throughput over the chain's
 throughput at MFU 1, the energy the chain's J/token, household-years and CO2 steps read per
 GPU-hour.
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 from openpyxl.utils import get_column_letter
 
-from udfs import chain, presets
-from workbook.xlsx import styles
-from workbook.xlsx.cells import as_text
-from workbook.xlsx.presets_sheet import lookup
+from gputco.udfs import chain, presets
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.presets_sheet import lookup
 
 #: published quantities written as (blue) values: key, heading, unit, training_facts.toml field
 PUBLISHED = [

@@ -12,14 +12,14 @@ from __future__ import annotations
 from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 
-from udfs import chain, presets
-from udfs.calibration import calibration_table
-from udfs.published import speedup_table
-from workbook.finance import bench_facts
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.cells import as_text
-from workbook.xlsx.presets_sheet import lookup
+from gputco.udfs import chain, presets
+from gputco.udfs.calibration import calibration_table
+from gputco.udfs.published import speedup_table
+from gputco.workbook.finance import bench_facts
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.presets_sheet import lookup
 
 SHEET = "Benchmarks"
 

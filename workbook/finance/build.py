@@ -4,7 +4,7 @@ Flow: build the sheets with openpyxl -> save to a temporary file beside the dest
 the cached value of every formula with the headless recalculation -> rename onto the destination
 (refusing to replace an existing file unless ``force``).
 
->>> from workbook.finance.build import build_workbook
+>>> from gputco.workbook.finance.build import build_workbook
 >>> wb = build_workbook(["H100_HGX", "GB200_NVL72"])
 >>> wb.sheetnames
 ['Cover', 'Inputs', 'Model', 'Compare', 'Cash flow 1', 'Cash flow 2', 'Benchmarks', 'Checks',
@@ -23,20 +23,20 @@ from pathlib import Path
 
 from openpyxl import Workbook
 
-from udfs import presets
-from udfs.errors import MissingValueError
-from workbook.finance import benchmarks as sheet_benchmarks
-from workbook.finance import cashflow
-from workbook.finance import checks as sheet_checks
-from workbook.finance import compare as sheet_compare
-from workbook.finance import cover as sheet_cover
-from workbook.finance import inputs as sheet_inputs
-from workbook.finance import model as sheet_model
-from workbook.recalc import RecalcError, RecalcReport, recalc_file
-from workbook.xlsx import presets_sheet as sheet_presets
-from workbook.xlsx import xlwings_sheet
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.files import atomic_output
+from gputco.udfs import presets
+from gputco.udfs.errors import MissingValueError
+from gputco.workbook.finance import benchmarks as sheet_benchmarks
+from gputco.workbook.finance import cashflow
+from gputco.workbook.finance import checks as sheet_checks
+from gputco.workbook.finance import compare as sheet_compare
+from gputco.workbook.finance import cover as sheet_cover
+from gputco.workbook.finance import inputs as sheet_inputs
+from gputco.workbook.finance import model as sheet_model
+from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
+from gputco.workbook.xlsx import presets_sheet as sheet_presets
+from gputco.workbook.xlsx import xlwings_sheet
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.files import atomic_output
 
 DEFAULT_SYSTEMS = ("H100_HGX", "GB200_NVL72")
 SHEET_ORDER = (
@@ -71,7 +71,7 @@ def system_keys(systems: str | Sequence[str]) -> list[str]:
     if not keys:
         raise MissingValueError("systems", "name at least one system preset")
     if len(keys) > MAX_SYSTEMS:
-        from udfs.errors import InputRangeError
+        from gputco.udfs.errors import InputRangeError
 
         raise InputRangeError("number of systems", len(keys), f"[1, {MAX_SYSTEMS}]")
     return keys
@@ -106,8 +106,8 @@ def build_workbook(
 def fill_cached_values(path: str | os.PathLike) -> RecalcReport:
     """Write the cached value of every formula into ``path``, in place: THE one recalc call.
 
-    Uses the headless engine ``workbook.recalc.recalc_file`` (Excel built-ins + the TCO_ UDFs of
-    ``udfs.UDFS``); a function it does not know raises, and so does anything it could not
+    Uses the headless engine ``gputco.workbook.recalc.recalc_file`` (Excel built-ins + the TCO_ UDFs of
+    ``gputco.udfs.UDFS``); a function it does not know raises, and so does anything it could not
     evaluate, so a written workbook never lacks a value.
     """
     report = recalc_file(path, path, engine="gputco")

@@ -1,7 +1,7 @@
 """The Cash flow sheets: one per system column, the chain's per-year table in native formulas.
 
 Owning one GPU and renting it out (udfs.decisions): one row per year 0..15 (0 after the life),
-one column per :data:`udfs.chain.YEAR_STEPS` column, each cell the chain's formula with the
+one column per :data:`gputco.udfs.chain.YEAR_STEPS` column, each cell the chain's formula with the
 system's Model cells in place of its scalar operands. The Model sheet's NPV, IRR, payback and
 break-even rent read these rows; a chart shows the cumulative cash flow.
 """
@@ -11,9 +11,9 @@ from __future__ import annotations
 from openpyxl.chart import LineChart, Reference
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from udfs import chain
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco.udfs import chain
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 YEARS = 16  # years 0..15
 HEAD_ROW = 5

@@ -19,10 +19,10 @@ import re
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.utils import get_column_letter
 
-from udfs import chain
-from workbook.finance import benchmarks as sheet_benchmarks
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco.udfs import chain
+from gputco.workbook.finance import benchmarks as sheet_benchmarks
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Checks"
 HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]

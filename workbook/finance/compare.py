@@ -11,9 +11,9 @@ from openpyxl.chart import BarChart, LineChart, Reference, Series
 from openpyxl.chart.series import SeriesLabel, StrRef
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from udfs import chain
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco.udfs import chain
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Compare"
 

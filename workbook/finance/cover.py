@@ -3,10 +3,10 @@ legend) and the ``xlwings.conf`` sheet that points Excel's xlwings add-in at gpu
 
 from __future__ import annotations
 
-import udfs
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.xlwings_sheet import XLWINGS_SHEET
+from gputco import udfs
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.xlwings_sheet import XLWINGS_SHEET
 
 #: width of the Cover's text column, in characters
 TEXT_WIDTH = 100

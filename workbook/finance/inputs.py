@@ -17,12 +17,12 @@ from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-import udfs
-from udfs import chain, presets, ranges
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.cells import as_text
-from workbook.xlsx.validation import validate_range
+from gputco import udfs
+from gputco.udfs import chain, presets, ranges
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
 RIGHT = Alignment(horizontal="right")

@@ -1,4 +1,4 @@
-"""The Model sheet: the chain of :mod:`udfs.chain` in native Excel formulas, one row per quantity,
+"""The Model sheet: the chain of :mod:`gputco.udfs.chain` in native Excel formulas, one row per quantity,
 one column per system.
 
 The rows are generated: each section of the chain lists the inputs its steps read first (where
@@ -12,9 +12,9 @@ coefficients of the published FLOPs formulas (6, 12, 2) appear literally.
 
 from __future__ import annotations
 
-from udfs import chain
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco.udfs import chain
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Model"
 
@@ -83,7 +83,7 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
 
 def _cash_flow_ref(column: str, spec: str) -> str:
     """A per-year reference on the column's Cash flow sheet (``{k}`` = the system column)."""
-    from workbook.finance.cashflow import sheet_name, year_ref
+    from gputco.workbook.finance.cashflow import sheet_name, year_ref
 
     return year_ref(column, spec, sheet=sheet_name("{k}"))
 

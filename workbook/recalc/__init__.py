@@ -8,7 +8,7 @@ group. Only the values of formula cells change in the file; everything else is c
 
 Usage::
 
-    from workbook.recalc import recalc_file, evaluate_workbook
+    from gputco.workbook.recalc import recalc_file, evaluate_workbook
     report = recalc_file("model.xlsx", "model.filled.xlsx")   # or in_place=True
     report.by_engine                     # {"gputco": cells, "libreoffice": cells} (engine="auto")
     recalc_file("model.xlsx", check=True).mismatches          # cells whose stored value differs
@@ -91,7 +91,7 @@ def recalc_file(
         Where to write the recalculated copy (may equal ``src``). Required unless ``check`` or
         ``in_place`` is set.
     functions : mapping, optional
-        Custom functions, upper-case Excel name -> callable (default: gputco's ``udfs.UDFS``).
+        Custom functions, upper-case Excel name -> callable (default: gputco's ``gputco.udfs.UDFS``).
     check : bool
         Write nothing; report every formula cell whose stored value differs from the computed one
         (``report.mismatches``).

@@ -1,6 +1,6 @@
 """README's list of what `gputco recalc` evaluates, generated from the engine's function table.
 
-``python -m workbook.recalc.catalog`` prints the section; ``--write README.md`` replaces the part
+``python -m gputco.workbook.recalc.catalog`` prints the section; ``--write README.md`` replaces the part
 of README.md between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
 the checked-in README matches).
 """
@@ -13,7 +13,9 @@ from pathlib import Path
 
 from .functions import BUILTINS, NEVER
 
-BEGIN = "<!-- recalc-functions:begin (generated: python -m workbook.recalc.catalog --write README.md) -->"
+BEGIN = (
+    "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.catalog --write README.md) -->"
+)
 END = "<!-- recalc-functions:end -->"
 
 CLOCK = frozenset({"NOW", "TODAY"})
@@ -80,7 +82,7 @@ def replace_in(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m workbook.recalc.catalog", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m gputco.workbook.recalc.catalog", description=__doc__)
     ap.add_argument("--write", metavar="README", help="update the marked section of this file")
     args = ap.parse_args(argv)
     if args.write:

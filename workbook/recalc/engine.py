@@ -43,8 +43,8 @@ from .values import DATE1904, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
-    """gputco's registry of UDFs (``udfs.UDFS``), or nothing while it does not exist yet."""
-    import udfs
+    """gputco's registry of UDFs (``gputco.udfs.UDFS``), or nothing while it does not exist yet."""
+    from gputco import udfs
 
     return dict(getattr(udfs, "UDFS", {}))
 
@@ -82,7 +82,7 @@ def evaluate_package(
 ) -> Evaluation:
     """Evaluate every formula of an opened package.
 
-    ``functions`` maps upper-case names to custom functions (default: ``udfs.UDFS``); they take
+    ``functions`` maps upper-case names to custom functions (default: ``gputco.udfs.UDFS``); they take
     precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
     (keep the stored values of cells whose formulas use unsupported functions). ``now`` (a
     wall-clock time) is what NOW and TODAY return; without it they are unsupported (volatile:

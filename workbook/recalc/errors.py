@@ -1,4 +1,4 @@
-"""Typed errors of the recalculation engine, under gputco's one hierarchy (:mod:`udfs.errors`).
+"""Typed errors of the recalculation engine, under gputco's one hierarchy (:mod:`gputco.udfs.errors`).
 
 Each error also derives from the built-in that fits and carries structured fields, so callers can
 catch ``ValueError`` or read ``err.cells`` / ``err.functions`` to show what went wrong and where.
@@ -6,7 +6,7 @@ catch ``ValueError`` or read ``err.cells`` / ``err.functions`` to show what went
 
 from __future__ import annotations
 
-from udfs.errors import GputcoError
+from gputco.udfs.errors import GputcoError
 
 
 class RecalcError(GputcoError):

@@ -78,7 +78,7 @@ def complete(
             if not evaluation.unsupported[func]:
                 del evaluation.unsupported[func]
         return outcome
-    from workbook.soffice import process
+    from gputco.workbook.soffice import process
 
     if process.soffice() is None:
         if engine == "libreoffice":
@@ -106,7 +106,7 @@ def complete(
 
 def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> dict[Cell, object]:
     """LibreOffice's values of ``cells`` after a full recalculation of a copy of ``src``."""
-    from workbook.soffice import session
+    from gputco.workbook.soffice import session
 
     with tempfile.TemporaryDirectory(prefix="gputco-recalc-lo-") as tmp:
         suffix = Path(src).suffix.lower()  # a plain name: LibreOffice names its output after it

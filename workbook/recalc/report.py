@@ -33,7 +33,7 @@ class Mismatch:
 
 @dataclass
 class RecalcReport:
-    """The outcome of :func:`workbook.recalc.recalc_file`."""
+    """The outcome of :func:`gputco.workbook.recalc.recalc_file`."""
 
     source: Path
     destination: Path | None

@@ -5,7 +5,7 @@ and the ``<v>`` element: the bytes are patched at the offsets :mod:`.sheetxml` r
 styles, formulas, attributes, whitespace and every other element stay byte-for-byte. Every other
 zip member is copied unchanged, in the same order. ``calcPr`` and ``calcChain.xml`` are kept, so
 Excel still recalculates on open when the file asks it to. The new file is written next to the
-destination and moved into place (:func:`workbook.xlsx.files.atomic_output`): a failure never leaves a
+destination and moved into place (:func:`gputco.workbook.xlsx.files.atomic_output`): a failure never leaves a
 half-written file, and the original stays byte-for-byte as it was.
 """
 
@@ -15,7 +15,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.files import atomic_output
 
 from . import limits as lim
 from .engine import Evaluation

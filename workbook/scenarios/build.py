@@ -30,21 +30,21 @@ from pathlib import Path
 import numpy as np
 from openpyxl import Workbook
 
-from udfs import presets, scenario
-from workbook.recalc import RecalcError, RecalcReport, recalc_file
-from workbook.scenarios import inputs as sheet_scenario_inputs
-from workbook.scenarios import montecarlo as sheet_montecarlo
-from workbook.scenarios import rows as sheet_scenarios
-from workbook.scenarios import sensitivity as sheet_sensitivity
-from workbook.scenarios import summary as sheet_summary
-from workbook.scenarios.layout import Layout, cash_flow_years
-from workbook.scenarios.onepass import fill_evaluated
-from workbook.scenarios.spec import Spec, load_spec, parse_spec
-from workbook.xlsx import presets_sheet as sheet_presets
-from workbook.xlsx import xlwings_sheet
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.files import atomic_output
-from workbook.xlsx.rowfill import fill_rows
+from gputco.udfs import presets, scenario
+from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
+from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
+from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
+from gputco.workbook.scenarios import rows as sheet_scenarios
+from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
+from gputco.workbook.scenarios import summary as sheet_summary
+from gputco.workbook.scenarios.layout import Layout, cash_flow_years
+from gputco.workbook.scenarios.onepass import fill_evaluated
+from gputco.workbook.scenarios.spec import Spec, load_spec, parse_spec
+from gputco.workbook.xlsx import presets_sheet as sheet_presets
+from gputco.workbook.xlsx import xlwings_sheet
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.rowfill import fill_rows
 
 __all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
 

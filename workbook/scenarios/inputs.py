@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from udfs import chain, ranges, scenario
-from workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.validation import validate_range
+from gputco.udfs import chain, ranges, scenario
+from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.validation import validate_range
 
 SHEET = "Inputs"
 VALUE_COL = 4  # D

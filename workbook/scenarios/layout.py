@@ -16,7 +16,7 @@ come from the Presets sheet's long tables (``INDEX(sys_value, MATCH(system & ".f
 0))``, as on the finance workbook); FLOPs per token is the chain's own steps on the model's
 architecture, a column only where the model, the convention or the sequence length varies. The
 unit constants
-``k_*`` are the chain's. Every column and its formula come from :mod:`udfs.chain`.
+``k_*`` are the chain's. Every column and its formula come from :mod:`gputco.udfs.chain`.
 
 >>> lay = Layout(["system", "mfu"], "inp_", "use_", first_col=2)
 >>> lay.ref("mfu"), lay.ref("pue"), lay.ref("tokens")
@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from udfs import chain, decisions
-from workbook.xlsx.presets_sheet import lookup
+from gputco.udfs import chain, decisions
+from gputco.workbook.xlsx.presets_sheet import lookup
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ NO_TABLE = "needs rent_usd_per_gpu_hour (give one in the SPEC: the cash-flow col
 
 def cash_flow_years(inputs) -> int:
     """The last year a block's cash-flow table needs: the longest life or depreciation of its
-    rows (``inputs`` as for :func:`udfs.scenario.evaluate`), rounded up into [1, LAST_YEAR]; 0
+    rows (``inputs`` as for :func:`gputco.udfs.scenario.evaluate`), rounded up into [1, LAST_YEAR]; 0
     (no table) where no row gives a rent.
 
     >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.0,
@@ -112,7 +112,7 @@ def cash_flow_years(inputs) -> int:
     >>> cash_flow_years({"system": "H100_HGX", "mfu": 0.4})
     0
     """
-    from udfs import scenario
+    from gputco.udfs import scenario
 
     used = scenario.used_inputs(inputs)
     if np.isnan(np.asarray(used["rent_usd_per_gpu_hour"], dtype=float)).all():

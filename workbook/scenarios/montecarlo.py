@@ -1,7 +1,7 @@
 """The MonteCarlo sheet: the base scenario with random inputs, one row per draw.
 
 The draws are values generated when the file is written (``numpy.random.default_rng(seed)``, the
-SPEC's distributions in order; see :mod:`udfs.sampling`), so the same SPEC gives the same file.
+SPEC's distributions in order; see :mod:`gputco.udfs.sampling`), so the same SPEC gives the same file.
 Every draw's row runs the whole chain in formulas (the Scenarios layout, with the other inputs
 from the base scenario ``base_*``). Above the draws: the random inputs, P10/P50/P90 of the results
 (``PERCENTILE``, Excel's inclusive percentile, numpy's default) and a histogram of the cost per
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from openpyxl.chart import BarChart, Reference
 
-from udfs import chain, ranges, sampling
-from workbook.scenarios.layout import INPUTS, Layout
-from workbook.scenarios.rows import row_block
-from workbook.scenarios.spec import MonteCarlo
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.rowfill import BlockColumn
+from gputco.udfs import chain, ranges, sampling
+from gputco.workbook.scenarios.layout import INPUTS, Layout
+from gputco.workbook.scenarios.rows import row_block
+from gputco.workbook.scenarios.spec import MonteCarlo
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.rowfill import BlockColumn
 
 SHEET = "MonteCarlo"
 BINS = 20

@@ -5,8 +5,8 @@ The blocks (the Scenarios rows, the Monte Carlo draws) used to be written with e
 workbook as openpyxl saved it, each block's one template row replaced in memory by the block's
 cells (numbers, texts and formula texts straight from its :class:`BlockColumn` s, no XML read),
 then each block's rows go into the file once, formulas and values together
-(:func:`workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values patched
-in (:mod:`workbook.recalc.patch`). The file is the one ``recalc_file`` gives, byte for byte
+(:func:`gputco.workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values patched
+in (:mod:`gputco.workbook.recalc.patch`). The file is the one ``recalc_file`` gives, byte for byte
 (benchmarks/bench_scenarios.py checks it).
 """
 
@@ -18,14 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from workbook.recalc import RecalcReport
-from workbook.recalc.engine import evaluate_package
-from workbook.recalc.formulacols import FormulaColumns, columns, joined
-from workbook.recalc.package import open_package
-from workbook.recalc.patch import column_xml, patch_values
-from workbook.recalc.sheetxml import SheetPart
-from workbook.recalc.writer import patch_sheet, value_xml
-from workbook.xlsx.rowfill import BlockColumn, fill_rows
+from gputco.workbook.recalc import RecalcReport
+from gputco.workbook.recalc.engine import evaluate_package
+from gputco.workbook.recalc.formulacols import FormulaColumns, columns, joined
+from gputco.workbook.recalc.package import open_package
+from gputco.workbook.recalc.patch import column_xml, patch_values
+from gputco.workbook.recalc.sheetxml import SheetPart
+from gputco.workbook.recalc.writer import patch_sheet, value_xml
+from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
 
 Fill = tuple[str, int, list[BlockColumn]]  # (sheet, first row of the block, its columns)
 

@@ -3,12 +3,12 @@
 Columns: ``scenario`` (1..N), the grid's inputs (blue), the used values that vary between
 scenarios (grey), the results (black; TCO bold) and the cross-checks: ``=TCO_TOTAL_PER_GPU_HOUR``
 and ``=TCO_COST_PER_MTOK`` beside the native TCO and cost per Mtok, with relative differences.
-Row 4 holds headings with units, row 5 the column keys (the names of ``udfs.scenario``; read it
+Row 4 holds headings with units, row 5 the column keys (the names of ``gputco.udfs.scenario``; read it
 with ``pandas.read_excel(path, "Scenarios", header=4)``), data start on row 6. Each column
 ``key`` of the data is also the defined name ``scn_<key>``.
 
 :func:`row_block` writes the headings and one styled template row of any such block (the Monte
-Carlo draws use it too) and returns the columns for :func:`workbook.xlsx.rowfill.fill_rows`.
+Carlo draws use it too) and returns the columns for :func:`gputco.workbook.xlsx.rowfill.fill_rows`.
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ import numpy as np
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from udfs import ranges
-from udfs.scenario import Coded
-from workbook.scenarios.inputs import LISTS
-from workbook.scenarios.layout import Layout
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.rowfill import BlockColumn
-from workbook.xlsx.validation import validate_range
+from gputco.udfs import ranges
+from gputco.udfs.scenario import Coded
+from gputco.workbook.scenarios.inputs import LISTS
+from gputco.workbook.scenarios.layout import Layout
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.rowfill import BlockColumn
+from gputco.workbook.xlsx.validation import validate_range
 
 SHEET = "Scenarios"
 HEAD_ROW = 4  # headings; keys on the next row, data after

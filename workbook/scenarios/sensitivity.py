@@ -16,12 +16,12 @@ import numpy as np
 from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Border, PatternFill
 
-from udfs import ranges, scenario
-from workbook.scenarios.layout import INPUTS, LAST_YEAR, Layout, cash_flow_years
-from workbook.scenarios.rows import row_block, write_all
-from workbook.scenarios.spec import FLOORS, Spec
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco.udfs import ranges, scenario
+from gputco.workbook.scenarios.layout import INPUTS, LAST_YEAR, Layout, cash_flow_years
+from gputco.workbook.scenarios.rows import row_block, write_all
+from gputco.workbook.scenarios.spec import FLOORS, Spec
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Sensitivity"
 TABLE_ROW = 5  # header of the tornado table

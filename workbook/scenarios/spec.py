@@ -1,7 +1,7 @@
 """The SPEC of a scenario workbook: a TOML file saying which inputs vary, which are fixed, and how to
 probe the base scenario (sensitivity, Monte Carlo). ``gputco scenarios --example`` prints one.
 
-Tables (keys are the scenario input names of :data:`udfs.scenario.INPUT_NAMES`):
+Tables (keys are the scenario input names of :data:`gputco.udfs.scenario.INPUT_NAMES`):
 
 - ``[grid]`` (required): ``input = [value, ...]``; ``zip = [["system", "mfu"]]`` makes the lists of
   a group vary together (one MFU per system); the workbook holds the Cartesian product, one
@@ -16,7 +16,7 @@ Tables (keys are the scenario input names of :data:`udfs.scenario.INPUT_NAMES`):
   ``{input = fraction}`` (inputs it leaves out take 0.2). PUE moves its overhead above 1
   (:data:`FLOORS`): PUE 1.3 at 20% gives 1.24 and 1.36, never below 1.
 - ``[monte_carlo]``: ``draws`` (default 1000, at most :data:`MAX_DRAWS`), ``seed`` (default 0) and
-  ``input = {dist = "...", ...}`` for each random input (see :mod:`udfs.sampling`).
+  ``input = {dist = "...", ...}`` for each random input (see :mod:`gputco.udfs.sampling`).
 
 Every problem raises one :class:`SpecError` whose message starts with the key, e.g.
 ``grid.pue: pue must be in [1, 5], got 0.9``.
@@ -27,7 +27,7 @@ Every problem raises one :class:`SpecError` whose message starts with the key, e
 >>> parse_spec({"grid": {"muf": [0.4]}})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-workbook.scenarios.spec.SpecError: grid.muf: unknown scenario input 'muf'; valid: ... Did you mean mfu?
+gputco.workbook.scenarios.spec.SpecError: grid.muf: unknown scenario input 'muf'; valid: ... Did you mean mfu?
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from udfs import presets, ranges, sampling, scenario
-from udfs.compute import CONVENTIONS
-from udfs.errors import GputcoError, UnknownNameError
+from gputco.udfs import presets, ranges, sampling, scenario
+from gputco.udfs.compute import CONVENTIONS
+from gputco.udfs.errors import GputcoError, UnknownNameError
 
 #: the most scenarios (rows) a workbook may hold. Measured: 10,000 take about 4 s to write and
 #: 0.4 GB of memory, 100,000 about 40 s and 3 GB (the recalculation holds every cell), and Excel
@@ -113,11 +113,11 @@ class Spec:
         return self.swings.get(driver, DEFAULT_SWING)
 
     def grid_columns(self) -> dict[str, object]:
-        """The grid as columns, one element per scenario (text as :class:`udfs.scenario.Coded`)."""
+        """The grid as columns, one element per scenario (text as :class:`gputco.udfs.scenario.Coded`)."""
         return _product(self.grid, self.zipped)
 
     def scenario_inputs(self) -> dict[str, object]:
-        """Inputs of every scenario for :func:`udfs.scenario.evaluate`."""
+        """Inputs of every scenario for :func:`gputco.udfs.scenario.evaluate`."""
         return {**self.fixed, **self.grid_columns()}
 
     def sensitivity_cases(self) -> list[tuple[str, float, float, float]]:
@@ -142,7 +142,7 @@ def _round_half_up(x: float) -> float:
 
 def load_spec(path: str | Path) -> Spec:
     """Read and validate a SPEC file (TOML)."""
-    from workbook.xlsx.files import check_input
+    from gputco.workbook.xlsx.files import check_input
 
     path = check_input(path)
     try:

@@ -15,12 +15,12 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.worksheet.formula import ArrayFormula
 
-import udfs
-from workbook.scenarios.layout import INPUTS, Layout
-from workbook.scenarios.montecarlo import STATS
-from workbook.scenarios.sensitivity import TABLE_ROW
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
+from gputco import udfs
+from gputco.workbook.scenarios.layout import INPUTS, Layout
+from gputco.workbook.scenarios.montecarlo import STATS
+from gputco.workbook.scenarios.sensitivity import TABLE_ROW
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Summary"
 HEADINGS = [

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from udfs.errors import GputcoError
+from gputco.udfs.errors import GputcoError
 
 INSTALL_HINT = "apt-get install libreoffice-calc-nogui"
 

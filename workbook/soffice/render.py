@@ -10,7 +10,7 @@ sheet; if the page count does not match (an empty sheet prints no page), each sh
 its own.
 
 LibreOffice recalculates the copy with the gputco add-in in a private profile
-(:mod:`workbook.soffice.session`), so ``=TCO_...`` cells show the values they have in Excel with
+(:mod:`gputco.workbook.soffice.session`), so ``=TCO_...`` cells show the values they have in Excel with
 xlwings or in LibreOffice with the add-in, never a false #NAME? or a failing check.
 """
 
@@ -27,13 +27,13 @@ from pathlib import Path
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from workbook.recalc.limits import read_member
-from workbook.recalc.package import list_sheets, open_zip
-from workbook.recalc.screen import refuse_outside
-from workbook.recalc.xmlsafe import refuse_dtd
-from workbook.soffice import session
-from workbook.soffice.process import LibreOfficeError
-from workbook.xlsx.files import atomic_output
+from gputco.workbook.recalc.limits import read_member
+from gputco.workbook.recalc.package import list_sheets, open_zip
+from gputco.workbook.recalc.screen import refuse_outside
+from gputco.workbook.recalc.xmlsafe import refuse_dtd
+from gputco.workbook.soffice import session
+from gputco.workbook.soffice.process import LibreOfficeError
+from gputco.workbook.xlsx.files import atomic_output
 
 _SHEET_TAG = re.compile(r"<(?:\w+:)?sheet\b[^>]*/>")
 _ATTR = r'{}="([^"]*)"'

@@ -79,7 +79,7 @@ def recalculate(
     timeout: float = 300,
 ) -> Path:
     """``src`` recalculated by LibreOffice with the add-in, saved as the .xlsx ``dst``."""
-    from workbook.xlsx.files import atomic_output
+    from gputco.workbook.xlsx.files import atomic_output
 
     dst = Path(dst)
     with tempfile.TemporaryDirectory(prefix="gputco-lo-recalc-") as tmp:

@@ -4,7 +4,7 @@ openpyxl stores any string that begins with ``=`` as a formula. Text that comes 
 or from users must not: ``=HYPERLINK(...)`` in a preset's source would become a live link, and
 ``=WEBSERVICE(...)`` a request. :func:`put` writes such text as a string cell. Texts beginning with
 ``+``, ``-`` or ``@`` are stored as strings by openpyxl anyway (in an .xlsx a string cell is never
-evaluated); CSV output, which has no types, is handled in :mod:`workbook.batch.run`.
+evaluated); CSV output, which has no types, is handled in :mod:`gputco.workbook.batch.run`.
 
 >>> from openpyxl import Workbook
 >>> ws = Workbook().active

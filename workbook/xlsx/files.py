@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from udfs.errors import GputcoError
+from gputco.udfs.errors import GputcoError
 
 
 class FileExistsRefusal(GputcoError, FileExistsError):
@@ -75,7 +75,7 @@ def check_input(path: str | os.PathLike) -> Path:
     >>> check_input("/")
     Traceback (most recent call last):
     ...
-    workbook.xlsx.files.InputFileError: cannot read /: it is a folder, not a file
+    gputco.workbook.xlsx.files.InputFileError: cannot read /: it is a folder, not a file
     """
     path = Path(path)
     try:
@@ -110,7 +110,7 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
     ...     pass
     Traceback (most recent call last):
     ...
-    workbook.xlsx.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
+    gputco.workbook.xlsx.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
     """
     shown = dst = Path(dst)
     if dst.is_symlink():  # write through the link, so that it stays a link

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
-from udfs import chain, presets
-from udfs.compute import CONVENTIONS
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.cells import put
+from gputco.udfs import chain, presets
+from gputco.udfs.compute import CONVENTIONS
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.cells import put
 
 #: name prefix of each table's lookup columns, its table name and its heading
 TABLES = {

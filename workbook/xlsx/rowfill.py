@@ -11,11 +11,11 @@ block's first data row written as the *template row*, styled cell by cell, and a
 its sheet. :func:`fill_rows` then replaces that row with ``n`` rows: the same style ids (read
 from the template row as openpyxl wrote it), formulas from templates where ``{r}`` is the row
 number, and per-row numbers or texts. Formula cells are written with the values given
-(``values=``, computed beforehand by the engine: :mod:`workbook.scenarios.onepass`), or without
+(``values=``, computed beforehand by the engine: :mod:`gputco.workbook.scenarios.onepass`), or without
 a ``<v>`` for a recalculation to fill in.
 
-The cells are written by :func:`workbook.xlsx.sheetrows.rows_xml`, the rules every writer of rows
-shares (:mod:`workbook.xlsx.stream` too); texts are inline strings, as openpyxl writes every
+The cells are written by :func:`gputco.workbook.xlsx.sheetrows.rows_xml`, the rules every writer of rows
+shares (:mod:`gputco.workbook.xlsx.stream` too); texts are inline strings, as openpyxl writes every
 other text of the package (no shared-string table to extend). This module keeps what is
 particular to splicing: finding the sheet and its template row, reading the row's style ids,
 widening the sheet's dimension and copying the other parts of the package.
@@ -47,7 +47,7 @@ import numpy as np
 import pyarrow as pa
 from openpyxl.utils import get_column_letter
 
-from workbook.xlsx.sheetrows import FormulaColumn, InlineStrings, rows_xml
+from gputco.workbook.xlsx.sheetrows import FormulaColumn, InlineStrings, rows_xml
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -87,7 +87,7 @@ def fill_rows(
 
     The number of rows is the length of the value columns (1 when there are only formulas).
     ``values`` gives formula columns (by column number) their computed values, as
-    ``(t attributes, texts of <v>)`` per row (:func:`workbook.recalc.patch.column_xml`), written
+    ``(t attributes, texts of <v>)`` per row (:func:`gputco.workbook.recalc.patch.column_xml`), written
     in the same pass; without them a formula has no ``<v>``. ``parts`` replaces the bytes of
     zip members (the sheet's own bytes too, before its rows are filled). The file is rewritten
     in place (through a temporary file beside it).

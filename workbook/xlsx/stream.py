@@ -1,8 +1,8 @@
 """A streaming .xlsx writer: rows of numbers, text and formulas written straight into the zip.
 
 openpyxl builds a cell object per value; for a million rows that is most of the time. Here each
-block of rows becomes sheet XML a column at a time (:func:`workbook.xlsx.sheetrows.rows_xml`, the
-cell rules shared with :mod:`workbook.xlsx.rowfill`) and goes straight into the zip member, so
+block of rows becomes sheet XML a column at a time (:func:`gputco.workbook.xlsx.sheetrows.rows_xml`, the
+cell rules shared with :mod:`gputco.workbook.xlsx.rowfill`) and goes straight into the zip member, so
 memory holds one block and the shared-string table. Text is always stored as text (a shared
 string, or an inline string with ``shared_strings=False``), never as a formula, even when it
 starts with ``=``. A formula cell carries its cached value, so readers that do not calculate see
@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from workbook.xlsx.sheetrows import (
+from gputco.workbook.xlsx.sheetrows import (
     MAIN_NS,
     Formula,
     FormulaColumn,

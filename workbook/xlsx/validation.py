@@ -1,4 +1,4 @@
-"""Data validation of numeric input cells from the one table of valid ranges (:mod:`udfs.ranges`).
+"""Data validation of numeric input cells from the one table of valid ranges (:mod:`gputco.udfs.ranges`).
 
 Each validated block gets a custom rule (``AND(ISNUMBER(D5),D5>=1,D5<=5)``, relative to its first
 cell, so a whole column can share one rule), an input message that shows the range when the cell
@@ -12,7 +12,7 @@ from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.datavalidation import DataValidation
 from openpyxl.worksheet.worksheet import Worksheet
 
-from udfs import ranges
+from gputco.udfs import ranges
 
 
 def validate_range(

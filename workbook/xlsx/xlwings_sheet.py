@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from workbook.xlsx import styles
-from workbook.xlsx.book import BookBuilder
-from workbook.xlsx.cells import put
+from gputco.workbook.xlsx import styles
+from gputco.workbook.xlsx.book import BookBuilder
+from gputco.workbook.xlsx.cells import put
 
 #: sheet name xlwings reads its workbook settings from (key in column A, value in column B)
 XLWINGS_SHEET = "xlwings.conf"
 
 #: used when the caller passes no rows (addin.xlwings_conf owns the canonical ones)
-FALLBACK_XLWINGS_ROWS = [("UDF Modules", "addin.xlwings_udfs")]
+FALLBACK_XLWINGS_ROWS = [("UDF Modules", "gputco.addin.xlwings_udfs")]
 
 
 def build_xlwings_conf(book: BookBuilder, rows: list[tuple[str, str]] | None = None) -> None:
