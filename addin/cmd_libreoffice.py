@@ -114,7 +114,7 @@ def _open(args: argparse.Namespace) -> int:
             )
         out = Path(args.outdir)
         if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
-            from gputco.workbook.recalc.screen import refuse_outside
+            from gputco.workbook.recalc import refuse_outside
 
             refuse_outside(args.file)  # headless LibreOffice would run them unasked
         written = session.convert(

@@ -97,6 +97,7 @@ def _now(text: str | None) -> datetime.datetime | None:
 
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.recalc import recalc_file
+    from gputco.workbook.soffice.fallback import libreoffice_values
 
     src = check_input(args.file)
     if not (args.output or args.in_place or args.check):
@@ -117,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
         unsupported="stored" if args.keep_unsupported else "raise",
         now=_now(args.now),
         engine=args.engine,
+        fallback=libreoffice_values,
     )
     print(report.summary())
     for note in report.notes:

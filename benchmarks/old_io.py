@@ -12,7 +12,8 @@ import contextlib
 import zipfile
 from pathlib import Path
 
-from gputco.workbook.recalc import sheetscan, writer
+from gputco.workbook.recalc.read import sheetscan
+from gputco.workbook.recalc.write import writer
 
 
 @contextlib.contextmanager

@@ -11,7 +11,6 @@ differing cell) or engine bug (everything else).
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import re
 import time
@@ -23,7 +22,8 @@ from pathlib import Path
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
 from gputco.workbook.recalc import RecalcError, recalc_file
-from gputco.workbook.recalc.refs import cell_name
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 CORPUS = Path(__file__).resolve().parent / "data" / "excel_corpus"
 CLASSES = ("volatile", "stale cache", "locale", "inherited", "engine bug")
@@ -89,16 +89,11 @@ def load_known() -> dict[str, list[dict]]:
     return out
 
 
-def accepts_engine() -> bool:
-    """Whether the installed recalc_file takes ``engine=`` (issue 14's auto engine)."""
-    return "engine" in inspect.signature(recalc_file).parameters
-
-
 def run_corpus(manifest: dict, engine: str | None = None, projects: list[str] | None = None) -> CorpusResult:
     start = time.perf_counter()
     result = CorpusResult()
     known = load_known()
-    kwargs = {"engine": engine} if engine is not None and accepts_engine() else {}
+    kwargs = {"fallback": libreoffice_values} | ({"engine": engine} if engine is not None else {})
     for entry in manifest["files"]:
         project = entry["project"]
         if projects and project not in projects:
@@ -228,7 +223,6 @@ __all__ = [
     "CorpusResult",
     "Difference",
     "Tally",
-    "accepts_engine",
     "cell_name",
     "classify",
     "load_manifest",

@@ -12,6 +12,7 @@ from hostile import cell, package, sheet
 from gputco import udfs
 from gputco.udfs.errors import InputShapeError
 from gputco.workbook.recalc import WorkbookFormatError, evaluate_workbook, recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def _values(tmp_path, *cells: str) -> dict:
@@ -45,7 +46,7 @@ def test_an_unknown_xml_encoding_is_a_format_error_not_lookup_error(tmp_path):
     xml = sheet(cell("A1", 1)).replace('encoding="UTF-8"', 'encoding="A0"')
     path = package(tmp_path / "enc.xlsx", xml)
     with pytest.raises(WorkbookFormatError, match="unknown text encoding"):
-        recalc_file(path, check=True)
+        recalc_file(path, check=True, fallback=libreoffice_values)
 
 
 def test_duplicate_parts_are_refused_not_copied_with_warnings(tmp_path):
@@ -54,7 +55,7 @@ def test_duplicate_parts_are_refused_not_copied_with_warnings(tmp_path):
         warnings.simplefilter("ignore")
         z.writestr("xl/workbook.xml", b"<x/>")
     with pytest.raises(WorkbookFormatError, match=r"two parts named xl/workbook\.xml"):
-        recalc_file(path, tmp_path / "out.xlsx")
+        recalc_file(path, tmp_path / "out.xlsx", fallback=libreoffice_values)
 
 
 def test_a_cell_below_the_used_rows_reads_as_blank_not_value_error(tmp_path):

@@ -34,6 +34,7 @@ from gputco.workbook.recalc import (
     evaluate_workbook,
     recalc_file,
 )
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,7 +73,7 @@ def test_corpus_through_the_cli(name, tmp_path, capsys):
 def test_corpus_through_the_api_raises_typed_errors(name, tmp_path):
     path = CORPUS[name].make(tmp_path)
     with hard_timeout(60), pytest.raises(GputcoError) as info:
-        recalc_file(path, check=True)
+        recalc_file(path, check=True, fallback=libreoffice_values)
     assert isinstance(info.value, ValueError)  # every recalc refusal is also a ValueError
 
 
@@ -122,7 +123,7 @@ def test_circular_reference_names_the_loop_not_the_reader(tmp_path):
 def test_outside_functions_are_reported_by_name_and_cell(tmp_path):
     path = outside_calls(tmp_path)
     with pytest.raises(UnsupportedFunctionError) as info:
-        recalc_file(path, check=True)
+        recalc_file(path, check=True, fallback=libreoffice_values)
     assert info.value.functions == {
         "WEBSERVICE": ["S!A1"],
         "CALL": ["S!A2"],
@@ -209,7 +210,7 @@ def test_text_results_that_look_like_formulas_are_written_as_strings(tmp_path):
     """A computed text beginning with =, +, - or @ is a string value (t="str"), never a formula."""
     path = formula_text_result(tmp_path)
     dst = tmp_path / "out.xlsx"
-    recalc_file(path, dst)
+    recalc_file(path, dst, fallback=libreoffice_values)
     with zipfile.ZipFile(dst) as z:
         xml = z.read("xl/worksheets/sheet1.xml").decode()
     for ref, text in (

@@ -24,9 +24,10 @@ import pytest
 from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
-from gputco.workbook.recalc.engine import evaluate_package
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.refs import split_cell
+from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.recalc.run.engine import evaluate_package
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 FILTER_PAGE = "https://support.microsoft.com/en-us/excel/filter-function"
 UNIQUE_PAGE = "https://support.microsoft.com/es-es/excel/functions/unique-function"
@@ -242,7 +243,7 @@ def test_dynamic_spill_shrinks_and_the_writer_empties_cells(tmp_path):
         {"H1": "=COUNTA(A1:A9)"},
     )
     out = tmp_path / "out.xlsx"
-    report = recalc_file(book, out, functions={})
+    report = recalc_file(book, out, functions={}, fallback=libreoffice_values)
     assert not report.problems
     ws = openpyxl.load_workbook(out, data_only=True)["S"]
     assert [ws[f"A{r}"].value for r in range(1, 6)] == ["Tom", "Fritz", "Sravan", "Hector", None]
@@ -305,7 +306,7 @@ def test_writer_fills_block_cells_written_without_value(tmp_path, cell):
                 assert n == 1
             zout.writestr(info, data)
     out = tmp_path / "out.xlsx"
-    recalc_file(tmp, out, functions={})
+    recalc_file(tmp, out, functions={}, fallback=libreoffice_values)
     ws = openpyxl.load_workbook(out, data_only=True)["S"]
     assert (ws["A1"].value, ws["B1"].value) == (1, 2)
 

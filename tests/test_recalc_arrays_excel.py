@@ -20,8 +20,9 @@ import pytest
 from lo_record import same
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.refs import cell_name
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 DATA = Path(__file__).parent / "data"
 MANIFEST = json.loads((DATA / "excel_arrays.json").read_text())
@@ -62,7 +63,7 @@ def test_manifest_names_every_file_with_its_hash():
 def test_array_cells_equal_excels_values(name):
     path = DATA / "excel_corpus" / name
     cells = _array_cells(path)
-    report = recalc_file(path, check=True, functions={}, unsupported="stored")
+    report = recalc_file(path, check=True, functions={}, unsupported="stored", fallback=libreoffice_values)
     skipped = {c for cs in report.unsupported.values() for c in cs}
     kept = {c for c in cells if f"{c[0]}!{c[1]}" in skipped}
     assert (len(cells), len(kept)) == EXPECTED[name]
@@ -79,7 +80,7 @@ def test_written_blocks_read_back_as_excels(tmp_path):
     cells = _array_cells(src)
     before = openpyxl.load_workbook(src, data_only=True)
     out = tmp_path / "out.xlsx"
-    recalc_file(src, out, functions={})
+    recalc_file(src, out, functions={}, fallback=libreoffice_values)
     after = openpyxl.load_workbook(out, data_only=True)
     bad = [
         (s, a, before[s][a].value, after[s][a].value)

@@ -30,9 +30,10 @@ from lo_record import recorded, same, verify_or_refresh
 from openpyxl.utils import get_column_letter
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.recalc.engine import evaluate_package
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.refs import split_cell
+from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.recalc.run.engine import evaluate_package
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 SET = "arrays"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_arrays_lo.py -k recording_equals_live"
@@ -162,16 +163,21 @@ def test_libreoffice_file_checks_clean_and_writes_back(lo_recorded, tmp_path):
     """The file LibreOffice saved (all block cells present): nothing differs; with the blocks'
     values zeroed, every cell is flagged, and the values the writer patches read back as
     LibreOffice's (openpyxl, an independent reader)."""
-    differ = {f"{m.sheet}!{m.cell}" for m in recalc_file(LO_FILE, check=True, functions={}).mismatches}
+    differ = {
+        f"{m.sheet}!{m.cell}"
+        for m in recalc_file(LO_FILE, check=True, functions={}, fallback=libreoffice_values).mismatches
+    }
     assert differ == set(EXCEL_NOT_LO)
     src = tmp_path / "stale.xlsx"
     _zero_blocks(LO_FILE, src)
     want = {k: EXCEL_NOT_LO[k][0] if k in EXCEL_NOT_LO else v for k, v in lo_recorded.items()}
-    flagged = {m.cell for m in recalc_file(src, check=True, functions={}).mismatches}
+    flagged = {
+        m.cell for m in recalc_file(src, check=True, functions={}, fallback=libreoffice_values).mismatches
+    }
     nonzero = {a for s, a in cells() if not same(want[_key(s, a)], 0.0)}
     assert flagged == nonzero
     out = tmp_path / "out.xlsx"
-    report = recalc_file(src, out, functions={})
+    report = recalc_file(src, out, functions={}, fallback=libreoffice_values)
     assert report.cells >= len(cells()) and not report.problems
     wb = openpyxl.load_workbook(out, data_only=True)
     bad = [

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from gputco.workbook.recalc import supported_functions
-from gputco.workbook.recalc.catalog import BEGIN, END, replace_in, section
+from gputco.workbook.recalc.functions.catalog import BEGIN, END, replace_in, section
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_lists_exactly_the_engines_functions():
-    # on failure: run `python -m gputco.workbook.recalc.catalog --write README.md` and commit README.md
+    # on failure: run `python -m gputco.workbook.recalc.functions.catalog --write README.md` and commit README.md
     text = README.read_text(encoding="utf-8")
     assert replace_in(text) == text
     listed = text.split(BEGIN, 1)[1].split(END, 1)[0]

@@ -13,6 +13,7 @@ import pytest
 
 from gputco.addin.cli import main
 from gputco.workbook.recalc import recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def _book(path: Path) -> Path:
@@ -53,18 +54,18 @@ def _tamper(path: Path, cells: dict[str, bytes]) -> None:
 def filled(tmp_path) -> Path:
     src = _book(tmp_path / "calc.xlsx")
     dst = tmp_path / "filled.xlsx"
-    recalc_file(src, dst, functions={})
+    recalc_file(src, dst, functions={}, fallback=libreoffice_values)
     return dst
 
 
 def test_check_of_a_fresh_file_finds_nothing(filled):
-    report = recalc_file(filled, check=True, functions={})
+    report = recalc_file(filled, check=True, functions={}, fallback=libreoffice_values)
     assert report.checked and report.mismatches == [] and report.cells == 61
 
 
 def test_check_reports_exactly_the_tampered_cells(filled):
     _tamper(filled, {"B3": b"9.5", "C17": b"low", "D2": b"1", "E1": b"#N/A"})
-    report = recalc_file(filled, check=True, functions={})
+    report = recalc_file(filled, check=True, functions={}, fallback=libreoffice_values)
     by_cell = {m.cell: m for m in report.mismatches}
     assert sorted(by_cell) == ["B3", "C17", "D2", "E1"]
     assert (by_cell["B3"].stored, by_cell["B3"].computed, by_cell["B3"].formula) == (9.5, 9.0, "A3*2")
@@ -78,7 +79,7 @@ def test_check_reports_exactly_the_tampered_cells(filled):
 
 def test_a_relative_difference_below_1e_9_is_not_reported(filled):
     _tamper(filled, {"B3": b"9.000000000001", "B4": b"12.0000001"})
-    report = recalc_file(filled, check=True, functions={})
+    report = recalc_file(filled, check=True, functions={}, fallback=libreoffice_values)
     assert [m.cell for m in report.mismatches] == ["B4"]
 
 

@@ -15,7 +15,8 @@ from corpus_check import CORPUS
 
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
 from gputco.workbook.recalc.functions.textformat import format_value, general
-from gputco.workbook.recalc.values import error
+from gputco.workbook.recalc.run.values import error
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 POI = "poi/test-data/spreadsheet/"
 XLC = "xlcalculator/tests/resources/BASES.xlsx"
@@ -154,7 +155,7 @@ CASES = [
 @functools.cache
 def _run(file: str):
     path = CORPUS / file
-    report = recalc_file(path, check=True, unsupported="stored", functions={})
+    report = recalc_file(path, check=True, unsupported="stored", functions={}, fallback=libreoffice_values)
     unsupported = {c for cells in report.unsupported.values() for c in cells}
     return evaluate_workbook(path, unsupported="stored", functions={}), unsupported
 

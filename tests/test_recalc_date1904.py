@@ -10,6 +10,7 @@ import openpyxl
 from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 EPOCH = datetime.date(1904, 1, 1)
 
@@ -72,7 +73,7 @@ def test_the_same_formulas_in_a_1900_book_differ_by_1462_days(tmp_path):
 
 def test_written_values_read_back_as_the_right_dates(tmp_path):
     src = _book(tmp_path / "mac.xlsx", ["=DATE(2030,6,30)"])
-    recalc_file(src, tmp_path / "out.xlsx", functions={})
+    recalc_file(src, tmp_path / "out.xlsx", functions={}, fallback=libreoffice_values)
     wb = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)
     assert wb.epoch == CALENDAR_MAC_1904
     assert wb["S"]["A1"].value == _days(2030, 6, 30)

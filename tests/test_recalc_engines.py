@@ -19,11 +19,12 @@ from openpyxl.packaging.relationship import Relationship
 from openpyxl.workbook.external_link.external import ExternalBook, ExternalLink
 
 from gputco.workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
-from gputco.workbook.recalc.engine import evaluate_package
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.reach import choose
-from gputco.workbook.recalc.screen import called, screen_parts
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.recalc.read.screen import called, screen_parts
+from gputco.workbook.recalc.run.engine import evaluate_package
+from gputco.workbook.recalc.run.reach import choose
 from gputco.workbook.soffice import process
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def mixed_book(path):
@@ -77,7 +78,9 @@ def test_gputco_engine_writes_the_same_file_as_before(tmp_path, no_process):
     src = mixed_book(tmp_path / "mixed.xlsx")
     recalc_file(src, tmp_path / "g.xlsx", unsupported="stored", engine="gputco")
     process.soffice = lambda: None  # monkeypatched by the fixture, restored after the test
-    report = recalc_file(src, tmp_path / "a.xlsx", unsupported="stored", engine="auto")
+    report = recalc_file(
+        src, tmp_path / "a.xlsx", unsupported="stored", engine="auto", fallback=libreoffice_values
+    )
     assert (tmp_path / "g.xlsx").read_bytes() == (tmp_path / "a.xlsx").read_bytes()
     assert report.unsupported == {"ERF": ["Model!C1"]}
     assert report.notes == [
@@ -161,8 +164,8 @@ def test_the_screen_refuses_webservice_before_libreoffice_starts(tmp_path, no_pr
         match=r"not handed to LibreOffice: WEBSERVICE "
         r"\(Sheet!A1\)",
     ):
-        recalc_file(src, tmp_path / "out.xlsx", engine="libreoffice")
-    report = recalc_file(src, tmp_path / "out.xlsx", unsupported="stored")
+        recalc_file(src, tmp_path / "out.xlsx", engine="libreoffice", fallback=libreoffice_values)
+    report = recalc_file(src, tmp_path / "out.xlsx", unsupported="stored", fallback=libreoffice_values)
     assert report.screened == ["WEBSERVICE (Sheet!A1)"]
     assert report.notes == [
         "LibreOffice not used for 1 cells (the engine cannot compute them, "
@@ -177,14 +180,14 @@ def test_the_screen_refuses_webservice_before_libreoffice_starts(tmp_path, no_pr
 def test_the_screen_refuses_an_external_link(tmp_path, no_process):
     src = external_link_book(tmp_path / "ext.xlsx")
     with pytest.raises(OutsideReachError) as err:
-        recalc_file(src, check=True, engine="libreoffice")
+        recalc_file(src, check=True, engine="libreoffice", fallback=libreoffice_values)
     assert str(err.value) == (
         "not handed to LibreOffice: reference to another workbook (Sheet!A1); external link "
         "(xl/externalLinks/externalLink1.xml); link (externalLinkPath) to "
         "'file:///srv/prices.xlsx' (xl/externalLinks/_rels/externalLink1.xml.rels); "
         "LibreOffice would run them (fetch URLs, update links, start programs)"
     )
-    report = recalc_file(src, check=True, unsupported="stored")
+    report = recalc_file(src, check=True, unsupported="stored", fallback=libreoffice_values)
     assert report.unsupported == {"[external workbook reference]": ["Sheet!A1"]}
     assert report.screened[0] == "reference to another workbook (Sheet!A1)"
     assert report.notes == [], "nothing for LibreOffice to do: the cell is named as before"
@@ -248,7 +251,7 @@ def test_called_ignores_text_and_longer_names():
 def test_bad_engine_is_named(tmp_path):
     src = mixed_book(tmp_path / "mixed.xlsx")
     with pytest.raises(ValueError, match="engine must be one of auto, gputco, libreoffice, not 'excel'"):
-        recalc_file(src, check=True, engine="excel")
+        recalc_file(src, check=True, engine="excel", fallback=libreoffice_values)
 
 
 def test_formulas_filling_several_cells_are_not_taken_from_libreoffice(tmp_path):
@@ -276,7 +279,7 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(process, "soffice", lambda: "/usr/bin/soffice")
     monkeypatch.setattr(session, "convert", broken)
     src = mixed_book(tmp_path / "mixed.xlsx")
-    report = recalc_file(src, check=True, unsupported="stored")
+    report = recalc_file(src, check=True, unsupported="stored", fallback=libreoffice_values)
     assert report.unsupported == {"ERF": ["Model!C1"]}
     assert report.notes == [
         "LibreOffice failed, so it did not compute 4 cells (the engine cannot "
@@ -284,7 +287,7 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
         "convert mixed.xlsx to xlsx (exit 81)"
     ]
     with pytest.raises(process.LibreOfficeError, match="exit 81"):
-        recalc_file(src, check=True, engine="libreoffice")
+        recalc_file(src, check=True, engine="libreoffice", fallback=libreoffice_values)
 
 
 def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_process, capsys):

@@ -22,6 +22,7 @@ from gputco.addin.cli import main
 from gputco.udfs import UDFS
 from gputco.workbook.recalc import recalc_file
 from gputco.workbook.soffice import session
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 LO_CELLS = ["Model!C1", "Model!D1", "Model!F1", "Summary!B1"]
 
@@ -30,7 +31,9 @@ LO_CELLS = ["Model!C1", "Model!D1", "Model!F1", "Summary!B1"]
 def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
     src = mixed_book(tmp_path / "mixed.xlsx")
     dst = tmp_path / "auto.xlsx"
-    report = recalc_file(src, dst)  # engine="auto", unsupported="raise": nothing left over
+    report = recalc_file(
+        src, dst, fallback=libreoffice_values
+    )  # engine="auto", unsupported="raise": nothing left over
     assert report.unsupported == {} and report.notes == [] and report.screened == []
     assert report.by_engine == {"gputco": 7, "libreoffice": 4}
     assert report.libreoffice_cells == LO_CELLS
@@ -63,7 +66,7 @@ def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
 @requires_soffice
 def test_libreoffice_engine_computes_every_cell(tmp_path):
     src = mixed_book(tmp_path / "mixed.xlsx")
-    report = recalc_file(src, tmp_path / "lo-engine.xlsx", engine="libreoffice")
+    report = recalc_file(src, tmp_path / "lo-engine.xlsx", engine="libreoffice", fallback=libreoffice_values)
     assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
     # gputco's own values agree with LibreOffice's to within --check's 1e-9
     check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored", engine="gputco")

@@ -20,6 +20,7 @@ from gputco.workbook.recalc import (
     evaluate_workbook,
     recalc_file,
 )
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def _book(path: Path, cells: dict[str, dict[str, object]]) -> Path:
@@ -92,7 +93,7 @@ def test_unsupported_functions_are_named_with_their_cells(tmp_path):
         },
     )
     with pytest.raises(UnsupportedFunctionError) as err:
-        recalc_file(src, tmp_path / "out.xlsx", functions={})
+        recalc_file(src, tmp_path / "out.xlsx", functions={}, fallback=libreoffice_values)
     assert err.value.functions == {
         "CELL (info types that depend on the application or file)": ["S!A2"],
         "INFO": ["S!A3"],
@@ -108,7 +109,7 @@ def test_unsupported_functions_are_named_with_their_cells(tmp_path):
 def test_unsupported_cells_can_keep_their_stored_values(tmp_path):
     src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("filename",A1)', "A3": "=A1*3"}})
     out = tmp_path / "out.xlsx"
-    report = recalc_file(src, out, functions={}, unsupported="stored")
+    report = recalc_file(src, out, functions={}, unsupported="stored", fallback=libreoffice_values)
     assert report.unsupported == {"CELL (info types that depend on the application or file)": ["S!A2"]}
     assert not report.ok
     ws = openpyxl.load_workbook(out, data_only=True)["S"]

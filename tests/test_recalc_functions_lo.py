@@ -23,6 +23,7 @@ from lo_record import REGENERATE, recorded, same, verify_or_refresh
 from recalc_book import probe_book
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Cell .* is marked as a date:UserWarning")]
 SET = "functions"
@@ -1095,7 +1096,7 @@ def test_check_of_libreoffices_file_flags_only_the_known_differences(tmp_path_fa
     whose stored values differ from ours are the documented Excel-vs-LibreOffice probes."""
     folder = tmp_path_factory.mktemp("recalc_check_lo")
     lo_file = recalculate(probe_book(folder / "probes.xlsx", PROBES), folder / "lo")
-    report = recalc_file(lo_file, check=True, functions={})
+    report = recalc_file(lo_file, check=True, functions={}, fallback=libreoffice_values)
     flagged = {m.cell for m in report.mismatches if m.sheet == "Probes"}
     expected = {f"B{PROBES.index(p) + 1}" for p in EXCEL_NOT_LO}
     assert flagged == expected

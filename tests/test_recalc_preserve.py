@@ -22,6 +22,7 @@ from openpyxl.workbook.defined_name import DefinedName
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 NS = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 
@@ -102,7 +103,7 @@ def _compare_sheet(before: bytes, after: bytes) -> int:
 def test_only_formula_values_change(tmp_path):
     src = _rich_book(tmp_path / "rich.xlsx")
     dst = tmp_path / "rich.recalc.xlsx"
-    report = recalc_file(src, dst, functions={})
+    report = recalc_file(src, dst, functions={}, fallback=libreoffice_values)
     assert report.cells == 12 and not report.problems
     before, after = _members(src), _members(dst)
     assert list(before) == list(after), "same members in the same order"
@@ -118,7 +119,7 @@ def test_only_formula_values_change(tmp_path):
 def test_values_and_user_content_come_back(tmp_path):
     src = _rich_book(tmp_path / "rich.xlsx")
     dst = tmp_path / "out.xlsx"
-    recalc_file(src, dst, functions={})
+    recalc_file(src, dst, functions={}, fallback=libreoffice_values)
     wb = openpyxl.load_workbook(dst)
     assert wb.sheetnames == ["Inputs", "Model", "User notes"]
     assert wb["Inputs"]["B2"].font.bold and wb["Inputs"]["B2"].number_format == "#,##0"
@@ -143,24 +144,24 @@ def test_values_and_user_content_come_back(tmp_path):
 def test_in_place_needs_to_be_asked_for(tmp_path):
     src = _rich_book(tmp_path / "rich.xlsx")
     with pytest.raises(ValueError, match="dst"):
-        recalc_file(src, functions={})
-    recalc_file(src, in_place=True, functions={})
+        recalc_file(src, functions={}, fallback=libreoffice_values)
+    recalc_file(src, in_place=True, functions={}, fallback=libreoffice_values)
     assert openpyxl.load_workbook(src, data_only=True)["Model"]["B2"].value > 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rich.xlsx"], "no temp files left"
-    recalc_file(src, src, functions={})  # dst == src is an explicit request too
+    recalc_file(src, src, functions={}, fallback=libreoffice_values)  # dst == src is an explicit request too
 
 
 def test_recalculating_twice_gives_identical_files(tmp_path):
     src = _rich_book(tmp_path / "rich.xlsx")
-    recalc_file(src, tmp_path / "a.xlsx", functions={})
-    recalc_file(tmp_path / "a.xlsx", tmp_path / "b.xlsx", functions={})
+    recalc_file(src, tmp_path / "a.xlsx", functions={}, fallback=libreoffice_values)
+    recalc_file(tmp_path / "a.xlsx", tmp_path / "b.xlsx", functions={}, fallback=libreoffice_values)
     assert _members(tmp_path / "a.xlsx") == _members(tmp_path / "b.xlsx")
 
 
 def test_stale_values_are_replaced(tmp_path):
     """LibreOffice-style cached values that differ (a stale file) are overwritten."""
     src = _rich_book(tmp_path / "rich.xlsx")
-    recalc_file(src, tmp_path / "a.xlsx", functions={})
+    recalc_file(src, tmp_path / "a.xlsx", functions={}, fallback=libreoffice_values)
     wb = openpyxl.load_workbook(tmp_path / "a.xlsx")
     wb["Inputs"]["B2"] = 62500  # openpyxl drops cached values on save: all recomputed
     wb.save(tmp_path / "b.xlsx")

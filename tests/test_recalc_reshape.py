@@ -17,9 +17,9 @@ from pathlib import Path
 import openpyxl
 from openpyxl.worksheet.formula import ArrayFormula
 
-from gputco.workbook.recalc.engine import evaluate_package
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.refs import split_cell
+from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.recalc.run.engine import evaluate_package
 
 NA, VALUE, NUM, CALC = "#N/A", "#VALUE!", "#NUM!", "#CALC!"
 

@@ -15,6 +15,7 @@ from lo_record import REGENERATE, recorded, verify_or_refresh
 
 from gputco import udfs
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def _column_book(path: Path, rows: int, formula: str, inputs=None) -> Path:
@@ -75,7 +76,9 @@ def test_a_failing_function_gives_value_errors_and_is_reported(tmp_path):
         raise RuntimeError("boom")
 
     src = _column_book(tmp_path / "u.xlsx", 3, "=BROKEN(A{r})")
-    report = recalc_file(src, tmp_path / "out.xlsx", functions={"BROKEN": broken})
+    report = recalc_file(
+        src, tmp_path / "out.xlsx", functions={"BROKEN": broken}, fallback=libreoffice_values
+    )
     assert len(report.problems) == 3 and "BROKEN raised RuntimeError: boom" in report.problems[0]
     values = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True)["S"]
     assert values["B1"].value == "#VALUE!"

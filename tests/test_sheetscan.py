@@ -10,9 +10,10 @@ import zipfile
 import pytest
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.recalc.errors import WorkbookFormatError
-from gputco.workbook.recalc.sheetscan import scan
-from gputco.workbook.recalc.sheetxml import read_sheet
+from gputco.workbook.recalc.read.sheetscan import scan
+from gputco.workbook.recalc.read.sheetxml import read_sheet
+from gputco.workbook.recalc.run.errors import WorkbookFormatError
+from gputco.workbook.soffice.fallback import libreoffice_values
 
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
 STRINGS = ["shared"]
@@ -146,7 +147,7 @@ def test_values_are_patched_in_and_nothing_else_changes(tmp_path):
     )
     src, dst = tmp_path / "in.xlsx", tmp_path / "out.xlsx"
     _package(src, sheet(rows))
-    recalc_file(src, dst, functions={})
+    recalc_file(src, dst, functions={}, fallback=libreoffice_values)
     out = zipfile.ZipFile(dst).read("xl/worksheets/sheet1.xml")
     assert out == sheet(
         '<row r="1"><c r="A1"><v>3</v></c><c r="B1" s="4"><f>A1*2</f><v>6</v></c>'

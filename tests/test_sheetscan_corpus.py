@@ -10,9 +10,9 @@ import math
 import zipfile
 from pathlib import Path
 
-from gputco.workbook.recalc import sheetscan
-from gputco.workbook.recalc.sheetxml import read_shared_strings, read_sheet
-from gputco.workbook.recalc.writer import element_end
+from gputco.workbook.recalc.read import sheetscan
+from gputco.workbook.recalc.read.sheetxml import read_shared_strings, read_sheet
+from gputco.workbook.recalc.write.writer import element_end
 
 CORPUS = Path(__file__).parent / "data" / "excel_corpus"
 
@@ -142,7 +142,7 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
     """Large sheets are read in two halves at once, the second by a forked child
     (workbook/recalc/forked.py): forced on every part here, every result must still be expat's,
     and a child that dies leaves the reading to this process."""
-    from gputco.workbook.recalc import forked
+    from gputco.workbook.recalc.run import forked
 
     started = []
     real = forked.Child
@@ -170,7 +170,7 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
 
 
 def test_one_process_when_asked(monkeypatch):
-    from gputco.workbook.recalc import forked
+    from gputco.workbook.recalc.run import forked
 
     monkeypatch.setenv("GPUTCO_RECALC_WORKERS", "1")
     assert not forked.available()

@@ -30,7 +30,9 @@ import pyarrow.compute as pc
 from gputco.udfs import scenario
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
+from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
+from gputco.workbook.batch.xlsx_in import read_xlsx
 from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
@@ -41,10 +43,6 @@ XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit less the header row
 RESULTS = tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None) + tuple(
     o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES
 )
-
-
-class BatchError(GputcoError, ValueError):
-    """A batch input that cannot be run (bad format, bad column, bad rows)."""
 
 
 @dataclass
@@ -99,8 +97,6 @@ def read_chunks(
             path, chunk_rows, csv_dialect or dialect.sniff(path), lambda t, rows: _drop_empty(t, rows)
         )
     else:
-        from gputco.workbook.batch.xlsx_in import read_xlsx
-
         for table, rows in read_xlsx(path, chunk_rows):
             yield Chunk(table, rows)
 

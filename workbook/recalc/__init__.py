@@ -14,9 +14,17 @@ Usage::
     recalc_file("model.xlsx", check=True).mismatches          # cells whose stored value differs
     evaluate_workbook("model.xlsx")[("Model", "B2")]          # values without writing
 
-Modules, in pipeline order: package (read the zip) -> sheetxml (cells) -> compile (shapes) ->
-plan (groups, order, cycles) -> evaluate + functions (vectorised Excel) -> screen + hybrid
-(LibreOffice for the cells the engine cannot compute) -> writer (patch values).
+This module is the engine's one public face (``__all__``); nothing outside workbook/recalc
+imports what lies behind it (tests/test_layout.py). Behind it, folders by pipeline stage:
+
+- ``read/``: the package (zip limits, XML safety, DTDs refused), the screen, the sheet readers
+  (the regex fast path, expat for the rest, and the streaming reader batch input uses);
+- ``formula/``: references, the parser, compiled shapes, structured references;
+- ``run/``: the plan (groups, order, cycles), the vectorised evaluator and operators, the value
+  store, spills, custom functions, the fallback for cells the engine cannot compute (a callable
+  the caller hands in, e.g. LibreOffice: :mod:`gputco.workbook.soffice.fallback`), the report;
+- ``write/``: the byte-preserving patcher and ``fill_blocks`` (rows written with their values);
+- ``functions/``: Excel's functions by category, and the generated table of them.
 """
 
 from __future__ import annotations
@@ -26,8 +34,16 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .engine import Evaluation, evaluate_package
-from .errors import (
+from gputco.workbook.recalc.formula.parse import parse
+from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.functions import BUILTINS
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, read_member
+from gputco.workbook.recalc.read.package import list_sheets, open_package, open_zip
+from gputco.workbook.recalc.read.screen import OutsideReachError, refuse_outside
+from gputco.workbook.recalc.read.stream import shared_strings, stream_rows
+from gputco.workbook.recalc.read.xmlsafe import refuse_dtd
+from gputco.workbook.recalc.run.engine import Evaluation, evaluate_package
+from gputco.workbook.recalc.run.errors import (
     CircularReferenceError,
     FormulaSyntaxError,
     LimitExceededError,
@@ -36,19 +52,21 @@ from .errors import (
     UnsupportedFunctionError,
     WorkbookFormatError,
 )
-from .functions import BUILTINS
-from .hybrid import ENGINES, complete
-from .limits import DEFAULT_LIMITS, Limits
-from .package import open_package
-from .refs import cell_name
-from .report import Mismatch, RecalcReport, mismatches
-from .screen import OutsideReachError
-from .values import XlError
+from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete
+from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, mismatches
+from gputco.workbook.recalc.run.values import XlError
+from gputco.workbook.recalc.write.blocks import fill_blocks
+from gputco.workbook.recalc.write.writer import write_package
 
 __all__ = [
     "BUILTINS",
     "DEFAULT_LIMITS",
+    "ENGINES",
+    "MAX_COL",
     "CircularReferenceError",
+    "Evaluation",
+    "Fallback",
+    "FallbackUnavailable",
     "FormulaSyntaxError",
     "LimitExceededError",
     "Limits",
@@ -60,8 +78,21 @@ __all__ = [
     "UnsupportedFunctionError",
     "WorkbookFormatError",
     "XlError",
+    "cell_name",
+    "col_index",
+    "evaluate_package",
     "evaluate_workbook",
+    "fill_blocks",
+    "list_sheets",
+    "open_package",
+    "open_zip",
+    "parse",
+    "read_member",
     "recalc_file",
+    "refuse_dtd",
+    "refuse_outside",
+    "shared_strings",
+    "stream_rows",
     "supported_functions",
 ]
 
@@ -80,6 +111,7 @@ def recalc_file(
     limits: Limits = DEFAULT_LIMITS,
     now: datetime.datetime | None = None,
     engine: str = "auto",
+    fallback: Fallback | None = None,
 ) -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
@@ -106,6 +138,11 @@ def recalc_file(
     now : datetime, optional
         The wall-clock time NOW() and TODAY() return; without it, cells using them are
         unsupported (never guessed).
+    fallback : callable, optional
+        Who computes what the engine cannot (``engine`` "auto" or "libreoffice"):
+        ``fallback(src, cells, limits, timeout_s) -> {cell: value}``. gputco's is
+        :func:`gputco.workbook.soffice.fallback.libreoffice_values` (the command line passes
+        it); without one, "auto" is the engine alone and says so in ``report.notes``.
     engine : {"auto", "gputco", "libreoffice"}
         Who computes the formulas. "gputco": the engine alone (results never depend on what is
         installed). "auto" (default): the engine, and LibreOffice (when installed) for the cells
@@ -142,14 +179,12 @@ def recalc_file(
     evaluation = _evaluate(
         src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now
     )
-    outcome = complete(evaluation, engine, deadline, all_or_nothing=unsupported == "raise")
+    outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
         err = UnsupportedFunctionError(evaluation.unsupported)
         err.args = (" ".join([err.args[0], *outcome.notes]),)
         raise err
     if target is not None:
-        from .writer import write_package
-
         write_package(evaluation, target, limits)
     report = RecalcReport(
         src,

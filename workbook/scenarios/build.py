@@ -3,7 +3,7 @@
 Flow: validate the SPEC (:mod:`.scenario_spec`; the model runs on every scenario, so a bad value
 fails here, naming its key) -> build the workbook with openpyxl, big blocks as one styled template
 row each -> evaluate every formula with the headless engine, the blocks' cells put in place in
-memory, and write the blocks' rows with their values in one pass (:mod:`.onepass`,
+memory, and write the blocks' rows with their values in one pass (:func:`gputco.workbook.recalc.fill_blocks`,
 :mod:`.rowfill`) -> rename onto the destination (never replacing a file unless ``force``).
 
 Sheets: Summary, Scenarios (one row per scenario), Sensitivity (tornado), MonteCarlo (with a
@@ -31,20 +31,18 @@ import numpy as np
 from openpyxl import Workbook
 
 from gputco.udfs import presets, scenario
-from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
+from gputco.workbook.recalc import RecalcError, RecalcReport, fill_blocks
 from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
 from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
 from gputco.workbook.scenarios import rows as sheet_scenarios
 from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
-from gputco.workbook.scenarios.onepass import fill_evaluated
 from gputco.workbook.scenarios.spec import Spec, load_spec, parse_spec
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx import xlwings_sheet
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
-from gputco.workbook.xlsx.rowfill import fill_rows
 
 __all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
 
@@ -148,16 +146,8 @@ def write_scenarios(
 ) -> ScenariosResult:
     """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``.
 
-    The big blocks' rows are written once, formulas with their values (:mod:`.onepass`)."""
-    return _write(spec, path, force, xlwings_rows, fill_evaluated)
-
-
-def _fill_then_recalc(tmp: Path, fills: list) -> RecalcReport:
-    """The way before :mod:`.onepass`: rows with empty values, then the file recalculated
-    (kept for benchmarks/bench_scenarios.py, which times both)."""
-    for sheet, first, cols in fills:
-        fill_rows(tmp, sheet, first, cols)
-    return recalc_file(tmp, tmp, engine="gputco")
+    The big blocks' rows are written once, formulas with their values (:func:`gputco.workbook.recalc.fill_blocks`)."""
+    return _write(spec, path, force, xlwings_rows, fill_blocks)
 
 
 def _write(

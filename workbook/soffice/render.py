@@ -27,10 +27,7 @@ from pathlib import Path
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from gputco.workbook.recalc.limits import read_member
-from gputco.workbook.recalc.package import list_sheets, open_zip
-from gputco.workbook.recalc.screen import refuse_outside
-from gputco.workbook.recalc.xmlsafe import refuse_dtd
+from gputco.workbook.recalc import list_sheets, open_zip, read_member, refuse_dtd, refuse_outside
 from gputco.workbook.soffice import session
 from gputco.workbook.soffice.process import LibreOfficeError
 from gputco.workbook.xlsx.files import atomic_output
@@ -51,7 +48,7 @@ _DIMENSION = re.compile(r'<(?:\w+:)?dimension\b[^>]*\bref="(?:[A-Z]+\d+:)?([A-Z]
 
 def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
     """(name, part path, visible) of every sheet, in workbook order, read through the one safe
-    door (workbook.recalc.package.open_zip: package limits, DTDs refused)."""
+    door (gputco.workbook.recalc.open_zip: package limits, DTDs refused)."""
     with open_zip(xlsx) as z:
         sheets = list_sheets(z).sheets
     return [(s.name, s.part or "", s.state == "visible") for s in sheets]

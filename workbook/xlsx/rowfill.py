@@ -87,7 +87,7 @@ def fill_rows(
 
     The number of rows is the length of the value columns (1 when there are only formulas).
     ``values`` gives formula columns (by column number) their computed values, as
-    ``(t attributes, texts of <v>)`` per row (:func:`gputco.workbook.recalc.patch.column_xml`), written
+    ``(t attributes, texts of <v>)`` per row (:func:`gputco.workbook.recalc.write.patch.column_xml`), written
     in the same pass; without them a formula has no ``<v>``. ``parts`` replaces the bytes of
     zip members (the sheet's own bytes too, before its rows are filled). The file is rewritten
     in place (through a temporary file beside it).

@@ -3,7 +3,7 @@
 Both writers of many rows call :func:`rows_xml`: :class:`gputco.workbook.xlsx.stream.XlsxStream` (a new
 package; ``gputco batch``) and :func:`gputco.workbook.xlsx.rowfill.fill_rows` (rows spliced into a
 package openpyxl saved; ``gputco scenarios``). The rules are those of the recalculation engine's
-writer (:func:`gputco.workbook.recalc.writer.value_xml`), so a cached value written here is the one a
+writer (:func:`gputco.workbook.recalc.write.writer.value_xml`), so a cached value written here is the one a
 recalculation writes, byte for byte:
 
 - number: ``<c r="B7"><v>2</v></c>`` (no ``t``); a whole number below 1e16 as an integer, any
@@ -12,7 +12,7 @@ recalculation writes, byte for byte:
 - text: ``t="s"`` and its index in the shared-string table, or ``t="inlineStr"`` with the text
   in the cell, as the package chooses (:class:`SharedStrings`, :class:`InlineStrings`); text is
   never a formula, even when it starts with ``=``;
-- boolean: ``t="b"``, 1 or 0; error (:class:`gputco.workbook.recalc.values.XlError`): ``t="e"``, its code;
+- boolean: ``t="b"``, 1 or 0; error (:class:`gputco.workbook.recalc.run.values.XlError`): ``t="e"``, its code;
 - empty (None, a null): no ``<c>`` at all;
 - formula: ``<f>`` without the ``=``, then its cached value written as that value alone would be
   (number without ``t``, text ``t="str"``, boolean ``t="b"``, error ``t="e"``; a NaN or infinity
@@ -59,7 +59,7 @@ class FormulaColumn:
     """A column of formulas of one shape: ``template`` with ``{r}`` for the row number (other
     braces are the formula's own), and the cached values: ``cached``, one value per row, or
     ``xml``, already written as ``(t attribute or None, text of <v>)`` lists of bytes
-    (:func:`gputco.workbook.recalc.patch.column_xml`); neither: no cached values."""
+    (:func:`gputco.workbook.recalc.write.patch.column_xml`); neither: no cached values."""
 
     template: str
     cached: Sequence | None = None
@@ -137,7 +137,7 @@ def number_texts(values) -> pa.Array:
 
 def _error_code(v: object) -> str | None:
     """The code of an Excel error value (no error can exist before its module is loaded)."""
-    values = sys.modules.get("gputco.workbook.recalc.values")
+    values = sys.modules.get("gputco.workbook.recalc.run.values")
     return v.code if values is not None and isinstance(v, values.XlError) else None
 
 

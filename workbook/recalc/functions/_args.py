@@ -12,9 +12,9 @@ import re
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal, materialize
-from ..values import VALUE, XlError, to_number
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.run.values import VALUE, XlError, to_number
 
 
 def added(vals: np.ndarray) -> np.ndarray:

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal
-from ..values import CALC, NUM, REF, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.values import CALC, NUM, REF, VALUE, XlError
+
 from . import Spec
 from ._args import scalar_nums
 

@@ -35,9 +35,10 @@ import re
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import materialize
-from ..values import DATE1904, NUM, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError
+
 from . import Spec
 from ._args import scalar_nums
 from .dates import from_ymd, max_serial, parts, to_days, to_serial

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import dims, materialize
-from ..values import NUM, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import dims, materialize
+from gputco.workbook.recalc.run.values import NUM, VALUE, XlError
+
 from . import Spec
 from ._args import numbers, scalar_nums
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import dims, materialize
-from ..values import DIV0, ERRORS, VALUE, XlError, approx_equal, parse_number
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import dims, materialize
+from gputco.workbook.recalc.run.values import DIV0, ERRORS, VALUE, XlError, approx_equal, parse_number
+
 from . import Spec
 from ._args import wildcard
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..values import DATE1904, NUM, VALUE
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE
+
 from . import Spec
 from ._args import scalar_nums
 

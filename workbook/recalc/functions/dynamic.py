@@ -19,10 +19,11 @@ import re
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal
-from ..refs import MAX_COL, MAX_ROW, col_letters, parse_ref
-from ..values import REF, VALUE, XlError
+from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, col_letters, parse_ref
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.values import REF, VALUE, XlError
+
 from . import Spec
 from ._args import scalar_nums
 

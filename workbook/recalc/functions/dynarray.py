@@ -27,8 +27,9 @@ import functools
 
 import numpy as np
 
-from .. import vec
-from ..values import CALC, VALUE, XlError, compare
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import CALC, VALUE, XlError, compare
+
 from . import Spec
 from .arrays import full
 

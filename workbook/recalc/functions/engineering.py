@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 
-from .. import vec
-from ..values import NUM, VALUE, XlError, parse_number
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import NUM, VALUE, XlError, parse_number
+
 from . import Spec
 
 BASES = {"BIN": (2, 10), "OCT": (8, 30), "HEX": (16, 40), "DEC": (10, 0)}

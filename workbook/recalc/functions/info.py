@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..values import NA, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import NA, XlError
+
 from . import Spec
 
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal, materialize
-from ..values import NA, VALUE, XlError, approx_equal, to_bool
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.run.values import NA, VALUE, XlError, approx_equal, to_bool
+
 from . import Spec
 from ._args import as_value, is_rangelike
 

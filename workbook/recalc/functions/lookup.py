@@ -11,9 +11,10 @@ import re
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal, dims, materialize
-from ..values import NA, REF, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
+from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError
+
 from . import Spec
 from ._args import as_value, scalar_nums, wildcard
 

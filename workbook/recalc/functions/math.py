@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import materialize
-from ..values import DIV0, NUM, VALUE
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE
+
 from . import Spec
 from ._args import added, int_arg, numbers, result, row_errors, scalar_nums
 
@@ -64,7 +65,7 @@ def _mod(n, d):
 
 
 def _power(x, y):
-    from ..operators import arith
+    from gputco.workbook.recalc.run.operators import arith
 
     return arith("^", x, y)
 

@@ -19,12 +19,13 @@ import re
 import numpy as np
 from openpyxl.formula.translate import Translator
 
-from .. import vec
-from ..parse import Call, Const, RefNode
-from ..rangeval import RangeVal
-from ..refs import cell_name, col_letters
-from ..sheetxml import area_of
-from ..values import NA, VALUE, XlError
+from gputco.workbook.recalc.formula.parse import Call, Const, RefNode
+from gputco.workbook.recalc.formula.refs import cell_name, col_letters
+from gputco.workbook.recalc.read.sheetxml import area_of
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.values import NA, VALUE, XlError
+
 from . import Spec
 
 _PREFIXES = re.compile(r"_xlfn\._xlws\.|_xlfn\.|_xlws\.|_xlpm\.", re.I)

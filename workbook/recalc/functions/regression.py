@@ -34,8 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import vec
-from ..values import NA, NUM, REF, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import NA, NUM, REF, VALUE, XlError
+
 from . import Spec
 from .arrays import _strict_numbers, full
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..values import CALC, NA, NUM, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import CALC, NA, NUM, VALUE, XlError
+
 from . import Spec
 from .dynarray import _flag, _one, _scalar
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import materialize
-from ..values import DIV0, NA, NUM, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError
+
 from . import Spec
 from ._args import added, is_rangelike, numbers, result, scalar_nums
 

@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..parse import Binary, Call, Node, Unary
-from ..rangeval import RangeVal
-from ..values import VALUE, XlError
+from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.values import VALUE, XlError
+
 from . import Spec
 from ._args import scalar_nums
 

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import materialize
-from ..values import MAX_TEXT, VALUE, parse_number
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import MAX_TEXT, VALUE, parse_number
+
 from . import Spec
 from ._args import row_errors, scalar_nums
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 
-from .. import vec
-from ..rangeval import materialize
-from ..values import VALUE, XlError, to_number, to_text
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import VALUE, XlError, to_number, to_text
+
 from . import Spec
 from ._args import is_rangelike
 

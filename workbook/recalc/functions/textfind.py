@@ -12,8 +12,9 @@ import re
 
 import numpy as np
 
-from .. import vec
-from ..values import VALUE
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import VALUE
+
 from . import Spec
 from ._args import scalar_nums
 

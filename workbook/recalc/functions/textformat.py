@@ -23,9 +23,10 @@ from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
-from .. import vec
-from ..errors import UnsupportedValue
-from ..values import DATE1904, XlError, number_text, parse_number
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.errors import UnsupportedValue
+from gputco.workbook.recalc.run.values import DATE1904, XlError, number_text, parse_number
+
 from . import Spec
 from .dates import parts
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..values import DIV0, NUM
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.values import DIV0, NUM
+
 from . import Spec
 from ._args import scalar_nums
 from .math import _approx15

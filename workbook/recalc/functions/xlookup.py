@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vec
-from ..rangeval import RangeVal, dims, materialize
-from ..values import NA, VALUE, XlError
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
+from gputco.workbook.recalc.run.values import NA, VALUE, XlError
+
 from . import Spec
 from ._args import scalar_nums, wildcard
 from .lookup import _Index

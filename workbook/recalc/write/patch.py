@@ -14,16 +14,16 @@ import re
 
 import numpy as np
 
-from . import forked
-from .formulacols import columns
-from .store import NUMBER, TEXT, SheetStore
+from gputco.workbook.recalc.read.formulacols import columns
+from gputco.workbook.recalc.run import forked
+from gputco.workbook.recalc.run.store import NUMBER, TEXT, SheetStore
 
 _KINDS = frozenset({"normal", "shared", "array"})
 
 
 def patch_values(part, evaluation) -> bytes | None:
     """The part's bytes with every evaluated formula cell's value and type replaced, or None."""
-    from .writer import _QNAME, _utf8
+    from gputco.workbook.recalc.write.writer import _QNAME, _utf8
 
     data = part.data
     if not part.formulas or not _utf8(data):
@@ -86,7 +86,7 @@ class _Plan:
     def patch(self, k0: int, k1: int) -> bytes:
         """The bytes from the end of cell k0 - 1 (or the start) to the end of cell k1 - 1 (or
         the end), with the values of cells k0..k1-1 written in."""
-        from .writer import _T_ATTR, _start_tag, value_xml
+        from gputco.workbook.recalc.write.writer import _T_ATTR, _start_tag, value_xml
 
         data, prefix, fcs = self.data, self.prefix, self.fcs
         types, texts = _formatted(self.store, fcs.row[k0:k1], fcs.col[k0:k1], value_xml)

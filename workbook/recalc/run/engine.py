@@ -14,9 +14,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import spill
-from .compile import Compiled, Compiler
-from .errors import (
+from gputco.workbook.recalc.formula.compile import Compiled, Compiler
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.functions import BUILTINS, Spec
+from gputco.workbook.recalc.functions.calendar import clock_functions
+from gputco.workbook.recalc.functions.dynamic import DYNAMIC
+from gputco.workbook.recalc.functions.reference import FormulaTexts
+from gputco.workbook.recalc.functions.subtotal import calls, mark_subtotals
+from gputco.workbook.recalc.read.formulacols import columns, shape_starts
+from gputco.workbook.recalc.read.limits import Limits
+from gputco.workbook.recalc.read.package import Package
+from gputco.workbook.recalc.read.sheetxml import FormulaCell, SheetPart, area_of
+from gputco.workbook.recalc.run import spill
+from gputco.workbook.recalc.run.errors import (
     CircularReferenceError,
     LimitExceededError,
     RecalcError,
@@ -25,21 +35,11 @@ from .errors import (
     UnsupportedValue,
     WorkbookFormatError,
 )
-from .evaluate import Ctx, Evaluator
-from .formulacols import columns, shape_starts
-from .functions import BUILTINS, Spec
-from .functions.calendar import clock_functions
-from .functions.dynamic import DYNAMIC
-from .functions.reference import FormulaTexts
-from .functions.subtotal import calls, mark_subtotals
-from .limits import Limits
-from .package import Package
-from .plan import Group, GroupBuilder, Unit, order
-from .refs import cell_name
-from .sheetxml import FormulaCell, SheetPart, area_of
-from .store import BookStore, SheetStore
-from .udf import TableResult, spec_for
-from .values import DATE1904, VALUE
+from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
+from gputco.workbook.recalc.run.plan import Group, GroupBuilder, Unit, order
+from gputco.workbook.recalc.run.store import BookStore, SheetStore
+from gputco.workbook.recalc.run.udf import TableResult, spec_for
+from gputco.workbook.recalc.run.values import DATE1904, VALUE
 
 
 def default_functions() -> dict[str, Callable]:

@@ -25,10 +25,10 @@ import re
 import zipfile
 from dataclasses import dataclass
 
-from . import limits as lim
-from . import xmlsafe
-from .errors import RecalcError
-from .refs import cell_name
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.read import limits as lim
+from gputco.workbook.recalc.read import xmlsafe
+from gputco.workbook.recalc.run.errors import RecalcError
 
 #: functions that make a spreadsheet application reach outside the workbook
 OUTSIDE = frozenset({"WEBSERVICE", "FILTERXML", "CALL", "REGISTER.ID", "RTD", "DDE"})
@@ -100,7 +100,7 @@ def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
     """:func:`screen` for a file on disk, formulas read as text (no compiling): for the commands
     that hand a user's workbook to LibreOffice whole (``gputco render``, ``gputco open
     --convert-to``)."""
-    from .package import open_package
+    from gputco.workbook.recalc.read.package import open_package
 
     package = open_package(path, limits)
     found = []

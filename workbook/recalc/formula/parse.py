@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 
-from . import vec
-from .errors import FormulaSyntaxError
-from .refs import Ref, parse_ref
-from .values import NAME, error
+from gputco.workbook.recalc.formula.refs import Ref, parse_ref
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.errors import FormulaSyntaxError
+from gputco.workbook.recalc.run.values import NAME, error
 
 
 class Node:

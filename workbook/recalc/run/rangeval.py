@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import vec
-from .store import SheetStore
-from .values import REF, VALUE
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.store import SheetStore
+from gputco.workbook.recalc.run.values import REF, VALUE
 
 
 class RangeVal:

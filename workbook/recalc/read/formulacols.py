@@ -15,8 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .refs import RowTemplate
-from .sheetxml import FormulaCell
+from gputco.workbook.recalc.formula.refs import RowTemplate
+from gputco.workbook.recalc.read.sheetxml import FormulaCell
 
 
 class FormulaColumns(Sequence):

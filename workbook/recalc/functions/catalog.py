@@ -1,6 +1,6 @@
 """README's list of what `gputco recalc` evaluates, generated from the engine's function table.
 
-``python -m gputco.workbook.recalc.catalog`` prints the section; ``--write README.md`` replaces the part
+``python -m gputco.workbook.recalc.functions.catalog`` prints the section; ``--write README.md`` replaces the part
 of README.md between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
 the checked-in README matches).
 """
@@ -11,11 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .functions import BUILTINS, NEVER
+from gputco.workbook.recalc.functions import BUILTINS, NEVER
 
-BEGIN = (
-    "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.catalog --write README.md) -->"
-)
+BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write README.md) -->"
 END = "<!-- recalc-functions:end -->"
 
 CLOCK = frozenset({"NOW", "TODAY"})
@@ -82,7 +80,9 @@ def replace_in(text: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m gputco.workbook.recalc.catalog", description=__doc__)
+    ap = argparse.ArgumentParser(
+        prog="python -m gputco.workbook.recalc.functions.catalog", description=__doc__
+    )
     ap.add_argument("--write", metavar="README", help="update the marked section of this file")
     args = ap.parse_args(argv)
     if args.write:

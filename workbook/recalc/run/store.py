@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import LimitExceededError
-from .sheetxml import SheetPart
-from .values import XlError
+from gputco.workbook.recalc.read.sheetxml import SheetPart
+from gputco.workbook.recalc.run.errors import LimitExceededError
+from gputco.workbook.recalc.run.values import XlError
 
 BLANK, NUMBER, TEXT, BOOL, ERROR = 0, 1, 2, 3, 4
 

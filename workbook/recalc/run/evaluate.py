@@ -12,13 +12,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import operators, vec
-from .functions import Spec
-from .parse import ArrayConst, Binary, Call, Const, Missing, Node, RefNode, Unary
-from .rangeval import RangeVal
-from .refs import Ref
-from .store import BookStore
-from .values import NULL, REF, VALUE
+from gputco.workbook.recalc.formula.parse import (
+    ArrayConst,
+    Binary,
+    Call,
+    Const,
+    Missing,
+    Node,
+    RefNode,
+    Unary,
+)
+from gputco.workbook.recalc.formula.refs import Ref
+from gputco.workbook.recalc.functions import Spec
+from gputco.workbook.recalc.run import operators, vec
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.store import BookStore
+from gputco.workbook.recalc.run.values import NULL, REF, VALUE
 
 
 @dataclass(slots=True)

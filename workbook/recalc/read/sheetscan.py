@@ -26,9 +26,10 @@ import re
 
 import numpy as np
 
-from . import forked, xmlsafe
-from .errors import WorkbookFormatError
-from .refs import MAX_COL, MAX_ROW, col_index
+from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, col_index
+from gputco.workbook.recalc.read import xmlsafe
+from gputco.workbook.recalc.run import forked
+from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 _WS = rb"[ \t\r\n]"
 _ATTR = (
@@ -165,7 +166,7 @@ def _split_at(data: bytes, lo: int, hi: int, prefix: bytes) -> int | None:
 
 def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes, lo: int, hi: int):
     """The part as read from the rows between byte offsets lo and hi (None: expat's job)."""
-    from .sheetxml import SheetPart
+    from gputco.workbook.recalc.read.sheetxml import SheetPart
 
     pattern, gi = _GRAMMARS[prefix]
     part = SheetPart(name, path, data, exact_ends=True)
@@ -186,7 +187,7 @@ def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes,
 
 def _joined(first, second):
     """One part from the two halves read apart (the second's rows follow the first's)."""
-    from .formulacols import FormulaColumns, joined
+    from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined
 
     first.max_row = max(first.max_row, second.max_row)
     first.max_col = max(first.max_col, second.max_col)
@@ -300,7 +301,7 @@ def _rows(part, g, gi, index: np.ndarray) -> None:
 
 
 def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> None:
-    from .sheetxml import decode
+    from gputco.workbook.recalc.read.sheetxml import decode
 
     n = len(index)
     take = _taker(index)
@@ -376,8 +377,8 @@ def _taker_list(index: np.ndarray, seq) -> tuple:
 def _formulas(
     part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values, types: tuple[bytes, ...]
 ) -> None:
-    from .formulacols import FormulaColumns, shape_starts
-    from .sheetxml import _add_formula
+    from gputco.workbook.recalc.read.formulacols import FormulaColumns, shape_starts
+    from gputco.workbook.recalc.read.sheetxml import _add_formula
 
     fa = _taker(index[fk])(g[gi["FA"]])
     f_at = f_at[fk]

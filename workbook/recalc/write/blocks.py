@@ -1,13 +1,12 @@
-"""Write the scenario workbook's big blocks with their values in one pass: evaluate, then write.
+"""Write big blocks of rows with their values in one pass: evaluate, then write (``fill_blocks``).
 
-The blocks (the Scenarios rows, the Monte Carlo draws) used to be written with empty values, the
-40 MB file read back and every value patched in (``recalc_file``). Here the engine evaluates the
+The scenario workbook's blocks (the Scenarios rows, the Monte Carlo draws) are written so: the engine evaluates the
 workbook as openpyxl saved it, each block's one template row replaced in memory by the block's
 cells (numbers, texts and formula texts straight from its :class:`BlockColumn` s, no XML read),
 then each block's rows go into the file once, formulas and values together
-(:func:`gputco.workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values patched
-in (:mod:`gputco.workbook.recalc.patch`). The file is the one ``recalc_file`` gives, byte for byte
-(benchmarks/bench_scenarios.py checks it).
+(:func:`gputco.workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values
+patched in (:mod:`.patch`). Recalculating the file with ``recalc_file`` changes no byte of it
+(tests/test_scenarios_onepass.py).
 """
 
 from __future__ import annotations
@@ -18,19 +17,19 @@ from pathlib import Path
 
 import numpy as np
 
-from gputco.workbook.recalc import RecalcReport
-from gputco.workbook.recalc.engine import evaluate_package
-from gputco.workbook.recalc.formulacols import FormulaColumns, columns, joined
-from gputco.workbook.recalc.package import open_package
-from gputco.workbook.recalc.patch import column_xml, patch_values
-from gputco.workbook.recalc.sheetxml import SheetPart
-from gputco.workbook.recalc.writer import patch_sheet, value_xml
+from gputco.workbook.recalc.read.formulacols import FormulaColumns, columns, joined
+from gputco.workbook.recalc.read.package import open_package
+from gputco.workbook.recalc.read.sheetxml import SheetPart
+from gputco.workbook.recalc.run.engine import evaluate_package
+from gputco.workbook.recalc.run.report import RecalcReport
+from gputco.workbook.recalc.write.patch import column_xml, patch_values
+from gputco.workbook.recalc.write.writer import patch_sheet, value_xml
 from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
 
 Fill = tuple[str, int, list[BlockColumn]]  # (sheet, first row of the block, its columns)
 
 
-def fill_evaluated(path: Path, fills: list[Fill]) -> RecalcReport:
+def fill_blocks(path: Path, fills: list[Fill]) -> RecalcReport:
     """Evaluate the workbook at ``path`` (each block a template row) with the blocks' cells in
     place, write the blocks' rows with values and every other formula's value, in place."""
     start = time.perf_counter()

@@ -17,12 +17,12 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 
-from .engine import Evaluation
-from .functions.dynamic import DYNAMIC
-from .functions.subtotal import calls
-from .plan import order
-from .refs import MAX_ROW
-from .screen import EXTERNAL_REF, OUTSIDE
+from gputco.workbook.recalc.formula.refs import MAX_ROW
+from gputco.workbook.recalc.functions.dynamic import DYNAMIC
+from gputco.workbook.recalc.functions.subtotal import calls
+from gputco.workbook.recalc.read.screen import EXTERNAL_REF, OUTSIDE
+from gputco.workbook.recalc.run.engine import Evaluation
+from gputco.workbook.recalc.run.plan import order
 
 Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
 

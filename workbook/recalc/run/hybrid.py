@@ -1,13 +1,15 @@
-"""LibreOffice for the cells the engine cannot compute: ``recalc_file(engine="auto"|"libreoffice")``.
+"""A fallback for the cells the engine cannot compute: ``recalc_file(engine="auto"|"libreoffice")``.
 
 After gputco's engine has evaluated a workbook (cells using unsupported functions kept as
-stored), :func:`complete` screens it (:mod:`.screen`), picks the cells LibreOffice should compute
-(:mod:`.reach`: for ``"auto"`` the cells the engine left unsupported and every cell depending on
-them, for ``"libreoffice"`` every formula cell; never volatile ones) and fills in its values.
-A workbook that reaches outside is never handed over. LibreOffice opens a copy in a temporary
-folder, with the gputco add-in in a private profile (so ``TCO_`` cells compute) that recalculates
-every formula on load, and saves it as .xlsx; the chosen cells' values are read from that file
-into the evaluation, so the writer patches them into the original file like the engine's own
+stored), :func:`complete` screens it (:mod:`gputco.workbook.recalc.read.screen`), picks the cells
+the fallback should compute (:mod:`.reach`: for ``"auto"`` the cells the engine left unsupported
+and every cell depending on them, for ``"libreoffice"`` every formula cell; never volatile ones)
+and fills in its values. A workbook that reaches outside is never handed over. The fallback is a
+callable handed in by the caller (``fallback(src, cells, limits, timeout) -> {cell: value}``,
+raising :class:`FallbackUnavailable` when it cannot run at all): the engine knows nothing of
+LibreOffice. gputco's is :func:`gputco.workbook.soffice.fallback.libreoffice_values`, which
+opens a copy in a sandboxed LibreOffice and reads back the values it saved; the values go into
+the evaluation, so the writer patches them into the original file like the engine's own
 values. A cell LibreOffice cannot compute either (``#NAME?`` where the file stored something else:
 a function LibreOffice lacks) keeps what the engine gave it, or its stored value and its place in
 ``report.unsupported``.
@@ -15,21 +17,35 @@ a function LibreOffice lacks) keeps what the engine gave it, or its stored value
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import time
-from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .engine import Evaluation
-from .errors import RecalcError
-from .package import open_package
-from .reach import Cell, choose
-from .refs import cell_name
-from .screen import OutsideReachError, describe, screen
+from gputco.udfs.errors import GputcoError
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.read.screen import OutsideReachError, describe, screen
+from gputco.workbook.recalc.run.engine import Evaluation
+from gputco.workbook.recalc.run.errors import RecalcError
+from gputco.workbook.recalc.run.reach import Cell, choose
 
 ENGINES = ("auto", "gputco", "libreoffice")
+
+#: ``fallback(src, cells, limits, timeout_s)``: the values of ``cells`` ((SHEET, row, col) with the
+#: sheet name in upper case) computed by another application from the file ``src``
+Fallback = Callable[[Path, set[Cell], object, float], Mapping[Cell, object]]
+
+
+class FallbackUnavailable(RecalcError):
+    """The fallback cannot run here at all (for LibreOffice: it is not installed).
+
+    ``reason`` is what the report's note says ("... is not installed (how to install it)")."""
+
+    def __init__(self, message: str, reason: str | None = None):
+        super().__init__(message)
+        self.reason = reason or message
+
+
 #: LibreOffice's time limit when the caller set none (seconds)
 DEFAULT_TIMEOUT_S = 300.0
 
@@ -44,9 +60,14 @@ class Outcome:
 
 
 def complete(
-    evaluation: Evaluation, engine: str, deadline: float | None, *, all_or_nothing: bool = False
+    evaluation: Evaluation,
+    engine: str,
+    deadline: float | None,
+    fallback: Fallback | None,
+    *,
+    all_or_nothing: bool = False,
 ) -> Outcome:
-    """Screen the workbook and let LibreOffice compute the cells ``engine`` gives it.
+    """Screen the workbook and let ``fallback`` compute the cells ``engine`` gives it.
 
     ``all_or_nothing``: do not start LibreOffice when some unsupported cells would stay
     uncomputed anyway (the caller then raises, naming them).
@@ -78,19 +99,23 @@ def complete(
             if not evaluation.unsupported[func]:
                 del evaluation.unsupported[func]
         return outcome
-    from gputco.workbook.soffice import process
-
-    if process.soffice() is None:
+    if fallback is None:
         if engine == "libreoffice":
-            raise process.LibreOfficeError(f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
-        outcome.notes.append(
-            f"LibreOffice is not installed ({process.INSTALL_HINT}), so it did not compute {which}"
-        )
+            raise ValueError(
+                "engine='libreoffice' needs a fallback: pass "
+                "fallback=gputco.workbook.soffice.fallback.libreoffice_values"
+            )
+        outcome.notes.append(f"no fallback was given (fallback=...), so nothing computed {which}")
         return outcome
     timeout = DEFAULT_TIMEOUT_S if deadline is None else max(1.0, deadline - time.perf_counter())
     try:
-        values = libreoffice_values(evaluation.package.path, targets, evaluation.package.limits, timeout)
-    except (process.LibreOfficeError, RecalcError) as err:
+        values = fallback(evaluation.package.path, targets, evaluation.package.limits, timeout)
+    except FallbackUnavailable as err:
+        if engine == "libreoffice":
+            raise
+        outcome.notes.append(f"{err.reason}, so it did not compute {which}")
+        return outcome
+    except GputcoError as err:  # RecalcError, or the fallback's own (LibreOfficeError)
         if engine == "libreoffice":
             raise
         outcome.notes.append(f"LibreOffice failed, so it did not compute {which}: {err}")
@@ -102,44 +127,6 @@ def complete(
             f"(#NAME?): {', '.join(failed[:6])}" + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
         )
     return outcome
-
-
-def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> dict[Cell, object]:
-    """LibreOffice's values of ``cells`` after a full recalculation of a copy of ``src``."""
-    from gputco.workbook.soffice import session
-
-    with tempfile.TemporaryDirectory(prefix="gputco-recalc-lo-") as tmp:
-        suffix = Path(src).suffix.lower()  # a plain name: LibreOffice names its output after it
-        copy = Path(tmp) / "in" / ("book" + (suffix if suffix in (".xlsx", ".xlsm") else ".xlsx"))
-        copy.parent.mkdir()
-        shutil.copyfile(src, copy)  # LibreOffice never sees (or locks) the original
-        made = session.convert(copy, Path(tmp) / "out", "xlsx", timeout=timeout)
-        return read_values(made, cells, limits)
-
-
-def read_values(path: Path, cells: set[Cell], limits) -> dict[Cell, object]:
-    """The stored values of ``cells`` in the .xlsx ``path`` (missing cells left out)."""
-    wanted: dict[str, set[tuple[int, int]]] = defaultdict(set)
-    for sheet, r, c in cells:
-        wanted[sheet].add((r, c))
-    out: dict[Cell, object] = {}
-    for part in open_package(path, limits).sheets:
-        key = part.name.upper()
-        want = wanted.get(key)
-        if not want:
-            continue
-        for fc in part.formulas:
-            if (fc.row, fc.col) in want and fc.cached is not None:
-                out[(key, fc.row, fc.col)] = fc.cached
-        # cells of multi-cell array formulas are plain values in LibreOffice's file
-        for rows, cols, vals in (
-            (part.num_rows, part.num_cols, part.num_vals),
-            (part.obj_rows, part.obj_cols, part.obj_vals),
-        ):
-            for r, c, v in zip(rows, cols, vals, strict=True):
-                if (r, c) in want and (key, r, c) not in out:
-                    out[(key, r, c)] = v
-    return out
 
 
 def apply(evaluation: Evaluation, targets: set[Cell], values: dict[Cell, object]):

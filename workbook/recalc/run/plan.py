@@ -14,9 +14,9 @@ from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .compile import Compiled
-from .errors import CircularReferenceError
-from .refs import cell_name
+from gputco.workbook.recalc.formula.compile import Compiled
+from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.run.errors import CircularReferenceError
 
 
 @dataclass(eq=False)

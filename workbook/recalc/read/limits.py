@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .errors import LimitExceededError, WorkbookFormatError
+from gputco.workbook.recalc.run.errors import LimitExceededError, WorkbookFormatError
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .errors import FormulaSyntaxError
-from .functions import NEVER
-from .functions.reference import cell_supported
-from .limits import DEFAULT_LIMITS, Limits
-from .package import DefinedName
-from .parse import Call, Const, Node, depth, functions, parse, parse_counted, references, walk
-from .refs import Ref, RowTemplate, shape_key
-from .structured import Table, expand
-from .values import NAME
+from gputco.workbook.recalc.formula.parse import (
+    Call,
+    Const,
+    Node,
+    depth,
+    functions,
+    parse,
+    parse_counted,
+    references,
+    walk,
+)
+from gputco.workbook.recalc.formula.refs import Ref, RowTemplate, shape_key
+from gputco.workbook.recalc.formula.structured import Table, expand
+from gputco.workbook.recalc.functions import NEVER
+from gputco.workbook.recalc.functions.reference import cell_supported
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits
+from gputco.workbook.recalc.read.package import DefinedName
+from gputco.workbook.recalc.run.errors import FormulaSyntaxError
+from gputco.workbook.recalc.run.values import NAME
 
 
 @dataclass
@@ -150,6 +160,6 @@ class Compiler:
 
 
 def _a1(row: int, col: int) -> str:
-    from .refs import cell_name
+    from gputco.workbook.recalc.formula.refs import cell_name
 
     return cell_name(row, col)

@@ -15,14 +15,13 @@ import re
 import zipfile
 from pathlib import Path
 
+from gputco.workbook.recalc.read import limits as lim
+from gputco.workbook.recalc.read.sheetxml import SheetPart
+from gputco.workbook.recalc.run.engine import Evaluation
+from gputco.workbook.recalc.run.errors import WorkbookFormatError
+from gputco.workbook.recalc.run.values import XlError
+from gputco.workbook.recalc.write.patch import patch_values
 from gputco.workbook.xlsx.files import atomic_output
-
-from . import limits as lim
-from .engine import Evaluation
-from .errors import WorkbookFormatError
-from .patch import patch_values
-from .sheetxml import SheetPart
-from .values import XlError
 
 _TAG = re.compile(rb"""<[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
 _T_ATTR = re.compile(rb"""\s+t\s*=\s*(?:"[^"]*"|'[^']*')""")

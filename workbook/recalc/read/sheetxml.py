@@ -12,10 +12,10 @@ import datetime as _dt
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from . import xmlsafe
-from .errors import WorkbookFormatError
-from .refs import MAX_COL, MAX_ROW, cell_name, col_index
-from .values import error
+from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col_index
+from gputco.workbook.recalc.read import xmlsafe
+from gputco.workbook.recalc.run.errors import WorkbookFormatError
+from gputco.workbook.recalc.run.values import error
 
 _NAMESPACES = (
     "http://schemas.openxmlformats.org/spreadsheetml/2006/main",
@@ -91,7 +91,9 @@ def read_sheet(name: str, path: str, data: bytes, strings: list[str]) -> SheetPa
     >>> part.num_vals, part.obj_vals, [(f.row, f.col, f.text, f.cached) for f in part.formulas]
     ([2.0, 4.0], ['hello'], [(1, 3, 'A1*2', 4.0)])
     """
-    from .sheetscan import scan  # the same reading at C speed, for the plain grammar
+    from gputco.workbook.recalc.read.sheetscan import (
+        scan,  # the same reading at C speed, for the plain grammar
+    )
 
     fast = scan(name, path, data, strings)
     if fast is not None:

@@ -1,0 +1,170 @@
+"""The package's layout, as docs/architecture.md draws it: no import cycles, one face per part.
+
+Module-level imports only (an import inside a function is for an optional heavy dependency, and
+is listed in LAZY with the reason). The graph is read from the source with ``ast``, so it holds
+whatever the import order of a test run happens to be.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = {"udfs": "gputco.udfs", "workbook": "gputco.workbook", "addin": "gputco.addin"}
+RECALC = "gputco.workbook.recalc"
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join([package, *parts])] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _is_package(name: str) -> bool:
+    return MODULES[name].name == "__init__.py"
+
+
+def _top_level_imports(name: str) -> list[tuple[str, int]]:
+    """(imported gputco module, line) of the module's top-level imports (``if TYPE_CHECKING``
+    blocks left out: they never run)."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    base = name if _is_package(name) else name.rpartition(".")[0]
+    out = []
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, ast.If | ast.Try):
+                visit(node.body)
+                visit(getattr(node, "orelse", []))
+                for handler in getattr(node, "handlers", []):
+                    visit(handler.body)
+            elif isinstance(node, ast.Import):
+                out.extend((a.name, node.lineno) for a in node.names if a.name in MODULES)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    pkg = base
+                    for _ in range(node.level - 1):
+                        pkg = pkg.rpartition(".")[0]
+                    target = f"{pkg}.{node.module}" if node.module else pkg
+                else:
+                    target = node.module or ""
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if sub in MODULES:
+                        out.append((sub, node.lineno))
+                    elif target in MODULES:
+                        out.append((target, node.lineno))
+
+    visit(tree.body)
+    return out
+
+
+GRAPH = {name: _top_level_imports(name) for name in MODULES}
+
+
+def test_the_graph_is_read():
+    """The reader finds the imports we know exist (a reader that finds none would pass the rest)."""
+    assert "gputco.workbook.batch.validate" in {m for m, _ in GRAPH["gputco.workbook.batch.run"]}
+    assert any(m.startswith(RECALC) for m, _ in GRAPH["gputco.workbook.batch.xlsx_in"])
+    assert sum(len(v) for v in GRAPH.values()) > 300
+
+
+def test_no_import_cycles():
+    """Tarjan's strongly connected components of the module-level import graph: all of size 1."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    counter = [0]
+
+    def strong(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w, _ in GRAPH[v]:
+            if w == v:
+                continue
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for v in GRAPH:
+        if v not in index:
+            strong(v)
+    assert cycles == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
+
+
+def _imports_anywhere(name: str) -> list[tuple[str, int]]:
+    """Every gputco import of the module, at any depth (function bodies included)."""
+    tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.module, node.lineno))
+            out.extend((f"{node.module}.{a.name}", node.lineno) for a in node.names)
+        elif isinstance(node, ast.Import):
+            out.extend((a.name, node.lineno) for a in node.names)
+    return out
+
+
+def test_nothing_outside_the_engine_imports_its_internals():
+    """Outside workbook/recalc, only the face ``gputco.workbook.recalc`` (its ``__all__``) and the
+    function table's public module are imported."""
+    allowed = {RECALC}
+    bad = []
+    for name in MODULES:
+        if name == RECALC or name.startswith(RECALC + "."):
+            continue
+        for target, line in _imports_anywhere(name):
+            if target.startswith(RECALC + ".") and target not in allowed:
+                stem = target.rpartition(".")[0]
+                if stem == RECALC and target.rpartition(".")[2] in _face():
+                    continue  # from gputco.workbook.recalc import recalc_file
+                bad.append(f"{MODULES[name].relative_to(ROOT)}:{line} imports {target}")
+    assert bad == []
+
+
+def _face() -> set[str]:
+    tree = ast.parse(MODULES[RECALC].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("workbook/recalc/__init__.py has no __all__")
+
+
+def test_the_face_exports_what_it_names():
+    import gputco.workbook.recalc as recalc
+
+    assert sorted(recalc.__all__) == sorted(_face())
+    missing = [n for n in recalc.__all__ if not hasattr(recalc, n)]
+    assert missing == []
+
+
+def test_the_engine_is_laid_out_by_stage():
+    top = sorted(p.name for p in (ROOT / "workbook" / "recalc").iterdir() if p.name != "__pycache__")
+    assert top == ["__init__.py", "formula", "functions", "read", "run", "write"]
