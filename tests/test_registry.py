@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import subprocess
+import tempfile
 import sys
 from pathlib import Path
 
@@ -152,14 +153,28 @@ def test_nothing_headless_imports_xlwings():
     """The registry, the engine, the workbook builders and batch run without xlwings; only the
     xlwings module (addin.xlwings_udfs) imports it."""
     code = (
-        "import sys, tempfile, pathlib, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
-        "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
+        "import sys, tempfile, pathlib; from gputco import udfs; udfs.UDFS; "
+        "import gputco.udfs.registry, gputco.workbook.recalc, gputco.workbook.finance.build, "
+        "gputco.workbook.scenarios.build, gputco.workbook.batch.run; "
         "p = pathlib.Path(tempfile.mkdtemp()) / 't.xlsx'; "
-        "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p); "
+        "gputco.workbook.finance.build.write_template(p); gputco.workbook.recalc.recalc_file(p, p); "
         "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
-        "import addin.xlwings_udfs; assert 'xlwings' in sys.modules"
+        "import gputco.addin.xlwings_udfs; assert 'xlwings' in sys.modules"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=tempfile.gettempdir())
+
+
+def test_only_the_gputco_package_is_importable():
+    """The wheel installs one import package: the repository's folder names are not importable
+    (from a folder other than the checkout, where Python would find them by accident)."""
+    code = (
+        "import importlib.util as u; "
+        "print([n for n in ('udfs', 'workbook', 'addin') if u.find_spec(n)], bool(u.find_spec('gputco')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, cwd=tempfile.gettempdir()
+    ).stdout
+    assert out.strip() == "[] True"
 
 
 def test_udfs_module_answers_only_UDFS_lazily():
