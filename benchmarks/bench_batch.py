@@ -1,10 +1,10 @@
 """Benchmark: `gputco batch` through the full chain, Parquet in and out, plus CSV throughput.
 
-Targets (issue 5): 10,000,000 scenarios Parquet -> Parquet in under 20 s with peak memory under
+Targets: 10,000,000 scenarios Parquet -> Parquet in under 20 s with peak memory under
 1 GB; the model alone over 5,000,000 scenarios/s. Each measurement runs `gputco batch` in a fresh
 process, so its peak RSS is its own (ru_maxrss of the child).
 
-The .xlsx output (issue 15): the same 200,000-row results table written by the streaming
+The .xlsx output: the same 200,000-row results table written by the streaming
 writer (workbook/xlsx/stream.py, what `gputco batch` uses) and by the openpyxl write-only path
 it replaced (kept here, in the benchmark only), side by side; target >= 5x.
 
@@ -72,7 +72,7 @@ def run(src: Path, dst: Path) -> tuple[float, float]:
 
 
 def old_openpyxl_xlsx(table: pa.Table, path: Path) -> None:
-    """The .xlsx writer `gputco batch` had before issue 15 (openpyxl write-only, one cell
+    """The .xlsx writer `gputco batch` had before its streaming writer (openpyxl write-only, one cell
     object per value), kept only to measure the new one against."""
     from openpyxl import Workbook
     from openpyxl.cell import WriteOnlyCell

@@ -24,7 +24,7 @@ Columns: eq/cmp = equal / compared; cmp/all = compared / formula cells; volatile
 cells calling NOW/TODAY/RAND/RANDBETWEEN (no engine can reproduce Excel's value; kept as stored);
 cmp/nonv = compared / (formula cells - volatile).
 
-Target (issue 14), with auto: at least 90% of the formula cells computed and at least 99.5% of the
+Target, with auto: at least 90% of the formula cells computed and at least 99.5% of the
 computed cells equal to Excel's value.
 """
 

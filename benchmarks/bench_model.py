@@ -2,7 +2,7 @@
 
 Chain: capex -> capital per GPU-hour -> power -> facility -> TCO -> tokens/s -> cost per Mtok ->
 J/token -> household-years for a training run. Prints scenarios per second for both and the ratio,
-measured side by side in one run. Target (issue 2): >= 5,000,000 scenarios/s vectorised on one core.
+measured side by side in one run. Target: >= 5,000,000 scenarios/s vectorised on one core.
 
     python benchmarks/bench_model.py [--n 1000000] [--loop-sample 20000] [--repeat 5]
 """

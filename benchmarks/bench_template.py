@@ -2,7 +2,7 @@
 
 Times the two stages separately (build = openpyxl sheets + save; recalc = the headless engine
 filling every cached value) and end to end through ``write_template`` (atomic write included),
-median of ``--repeat`` runs. Target (issue 4): generation + recalculation < 3 s.
+median of ``--repeat`` runs. Target: generation + recalculation < 3 s.
 With ``--libreoffice`` it also times LibreOffice's forced full recalculation of the same file,
 for comparison.
 

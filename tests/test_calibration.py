@@ -1,7 +1,7 @@
 """Calibration against SemiAnalysis's published TCO per GPU-hour (July 2026, InferenceX-app extract).
 
 udfs/data/inferencex_tco.toml holds SemiAnalysis's published figures (github SemiAnalysisAI/InferenceX-app
-packages/constants/src/gpu-keys.ts, PR #661, 2026-07-31). Issue 12: for each of the nine chips,
+packages/constants/src/gpu-keys.ts, PR #661, 2026-07-31). For each of the nine chips,
 gputco's hyperscaler TCO ratio to H100 is within 5% of the published ratio; GB200 NVL72 (whose price is
 the seed article's, not fitted) stays at the article's ~1.58.
 """

@@ -49,7 +49,7 @@ def test_every_entry_has_unit_source_and_date(kind):
 
 
 def test_required_presets_exist():
-    # Issue 2: the presets the product promises by name; issue 12: ten systems and four
+    # The presets the product promises by name: ten systems and four
     # mixture-of-experts models.
     assert set(presets.catalog("system")) == SYSTEMS
     assert MOE <= set(presets.catalog("model"))
@@ -84,7 +84,7 @@ def test_peaks_are_dense_not_sparse():
 
 
 def test_missing_peaks_say_the_chip_has_no_such_precision():
-    # Issue 12: a precision the chip lacks is an empty value whose source says "no FP4".
+    # A precision the chip lacks is an empty value whose source says "no FP4".
     for key, system in presets.catalog("system").items():
         for precision in presets.PRECISIONS:
             entry = system.entry(f"peak_tflops_{precision}")
@@ -152,7 +152,7 @@ def test_a_value_without_a_source_is_rejected_with_its_place():
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("part", ["unit", "source"])
 def test_every_shipped_file_rejects_a_value_that_loses_its_unit_or_source(kind, part):
-    # Issue 12: the real data files (serving throughputs and grid factors included): drop the
+    # The real data files (serving throughputs and grid factors included): drop the
     # unit or the source of the first value of the file and reading it fails, naming the place.
     from importlib import resources
 

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 from corpus_check import CORPUS, load_manifest, run_corpus
 
-#: measured on this corpus with the gputco engine (issue 14); raise them when the engine improves
+#: measured on this corpus with the gputco engine; raise them when the engine improves
 MIN_EQUAL_SHARE = 0.9994  # 38,472 of 38,492 computed cells
 MIN_EQUAL_CELLS = 38_472
 MAX_REFUSED = 4  # real circular references (iterative-calculation workbooks)

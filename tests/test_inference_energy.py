@@ -1,4 +1,4 @@
-"""Inference cost per million tokens at a measured rate, and CO2 from energy (issue 12)."""
+"""Inference cost per million tokens at a measured rate, and CO2 from energy."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def test_deepseek_v3_published_cost_reproduces():
 
 def test_deepseek_v3_implied_throughput_and_mfu():
     # 14.8T tokens / (2.664M GPU-hours x 3600) = 1,543 tokens/s per H800; with 6 x 37B FLOPs per
-    # token: 343 TFLOP/s = 17.3% of the FP8 dense peak, 34.6% of BF16 (facts-2026 section 4.1; the
+    # token: 343 TFLOP/s = 17.3% of the FP8 dense peak, 34.6% of BF16 (DeepSeek-V3 technical report, arXiv:2412.19437; the
     # H800's tensor peak taken as the H100 SXM's, an assumption named in systems.toml).
     pre = FACTS["deepseek_v3_pretraining"]
     assert pre["tokens_per_gpu_second"] == pytest.approx(1543.2, abs=0.1)
@@ -124,7 +124,7 @@ def test_deepseek_v3_implied_throughput_and_mfu():
 
 def test_llama4_and_gpt_oss_published_gpu_hours():
     # Llama 4 model card: Maverick ~22T tokens in 2.38M H100 GPU-hours -> 2,568 tokens/s per GPU,
-    # 13.2% of FP8 dense with 6 x 17B (facts-2026 section 4.1). gpt-oss: 2.1M H100-hours, tokens not
+    # 13.2% of FP8 dense with 6 x 17B (Llama 4 model card, Meta, 2025-04-05). gpt-oss: 2.1M H100-hours, tokens not
     # published, so no throughput or MFU.
     mav = FACTS["llama4_maverick_training"]
     assert mav["tokens_per_gpu_second"] == pytest.approx(2567.7, abs=0.1)
@@ -137,7 +137,7 @@ def test_llama4_and_gpt_oss_published_gpu_hours():
 
 def test_llama4_scout_published_gpu_hours():
     # Llama 4 model card: Scout ~40T tokens in 5.0M H100 GPU-hours -> 2,222 tokens/s per GPU; with
-    # 6 x 17B active parameters 227 TFLOP/s = 11.5% of FP8 dense, 22.9% of BF16 (facts-2026 4.1).
+    # 6 x 17B active parameters 227 TFLOP/s = 11.5% of FP8 dense, 22.9% of BF16 (Llama 4 model card, Meta, 2025-04-05).
     scout = FACTS["llama4_scout_training"]
     assert scout["tokens_per_gpu_second"] == pytest.approx(2222.2, abs=0.1)
     assert scout["mfu_fp8_6n"] == pytest.approx(0.115, abs=0.0005)

@@ -1,4 +1,4 @@
-"""README's list of the functions `gputco recalc` evaluates is generated from the engine's table."""
+"""docs/functions.md, the list of the functions `gputco recalc` evaluates is generated from the engine's table."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 from gputco.workbook.recalc import supported_functions
 from gputco.workbook.recalc.functions.catalog import BEGIN, END, replace_in, section
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "functions.md"
 
 
 def test_readme_lists_exactly_the_engines_functions():
-    # on failure: run `python -m gputco.workbook.recalc.functions.catalog --write README.md` and commit README.md
-    text = README.read_text(encoding="utf-8")
+    # on failure: run `python -m gputco.workbook.recalc.functions.catalog --write docs/functions.md` and commit it
+    text = PAGE.read_text(encoding="utf-8")
     assert replace_in(text) == text
     listed = text.split(BEGIN, 1)[1].split(END, 1)[0]
     for name in supported_functions():

@@ -919,7 +919,7 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=XNPV(0.1,{-10000,2750},{39448,39400})": ("#NUM!", "Excel: a date before the first"),
     "=XIRR({-10000,2750,9000},{39448,39400,39600})": ("#NUM!", "Excel: a date before the first"),
     "=XNPV(0.1,Data!C1:C5,Data!E1:E5)": ("#NUM!", "Excel: a date before the first"),
-    # criteria: Excel-saved workbooks (issue 14's corpus) count error cells equal to an error
+    # criteria: Excel-saved workbooks (tests/data/excel_corpus) count error cells equal to an error
     # criterion, where LibreOffice returns the error; Microsoft's COUNTIF page: "*" counts cells
     # containing text; LibreOffice has no boolean cells, so it counts TRUE as the number 1
     "=COUNTIF(Data!B1:B8,Data!B6)": (1.0, "Excel counts the #N/A cells"),
@@ -936,7 +936,7 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=EDATE(60,1)": (89.0, "Excel: 1900-02-29 plus a month is 1900-03-29"),
     "=DAY(0)": (0.0, "Excel's serial 0 is 1900-01-00"),
     "=MONTH(0)": (1.0, "Excel's serial 0 is 1900-01-00"),
-    # Excel-saved workbooks (issue 14): EDATE/EOMONTH refuse TRUE/FALSE; a rate of -1 divides by 0
+    # Excel-saved workbooks (tests/data/excel_corpus): EDATE/EOMONTH refuse TRUE/FALSE; a rate of -1 divides by 0
     "=EDATE(45322,TRUE)": ("#VALUE!", "Excel: EDATE with a boolean is #VALUE!"),
     "=EOMONTH(TRUE,1)": ("#VALUE!", "Excel: EOMONTH with a boolean is #VALUE!"),
     "=FV(-1,-2,1)": ("#DIV/0!", "Excel: (1+rate)^nper is 0 and divides"),

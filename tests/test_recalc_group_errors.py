@@ -2,7 +2,7 @@
 
 Each function template runs as one group over five rows (rows 3 and 4 read #N/A and #DIV/0!
 cells) and, separately, as a single formula per workbook (no group); the two must agree cell by
-cell. This is the class of the CONCAT bug of issue 14 (one row's error blanked the whole group).
+cell. This is the class of the CONCAT bug found on the Excel corpus (one row's error blanked the whole group).
 """
 
 from __future__ import annotations

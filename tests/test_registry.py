@@ -20,7 +20,7 @@ from gputco.addin.vba import windows_udfs, windows_udfs_module
 from gputco.addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
 from gputco.udfs.excel import NUMBER, TEXT
 
-# The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
+# The UDF catalog (docs/udfs.md; names are part of the product and fixed).
 CATALOG = [
     "TCO_SYSTEMS",
     "TCO_SYSTEM",
@@ -46,7 +46,7 @@ CATALOG = [
 ]
 # Functions beyond the original catalog that udfs exports ("more functions are welcome").
 EXTRAS = ["TCO_TOTAL_PER_GPU_HOUR", "TCO_UTILITY_WATTS_PER_GPU"]
-# The decisions of issue 11 (their names and argument lists are the product's interface).
+# The decisions (their names and argument lists are the product's interface).
 DECISIONS = [
     "TCO_DELIVERED_GPU_HOUR",
     "TCO_BREAKEVEN_UTILISATION",

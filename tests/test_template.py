@@ -127,7 +127,7 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
         for r in cells[1:]:
             rows[r[0].value] = [c.value for c in r]
     n = 0
-    kinds = [*presets.KINDS, "serving", "grid"]  # issue 12: serving throughputs, grid factors
+    kinds = [*presets.KINDS, "serving", "grid"]  # serving throughputs, grid factors
     for kind in kinds:
         for key, p in presets.catalog(kind).items():
             for name, e in p.entries.items():
@@ -229,7 +229,7 @@ def test_excel_recalculates_on_open(wb):
 
 def test_one_column_per_system_up_to_all_ten():
     n = len(ALL_SYSTEMS)
-    assert n == 10  # issue 12: the template takes all ten system presets
+    assert n == 10  # the template takes all ten system presets
     wb = build_workbook(ALL_SYSTEMS, "neocloud_giant")
     assert [named_cell(wb, f"inp_system_{k}").value for k in range(1, n + 1)] == ALL_SYSTEMS
     assert named_cell(wb, "inp_buyer").value == "neocloud_giant"

@@ -61,7 +61,7 @@ def test_benchmarks_moe_training_facts_equal_udfs(generated):
     """The block of published MoE training runs (native formulas, gputco's engine) equals udfs, and
     reproduces the published figures: DeepSeek-V3's $5.576M (2.788M H800 GPU-hours at $2) and
     $5.328M (pre-training), 1,543 tokens/s per H800 and 17.3% / 34.6% of the FP8 / BF16 peaks
-    with 6N (facts-2026 section 4.1)."""
+    with 6N (Llama 4 model card, Meta, 2025-04-05)."""
     from gputco.udfs.published import FACT_HEADER, training_facts
 
     sc, _path, values = generated

@@ -384,7 +384,7 @@ def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     ----------
     SemiAnalysis InferenceX (InferenceX-app PR #391 and docs/tco-calculator.md):
     ``$/M tokens = $/GPU-hr x 1e6 / (3600 x tok/s per GPU)``; utilisation as the rate divided by
-    utilisation (softwareseni inference cost guide, facts-2026 section 3.6).
+    utilisation (softwareseni inference cost guide, 2025).
 
     Examples
     --------

@@ -367,7 +367,7 @@ _CATALOG = (
         (1.389, 1.288),
         energy.tco_utility_watts_per_gpu,
     ),
-    # decisions (issue 11): delivered hours, rent against buy, cash flows, cluster totals
+    # decisions: delivered hours, rent against buy, cash flows, cluster totals
     UdfSpec(
         "TCO_DELIVERED_GPU_HOUR",
         "TCO per GPU-hour actually available and used: TCO per GPU-hour / (availability x utilisation).",
@@ -448,7 +448,7 @@ _CATALOG = (
         (31250, 0.404452, 5, 0.1305),
         decisions.tco_breakeven_rent,
     ),
-    # issue 12: inference cost and energy equivalents
+    # inference cost and energy equivalents
     UdfSpec(
         "TCO_COST_PER_MTOK_AT_RATE",
         "Cost per million tokens served at a measured throughput: "

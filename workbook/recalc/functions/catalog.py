@@ -1,8 +1,8 @@
-"""README's list of what `gputco recalc` evaluates, generated from the engine's function table.
+"""docs/functions.md: what `gputco recalc` evaluates, generated from the engine's function table.
 
-``python -m gputco.workbook.recalc.functions.catalog`` prints the section; ``--write README.md`` replaces the part
-of README.md between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
-the checked-in README matches).
+``python -m gputco.workbook.recalc.functions.catalog`` prints the section; ``--write docs/functions.md`` replaces the
+part of that page between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
+the checked-in page matches).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gputco.workbook.recalc.functions import BUILTINS, NEVER
 
-BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write README.md) -->"
+BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write docs/functions.md) -->"
 END = "<!-- recalc-functions:end -->"
 
 CLOCK = frozenset({"NOW", "TODAY"})
@@ -73,7 +73,7 @@ def section() -> str:
 def replace_in(text: str) -> str:
     """``text`` with the section between the markers regenerated."""
     if BEGIN not in text or END not in text:
-        raise ValueError("README has no recalc-functions markers")
+        raise ValueError("the page has no recalc-functions markers")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
     return head + section() + tail
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         prog="python -m gputco.workbook.recalc.functions.catalog", description=__doc__
     )
-    ap.add_argument("--write", metavar="README", help="update the marked section of this file")
+    ap.add_argument("--write", metavar="PAGE", help="update the marked section of this file")
     args = ap.parse_args(argv)
     if args.write:
         path = Path(args.write)
