@@ -9,9 +9,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import subprocess
-import tempfile
 import sys
-from pathlib import Path
+import tempfile
 
 import pytest
 

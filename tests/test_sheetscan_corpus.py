@@ -12,7 +12,7 @@ from pathlib import Path
 
 from gputco.workbook.recalc.read import sheetscan
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings, read_sheet
-from gputco.workbook.recalc.write.writer import element_end
+from gputco.workbook.recalc.write.cellxml import element_end
 
 CORPUS = Path(__file__).parent / "data" / "excel_corpus"
 

@@ -1,6 +1,6 @@
 """workbook/xlsx/sheetrows.py: the one serialisation of cells that XlsxStream (`gputco batch`) and
 fill_rows (`gputco scenarios`) share. Cached values and numbers must be written exactly as the
-recalculation engine writes them (workbook/recalc/writer.value_xml: the scenario workbook is the
+recalculation engine writes them (workbook/recalc/write/cellxml.value_xml: the scenario workbook is the
 file a recalculation gives, byte for byte), and every cell kind must read back in openpyxl."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pyarrow as pa
 import pytest
 
 from gputco.workbook.recalc.run.values import DIV0, NA
-from gputco.workbook.recalc.write.writer import value_xml as engine_value_xml
+from gputco.workbook.recalc.write.cellxml import value_xml as engine_value_xml
 from gputco.workbook.xlsx.files import atomic_output
 from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
 from gputco.workbook.xlsx.sheetrows import (

@@ -3,7 +3,7 @@
 Both writers of many rows call :func:`rows_xml`: :class:`gputco.workbook.xlsx.stream.XlsxStream` (a new
 package; ``gputco batch``) and :func:`gputco.workbook.xlsx.rowfill.fill_rows` (rows spliced into a
 package openpyxl saved; ``gputco scenarios``). The rules are those of the recalculation engine's
-writer (:func:`gputco.workbook.recalc.write.writer.value_xml`), so a cached value written here is the one a
+writer (:func:`gputco.workbook.recalc.write.cellxml.value_xml`), so a cached value written here is the one a
 recalculation writes, byte for byte:
 
 - number: ``<c r="B7"><v>2</v></c>`` (no ``t``); a whole number below 1e16 as an integer, any

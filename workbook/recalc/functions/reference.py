@@ -21,7 +21,7 @@ from openpyxl.formula.translate import Translator
 
 from gputco.workbook.recalc.formula.parse import Call, Const, RefNode
 from gputco.workbook.recalc.formula.refs import cell_name, col_letters
-from gputco.workbook.recalc.read.sheetxml import area_of
+from gputco.workbook.recalc.read.cells import area_of
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.values import NA, VALUE, XlError

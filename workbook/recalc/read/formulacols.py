@@ -2,9 +2,9 @@
 
 The regex reader (:mod:`.sheetscan`) gives a sheet's formula cells this way, without a Python
 object per cell: a 10,000-scenario sheet has 410,000 of them, and building, reading and
-dropping one :class:`.sheetxml.FormulaCell` each was a large part of reading it. The engine
+dropping one :class:`.cells.FormulaCell` each was a large part of reading it. The engine
 (:mod:`.engine`) and the bulk writer (:mod:`.patch`) read the arrays; everything else sees a
-sequence of :class:`~.sheetxml.FormulaCell` (made when first iterated, then kept), so code that
+sequence of :class:`~.cells.FormulaCell` (made when first iterated, then kept), so code that
 visits a few cells (reports, LibreOffice's values, FORMULATEXT) is unchanged. The expat reader
 still gives a list; :func:`columns` turns either into columns.
 """
@@ -16,12 +16,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from gputco.workbook.recalc.formula.refs import RowTemplate
-from gputco.workbook.recalc.read.sheetxml import FormulaCell
+from gputco.workbook.recalc.read.cells import FormulaCell
 
 
 class FormulaColumns(Sequence):
     """Formula cells in sheet order: ``row``, ``col`` and the byte offsets as int64 arrays
-    (offsets as in :class:`~.sheetxml.FormulaCell`; -1 where absent), ``text`` and ``cached``
+    (offsets as in :class:`~.cells.FormulaCell`; -1 where absent), ``text`` and ``cached``
     as lists, and ``special``: the cells other than plain formulas (shared, array, data table,
     spill), by position, as FormulaCell. ``starts``: :func:`shape_starts` when the reader has
     found them (None: found when needed). ``t_attr``: each cell's ``t`` attribute in the file,

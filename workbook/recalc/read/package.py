@@ -16,7 +16,8 @@ from gputco.workbook.recalc.formula.refs import split_cell
 from gputco.workbook.recalc.formula.structured import Table
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
-from gputco.workbook.recalc.read.sheetxml import SheetPart, read_shared_strings, read_sheet
+from gputco.workbook.recalc.read.cells import SheetPart
+from gputco.workbook.recalc.read.sheetxml import read_shared_strings, read_sheet
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"

@@ -1,6 +1,6 @@
 """Read a worksheet part at C speed: compiled regular expressions over the bytes, not expat.
 
-:func:`scan` gives the same :class:`~.sheetxml.SheetPart` as the expat reader for parts written
+:func:`scan` gives the same :class:`~.cells.SheetPart` as the expat reader for parts written
 in the plain grammar every spreadsheet program uses inside ``<sheetData>``: rows of cells, each
 with an optional ``<f>``, ``<v>`` and a plain inline string, character data with the five
 predefined entities only, UTF-8. One ``findall`` cuts ``<sheetData>`` into tokens (a row's
@@ -28,6 +28,8 @@ import numpy as np
 
 from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, col_index
 from gputco.workbook.recalc.read import xmlsafe
+from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode
+from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined, shape_starts
 from gputco.workbook.recalc.run import forked
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
@@ -166,8 +168,6 @@ def _split_at(data: bytes, lo: int, hi: int, prefix: bytes) -> int | None:
 
 def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes, lo: int, hi: int):
     """The part as read from the rows between byte offsets lo and hi (None: expat's job)."""
-    from gputco.workbook.recalc.read.sheetxml import SheetPart
-
     pattern, gi = _GRAMMARS[prefix]
     part = SheetPart(name, path, data, exact_ends=True)
     try:
@@ -187,8 +187,6 @@ def _piece(name: str, path: str, data: bytes, strings: list[str], prefix: bytes,
 
 def _joined(first, second):
     """One part from the two halves read apart (the second's rows follow the first's)."""
-    from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined
-
     first.max_row = max(first.max_row, second.max_row)
     first.max_col = max(first.max_col, second.max_col)
     for field in ("hidden_rows", "num_rows", "num_cols", "num_vals", "obj_rows", "obj_cols", "obj_vals"):
@@ -301,8 +299,6 @@ def _rows(part, g, gi, index: np.ndarray) -> None:
 
 
 def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> None:
-    from gputco.workbook.recalc.read.sheetxml import decode
-
     n = len(index)
     take = _taker(index)
 
@@ -377,9 +373,6 @@ def _taker_list(index: np.ndarray, seq) -> tuple:
 def _formulas(
     part, g, gi, index, tags: _Tags, c_start, f_at, v_at, fk, row, col, values, types: tuple[bytes, ...]
 ) -> None:
-    from gputco.workbook.recalc.read.formulacols import FormulaColumns, shape_starts
-    from gputco.workbook.recalc.read.sheetxml import _add_formula
-
     fa = _taker(index[fk])(g[gi["FA"]])
     f_at = f_at[fk]
     v_at = v_at[fk]

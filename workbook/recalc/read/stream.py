@@ -3,7 +3,7 @@
 :mod:`.sheetxml` (and its fast path :mod:`.sheetscan`) read a whole part for the engine; batch input
 (``gputco batch model.xlsx``) may be a million rows, so it reads the part piece by piece through
 expat (DTDs refused, :mod:`.xmlsafe`), the values decoded by the engine's one decoder
-(:func:`.sheetxml.decode`).
+(:func:`.cells.decode`).
 """
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ import zipfile
 from collections.abc import Callable, Iterator
 
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.read.cells import _NAMESPACES, decode
 from gputco.workbook.recalc.read.limits import read_member, stream_member
-from gputco.workbook.recalc.read.sheetxml import _NAMESPACES, decode, read_shared_strings
+from gputco.workbook.recalc.read.sheetxml import read_shared_strings
 from gputco.workbook.recalc.read.xmlsafe import make_parser, run_piece
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
 

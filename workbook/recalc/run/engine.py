@@ -21,10 +21,10 @@ from gputco.workbook.recalc.functions.calendar import clock_functions
 from gputco.workbook.recalc.functions.dynamic import DYNAMIC
 from gputco.workbook.recalc.functions.reference import FormulaTexts
 from gputco.workbook.recalc.functions.subtotal import calls, mark_subtotals
+from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.read.formulacols import columns, shape_starts
 from gputco.workbook.recalc.read.limits import Limits
 from gputco.workbook.recalc.read.package import Package
-from gputco.workbook.recalc.read.sheetxml import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.run import spill
 from gputco.workbook.recalc.run.errors import (
     CircularReferenceError,

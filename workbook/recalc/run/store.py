@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.read.sheetxml import SheetPart
+from gputco.workbook.recalc.read.cells import SheetPart
 from gputco.workbook.recalc.run.errors import LimitExceededError
 from gputco.workbook.recalc.run.values import XlError
 

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
+from gputco.workbook.recalc.read.cells import SheetPart
 from gputco.workbook.recalc.read.formulacols import FormulaColumns, columns, joined
 from gputco.workbook.recalc.read.package import open_package
-from gputco.workbook.recalc.read.sheetxml import SheetPart
 from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.recalc.run.report import RecalcReport
-from gputco.workbook.recalc.write.patch import column_xml, patch_values
-from gputco.workbook.recalc.write.writer import patch_sheet, value_xml
+from gputco.workbook.recalc.write.cellxml import value_xml
+from gputco.workbook.recalc.write.patch import column_xml, patch_part
 from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
 
 Fill = tuple[str, int, list[BlockColumn]]  # (sheet, first row of the block, its columns)
@@ -44,7 +44,7 @@ def fill_blocks(path: Path, fills: list[Fill]) -> RecalcReport:
     for part in package.sheets:
         part = heads.get(part.name, part)
         if part.formulas:
-            patched[part.path] = patch_values(part, evaluation) or patch_sheet(part, evaluation)
+            patched[part.path] = patch_part(part, evaluation)
     for sheet, first, cols in fills:
         store = evaluation.book.sheet(sheet)
         n = _rows(cols)

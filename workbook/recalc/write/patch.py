@@ -1,11 +1,12 @@
 """Patch computed values into a worksheet part's bytes in one pass, the values formatted in bulk.
 
-The same edit as :func:`.writer.patch_sheet` (only the ``t`` attribute of each formula cell's
+The same edit as :func:`.cellxml.patch_sheet` (only the ``t`` attribute of each formula cell's
 ``<c>`` and its ``<v>`` change; every other byte is copied), made faster: the values of every
 formula cell are read from the column stores a column at a time and numbers are formatted in
 bulk, and the output is one ``bytes.join`` of slices of the original and the new pieces.
-:func:`patch_values` returns None for parts it leaves to :func:`.writer.patch_sheet` (cells of
-kinds other than plain, shared and array formulas, such as the other cells of a spilled array).
+:func:`patch_values` returns None for parts it leaves to :func:`.cellxml.patch_sheet` (cells of
+kinds other than plain, shared and array formulas, such as the other cells of a spilled array);
+:func:`patch_part` is the one entry, the bulk path first.
 """
 
 from __future__ import annotations
@@ -17,14 +18,18 @@ import numpy as np
 from gputco.workbook.recalc.read.formulacols import columns
 from gputco.workbook.recalc.run import forked
 from gputco.workbook.recalc.run.store import NUMBER, TEXT, SheetStore
+from gputco.workbook.recalc.write.cellxml import _QNAME, _T_ATTR, _start_tag, _utf8, patch_sheet, value_xml
 
 _KINDS = frozenset({"normal", "shared", "array"})
 
 
+def patch_part(part, evaluation) -> bytes:
+    """The part's bytes with every formula cell's computed value written in."""
+    return patch_values(part, evaluation) or patch_sheet(part, evaluation)
+
+
 def patch_values(part, evaluation) -> bytes | None:
     """The part's bytes with every evaluated formula cell's value and type replaced, or None."""
-    from gputco.workbook.recalc.write.writer import _QNAME, _utf8
-
     data = part.data
     if not part.formulas or not _utf8(data):
         return None
@@ -86,8 +91,6 @@ class _Plan:
     def patch(self, k0: int, k1: int) -> bytes:
         """The bytes from the end of cell k0 - 1 (or the start) to the end of cell k1 - 1 (or
         the end), with the values of cells k0..k1-1 written in."""
-        from gputco.workbook.recalc.write.writer import _T_ATTR, _start_tag, value_xml
-
         data, prefix, fcs = self.data, self.prefix, self.fcs
         types, texts = _formatted(self.store, fcs.row[k0:k1], fcs.col[k0:k1], value_xml)
         open_c = b"<" + prefix + b"c"
@@ -167,7 +170,7 @@ def _objects(items: list) -> np.ndarray:
 
 def column_xml(store: SheetStore, col: int, rows: np.ndarray, value_xml) -> tuple[list, list]:
     """(t attribute or None, text of <v>) of the cells ``rows`` of column ``col``, formatted in
-    bulk exactly as :func:`.writer.value_xml` formats one: numbers through one ``repr`` of a
+    bulk exactly as :func:`.cellxml.value_xml` formats one: numbers through one ``repr`` of a
     list (Python's own shortest round-trip form, in C), texts escaped in one pass."""
     n = len(rows)
     kinds = np.zeros(n, dtype=np.int8)
@@ -202,7 +205,7 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
 
 def _escaped(strs: list) -> list[bytes] | None:
-    """The texts as :func:`.writer.value_xml` writes them, all at once; None when one holds a
+    """The texts as :func:`.cellxml.value_xml` writes them, all at once; None when one holds a
     character XML cannot (each is then escaped on its own) or is not a str."""
     if not all(map(str.__instancecheck__, strs)):
         return None
