@@ -4,11 +4,9 @@ Builds a scenario workbook of ``--rows`` rows (default 10,000) x 10 TCO-like for
 arithmetic, INDEX/MATCH and VLOOKUP into a small table, cross-sheet inputs through absolute
 references; tests/recalc_book.tco_book), then times, median of ``--repeat`` runs:
 
-- gputco: ``recalc_file`` end to end (open the zip, parse, evaluate, write the values back),
-  and the same with the reading and writing as they were before the regex reader and the bulk
-  writer (benchmarks/old_io.py), checked to give byte-identical files;
+- gputco: ``recalc_file`` end to end (open the zip, parse, evaluate, write the values back);
 - LibreOffice 7.x: ``soffice --headless --convert-to xlsx`` with a profile that forces a full
-  recalculation (load, recalculate, save), as in workbook/libreoffice.py.
+  recalculation (load, recalculate, save), as gputco.workbook.soffice runs it.
 
 and checks that gputco and LibreOffice produce the same values (1e-9 relative). Target: gputco
 at most half of LibreOffice's time.
@@ -26,14 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from old_io import expat_io, same_parts
 from recalc_book import tco_book
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.soffice.fallback import libreoffice_values
 from gputco.workbook.soffice.process import convert, soffice
 
 
@@ -59,27 +54,16 @@ def main() -> None:
         t0 = time.perf_counter()
         src = tco_book(tmp / "scenarios.xlsx", args.rows)
         build = time.perf_counter() - t0
-        ours, before, report = [], [], None
+        ours, report = [], None
         for i in range(args.repeat):
             t0 = time.perf_counter()
-            report = recalc_file(src, tmp / f"ours-{i}.xlsx", functions={}, fallback=libreoffice_values)
+            report = recalc_file(src, tmp / f"ours-{i}.xlsx", functions={}, engine="gputco")
             ours.append(time.perf_counter() - t0)
-            with expat_io():
-                t0 = time.perf_counter()
-                recalc_file(src, tmp / f"before-{i}.xlsx", functions={}, fallback=libreoffice_values)
-                before.append(time.perf_counter() - t0)
         print(
             f"workbook: {args.rows:,} rows x 10 formulas = {report.cells:,} formula cells "
             f"(openpyxl build {build:.1f} s); {report.groups} groups"
         )
         print(f"gputco recalc_file:               {_times(ours)}")
-        print(f"gputco, reading/writing as before: {_times(before)}")
-        members, differ = same_parts(tmp / "ours-0.xlsx", tmp / "before-0.xlsx")
-        print(
-            f"ratio before / now: {statistics.median(before) / statistics.median(ours):.2f}x; "
-            f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
-            f"({members} parts)"
-        )
         if args.no_libreoffice or soffice() is None:
             print("LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
             return
@@ -89,12 +73,10 @@ def main() -> None:
             lo_file = convert(src, tmp / f"lo-{i}", "xlsx")
             lo.append(time.perf_counter() - t0)
         print(f"LibreOffice headless:             {_times(lo)}")
-        for label, times in (("now", ours), ("before", before)):
-            ratio = statistics.median(times) / statistics.median(lo)
-            print(
-                f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
-                f"{'ok' if ratio <= 0.5 else 'MISSED'})"
-            )
+        ratio = statistics.median(ours) / statistics.median(lo)
+        print(
+            f"ratio gputco / LibreOffice: {ratio:.2f} (target <= 0.5: {'ok' if ratio <= 0.5 else 'MISSED'})"
+        )
         a, b = _values(tmp / "ours-0.xlsx"), _values(lo_file)
         bad = [k for k in b if not math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)]
         print(f"values: {len(b) - len(bad):,} of {len(b):,} cells equal (1e-9 relative)")

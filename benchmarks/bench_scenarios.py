@@ -2,14 +2,10 @@
 
 The SPEC: system 4 x mfu 5 x usd_per_kwh 5 x cost_of_capital 5 x life_years 4 x pue 5 = 10,000
 scenarios (``--scale`` multiplies the mfu list), the default sensitivity and 1,000 Monte Carlo
-draws. Printed side by side, medians of ``--repeat`` runs, each timed now and with the
-recalculation's reading and writing as they were before the regex reader and the bulk writer
-(benchmarks/old_io.py; the files must come out byte-identical):
+draws. Printed side by side, medians of ``--repeat`` runs:
 
 - ``gputco scenarios`` end to end (validate, build with openpyxl, evaluate, write the rows with
-  their values, write atomically), with its stages, and the way before (rows with empty values,
-  then the whole file recalculated, reading and writing as before); the ratio before / now
-  (target >= 2) and whether both workbooks are byte-identical;
+  their values, write atomically), with its stages;
 - recalculation of the same finished file by gputco's engine (``recalc_file``: every formula is
   evaluated, cached values are never trusted) and by LibreOffice headless with a profile that
   forces a full recalculation on load (``gputco.workbook.soffice.process.convert``); the ratio
@@ -30,16 +26,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout, not an install
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import openpyxl
-from old_io import expat_io, same_parts
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.scenarios.build import _fill_then_recalc, _write, write_scenarios
+from gputco.workbook.scenarios.build import write_scenarios
 from gputco.workbook.scenarios.spec import parse_spec
-from gputco.workbook.soffice.fallback import libreoffice_values
 from gputco.workbook.soffice.process import convert, soffice
 
 #: Scenarios columns that hold TCO_ functions or depend on them (and Summary's check cells)
@@ -98,18 +91,14 @@ def main() -> None:
     spec = parse_spec(spec_dict(args.scale))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        out, old = tmp / "scenarios.xlsx", tmp / "scenarios-before.xlsx"
-        total, build, recalc, before = [], [], [], []
+        out = tmp / "scenarios.xlsx"
+        total, build, recalc = [], [], []
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             result = write_scenarios(parse_spec(spec_dict(args.scale)), out, force=True)
             total.append(time.perf_counter() - t0)
             build.append(result.build_seconds)
             recalc.append(result.recalc_seconds)
-            with expat_io():  # rows with empty values, then the file recalculated, as before
-                t0 = time.perf_counter()
-                _write(parse_spec(spec_dict(args.scale)), old, True, None, _fill_then_recalc)
-                before.append(time.perf_counter() - t0)
         size = out.stat().st_size / 1e6
         print(
             f"workbook: {spec.n_scenarios:,} scenarios + {spec.monte_carlo.draws:,} Monte Carlo "
@@ -120,32 +109,12 @@ def main() -> None:
             f"{statistics.median(build):.2f} s, rows with values "
             f"{statistics.median(recalc):.2f} s"
         )
-        print(f"gputco scenarios, before:     {_times(before)}")
-        speedup = statistics.median(before) / statistics.median(total)
-        members, differ = same_parts(out, old, ("docProps/core.xml",))
-        print(
-            f"ratio before / now: {speedup:.2f}x (target >= 2: "
-            f"{'ok' if speedup >= 2 else 'MISSED'}); workbooks "
-            f"{'byte-identical' if not differ else 'differ in ' + ', '.join(differ)} "
-            f"({members} parts; docProps/core.xml aside: it holds the time of writing)"
-        )
-        ours, ours_before = [], []
+        ours = []
         for i in range(args.repeat):
             t0 = time.perf_counter()
-            recalc_file(out, tmp / f"ours-{i}.xlsx", fallback=libreoffice_values)
+            recalc_file(out, tmp / f"ours-{i}.xlsx", engine="gputco")
             ours.append(time.perf_counter() - t0)
-            with expat_io():
-                t0 = time.perf_counter()
-                recalc_file(out, tmp / f"before-{i}.xlsx", fallback=libreoffice_values)
-                ours_before.append(time.perf_counter() - t0)
         print(f"recalc, gputco engine:        {_times(ours)}")
-        print(f"recalc, gputco before:        {_times(ours_before)}")
-        members, differ = same_parts(tmp / "ours-0.xlsx", tmp / "before-0.xlsx")
-        print(
-            f"recalc ratio before / now: {statistics.median(ours_before) / statistics.median(ours):.2f}x; "
-            f"files {'byte-identical' if not differ else 'DIFFER in ' + ', '.join(differ)} "
-            f"({members} parts)"
-        )
         if args.no_libreoffice or soffice() is None:
             print("recalc, LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
             return
@@ -155,12 +124,10 @@ def main() -> None:
             lo_file = convert(out, tmp / f"lo-{i}", "xlsx")
             lo.append(time.perf_counter() - t0)
         print(f"recalc, LibreOffice headless: {_times(lo)}")
-        for label, times in (("now", ours), ("before", ours_before)):
-            ratio = statistics.median(times) / statistics.median(lo)
-            print(
-                f"ratio gputco ({label}) / LibreOffice: {ratio:.2f} (target <= 0.5: "
-                f"{'ok' if ratio <= 0.5 else 'MISSED'})"
-            )
+        ratio = statistics.median(ours) / statistics.median(lo)
+        print(
+            f"ratio gputco / LibreOffice: {ratio:.2f} (target <= 0.5: {'ok' if ratio <= 0.5 else 'MISSED'})"
+        )
         a, b = compared_values(tmp / "ours-0.xlsx"), compared_values(lo_file)
         bad = [
             k
