@@ -10,10 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputco import udfs
-from gputco.udfs import presets
+from gputco.addin.threads import single_threaded_libraries
 
-from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run
+single_threaded_libraries()  # before numpy and pyarrow load: the engine may then use both cores
+
+from gputco import udfs  # noqa: E402
+from gputco.udfs import presets  # noqa: E402
+
+from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run  # noqa: E402
 
 __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
 

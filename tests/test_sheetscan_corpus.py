@@ -10,6 +10,9 @@ import math
 import zipfile
 from pathlib import Path
 
+import pytest
+
+from gputco.addin.threads import NO_LIBRARY_THREADS
 from gputco.workbook.recalc.read import sheetscan
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings, read_sheet
 from gputco.workbook.recalc.write.cellxml import element_end
@@ -140,8 +143,10 @@ def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path):
 
 def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch, tmp_path):
     """Large sheets are read in two halves at once, the second by a forked child
-    (workbook/recalc/forked.py): forced on every part here, every result must still be expat's,
-    and a child that dies leaves the reading to this process."""
+    (workbook/recalc/run/forked.py): forced on every part here, every result must still be expat's,
+    and a child that dies leaves the reading to this process. (The test process has numpy's and
+    pyarrow's threads, so the guard is told there is one: the guard itself is tested below, in
+    processes of their own.)"""
     from gputco.workbook.recalc.run import forked
 
     started = []
@@ -154,14 +159,15 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
 
     monkeypatch.setattr(sheetscan, "SPLIT_BYTES", 0)
     monkeypatch.setattr(forked, "Child", Counted)
-    assert forked.available()  # one thread, two cores: CI's machine
+    monkeypatch.setattr(forked, "os_threads", lambda: 1)
+    assert forked.available()  # two cores: CI's machine
     for path in _files()[:60]:
         if path.suffix.lower() in (".xlsx", ".xlsm") and path.exists():
             compare_package(path)
     test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path)
     assert len(started) > 50
 
-    def dies(self):
+    def dies(self, timeout=None):
         self.cancel()
         raise forked.ChildFailed("killed")
 
@@ -174,3 +180,45 @@ def test_one_process_when_asked(monkeypatch):
 
     monkeypatch.setenv("GPUTCO_RECALC_WORKERS", "1")
     assert not forked.available()
+
+
+_GUARD = (
+    "import sys\n"
+    "if sys.argv[1] == 'cli': import gputco.addin.cli\n"
+    "import numpy, pyarrow\n"
+    "from gputco.workbook.recalc.run import forked\n"
+    "print(forked.os_threads(), forked.available())\n"
+)
+
+
+def test_no_fork_while_libraries_run_threads_of_their_own():
+    """numpy's BLAS and pyarrow start operating-system threads that ``threading`` does not see;
+    the guard counts them (/proc/self/task). The command line asks the libraries for none before
+    they load, so there the engine may fork; a process that loaded them first may not."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in NO_LIBRARY_THREADS}
+    env.pop("GPUTCO_RECALC_WORKERS", None)
+    run = [sys.executable, "-c", _GUARD]
+    threads, ok = subprocess.run(
+        [*run, "plain"], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert int(threads) > 1 and ok == "False"
+    threads, ok = subprocess.run(
+        [*run, "cli"], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert (threads, ok) == ("1", "True")
+
+
+def test_a_child_that_hangs_is_stopped_at_its_time_limit():
+    import time
+
+    from gputco.workbook.recalc.run import forked
+
+    t0 = time.monotonic()
+    child = forked.Child(time.sleep, 60)
+    with pytest.raises(forked.ChildFailed, match=r"sent nothing for 0\.5 s"):
+        child.result(timeout=0.5)
+    assert time.monotonic() - t0 < 10
