@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout's engine, not an installed one
 
-from corpus_check import CLASSES, load_manifest, run_corpus  # noqa: E402
+from corpus_check import CLASSES, load_manifest, run_corpus
 
 
 def _pct(a: int, b: int) -> str:

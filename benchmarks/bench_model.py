@@ -17,9 +17,9 @@ import time
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from gputco import udfs  # noqa: E402
+from gputco import udfs
 
 
 def scenarios(n: int, seed: int = 7) -> dict[str, np.ndarray]:

@@ -26,6 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+from gputco.addin.threads import single_threaded_libraries
+
+single_threaded_libraries()  # as the command line does, before numpy and pyarrow load
+
 from recalc_book import tco_book
 
 from gputco.workbook.recalc import recalc_file

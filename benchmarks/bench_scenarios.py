@@ -28,6 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from gputco.addin.threads import single_threaded_libraries
+
+single_threaded_libraries()  # as the command line does, before numpy and pyarrow load
+
 import openpyxl
 
 from gputco.workbook.recalc import recalc_file
