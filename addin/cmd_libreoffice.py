@@ -42,7 +42,7 @@ def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
 
 
 def _libreoffice(args: argparse.Namespace) -> int:
-    from . import lo_addin
+    from gputco.workbook.soffice import lo_addin
 
     if args.uninstall:
         removed = lo_addin.uninstall(args.profile)

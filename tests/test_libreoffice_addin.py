@@ -18,10 +18,10 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
-from gputco.addin import lo_addin
 from gputco.udfs.registry import UDFS
 from gputco.workbook.finance.build import build_workbook, write_template
 from gputco.workbook.recalc import evaluate_workbook
+from gputco.workbook.soffice import lo_addin
 from gputco.workbook.soffice.process import LibreOfficeError, convert
 from gputco.workbook.soffice.render import png_name, render_workbook, sheet_names
 

@@ -22,11 +22,11 @@ from lo import formula_cells, mismatches, recalculate, requires_soffice, values
 from openpyxl.utils import get_column_letter
 from scenario_book import UDF_KEYS, block, close, expected_outputs, load, output, unrecalculated
 
-from gputco.addin import lo_addin
 from gputco.udfs import chain, scenario
 from gputco.workbook.scenarios.build import write_scenarios
 from gputco.workbook.scenarios.example import EXAMPLE
 from gputco.workbook.scenarios.spec import parse_spec
+from gputco.workbook.soffice import lo_addin
 from gputco.workbook.soffice.process import convert
 
 pytestmark = requires_soffice

@@ -99,11 +99,6 @@ def non_negative(arg: str, value: object) -> np.ndarray | float:
     return number(arg, value, 0.0, INF)
 
 
-def fraction_open_closed(arg: str, value: object) -> np.ndarray | float:
-    """A finite number in (0, 1], such as an MFU."""
-    return number(arg, value, 0.0, 1.0, lo_open=True)
-
-
 def as_float(arg: str, value: object) -> np.ndarray:
     """Convert to a float ndarray, refusing None, text, booleans and other non-numbers."""
     if value is None:

@@ -27,7 +27,7 @@ _NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 
 
 @dataclass(frozen=True)
-class Range:
+class ColumnRange:
     """A closed, open or half-open interval, as the model states it, e.g. ``(0, 1]``."""
 
     text: str
@@ -46,7 +46,7 @@ class Range:
 
 
 @functools.cache
-def input_ranges() -> dict[str, Range]:
+def input_ranges() -> dict[str, ColumnRange]:
     """The valid range of every numeric scenario input, from the one table (:mod:`gputco.udfs.ranges`).
 
     >>> str(input_ranges()["mfu"].text), input_ranges()["pue"].hi
@@ -56,7 +56,7 @@ def input_ranges() -> dict[str, Range]:
     for inp in scenario.INPUTS:
         if inp.kind == "number" and inp.name in ranges.RANGES:
             r = ranges.of(inp.name)
-            out[inp.name] = Range(r.interval, r.lo, r.hi, r.lo_open, r.hi_open or r.hi == ranges.INF)
+            out[inp.name] = ColumnRange(r.interval, r.lo, r.hi, r.lo_open, r.hi_open or r.hi == ranges.INF)
     return out
 
 

@@ -97,10 +97,6 @@ def guarded(key: str, formula: str, ref) -> str:
     return f'=IF(AND({test}),{formula[1:]},"needs {" and ".join(needs)}")'
 
 
-#: rows whose values are text
-TEXT_KEYS = {i.key for i in chain.INPUTS if i.kind == "text"}
-
-
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     how_col = book.system_col(book.n) + 1

@@ -48,7 +48,6 @@ class Package:
     infos: list[zipfile.ZipInfo]
     sheets: list[SheetPart]
     names: list[DefinedName] = field(default_factory=list)
-    workbook_part: str = "xl/workbook.xml"
     date1904: bool = False
     limits: lim.Limits = lim.DEFAULT_LIMITS
     tables: dict[str, Table] = field(default_factory=dict)  # by upper-case name
@@ -95,7 +94,7 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             names.append(DefinedName(el.get("name", ""), (el.text or "").strip(), scope))
         pr = next(iter(_children(wb_root, None, "workbookPr")), None)
         date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
-        return Package(path, zf.infolist(), sheets, names, wb_part, date1904, limits, tables)
+        return Package(path, zf.infolist(), sheets, names, date1904, limits, tables)
 
 
 def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:

@@ -65,15 +65,7 @@ class GroupBuilder:
         self._open[slot] = (g, key)
 
 
-def make_groups(cells) -> list[Group]:
-    """Groups from (sheet, row, col, key, compiled) tuples in sheet order."""
-    builder = GroupBuilder()
-    for cell in cells:
-        builder.add(*cell)
-    return builder.groups
-
-
-class _Index:
+class _GroupIndex:
     """Groups by (sheet, column), sorted by first row, for overlap queries."""
 
     def __init__(self, groups: list[Group]) -> None:
@@ -114,7 +106,7 @@ def _group_rect(g: Group, ref) -> tuple[int, int, int, int]:
 
 def order(groups: list[Group]) -> list[Unit]:
     """The evaluation order, as units; raises CircularReferenceError on a true cycle."""
-    index = _Index(groups)
+    index = _GroupIndex(groups)
     deps: list[list[int]] = []
     for g in groups:
         found = set()
@@ -180,7 +172,7 @@ def _tarjan(n: int, deps: list[list[int]]) -> list[list[int]]:
 
 def _cell_order(groups: list[Group]) -> list[Unit]:
     """Order the cells of a cyclic set of groups one by one (Kahn), or report the cycle."""
-    index = _Index(groups)
+    index = _GroupIndex(groups)
     cells: list[tuple[Group, int]] = [(g, r) for g in groups for r in range(g.r0, g.r1 + 1)]
     ids = {(g.index, r): i for i, (g, r) in enumerate(cells)}
     deps: list[list[int]] = [[] for _ in cells]
