@@ -65,7 +65,7 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
     path = Path(path)
     with open_zip(path, limits) as zf:
         book = list_sheets(zf, limits)
-        wb_part, wb_root = book.workbook, book.root
+        wb_root = book.root
         strings: list[str] = []
         if book.shared_strings:
             strings = read_shared_strings(
