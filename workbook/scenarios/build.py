@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from openpyxl import Workbook
 
-from gputco.udfs import presets, scenario
+from gputco.udfs import presets
 from gputco.workbook.recalc import RecalcError, RecalcReport, fill_blocks
 from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
 from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
@@ -154,10 +154,7 @@ def _write(
     spec: Spec, path: str | os.PathLike, force: bool, xlwings_rows: list[tuple[str, str]] | None, fill
 ) -> ScenariosResult:
     t0 = time.perf_counter()
-    results = scenario.evaluate(spec.scenario_inputs())
-    mc = None
-    if spec.monte_carlo is not None:
-        mc = scenario.evaluate({**spec.base, **spec.monte_carlo.sample()})
+    results, mc = spec.results, spec.draw_results  # evaluated once, when the SPEC was checked
     built = build(spec, xlwings_rows)
     with atomic_output(path, force=force) as tmp:
         built.wb.save(tmp)

@@ -32,6 +32,7 @@ gputco.workbook.scenarios.spec.SpecError: grid.muf: unknown scenario input 'muf'
 
 from __future__ import annotations
 
+import functools
 import math
 import tomllib
 from collections.abc import Mapping
@@ -78,7 +79,12 @@ class MonteCarlo:
     dists: dict[str, tuple[str, dict[str, float]]]
 
     def sample(self) -> dict[str, np.ndarray]:
-        """The draws of every random input, from ``numpy.random.default_rng(seed)`` in SPEC order."""
+        """The draws of every random input, from ``numpy.random.default_rng(seed)`` in SPEC order
+        (drawn once: every caller gets the same arrays, which nobody may change)."""
+        return dict(self._draws)
+
+    @functools.cached_property
+    def _draws(self) -> dict[str, np.ndarray]:
         rng = np.random.default_rng(self.seed)
         out = {
             name: sampling.draw(dist, params, self.draws, rng) for name, (dist, params) in self.dists.items()
@@ -119,6 +125,18 @@ class Spec:
     def scenario_inputs(self) -> dict[str, object]:
         """Inputs of every scenario for :func:`gputco.udfs.scenario.evaluate`."""
         return {**self.fixed, **self.grid_columns()}
+
+    @functools.cached_property
+    def results(self) -> dict[str, np.ndarray]:
+        """:func:`gputco.udfs.scenario.evaluate` of every scenario, in row order (computed once)."""
+        return scenario.evaluate(self.scenario_inputs())
+
+    @functools.cached_property
+    def draw_results(self) -> dict[str, np.ndarray] | None:
+        """The model at every Monte Carlo draw (the base with the drawn inputs; computed once)."""
+        if self.monte_carlo is None:
+            return None
+        return scenario.evaluate({**self.base, **self.monte_carlo.sample()})
 
     def sensitivity_cases(self) -> list[tuple[str, float, float, float]]:
         """(driver, base value, low value, high value) for each driver: base x (1 -/+ swing),
@@ -264,19 +282,24 @@ def _text_key(name: str, value: str) -> str:
 
 
 def _check_values(spec: Spec, base_table: Mapping) -> None:
-    """Run the model on each grid list, the base and the whole grid: ranges and combinations."""
+    """Run the model on the base and the whole grid (kept: :attr:`Spec.results`); where the grid
+    fails, on each grid list first, to name the list at fault."""
     where = {**{k: "fixed" for k in spec.fixed}, **{k: "grid" for k in spec.grid}}
-    _evaluate(spec.base, "base", blame=where | {k: "base" for k in base_table})
-    first = {**spec.fixed, **{k: v[0] for k, v in spec.grid.items()}}
-    for name, values in spec.grid.items():
-        probe = {**first, name: list(values)}
-        _evaluate(probe, f"grid.{name}", blame={k: v for k, v in where.items() if k != name})
-    _evaluate(spec.scenario_inputs(), "grid", blame=where)
-
-
-def _evaluate(inputs: Mapping, path: str, blame: Mapping[str, str] | None = None) -> None:
+    _evaluate(lambda: scenario.evaluate(spec.base), "base", blame=where | {k: "base" for k in base_table})
     try:
-        scenario.evaluate(inputs)
+        spec.results  # noqa: B018 (evaluated here, once, and kept)
+    except GputcoError:
+        first = {**spec.fixed, **{k: v[0] for k, v in spec.grid.items()}}
+        for name, values in spec.grid.items():
+            probe = {**first, name: list(values)}
+            blame = {k: v for k, v in where.items() if k != name}
+            _evaluate(lambda probe=probe: scenario.evaluate(probe), f"grid.{name}", blame=blame)
+        _evaluate(lambda: spec.results, "grid", blame=where)
+
+
+def _evaluate(run, path: str, blame: Mapping[str, str] | None = None) -> None:
+    try:
+        run()
     except GputcoError as err:
         arg = getattr(err, "arg", None)
         if arg == "peak_tflops" and blame and arg not in blame:
@@ -395,7 +418,12 @@ def _check_draws(spec: Spec) -> None:
     mc = spec.monte_carlo
     if mc is None:
         return
-    for name, values in mc.sample().items():
+    try:
+        spec.draw_results  # noqa: B018 (evaluated here, once, and kept)
+        return
+    except GputcoError:
+        pass
+    for name, values in mc.sample().items():  # which input's draws are at fault
         try:
             scenario.evaluate({**spec.base, name: values})
         except GputcoError as err:
@@ -403,6 +431,7 @@ def _check_draws(spec: Spec) -> None:
                 f"monte_carlo.{name}",
                 f"some draws are invalid: {err}; narrow the distribution or bound it with min/max",
             ) from None
+    spec.draw_results  # noqa: B018 (fails again: the draws together)
 
 
 # --- helpers ---------------------------------------------------------------------------------
