@@ -1,6 +1,6 @@
 """The `gputco` command line: one front door, one sub-command per job.
 
-Exit codes (documented in README.md):
+Exit codes (documented in docs/cli.md):
   0 success; 1 a check found differences; 2 bad usage or bad input (unknown preset, bad number,
   bad file); 3 a file could not be written; 4 an internal error (a bug: please report it).
 """

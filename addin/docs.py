@@ -24,7 +24,7 @@ INTRO = """\
      Do not edit by hand: a test fails when this page differs from the generator's output. -->
 
 Every function below is an Excel worksheet function on Windows through xlwings (classic UDFs,
-category "GPU TCO" in the Function Wizard; set-up: README.md, "Excel on Windows (xlwings)"), and a
+category "GPU TCO" in the Function Wizard; set-up: docs/hosts.md, "Excel on Windows (xlwings)"), and a
 Python callable `gputco.udfs.UDFS["NAME"]` that takes the same Excel-shaped arguments. The maths lives in
 the plain numpy function named under each entry.
 

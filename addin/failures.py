@@ -1,7 +1,7 @@
 """How the command line fails: one clear line on stderr, a documented exit code, no traceback.
 
 :func:`run` runs a parsed command and turns every error into one line on stderr and an exit code
-(documented in README.md, "Command line"): gputco's own errors are bad input (2) or a file that
+(documented in docs/cli.md): gputco's own errors are bad input (2) or a file that
 could not be written (3); an error nobody foresaw is a bug (4, with a request to report it).
 argparse prints its usage block before an error; :class:`OneLineParser` prints the error alone,
 with a pointer to ``--help`` (2). ``--debug`` (before the command) shows the traceback instead.

@@ -10,7 +10,7 @@ A test parses it and writes its workbook end to end (tests/test_scenarios.py), s
 #: the commented example printed by ``gputco scenarios --example`` (a test runs it end to end)
 EXAMPLE = """\
 # gputco scenarios SPEC (TOML). Run: gputco scenarios this-file.toml -o scenarios.xlsx
-# Keys are the scenario inputs (README "Scenario workbooks"): system, buyer, model, precision,
+# Keys are the scenario inputs (docs/scenarios.md): system, buyer, model, precision,
 # convention, mfu, tokens, gpus, seq_len, capex_per_gpu, cost_of_capital, life_years,
 # residual_fraction, it_kw_per_gpu, pue, usd_per_kwh, colo_usd_per_kw_month,
 # other_usd_per_gpu_hour, peak_tflops, kwh_per_household_year, availability, utilisation, goodput,
