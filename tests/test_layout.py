@@ -191,3 +191,13 @@ def test_the_face_exports_what_it_names():
 def test_the_engine_is_laid_out_by_stage():
     top = sorted(p.name for p in (ROOT / "workbook" / "recalc").iterdir() if p.name != "__pycache__")
     assert top == ["__init__.py", "formula", "functions", "read", "run", "write"]
+
+
+def test_the_wheel_lists_every_package():
+    """Every folder with an ``__init__.py`` is a package of the wheel (pyproject.toml lists them:
+    a folder left out installs as missing, though an editable install would still find it)."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    assert listed == found
