@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _check as chk
-from . import chain
+from . import chain, flows
 from .errors import NoSolutionError
 from .finance import HOURS_PER_YEAR
 
@@ -233,7 +233,7 @@ TABLE_COLUMNS = ("capex_cf", "revenue", "opex_cf", "depreciation", "tax", "resid
 
 
 def _npv(net: np.ndarray, rate: np.ndarray) -> np.ndarray:
-    return (net / (1.0 + rate) ** YEARS).sum(axis=1)
+    return flows.npv(net, np.asarray(rate, dtype=float).reshape(-1))
 
 
 def tco_npv(
@@ -277,74 +277,6 @@ def tco_npv(
     return _shaped(_npv(cols["net"], r), shape)
 
 
-#: the rates NPV is evaluated at to bracket the IRR's roots, in (-100%, 1e8%], and the discount
-#: factors of years 0..15 at each
-_IRR_GRID = np.unique(
-    np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
-)
-with np.errstate(all="ignore"):
-    _IRR_DISCOUNT = (1.0 + _IRR_GRID)[:, None] ** -YEARS[None, :]
-_NO_SIGN_CHANGE = "no IRR: the cash flows never change sign"
-_NO_ROOT = "no IRR: NPV does not reach 0 at any rate above -100%"
-
-
-def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """The IRR of every cash-flow row (rows x years), NaN where there is none, and why ("" where
-    there is one). NPV is evaluated on a grid of rates for all rows at once; each sign change is
-    bisected (all at once) and where several roots exist, the one nearest the workbook's starting
-    guess is taken (-50% when the undiscounted net is a loss, else 10%). Rows whose NPV overflows
-    somewhere on the grid are solved one by one on the rates where it is finite."""
-    net = np.asarray(net, dtype=float).reshape(-1, YEARS.size)
-    n = len(net)
-    out = np.full(n, np.nan)
-    why = [""] * n
-    changes = (net > 0).any(axis=1) & (net < 0).any(axis=1)
-    with np.errstate(all="ignore"):
-        values = net @ _IRR_DISCOUNT.T
-    finite = np.isfinite(values).all(axis=1)
-    for i in np.flatnonzero(~changes):
-        why[i] = _NO_SIGN_CHANGE
-    for i in np.flatnonzero(changes & ~finite):  # the same search on the finite rates
-        keep = np.isfinite(values[i])
-        out[i] = _nearest_roots(net[i : i + 1], values[i : i + 1, keep], _IRR_GRID[keep])[0]
-    rows = np.flatnonzero(changes & finite)
-    if rows.size:
-        out[rows] = _nearest_roots(net[rows], values[rows])
-    for i in np.flatnonzero(changes & np.isnan(out)):
-        why[i] = _NO_ROOT
-    return out, why
-
-
-def _nearest_roots(net: np.ndarray, values: np.ndarray, grid: np.ndarray = _IRR_GRID) -> np.ndarray:
-    """For rows whose NPV is finite at the rates ``grid`` (``values``: rows x rates): the root
-    nearest the guess, NaN if none."""
-    sign = np.sign(values)
-    zr, zj = np.nonzero(sign == 0)
-    cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    lo, hi, flo = grid[cj], grid[cj + 1], values[cr, cj]
-    active = np.ones(cr.size, dtype=bool)
-    for _ in range(200):
-        if not active.any():
-            break
-        mid = 0.5 * (lo + hi)
-        with np.errstate(all="ignore"):
-            fmid = (net[cr] / (1.0 + mid)[:, None] ** YEARS).sum(axis=1)
-        same = np.sign(fmid) == np.sign(flo)
-        lo = np.where(active & same, mid, lo)
-        flo = np.where(active & same, fmid, flo)
-        hi = np.where(active & ~same, mid, hi)
-        active &= ~(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(mid)))
-    row = np.concatenate([zr, cr])
-    root = np.concatenate([grid[zj], 0.5 * (lo + hi)])
-    out = np.full(len(net), np.nan)
-    if row.size:
-        guess = np.where(net.sum(axis=1) < 0, -0.5, 0.1)[row]
-        order = np.lexsort((np.abs(root - guess), row))
-        first = np.unique(row[order], return_index=True)[1]
-        out[row[order][first]] = root[order][first]
-    return out
-
-
 def tco_irr(
     capex_per_gpu,
     rent_usd_per_gpu_hour,
@@ -383,16 +315,15 @@ def tco_irr(
         opex_escalation_per_year,
         function="TCO_IRR",
     )
-    out, why = _irr_rows(cols["net"])
-    missing = [w for w in why if w]
-    if missing:
-        raise NoSolutionError(missing[0])
+    out, why = flows.irr(cols["net"])
+    if (why != flows.FOUND).any():
+        raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
     return _shaped(out, shape)
 
 
 def irr_or_nan(net: np.ndarray) -> np.ndarray:
     """:func:`tco_irr` per row of a net cash-flow array, NaN where there is none (batch)."""
-    return _irr_rows(net)[0]
+    return flows.irr(net)[0]
 
 
 def tco_payback_years(
