@@ -209,3 +209,14 @@ def test_the_flows_path_equals_the_table_path(monkeypatch):
     table = scenario.evaluate(inputs)
     for key in _recorded()[1]:
         np.testing.assert_allclose(fast[key], table[key], rtol=1e-12, atol=1e-9, err_msg=key)
+
+
+def test_regression_a_start_on_the_root_near_minus_100_percent_is_kept():
+    """Regression: a row whose first estimate is the root to the last ulp, near -100% (one
+    inflow, one outflow: the estimate is exact), once bisected away and never closed its bracket
+    (narrower than an ulp of r there) and came back as "no IRR"."""
+    row = np.zeros(16)
+    row[:2] = 4728.703675002652, -396.0100589508761
+    rate, why = flows.irr(row[None, :])
+    assert why[0] == flows.FOUND
+    assert rate[0] == pytest.approx(npf.irr(row[:2]), rel=1e-12)

@@ -161,28 +161,29 @@ def _value(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
 
-    Newton's method from :func:`_start`, each step taken where it stays inside the bracket (after
-    the first :data:`_FREE_STEPS` steps where it also at least halves the step before last, which
-    bounds the steps), else bisection of the bracket in log(1 + r). A row is done once a Newton
-    step is below 1e-11 (relative; its error is then of the order of the step squared), its NPV
-    is exactly 0 or its bracket has closed. Rows are scaled to a largest flow of 1 (the roots are
-    unchanged). ``c``: the flows, (T, rows); ``guess``: where to start if :func:`_start` cannot."""
+    With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
+    last non-zero flow, above the root the other sign. Newton's method from :func:`_start`, each
+    step taken where it stays inside the bracket (after the first :data:`_FREE_STEPS` steps where
+    it also at least halves the step before last, which bounds the steps), else bisection of the
+    bracket in log(1 + r). A row is done once a Newton step is below 1e-8 x (1 + r) (the error
+    after it is of the order of the step squared), its NPV is exactly 0 or its bracket has
+    closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
+    are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
+    ``guess``: where to start if :func:`_start` cannot."""
     c = c / np.abs(c).max(axis=0)
     m = c.shape[1]
+    last = np.zeros(m)
+    for t in range(len(c)):
+        np.copyto(last, c[t], where=c[t] != 0)
+    up = last > 0  # NPV > 0 between -100% and the root
+    whole, rising = c, up
     lo, hi = np.full(m, LOW), np.full(m, HIGH)
-    f_lo = _value(c, lo)[0]
-    f_hi = _value(c, hi)[0]
+    r = np.clip(_start(c, guess), LOW, HIGH)
+    idx = np.arange(m)
     out = np.full(m, np.nan)
-    out[f_lo == 0] = LOW
-    out[f_hi == 0] = HIGH
-    idx = np.flatnonzero((np.sign(f_lo) * np.sign(f_hi)) < 0)
-    if idx.size < m:
-        c, lo, hi, guess = c[:, idx], lo[idx], hi[idx], guess[idx]
-    up = f_lo[idx] > 0  # NPV > 0 below the root
-    r = np.clip(_start(c, guess), lo, hi)
-    step = np.full(idx.size, np.inf)
+    step = np.full(m, np.inf)
     older = step
-    done = np.zeros(idx.size, dtype=bool)
+    done = np.zeros(m, dtype=bool)
     for it in range(_MAX_STEPS):
         fr, dfr = _value(c, r)
         below = (fr > 0) == up
@@ -190,28 +191,42 @@ def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
         np.copyto(hi, r, where=~below)
         with np.errstate(all="ignore"):
             new = r - fr / dfr
-        newton = (new > lo) & (new < hi)
+        newton = ((new > lo) & (new < hi)) | (new == r)  # (== r: a step below half an ulp)
         if it >= _FREE_STEPS:
             newton &= np.abs(new - r) <= 0.5 * np.abs(older)
         older, step = step, new - r
-        finished = np.abs(step) <= 1e-11 * (1.0 + np.abs(new))
+        finished = np.abs(step) <= 1e-8 * (1.0 + new)
         if not newton.all():  # bisect there; an exact 0 stays; a closed bracket is done
             exact = fr == 0
             np.copyto(new, -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi)), where=~newton)
             np.copyto(new, r, where=exact)
             finished &= newton
-            finished |= exact | (hi - lo <= 4e-16 * (1.0 + np.abs(new)))
+            closed = hi - lo <= np.maximum(4e-16 * (1.0 + new), 4.0 * np.spacing(np.abs(new)))
+            finished |= exact | closed
         np.copyto(new, r, where=done)
         done |= finished
         r = new
-        if done.all():
+        left = done.size - np.count_nonzero(done)
+        if left == 0:
             break
-        if done.mean() > 0.5:  # drop the finished rows
+        if left < 0.5 * done.size:  # drop the finished rows
             out[idx[done]] = r[done]
             keep = ~done
             idx, c, lo, hi, r, up = idx[keep], c[:, keep], lo[keep], hi[keep], r[keep], up[keep]
             step, older, done = step[keep], older[keep], done[keep]
     out[idx[done]] = r[done]
+    return _inside(whole, rising, out)
+
+
+def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The roots found at (or next to) an end of [LOW, HIGH] kept only where NPV does change sign
+    between the ends; NaN where the root lies beyond them."""
+    edge = np.flatnonzero((out - LOW <= 1e-6) | (out >= HIGH * (1.0 - 1e-6)))
+    if edge.size:
+        f_lo = _value(c[:, edge], np.full(edge.size, LOW))[0]
+        f_hi = _value(c[:, edge], np.full(edge.size, HIGH))[0]
+        inside = ((f_lo == 0) | ((f_lo > 0) == up[edge])) & ((f_hi == 0) | ((f_hi > 0) != up[edge]))
+        out[edge[~inside]] = np.nan
     return out
 
 
@@ -219,12 +234,18 @@ def _start(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """A first estimate of the root: the rate at which the inflows' total P, at their mean time
     tP, is worth the outflows' total N at theirs, tN: 1 + r = (P / N)^(1 / (tP - tN)) (exact for
     one outflow and one inflow); ``guess`` where that is not finite."""
-    t = np.arange(len(c), dtype=float)[:, None]
-    pos = np.maximum(c, 0.0)
-    neg = pos - c
-    p, n = pos.sum(axis=0), neg.sum(axis=0)
+    p, n, tp, tn = (np.zeros(c.shape[1]) for _ in range(4))
+    pos, neg = np.empty(c.shape[1]), np.empty(c.shape[1])
+    for t in range(len(c)):
+        np.maximum(c[t], 0.0, out=pos)
+        np.subtract(pos, c[t], out=neg)
+        p += pos
+        n += neg
+        if t:
+            tp += t * pos
+            tn += t * neg
     with np.errstate(all="ignore"):
-        r = (p / n) ** (1.0 / ((t * pos).sum(axis=0) / p - (t * neg).sum(axis=0) / n)) - 1.0
+        r = (p / n) ** (1.0 / (tp / p - tn / n)) - 1.0
     return np.where(np.isfinite(r), r, guess)
 
 
