@@ -224,17 +224,26 @@ def _on_given_rows(step: chain.Step, used: dict[str, object], n: int) -> np.ndar
     """A step that depends on optional inputs, on the rows that give the ones it needs (NaN
     elsewhere)."""
     given = _given(used, chain.optional_inputs_of(step.key), n)
+    if not given.any():
+        return _NOTHING
     out = np.full(n, np.nan)
-    if given.any():
-        out[given] = step.func(*(_rows_of(used[a], given, n) for a in step.args))
+    out[given] = step.func(*(_rows_of(used[a], given, n) for a in step.args))
     return out
+
+
+#: a result no scenario has (no scenario gives its optional input): NaN, as a scalar
+_NOTHING = np.float64(np.nan)
 
 
 def _given(used: dict[str, object], names, n: int) -> np.ndarray:
     """The scenarios that give every optional input of ``names`` (not NaN)."""
     given = np.ones(n, dtype=bool)
     for k in names:
-        given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
+        value = np.asarray(used[k], dtype=float)
+        if value.ndim == 0:  # one value for all: all or none
+            given &= not np.isnan(value)
+        else:
+            given &= ~np.isnan(value)
     return given
 
 
@@ -249,10 +258,12 @@ def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> No
     the table's every column, by the chain's own functions."""
     needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
     rows = np.flatnonzero(_given(used, needs, n))
+    for s in steps:
+        used[s.key] = np.full(n, np.nan) if rows.size else _NOTHING
+    if not rows.size:
+        return
     gives = {s.key: _given(used, chain.optional_inputs_of(s.key), n) for s in steps}
     fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
-    for s in steps:
-        used[s.key] = np.full(n, np.nan)
     for start in range(0, rows.size, CHUNK_ROWS):
         idx = rows[start : start + CHUNK_ROWS]
         values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
