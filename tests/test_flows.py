@@ -4,6 +4,7 @@ commit d036a86 before the kernels replaced the IRR grid search (tests/decisions_
 
 from __future__ import annotations
 
+import doctest
 import json
 from pathlib import Path
 
@@ -220,3 +221,10 @@ def test_regression_a_start_on_the_root_near_minus_100_percent_is_kept():
     rate, why = flows.irr(row[None, :])
     assert why[0] == flows.FOUND
     assert rate[0] == pytest.approx(npf.irr(row[:2]), rel=1e-12)
+
+
+def test_the_examples_of_docs_finance_md_run():
+    """docs/finance.md documents the IRR's choices with examples that run as written."""
+    result = doctest.testfile(str(Path(__file__).parents[1] / "docs" / "finance.md"), module_relative=False)
+    assert result.attempted >= 5
+    assert result.failed == 0

@@ -20,8 +20,8 @@ memory are linear in the periods and callers bound memory by passing chunks of r
 >>> npv(flows, 0.1).round(4)
 array([   4.1322, -82.6446])
 >>> rate, why = irr(flows)
->>> round(float(rate[0]), 6), bool(why[1] == NO_ROOT)
-(0.130662, False)
+>>> rate.round(6).tolist(), why.tolist()
+([0.130662, -0.629844], [0, 0])
 >>> payback(flows)
 array([1.66666667,        nan])
 """
