@@ -228,3 +228,27 @@ def test_the_examples_of_docs_finance_md_run():
     result = doctest.testfile(str(Path(__file__).parents[1] / "docs" / "finance.md"), module_relative=False)
     assert result.attempted >= 5
     assert result.failed == 0
+
+
+def test_tco_functions_work_chunk_by_chunk_with_the_same_results(monkeypatch):
+    """TCO_NPV, TCO_IRR, TCO_PAYBACK_YEARS and TCO_BREAKEVEN_RENT of arrays build their cash flows
+    in chunks (here of 7 scenarios): each element equals the function of that element alone."""
+    rng = np.random.default_rng(5)
+    n = 40
+    capex, rent = rng.uniform(2e4, 4e4, n), rng.uniform(3.0, 5.0, n)
+    life = rng.integers(4, 9, n).astype(float)
+    kw = dict(tax_rate=rng.uniform(0, 0.3, n), rent_decline_per_year=rng.uniform(0, 0.1, n))
+    monkeypatch.setattr(decisions, "CHUNK_ROWS", 7)
+    npv = decisions.tco_npv(capex, rent, 0.4, life, 0.1, **kw)
+    irr = decisions.tco_irr(capex, rent, 0.4, life, **kw)
+    pay = decisions.tco_payback_years(capex, rent, 0.4, life, **kw)
+    even = decisions.tco_breakeven_rent(capex, 0.4, life, 0.1, **kw)
+    for i in range(n):
+        one = {k: v[i] for k, v in kw.items()}
+        assert npv[i] == pytest.approx(
+            decisions.tco_npv(capex[i], rent[i], 0.4, life[i], 0.1, **one), rel=1e-12
+        )
+        assert irr[i] == pytest.approx(decisions.tco_irr(capex[i], rent[i], 0.4, life[i], **one), rel=1e-12)
+        assert pay[i] == pytest.approx(decisions.tco_payback_years(capex[i], rent[i], 0.4, life[i], **one))
+        assert even[i] == pytest.approx(decisions.tco_breakeven_rent(capex[i], 0.4, life[i], 0.1, **one))
+    assert decisions.tco_npv(capex, even, 0.4, life, 0.1, **kw) == pytest.approx(np.zeros(n), abs=1e-6)
