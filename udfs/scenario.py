@@ -198,12 +198,11 @@ def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str,
     that read the per-year table run after the others (no other step reads them), on chunks of
     :data:`CHUNK_ROWS` scenarios, so the table never exists for all scenarios at once.
     """
-    optional = {i.key for i in chain.INPUTS if i.default == chain.OPTIONAL}
     table: list[chain.Step] = []
-    for step in chain.STEPS:
-        if chain.reads_year_table(step.key):
+    for step, reads_table, optional in _plan():
+        if reads_table:
             table.append(step)
-        elif set(chain.optional_inputs_of(step.key)) & optional:
+        elif optional:
             used[step.key] = _on_given_rows(step, used, n)
         else:
             used[step.key] = step.func(*(used[a] for a in step.args))
@@ -212,6 +211,20 @@ def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str,
     if table:
         _table_steps(table, used, n)
     return used
+
+
+_PLANS: list[tuple[tuple, list]] = []
+
+
+def _plan() -> list[tuple[chain.Step, bool, tuple[str, ...]]]:
+    """Each step of the chain with whether it reads the per-year table and the optional inputs
+    it needs; worked out once per set of steps (a step added to the chain makes a new one)."""
+    if not _PLANS or _PLANS[0][0] is not chain.STEPS:
+        plan = [
+            (s, chain.reads_year_table(s.key), tuple(chain.optional_inputs_of(s.key))) for s in chain.STEPS
+        ]
+        _PLANS[:] = [(chain.STEPS, plan)]
+    return _PLANS[0][1]
 
 
 def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> object:
