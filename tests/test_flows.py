@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import doctest
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -252,3 +254,53 @@ def test_tco_functions_work_chunk_by_chunk_with_the_same_results(monkeypatch):
         assert pay[i] == pytest.approx(decisions.tco_payback_years(capex[i], rent[i], 0.4, life[i], **one))
         assert even[i] == pytest.approx(decisions.tco_breakeven_rent(capex[i], 0.4, life[i], 0.1, **one))
     assert decisions.tco_npv(capex, even, 0.4, life, 0.1, **kw) == pytest.approx(np.zeros(n), abs=1e-6)
+
+
+ADDED = r"""
+import json
+import subprocess
+import sys
+import numpy as np
+from gputco.udfs import chain, scenario
+
+inputs = {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5], "rent_usd_per_gpu_hour": [2.0, 4.0]}
+before = scenario.evaluate(inputs)
+
+def first_year_net(net):
+    return np.asarray(net, dtype=float)[:, 1]
+
+chain.add_step(chain.Step(
+    "first_year_net", "Net cash flow in year 1 (toy)", "USD", "the table's net in year 1",
+    "=<net@1>", first_year_net, ("net",), "Rent or buy"))
+after = scenario.evaluate(inputs)
+print(json.dumps({"before": "first_year_net" in before, "net1": after["first_year_net"].tolist(),
+                  "npv": [before["npv_usd_per_gpu"].tolist(), after["npv_usd_per_gpu"].tolist()]}))
+"""
+
+
+def test_a_step_added_after_a_run_that_reads_the_table_gets_the_table():
+    """A step added to the chain after the evaluator has run once (its plan is made again) and
+    reading a column of the per-year table without a kernel: the evaluator builds the whole table
+    for it by the chain's own functions, and the other results stay as they were."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=root, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] is False
+    used = scenario.used_inputs(
+        {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5], "rent_usd_per_gpu_hour": [2.0, 4.0]}
+    )
+    opex = scenario.evaluate({"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5]})[
+        "opex_usd_per_gpu_hour"
+    ]
+    cols, _ = decisions.cash_flow_columns(
+        used["capex_per_gpu"],
+        used["rent_usd_per_gpu_hour"],
+        opex,
+        used["life_years"],
+        used["residual_fraction"],
+    )
+    assert out["net1"] == pytest.approx(cols["net"][:, 1].tolist(), rel=1e-12)
+    assert out["npv"][0] == pytest.approx(out["npv"][1], rel=1e-12)
