@@ -176,9 +176,15 @@ def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     for t in range(len(c)):
         np.copyto(last, c[t], where=c[t] != 0)
     up = last > 0  # NPV > 0 between -100% and the root
-    whole, rising = c, up
-    lo, hi = np.full(m, LOW), np.full(m, HIGH)
     r = np.clip(_start(c, guess), LOW, HIGH)
+    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
+    return _inside(c, up, out)
+
+
+def _newton(c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray) -> np.ndarray:
+    """The root of each row's NPV in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0
+    elsewhere) by the safeguarded Newton's method of :func:`_unique_root`, from ``r``."""
+    m = c.shape[1]
     idx = np.arange(m)
     out = np.full(m, np.nan)
     step = np.full(m, np.inf)
@@ -215,7 +221,7 @@ def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
             idx, c, lo, hi, r, up = idx[keep], c[:, keep], lo[keep], hi[keep], r[keep], up[keep]
             step, older, done = step[keep], older[keep], done[keep]
     out[idx[done]] = r[done]
-    return _inside(whole, rising, out)
+    return out
 
 
 def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -265,7 +271,7 @@ def _grid_discount(periods: int) -> np.ndarray:
 
 
 def _nearest_root(f: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """For rows with several sign changes: NPV on the grid of rates, each bracket bisected, and
+    """For rows with several sign changes: NPV on the grid of rates, each bracket solved, and
     of the roots the one nearest the guess (NaN: no root). Rates where a row's NPV overflows are
     left out of its brackets."""
     with np.errstate(all="ignore"):
@@ -274,35 +280,28 @@ def _nearest_root(f: np.ndarray, guess: np.ndarray) -> np.ndarray:
     out = np.full(len(f), np.nan)
     rows = np.flatnonzero(finite)
     if rows.size:
-        out[rows] = _bisected(f[rows], values[rows], _GRID, guess[rows])
+        out[rows] = _bracketed(f[rows], values[rows], _GRID, guess[rows])
     for i in np.flatnonzero(~finite):
         keep = np.isfinite(values[i])
-        out[i] = _bisected(f[i : i + 1], values[i : i + 1, keep], _GRID[keep], guess[i : i + 1])[0]
+        out[i] = _bracketed(f[i : i + 1], values[i : i + 1, keep], _GRID[keep], guess[i : i + 1])[0]
     return out
 
 
-def _bisected(f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """Every sign change of ``values`` (rows x rates on ``grid``) bisected to the root, and per
-    row the root nearest its guess (NaN if none); a rate where NPV is exactly 0 is a root."""
-    periods = np.arange(f.shape[1], dtype=float)
+def _bracketed(f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """Every sign change of ``values`` (rows x rates on ``grid``) solved to its root within the
+    bracket of the two rates (:func:`_newton`), and per row the root nearest its guess (NaN if
+    none); a rate where NPV is exactly 0 is a root."""
     sign = np.sign(values)
     zr, zj = np.nonzero(sign == 0)
     cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    lo, hi, flo = grid[cj], grid[cj + 1], values[cr, cj]
-    active = np.ones(cr.size, dtype=bool)
-    for _ in range(_MAX_STEPS):
-        if not active.any():
-            break
-        mid = 0.5 * (lo + hi)
-        with np.errstate(all="ignore"):
-            fmid = (f[cr] / (1.0 + mid)[:, None] ** periods).sum(axis=1)
-        same = np.sign(fmid) == np.sign(flo)
-        lo = np.where(active & same, mid, lo)
-        flo = np.where(active & same, fmid, flo)
-        hi = np.where(active & ~same, mid, hi)
-        active &= ~(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(mid)))
+    lo, hi = grid[cj], grid[cj + 1]
+    root = np.empty(0)
+    if cr.size:
+        c = f[cr] / np.abs(f[cr]).max(axis=1)[:, None]
+        start = -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi))
+        root = _newton(np.ascontiguousarray(c.T), start, lo.copy(), hi.copy(), values[cr, cj] > 0)
     row = np.concatenate([zr, cr])
-    root = np.concatenate([grid[zj], 0.5 * (lo + hi)])
+    root = np.concatenate([grid[zj], root])
     out = np.full(len(f), np.nan)
     if row.size:
         order = np.lexsort((np.abs(root - guess[row]), row))
