@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _check as chk
-from . import chain
+from . import chain, flows, yearflows
 from .errors import NoSolutionError
 from .finance import HOURS_PER_YEAR
 
@@ -233,7 +233,39 @@ TABLE_COLUMNS = ("capex_cf", "revenue", "opex_cf", "depreciation", "tax", "resid
 
 
 def _npv(net: np.ndarray, rate: np.ndarray) -> np.ndarray:
-    return (net / (1.0 + rate) ** YEARS).sum(axis=1)
+    return flows.npv(net, np.asarray(rate, dtype=float).reshape(-1))
+
+
+#: scenarios whose cash flows the TCO_ functions below build at once (memory stays bounded by
+#: about 2 x 16 years x CHUNK_ROWS x 8 bytes whatever the size of the arrays given)
+CHUNK_ROWS = 32_768
+
+
+def _results(args: tuple, function: str, need: tuple[str, ...], cost_of_capital=None):
+    """NPV (``npv``), NPV of the revenue (``revenue_npv``), IRR (``irr`` and ``why``) and payback
+    (``payback``) of the cash flows of ``args`` (the eleven cash-flow inputs, in the order of
+    :data:`gputco.udfs.yearflows.INPUTS`), checked as ``function``'s, chunk by chunk of
+    :data:`CHUNK_ROWS` scenarios: flat arrays, and the scenarios' shape."""
+    t, shape = _terms(*args, function)
+    n = int(np.prod(shape)) if shape else 1
+    if cost_of_capital is not None:
+        rate = np.broadcast_to(np.asarray(chk.checked("cost_of_capital", cost_of_capital), float), shape)
+        rate = rate.reshape(-1)
+    out = {k: np.empty(n) for k in need}
+    if "irr" in need:
+        out["why"] = np.empty(n, dtype=np.int8)
+    for s in range(0, n, CHUNK_ROWS):
+        e = min(s + CHUNK_ROWS, n)
+        f = yearflows.by_period(*(t[k][s:e, 0] for k in yearflows.INPUTS))
+        if "npv" in need:
+            out["npv"][s:e] = flows.npv(f["net"], rate[s:e], by_period=True)
+        if "revenue_npv" in need:
+            out["revenue_npv"][s:e] = flows.npv(f["revenue"], rate[s:e], by_period=True)
+        if "irr" in need:
+            out["irr"][s:e], out["why"][s:e] = flows.irr(f["net"], by_period=True)
+        if "payback" in need:
+            out["payback"][s:e] = flows.payback(f["net"], by_period=True)
+    return out, shape
 
 
 def tco_npv(
@@ -258,91 +290,25 @@ def tco_npv(
     >>> round(tco_npv(31250, 2.0, 0.4045, 5, 0.10), 2)
     21732.23
     """
-    cols, shape = cash_flow_columns(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-        function="TCO_NPV",
+    out, shape = _results(
+        (
+            capex_per_gpu,
+            rent_usd_per_gpu_hour,
+            opex_usd_per_gpu_hour,
+            life_years,
+            residual_fraction,
+            availability,
+            utilisation,
+            tax_rate,
+            depreciation_years,
+            rent_decline_per_year,
+            opex_escalation_per_year,
+        ),
+        "TCO_NPV",
+        ("npv",),
+        cost_of_capital,
     )
-    rate = chk.checked("cost_of_capital", cost_of_capital)
-    r = np.broadcast_to(np.asarray(rate, dtype=float), shape).reshape(-1, 1)
-    return _shaped(_npv(cols["net"], r), shape)
-
-
-#: the rates NPV is evaluated at to bracket the IRR's roots, in (-100%, 1e8%], and the discount
-#: factors of years 0..15 at each
-_IRR_GRID = np.unique(
-    np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
-)
-with np.errstate(all="ignore"):
-    _IRR_DISCOUNT = (1.0 + _IRR_GRID)[:, None] ** -YEARS[None, :]
-_NO_SIGN_CHANGE = "no IRR: the cash flows never change sign"
-_NO_ROOT = "no IRR: NPV does not reach 0 at any rate above -100%"
-
-
-def _irr_rows(net: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """The IRR of every cash-flow row (rows x years), NaN where there is none, and why ("" where
-    there is one). NPV is evaluated on a grid of rates for all rows at once; each sign change is
-    bisected (all at once) and where several roots exist, the one nearest the workbook's starting
-    guess is taken (-50% when the undiscounted net is a loss, else 10%). Rows whose NPV overflows
-    somewhere on the grid are solved one by one on the rates where it is finite."""
-    net = np.asarray(net, dtype=float).reshape(-1, YEARS.size)
-    n = len(net)
-    out = np.full(n, np.nan)
-    why = [""] * n
-    changes = (net > 0).any(axis=1) & (net < 0).any(axis=1)
-    with np.errstate(all="ignore"):
-        values = net @ _IRR_DISCOUNT.T
-    finite = np.isfinite(values).all(axis=1)
-    for i in np.flatnonzero(~changes):
-        why[i] = _NO_SIGN_CHANGE
-    for i in np.flatnonzero(changes & ~finite):  # the same search on the finite rates
-        keep = np.isfinite(values[i])
-        out[i] = _nearest_roots(net[i : i + 1], values[i : i + 1, keep], _IRR_GRID[keep])[0]
-    rows = np.flatnonzero(changes & finite)
-    if rows.size:
-        out[rows] = _nearest_roots(net[rows], values[rows])
-    for i in np.flatnonzero(changes & np.isnan(out)):
-        why[i] = _NO_ROOT
-    return out, why
-
-
-def _nearest_roots(net: np.ndarray, values: np.ndarray, grid: np.ndarray = _IRR_GRID) -> np.ndarray:
-    """For rows whose NPV is finite at the rates ``grid`` (``values``: rows x rates): the root
-    nearest the guess, NaN if none."""
-    sign = np.sign(values)
-    zr, zj = np.nonzero(sign == 0)
-    cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    lo, hi, flo = grid[cj], grid[cj + 1], values[cr, cj]
-    active = np.ones(cr.size, dtype=bool)
-    for _ in range(200):
-        if not active.any():
-            break
-        mid = 0.5 * (lo + hi)
-        with np.errstate(all="ignore"):
-            fmid = (net[cr] / (1.0 + mid)[:, None] ** YEARS).sum(axis=1)
-        same = np.sign(fmid) == np.sign(flo)
-        lo = np.where(active & same, mid, lo)
-        flo = np.where(active & same, fmid, flo)
-        hi = np.where(active & ~same, mid, hi)
-        active &= ~(hi - lo <= 1e-15 * np.maximum(1.0, np.abs(mid)))
-    row = np.concatenate([zr, cr])
-    root = np.concatenate([grid[zj], 0.5 * (lo + hi)])
-    out = np.full(len(net), np.nan)
-    if row.size:
-        guess = np.where(net.sum(axis=1) < 0, -0.5, 0.1)[row]
-        order = np.lexsort((np.abs(root - guess), row))
-        first = np.unique(row[order], return_index=True)[1]
-        out[row[order][first]] = root[order][first]
-    return out
+    return _shaped(out["npv"], shape)
 
 
 def tco_irr(
@@ -369,30 +335,31 @@ def tco_irr(
     >>> round(tco_irr(31250, 2.0, 0.4045, 5), 6)
     0.346027
     """
-    cols, shape = cash_flow_columns(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-        function="TCO_IRR",
+    out, shape = _results(
+        (
+            capex_per_gpu,
+            rent_usd_per_gpu_hour,
+            opex_usd_per_gpu_hour,
+            life_years,
+            residual_fraction,
+            availability,
+            utilisation,
+            tax_rate,
+            depreciation_years,
+            rent_decline_per_year,
+            opex_escalation_per_year,
+        ),
+        "TCO_IRR",
+        ("irr",),
     )
-    out, why = _irr_rows(cols["net"])
-    missing = [w for w in why if w]
-    if missing:
-        raise NoSolutionError(missing[0])
-    return _shaped(out, shape)
+    if (out["why"] != flows.FOUND).any():
+        raise NoSolutionError(flows.REASONS[int(out["why"][np.argmax(out["why"] != flows.FOUND)])])
+    return _shaped(out["irr"], shape)
 
 
 def irr_or_nan(net: np.ndarray) -> np.ndarray:
     """:func:`tco_irr` per row of a net cash-flow array, NaN where there is none (batch)."""
-    return _irr_rows(net)[0]
+    return flows.irr(net)[0]
 
 
 def tco_payback_years(
@@ -414,24 +381,26 @@ def tco_payback_years(
     >>> round(tco_payback_years(31250, 2.0, 0.4045, 5), 4)
     2.2359
     """
-    cols, shape = cash_flow_columns(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-        function="TCO_PAYBACK_YEARS",
+    out, shape = _results(
+        (
+            capex_per_gpu,
+            rent_usd_per_gpu_hour,
+            opex_usd_per_gpu_hour,
+            life_years,
+            residual_fraction,
+            availability,
+            utilisation,
+            tax_rate,
+            depreciation_years,
+            rent_decline_per_year,
+            opex_escalation_per_year,
+        ),
+        "TCO_PAYBACK_YEARS",
+        ("payback",),
     )
-    years = np.asarray(payback_of_table(cols["payback_point"]), dtype=float).reshape(-1)
-    if np.isnan(years).any():
+    if np.isnan(out["payback"]).any():
         raise NoSolutionError("no payback within life: the cumulative cash flow stays below 0")
-    return _shaped(years, shape)
+    return _shaped(out["payback"], shape)
 
 
 def tco_breakeven_rent(
@@ -449,38 +418,27 @@ def tco_breakeven_rent(
 ):
     """The rent per GPU-hour at which NPV = 0 at the cost of capital.
 
-    NPV is linear in the rent: break-even = -NPV(rent 0) / (NPV(rent 1) - NPV(rent 0)).
+    NPV is linear in the rent: break-even = 1 - NPV(rent 1) / (NPV of $1 of rent after tax).
 
     >>> round(tco_breakeven_rent(31250, 0.4044520643835616, 5, 0.1305), 6)
     1.41994
     """
-    kw = dict(
-        residual_fraction=residual_fraction,
-        availability=availability,
-        utilisation=utilisation,
-        tax_rate=tax_rate,
-        depreciation_years=depreciation_years,
-        rent_decline_per_year=rent_decline_per_year,
-        opex_escalation_per_year=opex_escalation_per_year,
+    args = (
+        capex_per_gpu,
+        1.0,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        utilisation,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
     )
-    args = (capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital)
-    at_zero = _npv_at_rent(0.0, *args, **kw)
-    at_one = _npv_at_rent(1.0, *args, **kw)
-    return chk.out(-at_zero / (at_one - at_zero))
-
-
-def _npv_at_rent(rent, capex, opex, life, rate, **kw):
-    """NPV with a given rent; rent 0 is allowed here (the revenue line vanishes)."""
-    cols, shape = cash_flow_columns(capex, 1.0, opex, life, function="TCO_BREAKEVEN_RENT", **kw)
-    r = chk.checked("cost_of_capital", rate)
-    r = np.broadcast_to(np.asarray(r, dtype=float), shape).reshape(-1, 1)
-    net = cols["net"] - (1.0 - rent) * cols["revenue"] * (1.0 - _tax(kw, shape))
-    return _shaped(_npv(net, r), shape)
-
-
-def _tax(kw, shape):
-    t = np.asarray(kw.get("tax_rate", 0.0), dtype=float)
-    return np.broadcast_to(t, shape).reshape(-1, 1)
+    out, shape = _results(args, "TCO_BREAKEVEN_RENT", ("npv", "revenue_npv"), cost_of_capital)
+    tax = np.broadcast_to(np.asarray(chk.checked("tax_rate", tax_rate), dtype=float), shape).reshape(-1)
+    return _shaped(1.0 - out["npv"] / (out["revenue_npv"] * (1.0 - tax)), shape)
 
 
 # --- step functions of the chain's per-year table ---------------------------------------------

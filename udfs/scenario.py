@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _check as chk
-from . import chain, presets
+from . import chain, presets, yearflows
 from .compute import CONVENTIONS
 from .errors import InputRangeError, MissingValueError, UnknownNameError
 
@@ -185,73 +185,157 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
     return n, used
 
 
+#: scenarios whose per-year cash-flow table is built at once: memory for the rent-or-buy steps is
+#: bounded by about CHUNK_ROWS x 16 years x 8 bytes per table column, whatever the scenario count
+CHUNK_ROWS = 32768
+
+
 def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str, object]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
     A step that reads an optional input (the rent), directly or through other steps or the
-    per-year table, runs only on the scenarios that give it; it is NaN on the others.
+    per-year table, runs only on the scenarios that give it; it is NaN on the others. The steps
+    that read the per-year table run after the others (no other step reads them), on chunks of
+    :data:`CHUNK_ROWS` scenarios, so the table never exists for all scenarios at once.
     """
-    optional = {i.key for i in chain.INPUTS if i.default == chain.OPTIONAL}
-    tainted = set(optional) | ({y.key for y in chain.YEAR_STEPS} if optional else set())
-    for step in chain.STEPS:
-        if tainted & set(step.args):
-            tainted.add(step.key)
-            used[step.key] = _on_given_rows(step, used, optional, n)
+    table: list[chain.Step] = []
+    for step, reads_table, optional in _plan():
+        if reads_table:
+            table.append(step)
+        elif optional:
+            used[step.key] = _on_given_rows(step, used, n)
         else:
             used[step.key] = step.func(*(used[a] for a in step.args))
         if step.key == until:
             break
+    if table:
+        _table_steps(table, used, n)
     return used
 
 
-def _on_given_rows(step: chain.Step, used: dict[str, object], optional: set[str], n: int) -> np.ndarray:
+_PLANS: list[tuple[tuple, list]] = []
+
+
+def _plan() -> list[tuple[chain.Step, bool, tuple[str, ...]]]:
+    """Each step of the chain with whether it reads the per-year table and the optional inputs
+    it needs; worked out once per set of steps (a step added to the chain makes a new one)."""
+    if not _PLANS or _PLANS[0][0] is not chain.STEPS:
+        plan = [
+            (s, chain.reads_year_table(s.key), tuple(chain.optional_inputs_of(s.key))) for s in chain.STEPS
+        ]
+        _PLANS[:] = [(chain.STEPS, plan)]
+    return _PLANS[0][1]
+
+
+def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> object:
+    """A used value on some scenarios: per-scenario arrays sliced, scalars as they are."""
+    arr = np.asarray(value, dtype=float)
+    return arr[rows] if arr.ndim and arr.shape[0] == n else arr
+
+
+def _on_given_rows(step: chain.Step, used: dict[str, object], n: int) -> np.ndarray:
     """A step that depends on optional inputs, on the rows that give the ones it needs (NaN
-    elsewhere); the per-year table is computed once, on the rows that give the rent."""
+    elsewhere)."""
     given = _given(used, chain.optional_inputs_of(step.key), n)
-    out = np.full(n, np.nan)
     if not given.any():
-        return out
-    rows = {}
-    for a in step.args:
-        v = used[a] if a in used else None
-        if v is None and a in {y.key for y in chain.YEAR_STEPS}:
-            needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
-            _year_table(used, _given(used, needs, n), n)
-            v = used[a]
-        arr = np.asarray(v, dtype=float)
-        rows[a] = (
-            arr[given]
-            if arr.ndim and arr.shape[0] == n
-            else (np.broadcast_to(arr, (n,))[given] if arr.ndim == 0 else arr)
-        )
-    out[given] = step.func(*(rows[a] for a in step.args))
+        return _NOTHING
+    out = np.full(n, np.nan)
+    out[given] = step.func(*(_rows_of(used[a], given, n) for a in step.args))
     return out
+
+
+#: a result no scenario has (no scenario gives its optional input): NaN, as a scalar
+_NOTHING = np.float64(np.nan)
 
 
 def _given(used: dict[str, object], names, n: int) -> np.ndarray:
     """The scenarios that give every optional input of ``names`` (not NaN)."""
     given = np.ones(n, dtype=bool)
     for k in names:
-        given &= ~np.isnan(np.broadcast_to(np.asarray(used[k], dtype=float), (n,)))
+        value = np.asarray(used[k], dtype=float)
+        if value.ndim == 0:  # one value for all: all or none
+            given &= not np.isnan(value)
+        else:
+            given &= ~np.isnan(value)
     return given
 
 
-def _year_table(used: dict[str, object], given: np.ndarray, n: int) -> None:
-    """The per-year cash-flow columns (chain.YEAR_STEPS) for every scenario, NaN where the rent is
-    not given; life and depreciation are whole years 1..15 where it is."""
+_YEAR_KEYS = frozenset(y.key for y in chain.YEAR_STEPS)
+
+
+def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> None:
+    """The steps that read the per-year table (chain.YEAR_STEPS), chunk by chunk of the scenarios
+    that give the table's optional inputs (the rent); NaN on the others. Where every step that
+    reads a column of the table has a kernel in :data:`gputco.udfs.yearflows.FROM_FLOWS`, only
+    the table's net and revenue are built (:func:`gputco.udfs.yearflows.by_period`); otherwise
+    the table's every column, by the chain's own functions."""
+    needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
+    rows = np.flatnonzero(_given(used, needs, n))
+    for s in steps:
+        used[s.key] = np.full(n, np.nan) if rows.size else _NOTHING
+    if not rows.size:
+        return
+    gives = {s.key: _given(used, chain.optional_inputs_of(s.key), n) for s in steps}
+    fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
+    for start in range(0, rows.size, CHUNK_ROWS):
+        idx = rows[start : start + CHUNK_ROWS]
+        values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+        for s in steps:
+            sub = gives[s.key][idx]
+            if not sub.any():
+                continue
+            if fast and s.key in yearflows.FROM_FLOWS:
+                on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
+                got = yearflows.FROM_FLOWS[s.key](values, on)
+                got = np.where(sub, got, np.nan)
+            else:
+                args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
+                if not sub.all():
+                    args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
+                got = np.full(idx.size, np.nan)
+                got[sub] = s.func(*args)
+            values[s.key] = got
+            used[s.key][idx] = got
+
+
+def _kernel_inputs(step: chain.Step) -> list[str]:
+    """The used values a FROM_FLOWS kernel may read: the step's arguments that are not columns of
+    the per-year table."""
+    return [a for a in step.args if a not in _YEAR_KEYS]
+
+
+def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Life and depreciation are whole years 1..15 where the table is built; an error names the
+    scenario (its index among all the scenarios)."""
+    try:
+        return chk.checked(a, arr, "TCO_CASHFLOWS")
+    except InputRangeError as err:
+        at = None if err.index is None else (int(idx[err.index[0]]),)
+        raise InputRangeError(err.arg, err.value, err.valid, at) from None
+
+
+def _year_flows(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
+    """The net cash flow and revenue of the scenarios ``idx`` (years, scenarios)."""
+    cols = {}
+    for a in yearflows.INPUTS:
+        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]
+        cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
+    return yearflows.by_period(*(cols[a] for a in yearflows.INPUTS))
+
+
+def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
+    """The per-year cash-flow columns (chain.YEAR_STEPS) of the scenarios ``idx``, each an array
+    (scenarios, 16 years)."""
     values: dict[str, object] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
-    names = {a for y in chain.YEAR_STEPS for a in y.args} - {y.key for y in chain.YEAR_STEPS}
+    names = {a for y in chain.YEAR_STEPS for a in y.args} - _YEAR_KEYS
     for a in names - {"year"}:
-        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[given]
+        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]
         if a in ("life_years", "depreciation_years"):
-            arr = chk.checked(a, arr, "TCO_CASHFLOWS")
+            arr = _whole_years(a, arr, idx)
         values[a] = np.asarray(arr, dtype=float).reshape(-1, 1)
     for y in chain.YEAR_STEPS:
         values[y.key] = y.func(*(values[a] for a in y.args))
-    for y in chain.YEAR_STEPS:
-        full = np.full((n, 16), np.nan)
-        full[given] = np.broadcast_to(values[y.key], (int(given.sum()), 16))
-        used[y.key] = full
+    return {y.key: values[y.key] for y in chain.YEAR_STEPS}
 
 
 def cost_per_gpu_hour(inputs: Mapping[str, object]) -> dict[str, object]:

@@ -1,0 +1,306 @@
+"""The cash-flow kernels (udfs/flows.py) against numpy-financial 1.0 (``npf.irr``, ``npf.npv``),
+identities that hold whatever the implementation, and the chain's rent-or-buy results recorded at
+commit d036a86 before the kernels replaced the IRR grid search (tests/decisions_recorded.py)."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import numpy_financial as npf
+import pytest
+from fuzzing import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+
+from gputco.udfs import decisions, flows, scenario, yearflows
+
+RECORDED = Path(__file__).parent / "data" / "decisions_recorded.json"
+
+
+def _one_sign_change(rng: np.random.Generator, n: int, periods: int = 16) -> np.ndarray:
+    """Rows of ``periods`` flows: outflows, then inflows (or the reverse), magnitudes over five
+    decades, zeros sprinkled in, trailing zeros after a random length: one sign change each."""
+    out = np.zeros((n, periods))
+    for i in range(n):
+        t = int(rng.integers(2, periods + 1))
+        k = int(rng.integers(1, t))
+        out[i, :k] = -rng.uniform(0.0, 1.0, k) * 10 ** rng.uniform(0, 5)
+        out[i, k:t] = rng.uniform(0.0, 1.0, t - k) * 10 ** rng.uniform(0, 5)
+        out[i, rng.integers(0, t)] *= rng.random() < 0.9  # now and then a zero
+        if rng.random() < 0.5:
+            out[i] = -out[i]
+    keep = flows.sign_changes(out) == 1
+    return out[keep]
+
+
+def test_irr_equals_numpy_financial_on_10000_random_rows_with_one_sign_change():
+    """One sign change: exactly one IRR (Descartes); ours equals npf.irr's to 1e-9 where it lies
+    in the searched range [-100% + 1e-9, 1e6] and is "no root" where it lies beyond."""
+    rows = _one_sign_change(np.random.default_rng(20), 10_300)[:10_000]
+    assert len(rows) == 10_000
+    got, why = flows.irr(rows)
+    want = np.array([npf.irr(np.trim_zeros(r, "b")) for r in rows])
+    found = (want > flows.LOW) & (want < flows.HIGH)
+    assert found.mean() > 0.99  # nearly all roots lie in the range
+    assert np.all(why[found] == flows.FOUND)
+    assert np.all(why[~found] == flows.NO_ROOT)
+    np.testing.assert_allclose(got[found], want[found], rtol=1e-9, atol=1e-9)
+
+
+@given(st.lists(st.floats(1.0, 1e6), min_size=1, max_size=40), st.floats(1.0, 1e6), st.data())
+@fuzz_settings(share=0.5)
+def test_irr_of_monthly_rows_is_the_annualised_numpy_financial_irr(inflows, outflow, data):
+    """Any number of periods: with periods_per_year = 12 the IRR is (1 + npf.irr)^12 - 1, and NPV
+    at that annual rate is 0 (relative to the flows)."""
+    row = np.array([-outflow, *inflows])
+    monthly = npf.irr(row)
+    got, why = flows.irr(row[None, :], periods_per_year=12)
+    if not np.isfinite(monthly) or not (flows.LOW < monthly < flows.HIGH):
+        return
+    assert why[0] == flows.FOUND
+    assert got[0] == pytest.approx((1 + monthly) ** 12 - 1, rel=1e-9, abs=1e-9)
+    if -0.99 < got[0] < 1e3:  # away from -100%, where the annual rate loses the monthly one
+        assert abs(flows.npv(row[None, :], got[0], 12)[0]) <= 1e-7 * np.abs(row).sum()
+
+
+def test_no_sign_change_and_no_root_say_why():
+    """No sign change: no IRR; several sign changes and NPV never 0 (1 - 3x + 3x^2 > 0 for every
+    x = 1 / (1 + r)): no root, as npf.irr also finds none; a root beyond 1e6 per year: none."""
+    rows = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0], [1.0, -3.0, 3.0], [-1.0, 1e9, 0.0]])
+    rate, why = flows.irr(rows)
+    assert np.isnan(rate).all()
+    assert why.tolist() == [flows.NO_SIGN_CHANGE, flows.NO_SIGN_CHANGE, flows.NO_ROOT, flows.NO_ROOT]
+    assert np.isnan(npf.irr(rows[2]))
+    assert flows.REASONS[flows.NO_ROOT].startswith("no IRR")
+
+
+def _two_roots(r1: float, r2: float) -> np.ndarray:
+    """Flows whose NPV is (x - 1/(1+r1)) (x - 1/(1+r2)) in x = 1 / (1 + r): IRRs r1 and r2."""
+    x1, x2 = 1 / (1 + r1), 1 / (1 + r2)
+    return np.array([x1 * x2, -(x1 + x2), 1.0])
+
+
+def test_several_roots_the_one_nearest_the_workbooks_guess():
+    """The documented choice (docs/finance.md): of several IRRs, the one nearest the guess the
+    workbook gives Excel's IRR, -50% when the undiscounted sum is a loss, else 10%."""
+    loss = _two_roots(-0.6, 0.3)  # sum = (1 - 2.5)(1 - 1/1.3) < 0: guess -50%
+    assert loss.sum() < 0
+    assert np.sort(1 / np.roots(loss[::-1]) - 1) == pytest.approx([-0.6, 0.3])
+    rate, _ = flows.irr(np.array([loss, -loss]))
+    assert rate == pytest.approx([-0.6, 0.3], abs=1e-12)  # -loss sums > 0: guess 10%
+
+
+@given(st.floats(-0.9, 2.0), st.floats(-0.9, 2.0), st.floats(0.01, 1e4))
+@fuzz_settings(share=0.5)
+def test_of_two_separated_roots_the_nearest_to_the_guess_is_taken(r1, r2, scale):
+    if abs(r1 - r2) < 0.05:
+        return
+    row = scale * _two_roots(r1, r2)
+    for sign in (1.0, -1.0):
+        guess = -0.5 if (sign * row).sum() < 0 else 0.1
+        want = min((r1, r2), key=lambda r: abs(r - guess))
+        rate, why = flows.irr(sign * row[None, :])
+        assert why[0] == flows.FOUND
+        assert rate[0] == pytest.approx(want, abs=1e-9)
+
+
+@given(st.lists(st.floats(-1e5, 1e5), min_size=1, max_size=30), st.floats(-0.5, 1.0))
+@fuzz_settings(share=0.5)
+def test_npv_equals_numpy_financial(row, rate):
+    """npf.npv discounts the first value by (1 + rate)^0, as the kernel does."""
+    got = flows.npv(np.array([row]), rate)[0]
+    assert got == pytest.approx(npf.npv(rate, row), rel=1e-12, abs=1e-9 * max(1.0, np.abs(row).sum()))
+
+
+@given(st.lists(st.floats(-1e5, 1e5), min_size=1, max_size=30))
+@fuzz_settings(share=0.5)
+def test_payback_is_where_the_running_sum_first_turns_non_negative(row):
+    """Payback p: the cumulative sum is < 0 just before period ceil(p) and >= 0 at it, and the
+    straight line between those two sums crosses 0 at p."""
+    got = flows.payback(np.array([row]))[0]
+    cum = np.cumsum(row)
+    prev = np.concatenate([[0.0], cum[:-1]])
+    turns = np.flatnonzero((prev < 0) & (cum >= 0))
+    if turns.size == 0:
+        assert np.isnan(got)
+        return
+    t = int(turns[0])
+    assert t - 1 <= got <= t
+    assert prev[t] + (got - (t - 1)) * row[t] == pytest.approx(0.0, abs=1e-9 * max(1.0, abs(prev[t])))
+
+
+def _recorded():
+    data = json.loads(RECORDED.read_text())
+    inputs = {k: np.asarray(v, dtype=object if k == "system" else float) for k, v in data["inputs"].items()}
+    return inputs, data["results"]
+
+
+@pytest.mark.parametrize("chunk", [None, 257])
+def test_chain_results_equal_the_recorded_ones(chunk, monkeypatch):
+    """NPV, IRR (several sign changes included), payback and break-even rent of 3,000 scenarios
+    equal those the grid-search IRR and (scenarios x 16) tables gave (recorded at d036a86), with
+    "none" in the same scenarios; also when the evaluator works in chunks of 257 rows."""
+    if chunk:
+        monkeypatch.setattr(scenario, "CHUNK_ROWS", chunk)
+    inputs, results = _recorded()
+    out = scenario.evaluate(inputs)
+    net = _recorded_net(inputs, out)
+    assert (flows.sign_changes(net) > 1).sum() > 100  # the several-roots path is exercised
+    for key, values in results.items():
+        want = np.array([np.nan if v is None else v for v in values])
+        np.testing.assert_array_equal(np.isnan(out[key]), np.isnan(want), err_msg=key)
+        np.testing.assert_allclose(out[key], want, rtol=1e-9, atol=1e-9, err_msg=key)
+
+
+def _recorded_net(inputs, out):
+    """The net cash flows of the recorded scenarios that give a rent (the chain's per-year table)."""
+    used = scenario.used_inputs(inputs)
+    keep = ~np.isnan(np.asarray(inputs["rent_usd_per_gpu_hour"]))
+    names = ("residual_fraction", "availability", "utilisation", "tax_rate", "depreciation_years")
+    cols, _ = decisions.cash_flow_columns(
+        used["capex_per_gpu"][keep],
+        used["rent_usd_per_gpu_hour"][keep],
+        out["opex_usd_per_gpu_hour"][keep],
+        used["life_years"][keep],
+        *(used[k][keep] for k in names),
+        used["rent_decline_per_year"][keep],
+        used["opex_escalation_per_year"][keep],
+    )
+    return cols["net"]
+
+
+@given(
+    st.floats(1_000.0, 100_000.0),
+    st.floats(0.1, 10.0),
+    st.floats(0.05, 2.0),
+    st.integers(1, 15),
+    st.floats(0.0, 0.6),
+    st.floats(0.3, 1.0),
+    st.floats(0.2, 1.0),
+    st.floats(0.0, 0.5),
+    st.floats(0.0, 0.9),
+    st.floats(-0.5, 1.0),
+    st.data(),
+)
+@fuzz_settings(share=0.5)
+def test_flows_by_period_are_the_tables_net_and_revenue(c, rent, o, life, res, a, u, tax, dec, esc, data):
+    """yearflows.by_period gives the per-year table's own net and revenue columns (the chain's
+    YEAR_STEPS functions), year by year, for depreciation over any whole years up to the life."""
+    dep = data.draw(st.integers(1, life))
+    args = (c, rent, o, float(life), res, a, u, tax, float(dep), dec, esc)
+    got = yearflows.by_period(*args)
+    cols, _ = decisions.cash_flow_columns(*args)
+    for key in ("net", "revenue"):
+        want = cols[key][0]
+        assert got[key].shape == (life + 1, 1)
+        np.testing.assert_allclose(got[key][:, 0], want[: life + 1], rtol=1e-12, atol=1e-9, err_msg=key)
+        assert not want[life + 1 :].any()  # the table is 0 after the life
+
+
+def test_the_flows_path_equals_the_table_path(monkeypatch):
+    """The evaluator's two ways to the table's readers agree: from yearflows' net and revenue (the
+    kernels of FROM_FLOWS) and from the whole table by the chain steps' own functions (used when
+    a step without a kernel reads the table)."""
+    inputs, _ = _recorded()
+    fast = scenario.evaluate(inputs)
+    monkeypatch.setattr(yearflows, "FROM_FLOWS", {})
+    table = scenario.evaluate(inputs)
+    for key in _recorded()[1]:
+        np.testing.assert_allclose(fast[key], table[key], rtol=1e-12, atol=1e-9, err_msg=key)
+
+
+def test_regression_a_start_on_the_root_near_minus_100_percent_is_kept():
+    """Regression: a row whose first estimate is the root to the last ulp, near -100% (one
+    inflow, one outflow: the estimate is exact), once bisected away and never closed its bracket
+    (narrower than an ulp of r there) and came back as "no IRR"."""
+    row = np.zeros(16)
+    row[:2] = 4728.703675002652, -396.0100589508761
+    rate, why = flows.irr(row[None, :])
+    assert why[0] == flows.FOUND
+    assert rate[0] == pytest.approx(npf.irr(row[:2]), rel=1e-12)
+
+
+def test_the_examples_of_docs_finance_md_run():
+    """docs/finance.md documents the IRR's choices with examples that run as written."""
+    result = doctest.testfile(str(Path(__file__).parents[1] / "docs" / "finance.md"), module_relative=False)
+    assert result.attempted >= 5
+    assert result.failed == 0
+
+
+def test_tco_functions_work_chunk_by_chunk_with_the_same_results(monkeypatch):
+    """TCO_NPV, TCO_IRR, TCO_PAYBACK_YEARS and TCO_BREAKEVEN_RENT of arrays build their cash flows
+    in chunks (here of 7 scenarios): each element equals the function of that element alone."""
+    rng = np.random.default_rng(5)
+    n = 40
+    capex, rent = rng.uniform(2e4, 4e4, n), rng.uniform(3.0, 5.0, n)
+    life = rng.integers(4, 9, n).astype(float)
+    kw = dict(tax_rate=rng.uniform(0, 0.3, n), rent_decline_per_year=rng.uniform(0, 0.1, n))
+    monkeypatch.setattr(decisions, "CHUNK_ROWS", 7)
+    npv = decisions.tco_npv(capex, rent, 0.4, life, 0.1, **kw)
+    irr = decisions.tco_irr(capex, rent, 0.4, life, **kw)
+    pay = decisions.tco_payback_years(capex, rent, 0.4, life, **kw)
+    even = decisions.tco_breakeven_rent(capex, 0.4, life, 0.1, **kw)
+    for i in range(n):
+        one = {k: v[i] for k, v in kw.items()}
+        assert npv[i] == pytest.approx(
+            decisions.tco_npv(capex[i], rent[i], 0.4, life[i], 0.1, **one), rel=1e-12
+        )
+        assert irr[i] == pytest.approx(decisions.tco_irr(capex[i], rent[i], 0.4, life[i], **one), rel=1e-12)
+        assert pay[i] == pytest.approx(decisions.tco_payback_years(capex[i], rent[i], 0.4, life[i], **one))
+        assert even[i] == pytest.approx(decisions.tco_breakeven_rent(capex[i], 0.4, life[i], 0.1, **one))
+    assert decisions.tco_npv(capex, even, 0.4, life, 0.1, **kw) == pytest.approx(np.zeros(n), abs=1e-6)
+
+
+ADDED = r"""
+import json
+import subprocess
+import sys
+import numpy as np
+from gputco.udfs import chain, scenario
+
+inputs = {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5], "rent_usd_per_gpu_hour": [2.0, 4.0]}
+before = scenario.evaluate(inputs)
+
+def first_year_net(net):
+    return np.asarray(net, dtype=float)[:, 1]
+
+chain.add_step(chain.Step(
+    "first_year_net", "Net cash flow in year 1 (toy)", "USD", "the table's net in year 1",
+    "=<net@1>", first_year_net, ("net",), "Rent or buy"))
+after = scenario.evaluate(inputs)
+print(json.dumps({"before": "first_year_net" in before, "net1": after["first_year_net"].tolist(),
+                  "npv": [before["npv_usd_per_gpu"].tolist(), after["npv_usd_per_gpu"].tolist()]}))
+"""
+
+
+def test_a_step_added_after_a_run_that_reads_the_table_gets_the_table():
+    """A step added to the chain after the evaluator has run once (its plan is made again) and
+    reading a column of the per-year table without a kernel: the evaluator builds the whole table
+    for it by the chain's own functions, and the other results stay as they were."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=root, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["before"] is False
+    used = scenario.used_inputs(
+        {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5], "rent_usd_per_gpu_hour": [2.0, 4.0]}
+    )
+    opex = scenario.evaluate({"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.5, 0.5]})[
+        "opex_usd_per_gpu_hour"
+    ]
+    cols, _ = decisions.cash_flow_columns(
+        used["capex_per_gpu"],
+        used["rent_usd_per_gpu_hour"],
+        opex,
+        used["life_years"],
+        used["residual_fraction"],
+    )
+    assert out["net1"] == pytest.approx(cols["net"][:, 1].tolist(), rel=1e-12)
+    assert out["npv"][0] == pytest.approx(out["npv"][1], rel=1e-12)
