@@ -45,6 +45,7 @@ CATEGORIES = {
     "reshape": "Arrays and dynamic arrays",
     "names": "Logical",
     "regression": "Statistical",
+    "distributions": "Statistical",
     "reference": "Lookup and reference",
 }
 

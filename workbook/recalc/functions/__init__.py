@@ -34,6 +34,7 @@ def _table() -> dict[str, Spec]:
         cashflow,
         conditional,
         dates,
+        distributions,
         dynamic,
         dynarray,
         engineering,
@@ -83,6 +84,7 @@ def _table() -> dict[str, Spec]:
         reshape,
         names,
         reference,
+        distributions,
     ):
         table.update(module.FUNCTIONS)
     return table
