@@ -25,58 +25,15 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .. import vec
 from ..values import DIV0, NUM, XlError
 from . import Spec
-from ._args import scalar_nums
+from ._args import scalar_function
 
 _EPS = 1e-16
 _TINY = 1e-300
 _SQRT2 = math.sqrt(2.0)
 _SQRT2PI = math.sqrt(2.0 * math.pi)
 _MAX_DF = 1e10  # Excel: degrees of freedom of 10^10 or more are #NUM!
-
-
-# --- element-wise wrapper -------------------------------------------------------------------
-
-
-def scalar_function(func, n_required: int):
-    """An Excel function of scalar numbers, applied element-wise over broadcast arguments.
-
-    ``func(*floats)`` gets each argument as a float (None where an optional one is omitted) and
-    returns a float or an :class:`XlError`. Argument errors (and #VALUE! for text that is not a
-    number) win over the function's own, leftmost first; a non-finite result is #NUM!.
-    """
-
-    def impl(*args):
-        # a required argument left empty (NORM.DIST(1,0,1,)) reads as 0 (FALSE), as in Excel
-        args = [vec.const(0.0) if a is None and i < n_required else a for i, a in enumerate(args)]
-        vals, e = scalar_nums(*args)
-        present = [v for v in vals if v is not None]
-        shape = np.broadcast_shapes(*(v.shape for v in present)) if present else (1, 1, 1)
-        cols = [None if v is None else np.broadcast_to(v, shape).ravel().tolist() for v in vals]
-        out = np.empty(int(np.prod(shape)), dtype=vec.FLOAT)
-        errs = np.zeros(out.shape, dtype=vec.BOOL)
-        codes = np.empty(out.shape, dtype=vec.OBJ)
-        for i in range(out.size):
-            xs = [None if c is None else c[i] for c in cols]
-            if any(x is not None and math.isnan(x) for x in xs):
-                out[i] = np.nan  # an argument error: put back by finish below
-                continue
-            try:
-                r = func(*xs)
-            except (OverflowError, ValueError, ZeroDivisionError):
-                r = NUM
-            if isinstance(r, XlError):
-                out[i], errs[i], codes[i] = np.nan, True, r
-            else:
-                out[i] = r
-        own = (errs.reshape(shape), codes.reshape(shape)) if errs.any() else None
-        return vec.finish(out.reshape(shape), vec.merge(e, own))
-
-    return impl
 
 
 def _flag(v) -> bool:
