@@ -1138,7 +1138,7 @@ PROBED_IN_BLOCKS = {
 
 #: function families probed in their own modules (Microsoft's examples and LibreOffice's recorded
 #: answers, tests/family_probes.py)
-FAMILY_MODULES = ("test_recalc_distributions.py",)
+FAMILY_MODULES = ("test_recalc_distributions.py", "test_recalc_financial.py")
 
 
 def test_every_builtin_is_probed():

@@ -46,6 +46,7 @@ CATEGORIES = {
     "names": "Logical",
     "regression": "Statistical",
     "distributions": "Statistical",
+    "financial": "Financial",
     "reference": "Lookup and reference",
 }
 

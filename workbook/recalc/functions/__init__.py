@@ -39,6 +39,7 @@ def _table() -> dict[str, Spec]:
         dynarray,
         engineering,
         finance,
+        financial,
         info,
         logic,
         lookup,
@@ -85,6 +86,7 @@ def _table() -> dict[str, Spec]:
         names,
         reference,
         distributions,
+        financial,
     ):
         table.update(module.FUNCTIONS)
     return table
