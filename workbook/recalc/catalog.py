@@ -47,6 +47,8 @@ CATEGORIES = {
     "regression": "Statistical",
     "distributions": "Statistical",
     "financial": "Financial",
+    "lambdas": "Logical",
+    "database": "Database",
     "reference": "Lookup and reference",
 }
 
