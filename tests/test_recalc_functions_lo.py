@@ -1142,7 +1142,12 @@ PROBED_IN_BLOCKS = {
 
 #: function families probed in their own modules (Microsoft's examples and LibreOffice's recorded
 #: answers, tests/family_probes.py)
-FAMILY_MODULES = ("test_recalc_distributions.py", "test_recalc_financial.py", "test_recalc_database.py")
+FAMILY_MODULES = (
+    "test_recalc_distributions.py",
+    "test_recalc_financial.py",
+    "test_recalc_database.py",
+    "test_recalc_complexnum.py",
+)
 
 
 def test_every_builtin_is_probed():

@@ -49,6 +49,7 @@ CATEGORIES = {
     "financial": "Financial",
     "lambdas": "Logical",
     "database": "Database",
+    "complexnum": "Engineering",
     "reference": "Lookup and reference",
 }
 

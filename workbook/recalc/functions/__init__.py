@@ -34,6 +34,7 @@ def _table() -> dict[str, Spec]:
         arrays,
         calendar,
         cashflow,
+        complexnum,
         conditional,
         database,
         dates,
@@ -93,6 +94,7 @@ def _table() -> dict[str, Spec]:
         financial,
         lambdas,
         database,
+        complexnum,
     ):
         table.update(module.FUNCTIONS)
     return table
