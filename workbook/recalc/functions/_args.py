@@ -8,6 +8,7 @@ propagate, the first one (in argument order) winning.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -184,7 +185,7 @@ def scalar_function(func, n_required: int):
         own = (errs.reshape(shape), codes.reshape(shape)) if errs.any() else None
         return vec.finish(out.reshape(shape), vec.merge(e, own))
 
-    return impl
+    return functools.update_wrapper(impl, func)  # the function's module: its Excel category
 
 
 def int_arg(f: np.ndarray) -> np.ndarray:
