@@ -79,15 +79,15 @@ def _decode(v):
     return Err(v["error"]) if isinstance(v, dict) else v
 
 
-def _load() -> dict:
-    if not PATH.exists():
-        return {"about": __doc__.split("\n\n")[0], "regenerate": REGENERATE, "sets": {}}
-    return json.loads(PATH.read_text(encoding="utf-8"))
+def _load(path: Path = PATH, regenerate: str = REGENERATE) -> dict:
+    if not path.exists():
+        return {"about": __doc__.split("\n\n")[0], "regenerate": regenerate, "sets": {}}
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
-def recorded(name: str) -> dict[str, object]:
+def recorded(name: str, path: Path = PATH) -> dict[str, object]:
     """The recorded set: key (a probe formula, or Sheet!A1) -> LibreOffice's value."""
-    entries = _load()["sets"].get(name, {}).get("cells", [])
+    entries = _load(path)["sets"].get(name, {}).get("cells", [])
     return {e["key"]: _decode(e["value"]) for e in entries}
 
 
@@ -110,23 +110,26 @@ def version() -> str:
     return out.stdout.strip()
 
 
-def verify_or_refresh(name: str, live: dict[str, object], rel: float = 1e-9) -> list[str]:
+def verify_or_refresh(
+    name: str, live: dict[str, object], rel: float = 1e-9, path: Path = PATH, regenerate: str = REGENERATE
+) -> list[str]:
     """Live LibreOffice answers against the recording; with GPUTCO_LO_REFRESH=1 rewrite the set.
 
     Returns one line per key whose live value differs from (or is missing in) the recording.
+    ``path`` and ``regenerate`` name another recording file and the command that refreshes it.
     """
     if REFRESH:
-        book = _load()
-        book["regenerate"] = REGENERATE
+        book = _load(path, regenerate)
+        book["regenerate"] = regenerate
         book["sets"][name] = {
             "libreoffice": version(),
             "recorded": datetime.date.today().isoformat(),
             "cells": [{"key": k, "value": _encode(v)} for k, v in live.items()],
         }
-        PATH.parent.mkdir(parents=True, exist_ok=True)
-        PATH.write_text(_dumps(book), encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_dumps(book), encoding="utf-8")
         return []
-    rec = recorded(name)
+    rec = recorded(name, path)
     return [
         f"{k}: recorded {rec.get(k, '<missing>')!r}, LibreOffice now {v!r}"
         for k, v in live.items()

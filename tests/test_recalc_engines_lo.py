@@ -1,11 +1,11 @@
 """recalc_file(engine="auto"|"libreoffice") with the real LibreOffice.
 
-The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ERF (which
+The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ATANH (which
 LibreOffice has and the engine lacks), cells depending on it (one through a TCO_ function, so the
 add-in must work inside LibreOffice, one on another sheet) and a TCO_ cell of its own. Auto must
 compute every cell; the cells LibreOffice computed must hold exactly the values LibreOffice gives
-on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ERF
-must equal Python's ``math.erf``; every other byte of the file stays as it was.
+on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ATANH
+must equal Python's ``math.atanh``; every other byte of the file stays as it was.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
     assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in report.summary()
 
     ours = openpyxl.load_workbook(dst, data_only=True)
-    erf = math.erf(0.5)  # Python's math.erf as the independent source
-    assert ours["Model"]["C1"].value == pytest.approx(erf, rel=1e-14)
-    assert ours["Model"]["D1"].value == pytest.approx(2 * erf, rel=1e-14)
-    assert ours["Summary"]["B1"].value == pytest.approx(2 * erf + 1, rel=1e-14)
+    atanh = math.atanh(0.5)  # Python's math.atanh as the independent source
+    assert ours["Model"]["C1"].value == pytest.approx(atanh, rel=1e-14)
+    assert ours["Model"]["D1"].value == pytest.approx(2 * atanh, rel=1e-14)
+    assert ours["Summary"]["B1"].value == pytest.approx(2 * atanh + 1, rel=1e-14)
     capital = UDFS["TCO_CAPITAL_PER_GPU_HOUR"]
-    assert ours["Model"]["F1"].value == pytest.approx(capital(31250, erf / 4, 5), rel=1e-12)
+    assert ours["Model"]["F1"].value == pytest.approx(capital(31250, atanh / 4, 5), rel=1e-12)
     assert ours["Model"]["E1"].value == pytest.approx(capital(31250, 0.1305, 5), rel=1e-15)
     assert ours["Summary"]["B2"].value == pytest.approx(0.1305 * 3 + 1, rel=1e-15)
 
@@ -70,7 +70,7 @@ def test_libreoffice_engine_computes_every_cell(tmp_path):
     assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
     # gputco's own values agree with LibreOffice's to within --check's 1e-9
     check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored", engine="gputco")
-    assert check.mismatches == [] and check.unsupported == {"ERF": ["Model!C1"]}
+    assert check.mismatches == [] and check.unsupported == {"ATANH": ["Model!C1"]}
 
 
 @requires_soffice

@@ -95,6 +95,18 @@ class Binary(Node):
         return f"({self.left!r} {self.op} {self.right!r})"
 
 
+class Param(Node):
+    """A LAMBDA parameter in the lambda's body; replaced by its argument before evaluation."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name}>"
+
+
 class Call(Node):
     __slots__ = ("args", "name")
 
@@ -326,6 +338,16 @@ class _Parser:
         name = function_name(tok.value)
         if name == "LET":
             return self.let()
+        if name == "LAMBDA":
+            node = self.lambda_()
+            t = self.peek()
+            if t is not None and t.type == Token.PAREN and t.subtype == Token.OPEN:
+                self.pos += 1
+                return self.apply(node, self.arguments(Token.PAREN))  # LAMBDA(x, x+1)(2)
+            return node
+        bound = self.lambda_named(tok.value[:-1])
+        if bound is not None:  # a LET name or a defined name that stands for a LAMBDA
+            return self.apply(bound, self.arguments(Token.FUNC))
         if ":" in name or "!" in name:  # A1:INDEX(...): a range ending in a function's result
             name = f"[reference ending in {name.rpartition(':')[2]}]"
         args: list[Node] = []
@@ -343,6 +365,87 @@ class _Parser:
                 return Call(name, args)
             if t.type != Token.SEP or t.subtype != Token.ARG:
                 self.fail(f"unexpected {t.value!r} in the arguments of {name}")
+
+    def lambda_(self) -> Node:
+        """LAMBDA(param1, ..., calculation) as ``Call("LAMBDA", [Param..., calculation])``;
+        Excel saves the parameters as ``_xlpm.name``. The parameters stand for :class:`Param`
+        nodes in the calculation, replaced by the arguments when the LAMBDA is applied."""
+        params: list[Node] = []
+        scope: dict[str, Node] = {}
+        self.scopes.append(scope)
+        try:
+            while True:
+                t = self.peek()
+                after = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+                if (
+                    t is not None
+                    and t.type == Token.OPERAND
+                    and t.subtype == Token.RANGE
+                    and _LET_NAME.match(t.value)
+                    and after is not None
+                    and after.type == Token.SEP
+                    and after.subtype == Token.ARG
+                ):
+                    self.pos += 2
+                    param = Param(_let_key(t.value))
+                    params.append(param)
+                    scope[param.name] = param
+                    continue
+                if t is not None and t.type == Token.FUNC and t.subtype == Token.CLOSE:
+                    self.pos += 1
+                    return Call("LAMBDA", params)  # no calculation: #VALUE! when applied
+                body = self.expr(0)
+                close = self.take()
+                if close.type != Token.FUNC or close.subtype != Token.CLOSE:
+                    self.fail("LAMBDA takes parameter names and then one calculation")
+                return Call("LAMBDA", [*params, body])
+        finally:
+            self.scopes.pop()
+
+    def arguments(self, kind: str) -> list[Node]:
+        """The arguments of a call up to its closing parenthesis (a function's, or the ``(...)``
+        after a LAMBDA); an empty argument is :class:`Missing`."""
+        args: list[Node] = []
+        t = self.peek()
+        if t is not None and t.type == kind and t.subtype == Token.CLOSE:
+            self.pos += 1
+            return args
+        while True:
+            t = self.peek()
+            if t is not None and (
+                t.type == Token.SEP or (t.type == kind and t.subtype == Token.CLOSE) or t.value == ","
+            ):
+                args.append(Missing())
+            else:
+                args.append(self.expr(_INFIX[","][0] + 1))  # a comma here separates arguments
+            t = self.take()
+            if t.type == kind and t.subtype == Token.CLOSE:
+                return args
+            if not (t.type == Token.SEP and t.subtype == Token.ARG) and t.value != ",":
+                self.fail(f"unexpected {t.value!r} in the arguments of a LAMBDA")
+
+    def lambda_named(self, text: str) -> Node | None:
+        """The LAMBDA a called name stands for (a LET name, then a defined name), or None."""
+        key = _let_key(text)
+        for scope in reversed(self.scopes):
+            if (bound := scope.get(key)) is not None:
+                return bound if type(bound) is Call and bound.name == "LAMBDA" else None
+        if self.names is None or text.upper().startswith(("_XLFN.", "_XLWS.", "_XLUDF.")):
+            return None
+        node = self.names(text.upper())
+        return node if type(node) is Call and node.name == "LAMBDA" else None
+
+    @staticmethod
+    def apply(fn: Node, args: list[Node]) -> Node:
+        """A LAMBDA applied to argument trees: its calculation with the parameters replaced
+        (#VALUE! for a wrong number of arguments, as in Excel); ``fn`` may be a LAMBDA call or
+        any other tree (then #VALUE!: only LAMBDAs can be called)."""
+        if type(fn) is not Call or fn.name != "LAMBDA" or not fn.args:
+            return Const(error("#VALUE!"))
+        params = fn.args[:-1]
+        if len(args) != len(params):
+            return Const(error("#VALUE!"))
+        return substitute(fn.args[-1], {p.name: a for p, a in zip(params, args, strict=True)})
 
     def let(self) -> Node:
         """LET(name1, value1, [name2, value2, ...], calculation): each name stands for its
@@ -430,6 +533,40 @@ class _Parser:
                 return bound
         node = self.names(v.upper()) if self.names else None
         return node if node is not None else Const(NAME)
+
+
+def substitute(node: Node, bindings: dict[str, Node]) -> Node:
+    """``node`` with the :class:`Param` nodes named in ``bindings`` replaced (a LAMBDA applied);
+    subtrees without them are shared, not copied, and shared subtrees stay shared."""
+    done: dict[int, Node] = {}
+
+    def sub(n: Node) -> Node:
+        key = id(n)
+        if key in done:
+            return done[key]
+        t = type(n)
+        if t is Param:
+            out = bindings.get(n.name, n)
+        elif t is Call:
+            if n.name == "LAMBDA" and n.args:  # an inner LAMBDA's parameters hide the outer ones
+                inner = {p.name for p in n.args[:-1] if type(p) is Param}
+                body = substitute(n.args[-1], {k: v for k, v in bindings.items() if k not in inner})
+                out = n if body is n.args[-1] else Call(n.name, [*n.args[:-1], body])
+            else:
+                args = [sub(a) for a in n.args]
+                out = n if all(a is b for a, b in zip(args, n.args, strict=True)) else Call(n.name, args)
+        elif t is Binary:
+            left, right = sub(n.left), sub(n.right)
+            out = n if left is n.left and right is n.right else Binary(n.op, left, right)
+        elif t is Unary:
+            arg = sub(n.arg)
+            out = n if arg is n.arg else Unary(n.op, arg)
+        else:
+            out = n
+        done[key] = out
+        return out
+
+    return sub(node)
 
 
 def walk(node: Node):

@@ -5,7 +5,9 @@ read as a value (``"v"``: references are read, with implicit intersection outsid
 or passed raw (``"r"``: references stay references, for SUM, INDEX, MATCH...), or is an array
 parameter (``"a"``: raw, and an expression in it is evaluated as an array even outside array
 formulas, and so are the functions nested in it: MATCH's lookup_array, LOOKUP's vectors, so that
-``MATCH(TRUE, INDEX(A1:A9>0, 0), 0)`` works without Ctrl+Shift+Enter), and whether its
+``MATCH(TRUE, INDEX(A1:A9>0, 0), 0)`` works without Ctrl+Shift+Enter), or is left
+unevaluated (``"l"``: LAMBDA's parameters and calculation, the LAMBDA helpers' functions,
+ISOMITTED's argument: the function gets an ``evaluate.Unevaluated``), and whether its
 arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is the full table.
 """
 
@@ -32,13 +34,18 @@ def _table() -> dict[str, Spec]:
         arrays,
         calendar,
         cashflow,
+        complexnum,
         conditional,
+        database,
         dates,
+        distributions,
         dynamic,
         dynarray,
         engineering,
         finance,
+        financial,
         info,
+        lambdas,
         logic,
         lookup,
         math,
@@ -83,6 +90,11 @@ def _table() -> dict[str, Spec]:
         reshape,
         names,
         reference,
+        distributions,
+        financial,
+        lambdas,
+        database,
+        complexnum,
     ):
         table.update(module.FUNCTIONS)
     return table

@@ -8,13 +8,15 @@ propagate, the first one (in argument order) winning.
 
 from __future__ import annotations
 
+import functools
+import math
 import re
 
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import VALUE, XlError, to_number
+from gputco.workbook.recalc.run.values import NUM, VALUE, XlError, to_number
 
 
 def added(vals: np.ndarray) -> np.ndarray:
@@ -147,6 +149,43 @@ def scalar_nums(*xs):
         out.append(f)
         errs.append(e)
     return out, vec.merge(*errs)
+
+
+def scalar_function(func, n_required: int):
+    """An Excel function of scalar numbers, applied element-wise over broadcast arguments.
+
+    ``func(*floats)`` gets each argument as a float (None where an optional one is omitted) and
+    returns a float or an :class:`XlError`. Argument errors (and #VALUE! for text that is not a
+    number) win over the function's own, leftmost first; a non-finite result is #NUM!.
+    """
+
+    def impl(*args):
+        # a required argument left empty (NORM.DIST(1,0,1,)) reads as 0 (FALSE), as in Excel
+        args = [vec.const(0.0) if a is None and i < n_required else a for i, a in enumerate(args)]
+        vals, e = scalar_nums(*args)
+        present = [v for v in vals if v is not None]
+        shape = np.broadcast_shapes(*(v.shape for v in present)) if present else (1, 1, 1)
+        cols = [None if v is None else np.broadcast_to(v, shape).ravel().tolist() for v in vals]
+        out = np.empty(int(np.prod(shape)), dtype=vec.FLOAT)
+        errs = np.zeros(out.shape, dtype=vec.BOOL)
+        codes = np.empty(out.shape, dtype=vec.OBJ)
+        for i in range(out.size):
+            xs = [None if c is None else c[i] for c in cols]
+            if any(x is not None and math.isnan(x) for x in xs):
+                out[i] = np.nan  # an argument error: put back by finish below
+                continue
+            try:
+                r = func(*xs)
+            except (OverflowError, ValueError, ZeroDivisionError):
+                r = NUM
+            if isinstance(r, XlError):
+                out[i], errs[i], codes[i] = np.nan, True, r
+            else:
+                out[i] = r
+        own = (errs.reshape(shape), codes.reshape(shape)) if errs.any() else None
+        return vec.finish(out.reshape(shape), vec.merge(e, own))
+
+    return functools.update_wrapper(impl, func)  # the function's module: its Excel category
 
 
 def int_arg(f: np.ndarray) -> np.ndarray:

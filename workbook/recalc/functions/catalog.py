@@ -43,6 +43,11 @@ CATEGORIES = {
     "reshape": "Arrays and dynamic arrays",
     "names": "Logical",
     "regression": "Statistical",
+    "distributions": "Statistical",
+    "financial": "Financial",
+    "lambdas": "Logical",
+    "database": "Database",
+    "complexnum": "Engineering",
     "reference": "Lookup and reference",
 }
 

@@ -48,6 +48,19 @@ class Ctx:
         return self if self.array else Ctx(self.sheet, self.rows, self.col, True, self.book)
 
 
+@dataclass(slots=True, frozen=True)
+class Unevaluated:
+    """An argument handed over as its tree (Spec mode ``"l"``), with what evaluates it later."""
+
+    evaluator: Evaluator
+    node: Node
+    ctx: Ctx
+
+    def value(self, node: Node | None = None, ctx: Ctx | None = None) -> np.ndarray:
+        """``node`` (default: the argument's own tree) evaluated as a value in ``ctx``."""
+        return self.evaluator.value(self.node if node is None else node, ctx or self.ctx)
+
+
 class Evaluator:
     """Evaluates trees against a :class:`.store.BookStore` with a table of function specs."""
 
@@ -130,6 +143,8 @@ class Evaluator:
                 vals.append(self.raw(a, sub))
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
                 vals.append(self.raw(a, sub.arrayed()))
+            elif mode == "l":  # LAMBDA's parts, the LAMBDA helpers' functions: left unevaluated
+                vals.append(Unevaluated(self, a, sub))
             else:
                 vals.append(self.value(a, sub))
         if spec.needs_ctx:

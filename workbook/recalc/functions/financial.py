@@ -1,0 +1,479 @@
+"""Financial: RATE, NPER, CUMIPMT, CUMPRINC, ISPMT, EFFECT, NOMINAL, PDURATION, RRI, the
+depreciation functions DB, DDB, VDB, SYD, and the coupon-bond functions COUPPCD, COUPNCD, COUPNUM,
+COUPDAYBS, COUPDAYS, COUPDAYSNC, PRICE, YIELD, DURATION, MDURATION, ACCRINT (Microsoft's function
+reference; the annuity equation and PMT/IPMT are in :mod:`.finance`).
+
+Coupon dates run backwards from maturity in steps of 12/frequency months; when maturity is the
+last day of its month every coupon date is the last day of its month, otherwise the day of month
+is maturity's (cut to the month's length). For a settlement date, the previous coupon date
+(COUPPCD) is the last one on or before it, the next (COUPNCD) the first one after it, COUPNUM the
+count from there to maturity. Day counts by basis: 0 US (NASD) 30/360, 1 actual/actual, 2
+actual/360, 3 actual/365, 4 European 30/360. COUPDAYS is 360/frequency (bases 0, 2, 4), 365/frequency
+(basis 3) or the actual days of the period (basis 1); COUPDAYBS counts settlement's days since
+the period began in the basis; COUPDAYSNC is COUPDAYS - COUPDAYBS on the 30/360 bases and the
+actual days to the next coupon otherwise.
+
+PRICE (per 100 face value) discounts the N remaining coupons and the redemption at yld/frequency
+per period from settlement, DSC/E of a period before the next coupon, less the accrued coupon
+A/E; with one period left it is the simple-interest form Microsoft gives. YIELD solves PRICE for
+the yield (closed form with one period left). DURATION is the Macaulay duration of the same cash
+flows in years, MDURATION = DURATION / (1 + yld/frequency). ACCRINT is par * rate * the year
+fraction (in the basis) from issue to settlement, or, with calc_method FALSE and settlement after
+first_interest, from the last coupon date before settlement.
+
+Documented errors: dates are truncated to whole days, a date that is not a valid serial is #VALUE!,
+settlement on or after maturity, a frequency other than 1, 2 or 4, a basis outside 0..4, and
+negative rates or yields are #NUM!.
+"""
+
+from __future__ import annotations
+
+import calendar as _cal
+import datetime as _dt
+import math
+
+import numpy as np
+
+from gputco.workbook.recalc.run.errors import UnsupportedValue
+from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
+
+from . import Spec
+from ._args import scalar_function
+from .calendar import _yearfrac_one as yearfrac
+from .dates import max_serial, to_days, to_serial
+from .finance import _fv_raw, _pmt_raw
+
+# --- annuities --------------------------------------------------------------------------------
+
+
+def _annuity(r: float, n: float, pmt: float, pv: float, fv: float, t: float) -> tuple[float, float]:
+    """The annuity equation divided by (1+r)^n, pv + pmt*(1+r*t)*(1-h)/r + fv*h with
+    h = (1+r)^-n (monotone in r for a loan: Newton's method converges from either side), and its
+    slope in r; exact near r = 0 (series there)."""
+    h = math.exp(-n * math.log1p(r))
+    dh = -n * h / (1.0 + r)
+    if abs(r) < 1e-7:
+        b, db = n - n * (n + 1) / 2 * r, -n * (n + 1) / 2
+    else:
+        b = -math.expm1(-n * math.log1p(r)) / r
+        db = (-dh - b) / r
+    y = pv + pmt * (1.0 + r * t) * b + fv * h
+    return y, pmt * (t * b + (1.0 + r * t) * db) + fv * dh
+
+
+def _rate(nper, pmt, pv, fv=None, typ=None, guess=None):
+    """RATE(nper, pmt, pv, [fv], [type], [guess=10%]): Newton's method from guess on the
+    discounted annuity equation, a step halved while it would leave rates above -1 or grow the
+    residual; #NUM! when it does not converge (Microsoft: "within 20 iterations ... to within
+    0.0000001"; here up to 100 steps, to 1e-13 relative, so the root is the one Excel's iteration
+    approaches)."""
+    n, m, p = nper, pmt, pv
+    f = fv or 0.0
+    t = 1.0 if typ else 0.0
+    r = 0.1 if guess is None else guess
+    scale = abs(p) + abs(m * n) + abs(f)
+    try:
+        y, dy = _annuity(r, n, m, p, f, t)
+        for _ in range(100):
+            if y == 0 or abs(y) <= 1e-15 * scale:
+                return r
+            if dy == 0 or not math.isfinite(dy):
+                return NUM
+            step = y / dy
+            for _ in range(60):  # damped: halve a step that leaves (-1, inf) or grows |y|
+                nxt = r - step
+                try:
+                    y2, dy2 = _annuity(nxt, n, m, p, f, t) if nxt > -1.0 else (math.inf, 0.0)
+                except OverflowError:
+                    y2, dy2 = math.inf, 0.0
+                if math.isfinite(y2) and abs(y2) <= abs(y):
+                    break
+                step /= 2.0
+            else:
+                return NUM
+            r, y, dy = nxt, y2, dy2
+            if abs(step) <= 1e-13 * max(1.0, abs(r)):
+                return r
+    except (OverflowError, ValueError, ZeroDivisionError):
+        pass
+    return NUM
+
+
+def _nper(rate, pmt, pv, fv=None, typ=None):
+    """NPER(rate, pmt, pv, [fv], [type]): the number of periods; #NUM! where there is none."""
+    r, f = rate, fv or 0.0
+    t = 1.0 if typ else 0.0
+    if r == 0:
+        return DIV0 if pmt == 0 else -(pv + f) / pmt
+    a = pmt * (1.0 + r * t)
+    num, den = a - f * r, a + pv * r
+    if den == 0 or num / den <= 0 or r <= -1:
+        return NUM
+    return math.log(num / den) / math.log1p(r)
+
+
+def _cum(principal: bool):
+    def impl(rate, nper, pv, start, end, typ):
+        """CUMIPMT / CUMPRINC(rate, nper, pv, start_period, end_period, type): rate, nper, pv
+        <= 0, start < 1, end < start, end > nper or type not 0/1 is #NUM!."""
+        s, e = math.trunc(start), math.trunc(end)
+        if rate <= 0 or nper <= 0 or pv <= 0 or s < 1 or e < s or e > nper or typ not in (0.0, 1.0):
+            return NUM
+        pmt = float(_pmt_raw(rate, nper, pv, 0.0, typ))
+        total = 0.0
+        for k in range(s, e + 1):
+            if typ == 1 and k == 1:
+                interest = 0.0
+            else:
+                balance = float(_fv_raw(rate, k - 1, pmt, pv, typ))
+                interest = balance * rate / (1.0 + rate) if typ == 1 else balance * rate
+            total += pmt - interest if principal else interest
+        return total
+
+    return impl
+
+
+def _ispmt(rate, per, nper, pv):
+    """ISPMT(rate, per, nper, pv): interest in period per of a loan repaid in equal principal."""
+    if nper == 0:
+        return DIV0
+    return pv * rate * (per / nper - 1.0)
+
+
+def _effect(nominal, npery):
+    """EFFECT(nominal_rate, npery): npery truncated; nominal <= 0 or npery < 1 is #NUM!."""
+    n = math.trunc(npery)
+    if nominal <= 0 or n < 1:
+        return NUM
+    return math.expm1(n * math.log1p(nominal / n))
+
+
+def _nominal(effect, npery):
+    """NOMINAL(effect_rate, npery): npery truncated; effect <= 0 or npery < 1 is #NUM!."""
+    n = math.trunc(npery)
+    if effect <= 0 or n < 1:
+        return NUM
+    return n * math.expm1(math.log1p(effect) / n)
+
+
+def _pduration(rate, pv, fv):
+    """PDURATION(rate, pv, fv): periods for pv to grow to fv; any argument <= 0 is #NUM!."""
+    if rate <= 0 or pv <= 0 or fv <= 0:
+        return NUM
+    return (math.log(fv) - math.log(pv)) / math.log1p(rate)
+
+
+def _rri(nper, pv, fv):
+    """RRI(nper, pv, fv): the equivalent growth rate; nper <= 0 or a negative ratio is #NUM!."""
+    if nper <= 0 or pv == 0 or fv / pv < 0:
+        return NUM
+    return (fv / pv) ** (1.0 / nper) - 1.0
+
+
+# --- depreciation -----------------------------------------------------------------------------
+
+
+def _db(cost, salvage, life, period, month=None):
+    """DB(cost, salvage, life, period, [month=12]): fixed-declining balance with the rate rounded
+    to three decimals; the first and last (life + 1) periods prorated by month."""
+    mo = 12.0 if month is None else math.trunc(month)
+    per = math.trunc(period)
+    if cost < 0 or salvage < 0 or life <= 0 or per <= 0 or not 1 <= mo <= 12:
+        return NUM
+    if per > life + (0 if mo == 12 else 1):
+        return NUM
+    if cost == 0:
+        return 0.0
+    rate = round(1.0 - (salvage / cost) ** (1.0 / life), 3)
+    total = cost * rate * mo / 12.0
+    if per == 1:
+        return total
+    dep = 0.0
+    for k in range(2, per + 1):
+        if k == math.trunc(life) + 1:
+            dep = (cost - total) * rate * (12.0 - mo) / 12.0
+        else:
+            dep = (cost - total) * rate
+        total += dep
+    return dep
+
+
+def _ddb_period(cost: float, salvage: float, life: float, period: float, factor: float) -> float:
+    rate = factor / life
+    if rate >= 1.0:
+        old = cost if period <= 1 else salvage
+    else:
+        old = cost * (1.0 - rate) ** (period - 1.0)
+    return max(0.0, min(old * rate, old - salvage))
+
+
+def _ddb(cost, salvage, life, period, factor=None):
+    """DDB(cost, salvage, life, period, [factor=2]): min(book value * factor/life, book value -
+    salvage); cost or salvage < 0, life, period or factor <= 0, period > life is #NUM!."""
+    k = 2.0 if factor is None else factor
+    if cost < 0 or salvage < 0 or life <= 0 or period <= 0 or k <= 0 or period > life:
+        return NUM
+    return _ddb_period(cost, salvage, life, period, k)
+
+
+def _declining(cost: float, salvage: float, life: float, life1: float, period: float, factor: float):
+    """(depreciation over periods 0..period, whether it switched to straight line): declining
+    balance at factor/life on ``cost``, switching to straight line over the remaining ``life1``
+    once that is larger; a fractional last period counts that fraction of its depreciation."""
+    total, rest, straight, switched = 0.0, cost - salvage, 0.0, False
+    last = math.ceil(period)
+    for i in range(1, last + 1):
+        if not switched:
+            ddb = _ddb_period(cost, salvage, life, float(i), factor)
+            straight = rest / (life1 - (i - 1)) if life1 - (i - 1) > 0 else 0.0
+            if straight > ddb:
+                term, switched = straight, True
+            else:
+                term = ddb
+                rest -= ddb
+        else:
+            term = straight
+        total += term * (period + 1 - last) if i == last else term
+    return total, switched
+
+
+def _vdb(cost, salvage, life, start, end, factor=None, no_switch=None):
+    """VDB(cost, salvage, life, start_period, end_period, [factor=2], [no_switch=FALSE]): the
+    depreciation from start_period to end_period; start > end, end > life or negative arguments
+    are #NUM!.
+
+    With the switch (the default) the schedule restarts at start_period from the book value
+    there, over the remaining life (reproduces Excel-saved values in xlcalculator's VDB.xlsx for
+    fractional starts, where LibreOffice differs); a fractional start_period reached after the
+    switch to straight line is not modelled (Excel's rule there is not known): the cell is
+    reported as unsupported, never guessed. Without the switch, each period's declining-balance
+    depreciation counts in the fraction of it between start_period and end_period.
+    """
+    k = 2.0 if factor is None else factor
+    if cost < 0 or salvage < 0 or life <= 0 or start < 0 or end < start or end > life or k <= 0:
+        return NUM
+    if no_switch:
+        total, lo, hi = 0.0, math.floor(start), math.ceil(end)
+        for i in range(lo + 1, hi + 1):
+            share = min(end, i) - max(start, i - 1)
+            total += share * _ddb_period(cost, salvage, life, float(i), k)
+        return total
+    booked, switched = _declining(cost, salvage, life, life, start, k) if start > 0 else (0.0, False)
+    if switched and start != math.floor(start):
+        raise UnsupportedValue("VDB (a fractional start_period after the switch to straight line)")
+    return _declining(cost - booked, salvage, life, life - start, end - start, k)[0]
+
+
+def _syd(cost, salvage, life, per):
+    """SYD(cost, salvage, life, per): sum-of-years' digits; life <= 0, per <= 0 or per > life is
+    #NUM!."""
+    if life <= 0 or per <= 0 or per > life:
+        return NUM
+    return (cost - salvage) * (life - per + 1.0) * 2.0 / (life * (life + 1.0))
+
+
+# --- coupon dates -----------------------------------------------------------------------------
+
+
+def _date(serial: float) -> _dt.date:
+    return to_days(np.array([serial])).astype(object)[0]
+
+
+def _serial(d: _dt.date) -> float:
+    return float(to_serial(np.array([np.datetime64(d, "D")]))[0])
+
+
+def _add_months(d: _dt.date, months: int, eom: bool) -> _dt.date:
+    y, m = divmod(d.month - 1 + months, 12)
+    y, m = d.year + y, m + 1
+    last = _cal.monthrange(y, m)[1]
+    return _dt.date(y, m, last if eom else min(d.day, last))
+
+
+def _bond_dates(settlement, maturity, frequency, basis):
+    """Validated (settlement, maturity, frequency, basis), or the documented error."""
+    if not (0 <= settlement <= max_serial() and 0 <= maturity <= max_serial()):
+        return VALUE
+    s, m = math.trunc(settlement), math.trunc(maturity)
+    f, b = math.trunc(frequency), math.trunc(0.0 if basis is None else basis)
+    if f not in (1, 2, 4) or not 0 <= b <= 4 or s >= m:
+        return NUM
+    return s, m, f, b
+
+
+def _coupons(s: float, m: float, f: int) -> tuple[_dt.date, _dt.date, int]:
+    """(previous coupon date, next coupon date, coupons from settlement to maturity)."""
+    mat, settle = _date(m), _date(s)
+    eom = mat.day == _cal.monthrange(mat.year, mat.month)[1]
+    step = 12 // f
+    k = 1
+    while _add_months(mat, -k * step, eom) > settle:
+        k += 1
+    return _add_months(mat, -k * step, eom), _add_months(mat, -(k - 1) * step, eom), k
+
+
+def _days(a: _dt.date, b: _dt.date, basis: int) -> float:
+    """Days from a to b in the basis (30/360 counts for 0 and 4)."""
+    if basis in (0, 4):
+        return round(yearfrac(_serial(a), _serial(b), basis) * 360.0)
+    return float((b - a).days)
+
+
+def _period(s, m, f, b):
+    """(A, E, DSC, N) of Microsoft's formulas: days since the previous coupon, days in the
+    period, days to the next coupon, coupons left."""
+    pcd, ncd, n = _coupons(s, m, f)
+    settle = _date(s)
+    if b == 1:
+        e = float((ncd - pcd).days)
+    else:
+        e = (365.0 if b == 3 else 360.0) / f
+    a = _days(pcd, settle, b)
+    dsc = e - a if b in (0, 4) else float((ncd - settle).days)
+    return a, e, dsc, n
+
+
+def _coup(what: str):
+    def impl(settlement, maturity, frequency, basis=None):
+        v = _bond_dates(settlement, maturity, frequency, basis)
+        if isinstance(v, XlError):
+            return v
+        s, m, f, b = v
+        if what in ("PCD", "NCD", "NUM"):
+            pcd, ncd, n = _coupons(s, m, f)
+            return {"PCD": _serial(pcd), "NCD": _serial(ncd), "NUM": float(n)}[what]
+        a, e, dsc, _ = _period(s, m, f, b)
+        return {"DAYBS": a, "DAYS": e, "DAYSNC": dsc}[what]
+
+    return impl
+
+
+def _bond_price(s, m, rate, yld, redemption, f, b) -> float:
+    a, e, dsc, n = _period(s, m, f, b)
+    coupon = 100.0 * rate / f
+    if n == 1:
+        return (redemption + coupon) / (1.0 + dsc / e * yld / f) - coupon * a / e
+    base = 1.0 + yld / f
+    x = dsc / e
+    pv = redemption / base ** (n - 1 + x)
+    pv += math.fsum(coupon / base ** (k - 1 + x) for k in range(1, n + 1))
+    return pv - coupon * a / e
+
+
+def _price(settlement, maturity, rate, yld, redemption, frequency, basis=None):
+    """PRICE(settlement, maturity, rate, yld, redemption, frequency, [basis]): per 100 face
+    value; rate < 0, yld < 0 or redemption <= 0 is #NUM!."""
+    v = _bond_dates(settlement, maturity, frequency, basis)
+    if isinstance(v, XlError):
+        return v
+    s, m, f, b = v
+    if rate < 0 or yld < 0 or redemption <= 0:
+        return NUM
+    return _bond_price(s, m, rate, yld, redemption, f, b)
+
+
+def _yield(settlement, maturity, rate, pr, redemption, frequency, basis=None):
+    """YIELD(settlement, maturity, rate, pr, redemption, frequency, [basis]): rate < 0, pr <= 0
+    or redemption <= 0 is #NUM!; the yield at which PRICE gives pr (bisection to the last bit)."""
+    v = _bond_dates(settlement, maturity, frequency, basis)
+    if isinstance(v, XlError):
+        return v
+    s, m, f, b = v
+    if rate < 0 or pr <= 0 or redemption <= 0:
+        return NUM
+    a, e, dsc, n = _period(s, m, f, b)
+    if n == 1:
+        coupon = rate / f
+        par = pr / 100.0 + a / e * coupon
+        return (redemption / 100.0 + coupon - par) / par * f * e / dsc
+    lo, hi = -f + 1e-9, 1.0
+    while _bond_price(s, m, rate, hi, redemption, f, b) > pr and hi < 1e6:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if not lo < mid < hi:
+            break
+        if _bond_price(s, m, rate, mid, redemption, f, b) > pr:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+def _macaulay(s, m, coupon, yld, f, b) -> float:
+    _, e, dsc, n = _period(s, m, f, b)
+    x = dsc / e
+    base = 1.0 + yld / f
+    c = 100.0 * coupon / f
+    flows = [(k - 1 + x, c + (100.0 if k == n else 0.0)) for k in range(1, n + 1)]
+    pv = math.fsum(cf / base**t for t, cf in flows)
+    weighted = math.fsum(t * cf / base**t for t, cf in flows)
+    return weighted / pv / f
+
+
+def _duration(modified: bool):
+    def impl(settlement, maturity, coupon, yld, frequency, basis=None):
+        """DURATION / MDURATION(settlement, maturity, coupon, yld, frequency, [basis]): coupon < 0
+        or yld < 0 is #NUM!."""
+        v = _bond_dates(settlement, maturity, frequency, basis)
+        if isinstance(v, XlError):
+            return v
+        s, m, f, b = v
+        if coupon < 0 or yld < 0:
+            return NUM
+        d = _macaulay(s, m, coupon, yld, f, b)
+        return d / (1.0 + yld / f) if modified else d
+
+    return impl
+
+
+def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None, calc_method=None):
+    """ACCRINT(issue, first_interest, settlement, rate, par, frequency, [basis], [calc_method]):
+    rate <= 0, par <= 0, issue on or after settlement, a frequency other than 1, 2, 4 or a basis
+    outside 0..4 is #NUM!."""
+    for d in (issue, first_interest, settlement):
+        if not 0 <= d <= max_serial():
+            return VALUE
+    i, fi, s = math.trunc(issue), math.trunc(first_interest), math.trunc(settlement)
+    f, b = math.trunc(frequency), math.trunc(0.0 if basis is None else basis)
+    if rate <= 0 or par <= 0 or f not in (1, 2, 4) or not 0 <= b <= 4 or i >= s:
+        return NUM
+    start = i
+    if calc_method is not None and calc_method == 0 and s > fi:
+        first = _date(fi)
+        eom = first.day == _cal.monthrange(first.year, first.month)[1]
+        k = 0
+        while _serial(_add_months(first, (k + 1) * 12 // f, eom)) <= s:
+            k += 1
+        start = _serial(_add_months(first, k * 12 // f, eom))
+    return par * rate * yearfrac(start, s, b)
+
+
+_DEFS = {
+    "RATE": (_rate, 3, 6),
+    "NPER": (_nper, 3, 5),
+    "CUMIPMT": (_cum(False), 6, 6),
+    "CUMPRINC": (_cum(True), 6, 6),
+    "ISPMT": (_ispmt, 4, 4),
+    "EFFECT": (_effect, 2, 2),
+    "NOMINAL": (_nominal, 2, 2),
+    "PDURATION": (_pduration, 3, 3),
+    "RRI": (_rri, 3, 3),
+    "DB": (_db, 4, 5),
+    "DDB": (_ddb, 4, 5),
+    "VDB": (_vdb, 5, 7),
+    "SYD": (_syd, 4, 4),
+    "COUPPCD": (_coup("PCD"), 3, 4),
+    "COUPNCD": (_coup("NCD"), 3, 4),
+    "COUPNUM": (_coup("NUM"), 3, 4),
+    "COUPDAYBS": (_coup("DAYBS"), 3, 4),
+    "COUPDAYS": (_coup("DAYS"), 3, 4),
+    "COUPDAYSNC": (_coup("DAYSNC"), 3, 4),
+    "PRICE": (_price, 6, 7),
+    "YIELD": (_yield, 6, 7),
+    "DURATION": (_duration(False), 5, 6),
+    "MDURATION": (_duration(True), 5, 6),
+    "ACCRINT": (_accrint, 6, 8),
+}
+
+FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
