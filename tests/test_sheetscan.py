@@ -1,4 +1,4 @@
-"""The regex reader (workbook/recalc/sheetscan.py) and the bulk writer (patch.py) on hand-written
+"""The regex reader (workbook/recalc/read/sheetscan.py) and the bulk writer (patch.py) on hand-written
 worksheet parts: what the plain grammar reads, what it leaves to expat (which must then give the
 same cells), and that XML's rules hold either way (entities, line ends, DTDs refused, malformed
 parts named)."""

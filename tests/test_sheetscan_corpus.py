@@ -1,4 +1,4 @@
-"""The regex reader (workbook/recalc/sheetscan.py) against the expat reader on every sheet part of
+"""The regex reader (workbook/recalc/read/sheetscan.py) against the expat reader on every sheet part of
 the Excel-saved corpus (tests/data/excel_corpus: files saved by real Excel, from six public
 projects) and of gputco's own scenario workbook: the same cells, values, formulas, kinds and
 byte offsets wherever the regex reader takes a part (it leaves the others to expat)."""
