@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from pathlib import Path
 from openpyxl.utils import column_index_from_string, get_column_letter
 
 from gputco.workbook.recalc import list_sheets, open_zip, read_member, refuse_dtd, refuse_outside
-from gputco.workbook.soffice import session
+from gputco.workbook.soffice import sandbox, session
 from gputco.workbook.soffice.process import LibreOfficeError
 from gputco.workbook.xlsx.files import atomic_output
 
@@ -265,8 +264,11 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
     pdftoppm = shutil.which("pdftoppm")
     if pdftoppm is None:
         raise LibreOfficeError("pdftoppm is not installed: apt-get install poppler-utils")
-    proc = subprocess.run(
-        [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)], capture_output=True, text=True, check=False
+    proc = sandbox.run(  # LibreOffice's PDF of an untrusted workbook: the same sandbox
+        [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)],
+        timeout=300,
+        env=dict(os.environ),
+        what="pdftoppm",
     )
     if proc.returncode != 0:
         raise LibreOfficeError(f"pdftoppm failed: {proc.stderr.strip()[:300]}")
