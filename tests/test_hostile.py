@@ -5,6 +5,7 @@ a hang. Files that cannot be read are never written: no output, no temporary fil
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -17,11 +18,15 @@ from hostile import (
     BAD_REFS,
     CORPUS,
     OUTSIDE,
+    SCREENED,
     VBA_BYTES,
     bad_references,
+    cell,
     formula_text_result,
     macro_workbook,
     outside_calls,
+    package,
+    sheet,
     slow_chain,
 )
 
@@ -263,3 +268,49 @@ def test_openpyxl_reads_through_defusedxml(tmp_path):
     with pytest.raises(ValueError, match="could not read worksheets") as info:
         openpyxl.load_workbook(path)  # openpyxl wraps the refusal
     assert isinstance(info.value.__context__, defusedxml.EntitiesForbidden)
+
+
+@pytest.fixture
+def soffice_recorder(tmp_path, monkeypatch):
+    """A program named soffice first on PATH that records every start (and fails)."""
+    from gputco.workbook.soffice import session
+
+    bin_dir, log = tmp_path / "recorder-bin", tmp_path / "soffice-starts.log"
+    bin_dir.mkdir()
+    script = bin_dir / "soffice"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setattr(session, "_profiles", {})  # no profile made by a real LibreOffice before
+    monkeypatch.setattr(
+        session.lo_addin, "install", lambda path: Path(path).mkdir(parents=True, exist_ok=True)
+    )
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # gputco open's profile
+    return log
+
+
+DOORS = {  # every command that hands a user's workbook to LibreOffice
+    "render": lambda path, out: ["render", str(path), "--png", str(out)],
+    "open": lambda path, out: ["open", str(path), "--convert-to", "pdf", "--outdir", str(out)],
+    "recalc": lambda path, out: ["recalc", str(path), "--check", "--engine", "libreoffice"],
+}
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+@pytest.mark.parametrize("name", sorted(SCREENED))
+def test_disguised_files_never_start_soffice(name, door, tmp_path, capsys, soffice_recorder):
+    make, message = SCREENED[name]
+    path = make(tmp_path)
+    out = tmp_path / "out"
+    code, _out, err = _cli(capsys, *DOORS[door](path, out))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not soffice_recorder.exists(), "soffice was started on a refused file"
+    assert not out.exists(), "a refused command leaves no output folder"
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_the_recorder_sees_soffice_start_on_a_clean_file(door, tmp_path, capsys, soffice_recorder):
+    """The control: the same doors do start (the recorded) soffice on a file that passes."""
+    path = package(tmp_path / "clean.xlsx", sheet(cell("A1", 2), cell("A2", 4, f="A1*2")))
+    _code, _out, err = _cli(capsys, *DOORS[door](path, tmp_path / "out"))
+    assert soffice_recorder.exists(), err

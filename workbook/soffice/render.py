@@ -338,7 +338,17 @@ def render_workbook(
     existing = [t for t in targets if t.exists()]
     if existing and not force:
         raise LibreOfficeError(f"{existing[0]} exists; refusing to overwrite it (use --force)")
+    made = not out_dir.exists()  # a folder this call makes goes again if it fails
     out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown)
+    except BaseException:
+        if made:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+
+
+def _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="gputco-render-") as tmp:
         pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown)
         if len(pages) != len(chosen):  # an empty sheet prints no page: one run per sheet

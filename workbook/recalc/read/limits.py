@@ -42,9 +42,13 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
     if len(infos) > limits.max_members:
         raise LimitExceededError(f"the package has {len(infos)} parts (limit {limits.max_members})")
     names = zf.namelist()
-    if len(set(names)) != len(names):
-        twice = sorted(n for n, k in Counter(names).items() if k > 1)
-        raise WorkbookFormatError(f"the package has two parts named {twice[0]} (damaged or tampered with)")
+    folded = Counter(n.lower() for n in names)  # OPC part names are case-insensitive
+    if len(folded) != len(names):
+        twice = sorted(n for n in names if folded[n.lower()] > 1)
+        raise WorkbookFormatError(
+            f"the package has two parts named {' and '.join(dict.fromkeys(twice[:2]))} "
+            "(part names are case-insensitive; damaged or tampered with)"
+        )
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
