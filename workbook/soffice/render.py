@@ -335,7 +335,7 @@ def render_workbook(
         chosen = [n for n, _, visible in all_sheets if visible]
     out_dir = Path(out_dir)
     targets = [out_dir / png_name(xlsx.stem, s) for s in chosen]
-    existing = [t for t in targets if t.exists()]
+    existing = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
     if existing and not force:
         raise LibreOfficeError(f"{existing[0]} exists; refusing to overwrite it (use --force)")
     made = not out_dir.exists()  # a folder this call makes goes again if it fails
