@@ -529,6 +529,147 @@ SCREENED = {
 }
 
 
+# --- resource bombs under the 1000:1 compression limit (issue 24) -------------------------------
+# Each is written piece by piece (never held whole) with a little randomness, so that it deflates
+# about a hundred to one like the red team's files, not a thousand (the zip-bomb check).
+
+
+def _noise(rng, n: int) -> list[str]:
+    return ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6)) for _ in range(n)]
+
+
+def strings_bomb(d: Path) -> Path:
+    """55 million shared strings (the red team's 2.7 MB file took 168 s and 4.85 GiB)."""
+    import random
+
+    rng = random.Random(24)
+    block = "".join("<si/>" * 99 + f"<si><t>{w}</t></si>" for w in _noise(rng, 100)).encode()
+    head = f'{XML_DECL}<sst xmlns="{MAIN}">'.encode()
+    pieces = [head, *([block] * 5_500), b"</sst>"]
+    path = d / "strings_bomb.xlsx"
+    package(path, sheet(cell("A1", 0, t="s"), cell("B1", 1, f="LEN(A1)")), strings=shared_strings("x"))
+    return _replace(path, {"xl/sharedStrings.xml": pieces})
+
+
+def cells_bomb(d: Path) -> Path:
+    """30 million cells (the red team's 1.3 MB file took 254 s and 3.3 GiB)."""
+    import random
+
+    rng = random.Random(30)
+    row = "".join("<c/>" * 99 + f'<c t="inlineStr"><is><t>{w}</t></is></c>' for w in _noise(rng, 10)).encode()
+    rows = [b'<row r="%d">' % r + row + b"</row>" for r in range(1, 30_001)]
+    head = f'{XML_DECL}<worksheet xmlns="{MAIN}"><sheetData>'.encode()
+    path = package(d / "cells_bomb.xlsx", sheet(cell("A1", 1)))
+    return _replace(path, {"xl/worksheets/sheet1.xml": [head, *rows, b"</sheetData></worksheet>"]})
+
+
+def comments_bomb(d: Path, sheets: int = 3, size: int = 500_000_000) -> Path:
+    """Sheets of 500 MB of XML comments (the red team's 8 were killed at 300 s, 4.7 GiB); three
+    are enough to pass the 1 GiB budget on what one package unpacks to."""
+    import random
+
+    rng = random.Random(8)
+    block = ("<!--" + "".join(w + " " * 94 for w in _noise(rng, 10_000)) + "-->").encode()
+    body = [f'{XML_DECL}<worksheet xmlns="{MAIN}">'.encode(), *[block] * (size // len(block))]
+    body.append(b'<sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>')
+    path = package(d / "comments_bomb.xlsx", sheet(cell("A1", 1)))
+    members = {"xl/worksheets/sheet1.xml": body}
+    extra_sheets = [f"xl/worksheets/sheet{i}.xml" for i in range(2, sheets + 1)]
+    for name in extra_sheets:
+        members[name] = body
+    return _replace(path, members, sheets=extra_sheets)
+
+
+def styles_bomb(d: Path) -> Path:
+    """Two million cell formats (the red team's 1.3 MB file took LibreOffice 66 s and 1.9 GiB)."""
+    import random
+
+    rng = random.Random(13)
+    block = "".join(
+        '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' * 99 + f'<xf numFmtId="{n}"/>'
+        for n in (rng.randrange(1 << 30) for _ in range(100))
+    ).encode()
+    styles = [
+        f'{XML_DECL}<styleSheet xmlns="{MAIN}"><cellXfs count="2000000">'.encode(),
+        *[block] * 200,
+        b"</cellXfs></styleSheet>",
+    ]
+    path = package(
+        d / "styles_bomb.xlsx",
+        sheet(cell("A1", 2), cell("A2", 4, f="A1*2")),
+        overrides=(("/xl/styles.xml", _CT + "styles+xml"),),
+        rels=(("rId5", "styles", "styles.xml"),),
+    )
+    return _replace(path, {"xl/styles.xml": styles})
+
+
+def names_bomb(d: Path, levels: int = 30) -> Path:
+    """Defined names nm_i = nm_(i-1) + nm_(i-1): 2^30 terms written out (hours; --timeout ignored)."""
+    names = {"nm_0": "1", **{f"nm_{i}": f"nm_{i - 1}+nm_{i - 1}" for i in range(1, levels + 1)}}
+    return package(d / "names_bomb.xlsx", sheet(cell("A1", 0, f=f"nm_{levels}")), names=names)
+
+
+def deep_names(d: Path, levels: int = 100) -> Path:
+    """A defined name through 100 others (silently #NAME? before)."""
+    names = {"nm_0": "1", **{f"nm_{i}": f"nm_{i - 1}+1" for i in range(1, levels + 1)}}
+    return package(d / "deep_names.xlsx", sheet(cell("A1", levels + 1, f=f"nm_{levels}")), names=names)
+
+
+def product_bomb(d: Path) -> Path:
+    """Each operand passes the size checks; their product holds 17 billion cells (a MemoryError)."""
+    return package(d / "product.xlsx", sheet(cell("A1", 0, f="SUM(SEQUENCE(1048576)*SEQUENCE(1,16384))")))
+
+
+def deep_spec(d: Path) -> Path:
+    """A scenario SPEC nested 100,000 deep (a RecursionError before)."""
+    path = d / "deep.toml"
+    path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    return path
+
+
+def _replace(path: Path, members: dict[str, list[bytes]], sheets: list[str] = ()) -> Path:
+    """Rewrite ``path`` with ``members`` streamed in (and ``sheets`` listed in the workbook)."""
+    with zipfile.ZipFile(path) as z:
+        keep = {n: z.read(n) for n in z.namelist() if n not in members}
+    if sheets:
+        wb = keep["xl/workbook.xml"].decode()
+        rels = keep["xl/_rels/workbook.xml.rels"].decode()
+        types = keep["[Content_Types].xml"].decode()
+        for i, name in enumerate(sheets, 2):
+            wb = wb.replace("</sheets>", f'<sheet name="S{i}" sheetId="{i}" r:id="rS{i}"/></sheets>')
+            rels = rels.replace(
+                "</Relationships>",
+                f'<Relationship Id="rS{i}" Type="{REL}/worksheet" Target="{name[3:]}"/></Relationships>',
+            )
+            types = types.replace(
+                "</Types>", f'<Override PartName="/{name}" ContentType="{_CT}worksheet+xml"/></Types>'
+            )
+        keep.update({"xl/workbook.xml": wb.encode(), "xl/_rels/workbook.xml.rels": rels.encode()})
+        keep["[Content_Types].xml"] = types.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, data in keep.items():
+            z.writestr(name, data)
+        for name, pieces in members.items():
+            with z.open(name, "w", force_zip64=True) as fh:
+                for piece in pieces:
+                    fh.write(piece)
+    return path
+
+
+#: the resource bombs: (make, the command run on the file, its one-line refusal's fragment);
+#: each must be refused with exit 2 within 60 s and 2 GiB (tests/test_hostile.py, a child process)
+BOMBS = {
+    "strings_bomb": (strings_bomb, ["recalc", "--check"], "budget max_strings"),
+    "cells_bomb": (cells_bomb, ["recalc", "--check"], "budget max_cells"),
+    "comments_bomb": (comments_bomb, ["recalc", "--check"], "budget max_total_bytes"),
+    "styles_bomb": (styles_bomb, ["render", "--png", "{tmp}/png"], "budget max_styles"),
+    "names_bomb": (names_bomb, ["recalc", "--check", "--timeout", "20"], "budget max_name_size"),
+    "deep_names": (deep_names, ["recalc", "--check"], "budget max_name_depth"),
+    "product_bomb": (product_bomb, ["recalc", "--check"], "budget max_array_cells"),
+    "deep_spec": (deep_spec, ["scenarios", "-o", "{tmp}/s.xlsx"], "budget max_spec_depth"),
+}
+
+
 def _col(n: int) -> str:
     s = ""
     while n:

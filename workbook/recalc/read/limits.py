@@ -48,6 +48,7 @@ class Limits:
     max_name_depth: int = 64  # defined names through defined names
     max_name_size: int = 100_000  # nodes of a defined name's formula with its names expanded
     max_spec_depth: int = 32  # nesting of tables and arrays in a scenario SPEC (TOML)
+    max_styles: int = 65_490  # cell formats of the styles part (Excel's own limit), screened
 
 
 DEFAULT_LIMITS = Limits()

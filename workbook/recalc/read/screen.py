@@ -44,7 +44,7 @@ from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
 from gputco.workbook.recalc.read.package import list_sheets, open_zip
-from gputco.workbook.recalc.run.errors import RecalcError
+from gputco.workbook.recalc.run.errors import LimitExceededError, RecalcError
 
 #: functions that make a spreadsheet application reach outside the workbook
 OUTSIDE = frozenset(
@@ -227,6 +227,8 @@ def screen_parts(
             continue
         try:
             root = xmlsafe.parse_tree(lim.read_member(zf, n, limits), n)
+        except LimitExceededError:
+            raise
         except RecalcError as err:
             external[n] = [_unreadable(err, n)]
             continue
@@ -281,6 +283,8 @@ def _content_types(zf, by_lower, limits, out) -> dict[str, str]:
         return {}
     try:
         root = xmlsafe.parse_tree(lim.read_member(zf, name, limits), name)
+    except LimitExceededError:
+        raise
     except RecalcError as err:
         out.append(_unreadable(err, name))
         return {}
@@ -323,6 +327,8 @@ def _scan(zf, name: str, ctype: str, limits, sheet: str | None, cells: bool) -> 
         if name.lower().endswith(".rels") or name.lower() == "[content_types].xml":
             return found  # parsed above
         _parse_part(zf, name, limits, sheet, cells, found)
+    except LimitExceededError:
+        raise  # a budget: refused in its own words
     except (RecalcError, zipfile.BadZipFile, OSError, EOFError, RuntimeError) as err:
         found.findings.append(_unreadable(err, name))
     return found
@@ -338,10 +344,18 @@ def _parse_part(zf, name, limits, sheet, cells, found: _Part) -> None:
     def formula(value: str, at: str) -> None:
         found.findings.extend(Finding(what, at) for what in _called(value.strip()))
 
+    styles = 0
+
     def start(tag: str, attrs: dict) -> None:
-        nonlocal text, where, ref
+        nonlocal text, where, ref, styles
         local = tag.rpartition(":")[2]
         found.tags.add(local)
+        if local == "xf":  # a cell format: LibreOffice lays out every one
+            styles += 1
+            if styles > limits.max_styles:
+                raise lim.over(
+                    "max_styles", f"{name} holds more than {limits.max_styles:,} cell formats", limits
+                )
         if local == "c" and sheet is not None:
             ref = attrs.get("r", "")
         if "formula" in attrs:  # a pivot cache's calculated field
