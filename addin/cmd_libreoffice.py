@@ -113,10 +113,10 @@ def _open(args: argparse.Namespace) -> int:
                 "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
             )
         out = Path(args.outdir)
-        if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
-            from gputco.workbook.recalc import refuse_outside
+        from gputco.workbook.recalc import refuse_outside
+        from gputco.workbook.xlsx.files import check_input
 
-            refuse_outside(args.file)  # headless LibreOffice would run them unasked
+        refuse_outside(check_input(args.file))  # whatever its name: LibreOffice reads content
         written = session.convert(
             args.file, out, args.convert_to, profile=args.profile or session.cached_profile_dir()
         )

@@ -656,6 +656,48 @@ def _replace(path: Path, members: dict[str, list[bytes]], sheets: list[str] = ()
     return path
 
 
+def renamed_xlsx(d: Path) -> Path:
+    """A workbook with WEBSERVICE named .csv: LibreOffice goes by the content, so does the screen."""
+    path = quoted_sheet_webservice(d)
+    return path.rename(d / "looks_like.csv")
+
+
+def flat_xml_dtd(d: Path) -> Path:
+    """A SpreadsheetML 2003 document (one XML file LibreOffice opens) declaring an entity."""
+    path = d / "flat.xml"
+    path.write_text(
+        '<?xml version="1.0"?><!DOCTYPE Workbook [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+        '<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet><Table><Row>'
+        "<Cell><Data>&e;</Data></Cell></Row></Table></Worksheet></Workbook>"
+    )
+    return path
+
+
+def ods_webservice(d: Path) -> Path:
+    """An OpenDocument spreadsheet whose cell calls WEBSERVICE (``of:=`` syntax)."""
+    path = d / "web.ods"
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.2">'
+        '<office:body><office:spreadsheet><table:table table:name="S"><table:table-row>'
+        '<table:table-cell table:formula="of:=WEBSERVICE(&quot;http://127.0.0.1:9/&quot;)"/>'
+        "</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
+        z.writestr("content.xml", content)
+    return path
+
+
+#: files given to ``gputco open --convert-to`` under other names or formats
+OPEN_SCREENED = {
+    "renamed_xlsx": (renamed_xlsx, "WEBSERVICE (S!A2)"),
+    "flat_xml_dtd": (flat_xml_dtd, "declares a DTD"),
+    "ods_webservice": (ods_webservice, "WEBSERVICE (content.xml)"),
+}
+
+
 #: the resource bombs: (make, the command run on the file, its one-line refusal's fragment);
 #: each must be refused with exit 2 within 60 s and 2 GiB (tests/test_hostile.py, a child process)
 BOMBS = {

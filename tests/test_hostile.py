@@ -18,6 +18,7 @@ from hostile import (
     BAD_REFS,
     BOMBS,
     CORPUS,
+    OPEN_SCREENED,
     OUTSIDE,
     SCREENED,
     VBA_BYTES,
@@ -344,4 +345,13 @@ def test_resource_bombs_are_refused_within_60_s_and_2_gib(name, tmp_path, soffic
     assert code == 2 and err.count("\n") == 1 and message in err, err
     assert "--budget" in err and "GPUTCO_" in err  # how to raise it
     assert seconds < 60 and rss < 2 << 30, (seconds, rss)
+    assert not soffice_recorder.exists()
+
+
+@pytest.mark.parametrize("name", sorted(OPEN_SCREENED))
+def test_open_convert_to_screens_by_content_not_by_name(name, tmp_path, capsys, soffice_recorder):
+    make, message = OPEN_SCREENED[name]
+    path = make(tmp_path)
+    code, _out, err = _cli(capsys, *DOORS["open"](path, tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
     assert not soffice_recorder.exists()

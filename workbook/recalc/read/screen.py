@@ -86,6 +86,7 @@ _FORMULA_TAGS = frozenset({"f", "formula", "formula1", "formula2", "definedName"
 #: first bytes of an XML part in any encoding expat reads (UTF-8/16 with or without BOM)
 _XML_START = (b"<", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00<")
 _XML_NAMES = (".xml", ".rels", ".vml")
+_ODF_FORMULA = ("of:", "msoxl:", "oooc:")  # OpenDocument's formula attributes: of:=SUM([.A1])
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,21 @@ def screen(package, groups=()) -> list[Finding]:
 def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
     """Everything in the package at ``path`` that reaches outside, cells' formulas included
     (parsed here, not compiled): for the commands that hand a user's workbook to LibreOffice
-    whole (``gputco render``, ``gputco open --convert-to``)."""
+    whole (``gputco render``, ``gputco open --convert-to``). Whatever the file's name: a zip is
+    screened as a package (an OpenDocument one too: its ``of:=`` formulas), a single XML
+    document (SpreadsheetML 2003, flat OpenDocument) as one part; anything else (CSV, a legacy
+    binary file) holds nothing the screen can read and goes to the sandbox alone."""
+    with open(path, "rb") as fh:
+        head = fh.read(256)
+    if not head.startswith(b"PK") and head.lstrip(b" \t\r\n").startswith(_XML_START):
+        found = _Part()  # not a package but one XML document: LibreOffice would read it too
+        try:
+            _parse_part(None, str(path), limits, None, True, found)
+        except LimitExceededError:
+            raise
+        except RecalcError as err:
+            found.findings.append(_unreadable(err, str(path)))
+        return found.findings
     with open_zip(path, limits) as zf:
         return screen_parts(zf, limits, cells=True)
 
@@ -358,8 +373,9 @@ def _parse_part(zf, name, limits, sheet, cells, found: _Part) -> None:
                 )
         if local == "c" and sheet is not None:
             ref = attrs.get("r", "")
-        if "formula" in attrs:  # a pivot cache's calculated field
-            formula(attrs["formula"], name)
+        for key, value in attrs.items():  # a pivot cache's calculated field; OpenDocument cells
+            if key.rpartition(":")[2] == "formula" or value.startswith(_ODF_FORMULA):
+                formula(value.partition(":")[2] if value.startswith(_ODF_FORMULA) else value, name)
         stack.append(local)
         if local in _FORMULA_TAGS:
             in_cell = local == "f" and len(stack) > 1 and stack[-2] == "c" and sheet is not None
@@ -387,6 +403,19 @@ def _parse_part(zf, name, limits, sheet, cells, found: _Part) -> None:
     p.StartElementHandler = start
     p.EndElementHandler = end
     p.CharacterDataHandler = data
-    for piece in lim.stream_member(zf, name, limits):
+    for piece in lim.stream_member(zf, name, limits) if zf is not None else _pieces(name, limits):
         xmlsafe.run_piece(p, piece, name, final=False)
     xmlsafe.run_piece(p, b"", name, final=True)
+
+
+def _pieces(path: str, limits: lim.Limits, piece: int = 1 << 20):
+    """A file that is one XML document (SpreadsheetML 2003, flat OpenDocument), in pieces."""
+    size = 0
+    with open(path, "rb") as fh:
+        while data := fh.read(piece):
+            size += len(data)
+            if size > limits.max_member_bytes:
+                raise lim.over(
+                    "max_member_bytes", f"{path} is larger than {limits.max_member_bytes:,} bytes", limits
+                )
+            yield data
