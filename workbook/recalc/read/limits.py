@@ -35,8 +35,9 @@ class Limits:
     """Upper bounds for one package; the defaults fit workbooks of a few million cells."""
 
     max_members: int = 10_000
-    max_member_bytes: int = 1 << 30  # 1 GiB uncompressed for one part
-    max_total_bytes: int = 1 << 30  # 1 GiB uncompressed for all parts read from one package
+    max_member_bytes: int = 1 << 30  # 1 GiB uncompressed for one part held in memory
+    max_total_bytes: int = 1 << 30  # 1 GiB uncompressed for all parts held, per opened package
+    max_stream_bytes: int = 8 << 30  # 8 GiB for one part read in pieces (batch's .xlsx input)
     max_ratio: float = 1000.0  # uncompressed / compressed, per part larger than 1 MiB
     max_formula_chars: int = 8192  # Excel's own limit on formula length
     max_formula_depth: int = 100  # nesting of one formula (Excel allows 64 nested functions)
@@ -124,10 +125,15 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
                 f"part {info.filename} is encrypted (a password-protected "
                 "zip); gputco reads only unencrypted packages"
             )
-        _check_sizes(info, info.file_size, limits)
+        if info.file_size > limits.max_stream_bytes:  # what the headers claim: the reads check
+            raise over(
+                "max_stream_bytes", f"part {info.filename} unpacks to {info.file_size:,} bytes", limits
+            )
+        if info.file_size > (1 << 20) and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            _check_sizes(info, info.file_size, limits, limits.max_stream_bytes, "max_stream_bytes")
         total += info.file_size
-    if total > limits.max_total_bytes:
-        raise over("max_total_bytes", f"the package unpacks to {total:,} bytes", limits)
+    if total > limits.max_stream_bytes:
+        raise over("max_stream_bytes", f"the package unpacks to {total:,} bytes", limits)
 
 
 #: bytes read so far from each opened package (for max_total_bytes)
@@ -165,8 +171,8 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
 def stream_member(
     zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS, piece: int = 1 << 20
 ) -> Iterator[bytes]:
-    """Read one part in pieces (for parts too big to hold at once), with the limits of
-    :func:`read_member` checked as it grows."""
+    """Read one part in pieces (for parts too big to hold at once), its size and compression
+    ratio checked as it grows: at most ``max_stream_bytes`` (memory holds one piece)."""
     info = zf.getinfo(name)
     if info.flag_bits & 0x1:
         raise WorkbookFormatError(
@@ -177,8 +183,7 @@ def stream_member(
         with zf.open(info) as fh:
             while data := fh.read(piece):
                 size += len(data)
-                _check_sizes(info, size, limits)
-                _count(zf, len(data), limits)
+                _check_sizes(info, size, limits, limits.max_stream_bytes, "max_stream_bytes")
                 yield data
     except WorkbookFormatError:
         raise
@@ -205,13 +210,16 @@ def _count(zf: zipfile.ZipFile, size: int, limits: Limits) -> None:
         )
 
 
-def _check_sizes(info: zipfile.ZipInfo, size: int, limits: Limits) -> None:
-    if size > limits.max_member_bytes:
-        raise over(
-            "max_member_bytes",
-            f"part {info.filename} unpacks to more than {limits.max_member_bytes} bytes",
-            limits,
-        )
+def _check_sizes(
+    info: zipfile.ZipInfo,
+    size: int,
+    limits: Limits,
+    most: int | None = None,
+    budget: str = "max_member_bytes",
+) -> None:
+    most = limits.max_member_bytes if most is None else most
+    if size > most:
+        raise over(budget, f"part {info.filename} unpacks to more than {most} bytes", limits)
     if size > (1 << 20) and size > limits.max_ratio * max(info.compress_size, 1):
         raise over(
             "max_ratio",
