@@ -154,3 +154,25 @@ def test_only_the_sandbox_starts_processes():
     others = [f for f in found if not f.startswith("workbook/soffice/sandbox.py:")]
     assert others == [], others
     assert any(f.startswith("workbook/soffice/sandbox.py:") for f in found)  # the scan sees calls
+
+
+def test_docs_list_every_budget_with_its_default():
+    """docs/safety.md states each budget of limits.Limits with the default the code has."""
+    import dataclasses
+    import re
+
+    from gputco.workbook.recalc import DEFAULT_LIMITS, Limits
+
+    page = (ROOT / "docs" / "safety.md").read_text(encoding="utf-8")
+    for f in dataclasses.fields(Limits):
+        row = re.search(rf"^\| `{f.name}` \| ([^|]+) \|", page, re.M)
+        assert row, f"docs/safety.md has no row for {f.name}"
+        value = getattr(DEFAULT_LIMITS, f.name)
+        text = row.group(1).strip()
+        shown = float(text[:-4]) * (1 << 30) if text.endswith(" GiB") else float(text.replace(",", ""))
+        assert shown == value, (f.name, text, value)
+    assert (
+        f"{sandbox.DEFAULT_MEMORY_MB} MiB" in page
+        and sandbox.MEMORY_ENV in page
+        and sandbox.ALLOW_ENV in page
+    )
