@@ -133,3 +133,24 @@ def test_a_libreoffice_error_never_replaces_a_stored_value_recorded(tmp_path):
         src, dst, unsupported="stored", fallback=lambda path, cells, limits, timeout: dict(LAMBDA_RECORDED)
     )
     _check_lambda_kept(report, dst)
+
+
+@requires_soffice
+def test_render_keeps_the_stored_value_where_libreoffice_errs(tmp_path):
+    """The same rule in `gputco render`: the picture shows the file's 6 and 7, not LibreOffice's
+    #VALUE!, and says which cells it kept; the print copy has their formulas taken out."""
+    import zipfile
+
+    from gputco.workbook.soffice import render
+
+    src = _lambda_book(tmp_path)
+    kept = render.libreoffice_errors(src, tmp_path / "values")
+    assert kept == {"S": ["A1", "A3"]}  # A3 = A1+1 is LibreOffice's #VALUE! too
+    copy = tmp_path / "copy.xlsx"
+    render._copy_for_print(src, copy, {"S"}, render.sheet_names(src), kept=kept)
+    xml = zipfile.ZipFile(copy).read("xl/worksheets/sheet1.xml").decode()
+    assert '<c r="A1"><v>6</v></c>' in xml and '<c r="A3"><v>7</v></c>' in xml
+    assert "<f>ERF(1)&gt;0</f>" in xml  # the cell LibreOffice computes keeps its formula
+    stored: dict = {}
+    (png,) = render.render_workbook(src, tmp_path / "png", stored=stored)
+    assert stored == kept and png.stat().st_size > 0

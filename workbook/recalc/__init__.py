@@ -52,7 +52,7 @@ from gputco.workbook.recalc.run.errors import (
     UnsupportedFunctionError,
     WorkbookFormatError,
 )
-from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete
+from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete, takes
 from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, mismatches
 from gputco.workbook.recalc.run.values import XlError
 from gputco.workbook.recalc.write.blocks import fill_blocks
@@ -96,6 +96,7 @@ __all__ = [
     "shared_strings",
     "stream_rows",
     "supported_functions",
+    "takes",
 ]
 
 Functions = Mapping[str, Callable]
