@@ -49,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"gputco {udfs.__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    parser.add_argument(
+        "--unsandboxed-libreoffice",
+        action="store_true",
+        help="start LibreOffice on untrusted workbooks even where no network sandbox can be made "
+        "(also GPUTCO_LIBREOFFICE_UNSANDBOXED=1; see docs/safety.md)",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser(
@@ -105,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         print("gputco: error: name a command (see the list above)", file=sys.stderr)
         return EXIT_USAGE
+    if args.unsandboxed_libreoffice:
+        from gputco.workbook.soffice import sandbox
+
+        sandbox.allow_unsandboxed()
     return run(args)
 
 

@@ -113,10 +113,10 @@ def _open(args: argparse.Namespace) -> int:
                 "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
             )
         out = Path(args.outdir)
-        if Path(args.file).suffix.lower() in (".xlsx", ".xlsm"):
-            from gputco.workbook.recalc import refuse_outside
+        from gputco.workbook.recalc import refuse_outside
+        from gputco.workbook.xlsx.files import check_input
 
-            refuse_outside(args.file)  # headless LibreOffice would run them unasked
+        refuse_outside(check_input(args.file))  # whatever its name: LibreOffice reads content
         written = session.convert(
             args.file, out, args.convert_to, profile=args.profile or session.cached_profile_dir()
         )
@@ -160,12 +160,27 @@ def _render(args: argparse.Namespace) -> int:
     from gputco.workbook.soffice.render import render_workbook
 
     shown: dict = {}
+    stored: dict = {}
     written = render_workbook(
-        args.file, args.png, sheets=args.sheet, dpi=args.dpi, force=args.force, rows=args.rows, shown=shown
+        args.file,
+        args.png,
+        sheets=args.sheet,
+        dpi=args.dpi,
+        force=args.force,
+        rows=args.rows,
+        shown=shown,
+        stored=stored,
     )
     for path in written:
         print(path)
     for sheet, cut in shown.items():
         if cut:
             print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)", file=sys.stderr)
+    if stored:
+        cells = ", ".join(f"{s}!{ref}" for s, refs in stored.items() for ref in refs)
+        print(
+            "gputco render: note: LibreOffice gave errors where the file holds values; the stored "
+            f"values are shown, not computed by LibreOffice: {cells}",
+            file=sys.stderr,
+        )
     return 0

@@ -47,6 +47,7 @@ def add_parser(sub) -> None:
         action="store_true",
         help="keep the stored values of cells that use unsupported functions (default: stop and name them)",
     )
+    add_budget_argument(p)
     p.add_argument(
         "--timeout",
         type=float,
@@ -95,8 +96,20 @@ def _now(text: str | None) -> datetime.datetime | None:
         ) from None
 
 
+def add_budget_argument(p: argparse.ArgumentParser) -> None:
+    """``--budget NAME=N`` (repeatable): raise or lower one safety budget (docs/safety.md)."""
+    p.add_argument(
+        "--budget",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="set a safety budget, e.g. max_cells=40000000 (also GPUTCO_MAX_CELLS=...; "
+        "the budgets and their defaults: docs/safety.md)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from gputco.workbook.recalc import recalc_file
+    from gputco.workbook.recalc import budgets, recalc_file
     from gputco.workbook.soffice.fallback import libreoffice_values
 
     src = check_input(args.file)
@@ -115,6 +128,7 @@ def run(args: argparse.Namespace) -> int:
         check=args.check,
         in_place=args.in_place,
         timeout_s=args.timeout,
+        limits=budgets(args.budget),
         unsupported="stored" if args.keep_unsupported else "raise",
         now=_now(args.now),
         engine=args.engine,

@@ -6,6 +6,8 @@ import argparse
 
 import numpy as np
 
+from gputco.addin.cmd_recalc import add_budget_argument
+
 DEFAULT_OUTPUT = "scenarios.xlsx"
 
 
@@ -28,6 +30,7 @@ def add_parser(sub) -> None:
         help="the .xlsx to write (default: %(default)s)",
     )
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    add_budget_argument(p)
     p.add_argument("--example", action="store_true", help="print a commented example SPEC and exit")
     p.set_defaults(run=run)
 
@@ -50,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
         raise MissingValueError(
             "SPEC", "name a SPEC file (TOML), or print an example with gputco scenarios --example"
         )
-    spec = load_spec(args.spec)
+    from gputco.workbook.recalc import budgets
+
+    spec = load_spec(args.spec, budgets(args.budget))
     result = write_scenarios(spec, args.output, force=args.force, xlwings_rows=_xlwings_rows())
     print(summary(result))
     return 0

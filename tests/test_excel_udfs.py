@@ -336,6 +336,31 @@ def test_bad_cells_of_a_long_column_cost_a_few_calls():
     assert len(calls) <= 2 * 15  # bisection: about 2 log2(n) calls per bad cell
 
 
+def test_a_million_bad_elements_cost_linear_time_not_a_bisection():
+    """Issue 24: 1M invalid elements took 214 s (bisected down to single cells). The range check
+    reports every bad element at once, so the bad cells are named and the rest computed in a
+    few calls, each cell with its own value in its message."""
+    s, calls = counting(spec("TCO_COST_PER_MTOK"))
+    n = 1_000_000
+    mfu = np.where(np.arange(n) % 2 == 0, 1.5, 0.4)
+    mfu[3] = 2.5
+    got = call(s, (1.42, 1.07899e12, 1978.9, mfu.reshape(-1, 1).tolist(), 1.0))
+    assert len(calls) <= 3
+    assert got[0] == ["#VALUE! mfu must be in (0, 1], got 1.5"]
+    assert got[3] == ["#VALUE! mfu must be in (0, 1], got 2.5"]
+    assert got[1] == [udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.4)]
+    assert sum(row[0] == got[0][0] for row in got) == n // 2
+
+
+def test_a_range_error_names_the_first_bad_elements_with_their_positions():
+    with pytest.raises(udfs.InputRangeError) as info:
+        udfs.tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, np.array([0.4, 1.5, 0.3, 2.0, 3.0]))
+    assert str(info.value) == (
+        "mfu must be in (0, 1], got 1.5 (element [1]); 3 elements are outside it, the next at [3], [4]"
+    )
+    assert info.value.bad.tolist() == [[1], [3], [4]]
+
+
 def test_a_bad_single_value_with_a_long_column_is_one_call():
     s, calls = counting(spec("TCO_COST_PER_MTOK"))
     mfu = np.linspace(0.1, 1.0, 10_000).reshape(-1, 1).tolist()

@@ -5,6 +5,7 @@ a hang. Files that cannot be read are never written: no output, no temporary fil
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -15,13 +16,19 @@ import pytest
 from fuzzing import hard_timeout
 from hostile import (
     BAD_REFS,
+    BOMBS,
     CORPUS,
+    OPEN_SCREENED,
     OUTSIDE,
+    SCREENED,
     VBA_BYTES,
     bad_references,
+    cell,
     formula_text_result,
     macro_workbook,
     outside_calls,
+    package,
+    sheet,
     slow_chain,
 )
 
@@ -263,3 +270,88 @@ def test_openpyxl_reads_through_defusedxml(tmp_path):
     with pytest.raises(ValueError, match="could not read worksheets") as info:
         openpyxl.load_workbook(path)  # openpyxl wraps the refusal
     assert isinstance(info.value.__context__, defusedxml.EntitiesForbidden)
+
+
+@pytest.fixture
+def soffice_recorder(tmp_path, monkeypatch):
+    """A program named soffice first on PATH that records every start (and fails)."""
+    from gputco.workbook.soffice import session
+
+    bin_dir, log = tmp_path / "recorder-bin", tmp_path / "soffice-starts.log"
+    bin_dir.mkdir()
+    script = bin_dir / "soffice"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setattr(session, "_profiles", {})  # no profile made by a real LibreOffice before
+    monkeypatch.setattr(
+        session.lo_addin, "install", lambda path: Path(path).mkdir(parents=True, exist_ok=True)
+    )
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # gputco open's profile
+    return log
+
+
+DOORS = {  # every command that hands a user's workbook to LibreOffice
+    "render": lambda path, out: ["render", str(path), "--png", str(out)],
+    "open": lambda path, out: ["open", str(path), "--convert-to", "pdf", "--outdir", str(out)],
+    "recalc": lambda path, out: ["recalc", str(path), "--check", "--engine", "libreoffice"],
+}
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+@pytest.mark.parametrize("name", sorted(SCREENED))
+def test_disguised_files_never_start_soffice(name, door, tmp_path, capsys, soffice_recorder):
+    make, message = SCREENED[name]
+    path = make(tmp_path)
+    out = tmp_path / "out"
+    code, _out, err = _cli(capsys, *DOORS[door](path, out))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not soffice_recorder.exists(), "soffice was started on a refused file"
+    assert not out.exists(), "a refused command leaves no output folder"
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_the_recorder_sees_soffice_start_on_a_clean_file(door, tmp_path, capsys, soffice_recorder):
+    """The control: the same doors do start (the recorded) soffice on a file that passes."""
+    path = package(tmp_path / "clean.xlsx", sheet(cell("A1", 2), cell("A2", 4, f="A1*2")))
+    _code, _out, err = _cli(capsys, *DOORS[door](path, tmp_path / "out"))
+    assert soffice_recorder.exists(), err
+
+
+def _measured(argv: list[str], cwd: Path) -> tuple[int, str, float, int]:
+    """Run ``gputco ARGV`` in a child: (exit code, stderr, seconds, peak RSS in bytes of the
+    child, from the kernel's accounting of that process, os.wait4)."""
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    err = proc.stderr.read().decode()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, err, time.perf_counter() - t0, usage.ru_maxrss * 1024
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_resource_bombs_are_refused_within_60_s_and_2_gib(name, tmp_path, soffice_recorder):
+    make, command, message = BOMBS[name]
+    path = make(tmp_path)
+    argv = [command[0], str(path), *(a.format(tmp=tmp_path) for a in command[1:])]
+    code, err, seconds, rss = _measured(argv, ROOT)
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert "--budget" in err and "GPUTCO_" in err  # how to raise it
+    assert seconds < 60 and rss < 2 << 30, (seconds, rss)
+    assert not soffice_recorder.exists()
+
+
+@pytest.mark.parametrize("name", sorted(OPEN_SCREENED))
+def test_open_convert_to_screens_by_content_not_by_name(name, tmp_path, capsys, soffice_recorder):
+    make, message = OPEN_SCREENED[name]
+    path = make(tmp_path)
+    code, _out, err = _cli(capsys, *DOORS["open"](path, tmp_path / "out"))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not soffice_recorder.exists()

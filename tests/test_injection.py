@@ -122,3 +122,32 @@ def test_batch_parquet_keeps_text_exactly(tmp_path):
     run_batch(src, tmp_path / "out.parquet")
     out = pq.read_table(tmp_path / "out.parquet").to_pydict()
     assert set(TEXTS) <= set(out["label"] + out["_note"])  # typed columns: nothing to neutralise
+
+
+@pytest.mark.parametrize("encoding", ["dictionary", "binary", "large_string", "large_binary"])
+def test_formula_like_text_is_safe_whatever_the_input_columns_encoding(tmp_path, encoding):
+    """Issue 24: a pandas categorical (dictionary) or binary column of a Parquet input went into
+    the CSV unescaped. Every writer now sees it as text: CSV neutralises it, xlsx writes string
+    cells, Parquet keeps it exactly (as a plain string column)."""
+    import pyarrow as pa
+
+    texts = TEXTS[:3]
+    label = pa.array(texts)
+    label = {
+        "dictionary": label.dictionary_encode(),
+        "binary": label.cast(pa.binary()),
+        "large_string": label.cast(pa.large_string()),
+        "large_binary": label.cast(pa.large_binary()),
+    }[encoding]
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"label": label, "system": ["H100_HGX"] * 3, "mfu": [0.4] * 3}), src)
+    run_batch(src, tmp_path / "out.csv")
+    lines = (tmp_path / "out.csv").read_text().splitlines()[1:]
+    assert [line.split(",")[0].strip('"')[:2] for line in lines] == ["'=", "'+", "'@"]
+    run_batch(src, tmp_path / "out.xlsx")
+    ws = openpyxl.load_workbook(tmp_path / "out.xlsx").active
+    assert [(c.value, c.data_type) for c in ws["A"][1:]] == [(t, "s") for t in texts]
+    assert not _formulas(tmp_path / "out.xlsx")
+    run_batch(src, tmp_path / "out.parquet")
+    back = pq.read_table(tmp_path / "out.parquet")
+    assert back.schema.field("label").type == pa.string() and back.column("label").to_pylist() == texts

@@ -14,13 +14,14 @@ import math
 
 import openpyxl
 import pytest
+from hostile import cell, package, sheet
 from lo import requires_soffice
 from test_recalc_engines import mixed_book
 from test_recalc_preserve import _compare_sheet, _members
 
 from gputco.addin.cli import main
 from gputco.udfs import UDFS
-from gputco.workbook.recalc import recalc_file
+from gputco.workbook.recalc import DEFAULT_LIMITS, recalc_file
 from gputco.workbook.soffice import session
 from gputco.workbook.soffice.fallback import libreoffice_values
 
@@ -87,3 +88,69 @@ def test_cli_check_says_which_engine_computed_which_cells(tmp_path, capsys):
     capsys.readouterr()
     assert main(["recalc", str(out_file), "--check"]) == 0, "LibreOffice's cells checked too"
     assert "LibreOffice 4" in capsys.readouterr().out
+
+
+def _lambda_book(tmp_path):
+    """A LAMBDA through a defined name (DOUBLE(3), stored 6, which the engine does not know and
+    LibreOffice 7.4 reads as #VALUE!), ERF (LibreOffice has it) and a cell depending on the LAMBDA."""
+    return package(
+        tmp_path / "lambda.xlsx",
+        sheet(cell("A1", 6, f="DOUBLE(3)"), cell("A2", 1, f="ERF(1)>0", t="b"), cell("A3", 7, f="A1+1")),
+        names={"DOUBLE": "_xlfn.LAMBDA(_xlpm.x,_xlpm.x*2)"},
+    )
+
+
+#: what LibreOffice 7.4.7.2 gave for the cells of _lambda_book (libreoffice_values, recorded)
+LAMBDA_RECORDED = {("S", 1, 1): "#VALUE!", ("S", 2, 1): True, ("S", 3, 1): "#VALUE!"}
+
+
+def _check_lambda_kept(report, dst):
+    """Issue 24: LibreOffice's error never replaces a value the file holds that is not one."""
+    assert report.libreoffice_cells == ["S!A2"]
+    assert report.unsupported == {"DOUBLE": ["S!A1"]}
+    assert report.by_engine == {"gputco": 1, "libreoffice": 1}
+    assert any("could not compute 1 cells either" in n and "S!A1" in n for n in report.notes)
+    ws = openpyxl.load_workbook(dst, data_only=True)["S"]
+    assert [ws["A1"].value, ws["A2"].value, ws["A3"].value] == [6, True, 7]
+
+
+@requires_soffice
+def test_a_libreoffice_error_never_replaces_a_stored_value_live(tmp_path):
+    from gputco.workbook.recalc.run.hybrid import takes
+
+    src = _lambda_book(tmp_path)
+    live = libreoffice_values(src, set(LAMBDA_RECORDED), DEFAULT_LIMITS, 120)
+    assert {k: str(v) if not isinstance(v, bool) else v for k, v in live.items()} == LAMBDA_RECORDED
+    assert not takes(live[("S", 1, 1)], 6.0)
+    dst = tmp_path / "out.xlsx"
+    _check_lambda_kept(recalc_file(src, dst, unsupported="stored", fallback=libreoffice_values), dst)
+
+
+def test_a_libreoffice_error_never_replaces_a_stored_value_recorded(tmp_path):
+    src = _lambda_book(tmp_path)
+    dst = tmp_path / "out.xlsx"
+    report = recalc_file(
+        src, dst, unsupported="stored", fallback=lambda path, cells, limits, timeout: dict(LAMBDA_RECORDED)
+    )
+    _check_lambda_kept(report, dst)
+
+
+@requires_soffice
+def test_render_keeps_the_stored_value_where_libreoffice_errs(tmp_path):
+    """The same rule in `gputco render`: the picture shows the file's 6 and 7, not LibreOffice's
+    #VALUE!, and says which cells it kept; the print copy has their formulas taken out."""
+    import zipfile
+
+    from gputco.workbook.soffice import render
+
+    src = _lambda_book(tmp_path)
+    kept = render.libreoffice_errors(src, tmp_path / "values")
+    assert kept == {"S": ["A1", "A3"]}  # A3 = A1+1 is LibreOffice's #VALUE! too
+    copy = tmp_path / "copy.xlsx"
+    render._copy_for_print(src, copy, {"S"}, render.sheet_names(src), kept=kept)
+    xml = zipfile.ZipFile(copy).read("xl/worksheets/sheet1.xml").decode()
+    assert '<c r="A1"><v>6</v></c>' in xml and '<c r="A3"><v>7</v></c>' in xml
+    assert "<f>ERF(1)&gt;0</f>" in xml  # the cell LibreOffice computes keeps its formula
+    stored: dict = {}
+    (png,) = render.render_workbook(src, tmp_path / "png", stored=stored)
+    assert stored == kept and png.stat().st_size > 0

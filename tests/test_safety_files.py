@@ -348,6 +348,40 @@ def test_sigkill_mid_write_leaves_the_original_and_a_hidden_temporary_file(tmp_p
     assert dst.read_bytes() == ORIGINAL
     left = _leftovers(tmp_path)
     assert len(left) == 1 and left[0].startswith(".~results.csv.") and left[0].endswith(".tmp")
+    # the next run of that destination removes what the killed one left (its process is gone);
+    # a live writer's temporary file beside it is never touched
+    live = tmp_path / f".~results.csv.{os.getpid()}.live.tmp"
+    live.write_bytes(b"in use")
+    again = subprocess.run(
+        [sys.executable, "-m", "gputco.addin.cli", "batch", str(src), "-o", str(dst), "--force"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert again.returncode == 0, again.stderr
+    assert _leftovers(tmp_path) == [live.name]
+    assert dst.read_bytes() != ORIGINAL
+
+
+def test_an_output_that_is_a_symlink_is_refused_without_force(tmp_path, capsys):
+    """-o link: a link (dangling or not) is never written through unasked: a dangling one would
+    create a file at its target, elsewhere."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dangling = tmp_path / "link.xlsx"
+    dangling.symlink_to(elsewhere / "made.xlsx")
+    assert main(["template", "-o", str(dangling)]) == 2
+    err = capsys.readouterr().err
+    assert "is a symbolic link" in err and "which does not exist" in err and "--force" in err
+    assert not (elsewhere / "made.xlsx").exists() and _leftovers(tmp_path) == []
+    real = tmp_path / "real.md"
+    real.write_bytes(ORIGINAL)
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    assert main(["docs", "-o", str(link)]) == 2
+    assert real.read_bytes() == ORIGINAL
 
 
 def test_a_write_is_fsynced_before_the_rename_and_the_folder_after_it(tmp_path, monkeypatch):

@@ -138,8 +138,9 @@ def _first_non_number(value: object) -> object:
 def _raise_range(arg: str, x: np.ndarray, ok: np.ndarray, valid: str) -> None:
     if x.ndim == 0:
         raise InputRangeError(arg, float(x), valid)
-    idx = tuple(int(i) for i in np.argwhere(~ok)[0])
-    raise InputRangeError(arg, float(x[idx]), valid, idx)
+    bad = np.argwhere(~ok)  # every bad element, in one pass (the UDF layer uses them all)
+    idx = tuple(int(i) for i in bad[0])
+    raise InputRangeError(arg, float(x[idx]), valid, idx, bad)
 
 
 def broadcast(**values: object) -> None:

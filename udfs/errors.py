@@ -28,11 +28,22 @@ class GputcoError(Exception):
 class InputRangeError(GputcoError, ValueError):
     """A number is outside its valid range, or not finite."""
 
-    def __init__(self, arg: str, value: object, valid: str, index: tuple[int, ...] | None = None) -> None:
+    #: how many other bad elements a message names (with their positions)
+    SHOWN = 5
+
+    def __init__(
+        self, arg: str, value: object, valid: str, index: tuple[int, ...] | None = None, bad=None
+    ) -> None:
         self.arg, self.value, self.valid, self.index = arg, value, valid, index
+        self.bad = bad  #: positions of every bad element (a (k, ndim) integer array), if known
         where = f" (element [{', '.join(map(str, index))}])" if index is not None else ""
         must = valid if valid.startswith("a ") else f"in {valid}"
-        super().__init__(f"{arg} must be {must}, got {_show(value)}{where}")
+        more = ""
+        if bad is not None and len(bad) > 1:
+            first = ", ".join(f"[{', '.join(map(str, b))}]" for b in bad[1 : 1 + self.SHOWN].tolist())
+            more = f"; {len(bad):,} elements are outside it, the next at {first}"
+            more += ", ..." if len(bad) > 1 + self.SHOWN else ""
+        super().__init__(f"{arg} must be {must}, got {_show(value)}{where}{more}")
 
 
 class InputTypeError(GputcoError, TypeError):

@@ -378,6 +378,17 @@ def _solve(
             raise failure
         res = spec.plain(*(c.argument(idx) for c in cols))
     except Exception as err:
+        bad = _bad_cells(err, cols, idx)
+        if bad is not None:  # every bad element known at once: linear, not bisected
+            memo: dict[float, str] = {}
+            for j in idx[bad]:
+                v = float(next(c for c in cols if c.arg.name == err.arg).floats[j])
+                if v not in memo:
+                    memo[v] = error_text(InputRangeError(err.arg, v, err.valid))
+                out[j] = memo[v]
+            if not bad.all():
+                _solve(spec, cols, idx[~bad], out)
+            return
         if len(idx) > 1 and _data_dependent(err, cols):
             mid = len(idx) // 2
             _solve(spec, cols, idx[:mid], out)
@@ -390,6 +401,21 @@ def _solve(
     else:
         for j in idx:  # a text or None is one object per cell
             out[j] = res
+
+
+def _bad_cells(err: Exception, cols: list[_Column], idx: np.ndarray) -> np.ndarray | None:
+    """The cells of ``idx`` whose element is out of range, when the error lists them all (a
+    range check over the array that was passed for one argument): a mask over ``idx``."""
+    if not isinstance(err, InputRangeError) or err.bad is None or len(idx) < 2:
+        return None
+    col = next((c for c in cols if c.arg.name == err.arg and not c.constant), None)
+    if col is None or col.arg.kind != NUMBER or err.bad.ndim != 2 or err.bad.shape[1] != 1:
+        return None
+    if np.shape(col.argument(idx)) != (len(idx),):
+        return None
+    mask = np.zeros(len(idx), dtype=bool)
+    mask[err.bad[:, 0]] = True
+    return mask
 
 
 def _data_dependent(err: Exception, cols: list[_Column]) -> bool:

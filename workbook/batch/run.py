@@ -252,6 +252,7 @@ class _Writer:
         self._wb = None
 
     def write(self, table: pa.Table) -> None:
+        table = plain_text(table)  # every writer sees text as text, whatever its encoding
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
 
@@ -299,6 +300,33 @@ class _Writer:
         with contextlib.suppress(Exception):
             if self._wb is not None:
                 self._wb.abort()
+
+
+def plain_text(table: pa.Table) -> pa.Table:
+    """Text columns as plain UTF-8 strings, whatever their encoding in the input: dictionary
+    (pandas categorical), binary, large or view strings; so that the writers' text rules (CSV's
+    apostrophe, xlsx string cells) apply to them all. Binary that is not UTF-8 is refused."""
+    for i, field in enumerate(table.schema):
+        kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
+        textual = (
+            pa.types.is_string(kind)
+            or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind)
+            or pa.types.is_large_binary(kind)
+            or pa.types.is_fixed_size_binary(kind)
+            or str(kind) in ("string_view", "binary_view")
+        )
+        if not textual or pa.types.is_string(field.type):
+            continue
+        col = table.column(i)
+        if pa.types.is_dictionary(field.type):
+            col = col.cast(kind)
+        try:
+            col = col.cast(pa.string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise BatchError(f"column {field.name!r} holds bytes that are not UTF-8 text ({err})") from None
+        table = table.set_column(i, pa.field(field.name, pa.string()), col)
+    return table
 
 
 def _neutralise_text(table: pa.Table) -> pa.Table:

@@ -37,7 +37,7 @@ from pathlib import Path
 from gputco.workbook.recalc.formula.parse import parse
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
 from gputco.workbook.recalc.functions import BUILTINS
-from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, read_member
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, budgets, over, read_member
 from gputco.workbook.recalc.read.package import list_sheets, open_package, open_zip
 from gputco.workbook.recalc.read.screen import OutsideReachError, refuse_outside
 from gputco.workbook.recalc.read.stream import shared_strings, stream_rows
@@ -52,7 +52,7 @@ from gputco.workbook.recalc.run.errors import (
     UnsupportedFunctionError,
     WorkbookFormatError,
 )
-from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete
+from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete, takes
 from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, mismatches
 from gputco.workbook.recalc.run.values import XlError
 from gputco.workbook.recalc.write.blocks import fill_blocks
@@ -78,6 +78,7 @@ __all__ = [
     "UnsupportedFunctionError",
     "WorkbookFormatError",
     "XlError",
+    "budgets",
     "cell_name",
     "col_index",
     "evaluate_package",
@@ -86,6 +87,7 @@ __all__ = [
     "list_sheets",
     "open_package",
     "open_zip",
+    "over",
     "parse",
     "read_member",
     "recalc_file",
@@ -94,6 +96,7 @@ __all__ = [
     "shared_strings",
     "stream_rows",
     "supported_functions",
+    "takes",
 ]
 
 Functions = Mapping[str, Callable]

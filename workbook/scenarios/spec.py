@@ -44,6 +44,7 @@ import numpy as np
 from gputco.udfs import presets, ranges, sampling, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import GputcoError, UnknownNameError
+from gputco.workbook.recalc import budgets, over
 
 #: the most scenarios (rows) a workbook may hold. Measured: 10,000 take about 4 s to write and
 #: 0.4 GB of memory, 100,000 about 40 s and 3 GB (the recalculation holds every cell), and Excel
@@ -158,18 +159,42 @@ def _round_half_up(x: float) -> float:
     return float(math.floor(x + 0.5))
 
 
-def load_spec(path: str | Path) -> Spec:
-    """Read and validate a SPEC file (TOML)."""
+def load_spec(path: str | Path, limits=None) -> Spec:
+    """Read and validate a SPEC file (TOML); ``limits`` (default: the budgets the environment
+    sets, see :func:`gputco.workbook.recalc.budgets`) bounds its nesting (``max_spec_depth``)."""
     from gputco.workbook.xlsx.files import check_input
 
+    limits = budgets() if limits is None else limits
     path = check_input(path)
+    deep = f"{path}: tables and arrays nested more than {limits.max_spec_depth} deep"
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError:
         raise SpecError(str(path), "not a text file (TOML is UTF-8 text)") from None
     except tomllib.TOMLDecodeError as err:
         raise SpecError(str(path), f"not valid TOML: {err}") from None
+    except RecursionError:  # deeper than the TOML reader can go: far past any budget
+        raise over("max_spec_depth", deep, limits) from None
+    if _depth(data) > limits.max_spec_depth:
+        raise over("max_spec_depth", deep, limits)
     return parse_spec(data)
+
+
+def _depth(data: object) -> int:
+    """How deep tables and arrays nest (a scalar is 0), without recursion.
+
+    >>> _depth({"a": [1, {"b": [2]}]}), _depth(3)
+    (4, 0)
+    """
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        kids = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if kids is None:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((k, level + 1) for k in kids)
+    return deepest
 
 
 def parse_spec(data: Mapping[str, object]) -> Spec:

@@ -24,7 +24,6 @@ import os
 import re
 import shutil
 import site
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -268,21 +267,12 @@ def _ensure_profile(profile: Path) -> None:
             "it once, or name an existing profile with --profile"
         )
     profile.mkdir(parents=True, exist_ok=True)
+    from gputco.workbook.soffice import sandbox
     from gputco.workbook.soffice.process import soffice_env
 
-    subprocess.run(
-        [
-            exe,
-            f"-env:UserInstallation={profile.resolve().as_uri()}",
-            "--headless",
-            "--norestore",
-            "--terminate_after_init",
-        ],
-        capture_output=True,
-        timeout=120,
-        check=False,
-        env=soffice_env(),
-    )
+    cmd = [exe, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--norestore"]
+    # no document: only LibreOffice's own first start, trusted
+    sandbox.run([*cmd, "--terminate_after_init"], timeout=120, env=soffice_env(), untrusted=False)
     if not xlb.exists():
         raise AddinError(f"LibreOffice did not create a Basic library in {profile}")
 

@@ -2,33 +2,47 @@
 
 LibreOffice trusts the cached values in an .xlsx by default; the profile written here sets
 ``OOXMLRecalcMode`` (and ``ODFRecalcMode``) to 0, "always recalculate", so every formula is
-recalculated on load. Each call uses its own throw-away profile, so runs never share state and
-can run side by side.
+recalculated on load, and turns link updates and macros off (:data:`SETTINGS`). Each call uses
+its own throw-away profile, so runs never share state and can run side by side, and runs in the
+sandbox of :mod:`.sandbox` (no network, private TMPDIR, time and memory budgets).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from gputco.udfs.errors import GputcoError
+from gputco.workbook.soffice import sandbox
 
 INSTALL_HINT = "apt-get install libreoffice-calc-nogui"
 
-_PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
-<oor:items xmlns:oor="http://openoffice.org/2001/registry"
-           xmlns:xs="http://www.w3.org/2001/XMLSchema"
-           xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
- <prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-<item oor:path="/org.openoffice.Office.Calc/Formula/Load">
- <prop oor:name="ODFRecalcMode" oor:op="fuse"><value>0</value></prop></item>
-</oor:items>
-"""
+#: (configuration path, property, type, value) set in every profile gputco runs LibreOffice with:
+#: recalculate every formula on load (OOXML and ODF: 0 = always), never update links (Calc's
+#: Content/Update/Link: 1 = never), run no macros (security level 3 = very high, and execution
+#: disabled outright) and follow no links to untrusted referers
+SETTINGS = (
+    ("/org.openoffice.Office.Calc/Formula/Load", "OOXMLRecalcMode", "int", "0"),
+    ("/org.openoffice.Office.Calc/Formula/Load", "ODFRecalcMode", "int", "0"),
+    ("/org.openoffice.Office.Calc/Content/Update", "Link", "int", "1"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "MacroSecurityLevel", "int", "3"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "DisableMacrosExecution", "boolean", "true"),
+    ("/org.openoffice.Office.Common/Security/Scripting", "BlockUntrustedRefererLinks", "boolean", "true"),
+)
+_HEAD = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+    'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
+)
+
+
+def _item(path: str, name: str, kind: str, value: str) -> str:
+    return (
+        f'<item oor:path="{path}"><prop oor:name="{name}" oor:op="fuse" oor:type="xs:{kind}">'
+        f"<value>{value}</value></prop></item>\n"
+    )
 
 
 class LibreOfficeError(GputcoError, RuntimeError):
@@ -78,16 +92,21 @@ def _venv_bin(folder: str) -> bool:
 
 
 def force_recalc(profile: str | os.PathLike) -> None:
-    """Make a (private) profile recalculate every formula on load (OOXML and ODF)."""
+    """Make a (private) profile safe and exact: every setting of :data:`SETTINGS` (recalculate on
+    load, no link updates, no macros) is written into its registrymodifications.xcu, replacing
+    what the profile said."""
     xcu = Path(profile) / "user" / "registrymodifications.xcu"
     xcu.parent.mkdir(parents=True, exist_ok=True)
-    if not xcu.exists():
-        xcu.write_text(_PROFILE, encoding="utf-8")
-        return
-    text = xcu.read_text(encoding="utf-8")
-    if "OOXMLRecalcMode" in text and "ODFRecalcMode" in text:
-        return
-    items = _PROFILE[_PROFILE.index("<item") : _PROFILE.index("</oor:items>")]
+    text = xcu.read_text(encoding="utf-8") if xcu.exists() else _HEAD + "</oor:items>\n"
+    lines = [
+        line
+        for line in text.splitlines(keepends=True)
+        if not any(
+            f'oor:path="{path}"' in line and f'oor:name="{name}"' in line for path, name, _, _ in SETTINGS
+        )
+    ]
+    text = "".join(lines)
+    items = "".join(_item(*s) for s in SETTINGS)
     xcu.write_text(text.replace("</oor:items>", items + "</oor:items>"), encoding="utf-8")
 
 
@@ -125,12 +144,7 @@ def convert(
             str(out_dir),
             str(src),
         ]
-        try:
-            proc = subprocess.run(
-                cmd, capture_output=True, text=True, timeout=timeout, check=False, env=soffice_env()
-            )
-        except subprocess.TimeoutExpired:
-            raise LibreOfficeError(f"soffice did not finish converting {src} in {timeout} s") from None
+        proc = sandbox.run(cmd, timeout=timeout, env=soffice_env(), what=f"soffice converting {src.name}")
     out = out_dir / f"{src.stem}.{to.split(':')[0]}"
     if proc.returncode != 0 or not out.exists():
         raise LibreOfficeError(

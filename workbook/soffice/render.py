@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Sequence
@@ -27,8 +26,17 @@ from pathlib import Path
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
-from gputco.workbook.recalc import list_sheets, open_zip, read_member, refuse_dtd, refuse_outside
-from gputco.workbook.soffice import session
+from gputco.workbook.recalc import (
+    cell_name,
+    list_sheets,
+    open_package,
+    open_zip,
+    read_member,
+    refuse_dtd,
+    refuse_outside,
+    takes,
+)
+from gputco.workbook.soffice import sandbox, session
 from gputco.workbook.soffice.process import LibreOfficeError
 from gputco.workbook.xlsx.files import atomic_output
 
@@ -213,8 +221,45 @@ def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
     return re.sub(r"(</sheets>)", rf"\1<definedNames>{tag}</definedNames>", wb, count=1)
 
 
-def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets, rows: int = HEAD_ROWS) -> dict[str, str]:
-    """Write the print copy; returns what is left out of each chosen sheet ("" for nothing)."""
+def libreoffice_errors(src: Path, tmp: Path) -> dict[str, list[str]]:
+    """Sheet -> cells ("A1") where LibreOffice's recalculation gives an error and the file holds a
+    value that is not one: the shared rule (:func:`gputco.workbook.recalc.takes`) keeps the
+    stored value, so the picture shows it, not LibreOffice's error."""
+    from gputco.workbook.soffice.fallback import read_values
+
+    package = open_package(src)
+    cells = {(p.name.upper(), fc.row, fc.col): fc for p in package.sheets for fc in p.formulas}
+    if not cells:
+        return {}
+    tmp.mkdir(parents=True, exist_ok=True)
+    made = session.convert(src, tmp, "xlsx")  # recalculated with the add-in, as printing does
+    values = read_values(made, set(cells), package.limits)
+    names = {p.name.upper(): p.name for p in package.sheets}
+    out: dict[str, list[str]] = {}
+    for (sheet, row, col), fc in cells.items():
+        if (sheet, row, col) in values and not takes(values[(sheet, row, col)], fc.cached):
+            out.setdefault(names[sheet], []).append(cell_name(row, col))
+    return out
+
+
+def _keep_stored(xml: str, refs: list[str]) -> str:
+    """The sheet with the formulas of ``refs`` taken out, so their stored values print."""
+    for ref in refs:
+        xml = re.sub(
+            rf'(<(?:\w+:)?c\b[^>]*?\br="{ref}"[^>]*>)\s*<(?:\w+:)?f\b[^>]*?(?:/>|>.*?</(?:\w+:)?f>)',
+            r"\1",
+            xml,
+            count=1,
+            flags=re.S,
+        )
+    return xml
+
+
+def _copy_for_print(
+    src: Path, dst: Path, chosen: set[str], sheets, rows: int = HEAD_ROWS, kept: dict | None = None
+) -> dict[str, str]:
+    """Write the print copy; returns what is left out of each chosen sheet ("" for nothing).
+    The cells of ``kept`` (sheet -> cells) print their stored values (see :func:`libreoffice_errors`)."""
     parts = {part: name for name, part, _ in sheets if name in chosen}
     shown: dict[str, str] = {}
     with open_zip(src) as zin:
@@ -246,7 +291,9 @@ def _copy_for_print(src: Path, dst: Path, chosen: set[str], sheets, rows: int = 
                 cut.append(f"columns A-{get_column_letter(fit)} of A-{col}")
             shown[name] = ", ".join(cut)
             footer = f"gputco render: {shown[name]}" if cut else ""
-            sheet_xml[part] = _fit_one_page(xml, footer).encode("utf-8")
+            sheet_xml[part] = _fit_one_page(_keep_stored(xml, (kept or {}).get(name, [])), footer).encode(
+                "utf-8"
+            )
             wb = _print_area(wb, index[name], name, (get_column_letter(fit), last))
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
@@ -265,8 +312,11 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
     pdftoppm = shutil.which("pdftoppm")
     if pdftoppm is None:
         raise LibreOfficeError("pdftoppm is not installed: apt-get install poppler-utils")
-    proc = subprocess.run(
-        [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)], capture_output=True, text=True, check=False
+    proc = sandbox.run(  # LibreOffice's PDF of an untrusted workbook: the same sandbox
+        [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)],
+        timeout=300,
+        env=dict(os.environ),
+        what="pdftoppm",
     )
     if proc.returncode != 0:
         raise LibreOfficeError(f"pdftoppm failed: {proc.stderr.strip()[:300]}")
@@ -274,11 +324,11 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
 
 
 def _print(
-    src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int, shown: dict
+    src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int, shown: dict, kept=None
 ) -> list[Path]:
     copy = tmp / tag / f"{src.stem}.xlsx"
     copy.parent.mkdir()
-    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows))
+    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows, kept or {}))
     pdf = session.convert(copy, tmp / tag / "pdf", "pdf")  # recalculated with the add-in
     return _pdf_to_pngs(pdf, tmp / tag / "page", dpi)
 
@@ -303,12 +353,14 @@ def render_workbook(
     force: bool = False,
     rows: int = HEAD_ROWS,
     shown: dict | None = None,
+    stored: dict | None = None,
 ) -> list[Path]:
     """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``.
 
     Each picture shows the sheet's first ``rows`` rows and the columns that fit; ``shown`` (a
     dict, if given) receives sheet name -> what is shown of a cut sheet ("rows 1-60 of 2,049"),
-    "" for a whole sheet.
+    "" for a whole sheet. ``stored`` (a dict, if given) receives sheet name -> the cells whose
+    stored values are shown because LibreOffice gave an error for them (:func:`libreoffice_errors`).
     """
     if rows < 1:
         raise LibreOfficeError(f"rows must be at least 1, got {rows}")
@@ -333,16 +385,29 @@ def render_workbook(
         chosen = [n for n, _, visible in all_sheets if visible]
     out_dir = Path(out_dir)
     targets = [out_dir / png_name(xlsx.stem, s) for s in chosen]
-    existing = [t for t in targets if t.exists()]
+    existing = [t for t in targets if t.exists() or t.is_symlink()]  # a dangling link too
     if existing and not force:
         raise LibreOfficeError(f"{existing[0]} exists; refusing to overwrite it (use --force)")
+    made = not out_dir.exists()  # a folder this call makes goes again if it fails
     out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored)
+    except BaseException:
+        if made:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
+
+
+def _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored=None) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="gputco-render-") as tmp:
-        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown)
+        kept = libreoffice_errors(xlsx, Path(tmp) / "values")
+        if stored is not None:
+            stored.update(kept)
+        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown, kept)
         if len(pages) != len(chosen):  # an empty sheet prints no page: one run per sheet
             pages = []
             for i, sheet in enumerate(chosen):
-                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown)
+                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown, kept)
                 if not one:
                     raise LibreOfficeError(f"sheet {sheet!r} printed no page (is it empty?)")
                 pages.append(one[0])

@@ -21,7 +21,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from . import lo_addin, process
+from . import lo_addin, process, sandbox
 
 _lock = threading.Lock()  # one LibreOffice per profile at a time: a second would join the first
 _profiles: dict[str, Path] = {}
@@ -98,8 +98,6 @@ def start_calc(
     profile as it is (it must have the add-in). The environment is :func:`process.soffice_env`'s,
     so LibreOffice's Python starts whatever the launching shell's PATH. Returns (pid, profile).
     """
-    import subprocess
-
     exe = process.soffice()
     if exe is None:
         raise process.LibreOfficeError(f"LibreOffice (soffice) is not installed: {process.INSTALL_HINT}")
@@ -112,12 +110,5 @@ def start_calc(
         where = addin_profile(profile if profile is not None else cached_profile_dir())
         cmd.append(f"-env:UserInstallation={where.as_uri()}")
     cmd += ["--calc", str(src)]
-    proc = subprocess.Popen(
-        cmd,
-        env=process.soffice_env(headless=False),
-        start_new_session=True,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    proc = sandbox.spawn(cmd, env=process.soffice_env(headless=False))
     return proc.pid, where

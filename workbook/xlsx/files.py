@@ -6,8 +6,10 @@ and renames it into place only when the write completed: the temporary file is f
 rename and the folder after it, so after a power cut the destination holds the old file or the
 whole new one, never a mixture or an empty file. An error mid-write leaves the original
 byte-for-byte intact and removes the temporary file; a kill (SIGKILL, power cut) leaves the
-original intact too, and the hidden temporary file behind. Symbolic links are written through (the
-link stays a link); devices, pipes and other special files are never replaced.
+original intact too, and the hidden temporary file ``.~NAME.PID.XXXX.tmp`` behind, which the next
+write of that destination removes (:func:`remove_stale`: its process is gone). A symbolic link
+(dangling or not) is written through only with ``--force`` (the link stays a link); devices, pipes
+and other special files are never replaced.
 """
 
 from __future__ import annotations
@@ -29,6 +31,18 @@ class FileExistsRefusal(GputcoError, FileExistsError):
     def __init__(self, path: Path, flag: str = "--force") -> None:
         self.path = path
         super().__init__(f"{path} exists; refusing to overwrite it (use {flag} to replace it)")
+
+
+class SymlinkRefusal(GputcoError, FileExistsError):
+    """The destination is a symbolic link and writing through it was not asked for."""
+
+    def __init__(self, path: Path, target: str, exists: bool, flag: str = "--force") -> None:
+        self.path = path
+        gone = "" if exists else ", which does not exist"
+        super().__init__(
+            f"{path} is a symbolic link (to {target}{gone}); refusing to write through it "
+            f"(use {flag} to write to where it points)"
+        )
 
 
 class WriteError(GputcoError, OSError):
@@ -113,7 +127,9 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
     gputco.workbook.xlsx.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
     """
     shown = dst = Path(dst)
-    if dst.is_symlink():  # write through the link, so that it stays a link
+    if dst.is_symlink():  # only when asked: through the link, so that it stays a link
+        if not force:
+            raise SymlinkRefusal(shown, os.readlink(dst), dst.exists(), flag)
         dst = Path(os.path.realpath(dst))
     if dst.exists() and not force:
         raise FileExistsRefusal(shown, flag)
@@ -122,8 +138,9 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
     if dst.exists() and not dst.is_file():
         raise WriteError(shown, "not a regular file (a device, pipe or socket); never replaced")
     folder = dst.parent if str(dst.parent) else Path(".")
+    remove_stale(folder, dst.name)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".~{dst.name}.", suffix=".tmp", dir=folder)
+        fd, name = tempfile.mkstemp(prefix=f".~{dst.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
     except OSError as err:
         raise WriteError(shown, _reason(err, folder)) from None
     os.close(fd)
@@ -148,6 +165,42 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise
+
+
+def remove_stale(folder: Path, name: str) -> list[Path]:
+    """Remove the temporary files ``.~NAME.PID.XXXX.tmp`` that killed runs left beside ``name``:
+    those whose process (the PID in the name) no longer runs on this machine. A live writer's
+    file is never touched. Returns what was removed.
+    """
+    removed = []
+    try:
+        candidates = list(folder.glob(f".~{glob_escape(name)}.*.tmp"))
+    except OSError:
+        return removed
+    for path in candidates:
+        pid = path.name[len(f".~{name}.") :].split(".", 1)[0]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed.append(path)
+    return removed
+
+
+def glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[]" else c for c in text)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another user's
+        return True
+    return True
 
 
 def _fsync_file(path: Path) -> None:

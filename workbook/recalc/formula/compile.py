@@ -13,9 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gputco.workbook.recalc.formula.parse import (
+    Binary,
     Call,
     Const,
     Node,
+    Unary,
     depth,
     functions,
     parse,
@@ -27,7 +29,7 @@ from gputco.workbook.recalc.formula.refs import Ref, RowTemplate, shape_key
 from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.recalc.functions.reference import cell_supported
-from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.read.package import DefinedName
 from gputco.workbook.recalc.run.errors import FormulaSyntaxError
 from gputco.workbook.recalc.run.values import NAME
@@ -52,9 +54,6 @@ class Compiled:
 class Compiler:
     """Compiles formulas of one workbook, with its defined names and the known functions."""
 
-    #: defined names that refer to names deeper than this evaluate to #NAME?
-    MAX_NAME_CHAIN = 32
-
     def __init__(
         self, names: list[DefinedName], known: Mapping[str, object], limits: Limits = DEFAULT_LIMITS
     ) -> None:
@@ -67,6 +66,7 @@ class Compiler:
         }
         self._name_trees: dict[tuple[str | None, str], Node] = {}
         self._resolving: set[tuple[str | None, str]] = set()
+        self._sizes: dict[int, int] = {}  # expanded size of name trees' nodes, by identity
         self.cache: dict[tuple, Compiled] = {}
         #: per (sheet, column, array): the last compiled formula as a row template, key, shape
         self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled]] = {}
@@ -142,8 +142,15 @@ class Compiler:
         tree = self._name_trees.get(key)
         if tree is not None:
             return tree
-        if key in self._resolving or len(self._resolving) >= self.MAX_NAME_CHAIN:
-            return Const(NAME)  # a name defined through itself, or through too many others
+        if key in self._resolving:
+            return Const(NAME)  # a name defined through itself
+        if len(self._resolving) >= self.limits.max_name_depth:
+            raise over(
+                "max_name_depth",
+                f"defined name {self._names[key].name} is reached through more than "
+                f"{self.limits.max_name_depth} other defined names",
+                self.limits,
+            )
         self._resolving.add(key)
         try:
             dn = self._names[key]
@@ -155,8 +162,43 @@ class Compiler:
             tree = Const(NAME)
         finally:
             self._resolving.discard(key)
+        size = expanded_size(tree, self._sizes)
+        if size > self.limits.max_name_size:
+            raise over(
+                "max_name_size",
+                f"defined name {dn.name} expands to {size:,} parts (its defined names written out)",
+                self.limits,
+            )
         self._name_trees[key] = tree
         return tree
+
+
+def expanded_size(node: Node, sizes: dict[int, int]) -> int:
+    """How many nodes a tree has when every shared subtree (a defined name used twice) is written
+    out, counted in time linear in the distinct nodes (``sizes`` memoises by identity).
+
+    >>> n = parse("1+2")
+    >>> expanded_size(Binary("+", n, n), {})
+    7
+    """
+    stack = [(node, False)]
+    while stack:
+        n, done = stack.pop()
+        if id(n) in sizes:
+            continue
+        kids = (
+            n.args
+            if isinstance(n, Call)
+            else (n.left, n.right)
+            if isinstance(n, Binary)
+            else ((n.arg,) if isinstance(n, Unary) else ())
+        )
+        if done or not kids:
+            sizes[id(n)] = 1 + sum(sizes[id(k)] for k in kids)
+        else:
+            stack.append((n, True))
+            stack.extend((k, False) for k in kids if id(k) not in sizes)
+    return sizes[id(node)]
 
 
 def _a1(row: int, col: int) -> str:

@@ -188,21 +188,30 @@ def parse_counted(
     max_nesting: int = MAX_NESTING,
 ) -> tuple[Node, int]:
     """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
-    text = formula if formula.startswith("=") else "=" + formula
-    if "#REF!:" in text.upper():
-        text = _collapse_ref_ranges(text)
-    try:
-        tokens = Tokenizer(text).items
-    except TokenizerError as err:
-        raise FormulaSyntaxError(formula, str(err)) from None
-    except (IndexError, ValueError) as err:  # the tokenizer's own failures on odd input
-        raise FormulaSyntaxError(formula, f"cannot split it into tokens ({err})") from None
-    parser = _Parser(_significant(tokens), formula, row, col, names)
+    parser = _Parser(_significant(tokenize(formula)), formula, row, col, names)
     parser.max_nesting = min(max_nesting, 2 * MAX_NESTING)  # the stack bounds any setting
     node = parser.expr(0)
     if parser.pos != len(parser.tokens):
         raise FormulaSyntaxError(formula, f"unexpected {parser.tokens[parser.pos].value!r}")
     return node, parser.nrefs
+
+
+def tokenize(formula: str) -> list[Token]:
+    """The tokens of a formula (with or without the leading ``=``) as the parser reads them; the
+    screen (read/screen.py) reads formulas through this too.
+
+    >>> [t.value for t in tokenize("SUM(A1,'x y'!B2)")]
+    ['SUM(', 'A1', ',', "'x y'!B2", ')']
+    """
+    text = formula if formula.startswith("=") else "=" + formula
+    if "#REF!:" in text.upper():
+        text = _collapse_ref_ranges(text)
+    try:
+        return Tokenizer(text).items
+    except TokenizerError as err:
+        raise FormulaSyntaxError(formula, str(err)) from None
+    except (IndexError, ValueError) as err:  # the tokenizer's own failures on odd input
+        raise FormulaSyntaxError(formula, f"cannot split it into tokens ({err})") from None
 
 
 _REF_RANGE = re.compile(r"#REF!(?::#REF!)+", re.I)

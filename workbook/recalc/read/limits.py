@@ -1,19 +1,30 @@
-"""The one place where the safety limits on .xlsx packages live.
+"""The one place where the safety limits (budgets) on .xlsx packages live.
 
 An .xlsx file is a zip of XML parts; a hostile file can be a zip bomb (tiny compressed, huge
 uncompressed) or carry a DTD with entity expansion. Every part is read through
-:func:`read_member`, which enforces these limits, and parsed with DTDs refused (see xmlsafe.py).
-The other limits bound what one workbook may cost to evaluate: the cells the engine holds (a
-single cell in XFD1048576 must not allocate a billion), the cells one reference reads at once,
-and the length and nesting of one formula (so no formula can exhaust the stack).
+:func:`read_member` / :func:`stream_member`, which enforce the byte budgets (per part, and in
+total for one opened package, whatever the headers claim), and parsed with DTDs refused (see
+xmlsafe.py). The other budgets bound what one workbook may cost: the cells and shared strings it
+holds, the cells the engine's grid holds (a single cell in XFD1048576 must not allocate a
+billion), the cells one reference reads at once and any intermediate array holds, the length and
+nesting of one formula (so no formula can exhaust the stack), and how deep and large defined
+names expand.
+
+Each refusal is one line naming the budget and how to raise it: ``--budget NAME=N`` on the
+command line or the environment variable ``GPUTCO_NAME`` (upper case), e.g.
+``GPUTCO_MAX_CELLS=40000000``; in Python, ``Limits(max_cells=...)``. docs/safety.md lists the
+defaults and the largest legitimate file each was measured against.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import weakref
 import zipfile
 import zlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from gputco.workbook.recalc.run.errors import LimitExceededError, WorkbookFormatError
@@ -24,27 +35,89 @@ class Limits:
     """Upper bounds for one package; the defaults fit workbooks of a few million cells."""
 
     max_members: int = 10_000
-    max_member_bytes: int = 1 << 30  # 1 GiB uncompressed for one part
-    max_total_bytes: int = 4 << 30  # 4 GiB uncompressed for all parts read
+    max_member_bytes: int = 1 << 30  # 1 GiB uncompressed for one part held in memory
+    max_total_bytes: int = 1 << 30  # 1 GiB uncompressed for all parts held, per opened package
+    max_stream_bytes: int = 8 << 30  # 8 GiB for one part read in pieces (batch's .xlsx input)
     max_ratio: float = 1000.0  # uncompressed / compressed, per part larger than 1 MiB
     max_formula_chars: int = 8192  # Excel's own limit on formula length
     max_formula_depth: int = 100  # nesting of one formula (Excel allows 64 nested functions)
     max_grid_cells: int = 100_000_000  # rows x used columns held in memory, all sheets (~1 GB)
     max_range_cells: int = 50_000_000  # cells one reference reads at once
+    max_cells: int = 25_000_000  # cells the sheets hold (values and formulas), all sheets
+    max_strings: int = 25_000_000  # items of the shared-string table
+    max_array_cells: int = 50_000_000  # cells of any intermediate array (a product of two ranges)
+    max_name_depth: int = 64  # defined names through defined names
+    max_name_size: int = 100_000  # nodes of a defined name's formula with its names expanded
+    max_spec_depth: int = 32  # nesting of tables and arrays in a scenario SPEC (TOML)
+    max_styles: int = 65_490  # cell formats of the styles part (Excel's own limit), screened
 
 
 DEFAULT_LIMITS = Limits()
+ENV_PREFIX = "GPUTCO_"
+
+
+def hint(name: str) -> str:
+    """How to raise the budget ``name``: the flag and the environment variable."""
+    return f"raise it with --budget {name}=N or {ENV_PREFIX}{name.upper()}=N"
+
+
+def over(name: str, what: str, limits: Limits) -> LimitExceededError:
+    """The one-line refusal for a budget: what went past it, the budget, and how to raise it."""
+    return LimitExceededError(f"{what} (budget {name} = {getattr(limits, name):,}; {hint(name)})")
+
+
+def budgets(
+    flags: Sequence[str] = (), environ: Mapping[str, str] | None = None, base: Limits = DEFAULT_LIMITS
+) -> Limits:
+    """``base`` with the budgets set by ``GPUTCO_<NAME>`` variables, then by ``NAME=N`` flags.
+
+    >>> b = budgets(["max_cells=10"], {"GPUTCO_MAX_STRINGS": "5", "GPUTCO_MAX_CELLS": "7"})
+    >>> b.max_cells, b.max_strings
+    (10, 5)
+    >>> budgets(["max_cels=10"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gputco.workbook.recalc.run.errors.WorkbookFormatError: --budget max_cels=10: no budget max_cels; ...
+    """
+    environ = os.environ if environ is None else environ
+    fields = {f.name: f.type for f in dataclasses.fields(Limits)}
+    changes: dict[str, float] = {}
+    given = [
+        (f"{ENV_PREFIX}{n.upper()}", n, environ[f"{ENV_PREFIX}{n.upper()}"])
+        for n in fields
+        if f"{ENV_PREFIX}{n.upper()}" in environ
+    ]
+    for flag in flags:
+        name, _, value = flag.partition("=")
+        given.append((f"--budget {flag}", name.strip(), value))
+    for source, name, value in given:
+        if name not in fields:
+            raise WorkbookFormatError(f"{source}: no budget {name}; budgets: {', '.join(fields)}")
+        try:
+            number = float(value) if fields[name] in (float, "float") else int(value.replace("_", ""))
+        except ValueError:
+            number = -1
+        if not number > 0:
+            raise WorkbookFormatError(f"{source}: {value!r} is not a positive number")
+        changes[name] = number
+    return dataclasses.replace(base, **changes)
 
 
 def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse archives with too many members or declared sizes beyond the limits."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
-        raise LimitExceededError(f"the package has {len(infos)} parts (limit {limits.max_members})")
+        raise LimitExceededError(
+            f"the package has {len(infos)} parts (limit {limits.max_members}) ({hint('max_members')})"
+        )
     names = zf.namelist()
-    if len(set(names)) != len(names):
-        twice = sorted(n for n, k in Counter(names).items() if k > 1)
-        raise WorkbookFormatError(f"the package has two parts named {twice[0]} (damaged or tampered with)")
+    folded = Counter(n.lower() for n in names)  # OPC part names are case-insensitive
+    if len(folded) != len(names):
+        twice = sorted(n for n in names if folded[n.lower()] > 1)
+        raise WorkbookFormatError(
+            f"the package has two parts named {' and '.join(dict.fromkeys(twice[:2]))} "
+            "(part names are case-insensitive; damaged or tampered with)"
+        )
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
@@ -52,10 +125,19 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
                 f"part {info.filename} is encrypted (a password-protected "
                 "zip); gputco reads only unencrypted packages"
             )
-        _check_sizes(info, info.file_size, limits)
+        if info.file_size > limits.max_stream_bytes:  # what the headers claim: the reads check
+            raise over(
+                "max_stream_bytes", f"part {info.filename} unpacks to {info.file_size:,} bytes", limits
+            )
+        if info.file_size > (1 << 20) and info.file_size > limits.max_ratio * max(info.compress_size, 1):
+            _check_sizes(info, info.file_size, limits, limits.max_stream_bytes, "max_stream_bytes")
         total += info.file_size
-    if total > limits.max_total_bytes:
-        raise LimitExceededError(f"the package unpacks to {total} bytes (limit {limits.max_total_bytes})")
+    if total > limits.max_stream_bytes:
+        raise over("max_stream_bytes", f"the package unpacks to {total:,} bytes", limits)
+
+
+#: bytes read so far from each opened package (for max_total_bytes)
+_READ: weakref.WeakKeyDictionary[zipfile.ZipFile, int] = weakref.WeakKeyDictionary()
 
 
 def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
@@ -67,7 +149,8 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
         )
     try:
         with zf.open(info) as fh:
-            data = fh.read(limits.max_member_bytes + 1)
+            room = limits.max_total_bytes - _READ.get(zf, 0)
+            data = fh.read(max(0, min(limits.max_member_bytes, room)) + 1)
     except (
         zipfile.BadZipFile,
         zlib.error,
@@ -81,14 +164,15 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
             f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
         ) from None
     _check_sizes(info, len(data), limits)
+    _count(zf, len(data), limits)
     return data
 
 
 def stream_member(
     zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS, piece: int = 1 << 20
 ) -> Iterator[bytes]:
-    """Read one part in pieces (for parts too big to hold at once), with the limits of
-    :func:`read_member` checked as it grows."""
+    """Read one part in pieces (for parts too big to hold at once), its size and compression
+    ratio checked as it grows: at most ``max_stream_bytes`` (memory holds one piece)."""
     info = zf.getinfo(name)
     if info.flag_bits & 0x1:
         raise WorkbookFormatError(
@@ -99,7 +183,7 @@ def stream_member(
         with zf.open(info) as fh:
             while data := fh.read(piece):
                 size += len(data)
-                _check_sizes(info, size, limits)
+                _check_sizes(info, size, limits, limits.max_stream_bytes, "max_stream_bytes")
                 yield data
     except WorkbookFormatError:
         raise
@@ -117,10 +201,49 @@ def stream_member(
         ) from None
 
 
-def _check_sizes(info: zipfile.ZipInfo, size: int, limits: Limits) -> None:
-    if size > limits.max_member_bytes:
-        raise LimitExceededError(f"part {info.filename} unpacks to more than {limits.max_member_bytes} bytes")
-    if size > (1 << 20) and size > limits.max_ratio * max(info.compress_size, 1):
-        raise LimitExceededError(
-            f"part {info.filename} has a compression ratio above {limits.max_ratio:g} (zip bomb?)"
+def _count(zf: zipfile.ZipFile, size: int, limits: Limits) -> None:
+    total = _READ.get(zf, 0) + size
+    _READ[zf] = total
+    if total > limits.max_total_bytes:
+        raise over(
+            "max_total_bytes", f"the package unpacks to more than {limits.max_total_bytes:,} bytes", limits
         )
+
+
+def _check_sizes(
+    info: zipfile.ZipInfo,
+    size: int,
+    limits: Limits,
+    most: int | None = None,
+    budget: str = "max_member_bytes",
+) -> None:
+    most = limits.max_member_bytes if most is None else most
+    if size > most:
+        raise over(budget, f"part {info.filename} unpacks to more than {most} bytes", limits)
+    if size > (1 << 20) and size > limits.max_ratio * max(info.compress_size, 1):
+        raise over(
+            "max_ratio",
+            f"part {info.filename} has a compression ratio above {limits.max_ratio:g} (zip bomb?)",
+            limits,
+        )
+
+
+def check_cells(data: bytes, part: str, before: int, limits: Limits) -> int:
+    """Cells held so far with those of the worksheet ``data`` (counted from its cell tags, an
+    upper bound read at C speed before anything is parsed); refused past ``max_cells``."""
+    lo, hi = data.find(b"sheetData"), data.rfind(b"sheetData")
+    n = (
+        sum(data.count(tag, lo, hi) for tag in (b"<c ", b"<c>", b"<c/", b":c ", b":c>", b":c/"))
+        if lo >= 0
+        else 0
+    )
+    if before + n > limits.max_cells:
+        raise over("max_cells", f"the workbook holds more than {limits.max_cells:,} cells ({part})", limits)
+    return before + n
+
+
+def check_strings(data: bytes, part: str, limits: Limits) -> None:
+    """Refuse a shared-string table of more than ``max_strings`` items (counted before parsing)."""
+    n = data.count(b"<si") + data.count(b":si")
+    if n > limits.max_strings:
+        raise over("max_strings", f"{part} holds more than {limits.max_strings:,} shared strings", limits)

@@ -68,21 +68,23 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         wb_root = book.root
         strings: list[str] = []
         if book.shared_strings:
-            strings = read_shared_strings(
-                lim.read_member(zf, book.shared_strings, limits), book.shared_strings
-            )
+            data = lim.read_member(zf, book.shared_strings, limits)
+            lim.check_strings(data, book.shared_strings, limits)
+            strings = read_shared_strings(data, book.shared_strings)
+            del data
         sheets: list[SheetPart] = []
         tables: dict[str, Table] = {}
         members = set(zf.namelist())
         sheet_names = [entry.name for entry in book.sheets]
+        cells = 0
         for entry in book.sheets:
             if entry.kind != "worksheet":
                 continue  # chartsheets and dialog sheets hold no cells
             if entry.part is None:
                 raise WorkbookFormatError(f"sheet {entry.name!r} points to a missing part")
-            sheets.append(
-                read_sheet(entry.name, entry.part, lim.read_member(zf, entry.part, limits), strings)
-            )
+            data = lim.read_member(zf, entry.part, limits)
+            cells = lim.check_cells(data, entry.part, cells, limits)
+            sheets.append(read_sheet(entry.name, entry.part, data, strings))
             for t in _tables(zf, members, entry.part, entry.name, limits):
                 tables[t.name.upper()] = t
         names = []

@@ -3,52 +3,90 @@
 gputco's engine never runs such things (they are unsupported, see ``functions.NEVER``), but
 LibreOffice would: it fetches a ``WEBSERVICE`` URL, refreshes external links and data
 connections, asks DDE servers and loads linked objects. So before any workbook is handed to
-LibreOffice (``recalc_file(engine="auto"|"libreoffice")``) it is screened here, and a workbook with
-any finding is never handed over. What is screened:
+LibreOffice (``recalc_file(engine="auto"|"libreoffice")``, ``gputco render``, ``gputco open
+--convert-to``) it is screened here, and a workbook with any finding is never handed over. The
+screen parses, it does not match text:
 
-- functions in cell formulas (found by the engine's own parser): WEBSERVICE, FILTERXML, CALL,
-  REGISTER.ID, RTD, DDE, and references into other workbooks (``[1]Sheet1!A1``);
-- the same function names in defined names, conditional formats, data validations and charts;
-- parts: external links (``xl/externalLinks/``, including DDE and OLE links), data connections
-  (``xl/connections.xml``, query tables), macros (``vbaProject.bin``), ActiveX controls;
+- every part of the package that is XML (by its content type, its name, or its first bytes) is
+  parsed by expat whatever encoding it declares (UTF-8, UTF-16, ...), so character references
+  (``&#40;``) and comments hide nothing, and a document type declaration anywhere in any part
+  is a finding (entities can name outside files);
+- the formulas of every part (cells, defined names, conditional formats, data validations,
+  charts, pivot caches: the text of ``f``, ``formula``, ``formula1``, ``formula2`` and
+  ``definedName`` elements and ``formula`` attributes) are tokenised by the engine's own parser
+  (:func:`.formula.parse.parse`): WEBSERVICE, FILTERXML, IMAGE, STOCKHISTORY, CALL, REGISTER,
+  REGISTER.ID, RTD, DDE, DDE links (``cmd|'/c calc'!A0``) and references into other workbooks
+  (``[1]Sheet1!A1``) are findings;
+- parts are known by the relationships that point to them and by their content types, as
+  Excel and LibreOffice find them (not only by their names): external links (DDE and OLE links
+  included), data connections, query tables, macros (VBA projects) and ActiveX controls;
 - relationships to anything outside the package (``TargetMode="External"``) other than
-  hyperlinks (a hyperlink is only followed when someone clicks it);
-- a document type declaration in any XML part (entities can name outside files; the engine's
-  own reader refuses them in the parts it reads, LibreOffice would read all the others).
+  hyperlinks (a hyperlink is only followed when someone clicks it).
 
-HYPERLINK is harmless (it returns its text; nothing is opened) and is not screened.
+Two part names that differ only in case are refused before this (OPC names are
+case-insensitive: :func:`.limits.check_archive`). HYPERLINK is harmless (it returns its text) and
+is not screened. The screen is the first line; LibreOffice also runs in a sandbox without network
+(:mod:`gputco.workbook.soffice.sandbox`).
 """
 
 from __future__ import annotations
 
+import functools
+import posixpath
 import re
 import zipfile
 from dataclasses import dataclass
 
+from openpyxl.formula.tokenizer import Token
+
+from gputco.workbook.recalc.formula.parse import function_name, tokenize
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
-from gputco.workbook.recalc.run.errors import RecalcError
+from gputco.workbook.recalc.read.package import list_sheets, open_zip
+from gputco.workbook.recalc.run.errors import LimitExceededError, RecalcError
 
 #: functions that make a spreadsheet application reach outside the workbook
-OUTSIDE = frozenset({"WEBSERVICE", "FILTERXML", "CALL", "REGISTER.ID", "RTD", "DDE"})
-EXTERNAL_REF = "[external workbook reference]"  # the parser's name for [1]Sheet1!A1
-
-_CALL = re.compile(
-    rb"(?<![A-Za-z0-9_.])(?:_xlfn\.|_xlws\.)?(WEBSERVICE|FILTERXML|CALL|"
-    rb"REGISTER\.ID|RTD|DDE)\s*\(",
-    re.IGNORECASE,
+OUTSIDE = frozenset(
+    {"WEBSERVICE", "FILTERXML", "IMAGE", "STOCKHISTORY", "CALL", "REGISTER", "REGISTER.ID", "RTD", "DDE"}
 )
-_STRING = re.compile(r'"(?:[^"]|"")*"')
-_PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
-_PARTS = (  # (member-name pattern, what it is)
+EXTERNAL_REF = "[external workbook reference]"  # the parser's name for [1]Sheet1!A1
+_WORKBOOK_REF = "reference to another workbook"
+_DTD = "document type declaration (DTD: entities, external files)"
+
+#: what a part is, by the last word of a relationship type pointing to it
+_BY_REL = {
+    "externallink": "external link",
+    "connections": "data connection",
+    "querytable": "query table (external data)",
+    "vbaproject": "macros (VBA project)",
+    "vbaprojectsignature": "macros (VBA project)",
+    "control": "ActiveX control",
+    "activexcontrolbinary": "ActiveX control",
+}
+#: ... by the end of its content type
+_BY_TYPE = {
+    "spreadsheetml.externallink+xml": "external link",
+    "spreadsheetml.connections+xml": "data connection",
+    "spreadsheetml.querytable+xml": "query table (external data)",
+    "ms-office.vbaproject": "macros (VBA project)",
+    "ms-office.vbaprojectsignature": "macros (VBA project)",
+    "ms-office.activex+xml": "ActiveX control",
+    "ms-office.activex": "ActiveX control",
+}
+#: ... and by its name (a part nothing points to is still screened)
+_BY_NAME = (
     (re.compile(r"(^|/)externalLinks/[^/]+\.xml$", re.I), "external link"),
     (re.compile(r"(^|/)connections\.xml$", re.I), "data connection"),
     (re.compile(r"(^|/)queryTables/[^/]+\.xml$", re.I), "query table (external data)"),
     (re.compile(r"(^|/)vbaProject\.bin$", re.I), "macros (VBA project)"),
     (re.compile(r"(^|/)activeX/[^/]+$", re.I), "ActiveX control"),
 )
-_FORMULA_PARTS = re.compile(r"(^|/)(charts/[^/]+\.xml|pivotCache/pivotCacheDefinition[^/]*\.xml)$", re.I)
+_FORMULA_TAGS = frozenset({"f", "formula", "formula1", "formula2", "definedName"})
+#: first bytes of an XML part in any encoding expat reads (UTF-8/16 with or without BOM)
+_XML_START = (b"<", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00<")
+_XML_NAMES = (".xml", ".rels", ".vml")
+_ODF_FORMULA = ("of:", "msoxl:", "oooc:")  # OpenDocument's formula attributes: of:=SUM([.A1])
 
 
 @dataclass(frozen=True)
@@ -67,6 +105,10 @@ class OutsideReachError(RecalcError, ValueError):
 
     def __init__(self, findings: list[Finding]) -> None:
         self.findings = findings
+        dtd = next((f for f in findings if f.what == _DTD), None)
+        if dtd is not None:  # the same refusal as the engine's reader gives
+            super().__init__(f"{dtd.where} {xmlsafe.DTD_REFUSED}; not handed to LibreOffice")
+            return
         super().__init__(
             f"not handed to LibreOffice: {describe(findings)}; LibreOffice would run "
             "them (fetch URLs, update links, start programs)"
@@ -81,37 +123,32 @@ def describe(findings: list[Finding], limit: int = 6) -> str:
 
 
 def screen(package, groups=()) -> list[Finding]:
-    """Everything in an opened package (and its compiled formula ``groups``) that reaches out."""
-    found = list(screen_formulas(groups))
-    for n in package.names:
-        found += [Finding(name, f"defined name {n.name}") for name in called(n.formula)]
-    for part in package.sheets:  # conditional formats, data validations (cells: above)
-        found += [Finding(func, part.path) for func in _calls_outside_cells(part.data)]
-    with zipfile.ZipFile(package.path) as zf:
-        found += screen_parts(zf, package.limits)
-    return found
-
-
-#: ``[1]Sheet1!A1``: a reference through an external link (not ``Table1[2019]``)
-_EXTERNAL = re.compile(r"(?<![\w\]])\[\d+\]")
+    """Everything in an opened package (and its compiled formula ``groups``) that reaches out;
+    the cells' formulas are the compiled ``groups``'."""
+    with open_zip(package.path, package.limits) as zf:
+        return list(screen_formulas(groups)) + screen_parts(zf, package.limits, cells=False)
 
 
 def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
-    """:func:`screen` for a file on disk, formulas read as text (no compiling): for the commands
-    that hand a user's workbook to LibreOffice whole (``gputco render``, ``gputco open
-    --convert-to``)."""
-    from gputco.workbook.recalc.read.package import open_package
-
-    package = open_package(path, limits)
-    found = []
-    for part in package.sheets:
-        for fc in part.formulas:
-            if fc.text:
-                where = f"{part.name}!{cell_name(fc.row, fc.col)}"
-                found += [Finding(name, where) for name in called(fc.text)]
-                if _EXTERNAL.search(_STRING.sub('""', fc.text)):
-                    found.append(Finding("reference to another workbook", where))
-    return found + screen(package)
+    """Everything in the package at ``path`` that reaches outside, cells' formulas included
+    (parsed here, not compiled): for the commands that hand a user's workbook to LibreOffice
+    whole (``gputco render``, ``gputco open --convert-to``). Whatever the file's name: a zip is
+    screened as a package (an OpenDocument one too: its ``of:=`` formulas), a single XML
+    document (SpreadsheetML 2003, flat OpenDocument) as one part; anything else (CSV, a legacy
+    binary file) holds nothing the screen can read and goes to the sandbox alone."""
+    with open(path, "rb") as fh:
+        head = fh.read(256)
+    if not head.startswith(b"PK") and head.lstrip(b" \t\r\n").startswith(_XML_START):
+        found = _Part()  # not a package but one XML document: LibreOffice would read it too
+        try:
+            _parse_part(None, str(path), limits, None, True, found)
+        except LimitExceededError:
+            raise
+        except RecalcError as err:
+            found.findings.append(_unreadable(err, str(path)))
+        return found.findings
+    with open_zip(path, limits) as zf:
+        return screen_parts(zf, limits, cells=True)
 
 
 def refuse_outside(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
@@ -122,12 +159,12 @@ def refuse_outside(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> None:
 
 
 def screen_formulas(groups) -> list[Finding]:
-    """Cells whose formulas call an outside-reaching function or another workbook."""
+    """Cells whose compiled formulas call an outside-reaching function or another workbook."""
     out = []
     for g in groups:
         bad = sorted(f for f in g.compiled.unsupported if f in OUTSIDE or f == EXTERNAL_REF)
         for name in bad:
-            what = "reference to another workbook" if name == EXTERNAL_REF else name
+            what = _WORKBOOK_REF if name == EXTERNAL_REF else name
             cells = g.cells()
             where = (
                 cells[0]
@@ -139,73 +176,246 @@ def screen_formulas(groups) -> list[Finding]:
 
 
 def called(formula: str) -> list[str]:
-    """Outside-reaching functions a formula text calls (string literals ignored).
+    """What a formula reaches outside with, as tokenised by the engine's parser (string literals
+    are literals): outside-reaching functions, "DDE link", "reference to another workbook", and
+    "formula that cannot be read" for one the tokenizer refuses (a DDE call such as
+    ``cmd|' /C calc'!A0`` among them).
 
     >>> called('WEBSERVICE("http://x")&"CALL(1)"'), called("_xlfn.FILTERXML(A1,B1)"), called("RECALL(1)")
     (['WEBSERVICE'], ['FILTERXML'], [])
+    >>> called("='a''b'!A2&WEBSERVICE(B1)"), called("cmd|' /C calc'!A0"), called("[1]Sheet1!A1")
+    (['WEBSERVICE'], ['formula that cannot be read'], ['reference to another workbook'])
+    >>> called("cmd|calc!A0")
+    ['DDE link']
     """
-    text = _STRING.sub('""', formula).encode("utf-8", "replace")
-    return sorted({m.group(1).decode().upper() for m in _CALL.finditer(text)})
+    return list(_called(formula.strip()))
 
 
-def screen_parts(zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
-    """Parts and relationships that reach outside, and outside-reaching functions in charts'
-    and pivot caches' formulas."""
-    out = []
-    for name in zf.namelist():
+@functools.lru_cache(maxsize=4096)
+def _called(formula: str) -> tuple[str, ...]:
+    if not formula:
+        return ()
+    try:
+        tokens = tokenize(formula)
+    except RecalcError:  # not even tokens: never handed over
+        return ("formula that cannot be read",)
+    found: set[str] = set()
+    for tok in tokens:
+        v = tok.value
+        if tok.type == Token.FUNC and tok.subtype == Token.OPEN:
+            name = function_name(v)
+        elif tok.type == Token.OPERAND and tok.subtype == Token.RANGE:
+            book = v.split("!")[0] if "!" in v else ""
+            if "|" in book:
+                found.add("DDE link")
+            elif "[" in book:
+                found.add(_WORKBOOK_REF)
+            name = function_name(v + "(")  # "DDE (1)": a name, a space, then "("
+        else:
+            continue
+        if name in OUTSIDE:
+            found.add(name)
+    return tuple(sorted(found))
+
+
+def screen_parts(
+    zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS, *, cells: bool = True
+) -> list[Finding]:
+    """Parts and relationships that reach outside, and what the formulas of every XML part call
+    (a worksheet's cells too when ``cells``; else only its conditional formats and validations)."""
+    names = zf.namelist()
+    by_lower = {n.lower(): n for n in names}
+    kinds: dict[str, set[str]] = {n: set() for n in names}
+    out: list[Finding] = []
+    types = _content_types(zf, by_lower, limits, out)
+    for n in names:
+        ctype = types.get(n, "")
+        for end, what in _BY_TYPE.items():
+            if ctype.endswith(end):
+                kinds[n].add(what)
+        for pattern, what in _BY_NAME:
+            if pattern.search(n):
+                kinds[n].add(what)
+    external: dict[str, list[Finding]] = {}
+    for n in names:  # relationships first: what each part is, and links out of the package
+        if not n.lower().endswith(".rels"):
+            continue
         try:
-            out += _screen_part(zf, name, limits)
-        except (RecalcError, zipfile.BadZipFile, OSError, EOFError) as err:  # damaged: not handed
-            out.append(Finding(f"part that cannot be read ({err})", name))
+            root = xmlsafe.parse_tree(lim.read_member(zf, n, limits), n)
+        except LimitExceededError:
+            raise
+        except RecalcError as err:
+            external[n] = [_unreadable(err, n)]
+            continue
+        external[n] = []
+        folder = posixpath.dirname(posixpath.dirname(n))
+        for rel in root.iter():
+            if rel.tag.rpartition("}")[2] != "Relationship":
+                continue
+            kind = rel.get("Type", "").rpartition("/")[2]
+            target = rel.get("Target", "")
+            if rel.get("TargetMode", "").lower() == "external":
+                if kind.lower() != "hyperlink":
+                    external[n].append(Finding(f"link ({kind}) to {target!r}", n))
+                continue
+            part = target.lstrip("/") if target.startswith("/") else posixpath.join(folder, target)
+            member = by_lower.get(posixpath.normpath(part).lower())
+            if member is None:
+                continue
+            if kind.lower() in _BY_REL:
+                kinds[member].add(_BY_REL[kind.lower()])
+    sheet_names = _sheet_names(zf, by_lower, limits)
+    for n in names:
+        part = _scan(zf, n, types.get(n, ""), limits, sheet_names.get(n), cells)
+        for what in sorted(kinds[n]):
+            if what == "external link":
+                what += " (DDE)" if "ddeLink" in part.tags else " (OLE)" if "oleLink" in part.tags else ""
+            out.append(Finding(what, n))
+        out += part.findings
+        out += external.get(n, [])
     return out
 
 
-def _screen_part(zf: zipfile.ZipFile, name: str, limits: lim.Limits) -> list[Finding]:
-    out = []
-    if name.lower().endswith((".xml", ".rels", ".vml")) and _doctype(zf, name):
-        out.append(Finding("document type declaration (DTD: entities, external files)", name))
-    for pattern, what in _PARTS:
-        if pattern.search(name):
-            out.append(Finding(what + _link_kind(zf, name, limits), name))
-    if name.endswith(".rels"):
-        out += _external_targets(zf, name, limits)
-    elif _FORMULA_PARTS.search(name):
-        out += [Finding(func, name) for func in _calls_outside_cells(lim.read_member(zf, name, limits))]
-    return out
+class _Part:
+    """What scanning one part found: findings, and the element names seen (for link kinds)."""
+
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.tags: set[str] = set()
 
 
-def _doctype(zf: zipfile.ZipFile, name: str) -> bool:
-    """Whether a part declares a document type (which must come before its root element)."""
+def _unreadable(err: Exception, name: str) -> Finding:
+    text = str(err)
+    if "declares a DTD" in text:
+        return Finding(_DTD, name)
+    return Finding(f"part that cannot be read ({text})", name)
+
+
+def _content_types(zf, by_lower, limits, out) -> dict[str, str]:
+    """Member name -> content type ([Content_Types].xml: overrides, then defaults by extension)."""
+    name = by_lower.get("[content_types].xml")
+    if name is None:
+        return {}
+    try:
+        root = xmlsafe.parse_tree(lim.read_member(zf, name, limits), name)
+    except LimitExceededError:
+        raise
+    except RecalcError as err:
+        out.append(_unreadable(err, name))
+        return {}
+    defaults, overrides = {}, {}
+    for el in root.iter():
+        tag = el.tag.rpartition("}")[2]
+        if tag == "Default":
+            defaults[el.get("Extension", "").lower()] = el.get("ContentType", "").lower()
+        elif tag == "Override":
+            overrides[el.get("PartName", "").lstrip("/").lower()] = el.get("ContentType", "").lower()
+    types = {}
+    for low, member in by_lower.items():
+        ctype = overrides.get(low) or defaults.get(low.rpartition(".")[2] if "." in low else "", "")
+        types[member] = ctype
+    return types
+
+
+def _sheet_names(zf, by_lower, limits) -> dict[str, str]:
+    """Worksheet part -> sheet name (for naming cells), read through the package's one door."""
+    try:
+        book = list_sheets(zf, limits)
+    except RecalcError:
+        return {}
+    return {by_lower.get(s.part.lower(), s.part): s.name for s in book.sheets if s.part}
+
+
+def _is_xml(zf, name: str, ctype: str) -> bool:
+    if "xml" in ctype or name.lower().endswith(_XML_NAMES):
+        return True
     with zf.open(name) as fh:
-        return b"<!DOCTYPE" in fh.read(4096).upper()
+        return fh.read(256).lstrip(b" \t\r\n").startswith(_XML_START)
 
 
-def _link_kind(zf, name: str, limits) -> str:
-    """For an external link part: whether it links a workbook, a DDE server or an OLE object."""
-    if "externallinks/" not in name.lower():
-        return ""
-    head = lim.read_member(zf, name, limits)[:4096]
-    for tag, kind in ((b"ddeLink", " (DDE)"), (b"oleLink", " (OLE)"), (b"externalBook", "")):
-        if tag in head:
-            return kind
-    return ""
+def _scan(zf, name: str, ctype: str, limits, sheet: str | None, cells: bool) -> _Part:
+    """Parse one part (if XML) and screen the formulas it holds."""
+    found = _Part()
+    try:
+        if not _is_xml(zf, name, ctype):
+            return found
+        if name.lower().endswith(".rels") or name.lower() == "[content_types].xml":
+            return found  # parsed above
+        _parse_part(zf, name, limits, sheet, cells, found)
+    except LimitExceededError:
+        raise  # a budget: refused in its own words
+    except (RecalcError, zipfile.BadZipFile, OSError, EOFError, RuntimeError) as err:
+        found.findings.append(_unreadable(err, name))
+    return found
 
 
-def _external_targets(zf, rels: str, limits) -> list[Finding]:
-    root = xmlsafe.parse_tree(lim.read_member(zf, rels, limits), rels)
-    out = []
-    for rel in root.iter(f"{{{_PKG_REL}}}Relationship"):
-        kind = rel.get("Type", "").rpartition("/")[2]
-        if rel.get("TargetMode") == "External" and kind != "hyperlink":
-            out.append(Finding(f"link ({kind}) to {rel.get('Target', '')!r}", rels))
-    return out
+def _parse_part(zf, name, limits, sheet, cells, found: _Part) -> None:
+    p = xmlsafe.make_parser(namespaces=False)
+    stack: list[str] = []
+    text: list[str] | None = None
+    where = name
+    ref = ""
+
+    def formula(value: str, at: str) -> None:
+        found.findings.extend(Finding(what, at) for what in _called(value.strip()))
+
+    styles = 0
+
+    def start(tag: str, attrs: dict) -> None:
+        nonlocal text, where, ref, styles
+        local = tag.rpartition(":")[2]
+        found.tags.add(local)
+        if local == "xf":  # a cell format: LibreOffice lays out every one
+            styles += 1
+            if styles > limits.max_styles:
+                raise lim.over(
+                    "max_styles", f"{name} holds more than {limits.max_styles:,} cell formats", limits
+                )
+        if local == "c" and sheet is not None:
+            ref = attrs.get("r", "")
+        for key, value in attrs.items():  # a pivot cache's calculated field; OpenDocument cells
+            if key.rpartition(":")[2] == "formula" or value.startswith(_ODF_FORMULA):
+                formula(value.partition(":")[2] if value.startswith(_ODF_FORMULA) else value, name)
+        stack.append(local)
+        if local in _FORMULA_TAGS:
+            in_cell = local == "f" and len(stack) > 1 and stack[-2] == "c" and sheet is not None
+            if in_cell and not cells:
+                return
+            text = []
+            if in_cell:
+                where = f"{sheet}!{ref}" if sheet else name
+            elif local == "definedName":
+                where = f"defined name {attrs.get('name', '')}"
+            else:
+                where = name
+
+    def end(tag: str) -> None:
+        nonlocal text
+        local = stack.pop() if stack else ""
+        if text is not None and local in _FORMULA_TAGS:
+            formula("".join(text), where)
+            text = None
+
+    def data(chunk: str) -> None:
+        if text is not None:
+            text.append(chunk)
+
+    p.StartElementHandler = start
+    p.EndElementHandler = end
+    p.CharacterDataHandler = data
+    for piece in lim.stream_member(zf, name, limits) if zf is not None else _pieces(name, limits):
+        xmlsafe.run_piece(p, piece, name, final=False)
+    xmlsafe.run_piece(p, b"", name, final=True)
 
 
-def _calls_outside_cells(data: bytes) -> list[str]:
-    """Outside-reaching calls in a part, leaving out a worksheet's cells (screened compiled)."""
-    start = data.find(b"sheetData")
-    if start >= 0:
-        end = data.rfind(b"sheetData>")
-        if end > start:
-            data = data[:start] + data[end:]
-    return sorted({m.group(1).decode().upper() for m in _CALL.finditer(data)})
+def _pieces(path: str, limits: lim.Limits, piece: int = 1 << 20):
+    """A file that is one XML document (SpreadsheetML 2003, flat OpenDocument), in pieces."""
+    size = 0
+    with open(path, "rb") as fh:
+        while data := fh.read(piece):
+            size += len(data)
+            if size > limits.max_member_bytes:
+                raise lim.over(
+                    "max_member_bytes", f"{path} is larger than {limits.max_member_bytes:,} bytes", limits
+                )
+            yield data

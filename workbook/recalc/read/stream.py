@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
 from gputco.workbook.recalc.read.cells import _NAMESPACES, decode
-from gputco.workbook.recalc.read.limits import read_member, stream_member
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, check_strings, read_member, stream_member
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings
 from gputco.workbook.recalc.read.xmlsafe import make_parser, run_piece
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
@@ -27,7 +27,11 @@ _TAGS = {
 
 def shared_strings(zf: zipfile.ZipFile, member: str | None) -> list[str]:
     """The shared strings of a package (``member``: its sharedStrings part, or None)."""
-    return read_shared_strings(read_member(zf, member), member) if member else []
+    if not member:
+        return []
+    data = read_member(zf, member)
+    check_strings(data, member, DEFAULT_LIMITS)
+    return read_shared_strings(data, member)
 
 
 def stream_rows(

@@ -13,6 +13,8 @@ import xml.etree.ElementTree as ET
 
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
+DTD_REFUSED = "declares a DTD or entities; refused for safety (entity expansion, external entities)"
+
 
 class _DTDRefused(Exception):
     """Raised inside expat's callbacks; :func:`run` turns it into a WorkbookFormatError."""
@@ -22,9 +24,10 @@ def _refuse_dtd(*_args: object) -> None:
     raise _DTDRefused
 
 
-def make_parser() -> pyexpat.XMLParserType:
-    """An expat parser with namespace processing (names are ``"uri local"``) and DTDs refused."""
-    p = pyexpat.ParserCreate(namespace_separator=" ")
+def make_parser(*, namespaces: bool = True) -> pyexpat.XMLParserType:
+    """An expat parser with namespace processing (names are ``"uri local"``; without
+    ``namespaces`` they are as written, ``prefix:local``) and DTDs refused."""
+    p = pyexpat.ParserCreate(namespace_separator=" ") if namespaces else pyexpat.ParserCreate()
     p.StartDoctypeDeclHandler = _refuse_dtd
     p.EntityDeclHandler = _refuse_dtd
     p.ExternalEntityRefHandler = _refuse_dtd
@@ -43,9 +46,7 @@ def run_piece(parser: pyexpat.XMLParserType, data: bytes, part: str, *, final: b
     try:
         parser.Parse(data, final)
     except _DTDRefused:
-        raise WorkbookFormatError(
-            f"{part} declares a DTD or entities; refused for safety (entity expansion, external entities)"
-        ) from None
+        raise WorkbookFormatError(f"{part} {DTD_REFUSED}") from None
     except pyexpat.ExpatError as err:
         raise WorkbookFormatError(f"{part} is not well-formed XML: {err}") from None
     except LookupError as err:

@@ -114,7 +114,7 @@ def evaluate_package(
     mark_subtotals(book, groups)
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
-    evaluator = Evaluator(book, table)
+    evaluator = Evaluator(book, table, limits)
     token = DATE1904.set(package.date1904)  # date serials count from 1904-01-01 in such books
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently

@@ -7,6 +7,7 @@ reference becomes a block of rows that moves with the row. A single cell is a gr
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from gputco.workbook.recalc.formula.parse import (
 )
 from gputco.workbook.recalc.formula.refs import Ref
 from gputco.workbook.recalc.functions import Spec
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.run import operators, vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.store import BookStore
@@ -64,9 +66,17 @@ class Unevaluated:
 class Evaluator:
     """Evaluates trees against a :class:`.store.BookStore` with a table of function specs."""
 
-    def __init__(self, book: BookStore, functions: Mapping[str, Spec]) -> None:
+    def __init__(
+        self, book: BookStore, functions: Mapping[str, Spec], limits: Limits = DEFAULT_LIMITS
+    ) -> None:
         self.book = book
         self.functions = functions
+        self.limits = limits
+
+    def _sized(self, what: str, cells: int) -> None:
+        """The array-size budget on every intermediate result (limits.max_array_cells)."""
+        if cells > self.limits.max_array_cells:
+            raise over("max_array_cells", f"{what} would hold {cells:,} cells", self.limits)
 
     def run(self, node: Node, ctx: Ctx) -> np.ndarray:
         """The group's results, shape (n,): top-left of any array, blanks as they are."""
@@ -104,7 +114,9 @@ class Evaluator:
                 left = left.left
             acc = self.value(left, ctx)
             for b in reversed(spine):
-                acc = operators.binary(b.op, acc, self.value(b.right, ctx))
+                right = self.value(b.right, ctx)
+                self._sized(f"the result of {b.op!r}", _cells(np.shape(acc), np.shape(right)))
+                acc = operators.binary(b.op, acc, right)
             return acc
         if t is Call:
             return self.call(node, ctx)
@@ -147,9 +159,10 @@ class Evaluator:
                 vals.append(Unevaluated(self, a, sub))
             else:
                 vals.append(self.value(a, sub))
-        if spec.needs_ctx:
-            return spec.impl(ctx, *vals)
-        return spec.impl(*vals)
+        out = spec.impl(ctx, *vals) if spec.needs_ctx else spec.impl(*vals)
+        if isinstance(out, np.ndarray):
+            self._sized(f"the result of {node.name}", out.size)
+        return out
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
@@ -168,3 +181,11 @@ class Evaluator:
         if r2 <= r1 or c2 <= c1:
             return vec.const(NULL)
         return RangeVal(a.store, r1, r2 - r1, c1, c2 - c1)
+
+
+def _cells(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """Cells of an operator's result from its operands' shapes, before it is made: the larger of
+    each dimension (broadcast, or padded with #N/A as Excel does when they do not match)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    return math.prod(max(x, y) for x, y in zip(a, b, strict=True))

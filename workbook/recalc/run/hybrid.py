@@ -10,9 +10,9 @@ raising :class:`FallbackUnavailable` when it cannot run at all): the engine know
 LibreOffice. gputco's is :func:`gputco.workbook.soffice.fallback.libreoffice_values`, which
 opens a copy in a sandboxed LibreOffice and reads back the values it saved; the values go into
 the evaluation, so the writer patches them into the original file like the engine's own
-values. A cell LibreOffice cannot compute either (``#NAME?`` where the file stored something else:
-a function LibreOffice lacks) keeps what the engine gave it, or its stored value and its place in
-``report.unsupported``.
+values. A cell LibreOffice cannot compute either (an error where the file stored a value: a
+function LibreOffice lacks, :func:`takes`) keeps what the engine gave it, or its stored value and
+its place in ``report.unsupported``.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from gputco.workbook.recalc.read.screen import OutsideReachError, describe, scre
 from gputco.workbook.recalc.run.engine import Evaluation
 from gputco.workbook.recalc.run.errors import RecalcError
 from gputco.workbook.recalc.run.reach import Cell, choose
+from gputco.workbook.recalc.run.values import ERRORS, XlError
 
 ENGINES = ("auto", "gputco", "libreoffice")
 
@@ -123,10 +124,30 @@ def complete(
     outcome.cells, failed = apply(evaluation, targets, values)
     if failed:
         outcome.notes.append(
-            f"LibreOffice could not compute {len(failed)} cells either "
-            f"(#NAME?): {', '.join(failed[:6])}" + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
+            f"LibreOffice could not compute {len(failed)} cells either (it gave an error where "
+            f"the file holds a value; the stored values stay): {', '.join(failed[:6])}"
+            + (f" and {len(failed) - 6} more" if len(failed) > 6 else "")
         )
     return outcome
+
+
+def is_error(value: object) -> bool:
+    """Whether a cell value is a spreadsheet error (#VALUE!, #NAME?, ...)."""
+    return isinstance(value, XlError) or (isinstance(value, str) and value in ERRORS)
+
+
+def takes(computed: object, stored: object) -> bool:
+    """Whether LibreOffice's value ``computed`` replaces a cell's ``stored`` value: the one rule,
+    for ``--engine auto`` (:func:`apply`) and ``gputco render``. Never an error over a value that
+    is not one (a function LibreOffice lacks, a LAMBDA it reads differently: the file's value
+    stays, and the cell is reported as not computed), and never nothing.
+
+    >>> takes(7.0, 6.0), takes(ERRORS["#VALUE!"], 6.0), takes("#NAME?", "#NAME?"), takes("#N/A", None)
+    (True, False, True, True)
+    """
+    if computed is None:
+        return False
+    return not (is_error(computed) and stored is not None and not is_error(stored))
 
 
 def apply(evaluation: Evaluation, targets: set[Cell], values: dict[Cell, object]):
@@ -143,7 +164,7 @@ def apply(evaluation: Evaluation, targets: set[Cell], values: dict[Cell, object]
                 continue
             name = f"{part.name}!{cell_name(fc.row, fc.col)}"
             v = values.get(cell)
-            if v is None or (str(v) == "#NAME?" and str(fc.cached) != "#NAME?"):
+            if not takes(v, fc.cached):
                 if cell in evaluation.skipped:  # else the engine's own value stays
                     failed.append(name)
                 continue

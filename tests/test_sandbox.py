@@ -1,0 +1,178 @@
+"""LibreOffice's sandbox (workbook/soffice/sandbox.py): no network for the tree, private TMPDIR
+removed afterwards, time and memory budgets on the whole session, and the one runner.
+
+The network test is a positive control: the same probe connects to a listener this test opens on
+127.0.0.1 when started directly, and cannot when started through the runner that starts
+LibreOffice. No mock: real processes, a real socket, real LibreOffice.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+from lo import requires_soffice
+
+from gputco.workbook.soffice import process, sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+
+PROBE = """
+import json, socket, sys
+try:
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3)
+    s.close()
+    print(json.dumps("connected"))
+except OSError as err:
+    print(json.dumps(type(err).__name__))
+"""
+
+
+def test_a_probe_through_the_runner_cannot_reach_a_local_listener():
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        port = str(listener.getsockname()[1])
+        cmd = [sys.executable, "-c", PROBE, port]
+        direct = subprocess.run(cmd, capture_output=True, text=True, timeout=30, check=True)
+        assert json.loads(direct.stdout) == "connected"  # the control: the listener is reachable
+        boxed = sandbox.run(cmd, timeout=30, env={"PATH": "/usr/bin:/bin"})
+    assert boxed.returncode == 0, boxed.stderr
+    assert json.loads(boxed.stdout) != "connected", "the sandbox let the probe reach 127.0.0.1"
+
+
+def test_no_namespace_means_no_untrusted_run_unless_allowed(monkeypatch):
+    monkeypatch.setattr(sandbox, "namespace_prefix", lambda: None)
+    monkeypatch.delenv(sandbox.ALLOW_ENV, raising=False)
+    with pytest.raises(
+        sandbox.SandboxError, match="--unsandboxed-libreoffice or GPUTCO_LIBREOFFICE_UNSANDBOXED"
+    ):
+        sandbox.run(["true"], timeout=10, env={"PATH": "/usr/bin:/bin"})
+    assert sandbox.run(["true"], timeout=10, env={"PATH": "/usr/bin:/bin"}, untrusted=False).returncode == 0
+    monkeypatch.setenv(sandbox.ALLOW_ENV, "1")
+    assert sandbox.run(["true"], timeout=10, env={"PATH": "/usr/bin:/bin"}).returncode == 0
+
+
+def test_the_whole_tree_is_killed_at_its_time_budget():
+    # a grandchild that would outlive its parent: the session is killed, not only the child
+    cmd = ["sh", "-c", "sleep 30 & sleep 30"]
+    with pytest.raises(sandbox.SandboxError, match=r"time limit of 0.5 s \(raise it with --timeout\)"):
+        sandbox.run(cmd, timeout=0.5, env={"PATH": "/usr/bin:/bin"}, what="sleep")
+    left = subprocess.run(["pgrep", "-f", "^sleep 30$"], capture_output=True, text=True, check=False)
+    assert left.stdout == ""
+
+
+def test_the_whole_tree_is_killed_at_its_memory_budget():
+    grow = "b = []\nwhile True:\n    b.append(bytearray(16 << 20))\n"
+    with pytest.raises(
+        sandbox.SandboxError, match=r"more than 200 MiB of memory .*GPUTCO_LIBREOFFICE_MEMORY_MB"
+    ):
+        sandbox.run([sys.executable, "-c", grow], timeout=60, env={"PATH": "/usr/bin:/bin"}, memory=200 << 20)
+
+
+def test_tmpdir_is_private_and_removed(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    ran = sandbox.run(
+        [
+            sys.executable,
+            "-c",
+            "import os, tempfile; print(tempfile.mkdtemp(prefix='lu')); print(os.environ['TMPDIR'])",
+        ],
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    made, private = ran.stdout.split()
+    assert Path(made).parent == Path(private) and Path(private).parent == tmp_path
+    assert list(tmp_path.iterdir()) == []
+
+
+@requires_soffice
+def test_libreoffice_leaves_no_lu_tmp_and_measures_its_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(tmp_path / "t.xlsx")
+    out = process.convert(tmp_path / "t.xlsx", tmp_path / "out", "xlsx")
+    assert openpyxl.load_workbook(out, data_only=True).active["A2"].value == 42
+    assert list((tmp_path / "tmp").iterdir()) == [], "no lu*.tmp (or anything) left in TMPDIR"
+
+
+def test_the_profile_turns_links_and_macros_off(tmp_path):
+    process.force_recalc(tmp_path)
+    process.force_recalc(tmp_path)  # idempotent: each setting once
+    xcu = (tmp_path / "user" / "registrymodifications.xcu").read_text()
+    for path, name, _kind, _value in process.SETTINGS:
+        assert xcu.count(f'oor:path="{path}"><prop oor:name="{name}"') == 1
+    assert '"Link" oor:op="fuse" oor:type="xs:int"><value>1<' in xcu  # Calc: never update links
+    assert '"DisableMacrosExecution" oor:op="fuse" oor:type="xs:boolean"><value>true<' in xcu
+
+
+#: calls that start a process; only sandbox.py may make them
+_STARTERS = {
+    ("subprocess", name) for name in ("run", "Popen", "call", "check_call", "check_output", "getoutput")
+} | {
+    ("os", name)
+    for name in (
+        "system",
+        "popen",
+        "execv",
+        "execvp",
+        "execve",
+        "execl",
+        "execlp",
+        "spawnv",
+        "spawnvp",
+        "spawnl",
+        "posix_spawn",
+        "posix_spawnp",
+        "startfile",
+    )
+}
+
+
+def test_only_the_sandbox_starts_processes():
+    """LibreOffice is started only through the sandbox: no other product module starts any process."""
+    found = []
+    for folder in ("workbook", "addin", "udfs"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "subprocess":
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} from subprocess import")
+                f = node.func if isinstance(node, ast.Call) else None
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                    if (f.value.id, f.attr) in _STARTERS:
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} {f.value.id}.{f.attr}")
+    others = [f for f in found if not f.startswith("workbook/soffice/sandbox.py:")]
+    assert others == [], others
+    assert any(f.startswith("workbook/soffice/sandbox.py:") for f in found)  # the scan sees calls
+
+
+def test_docs_list_every_budget_with_its_default():
+    """docs/safety.md states each budget of limits.Limits with the default the code has."""
+    import dataclasses
+    import re
+
+    from gputco.workbook.recalc import DEFAULT_LIMITS, Limits
+
+    page = (ROOT / "docs" / "safety.md").read_text(encoding="utf-8")
+    for f in dataclasses.fields(Limits):
+        row = re.search(rf"^\| `{f.name}` \| ([^|]+) \|", page, re.M)
+        assert row, f"docs/safety.md has no row for {f.name}"
+        value = getattr(DEFAULT_LIMITS, f.name)
+        text = row.group(1).strip()
+        shown = float(text[:-4]) * (1 << 30) if text.endswith(" GiB") else float(text.replace(",", ""))
+        assert shown == value, (f.name, text, value)
+    assert (
+        f"{sandbox.DEFAULT_MEMORY_MB} MiB" in page
+        and sandbox.MEMORY_ENV in page
+        and sandbox.ALLOW_ENV in page
+    )

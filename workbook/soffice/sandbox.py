@@ -1,0 +1,212 @@
+"""The one runner for LibreOffice (and the tools reading its output): a sandbox around the tree.
+
+Screening a workbook (:mod:`gputco.workbook.recalc.read.screen`) is the first line; this is the
+second, so that a screen miss cannot reach anything (the rule of Excel's Protected View and of
+browser sandboxes). Every LibreOffice process gputco starts goes through :func:`run` (a
+conversion: waits) or :func:`spawn` (``gputco open``: returns at once), which
+
+- start it in a network namespace of its own (``unshare --net``, as root or with a user
+  namespace, or bubblewrap's ``--unshare-net``): no interface but a loopback that is down, so
+  no URL, link, data connection or DDE server is reachable, 127.0.0.1 included;
+- refuse to start it on an untrusted file where no namespace can be made, unless the user says
+  otherwise (``--unsandboxed-libreoffice`` or ``GPUTCO_LIBREOFFICE_UNSANDBOXED=1``), and say so;
+- give the tree a private TMPDIR (LibreOffice's ``lu*.tmp`` folders go there), removed afterwards;
+- bound the whole process tree (its session) by wall-clock time and by the sum of its resident
+  memory, killing the session when either is passed (budget: ``GPUTCO_LIBREOFFICE_MEMORY_MB``).
+
+The profile each run uses (:func:`process.harden`) turns link updates, macros and Basic/Python
+scripts off. tests/test_sandbox.py proves the namespace with a positive control and asserts no
+other module starts a process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gputco.udfs.errors import GputcoError
+
+ALLOW_ENV = "GPUTCO_LIBREOFFICE_UNSANDBOXED"
+ALLOW_FLAG = "--unsandboxed-libreoffice"
+MEMORY_ENV = "GPUTCO_LIBREOFFICE_MEMORY_MB"
+#: the whole tree's resident memory budget: LibreOffice converting the project's largest
+#: workbooks (benchmarks, the Excel corpus) peaks near 600 MiB
+DEFAULT_MEMORY_MB = 2048
+_POLL_S = 0.1
+
+#: ways to get a network namespace, tried in order (the first that runs ``true`` is used)
+_PREFIXES = (
+    ("unshare", "--net", "--"),
+    ("unshare", "--user", "--map-root-user", "--net", "--"),
+    ("bwrap", "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--"),
+)
+
+
+class SandboxError(GputcoError, RuntimeError):
+    """The sandbox cannot be made, or the tree went past its time or memory budget."""
+
+
+@dataclass
+class Ran:
+    """What a sandboxed run did: exit code, its output, and the tree's peak resident memory."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    peak_rss: int  # bytes, summed over the session's processes at the worst sample
+
+
+@functools.cache
+def namespace_prefix() -> tuple[str, ...] | None:
+    """The command prefix that runs a program without network here, or None when none works."""
+    for prefix in _PREFIXES:
+        exe = shutil.which(prefix[0])
+        if exe is None:
+            continue
+        try:
+            proc = subprocess.run([exe, *prefix[1:], "true"], capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if proc.returncode == 0:
+            return (exe, *prefix[1:])
+    return None
+
+
+def allowed_unsandboxed() -> bool:
+    """Whether the user allowed LibreOffice on untrusted files without a network namespace."""
+    return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def allow_unsandboxed() -> None:
+    """What ``--unsandboxed-libreoffice`` does: allow it for this process (and its children)."""
+    os.environ[ALLOW_ENV] = "1"
+
+
+def memory_budget() -> int:
+    """The tree's memory budget in bytes (``GPUTCO_LIBREOFFICE_MEMORY_MB``, default 2048)."""
+    text = os.environ.get(MEMORY_ENV, "").strip()
+    if not text:
+        return DEFAULT_MEMORY_MB << 20
+    try:
+        mb = int(text)
+    except ValueError:
+        mb = 0
+    if mb < 64:
+        raise SandboxError(f"{MEMORY_ENV} must be a whole number of MiB, at least 64, not {text!r}")
+    return mb << 20
+
+
+def _prefix(untrusted: bool) -> tuple[str, ...]:
+    prefix = namespace_prefix()
+    if prefix is not None:
+        return prefix
+    if untrusted and not allowed_unsandboxed():
+        raise SandboxError(
+            "LibreOffice is not started on an untrusted workbook without a network sandbox, and "
+            "none can be made here (unshare --net and bubblewrap both fail); install bubblewrap "
+            f"or allow it with {ALLOW_FLAG} or {ALLOW_ENV}=1"
+        )
+    return ()
+
+
+def run(
+    cmd: Sequence[str],
+    *,
+    timeout: float,
+    env: dict[str, str],
+    untrusted: bool = True,
+    what: str = "LibreOffice",
+    memory: int | None = None,
+) -> Ran:
+    """Run ``cmd`` in the sandbox and wait; kill its whole session past ``timeout`` seconds or
+    ``memory`` bytes (default :func:`memory_budget`) of summed resident memory."""
+    prefix = _prefix(untrusted)
+    limit = memory_budget() if memory is None else memory
+    tmp = Path(tempfile.mkdtemp(prefix="gputco-lo-tmp-"))
+    env = {**env, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
+    peak = 0
+    try:
+        proc = subprocess.Popen(
+            [*prefix, *cmd],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        end = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=_POLL_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                peak = max(peak, session_rss(proc.pid))
+                if peak > limit:
+                    _kill(proc)
+                    raise SandboxError(
+                        f"{what} used more than {limit >> 20} MiB of memory (budget of its whole "
+                        f"process tree; raise it with {MEMORY_ENV}=MB)"
+                    )
+                if time.monotonic() > end:
+                    _kill(proc)
+                    raise SandboxError(
+                        f"{what} stopped after the time limit of {timeout:g} s (raise it with --timeout)"
+                    )
+        finally:
+            _kill(proc)  # whatever the session left running
+        text = [b.decode("utf-8", "replace") for b in (out, err)]
+        return Ran(proc.returncode, text[0], text[1], peak)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def spawn(cmd: Sequence[str], *, env: dict[str, str], untrusted: bool = True) -> subprocess.Popen:
+    """Start ``cmd`` in the sandbox and return at once (an interactive LibreOffice window)."""
+    prefix = _prefix(untrusted)
+    return subprocess.Popen(
+        [*prefix, *cmd],
+        env=env,
+        start_new_session=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+        proc.communicate(timeout=5)
+
+
+def session_rss(sid: int) -> int:
+    """Summed resident memory (bytes) of the processes in session ``sid`` (Linux /proc; else 0)."""
+    total = 0
+    page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+    try:
+        pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                fields = fh.read().rpartition(b")")[2].split()
+            if int(fields[3]) != sid:  # after ")": state ppid pgrp session ...
+                continue
+            with open(f"/proc/{pid}/statm", "rb") as fh:
+                total += int(fh.read().split()[1]) * page
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
