@@ -13,55 +13,42 @@ arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Spec:
-    """How the evaluator calls one function."""
-
-    impl: Callable
-    min_args: int
-    max_args: int | None
-    modes: str = "v"
-    array: bool = False
-    needs_ctx: bool = False
+from . import (
+    arrays,
+    calendar,
+    cashflow,
+    complexnum,
+    conditional,
+    database,
+    dates,
+    distributions,
+    dynamic,
+    dynarray,
+    engineering,
+    finance,
+    financial,
+    info,
+    lambdas,
+    logic,
+    lookup,
+    math,
+    names,
+    reference,
+    regression,
+    reshape,
+    stats,
+    subtotal,
+    text,
+    textedit,
+    textfind,
+    textformat,
+    trig,
+    xlookup,
+)
+from ._args import Spec
 
 
 def _table() -> dict[str, Spec]:
-    from . import (
-        arrays,
-        calendar,
-        cashflow,
-        complexnum,
-        conditional,
-        database,
-        dates,
-        distributions,
-        dynamic,
-        dynarray,
-        engineering,
-        finance,
-        financial,
-        info,
-        lambdas,
-        logic,
-        lookup,
-        math,
-        names,
-        reference,
-        regression,
-        reshape,
-        stats,
-        subtotal,
-        text,
-        textedit,
-        textfind,
-        textformat,
-        trig,
-        xlookup,
-    )
 
     table: dict[str, Spec] = {}
     for module in (

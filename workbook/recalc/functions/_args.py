@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -215,3 +217,15 @@ def as_value(ctx, x):
     if isinstance(x, RangeVal):
         return x.array_values() if ctx.array else x.intersect(ctx.rows, ctx.col)
     return x
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How the evaluator calls one function."""
+
+    impl: Callable
+    min_args: int
+    max_args: int | None
+    modes: str = "v"
+    array: bool = False
+    needs_ctx: bool = False

@@ -24,8 +24,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.values import CALC, NUM, REF, VALUE, XlError
 
-from . import Spec
-from ._args import scalar_nums
+from ._args import Spec, scalar_nums
 
 
 def full(x) -> np.ndarray:

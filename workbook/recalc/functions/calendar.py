@@ -39,8 +39,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError
 
-from . import Spec
-from ._args import scalar_nums
+from ._args import Spec, scalar_nums
 from .dates import from_ymd, max_serial, parts, to_days, to_serial
 
 _DAY = 86400.0

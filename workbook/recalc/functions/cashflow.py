@@ -24,8 +24,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import dims, materialize
 from gputco.workbook.recalc.run.values import NUM, VALUE, XlError
 
-from . import Spec
-from ._args import numbers, scalar_nums
+from ._args import Spec, numbers, scalar_nums
 
 IRR_STEPS, IRR_TOL = 20, 1e-7
 XIRR_STEPS, XIRR_TOL = 100, 1e-10

@@ -37,8 +37,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError, number_text, parse_number
 
-from . import Spec
-from ._args import scalar_function
+from ._args import Spec, scalar_function
 
 # --- ERF --------------------------------------------------------------------------------------
 

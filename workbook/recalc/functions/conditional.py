@@ -18,8 +18,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import dims, materialize
 from gputco.workbook.recalc.run.values import DIV0, ERRORS, VALUE, XlError, approx_equal, parse_number
 
-from . import Spec
-from ._args import wildcard
+from ._args import Spec, wildcard
 
 _OPS = ("<=", ">=", "<>", "<", ">", "=")
 

@@ -33,7 +33,7 @@ from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
 
-from . import Spec
+from ._args import Spec
 from .conditional import _mask as criterion_mask
 
 

@@ -17,8 +17,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE
 
-from . import Spec
-from ._args import scalar_nums
+from ._args import Spec, scalar_nums
 
 _BASE = np.datetime64("1899-12-30", "D")
 _BASE_1904 = np.datetime64("1904-01-01", "D")

@@ -27,8 +27,7 @@ import math
 
 from gputco.workbook.recalc.run.values import DIV0, NUM, XlError
 
-from . import Spec
-from ._args import scalar_function
+from ._args import Spec, scalar_function
 
 _EPS = 1e-16
 _TINY = 1e-300

@@ -30,7 +30,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import CALC, VALUE, XlError, compare
 
-from . import Spec
+from ._args import Spec
 from .arrays import full
 
 

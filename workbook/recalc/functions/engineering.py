@@ -17,7 +17,7 @@ import math
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import NUM, VALUE, XlError, parse_number
 
-from . import Spec
+from ._args import Spec
 
 BASES = {"BIN": (2, 10), "OCT": (8, 30), "HEX": (16, 40), "DEC": (10, 0)}
 _DIGITS = "0123456789ABCDEF"

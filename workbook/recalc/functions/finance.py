@@ -17,8 +17,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import DIV0, NUM
 
-from . import Spec
-from ._args import numbers, result, scalar_nums
+from ._args import Spec, numbers, result, scalar_nums
 
 ZERO = vec.const(0.0)
 

@@ -37,8 +37,7 @@ import numpy as np
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
 
-from . import Spec
-from ._args import scalar_function
+from ._args import Spec, scalar_function
 from .calendar import _yearfrac_one as yearfrac
 from .dates import max_serial, to_days, to_serial
 from .finance import _fv_raw, _pmt_raw

@@ -7,7 +7,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import NA, XlError
 
-from . import Spec
+from ._args import Spec
 
 
 def _is(test, fast_float: bool, fast_bool: bool):

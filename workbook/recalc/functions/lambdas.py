@@ -36,7 +36,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.values import CALC, VALUE, XlError
 
-from . import Spec
+from ._args import Spec
 
 
 def _lambda(*parts):

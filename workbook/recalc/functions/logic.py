@@ -12,8 +12,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
 from gputco.workbook.recalc.run.values import NA, VALUE, XlError, approx_equal, to_bool
 
-from . import Spec
-from ._args import as_value, is_rangelike
+from ._args import Spec, as_value, is_rangelike
 
 
 def _if(cond, *rest):

@@ -15,8 +15,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
 from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError
 
-from . import Spec
-from ._args import as_value, scalar_nums, wildcard
+from ._args import Spec, as_value, scalar_nums, wildcard
 
 
 def _key(v):

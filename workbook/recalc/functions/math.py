@@ -8,8 +8,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE
 
-from . import Spec
-from ._args import added, int_arg, numbers, result, row_errors, scalar_nums
+from ._args import Spec, added, int_arg, numbers, result, row_errors, scalar_nums
 
 
 def _unary(func):

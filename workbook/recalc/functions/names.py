@@ -10,7 +10,7 @@ tests/test_recalc_arrays.py).
 
 from __future__ import annotations
 
-from . import Spec
+from ._args import Spec
 
 
 def _let(calculation):

@@ -26,7 +26,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.values import NA, VALUE, XlError
 
-from . import Spec
+from ._args import Spec
 
 _PREFIXES = re.compile(r"_xlfn\._xlws\.|_xlfn\.|_xlws\.|_xlpm\.", re.I)
 CELL_TYPES = frozenset({"ADDRESS", "ROW", "COL", "CONTENTS", "TYPE"})

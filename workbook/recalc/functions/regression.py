@@ -37,7 +37,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import NA, NUM, REF, VALUE, XlError
 
-from . import Spec
+from ._args import Spec
 from .arrays import _strict_numbers, full
 
 #: a column counts as spanned by the ones kept before it when what it adds is below this share

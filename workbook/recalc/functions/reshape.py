@@ -31,7 +31,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import CALC, NA, NUM, VALUE, XlError
 
-from . import Spec
+from ._args import Spec
 from .dynarray import _flag, _one, _scalar
 
 

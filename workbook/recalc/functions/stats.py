@@ -17,8 +17,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError
 
-from . import Spec
-from ._args import added, is_rangelike, numbers, result, scalar_nums
+from ._args import Spec, added, is_rangelike, numbers, result, scalar_nums
 
 
 def _count_used(vals):

@@ -24,8 +24,9 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.values import VALUE, XlError
 
-from . import Spec
-from ._args import scalar_nums
+from . import math as _math
+from . import stats as _stats
+from ._args import Spec, scalar_nums
 
 SUBTOTAL_FUNCS = (
     "AVERAGE",
@@ -139,9 +140,7 @@ def _blank_errors(arr: np.ndarray) -> np.ndarray:
 
 
 def _call(name: str, *args):
-    from . import BUILTINS
-
-    spec = BUILTINS.get(name)
+    spec = _AGGREGATED.get(name)
     if spec is None:
         return vec.const(VALUE)
     return spec.impl(*args)
@@ -192,3 +191,6 @@ FUNCTIONS = {
     "SUBTOTAL": Spec(_subtotal, 2, 255, "vr"),
     "AGGREGATE": Spec(_aggregate, 3, 255, "vvr"),
 }
+
+#: the functions SUBTOTAL and AGGREGATE apply, by name
+_AGGREGATED = {n: {**_math.FUNCTIONS, **_stats.FUNCTIONS}[n] for n in {*SUBTOTAL_FUNCS, *AGGREGATE_FUNCS}}

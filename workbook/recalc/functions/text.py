@@ -10,8 +10,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import MAX_TEXT, VALUE, parse_number
 
-from . import Spec
-from ._args import row_errors, scalar_nums
+from ._args import Spec, row_errors, scalar_nums
 
 
 def _text_map(func):

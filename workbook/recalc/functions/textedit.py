@@ -22,8 +22,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import VALUE, XlError, to_number, to_text
 
-from . import Spec
-from ._args import is_rangelike
+from ._args import Spec, is_rangelike
 
 
 def _each(func, kinds: str):

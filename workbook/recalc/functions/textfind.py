@@ -15,8 +15,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import VALUE
 
-from . import Spec
-from ._args import scalar_nums
+from ._args import Spec, scalar_nums
 
 
 def _search_regex(pattern: str):

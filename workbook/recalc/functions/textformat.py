@@ -27,7 +27,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.values import DATE1904, XlError, number_text, parse_number
 
-from . import Spec
+from ._args import Spec
 from .dates import parts
 
 _DATE_CODE = re.compile(

@@ -22,8 +22,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.values import DIV0, NUM
 
-from . import Spec
-from ._args import scalar_nums
+from ._args import Spec, scalar_nums
 from .math import _approx15
 
 

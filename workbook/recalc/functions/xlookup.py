@@ -23,8 +23,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
 from gputco.workbook.recalc.run.values import NA, VALUE, XlError
 
-from . import Spec
-from ._args import scalar_nums, wildcard
+from ._args import Spec, scalar_nums, wildcard
 from .lookup import _Index
 
 
