@@ -91,27 +91,32 @@ def test_cli_check_says_which_engine_computed_which_cells(tmp_path, capsys):
 
 
 def _lambda_book(tmp_path):
-    """A LAMBDA through a defined name (DOUBLE(3), stored 6, which the engine does not know and
-    LibreOffice 7.4 reads as #VALUE!), ERF (LibreOffice has it) and a cell depending on the LAMBDA."""
+    """TEXTBEFORE (Excel 365; stored "ab"), which neither the engine nor LibreOffice 7.4 knows
+    (#NAME? there), BITAND (LibreOffice has it, the engine not) and a cell depending on the first.
+    (The book held a LAMBDA until the engine learnt LAMBDA.)"""
     return package(
         tmp_path / "lambda.xlsx",
-        sheet(cell("A1", 6, f="DOUBLE(3)"), cell("A2", 1, f="ERF(1)>0", t="b"), cell("A3", 7, f="A1+1")),
-        names={"DOUBLE": "_xlfn.LAMBDA(_xlpm.x,_xlpm.x*2)"},
+        sheet(
+            cell("A1", "ab", f='_xlfn.TEXTBEFORE("ab-c","-")', t="str"),
+            cell("A2", 1, f="_xlfn.BITAND(5,3)>0", t="b"),
+            cell("A3", "abx", f='A1&"x"', t="str"),
+        ),
     )
 
 
-#: what LibreOffice 7.4.7.2 gave for the cells of _lambda_book (libreoffice_values, recorded)
-LAMBDA_RECORDED = {("S", 1, 1): "#VALUE!", ("S", 2, 1): True, ("S", 3, 1): "#VALUE!"}
+#: what LibreOffice 7.4.7.2 gave for the cells of _lambda_book (libreoffice_values, recorded
+#: 2026-12-01)
+LAMBDA_RECORDED = {("S", 1, 1): "#NAME?", ("S", 2, 1): True, ("S", 3, 1): "#NAME?"}
 
 
 def _check_lambda_kept(report, dst):
-    """Issue 24: LibreOffice's error never replaces a value the file holds that is not one."""
+    """LibreOffice's error never replaces a value the file holds that is not one."""
     assert report.libreoffice_cells == ["S!A2"]
-    assert report.unsupported == {"DOUBLE": ["S!A1"]}
+    assert report.unsupported == {"TEXTBEFORE": ["S!A1"]}
     assert report.by_engine == {"gputco": 1, "libreoffice": 1}
     assert any("could not compute 1 cells either" in n and "S!A1" in n for n in report.notes)
     ws = openpyxl.load_workbook(dst, data_only=True)["S"]
-    assert [ws["A1"].value, ws["A2"].value, ws["A3"].value] == [6, True, 7]
+    assert [ws["A1"].value, ws["A2"].value, ws["A3"].value] == ["ab", True, "abx"]
 
 
 @requires_soffice
@@ -137,20 +142,20 @@ def test_a_libreoffice_error_never_replaces_a_stored_value_recorded(tmp_path):
 
 @requires_soffice
 def test_render_keeps_the_stored_value_where_libreoffice_errs(tmp_path):
-    """The same rule in `gputco render`: the picture shows the file's 6 and 7, not LibreOffice's
-    #VALUE!, and says which cells it kept; the print copy has their formulas taken out."""
+    """The same rule in `gputco render`: the picture shows the file's "ab" and "abx", not LibreOffice's
+    #NAME?, and says which cells it kept; the print copy has their formulas taken out."""
     import zipfile
 
     from gputco.workbook.soffice import render
 
     src = _lambda_book(tmp_path)
     kept = render.libreoffice_errors(src, tmp_path / "values")
-    assert kept == {"S": ["A1", "A3"]}  # A3 = A1+1 is LibreOffice's #VALUE! too
+    assert kept == {"S": ["A1", "A3"]}  # A3 = A1&"x" is LibreOffice's #NAME? too
     copy = tmp_path / "copy.xlsx"
     render._copy_for_print(src, copy, {"S"}, render.sheet_names(src), kept=kept)
     xml = zipfile.ZipFile(copy).read("xl/worksheets/sheet1.xml").decode()
-    assert '<c r="A1"><v>6</v></c>' in xml and '<c r="A3"><v>7</v></c>' in xml
-    assert "<f>ERF(1)&gt;0</f>" in xml  # the cell LibreOffice computes keeps its formula
+    assert '<c r="A1" t="str"><v>ab</v></c>' in xml and '<c r="A3" t="str"><v>abx</v></c>' in xml
+    assert "<f>_xlfn.BITAND(5,3)&gt;0</f>" in xml  # the cell LibreOffice computes keeps its formula
     stored: dict = {}
     (png,) = render.render_workbook(src, tmp_path / "png", stored=stored)
     assert stored == kept and png.stat().st_size > 0

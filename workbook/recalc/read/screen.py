@@ -122,11 +122,15 @@ def describe(findings: list[Finding], limit: int = 6) -> str:
     return shown + (f"; and {more} more" if more > 0 else "")
 
 
-def screen(package, groups=()) -> list[Finding]:
+def screen(package, groups=(), *, worksheets: bool = True) -> list[Finding]:
     """Everything in an opened package (and its compiled formula ``groups``) that reaches out;
-    the cells' formulas are the compiled ``groups``'."""
+    the cells' formulas are the compiled ``groups``'. Without ``worksheets``, the worksheet parts
+    are not parsed again (their conditional formats and validations not screened): for a report
+    only, where LibreOffice will not open the file."""
     with open_zip(package.path, package.limits) as zf:
-        return list(screen_formulas(groups)) + screen_parts(zf, package.limits, cells=False)
+        return list(screen_formulas(groups)) + screen_parts(
+            zf, package.limits, cells=False, worksheets=worksheets
+        )
 
 
 def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
@@ -219,7 +223,11 @@ def _called(formula: str) -> tuple[str, ...]:
 
 
 def screen_parts(
-    zf: zipfile.ZipFile, limits: lim.Limits = lim.DEFAULT_LIMITS, *, cells: bool = True
+    zf: zipfile.ZipFile,
+    limits: lim.Limits = lim.DEFAULT_LIMITS,
+    *,
+    cells: bool = True,
+    worksheets: bool = True,
 ) -> list[Finding]:
     """Parts and relationships that reach outside, and what the formulas of every XML part call
     (a worksheet's cells too when ``cells``; else only its conditional formats and validations)."""
@@ -266,7 +274,12 @@ def screen_parts(
                 kinds[member].add(_BY_REL[kind.lower()])
     sheet_names = _sheet_names(zf, by_lower, limits)
     for n in names:
-        part = _scan(zf, n, types.get(n, ""), limits, sheet_names.get(n), cells)
+        sheet = sheet_names.get(n)
+        part = (
+            _Part()
+            if sheet is not None and not worksheets
+            else _scan(zf, n, types.get(n, ""), limits, sheet, cells)
+        )
         for what in sorted(kinds[n]):
             if what == "external link":
                 what += " (DDE)" if "ddeLink" in part.tags else " (OLE)" if "oleLink" in part.tags else ""

@@ -75,13 +75,14 @@ def complete(
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
-    findings = screen(evaluation.package, evaluation.groups)
+    targets = set() if engine == "gputco" else choose(evaluation, engine)
+    # every part parsed again only where LibreOffice may open the file; else the report's screen
+    findings = screen(evaluation.package, evaluation.groups, worksheets=bool(targets))
     outcome = Outcome(screened=[str(f) for f in findings])
     if engine == "gputco":
         return outcome
     if findings and engine == "libreoffice":
         raise OutsideReachError(findings)
-    targets = choose(evaluation, engine)
     if not targets:
         return outcome
     which = f"{len(targets)} cells (the engine cannot compute them, or they depend on such cells)"
