@@ -179,7 +179,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "household_years": udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "kg_co2_per_kwh": udfs.energy.KG_CO2_PER_KWH_US,
-            "co2_tonnes": udfs.energy.co2_tonnes(sc.tokens * jpt),
+            "co2_tonnes": udfs.energy.tco_co2_tonnes(sc.tokens * jpt),
         }
         col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
         # udfs.scenario (the batch engine's chain) must say the same
@@ -542,7 +542,7 @@ def fact_rows(
             "joules_per_gpu_hour": watts * 3600.0,
             "joules_per_token": None if tokens is None else joules / tokens,
             "household_years": udfs.tco_household_years(joules, kwh),
-            "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh),
+            "co2_tonnes": udfs.tco_co2_tonnes(joules, kg_co2_per_kwh),
         }
         for c, suffix in (("palm", ""), ("6n", "_6n")):
             for p in ("fp8", "bf16"):
