@@ -342,6 +342,7 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
                 "peak_tflops": m["peak_tflops"],
                 "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
                 "mfu": m["mfu"],
+                "mfu_source": _mfu_source(sc.systems[k], sc.precision, m["mfu"]),
                 "speedup": speedup,
                 "breakeven_mfu": breakeven,
                 "usd_per_mtok": m["usd_per_mtok"],
@@ -360,6 +361,12 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
             }
         )
     return cols
+
+
+def _mfu_source(system: str, precision: str, mfu: float) -> str:
+    """The Compare row MFU source: the default MFU's evidence, or "entered on Inputs"."""
+    default = presets.default_mfu(system, precision)
+    return presets.mfu_source(default) if mfu == default.value else "entered on Inputs"
 
 
 def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:

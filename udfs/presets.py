@@ -274,7 +274,7 @@ REFERENCE_SYSTEM = "H100_HGX"
 def _derive_default_mfu(systems: dict[str, Preset]) -> None:
     """``default_mfu_<precision>`` of every system: the MFU of the run its ``mfu_run_<precision>``
     names ("measured: <run key>"), else the H100's at that precision (FP4: at FP8, H100 has no FP4
-    run), whose source says "assumption"."""
+    run), whose source says "assumption"; the text ``mfu_source_<precision>`` says which."""
     runs = catalog("run")
 
     def measured(system_key: str, precision: str) -> tuple[str, Entry] | None:
@@ -301,7 +301,8 @@ def _derive_default_mfu(systems: dict[str, Preset]) -> None:
                     f"assumption: the H100 {ref_precision.upper()} figure ({key}); no published "
                     f"{precision.upper()} training run of {system_key} in the presets"
                 )
-            p.entries[f"default_mfu_{precision}"] = Entry(e.value, "fraction", source, e.as_of)
+            p.entries[f"default_mfu_{precision}"] = entry = Entry(e.value, "fraction", source, e.as_of)
+            p.texts[f"mfu_source_{precision}"] = mfu_source(entry)
 
 
 def default_mfu(system_name: object, precision: object) -> Entry:

@@ -37,6 +37,15 @@ def _comparison(key: str, label: str | None = None, how: str | None = None) -> t
     return (key, label or c.label, c.unit, chain.comparison_formula(key, _model_ref), how or c.how)
 
 
+def _system_preset(field: str) -> str:
+    return f'INDEX(sys_value,MATCH([Model:system]&".{field}_"&inp_precision,sys_id,0))'
+
+
+#: "measured: <run key>" or "assumed" where the MFU is the system's default, else "entered"
+_MFU_SOURCE = (
+    f'=IF([Model:mfu]<>{_system_preset("default_mfu")},"entered on Inputs",{_system_preset("mfu_source")})'
+)
+
 #: (key, label, unit, formula template, how); section headings have key None
 ROWS: list[tuple] = [
     (None, "Cost of a GPU-hour", "", "", ""),
@@ -78,6 +87,13 @@ ROWS: list[tuple] = [
         "the speed-up at equal MFU",
     ),
     ("mfu", "MFU entered", "fraction", "=[Model:mfu]", "Inputs"),
+    (
+        "mfu_source",
+        "MFU source",
+        "text",
+        _MFU_SOURCE,
+        "the default's evidence: measured (a published run, Presets) or assumed (the H100 figure)",
+    ),
     _comparison("speedup"),
     _comparison("breakeven_mfu"),
     ("usd_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:usd_per_mtok]", "at the MFU entered"),

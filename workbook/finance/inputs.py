@@ -175,8 +175,12 @@ SCENARIO = [
 #: the default of each scenario input, by defined name
 SCENARIO_DEFAULTS = {name: default for name, _label, _unit, default, _dv, _note in SCENARIO}
 
-#: default MFU of every system column (SemiAnalysis 2025-08: H100 BF16, Dec 2024 software)
-DEFAULT_MFU = 0.54
+
+def default_mfu(system: str) -> float:
+    """The MFU typed into a system's column: the system's published MFU at the default precision,
+    else the H100's (labelled "assumed" on Compare; :func:`gputco.udfs.presets.default_mfu`)."""
+    return presets.default_mfu(system, SCENARIO_DEFAULTS["inp_precision"]).value
+
 
 #: buyer-type fields: field, label, unit
 BUYER_FIELDS = [
@@ -356,10 +360,10 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "inp_mfu_{k}",
         "MFU reached",
         "fraction",
-        lambda k: DEFAULT_MFU,
+        lambda k: default_mfu(book.systems[k - 1]),
         "input",
-        "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
-        "(SemiAnalysis 2025-08-20); an assumption for the other systems.",
+        "Model FLOPs utilisation at the chosen precision. Default: the system's published run at "
+        "the default precision, else the H100 figure (Compare, row MFU source: measured or assumed).",
     )
     for key, label, unit, field in SYSTEM_LOOKUPS:  # descriptions wrap in their column
         per_system(
