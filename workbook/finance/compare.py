@@ -186,6 +186,9 @@ COLOURS = ("0072B2", "D55E00", "009E73", "CC79A7", "E69F00", "56B4E9", "000000",
 MARKERS = ("circle", "square", "triangle", "diamond", "x", "star", "plus", "dash", "dot")
 DASHES = ("solid", "dash", "sysDot")
 SWEEP_ROWS = 11
+#: the "how" column's width and the characters of a 9-point italic note that fit on one line of it
+_HOW_WIDTH = 70
+_HOW_CHARS = 80
 
 
 def build(book: BookBuilder) -> None:
@@ -221,7 +224,14 @@ def build(book: BookBuilder) -> None:
             styles.style_formula(cell, unit)
             if key in ("breakeven_speedup", "breakeven_mfu", "verdict"):
                 cell.font = styles.BOLD
-        ws.cell(row=r, column=how_col, value=how).font = styles.NOTE_FONT
+        note = ws.cell(row=r, column=how_col, value=how)
+        note.font, note.alignment = styles.NOTE_FONT, styles.WRAP  # inside the page: wrapped
+        lines = max(1, -(-len(how) // _HOW_CHARS), 2 if key == "mfu_source" else 1)
+        if lines > 1:
+            ws.row_dimensions[r].height = 12.5 * lines
+        if key == "mfu_source":  # "measured: <run key>" wraps in its column
+            for col in book.system_cols():
+                ws.cell(row=r, column=col).alignment = styles.WRAP
 
     row += 2
     styles.section_row(ws, row, "Cost per million tokens against MFU (the line chart)", how_col)
@@ -255,7 +265,7 @@ def build(book: BookBuilder) -> None:
     chart_row = row + 2
     ws.add_chart(_breakdown_chart(book), f"A{chart_row}")
     ws.add_chart(_sweep_chart(book, sweep_first, row), f"{get_column_letter(book.system_col(1))}{chart_row}")
-    styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 60})
+    styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 26 for c in book.system_cols()}, how_col: _HOW_WIDTH})
     ws.freeze_panes = ws.cell(row=header + 1, column=book.system_col(1))
     styles.page_setup(ws, landscape=True, one_page=True)
 
@@ -329,5 +339,5 @@ def _sweep_chart(book: BookBuilder, first_row: int, last_row: int) -> LineChart:
     chart.set_categories(Reference(ws, min_col=2, min_row=first_row, max_row=last_row))
     chart.x_axis.delete = False
     chart.y_axis.delete = False
-    chart.width, chart.height = (15, 8) if book.n <= 4 else (24, 12)  # room for many lines
+    chart.width, chart.height = (18, 9) if book.n <= 4 else (24, 12)  # room for many lines
     return chart

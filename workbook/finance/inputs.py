@@ -311,7 +311,8 @@ def build(book: BookBuilder) -> None:
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
-    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 16 for c in book.system_cols()}, last_col: 60})
+    # 20: a 15-trillion-token run (15,000,000,000,000) fits without ###
+    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 20 for c in book.system_cols()}, last_col: 60})
     if book.n < 3:  # the buyer block's Used and Source columns sit right of the systems
         styles.widths(ws, {col + 2: 16, col + 3: 60})
     ws.freeze_panes = "D4"
