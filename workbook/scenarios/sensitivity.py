@@ -74,7 +74,9 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
     cases = ordered_cases(spec)
     styles.title(
         ws,
-        "Sensitivity: cost per million tokens when one driver moves",
+        "Sensitivity: "
+        + ("NPV per GPU" if metric(spec) == "npv_usd_per_gpu" else "cost per million tokens")
+        + " when one driver moves (largest range first)",
         "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
         "overhead above 1), everything else at the base scenario (Inputs, base_*). "
         "Change the swings or the base and the table, the cases and the chart follow.",
