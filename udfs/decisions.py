@@ -76,7 +76,8 @@ def tco_cash_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availabi
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     rent = chk.checked("rent_usd_per_gpu_hour", rent_usd_per_gpu_hour)
     a = chk.checked("availability", availability)
-    return chk.out(usd / (a * rent))
+    with np.errstate(all="ignore"):  # a tiny availability x rent: inf, not a Python ZeroDivisionError
+        return chk.out(np.asarray(usd, dtype=float) / (np.asarray(a, dtype=float) * rent))
 
 
 #: why a break-even utilisation is missing
@@ -812,8 +813,10 @@ def tco_cluster(system, gpus, buyer="hyperscaler"):
     """
     from .scenario import evaluate  # the chain, run for this one cluster
 
-    n = float(chk.checked("gpus", gpus))
-    out = evaluate(
-        {"system": chk.text("system", system), "buyer": chk.text("buyer", buyer), "gpus": [n], "mfu": [1.0]}
-    )
+    system, buyer = chk.text("system", system), chk.text("buyer", buyer)
+    g = chk.checked("gpus", gpus)
+    if np.ndim(g):
+        raise chk.InputShapeError("gpus", np.shape(g), "one number of GPUs for a table")
+    n = float(g)
+    out = evaluate({"system": system, "buyer": buyer, "gpus": [n], "mfu": [1.0]})
     return [["quantity", "value"], ["gpus", n]] + [[k, float(out[k][0])] for k in CLUSTER_ROWS[1:]]

@@ -427,7 +427,7 @@ _CATALOG = (
         ),
         "rent parity price",
         "USD/GPU-hour",
-        (2.0, 0.4184, 0.4146, 5000, 1978.9),
+        (2.0, 0.36, 0.4),
         decisions.tco_rent_parity,
     ),
     UdfSpec(
