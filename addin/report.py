@@ -65,6 +65,7 @@ PER_SYSTEM = (
 #: rows of the comparison: (key, label, unit); a key of the chain's outputs, inputs or comparisons
 _COST_ROWS = (
     ("capex_per_gpu", "All-in capex per GPU", "USD"),
+    ("price_source", "Price source", "text"),
     ("capital_usd_per_gpu_hour", "Capital", "USD/GPU-h"),
     ("power_usd_per_gpu_hour", "Power", "USD/GPU-h"),
     ("facility_usd_per_gpu_hour", "Facility (colocation)", "USD/GPU-h"),
@@ -161,9 +162,10 @@ def comparison_rows(
     options = {name: per_system(option, name, given[option[2:]], n) for option, name in PER_SYSTEM}
     cols = _system_columns(keys, buyer_key, model_key, prec, mfus, options)
     ref = cols[0]
-    for col, source in zip(cols, sources, strict=True):
+    for key, col, source in zip(keys, cols, sources, strict=True):
         col.update(chain.compare(col, ref))
         col["mfu_source"] = source
+        col["price_source"] = presets.system(key).texts["price_source"]
         col["capex_ratio"] = col["capex_per_gpu"] / ref["capex_per_gpu"]
         col["cost_per_mtok_at_breakeven"] = col["usd_per_mtok"] * col["mfu"] / col["breakeven_mfu"]
         if col["rent_usd_per_gpu_hour"] is not None:

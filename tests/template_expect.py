@@ -332,6 +332,7 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
             {
                 "system": m["system"],
                 "capex_per_gpu": m["capex_per_gpu"],
+                "price_source": presets.price_source(presets.system(sc.systems[k]).entry("unit_all_in_usd")),
                 "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
                 "opex_usd_per_gpu_hour": m["opex_usd_per_gpu_hour"],
                 "opex_ratio": m["opex_usd_per_gpu_hour"] / ref["opex_usd_per_gpu_hour"],

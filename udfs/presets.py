@@ -204,6 +204,7 @@ source and as_of
         entries = {k: _entry(filename, key, k, v) for k, v in table.items() if isinstance(v, dict)}
         if kind == "system":
             _derive_system(key, entries)
+            texts["price_source"] = price_source(entries["unit_all_in_usd"])
         if kind == "model":
             _derive_model(key, entries)
         presets[key] = Preset(kind, key, texts, entries)
@@ -254,6 +255,18 @@ def _derive_model(key: str, entries: dict[str, Entry]) -> None:
                 "the whole sequence (none stated in the model's sources)",
                 d.as_of,
             )
+
+
+def price_source(entry: Entry) -> str:
+    """How a system's all-in price is known: "published", "fitted (InferenceX TCO ratio)" or
+    "assumed".
+
+    >>> price_source(system("B200_HGX").entry("unit_all_in_usd"))
+    'fitted (InferenceX TCO ratio)'
+    """
+    if entry.source.lower().startswith("fitted"):
+        return "fitted (InferenceX TCO ratio)"
+    return "assumed" if entry.is_assumption else "published"
 
 
 def _derive_system(key: str, entries: dict[str, Entry]) -> None:

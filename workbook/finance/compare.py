@@ -52,6 +52,13 @@ ROWS: list[tuple] = [
     ("system", "System", "key", "=[Model:system]", ""),
     ("capex_per_gpu", "All-in capex per GPU", "USD", "=[Model:capex_per_gpu]", ""),
     (
+        "price_source",
+        "Price source",
+        "text",
+        '=INDEX(sys_value,MATCH([Model:system]&".price_source",sys_id,0))',
+        "the preset's all-in price: published, fitted (to InferenceX's TCO ratio) or assumed (Presets)",
+    ),
+    (
         "capex_ratio",
         "Capex ratio vs System 1",
         "x",
