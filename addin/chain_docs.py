@@ -79,6 +79,20 @@ def render() -> str:
         )
     lines += [
         "",
+        "## Comparisons with a reference system",
+        "",
+        "Every comparison (the Compare sheet, `gputco compare`, the published speed-ups) runs these "
+        "steps: `[name]` is this system's quantity, `[ref_name]` the reference's (System 1, or "
+        "H100 in the published tables). One verdict rule: cost per Mtok below the reference's.",
+        "",
+        "| comparison | unit | formula | how | numpy function |",
+        "|---|---|---|---|---|",
+    ]
+    for s in chain.COMPARISONS:
+        func = f"`gputco.udfs.{s.func.__module__.split('.')[-1]}.{s.func.__name__}`"
+        lines.append(f"| `{s.key}` | {_cell(s.unit)} | `{_cell(s.formula)}` | {_cell(s.how)} | {func} |")
+    lines += [
+        "",
         "## The per-year cash-flow table",
         "",
         "Years 0..15 (0 after the life), one row per year on each Cash flow sheet; `<col>` is "

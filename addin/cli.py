@@ -26,7 +26,18 @@ def _compare(args: argparse.Namespace) -> int:
     from .report import comparison_table
 
     try:
-        table = comparison_table(args.systems, args.buyer, args.model, args.precision, args.mfu)
+        table = comparison_table(
+            args.systems,
+            args.buyer,
+            args.model,
+            args.precision,
+            args.mfu,
+            rent=args.rent,
+            availability=args.availability,
+            utilisation=args.utilisation,
+            goodput=args.goodput,
+            gpus=args.gpus,
+        )
     except udfs.InputRangeError as err:
         if err.arg != "mfu_a":
             raise
@@ -60,8 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "compare",
         help="print the TCO comparison of systems (default H100_HGX vs GB200_NVL72)",
-        description="Print capex, TCO per GPU-hour by component, the TCO ratio (break-even "
-        "speed-up) and the break-even MFU of each system against the first.",
+        description="Print capex, TCO per GPU-hour by component, the TCO ratio, the break-even "
+        "speed-up and MFU (on the delivered cost per kept token) and the verdict of each system "
+        "against the first; with --rent the rent-or-buy rows (rent parity, NPV, IRR, payback, "
+        "break-even rent and utilisation), with --gpus the cluster totals. Every per-system "
+        "option takes one value or one per system (2.0,4.0).",
     )
     p.add_argument(
         "--systems",
@@ -77,10 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", default="bf16", help="bf16, fp8 or fp4 (default: %(default)s)")
     p.add_argument(
         "--mfu",
-        default="0.54",
-        help="MFU reached: one for every system, or one per system (0.54,0.40) "
-        "(default: %(default)s, SemiAnalysis 2025-08 H100 BF16 Dec 2024)",
+        default=None,
+        help="MFU reached: one for every system, or one per system (0.54,0.40) (default: each "
+        "system's published MFU at the precision, else the H100's, shown as 'assumed')",
     )
+    for option, what in (
+        ("--rent", "rent per GPU-hour in USD (adds the rent-or-buy rows)"),
+        ("--availability", "fraction of hours up and allocatable (default 1)"),
+        ("--utilisation", "fraction of available hours used or sold (default 1)"),
+        ("--goodput", "fraction of paid GPU time kept as training progress (default 1)"),
+        ("--gpus", "GPUs in the cluster (adds the cluster totals, on whole servers or racks)"),
+    ):
+        p.add_argument(option, default=None, help=f"{what}: one for every system or one per system")
     p.set_defaults(run=_compare)
 
     p = sub.add_parser("presets", help="list every preset value with unit, source and date")

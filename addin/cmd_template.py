@@ -69,23 +69,27 @@ def summary_table(keys: list[str], buyer: str) -> str:
     """The workbook's default scenario by udfs: capex, TCO, cost per Mtok, J/token, household-years.
 
     >>> print(summary_table(["H100_HGX", "GB200_NVL72"], "hyperscaler"))  # doctest: +ELLIPSIS
-    default run: gpt3_175b, bf16, MFU 54% on every system, 300B tokens
-    system           capex/GPU   TCO $/GPU-h   $/Mtok   J/token   household-years   TCO ratio
-    H100_HGX            31,250        1.4199   0.7966     3.647             28.16       1.000
-    GB200_NVL72         54,167        2.2494   0.4994     1.746             13.48       1.584
+    default run: gpt3_175b, bf16, 300B tokens
+    system           capex/GPU   TCO $/GPU-h   $/Mtok   J/token   household-years   TCO ratio     MFU
+    H100_HGX            31,250        1.4199   0.7966     3.647             28.16       1.000   54.0%
+    GB200_NVL72         54,167        2.2494   0.4994     1.746             13.48       1.584   54.0%
+    MFU source: H100_HGX measured: sa_gpt3_175b_bf16_dec2024; GB200_NVL72 assumed (the H100 figure)
     """
-    from gputco.workbook.finance.inputs import DEFAULT_MFU, SCENARIO_DEFAULTS
+    from gputco.workbook.finance.inputs import SCENARIO_DEFAULTS
 
     model, precision = SCENARIO_DEFAULTS["inp_model"], SCENARIO_DEFAULTS["inp_precision"]
-    tokens, mfu = SCENARIO_DEFAULTS["inp_tokens"], DEFAULT_MFU
+    tokens = SCENARIO_DEFAULTS["inp_tokens"]
     fpt = udfs.tco_flops_per_token(model, None, SCENARIO_DEFAULTS["inp_convention"])
     ref = keys[0]
     lines = [
-        f"default run: {model}, {precision}, MFU {mfu:.0%} on every system, {tokens / 1e9:.0f}B tokens",
+        f"default run: {model}, {precision}, {tokens / 1e9:.0f}B tokens",
         f"{'system':<14}{'capex/GPU':>12}{'TCO $/GPU-h':>14}{'$/Mtok':>9}{'J/token':>10}"
-        f"{'household-years':>18}{'TCO ratio':>12}",
+        f"{'household-years':>18}{'TCO ratio':>12}{'MFU':>8}",
     ]
+    sources = []
     for key in keys:
+        default = presets.default_mfu(key, precision)
+        mfu = default.value
         tco = udfs.tco_gpu_hour(key, buyer)
         peak = presets.peak_tflops(key, precision)
         watts = udfs.tco_utility_watts_per_gpu(
@@ -96,6 +100,9 @@ def summary_table(keys: list[str], buyer: str) -> str:
             f"{key:<14}{udfs.tco_capex_per_gpu(key, buyer):>12,.0f}{tco:>14.4f}"
             f"{udfs.tco_cost_per_mtok(tco, fpt, peak, mfu):>9.4f}{jpt:>10.3f}"
             f"{udfs.tco_household_years(jpt * tokens):>18.2f}"
-            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}"
+            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}{mfu:>8.1%}"
         )
+        source = presets.mfu_source(default)
+        sources.append(f"{key} {source}" + (" (the H100 figure)" if source == "assumed" else ""))
+    lines.append("MFU source: " + "; ".join(sources))
     return "\n".join(lines)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gputco import udfs
-from gputco.udfs import presets
+from gputco.udfs import chain, presets
 
 
 def _split(names: str | list[str]) -> list[str]:
@@ -14,103 +14,178 @@ def _split(names: str | list[str]) -> list[str]:
     return keys
 
 
-def mfu_list(mfu, n: int) -> list[float]:
-    """One MFU per system: a single value (every system) or one per system ("0.54,0.40")."""
+def per_system(option: str, arg: str, given, n: int, what: str = "value") -> list[float] | None:
+    """One value per system from a CLI option: a single value (every system) or one per system
+    separated by commas ("0.54,0.40"), each checked against the range of ``arg``; None if not given."""
     from gputco.udfs import _check as chk
 
-    if isinstance(mfu, str):
+    if given is None:
+        return None
+    if isinstance(given, str):
         try:
-            items = [float(x) for x in mfu.split(",")]
+            items = [float(x) for x in given.split(",")]
         except ValueError:
             raise udfs.InputTypeError(
-                "--mfu", mfu, "one number, or one per system separated by commas (0.54,0.40)"
+                option, given, "one number, or one per system separated by commas (0.54,0.40)"
             ) from None
     else:
-        items = list(mfu) if isinstance(mfu, list | tuple) else [float(mfu)]
+        items = list(given) if isinstance(given, list | tuple) else [float(given)]
     if len(items) not in (1, n):
         raise udfs.InputRangeError(
-            "--mfu", ",".join(map(str, items)), f"a list of one MFU or {n} (one per system)"
+            option, ",".join(map(str, items)), f"a list of one {what} or {n} (one per system)"
         )
     try:
-        values = [float(chk.checked("mfu", x)) for x in items]
+        values = [float(chk.checked(arg, x)) for x in items]
     except udfs.InputRangeError as err:
-        raise udfs.InputRangeError("--mfu", err.value, err.valid) from None
+        raise udfs.InputRangeError(option, err.value, err.valid) from None
     return values * n if len(values) == 1 else values
 
 
-def comparison_rows(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
+def mfu_list(mfu, n: int) -> list[float]:
+    """One MFU per system: a single value (every system) or one per system ("0.54,0.40")."""
+    return per_system("--mfu", "mfu", mfu, n, "MFU")
+
+
+def default_mfus(keys: list[str], precision: str) -> tuple[list[float], list[str]]:
+    """Each system's default MFU at the precision and where it comes from (``measured: <run>``
+    or ``assumed``: the H100 figure), :func:`gputco.udfs.presets.default_mfu`."""
+    entries = [presets.default_mfu(k, precision) for k in keys]
+    return [e.value for e in entries], [presets.mfu_source(e) for e in entries]
+
+
+#: the per-system options of ``gputco compare``: option, scenario input
+PER_SYSTEM = (
+    ("--rent", "rent_usd_per_gpu_hour"),
+    ("--availability", "availability"),
+    ("--utilisation", "utilisation"),
+    ("--goodput", "goodput"),
+    ("--gpus", "gpus"),
+)
+
+#: rows of the comparison: (key, label, unit); a key of the chain's outputs, inputs or comparisons
+_COST_ROWS = (
+    ("capex_per_gpu", "All-in capex per GPU", "USD"),
+    ("price_source", "Price source", "text"),
+    ("capital_usd_per_gpu_hour", "Capital", "USD/GPU-h"),
+    ("power_usd_per_gpu_hour", "Power", "USD/GPU-h"),
+    ("facility_usd_per_gpu_hour", "Facility (colocation)", "USD/GPU-h"),
+    ("other_usd_per_gpu_hour", "Other", "USD/GPU-h"),
+    ("tco_usd_per_gpu_hour", "TCO", "USD/GPU-h"),
+    ("opex_usd_per_gpu_hour", "Opex (power+facility+other)", "USD/GPU-h"),
+    ("tco_ratio", "TCO ratio vs {ref}", "x"),
+    ("capex_ratio", "Capex ratio vs {ref}", "x"),
+    ("mfu", "MFU", "fraction"),
+    ("mfu_source", "MFU source", "text"),
+    ("availability", "Availability", "fraction"),
+    ("utilisation", "Utilisation", "fraction"),
+    ("goodput", "Goodput", "fraction"),
+    ("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour", "USD/GPU-h"),
+    ("breakeven_speedup", "Break-even speed-up vs {ref} (kept tokens/s)", "x"),
+    ("speedup", "Speed-up vs {ref} at these MFUs (kept tokens/s)", "x"),
+    ("breakeven_mfu", "Break-even MFU ({precision}, vs {ref} at its MFU)", "fraction"),
+    ("usd_per_mtok", "Cost per Mtok at these MFUs ({model})", "USD/Mtok"),
+    ("cost_per_mtok_at_breakeven", "Cost per Mtok at break-even MFU ({model})", "USD/Mtok"),
+    ("cost_per_mtok_ratio", "Cost per token vs {ref}", "x"),
+    ("verdict", "Verdict", "text"),
+)
+_RENT_ROWS = (
+    ("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h"),
+    ("rent_parity", "Rent parity vs {ref}'s rent", "USD/GPU-h"),
+    ("usd_per_mtok_rented", "Cost per Mtok rented ({model})", "USD/Mtok"),
+    ("npv_usd_per_gpu", "NPV of owning and renting out", "USD/GPU"),
+    ("irr", "IRR", "1/year"),
+    ("payback_years", "Payback", "years"),
+    ("breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)", "USD/GPU-h"),
+    ("breakeven_utilisation", "Break-even utilisation (NPV = 0)", "fraction"),
+    ("cash_breakeven_utilisation", "Cash break-even utilisation (undiscounted)", "fraction"),
+)
+_CLUSTER_ROWS = (
+    ("gpus", "GPUs typed", "GPU"),
+    ("cluster_units", "Servers or racks", "units"),
+    ("cluster_gpus_installed", "GPUs installed", "GPU"),
+    ("cluster_capex_usd", "Cluster capex (GPUs installed)", "USD"),
+    ("cluster_facility_mw", "Cluster facility power", "MW"),
+    ("cluster_tco_usd_per_year", "Cluster TCO per year (GPUs installed)", "USD"),
+)
+
+
+def _system_columns(keys, buyer_key, model, precision, mfus, options) -> list[dict[str, object]]:
+    """Every chain quantity of each system (one scenario each, :func:`gputco.udfs.scenario.evaluate`)
+    with the inputs the comparisons read."""
+    from gputco.udfs import scenario
+
+    cols = []
+    for i, k in enumerate(keys):
+        inputs = {"system": k, "buyer": buyer_key, "model": model, "precision": precision, "mfu": [mfus[i]]}
+        inputs.update({name: [values[i]] for name, values in options.items() if values is not None})
+        out = scenario.evaluate(inputs)
+        used = scenario.used_inputs(inputs)
+        col = {name: float(v[0]) for name, v in used.items()}
+        col.update({name: float(v[0]) for name, v in out.items()})
+        if "rent_usd_per_gpu_hour" not in inputs:
+            col["rent_usd_per_gpu_hour"] = None
+        cols.append(col)
+    return cols
+
+
+def comparison_rows(
+    systems,
+    buyer="hyperscaler",
+    model="gpt3_175b",
+    precision="bf16",
+    mfu=None,
+    *,
+    rent=None,
+    availability=None,
+    utilisation=None,
+    goodput=None,
+    gpus=None,
+):
     """The comparison as (label, unit, [value per system]) rows; the first system is the reference.
 
-    ``mfu`` is one MFU for every system or one per system; with one per system the rows add each
-    system's cost per Mtok at its own MFU and the speed-up against the reference.
+    ``mfu`` is one MFU for every system or one per system; None: each system's default at the
+    precision (:func:`default_mfus`, its source in the row "MFU source"). ``rent``,
+    ``availability``, ``utilisation``, ``goodput`` and ``gpus`` likewise (one value or one per
+    system); with a rent the rent-or-buy rows follow, with GPUs the cluster totals. The
+    comparisons are the chain's (:data:`gputco.udfs.chain.COMPARISONS`).
     """
     keys = _split(systems)
-    mfus = mfu_list(mfu, len(keys))
-    mfu = mfus[0]
+    n = len(keys)
+    model_key = presets.model(model).key
+    prec = presets.precision_key(precision)
+    defaults, sources = default_mfus(keys, prec)
+    mfus = mfu_list(mfu, n) if mfu is not None else defaults
+    if mfu is not None:
+        sources = ["entered" if m != d else s for m, d, s in zip(mfus, defaults, sources, strict=True)]
     buyer_key = presets.buyer(buyer).key
-    ref = keys[0]
-    fpt = udfs.tco_flops_per_token(model)
-    breakdowns = [dict(udfs.tco_breakdown(k, buyer_key)[1:]) for k in keys]
-    rows = [
-        ("All-in capex per GPU", "USD", [udfs.tco_capex_per_gpu(k, buyer_key) for k in keys]),
-        ("Capital", "USD/GPU-h", [b["capital"] for b in breakdowns]),
-        ("Power", "USD/GPU-h", [b["power"] for b in breakdowns]),
-        ("Facility (colocation)", "USD/GPU-h", [b["facility"] for b in breakdowns]),
-        ("Other", "USD/GPU-h", [b["other"] for b in breakdowns]),
-        ("TCO", "USD/GPU-h", [b["total"] for b in breakdowns]),
-        (
-            "Opex (power+facility+other)",
-            "USD/GPU-h",
-            [b["power"] + b["facility"] + b["other"] for b in breakdowns],
-        ),
-        (f"TCO ratio vs {ref} (break-even speed-up)", "x", [udfs.tco_ratio(ref, k, buyer_key) for k in keys]),
-        (
-            f"Capex ratio vs {ref}",
-            "x",
-            [udfs.tco_capex_per_gpu(k, buyer_key) / udfs.tco_capex_per_gpu(ref, buyer_key) for k in keys],
-        ),
-        (
-            f"Break-even MFU ({precision}, {ref} at {mfu:.1%})",
-            "fraction",
-            [udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key) for k in keys],
-        ),
-        (
-            f"Cost per Mtok at break-even MFU ({model})",
-            "USD/Mtok",
-            [
-                udfs.tco_cost_per_mtok(
-                    b["total"],
-                    fpt,
-                    presets.peak_tflops(k, precision),
-                    udfs.tco_breakeven_mfu(mfu, ref, k, precision, buyer_key),
-                )
-                for k, b in zip(keys, breakdowns, strict=True)
-            ],
-        ),
-    ]
-    if len(set(mfus)) > 1:
-        tps = [
-            udfs.tco_tokens_per_gpu_second(fpt, presets.peak_tflops(k, precision), m)
-            for k, m in zip(keys, mfus, strict=True)
-        ]
-        rows += [
-            ("MFU entered", "fraction", mfus),
-            (f"Speed-up per GPU vs {ref} at these MFUs", "x", [t / tps[0] for t in tps]),
-            (
-                f"Cost per Mtok at these MFUs ({model})",
-                "USD/Mtok",
-                [
-                    udfs.tco_cost_per_mtok(b["total"], fpt, presets.peak_tflops(k, precision), m)
-                    for k, b, m in zip(keys, breakdowns, mfus, strict=True)
-                ],
-            ),
-        ]
+    given = dict(rent=rent, availability=availability, utilisation=utilisation, goodput=goodput, gpus=gpus)
+    options = {name: per_system(option, name, given[option[2:]], n) for option, name in PER_SYSTEM}
+    cols = _system_columns(keys, buyer_key, model_key, prec, mfus, options)
+    ref = cols[0]
+    for key, col, source in zip(keys, cols, sources, strict=True):
+        col.update(chain.compare(col, ref))
+        col["mfu_source"] = source
+        col["price_source"] = presets.system(key).texts["price_source"]
+        col["capex_ratio"] = col["capex_per_gpu"] / ref["capex_per_gpu"]
+        col["cost_per_mtok_at_breakeven"] = col["usd_per_mtok"] * col["mfu"] / col["breakeven_mfu"]
+        if col["rent_usd_per_gpu_hour"] is not None:
+            col["usd_per_mtok_rented"] = (
+                col["usd_per_mtok"] * col["rent_usd_per_gpu_hour"] / col["delivered_usd_per_gpu_hour"]
+            )
+    cols[0]["verdict"] = "reference"
+    layout = list(_COST_ROWS)
+    if options["rent_usd_per_gpu_hour"] is not None:
+        layout += _RENT_ROWS
+    if options["gpus"] is not None:
+        layout += _CLUSTER_ROWS
+    fill = {"ref": keys[0], "precision": prec, "model": model_key}
+    rows = [(label.format(**fill), unit, [c.get(key) for c in cols]) for key, label, unit in layout]
     return keys, buyer_key, rows
 
 
 def published_verdicts(keys: list[str], model: str) -> list[str]:
     """Lines saying, from published runs of ``model``, whether each system is cheaper per token
-    than the H100 (measured per-GPU speed-up against the break-even speed-up)."""
+    than the H100 (measured kept-tokens speed-up against the break-even speed-up)."""
     from gputco.udfs.published import speedup_table
 
     table = speedup_table()
@@ -127,33 +202,43 @@ def published_verdicts(keys: list[str], model: str) -> list[str]:
     return lines
 
 
-def comparison_table(systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=0.54):
+def _cell(value, unit: str, width: int) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        text = "-"
+    elif isinstance(value, str):
+        text = value
+    else:
+        text = f"{value:,.0f}" if unit in ("USD", "USD/GPU", "GPU", "units") else f"{value:.4f}"
+    return f"{text:>{width}}"
+
+
+def comparison_table(
+    systems, buyer="hyperscaler", model="gpt3_175b", precision="bf16", mfu=None, **per_system_
+):
     """The comparison as an aligned text table with a short reading of the result."""
-    keys, buyer_key, rows = comparison_rows(systems, buyer, model, precision, mfu)
+    keys, buyer_key, rows = comparison_rows(systems, buyer, model, precision, mfu, **per_system_)
     label_w = max(len(r[0]) for r in rows)
-    col_w = max(12, *(len(k) for k in keys))
+    col_w = max(12, *(len(k) for k in keys), *(len(str(v)) for _l, u, vs in rows if u == "text" for v in vs))
     lines = [
         f"gputco {udfs.__version__}: TCO per GPU, buyer type {buyer_key}",
         f"{'':{label_w}}  {'unit':<10}" + "".join(f"{k:>{col_w + 2}}" for k in keys),
     ]
     for label, unit, values in rows:
-        spec = ",.0f" if unit == "USD" else ".4f"
-        lines.append(f"{label:<{label_w}}  {unit:<10}" + "".join(f"{v:>{col_w + 2}{spec}}" for v in values))
+        lines.append(f"{label:<{label_w}}  {unit:<10}" + "".join(_cell(v, unit, col_w + 2) for v in values))
+    get = {label.split(" vs ")[0].split(" (")[0]: values for label, _u, values in rows}
     ref = keys[0]
-    for k in keys[1:]:
-        ratio = udfs.tco_ratio(ref, k, buyer_key)
+    for i, k in enumerate(keys[1:], start=1):
         lines.append(
-            f"{k} must be at least {ratio:.2f}x faster per GPU than {ref} to win on performance per TCO."
+            f"{k} must deliver {get['Break-even speed-up'][i]:.2f}x the kept tokens per second of {ref} "
+            f"to cost the same per token; at these MFUs it delivers {get['Speed-up'][i]:.2f}x: "
+            f"{get['Verdict'][i]}."
         )
-    if len(set(mfu_list(mfu, len(keys)))) > 1:
-        speed = next(v for label, _u, v in rows if label.startswith("Speed-up per GPU"))
-        for k, s, ratio in zip(keys[1:], speed[1:], rows[7][2][1:], strict=True):
-            verdict = "cheaper" if s >= ratio else "dearer"
-            lines.append(
-                f"At these MFUs {k} is {s:.2f}x {ref} per GPU against a break-even of "
-                f"{ratio:.2f}x: {verdict} per token."
-            )
-    lines += published_verdicts(keys, model)
+    if any(s == "assumed" for s in get["MFU source"]):
+        lines.append(
+            "MFU 'assumed': no published training run of that system and precision in the presets; "
+            "the H100 figure is used. Give --mfu to use your own."
+        )
+    lines += published_verdicts(keys, presets.model(model).key)
     lines.append("Sources and assumptions: `gputco presets` lists every input with unit, source and date.")
     return "\n".join(lines)
 

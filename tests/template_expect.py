@@ -179,7 +179,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "household_years": udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "tokens_per_household_year": sc.tokens / udfs.tco_household_years(sc.tokens * jpt, sc.kwh),
             "kg_co2_per_kwh": udfs.energy.KG_CO2_PER_KWH_US,
-            "co2_tonnes": udfs.energy.co2_tonnes(sc.tokens * jpt),
+            "co2_tonnes": udfs.energy.tco_co2_tonnes(sc.tokens * jpt),
         }
         col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
         # udfs.scenario (the batch engine's chain) must say the same
@@ -207,6 +207,7 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         return _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw)
     life, rate, res = buyer["life_years"], buyer["cost_of_capital"], buyer["residual_fraction"]
     gpu_unit = presets.system(system).value("gpus_per_unit")
+    installed = math.ceil(sc.gpus / gpu_unit) * gpu_unit
     cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides else None
     col = {
         "availability": 1.0,
@@ -222,7 +223,8 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         "opex_escalation_per_year": 0.0,
         "opex_usd_per_gpu_hour": opex,
         "gpus_per_unit": gpu_unit,
-        "breakeven_utilisation": decisions.tco_breakeven_utilisation(tco, rent),
+        "cash_breakeven_utilisation": decisions.tco_cash_breakeven_utilisation(tco, rent),
+        "breakeven_utilisation": _breakeven_utilisation(capex, rent, opex, life, rate, res),
         "npv_usd_per_gpu": decisions.tco_npv(capex, rent, opex, life, rate, res),
         "irr": decisions.tco_irr(capex, rent, opex, life, res),
         "payback_years": decisions.tco_payback_years(capex, rent, opex, life, res),
@@ -233,16 +235,19 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         / (rent / 2),
         "breakeven_rent_usd_per_gpu_hour": decisions.tco_breakeven_rent(capex, opex, life, rate, res),
         "cluster_units": math.ceil(sc.gpus / gpu_unit),
-        "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
-        "cluster_it_mw": sc.gpus * kw / 1000,
-        "cluster_facility_mw": sc.gpus * kw / 1000 * buyer["pue"],
-        "cluster_mwh_per_year": sc.gpus * kw / 1000 * buyer["pue"] * 8760,
-        "cluster_opex_usd_per_year": opex * 8760 * sc.gpus,
-        "cluster_tco_usd_per_year": tco * 8760 * sc.gpus,
+        # every cluster total counts the GPUs installed (whole servers or racks)
+        "cluster_gpus_installed": installed,
+        "cluster_capex_usd": installed * capex,
+        "cluster_it_mw": installed * kw / 1000,
+        "cluster_facility_mw": installed * kw / 1000 * buyer["pue"],
+        "cluster_mwh_per_year": installed * kw / 1000 * buyer["pue"] * 8760,
+        "cluster_opex_usd_per_year": opex * 8760 * installed,
+        "cluster_tco_usd_per_year": tco * 8760 * installed,
     }
     if rent is None:  # no sourced rent (H800): the rent-based rows say what they need
         for key in (
             "breakeven_utilisation",
+            "cash_breakeven_utilisation",
             "npv_usd_per_gpu",
             "irr",
             "payback_years",
@@ -252,24 +257,47 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
             col[key] = "needs rent_usd_per_gpu_hour"
         col["rent_usd_per_gpu_hour"] = ""
     if cluster:  # the table function agrees with the explicit arithmetic
-        for key in ("cluster_units", "cluster_capex_usd", "cluster_tco_usd_per_year"):
+        for key in (
+            "cluster_units",
+            "cluster_gpus_installed",
+            "cluster_capex_usd",
+            "cluster_tco_usd_per_year",
+        ):
             assert math.isclose(cluster[key], col[key], rel_tol=1e-12), key
     return col
+
+
+def _breakeven_utilisation(capex, rent, opex, life, rate, res) -> float | str:
+    from gputco.udfs import decisions
+    from gputco.udfs.errors import NoSolutionError
+
+    try:
+        return decisions.tco_breakeven_utilisation(capex, rent, opex, life, rate, res)
+    except NoSolutionError:
+        return decisions.NO_BREAKEVEN_UTILISATION
 
 
 def _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
     col = _decisions("H100_HGX", sc, buyer, capex, tco, opex, kw)  # the rent-free rows
     gpu_unit = presets.system(system).value("gpus_per_unit")
+    installed = math.ceil(sc.gpus / gpu_unit) * gpu_unit
     col.update(
         {
             "gpus_per_unit": gpu_unit,
             "cluster_units": math.ceil(sc.gpus / gpu_unit),
-            "cluster_capex_usd": math.ceil(sc.gpus / gpu_unit) * gpu_unit * capex,
+            "cluster_gpus_installed": installed,
+            "cluster_capex_usd": installed * capex,
+            "cluster_it_mw": installed * kw / 1000,
+            "cluster_facility_mw": installed * kw / 1000 * buyer["pue"],
+            "cluster_mwh_per_year": installed * kw / 1000 * buyer["pue"] * 8760,
+            "cluster_opex_usd_per_year": opex * 8760 * installed,
+            "cluster_tco_usd_per_year": tco * 8760 * installed,
             "rent_usd_per_gpu_hour": "",
         }
     )
     for key in (
         "breakeven_utilisation",
+        "cash_breakeven_utilisation",
         "npv_usd_per_gpu",
         "irr",
         "payback_years",
@@ -287,25 +315,35 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
     cols = []
     for k, m in enumerate(model):
         ratio = m["tco_usd_per_gpu_hour"] / ref["tco_usd_per_gpu_hour"]
-        breakeven = ref["mfu"] * ratio * ref["peak_tflops"] / m["peak_tflops"]
+        # on the delivered cost per kept token (availability x utilisation x goodput per column)
+        speedup_needed = (m["delivered_usd_per_gpu_hour"] / m["goodput"]) / (
+            ref["delivered_usd_per_gpu_hour"] / ref["goodput"]
+        )
+        breakeven = ref["mfu"] * speedup_needed * ref["peak_tflops"] / m["peak_tflops"]
         if plain:
             ratio = udfs.tco_ratio(sc.systems[0], sc.systems[k], sc.buyer)
             breakeven = udfs.tco_breakeven_mfu(
                 ref["mfu"], sc.systems[0], sc.systems[k], sc.precision, sc.buyer
             )
-        speedup = m["tokens_per_gpu_second"] / ref["tokens_per_gpu_second"]
+        speedup = (m["tokens_per_gpu_second"] * m["goodput"]) / (
+            ref["tokens_per_gpu_second"] * ref["goodput"]
+        )
         cols.append(
             {
                 "system": m["system"],
                 "capex_per_gpu": m["capex_per_gpu"],
+                "price_source": presets.price_source(presets.system(sc.systems[k]).entry("unit_all_in_usd")),
                 "capex_ratio": m["capex_per_gpu"] / ref["capex_per_gpu"],
                 "opex_usd_per_gpu_hour": m["opex_usd_per_gpu_hour"],
                 "opex_ratio": m["opex_usd_per_gpu_hour"] / ref["opex_usd_per_gpu_hour"],
                 "tco_usd_per_gpu_hour": m["tco_usd_per_gpu_hour"],
                 "tco_ratio": ratio,
+                "goodput": m["goodput"],
+                "breakeven_speedup": speedup_needed,
                 "peak_tflops": m["peak_tflops"],
                 "peak_ratio": m["peak_tflops"] / ref["peak_tflops"],
                 "mfu": m["mfu"],
+                "mfu_source": _mfu_source(sc.systems[k], sc.precision, m["mfu"]),
                 "speedup": speedup,
                 "breakeven_mfu": breakeven,
                 "usd_per_mtok": m["usd_per_mtok"],
@@ -315,11 +353,21 @@ def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
                 "household_years": m["household_years"],
                 "verdict": "reference"
                 if k == 0
-                else ("cheaper per token" if speedup >= ratio else "dearer per token"),
+                else (
+                    "cheaper per token"
+                    if m["usd_per_mtok"] < ref["usd_per_mtok"]
+                    else "not cheaper per token"
+                ),
                 **_rent_or_buy(m, ref),
             }
         )
     return cols
+
+
+def _mfu_source(system: str, precision: str, mfu: float) -> str:
+    """The Compare row MFU source: the default MFU's evidence, or "entered on Inputs"."""
+    default = presets.default_mfu(system, precision)
+    return presets.mfu_source(default) if mfu == default.value else "entered on Inputs"
 
 
 def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
@@ -332,7 +380,10 @@ def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
         "delivered_usd_per_gpu_hour": m["delivered_usd_per_gpu_hour"],
         "rent_usd_per_gpu_hour": rent if has else "none given",
         "breakeven_utilisation": m["breakeven_utilisation"],
-        "rent_parity": decisions.tco_rent_parity(ref_rent, m["mfu"], ref["mfu"])
+        "cash_breakeven_utilisation": m["cash_breakeven_utilisation"],
+        "rent_parity": decisions.tco_rent_parity(
+            ref_rent, m["mfu"], ref["mfu"], m["peak_tflops"], ref["peak_tflops"], m["goodput"], ref["goodput"]
+        )
         if isinstance(ref_rent, float | int) and ref_rent != ""
         else "needs rent_usd_per_gpu_hour",
         "usd_per_mtok_rented": udfs.tco_cost_per_mtok(
@@ -542,7 +593,7 @@ def fact_rows(
             "joules_per_gpu_hour": watts * 3600.0,
             "joules_per_token": None if tokens is None else joules / tokens,
             "household_years": udfs.tco_household_years(joules, kwh),
-            "co2_tonnes": udfs.co2_tonnes(joules, kg_co2_per_kwh),
+            "co2_tonnes": udfs.tco_co2_tonnes(joules, kg_co2_per_kwh),
         }
         for c, suffix in (("palm", ""), ("6n", "_6n")):
             for p in ("fp8", "bf16"):

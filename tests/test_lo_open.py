@@ -284,7 +284,9 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     assert verdict.split()[-1] == "TRUE", verdict
     assert "#NAME?" not in text and "#VALUE!" not in text
     assert shown["Summary"] == ""
-    assert shown["MonteCarlo"].startswith("rows 1-60 of 2,051")  # 2,000 draws below the stats
+    assert shown["MonteCarlo"].startswith(
+        "rows 1-60 of 2,053"
+    )  # 2,000 draws below the stats (and P(NPV < 0), P(IRR < cost of capital))
     assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
 
 

@@ -132,5 +132,5 @@ def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path,
     assert note.startswith("= the region") if region == "us_average" else note.startswith("not the region")
     co2 = _named(wb, "out_co2_tonnes_1").value  # the CO2 step still uses the factor typed
     assert co2 == pytest.approx(
-        udfs.co2_tonnes(300e9 * _named(wb, "out_joules_per_token_1").value, 0.39), rel=1e-9
+        udfs.tco_co2_tonnes(300e9 * _named(wb, "out_joules_per_token_1").value, 0.39), rel=1e-9
     )

@@ -132,6 +132,7 @@ def test_checks_udfs_equal_their_native_twins(generated):
             assert ws.cell(row=r, column=1).value in (
                 "usd_per_mtok_served",
                 "breakeven_utilisation",
+                "cash_breakeven_utilisation",
                 "npv_usd_per_gpu",
                 "irr",
                 "payback_years",

@@ -1,7 +1,8 @@
 """gputco's model: GPU-cluster TCO, cost per trained token and energy, as vectorised numpy functions.
 
-Every function of the UDF catalog (docs/udfs.md) is exported here under its lower-case Excel name,
-e.g. ``gputco.udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel. Scalars in give floats
+Every function of the UDF registry (docs/udfs.md) is exported here under its lower-case Excel name,
+e.g. ``gputco.udfs.tco_cost_per_mtok`` is ``=TCO_COST_PER_MTOK(...)`` in Excel and
+``gputco.udfs.tco_npv`` is ``=TCO_NPV(...)`` (tests/test_registry.py checks every one). Scalars in give floats
 out; arrays broadcast. Errors derive from :class:`gputco.udfs.errors.GputcoError`.
 
 ``gputco.udfs.UDFS`` is the registry of the Excel functions (Excel name -> Excel-facing callable with its
@@ -13,23 +14,36 @@ argument docs in ``.udf_spec``, see :mod:`gputco.udfs.registry`), loaded on firs
 1.42
 """
 
+from . import chain  # first: the chain loads its step modules (decisions reads the chain back)
 from ._version import __version__
 from .compute import (
     CONVENTIONS,
-    cost_per_mtok_at_rate,
     flops_per_token_arch,
     flops_per_token_megatron,
     flops_per_token_palm,
     tco_cost_per_mtok,
+    tco_cost_per_mtok_at_rate,
     tco_flops_per_token,
     tco_tokens_per_gpu_second,
     tco_training_cost,
     tco_training_days,
 )
+from .decisions import (
+    tco_breakeven_rent,
+    tco_breakeven_utilisation,
+    tco_cash_breakeven_utilisation,
+    tco_cashflows,
+    tco_cluster,
+    tco_delivered_gpu_hour,
+    tco_irr,
+    tco_npv,
+    tco_payback_years,
+    tco_rent_parity,
+)
 from .energy import (
     KG_CO2_PER_KWH_US,
     KWH_PER_HOUSEHOLD_YEAR,
-    co2_tonnes,
+    tco_co2_tonnes,
     tco_household_years,
     tco_joules_per_token,
     tco_utility_watts_per_gpu,
@@ -52,6 +66,7 @@ from .finance import (
 from .tco import (
     tco_breakdown,
     tco_breakeven_mfu,
+    tco_breakeven_speedup,
     tco_buyer,
     tco_buyers,
     tco_capex_per_gpu,
@@ -75,27 +90,39 @@ __all__ = [
     "MissingValueError",
     "UnknownNameError",
     "__version__",
-    "co2_tonnes",
-    "cost_per_mtok_at_rate",
+    "chain",
     "flops_per_token_arch",
     "flops_per_token_megatron",
     "flops_per_token_palm",
     "tco_breakdown",
     "tco_breakeven_mfu",
+    "tco_breakeven_rent",
+    "tco_breakeven_speedup",
+    "tco_breakeven_utilisation",
     "tco_buyer",
     "tco_buyers",
     "tco_capex_per_gpu",
     "tco_capital_per_gpu_hour",
+    "tco_cash_breakeven_utilisation",
+    "tco_cashflows",
+    "tco_cluster",
+    "tco_co2_tonnes",
     "tco_colo_per_gpu_hour",
     "tco_cost_per_mtok",
+    "tco_cost_per_mtok_at_rate",
+    "tco_delivered_gpu_hour",
     "tco_flops_per_token",
     "tco_gpu_hour",
     "tco_household_years",
+    "tco_irr",
     "tco_joules_per_token",
     "tco_model",
     "tco_models",
+    "tco_npv",
+    "tco_payback_years",
     "tco_power_per_gpu_hour",
     "tco_ratio",
+    "tco_rent_parity",
     "tco_system",
     "tco_systems",
     "tco_tokens_per_gpu_second",

@@ -753,7 +753,7 @@ STEPS: tuple[Step, ...] = (
         "USD/Mtok",
         "delivered cost per GPU-hour / (3600 x tokens served per second) x 1e6",
         "=[delivered_usd_per_gpu_hour]/(k_seconds_per_hour*[serve_tokens_per_gpu_second])*k_tokens_per_mtok",
-        compute.cost_per_mtok_at_rate,
+        compute.tco_cost_per_mtok_at_rate,
         ("delivered_usd_per_gpu_hour", "serve_tokens_per_gpu_second"),
         "Inference",
         check=Check(
@@ -765,15 +765,16 @@ STEPS: tuple[Step, ...] = (
         ),
     ),
     Step(
-        "breakeven_utilisation",
-        "Break-even utilisation (own vs rent)",
+        "cash_breakeven_utilisation",
+        "Cash break-even utilisation (undiscounted, untaxed)",
         "fraction",
-        "TCO per GPU-hour / (availability x rent): above it owning beats renting",
+        "TCO per GPU-hour / (availability x rent): the rent earned pays the TCO; ignores tax, "
+        "rent decline, escalation and timing (the NPV break-even below has them)",
         "=[tco_usd_per_gpu_hour]/([availability]*[rent_usd_per_gpu_hour])",
-        decisions.tco_breakeven_utilisation,
+        decisions.tco_cash_breakeven_utilisation,
         ("tco_usd_per_gpu_hour", "rent_usd_per_gpu_hour", "availability"),
         "Rent or buy",
-        check=Check("TCO_BREAKEVEN_UTILISATION", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
+        check=Check("TCO_CASH_BREAKEVEN_UTILISATION", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
     ),
     Step(
         "npv_usd_per_gpu",
@@ -832,6 +833,22 @@ STEPS: tuple[Step, ...] = (
         check=Check("TCO_BREAKEVEN_RENT", _CASH),
     ),
     Step(
+        "breakeven_utilisation",
+        "Break-even utilisation (NPV = 0)",
+        "fraction",
+        "utilisation x (1 - NPV / (NPV of $1 of rent x rent)): NPV is a straight line in the "
+        "utilisation (tax a share of profit, losses credited), so this is its root, with tax, "
+        "decline, escalation and residual",
+        "=IF(AND([utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour]))>0,"
+        "[utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour]))<=1),"
+        "[utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour])),"
+        '"no utilisation in (0, 1] breaks even")',
+        decisions.breakeven_utilisation_of_table,
+        ("utilisation", "npv_usd_per_gpu", "npv_per_unit_rent", "rent_usd_per_gpu_hour"),
+        "Rent or buy",
+        check=Check("TCO_BREAKEVEN_UTILISATION", _CASH),
+    ),
+    Step(
         "cluster_units",
         "Servers or racks",
         "units",
@@ -842,23 +859,33 @@ STEPS: tuple[Step, ...] = (
         "Cluster",
     ),
     Step(
+        "cluster_gpus_installed",
+        "GPUs installed",
+        "GPU",
+        "servers or racks x GPUs per unit: every cluster total below counts these",
+        "=[cluster_units]*[gpus_per_unit]",
+        decisions.cluster_gpus_installed,
+        ("cluster_units", "gpus_per_unit"),
+        "Cluster",
+    ),
+    Step(
         "cluster_capex_usd",
         "Cluster capex",
         "USD",
-        "units x GPUs per unit x capex per GPU",
-        "=[cluster_units]*[gpus_per_unit]*[capex_per_gpu]",
+        "GPUs installed x capex per GPU",
+        "=[cluster_gpus_installed]*[capex_per_gpu]",
         decisions.cluster_capex,
-        ("cluster_units", "gpus_per_unit", "capex_per_gpu"),
+        ("cluster_gpus_installed", "capex_per_gpu"),
         "Cluster",
     ),
     Step(
         "cluster_it_mw",
         "Cluster IT load",
         "MW",
-        "GPUs x IT kW per GPU / 1000",
-        "=[gpus]*[it_kw_per_gpu]/k_kw_per_mw",
+        "GPUs installed x IT kW per GPU / 1000",
+        "=[cluster_gpus_installed]*[it_kw_per_gpu]/k_kw_per_mw",
         decisions.cluster_it_mw,
-        ("gpus", "it_kw_per_gpu"),
+        ("cluster_gpus_installed", "it_kw_per_gpu"),
         "Cluster",
     ),
     Step(
@@ -885,23 +912,160 @@ STEPS: tuple[Step, ...] = (
         "cluster_opex_usd_per_year",
         "Cluster opex per year",
         "USD",
-        "opex per GPU-hour x 8760 x GPUs",
-        "=[opex_usd_per_gpu_hour]*k_hours_per_year*[gpus]",
+        "opex per GPU-hour x 8760 x GPUs installed",
+        "=[opex_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
         decisions.cluster_per_year,
-        ("opex_usd_per_gpu_hour", "gpus"),
+        ("opex_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
     Step(
         "cluster_tco_usd_per_year",
         "Cluster TCO per year",
         "USD",
-        "TCO per GPU-hour x 8760 x GPUs",
-        "=[tco_usd_per_gpu_hour]*k_hours_per_year*[gpus]",
+        "TCO per GPU-hour x 8760 x GPUs installed",
+        "=[tco_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
         decisions.cluster_per_year,
-        ("tco_usd_per_gpu_hour", "gpus"),
+        ("tco_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
 )
+
+#: the prefix of a reference system's quantity in :data:`COMPARISONS` (``[ref_mfu]``)
+REF_PREFIX = "ref_"
+
+#: the comparisons of a system with a reference system (the first column of Compare, H100 in the
+#: published tables, the first system of ``gputco compare``): ``[name]`` is this system's quantity,
+#: ``[ref_name]`` the reference's, ``[other]`` an earlier comparison. Every place that compares
+#: (Compare sheet, CLI, published speed-ups) runs these: one definition, one verdict rule.
+COMPARISONS: tuple[Step, ...] = (
+    Step(
+        "tco_ratio",
+        "TCO ratio vs the reference",
+        "x",
+        "TCO per GPU-hour / the reference's: the break-even speed-up only where availability x "
+        "utilisation x goodput are equal",
+        "=[tco_usd_per_gpu_hour]/[ref_tco_usd_per_gpu_hour]",
+        decisions.ratio,
+        ("tco_usd_per_gpu_hour", "ref_tco_usd_per_gpu_hour"),
+        "Compare",
+    ),
+    Step(
+        "breakeven_speedup",
+        "Break-even speed-up",
+        "x",
+        "(delivered cost per GPU-hour / goodput) / the reference's: the kept tokens per second, "
+        "against the reference's, at which the cost per token is equal",
+        "=([delivered_usd_per_gpu_hour]/[goodput])/([ref_delivered_usd_per_gpu_hour]/[ref_goodput])",
+        decisions.breakeven_speedup,
+        ("delivered_usd_per_gpu_hour", "goodput", "ref_delivered_usd_per_gpu_hour", "ref_goodput"),
+        "Compare",
+    ),
+    Step(
+        "speedup",
+        "Speed-up in kept tokens per second",
+        "x",
+        "(tokens/s per GPU x goodput) / the reference's, at the MFUs entered",
+        "=[tokens_per_gpu_second]*[goodput]/([ref_tokens_per_gpu_second]*[ref_goodput])",
+        decisions.kept_speedup,
+        ("tokens_per_gpu_second", "goodput", "ref_tokens_per_gpu_second", "ref_goodput"),
+        "Compare",
+    ),
+    Step(
+        "breakeven_mfu",
+        "Break-even MFU",
+        "fraction",
+        "reference MFU x break-even speed-up x reference peak / peak (x FLOPs per token / the "
+        "reference's): the cost per token equals the reference's",
+        "=[ref_mfu]*[breakeven_speedup]*[ref_peak_tflops]/[peak_tflops]*[flops_per_token]/[ref_flops_per_token]",
+        decisions.breakeven_mfu,
+        (
+            "ref_mfu",
+            "breakeven_speedup",
+            "ref_peak_tflops",
+            "peak_tflops",
+            "flops_per_token",
+            "ref_flops_per_token",
+        ),
+        "Compare",
+    ),
+    Step(
+        "cost_per_mtok_ratio",
+        "Cost per token vs the reference",
+        "x",
+        "cost per Mtok / the reference's = break-even speed-up / speed-up; below 1: cheaper",
+        "=[usd_per_mtok]/[ref_usd_per_mtok]",
+        decisions.ratio,
+        ("usd_per_mtok", "ref_usd_per_mtok"),
+        "Compare",
+    ),
+    Step(
+        "verdict",
+        "Verdict at the MFUs entered",
+        "text",
+        'cost per token ratio below 1: "cheaper per token", else "not cheaper per token"',
+        '=IF([cost_per_mtok_ratio]<1,"cheaper per token","not cheaper per token")',
+        decisions.verdict,
+        ("cost_per_mtok_ratio",),
+        "Compare",
+    ),
+    Step(
+        "rent_parity",
+        "Rent parity vs the reference's rent",
+        "USD/GPU-h",
+        "reference rent x kept tokens/s / the reference's: renting this system at it costs the "
+        "reference's per token (across types: the peaks differ)",
+        "=[ref_rent_usd_per_gpu_hour]*[tokens_per_gpu_second]*[goodput]/([ref_tokens_per_gpu_second]*[ref_goodput])",
+        decisions.rent_parity,
+        (
+            "ref_rent_usd_per_gpu_hour",
+            "tokens_per_gpu_second",
+            "goodput",
+            "ref_tokens_per_gpu_second",
+            "ref_goodput",
+        ),
+        "Compare",
+    ),
+)
+_COMPARISONS = {c.key: c for c in COMPARISONS}
+
+
+def comparison(key: str) -> Step:
+    return _COMPARISONS[key]
+
+
+def compare(this: Mapping[str, object], reference: Mapping[str, object]) -> dict[str, object]:
+    """Every comparison of :data:`COMPARISONS` for a system's quantities ``this`` against the
+    reference's (scalars or arrays; a missing optional quantity, the rent, gives NaN).
+
+    >>> q = {"tco_usd_per_gpu_hour": 2.0, "delivered_usd_per_gpu_hour": 2.5, "goodput": 1.0}
+    >>> r = {"tco_usd_per_gpu_hour": 1.0, "delivered_usd_per_gpu_hour": 1.25, "goodput": 0.8}
+    >>> compare(q, r)
+    {'tco_ratio': 2.0, 'breakeven_speedup': 1.6}
+    """
+    values: dict[str, object] = {**this, **{REF_PREFIX + k: v for k, v in reference.items()}}
+    for c in COMPARISONS:
+        if all(a in values for a in c.args):
+            args = [values[a] for a in c.args]
+            values[c.key] = c.func(*[float("nan") if a is None else a for a in args])
+    return {c.key: values[c.key] for c in COMPARISONS if c.key in values}
+
+
+def comparison_formula(key: str, ref: Callable[[str], str | None]) -> str:
+    """The Excel formula of comparison ``key``: ``ref(name)`` places this system's quantities,
+    ``ref("ref_" + name)`` the reference's and ``ref(other)`` an earlier comparison; with a
+    reference rent the formula is guarded ("needs rent_usd_per_gpu_hour" where it is blank)."""
+    text = REF.sub(lambda m: ref(m.group(1)) or m.group(0), _COMPARISONS[key].formula)
+    needs = [
+        a
+        for a in _COMPARISONS[key].args
+        if a.removeprefix(REF_PREFIX) in _INPUTS and _INPUTS[a.removeprefix(REF_PREFIX)].default == OPTIONAL
+    ]
+    if not needs:
+        return text
+    test = ",".join(f"ISNUMBER({ref(n)})" for n in needs)
+    names = " and ".join(dict.fromkeys(n.removeprefix(REF_PREFIX) for n in needs))
+    return f'=IF(AND({test}),{text[1:]},"needs {names}")'
+
 
 _INPUTS = {i.key: i for i in INPUTS}
 _STEPS = {s.key: s for s in STEPS}

@@ -359,7 +359,7 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
 
 
-def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
+def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     """Cost of serving one million tokens at a measured throughput (inference).
 
     ``(gpu_hour_usd / utilisation) / (3600 * tokens_per_gpu_second) * 1e6``: idle hours are paid
@@ -390,9 +390,9 @@ def cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     --------
     An H100 at $1.42 per GPU-hour serving 1,000 tokens/s, busy 60% of the time:
 
-    >>> round(cost_per_mtok_at_rate(1.42, 1000.0), 4)
+    >>> round(tco_cost_per_mtok_at_rate(1.42, 1000.0), 4)
     0.3944
-    >>> round(cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
+    >>> round(tco_cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
     0.6574
     """
     chk.broadcast(
@@ -586,7 +586,7 @@ def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatr
 
 
 def _usd_per_mtok(usd, tps):
-    """The arithmetic of :func:`cost_per_mtok_at_rate` on checked inputs; a throughput that
+    """The arithmetic of :func:`tco_cost_per_mtok_at_rate` on checked inputs; a throughput that
     underflowed to 0 gives inf, as numpy does."""
     return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 

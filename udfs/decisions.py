@@ -4,9 +4,13 @@ Per GPU, in USD, hours of 8,760 a year, end-of-year cash flows as Excel's PMT/NP
 
 - Delivered cost per GPU-hour = TCO per GPU-hour / (availability x utilisation): the cost of an
   hour that is up and used (or sold).
-- Break-even utilisation of owning against renting at ``rent`` = TCO / (availability x rent).
-- MFU-adjusted rent parity = reference rent x mfu / reference_mfu: the price at which a cloud
-  reaching ``mfu`` gives the same cost per token as the reference reaching ``reference_mfu``.
+- Break-even utilisation = the utilisation at which NPV = 0 with every cash-flow input (NPV is a
+  straight line in the utilisation: solved exactly); the cash break-even utilisation is the
+  undiscounted, untaxed ratio TCO / (availability x rent).
+- Rent parity = reference rent x kept tokens per second / the reference's (tokens per second x
+  goodput): the rent at which renting this system costs the reference's per token, across types.
+- The comparisons with a reference (break-even speed-up and MFU on the delivered cost, the verdict
+  from the cost-per-Mtok ratio) are the step functions of :data:`gputco.udfs.chain.COMPARISONS`.
 - Cash flows of owning one GPU and renting it out, signed as cash: year 0 = -capex; years
   1..life = revenue (rent x 8760 x availability x utilisation, falling by ``rent_decline_per_year``
   a year) - opex (opex per GPU-hour x 8760, rising by ``opex_escalation_per_year``) - tax; the
@@ -35,7 +39,7 @@ import numpy as np
 
 from . import _check as chk
 from . import chain, flows, yearflows
-from .errors import NoSolutionError
+from .errors import MissingValueError, NoSolutionError
 from .finance import HOURS_PER_YEAR
 
 #: the longest life a cash-flow table has (years 0..MAX_LIFE)
@@ -56,12 +60,14 @@ def tco_delivered_gpu_hour(gpu_hour_usd, availability=1.0, utilisation=1.0):
     return chk.out(usd / (a * u))
 
 
-def tco_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availability=1.0):
-    """Utilisation above which owning beats renting: ``TCO / (availability x rent)``.
+def tco_cash_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availability=1.0):
+    """The cash break-even utilisation: ``TCO / (availability x rent)``, undiscounted and untaxed.
 
-    Above 1: renting is cheaper even at full use.
+    The utilisation at which the rent earned per installed hour pays the TCO per GPU-hour (whose
+    capital part is the level annuity). It ignores tax, a falling rent, rising opex and the
+    timing of the residual; :func:`tco_breakeven_utilisation` solves NPV = 0 with all of them.
 
-    >>> round(tco_breakeven_utilisation(1.42, 2.0, 0.9), 4)
+    >>> round(tco_cash_breakeven_utilisation(1.42, 2.0, 0.9), 4)
     0.7889
     """
     chk.broadcast(
@@ -70,22 +76,188 @@ def tco_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availability=
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     rent = chk.checked("rent_usd_per_gpu_hour", rent_usd_per_gpu_hour)
     a = chk.checked("availability", availability)
-    return chk.out(usd / (a * rent))
+    with np.errstate(all="ignore"):  # a tiny availability x rent: inf, not a Python ZeroDivisionError
+        return chk.out(np.asarray(usd, dtype=float) / (np.asarray(a, dtype=float) * rent))
 
 
-def tco_rent_parity(rent_usd_per_gpu_hour, mfu, reference_mfu):
-    """The rent at which a cloud reaching ``mfu`` costs the same per token as the reference
-    reaching ``reference_mfu`` at ``rent``: ``rent x mfu / reference_mfu``.
+#: why a break-even utilisation is missing
+NO_BREAKEVEN_UTILISATION = "no utilisation in (0, 1] breaks even"
 
-    SemiAnalysis (2025-08): a cloud whose MFU is 10% below the market's should rent for about
-    10% less to give the same performance per dollar.
+
+def tco_breakeven_utilisation(
+    capex_per_gpu,
+    rent_usd_per_gpu_hour,
+    opex_usd_per_gpu_hour,
+    life_years,
+    cost_of_capital,
+    residual_fraction=0.0,
+    availability=1.0,
+    tax_rate=0.0,
+    depreciation_years=None,
+    rent_decline_per_year=0.0,
+    opex_escalation_per_year=0.0,
+):
+    """The utilisation at which owning one GPU and renting it out has NPV = 0 at the cost of capital,
+    with every cash-flow input (tax, rent decline, opex escalation, residual, availability).
+
+    Only the revenue depends on the utilisation, in proportion, and the tax is a fixed share of
+    the profit (a loss is a credit), so NPV is a straight line in the utilisation whose slope, the
+    NPV of the after-tax revenue at full use, is positive whenever rent > 0 and tax < 1: NPV rises
+    with utilisation and has one root, ``u* = 1 - NPV(u=1) / ((1 - tax) x NPV of the revenue at
+    u=1)``, solved exactly (no search). Where u* is not in (0, 1] the error says
+    "no utilisation in (0, 1] breaks even" (above 1: renting out never pays; at or below 0: owning
+    pays at any utilisation).
+
+    >>> round(tco_breakeven_utilisation(31250, 2.0, 0.4045, 5, 0.1305), 6)
+    0.709994
+    """
+    cols, shape = cash_flow_columns(
+        capex_per_gpu,
+        rent_usd_per_gpu_hour,
+        opex_usd_per_gpu_hour,
+        life_years,
+        residual_fraction,
+        availability,
+        1.0,
+        tax_rate,
+        depreciation_years,
+        rent_decline_per_year,
+        opex_escalation_per_year,
+        function="TCO_BREAKEVEN_UTILISATION",
+    )
+    rate = chk.checked("cost_of_capital", cost_of_capital)
+    r = np.broadcast_to(np.asarray(rate, dtype=float), shape).reshape(-1, 1)
+    tax = np.broadcast_to(np.asarray(chk.checked("tax_rate", tax_rate), dtype=float), shape).reshape(-1)
+    per_rent = _npv(cols["revenue"], r) * (1.0 - tax)
+    u = breakeven_utilisation_of_table(1.0, _npv(cols["net"], r), per_rent, 1.0)
+    if np.isnan(u).any():
+        raise NoSolutionError(NO_BREAKEVEN_UTILISATION)
+    return _shaped(u, shape)
+
+
+def breakeven_utilisation_of_table(utilisation, npv_usd_per_gpu, npv_per_unit_rent, rent_usd_per_gpu_hour):
+    """The chain's break-even utilisation: ``u x (1 - NPV / (NPV of $1 of rent x rent))``, NaN where
+    it is not in (0, 1] (NPV is linear in the utilisation, see :func:`tco_breakeven_utilisation`)."""
+    u = np.asarray(utilisation, dtype=float)
+    with np.errstate(all="ignore"):
+        out = u * (
+            1.0 - np.asarray(npv_usd_per_gpu, dtype=float) / (npv_per_unit_rent * rent_usd_per_gpu_hour)
+        )
+    return chk.out(np.where((out > 0) & (out <= 1), out, np.nan))
+
+
+def tco_rent_parity(
+    rent_usd_per_gpu_hour,
+    mfu,
+    reference_mfu,
+    peak_tflops=None,
+    reference_peak_tflops=None,
+    goodput=1.0,
+    reference_goodput=1.0,
+):
+    """The rent at which this system costs the same per token rented as the reference at ``rent``:
+    ``rent x (MFU x peak x goodput) / (reference MFU x reference peak x reference goodput)``, the
+    ratio of kept tokens per second on the same model.
+
+    Without the peaks (one GPU type, two clouds) it is ``rent x mfu / reference_mfu`` (SemiAnalysis,
+    2025-08: a cloud whose MFU is 10% below the market's should rent for about 10% less). Across
+    types give both peaks: the GB200's higher peak makes its parity rent far above the H100's.
 
     >>> round(tco_rent_parity(2.0, 0.36, 0.40), 4)
     1.8
+    >>> round(tco_rent_parity(2.0, 0.4184, 0.4146, 5000, 1978.9), 4)
+    5.0996
     """
-    chk.broadcast(rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, mfu=mfu, reference_mfu=reference_mfu)
-    rent = chk.checked("rent_usd_per_gpu_hour", rent_usd_per_gpu_hour)
-    return chk.out(rent * chk.checked("mfu", mfu) / chk.checked("reference_mfu", reference_mfu))
+    args = dict(
+        rent_usd_per_gpu_hour=rent_usd_per_gpu_hour,
+        mfu=mfu,
+        reference_mfu=reference_mfu,
+        goodput=goodput,
+        reference_goodput=reference_goodput,
+    )
+    if (peak_tflops is None) != (reference_peak_tflops is None):
+        missing = "reference_peak_tflops" if reference_peak_tflops is None else "peak_tflops"
+        raise MissingValueError(missing, "give both peaks (across types) or neither (one type)")
+    if peak_tflops is not None:
+        args.update(peak_tflops=peak_tflops, reference_peak_tflops=reference_peak_tflops)
+    chk.broadcast(**args)
+    v = {k: chk.checked(k, x) for k, x in args.items()}
+    peak = v.get("peak_tflops", 1.0)
+    ref_peak = v.get("reference_peak_tflops", 1.0)
+    return rent_parity(
+        v["rent_usd_per_gpu_hour"],
+        v["mfu"] * peak,
+        v["goodput"],
+        v["reference_mfu"] * ref_peak,
+        v["reference_goodput"],
+    )
+
+
+# --- comparisons with a reference system (the chain's COMPARISONS) -----------------------------
+
+
+def ratio(value, reference):
+    """This system's quantity over the reference's."""
+    with np.errstate(all="ignore"):
+        return chk.out(np.asarray(value, dtype=float) / reference)
+
+
+def breakeven_speedup(delivered_usd_per_gpu_hour, goodput, ref_delivered_usd_per_gpu_hour, ref_goodput):
+    """(Delivered cost per GPU-hour / goodput) over the reference's: the ratio of kept tokens per
+    second at which the cost per token is equal (the TCO ratio when availability x utilisation x
+    goodput are equal)."""
+    return ratio(
+        np.asarray(delivered_usd_per_gpu_hour, dtype=float) / goodput,
+        np.asarray(ref_delivered_usd_per_gpu_hour, dtype=float) / ref_goodput,
+    )
+
+
+def breakeven_mfu(
+    ref_mfu, breakeven_speedup, ref_peak_tflops, peak_tflops, flops_per_token, ref_flops_per_token
+):
+    """The MFU at which this system's cost per token equals the reference's, exactly:
+    reference MFU x break-even speed-up x (reference peak / peak) x (FLOPs per token / reference's)."""
+    with np.errstate(all="ignore"):
+        return chk.out(
+            np.asarray(ref_mfu, dtype=float)
+            * breakeven_speedup
+            * ref_peak_tflops
+            / peak_tflops
+            * flops_per_token
+            / ref_flops_per_token
+        )
+
+
+def kept_speedup(tokens_per_gpu_second, goodput, ref_tokens_per_gpu_second, ref_goodput):
+    """Kept tokens per second per GPU (tokens/s x goodput) over the reference's."""
+    return ratio(
+        np.asarray(tokens_per_gpu_second, dtype=float) * goodput,
+        np.asarray(ref_tokens_per_gpu_second, dtype=float) * ref_goodput,
+    )
+
+
+CHEAPER, NOT_CHEAPER = "cheaper per token", "not cheaper per token"
+
+
+def verdict(cost_per_mtok_ratio):
+    """The one verdict rule: cost per Mtok over the reference's below 1 is "cheaper per token"."""
+    r = np.asarray(cost_per_mtok_ratio, dtype=float)
+    out = np.where(r < 1, CHEAPER, NOT_CHEAPER)
+    return str(out) if out.ndim == 0 else out
+
+
+def rent_parity(
+    ref_rent_usd_per_gpu_hour, tokens_per_gpu_second, goodput, ref_tokens_per_gpu_second, ref_goodput
+):
+    """Reference rent x kept tokens per second / the reference's: at this rent the cost per token
+    rented equals the reference's."""
+    with np.errstate(all="ignore"):
+        return chk.out(
+            np.asarray(ref_rent_usd_per_gpu_hour, dtype=float)
+            * tokens_per_gpu_second
+            * goodput
+            / (np.asarray(ref_tokens_per_gpu_second, dtype=float) * ref_goodput)
+        )
 
 
 # --- cash flows --------------------------------------------------------------------------------
@@ -543,15 +715,20 @@ def cluster_units(gpus, gpus_per_unit):
     return chk.out(np.ceil(g / per))
 
 
-def cluster_capex(cluster_units, gpus_per_unit, capex_per_gpu):
-    """Capex of the cluster: units x GPUs per unit x all-in capex per GPU, USD."""
-    return chk.out(np.asarray(cluster_units) * gpus_per_unit * capex_per_gpu)
+def cluster_gpus_installed(cluster_units, gpus_per_unit):
+    """GPUs installed: whole servers or racks x GPUs per unit (1,008 for 1,000 GB200 typed)."""
+    return chk.out(np.asarray(cluster_units, dtype=float) * gpus_per_unit)
 
 
-def cluster_it_mw(gpus, it_kw_per_gpu):
-    """IT load of the cluster, MW."""
+def cluster_capex(gpus_installed, capex_per_gpu):
+    """Capex of the cluster: GPUs installed x all-in capex per GPU, USD."""
+    return chk.out(np.asarray(gpus_installed, dtype=float) * capex_per_gpu)
+
+
+def cluster_it_mw(gpus_installed, it_kw_per_gpu):
+    """IT load of the GPUs installed, MW."""
     return chk.out(
-        np.asarray(chk.checked("gpus", gpus)) * chk.checked("it_kw_per_gpu", it_kw_per_gpu) / 1000.0
+        np.asarray(gpus_installed, dtype=float) * chk.checked("it_kw_per_gpu", it_kw_per_gpu) / 1000.0
     )
 
 
@@ -565,14 +742,15 @@ def cluster_mwh_per_year(cluster_facility_mw):
     return chk.out(np.asarray(cluster_facility_mw) * HOURS_PER_YEAR)
 
 
-def cluster_per_year(usd_per_gpu_hour, gpus):
-    """A cost per GPU-hour for the whole cluster for a year: x 8760 x GPUs, USD."""
-    return chk.out(np.asarray(usd_per_gpu_hour) * HOURS_PER_YEAR * chk.checked("gpus", gpus))
+def cluster_per_year(usd_per_gpu_hour, gpus_installed):
+    """A cost per GPU-hour for the GPUs installed for a year: x 8760 x GPUs installed, USD."""
+    return chk.out(np.asarray(usd_per_gpu_hour) * HOURS_PER_YEAR * np.asarray(gpus_installed, dtype=float))
 
 
 CLUSTER_ROWS = (
     "gpus",
     "cluster_units",
+    "cluster_gpus_installed",
     "cluster_capex_usd",
     "cluster_it_mw",
     "cluster_facility_mw",
@@ -584,17 +762,20 @@ CLUSTER_ROWS = (
 
 def tco_cluster(system, gpus, buyer="hyperscaler"):
     """Totals for a cluster of ``gpus`` GPUs of a system for a buyer type, as a label/value table:
-    GPUs, units (servers or racks, rounded up), capex, IT MW, facility MW, MWh a year at full
-    load, opex and TCO a year.
+    GPUs typed, units (servers or racks, rounded up), GPUs installed (units x GPUs per unit),
+    and on the GPUs installed: capex, IT MW, facility MW, MWh a year at full load, opex and TCO a
+    year.
 
     >>> rows = tco_cluster("GB200_NVL72", 1000)
-    >>> rows[2], round(rows[3][1] / 1e6, 1), round(rows[5][1], 3)
-    (['cluster_units', 14.0], 54.6, 2.184)
+    >>> rows[2], rows[3], round(rows[4][1] / 1e6, 1), round(rows[6][1], 3)
+    (['cluster_units', 14.0], ['cluster_gpus_installed', 1008.0], 54.6, 2.202)
     """
     from .scenario import evaluate  # the chain, run for this one cluster
 
-    n = float(chk.checked("gpus", gpus))
-    out = evaluate(
-        {"system": chk.text("system", system), "buyer": chk.text("buyer", buyer), "gpus": [n], "mfu": [1.0]}
-    )
+    system, buyer = chk.text("system", system), chk.text("buyer", buyer)
+    g = chk.checked("gpus", gpus)
+    if np.ndim(g):
+        raise chk.InputShapeError("gpus", np.shape(g), "one number of GPUs for a table")
+    n = float(g)
+    out = evaluate({"system": system, "buyer": buyer, "gpus": [n], "mfu": [1.0]})
     return [["quantity", "value"], ["gpus", n]] + [[k, float(out[k][0])] for k in CLUSTER_ROWS[1:]]

@@ -173,7 +173,7 @@ def tokens_per_household_year(kwh_per_household_year, joules_per_token):
     return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))
 
 
-def co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
+def tco_co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     """CO2 emitted generating an amount of electricity: ``joules / 3.6e6 * kg_co2_per_kwh / 1000``.
 
     Parameters
@@ -199,9 +199,9 @@ def co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     --------
     300B GPT-3 tokens at 2.469 J/token (SemiAnalysis 2025-08-20's FP8 run) on the US grid:
 
-    >>> round(co2_tonnes(300e9 * 2.469), 1)
+    >>> round(tco_co2_tonnes(300e9 * 2.469), 1)
     80.2
-    >>> co2_tonnes([3.6e9, 0.0], 0.5).tolist()
+    >>> tco_co2_tonnes([3.6e9, 0.0], 0.5).tolist()
     [0.5, 0.0]
     """
     chk.broadcast(joules=joules, kg_co2_per_kwh=kg_co2_per_kwh)
@@ -228,4 +228,4 @@ def co2_tonnes_of_run(tokens, joules_per_token, kg_co2_per_kwh=KG_CO2_PER_KWH_US
     chk.broadcast(tokens=tokens, joules_per_token=joules_per_token, kg_co2_per_kwh=kg_co2_per_kwh)
     n = chk.checked("tokens", tokens)
     j = chk.checked("joules_per_token", joules_per_token)
-    return co2_tonnes(n * j, kg_co2_per_kwh)
+    return tco_co2_tonnes(n * j, kg_co2_per_kwh)

@@ -204,9 +204,12 @@ source and as_of
         entries = {k: _entry(filename, key, k, v) for k, v in table.items() if isinstance(v, dict)}
         if kind == "system":
             _derive_system(key, entries)
+            texts["price_source"] = price_source(entries["unit_all_in_usd"])
         if kind == "model":
             _derive_model(key, entries)
         presets[key] = Preset(kind, key, texts, entries)
+    if kind == "system" and REFERENCE_SYSTEM in presets:
+        _derive_default_mfu(presets)
     return presets
 
 
@@ -254,6 +257,18 @@ def _derive_model(key: str, entries: dict[str, Entry]) -> None:
             )
 
 
+def price_source(entry: Entry) -> str:
+    """How a system's all-in price is known: "published", "fitted (InferenceX TCO ratio)" or
+    "assumed".
+
+    >>> price_source(system("B200_HGX").entry("unit_all_in_usd"))
+    'fitted (InferenceX TCO ratio)'
+    """
+    if entry.source.lower().startswith("fitted"):
+        return "fitted (InferenceX TCO ratio)"
+    return "assumed" if entry.is_assumption else "published"
+
+
 def _derive_system(key: str, entries: dict[str, Entry]) -> None:
     """Fields computed from published ones (capex per GPU), with their provenance."""
     all_in, gpus = entries["unit_all_in_usd"], entries["gpus_per_unit"]
@@ -263,6 +278,62 @@ def _derive_system(key: str, entries: dict[str, Entry]) -> None:
         f"derived: unit_all_in_usd / gpus_per_unit ({all_in.source})",
         all_in.as_of,
     )
+
+
+#: the system whose measured MFU is assumed where a system has no published run at a precision
+REFERENCE_SYSTEM = "H100_HGX"
+
+
+def _derive_default_mfu(systems: dict[str, Preset]) -> None:
+    """``default_mfu_<precision>`` of every system: the MFU of the run its ``mfu_run_<precision>``
+    names ("measured: <run key>"), else the H100's at that precision (FP4: at FP8, H100 has no FP4
+    run), whose source says "assumption"; the text ``mfu_source_<precision>`` says which."""
+    runs = catalog("run")
+
+    def measured(system_key: str, precision: str) -> tuple[str, Entry] | None:
+        key = systems[system_key].texts.get(f"mfu_run_{precision}")
+        if key is None:
+            return None
+        run_ = runs[key]
+        if run_.texts["system"] != system_key or run_.texts["precision"] != precision:
+            raise UnknownNameError(
+                f"{system_key} mfu_run_{precision}: run of that system and precision", key, runs
+            )
+        return key, run_.entry("mfu")
+
+    for system_key, p in systems.items():
+        for precision in PRECISIONS:
+            found = measured(system_key, precision)
+            if found is not None:
+                key, e = found
+                source = f"measured: {key}; {e.source}"
+            else:
+                ref_precision = precision if precision != "fp4" else "fp8"
+                key, e = measured(REFERENCE_SYSTEM, ref_precision)
+                source = (
+                    f"assumption: the H100 {ref_precision.upper()} figure ({key}); no published "
+                    f"{precision.upper()} training run of {system_key} in the presets"
+                )
+            p.entries[f"default_mfu_{precision}"] = entry = Entry(e.value, "fraction", source, e.as_of)
+            p.texts[f"mfu_source_{precision}"] = mfu_source(entry)
+
+
+def default_mfu(system_name: object, precision: object) -> Entry:
+    """The default MFU of a system at a precision, with its source (see :func:`mfu_source`).
+
+    >>> e = default_mfu("GB200 NVL72", "fp8")
+    >>> e.value, mfu_source(e)
+    (0.4184, 'measured: nv_llama3_405b_fp8_gb200_256')
+    >>> e = default_mfu("MI355X", "bf16")
+    >>> e.value, mfu_source(e)
+    (0.54, 'assumed')
+    """
+    return system(system_name).entry(f"default_mfu_{precision_key(precision)}")
+
+
+def mfu_source(entry: Entry) -> str:
+    """``measured: <run key>`` or ``assumed``: where a default MFU comes from."""
+    return "assumed" if entry.is_assumption else entry.source.split(";")[0]
 
 
 def lookup(kind: str, name: object) -> Preset:

@@ -10,12 +10,22 @@ on another system (runs.toml and moe_runs.toml: NVIDIA Megatron-Bridge tables).
 
 from __future__ import annotations
 
-from . import presets
-from .compute import SECONDS_PER_HOUR, tco_flops_per_token
-from .tco import tco_gpu_hour, tco_ratio
+from . import chain, presets
+from .compute import SECONDS_PER_HOUR, tco_cost_per_mtok_at_rate, tco_flops_per_token
+from .decisions import CHEAPER
+from .decisions import NOT_CHEAPER as DEARER
+from .tco import tco_gpu_hour
 
-REFERENCE = "H100_HGX"
-CHEAPER, DEARER = "cheaper per token", "not cheaper per token"
+REFERENCE = presets.REFERENCE_SYSTEM
+__all__ = [
+    "CHEAPER",
+    "DEARER",
+    "FACT_HEADER",
+    "REFERENCE",
+    "SPEEDUP_HEADER",
+    "speedup_table",
+    "training_facts",
+]
 SPEEDUP_HEADER = [
     "model",
     "system",
@@ -56,13 +66,16 @@ def measured_runs() -> dict[str, presets.Preset]:
     return {k: r for k, r in runs.items() if "published_tokens_per_gpu_second" in r.entries}
 
 
-def usd_per_mtok(usd_per_gpu_hour: float, tokens_per_gpu_second: float) -> float:
-    """USD per million tokens at a measured throughput: ``usd / (3600 * tokens/s) * 1e6``.
-
-    >>> round(usd_per_mtok(1.42, 728.0), 4)
-    0.5418
-    """
-    return usd_per_gpu_hour / (SECONDS_PER_HOUR * tokens_per_gpu_second) * 1e6
+def _at_measured_rate(tco: float, tokens_per_gpu_second: float) -> dict[str, float]:
+    """The chain quantities a comparison reads, for a system at its TCO (every hour delivered,
+    goodput 1) and a published throughput."""
+    return {
+        "tco_usd_per_gpu_hour": tco,
+        "delivered_usd_per_gpu_hour": tco,
+        "goodput": 1.0,
+        "tokens_per_gpu_second": tokens_per_gpu_second,
+        "usd_per_mtok": tco_cost_per_mtok_at_rate(tco, tokens_per_gpu_second),
+    }
 
 
 def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
@@ -83,8 +96,9 @@ def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
     list of lists
         Header :data:`SPEEDUP_HEADER`, then one row per non-H100 run: model, system, run key,
         precision, published tokens/s per GPU, H100 run key and tokens/s, speed-up (ratio of the
-        two), break-even speed-up (``tco_ratio(H100, system)``), verdict ("cheaper per token" when
-        the speed-up exceeds break-even), the run's MFU in gputco's FLOPs count, the system's TCO
+        two), break-even speed-up and verdict (the chain's comparisons,
+        :data:`gputco.udfs.chain.COMPARISONS`: "cheaper per token" when the cost per token is below
+        H100's), the run's MFU in gputco's FLOPs count, the system's TCO
         per GPU-hour and cost per million tokens of the system and of H100 at their TCO.
 
     Examples
@@ -108,8 +122,9 @@ def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
         ref = runs[base]
         tps = run.value("published_tokens_per_gpu_second")
         ref_tps = ref.value("published_tokens_per_gpu_second")
-        speedup, breakeven = tps / ref_tps, tco_ratio(REFERENCE, system, buyer)
-        tco = tco_gpu_hour(system, buyer)
+        this = _at_measured_rate(tco_gpu_hour(system, buyer), tps)
+        base_side = _at_measured_rate(h100_tco, ref_tps)
+        c = chain.compare(this, base_side)
         rows.append(
             [
                 model,
@@ -119,13 +134,13 @@ def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
                 tps,
                 base,
                 ref_tps,
-                speedup,
-                breakeven,
-                CHEAPER if speedup > breakeven else DEARER,
+                c["speedup"],
+                c["breakeven_speedup"],
+                c["verdict"],
                 run.value("mfu"),
-                tco,
-                usd_per_mtok(tco, tps),
-                usd_per_mtok(h100_tco, ref_tps),
+                this["tco_usd_per_gpu_hour"],
+                this["usd_per_mtok"],
+                base_side["usd_per_mtok"],
             ]
         )
     return rows

@@ -81,6 +81,14 @@ CASH_OPTIONAL = (
     ArgDoc("rent_decline_per_year", "Yearly fall of the rent", "fraction/year"),
     ArgDoc("opex_escalation_per_year", "Yearly rise of the opex", "fraction/year"),
 )
+SYSTEM_A = dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. "H100_HGX"')
+SYSTEM_B = dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. "GB200_NVL72"')
+#: each system's availability, utilisation and goodput in the comparisons (default 1)
+PER_SYSTEM = tuple(
+    dataclasses.replace(base, name=f"{base.name}_{side}", doc=f"{base.doc}, system_{side}")
+    for base in (AVAILABILITY, UTILISATION, GOODPUT)
+    for side in ("a", "b")
+)
 OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour", "USD/GPU-hour")
 
 
@@ -217,14 +225,10 @@ _CATALOG = (
     ),
     UdfSpec(
         "TCO_RATIO",
-        "TCO per GPU-hour of system_b / that of system_a: the per-GPU speed-up "
-        "system_b needs to break even with system_a.",
-        (
-            dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. "H100_HGX"'),
-            dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. "GB200_NVL72"'),
-            BUYER,
-        ),
-        "TCO ratio b / a (break-even speed-up)",
+        "TCO per GPU-hour of system_b / that of system_a: the break-even speed-up where "
+        "availability, utilisation and goodput are equal (else TCO_BREAKEVEN_SPEEDUP).",
+        (SYSTEM_A, SYSTEM_B, BUYER),
+        "TCO ratio b / a",
         "x",
         ("H100_HGX", "GB200_NVL72"),
         tco.tco_ratio,
@@ -289,11 +293,11 @@ _CATALOG = (
     UdfSpec(
         "TCO_BREAKEVEN_MFU",
         "The MFU system_b needs for the same cost per token as system_a at "
-        "mfu_a: mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b). Above 1: b cannot break even.",
+        "mfu_a, exactly: mfu_a x TCO_BREAKEVEN_SPEEDUP x (peak_a / peak_b). Above 1: b cannot break even.",
         (
             ArgDoc("mfu_a", "MFU reached on system_a as a decimal", "decimal"),
-            dataclasses.replace(SYSTEM, name="system_a", doc='Reference system preset, e.g. "H100_HGX"'),
-            dataclasses.replace(SYSTEM, name="system_b", doc='Challenger system preset, e.g. "GB200_NVL72"'),
+            SYSTEM_A,
+            SYSTEM_B,
             ArgDoc(
                 "precision",
                 'Precision of the run: "bf16", "fp8" or "fp4" (both systems need that peak)',
@@ -301,6 +305,7 @@ _CATALOG = (
                 TEXT,
             ),
             BUYER,
+            *PER_SYSTEM,
         ),
         "break-even MFU on system_b",
         "decimal",
@@ -379,23 +384,62 @@ _CATALOG = (
     ),
     UdfSpec(
         "TCO_BREAKEVEN_UTILISATION",
-        "Utilisation above which owning beats renting at a rent: "
-        "TCO per GPU-hour / (availability x rent). Above 1: renting is cheaper.",
-        (GPU_HOUR_USD, RENT, AVAILABILITY),
+        "The utilisation at which owning one GPU and renting it out has NPV = 0, with tax, rent "
+        "decline, opex escalation and residual (NPV is linear in the utilisation: solved "
+        "exactly); an error text where no utilisation in (0, 1] breaks even.",
+        (
+            CAPEX_PER_GPU,
+            RENT,
+            OPEX,
+            LIFE_YEARS,
+            COST_OF_CAPITAL,
+            *(a for a in CASH_OPTIONAL if a.name != "utilisation"),
+        ),
         "break-even utilisation",
         "fraction",
-        (1.42, 2.0, 0.9),
+        (31250, 2.0, 0.4045, 5, 0.1305),
         decisions.tco_breakeven_utilisation,
     ),
     UdfSpec(
+        "TCO_CASH_BREAKEVEN_UTILISATION",
+        "The cash break-even utilisation: TCO per GPU-hour / (availability x rent), undiscounted "
+        "and untaxed (TCO_BREAKEVEN_UTILISATION solves NPV = 0). Above 1: renting out never pays.",
+        (GPU_HOUR_USD, RENT, AVAILABILITY),
+        "cash break-even utilisation",
+        "fraction",
+        (1.42, 2.0, 0.9),
+        decisions.tco_cash_breakeven_utilisation,
+    ),
+    UdfSpec(
         "TCO_RENT_PARITY",
-        "Rent that gives the reference's cost per token at this MFU: rent x "
-        "mfu / reference_mfu (a cloud with 10% lower MFU must rent for about 10% less).",
-        (RENT, MFU, ArgDoc("reference_mfu", "MFU the reference rent buys", "decimal")),
-        "MFU-adjusted rent parity price",
+        "Rent that gives the reference's cost per token: rent x (MFU x peak x goodput) / "
+        "(reference's); without the peaks (one GPU type) rent x mfu / reference_mfu.",
+        (
+            RENT,
+            MFU,
+            ArgDoc("reference_mfu", "MFU the reference rent buys", "decimal"),
+            ArgDoc(
+                "peak_tflops", "Dense peak of this system at the precision (across types)", "TFLOPS (dense)"
+            ),
+            ArgDoc("reference_peak_tflops", "Dense peak of the reference system", "TFLOPS (dense)"),
+            GOODPUT,
+            dataclasses.replace(GOODPUT, name="reference_goodput", doc="Goodput of the reference"),
+        ),
+        "rent parity price",
         "USD/GPU-hour",
         (2.0, 0.36, 0.4),
         decisions.tco_rent_parity,
+    ),
+    UdfSpec(
+        "TCO_BREAKEVEN_SPEEDUP",
+        "The kept tokens per second system_b needs, against system_a's, for the same cost per "
+        "token: (delivered cost / goodput) of b over a's, delivered = TCO / (availability x "
+        "utilisation); TCO_RATIO where those are equal.",
+        (SYSTEM_A, SYSTEM_B, BUYER, *PER_SYSTEM),
+        "break-even speed-up of system_b",
+        "x",
+        ("H100_HGX", "GB200_NVL72", "hyperscaler", 0.9, 0.8889),
+        tco.tco_breakeven_speedup,
     ),
     UdfSpec(
         "TCO_CASHFLOWS",
@@ -461,7 +505,7 @@ _CATALOG = (
         "cost per million tokens served",
         "USD/Mtok",
         (1.42, 1000.0, 0.6),
-        compute.cost_per_mtok_at_rate,
+        compute.tco_cost_per_mtok_at_rate,
     ),
     UdfSpec(
         "TCO_CO2_TONNES",
@@ -474,7 +518,7 @@ _CATALOG = (
         "tonnes of CO2",
         "t CO2",
         (7.407e11,),
-        energy.co2_tonnes,
+        energy.tco_co2_tonnes,
     ),
     UdfSpec(
         "TCO_CLUSTER",

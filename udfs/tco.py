@@ -13,7 +13,7 @@ import inspect
 import numpy as np
 
 from . import _check as chk
-from . import presets
+from . import chain, presets
 from .scenario import cost_per_gpu_hour
 
 BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
@@ -154,15 +154,99 @@ def tco_ratio(system_a, system_b, buyer=presets.DEFAULT_BUYER):
     >>> round(tco_ratio("H100_HGX", "GB200_NVL72"), 3)
     1.584
     """
-    return _breakdown(system_b, buyer)["total"] / _breakdown(system_a, buyer)["total"]
+    this, ref = ({"tco_usd_per_gpu_hour": _breakdown(s, buyer)["total"]} for s in (system_b, system_a))
+    return chain.compare(this, ref)["tco_ratio"]
+
+
+def _delivered_pair(
+    system_a,
+    system_b,
+    buyer,
+    availability_a,
+    availability_b,
+    utilisation_a,
+    utilisation_b,
+    goodput_a,
+    goodput_b,
+):
+    """The comparison quantities of b and of its reference a: delivered cost per GPU-hour, goodput."""
+    sides = []
+    for system, a, u, g, suffix in (
+        (system_a, availability_a, utilisation_a, goodput_a, "_a"),
+        (system_b, availability_b, utilisation_b, goodput_b, "_b"),
+    ):
+        tco = _breakdown(system, buyer)["total"]
+        av = chk.checked("availability" + suffix, a)
+        ut = chk.checked("utilisation" + suffix, u)
+        sides.append(
+            {
+                "tco_usd_per_gpu_hour": tco,
+                "delivered_usd_per_gpu_hour": tco / (av * ut),
+                "goodput": chk.checked("goodput" + suffix, g),
+            }
+        )
+    return sides[1], sides[0]
 
 
 @_broadcast
-def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAULT_BUYER):
-    """The MFU system b needs for the same cost per token as system a at ``mfu_a``.
+def tco_breakeven_speedup(
+    system_a,
+    system_b,
+    buyer=presets.DEFAULT_BUYER,
+    availability_a=1.0,
+    availability_b=1.0,
+    utilisation_a=1.0,
+    utilisation_b=1.0,
+    goodput_a=1.0,
+    goodput_b=1.0,
+):
+    """The kept tokens per second b needs, against a's, for the same cost per token:
+    ``(delivered_b / goodput_b) / (delivered_a / goodput_a)``, delivered = TCO / (availability x
+    utilisation) (the chain's comparison ``breakeven_speedup``).
 
-    Cost per token is proportional to TCO / (peak x MFU), so
-    ``mfu_b = mfu_a x (TCO_b / TCO_a) x (peak_a / peak_b)`` at the same precision.
+    With the availabilities, utilisations and goodputs equal it is :func:`tco_ratio`.
+
+    Examples
+    --------
+    GB200 NVL72 with 64 of its 72 GPUs available (two spare nodes) against H100 at 0.9:
+
+    >>> round(tco_breakeven_speedup("H100_HGX", "GB200_NVL72"), 3)
+    1.584
+    >>> round(tco_breakeven_speedup("H100_HGX", "GB200_NVL72", availability_a=0.9, availability_b=64 / 72), 3)
+    1.604
+    """
+    this, ref = _delivered_pair(
+        system_a,
+        system_b,
+        buyer,
+        availability_a,
+        availability_b,
+        utilisation_a,
+        utilisation_b,
+        goodput_a,
+        goodput_b,
+    )
+    return chain.compare(this, ref)["breakeven_speedup"]
+
+
+@_broadcast
+def tco_breakeven_mfu(
+    mfu_a,
+    system_a,
+    system_b,
+    precision,
+    buyer=presets.DEFAULT_BUYER,
+    availability_a=1.0,
+    availability_b=1.0,
+    utilisation_a=1.0,
+    utilisation_b=1.0,
+    goodput_a=1.0,
+    goodput_b=1.0,
+):
+    """The MFU system b needs for the same cost per token as system a at ``mfu_a``, exactly.
+
+    ``mfu_b = mfu_a x break-even speed-up x (peak_a / peak_b)`` at the same precision and model,
+    the break-even speed-up on the delivered cost and goodput (:func:`tco_breakeven_speedup`).
 
     Parameters
     ----------
@@ -174,6 +258,8 @@ def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAUL
         Precision of the run; both systems must have that peak.
     buyer : str, optional
         Buyer type; default "hyperscaler".
+    availability_a, availability_b, utilisation_a, utilisation_b, goodput_a, goodput_b : float, optional
+        Each system's availability, utilisation and goodput; default 1.
 
     Returns
     -------
@@ -188,9 +274,20 @@ def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAUL
     0.3386
     """
     u = chk.checked("mfu_a", mfu_a)
-    peak_a = presets.peak_tflops(system_a, precision)
-    peak_b = presets.peak_tflops(system_b, precision)
-    return u * tco_ratio(system_a, system_b, buyer) * peak_a / peak_b
+    this, ref = _delivered_pair(
+        system_a,
+        system_b,
+        buyer,
+        availability_a,
+        availability_b,
+        utilisation_a,
+        utilisation_b,
+        goodput_a,
+        goodput_b,
+    )
+    ref.update(mfu=u, peak_tflops=presets.peak_tflops(system_a, precision), flops_per_token=1.0)
+    this.update(peak_tflops=presets.peak_tflops(system_b, precision), flops_per_token=1.0)
+    return chain.compare(this, ref)["breakeven_mfu"]
 
 
 def _table(kind):

@@ -271,6 +271,29 @@ def build(book: BookBuilder) -> None:
     styles.page_setup(ws, landscape=True, one_page=True)
 
 
+def _speedup_refs(r: int) -> dict[str, str]:
+    """The operands of the chain's comparisons for a published run in row ``r``: measured
+    tokens/s (D) against H100's (E), every hour delivered and kept (goodput 1), the workbook's
+    TCO per GPU-hour of the run's system (B) and of H100."""
+    this = {
+        "tokens_per_gpu_second": f"D{r}",
+        "delivered_usd_per_gpu_hour": _ours(f"$B{r}"),
+        "goodput": "1",
+    }
+    ref = {
+        "tokens_per_gpu_second": f"E{r}",
+        "delivered_usd_per_gpu_hour": _ours(f'"{presets.REFERENCE_SYSTEM}"'),
+        "goodput": "1",
+    }
+    out = {**this, **{chain.REF_PREFIX + k: v for k, v in ref.items()}}
+    cost = {
+        side: "(" + chain.formula("usd_per_mtok", values.get)[1:] + ")"
+        for side, values in (("", this), ("ref", ref))
+    }
+    out.update(speedup=f"F{r}", breakeven_speedup=f"G{r}", cost_per_mtok_ratio=f"{cost['']}/{cost['ref']}")
+    return out
+
+
 def _ours(system_cell: str) -> str:
     return f"INDEX(bench_tco,MATCH({system_cell},bench_systems,0))"
 
@@ -348,12 +371,11 @@ def _speedup_block(ws, row: int) -> int:
         as_text(ws.cell(row=r, column=3, value=d["run"])).font = styles.NOTE_FONT
         styles.style_input(ws.cell(row=r, column=4, value=d["tokens_per_gpu_second"]), "tokens/s/GPU")
         styles.style_input(ws.cell(row=r, column=5, value=d["h100_tokens_per_gpu_second"]), "tokens/s/GPU")
-        styles.style_formula(ws.cell(row=r, column=6, value=f"=D{r}/E{r}"), "x")
-        styles.style_formula(
-            ws.cell(row=r, column=7, value=(f"={_ours(f'$B{r}')}/{_ours(chr(34) + 'H100_HGX' + chr(34))}")),
-            "x",
-        )
-        ws.cell(row=r, column=8, value=f'=IF(F{r}>=G{r},"cheaper per token","not cheaper per token")')
+        ref = _speedup_refs(r)
+        for col, key in ((6, "speedup"), (7, "breakeven_speedup"), (8, "verdict")):
+            cell = ws.cell(row=r, column=col, value=chain.comparison_formula(key, ref.get))
+            if key != "verdict":
+                styles.style_formula(cell, "x")
     return r
 
 

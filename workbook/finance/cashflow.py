@@ -1,17 +1,23 @@
 """The Cash flow sheets: one per system column, the chain's per-year table in native formulas.
 
-Owning one GPU and renting it out (udfs.decisions): one row per year 0..15 (0 after the life),
+Owning one GPU and renting it out (udfs.decisions): one row per year 0..15 (blank after the life),
 one column per :data:`gputco.udfs.chain.YEAR_STEPS` column, each cell the chain's formula with the
-system's Model cells in place of its scalar operands. The Model sheet's NPV, IRR, payback and
-break-even rent read these rows; a chart shows the cumulative cash flow.
+system's Model cells in place of its scalar operands. Years after the life are blank (NPV, IRR,
+COUNT and MIN ignore text in a range, as they ignore the zeros the chain gives those years; the two
+charted cumulative columns hold #N/A there, shown blank, so the lines stop at the life). The
+Model sheet's NPV, IRR, payback and break-even rent read these rows. A last column, the discounted
+cumulative net (net / (1 + cost of capital)^year, summed; its value at the life is the NPV), is
+drawn with the undiscounted cumulative in the chart.
 """
 
 from __future__ import annotations
 
 from openpyxl.chart import LineChart, Reference
+from openpyxl.formatting.rule import FormulaRule
+from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter, quote_sheetname
 
-from gputco.udfs import chain
+from gputco.udfs import chain, presets
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -21,6 +27,8 @@ FIRST_ROW = HEAD_ROW + 1
 LAST_ROW = FIRST_ROW + YEARS - 1
 #: column of each per-year quantity: A = year, then the chain's columns
 COLUMNS = ["year", *(y.key for y in chain.YEAR_STEPS)]
+#: the sheet's own last column: the running sum of the discounted net cash flow
+DISCOUNTED = "discounted cumulative"
 
 
 def sheet_name(k: int) -> str:
@@ -63,27 +71,42 @@ def _build_one(book: BookBuilder, k: int) -> None:
         ws,
         f"Cash flow {k}: owning one {system} GPU and renting it out",
         "USD per GPU, end-of-year cash flows (outflows negative); years after the life "
-        "are 0. Rent, life, tax, decline and escalation are on Inputs; the results are "
+        "are blank. Rent, life, tax, decline and escalation are on Inputs; the results are "
         "on Model (NPV, IRR, payback, break-even rent).",
     )
     styles.header_row(
-        ws, HEAD_ROW, [("year" if c == "year" else chain.year_step(c).heading) for c in COLUMNS]
+        ws,
+        HEAD_ROW,
+        [*(("year" if c == "year" else chain.year_step(c).heading) for c in COLUMNS), DISCOUNTED],
     )
+    ws.row_dimensions[HEAD_ROW].height = 30  # two-line headings
 
     def model(name: str) -> str:
         return f"Model!${letter}${book.row('Model', name)}"
 
+    disc = len(COLUMNS) + 1
+    life = model("life_years")
     for y in range(YEARS):
         r = FIRST_ROW + y
         ws.cell(row=r, column=1, value=y)
         for step in chain.YEAR_STEPS:
             text = chain.formula(step.key, model, year=lambda c, spec, r=r: year_ref(c, spec, r))
             needs = chain.optional_inputs_of(step.key)
-            if needs:
-                test = ",".join(f"ISNUMBER({model(n)})" for n in needs)
-                text = f'=IF(AND({test}),{text[1:]},"")'
+            tests = [f"ISNUMBER({model(n)})" for n in needs] + ([f"$A{r}<={life}"] if y > 1 else [])
+            if step.key == "cumulative" and y > 1:  # charted: #N/A after the life is a gap
+                rent = ",".join(tests[:-1]) or "TRUE"
+                text = f'=IF(AND({rent}),IF({tests[-1]},{text[1:]},NA()),"")'
+            elif tests:  # blank without the rent and after the life (years 0 and 1 always exist)
+                text = f'=IF(AND({",".join(tests)}),{text[1:]},"")'
             cell = ws.cell(row=r, column=COLUMNS.index(step.key) + 1, value=text)
             styles.style_formula(cell, "USD" if step.key != "payback_point" else "years")
+        net = year_ref("net", "", r)
+        prev = "0" if y == 0 else f"{get_column_letter(disc)}{r - 1}"
+        rent = ",".join(f"ISNUMBER({model(n)})" for n in chain.optional_inputs_of("net")) or "TRUE"
+        text = (
+            f'=IF(ISNUMBER({net}),{prev}+{net}/(1+{model("cost_of_capital")})^$A{r},IF(AND({rent}),NA(),""))'
+        )
+        styles.style_formula(ws.cell(row=r, column=disc, value=text), "USD")
     summary = HEAD_ROW - 2
     for i, (key, label) in enumerate(
         (
@@ -98,17 +121,31 @@ def _build_one(book: BookBuilder, k: int) -> None:
         cell = ws.cell(row=summary, column=c + 1, value=f"={model(key)}")
         styles.style_formula(cell, chain.step(key).unit if key != "irr" else "fraction")
         cell.font = styles.BOLD
-    styles.widths(ws, {i + 1: 15 for i in range(len(COLUMNS))})
+    styles.widths(ws, {i + 1: 15 for i in range(len(COLUMNS) + 1)})
+    for c in (COLUMNS.index("cumulative") + 1, disc):  # the charts' gaps: #N/A, shown blank
+        cells = f"{get_column_letter(c)}{FIRST_ROW}:{get_column_letter(c)}{LAST_ROW}"
+        ws.conditional_formatting.add(
+            cells,
+            FormulaRule(formula=[f"ISNA({get_column_letter(c)}{FIRST_ROW})"], font=Font(color="FFFFFF")),
+        )
     ws.freeze_panes = ws.cell(row=FIRST_ROW, column=2)
     chart = LineChart()
     chart.title = f"Cumulative cash flow per GPU, {system}"
-    chart.y_axis.title = "USD"
+    chart.y_axis.title = "USD per GPU"
     chart.x_axis.title = "year"
     chart.y_axis.number_format = '"$"#,##0'
     cum = COLUMNS.index("cumulative") + 1
-    chart.add_data(Reference(ws, min_col=cum, min_row=HEAD_ROW, max_row=LAST_ROW), titles_from_data=True)
-    chart.series[0].smooth = False
-    chart.set_categories(Reference(ws, min_col=1, min_row=FIRST_ROW, max_row=LAST_ROW))
+    # years 0..the life as generated (the buyer type's): LibreOffice draws a #N/A as 0, so the
+    # lines end at the life only if the series do; the table follows a life changed on Inputs
+    last = FIRST_ROW + min(YEARS - 1, int(presets.buyer(book.buyer).value("life_years")))
+    for c in (cum, disc):  # undiscounted and discounted (its last point is the NPV)
+        chart.add_data(Reference(ws, min_col=c, min_row=HEAD_ROW, max_row=last), titles_from_data=True)
+    for series, dash in zip(chart.series, ("solid", "dash"), strict=True):
+        series.smooth = False
+        series.graphicalProperties.line.dashStyle = dash
+    chart.legend.position = "b"
+    chart.x_axis.tickLblPos = "low"  # year labels below the plot, clear of negative values
+    chart.set_categories(Reference(ws, min_col=1, min_row=FIRST_ROW, max_row=last))
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.width, chart.height = 18, 8

@@ -112,7 +112,8 @@ def build(book: BookBuilder) -> None:
             tests = [f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs]
             if tests:  # the function is called only where its optional inputs are given
                 udf = f'=IF(AND({",".join(tests)}),{udf[1:]},"needs {" and ".join(needs)}")'
-            if key == "irr":  # Excel's IRR may not reach a deeply negative IRR (#NUM!)
+            if key in ("irr", "breakeven_utilisation"):  # Excel's IRR may not reach a deeply
+                # negative IRR (#NUM!); no utilisation in (0, 1] may break even (both say so)
                 tests.append(f"ISNUMBER({native[1:]})")
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
             rows.append((key, f"Model!{letter} (System {k})", native, udf, applies))

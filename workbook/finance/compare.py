@@ -1,8 +1,9 @@
 """The Compare sheet: every system against the first (the reference), the MFU sweep and the charts.
 
-The TCO ratio is the break-even speed-up: the challenger must process that many times more tokens
-per GPU-second to cost the same per token. The break-even MFU is the MFU that does it at the
-chosen precision: ``mfu_ref x TCO ratio x peak_ref / peak``.
+The comparison rows (TCO ratio, break-even speed-up and MFU on the delivered cost per kept token,
+speed-up, cost ratio, verdict, rent parity) are the chain's :data:`gputco.udfs.chain.COMPARISONS`
+with this system's Model column for ``[name]`` and System 1's for ``[ref_name]``: the sheet lays them
+out, it does not restate them.
 """
 
 from __future__ import annotations
@@ -17,11 +18,46 @@ from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Compare"
 
+
+def _model_ref(name: str) -> str:
+    """A comparison's operand on this sheet: an earlier comparison's row, else the Model row of
+    this system (``[x]``) or of System 1 (``[ref_x]``)."""
+    if name in _COMPARISON_KEYS:
+        return f"[{name}]"
+    if name.startswith(chain.REF_PREFIX):
+        return f"[Model:{name.removeprefix(chain.REF_PREFIX)}@1]"
+    return f"[Model:{name}]"
+
+
+_COMPARISON_KEYS = {c.key for c in chain.COMPARISONS}
+
+
+def _comparison(key: str, label: str | None = None, how: str | None = None) -> tuple:
+    c = chain.comparison(key)
+    return (key, label or c.label, c.unit, chain.comparison_formula(key, _model_ref), how or c.how)
+
+
+def _system_preset(field: str) -> str:
+    return f'INDEX(sys_value,MATCH([Model:system]&".{field}_"&inp_precision,sys_id,0))'
+
+
+#: "measured: <run key>" or "assumed" where the MFU is the system's default, else "entered"
+_MFU_SOURCE = (
+    f'=IF([Model:mfu]<>{_system_preset("default_mfu")},"entered on Inputs",{_system_preset("mfu_source")})'
+)
+
 #: (key, label, unit, formula template, how); section headings have key None
 ROWS: list[tuple] = [
     (None, "Cost of a GPU-hour", "", "", ""),
     ("system", "System", "key", "=[Model:system]", ""),
     ("capex_per_gpu", "All-in capex per GPU", "USD", "=[Model:capex_per_gpu]", ""),
+    (
+        "price_source",
+        "Price source",
+        "text",
+        '=INDEX(sys_value,MATCH([Model:system]&".price_source",sys_id,0))',
+        "the preset's all-in price: published, fitted (to InferenceX's TCO ratio) or assumed (Presets)",
+    ),
     (
         "capex_ratio",
         "Capex ratio vs System 1",
@@ -38,13 +74,16 @@ ROWS: list[tuple] = [
         "power + facility + other, against the reference",
     ),
     ("tco_usd_per_gpu_hour", "TCO per GPU-hour", "USD/GPU-h", "=[Model:tco_usd_per_gpu_hour]", ""),
+    _comparison("tco_ratio", "TCO ratio vs System 1"),
     (
-        "tco_ratio",
-        "TCO ratio = break-even speed-up",
-        "x",
-        "=[tco_usd_per_gpu_hour]/[tco_usd_per_gpu_hour@1]",
-        "how much faster per GPU this system must be to cost the same per token",
+        "delivered_usd_per_gpu_hour",
+        "Delivered cost per GPU-hour",
+        "USD/GPU-h",
+        "=[Model:delivered_usd_per_gpu_hour]",
+        "TCO / (availability x utilisation), Inputs",
     ),
+    ("goodput", "Goodput", "fraction", "=[Model:goodput]", "Inputs"),
+    _comparison("breakeven_speedup", "Break-even speed-up vs System 1"),
     (None, "Speed and cost per token", "", "", ""),
     ("peak_tflops", "Dense peak TFLOPS", "TFLOPS", "=[Model:peak_tflops]", "at the chosen precision"),
     (
@@ -56,27 +95,16 @@ ROWS: list[tuple] = [
     ),
     ("mfu", "MFU entered", "fraction", "=[Model:mfu]", "Inputs"),
     (
-        "speedup",
-        "Speed-up per GPU at the MFUs entered",
-        "x",
-        "=[Model:tokens_per_gpu_second]/[Model:tokens_per_gpu_second@1]",
-        "tokens/s per GPU ratio",
+        "mfu_source",
+        "MFU source",
+        "text",
+        _MFU_SOURCE,
+        "the default's evidence: measured (a published run, Presets) or assumed (the H100 figure)",
     ),
-    (
-        "breakeven_mfu",
-        "Break-even MFU",
-        "fraction",
-        "=[mfu@1]*[tco_ratio]*[peak_tflops@1]/[peak_tflops]",
-        "MFU for the reference's cost per token: MFU ref x TCO ratio x peak ref / peak",
-    ),
+    _comparison("speedup"),
+    _comparison("breakeven_mfu"),
     ("usd_per_mtok", "Cost per million tokens", "USD/Mtok", "=[Model:usd_per_mtok]", "at the MFU entered"),
-    (
-        "cost_per_mtok_ratio",
-        "Cost per token vs System 1",
-        "x",
-        "=[usd_per_mtok]/[usd_per_mtok@1]",
-        "below 1: cheaper per token than the reference",
-    ),
+    _comparison("cost_per_mtok_ratio", "Cost per token vs System 1"),
     (
         "cost_per_mtok_at_breakeven",
         "Cost per million tokens at break-even MFU",
@@ -101,21 +129,8 @@ ROWS: list[tuple] = [
         "=[Model:household_years]",
         "for the tokens on Inputs",
     ),
-    (
-        "verdict",
-        "Verdict at the MFUs entered",
-        "text",
-        '=IF([speedup]>=[tco_ratio],"cheaper per token","dearer per token")',
-        "speed-up against the break-even speed-up",
-    ),
+    _comparison("verdict"),
     (None, "Rent or buy", "", "", ""),
-    (
-        "delivered_usd_per_gpu_hour",
-        "Delivered cost per GPU-hour (owned)",
-        "USD/GPU-h",
-        "=[Model:delivered_usd_per_gpu_hour]",
-        "TCO / (availability x utilisation), Inputs",
-    ),
     (
         "rent_usd_per_gpu_hour",
         "Rent per GPU-hour",
@@ -125,19 +140,19 @@ ROWS: list[tuple] = [
     ),
     (
         "breakeven_utilisation",
-        "Break-even utilisation",
+        "Break-even utilisation (NPV = 0)",
         "fraction",
         "=[Model:breakeven_utilisation]",
-        "above it owning beats renting at this rent",
+        "above it owning and renting out beats not buying, with tax, decline, escalation, residual",
     ),
     (
-        "rent_parity",
-        "MFU-adjusted rent parity vs System 1's rent",
-        "USD/GPU-h",
-        "=IF(ISNUMBER([Model:rent_usd_per_gpu_hour@1]),"
-        '[Model:rent_usd_per_gpu_hour@1]*[Model:mfu]/[Model:mfu@1],"needs rent_usd_per_gpu_hour")',
-        "System 1's rent x MFU / System 1's MFU: the rent with System 1's cost per token",
+        "cash_breakeven_utilisation",
+        "Cash break-even utilisation (undiscounted)",
+        "fraction",
+        "=[Model:cash_breakeven_utilisation]",
+        "TCO / (availability x rent): no tax, decline or timing",
     ),
+    _comparison("rent_parity", "Rent parity vs System 1's rent"),
     (
         "usd_per_mtok_rented",
         "Cost per million tokens, rented",
@@ -178,6 +193,9 @@ COLOURS = ("0072B2", "D55E00", "009E73", "CC79A7", "E69F00", "56B4E9", "000000",
 MARKERS = ("circle", "square", "triangle", "diamond", "x", "star", "plus", "dash", "dot")
 DASHES = ("solid", "dash", "sysDot")
 SWEEP_ROWS = 11
+#: the "how" column's width and the characters of a 9-point italic note that fit on one line of it
+_HOW_WIDTH = 70
+_HOW_CHARS = 80
 
 
 def build(book: BookBuilder) -> None:
@@ -187,8 +205,9 @@ def build(book: BookBuilder) -> None:
     styles.title(
         ws,
         f"Compare: each system against System 1 ({ref} as generated)",
-        "TCO ratio = the per-GPU speed-up a system needs to cost the same per token as "
-        "System 1. All cells are formulas on Model.",
+        "Break-even speed-up = the kept tokens per second a system needs, against System 1, "
+        "to cost the same per token (delivered cost per GPU-hour / goodput ratio). All cells "
+        "are formulas on Model.",
     )
     header = 4
     styles.header_row(ws, header, ["key", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "how"])
@@ -210,9 +229,16 @@ def build(book: BookBuilder) -> None:
                 text = '="reference"'
             cell = ws.cell(row=r, column=col, value=book.formula(text, SHEET, col))
             styles.style_formula(cell, unit)
-            if key in ("tco_ratio", "breakeven_mfu"):
+            if key in ("breakeven_speedup", "breakeven_mfu", "verdict"):
                 cell.font = styles.BOLD
-        ws.cell(row=r, column=how_col, value=how).font = styles.NOTE_FONT
+        note = ws.cell(row=r, column=how_col, value=how)
+        note.font, note.alignment = styles.NOTE_FONT, styles.WRAP  # inside the page: wrapped
+        lines = max(1, -(-len(how) // _HOW_CHARS), 2 if key == "mfu_source" else 1)
+        if lines > 1:
+            ws.row_dimensions[r].height = 12.5 * lines
+        if key == "mfu_source":  # "measured: <run key>" wraps in its column
+            for col in book.system_cols():
+                ws.cell(row=r, column=col).alignment = styles.WRAP
 
     row += 2
     styles.section_row(ws, row, "Cost per million tokens against MFU (the line chart)", how_col)
@@ -246,7 +272,7 @@ def build(book: BookBuilder) -> None:
     chart_row = row + 2
     ws.add_chart(_breakdown_chart(book), f"A{chart_row}")
     ws.add_chart(_sweep_chart(book, sweep_first, row), f"{get_column_letter(book.system_col(1))}{chart_row}")
-    styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 60})
+    styles.widths(ws, {1: 22, 2: 40, 3: 14, **{c: 26 for c in book.system_cols()}, how_col: _HOW_WIDTH})
     ws.freeze_panes = ws.cell(row=header + 1, column=book.system_col(1))
     styles.page_setup(ws, landscape=True, one_page=True)
 
@@ -320,5 +346,5 @@ def _sweep_chart(book: BookBuilder, first_row: int, last_row: int) -> LineChart:
     chart.set_categories(Reference(ws, min_col=2, min_row=first_row, max_row=last_row))
     chart.x_axis.delete = False
     chart.y_axis.delete = False
-    chart.width, chart.height = (15, 8) if book.n <= 4 else (24, 12)  # room for many lines
+    chart.width, chart.height = (18, 9) if book.n <= 4 else (24, 12)  # room for many lines
     return chart

@@ -175,8 +175,12 @@ SCENARIO = [
 #: the default of each scenario input, by defined name
 SCENARIO_DEFAULTS = {name: default for name, _label, _unit, default, _dv, _note in SCENARIO}
 
-#: default MFU of every system column (SemiAnalysis 2025-08: H100 BF16, Dec 2024 software)
-DEFAULT_MFU = 0.54
+
+def default_mfu(system: str) -> float:
+    """The MFU typed into a system's column: the system's published MFU at the default precision,
+    else the H100's (labelled "assumed" on Compare; :func:`gputco.udfs.presets.default_mfu`)."""
+    return presets.default_mfu(system, SCENARIO_DEFAULTS["inp_precision"]).value
+
 
 #: buyer-type fields: field, label, unit
 BUYER_FIELDS = [
@@ -307,7 +311,8 @@ def build(book: BookBuilder) -> None:
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
-    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 16 for c in book.system_cols()}, last_col: 60})
+    # 20: a 15-trillion-token run (15,000,000,000,000) fits without ###
+    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 20 for c in book.system_cols()}, last_col: 60})
     if book.n < 3:  # the buyer block's Used and Source columns sit right of the systems
         styles.widths(ws, {col + 2: 16, col + 3: 60})
     ws.freeze_panes = "D4"
@@ -356,10 +361,10 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "inp_mfu_{k}",
         "MFU reached",
         "fraction",
-        lambda k: DEFAULT_MFU,
+        lambda k: default_mfu(book.systems[k - 1]),
         "input",
-        "Model FLOPs utilisation at the chosen precision. Default 54%: H100 BF16, Dec 2024 "
-        "(SemiAnalysis 2025-08-20); an assumption for the other systems.",
+        "Model FLOPs utilisation at the chosen precision. Default: the system's published run at "
+        "the default precision, else the H100 figure (Compare, row MFU source: measured or assumed).",
     )
     for key, label, unit, field in SYSTEM_LOOKUPS:  # descriptions wrap in their column
         per_system(

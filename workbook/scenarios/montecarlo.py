@@ -4,9 +4,10 @@ The draws are values generated when the file is written (``numpy.random.default_
 SPEC's distributions in order; see :mod:`gputco.udfs.sampling`), so the same SPEC gives the same file.
 Every draw's row runs the whole chain in formulas (the Scenarios layout, with the other inputs
 from the base scenario ``base_*``). Above the draws: the random inputs, P10/P50/P90 of the results
-(``PERCENTILE``, Excel's inclusive percentile, numpy's default) and a histogram of the cost per
-million tokens (20 bins between the smallest and the largest draw, with a bar chart). The draws'
-columns are also defined names ``mc_<key>``.
+(``PERCENTILE``, Excel's inclusive percentile, numpy's default) with the NPV's and IRR's, the
+probability of a loss (P(NPV < 0)) and of an IRR below the cost of capital (where a rent is
+given), and a histogram of the cost per million tokens (20 bins between the smallest and the largest
+draw, with a bar chart). The draws' columns are also defined names ``mc_<key>``.
 """
 
 from __future__ import annotations
@@ -114,6 +115,30 @@ def build(
             for col in range(4, 8):
                 ws.cell(row=row, column=col).font = styles.BOLD
 
+    # the decision's risk: the share of draws that lose money, and that earn less than the capital costs
+    for key, src, label, share in (
+        (
+            "p_npv_below_0",
+            "npv_usd_per_gpu",
+            "P(NPV < 0): share of the draws that lose money",
+            'COUNTIF(mc_npv_usd_per_gpu,"<0")/COUNT(mc_npv_usd_per_gpu)',
+        ),
+        (
+            "p_irr_below_cost_of_capital",
+            "irr",
+            "P(IRR < cost of capital): share of the draws with an IRR",
+            "SUM(mc_irr_below_cost_of_capital)/COUNT(mc_irr_below_cost_of_capital)",
+        ),
+    ):
+        row += 1
+        stat_rows[key] = row
+        ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
+        ws.cell(row=row, column=2, value=label)
+        ws.cell(row=row, column=3, value="fraction").font = styles.KEY_FONT
+        value = _stat(src, "", share)
+        cell = ws.cell(row=row, column=4, value=value)
+        styles.style_formula(cell, "fraction")
+        cell.font = styles.BOLD
     row += 2
     styles.section_row(ws, row, "Histogram of the cost per million tokens", 7)
     for label, name, value in (
@@ -146,6 +171,8 @@ def build(
     bin_formula = layout.expand(
         "=IF(mc_hist_width=0,1,MIN(mc_bins,INT(([usd_per_mtok]-mc_hist_min)/mc_hist_width)+1))"
     )
+    below_formula = layout.expand('=IF(ISNUMBER([irr]),IF([irr]<[cost_of_capital],1,0),"")')
+    below_formula = layout.expand('=IF(ISNUMBER([irr]),IF([irr]<[cost_of_capital],1,0),"")')
     first, cols = row_block(
         book,
         ws,
@@ -155,7 +182,10 @@ def build(
         "draw",
         "mc_",
         head_row=head,
-        extra=(("bin", "Histogram bin of the cost per Mtok", "", bin_formula),),
+        extra=(
+            ("bin", "Histogram bin of the cost per Mtok", "", bin_formula),
+            ("irr_below_cost_of_capital", "IRR below the cost of capital (1) or not (0)", "", below_formula),
+        ),
     )
     styles.widths(ws, {1: 22, 2: 24, 3: 12, 4: 40})
     ws.freeze_panes = "A4"

@@ -1,12 +1,13 @@
-"""The Sensitivity sheet: a tornado of cost per million tokens around the base scenario.
+"""The Sensitivity sheet: a tornado around the base scenario, ranked by the NPV where the base gives
+a rent (rent, utilisation and availability among the default drivers), else by the cost per Mtok.
 
 Each driver is moved down and up by its swing, a fraction of its base value (PUE: of its
 overhead above 1, see ``scenario_spec.FLOORS``), with every other input at the base scenario
 (Inputs: ``base_*``). The table gives the low and high values, the cost per Mtok at each and the
 change from the base, and beside them the NPV and IRR of owning one GPU and renting it out at
-each (they need the rent; life and depreciation move in whole years); the bar chart shows the
-changes of the cost per Mtok, largest range on top (the order is computed when the file is
-written). Below it, the *cases* block runs the whole chain once per
+each (they need the rent; life and depreciation move in whole years) and the NPV's change; the bar
+chart shows the changes of the ranking metric, largest range on top (the order is computed when
+the file is written). Below it, the *cases* block runs the whole chain once per
 case (base, then each driver low and high), so every number is a formula.
 """
 
@@ -42,18 +43,29 @@ HEADINGS = [
     "NPV at high ($/GPU)",
     "IRR at low",
     "IRR at high",
+    "NPV change at low",
+    "NPV change at high",
 ]
 #: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
 DECISIONS = (("npv_usd_per_gpu", "USD", 13), ("irr", "1/year", 15))
 
 
+def metric(spec: Spec) -> str:
+    """What the tornado ranks by: the NPV where the base scenario gives a rent, else $/Mtok."""
+    return "npv_usd_per_gpu" if cash_flow_years(spec.base) else "usd_per_mtok"
+
+
 def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, float]]:
-    """(driver, base, low, high, $/Mtok low, $/Mtok high), largest range of $/Mtok first."""
-    out = []
+    """(driver, base, low, high, $/Mtok low, $/Mtok high), largest range of :func:`metric` first."""
+    out, ranked = [], []
+    key = metric(spec)
     for d, b, lo, hi in spec.sensitivity_cases():
-        cost = scenario.evaluate({**spec.base, d: np.array([lo, hi])})["usd_per_mtok"]
+        res = scenario.evaluate({**spec.base, d: np.array([lo, hi])})
+        cost, m = res["usd_per_mtok"], res[key]
         out.append((d, b, lo, hi, float(cost[0]), float(cost[1])))
-    return sorted(out, key=lambda c: -abs(c[5] - c[4]))
+        ranked.append(abs(float(m[1]) - float(m[0])))
+    order = sorted(range(len(out)), key=lambda i: -ranked[i])
+    return [out[i] for i in order]
 
 
 def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float, float]]:
@@ -62,7 +74,9 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
     cases = ordered_cases(spec)
     styles.title(
         ws,
-        "Sensitivity: cost per million tokens when one driver moves",
+        "Sensitivity: "
+        + ("NPV per GPU" if metric(spec) == "npv_usd_per_gpu" else "cost per million tokens")
+        + " when one driver moves (largest range first)",
         "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
         "overhead above 1), everything else at the base scenario (Inputs, base_*). "
         "Change the swings or the base and the table, the cases and the chart follow.",
@@ -102,13 +116,17 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
             letter = layout.letter(key)
             for col, case_row in ((first_col, low_row), (first_col + 1, high_row)):
                 styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"), unit)
+        npv = layout.letter("npv_usd_per_gpu")
+        for col, src in ((17, "M"), (18, "N")):
+            text = f'=IF(ISNUMBER({src}{r}),{src}{r}-{npv}{first_case},"needs rent_usd_per_gpu_hour")'
+            styles.style_formula(ws.cell(row=r, column=col, value=text), "USD")
     base_row = TABLE_ROW + k + 2
     ws.cell(row=base_row, column=2, value="Base scenario: cost per million tokens").font = styles.BOLD
     cell = ws.cell(row=base_row, column=9, value=f"={mtok}{first_case}")
     styles.style_formula(cell, "USD/Mtok")
     cell.font = styles.BOLD
     book.define_cell("sens_base_usd_per_mtok", ws, base_row, 9)
-    _chart(ws, k)
+    _chart(ws, k, metric(spec))
 
     head = first_case - 2
     styles.section_row(
@@ -132,28 +150,35 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
             cell = ws.cell(row=first + i, column=layout.col[d], value=f"=${src}${rows[d]}")
             styles.style_formula(cell, INPUTS[d].unit)
             cell.fill, cell.border = PatternFill(), Border()
-    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 17)}})
+    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 19)}})
     ws.freeze_panes = "A6"
     styles.page_setup(ws, one_page=False)
     return cases
 
 
-def _chart(ws, k: int) -> None:
+def _chart(ws, k: int, ranked_by: str) -> None:
+    """The tornado of the metric the table is sorted by (NPV with a rent, else $/Mtok)."""
     chart = BarChart()
     chart.type = "bar"
     chart.grouping = "clustered"
     chart.overlap = 100
     chart.gapWidth = 40
-    chart.title = "Change in cost per million tokens from the base ($/Mtok)"
-    data = Reference(ws, min_col=11, max_col=12, min_row=TABLE_ROW, max_row=TABLE_ROW + k)
+    npv = ranked_by == "npv_usd_per_gpu"
+    chart.title = (
+        "Change in NPV per GPU from the base (USD)"
+        if npv
+        else "Change in cost per million tokens from the base ($/Mtok)"
+    )
+    first = 17 if npv else 11
+    data = Reference(ws, min_col=first, max_col=first + 1, min_row=TABLE_ROW, max_row=TABLE_ROW + k)
     chart.add_data(data, titles_from_data=True)
     chart.set_categories(Reference(ws, min_col=2, min_row=TABLE_ROW + 1, max_row=TABLE_ROW + k))
     chart.x_axis.scaling.orientation = "maxMin"  # the first (largest) driver on top
     chart.x_axis.delete = False
     chart.x_axis.tickLblPos = "low"  # labels at the left edge, clear of the bars
     chart.y_axis.delete = False
-    chart.y_axis.numFmt = '"$"0.000'
+    chart.y_axis.numFmt = '"$"#,##0' if npv else '"$"0.000'
     chart.y_axis.majorGridlines = None
     chart.legend.position = "b"
     chart.height, chart.width = 7.5 + 0.4 * k, 18
-    ws.add_chart(chart, "R4")
+    ws.add_chart(chart, "T4")

@@ -11,7 +11,9 @@ Tables (keys are the scenario input names of :data:`gputco.udfs.scenario.INPUT_N
   (capex, cost of capital, PUE...), the presets of each scenario's system and buyer type.
 - ``[base]``: the base scenario of the Sensitivity and Monte Carlo sheets; by default each grid
   input's first value and the ``[fixed]`` values.
-- ``[sensitivity]``: ``inputs = [...]`` (default :data:`DEFAULT_DRIVERS`) and ``swing``, the
+- ``[sensitivity]``: ``inputs = [...]`` (default :data:`DEFAULT_DRIVERS`, plus
+  :data:`RENT_DRIVERS` when the base gives a rent: utilisation and availability where the base
+  leaves them room below 1 for the swing) and ``swing``, the
   fraction each is moved down and up from its base value: one number (default 0.2) or a table
   ``{input = fraction}`` (inputs it leaves out take 0.2). PUE moves its overhead above 1
   (:data:`FLOORS`): PUE 1.3 at 20% gives 1.24 and 1.36, never below 1.
@@ -59,6 +61,10 @@ DEFAULT_SWING = 0.2
 DEFAULT_DRAWS = 1000
 #: drivers moved about a floor rather than zero: low = floor + (base - floor) x (1 - swing)
 FLOORS = {"pue": 1.0}
+#: drivers added to the default tornado when the base scenario gives a rent (the NPV's drivers)
+RENT_DRIVERS = ("rent_usd_per_gpu_hour", "utilisation", "availability")
+
+
 TABLES = ("grid", "fixed", "base", "sensitivity", "monte_carlo")
 NUMERIC = tuple(n for n in scenario.INPUT_NAMES if n not in scenario.TEXT_INPUTS)
 
@@ -154,6 +160,20 @@ class Spec:
         return out
 
 
+def _rent_drivers(base: Mapping, swing: float) -> tuple[str, ...]:
+    """:data:`RENT_DRIVERS` that the swing can move within their range: utilisation and
+    availability (fractions of at most 1) only where the base leaves room below 1 for the swing up
+    (base x (1 + swing) <= 1; at the default 1 there is none, so list them yourself with a base
+    below 1 to see them)."""
+    used = scenario.used_inputs(dict(base))
+    out = []
+    for d in RENT_DRIVERS:
+        hi = float(used[d][0]) * (1 + swing)
+        if ranges.of(d).hi == math.inf or hi <= ranges.of(d).hi:
+            out.append(d)
+    return tuple(out)
+
+
 def _round_half_up(x: float) -> float:
     """Excel's ROUND(x, 0) for x >= 0 (halves away from zero; Python's round() goes to even)."""
     return float(math.floor(x + 0.5))
@@ -238,6 +258,12 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
     spec = Spec(grid, fixed, base, zipped=zipped)
     _check_values(spec, tables["base"])
     drivers, swings = _sensitivity(tables["sensitivity"])
+    if "inputs" not in tables["sensitivity"] and "rent_usd_per_gpu_hour" in base:
+        swing = tables["sensitivity"].get("swing", DEFAULT_SWING)
+        one = DEFAULT_SWING if isinstance(swing, dict) else float(swing)  # one swing: theirs too
+        added = _rent_drivers(base, one)  # with a rent: the NPV's drivers
+        drivers = (*drivers, *added)
+        swings = {**{d: one for d in added}, **swings}
     spec = Spec(grid, fixed, base, drivers, swings, _monte_carlo(tables["monte_carlo"]), zipped)
     _check_sensitivity(spec)
     _check_draws(spec)

@@ -7,6 +7,11 @@ single-cell array formula ``{=MEDIAN(IF(scn_system=A7,scn_tco_usd_per_gpu_hour))
 LibreOffice have no MEDIANIFS) and the cheapest scenario by cost per Mtok: the smallest scenario
 number among that system's rows at its minimum (MINIFS on ``scn_scenario``), then its inputs by
 INDEX/MATCH. Without ``system`` in the grid there is one row, for all scenarios.
+
+Where the SPEC gives a rent, a second table ranks the systems by their best NPV (MAXIFS) and shows
+that scenario's IRR, payback, break-even rent and cost per Mtok, and the share of scenarios with
+NPV < 0; the Monte Carlo section adds the NPV and IRR percentiles, P(NPV < 0) and P(IRR < cost of
+capital).
 """
 
 from __future__ import annotations
@@ -17,7 +22,6 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco import udfs
 from gputco.workbook.scenarios.layout import INPUTS, Layout
-from gputco.workbook.scenarios.montecarlo import STATS
 from gputco.workbook.scenarios.sensitivity import TABLE_ROW
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -73,6 +77,8 @@ def build(
     last = row
     book.define("sum_cheapest", ws, f"$I${head + 1}:$I${last}")
     _chart(ws, head, last)
+    if grid.last_year:  # a rent is given: the decision ranks by NPV
+        row = _npv_table(ws, row + 2, labels if systems else ["=inp_system"], bool(systems))
 
     row += 2
     inputs = [q.key for q in grid.columns if q.kind == "input"]
@@ -105,14 +111,22 @@ def build(
         styles.section_row(ws, row, "Monte Carlo around the base scenario (MonteCarlo sheet)", 6)
         row += 1
         styles.header_row(ws, row, ["result", "unit", "P10", "P50", "P90", "mean"])
-        for key in STATS[:2]:
+        units = {"tco_usd_per_gpu_hour": "USD/GPU-h", "usd_per_mtok": "USD/Mtok"}
+        units.update(npv_usd_per_gpu="USD", irr="fraction")
+        for key, unit in units.items():
             row += 1
             src = mc_rows[key]
             ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
-            unit = "USD/GPU-h" if key.startswith("tco") else "USD/Mtok"
             ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
             for j, letter in enumerate("DEFG"):
                 styles.style_formula(ws.cell(row=row, column=3 + j, value=f"=MonteCarlo!{letter}{src}"), unit)
+        for key in ("p_npv_below_0", "p_irr_below_cost_of_capital"):
+            row += 1
+            ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
+            ws.cell(row=row, column=2, value="fraction").font = styles.KEY_FONT
+            cell = ws.cell(row=row, column=3, value=f"=MonteCarlo!D{mc_rows[key]}")
+            styles.style_formula(cell, "fraction")
+            cell.font = styles.BOLD
     if sensitivity:
         row += 2
         styles.section_row(ws, row, "Sensitivity around the base scenario (Sensitivity sheet)", 6)
@@ -125,7 +139,11 @@ def build(
         ws.cell(row=row, column=3, value=f"=Sensitivity!B{top}")
         ws.cell(row=row, column=4, value=f"=Sensitivity!K{top}").number_format = '"$"0.0000'
         ws.cell(row=row, column=5, value=f"=Sensitivity!L{top}").number_format = '"$"0.0000'
-        ws.cell(row=row, column=6, value="change at low / high").font = styles.NOTE_FONT
+        ws.cell(row=row, column=6, value="$/Mtok change at low / high").font = styles.NOTE_FONT
+        for col, src in ((7, "Q"), (8, "R")):
+            cell = ws.cell(row=row, column=col, value=f"=Sensitivity!{src}{top}")
+            styles.style_formula(cell, "USD")
+        ws.cell(row=row, column=9, value="NPV change at low / high").font = styles.NOTE_FONT
 
     row += 2
     styles.section_row(
@@ -161,6 +179,65 @@ def build(
     styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16, **{c: 13 for c in range(10, 26)}})
     ws.freeze_panes = "A5"
     styles.page_setup(ws, one_page=False)
+
+
+#: the NPV table's columns: heading, unit (a rent is given)
+NPV_HEADINGS = [
+    ("system", ""),
+    ("rank by NPV", ""),
+    ("best NPV per GPU", "USD"),
+    ("scenario (by NPV)", ""),
+    ("its IRR", "fraction"),
+    ("its payback, years", "years"),
+    ("its break-even rent", "USD/GPU-h"),
+    ("its $/Mtok", "USD/Mtok"),
+    ("share with NPV < 0", "fraction"),
+]
+
+
+def _npv_table(ws, row: int, labels: list[str], per_system: bool) -> int:
+    """Per system: the scenario with the highest NPV (a rent is given), ranked, with its IRR,
+    payback, break-even rent and cost per Mtok, and the share of scenarios that lose money.
+    Returns the last row."""
+    styles.section_row(
+        ws,
+        row,
+        "Rent or buy by system: the scenario with the highest NPV of owning one GPU and renting it "
+        "out (ranked), beside its cost per million tokens",
+        len(NPV_HEADINGS),
+    )
+    row += 1
+    styles.header_row(ws, row, [h for h, _u in NPV_HEADINGS])
+    ws.row_dimensions[row].height = 30
+    first = row + 1
+    last = row + len(labels)
+    for system in labels:
+        row += 1
+        ws.cell(row=row, column=1, value=system)
+        crit = f",scn_system,$A{row}" if per_system else ""
+        best = f"_xlfn.MAXIFS(scn_npv_usd_per_gpu{crit})" if per_system else "MAX(scn_npv_usd_per_gpu)"
+        scenario = f"_xlfn.MINIFS(scn_scenario{crit},scn_npv_usd_per_gpu,$C{row})"
+        match = f"MATCH($D{row},scn_scenario,0)"
+        of_system = f"(scn_system=$A{row})*" if per_system else ""
+        cells = [
+            f"=RANK($C{row},$C${first}:$C${last})",
+            f"={best}",
+            f"={scenario}",
+            f"=INDEX(scn_irr,{match})",
+            f"=INDEX(scn_payback_years,{match})",
+            f"=INDEX(scn_breakeven_rent_usd_per_gpu_hour,{match})",
+            f"=INDEX(scn_usd_per_mtok,{match})",
+            f"=SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu)*(scn_npv_usd_per_gpu<0))"
+            f"/SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu))",
+        ]
+        for j, value in enumerate(cells):
+            cell = ws.cell(row=row, column=2 + j, value=value)
+            unit = NPV_HEADINGS[1 + j][1]
+            if unit:
+                styles.style_formula(cell, unit)
+            else:
+                cell.number_format = "#,##0"
+    return row
 
 
 def _stats_row(ws, row: int, system: str | None, per_system: bool) -> None:
