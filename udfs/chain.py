@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from . import compute, decisions, energy, finance
+from . import compute, decision_steps, energy, finance
 
 #: a quantity's reference in a template
 REF = re.compile(r"\[([a-z0-9_]+)\]")
@@ -391,7 +391,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Capex",
         "year 0: -capex",
         "=IF(<year>=0,-[capex_per_gpu],0)",
-        decisions.year_capex,
+        decision_steps.year_capex,
         ("year", "capex_per_gpu"),
     ),
     YearStep(
@@ -401,7 +401,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "rent x 8760 x availability x utilisation x (1 - decline)^(year - 1), years 1..life",
         "=IF(AND(<year>>=1,<year><=[life_years]),[rent_usd_per_gpu_hour]*k_hours_per_year"
         "*[availability]*[utilisation]*(1-[rent_decline_per_year])^(<year>-1),0)",
-        decisions.year_revenue,
+        decision_steps.year_revenue,
         (
             "year",
             "life_years",
@@ -418,7 +418,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "-opex per GPU-hour x 8760 x (1 + escalation)^(year - 1)",
         "=IF(AND(<year>>=1,<year><=[life_years]),-[opex_usd_per_gpu_hour]*k_hours_per_year"
         "*(1+[opex_escalation_per_year])^(<year>-1),0)",
-        decisions.year_opex,
+        decision_steps.year_opex,
         ("year", "life_years", "opex_usd_per_gpu_hour", "opex_escalation_per_year"),
     ),
     YearStep(
@@ -427,7 +427,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Depreciation (memo)",
         "capex / depreciation years, straight line (not a cash flow)",
         "=IF(AND(<year>>=1,<year><=[depreciation_years]),[capex_per_gpu]/[depreciation_years],0)",
-        decisions.year_depreciation,
+        decision_steps.year_depreciation,
         ("year", "capex_per_gpu", "depreciation_years"),
     ),
     YearStep(
@@ -436,7 +436,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Residual value",
         "last year: residual x capex",
         "=IF(<year>=[life_years],[residual_fraction]*[capex_per_gpu],0)",
-        decisions.year_residual,
+        decision_steps.year_residual,
         ("year", "life_years", "residual_fraction", "capex_per_gpu"),
     ),
     YearStep(
@@ -445,7 +445,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Tax",
         "-tax rate x (revenue + opex - depreciation + residual)",
         "=-[tax_rate]*(<revenue>+<opex_cf>-<depreciation>+<residual_cf>)",
-        decisions.year_tax,
+        decision_steps.year_tax,
         ("tax_rate", "revenue", "opex_cf", "depreciation", "residual_cf"),
     ),
     YearStep(
@@ -454,7 +454,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Net cash flow",
         "capex + revenue + opex + tax + residual",
         "=<capex_cf>+<revenue>+<opex_cf>+<tax>+<residual_cf>",
-        decisions.year_net,
+        decision_steps.year_net,
         ("capex_cf", "revenue", "opex_cf", "tax", "residual_cf"),
     ),
     YearStep(
@@ -463,7 +463,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Cumulative net",
         "running sum of the net cash flow",
         "=<cumulative@prev>+<net>",
-        decisions.year_cumulative,
+        decision_steps.year_cumulative,
         ("net",),
     ),
     YearStep(
@@ -472,7 +472,7 @@ YEAR_STEPS: tuple[YearStep, ...] = (
         "Payback within this year",
         "year - 1 + what was still owed / this year's net, where the cumulative turns >= 0",
         '=IF(AND(<cumulative@prev><0,<cumulative>>=0),<year>-1-<cumulative@prev>/<net>,"")',
-        decisions.year_payback_point,
+        decision_steps.year_payback_point,
         ("year", "cumulative", "net"),
         output=False,
     ),
@@ -632,7 +632,7 @@ STEPS: tuple[Step, ...] = (
         "USD/GPU-h",
         "TCO per GPU-hour / (availability x utilisation): the cost of an hour up and used",
         "=[tco_usd_per_gpu_hour]/([availability]*[utilisation])",
-        decisions.tco_delivered_gpu_hour,
+        decision_steps.tco_delivered_gpu_hour,
         ("tco_usd_per_gpu_hour", "availability", "utilisation"),
         "Throughput and cost per token",
         check=Check("TCO_DELIVERED_GPU_HOUR", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
@@ -771,7 +771,7 @@ STEPS: tuple[Step, ...] = (
         "TCO per GPU-hour / (availability x rent): the rent earned pays the TCO; ignores tax, "
         "rent decline, escalation and timing (the NPV break-even below has them)",
         "=[tco_usd_per_gpu_hour]/([availability]*[rent_usd_per_gpu_hour])",
-        decisions.tco_cash_breakeven_utilisation,
+        decision_steps.tco_cash_breakeven_utilisation,
         ("tco_usd_per_gpu_hour", "rent_usd_per_gpu_hour", "availability"),
         "Rent or buy",
         check=Check("TCO_CASH_BREAKEVEN_UTILISATION", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
@@ -782,7 +782,7 @@ STEPS: tuple[Step, ...] = (
         "USD",
         "year 0 + NPV(cost of capital, years 1..15) of the net cash flow",
         "=<net@0>+NPV([cost_of_capital],<net@1:last>)",
-        decisions.npv_of_table,
+        decision_steps.npv_of_table,
         ("net", "cost_of_capital"),
         "Rent or buy",
         check=Check("TCO_NPV", _CASH),
@@ -794,7 +794,7 @@ STEPS: tuple[Step, ...] = (
         "the rate at which NPV = 0 (Excel IRR; its Newton search starts at -50% when the "
         "undiscounted net is a loss, else at 10%)",
         "=IRR(<net@0:last>,IF(SUM(<net@0:last>)<0,-0.5,0.1))",
-        decisions.irr_or_nan,
+        decision_steps.irr_or_nan,
         ("net",),
         "Rent or buy",
         check=Check("TCO_IRR", _CASH),
@@ -805,7 +805,7 @@ STEPS: tuple[Step, ...] = (
         "years",
         "first time the cumulative net cash flow reaches 0, linear within the year",
         '=IF(COUNT(<payback_point@0:last>)=0,"no payback within life",MIN(<payback_point@0:last>))',
-        decisions.payback_of_table,
+        decision_steps.payback_of_table,
         ("payback_point",),
         "Rent or buy",
         check=Check("TCO_PAYBACK_YEARS", _CASH),
@@ -816,7 +816,7 @@ STEPS: tuple[Step, ...] = (
         "USD",
         "NPV of the revenue at $1 per GPU-hour, after tax",
         "=(<revenue@0>+NPV([cost_of_capital],<revenue@1:last>))/[rent_usd_per_gpu_hour]*(1-[tax_rate])",
-        decisions.npv_per_unit_rent,
+        decision_steps.npv_per_unit_rent,
         ("revenue", "cost_of_capital", "rent_usd_per_gpu_hour", "tax_rate"),
         "Rent or buy",
         output=False,
@@ -827,7 +827,7 @@ STEPS: tuple[Step, ...] = (
         "USD/GPU-h",
         "rent - NPV / NPV of $1 of rent (NPV is linear in the rent)",
         "=[rent_usd_per_gpu_hour]-[npv_usd_per_gpu]/[npv_per_unit_rent]",
-        decisions.breakeven_rent_of_table,
+        decision_steps.breakeven_rent_of_table,
         ("rent_usd_per_gpu_hour", "npv_usd_per_gpu", "npv_per_unit_rent"),
         "Rent or buy",
         check=Check("TCO_BREAKEVEN_RENT", _CASH),
@@ -843,7 +843,7 @@ STEPS: tuple[Step, ...] = (
         "[utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour]))<=1),"
         "[utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour])),"
         '"no utilisation in (0, 1] breaks even")',
-        decisions.breakeven_utilisation_of_table,
+        decision_steps.breakeven_utilisation_of_table,
         ("utilisation", "npv_usd_per_gpu", "npv_per_unit_rent", "rent_usd_per_gpu_hour"),
         "Rent or buy",
         check=Check("TCO_BREAKEVEN_UTILISATION", _CASH),
@@ -854,7 +854,7 @@ STEPS: tuple[Step, ...] = (
         "units",
         "GPUs / GPUs per unit, rounded up",
         "=ROUNDUP([gpus]/[gpus_per_unit],0)",
-        decisions.cluster_units,
+        decision_steps.cluster_units,
         ("gpus", "gpus_per_unit"),
         "Cluster",
     ),
@@ -864,7 +864,7 @@ STEPS: tuple[Step, ...] = (
         "GPU",
         "servers or racks x GPUs per unit: every cluster total below counts these",
         "=[cluster_units]*[gpus_per_unit]",
-        decisions.cluster_gpus_installed,
+        decision_steps.cluster_gpus_installed,
         ("cluster_units", "gpus_per_unit"),
         "Cluster",
     ),
@@ -874,7 +874,7 @@ STEPS: tuple[Step, ...] = (
         "USD",
         "GPUs installed x capex per GPU",
         "=[cluster_gpus_installed]*[capex_per_gpu]",
-        decisions.cluster_capex,
+        decision_steps.cluster_capex,
         ("cluster_gpus_installed", "capex_per_gpu"),
         "Cluster",
     ),
@@ -884,7 +884,7 @@ STEPS: tuple[Step, ...] = (
         "MW",
         "GPUs installed x IT kW per GPU / 1000",
         "=[cluster_gpus_installed]*[it_kw_per_gpu]/k_kw_per_mw",
-        decisions.cluster_it_mw,
+        decision_steps.cluster_it_mw,
         ("cluster_gpus_installed", "it_kw_per_gpu"),
         "Cluster",
     ),
@@ -894,7 +894,7 @@ STEPS: tuple[Step, ...] = (
         "MW",
         "IT MW x PUE",
         "=[cluster_it_mw]*[pue]",
-        decisions.cluster_facility_mw,
+        decision_steps.cluster_facility_mw,
         ("cluster_it_mw", "pue"),
         "Cluster",
     ),
@@ -904,7 +904,7 @@ STEPS: tuple[Step, ...] = (
         "MWh",
         "facility MW x 8760",
         "=[cluster_facility_mw]*k_hours_per_year",
-        decisions.cluster_mwh_per_year,
+        decision_steps.cluster_mwh_per_year,
         ("cluster_facility_mw",),
         "Cluster",
     ),
@@ -914,7 +914,7 @@ STEPS: tuple[Step, ...] = (
         "USD",
         "opex per GPU-hour x 8760 x GPUs installed",
         "=[opex_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
-        decisions.cluster_per_year,
+        decision_steps.cluster_per_year,
         ("opex_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
@@ -924,7 +924,7 @@ STEPS: tuple[Step, ...] = (
         "USD",
         "TCO per GPU-hour x 8760 x GPUs installed",
         "=[tco_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
-        decisions.cluster_per_year,
+        decision_steps.cluster_per_year,
         ("tco_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
@@ -945,7 +945,7 @@ COMPARISONS: tuple[Step, ...] = (
         "TCO per GPU-hour / the reference's: the break-even speed-up only where availability x "
         "utilisation x goodput are equal",
         "=[tco_usd_per_gpu_hour]/[ref_tco_usd_per_gpu_hour]",
-        decisions.ratio,
+        decision_steps.ratio,
         ("tco_usd_per_gpu_hour", "ref_tco_usd_per_gpu_hour"),
         "Compare",
     ),
@@ -956,7 +956,7 @@ COMPARISONS: tuple[Step, ...] = (
         "(delivered cost per GPU-hour / goodput) / the reference's: the kept tokens per second, "
         "against the reference's, at which the cost per token is equal",
         "=([delivered_usd_per_gpu_hour]/[goodput])/([ref_delivered_usd_per_gpu_hour]/[ref_goodput])",
-        decisions.breakeven_speedup,
+        decision_steps.breakeven_speedup,
         ("delivered_usd_per_gpu_hour", "goodput", "ref_delivered_usd_per_gpu_hour", "ref_goodput"),
         "Compare",
     ),
@@ -966,7 +966,7 @@ COMPARISONS: tuple[Step, ...] = (
         "x",
         "(tokens/s per GPU x goodput) / the reference's, at the MFUs entered",
         "=[tokens_per_gpu_second]*[goodput]/([ref_tokens_per_gpu_second]*[ref_goodput])",
-        decisions.kept_speedup,
+        decision_steps.kept_speedup,
         ("tokens_per_gpu_second", "goodput", "ref_tokens_per_gpu_second", "ref_goodput"),
         "Compare",
     ),
@@ -977,7 +977,7 @@ COMPARISONS: tuple[Step, ...] = (
         "reference MFU x break-even speed-up x reference peak / peak (x FLOPs per token / the "
         "reference's): the cost per token equals the reference's",
         "=[ref_mfu]*[breakeven_speedup]*[ref_peak_tflops]/[peak_tflops]*[flops_per_token]/[ref_flops_per_token]",
-        decisions.breakeven_mfu,
+        decision_steps.breakeven_mfu,
         (
             "ref_mfu",
             "breakeven_speedup",
@@ -994,7 +994,7 @@ COMPARISONS: tuple[Step, ...] = (
         "x",
         "cost per Mtok / the reference's = break-even speed-up / speed-up; below 1: cheaper",
         "=[usd_per_mtok]/[ref_usd_per_mtok]",
-        decisions.ratio,
+        decision_steps.ratio,
         ("usd_per_mtok", "ref_usd_per_mtok"),
         "Compare",
     ),
@@ -1004,7 +1004,7 @@ COMPARISONS: tuple[Step, ...] = (
         "text",
         'cost per token ratio below 1: "cheaper per token", else "not cheaper per token"',
         '=IF([cost_per_mtok_ratio]<1,"cheaper per token","not cheaper per token")',
-        decisions.verdict,
+        decision_steps.verdict,
         ("cost_per_mtok_ratio",),
         "Compare",
     ),
@@ -1015,7 +1015,7 @@ COMPARISONS: tuple[Step, ...] = (
         "reference rent x kept tokens/s / the reference's: renting this system at it costs the "
         "reference's per token (across types: the peaks differ)",
         "=[ref_rent_usd_per_gpu_hour]*[tokens_per_gpu_second]*[goodput]/([ref_tokens_per_gpu_second]*[ref_goodput])",
-        decisions.rent_parity,
+        decision_steps.rent_parity,
         (
             "ref_rent_usd_per_gpu_hour",
             "tokens_per_gpu_second",
@@ -1258,23 +1258,6 @@ def inputs_of(keys: list[str] | tuple[str, ...]) -> list[str]:
     return [i.key for i in INPUTS if i.key in used]
 
 
-def check_formula(key: str, ref: Callable[[str], str | None]) -> str:
-    """``=TCO_...(...)``: the TCO_ function of step ``key`` on the same operands as its formula.
-
-    Built by argument name from the registry (:func:`gputco.udfs.registry.udf_call`), so a reordered
-    signature cannot swap two arguments. Optional arguments the chain has no quantity for are
-    left out.
-    """
-    from .registry import SPECS, udf_call  # the registry's functions read this module's steps
-
-    s = _STEPS[key]
-    if s.check is None:
-        raise KeyError(f"step {key} has no TCO_ function to check it")
-    operands = {}
-    for a in SPECS[s.check.udf].args:
-        template = s.check.bind.get(a.name)
-        if template is None and (a.name in _INPUTS or a.name in _STEPS):
-            template = f"[{a.name}]"
-        if template is not None:
-            operands[a.name] = formula(key, ref, template=template)
-    return "=" + udf_call(s.check.udf, **operands)
+def is_quantity(name: str) -> bool:
+    """True for the key of a chain input or step."""
+    return name in _INPUTS or name in _STEPS

@@ -30,7 +30,7 @@ import inspect
 from collections.abc import Callable
 from types import MappingProxyType
 
-from . import compute, decisions, energy, finance, tco
+from . import chain, compute, decisions, energy, finance, tco
 from .errors import GputcoError, MissingValueError, UnknownNameError
 from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
 
@@ -633,3 +633,23 @@ def register(spec: UdfSpec) -> Callable:
     _SPECS[spec.name] = spec
     _UDFS[spec.name] = udf = make_udf(spec)
     return udf
+
+
+def check_formula(key: str, ref: Callable[[str], str | None]) -> str:
+    """``=TCO_...(...)``: the TCO_ function that checks chain step ``key``, on the same operands as
+    the step's formula (:func:`gputco.udfs.chain.formula`; ``ref`` names a quantity's cell).
+
+    Built by argument name (:func:`udf_call`), so a reordered signature cannot swap two
+    arguments. Optional arguments the chain has no quantity for are left out.
+    """
+    s = chain.step(key)
+    if s.check is None:
+        raise KeyError(f"step {key} has no TCO_ function to check it")
+    operands = {}
+    for a in SPECS[s.check.udf].args:
+        template = s.check.bind.get(a.name)
+        if template is None and chain.is_quantity(a.name):
+            template = f"[{a.name}]"
+        if template is not None:
+            operands[a.name] = chain.formula(key, ref, template=template)
+    return "=" + udf_call(s.check.udf, **operands)

@@ -19,7 +19,7 @@ import re
 from openpyxl.formatting.rule import CellIsRule
 from openpyxl.utils import get_column_letter
 
-from gputco.udfs import chain
+from gputco.udfs import chain, registry
 from gputco.workbook.finance import benchmarks as sheet_benchmarks
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -76,7 +76,7 @@ BENCH_CHECKS = [
 def udf_names() -> set[str]:
     """The UDFs this sheet calls (each must be in udfs.UDFS)."""
     templates = (
-        [chain.check_formula(k, lambda n: n) for k in MODEL_CHECKS]
+        [registry.check_formula(k, lambda n: n) for k in MODEL_CHECKS]
         + [t for *_, t, _ in NAMED_CHECKS]
         + [t for _, t in BENCH_CHECKS]
         + ["=TCO_GPU_HOUR("]
@@ -107,7 +107,7 @@ def build(book: BookBuilder) -> None:
         letter = get_column_letter(col)
         for key in MODEL_CHECKS:
             native = f"=Model!{letter}{book.row('Model', key)}"
-            udf = book.formula(chain.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
+            udf = book.formula(registry.check_formula(key, lambda n: f"[Model:{n}]"), SHEET, col)
             needs = chain.optional_inputs_of(key)  # the rent: the check applies when it is given
             tests = [f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs]
             if tests:  # the function is called only where its optional inputs are given

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from gputco.udfs import chain, decisions
+from gputco.udfs import chain, decisions, registry
 from gputco.workbook.xlsx.presets_sheet import lookup
 
 
@@ -170,7 +170,11 @@ def _check(key: str, short: str, label: str) -> tuple[Quantity, Quantity]:
     relative difference (``<short>_udf_diff``)."""
     return (
         Quantity(
-            f"{short}_udf", label, chain.step(key).unit, "check", chain.check_formula(key, lambda n: f"[{n}]")
+            f"{short}_udf",
+            label,
+            chain.step(key).unit,
+            "check",
+            registry.check_formula(key, lambda n: f"[{n}]"),
         ),
         Quantity(
             f"{short}_udf_diff", "relative difference", "rel. diff", "check", f"=[{short}_udf]/[{key}]-1"
