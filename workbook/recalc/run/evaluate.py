@@ -25,8 +25,10 @@ from gputco.workbook.recalc.formula.parse import (
 from gputco.workbook.recalc.formula.refs import Ref
 from gputco.workbook.recalc.functions import Spec
 from gputco.workbook.recalc.run import operators, vec
+from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.store import BookStore
+from gputco.workbook.recalc.run.udf import TableResult
 from gputco.workbook.recalc.run.values import NULL, REF, VALUE
 
 
@@ -124,17 +126,23 @@ class Evaluator:
         vals = []
         modes = spec.modes
         for i, a in enumerate(args):
-            if type(a) is Missing:
-                vals.append(None)
+            if type(a) is Missing:  # an omitted argument: an optional one takes its default,
+                # a required one is an empty value (Excel: MROUND(5,) is 0, MMULT(A1:B2,) #VALUE!)
+                vals.append(None if i >= spec.min_args else vec.const(None))
             elif (mode := modes[min(i, len(modes) - 1)]) == "r":
                 vals.append(self.raw(a, sub))
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
                 vals.append(self.raw(a, sub.arrayed()))
             else:
                 vals.append(self.value(a, sub))
-        if spec.needs_ctx:
-            return spec.impl(ctx, *vals)
-        return spec.impl(*vals)
+        try:
+            if spec.needs_ctx:
+                return spec.impl(ctx, *vals)
+            return spec.impl(*vals)
+        except (RecalcError, UnsupportedValue, TableResult, ValueError, IndexError, MemoryError):
+            raise  # the engine's own signals, and shapes retried cell by cell (see engine.py)
+        except Exception as err:  # a defect in the function: this cell's, never the file's
+            raise CellFailure(node.name, err) from err
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
