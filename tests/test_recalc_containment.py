@@ -101,3 +101,85 @@ def test_omitted_required_arguments_are_empty_values_not_crashes(tmp_path, formu
     assert report.unsupported == {}
     got = openpyxl.load_workbook(dst, data_only=True).active["B1"].value
     assert got == expected
+
+
+# --- whole-file refusals of valid files (issue 23) ---------------------------------------------
+
+
+def _openpyxl_book(path, cells):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for ref, v in cells.items():
+        ws[ref] = v
+    wb.save(path)
+    return path
+
+
+def _computed(tmp_path, cells):
+    src = _openpyxl_book(tmp_path / "b.xlsx", cells)
+    dst = tmp_path / "out.xlsx"
+    report = recalc_file(src, dst, engine="gputco")
+    assert report.unsupported == {}
+    ws = openpyxl.load_workbook(dst, data_only=True)["S"]
+    return {ref: ws[ref].value for ref, v in cells.items() if isinstance(v, str) and v.startswith("=")}
+
+
+def test_the_range_operator_between_references_that_functions_return(tmp_path):
+    # Microsoft's INDEX page: "the reference returned by INDEX ... =SUM(B2:INDEX(A2:C6,5,2))";
+    # OFFSET returns a reference too; the range runs between the two ends whatever they are
+    got = _computed(
+        tmp_path,
+        {
+            "A1": 1,
+            "A2": 2,
+            "A3": 3,
+            "C1": 10,
+            "C2": 20,
+            "B5": "=SUM(INDEX(A1:A3,1):INDEX(A1:A3,2))",
+            "B6": "=SUM(A2:INDEX(A1:A3,3))",
+            "B7": "=SUM(OFFSET(A1,1,0):A3)",
+            "B8": "=ROWS(INDEX(A1:A3,1):INDEX(A1:A3,3))",
+            "B9": "=SUM(A1:INDEX(C1:C2,2))",  # A1:C2, wider than either end
+        },
+    )
+    assert got == {"B5": 3, "B6": 5, "B7": 5, "B8": 3, "B9": 33}
+
+
+def test_references_excel_does_not_evaluate_make_no_cycle(tmp_path):
+    # CHOOSE evaluates only the option its index picks; FORMULATEXT, CELL("address"), ROW read
+    # the address or the formula of their reference, not its value: Excel reports no cycle
+    got = _computed(
+        tmp_path,
+        {
+            "A1": 5,
+            "B1": "=CHOOSE(1,A1,C1)",
+            "C1": "=B1+1",
+            "D1": "=LEN(FORMULATEXT(D1))",
+            "E1": '=CELL("address",E1)',
+            "F1": "=ROW(F1)+ROWS(F1:F5)",
+        },
+    )
+    assert got == {"B1": 5, "C1": 6, "D1": 15, "E1": "$E$1", "F1": 6}
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        {"A1": "=CHOOSE(2,5,B1)", "B1": "=A1+1"},  # the option picked closes the loop
+        {"A1": '=CELL("contents",A1)'},  # reads the value of its own cell
+    ],
+)
+def test_true_cycles_are_still_refused(tmp_path, cells):
+    from gputco.workbook.recalc import CircularReferenceError
+
+    with pytest.raises(CircularReferenceError):
+        recalc_file(_openpyxl_book(tmp_path / "c.xlsx", cells), check=True, engine="gputco")
+
+
+def test_a_range_to_a_function_result_that_covers_its_own_cell_is_a_cycle(tmp_path):
+    from gputco.workbook.recalc import CircularReferenceError
+
+    cells = {"A1": 1, "C1": 10, "B1": "=SUM(A1:INDEX(C1:C3,1))"}  # A1:C1 holds B1 itself
+    with pytest.raises(CircularReferenceError):
+        recalc_file(_openpyxl_book(tmp_path / "c.xlsx", cells), check=True, engine="gputco")

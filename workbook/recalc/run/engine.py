@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gputco.workbook.recalc.formula.compile import Compiled, Compiler
+from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec
 from gputco.workbook.recalc.functions.calendar import clock_functions
@@ -121,12 +122,23 @@ def evaluate_package(
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
             if result.spill_grew or any(
-                not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node)) for g in groups
+                not g.compiled.unsupported and _reaches(g.compiled.node) for g in groups
             ):
                 _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
     return result
+
+
+def _reaches(node) -> bool:
+    """Whether a formula reads cells the planner cannot see: OFFSET/INDIRECT, or a range
+    operator with a function's result at an end (``A1:INDEX(C1:C9, n)`` spans B1:B9 too)."""
+    if DYNAMIC & set(calls(node)):
+        return True
+    return any(
+        type(n) is Binary and n.op == ":" and (type(n.left) is Call or type(n.right) is Call)
+        for n in walk(node)
+    )
 
 
 #: passes over a workbook with OFFSET/INDIRECT before its values must have settled

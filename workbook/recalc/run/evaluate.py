@@ -146,12 +146,10 @@ class Evaluator:
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
-        if (
-            not (isinstance(a, RangeVal) and isinstance(b, RangeVal))
-            or a.moving
-            or b.moving
-            or a.store is not b.store
-        ):
+        if isinstance(a, RangeVal) and isinstance(b, RangeVal) and (a.moving or b.moving):
+            # ends that move with the row (INDEX(A1:A9,ROW()):B9 filled down): cell by cell
+            raise ValueError("a range between references that move with the row needs per-cell evaluation")
+        if not (isinstance(a, RangeVal) and isinstance(b, RangeVal)) or a.store is not b.store:
             return vec.const(VALUE if op != " " else NULL)
         if a.store is None:
             return vec.const(REF)
