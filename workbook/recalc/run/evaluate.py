@@ -50,6 +50,33 @@ class Ctx:
         return self if self.array else Ctx(self.sheet, self.rows, self.col, True, self.book)
 
 
+#: functions whose optional arguments left empty (``XLOOKUP(x, a, b, , 2)``) take their
+#: documented defaults, as when they are left out
+DEFAULTED = frozenset(
+    {
+        "XLOOKUP", "XMATCH", "OFFSET", "SORT", "SORTBY", "FILTER", "UNIQUE", "SEQUENCE", "TAKE",
+        "DROP", "EXPAND", "WRAPROWS", "WRAPCOLS", "TOCOL", "TOROW", "CHOOSECOLS", "CHOOSEROWS",
+        "HSTACK", "VSTACK", "INDEX", "SUMIF", "AVERAGEIF", "CELL", "ADDRESS", "TEXT",
+    }
+)  # fmt: skip
+
+
+def _omitted(name: str, spec: Spec, i: int):
+    """The value of an argument left empty between commas.
+
+    Excel reads it as an empty value, not as the argument's default: 0 in arithmetic, "" in
+    text, FALSE as a condition (``MROUND(5,)`` is 0, ``VLOOKUP(x, t, 2,)`` matches exactly,
+    ``LEFT("abc",)`` is "", ``IF(FALSE, 1,)`` is 0); in the lists of SUM, MIN, COUNT, AND...
+    it counts as the number 0 typed there (``MIN(5,)`` is 0). The functions of
+    :data:`DEFAULTED` take their defaults instead (Python None), as for an argument left out.
+    """
+    if name in DEFAULTED and i >= spec.min_args:
+        return None
+    if spec.modes[min(i, len(spec.modes) - 1)] in "ra" and (spec.max_args or 0) > 10:
+        return vec.const(0.0)
+    return vec.const(None)
+
+
 class Evaluator:
     """Evaluates trees against a :class:`.store.BookStore` with a table of function specs."""
 
@@ -126,9 +153,8 @@ class Evaluator:
         vals = []
         modes = spec.modes
         for i, a in enumerate(args):
-            if type(a) is Missing:  # an omitted argument: an optional one takes its default,
-                # a required one is an empty value (Excel: MROUND(5,) is 0, MMULT(A1:B2,) #VALUE!)
-                vals.append(None if i >= spec.min_args else vec.const(None))
+            if type(a) is Missing:  # an argument left empty between commas: see OMITTED
+                vals.append(_omitted(node.name, spec, i))
             elif (mode := modes[min(i, len(modes) - 1)]) == "r":
                 vals.append(self.raw(a, sub))
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
