@@ -11,7 +11,8 @@ WORKDAY (on the workbook's serials, see :mod:`.dates`).
   6:45 PM (hours past 23 wrap into the next day: TIMEVALUE gives the time of day). A text
   without a year is #VALUE! here (Excel would take the current year: a volatile answer this
   engine does not give). A number argument is #VALUE!, as in Excel.
-- YEARFRAC(start, end, [basis=0]): 0 US 30/360 (Excel's day-31 and end-of-February rules, in
+- YEARFRAC(start, end, [basis=0]): a basis outside 0..4 is #NUM! before any error of the
+  dates (Excel checks the basis first); 0 US 30/360 (Excel's day-31 and end-of-February rules, in
   the order D. A. Wheeler's "YEARFRAC" analysis and LibreOffice apply them), 1 actual/actual
   (Excel's: one year's length when the dates are at most a year apart, else the average length of
   the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
@@ -125,7 +126,12 @@ def _yearfrac(start, end, basis=None):
         ],
         dtype=float,
     ).reshape(shape)
-    return vec.finish(out, vec.add_error(e, bad, NUM))
+    # the basis is checked before the dates: YEARFRAC("x", "y", 7) is #NUM! (Excel), an error
+    # in the basis itself comes first too
+    (kk,), ek = scalar_nums(basis if basis is not None else vec.const(0.0))
+    kk = np.broadcast_to(np.trunc(kk), shape)
+    first = vec.add_error(ek, np.broadcast_to((kk < 0) | (kk > 4), shape), NUM)
+    return vec.finish(out, vec.merge(first, vec.add_error(e, bad, NUM)))
 
 
 def _ymd(s: float) -> tuple[int, int, int]:
