@@ -35,6 +35,7 @@ SUITES = {"udfs": "tests/test_fuzz_udfs.py", "workbook": "tests/test_fuzz_workbo
 
 def differential(args) -> int:
     """The differential run: see the module's docstring."""
+    import hashlib
     import json
     import tempfile
     from collections import Counter
@@ -69,7 +70,8 @@ def differential(args) -> int:
             t_engine += time.perf_counter() - start
             refused += sum(isinstance(v, str) and v.startswith("<refused") for v in engine)
             lo = None
-            hit = cache / f"lo-{seed}-{n}.json" if cache else None
+            digest = hashlib.sha256("\n".join(formulas).encode()).hexdigest()[:16]
+            hit = cache / f"lo-{seed}-{n}-{digest}.json" if cache else None
             if hit is not None and hit.exists():
                 lo = [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(hit.read_text())]
             elif live:

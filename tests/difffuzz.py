@@ -157,6 +157,9 @@ REFERENCE_ARGS: dict[str, Callable[[int], bool]] = {
     "OFFSET": lambda i: i == 0,
     "ROW": lambda i: True,
     "COLUMN": lambda i: True,
+    "RANK": lambda i: i == 1,
+    "RANK.EQ": lambda i: i == 1,
+    "RANK.AVG": lambda i: i == 1,
 }
 
 
@@ -330,6 +333,10 @@ ENGINEERING = {
 #: functions whose number arguments typed directly may be number-texts (Microsoft's MAX, MIN,
 #: SUM, AVERAGE, MEDIAN, COUNT, STDEV..., VAR..., PRODUCT pages: "text representations of
 #: numbers that you type directly into the list of arguments are counted")
+TEXT_FUNCTIONS = {
+    "FIND", "SEARCH", "LEFT", "RIGHT", "MID", "LEN", "SUBSTITUTE", "REPLACE", "UPPER", "LOWER",
+    "CLEAN", "TRIM", "EXACT", "REPT", "CONCATENATE", "CONCAT", "T", "PROPER", "CODE", "TEXT",
+}  # fmt: skip
 AGGREGATES = {
     "SUM", "MIN", "MAX", "AVERAGE", "MEDIAN", "COUNT", "PRODUCT", "STDEV", "STDEV.S", "STDEV.P",
     "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "MODE", "MODE.SNGL", "NPV", "LARGE", "SMALL",
@@ -417,10 +424,54 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "excel-saved file",
+        'booleans as text: Excel writes TRUE/FALSE (LEFT(TRUE,2) is "TR"), LibreOffice 1/0',
+        "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
+        "EverythingTests!I824 =LEFT(TRUE,2) cached 'TR' (and I1168 =RIGHT(TRUE,2) 'UE')",
+        lambda f, e, lo: (
+            (isinstance(e, str) and e.replace("TRUE", "1").replace("FALSE", "0") == lo)
+            or (_outer(f) in TEXT_FUNCTIONS and _has(f, {"TRUE", "FALSE", "In!A4", "In!C3"}))
+        ),
+    ),
+    Rule(
         "excel vs libreoffice",
-        'booleans as text: Excel writes TRUE/FALSE (""&TRUE is "TRUE"), LibreOffice 1/0',
-        "tests/data/excel_corpus (Excel-saved cells whose text reads a boolean); run/values.py",
-        lambda f, e, lo: isinstance(e, str) and e.replace("TRUE", "1").replace("FALSE", "0") == lo,
+        "MROUND of a number and a multiple of different signs: Excel #NUM!, LibreOffice rounds",
+        MS + "mround-function-c299c3b0-15a5-426d-aa4b-d2d5b3baf427",
+        lambda f, e, lo: _outer(f) == "MROUND" and _is_err(e, "#NUM!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'MODE of data without duplicates: Excel #N/A ("If the data set contains no duplicate data '
+        'points, MODE returns the #N/A error value"), LibreOffice #VALUE!',
+        MS + "mode-function-e45192ce-9122-4980-82ed-4bdc34973120",
+        lambda f, e, lo: _outer(f) in ("MODE", "MODE.SNGL") and _is_err(e, "#N/A"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'FIND/SEARCH of empty text: Excel "matches the first character in the search string", '
+        "LibreOffice #VALUE!",
+        MS + "find-findb-functions-c7912941-af2a-4bdf-a553-d0d89b0a0628",
+        lambda f, e, lo: _outer(f) in ("FIND", "SEARCH") and _num(e) and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "OFFSET over the edge of the worksheet: Excel #REF!, LibreOffice #VALUE!",
+        MS + "offset-function-c8de19ae-dd79-4b9b-a14e-b4d906d11b66",
+        lambda f, e, lo: _outer(f) == "OFFSET" and _is_err(e, "#REF!"),
+    ),
+    Rule(
+        "undecided",
+        'a cell holding empty text (""): the engine reads it as text (#VALUE! in arithmetic, as '
+        '=""+0 is), LibreOffice as a blank; no Excel-saved file decides',
+        "none",
+        lambda f, e, lo: _has(f, {"In!D5"}),
+    ),
+    Rule(
+        "undecided",
+        "both answers are errors of different kinds (which argument's error comes first): "
+        "Microsoft's pages are silent; the engine gives the leftmost argument's",
+        "none",
+        lambda f, e, lo: _is_err(e) and _is_err(lo),
     ),
 )
 
