@@ -162,13 +162,53 @@ class Evaluator:
             else:
                 vals.append(self.value(a, sub))
         try:
-            if spec.needs_ctx:
-                return spec.impl(ctx, *vals)
-            return spec.impl(*vals)
-        except (RecalcError, UnsupportedValue, TableResult, ValueError, IndexError, MemoryError):
+            out = spec.impl(ctx, *vals) if spec.needs_ctx else spec.impl(*vals)
+            if ctx.n == 1 and isinstance(out, np.ndarray) and out.ndim == 3 and out.shape[0] > 1:
+                # one cell, yet a row per element of an array argument: lift the function instead
+                lifted = self._lifted(spec, ctx, vals, modes)
+                return out if lifted is None else lifted
+            return out
+        except ValueError:
+            lifted = self._lifted(spec, ctx, vals, modes) if ctx.n == 1 else None
+            if lifted is None:
+                raise  # shapes retried cell by cell (see engine.py)
+            return lifted
+        except (RecalcError, UnsupportedValue, TableResult, IndexError, MemoryError):
             raise  # the engine's own signals, and shapes retried cell by cell (see engine.py)
         except Exception as err:  # a defect in the function: this cell's, never the file's
             raise CellFailure(node.name, err) from err
+
+    def _lifted(self, spec: Spec, ctx: Ctx, vals: list, modes: str):
+        """The function over each element of its value arguments that are arrays, for one cell
+        (Excel lifts a function whose scalar argument gets an array: ``QUARTILE(A1:A9, {1,3})``
+        is the array of both quartiles; a cell shows its top-left), or None where there is
+        nothing to lift."""
+        at = [
+            i
+            for i, v in enumerate(vals)
+            if modes[min(i, len(modes) - 1)] == "v" and isinstance(v, np.ndarray) and v.ndim == 3 and v.shape[0] == 1
+            and v.shape[1] * v.shape[2] > 1
+        ]  # fmt: skip
+        if not at:
+            return None
+        h = max(vals[i].shape[1] for i in at)
+        w = max(vals[i].shape[2] for i in at)
+        if any(vals[i].shape[1] not in (1, h) or vals[i].shape[2] not in (1, w) for i in at):
+            return None
+        out = np.empty((1, h, w), dtype=object)
+        for r in range(h):
+            for c in range(w):
+                one = list(vals)
+                for i in at:
+                    v = vals[i]
+                    one[i] = v[
+                        :, min(r, v.shape[1] - 1) : min(r, v.shape[1] - 1) + 1, min(c, v.shape[2] - 1) :
+                    ][:, :, :1]
+                res = spec.impl(ctx, *one) if spec.needs_ctx else spec.impl(*one)
+                if isinstance(res, RangeVal):
+                    res = res.intersect(ctx.rows, ctx.col)
+                out[0, r, c] = np.asarray(res, dtype=object).reshape(-1)[0]
+        return out
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
