@@ -56,7 +56,8 @@ DEFAULTED = frozenset(
     {
         "XLOOKUP", "XMATCH", "OFFSET", "SORT", "SORTBY", "FILTER", "UNIQUE", "SEQUENCE", "TAKE",
         "DROP", "EXPAND", "WRAPROWS", "WRAPCOLS", "TOCOL", "TOROW", "CHOOSECOLS", "CHOOSEROWS",
-        "HSTACK", "VSTACK", "INDEX", "SUMIF", "AVERAGEIF", "CELL", "ADDRESS", "TEXT",
+        "HSTACK", "VSTACK", "INDEX", "SUMIF", "AVERAGEIF", "CELL", "ADDRESS", "TEXT", "TREND",
+        "GROWTH", "LINEST", "LOGEST",
     }
 )  # fmt: skip
 
