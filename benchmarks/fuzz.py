@@ -1,4 +1,5 @@
-"""A long fuzz run: the Hypothesis fuzz tests with many more examples, randomised.
+"""A long fuzz run: the Hypothesis fuzz tests with many more examples, randomised; or the
+differential fuzzer (tests/difffuzz.py), the engine against LibreOffice, at scale.
 
 The default test run keeps the fuzz tests short (GPUTCO_FUZZ_EXAMPLES=200 sets the examples of
 each fuzz test, see tests/fuzzing.py); this script runs them long and prints the cases run.
@@ -7,6 +8,16 @@ each fuzz test, see tests/fuzzing.py); this script runs them long and prints the
 
 Failures are reported by pytest with the smallest failing example Hypothesis found; it also
 stores them in .hypothesis/ so that the next run tries them first.
+
+    python benchmarks/fuzz.py --differential 100000 [--batch 5000] [--seed 1000]
+                              [--cache DIR] [--show 40]
+
+generates the formulas in batches (one workbook and one LibreOffice run per batch), and prints
+formulas run, engine crashes and refusals (must be 0), agreements, the disagreements each rule
+of difffuzz.RULES explains (with its source), the unexplained ones (engine bugs or undecided)
+by function with examples, and the engine's and LibreOffice's seconds side by side. ``--cache``
+keeps LibreOffice's answers per batch (rerun the engine alone, e.g. before/after a fix). Without
+LibreOffice only the engine runs (crashes and refusals are still counted).
 """
 
 from __future__ import annotations
@@ -22,14 +33,108 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITES = {"udfs": "tests/test_fuzz_udfs.py", "workbook": "tests/test_fuzz_workbook.py"}
 
 
+def differential(args) -> int:
+    """The differential run: see the module's docstring."""
+    import hashlib
+    import json
+    import tempfile
+    from collections import Counter
+
+    sys.path[:0] = [str(ROOT / "tests")]
+    import difffuzz as d
+    from lo_record import Err
+
+    from gputco.workbook.soffice.process import soffice
+
+    live = soffice() is not None
+    cache = Path(args.cache) if args.cache else None
+    total = d.Outcome()
+    crashes, refused, t_engine, t_lo = 0, 0, 0.0, 0.0
+    by_function: Counter[str] = Counter()
+    examples: dict[str, list] = {}
+    done = 0
+    batch_no = 0
+    while done < args.differential:
+        n = min(args.batch, args.differential - done)
+        seed = args.seed + batch_no
+        formulas = d.generate(seed, n)
+        with tempfile.TemporaryDirectory(prefix="gputco-difffuzz-") as tmp:
+            path = d.write_batch(Path(tmp) / "batch.xlsx", formulas)
+            start = time.perf_counter()
+            try:
+                engine = d.engine_values(path, n)
+            except Exception as err:  # a crash: counted, never hidden
+                crashes += n
+                print(f"batch {seed}: engine crashed: {type(err).__name__}: {err}")
+                engine = [f"<crash: {type(err).__name__}>"] * n
+            t_engine += time.perf_counter() - start
+            refused += sum(isinstance(v, str) and v.startswith("<refused") for v in engine)
+            lo = None
+            digest = hashlib.sha256("\n".join(formulas).encode()).hexdigest()[:16]
+            hit = cache / f"lo-{seed}-{n}-{digest}.json" if cache else None
+            if hit is not None and hit.exists():
+                lo = [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(hit.read_text())]
+            elif live:
+                start = time.perf_counter()
+                lo = d.libreoffice_values(path, n)
+                t_lo += time.perf_counter() - start
+                if hit is not None:
+                    hit.parent.mkdir(parents=True, exist_ok=True)
+                    hit.write_text(json.dumps([{"error": str(v)} if isinstance(v, Err) else v for v in lo]))
+        if lo is not None:
+            before = len(total.bugs)
+            d.compare(formulas, engine, lo, total)
+            for f, e, v in total.bugs[before:]:
+                name = d._outer(f)
+                by_function[name] += 1
+                examples.setdefault(name, []).append((f, e, v))
+        done += n
+        batch_no += 1
+        print(f"  {done:>7,} formulas, {len(total.bugs):,} unexplained so far", flush=True)
+    print(
+        f"\ndifferential fuzz: {done:,} formulas in {batch_no} batches (seeds {args.seed}..{args.seed + batch_no - 1})"
+    )
+    print(f"engine crashes: {crashes}, formulas refused: {refused}")
+    print(
+        f"engine {t_engine:.1f} s, LibreOffice {t_lo:.1f} s"
+        + (f" (LibreOffice / engine {t_lo / t_engine:.1f}x)" if t_engine and t_lo else "")
+    )
+    if total.formulas:
+        dis = total.formulas - total.agree
+        print(f"compared with LibreOffice: {total.formulas:,}; agree {total.agree:,}; disagree {dis:,}")
+        for (cls, what), k in total.classified.most_common():
+            print(f"  {k:>7,}  [{cls}] {what}")
+        print(
+            f"  {len(total.bugs):>7,}  [unexplained: engine bug or undecided], by function (top {args.show}):"
+        )
+        for name, k in by_function.most_common(args.show):
+            f, e, v = examples[name][0]
+            print(f"      {k:>6,}  {name:<16} e.g. ={f}  engine {e!r}  LibreOffice {v!r}")
+    return 1 if crashes or refused else 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--examples", type=int, default=20_000, help="GPUTCO_FUZZ_EXAMPLES for the run (default: %(default)s)"
     )
     parser.add_argument("--only", choices=sorted(SUITES), help="run one suite only")
-    parser.add_argument("--seed", type=int, help="Hypothesis seed (default: random)")
+    parser.add_argument(
+        "--seed", type=int, help="Hypothesis seed; with --differential the first batch's seed"
+    )
+    parser.add_argument(
+        "--differential", type=int, metavar="N", help="run N formulas of the differential fuzzer"
+    )
+    parser.add_argument(
+        "--batch", type=int, default=5000, help="formulas per workbook (default: %(default)s)"
+    )
+    parser.add_argument("--cache", help="folder keeping LibreOffice's answers per batch")
+    parser.add_argument("--show", type=int, default=40, help="functions listed with unexplained cases")
     args = parser.parse_args()
+    if args.differential:
+        if args.seed is None:
+            args.seed = 1000
+        return differential(args)
     env = dict(os.environ, GPUTCO_FUZZ_EXAMPLES=str(args.examples), GPUTCO_FUZZ_RANDOM="1")
     suites = [SUITES[args.only]] if args.only else list(SUITES.values())
     cmd = [sys.executable, "-m", "pytest", "-q", *suites]

@@ -32,8 +32,9 @@ def fuzz_settings(share: float = 1.0) -> settings:
     )
 
 
-class Hung(Exception):
-    """A case ran past its hard time limit: a hang."""
+class Hung(BaseException):
+    """A case ran past its hard time limit: a hang (a BaseException, so that the engine's
+    containment of a cell's failure, which catches Exception, does not swallow it)."""
 
 
 @contextlib.contextmanager

@@ -14,9 +14,12 @@ from collections import Counter
 import pytest
 from corpus_check import CORPUS, load_manifest, run_corpus
 
-#: measured on this corpus with the gputco engine; raise them when the engine improves
-MIN_EQUAL_SHARE = 0.9994  # 38,472 of 38,492 computed cells
-MIN_EQUAL_CELLS = 38_472
+#: measured on this corpus with the gputco engine (benchmarks/bench_corpus.py, 55,339
+#: of 61,572 formula cells computed, 55,319 equal to Excel's value); floors at the counts
+#: measured, so that one cell less computed or equal fails; raise them when the engine improves
+MIN_COMPUTED_CELLS = 55_339
+MIN_EQUAL_CELLS = 55_319
+MIN_EQUAL_SHARE = 55_319 / 55_339
 MAX_REFUSED = 4  # real circular references (iterative-calculation workbooks)
 MAX_ENGINE_BUGS = 11  # + CHISQ.INV.RT's 12th decimal (differences.toml): Excel is off, not the engine
 
@@ -47,14 +50,24 @@ def test_no_crash_and_no_regression(result):
     t = result.total
     assert result.crash_list == [] and t.crashes == 0
     assert t.refused <= MAX_REFUSED, result.refusals
+    assert t.compared >= MIN_COMPUTED_CELLS, (t.compared, result.unsupported_cells.most_common(10))
     assert t.equal >= MIN_EQUAL_CELLS
     assert t.equal / t.compared >= MIN_EQUAL_SHARE, Counter(d.cls for d in result.differences)
+
+
+#: the cells where the engine still differs from Excel on Excel's own inputs (each explained in
+#: tests/data/excel_corpus/differences.toml); no other cell may become different
+KNOWN_ENGINE_BUGS = {
+    *(f"poi/test-data/spreadsheet/47813.xlsx Numbers!{c}" for c in ("C92", "B182", "C272", "B362", "C452", "B542", "C632")),
+    *(f"poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx EverythingTests!{c}" for c in ("F128", "E1324", "J1328")),
+}  # fmt: skip
 
 
 def test_every_difference_is_classified(result):
     assert result.differences, "the corpus still has known differences; update this test"
     bugs = [f"{d.file} {d.sheet}!{d.cell}" for d in result.differences if d.cls == "engine bug"]
     assert len(bugs) <= MAX_ENGINE_BUGS, bugs
+    assert set(bugs) <= KNOWN_ENGINE_BUGS, sorted(set(bugs) - KNOWN_ENGINE_BUGS)  # none newly different
     assert {d.cls for d in result.differences} <= {
         "volatile",
         "stale cache",

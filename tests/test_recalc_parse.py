@@ -48,7 +48,11 @@ def test_unsupported_syntax_is_named():
     assert parse("=Table1[Col]").name == "[structured reference]"
     assert parse("=Sheet1:Sheet3!A1").name == "[3-D reference across sheets]"
     assert parse("=SUM((A1,B1))").args[0].name == "[union of ranges]"
-    assert parse("=A1:INDEX(B:B,2)").name == "[reference ending in INDEX]"
+    # issue 23: a range to a function's result is Excel's range operator, no longer refused
+    node = parse("=A1:INDEX(B:B,2)")
+    assert node.op == ":" and isinstance(node.left, RefNode) and node.right.name == "INDEX"
+    node = parse("=INDEX(A:A,1):INDEX(B:B,2)")
+    assert node.op == ":" and (node.left.name, node.right.name) == ("INDEX", "INDEX")
     with pytest.raises(FormulaSyntaxError):
         parse("=SUM(1,")
     with pytest.raises(FormulaSyntaxError):

@@ -17,6 +17,7 @@ from gputco.workbook.recalc.formula.parse import (
     Call,
     Const,
     Node,
+    RefNode,
     Unary,
     depth,
     functions,
@@ -49,6 +50,13 @@ class Compiled:
     area: tuple[int, int, int, int] | None = None
     dynamic: bool = False
     spill_of: tuple[int, int] | None = None  # another cell of such a ref: (row, col) of its master
+    #: the references whose values the formula can read, for the planner (None: all of ``refs``);
+    #: leaves out what Excel does not evaluate, so that it is no cycle: see :func:`read_refs`
+    deps: list[Ref] | None = None
+
+    @property
+    def planned(self) -> list[Ref]:
+        return self.refs if self.deps is None else self.deps
 
 
 class Compiler:
@@ -125,7 +133,10 @@ class Compiler:
         ):
             unsupported.add("CELL (info types that depend on the application or file)")
         per_cell = any(r.ar1 != r.ar2 for r in refs)
-        return Compiled(node, refs, unsupported, per_cell, array)
+        deps = read_refs(node)
+        return Compiled(
+            node, refs, unsupported, per_cell, array, deps=None if len(deps) == len(refs) else deps
+        )
 
     def _resolver(self, sheet: str):
         scope = sheet.upper()
@@ -205,3 +216,53 @@ def _a1(row: int, col: int) -> str:
     from gputco.workbook.recalc.formula.refs import cell_name
 
     return cell_name(row, col)
+
+
+#: functions that read a reference argument's address or formula, never its value
+_ADDRESS_ONLY = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS", "FORMULATEXT", "ISREF", "AREAS"})
+#: CELL info types that read the reference's address only (the others read the cell)
+_CELL_ADDRESS = frozenset({"address", "row", "col", "filename", "sheet"})
+
+
+def read_refs(node: Node) -> list[Ref]:
+    """The references a tree can read the values of, as Excel evaluates it (issue 23).
+
+    Left out, so that they make no cycle (Excel reports none): a reference given straight to
+    ROW, COLUMN, ROWS, COLUMNS, FORMULATEXT, ISREF, AREAS or to CELL with an info type that
+    reads only its address (``CELL("address", A1)`` in A1), and the options CHOOSE does not pick
+    when its index is a number written in the formula (``CHOOSE(1, A2, B1)`` never reads B1).
+    """
+    out: list[Ref] = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is RefNode:
+            out.append(n.ref)
+        elif t is Call:
+            args = n.args
+            if n.name in _ADDRESS_ONLY:
+                stack.extend(a for a in args if type(a) is not RefNode)
+            elif (
+                n.name == "CELL"
+                and args
+                and type(args[0]) is Const
+                and str(args[0].arr.reshape(-1)[0]).lower() in _CELL_ADDRESS
+            ):
+                stack.extend(a for a in args[2:])
+            elif (
+                n.name == "CHOOSE"
+                and len(args) > 1
+                and type(args[0]) is Const
+                and args[0].arr.dtype.kind == "f"
+            ):
+                k = float(args[0].arr.reshape(-1)[0])
+                if 1 <= k < len(args):
+                    stack.append(args[int(k)])
+            else:
+                stack.extend(args)
+        elif t is Binary:
+            stack.extend((n.left, n.right))
+        elif t is Unary:
+            stack.append(n.arg)
+    return out

@@ -319,6 +319,15 @@ class _Parser:
                         left = Call("[union of ranges]", [left, right])
                     else:
                         left = Binary(tok.value, left, right)
+                elif tok.value.startswith(":") and (
+                    (tok.type == Token.FUNC and tok.subtype == Token.OPEN) or tok.type == Token.OPERAND
+                ):  # INDEX(...):INDEX(...), OFFSET(...):A9: the tokenizer glues ':' to what follows
+                    if _INFIX[":"][0] < min_bp:
+                        break
+                    self.pos += 1
+                    rest = Token(tok.value[1:], tok.type, tok.subtype)
+                    right = self.call(rest) if tok.type == Token.FUNC else self.operand(rest)
+                    left = Binary(":", left, right)
                 else:
                     break
             return left
@@ -357,7 +366,12 @@ class _Parser:
         bound = self.lambda_named(tok.value[:-1])
         if bound is not None:  # a LET name or a defined name that stands for a LAMBDA
             return self.apply(bound, self.arguments(Token.FUNC))
-        if ":" in name or "!" in name:  # A1:INDEX(...): a range ending in a function's result
+        if ":" in name:  # A1:INDEX(...): a range from a reference to a function's result
+            start, _, func = tok.value.rpartition(":")
+            if start and not start.endswith(":"):
+                left = self.operand(Token(start, Token.OPERAND, Token.RANGE))
+                return Binary(":", left, self.call(Token(func, Token.FUNC, Token.OPEN)))
+        if ":" in name or "!" in name:
             name = f"[reference ending in {name.rpartition(':')[2]}]"
         args: list[Node] = []
         if (t := self.peek()) is not None and t.type == Token.FUNC and t.subtype == Token.CLOSE:

@@ -11,7 +11,8 @@ WORKDAY (on the workbook's serials, see :mod:`.dates`).
   6:45 PM (hours past 23 wrap into the next day: TIMEVALUE gives the time of day). A text
   without a year is #VALUE! here (Excel would take the current year: a volatile answer this
   engine does not give). A number argument is #VALUE!, as in Excel.
-- YEARFRAC(start, end, [basis=0]): 0 US 30/360 (Excel's day-31 and end-of-February rules, in
+- YEARFRAC(start, end, [basis=0]): a basis outside 0..4 is #NUM! before any error of the
+  dates (Excel checks the basis first); 0 US 30/360 (Excel's day-31 and end-of-February rules, in
   the order D. A. Wheeler's "YEARFRAC" analysis and LibreOffice apply them), 1 actual/actual
   (Excel's: one year's length when the dates are at most a year apart, else the average length of
   the years spanned), 2 actual/360, 3 actual/365, 4 European 30/360.
@@ -31,13 +32,12 @@ from __future__ import annotations
 
 import calendar as _cal
 import datetime as _dt
-import re
 
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError
+from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError, parse_date, parse_time
 
 from ._args import Spec, scalar_nums
 from .dates import from_ymd, max_serial, parts, to_days, to_serial
@@ -65,57 +65,6 @@ def _weekday(serial, kind=None):
     out = np.mod(dow - start, 7) + np.where(k == 3, 0, 1)
     bad = (start < 0) | ~(s >= 0) | (s > max_serial())
     return vec.finish(np.where(bad, 0.0, out), vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
-
-
-_MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
-_MONTHS.update({m.lower(): i for i, m in enumerate(_cal.month_abbr) if m})
-_TIME = r"(?:\s+(?P<time>\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?))?\s*$"
-_DATE_FORMS = [
-    re.compile(r"^\s*(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})" + _TIME),
-    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})" + _TIME),
-    re.compile(r"^\s*(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3,9})[- ,]+(?P<y>\d{2}|\d{4})" + _TIME),
-    re.compile(r"^\s*(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{2}|\d{4})" + _TIME),
-]
-_TIME_ONLY = re.compile(
-    r"^\s*(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}(?:\.\d+)?))?"
-    r"\s*(?P<ap>[AaPp][Mm])?\s*$"
-)
-
-
-def parse_date(text: str):
-    """(year, month, day, time fraction or None) of a date text, or None."""
-    for rx in _DATE_FORMS:
-        m = rx.match(text)
-        if not m:
-            continue
-        g = m.groupdict()
-        month = _MONTHS.get(g["mon"].lower()) if g.get("mon") else int(g["m"])
-        if month is None:
-            return None
-        y = int(g["y"])
-        if len(g["y"]) == 2:
-            y += 2000 if y < 30 else 1900  # Excel's two-digit year window
-        t = parse_time(g["time"]) if g.get("time") else None
-        if g.get("time") and t is None:
-            return None
-        return y, month, int(g["d"]), t
-    return None
-
-
-def parse_time(text: str) -> float | None:
-    """The day fraction of a time text (18:45, 6:45 PM, 18:45:30), or None."""
-    m = _TIME_ONLY.match(text)
-    if not m:
-        return None
-    h, mi = int(m["h"]), int(m["mi"])
-    s = float(m["s"]) if m["s"] else 0.0
-    if m["ap"]:
-        if not 1 <= h <= 12:
-            return None
-        h = h % 12 + (12 if m["ap"].lower() == "pm" else 0)
-    if mi > 59 or s >= 60:
-        return None
-    return ((h * 3600 + mi * 60 + s) % _DAY) / _DAY  # "25:00" is 1:00 on the next day
 
 
 def _date_serial(y: int, m: int, d: int) -> float | XlError:
@@ -146,7 +95,7 @@ def _timevalue_one(v):
         return VALUE
     t = parse_time(v)
     if t is not None:
-        return t
+        return t % 1.0  # "25:00" is 1:00 on the next day: TIMEVALUE gives the time of day
     p = parse_date(v)
     return VALUE if p is None else (p[3] or 0.0)
 
@@ -176,7 +125,12 @@ def _yearfrac(start, end, basis=None):
         ],
         dtype=float,
     ).reshape(shape)
-    return vec.finish(out, vec.add_error(e, bad, NUM))
+    # the basis is checked before the dates: YEARFRAC("x", "y", 7) is #NUM! (Excel), an error
+    # in the basis itself comes first too
+    (kk,), ek = scalar_nums(basis if basis is not None else vec.const(0.0))
+    kk = np.broadcast_to(np.trunc(kk), shape)
+    first = vec.add_error(ek, np.broadcast_to((kk < 0) | (kk > 4), shape), NUM)
+    return vec.finish(out, vec.merge(first, vec.add_error(e, bad, NUM)))
 
 
 def _ymd(s: float) -> tuple[int, int, int]:

@@ -9,8 +9,10 @@
   Every element of ``values`` and ``dates`` must be a number (#VALUE! otherwise); different
   counts, or a date before the first, are #NUM!.
 - XIRR(values, dates, [guess=0.1]): the rate where XNPV is 0; Newton's method, at most 100 steps
-  (Excel: "accurate within 0.000001 percent ... after 100 tries #NUM!"); the same argument rules
-  as XNPV, plus #NUM! without a positive and a negative value.
+  (Excel: "accurate within 0.000001 percent ... after 100 tries #NUM!"); where Newton's steps
+  leave the rates above -1, the root nearest the guess is bracketed and bisected instead (Excel
+  finds strongly negative rates too); the same argument rules as XNPV, plus #NUM! without a
+  positive and a negative value.
 
 Every row of a formula group is solved at once: the Newton iterations run on (m,) vectors and a
 row stops moving once it has converged.
@@ -155,6 +157,34 @@ def _xnpv(rate, values, dates):
     return _merge_scalar_error(_rows_out(np.where(np.isfinite(total), total, 0.0), errs), re)
 
 
+def _bracketed_root(cash: np.ndarray, t: np.ndarray, guess: float) -> float | None:
+    """A rate in (-1, inf) where sum cash / (1+r)^t is 0, found where Newton's method from the
+    guess leaves the domain (strongly negative roots, e.g. -100 then 10 and 10 a year apart:
+    about -0.58, which Excel finds). In x = ln(1+r) the sum is smooth on the whole line: a grid
+    brackets its sign changes, the bracket nearest the guess is bisected to full precision."""
+    xs = np.linspace(-30.0, 8.0, 3801)
+    with np.errstate(all="ignore"):
+        f = np.exp(-np.outer(xs, t)) @ cash
+    ok = np.isfinite(f)
+    change = np.flatnonzero(ok[:-1] & ok[1:] & (np.sign(f[:-1]) * np.sign(f[1:]) < 0))
+    if not len(change):
+        return None
+    x0 = np.log1p(guess) if guess > -1 else 0.0
+    k = int(change[np.argmin(np.abs(xs[change] - x0))])
+    lo, hi, flo = xs[k], xs[k + 1], f[k]
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        fm = float(np.exp(-mid * t) @ cash)
+        if fm == 0.0 or hi - lo < 1e-15:
+            lo = hi = mid
+            break
+        if np.sign(fm) == np.sign(flo):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    return float(np.expm1(0.5 * (lo + hi)))
+
+
 def _xirr(values, dates, guess=None):
     cash, days, errs = _cash_and_days(values, dates)
     m = cash.shape[0]
@@ -173,8 +203,13 @@ def _xirr(values, dates, guess=None):
 
     r, ok = _newton(f_df, g, XIRR_STEPS, XIRR_TOL)
     free = np.array([e is None for e in errs])
+    signs = ~_no_sign_change(cash)
+    for i in np.flatnonzero(free & ~ok & signs).tolist():  # Newton left (-1, inf): bracket it
+        root = _bracketed_root(cash[i], t[min(i, t.shape[0] - 1)], float(g[min(i, g.shape[0] - 1)]))
+        if root is not None:
+            r[i], ok[i] = root, True
     errs = errs.copy()
-    errs[free & (~ok | _no_sign_change(cash))] = NUM
+    errs[free & (~ok | ~signs)] = NUM
     return _merge_scalar_error(_rows_out(np.where(ok, r, 0.0), errs), ge)
 
 

@@ -198,10 +198,33 @@ def _resize(mask, shape):
     return m
 
 
+def _lifted(crits: list[np.ndarray], one):
+    """``one(crits)`` with each criterion one value per formula row, or, where a criterion is
+    an array (``COUNTIF(A:A, {"a","b"})``), the array of the answers for each of its elements
+    (Excel lifts the function over the array: ``SUM(COUNTIF(A:A, {"a","b"}))`` adds them)."""
+    h = max(c.shape[1] for c in crits)
+    w = max(c.shape[2] for c in crits)
+    if h == 1 and w == 1:
+        return one(crits)
+    cols = []
+    for j in range(h):
+        for k in range(w):
+            cols.append(one([c[:, min(j, c.shape[1] - 1) : min(j, c.shape[1] - 1) + 1,
+                               min(k, c.shape[2] - 1) : min(k, c.shape[2] - 1) + 1] for c in crits]))  # fmt: skip
+    m = max(c.shape[0] for c in cols)
+    out = np.empty((m, h, w), dtype=object)
+    for i, c in enumerate(cols):
+        out[:, i // w, i % w] = np.broadcast_to(c[:, 0, 0], (m,))
+    return out
+
+
 def _sumif(how):
     def impl(rng, crit, values=None):
-        masks = _masks([(rng, crit)], crit.shape[0])
-        return _reduce(masks, rng if values is None else values, how)
+        def one(crits):
+            masks = _masks([(rng, crits[0])], crits[0].shape[0])
+            return _reduce(masks, rng if values is None else values, how)
+
+        return _lifted([crit], one)
 
     return impl
 
@@ -211,12 +234,16 @@ def _ifs(how):
         first, rest = (None, args) if how == "count" else (args[0], args[1:])
         if len(rest) % 2 or not rest:
             return vec.const(VALUE)
-        pairs = list(zip(rest[0::2], rest[1::2], strict=True))
-        size = dims(pairs[0][0])
-        if any(dims(r) != size for r, _ in pairs) or (first is not None and dims(first) != size):
+        ranges, crits = list(rest[0::2]), list(rest[1::2])
+        size = dims(ranges[0])
+        if any(dims(r) != size for r in ranges) or (first is not None and dims(first) != size):
             return vec.const(VALUE)
-        m = max(c.shape[0] for _, c in pairs)
-        return _reduce(_masks(pairs, m), first, how)
+
+        def one(cs):
+            m = max(c.shape[0] for c in cs)
+            return _reduce(_masks(list(zip(ranges, cs, strict=True)), m), first, how)
+
+        return _lifted(crits, one)
 
     return impl
 

@@ -97,6 +97,8 @@ def _indirect(ctx, text, a1=None):
         styles = b.reshape(-1).tolist()
     rows = ctx.rows.tolist()
     n = max(len(texts), len(styles))
+    if n > 1 and len(rows) == 1:  # INDIRECT({"A1","B2"}) in one cell: its top-left result
+        texts, styles, n = texts[:1], styles[:1], 1
     if n > 1 and n != len(rows):
         raise ValueError("INDIRECT over an array")
     found = []

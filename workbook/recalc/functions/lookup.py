@@ -244,6 +244,10 @@ def _index(rng, row=None, col=None):
         fc = np.ones_like(fc) if w == 1 else fc
     if fr.size == 1 and fc.size == 1 and (fr[0] == 0 or fc[0] == 0):
         return _index_whole(rng, int(fr[0]), int(fc[0]), h, w, e)
+    if isinstance(rng, RangeVal) and rng.store is not None and e is None and fr.size == 1 and fc.size == 1:
+        r, c = fr[0], fc[0]
+        if 1 <= r <= h and 1 <= c <= w:  # one cell of a reference: a reference (INDEX(..):INDEX(..))
+            return RangeVal(rng.store, rng.r0 + int(r) - 1, 1, rng.c0 + int(c) - 1, 1)
     arr = materialize(rng)
     m = max(len(fr), len(fc), arr.shape[0])
     r = np.broadcast_to(fr, (m,)).astype(np.int64)

@@ -8,7 +8,7 @@ import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import MAX_TEXT, VALUE, parse_number
+from gputco.workbook.recalc.run.values import MAX_TEXT, VALUE, XlError, parse_number
 
 from ._args import Spec, row_errors, scalar_nums
 
@@ -94,7 +94,7 @@ def _slicer(kind: str):
         )
         out = []
         for s, n, st in zip(ts, ns, ss, strict=True):
-            if n < 0 or st < 1:
+            if n < 0 or st < 1 or n != n or st != st:  # (NaN where an argument is an error)
                 out.append(VALUE)
             elif kind == "left":
                 out.append(s[: int(n)])
@@ -138,6 +138,8 @@ def _value(x):
         if isinstance(v, str):
             n = parse_number(v)
             return VALUE if n is None else n
+        if isinstance(v, XlError):
+            return v  # VALUE(#N/A) is #N/A
         return v if isinstance(v, float) else 0.0 if v is None else VALUE
 
     return vec.elementwise(conv, x)

@@ -4,7 +4,9 @@ Supported: up to four sections (``positive;negative;zero;text``); digit placehol
 the decimal point, thousands separators (``#,##0``) and trailing-comma scaling (``0,`` thousands),
 percent (``0.0%``), scientific (``0.00E+00``), literal text (``"USD "``, ``\\x``, ``$ - + ( ) : /``
 and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
-mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds).
+mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds;
+``mmmmm`` the month's initial, ``ddddd`` and longer the day's name). A letter that is no code
+(unquoted, unescaped: ``TEXT(5, "bogus")``) is #VALUE!, as Excel refuses such a format.
 Colours (``[Red]``) are dropped, conditions (``[>100]``) choose the section, ``[$€-407]`` shows
 its currency symbol. Fractions (``# ?/?``), scientific formats other than ``0.00E+00`` and other
 forms the engine does not model exactly leave the cell unsupported (its stored value is kept, see
@@ -25,13 +27,13 @@ import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
-from gputco.workbook.recalc.run.values import DATE1904, XlError, number_text, parse_number
+from gputco.workbook.recalc.run.values import DATE1904, VALUE, XlError, number_text, parse_number
 
 from ._args import Spec
 from .dates import parts
 
 _DATE_CODE = re.compile(
-    r"(\[h+\]|\[m+\]|\[s+\]|y+|mmmmm|mmmm|mmm|mm|m|dddd|ddd|dd|d|hh|h|"
+    r"(\[h+\]|\[m+\]|\[s+\]|y+|m{5,}|mmmm|mmm|mm|m|d{4,}|ddd|dd|d|hh|h|"
     r"ss|s|am/pm|a/p|\.0+)",
     re.I,
 )
@@ -353,12 +355,12 @@ def _format_date(x: float, tokens) -> str:
                 out.append(str(round(x * 86400)).zfill(len(low) - 2))
             elif low.startswith("y"):  # y and yy: two digits; yyy and more: four
                 out.append(f"{y:04d}" if len(low) > 2 else f"{y % 100:02d}")
-            elif low in ("mmm", "mmmm", "mmmmm"):
+            elif low.startswith("mmm"):  # mmmmm and longer: the month's initial
                 name = _cal.month_name[mo]
-                out.append(name[:3] if low == "mmm" else name[0] if low == "mmmmm" else name)
+                out.append(name[:3] if low == "mmm" else name if low == "mmmm" else name[0])
             elif low in ("d", "dd"):
                 out.append(f"{d:02d}" if low == "dd" else str(d))
-            elif low in ("ddd", "dddd"):
+            elif low.startswith("ddd"):  # dddd and longer: the day's name
                 serial = day + (1462 if DATE1904.get() else 0)
                 name = _DAYS[int(serial - 1) % 7] if serial >= 1 else "Saturday"
                 out.append(name[:3] if low == "ddd" else name)
@@ -395,6 +397,8 @@ def _text_one(v, fmt):
         return _text_section(fmt, "TRUE" if v else "FALSE")
     if v is None:
         v = 0.0
+    if _invalid(fmt):
+        return VALUE
     if isinstance(v, str):
         n = parse_number(v)
         if n is None:
@@ -406,6 +410,19 @@ def _text_one(v, fmt):
         raise UnsupportedValue(f"TEXT ({err.args[0]})") from None
     except (ValueError, IndexError, KeyError, StopIteration):
         raise UnsupportedValue("TEXT (format not modelled)") from None
+
+
+_LITERALS = re.compile(r'"[^"]*"?|\\.|_.|\*.|\[[^\]]*\]', re.S)
+_WORDS = re.compile(r"general|am/pm|a/p|e[+-]", re.I)
+
+
+def _invalid(fmt: str) -> bool:
+    """Whether a format has a letter Excel does not read as a code: letters show only quoted
+    (``"USD"``) or escaped (``\\x``); the codes are General, y m d h s (dates and times), e and
+    b (years), E+ E- (scientific), AM/PM, A/P (Microsoft: "Review guidelines for customizing a
+    number format"); TEXT(5, "bogus") is #VALUE!."""
+    bare = _WORDS.sub("", _LITERALS.sub("", fmt))
+    return any(ch.isalpha() and ch.lower() not in "ymdhseb" for ch in bare)
 
 
 def _text_section(fmt: str, text: str) -> str:

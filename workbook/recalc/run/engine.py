@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gputco.workbook.recalc.formula.compile import Compiled, Compiler
+from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec
 from gputco.workbook.recalc.functions.calendar import clock_functions
@@ -27,6 +28,7 @@ from gputco.workbook.recalc.read.limits import Limits
 from gputco.workbook.recalc.read.package import Package
 from gputco.workbook.recalc.run import spill
 from gputco.workbook.recalc.run.errors import (
+    CellFailure,
     CircularReferenceError,
     LimitExceededError,
     RecalcError,
@@ -120,12 +122,23 @@ def evaluate_package(
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
             if result.spill_grew or any(
-                not g.compiled.unsupported and DYNAMIC & set(calls(g.compiled.node)) for g in groups
+                not g.compiled.unsupported and _reaches(g.compiled.node) for g in groups
             ):
                 _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
     finally:
         DATE1904.reset(token)
     return result
+
+
+def _reaches(node) -> bool:
+    """Whether a formula reads cells the planner cannot see: OFFSET/INDIRECT, or a range
+    operator with a function's result at an end (``A1:INDEX(C1:C9, n)`` spans B1:B9 too)."""
+    if DYNAMIC & set(calls(node)):
+        return True
+    return any(
+        type(n) is Binary and n.op == ":" and (type(n.left) is Call or type(n.right) is Call)
+        for n in walk(node)
+    )
 
 
 #: passes over a workbook with OFFSET/INDIRECT before its values must have settled
@@ -426,11 +439,11 @@ def _run_unit(
             pass  # the group reads too much at once: row by row below, each within the limit
         except RecalcError:
             raise
-        except (ValueError, IndexError, UnsupportedValue):
-            pass  # shapes that do not vectorise, or rows not modelled: one by one below
         except TableResult as err:
             _table_result(err, g, list(range(g.r0, g.r1 + 1)), result, unsupported)
             return
+        except Exception:
+            pass  # shapes that do not vectorise, rows not modelled, a failure: one by one below
     rows_todo = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
     for r in rows_todo:
         one = np.array([r], dtype=np.int64)
@@ -449,6 +462,9 @@ def _run_unit(
         except (ValueError, IndexError) as err:
             result.problems.append(f"{g.sheet}!{cell_name(r, g.col)}: {err}; shown as #VALUE!")
             values = np.array([VALUE], dtype=object)
+        except Exception as err:  # outside any function (an operator, a reference): contained
+            _keep_stored(CellFailure("formula", err).args[0], g, [r], result, unsupported)
+            continue
         store.write(g.col, one, np.asarray(values))
 
 
@@ -466,6 +482,12 @@ def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluati
     except (ValueError, IndexError) as err:
         result.problems.append(f"{g.sheet}!{cell_name(g.r0, g.col)}: {err}; shown as #VALUE!")
         values = np.full((1, 1), VALUE, dtype=object)
+    except Exception as err:  # TEXT not modelled, a function's failure: the block kept as stored
+        why = err.args[0] if isinstance(err, UnsupportedValue) else CellFailure("formula", err).args[0]
+        area = g.compiled.area
+        block = [(area[0], area[1]), *spill.part_cells(area)]
+        _keep_stored(str(why), g, [g.r0], result, unsupported, block)
+        return
     if not g.compiled.dynamic:
         spill.fill_cse(store, g.compiled.area, values)
         return
@@ -493,11 +515,20 @@ def _table_result(err: TableResult, g: Group, rows: list[int], result: Evaluatio
     )
 
 
-def _keep_stored(name: str, g: Group, rows: list[int], result: Evaluation, unsupported: str) -> None:
-    """Rows found unsupported while evaluating: raise, or keep their stored values."""
-    cells = [f"{g.sheet}!{cell_name(r, g.col)}" for r in rows]
+def _keep_stored(
+    name: str,
+    g: Group,
+    rows: list[int],
+    result: Evaluation,
+    unsupported: str,
+    block: list[tuple[int, int]] | None = None,
+) -> None:
+    """Rows (or an array formula's ``block`` of (row, col)) found unsupported while evaluating:
+    raise, or keep their stored values."""
+    at = block if block is not None else [(r, g.col) for r in rows]
+    cells = [f"{g.sheet}!{cell_name(r, c)}" for r, c in at]
     if unsupported == "raise":
         raise UnsupportedFunctionError({name: cells})
     listed = result.unsupported.setdefault(name, [])
     listed.extend(c for c in cells if c not in listed)  # once, whatever the passes
-    result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)
+    result.skipped.update((g.sheet.upper(), r, c) for r, c in at)

@@ -81,3 +81,18 @@ class UnsupportedValue(Exception):
     ``args[0]`` (e.g. ``"TEXT (fraction format)"``) as unsupported, exactly like an unsupported
     function, instead of guessing. Not a RecalcError: it never leaves the engine.
     """
+
+
+class CellFailure(UnsupportedValue):
+    """A built-in failed inside (a defect of the engine, not of the workbook) on one cell.
+
+    Raised by the evaluator in place of any unexpected exception from a function, so that one
+    cell's failure never takes the file down: the engine keeps that cell's stored value and lists
+    it, under ``args[0]`` (``"XLOOKUP (internal error: TypeError: ...)"``), with the unsupported
+    cells of the report. ``function`` is the function's name; the original exception is chained.
+    """
+
+    def __init__(self, function: str, err: BaseException) -> None:
+        self.function = function
+        text = " ".join(str(err).split())[:120]
+        super().__init__(f"{function} (internal error: {type(err).__name__}{': ' + text if text else ''})")

@@ -27,8 +27,10 @@ from gputco.workbook.recalc.formula.refs import Ref
 from gputco.workbook.recalc.functions import Spec
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.run import operators, vec
+from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.store import BookStore
+from gputco.workbook.recalc.run.udf import TableResult
 from gputco.workbook.recalc.run.values import NULL, REF, VALUE
 
 
@@ -61,6 +63,34 @@ class Unevaluated:
     def value(self, node: Node | None = None, ctx: Ctx | None = None) -> np.ndarray:
         """``node`` (default: the argument's own tree) evaluated as a value in ``ctx``."""
         return self.evaluator.value(self.node if node is None else node, ctx or self.ctx)
+
+
+#: functions whose optional arguments left empty (``XLOOKUP(x, a, b, , 2)``) take their
+#: documented defaults, as when they are left out
+DEFAULTED = frozenset(
+    {
+        "XLOOKUP", "XMATCH", "OFFSET", "SORT", "SORTBY", "FILTER", "UNIQUE", "SEQUENCE", "TAKE",
+        "DROP", "EXPAND", "WRAPROWS", "WRAPCOLS", "TOCOL", "TOROW", "CHOOSECOLS", "CHOOSEROWS",
+        "HSTACK", "VSTACK", "INDEX", "SUMIF", "AVERAGEIF", "CELL", "ADDRESS", "TEXT", "TREND",
+        "GROWTH", "LINEST", "LOGEST",
+    }
+)  # fmt: skip
+
+
+def _omitted(name: str, spec: Spec, i: int):
+    """The value of an argument left empty between commas.
+
+    Excel reads it as an empty value, not as the argument's default: 0 in arithmetic, "" in
+    text, FALSE as a condition (``MROUND(5,)`` is 0, ``VLOOKUP(x, t, 2,)`` matches exactly,
+    ``LEFT("abc",)`` is "", ``IF(FALSE, 1,)`` is 0); in the lists of SUM, MIN, COUNT, AND...
+    it counts as the number 0 typed there (``MIN(5,)`` is 0). The functions of
+    :data:`DEFAULTED` take their defaults instead (Python None), as for an argument left out.
+    """
+    if name in DEFAULTED and i >= spec.min_args:
+        return None
+    if spec.modes[min(i, len(spec.modes) - 1)] in "ra" and (spec.max_args or 0) > 10:
+        return vec.const(0.0)
+    return vec.const(None)
 
 
 class Evaluator:
@@ -149,29 +179,74 @@ class Evaluator:
         vals = []
         modes = spec.modes
         for i, a in enumerate(args):
-            if type(a) is Missing:
-                vals.append(None)
-            elif (mode := modes[min(i, len(modes) - 1)]) == "r":
+            mode = modes[min(i, len(modes) - 1)]
+            if mode == "l":  # LAMBDA's parts, the LAMBDA helpers' functions: left unevaluated
+                vals.append(Unevaluated(self, a, sub))  # (an empty one too: REDUCE(, A1:C2, ...))
+            elif type(a) is Missing:  # an argument left empty between commas: see _omitted
+                vals.append(_omitted(node.name, spec, i))
+            elif mode == "r":
                 vals.append(self.raw(a, sub))
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
                 vals.append(self.raw(a, sub.arrayed()))
-            elif mode == "l":  # LAMBDA's parts, the LAMBDA helpers' functions: left unevaluated
-                vals.append(Unevaluated(self, a, sub))
             else:
                 vals.append(self.value(a, sub))
-        out = spec.impl(ctx, *vals) if spec.needs_ctx else spec.impl(*vals)
-        if isinstance(out, np.ndarray):
-            self._sized(f"the result of {node.name}", out.size)
+        try:
+            out = spec.impl(ctx, *vals) if spec.needs_ctx else spec.impl(*vals)
+            if isinstance(out, np.ndarray):
+                self._sized(f"the result of {node.name}", out.size)
+            if ctx.n == 1 and isinstance(out, np.ndarray) and out.ndim == 3 and out.shape[0] > 1:
+                # one cell, yet a row per element of an array argument: lift the function instead
+                lifted = self._lifted(spec, ctx, vals, modes)
+                return out if lifted is None else lifted
+            return out
+        except ValueError:
+            lifted = self._lifted(spec, ctx, vals, modes) if ctx.n == 1 else None
+            if lifted is None:
+                raise  # shapes retried cell by cell (see engine.py)
+            return lifted
+        except (RecalcError, UnsupportedValue, TableResult, IndexError, MemoryError):
+            raise  # the engine's own signals, and shapes retried cell by cell (see engine.py)
+        except Exception as err:  # a defect in the function: this cell's, never the file's
+            raise CellFailure(node.name, err) from err
+
+    def _lifted(self, spec: Spec, ctx: Ctx, vals: list, modes: str):
+        """The function over each element of its value arguments that are arrays, for one cell
+        (Excel lifts a function whose scalar argument gets an array: ``QUARTILE(A1:A9, {1,3})``
+        is the array of both quartiles; a cell shows its top-left), or None where there is
+        nothing to lift."""
+        at = [
+            i
+            for i, v in enumerate(vals)
+            if modes[min(i, len(modes) - 1)] == "v" and isinstance(v, np.ndarray) and v.ndim == 3 and v.shape[0] == 1
+            and v.shape[1] * v.shape[2] > 1
+        ]  # fmt: skip
+        if not at:
+            return None
+        h = max(vals[i].shape[1] for i in at)
+        w = max(vals[i].shape[2] for i in at)
+        if any(vals[i].shape[1] not in (1, h) or vals[i].shape[2] not in (1, w) for i in at):
+            return None
+        out = np.empty((1, h, w), dtype=object)
+        for r in range(h):
+            for c in range(w):
+                one = list(vals)
+                for i in at:
+                    v = vals[i]
+                    one[i] = v[
+                        :, min(r, v.shape[1] - 1) : min(r, v.shape[1] - 1) + 1, min(c, v.shape[2] - 1) :
+                    ][:, :, :1]
+                res = spec.impl(ctx, *one) if spec.needs_ctx else spec.impl(*one)
+                if isinstance(res, RangeVal):
+                    res = res.intersect(ctx.rows, ctx.col)
+                out[0, r, c] = np.asarray(res, dtype=object).reshape(-1)[0]
         return out
 
     def _range_op(self, op: str, node: Binary, ctx: Ctx):
         a, b = self.raw(node.left, ctx), self.raw(node.right, ctx)
-        if (
-            not (isinstance(a, RangeVal) and isinstance(b, RangeVal))
-            or a.moving
-            or b.moving
-            or a.store is not b.store
-        ):
+        if isinstance(a, RangeVal) and isinstance(b, RangeVal) and (a.moving or b.moving):
+            # ends that move with the row (INDEX(A1:A9,ROW()):B9 filled down): cell by cell
+            raise ValueError("a range between references that move with the row needs per-cell evaluation")
+        if not (isinstance(a, RangeVal) and isinstance(b, RangeVal)) or a.store is not b.store:
             return vec.const(VALUE if op != " " else NULL)
         if a.store is None:
             return vec.const(REF)

@@ -110,7 +110,7 @@ def order(groups: list[Group]) -> list[Unit]:
     deps: list[list[int]] = []
     for g in groups:
         found = set()
-        for ref in g.compiled.refs:
+        for ref in g.compiled.planned:
             sheet = (ref.sheet or g.sheet).upper()
             for h in index.overlapping(sheet, *_group_rect(g, ref)):
                 found.add(h.index)
@@ -178,7 +178,7 @@ def _cell_order(groups: list[Group]) -> list[Unit]:
     deps: list[list[int]] = [[] for _ in cells]
     users: list[list[int]] = [[] for _ in cells]
     for i, (g, r) in enumerate(cells):
-        for ref in g.compiled.refs:
+        for ref in g.compiled.planned:
             top, left, bottom, right = ref.rect(r, g.col)
             for h in index.overlapping((ref.sheet or g.sheet).upper(), top, left, bottom, right):
                 for rr in range(max(top, h.r0), min(bottom, h.r1) + 1):

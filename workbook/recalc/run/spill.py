@@ -36,7 +36,14 @@ from gputco.workbook.recalc.run.values import NA, SPILL, VALUE
 def master_compiled(compiled: Compiled, area: tuple[int, int, int, int], dynamic: bool) -> Compiled:
     """The master cell's shape: the formula evaluated as an array, writing ``area``."""
     return Compiled(
-        compiled.node, compiled.refs, compiled.unsupported, compiled.per_cell, True, area, dynamic
+        compiled.node,
+        compiled.refs,
+        compiled.unsupported,
+        compiled.per_cell,
+        True,
+        area,
+        dynamic,
+        deps=compiled.deps,
     )
 
 

@@ -12,6 +12,7 @@ writes "TRUE".
 
 from __future__ import annotations
 
+import calendar as _cal
 import datetime as _dt
 import re
 from contextvars import ContextVar
@@ -80,7 +81,6 @@ _NUM_RE = re.compile(
                          (?:[eE][-+]?\d+)?)\s*(?P<pct>%)?\s*$""",
     re.X,
 )
-_DATE_RE = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})\s*$")
 _EPOCH = _dt.date(1899, 12, 30)
 _EPOCH_1904 = _dt.date(1904, 1, 1)
 
@@ -89,16 +89,74 @@ _EPOCH_1904 = _dt.date(1904, 1, 1)
 DATE1904: ContextVar[bool] = ContextVar("gputco_date1904", default=False)
 
 
-def parse_number(text: str) -> float | None:
-    """The number a text stands for when used in arithmetic, or None.
+_MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
+_MONTHS.update({m.lower(): i for i, m in enumerate(_cal.month_abbr) if m})
+_TIME = r"(?:\s+(?P<time>\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?))?\s*$"
+_DATE_FORMS = [
+    re.compile(r"^\s*(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})" + _TIME),
+    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})" + _TIME),
+    re.compile(r"^\s*(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3,9})[- ,]+(?P<y>\d{2}|\d{4})" + _TIME),
+    re.compile(r"^\s*(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{2}|\d{4})" + _TIME),
+]
+_TIME_ONLY = re.compile(
+    r"^\s*(?P<h>\d{1,2}):(?P<mi>\d{2})(?::(?P<s>\d{2}(?:\.\d+)?))?"
+    r"\s*(?P<ap>[AaPp][Mm])?\s*$"
+)
 
-    Accepts what both Excel and LibreOffice (en-US) convert: plain and scientific numbers, a leading
-    minus, ``$``, thousands separators, a trailing ``%``, and ISO dates (as serial numbers).
+
+def parse_date(text: str):
+    """(year, month, day, time fraction or None) of a date text, or None."""
+    for rx in _DATE_FORMS:
+        m = rx.match(text)
+        if not m:
+            continue
+        g = m.groupdict()
+        month = _MONTHS.get(g["mon"].lower()) if g.get("mon") else int(g["m"])
+        if month is None:
+            return None
+        y = int(g["y"])
+        if len(g["y"]) == 2:
+            y += 2000 if y < 30 else 1900  # Excel's two-digit year window
+        t = parse_time(g["time"]) if g.get("time") else None
+        if g.get("time") and t is None:
+            return None
+        return y, month, int(g["d"]), t
+    return None
+
+
+def parse_time(text: str) -> float | None:
+    """The day fraction of a time text (18:45, 6:45 PM, 18:45:30), or None."""
+    m = _TIME_ONLY.match(text)
+    if not m:
+        return None
+    h, mi = int(m["h"]), int(m["mi"])
+    s = float(m["s"]) if m["s"] else 0.0
+    if m["ap"]:
+        if not 1 <= h <= 12:
+            return None
+        h = h % 12 + (12 if m["ap"].lower() == "pm" else 0)
+    if mi > 59 or s >= 60:
+        return None
+    return (h * 3600 + mi * 60 + s) / 86400.0  # "25:00" is 1.0417 (TIMEVALUE wraps it)
+
+
+def parse_number(text: str) -> float | None:
+    """The number a text stands for where Excel converts text to a number, or None.
+
+    The one conversion of text to number of the engine: arithmetic (``"3"+1``), function
+    arguments that take numbers, criteria (``COUNTIF(A:A,"1/31/2024")``), VALUE. As Excel (en-US)
+    reads "any of the constant number, date, or time formats" (Microsoft's VALUE page,
+    https://support.microsoft.com/en-us/office/value-function-257d0108-07dc-437d-ae1c-bc2d3953d8c2):
+    plain and scientific numbers, a leading minus, ``$``, thousands separators, a trailing ``%``;
+    dates as :func:`parse_date` reads them (as serial numbers, with a time of day as the
+    fraction) and times as :func:`parse_time` reads them (as a fraction of a day).
 
     >>> parse_number(" 3 "), parse_number("1,000"), parse_number("10%"), parse_number("$5")
     (3.0, 1000.0, 0.1, 5.0)
     >>> parse_number("2024-01-01"), parse_number("abc"), parse_number(""), parse_number("1,00")
     (45292.0, None, None, None)
+    >>> parse_number("1/31/2024"), parse_number("12:00"), parse_number("31-Jan-2024 6:00")
+    (45322.0, 0.5, 45322.25)
     """
     m = _NUM_RE.match(text)
     if m and any(ch.isdigit() for ch in m["num"]):
@@ -108,16 +166,41 @@ def parse_number(text: str) -> float | None:
             return None
         x = -x if m["neg"] else x
         return x / 100.0 if m["pct"] else x
-    d = _DATE_RE.match(text)
-    if d:
+    t = parse_time(text)
+    if t is not None:
+        return t
+    d = parse_date(text)
+    if d is None:
+        return None
+    serial = date_serial(*d[:3])
+    return None if serial is None else serial + (d[3] or 0.0)
+
+
+def date_serial(y: int, m: int, d: int) -> float | None:
+    """The serial number of a calendar date in the workbook's date system, or None.
+
+    The 1900 system counts Excel's fictitious 1900-02-29 (serial 60), so dates before March 1900
+    are one day lower than a count of days from 1899-12-30 (Microsoft: "Excel incorrectly assumes
+    that the year 1900 is a leap year"); the 1904 system starts at 1904-01-01 (serial 0).
+
+    >>> date_serial(1900, 1, 1), date_serial(1900, 2, 29), date_serial(1900, 3, 1), date_serial(2024, 2, 30)
+    (1.0, 60.0, 61.0, None)
+    """
+    if DATE1904.get():
         try:
-            day = _dt.date(*map(int, d.groups()))
+            day = _dt.date(y, m, d)
         except ValueError:
             return None
-        if DATE1904.get():
-            return float((day - _EPOCH_1904).days) if day >= _EPOCH_1904 else None
-        return float((day - _EPOCH).days)
-    return None
+        return float((day - _EPOCH_1904).days) if day >= _EPOCH_1904 else None
+    if (y, m, d) == (1900, 2, 29):
+        return 60.0
+    try:
+        day = _dt.date(y, m, d)
+    except ValueError:
+        return None
+    if day < _dt.date(1900, 1, 1):
+        return None
+    return float((day - _EPOCH).days) if day >= _dt.date(1900, 3, 1) else float((day - _EPOCH).days - 1)
 
 
 def to_number(v: object) -> float | XlError:

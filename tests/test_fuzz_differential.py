@@ -1,0 +1,99 @@
+"""The differential fuzzer's seeded subset: the engine against LibreOffice's recorded answers.
+
+tests/difffuzz.py generates formulas over the engine's whole function table with typed argument
+mixes; LibreOffice's answers to the seeded subset (3,000 formulas, one workbook, one LibreOffice
+run) are recorded in tests/data/fuzz_lo.json, so the comparison runs, and fails, everywhere:
+
+- no formula crashes or is refused by the engine;
+- every disagreement is explained by a rule of difffuzz.RULES (a documented Excel-vs-LibreOffice
+  difference, citing Microsoft's page, or a function LibreOffice lacks) or is one of the
+  recording's "undecided" cases, with the engine's answer pinned: a new disagreement, or a
+  changed answer on an undecided one, fails (after an engine fix, ``GPUTCO_FUZZ_RELIST=1``
+  rewrites the list from the engine's answers; the diff shows what moved);
+- where LibreOffice is installed, its live answers still equal the recording
+  (``GPUTCO_LO_REFRESH=1`` refreshes it).
+
+The long run is ``python benchmarks/fuzz.py --differential 100000``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import difffuzz as d
+import pytest
+from lo import requires_soffice
+
+RELIST = os.environ.get("GPUTCO_FUZZ_RELIST") == "1"
+
+
+@pytest.fixture(scope="module")
+def recording():
+    return d.load_recording()
+
+
+@pytest.fixture(scope="module")
+def engine(recording, tmp_path_factory):
+    formulas = [f for f, _ in recording["cases"]]
+    values, _ = d.run_batch(formulas, tmp_path_factory.mktemp("fuzz"), with_libreoffice=False)
+    return values
+
+
+def test_the_recording_is_of_the_generator_s_formulas(recording):
+    assert recording["seed"] == d.SEED and recording["count"] == d.COUNT
+    assert [f for f, _ in recording["cases"]] == d.generate(d.SEED, d.COUNT), (
+        f"the generator changed: refresh the recording ({d.REFRESH_COMMAND})"
+    )
+
+
+def test_no_formula_crashes_or_is_refused(engine):
+    refused = [v for v in engine if isinstance(v, str) and v.startswith("<refused")]
+    assert refused == []
+
+
+def test_every_disagreement_is_explained_or_listed_undecided(recording, engine):
+    formulas = [f for f, _ in recording["cases"]]
+    lo = [v for _, v in recording["cases"]]
+    outcome = d.compare(formulas, engine, lo)
+    if RELIST:
+        d.relist(outcome.bugs)
+        return
+    listed = {(f, repr(e), repr(v)) for f, e, v in recording["undecided"]}
+    now = {(f, repr(e), repr(v)) for f, e, v in outcome.bugs}
+    new = sorted(now - listed)
+    gone = sorted(listed - now)
+    assert not new and not gone, (
+        f"{len(new)} new disagreement(s) no rule explains (first: {new[:5]}); "
+        f"{len(gone)} listed undecided one(s) changed (first: {gone[:5]}); "
+        f"after checking them: {d.RELIST_COMMAND}"
+    )
+    # the share explained by documentation must stay what it is
+    assert outcome.agree + sum(outcome.classified.values()) + len(outcome.bugs) == outcome.formulas
+
+
+def test_agreement_is_real(recording, engine):
+    """The comparison can fail: a wrong answer on an agreeing formula is caught."""
+    formulas = [f for f, _ in recording["cases"]]
+    lo = [v for _, v in recording["cases"]]
+    k = next(
+        i for i, (e, v) in enumerate(zip(engine, lo, strict=True)) if d.agree(e, v) and isinstance(v, float)
+    )
+    broken = list(engine)
+    broken[k] = broken[k] + 1.0
+    assert len(d.compare(formulas, broken, lo).bugs) + sum(
+        d.compare(formulas, broken, lo).classified.values()
+    ) > (len(d.compare(formulas, engine, lo).bugs) + sum(d.compare(formulas, engine, lo).classified.values()))
+
+
+@requires_soffice
+def test_live_libreoffice_equals_the_recording(recording, tmp_path):
+    formulas = d.generate(d.SEED, d.COUNT)
+    engine, lo = d.run_batch(formulas, tmp_path, with_libreoffice=True)
+    if os.environ.get("GPUTCO_LO_REFRESH") == "1":
+        from lo_record import version
+
+        d.save_recording(formulas, lo, version(), d.compare(formulas, engine, lo).bugs)
+        return
+    recorded = [v for _, v in recording["cases"]]
+    differ = [(f, r, v) for f, r, v in zip(formulas, recorded, lo, strict=True) if not d.agree(r, v)]
+    assert differ == [], f"LibreOffice's answers changed: refresh ({d.REFRESH_COMMAND}); first: {differ[:5]}"

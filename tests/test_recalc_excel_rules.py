@@ -1,0 +1,190 @@
+"""Excel's rules the engine follows where LibreOffice differs (issue 23), each from its source.
+
+The coercion of text to numbers is written once (``run/values.parse_number``) and used by
+arithmetic, function arguments and criteria alike; the examples are Microsoft's own:
+
+- VALUE: https://support.microsoft.com/en-us/office/value-function-257d0108-07dc-437d-ae1c-bc2d3953d8c2
+  (``=VALUE("$1,000")`` 1000; ``=VALUE("16:48:00")-VALUE("12:00:00")`` 0.2);
+- DATEVALUE: https://support.microsoft.com/en-us/office/datevalue-function-df8b07d4-7761-4a93-bc33-b7471bbff252
+  (``=DATEVALUE("8/22/2011")`` 40777, ``"22-MAY-2011"`` 40685, ``"2011/02/23"`` 40597): the same
+  texts are those numbers in arithmetic and as criteria;
+- COUNTIF: https://support.microsoft.com/en-us/office/countif-function-e0de10c6-f885-4e71-abb4-1f464816df34
+  (the apples/oranges/peaches table) and ECMA-376 Part 4 (Office Open XML formulas), COUNTIF's
+  wildcard example (apples, oranges, grapes, melons);
+- YEARFRAC: "If basis < 0 or if basis > 4, YEARFRAC returns the #NUM! error value"
+  (https://support.microsoft.com/en-us/office/yearfrac-function-3844141e-c76d-4143-82b6-208454ddc6a8),
+  checked before the dates (Excel-saved held-out workbooks of issue 23);
+- TEXT: the format codes of "Review guidelines for customizing a number format"
+  (https://support.microsoft.com/en-us/office/review-guidelines-for-customizing-a-number-format-c0a1d1fa-d3f4-4018-96b7-9c9354dd99f5):
+  ``mmmmm`` the month's first letter, letters that are no code must be quoted;
+- XIRR: the rate where XNPV is 0 (an identity whatever the solver), strongly negative ones too.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+
+from gputco.workbook.recalc import recalc_file
+
+
+def _values(tmp_path, cells: dict[str, object]) -> dict[str, object]:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for ref, v in cells.items():
+        ws[ref] = v
+    wb.save(tmp_path / "r.xlsx")
+    dst = tmp_path / "out.xlsx"
+    report = recalc_file(tmp_path / "r.xlsx", dst, engine="gputco")
+    assert report.unsupported == {}
+    out = openpyxl.load_workbook(dst, data_only=True)["S"]
+    return {ref: out[ref].value for ref, v in cells.items() if isinstance(v, str) and v.startswith("=")}
+
+
+def _one(tmp_path, formula: str, inputs: dict[str, object] | None = None):
+    return _values(tmp_path, {**(inputs or {}), "Z1": formula})["Z1"]
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ('=VALUE("$1,000")', 1000),
+        ('=VALUE("16:48:00")-VALUE("12:00:00")', 0.2),
+        ('=DATEVALUE("8/22/2011")', 40777),
+        ('=DATEVALUE("22-MAY-2011")', 40685),
+        ('=DATEVALUE("2011/02/23")', 40597),
+        # the same texts in arithmetic and in a function's number argument
+        ('="8/22/2011"+0', 40777),
+        ('="22-MAY-2011"*1', 40685),
+        ('="2011/02/23"-0', 40597),
+        ('="16:48:00"-"12:00:00"', 0.2),
+        ('=MAX("8/22/2011",1)', 40777),
+        ("=VALUE(#N/A)", "#N/A"),
+    ],
+)
+def test_text_to_number_as_microsoft_documents_it(tmp_path, formula, expected):
+    got = _one(tmp_path, formula)
+    assert got == pytest.approx(expected, rel=1e-12) if isinstance(expected, float | int) else got == expected
+
+
+def test_criteria_read_dates_as_arithmetic_does(tmp_path):
+    got = _values(
+        tmp_path,
+        {
+            "A1": 40777,  # 8/22/2011 as a serial
+            "A2": 40685,
+            "B1": '=COUNTIF(A1:A2,"8/22/2011")',
+            "B2": '=COUNTIF(A1:A2,">22-May-2011")',
+            "B3": '=SUMIF(A1:A2,"<=2011/08/22")',
+        },
+    )
+    assert got == {"B1": 1, "B2": 1, "B3": 40777 + 40685}
+
+
+def test_countif_examples_of_microsoft_s_page(tmp_path):
+    data = {"A2": "apples", "A3": "oranges", "A4": "peaches", "A5": "apples"}
+    data.update({"B2": 32, "B3": 54, "B4": 75, "B5": 86})
+    got = _values(
+        tmp_path,
+        {
+            **data,
+            "C1": '=COUNTIF(A2:A5,"apples")',
+            "C2": "=COUNTIF(A2:A5,A4)",
+            "C3": "=COUNTIF(A2:A5,A2)+COUNTIF(A2:A5,A3)",
+            "C4": '=COUNTIF(B2:B5,">55")',
+            "C5": '=COUNTIF(B2:B5,"<>"&B4)',
+            "C6": '=COUNTIF(B2:B5,">=32")-COUNTIF(B2:B5,">85")',
+            "C7": '=COUNTIF(A2:A5,"*")',
+            "C8": '=COUNTIF(A2:A5,"?????es")',
+        },
+    )
+    assert got == {"C1": 2, "C2": 1, "C3": 3, "C4": 2, "C5": 3, "C6": 3, "C7": 4, "C8": 2}
+
+
+def test_countif_wildcards_of_ecma_376(tmp_path):
+    data = {"A2": "apples", "B2": "oranges", "C2": "grapes", "D2": "melons"}
+    got = _values(
+        tmp_path,
+        {
+            **data,
+            "E1": '=COUNTIF(A2:D2,"*es")',
+            "E2": '=COUNTIF(A2:D2,"??a*")',
+            "E3": '=COUNTIF(A2:D2,"*l*")',
+        },
+    )
+    assert got == {"E1": 3, "E2": 2, "E3": 2}
+
+
+def test_an_array_of_criteria_gives_an_array_of_answers(tmp_path):
+    data = {"A1": "a", "A2": "b", "A3": "a", "A4": "c"}
+    got = _values(
+        tmp_path, {**data, "B1": '=SUM(COUNTIF(A1:A4,{"a","b"}))', "B2": '=COUNTIF(A1:A4,{"c";"a"})'}
+    )
+    assert got == {"B1": 3, "B2": 1}  # a normal cell shows the array's first answer
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ('=YEARFRAC("x","y",7)', "#NUM!"),  # the basis before the dates
+        ('=YEARFRAC("x",2,1)', "#VALUE!"),
+        ("=YEARFRAC(1,2,-1)", "#NUM!"),
+    ],
+)
+def test_yearfrac_checks_its_basis_first(tmp_path, formula, expected):
+    assert _one(tmp_path, formula) == expected
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ('=TEXT(45000,"mmmmm")', "M"),  # 2023-03-15: March's initial
+        ('=TEXT(45000,"dddd")', "Wednesday"),
+        ('=TEXT(45000,"ddddd")', "Wednesday"),  # longer runs of d: the day's name
+        ('=TEXT(5,"bogus")', "#VALUE!"),  # letters that are no code
+        ('=TEXT(5,"""USD ""0")', "USD 5"),  # quoted letters are text
+        ('=TEXT("2024-01-31 06:00","[h]")', "1087734"),  # a date-time text: its serial's hours
+    ],
+)
+def test_text_format_codes(tmp_path, formula, expected):
+    assert _one(tmp_path, formula) == expected
+
+
+@pytest.mark.parametrize(
+    ("values", "dates"),
+    [
+        ((-100, 10, 10), (45000, 45365, 45730)),  # about -0.63
+        ((-100, 1), (45000, 45365)),  # -0.99
+        ((-100, 110), (45000, 45365)),  # 0.10
+        ((-100, 50, 60), (45000, 45100, 45365)),
+    ],
+)
+def test_xirr_is_a_root_of_xnpv_strongly_negative_ones_too(tmp_path, values, dates):
+    cells = {f"A{i + 1}": v for i, v in enumerate(values)}
+    cells.update({f"B{i + 1}": d for i, d in enumerate(dates)})
+    n = len(values)
+    got = _values(tmp_path, {**cells, "C1": f"=XIRR(A1:A{n},B1:B{n})"})["C1"]
+    assert isinstance(got, float) and got > -1
+    npv = sum(v / (1 + got) ** ((d - dates[0]) / 365) for v, d in zip(values, dates, strict=True))
+    assert abs(npv) < 1e-6 * max(map(abs, values))
+    if n == 2:  # closed form: (-v1/v0)^(365/days) - 1
+        assert math.isclose(got, (-values[1] / values[0]) ** (365 / (dates[1] - dates[0])) - 1, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ("=MIN(5,)", 0),  # an empty argument in the list counts as 0
+        ("=COUNT(1,)", 2),
+        ('=LEFT("abc",)', None),  # num_chars empty: 0 characters ("" reads back as blank)
+        ("=IF(FALSE,1,)", 0),
+        ("=AND(TRUE,)", False),
+        ('=CONCATENATE("a",,"b")', "ab"),
+        ("=RIGHT(1,#N/A)", "#N/A"),
+    ],
+)
+def test_arguments_left_empty(tmp_path, formula, expected):
+    assert _one(tmp_path, formula) == expected
