@@ -10,15 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gputco import udfs
-from gputco.udfs import presets
-
+from .commands import HELP, version
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run
 
 __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from gputco import udfs
+
     from .report import comparison_table
 
     try:
@@ -38,18 +38,26 @@ def _presets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(full: bool = True) -> argparse.ArgumentParser:
+    """The ``gputco`` parser; ``full=False``: the commands' names and help lines only (what
+    ``--help`` and ``--version`` need, without importing numpy, pandas or pyarrow)."""
     parser = OneLineParser(  # usage errors: one line on stderr, exit 2 (sub-commands inherit it)
         prog="gputco",
         description="GPU-cluster TCO, cost per trained token and energy, with sources.",
     )
-    parser.add_argument("--version", action="version", version=f"gputco {udfs.__version__}")
+    parser.add_argument("--version", action="version", version=f"gputco {version()}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if not full:
+        for name, text in HELP.items():
+            sub.add_parser(name, help=text)
+        return parser
+
+    from gputco.udfs import presets
 
     p = sub.add_parser(
         "compare",
-        help="print the TCO comparison of systems (default H100_HGX vs GB200_NVL72)",
+        help=HELP["compare"],
         description="Print capex, TCO per GPU-hour by component, the TCO ratio (break-even "
         "speed-up) and the break-even MFU of each system against the first.",
     )
@@ -73,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=_compare)
 
-    p = sub.add_parser("presets", help="list every preset value with unit, source and date")
+    p = sub.add_parser("presets", help=HELP["presets"])
     p.add_argument(
         "kind",
         nargs="?",
@@ -95,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((a for a in argv if not a.startswith("-")), None)  # top-level options take no value
+    parser = build_parser(full=command in HELP)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

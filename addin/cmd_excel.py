@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .commands import HELP
+
 
 def _write(text: str, args: argparse.Namespace, newline: str = "\n") -> None:
     """Print ``text``, or write it to ``args.output`` atomically (never half a file)."""
@@ -43,14 +45,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``docs`` and ``addin`` to the ``gputco`` sub-commands."""
     p = sub.add_parser(
         "docs",
-        help="print or write the UDF reference (docs/udfs.md) from the registry",
+        help=HELP["docs"],
         description="Write the reference of every TCO_* Excel function (arguments with units, "
         "result, an example formula and its value), generated from the registry udfs.UDFS.",
     )
     _output_options(p, "udfs.md")
     p.set_defaults(run=_docs)
 
-    p = sub.add_parser("addin", help="add-ins: the xlwings VBA module, the LibreOffice Calc add-in")
+    p = sub.add_parser("addin", help=HELP["addin"])
     addin_sub = p.add_subparsers(dest="addin_command", metavar="ACTION", required=True)
     from . import cmd_libreoffice
 

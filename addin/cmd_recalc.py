@@ -18,6 +18,8 @@ from pathlib import Path
 from gputco.udfs.errors import GputcoError, InputRangeError, InputTypeError
 from gputco.workbook.xlsx.files import FileExistsRefusal, check_input
 
+from .commands import HELP
+
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -29,7 +31,7 @@ class RecalcUsageError(GputcoError, ValueError):
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "recalc",
-        help="recalculate an .xlsx headlessly and fill every formula's value (or --check them)",
+        help=HELP["recalc"],
         description="Evaluate every formula of FILE (Excel built-ins and the TCO_ functions) and "
         "write the values into OUT, changing nothing else in the file. With --check, write "
         "nothing and list every cell whose stored value differs (exit 1 if any).",
