@@ -125,10 +125,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    bad_inputs = _input_warnings(src, report, dst or src)
     if args.check:
         if report.mismatches:
             print(report.mismatch_table(args.limit))
-            return 1
-        return 0
+        return 1 if report.mismatches or bad_inputs else 0
     print(f"wrote {report.destination}")
     return 0
+
+
+def _input_warnings(src: Path, report, result: Path) -> bool:
+    """For a workbook gputco wrote (its marker, see gputco.workbook.xlsx.inputcheck): one warning
+    line per named input outside its valid range, and the Checks rows that fail when chk_ok is
+    not TRUE. True when any input is out of range or a check fails."""
+    from gputco.workbook.xlsx import inputcheck
+
+    kind, bad = inputcheck.out_of_range(src)
+    if kind is None:
+        return False
+    for item in bad:
+        print(f"warning: input {item.line()}", file=sys.stderr)
+    if report.checked:  # nothing written: the computed values are the stored ones but these
+        computed = {(m.sheet, m.cell): m.computed for m in report.mismatches}
+        failed = inputcheck.failed_checks(src, computed)
+    else:
+        failed = inputcheck.failed_checks(result, {})
+    for line in failed or ():
+        print(f"warning: check failed: {line}", file=sys.stderr)
+    return bool(bad or failed)

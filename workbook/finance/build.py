@@ -34,7 +34,7 @@ from gputco.workbook.finance import inputs as sheet_inputs
 from gputco.workbook.finance import model as sheet_model
 from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
-from gputco.workbook.xlsx import xlwings_sheet
+from gputco.workbook.xlsx import inputcheck, xlwings_sheet
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
 
@@ -85,6 +85,7 @@ def build_workbook(
     """The finance workbook in memory (formulas without cached values)."""
     wb = Workbook()
     wb.remove(wb.active)
+    inputcheck.mark(wb, "finance")
     book = BookBuilder(wb, system_keys(systems), presets.buyer(buyer).key)
     sheet_presets.build(book)
     sheet_inputs.build(book)
