@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import time
@@ -43,12 +44,21 @@ PROBES = {
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
-    """A virtualenv (python -m venv) that sees this Python's packages, as a user's would."""
+    """A virtualenv (python -m venv) that sees this Python's packages, as a user's would.
+
+    When this Python is itself a venv, ``--system-site-packages`` would show the *base*
+    interpreter's packages only; a ``.pth`` line adds this Python's site directories (and their
+    own .pth files, such as an editable install's) to the new one."""
     where = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(where)],
         check=True,
         timeout=120,
+    )
+    (new_site,) = (where / "lib").glob("python3*/site-packages")
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (new_site / "_parent_site.pth").write_text(
+        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours) + "\n", encoding="utf-8"
     )
     return where
 
