@@ -9,6 +9,7 @@ can run side by side.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -38,6 +39,52 @@ class LibreOfficeError(GputcoError, RuntimeError):
 def soffice() -> str | None:
     """Path of the soffice executable, or None when LibreOffice is not installed."""
     return shutil.which("soffice") or shutil.which("libreoffice")
+
+
+_LIBPYTHON = re.compile(rb"libpython3\.(\d+)")
+_CORE = re.compile(r"^python-core-3\.(\d+)")
+
+
+def libreoffice_python(exe: str | os.PathLike) -> tuple[int, int] | None:
+    """The (major, minor) version of the Python LibreOffice embeds, read from its program folder:
+    the ``libpython3.X`` its pyuno module links (Linux distributions), a ``python-core-3.X.Y``
+    folder (Windows) or ``LibreOfficePython.framework/Versions/3.X`` (macOS); None when the
+    folder does not say.
+
+    >>> libreoffice_python("/nowhere/soffice") is None
+    True
+    """
+    program = Path(exe).resolve().parent
+    for lib in (program / "libpyuno.so", program / "pyuno.so"):
+        if lib.is_file():
+            found = _LIBPYTHON.search(lib.read_bytes())
+            if found:
+                return 3, int(found.group(1))
+    if program.is_dir():
+        for entry in program.iterdir():
+            found = _CORE.match(entry.name)
+            if found:
+                return 3, int(found.group(1))
+    framework = program.parent / "Frameworks" / "LibreOfficePython.framework" / "Versions"
+    if framework.is_dir():
+        for entry in sorted(framework.iterdir()):
+            found = re.match(r"^3\.(\d+)$", entry.name)
+            if found:
+                return 3, int(found.group(1))
+    return None
+
+
+def check_python(exe: str | os.PathLike) -> None:
+    """Raise :class:`LibreOfficeError` when LibreOffice embeds another Python minor version than
+    the one gputco runs in: the add-in's bridge could not import gputco's compiled packages, and
+    every TCO_ cell would hold the version message instead of a number."""
+    theirs, ours = libreoffice_python(exe), tuple(sys.version_info[:2])
+    if theirs is not None and theirs != ours:
+        lo, py = "{}.{}".format(*theirs), "{}.{}".format(*ours)
+        raise LibreOfficeError(
+            f"LibreOffice runs Python {lo} but gputco is installed for Python {py}: every TCO_ cell "
+            f"would hold an error; install gputco with Python {lo} (python{lo} -m pip install gputco)"
+        )
 
 
 def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) -> dict[str, str]:
