@@ -12,7 +12,7 @@ HELP = {
     "presets": "list every preset value with unit, source and date",
     "batch": "run scenarios from a CSV, XLSX or Parquet file (one row each) into results",
     "docs": "print or write the UDF reference (docs/udfs.md) from the registry",
-    "addin": "add-ins: the xlwings VBA module, the LibreOffice Calc add-in",
+    "addin": "add-ins: the xlwings VBA module, the LibreOffice Calc add-in, xlwings Lite files",
     "recalc": "recalculate an .xlsx headlessly and fill every formula's value (or --check them)",
     "scenarios": "write a scenario workbook from a SPEC (grid, sensitivity, Monte Carlo) as .xlsx",
     "template": "write the finance workbook (H100 HGX vs GB200 NVL72 TCO) as .xlsx",
