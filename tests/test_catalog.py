@@ -157,7 +157,7 @@ def test_every_shipped_file_rejects_a_value_that_loses_its_unit_or_source(kind, 
     from importlib import resources
 
     name = {**presets.KINDS, **presets.TABLES}[kind]
-    text = resources.files("udfs").joinpath("data", name).read_text("utf-8")
+    text = resources.files("gputco.udfs").joinpath("data", name).read_text("utf-8")
     key, table = next(iter(tomllib.loads(text).items()))
     field = next(k for k, v in table.items() if isinstance(v, dict))
     broken = re.sub(rf'(\n{re.escape(field)} = \{{[^\n]*?){part} = "[^"]*", ', r"\1", text, count=1)

@@ -7,13 +7,16 @@ results broadcast.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+from collections.abc import Iterator
 
 import numpy as np
 
 from . import _check as chk
 from . import presets
+from .errors import MissingValueError, UnknownNameError
 from .scenario import cost_per_gpu_hour
 
 BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
@@ -154,7 +157,33 @@ def tco_ratio(system_a, system_b, buyer=presets.DEFAULT_BUYER):
     >>> round(tco_ratio("H100_HGX", "GB200_NVL72"), 3)
     1.584
     """
-    return _breakdown(system_b, buyer)["total"] / _breakdown(system_a, buyer)["total"]
+    with naming("system_b"):
+        b = _breakdown(system_b, buyer)["total"]
+    with naming("system_a"):
+        a = _breakdown(system_a, buyer)["total"]
+    return b / a
+
+
+@contextlib.contextmanager
+def naming(arg: str) -> Iterator[None]:
+    """Errors about a system inside the block name the argument (``system_a``), not "system".
+
+    >>> with naming("system_b"):
+    ...     tco_gpu_hour("H100")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gputco.udfs.errors.UnknownNameError: unknown system_b 'H100'; valid: ...
+    """
+    try:
+        yield
+    except UnknownNameError as err:
+        if err.arg != "system":
+            raise
+        raise UnknownNameError(arg, err.value, err.valid) from None
+    except MissingValueError as err:
+        if not str(err).startswith("system "):
+            raise
+        err.args = (f"{arg}: {err}",)
+        raise
 
 
 @_broadcast
@@ -188,8 +217,10 @@ def tco_breakeven_mfu(mfu_a, system_a, system_b, precision, buyer=presets.DEFAUL
     0.3386
     """
     u = chk.checked("mfu_a", mfu_a)
-    peak_a = presets.peak_tflops(system_a, precision)
-    peak_b = presets.peak_tflops(system_b, precision)
+    with naming("system_a"):
+        peak_a = presets.peak_tflops(system_a, precision)
+    with naming("system_b"):
+        peak_b = presets.peak_tflops(system_b, precision)
     return u * tco_ratio(system_a, system_b, buyer) * peak_a / peak_b
 
 
