@@ -40,8 +40,8 @@ from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
 from gputco.workbook.scenarios.onepass import fill_evaluated
 from gputco.workbook.scenarios.spec import Spec, load_spec, parse_spec
-from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx import inputcheck, xlwings_sheet
+from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
 from gputco.workbook.xlsx.rowfill import fill_rows
