@@ -140,8 +140,8 @@ def test_a_registered_extension_appears_after_reinstalling(tmp_path):
     ext = tmp_path / "ext"
     ext.mkdir()
     (ext / "gputco_test_ext.py").write_text(
-        "from udfs.excel import ArgDoc, UdfSpec\n"
-        "from udfs.registry import register\n\n\n"
+        "from gputco.udfs.excel import ArgDoc, UdfSpec\n"
+        "from gputco.udfs.registry import register\n\n\n"
         "def tco_test_double(x):\n"
         "    return 2.0 * x\n\n\n"
         "register(UdfSpec('TCO_TEST_DOUBLE', 'Twice x.', (ArgDoc('x', 'a number', ''),),\n"

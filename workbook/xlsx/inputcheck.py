@@ -113,15 +113,13 @@ def _valid(value: object, r: ranges.Range) -> bool:
 def out_of_range(path: str | Path) -> tuple[str | None, list[OutOfRange]]:
     """(marker, the named inputs outside their range) of the workbook at ``path``; a workbook
     without the marker gives (None, [])."""
-    wb = openpyxl.load_workbook(path, read_only=True)
-    try:
+    with open(path, "rb") as fh:  # closed even when openpyxl cannot read the package
+        wb = openpyxl.load_workbook(fh, read_only=True)
         kind = marker(wb)
         if kind is None:
             return None, []
         cells = single_cells(wb, [n for n in wb.defined_names if range_of(n) is not None])
         values = values_of(wb, cells)
-    finally:
-        wb.close()
     bad = []
     for name, (sheet, ref) in cells.items():
         value = values.get(name)
@@ -144,8 +142,8 @@ def failed_checks(path: str | Path, computed: dict[tuple[str, str], object]) -> 
     ``computed`` holds the recalculated values that differ from the stored ones ({(sheet, "G12"):
     value}, from ``--check``'s mismatches); every other cell's stored value is its computed one.
     """
-    wb = openpyxl.load_workbook(path, read_only=True)
-    try:
+    with open(path, "rb") as fh:
+        wb = openpyxl.load_workbook(fh, read_only=True)
         if "chk_ok" not in wb.defined_names:
             return None
         ((sheet, ok_ref),) = single_cells(wb, ["chk_ok"]).values()
@@ -156,10 +154,8 @@ def failed_checks(path: str | Path, computed: dict[tuple[str, str], object]) -> 
             max_col=range_boundaries(ok_ref)[0],
             values_only=True,
         )
-    finally:
-        wb.close()
-    wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    try:
+    with open(path, "rb") as fh:
+        wb = openpyxl.load_workbook(fh, read_only=True, data_only=True)
         ok = computed.get((sheet, ok_ref), wb[sheet][ok_ref].value)
         if ok is True:
             return None
@@ -174,5 +170,3 @@ def failed_checks(path: str | Path, computed: dict[tuple[str, str], object]) -> 
             if value is not True:
                 out.append(f"{sheet} row {r}: {cells[0].value} ({cells[1].value}) is {_shown(value)}")
         return out or [f"{sheet}!{ok_ref} (chk_ok) is {_shown(ok)}"]
-    finally:
-        wb.close()
