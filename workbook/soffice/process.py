@@ -95,11 +95,14 @@ def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) ->
     embedded one picks up that Python's standard library and fails ("can't import __main__
     module"). So this Python's own bin folders, every virtualenv's bin folder on the PATH (one with
     ``pyvenv.cfg`` beside it), ``$VIRTUAL_ENV/bin`` and ``$CONDA_PREFIX/bin`` are left out of PATH,
-    and PYTHONHOME, PYTHONPATH, VIRTUAL_ENV and CONDA_PREFIX are unset. ``headless`` selects
-    LibreOffice's window-less display (for conversions); an interactive start keeps the display.
+    but never the system's /usr/bin, /bin, /usr/sbin and /sbin (a venv made from the system's
+    Python has its base there; soffice's start script needs them); PYTHONHOME, PYTHONPATH,
+    VIRTUAL_ENV and CONDA_PREFIX are unset. ``headless`` selects LibreOffice's window-less
+    display (for conversions); an interactive start keeps the display.
     """
     env = dict(os.environ if base is None else base)
     own = {str(Path(p).resolve() / "bin") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}}
+    own -= SYSTEM_BIN  # a venv made from the system's Python: /usr/bin stays (soffice needs it)
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if env.get(var):
             own.add(str(Path(env[var]).resolve() / "bin"))
@@ -114,6 +117,10 @@ def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) ->
     if headless:
         env["SAL_USE_VCLPLUGIN"] = "svp"
     return env
+
+
+#: the system's command folders, kept on soffice's PATH even when this Python's base lives there
+SYSTEM_BIN = {"/usr/bin", "/bin", "/usr/sbin", "/sbin"}
 
 
 def _venv_bin(folder: str) -> bool:
