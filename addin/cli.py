@@ -14,15 +14,15 @@ from gputco.addin.threads import single_threaded_libraries
 
 single_threaded_libraries()  # before numpy and pyarrow load: the engine may then use both cores
 
-from gputco import udfs  # noqa: E402
-from gputco.udfs import presets  # noqa: E402
-
+from .commands import HELP, version  # noqa: E402
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run  # noqa: E402
 
 __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from gputco import udfs
+
     from .report import comparison_table
 
     try:
@@ -53,12 +53,14 @@ def _presets(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(full: bool = True) -> argparse.ArgumentParser:
+    """The ``gputco`` parser; ``full=False``: the commands' names and help lines only (what
+    ``--help`` and ``--version`` need, without importing numpy, pandas or pyarrow)."""
     parser = OneLineParser(  # usage errors: one line on stderr, exit 2 (sub-commands inherit it)
         prog="gputco",
         description="GPU-cluster TCO, cost per trained token and energy, with sources.",
     )
-    parser.add_argument("--version", action="version", version=f"gputco {udfs.__version__}")
+    parser.add_argument("--version", action="version", version=f"gputco {version()}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
     parser.add_argument(
         "--unsandboxed-libreoffice",
@@ -67,10 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
         "(also GPUTCO_LIBREOFFICE_UNSANDBOXED=1; see docs/safety.md)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if not full:
+        for name, text in HELP.items():
+            sub.add_parser(name, help=text)
+        return parser
+
+    from gputco.udfs import presets
 
     p = sub.add_parser(
         "compare",
-        help="print the TCO comparison of systems (default H100_HGX vs GB200_NVL72)",
+        help=HELP["compare"],
         description="Print capex, TCO per GPU-hour by component, the TCO ratio, the break-even "
         "speed-up and MFU (on the delivered cost per kept token) and the verdict of each system "
         "against the first; with --rent the rent-or-buy rows (rent parity, NPV, IRR, payback, "
@@ -105,7 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(option, default=None, help=f"{what}: one for every system or one per system")
     p.set_defaults(run=_compare)
 
-    p = sub.add_parser("presets", help="list every preset value with unit, source and date")
+    p = sub.add_parser("presets", help=HELP["presets"])
     p.add_argument(
         "kind",
         nargs="?",
@@ -127,7 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    command = next((a for a in argv if not a.startswith("-")), None)  # top-level options take no value
+    parser = build_parser(full=command in HELP)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()

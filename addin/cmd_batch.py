@@ -8,11 +8,13 @@ import sys
 from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
+from .commands import HELP
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "batch",
-        help="run scenarios from a CSV, XLSX or Parquet file (one row each) into results",
+        help=HELP["batch"],
         description="Run one scenario per row of IN (columns named like the scenario inputs, "
         "in any case; empty cells use the presets) and write the input columns as given plus "
         "the values used (use_<input>) and the result columns to OUT. Every bad cell is "

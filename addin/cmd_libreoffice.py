@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from .commands import HELP
+
 
 def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
     """``gputco addin libreoffice [--profile DIR] [--module M] [--uninstall]``."""
@@ -64,7 +66,7 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
     """``gputco open FILE [--profile DIR] [--convert-to FMT [--outdir DIR]]``."""
     p = sub.add_parser(
         "open",
-        help="open a workbook in LibreOffice Calc with the TCO_* functions",
+        help=HELP["open"],
         description="Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
         "which LibreOffice's own Python starts, whatever PATH, VIRTUAL_ENV or PYTHONHOME this "
         "shell has (a virtualenv first on the PATH breaks a plain `soffice`). The profile is "
@@ -136,7 +138,7 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "render",
-        help="render a workbook's sheets to PNG pictures (LibreOffice headless)",
+        help=HELP["render"],
         description="LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
         "a private profile, so TCO_ cells and checks show their real values), prints each sheet "
         "(or one) to PDF, and pdftoppm makes a PNG per sheet. Each picture is the sheet's head: "

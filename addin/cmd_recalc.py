@@ -18,6 +18,8 @@ from pathlib import Path
 from gputco.udfs.errors import GputcoError, InputRangeError, InputTypeError
 from gputco.workbook.xlsx.files import FileExistsRefusal, check_input
 
+from .commands import HELP
+
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 600.0
 
@@ -29,7 +31,7 @@ class RecalcUsageError(GputcoError, ValueError):
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "recalc",
-        help="recalculate an .xlsx headlessly and fill every formula's value (or --check them)",
+        help=HELP["recalc"],
         description="Evaluate every formula of FILE (Excel built-ins and the TCO_ functions) and "
         "write the values into OUT, changing nothing else in the file. With --check, write "
         "nothing and list every cell whose stored value differs (exit 1 if any).",
@@ -139,10 +141,35 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)
+    bad_inputs = _input_warnings(src, report, dst or src)
     if args.check:
         if report.mismatches:
             print(report.mismatch_table(args.limit))
-            return 1
-        return 0
+        return 1 if report.mismatches or bad_inputs else 0
     print(f"wrote {report.destination}")
     return 0
+
+
+def _input_warnings(src: Path, report, result: Path) -> bool:
+    """For a workbook gputco wrote (its marker, see gputco.workbook.xlsx.inputcheck): one warning
+    line per named input outside its valid range, and the Checks rows that fail when chk_ok is
+    not TRUE. True when any input is out of range or a check fails."""
+    from gputco.workbook.xlsx import inputcheck
+
+    try:
+        kind, bad = inputcheck.out_of_range(src)
+        if kind is None:
+            return False
+        if report.checked:  # nothing written: the computed values are the stored ones but these
+            computed = {(m.sheet, m.cell): m.computed for m in report.mismatches}
+            failed = inputcheck.failed_checks(src, computed)
+        else:
+            failed = inputcheck.failed_checks(result, {})
+    except Exception as err:  # a part openpyxl cannot read (the engine reads only what it needs)
+        print(f"note: the named inputs were not checked: {type(err).__name__}: {err}", file=sys.stderr)
+        return False
+    for item in bad:
+        print(f"warning: input {item.line()}", file=sys.stderr)
+    for line in failed or ():
+        print(f"warning: check failed: {line}", file=sys.stderr)
+    return bool(bad or failed)

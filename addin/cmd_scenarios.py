@@ -8,13 +8,15 @@ import numpy as np
 
 from gputco.addin.cmd_recalc import add_budget_argument
 
+from .commands import HELP
+
 DEFAULT_OUTPUT = "scenarios.xlsx"
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "scenarios",
-        help="write a scenario workbook from a SPEC (grid, sensitivity, Monte Carlo) as .xlsx",
+        help=HELP["scenarios"],
         description="Write a scenario workbook: one row per combination of the SPEC's [grid] "
         "(the whole chain in native formulas, with TCO_ cross-checks), a Summary per system, a "
         "Sensitivity tornado and, with [monte_carlo], Monte Carlo draws with P10/P50/P90. Every "

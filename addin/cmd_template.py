@@ -7,13 +7,15 @@ import argparse
 from gputco import udfs
 from gputco.udfs import presets
 
+from .commands import HELP
+
 DEFAULT_OUTPUT = "gpu-tco.xlsx"
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser(
         "template",
-        help="write the finance workbook (H100 HGX vs GB200 NVL72 TCO) as .xlsx",
+        help=HELP["template"],
         description="Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
         "Model (native formulas), Compare (ratios, break-even speed-up and MFU, charts), "
         "Benchmarks (published runs recomputed), Checks (TCO_ functions against the native "

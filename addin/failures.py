@@ -16,8 +16,6 @@ import sys
 from collections.abc import Iterator
 from typing import NoReturn
 
-from gputco.udfs.errors import GputcoError
-
 #: exit codes: success; a check found differences; bad usage or input; a file could not be
 #: written; an internal error (a bug)
 EXIT_OK, EXIT_DIFFERENCES, EXIT_USAGE, EXIT_WRITE, EXIT_BUG = 0, 1, 2, 3, 4
@@ -56,6 +54,8 @@ def describe(command: str, err: Exception) -> tuple[str, int]:
     >>> describe("docs", ZeroDivisionError("division by zero"))[1]
     4
     """
+    from gputco.udfs.errors import GputcoError  # here: --help and --version import no numpy
+
     if isinstance(err, GputcoError):
         code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) else EXIT_USAGE
         if getattr(err, "listing", False):  # a summary line, then one line per bad cell

@@ -40,6 +40,12 @@ _HEADER = (
 def windows_udfs_module() -> Iterator[types.ModuleType]:
     """``xlwings.udfs`` (the Windows UDF machinery), loadable on any OS for the time of the block."""
     try:
+        import xlwings
+    except ImportError:
+        from gputco.udfs.errors import MissingExtraError
+
+        raise MissingExtraError("xlwings", "excel", "writing the xlwings VBA module") from None
+    try:
         import xlwings.udfs as xw_udfs  # on Windows, with pywin32
     except ImportError:
         xw_udfs = None

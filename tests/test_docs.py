@@ -15,7 +15,8 @@ CHECKED_IN = Path(__file__).resolve().parents[1] / "docs" / "udfs.md"
 
 def test_the_checked_in_page_is_what_the_generator_writes():
     # on failure: run `python -m gputco.addin.docs` and commit docs/udfs.md
-    assert PAGE == CHECKED_IN
+    if CHECKED_IN.parents[1] in PAGE.parents:  # gputco runs from this checkout (pip install -e)
+        assert PAGE == CHECKED_IN  # its default output is the checked-in page
     assert CHECKED_IN.read_text(encoding="utf-8") == render()
 
 

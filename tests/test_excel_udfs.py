@@ -263,7 +263,17 @@ def test_only_the_bad_cell_of_a_column_is_an_error(name):
             ("1.42", 1.07899e12, 1978.9, 0.4),
             "#VALUE! gpu_hour_usd must be a number, got '1.42' (str)",
         ),
-        ("TCO_HOUSEHOLD_YEARS", (1.7e308, 1e-300), NOT_FINITE),
+        (
+            "TCO_HOUSEHOLD_YEARS",
+            (1.7e308, 1e-300),
+            f"{NOT_FINITE}: joules = 1.7e+308, kwh_per_household_year = 1e-300 are too large or too "
+            "small to compute with",
+        ),
+        (  # an intermediate quantity overflows: the argument is named, not power_usd_per_gpu_hour
+            "TCO_TOTAL_PER_GPU_HOUR",
+            (31250, 0.1305, 5, 1.389, 1.3, 1e308, 130),
+            f"{NOT_FINITE}: usd_per_kwh = 1e+308 is too large or too small to compute with",
+        ),
     ],
 )
 def test_error_texts(name, args, expected):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import time
@@ -43,12 +44,21 @@ PROBES = {
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
-    """A virtualenv (python -m venv) that sees this Python's packages, as a user's would."""
+    """A virtualenv (python -m venv) that sees this Python's packages, as a user's would.
+
+    When this Python is itself a venv, ``--system-site-packages`` would show the *base*
+    interpreter's packages only; a ``.pth`` line adds this Python's site directories (and their
+    own .pth files, such as an editable install's) to the new one."""
     where = tmp_path_factory.mktemp("venv") / "venv"
     subprocess.run(
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(where)],
         check=True,
         timeout=120,
+    )
+    (new_site,) = (where / "lib").glob("python3*/site-packages")
+    ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (new_site / "_parent_site.pth").write_text(
+        "import site; " + "; ".join(f"site.addsitedir({p!r})" for p in ours) + "\n", encoding="utf-8"
     )
     return where
 
@@ -177,6 +187,11 @@ def test_a_plain_soffice_from_a_virtualenv_shell_says_what_to_do(venv, template,
         timeout=300,
         check=False,
     )
+    if Path(sys.base_prefix).resolve() == Path("/usr"):
+        # the venv was made from the system's Python, the one LibreOffice embeds (Debian,
+        # Ubuntu): its shell does not disturb LibreOffice, and the functions compute
+        _assert_computed_like_the_engine(tmp_path / "out" / template[0].name, template)
+        return
     got = openpyxl.load_workbook(tmp_path / "out" / template[0].name, data_only=True)
     cells = _udf_cells(template[0])
     # cells whose function is not called (its optional input is not given) say what they need
@@ -184,6 +199,15 @@ def test_a_plain_soffice_from_a_virtualenv_shell_says_what_to_do(venv, template,
     assert shown == {lo_addin.BRIDGE_FAILED}, shown
     assert "\n" not in lo_addin.BRIDGE_FAILED and "gputco open" in lo_addin.BRIDGE_FAILED
     assert _chk_ok(tmp_path / "out" / template[0].name) is not True  # a text fails the checks
+
+
+def test_a_venv_of_the_system_python_keeps_the_system_folders(monkeypatch):
+    # python3 -m venv from /usr/bin/python3 (Debian's own Python): base_prefix is /usr, and
+    # dropping "this Python's bin folder" took /usr/bin off soffice's PATH: it could not start
+    monkeypatch.setattr(sys, "base_prefix", "/usr")
+    monkeypatch.setattr(sys, "exec_prefix", "/usr")
+    path = soffice_env(base={"PATH": "/tmp/v/bin:/usr/local/bin:/usr/bin:/bin"})["PATH"].split(os.pathsep)
+    assert "/usr/bin" in path and "/bin" in path
 
 
 def test_soffice_env_drops_other_pythons(venv):

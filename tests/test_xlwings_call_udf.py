@@ -199,6 +199,31 @@ def test_currency_cells_are_numbers(call):
     ]
 
 
+def currency(x: float) -> decimal.Decimal:
+    """What COM hands over for a cell formatted as currency: Excel's Range.Value returns the
+    Currency type, rounded to 4 decimals (https://learn.microsoft.com/en-us/office/vba/api/excel.range.value;
+    xlwings issue 640: https://github.com/xlwings/xlwings/issues/640); pywin32 gives a Decimal."""
+    return decimal.Decimal(repr(x)).quantize(decimal.Decimal("0.0001"), rounding=decimal.ROUND_HALF_EVEN)
+
+
+def test_a_users_currency_cell_arrives_rounded_to_4_decimals(call):
+    # A user's own cell holding the H100 HGX TCO (1.41993964599...) formatted as currency: the
+    # function computes on 1.4199, 2.8e-5 relative off the exact value (docs/excel-currency.md:
+    # format such cells as numbers, "#,##0.0000", and put the unit beside them).
+    tco = udfs.tco_gpu_hour("H100_HGX")
+    assert currency(tco) == decimal.Decimal("1.4199")
+    args = (1.07899e12, 1978.9, 0.54)
+    got = call("TCO_COST_PER_MTOK", ComRange(currency(tco)), *args)
+    assert got == [[udfs.tco_cost_per_mtok(1.4199, *args)]]
+    exact = udfs.tco_cost_per_mtok(tco, *args)
+    assert call("TCO_COST_PER_MTOK", ComRange(tco), *args) == [[exact]]
+    assert abs(got[0][0] - exact) > 1e-9 * exact  # the finance workbook's Checks tolerance
+    # an input typed with more decimals than 4 (an electricity price of 0.08765 USD/kWh) too
+    assert call("TCO_POWER_PER_GPU_HOUR", 1.4, 1.2, ComRange(currency(0.08765))) == [
+        [udfs.tco_power_per_gpu_hour(1.4, 1.2, 0.0876)]
+    ]
+
+
 def test_the_stand_ins_are_gone_afterwards():
     with excel_call_udf() as call:
         assert call("TCO_GPU_HOUR", "H100_HGX", MISSING) == [[udfs.tco_gpu_hour("H100_HGX")]]

@@ -508,27 +508,55 @@ def tco_breakeven_rent(
 ):
     """The rent per GPU-hour at which NPV = 0 at the cost of capital.
 
-    NPV is linear in the rent: break-even = 1 - NPV(rent 1) / (NPV of $1 of rent after tax).
+    NPV is linear in the rent, with slope ``S`` = the NPV of the after-tax revenue per 1 USD of rent
+    (computed directly from a rent of 1, not as a difference of two NPVs); from any rent ``p``:
+    ``break-even = p - NPV(p) / S``. The first estimate starts from the smallest positive rent
+    (the NPV of the costs alone) and is refined once from ``p`` = that estimate, where the cash
+    flows nearly cancel, so extreme in-range inputs keep full precision. A slope of 0
+    (availability x utilisation so small that no rent can pay) has no break-even.
 
     >>> round(tco_breakeven_rent(31250, 0.4044520643835616, 5, 0.1305), 6)
     1.41994
     """
-    args = (
-        capex_per_gpu,
-        1.0,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
+    kw = dict(
+        residual_fraction=residual_fraction,
+        availability=availability,
+        utilisation=utilisation,
+        tax_rate=tax_rate,
+        depreciation_years=depreciation_years,
+        rent_decline_per_year=rent_decline_per_year,
+        opex_escalation_per_year=opex_escalation_per_year,
     )
-    out, shape = _results(args, "TCO_BREAKEVEN_RENT", ("npv", "revenue_npv"), cost_of_capital)
-    tax = np.broadcast_to(np.asarray(chk.checked("tax_rate", tax_rate), dtype=float), shape).reshape(-1)
-    return _shaped(1.0 - out["npv"] / (out["revenue_npv"] * (1.0 - tax)), shape)
+    args = (capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital)
+    _, slope, shape = _npv_and_slope(1.0, *args, **kw)
+    tiny = np.finfo(float).tiny  # a rent whose revenue is nothing beside the costs
+    costs, _, _ = _npv_and_slope(tiny, *args, **kw)
+    with np.errstate(all="ignore"):
+        if not np.all(slope > 0):
+            raise NoSolutionError(
+                "no break-even rent: the revenue of any rent discounts to 0 (availability x "
+                "utilisation x 8760 h, discounted over the life, is too small)"
+            )
+        estimate = tiny - costs / slope
+        probe = np.where(np.isfinite(estimate) & (estimate > 0), estimate, 1.0)
+    at_probe, _, _ = _npv_and_slope(probe.reshape(shape) if shape else float(probe[0]), *args, **kw)
+    return _shaped(probe - at_probe / slope, shape)
+
+
+def _npv_and_slope(rent, capex, opex, life, rate, **kw):
+    """(NPV at ``rent``, d NPV / d rent, shape) per scenario, both as flat arrays."""
+    cols, shape = cash_flow_columns(capex, rent, opex, life, function="TCO_BREAKEVEN_RENT", **kw)
+    r = chk.checked("cost_of_capital", rate)
+    r = np.broadcast_to(np.asarray(r, dtype=float), shape).reshape(-1, 1)
+    rents = np.broadcast_to(np.asarray(rent, dtype=float), shape).reshape(-1, 1)
+    with np.errstate(all="ignore"):
+        per_rent = cols["revenue"] / rents * (1.0 - _tax(kw, shape))  # revenue is linear in the rent
+    return _npv(cols["net"], r), _npv(per_rent, r), shape
+
+
+def _tax(kw, shape):
+    t = np.asarray(kw.get("tax_rate", 0.0), dtype=float)
+    return np.broadcast_to(t, shape).reshape(-1, 1)
 
 
 # --- step functions of the chain's per-year table ---------------------------------------------

@@ -62,6 +62,20 @@ class MissingValueError(GputcoError, ValueError):
         super().__init__(f"{arg} is required{': ' + hint if hint else ''}")
 
 
+class MissingExtraError(GputcoError, ImportError):
+    """An optional dependency is not installed; the message names the pip extra that brings it.
+
+    >>> print(MissingExtraError("xlwings", "excel", "gputco addin vba"))
+    gputco addin vba needs xlwings, which is not installed: pip install 'gputco[excel]'
+    """
+
+    def __init__(self, package: str, extra: str, needed_by: str) -> None:
+        self.package, self.extra = package, extra
+        super().__init__(
+            f"{needed_by} needs {package}, which is not installed: pip install 'gputco[{extra}]'"
+        )
+
+
 class InputShapeError(GputcoError, ValueError):
     """Ranges whose sizes do not fit together, or a range where a single cell is needed."""
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import decimal
 import logging
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Real
@@ -331,7 +332,7 @@ def _evaluate(spec: UdfSpec, cols: list[_Column], n: int) -> list | np.ndarray:
                 return np.broadcast_to(arr, (n,)).tolist()
             out = np.empty(n, dtype=object)
             out[:] = np.broadcast_to(arr, (n,)) if arr.ndim else [res] * n
-            return np.array([_cell(x) for x in out], dtype=object)
+            return _name_overflows(spec, cols, np.array([_cell(x) for x in out], dtype=object))
     out = np.empty(n, dtype=object)
     # cells with an element of the wrong type: the first such argument names the error
     first_bad = np.full(n, -1)
@@ -359,7 +360,7 @@ def _evaluate(spec: UdfSpec, cols: list[_Column], n: int) -> list | np.ndarray:
         groups[()] = good
     for idx in groups.values():
         _solve(spec, cols, np.asarray(idx), out, failure)
-    return np.array([_cell(x) for x in out], dtype=object)
+    return _name_overflows(spec, cols, np.array([_cell(x) for x in out], dtype=object))
 
 
 def _solve(
@@ -416,6 +417,39 @@ def _bad_cells(err: Exception, cols: list[_Column], idx: np.ndarray) -> np.ndarr
     mask = np.zeros(len(idx), dtype=bool)
     mask[err.bad[:, 0]] = True
     return mask
+
+
+#: an argument value beyond these magnitudes is named when a result overflows
+EXTREME = 1e100
+#: a range error about a quantity (the first word) that may be internal to the calculation
+_RANGE_TEXT = re.compile(r"^#VALUE! (\w+) must be in ")
+
+
+def _name_overflows(spec: UdfSpec, cols: list[_Column], cells: np.ndarray) -> np.ndarray:
+    """Cells whose result is not finite, or whose error names an intermediate quantity that is
+    not an argument (power_usd_per_gpu_hour inside TCO_TOTAL_PER_GPU_HOUR), say which arguments
+    are extreme (beyond 1e100 or within 1e-100 of 0), as "usd_per_kwh = 1e+308".
+
+    >>> from gputco.udfs import UDFS
+    >>> UDFS["TCO_POWER_PER_GPU_HOUR"](14, 1.2, 1e308)
+    '#NUM! the result is not a finite number: usd_per_kwh = 1e+308 is too large or too small to compute with'
+    """
+    names = {a.name for a in spec.args}
+    for j, text in enumerate(cells):
+        if not isinstance(text, str):
+            continue
+        internal = _RANGE_TEXT.match(text)
+        if text != NOT_FINITE and not (internal and internal.group(1) not in names):
+            continue
+        extreme = []
+        for c in cols:
+            x = c.value if c.constant else c.flat[j]
+            if c.arg.kind == NUMBER and _is_number(x) and x != 0 and not 1 / EXTREME < abs(x) < EXTREME:
+                extreme.append(f"{c.arg.name} = {float(x):g}")
+        if extreme:
+            verb = "is" if len(extreme) == 1 else "are"
+            cells[j] = f"{NOT_FINITE}: {', '.join(extreme)} {verb} too large or too small to compute with"
+    return cells
 
 
 def _data_dependent(err: Exception, cols: list[_Column]) -> bool:

@@ -7,13 +7,16 @@ results broadcast.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
+from collections.abc import Iterator
 
 import numpy as np
 
 from . import _check as chk
 from . import chain, presets
+from .errors import MissingValueError, UnknownNameError
 from .scenario import cost_per_gpu_hour
 
 BREAKDOWN_COMPONENTS = ("capital", "power", "facility", "other", "total")
@@ -154,8 +157,11 @@ def tco_ratio(system_a, system_b, buyer=presets.DEFAULT_BUYER):
     >>> round(tco_ratio("H100_HGX", "GB200_NVL72"), 3)
     1.584
     """
-    this, ref = ({"tco_usd_per_gpu_hour": _breakdown(s, buyer)["total"]} for s in (system_b, system_a))
-    return chain.compare(this, ref)["tco_ratio"]
+    with naming("system_b"):
+        b = _breakdown(system_b, buyer)["total"]
+    with naming("system_a"):
+        a = _breakdown(system_a, buyer)["total"]
+    return chain.compare({"tco_usd_per_gpu_hour": b}, {"tco_usd_per_gpu_hour": a})["tco_ratio"]
 
 
 def _delivered_pair(
@@ -175,7 +181,8 @@ def _delivered_pair(
         (system_a, availability_a, utilisation_a, goodput_a, "_a"),
         (system_b, availability_b, utilisation_b, goodput_b, "_b"),
     ):
-        tco = _breakdown(system, buyer)["total"]
+        with naming("system" + suffix):
+            tco = _breakdown(system, buyer)["total"]
         av = chk.checked("availability" + suffix, a)
         ut = chk.checked("utilisation" + suffix, u)
         sides.append(
@@ -186,6 +193,28 @@ def _delivered_pair(
             }
         )
     return sides[1], sides[0]
+
+
+@contextlib.contextmanager
+def naming(arg: str) -> Iterator[None]:
+    """Errors about a system inside the block name the argument (``system_a``), not "system".
+
+    >>> with naming("system_b"):
+    ...     tco_gpu_hour("H100")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    gputco.udfs.errors.UnknownNameError: unknown system_b 'H100'; valid: ...
+    """
+    try:
+        yield
+    except UnknownNameError as err:
+        if err.arg != "system":
+            raise
+        raise UnknownNameError(arg, err.value, err.valid) from None
+    except MissingValueError as err:
+        if not str(err).startswith("system "):
+            raise
+        err.args = (f"{arg}: {err}",)
+        raise
 
 
 @_broadcast
@@ -285,8 +314,10 @@ def tco_breakeven_mfu(
         goodput_a,
         goodput_b,
     )
-    ref.update(mfu=u, peak_tflops=presets.peak_tflops(system_a, precision), flops_per_token=1.0)
-    this.update(peak_tflops=presets.peak_tflops(system_b, precision), flops_per_token=1.0)
+    with naming("system_a"):
+        ref.update(mfu=u, peak_tflops=presets.peak_tflops(system_a, precision), flops_per_token=1.0)
+    with naming("system_b"):
+        this.update(peak_tflops=presets.peak_tflops(system_b, precision), flops_per_token=1.0)
     return chain.compare(this, ref)["breakeven_mfu"]
 
 

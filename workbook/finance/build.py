@@ -26,15 +26,15 @@ from openpyxl import Workbook
 from gputco.udfs import presets
 from gputco.udfs.errors import MissingValueError
 from gputco.workbook.finance import benchmarks as sheet_benchmarks
-from gputco.workbook.finance import cashflow
+from gputco.workbook.finance import cashflow, flags
 from gputco.workbook.finance import checks as sheet_checks
 from gputco.workbook.finance import compare as sheet_compare
 from gputco.workbook.finance import cover as sheet_cover
 from gputco.workbook.finance import inputs as sheet_inputs
 from gputco.workbook.finance import model as sheet_model
 from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
+from gputco.workbook.xlsx import inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
-from gputco.workbook.xlsx import xlwings_sheet
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
 
@@ -85,6 +85,7 @@ def build_workbook(
     """The finance workbook in memory (formulas without cached values)."""
     wb = Workbook()
     wb.remove(wb.active)
+    inputcheck.mark(wb, "finance")
     book = BookBuilder(wb, system_keys(systems), presets.buyer(buyer).key)
     sheet_presets.build(book)
     sheet_inputs.build(book)
@@ -92,6 +93,8 @@ def build_workbook(
     sheet_compare.build(book)
     sheet_benchmarks.build(book)
     sheet_checks.build(book)
+    flags.build_flags(book)
+    flags.build_banners(book)
     cashflow.build(book)
     sheet_cover.build(book)
     xlwings_sheet.build_xlwings_conf(book, xlwings_rows)

@@ -39,8 +39,8 @@ from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
 from gputco.workbook.scenarios.spec import Spec, load_spec, parse_spec
+from gputco.workbook.xlsx import inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
-from gputco.workbook.xlsx import xlwings_sheet
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
 
@@ -91,6 +91,7 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     """The workbook in memory (formulas without values) and its pending row blocks."""
     wb = Workbook()
     wb.remove(wb.active)
+    inputcheck.mark(wb, "scenarios")
     systems = list(spec.grid.get("system", [spec.base.get("system", "H100_HGX")]))
     book = BookBuilder(wb, systems, spec.base.get("buyer", presets.DEFAULT_BUYER))
     sheet_presets.build(book)

@@ -10,6 +10,7 @@ sandbox of :mod:`.sandbox` (no network, private TMPDIR, time and memory budgets)
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -54,6 +55,52 @@ def soffice() -> str | None:
     return shutil.which("soffice") or shutil.which("libreoffice")
 
 
+_LIBPYTHON = re.compile(rb"libpython3\.(\d+)")
+_CORE = re.compile(r"^python-core-3\.(\d+)")
+
+
+def libreoffice_python(exe: str | os.PathLike) -> tuple[int, int] | None:
+    """The (major, minor) version of the Python LibreOffice embeds, read from its program folder:
+    the ``libpython3.X`` its pyuno module links (Linux distributions), a ``python-core-3.X.Y``
+    folder (Windows) or ``LibreOfficePython.framework/Versions/3.X`` (macOS); None when the
+    folder does not say.
+
+    >>> libreoffice_python("/nowhere/soffice") is None
+    True
+    """
+    program = Path(exe).resolve().parent
+    for lib in (program / "libpyuno.so", program / "pyuno.so"):
+        if lib.is_file():
+            found = _LIBPYTHON.search(lib.read_bytes())
+            if found:
+                return 3, int(found.group(1))
+    if program.is_dir():
+        for entry in program.iterdir():
+            found = _CORE.match(entry.name)
+            if found:
+                return 3, int(found.group(1))
+    framework = program.parent / "Frameworks" / "LibreOfficePython.framework" / "Versions"
+    if framework.is_dir():
+        for entry in sorted(framework.iterdir()):
+            found = re.match(r"^3\.(\d+)$", entry.name)
+            if found:
+                return 3, int(found.group(1))
+    return None
+
+
+def check_python(exe: str | os.PathLike) -> None:
+    """Raise :class:`LibreOfficeError` when LibreOffice embeds another Python minor version than
+    the one gputco runs in: the add-in's bridge could not import gputco's compiled packages, and
+    every TCO_ cell would hold the version message instead of a number."""
+    theirs, ours = libreoffice_python(exe), tuple(sys.version_info[:2])
+    if theirs is not None and theirs != ours:
+        lo, py = "{}.{}".format(*theirs), "{}.{}".format(*ours)
+        raise LibreOfficeError(
+            f"LibreOffice runs Python {lo} but gputco is installed for Python {py}: every TCO_ cell "
+            f"would hold an error; install gputco with Python {lo} (python{lo} -m pip install gputco)"
+        )
+
+
 def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment for soffice: ``base`` (default: ours) less other Pythons' folders and variables.
 
@@ -62,11 +109,14 @@ def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) ->
     embedded one picks up that Python's standard library and fails ("can't import __main__
     module"). So this Python's own bin folders, every virtualenv's bin folder on the PATH (one with
     ``pyvenv.cfg`` beside it), ``$VIRTUAL_ENV/bin`` and ``$CONDA_PREFIX/bin`` are left out of PATH,
-    and PYTHONHOME, PYTHONPATH, VIRTUAL_ENV and CONDA_PREFIX are unset. ``headless`` selects
-    LibreOffice's window-less display (for conversions); an interactive start keeps the display.
+    but never the system's /usr/bin, /bin, /usr/sbin and /sbin (a venv made from the system's
+    Python has its base there; soffice's start script needs them); PYTHONHOME, PYTHONPATH,
+    VIRTUAL_ENV and CONDA_PREFIX are unset. ``headless`` selects LibreOffice's window-less
+    display (for conversions); an interactive start keeps the display.
     """
     env = dict(os.environ if base is None else base)
     own = {str(Path(p).resolve() / "bin") for p in {sys.prefix, sys.base_prefix, sys.exec_prefix}}
+    own -= SYSTEM_BIN  # a venv made from the system's Python: /usr/bin stays (soffice needs it)
     for var in ("VIRTUAL_ENV", "CONDA_PREFIX"):
         if env.get(var):
             own.add(str(Path(env[var]).resolve() / "bin"))
@@ -81,6 +131,10 @@ def soffice_env(*, headless: bool = True, base: dict[str, str] | None = None) ->
     if headless:
         env["SAL_USE_VCLPLUGIN"] = "svp"
     return env
+
+
+#: the system's command folders, kept on soffice's PATH even when this Python's base lives there
+SYSTEM_BIN = {"/usr/bin", "/bin", "/usr/sbin", "/sbin"}
 
 
 def _venv_bin(folder: str) -> bool:

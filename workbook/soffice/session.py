@@ -66,6 +66,9 @@ def convert(
 
     ``fmt`` is a LibreOffice filter spec (``"xlsx"``, ``"pdf"``, ``"ods"``). Returns the file.
     """
+    exe = process.soffice()
+    if exe is not None:
+        process.check_python(exe)  # else every TCO_ cell would hold the version message
     where = addin_profile(profile)
     with _lock:
         return process.convert(src, out_dir, fmt, profile=where, timeout=timeout)

@@ -35,15 +35,17 @@ _THIN = Side(style="thin", color="BFBFBF")
 INPUT_BORDER = Border(left=_THIN, right=_THIN, top=_THIN, bottom=_THIN)
 WRAP = Alignment(wrap_text=True, vertical="top")
 
-#: number formats by unit
+#: number formats by unit. No currency format (no "$"): Excel's Range.Value, which xlwings reads
+#: UDF arguments with, hands a Currency cell over rounded to 4 decimals (docs/excel-currency.md);
+#: the unit of money stands in the label/unit column instead.
 FORMATS = {
-    "USD": '"$"#,##0',
-    "USD/GPU-year": '"$"#,##0',
-    "USD/GPU-h": '"$"#,##0.0000',
-    "USD/Mtok": '"$"#,##0.0000',
-    "USD/kW-month": '"$"#,##0.00',
-    "USD/kWh": '"$"#,##0.0000',
-    "USD run": '"$"#,##0',
+    "USD": "#,##0",
+    "USD/GPU-year": "#,##0",
+    "USD/GPU-h": "#,##0.0000",
+    "USD/Mtok": "#,##0.0000",
+    "USD/kW-month": "#,##0.00",
+    "USD/kWh": "#,##0.0000",
+    "USD run": "#,##0",
     "fraction": "0.00%",
     "1/year": "0.00%",
     "x": "0.000",
