@@ -14,12 +14,12 @@ from collections import Counter
 import pytest
 from corpus_check import CORPUS, load_manifest, run_corpus
 
-#: measured on this corpus with the gputco engine (benchmarks/bench_corpus.py, 55,339
-#: of 61,572 formula cells computed, 55,319 equal to Excel's value); floors at the counts
+#: measured on this corpus with the gputco engine (benchmarks/bench_corpus.py, 55,436
+#: of 61,572 formula cells computed, 55,414 equal to Excel's value); floors at the counts
 #: measured, so that one cell less computed or equal fails; raise them when the engine improves
-MIN_COMPUTED_CELLS = 55_339
-MIN_EQUAL_CELLS = 55_319
-MIN_EQUAL_SHARE = 55_319 / 55_339
+MIN_COMPUTED_CELLS = 55_436
+MIN_EQUAL_CELLS = 55_414
+MIN_EQUAL_SHARE = 55_414 / 55_436
 MAX_REFUSED = 4  # real circular references (iterative-calculation workbooks)
 MAX_ENGINE_BUGS = 11  # + CHISQ.INV.RT's 12th decimal (differences.toml): Excel is off, not the engine
 
@@ -60,6 +60,8 @@ def test_no_crash_and_no_regression(result):
 KNOWN_ENGINE_BUGS = {
     *(f"poi/test-data/spreadsheet/47813.xlsx Numbers!{c}" for c in ("C92", "B182", "C272", "B362", "C452", "B542", "C632")),
     *(f"poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx EverythingTests!{c}" for c in ("F128", "E1324", "J1328")),
+    # CHISQ.INV.RT's 12th decimal: Excel's own value is off (differences.toml)
+    "closedxml/ClosedXML.Tests/Resource/TryToLoad/LO/xlsx/functions-excel-2010.xlsx Sheet1!D14",
 }  # fmt: skip
 
 

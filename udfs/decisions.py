@@ -167,7 +167,12 @@ def tco_rent_parity(
         reference_goodput=reference_goodput,
     )
     if (peak_tflops is None) != (reference_peak_tflops is None):
-        missing = "reference_peak_tflops" if reference_peak_tflops is None else "peak_tflops"
+        given, missing = (
+            ("peak_tflops", "reference_peak_tflops")
+            if reference_peak_tflops is None
+            else ("reference_peak_tflops", "peak_tflops")
+        )
+        chk.checked(given, peak_tflops if reference_peak_tflops is None else reference_peak_tflops)
         raise MissingValueError(missing, "give both peaks (across types) or neither (one type)")
     if peak_tflops is not None:
         args.update(peak_tflops=peak_tflops, reference_peak_tflops=reference_peak_tflops)
