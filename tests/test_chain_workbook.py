@@ -180,6 +180,64 @@ def test_finance_workbook_equals_the_chain_everywhere(tmp_path_factory, drawn):
     assert _get(wb, "chk_ok") is True, (drawn, failing[:5])
 
 
+#: found by the fuzzer (CI, 2026-12-01): with tax 50% and a 3-year depreciation the net flows
+#: change sign three times; Excel's IRR from the sheet's guess (-50%) converges to -36.3%, TCO_IRR
+#: takes the root nearest the guess, -58.1%. Both are roots; the Checks sheet must pass.
+SEVERAL_IRRS = (
+    {
+        "buyer": "hyperscaler",
+        "model": "gpt3_175b",
+        "precision": "bf16",
+        "convention": "palm",
+        "tokens": 1000000.0,
+        "gpus": 1.0,
+        "kwh_per_household_year": 100.0,
+        "kg_co2_per_kwh": 0.0,
+        "seq_len": None,
+        "cost_of_capital": None,
+        "life_years": 6.0,
+        "residual_fraction": None,
+        "pue": None,
+        "usd_per_kwh": 1.0,
+        "colo_usd_per_kw_month": None,
+        "other_usd_per_gpu_hour": None,
+        "tax_rate": 0.5,
+        "rent_decline_per_year": 0.0,
+        "opex_escalation_per_year": 0.0,
+        "depreciation_years": 3.0,
+    },
+    [
+        {
+            "system": "H200_HGX",
+            "mfu": 1.0,
+            "capex_per_gpu": 544330.0,
+            "it_kw_per_gpu": None,
+            "peak_tflops": None,
+            "rent_usd_per_gpu_hour": 1.0,
+            "serve_tokens_per_gpu_second": None,
+            "availability": 1.0,
+            "utilisation": 1.0,
+            "goodput": 1.0,
+        }
+    ],
+)
+
+
+def test_checks_pass_where_the_cash_flows_have_several_irrs(tmp_path):
+    common, columns = SEVERAL_IRRS
+    path = tmp_path / "t.xlsx"
+    _finance_book(common, columns).save(path)
+    fill_cached_values(path)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    want = _expected(common, columns[0])["irr"]
+    got = _get(wb, "out_irr_1")
+    assert not math.isclose(got, want, rel_tol=1e-3)  # Excel's Newton found the other root
+    assert _another_irr({**common, **columns[0]}, _expected(common, columns[0]), got)
+    (row,) = [r for r in wb["Checks"].iter_rows(min_row=8) if r[0].value == "irr"]
+    assert math.isclose(row[2].value, want, rel_tol=1e-9) and row[6].value is True
+    assert _get(wb, "chk_ok") is True
+
+
 def test_the_workbook_price_level_multiplies_the_preset_capex(tmp_path):
     """inp_capex_multiplier exists only in the workbook: capex = preset x your price level."""
     wb = build_workbook(["H100_HGX", "GB200_NVL72"], "neocloud_giant")

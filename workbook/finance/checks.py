@@ -21,6 +21,7 @@ from openpyxl.utils import get_column_letter
 
 from gputco.udfs import chain, registry
 from gputco.workbook.finance import benchmarks as sheet_benchmarks
+from gputco.workbook.finance import cashflow as sheet_cashflow
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -112,11 +113,19 @@ def build(book: BookBuilder) -> None:
             tests = [f"ISNUMBER(Model!{letter}{book.row('Model', n)})" for n in needs]
             if tests:  # the function is called only where its optional inputs are given
                 udf = f'=IF(AND({",".join(tests)}),{udf[1:]},"needs {" and ".join(needs)}")'
+            where = f"Model!{letter} (System {k})"
             if key in ("irr", "breakeven_utilisation"):  # Excel's IRR may not reach a deeply
                 # negative IRR (#NUM!); no utilisation in (0, 1] may break even (both say so)
                 tests.append(f"ISNUMBER({native[1:]})")
+            if key == "irr":  # flows that change sign more than once have several IRRs, and
+                # Newton's search from the sheet's guess may find another one than TCO_IRR: the
+                # native side is Excel's IRR of the same flows started at the UDF's answer, equal
+                # to it exactly when that answer is a root
+                flows = sheet_cashflow.year_ref("net", "0:last", sheet=sheet_cashflow.sheet_name(k))
+                native = f"=IRR({flows},{{udf}})"
+                where += ": Excel's IRR started at TCO_IRR's root"
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
-            rows.append((key, f"Model!{letter} (System {k})", native, udf, applies))
+            rows.append((key, where, native, udf, applies))
         for sheet, key, template, applies in NAMED_CHECKS:
             if sheet == "Compare" and k == 1:
                 continue
@@ -163,6 +172,7 @@ def build(book: BookBuilder) -> None:
         r = header + 1 + i
         ws.cell(row=r, column=1, value=key).font = styles.KEY_FONT
         ws.cell(row=r, column=2, value=where).font = styles.KEY_FONT
+        native = native.replace("{udf}", f"D{r}")
         ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
         ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
         ws.cell(
