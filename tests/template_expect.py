@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gputco import udfs
-from gputco.udfs import presets, scenario
+from gputco.udfs import compute, presets, scenario
 from gputco.udfs.energy import JOULES_PER_KWH
 from gputco.workbook.xlsx.book import FIRST_SYSTEM_COL
 
@@ -143,23 +143,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "tco_usd_per_gpu_hour": tco,
             "peak_tflops": peak,
             "seq_len": seq,
-            **{
-                f: m.value(f)
-                for f in (
-                    "params",
-                    "active_params",
-                    "layers",
-                    "d_model",
-                    "heads",
-                    "kv_heads",
-                    "head_dim",
-                    "ffn",
-                    "vocab",
-                    "mlp_matrices",
-                    "window_layers",
-                    "window",
-                )
-            },
+            **{f: m.value(f) for f in compute.ARCH_FIELDS},
             "flops_palm": udfs.tco_flops_per_token(sc.model, seq, "palm"),
             "flops_6n": udfs.tco_flops_per_token(sc.model, seq, "6n"),
             "flops_megatron": udfs.tco_flops_per_token(sc.model, seq, "megatron"),

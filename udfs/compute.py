@@ -515,42 +515,19 @@ def flops_palm_step(active_params, layers, heads, head_dim, seq_len, window_laye
     )
 
 
-def flops_megatron_step(
-    params,
-    active_params,
-    layers,
-    d_model,
-    heads,
-    kv_heads,
-    head_dim,
-    ffn,
-    vocab,
-    seq_len,
-    mlp_matrices,
-    window_layers,
-    window,
-):
-    """The chain's Megatron step: :func:`flops_per_token_arch` in the "megatron" convention.
+#: the Megatron step's arguments in the chain's order: :data:`ARCH_FIELDS` with ``seq_len``
+#: after ``vocab``
+MEGATRON_STEP_ARGS = (*ARCH_FIELDS[:9], "seq_len", *ARCH_FIELDS[9:])
+
+
+def flops_megatron_step(*values):
+    """The chain's Megatron step: :func:`flops_per_token_arch` in the "megatron" convention, the
+    arguments in the order of :data:`MEGATRON_STEP_ARGS`.
 
     >>> f"{flops_megatron_step(175e9, 175e9, 96, 12288, 96, 96, 128, 49152, 51200, 2048, 2, 0, 0):.4e}"
     '1.0764e+12'
     """
-    return flops_per_token_arch(
-        "megatron",
-        seq_len,
-        params,
-        active_params,
-        layers,
-        d_model,
-        heads,
-        kv_heads,
-        head_dim,
-        ffn,
-        vocab,
-        mlp_matrices,
-        window_layers,
-        window,
-    )
+    return flops_per_token_arch("megatron", **dict(zip(MEGATRON_STEP_ARGS, values, strict=True)))
 
 
 def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatron):
