@@ -8,6 +8,8 @@ the offending element only runs when there is one.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from numbers import Real
 
@@ -174,6 +176,27 @@ def broadcast(**values: object) -> None:
         raise InputShapeError(
             f"arrays that do not broadcast together: {listed}; use arrays of one shape, or scalars"
         ) from None
+
+
+def broadcasting(func):
+    """Decorator: :func:`broadcast` over every argument of ``func`` by its name, before it runs.
+
+    >>> @broadcasting
+    ... def f(mfu, tokens=1.0):
+    ...     return np.multiply(mfu, tokens)
+    >>> f([0.3, 0.4], [1e9, 2e9, 3e9])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def checked(*args, **kwargs):
+        broadcast(**signature.bind(*args, **kwargs).arguments)
+        return func(*args, **kwargs)
+
+    return checked
 
 
 def ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray | float:

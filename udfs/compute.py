@@ -18,6 +18,7 @@ SECONDS_PER_HOUR = 3600.0
 SECONDS_PER_DAY = 86400.0
 
 
+@chk.broadcasting
 def flops_per_token_palm(params, layers, d_model, seq_len):
     """PaLM appendix B training FLOPs per token: ``6*N + 12*L*d_model*seq_len``.
 
@@ -44,7 +45,6 @@ def flops_per_token_palm(params, layers, d_model, seq_len):
     >>> f"{flops_per_token_palm(175e9, 96, 12288, 2048):.5e}"
     '1.07899e+12'
     """
-    chk.broadcast(params=params, layers=layers, d_model=d_model, seq_len=seq_len)
     n = chk.checked("params", params)
     layer = chk.checked("layers", layers)
     d = chk.checked("d_model", d_model)
@@ -52,6 +52,7 @@ def flops_per_token_palm(params, layers, d_model, seq_len):
     return chk.out(6.0 * n + 12.0 * layer * d * s)
 
 
+@chk.broadcasting
 def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_len, mlp_matrices=3):
     """Architecture-aware training FLOPs per token (NeMo/Megatron count; GQA, gated MLP, logits).
 
@@ -80,16 +81,6 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     >>> f"{flops_per_token_megatron(96, 12288, 96, 96, 49152, 51200, 2048, 2):.4e}"
     '1.0764e+12'
     """
-    chk.broadcast(
-        layers=layers,
-        d_model=d_model,
-        heads=heads,
-        kv_heads=kv_heads,
-        ffn=ffn,
-        vocab=vocab,
-        seq_len=seq_len,
-        mlp_matrices=mlp_matrices,
-    )
     layer = chk.checked("layers", layers)
     h = chk.checked("d_model", d_model)
     a = chk.checked("heads", heads)
@@ -286,6 +277,7 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     return flops_per_token_arch(conv, s, **{f: m.value(f) for f in ARCH_FIELDS})
 
 
+@chk.broadcasting
 def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     """Training throughput per GPU: ``mfu * peak_tflops * 1e12 / flops_per_token``.
 
@@ -312,13 +304,13 @@ def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     >>> round(tco_tokens_per_gpu_second(1.07899e12, 1978.9, 0.3952), 1)
     724.8
     """
-    chk.broadcast(flops_per_token=flops_per_token, peak_tflops=peak_tflops, mfu=mfu)
     f = chk.checked("flops_per_token", flops_per_token)
     peak = chk.checked("peak_tflops", peak_tflops)
     u = chk.checked("mfu", mfu)
     return chk.out(u * peak * 1e12 / f)
 
 
+@chk.broadcasting
 def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Cost of one million trained tokens: ``gpu_hour_usd / (3600 * tokens/s per GPU) * 1e6``.
 
@@ -347,18 +339,12 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     >>> round(tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.395), 4)
     0.5445
     """
-    chk.broadcast(
-        gpu_hour_usd=gpu_hour_usd,
-        flops_per_token=flops_per_token,
-        peak_tflops=peak_tflops,
-        mfu=mfu,
-        goodput=goodput,
-    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     g = chk.checked("goodput", goodput)
     return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
 
 
+@chk.broadcasting
 def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     """Cost of serving one million tokens at a measured throughput (inference).
 
@@ -395,15 +381,13 @@ def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1
     >>> round(tco_cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
     0.6574
     """
-    chk.broadcast(
-        gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second, utilisation=utilisation
-    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
     u = chk.checked("utilisation", utilisation)
     return _usd_per_mtok(usd / u, tps)
 
 
+@chk.broadcasting
 def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Cost of a training run: tokens x cost per token.
 
@@ -426,20 +410,13 @@ def tco_training_cost(tokens, gpu_hour_usd, flops_per_token, peak_tflops, mfu, g
     >>> round(tco_training_cost(300e9, 1.42, 1.07899e12, 1978.9, 0.395))
     163344
     """
-    chk.broadcast(
-        tokens=tokens,
-        gpu_hour_usd=gpu_hour_usd,
-        flops_per_token=flops_per_token,
-        peak_tflops=peak_tflops,
-        mfu=mfu,
-        goodput=goodput,
-    )
     n = chk.checked("tokens", tokens)
     return training_cost_at_rate(
         n, tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput)
     )
 
 
+@chk.broadcasting
 def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Wall-clock days of a run: ``tokens / (gpus * tokens/s per GPU) / 86400``.
 
@@ -462,14 +439,6 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1
     >>> round(tco_training_days(300e9, 128, 1.07899e12, 1978.9, 0.395), 2)
     37.45
     """
-    chk.broadcast(
-        tokens=tokens,
-        gpus=gpus,
-        flops_per_token=flops_per_token,
-        peak_tflops=peak_tflops,
-        mfu=mfu,
-        goodput=goodput,
-    )
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     good = chk.checked("goodput", goodput)
@@ -568,23 +537,23 @@ def _usd_per_mtok(usd, tps):
     return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
 
 
+@chk.broadcasting
 def training_cost_at_rate(tokens, usd_per_mtok):
     """Cost of a run: ``tokens x usd_per_mtok / 1e6``, USD.
 
     >>> round(training_cost_at_rate(300e9, 0.5445))
     163350
     """
-    chk.broadcast(tokens=tokens, usd_per_mtok=usd_per_mtok)
     return chk.out(chk.checked("tokens", tokens) * chk.checked("usd_per_mtok", usd_per_mtok) / 1e6)
 
 
+@chk.broadcasting
 def training_gpu_hours(tokens, tokens_per_gpu_second, goodput=1.0):
     """GPU-hours paid for a run: ``tokens / (tokens/s per GPU x 3600) / goodput``.
 
     >>> round(training_gpu_hours(300e9, 724.4))
     115038
     """
-    chk.broadcast(tokens=tokens, tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     n = chk.checked("tokens", tokens)
     g = chk.checked("goodput", goodput)
     return chk.out(
@@ -592,6 +561,7 @@ def training_gpu_hours(tokens, tokens_per_gpu_second, goodput=1.0):
     )
 
 
+@chk.broadcasting
 def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
     """Cost of a million kept training tokens: ``gpu_hour_usd / (3600 x tokens/s) x 1e6 /
     goodput`` (lost work is paid for too).
@@ -599,12 +569,12 @@ def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
     >>> round(cost_per_mtok_trained(1.42, 724.4, 0.9), 4)
     0.605
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, tokens_per_gpu_second=tokens_per_gpu_second, goodput=goodput)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
     return chk.out(_usd_per_mtok(usd, tps) / chk.checked("goodput", goodput))
 
 
+@chk.broadcasting
 def training_days_at_rate(tokens, gpus, tokens_per_gpu_second, availability=1.0, goodput=1.0):
     """Wall-clock days of a run: ``tokens / (gpus x tokens/s per GPU) / 86400 / (availability x
     goodput)``.
@@ -612,13 +582,6 @@ def training_days_at_rate(tokens, gpus, tokens_per_gpu_second, availability=1.0,
     >>> round(training_days_at_rate(300e9, 128, 724.4), 2)
     37.45
     """
-    chk.broadcast(
-        tokens=tokens,
-        gpus=gpus,
-        tokens_per_gpu_second=tokens_per_gpu_second,
-        availability=availability,
-        goodput=goodput,
-    )
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     lost = chk.checked("availability", availability) * chk.checked("goodput", goodput)

@@ -14,19 +14,20 @@ from .finance import HOURS_PER_YEAR
 CHEAPER, NOT_CHEAPER = "cheaper per token", "not cheaper per token"
 
 
+@chk.broadcasting
 def tco_delivered_gpu_hour(gpu_hour_usd, availability=1.0, utilisation=1.0):
     """TCO per GPU-hour actually available and used: ``gpu_hour_usd / (availability x utilisation)``.
 
     >>> round(tco_delivered_gpu_hour(2.2494, 64 / 72, 0.9), 4)
     2.8118
     """
-    chk.broadcast(gpu_hour_usd=gpu_hour_usd, availability=availability, utilisation=utilisation)
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     a = chk.checked("availability", availability)
     u = chk.checked("utilisation", utilisation)
     return chk.out(usd / (a * u))
 
 
+@chk.broadcasting
 def tco_cash_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availability=1.0):
     """The cash break-even utilisation: ``TCO / (availability x rent)``, undiscounted and untaxed.
 
@@ -37,9 +38,6 @@ def tco_cash_breakeven_utilisation(gpu_hour_usd, rent_usd_per_gpu_hour, availabi
     >>> round(tco_cash_breakeven_utilisation(1.42, 2.0, 0.9), 4)
     0.7889
     """
-    chk.broadcast(
-        gpu_hour_usd=gpu_hour_usd, rent_usd_per_gpu_hour=rent_usd_per_gpu_hour, availability=availability
-    )
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     rent = chk.checked("rent_usd_per_gpu_hour", rent_usd_per_gpu_hour)
     a = chk.checked("availability", availability)
@@ -213,9 +211,9 @@ def breakeven_rent_of_table(rent_usd_per_gpu_hour, npv_usd_per_gpu, npv_per_unit
     )
 
 
+@chk.broadcasting
 def cluster_units(gpus, gpus_per_unit):
     """Servers or racks for ``gpus`` GPUs, rounded up."""
-    chk.broadcast(gpus=gpus, gpus_per_unit=gpus_per_unit)
     g = chk.checked("gpus", gpus)
     per = chk.checked("gpus_per_unit", gpus_per_unit)
     return chk.out(np.ceil(g / per))

@@ -17,6 +17,7 @@ JOULES_PER_KWH = 3.6e6
 KG_CO2_PER_KWH_US = presets.catalog("grid")["us_average"].value("kg_co2_per_kwh")
 
 
+@chk.broadcasting
 def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     """All-in utility power per GPU: IT load x PUE, in watts.
 
@@ -37,12 +38,12 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     >>> round(tco_utility_watts_per_gpu(1.389, 1.288), 1)
     1789.0
     """
-    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue)
     kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
     p = chk.checked("pue", pue)
     return chk.out(kw * p * 1000.0)
 
 
+@chk.broadcasting
 def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Energy per trained token: utility W per GPU / tokens per second per GPU.
 
@@ -72,18 +73,12 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     >>> round(tco_joules_per_token(1789, 1.07899e12, 1978.9, 0.395), 3)
     2.469
     """
-    chk.broadcast(
-        utility_watts_per_gpu=utility_watts_per_gpu,
-        flops_per_token=flops_per_token,
-        peak_tflops=peak_tflops,
-        mfu=mfu,
-        goodput=goodput,
-    )
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
     g = chk.checked("goodput", goodput)
     return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
 
 
+@chk.broadcasting
 def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     """Energy as years of an average US household's electricity.
 
@@ -111,7 +106,6 @@ def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     >>> round(tco_household_years(300e9 * 2.469), 1)
     19.1
     """
-    chk.broadcast(joules=joules, kwh_per_household_year=kwh_per_household_year)
     j = chk.checked("joules", joules)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(j / (kwh * JOULES_PER_KWH))
@@ -120,59 +114,54 @@ def tco_household_years(joules, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
 # --- steps of the chain (udfs.chain) ------------------------------------------------------------
 
 
+@chk.broadcasting
 def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second, goodput=1.0):
     """Energy per kept token: utility watts per GPU / tokens per second per GPU / goodput, J/token.
 
     >>> round(joules_per_token_at_rate(1805.7, 724.4), 3)
     2.493
     """
-    chk.broadcast(
-        utility_watts_per_gpu=utility_watts_per_gpu,
-        tokens_per_gpu_second=tokens_per_gpu_second,
-        goodput=goodput,
-    )
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
     g = chk.checked("goodput", goodput)
     return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / g)
 
 
+@chk.broadcasting
 def training_energy_kwh(tokens, joules_per_token):
     """Energy of a run: ``tokens x J/token / 3.6e6``, kWh.
 
     >>> round(training_energy_kwh(300e9, 2.493))
     207750
     """
-    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token)
     n = chk.checked("tokens", tokens)
     return chk.out(n * chk.checked("joules_per_token", joules_per_token) / JOULES_PER_KWH)
 
 
+@chk.broadcasting
 def household_years_of_run(tokens, joules_per_token, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     """Energy of a run in US household-years: ``tokens x J/token / (kWh per year x 3.6e6)``.
 
     >>> round(household_years_of_run(300e9, 2.493), 2)
     19.25
     """
-    chk.broadcast(
-        tokens=tokens, joules_per_token=joules_per_token, kwh_per_household_year=kwh_per_household_year
-    )
     n = chk.checked("tokens", tokens)
     j = chk.checked("joules_per_token", joules_per_token)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(n * j / (kwh * JOULES_PER_KWH))
 
 
+@chk.broadcasting
 def tokens_per_household_year(kwh_per_household_year, joules_per_token):
     """Tokens trained with one US household-year of electricity: ``kWh x 3.6e6 / (J/token)``.
 
     >>> round(tokens_per_household_year(10791, 2.493) / 1e9, 1)
     15.6
     """
-    chk.broadcast(kwh_per_household_year=kwh_per_household_year, joules_per_token=joules_per_token)
     kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
     return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))
 
 
+@chk.broadcasting
 def tco_co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     """CO2 emitted generating an amount of electricity: ``joules / 3.6e6 * kg_co2_per_kwh / 1000``.
 
@@ -204,7 +193,6 @@ def tco_co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     >>> tco_co2_tonnes([3.6e9, 0.0], 0.5).tolist()
     [0.5, 0.0]
     """
-    chk.broadcast(joules=joules, kg_co2_per_kwh=kg_co2_per_kwh)
     j = chk.non_negative("joules", joules)
     factor = chk.non_negative("kg_co2_per_kwh", kg_co2_per_kwh)
     return chk.out(j / JOULES_PER_KWH * factor / 1000.0)
@@ -219,13 +207,13 @@ def grid_factor(name="us_average"):
     return presets.lookup("grid", name).value("kg_co2_per_kwh")
 
 
+@chk.broadcasting
 def co2_tonnes_of_run(tokens, joules_per_token, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     """CO2 of a training run's electricity: ``tokens x J/token / 3.6e6 x kg/kWh / 1000``, tonnes.
 
     >>> round(co2_tonnes_of_run(300e9, 2.493), 1)
     81.0
     """
-    chk.broadcast(tokens=tokens, joules_per_token=joules_per_token, kg_co2_per_kwh=kg_co2_per_kwh)
     n = chk.checked("tokens", tokens)
     j = chk.checked("joules_per_token", joules_per_token)
     return tco_co2_tonnes(n * j, kg_co2_per_kwh)

@@ -27,6 +27,7 @@ def _annuity_factors(rate, years):
     return sff + rate, sff  # CRF = SFF + r
 
 
+@chk.broadcasting
 def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residual_fraction=0.0):
     """Capital cost per GPU-hour: the level annual payment that repays the capex, / 8760.
 
@@ -70,12 +71,6 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     >>> tco_capital_per_gpu_hour([31250, 54166.67], 0.0, 5)
     array([0.71347032, 1.23668196])
     """
-    chk.broadcast(
-        capex_per_gpu=capex_per_gpu,
-        cost_of_capital=cost_of_capital,
-        life_years=life_years,
-        residual_fraction=residual_fraction,
-    )
     capex = chk.checked("capex_per_gpu", capex_per_gpu)
     r = chk.checked("cost_of_capital", cost_of_capital)
     n = chk.checked("life_years", life_years)
@@ -84,6 +79,7 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     return chk.out(capex * (crf - res * sff) / HOURS_PER_YEAR)
 
 
+@chk.broadcasting
 def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     """Electricity cost per GPU-hour: IT load x PUE x tariff.
 
@@ -106,13 +102,13 @@ def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     >>> round(tco_power_per_gpu_hour(1.389, 1.3, 0.087), 6)
     0.157096
     """
-    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh)
     kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
     p = chk.checked("pue", pue)
     price = chk.checked("usd_per_kwh", usd_per_kwh)
     return chk.out(kw * p * price)
 
 
+@chk.broadcasting
 def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     """Facility (colocation) cost per GPU-hour: rent per kW of IT load per month / 730 hours.
 
@@ -133,12 +129,12 @@ def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     >>> round(tco_colo_per_gpu_hour(1.389, 130), 6)
     0.247356
     """
-    chk.broadcast(it_kw_per_gpu=it_kw_per_gpu, usd_per_kw_month=usd_per_kw_month)
     kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
     rent = chk.checked("usd_per_kw_month", usd_per_kw_month)
     return chk.out(kw * rent / HOURS_PER_MONTH)
 
 
+@chk.broadcasting
 def tco_total_per_gpu_hour(
     capex_per_gpu,
     cost_of_capital,
@@ -186,17 +182,6 @@ def tco_total_per_gpu_hour(
     >>> round(tco_total_per_gpu_hour(31250, 0.1305, 5, 1.389, 1.3, 0.087, 130), 3)
     1.42
     """
-    chk.broadcast(
-        capex_per_gpu=capex_per_gpu,
-        cost_of_capital=cost_of_capital,
-        life_years=life_years,
-        it_kw_per_gpu=it_kw_per_gpu,
-        pue=pue,
-        usd_per_kwh=usd_per_kwh,
-        colo_usd_per_kw_month=colo_usd_per_kw_month,
-        residual_fraction=residual_fraction,
-        other_usd_per_gpu_hour=other_usd_per_gpu_hour,
-    )
     other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
     # checked here so that an error names this function's argument, not tco_colo_per_gpu_hour's
     colo = chk.checked("colo_usd_per_kw_month", colo_usd_per_kw_month)
@@ -209,32 +194,26 @@ def tco_total_per_gpu_hour(
     return tco_per_gpu_hour(capital, opex)
 
 
+@chk.broadcasting
 def tco_opex_per_gpu_hour(power_usd_per_gpu_hour, facility_usd_per_gpu_hour, other_usd_per_gpu_hour=0.0):
     """Operating cost per GPU-hour: power + facility (colocation) + other, USD per GPU-hour.
 
     >>> round(tco_opex_per_gpu_hour(0.157096, 0.247352, 0.0), 6)
     0.404448
     """
-    chk.broadcast(
-        power_usd_per_gpu_hour=power_usd_per_gpu_hour,
-        facility_usd_per_gpu_hour=facility_usd_per_gpu_hour,
-        other_usd_per_gpu_hour=other_usd_per_gpu_hour,
-    )
     power = chk.checked("power_usd_per_gpu_hour", power_usd_per_gpu_hour)
     facility = chk.checked("facility_usd_per_gpu_hour", facility_usd_per_gpu_hour)
     other = chk.checked("other_usd_per_gpu_hour", other_usd_per_gpu_hour)
     return chk.out(power + facility + other)
 
 
+@chk.broadcasting
 def tco_per_gpu_hour(capital_usd_per_gpu_hour, opex_usd_per_gpu_hour):
     """Total cost of ownership per GPU-hour: capital + opex, USD per GPU-hour.
 
     >>> round(tco_per_gpu_hour(1.01549, 0.404448), 4)
     1.4199
     """
-    chk.broadcast(
-        capital_usd_per_gpu_hour=capital_usd_per_gpu_hour, opex_usd_per_gpu_hour=opex_usd_per_gpu_hour
-    )
     capital = chk.checked("capital_usd_per_gpu_hour", capital_usd_per_gpu_hour)
     opex = chk.checked("opex_usd_per_gpu_hour", opex_usd_per_gpu_hour)
     return chk.out(capital + opex)
