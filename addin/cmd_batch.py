@@ -8,6 +8,7 @@ import sys
 from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
+from .budget_flags import add_budget_argument
 from .commands import HELP
 
 
@@ -60,6 +61,7 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    add_budget_argument(p)
     p.set_defaults(run=run)
 
 
@@ -77,6 +79,7 @@ class Once(argparse.Action):
 
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.batch.run import Progress, run_batch
+    from gputco.workbook.recalc import budgets
 
     if args.chunk_rows < 1:
         from gputco.udfs.errors import InputRangeError
@@ -93,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         progress=progress,
         sep="\t" if args.sep == "tab" else args.sep,
         decimal=args.decimal,
+        limits=budgets(args.budget),
     )
     progress.done()
     print(
