@@ -878,6 +878,8 @@ CORPUS: dict[str, Case] = {
 _FORKED = r"""
 import json, os, sys, time
 import gputco.addin.cli as cli  # imported once: each run is a fork of this process
+import gputco.addin.cmd_libreoffice, gputco.workbook.batch.run, gputco.workbook.recalc
+import gputco.workbook.soffice.fallback, gputco.workbook.soffice.render  # what the doors import
 out = []
 for argv, err in json.loads(sys.argv[1]):
     t0 = time.perf_counter()
