@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -30,17 +28,10 @@ sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tests")]
 
 def child(argv: list[str], env: dict | None = None) -> tuple[int, str, float, float]:
     """(exit code, stderr, seconds, peak RSS in MiB) of `gputco ARGV` in a fresh process."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gputco.addin.cli", *argv],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    err = proc.stderr.read().decode()
-    _, status, usage = os.wait4(proc.pid, 0)
-    return os.waitstatus_to_exitcode(status), err, time.perf_counter() - t0, usage.ru_maxrss / 1024
+    from hostile import fresh
+
+    run = fresh(argv, ROOT, env)
+    return run.code, run.err, run.seconds, run.rss / 2**20
 
 
 def largest(d: Path, rows: int) -> None:
@@ -87,13 +78,9 @@ def largest(d: Path, rows: int) -> None:
 
 
 def hostile(d: Path) -> None:
-    from hostile import BOMBS, SCREENED
+    from hostile import BOMBS, SCREENED, soffice_recorder
 
-    recorder = d / "recorder-bin"
-    recorder.mkdir(exist_ok=True)
-    log = d / "soffice-starts.log"
-    (recorder / "soffice").write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
-    (recorder / "soffice").chmod(0o755)
+    recorder, log = soffice_recorder(d)
     env = {**os.environ, "PATH": f"{recorder}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(d / "cache")}
     doors = {
         "render": lambda p, o: ["render", str(p), "--png", str(o)],

@@ -911,6 +911,26 @@ class Run:
     rss: int
 
 
+def fresh(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """Run ``gputco ARGV`` in a fresh Python process (its start included in the time)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    err = proc.stderr.read().decode()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    return Run(os.waitstatus_to_exitcode(status), err, time.perf_counter() - t0, usage.ru_maxrss * 1024)
+
+
 def measured(runs: list[list[str]], folder: Path, env: dict[str, str], cwd: Path) -> list[Run]:
     """Run ``gputco ARGV`` for each of ``runs``, each in a child process of its own (a fork of
     one Python that imported gputco once, so a run costs its own work, not Python's start)."""

@@ -316,33 +316,15 @@ def test_the_recorder_sees_soffice_start_on_a_clean_file(door, tmp_path, capsys,
     assert soffice_recorder.exists(), err
 
 
-def _measured(argv: list[str], cwd: Path) -> tuple[int, str, float, int]:
-    """Run ``gputco ARGV`` in a child: (exit code, stderr, seconds, peak RSS in bytes of the
-    child, from the kernel's accounting of that process, os.wait4)."""
-    import time
-
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gputco.addin.cli", *argv],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    err = proc.stderr.read().decode()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, time.perf_counter() - t0, usage.ru_maxrss * 1024
-
-
 @pytest.mark.parametrize("name", sorted(BOMBS))
 def test_resource_bombs_are_refused_within_60_s_and_2_gib(name, tmp_path, soffice_recorder):
     make, command, message = BOMBS[name]
     path = make(tmp_path)
     argv = [command[0], str(path), *(a.format(tmp=tmp_path) for a in command[1:])]
-    code, err, seconds, rss = _measured(argv, ROOT)
-    assert code == 2 and err.count("\n") == 1 and message in err, err
-    assert "--budget" in err and "GPUTCO_" in err  # how to raise it
-    assert seconds < 60 and rss < 2 << 30, (seconds, rss)
+    run = hostile.fresh(argv, ROOT)  # os.environ: the fixture's recorder first on PATH
+    assert run.code == 2 and run.err.count("\n") == 1 and message in run.err, run.err
+    assert "--budget" in run.err and "GPUTCO_" in run.err  # how to raise it
+    assert run.seconds < 60 and run.rss < 2 << 30, run
     assert not soffice_recorder.exists()
 
 

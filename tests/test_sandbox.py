@@ -210,3 +210,20 @@ def test_render_leaves_nothing_in_tmpdir(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert [p.name for p in (tmp_path / "png").iterdir()] == ["t-Sheet.png"]
     assert list(tmp.iterdir()) == [], "nothing left in TMPDIR"
+
+
+def test_libreoffice_memory_is_a_budget_like_every_other(monkeypatch):
+    """--budget libreoffice_memory_mb=N and GPUTCO_LIBREOFFICE_MEMORY_MB=N set the tree's memory
+    budget (the flag over the variable); below 64 MiB is refused naming both."""
+    from gputco.workbook.recalc import budgets
+
+    monkeypatch.delenv("GPUTCO_LIBREOFFICE_MEMORY_MB", raising=False)
+    assert sandbox.memory_budget() == 2048 << 20
+    monkeypatch.setenv("GPUTCO_LIBREOFFICE_MEMORY_MB", "3000")
+    assert sandbox.memory_budget() == 3000 << 20
+    assert sandbox.memory_budget(budgets(["libreoffice_memory_mb=100"])) == 100 << 20
+    with pytest.raises(
+        sandbox.SandboxError,
+        match=r"at least 64 \(MiB\), not 10 \(--budget libreoffice_memory_mb=N or GPUTCO_LIBREOFFICE_MEMORY_MB=N\)",
+    ):
+        sandbox.memory_budget(budgets(["libreoffice_memory_mb=10"]))
