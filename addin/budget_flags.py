@@ -26,20 +26,22 @@ def add_budget_argument(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_timeout_argument(p: argparse.ArgumentParser, default: float, what: str) -> None:
-    """``--timeout SECONDS`` for everything the command does (``what``), default ``default``."""
+def add_timeout_argument(p: argparse.ArgumentParser, default: float | None, what: str) -> None:
+    """``--timeout SECONDS`` for everything the command does (``what``), default ``default``
+    (None: no limit unless GPUTCO_TIMEOUT sets one)."""
     p.add_argument(
         "--timeout",
         type=float,
         default=None,
         metavar="SECONDS",
-        help=f"give up after SECONDS for {what} (default: GPUTCO_TIMEOUT, else {default:g}; "
-        "a safety net for files from elsewhere)",
+        help=f"give up after SECONDS for {what} (default: GPUTCO_TIMEOUT, else "
+        + ("no limit" if default is None else f"{default:g}")
+        + "; a safety net for files from elsewhere)",
     )
     p.set_defaults(default_timeout=default)
 
 
-def timeout_of(args: argparse.Namespace) -> float:
+def timeout_of(args: argparse.Namespace) -> float | None:
     """The command's time budget: ``--timeout``, else ``GPUTCO_TIMEOUT``, else its default.
 
     >>> timeout_of(argparse.Namespace(timeout=None, default_timeout=300.0))

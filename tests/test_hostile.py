@@ -476,3 +476,44 @@ def test_timeout_bounds_the_defined_names_past_their_budget(tmp_path):
     assert run.code == 2 and run.err.count("\n") == 1, run
     assert "stopped after the time limit of 2 s (compiling the formulas and the defined names" in run.err
     assert run.seconds < 10 and run.rss < 2 << 30, run
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_timeout_bounds_batch(fmt, how, tmp_path, capsys, monkeypatch):
+    """batch has no time limit unless asked (a legitimate run of millions of rows takes minutes);
+    asked, it stops in whatever phase it is, and leaves no output and no temporary file."""
+    src = tmp_path / f"in.{fmt}"
+    if fmt == "csv":
+        src.write_text("system,mfu\nH100_HGX,0.5\n")
+    else:
+        src = _budget_book(tmp_path)
+    args = ["batch", str(src), "-o", str(tmp_path / "out.csv")]
+    if how == "flag":
+        args += ["--timeout", "1e-6"]
+    else:
+        monkeypatch.setenv("GPUTCO_TIMEOUT", "1e-6")
+    code, _out, err = _cli(capsys, *args)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "stopped after the time limit of 1e-06 s (" in err and "GPUTCO_TIMEOUT=SECONDS" in err
+    assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".~*"))
+    assert time_limit() is None
+
+
+def test_a_time_limit_wrapped_by_a_library_is_still_reported_as_the_time_limit():
+    """The alarm raises wherever the code is; a library that re-raises it as its own error (as
+    pyarrow's compute wrappers do) does not make it an internal error (exit 4)."""
+    from gputco.addin.failures import describe, timed_out
+    from gputco.workbook.recalc import RecalcTimeoutError
+
+    try:
+        try:
+            raise RecalcTimeoutError(2, 0, 0, stage="computing the scenarios")
+        except RecalcTimeoutError:
+            raise TypeError("Got unexpected argument type <class 'str'> for compute function") from None
+    except TypeError as err:
+        wrapped = err
+    assert describe("batch", wrapped)[1] == 4  # what it was before
+    line, code = describe("batch", timed_out(wrapped) or wrapped)
+    assert code == 2 and "stopped after the time limit of 2 s (computing the scenarios)" in line
+    assert timed_out(ValueError("x")) is None

@@ -33,7 +33,7 @@ from gputco.workbook.batch import dialect
 from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
-from gputco.workbook.recalc import DEFAULT_LIMITS, Limits
+from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, check_time
 from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
@@ -384,6 +384,7 @@ def run_batch(
         writer = _Writer(tmp, fout)
         try:
             for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect, limits), src, fin, found):
+                check_time(f"after {done:,} scenarios")  # --timeout, between chunks
                 if plan is None:
                     plan = plan_columns(chunk.table.column_names, found)
                 checked = check_chunk(chunk.table, chunk.rows, plan[0], problems, dec)

@@ -22,16 +22,19 @@ from gputco.workbook.recalc import (
     DEFAULT_LIMITS,
     Limits,
     RecalcError,
+    RecalcTimeoutError,
     UnsupportedFunctionError,
     WorkbookFormatError,
     XlError,
     cell_name,
+    check_time,
     evaluate_package,
     list_sheets,
     open_package,
     open_zip,
     shared_strings,
     stream_rows,
+    time_left,
 )
 
 
@@ -45,7 +48,13 @@ class FormulaValues:
     def value(self, row: int, col: int) -> object:
         if self._evaluation is None:
             try:
-                self._evaluation = evaluate_package(open_package(self.path, self.limits))
+                self._evaluation = evaluate_package(
+                    open_package(self.path, self.limits),
+                    timeout_s=time_left(None, "computing the input's formulas"),
+                )
+            except RecalcTimeoutError:
+                check_time("computing the input's formulas")  # named with the command's --timeout
+                raise
             except UnsupportedFunctionError as err:
                 cells = "; ".join(
                     f"{name} in {', '.join(where[:3])}"

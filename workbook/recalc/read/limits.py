@@ -183,7 +183,25 @@ _PHASES = (
     ("gputco.workbook.recalc.read", "reading and screening the package"),
     ("gputco.workbook.recalc.write", "writing the result"),
     ("gputco.workbook.soffice", "running LibreOffice"),
+    ("gputco.workbook.xlsx", "writing the output"),
+    ("gputco.workbook.batch", "reading and computing the scenarios"),
+    ("gputco.udfs", "computing the scenarios"),
 )
+
+
+#: code the alarm never interrupts (it rings again 50 ms later): making, renaming and removing
+#: temporary files and folders, and the sandbox's run, which ends itself on the same deadline
+#: and kills its process tree on the way out
+_CRITICAL = {
+    ("gputco.workbook.xlsx.files", "atomic_output"),
+    ("gputco.workbook.xlsx.files", "remove_stale"),
+    ("gputco.workbook.soffice.sandbox", "run"),
+    ("tempfile", "__exit__"),
+    ("tempfile", "cleanup"),
+    ("tempfile", "mkdtemp"),
+    ("tempfile", "mkstemp"),
+    ("shutil", "rmtree"),
+}
 
 
 def _arm(budget: tuple[float, float]):
@@ -193,16 +211,17 @@ def _arm(budget: tuple[float, float]):
         return None
 
     def ring(_signum, frame) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 0.5)  # again, if this one is swallowed
-        stage = "working"
+        stage = None
         while frame is not None:
             name = frame.f_globals.get("__name__", "")
-            found = next((what for prefix, what in _PHASES if name.startswith(prefix)), None)
-            if found:
-                stage = found
-                break
+            if (name, frame.f_code.co_name) in _CRITICAL:
+                signal.setitimer(signal.ITIMER_REAL, 0.05)  # after it
+                return
+            if stage is None:
+                stage = next((what for prefix, what in _PHASES if name.startswith(prefix)), None)
             frame = frame.f_back
-        raise RecalcTimeoutError(budget[0], 0, 0, stage=stage)
+        signal.setitimer(signal.ITIMER_REAL, 0.5)  # again, if this one is swallowed
+        raise RecalcTimeoutError(budget[0], 0, 0, stage=stage or "working")
 
     try:
         previous = signal.signal(signal.SIGALRM, ring)
@@ -226,7 +245,7 @@ def time_limit() -> float | None:
     return None if budget is None else budget[0]
 
 
-def time_left(default: float, stage: str = "before starting LibreOffice") -> float:
+def time_left(default: float | None, stage: str = "before starting LibreOffice") -> float | None:
     """Seconds the command has left (``default`` when it has no time budget), for a child process."""
     budget = _DEADLINE.get()
     if budget is None:
