@@ -301,6 +301,8 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
         with zf.open(info) as fh:
             room = limits.max_total_bytes - _READ.get(zf, 0)
             data = fh.read(max(0, min(limits.max_member_bytes, room)) + 1)
+    except RecalcTimeoutError:  # the alarm, mid-read: the time limit, not a damaged part
+        raise
     except (
         zipfile.BadZipFile,
         zlib.error,
