@@ -8,6 +8,7 @@ import sys
 from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
+from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
 from .commands import HELP
 
 
@@ -60,6 +61,8 @@ def add_parser(sub) -> None:
     )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
+    add_budget_argument(p)
+    add_timeout_argument(p, None, "the whole run (an .xlsx input's formulas included)")
     p.set_defaults(run=run)
 
 
@@ -77,23 +80,27 @@ class Once(argparse.Action):
 
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.batch.run import Progress, run_batch
+    from gputco.workbook.recalc import budgets, time_budget
 
     if args.chunk_rows < 1:
         from gputco.udfs.errors import InputRangeError
 
         raise InputRangeError("--chunk-rows", args.chunk_rows, "[1, inf)")
     progress = Progress(force=args.progress)
-    report = run_batch(
-        args.input,
-        args.output,
-        in_format=args.in_format,
-        out_format=args.out_format,
-        chunk_rows=args.chunk_rows,
-        force=args.force,
-        progress=progress,
-        sep="\t" if args.sep == "tab" else args.sep,
-        decimal=args.decimal,
-    )
+    limits, timeout = budgets(args.budget), timeout_of(args)
+    with time_budget(timeout):  # checked at every chunk and every piece of an .xlsx part
+        report = run_batch(
+            args.input,
+            args.output,
+            in_format=args.in_format,
+            out_format=args.out_format,
+            chunk_rows=args.chunk_rows,
+            force=args.force,
+            progress=progress,
+            sep="\t" if args.sep == "tab" else args.sep,
+            decimal=args.decimal,
+            limits=limits,
+        )
     progress.done()
     print(
         f"{report.rows:,} scenarios -> {args.output} in {report.seconds:.2f} s "

@@ -6,7 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
 from .commands import HELP
+
+#: seconds `gputco render` and `gputco open --convert-to` may take unless --timeout says otherwise
+DEFAULT_TIMEOUT_S = 300.0
 
 
 def add_addin_parser(addin_sub: argparse._SubParsersAction) -> None:
@@ -96,6 +100,8 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
         default=".",
         help="folder for --convert-to's file (default: the current folder)",
     )
+    add_budget_argument(p)
+    add_timeout_argument(p, DEFAULT_TIMEOUT_S, "--convert-to: the screen and LibreOffice's run")
     p.set_defaults(run=_open)
 
 
@@ -115,13 +121,19 @@ def _open(args: argparse.Namespace) -> int:
                 "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
             )
         out = Path(args.outdir)
-        from gputco.workbook.recalc import refuse_outside
+        from gputco.workbook.recalc import budgets, refuse_outside, time_budget
         from gputco.workbook.xlsx.files import check_input
 
-        refuse_outside(check_input(args.file))  # whatever its name: LibreOffice reads content
-        written = session.convert(
-            args.file, out, args.convert_to, profile=args.profile or session.cached_profile_dir()
-        )
+        limits, timeout = budgets(args.budget), timeout_of(args)
+        with time_budget(timeout, alarm=True):  # the screen and LibreOffice's run share it
+            refuse_outside(check_input(args.file), limits)  # whatever its name: LibreOffice reads content
+            written = session.convert(
+                args.file,
+                out,
+                args.convert_to,
+                profile=args.profile or session.cached_profile_dir(),
+                limits=limits,
+            )
         print(written)
         return 0
     pid, where = session.start_calc(args.file, profile=args.profile, own_profile=args.own_profile)
@@ -155,24 +167,31 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
         "--rows", type=int, default=HEAD_ROWS, help="rows of a long sheet to show (default: %(default)s)"
     )
     p.add_argument("--force", action="store_true", help="replace existing PNG files")
+    add_budget_argument(p)
+    add_timeout_argument(p, DEFAULT_TIMEOUT_S, "everything: the screen, reading, LibreOffice, pdftoppm")
     p.set_defaults(run=_render)
 
 
 def _render(args: argparse.Namespace) -> int:
+    from gputco.workbook.recalc import budgets, time_budget
     from gputco.workbook.soffice.render import render_workbook
 
     shown: dict = {}
     stored: dict = {}
-    written = render_workbook(
-        args.file,
-        args.png,
-        sheets=args.sheet,
-        dpi=args.dpi,
-        force=args.force,
-        rows=args.rows,
-        shown=shown,
-        stored=stored,
-    )
+    timeout = timeout_of(args)
+    with time_budget(timeout, alarm=True):  # every phase: screen, reading, LibreOffice, pdftoppm
+        written = render_workbook(
+            args.file,
+            args.png,
+            sheets=args.sheet,
+            dpi=args.dpi,
+            force=args.force,
+            rows=args.rows,
+            shown=shown,
+            stored=stored,
+            limits=budgets(args.budget),
+            timeout=timeout,
+        )
     for path in written:
         print(path)
     for sheet, cut in shown.items():

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import math
 import sys
 from pathlib import Path
 
 from gputco.udfs.errors import GputcoError, InputRangeError, InputTypeError
 from gputco.workbook.xlsx.files import FileExistsRefusal, check_input
 
+from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
 from .commands import HELP
 
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
@@ -50,13 +50,7 @@ def add_parser(sub) -> None:
         help="keep the stored values of cells that use unsupported functions (default: stop and name them)",
     )
     add_budget_argument(p)
-    p.add_argument(
-        "--timeout",
-        type=float,
-        default=DEFAULT_TIMEOUT_S,
-        metavar="SECONDS",
-        help="give up after SECONDS (default: %(default)s; a safety net for workbooks from elsewhere)",
-    )
+    add_timeout_argument(p, DEFAULT_TIMEOUT_S, "reading, screening and recalculating (LibreOffice too)")
     p.add_argument(
         "--now",
         metavar="TIME",
@@ -98,44 +92,32 @@ def _now(text: str | None) -> datetime.datetime | None:
         ) from None
 
 
-def add_budget_argument(p: argparse.ArgumentParser) -> None:
-    """``--budget NAME=N`` (repeatable): raise or lower one safety budget (docs/safety.md)."""
-    p.add_argument(
-        "--budget",
-        action="append",
-        default=[],
-        metavar="NAME=N",
-        help="set a safety budget, e.g. max_cells=40000000 (also GPUTCO_MAX_CELLS=...; "
-        "the budgets and their defaults: docs/safety.md)",
-    )
-
-
 def run(args: argparse.Namespace) -> int:
-    from gputco.workbook.recalc import budgets, recalc_file
+    from gputco.workbook.recalc import budgets, recalc_file, time_budget
     from gputco.workbook.soffice.fallback import libreoffice_values
 
     src = check_input(args.file)
     if not (args.output or args.in_place or args.check):
         raise RecalcUsageError("say where to write: -o OUT, --in-place, or --check to only compare")
-    if args.timeout is not None and not 0 < args.timeout < math.inf:
-        raise InputRangeError("--timeout", args.timeout, "(0, inf) seconds")
+    timeout = timeout_of(args)
     if args.limit < 0:
         raise InputRangeError("--limit", args.limit, "[0, inf)")
     dst = Path(args.output) if args.output else None
     if dst is not None and dst.exists() and not args.force:
         raise FileExistsRefusal(dst)
-    report = recalc_file(
-        src,
-        dst,
-        check=args.check,
-        in_place=args.in_place,
-        timeout_s=args.timeout,
-        limits=budgets(args.budget),
-        unsupported="stored" if args.keep_unsupported else "raise",
-        now=_now(args.now),
-        engine=args.engine,
-        fallback=libreoffice_values,
-    )
+    with time_budget(timeout, alarm=True):  # every phase, names and one huge formula included
+        report = recalc_file(
+            src,
+            dst,
+            check=args.check,
+            in_place=args.in_place,
+            timeout_s=timeout,
+            limits=budgets(args.budget),
+            unsupported="stored" if args.keep_unsupported else "raise",
+            now=_now(args.now),
+            engine=args.engine,
+            fallback=libreoffice_values,
+        )
     print(report.summary())
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from gputco.addin.cmd_recalc import add_budget_argument
+from gputco.addin.budget_flags import add_budget_argument
 
 from .commands import HELP
 

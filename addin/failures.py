@@ -37,12 +37,23 @@ def run(args: argparse.Namespace) -> int:
         except Exception as err:
             if args.debug:
                 raise
-            line, code = describe(command, err)
+            line, code = describe(command, timed_out(err) or err)
             wrote = isinstance(err, OSError)
         print(line, file=sys.stderr)
         if wrote:
             gc.collect()  # a failed write's half-written streams are cleaned up now, quietly
         return code
+
+
+def timed_out(err: BaseException) -> BaseException | None:
+    """The time limit behind ``err``, if a library turned the alarm's exception into its own
+    (--timeout interrupts whatever code runs; a wrapper may re-raise it as a TypeError)."""
+    seen = 0
+    while err is not None and seen < 20:
+        if type(err).__name__ == "RecalcTimeoutError":
+            return err
+        err, seen = err.__cause__ or err.__context__, seen + 1
+    return None
 
 
 def describe(command: str, err: Exception) -> tuple[str, int]:

@@ -563,21 +563,115 @@ def cells_bomb(d: Path) -> Path:
     return _replace(path, {"xl/worksheets/sheet1.xml": [head, *rows, b"</sheetData></worksheet>"]})
 
 
-def comments_bomb(d: Path, sheets: int = 3, size: int = 500_000_000) -> Path:
-    """Sheets of 500 MB of XML comments (the red team's 8 were killed at 300 s, 4.7 GiB); three
-    are enough to pass the 1 GiB budget on what one package unpacks to."""
+def comments_bomb(d: Path, sheets: int = 8, size: int = 500_000_000) -> Path:
+    """Eight sheets of 500 MB of XML comments each, as the red team's (killed at 300 s, 4.7 GiB).
+
+    Every sheet is the same bytes, and each 1 MB block of it is deflated once (a full flush
+    resets the compressor, so every copy of a block deflates to the same bytes): the file is
+    written in a second or two instead of compressing 4 GB again."""
     import random
+    import zlib
 
     rng = random.Random(8)
     block = ("<!--" + "".join(w + " " * 94 for w in _noise(rng, 10_000)) + "-->").encode()
-    body = [f'{XML_DECL}<worksheet xmlns="{MAIN}">'.encode(), *[block] * (size // len(block))]
-    body.append(b'<sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>')
+    head = f'{XML_DECL}<worksheet xmlns="{MAIN}">'.encode()
+    tail = b'<sheetData><row r="1"><c r="A1"><v>1</v></c></row></sheetData></worksheet>'
+    n = size // len(block)
+
+    def deflated(data: bytes) -> bytes:
+        co = zlib.compressobj(1, zlib.DEFLATED, -15)
+        return co.compress(data) + co.flush(zlib.Z_FULL_FLUSH)
+
+    packed_block = deflated(block)
+    last = zlib.compressobj(1, zlib.DEFLATED, -15)
+    body = [deflated(head), *[packed_block] * n, last.compress(tail) + last.flush()]
+    crc = zlib.crc32(head)
+    for _ in range(n):
+        crc = zlib.crc32(block, crc)
+    crc = zlib.crc32(tail, crc)
+    member = _Deflated(body, crc, len(head) + n * len(block) + len(tail))
     path = package(d / "comments_bomb.xlsx", sheet(cell("A1", 1)))
-    members = {"xl/worksheets/sheet1.xml": body}
-    extra_sheets = [f"xl/worksheets/sheet{i}.xml" for i in range(2, sheets + 1)]
-    for name in extra_sheets:
-        members[name] = body
-    return _replace(path, members, sheets=extra_sheets)
+    names = [f"xl/worksheets/sheet{i}.xml" for i in range(1, sheets + 1)]
+    return _replace(path, dict.fromkeys(names, member), sheets=names[1:])
+
+
+@dataclass(frozen=True)
+class _Deflated:
+    """A member already deflated (raw deflate pieces), with its CRC-32 and unpacked size."""
+
+    pieces: list[bytes]
+    crc: int
+    size: int
+
+
+def _write_deflated(path: Path, members: dict[str, _Deflated]) -> None:
+    """Append members already deflated to the zip at ``path`` (local headers, central directory
+    and end record rewritten; the sizes stay below 4 GiB, so no zip64 fields)."""
+    import struct
+
+    with zipfile.ZipFile(path) as z:
+        kept = {i.filename: z.read(i) for i in z.infolist()}
+    entries, offset = [], 0
+    with open(path, "wb") as fh:
+
+        def put(name: bytes, method: int, crc: int, csize: int, usize: int, pieces) -> None:
+            nonlocal offset
+            fh.write(
+                struct.pack(
+                    "<IHHHHHIIIHH", 0x04034B50, 20, 0, method, 0, 0x21, crc, csize, usize, len(name), 0
+                )
+            )
+            fh.write(name)
+            for piece in pieces:
+                fh.write(piece)
+            entries.append((name, method, crc, csize, usize, offset))
+            offset = fh.tell()
+
+        for name, data in kept.items():
+            packed = _deflate_all(data)
+            put(name.encode(), 8, _crc32(data), len(packed), len(data), [packed])
+        for name, m in members.items():
+            put(name.encode(), 8, m.crc, sum(map(len, m.pieces)), m.size, m.pieces)
+        start = fh.tell()
+        for name, method, crc, csize, usize, at in entries:
+            fh.write(
+                struct.pack(
+                    "<IHHHHHHIIIHHHHHII",
+                    0x02014B50,
+                    20,
+                    20,
+                    0,
+                    method,
+                    0,
+                    0x21,
+                    crc,
+                    csize,
+                    usize,
+                    len(name),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    at,
+                )
+            )
+            fh.write(name)
+        size = fh.tell() - start
+        fh.write(struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(entries), len(entries), size, start, 0))
+
+
+def _deflate_all(data: bytes) -> bytes:
+    import zlib
+
+    co = zlib.compressobj(6, zlib.DEFLATED, -15)
+    return co.compress(data) + co.flush()
+
+
+def _crc32(data: bytes) -> int:
+    import zlib
+
+    return zlib.crc32(data)
 
 
 def styles_bomb(d: Path) -> Path:
@@ -627,7 +721,7 @@ def deep_spec(d: Path) -> Path:
     return path
 
 
-def _replace(path: Path, members: dict[str, list[bytes]], sheets: list[str] = ()) -> Path:
+def _replace(path: Path, members: dict[str, list[bytes] | _Deflated], sheets: list[str] = ()) -> Path:
     """Rewrite ``path`` with ``members`` streamed in (and ``sheets`` listed in the workbook)."""
     with zipfile.ZipFile(path) as z:
         keep = {n: z.read(n) for n in z.namelist() if n not in members}
@@ -646,13 +740,18 @@ def _replace(path: Path, members: dict[str, list[bytes]], sheets: list[str] = ()
             )
         keep.update({"xl/workbook.xml": wb.encode(), "xl/_rels/workbook.xml.rels": rels.encode()})
         keep["[Content_Types].xml"] = types.encode()
+    deflated = {n: m for n, m in members.items() if isinstance(m, _Deflated)}
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as z:
         for name, data in keep.items():
             z.writestr(name, data)
         for name, pieces in members.items():
+            if name in deflated:
+                continue
             with z.open(name, "w", force_zip64=True) as fh:
                 for piece in pieces:
                     fh.write(piece)
+    if deflated:
+        _write_deflated(path, deflated)
     return path
 
 
@@ -704,6 +803,12 @@ BOMBS = {
     "strings_bomb": (strings_bomb, ["recalc", "--check"], "budget max_strings"),
     "cells_bomb": (cells_bomb, ["recalc", "--check"], "budget max_cells"),
     "comments_bomb": (comments_bomb, ["recalc", "--check"], "budget max_total_bytes"),
+    "comments_bomb_render": (comments_bomb, ["render", "--png", "{tmp}/png"], "budget max_total_bytes"),
+    "comments_bomb_open": (
+        comments_bomb,
+        ["open", "--convert-to", "pdf", "--outdir", "{tmp}/out"],
+        "budget max_total_bytes",
+    ),
     "styles_bomb": (styles_bomb, ["render", "--png", "{tmp}/png"], "budget max_styles"),
     "names_bomb": (names_bomb, ["recalc", "--check", "--timeout", "20"], "budget max_name_size"),
     "deep_names": (deep_names, ["recalc", "--check"], "budget max_name_depth"),
@@ -766,3 +871,93 @@ CORPUS: dict[str, Case] = {
     "case_duplicates": Case(case_duplicates, 2, "part names are case-insensitive"),
     "quoted_sheet_webservice": Case(quoted_sheet_webservice, 2, "unsupported functions or features"),
 }
+
+
+# --- measuring: each run in a child process of its own ------------------------------------------
+
+_FORKED = r"""
+import json, os, sys, time
+import gputco.addin.cli as cli  # imported once: each run is a fork of this process
+import gputco.addin.cmd_libreoffice, gputco.workbook.batch.run, gputco.workbook.recalc
+import gputco.workbook.soffice.fallback, gputco.workbook.soffice.render  # what the doors import
+out = []
+for argv, err in json.loads(sys.argv[1]):
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), 2)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        try:
+            code = cli.main(argv)
+        except SystemExit as exit:
+            code = exit.code if isinstance(exit.code, int) else 2
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    _, status, usage = os.wait4(pid, 0)
+    out.append([os.waitstatus_to_exitcode(status), time.perf_counter() - t0, usage.ru_maxrss * 1024])
+print(json.dumps(out))
+"""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one ``gputco`` run in a child process did: its exit code, stderr, wall-clock seconds
+    and peak resident memory (bytes, the kernel's accounting of that child: os.wait4)."""
+
+    code: int
+    err: str
+    seconds: float
+    rss: int
+
+
+def fresh(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Run:
+    """Run ``gputco ARGV`` in a fresh Python process (its start included in the time)."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    err = proc.stderr.read().decode()
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    return Run(os.waitstatus_to_exitcode(status), err, time.perf_counter() - t0, usage.ru_maxrss * 1024)
+
+
+def measured(runs: list[list[str]], folder: Path, env: dict[str, str], cwd: Path) -> list[Run]:
+    """Run ``gputco ARGV`` for each of ``runs``, each in a child process of its own (a fork of
+    one Python that imported gputco once, so a run costs its own work, not Python's start)."""
+    import json
+    import subprocess
+    import sys
+
+    errs = [folder / f"stderr-{i}.txt" for i in range(len(runs))]
+    proc = subprocess.run(
+        [sys.executable, "-c", _FORKED, json.dumps([[a, str(e)] for a, e in zip(runs, errs, strict=True)])],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * len(runs) + 60,
+        check=True,
+    )
+    rows = json.loads(proc.stdout.strip().splitlines()[-1])
+    return [Run(c, e.read_text(), s, r) for (c, s, r), e in zip(rows, errs, strict=True)]
+
+
+def soffice_recorder(folder: Path) -> tuple[Path, Path]:
+    """A program named soffice in ``folder``/recorder-bin that appends its arguments to the log
+    (the second path) and fails: put the folder first on PATH to see whether soffice starts."""
+    bin_dir, log = folder / "recorder-bin", folder / "soffice-starts.log"
+    bin_dir.mkdir(exist_ok=True)
+    script = bin_dir / "soffice"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
+    script.chmod(0o755)
+    return bin_dir, log

@@ -11,6 +11,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import hostile
 import openpyxl
 import pytest
 from fuzzing import hard_timeout
@@ -40,6 +41,7 @@ from gputco.workbook.recalc import (
     UnsupportedFunctionError,
     evaluate_workbook,
     recalc_file,
+    time_limit,
 )
 from gputco.workbook.soffice.fallback import libreoffice_values
 
@@ -277,11 +279,7 @@ def soffice_recorder(tmp_path, monkeypatch):
     """A program named soffice first on PATH that records every start (and fails)."""
     from gputco.workbook.soffice import session
 
-    bin_dir, log = tmp_path / "recorder-bin", tmp_path / "soffice-starts.log"
-    bin_dir.mkdir()
-    script = bin_dir / "soffice"
-    script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
-    script.chmod(0o755)
+    bin_dir, log = hostile.soffice_recorder(tmp_path)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.setattr(session, "_profiles", {})  # no profile made by a real LibreOffice before
     monkeypatch.setattr(
@@ -318,33 +316,15 @@ def test_the_recorder_sees_soffice_start_on_a_clean_file(door, tmp_path, capsys,
     assert soffice_recorder.exists(), err
 
 
-def _measured(argv: list[str], cwd: Path) -> tuple[int, str, float, int]:
-    """Run ``gputco ARGV`` in a child: (exit code, stderr, seconds, peak RSS in bytes of the
-    child, from the kernel's accounting of that process, os.wait4)."""
-    import time
-
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gputco.addin.cli", *argv],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    err = proc.stderr.read().decode()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, err, time.perf_counter() - t0, usage.ru_maxrss * 1024
-
-
 @pytest.mark.parametrize("name", sorted(BOMBS))
 def test_resource_bombs_are_refused_within_60_s_and_2_gib(name, tmp_path, soffice_recorder):
     make, command, message = BOMBS[name]
     path = make(tmp_path)
     argv = [command[0], str(path), *(a.format(tmp=tmp_path) for a in command[1:])]
-    code, err, seconds, rss = _measured(argv, ROOT)
-    assert code == 2 and err.count("\n") == 1 and message in err, err
-    assert "--budget" in err and "GPUTCO_" in err  # how to raise it
-    assert seconds < 60 and rss < 2 << 30, (seconds, rss)
+    run = hostile.fresh(argv, ROOT)  # os.environ: the fixture's recorder first on PATH
+    assert run.code == 2 and run.err.count("\n") == 1 and message in run.err, run.err
+    assert "--budget" in run.err and "GPUTCO_" in run.err  # how to raise it
+    assert run.seconds < 60 and run.rss < 2 << 30, run
     assert not soffice_recorder.exists()
 
 
@@ -355,3 +335,185 @@ def test_open_convert_to_screens_by_content_not_by_name(name, tmp_path, capsys, 
     code, _out, err = _cli(capsys, *DOORS["open"](path, tmp_path / "out"))
     assert code == 2 and err.count("\n") == 1 and message in err, err
     assert not soffice_recorder.exists()
+
+
+def _recorder_env(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    bin_dir, log = hostile.soffice_recorder(tmp_path)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(tmp_path / "c")}
+    return env, log
+
+
+def test_disguised_files_in_a_child_process_within_60_s_and_2_gib(tmp_path):
+    """Every disguised file through every door that hands a workbook to LibreOffice, each run in
+    a child process of its own (its time and peak memory the kernel's): exit 2 and one line,
+    soffice (a recorder first on PATH) never started; the control, a clean file, does start it."""
+    env, log = _recorder_env(tmp_path)
+    runs, expected = [], []
+    for name, (make, message) in sorted(SCREENED.items()):
+        folder = tmp_path / name
+        folder.mkdir()
+        path = make(folder)
+        for door in sorted(DOORS):
+            runs.append(DOORS[door](path, folder / f"out-{door}"))
+            expected.append((name, door, message, folder / f"out-{door}"))
+    results = hostile.measured(runs, tmp_path, env, ROOT)
+    for (name, door, message, out), run in zip(expected, results, strict=True):
+        assert run.code == 2 and run.err.count("\n") == 1 and message in run.err, (name, door, run)
+        assert run.seconds < 60 and run.rss < 2 << 30, (name, door, run)
+        assert not out.exists(), (name, door)
+    assert not log.exists(), "soffice was started on a refused file"
+    clean = package(tmp_path / "clean.xlsx", sheet(cell("A1", 2), cell("A2", 4, f="A1*2")))
+    (control,) = hostile.measured([DOORS["open"](clean, tmp_path / "o")], tmp_path, env, ROOT)
+    assert log.exists(), control  # the recorder does see a start
+
+
+def _budget_book(d: Path) -> Path:
+    """Six parts, two shared strings (a header row), two cell formats, four cells."""
+    styles = (
+        f'{hostile.XML_DECL}<styleSheet xmlns="{hostile.MAIN}"><cellXfs count="2"><xf numFmtId="0"/>'
+        '<xf numFmtId="1"/></cellXfs></styleSheet>'
+    )
+    return package(
+        d / "budgets.xlsx",
+        sheet(
+            cell("A1", 0, t="s"),
+            cell("B1", 1, t="s"),
+            cell("A2", "H100_HGX", t="str", f='"H100_HGX"'),
+            cell("B2", 0.5),
+        ),
+        strings=hostile.shared_strings("system", "mfu"),
+        extra={"xl/styles.xml": styles.encode()},
+        overrides=(("/xl/styles.xml", hostile._CT + "styles+xml"),),
+        rels=(("rId5", "styles", "styles.xml"),),
+    )
+
+
+#: every door that reads a package, and a budget each meets past the package's door (the number
+#: of parts, max_members, is met by all)
+BUDGET_DOORS = {
+    "recalc": (lambda path, out: ["recalc", str(path), "--check"], "max_cells", 3),
+    "render": (lambda path, out: ["render", str(path), "--png", str(out)], "max_strings", 1),
+    "open": (
+        lambda path, out: ["open", str(path), "--convert-to", "pdf", "--outdir", str(out)],
+        "max_styles",
+        1,
+    ),
+    "batch": (lambda path, out: ["batch", str(path), "-o", str(out) + ".csv", "--force"], "max_strings", 1),
+}
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+@pytest.mark.parametrize("which", ["max_members", "deeper"])
+@pytest.mark.parametrize("door", sorted(BUDGET_DOORS))
+def test_every_door_takes_the_budgets_by_flag_and_by_environment(
+    door, which, how, tmp_path, capsys, monkeypatch, soffice_recorder
+):
+    argv, deeper, value = BUDGET_DOORS[door]
+    budget, value = ("max_members", 5) if which == "max_members" else (deeper, value)
+    path = _budget_book(tmp_path)
+    args = argv(path, tmp_path / "out")
+    code, _out, err = _cli(capsys, *args)
+    assert "(budget " not in err, "the defaults take the file"
+    if how == "flag":
+        args += ["--budget", f"{budget}={value}"]
+    else:
+        monkeypatch.setenv(f"GPUTCO_{budget.upper()}", str(value))
+    soffice_recorder.unlink(missing_ok=True)
+    code, _out, err = _cli(capsys, *args)
+    assert code == 2 and err.count("\n") == 1, err
+    assert (
+        f"(budget {budget} = {value}; raise it with --budget {budget}=N or GPUTCO_{budget.upper()}=N)" in err
+    )
+    assert not soffice_recorder.exists()
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+@pytest.mark.parametrize("door", ["render", "open"])
+def test_timeout_bounds_the_screen_of_render_and_open(
+    door, how, tmp_path, capsys, monkeypatch, soffice_recorder
+):
+    path = package(tmp_path / "clean.xlsx", sheet(cell("A1", 2), cell("A2", 4, f="A1*2")))
+    args = DOORS[door](path, tmp_path / "out")
+    if how == "flag":
+        args += ["--timeout", "1e-6"]
+    else:
+        monkeypatch.setenv("GPUTCO_TIMEOUT", "1e-6")
+    code, _out, err = _cli(capsys, *args)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "stopped after the time limit of 1e-06 s (" in err  # the phase it was in, then how to raise it
+    assert "--timeout SECONDS or GPUTCO_TIMEOUT=SECONDS" in err
+    assert not soffice_recorder.exists() and not (tmp_path / "out").exists()
+    assert time_limit() is None, "the budget ends with the command"
+
+
+@pytest.mark.parametrize("door", sorted(DOORS))
+def test_timeout_bounds_libreoffice_on_every_door(door, tmp_path, capsys, soffice_recorder):
+    """A soffice that never ends (a recorder that sleeps): the door's --timeout kills it."""
+    import time
+
+    script = soffice_recorder.parent / "recorder-bin" / "soffice"
+    script.write_text(f'#!/bin/sh\necho "$@" >> {soffice_recorder}\nexec sleep 60\n')
+    path = package(tmp_path / "clean.xlsx", sheet(cell("A1", 2), cell("A2", 4, f="A1*2")))
+    t0 = time.perf_counter()
+    code, _out, err = _cli(capsys, *DOORS[door](path, tmp_path / "out"), "--timeout", "2")
+    assert time.perf_counter() - t0 < 20
+    assert soffice_recorder.exists(), "soffice was started"
+    assert code == 2 and err.count("\n") == 1, err
+    assert "stopped after the time limit of 2 s" in err and "GPUTCO_TIMEOUT" in err, err
+
+
+def test_timeout_bounds_the_defined_names_past_their_budget(tmp_path):
+    """The names bomb with its size budget raised out of the way: --timeout still stops it while
+    the names are written out (before, 2^30 terms ran for hours whatever --timeout said)."""
+    env, _log = _recorder_env(tmp_path)
+    path = hostile.names_bomb(tmp_path)
+    (run,) = hostile.measured(
+        [["recalc", str(path), "--check", "--budget", "max_name_size=1000000000000", "--timeout", "2"]],
+        tmp_path,
+        env,
+        ROOT,
+    )
+    assert run.code == 2 and run.err.count("\n") == 1, run
+    assert "stopped after the time limit of 2 s (compiling the formulas and the defined names" in run.err
+    assert run.seconds < 10 and run.rss < 2 << 30, run
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+def test_timeout_bounds_batch(fmt, how, tmp_path, capsys, monkeypatch):
+    """batch has no time limit unless asked (a legitimate run of millions of rows takes minutes);
+    asked, it stops in whatever phase it is, and leaves no output and no temporary file."""
+    src = tmp_path / f"in.{fmt}"
+    if fmt == "csv":
+        src.write_text("system,mfu\nH100_HGX,0.5\n")
+    else:
+        src = _budget_book(tmp_path)
+    args = ["batch", str(src), "-o", str(tmp_path / "out.csv")]
+    if how == "flag":
+        args += ["--timeout", "1e-6"]
+    else:
+        monkeypatch.setenv("GPUTCO_TIMEOUT", "1e-6")
+    code, _out, err = _cli(capsys, *args)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "stopped after the time limit of 1e-06 s (" in err and "GPUTCO_TIMEOUT=SECONDS" in err
+    assert not (tmp_path / "out.csv").exists() and not list(tmp_path.glob(".~*"))
+    assert time_limit() is None
+
+
+def test_a_time_limit_wrapped_by_a_library_is_still_reported_as_the_time_limit():
+    """The alarm raises wherever the code is; a library that re-raises it as its own error (as
+    pyarrow's compute wrappers do) does not make it an internal error (exit 4)."""
+    from gputco.addin.failures import describe, timed_out
+    from gputco.workbook.recalc import RecalcTimeoutError
+
+    try:
+        try:
+            raise RecalcTimeoutError(2, 0, 0, stage="computing the scenarios")
+        except RecalcTimeoutError:
+            raise TypeError("Got unexpected argument type <class 'str'> for compute function") from None
+    except TypeError as err:
+        wrapped = err
+    assert describe("batch", wrapped)[1] == 4  # what it was before
+    line, code = describe("batch", timed_out(wrapped) or wrapped)
+    assert code == 2 and "stopped after the time limit of 2 s (computing the scenarios)" in line
+    assert timed_out(ValueError("x")) is None

@@ -159,3 +159,33 @@ def test_render_keeps_the_stored_value_where_libreoffice_errs(tmp_path):
     stored: dict = {}
     (png,) = render.render_workbook(src, tmp_path / "png", stored=stored)
     assert stored == kept and png.stat().st_size > 0
+
+
+def test_render_applies_the_same_rule_recorded(tmp_path, monkeypatch):
+    """Where LibreOffice is absent: render's choice of cells goes through the one rule
+    (hybrid.takes, which auto uses), on LibreOffice 7.4.7.2's recorded values (LAMBDA_RECORDED)."""
+    from gputco.workbook.recalc.run import hybrid
+    from gputco.workbook.soffice import render
+
+    assert render.takes is hybrid.takes  # one function, not a copy
+    src = _lambda_book(tmp_path)
+
+    def recorded(path, out_dir, fmt, **_):
+        out = package(
+            tmp_path / "lo-out.xlsx",
+            sheet(
+                cell("A1", "#NAME?", f='_xlfn.TEXTBEFORE("ab-c","-")', t="e"),
+                cell("A2", 1, f="_xlfn.BITAND(5,3)>0", t="b"),
+                cell("A3", "#NAME?", f='A1&"x"', t="e"),
+            ),
+        )
+        return out
+
+    monkeypatch.setattr(render.session, "convert", recorded)
+    assert render.libreoffice_errors(src, tmp_path / "values") == {"S": ["A1", "A3"]}
+    seen = []
+    monkeypatch.setattr(
+        render, "takes", lambda computed, stored: seen.append((str(computed), stored)) or True
+    )
+    assert render.libreoffice_errors(src, tmp_path / "values2") == {}
+    assert sorted(seen) == [("#NAME?", "ab"), ("#NAME?", "abx"), ("True", True)]

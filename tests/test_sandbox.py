@@ -63,7 +63,10 @@ def test_no_namespace_means_no_untrusted_run_unless_allowed(monkeypatch):
 def test_the_whole_tree_is_killed_at_its_time_budget():
     # a grandchild that would outlive its parent: the session is killed, not only the child
     cmd = ["sh", "-c", "sleep 30 & sleep 30"]
-    with pytest.raises(sandbox.SandboxError, match=r"time limit of 0.5 s \(raise it with --timeout\)"):
+    with pytest.raises(
+        sandbox.SandboxError,
+        match=r"time limit of 0.5 s \(raise it with --timeout SECONDS or GPUTCO_TIMEOUT=SECONDS\)",
+    ):
         sandbox.run(cmd, timeout=0.5, env={"PATH": "/usr/bin:/bin"}, what="sleep")
     left = subprocess.run(["pgrep", "-f", "^sleep 30$"], capture_output=True, text=True, check=False)
     assert left.stdout == ""
@@ -72,7 +75,9 @@ def test_the_whole_tree_is_killed_at_its_time_budget():
 def test_the_whole_tree_is_killed_at_its_memory_budget():
     grow = "b = []\nwhile True:\n    b.append(bytearray(16 << 20))\n"
     with pytest.raises(
-        sandbox.SandboxError, match=r"more than 200 MiB of memory .*GPUTCO_LIBREOFFICE_MEMORY_MB"
+        sandbox.SandboxError,
+        match=r"more than 200 MiB of memory \(budget libreoffice_memory_mb .*--budget "
+        r"libreoffice_memory_mb=N or GPUTCO_LIBREOFFICE_MEMORY_MB=N\)",
     ):
         sandbox.run([sys.executable, "-c", grow], timeout=60, env={"PATH": "/usr/bin:/bin"}, memory=200 << 20)
 
@@ -171,8 +176,54 @@ def test_docs_list_every_budget_with_its_default():
         text = row.group(1).strip()
         shown = float(text[:-4]) * (1 << 30) if text.endswith(" GiB") else float(text.replace(",", ""))
         assert shown == value, (f.name, text, value)
-    assert (
-        f"{sandbox.DEFAULT_MEMORY_MB} MiB" in page
-        and sandbox.MEMORY_ENV in page
-        and sandbox.ALLOW_ENV in page
+    assert sandbox.MEMORY_ENV in page and sandbox.ALLOW_ENV in page
+
+
+@requires_soffice
+def test_render_leaves_nothing_in_tmpdir(tmp_path):
+    """`gputco render` as a user runs it, TMPDIR a folder of its own: when it exits, no lu*.tmp
+    (LibreOffice's), no profile and no print copy are left there."""
+    import os
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(tmp_path / "t.xlsx")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gputco.addin.cli",
+            "render",
+            str(tmp_path / "t.xlsx"),
+            "--png",
+            str(tmp_path / "png"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in (tmp_path / "png").iterdir()] == ["t-Sheet.png"]
+    assert list(tmp.iterdir()) == [], "nothing left in TMPDIR"
+
+
+def test_libreoffice_memory_is_a_budget_like_every_other(monkeypatch):
+    """--budget libreoffice_memory_mb=N and GPUTCO_LIBREOFFICE_MEMORY_MB=N set the tree's memory
+    budget (the flag over the variable); below 64 MiB is refused naming both."""
+    from gputco.workbook.recalc import budgets
+
+    monkeypatch.delenv("GPUTCO_LIBREOFFICE_MEMORY_MB", raising=False)
+    assert sandbox.memory_budget() == 2048 << 20
+    monkeypatch.setenv("GPUTCO_LIBREOFFICE_MEMORY_MB", "3000")
+    assert sandbox.memory_budget() == 3000 << 20
+    assert sandbox.memory_budget(budgets(["libreoffice_memory_mb=100"])) == 100 << 20
+    with pytest.raises(
+        sandbox.SandboxError,
+        match=r"at least 64 \(MiB\), not 10 \(--budget libreoffice_memory_mb=N or GPUTCO_LIBREOFFICE_MEMORY_MB=N\)",
+    ):
+        sandbox.memory_budget(budgets(["libreoffice_memory_mb=10"]))

@@ -33,6 +33,7 @@ from gputco.workbook.batch import dialect
 from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
+from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, check_time
 from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
@@ -80,7 +81,11 @@ def file_format(path: str | os.PathLike, given: str | None = None) -> str:
 
 
 def read_chunks(
-    path: str | os.PathLike, fmt: str, chunk_rows: int, csv_dialect: dialect.Dialect | None = None
+    path: str | os.PathLike,
+    fmt: str,
+    chunk_rows: int,
+    csv_dialect: dialect.Dialect | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[Chunk]:
     """Yield the input as chunks of at most ``chunk_rows`` rows (rows entirely empty skipped)."""
     if fmt == "parquet":
@@ -97,7 +102,7 @@ def read_chunks(
             path, chunk_rows, csv_dialect or dialect.sniff(path), lambda t, rows: _drop_empty(t, rows)
         )
     else:
-        for table, rows in read_xlsx(path, chunk_rows):
+        for table, rows in read_xlsx(path, chunk_rows, limits):
             yield Chunk(table, rows)
 
 
@@ -355,6 +360,7 @@ def run_batch(
     progress=None,
     sep=None,
     decimal=None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> BatchReport:
     """Run every scenario of ``src`` and write inputs + results to ``dst`` (atomically).
 
@@ -362,6 +368,7 @@ def run_batch(
     still read (so every bad cell is reported, in row order) and nothing is written.
     ``sep``/``decimal`` fix the CSV separator and decimal mark (default: detected).
     ``progress`` is called with the rows done so far after each chunk (None: no progress).
+    ``limits``: the budgets an .xlsx input is read within (docs/safety.md).
     """
     src, dst = check_input(src), Path(dst)
     fin, fout = file_format(src, in_format), file_format(dst, out_format)
@@ -376,7 +383,8 @@ def run_batch(
     with atomic_output(dst, force=force) as tmp:
         writer = _Writer(tmp, fout)
         try:
-            for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect), src, fin, found):
+            for chunk in _guarded(read_chunks(src, fin, chunk_rows, csv_dialect, limits), src, fin, found):
+                check_time(f"after {done:,} scenarios")  # --timeout, between chunks
                 if plan is None:
                     plan = plan_columns(chunk.table.column_names, found)
                 checked = check_chunk(chunk.table, chunk.rows, plan[0], problems, dec)

@@ -19,31 +19,42 @@ import pyarrow as pa
 
 from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.recalc import (
+    DEFAULT_LIMITS,
+    Limits,
     RecalcError,
+    RecalcTimeoutError,
     UnsupportedFunctionError,
     WorkbookFormatError,
     XlError,
     cell_name,
+    check_time,
     evaluate_package,
     list_sheets,
     open_package,
     open_zip,
     shared_strings,
     stream_rows,
+    time_left,
 )
 
 
 class FormulaValues:
     """The engine's values for the formula cells of one sheet, computed on first use."""
 
-    def __init__(self, path: Path, sheet: str) -> None:
-        self.path, self.sheet = path, sheet
+    def __init__(self, path: Path, sheet: str, limits: Limits = DEFAULT_LIMITS) -> None:
+        self.path, self.sheet, self.limits = path, sheet, limits
         self._evaluation = None
 
     def value(self, row: int, col: int) -> object:
         if self._evaluation is None:
             try:
-                self._evaluation = evaluate_package(open_package(self.path))
+                self._evaluation = evaluate_package(
+                    open_package(self.path, self.limits),
+                    timeout_s=time_left(None, "computing the input's formulas"),
+                )
+            except RecalcTimeoutError:
+                check_time("computing the input's formulas")  # named with the command's --timeout
+                raise
             except UnsupportedFunctionError as err:
                 cells = "; ".join(
                     f"{name} in {', '.join(where[:3])}"
@@ -64,26 +75,29 @@ class FormulaValues:
         return value
 
 
-def read_xlsx(path: str | Path, chunk_rows: int) -> Iterator[tuple[pa.Table, np.ndarray]]:
-    """Yield (table, spreadsheet row of each table row) for the first worksheet's data rows."""
+def read_xlsx(
+    path: str | Path, chunk_rows: int, limits: Limits = DEFAULT_LIMITS
+) -> Iterator[tuple[pa.Table, np.ndarray]]:
+    """Yield (table, spreadsheet row of each table row) for the first worksheet's data rows,
+    read within the budgets ``limits`` (docs/safety.md)."""
     path = Path(path)
     try:
-        zf = open_zip(path)
+        zf = open_zip(path, limits)
     except WorkbookFormatError as err:
         raise BatchError(f"{path}: {err}" if str(path) not in str(err) else str(err)) from None
     with zf:
         try:
-            book = list_sheets(zf)
+            book = list_sheets(zf, limits)
             first = next((s for s in book.sheets if s.kind == "worksheet"), None)
             if first is None:
                 raise BatchError(f"{path}: the workbook has no worksheet")
             if first.part is None:
                 raise BatchError(f"{path}: sheet {first.name!r} points to a missing part")
-            strings = shared_strings(zf, book.shared_strings)
-            formulas = FormulaValues(path, first.name)
+            strings = shared_strings(zf, book.shared_strings, limits)
+            formulas = FormulaValues(path, first.name, limits)
             header: list[str] | None = None
             buf: list[tuple[int, dict[int, object]]] = []
-            for rownum, cells in stream_rows(zf, first.part, strings, formulas.value):
+            for rownum, cells in stream_rows(zf, first.part, strings, formulas.value, limits):
                 if header is None:
                     if not cells:
                         continue

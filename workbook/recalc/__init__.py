@@ -37,7 +37,18 @@ from pathlib import Path
 from gputco.workbook.recalc.formula.parse import parse
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
 from gputco.workbook.recalc.functions import BUILTINS
-from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, budgets, over, read_member
+from gputco.workbook.recalc.read.limits import (
+    DEFAULT_LIMITS,
+    TIMEOUT_ENV,
+    Limits,
+    budgets,
+    check_time,
+    over,
+    read_member,
+    time_budget,
+    time_left,
+    time_limit,
+)
 from gputco.workbook.recalc.read.package import list_sheets, open_package, open_zip
 from gputco.workbook.recalc.read.screen import OutsideReachError, refuse_outside
 from gputco.workbook.recalc.read.stream import shared_strings, stream_rows
@@ -63,6 +74,7 @@ __all__ = [
     "DEFAULT_LIMITS",
     "ENGINES",
     "MAX_COL",
+    "TIMEOUT_ENV",
     "CircularReferenceError",
     "Evaluation",
     "Fallback",
@@ -80,6 +92,7 @@ __all__ = [
     "XlError",
     "budgets",
     "cell_name",
+    "check_time",
     "col_index",
     "evaluate_package",
     "evaluate_workbook",
@@ -97,6 +110,9 @@ __all__ = [
     "stream_rows",
     "supported_functions",
     "takes",
+    "time_budget",
+    "time_left",
+    "time_limit",
 ]
 
 Functions = Mapping[str, Callable]
@@ -179,10 +195,11 @@ def recalc_file(
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
     deadline = None if timeout_s is None else start + timeout_s
-    evaluation = _evaluate(
-        src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now
-    )
-    outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
+    with time_budget(timeout_s):  # reading and screening too, not only the engine
+        evaluation = _evaluate(
+            src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now
+        )
+        outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
         err = UnsupportedFunctionError(evaluation.unsupported)
         err.args = (" ".join([err.args[0], *outcome.notes]),)

@@ -36,7 +36,7 @@ def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> d
         copy = Path(tmp) / "in" / ("book" + (suffix if suffix in (".xlsx", ".xlsm") else ".xlsx"))
         copy.parent.mkdir()
         shutil.copyfile(src, copy)  # LibreOffice never sees (or locks) the original
-        made = session.convert(copy, Path(tmp) / "out", "xlsx", timeout=timeout)
+        made = session.convert(copy, Path(tmp) / "out", "xlsx", timeout=timeout, limits=limits)
         return read_values(made, cells, limits)
 
 

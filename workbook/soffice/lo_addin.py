@@ -267,12 +267,18 @@ def _ensure_profile(profile: Path) -> None:
             "it once, or name an existing profile with --profile"
         )
     profile.mkdir(parents=True, exist_ok=True)
+    from gputco.workbook.recalc import time_left
     from gputco.workbook.soffice import sandbox
     from gputco.workbook.soffice.process import soffice_env
 
     cmd = [exe, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--norestore"]
     # no document: only LibreOffice's own first start, trusted
-    sandbox.run([*cmd, "--terminate_after_init"], timeout=120, env=soffice_env(), untrusted=False)
+    sandbox.run(
+        [*cmd, "--terminate_after_init"],
+        timeout=time_left(120, "before LibreOffice made its profile"),
+        env=soffice_env(),
+        untrusted=False,
+    )
     if not xlb.exists():
         raise AddinError(f"LibreOffice did not create a Basic library in {profile}")
 

@@ -171,8 +171,10 @@ def convert(
     *,
     timeout: float = 180,
     profile: str | os.PathLike | None = None,
+    memory: int | None = None,
 ) -> Path:
-    """Convert ``src`` with LibreOffice (forced full recalculation) into ``out_dir``.
+    """Convert ``src`` with LibreOffice (forced full recalculation) into ``out_dir``, its whole
+    process tree within ``timeout`` seconds and ``memory`` bytes (:func:`sandbox.run`).
 
     ``to`` is a LibreOffice filter spec, e.g. ``"xlsx"`` or ``"pdf"``. ``profile`` is a private
     profile folder to use (e.g. one with the gputco add-in); it is set to force recalculation.
@@ -198,7 +200,9 @@ def convert(
             str(out_dir),
             str(src),
         ]
-        proc = sandbox.run(cmd, timeout=timeout, env=soffice_env(), what=f"soffice converting {src.name}")
+        proc = sandbox.run(
+            cmd, timeout=timeout, env=soffice_env(), what=f"soffice converting {src.name}", memory=memory
+        )
     out = out_dir / f"{src.stem}.{to.split(':')[0]}"
     if proc.returncode != 0 or not out.exists():
         raise LibreOfficeError(

@@ -27,6 +27,8 @@ from pathlib import Path
 from openpyxl.utils import column_index_from_string, get_column_letter
 
 from gputco.workbook.recalc import (
+    DEFAULT_LIMITS,
+    Limits,
     cell_name,
     list_sheets,
     open_package,
@@ -35,6 +37,8 @@ from gputco.workbook.recalc import (
     refuse_dtd,
     refuse_outside,
     takes,
+    time_budget,
+    time_left,
 )
 from gputco.workbook.soffice import sandbox, session
 from gputco.workbook.soffice.process import LibreOfficeError
@@ -54,11 +58,11 @@ _COL = re.compile(r"<(?:\w+:)?col\b[^>]*>")
 _DIMENSION = re.compile(r'<(?:\w+:)?dimension\b[^>]*\bref="(?:[A-Z]+\d+:)?([A-Z]+)(\d+)"')
 
 
-def sheet_names(xlsx: str | os.PathLike) -> list[tuple[str, str, bool]]:
+def sheet_names(xlsx: str | os.PathLike, limits: Limits = DEFAULT_LIMITS) -> list[tuple[str, str, bool]]:
     """(name, part path, visible) of every sheet, in workbook order, read through the one safe
     door (gputco.workbook.recalc.open_zip: package limits, DTDs refused)."""
-    with open_zip(xlsx) as z:
-        sheets = list_sheets(z).sheets
+    with open_zip(xlsx, limits) as z:
+        sheets = list_sheets(z, limits).sheets
     return [(s.name, s.part or "", s.state == "visible") for s in sheets]
 
 
@@ -81,7 +85,9 @@ def extent(xml: str) -> tuple[str, int]:
     return "A", max(rows, default=1)
 
 
-def _drawing_extent(zin: zipfile.ZipFile, part: str, xml_sheet: str) -> tuple[int, int]:
+def _drawing_extent(
+    zin: zipfile.ZipFile, part: str, xml_sheet: str, limits: Limits = DEFAULT_LIMITS
+) -> tuple[int, int]:
     """(last column index, last row) the sheet's charts and pictures reach (0, 0 without any).
 
     A two-cell anchor names its last cell; a one-cell anchor (openpyxl's) gives its size, turned
@@ -90,7 +96,7 @@ def _drawing_extent(zin: zipfile.ZipFile, part: str, xml_sheet: str) -> tuple[in
     widths = _column_inches(xml_sheet)
     folder, name = part.rsplit("/", 1)
     try:
-        rels = read_member(zin, f"{folder}/_rels/{name}.rels").decode("utf-8")
+        rels = read_member(zin, f"{folder}/_rels/{name}.rels", limits).decode("utf-8")
     except KeyError:
         return 0, 0
     last_col = last_row = 0
@@ -101,7 +107,7 @@ def _drawing_extent(zin: zipfile.ZipFile, part: str, xml_sheet: str) -> tuple[in
         path = target.lstrip("/") if target.startswith("/") else str(Path(folder, target)).replace("\\", "/")
         path = os.path.normpath(path).replace("\\", "/")
         try:
-            xml = read_member(zin, path).decode("utf-8")
+            xml = read_member(zin, path, limits).decode("utf-8")
         except KeyError:
             continue
         for anchor in re.findall(
@@ -221,18 +227,18 @@ def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
     return re.sub(r"(</sheets>)", rf"\1<definedNames>{tag}</definedNames>", wb, count=1)
 
 
-def libreoffice_errors(src: Path, tmp: Path) -> dict[str, list[str]]:
+def libreoffice_errors(src: Path, tmp: Path, limits: Limits = DEFAULT_LIMITS) -> dict[str, list[str]]:
     """Sheet -> cells ("A1") where LibreOffice's recalculation gives an error and the file holds a
     value that is not one: the shared rule (:func:`gputco.workbook.recalc.takes`) keeps the
     stored value, so the picture shows it, not LibreOffice's error."""
     from gputco.workbook.soffice.fallback import read_values
 
-    package = open_package(src)
+    package = open_package(src, limits)
     cells = {(p.name.upper(), fc.row, fc.col): fc for p in package.sheets for fc in p.formulas}
     if not cells:
         return {}
     tmp.mkdir(parents=True, exist_ok=True)
-    made = session.convert(src, tmp, "xlsx")  # recalculated with the add-in, as printing does
+    made = session.convert(src, tmp, "xlsx", limits=limits)  # recalculated with the add-in, as printing does
     values = read_values(made, set(cells), package.limits)
     names = {p.name.upper(): p.name for p in package.sheets}
     out: dict[str, list[str]] = {}
@@ -256,14 +262,20 @@ def _keep_stored(xml: str, refs: list[str]) -> str:
 
 
 def _copy_for_print(
-    src: Path, dst: Path, chosen: set[str], sheets, rows: int = HEAD_ROWS, kept: dict | None = None
+    src: Path,
+    dst: Path,
+    chosen: set[str],
+    sheets,
+    rows: int = HEAD_ROWS,
+    kept: dict | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> dict[str, str]:
     """Write the print copy; returns what is left out of each chosen sheet ("" for nothing).
     The cells of ``kept`` (sheet -> cells) print their stored values (see :func:`libreoffice_errors`)."""
     parts = {part: name for name, part, _ in sheets if name in chosen}
     shown: dict[str, str] = {}
-    with open_zip(src) as zin:
-        wb = read_member(zin, "xl/workbook.xml").decode("utf-8")
+    with open_zip(src, limits) as zin:
+        wb = read_member(zin, "xl/workbook.xml", limits).decode("utf-8")
         first = None
         for i, tag in enumerate(_SHEET_TAG.findall(wb)):
             name = _unescape(re.search(_ATTR.format("name"), tag).group(1))
@@ -278,9 +290,9 @@ def _copy_for_print(
         index = {name: i for i, (name, _, _) in enumerate(sheets)}
         sheet_xml = {}
         for part, name in parts.items():
-            xml = read_member(zin, part).decode("utf-8")
+            xml = read_member(zin, part, limits).decode("utf-8")
             col, used = extent(xml)
-            draw_col, draw_row = _drawing_extent(zin, part, xml)
+            draw_col, draw_row = _drawing_extent(zin, part, xml, limits)
             used = max(used, draw_row)
             width = max(column_index_from_string(col), draw_col)
             col = get_column_letter(width)
@@ -297,7 +309,7 @@ def _copy_for_print(
             wb = _print_area(wb, index[name], name, (get_column_letter(fit), last))
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
-                data = read_member(zin, item.filename)
+                data = read_member(zin, item.filename, limits)
                 if item.filename.endswith(_XML_PARTS):
                     refuse_dtd(data, item.filename)  # LibreOffice would expand its entities
                 if item.filename == "xl/workbook.xml":
@@ -314,7 +326,7 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
         raise LibreOfficeError("pdftoppm is not installed: apt-get install poppler-utils")
     proc = sandbox.run(  # LibreOffice's PDF of an untrusted workbook: the same sandbox
         [pdftoppm, "-png", "-r", str(dpi), str(pdf), str(stem)],
-        timeout=300,
+        timeout=time_left(session.DEFAULT_TIMEOUT_S, "before pdftoppm"),
         env=dict(os.environ),
         what="pdftoppm",
     )
@@ -324,12 +336,21 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
 
 
 def _print(
-    src: Path, chosen: list[str], sheets, tmp: Path, tag: str, dpi: int, rows: int, shown: dict, kept=None
+    src: Path,
+    chosen: list[str],
+    sheets,
+    tmp: Path,
+    tag: str,
+    dpi: int,
+    rows: int,
+    shown: dict,
+    kept=None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> list[Path]:
     copy = tmp / tag / f"{src.stem}.xlsx"
     copy.parent.mkdir()
-    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows, kept or {}))
-    pdf = session.convert(copy, tmp / tag / "pdf", "pdf")  # recalculated with the add-in
+    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows, kept or {}, limits))
+    pdf = session.convert(copy, tmp / tag / "pdf", "pdf", limits=limits)  # recalculated with the add-in
     return _pdf_to_pngs(pdf, tmp / tag / "page", dpi)
 
 
@@ -354,6 +375,8 @@ def render_workbook(
     rows: int = HEAD_ROWS,
     shown: dict | None = None,
     stored: dict | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+    timeout: float | None = None,
 ) -> list[Path]:
     """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``.
 
@@ -361,16 +384,23 @@ def render_workbook(
     dict, if given) receives sheet name -> what is shown of a cut sheet ("rows 1-60 of 2,049"),
     "" for a whole sheet. ``stored`` (a dict, if given) receives sheet name -> the cells whose
     stored values are shown because LibreOffice gave an error for them (:func:`libreoffice_errors`).
+    ``limits``: the budgets (docs/safety.md); ``timeout``: seconds for all of it, the screen,
+    the reading and every LibreOffice and pdftoppm run (None: each run has 300 s).
     """
+    with time_budget(timeout):
+        return _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits)
+
+
+def _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits) -> list[Path]:
     if rows < 1:
         raise LibreOfficeError(f"rows must be at least 1, got {rows}")
     shown = {} if shown is None else shown
     xlsx = Path(xlsx)
     if not xlsx.is_file():
         raise LibreOfficeError(f"no such workbook: {xlsx}")
-    refuse_outside(xlsx)  # LibreOffice would run WEBSERVICE, links, DDE... while printing
+    refuse_outside(xlsx, limits)  # LibreOffice would run WEBSERVICE, links, DDE... while printing
     try:
-        all_sheets = sheet_names(xlsx)
+        all_sheets = sheet_names(xlsx, limits)
     except (zipfile.BadZipFile, KeyError, AttributeError) as err:
         raise LibreOfficeError(f"{xlsx} is not a readable .xlsx workbook ({err})") from None
     if any(not part for _, part, _ in all_sheets):
@@ -391,23 +421,23 @@ def render_workbook(
     made = not out_dir.exists()  # a folder this call makes goes again if it fails
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored)
+        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits)
     except BaseException:
         if made:
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
 
 
-def _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored=None) -> list[Path]:
+def _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="gputco-render-") as tmp:
-        kept = libreoffice_errors(xlsx, Path(tmp) / "values")
+        kept = libreoffice_errors(xlsx, Path(tmp) / "values", limits)
         if stored is not None:
             stored.update(kept)
-        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown, kept)
+        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown, kept, limits)
         if len(pages) != len(chosen):  # an empty sheet prints no page: one run per sheet
             pages = []
             for i, sheet in enumerate(chosen):
-                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown, kept)
+                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown, kept, limits)
                 if not one:
                     raise LibreOfficeError(f"sheet {sheet!r} printed no page (is it empty?)")
                 pages.append(one[0])

@@ -12,7 +12,8 @@ conversion: waits) or :func:`spawn` (``gputco open``: returns at once), which
   otherwise (``--unsandboxed-libreoffice`` or ``GPUTCO_LIBREOFFICE_UNSANDBOXED=1``), and say so;
 - give the tree a private TMPDIR (LibreOffice's ``lu*.tmp`` folders go there), removed afterwards;
 - bound the whole process tree (its session) by wall-clock time and by the sum of its resident
-  memory, killing the session when either is passed (budget: ``GPUTCO_LIBREOFFICE_MEMORY_MB``).
+  memory, killing the session when either is passed (the budget ``libreoffice_memory_mb``:
+  ``--budget libreoffice_memory_mb=N`` or ``GPUTCO_LIBREOFFICE_MEMORY_MB``; time: ``--timeout``).
 
 The profile each run uses (:func:`process.harden`) turns link updates, macros and Basic/Python
 scripts off. tests/test_sandbox.py proves the namespace with a positive control and asserts no
@@ -37,10 +38,11 @@ from gputco.udfs.errors import GputcoError
 
 ALLOW_ENV = "GPUTCO_LIBREOFFICE_UNSANDBOXED"
 ALLOW_FLAG = "--unsandboxed-libreoffice"
+#: the whole tree's resident memory budget is the budget libreoffice_memory_mb (2048 MiB by
+#: default: LibreOffice converting the project's largest workbooks, benchmarks and the Excel
+#: corpus, peaks near 600 MiB), set like every budget (gputco.workbook.recalc.read.limits)
+MEMORY_BUDGET = "libreoffice_memory_mb"
 MEMORY_ENV = "GPUTCO_LIBREOFFICE_MEMORY_MB"
-#: the whole tree's resident memory budget: LibreOffice converting the project's largest
-#: workbooks (benchmarks, the Excel corpus) peaks near 600 MiB
-DEFAULT_MEMORY_MB = 2048
 _POLL_S = 0.1
 
 #: ways to get a network namespace, tried in order (the first that runs ``true`` is used)
@@ -91,18 +93,18 @@ def allow_unsandboxed() -> None:
     os.environ[ALLOW_ENV] = "1"
 
 
-def memory_budget() -> int:
-    """The tree's memory budget in bytes (``GPUTCO_LIBREOFFICE_MEMORY_MB``, default 2048)."""
-    text = os.environ.get(MEMORY_ENV, "").strip()
-    if not text:
-        return DEFAULT_MEMORY_MB << 20
-    try:
-        mb = int(text)
-    except ValueError:
-        mb = 0
+def memory_budget(limits=None) -> int:
+    """The tree's memory budget in bytes: ``limits.libreoffice_memory_mb`` (default: the budgets
+    the environment sets, ``GPUTCO_LIBREOFFICE_MEMORY_MB``, else 2048 MiB); at least 64 MiB."""
+    from gputco.workbook.recalc import budgets
+
+    mb = (limits or budgets()).libreoffice_memory_mb
     if mb < 64:
-        raise SandboxError(f"{MEMORY_ENV} must be a whole number of MiB, at least 64, not {text!r}")
-    return mb << 20
+        raise SandboxError(
+            f"the budget {MEMORY_BUDGET} must be at least 64 (MiB), not {mb} "
+            f"(--budget {MEMORY_BUDGET}=N or {MEMORY_ENV}=N)"
+        )
+    return int(mb) << 20
 
 
 def _prefix(untrusted: bool) -> tuple[str, ...]:
@@ -130,7 +132,10 @@ def run(
     """Run ``cmd`` in the sandbox and wait; kill its whole session past ``timeout`` seconds or
     ``memory`` bytes (default :func:`memory_budget`) of summed resident memory."""
     prefix = _prefix(untrusted)
+    from gputco.workbook.recalc import time_limit
+
     limit = memory_budget() if memory is None else memory
+    shown = time_limit() or timeout  # the command's --timeout, of which this run had what was left
     tmp = Path(tempfile.mkdtemp(prefix="gputco-lo-tmp-"))
     env = {**env, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
     peak = 0
@@ -155,13 +160,15 @@ def run(
                 if peak > limit:
                     _kill(proc)
                     raise SandboxError(
-                        f"{what} used more than {limit >> 20} MiB of memory (budget of its whole "
-                        f"process tree; raise it with {MEMORY_ENV}=MB)"
+                        f"{what} used more than {limit >> 20} MiB of memory (budget "
+                        f"{MEMORY_BUDGET} of its whole process tree; raise it with --budget "
+                        f"{MEMORY_BUDGET}=N or {MEMORY_ENV}=N)"
                     )
                 if time.monotonic() > end:
                     _kill(proc)
                     raise SandboxError(
-                        f"{what} stopped after the time limit of {timeout:g} s (raise it with --timeout)"
+                        f"{what} stopped after the time limit of {shown:g} s (raise it with "
+                        "--timeout SECONDS or GPUTCO_TIMEOUT=SECONDS)"
                     )
         finally:
             _kill(proc)  # whatever the session left running

@@ -23,6 +23,8 @@ from pathlib import Path
 
 from . import lo_addin, process, sandbox
 
+#: seconds one LibreOffice run of ``render`` or ``open --convert-to`` may take unless --timeout says
+DEFAULT_TIMEOUT_S = 300.0
 _lock = threading.Lock()  # one LibreOffice per profile at a time: a second would join the first
 _profiles: dict[str, Path] = {}
 
@@ -60,18 +62,26 @@ def convert(
     fmt: str,
     *,
     profile: str | os.PathLike | None = None,
-    timeout: float = 300,
+    timeout: float | None = None,
+    limits=None,
 ) -> Path:
     """LibreOffice headless with the add-in: ``src`` recalculated and converted to ``fmt``.
 
     ``fmt`` is a LibreOffice filter spec (``"xlsx"``, ``"pdf"``, ``"ods"``). Returns the file.
+    ``timeout``: seconds for the whole run (default: what the command's ``--timeout`` leaves,
+    :func:`~gputco.workbook.recalc.time_left`, else :data:`DEFAULT_TIMEOUT_S`); ``limits``: the
+    budgets (its ``libreoffice_memory_mb`` bounds the process tree).
     """
+    from gputco.workbook.recalc import time_left
+
+    timeout = time_left(DEFAULT_TIMEOUT_S) if timeout is None else timeout
     exe = process.soffice()
     if exe is not None:
         process.check_python(exe)  # else every TCO_ cell would hold the version message
     where = addin_profile(profile)
+    memory = sandbox.memory_budget(limits)
     with _lock:
-        return process.convert(src, out_dir, fmt, profile=where, timeout=timeout)
+        return process.convert(src, out_dir, fmt, profile=where, timeout=timeout, memory=memory)
 
 
 def recalculate(
@@ -79,7 +89,7 @@ def recalculate(
     dst: str | os.PathLike,
     *,
     profile: str | os.PathLike | None = None,
-    timeout: float = 300,
+    timeout: float | None = None,
 ) -> Path:
     """``src`` recalculated by LibreOffice with the add-in, saved as the .xlsx ``dst``."""
     from gputco.workbook.xlsx.files import atomic_output

@@ -13,13 +13,23 @@ names expand.
 Each refusal is one line naming the budget and how to raise it: ``--budget NAME=N`` on the
 command line or the environment variable ``GPUTCO_NAME`` (upper case), e.g.
 ``GPUTCO_MAX_CELLS=40000000``; in Python, ``Limits(max_cells=...)``. docs/safety.md lists the
-defaults and the largest legitimate file each was measured against.
+defaults and the largest legitimate file each was measured against. Every door that reads a
+package (recalc, render, open, batch, scenarios) takes both.
+
+Time is the one budget that is not a size: :func:`time_budget` sets it for everything one command
+does (``--timeout SECONDS`` or ``GPUTCO_TIMEOUT``), and every phase checks it: the screen and the
+readers at each piece of a part (:func:`check_time`), the engine between formula groups, and
+LibreOffice is given what is left (:func:`time_left`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import os
+import signal
+import time
 import weakref
 import zipfile
 import zlib
@@ -27,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from gputco.workbook.recalc.run.errors import LimitExceededError, WorkbookFormatError
+from gputco.workbook.recalc.run.errors import LimitExceededError, RecalcTimeoutError, WorkbookFormatError
 
 
 @dataclass(frozen=True)
@@ -50,6 +60,7 @@ class Limits:
     max_name_size: int = 100_000  # nodes of a defined name's formula with its names expanded
     max_spec_depth: int = 32  # nesting of tables and arrays in a scenario SPEC (TOML)
     max_styles: int = 65_490  # cell formats of the styles part (Excel's own limit), screened
+    libreoffice_memory_mb: int = 2048  # resident memory of LibreOffice's whole process tree
 
 
 DEFAULT_LIMITS = Limits()
@@ -103,13 +114,151 @@ def budgets(
     return dataclasses.replace(base, **changes)
 
 
+#: what the screen and the readers never take for a damaged part: a budget ran out
+BUDGET_ERRORS = (LimitExceededError, RecalcTimeoutError)
+#: the environment variable that sets ``--timeout`` for every command
+TIMEOUT_ENV = "GPUTCO_TIMEOUT"
+#: (seconds, deadline on time.perf_counter) of the command running in this context, or None
+_DEADLINE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
+    "gputco_deadline", default=None
+)
+
+
+@contextlib.contextmanager
+def time_budget(seconds: float | None, *, alarm: bool = False) -> Iterator[None]:
+    """Everything inside has ``seconds`` (None: no limit) of wall-clock time, every phase.
+
+    The phases check it themselves (:func:`check_time`). With ``alarm`` (the command line's
+    doors, in the main thread), a SIGALRM timer also interrupts whatever Python code runs when the
+    time is up (a defined name written out 2^30 times, one huge formula), repeated every half
+    second in case a containment handler took the first for a cell's error.
+
+    >>> with time_budget(1e-9):
+    ...     time.sleep(0.001)
+    ...     check_time("screening the package")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gputco.workbook.recalc.run.errors.RecalcTimeoutError: stopped after the time limit of 1e-09 s (screening the package); raise it with --timeout SECONDS or GPUTCO_TIMEOUT=SECONDS...
+    """
+    if seconds is None:
+        yield
+        return
+    budget = (seconds, time.perf_counter() + seconds)
+    token = _DEADLINE.set(budget)
+    armed = _arm(budget) if alarm else None
+    try:
+        yield
+    finally:
+        _disarm(armed, token)
+
+
+def _disarm(armed, token) -> None:
+    """Stop the timer, put back the handler and timer it replaced, end the budget: each step
+    once, retried if the alarm rings in the middle (it raises between any two lines)."""
+    done: set[str] = set()
+    while True:
+        try:
+            if armed is not None and "timer" not in done:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                done.add("timer")
+            if "budget" not in done:
+                _DEADLINE.reset(token)
+                done.add("budget")
+            if armed is not None and "handler" not in done:
+                previous, (delay, _interval), started = armed
+                signal.signal(signal.SIGALRM, previous)
+                if delay > 0:  # an outer timer (a test's hard limit): what it had left
+                    signal.setitimer(signal.ITIMER_REAL, max(delay - (time.perf_counter() - started), 1e-3))
+                done.add("handler")
+            return
+        except RecalcTimeoutError:
+            continue
+
+
+#: where the alarm found the command, by the folder of the innermost gputco frame
+_PHASES = (
+    ("gputco.workbook.recalc.formula", "compiling the formulas and the defined names they use"),
+    ("gputco.workbook.recalc.functions", "evaluating the formulas"),
+    ("gputco.workbook.recalc.run", "evaluating the formulas"),
+    ("gputco.workbook.recalc.read", "reading and screening the package"),
+    ("gputco.workbook.recalc.write", "writing the result"),
+    ("gputco.workbook.soffice", "running LibreOffice"),
+    ("gputco.workbook.xlsx", "writing the output"),
+    ("gputco.workbook.batch", "reading and computing the scenarios"),
+    ("gputco.udfs", "computing the scenarios"),
+)
+
+
+#: code the alarm never interrupts (it rings again 50 ms later): making, renaming and removing
+#: temporary files and folders, and the sandbox's run, which ends itself on the same deadline
+#: and kills its process tree on the way out
+_CRITICAL = {
+    ("gputco.workbook.xlsx.files", "atomic_output"),
+    ("gputco.workbook.xlsx.files", "remove_stale"),
+    ("gputco.workbook.soffice.sandbox", "run"),
+    ("tempfile", "__exit__"),
+    ("tempfile", "cleanup"),
+    ("tempfile", "mkdtemp"),
+    ("tempfile", "mkstemp"),
+    ("shutil", "rmtree"),
+}
+
+
+def _arm(budget: tuple[float, float]):
+    """Install the SIGALRM handler and timer (main thread, POSIX only): (the handler and timer
+    they replace, when), or None where no alarm can be set."""
+    if not hasattr(signal, "setitimer"):
+        return None
+
+    def ring(_signum, frame) -> None:
+        stage = None
+        while frame is not None:
+            name = frame.f_globals.get("__name__", "")
+            if (name, frame.f_code.co_name) in _CRITICAL:
+                signal.setitimer(signal.ITIMER_REAL, 0.05)  # after it
+                return
+            if stage is None:
+                stage = next((what for prefix, what in _PHASES if name.startswith(prefix)), None)
+            frame = frame.f_back
+        signal.setitimer(signal.ITIMER_REAL, 0.5)  # again, if this one is swallowed
+        raise RecalcTimeoutError(budget[0], 0, 0, stage=stage or "working")
+
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except ValueError:  # not the main thread
+        return None
+    started = time.perf_counter()
+    old = signal.setitimer(signal.ITIMER_REAL, max(budget[1] - started, 1e-3))
+    return (signal.SIG_DFL if previous is None else previous), old, started
+
+
+def check_time(stage: str) -> None:
+    """Raise :class:`RecalcTimeoutError` naming ``stage`` when the command's time is up."""
+    budget = _DEADLINE.get()
+    if budget is not None and time.perf_counter() > budget[1]:
+        raise RecalcTimeoutError(budget[0], 0, 0, stage=stage)
+
+
+def time_limit() -> float | None:
+    """The seconds :func:`time_budget` gave the command running here (None: no limit)."""
+    budget = _DEADLINE.get()
+    return None if budget is None else budget[0]
+
+
+def time_left(default: float | None, stage: str = "before starting LibreOffice") -> float | None:
+    """Seconds the command has left (``default`` when it has no time budget), for a child process."""
+    budget = _DEADLINE.get()
+    if budget is None:
+        return default
+    check_time(stage)
+    return budget[1] - time.perf_counter()
+
+
 def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse archives with too many members or declared sizes beyond the limits."""
     infos = zf.infolist()
     if len(infos) > limits.max_members:
-        raise LimitExceededError(
-            f"the package has {len(infos)} parts (limit {limits.max_members}) ({hint('max_members')})"
-        )
+        raise over("max_members", f"the package has {len(infos)} parts (limit {limits.max_members})", limits)
     names = zf.namelist()
     folded = Counter(n.lower() for n in names)  # OPC part names are case-insensitive
     if len(folded) != len(names):
@@ -147,10 +296,13 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
         raise WorkbookFormatError(
             f"part {name} is encrypted (a password-protected zip); gputco reads only unencrypted packages"
         )
+    check_time(f"reading {name}")
     try:
         with zf.open(info) as fh:
             room = limits.max_total_bytes - _READ.get(zf, 0)
             data = fh.read(max(0, min(limits.max_member_bytes, room)) + 1)
+    except RecalcTimeoutError:  # the alarm, mid-read: the time limit, not a damaged part
+        raise
     except (
         zipfile.BadZipFile,
         zlib.error,
@@ -184,8 +336,9 @@ def stream_member(
             while data := fh.read(piece):
                 size += len(data)
                 _check_sizes(info, size, limits, limits.max_stream_bytes, "max_stream_bytes")
+                check_time(f"reading {name}")
                 yield data
-    except WorkbookFormatError:
+    except (WorkbookFormatError, RecalcTimeoutError):
         raise
     except (
         zipfile.BadZipFile,
@@ -199,6 +352,21 @@ def stream_member(
         raise WorkbookFormatError(
             f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
         ) from None
+
+
+def check_declared(
+    zf: zipfile.ZipFile, parts: Sequence[str], limits: Limits, what: str = "the package's sheets and strings"
+) -> None:
+    """Refuse before reading when the parts to be held claim more than ``max_total_bytes`` in
+    all. The claim is an upper bound: zipfile never yields more than a member's header says."""
+    have = set(zf.namelist())
+    claimed = sum(zf.getinfo(p).file_size for p in dict.fromkeys(parts) if p in have)
+    if claimed + _READ.get(zf, 0) > limits.max_total_bytes:
+        raise over(
+            "max_total_bytes",
+            f"{what} unpack to {claimed:,} bytes (their zip headers)",
+            limits,
+        )
 
 
 def _count(zf: zipfile.ZipFile, size: int, limits: Limits) -> None:

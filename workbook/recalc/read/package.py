@@ -66,6 +66,8 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
     with open_zip(path, limits) as zf:
         book = list_sheets(zf, limits)
         wb_root = book.root
+        held = [e.part for e in book.sheets if e.kind == "worksheet" and e.part]
+        lim.check_declared(zf, [book.shared_strings, *held] if book.shared_strings else held, limits)
         strings: list[str] = []
         if book.shared_strings:
             data = lim.read_member(zf, book.shared_strings, limits)
@@ -85,6 +87,7 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             data = lim.read_member(zf, entry.part, limits)
             cells = lim.check_cells(data, entry.part, cells, limits)
             sheets.append(read_sheet(entry.name, entry.part, data, strings))
+            del data  # before the next part is read
             for t in _tables(zf, members, entry.part, entry.name, limits):
                 tables[t.name.upper()] = t
         names = []

@@ -44,7 +44,7 @@ from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
 from gputco.workbook.recalc.read.package import list_sheets, open_zip
-from gputco.workbook.recalc.run.errors import LimitExceededError, RecalcError
+from gputco.workbook.recalc.run.errors import RecalcError
 
 #: functions that make a spreadsheet application reach outside the workbook
 OUTSIDE = frozenset(
@@ -146,12 +146,13 @@ def screen_file(path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> list[Finding]:
         found = _Part()  # not a package but one XML document: LibreOffice would read it too
         try:
             _parse_part(None, str(path), limits, None, True, found)
-        except LimitExceededError:
+        except lim.BUDGET_ERRORS:
             raise
         except RecalcError as err:
             found.findings.append(_unreadable(err, str(path)))
         return found.findings
     with open_zip(path, limits) as zf:
+        lim.check_declared(zf, zf.namelist(), limits, "the package's parts")  # LibreOffice holds all
         return screen_parts(zf, limits, cells=True)
 
 
@@ -250,7 +251,7 @@ def screen_parts(
             continue
         try:
             root = xmlsafe.parse_tree(lim.read_member(zf, n, limits), n)
-        except LimitExceededError:
+        except lim.BUDGET_ERRORS:
             raise
         except RecalcError as err:
             external[n] = [_unreadable(err, n)]
@@ -311,7 +312,7 @@ def _content_types(zf, by_lower, limits, out) -> dict[str, str]:
         return {}
     try:
         root = xmlsafe.parse_tree(lim.read_member(zf, name, limits), name)
-    except LimitExceededError:
+    except lim.BUDGET_ERRORS:
         raise
     except RecalcError as err:
         out.append(_unreadable(err, name))
@@ -355,7 +356,7 @@ def _scan(zf, name: str, ctype: str, limits, sheet: str | None, cells: bool) -> 
         if name.lower().endswith(".rels") or name.lower() == "[content_types].xml":
             return found  # parsed above
         _parse_part(zf, name, limits, sheet, cells, found)
-    except LimitExceededError:
+    except lim.BUDGET_ERRORS:
         raise  # a budget: refused in its own words
     except (RecalcError, zipfile.BadZipFile, OSError, EOFError, RuntimeError) as err:
         found.findings.append(_unreadable(err, name))

@@ -13,7 +13,13 @@ from collections.abc import Callable, Iterator
 
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
 from gputco.workbook.recalc.read.cells import _NAMESPACES, decode
-from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, check_strings, read_member, stream_member
+from gputco.workbook.recalc.read.limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    check_strings,
+    read_member,
+    stream_member,
+)
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings
 from gputco.workbook.recalc.read.xmlsafe import make_parser, run_piece
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
@@ -25,22 +31,26 @@ _TAGS = {
 }
 
 
-def shared_strings(zf: zipfile.ZipFile, member: str | None) -> list[str]:
+def shared_strings(zf: zipfile.ZipFile, member: str | None, limits: Limits = DEFAULT_LIMITS) -> list[str]:
     """The shared strings of a package (``member``: its sharedStrings part, or None)."""
     if not member:
         return []
-    data = read_member(zf, member)
-    check_strings(data, member, DEFAULT_LIMITS)
+    data = read_member(zf, member, limits)
+    check_strings(data, member, limits)
     return read_shared_strings(data, member)
 
 
 def stream_rows(
-    zf: zipfile.ZipFile, part: str, strings: list[str], formula_value: Callable[[int, int], object]
+    zf: zipfile.ZipFile,
+    part: str,
+    strings: list[str],
+    formula_value: Callable[[int, int], object],
+    limits: Limits = DEFAULT_LIMITS,
 ) -> Iterator[tuple[int, dict[int, object]]]:
     """(row number, {column: value}) of every row of the worksheet ``part``, parsed piece by piece
     (memory holds one piece and the rows it completes), with DTDs refused. A formula cell's value
     is ``formula_value(row, col)``, never the value stored in the file."""
-    pieces = stream_member(zf, part)
+    pieces = stream_member(zf, part, limits)
     done: list[tuple[int, dict[int, object]]] = []
     st = {
         "row": 0,

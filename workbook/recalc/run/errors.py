@@ -62,15 +62,16 @@ class CircularReferenceError(RecalcError, ValueError):
 
 
 class RecalcTimeoutError(RecalcError, RuntimeError):
-    """The recalculation took longer than the ``timeout_s`` the caller allowed."""
+    """The command took longer than the ``timeout_s`` the caller allowed (any phase: screen,
+    reading, defined names, evaluation; LibreOffice's own limit is the sandbox's)."""
 
-    def __init__(self, timeout_s: float, done: int, total: int) -> None:
+    def __init__(self, timeout_s: float, done: int, total: int, stage: str | None = None) -> None:
         self.timeout_s, self.done, self.total = timeout_s, done, total
-        stage = f"{done} of {total} formula groups evaluated" if total else "while reading the formulas"
+        if stage is None:
+            stage = f"{done} of {total} formula groups evaluated" if total else "while reading the formulas"
         super().__init__(
-            f"recalculation stopped after the time limit of {timeout_s:g} s "
-            f"({stage}); raise the limit (--timeout, timeout_s) or split the "
-            "workbook"
+            f"stopped after the time limit of {timeout_s:g} s ({stage}); raise it with "
+            "--timeout SECONDS or GPUTCO_TIMEOUT=SECONDS (timeout_s in Python), or split the workbook"
         )
 
 
