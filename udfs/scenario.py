@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _check as chk
-from . import chain, presets, yearflows
+from . import chain, presets, project, yearflows
 from .compute import CONVENTIONS
 from .errors import InputRangeError, MissingValueError, UnknownNameError
 
@@ -156,7 +156,10 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
         )
         return tab[0, 0] if tab.size == 1 else tab[codes, text["precision"].codes]
 
-    used: dict[str, object] = {"convention": text["convention"]}
+    used: dict[str, object] = {
+        "convention": text["convention"],
+        **{k: text[k] for k in project.CHOICES},
+    }
     for i in chain.INPUTS:
         if i.kind == "text":
             continue
@@ -277,25 +280,29 @@ def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> No
         return
     gives = {s.key: _given(used, chain.optional_inputs_of(s.key), n) for s in steps}
     fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
+    for key in chain.PROJECT_OUTPUTS:
+        used[key] = np.full(n, np.nan) if rows.size else _NOTHING
     for start in range(0, rows.size, CHUNK_ROWS):
-        idx = rows[start : start + CHUNK_ROWS]
-        values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
-        for s in steps:
-            sub = gives[s.key][idx]
-            if not sub.any():
-                continue
-            if fast and s.key in yearflows.FROM_FLOWS:
-                on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
-                got = yearflows.FROM_FLOWS[s.key](values, on)
-                got = np.where(sub, got, np.nan)
-            else:
-                args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
-                if not sub.all():
-                    args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
-                got = np.full(idx.size, np.nan)
-                got[sub] = s.func(*args)
-            values[s.key] = got
-            used[s.key][idx] = got
+        for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
+            values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+            for s in steps:
+                sub = gives[s.key][idx]
+                if not sub.any():
+                    continue
+                if fast and s.key in yearflows.FROM_FLOWS:
+                    on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
+                    got = yearflows.FROM_FLOWS[s.key](values, on)
+                    got = np.where(sub, got, np.nan)
+                else:
+                    args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
+                    if not sub.all():
+                        args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
+                    got = np.full(idx.size, np.nan)
+                    got[sub] = s.func(*args)
+                values[s.key] = got
+                used[s.key][idx] = got
+            if fast:
+                _project_results(values, used, idx, n)
 
 
 def _kernel_inputs(step: chain.Step) -> list[str]:
@@ -315,12 +322,40 @@ def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _year_flows(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
-    """The net cash flow and revenue of the scenarios ``idx`` (years, scenarios)."""
-    cols = {}
+    """The cash flows of the scenarios ``idx`` (periods, scenarios), which share one kind of
+    period; an error names the scenario (its index among all the scenarios)."""
+    cols: dict[str, object] = {}
     for a in yearflows.INPUTS:
-        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]
+        v = used[a]
+        if isinstance(v, Coded):
+            cols[a] = Coded(np.broadcast_to(v.codes, (n,))[idx], v.categories)
+            continue
+        arr = np.broadcast_to(np.asarray(v, dtype=float), (n,))[idx]
         cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
-    return yearflows.by_period(*(cols[a] for a in yearflows.INPUTS))
+    try:
+        return yearflows.by_period(cols)
+    except InputRangeError as err:
+        at = None if err.index is None else (int(idx[err.index[0]]),)
+        raise InputRangeError(err.arg, err.value, err.valid, at) from None
+
+
+def _period_groups(used: dict[str, object], idx: np.ndarray, n: int):
+    """The scenarios ``idx`` in groups that share one kind of period (year, month)."""
+    codes = np.broadcast_to(used["periods"].codes, (n,))[idx]
+    for c in np.unique(codes):
+        yield idx[codes == c]
+
+
+def _project_results(values: dict[str, object], used: dict[str, object], idx: np.ndarray, n: int) -> None:
+    """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
+    ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
+    t = values["terms"]
+    got = project.summaries(values, t, values["ppy"], project.RESULTS)
+    gpus = np.broadcast_to(np.asarray(used["cluster_gpus_installed"], dtype=float), (n,))[idx]
+    for key in chain.PROJECT_OUTPUTS:
+        per_gpu = chain.PROJECT_OUTPUTS[key][3]
+        value = got[per_gpu] if per_gpu in got else values[per_gpu]
+        used[key][idx] = value * gpus if key.startswith("cluster_") else value
 
 
 def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
@@ -365,4 +400,5 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     """
     n, used = _used(inputs)
     out = _run(used, n)
-    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in chain.outputs()}
+    keys = [*chain.outputs(), *(k for k in chain.PROJECT_OUTPUTS if k in out)]
+    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in keys}
