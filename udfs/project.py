@@ -87,6 +87,13 @@ TERMS: dict[str, object] = {
 }
 #: the text terms and their defaults
 CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
+#: the inputs of the chain that only the project's cash flows read (scenario inputs; the
+#: workbooks' formulas do not carry them yet)
+PROJECT_INPUTS = (
+    "periods",
+    *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),
+    "depreciation_method",
+)
 #: the results :func:`results` can give
 RESULTS = (
     "npv_usd_per_gpu",

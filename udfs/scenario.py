@@ -28,6 +28,8 @@ from .errors import InputRangeError, MissingValueError, UnknownNameError
 #: ``doc``.
 INPUTS = chain.SCENARIO_INPUTS
 INPUT_NAMES = tuple(i.name for i in INPUTS)
+#: the project's results beside the chain's (docs/project.md): name -> unit
+PROJECT_OUTPUTS = {k: v[1] for k, v in chain.PROJECT_OUTPUTS.items()}
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 
@@ -274,14 +276,12 @@ def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> No
     the table's every column, by the chain's own functions."""
     needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
     rows = np.flatnonzero(_given(used, needs, n))
-    for s in steps:
-        used[s.key] = np.full(n, np.nan) if rows.size else _NOTHING
+    for key in (*(s.key for s in steps), *chain.PROJECT_OUTPUTS):
+        used[key] = np.full(n, np.nan) if rows.size else _NOTHING
     if not rows.size:
         return
     gives = {s.key: _given(used, chain.optional_inputs_of(s.key), n) for s in steps}
     fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
-    for key in chain.PROJECT_OUTPUTS:
-        used[key] = np.full(n, np.nan) if rows.size else _NOTHING
     for start in range(0, rows.size, CHUNK_ROWS):
         for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
             values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
@@ -396,9 +396,11 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray
         The columns of :data:`OUTPUTS`, one value per scenario: each step of
-        :data:`gputco.udfs.chain.STEPS` computed by its numpy function.
+        :data:`gputco.udfs.chain.STEPS` computed by its numpy function; then those of
+        :data:`PROJECT_OUTPUTS` (the financed project: equity IRR and NPV, lowest DSCR, peak
+        funding, cluster NPV; NaN without a rent).
     """
     n, used = _used(inputs)
     out = _run(used, n)
-    keys = [*chain.outputs(), *(k for k in chain.PROJECT_OUTPUTS if k in out)]
+    keys = [*chain.outputs(), *chain.PROJECT_OUTPUTS]
     return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in keys}

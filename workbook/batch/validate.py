@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gputco.udfs import presets, ranges, scenario
+from gputco.udfs import presets, project, ranges, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import UnknownNameError
 
@@ -151,6 +151,7 @@ class Checked:
 
 
 _KIND = {"system": "system", "buyer": "buyer", "model": "model"}
+_CHOICES = {"periods": tuple(project.PERIODS), "depreciation_method": project.DEPRECIATION_METHODS}
 
 
 def _key(name: str, text: str) -> str:
@@ -159,6 +160,11 @@ def _key(name: str, text: str) -> str:
         return presets.lookup(_KIND[name], text).key
     if name == "precision":
         return presets.precision_key(text)
+    if name in _CHOICES:  # the project's periods and depreciation method
+        key = text.strip().lower()
+        if key not in _CHOICES[name]:
+            raise UnknownNameError(name, text, _CHOICES[name])
+        return key
     key = presets.normalize(text)
     if key not in CONVENTIONS:
         raise UnknownNameError("convention", text, CONVENTIONS)

@@ -234,7 +234,12 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
             "the SPEC needs a [grid] table: at least one input with a list of values, e.g. mfu = [0.4, 0.5]",
         )
     zipped = _zipped(tables["grid"].get("zip", []), tables["grid"])
-    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items() if name != "zip"}
+    in_zip = {name for group in zipped for name in group}
+    grid = {
+        name: _grid_values(name, values, repeats=name in in_zip)
+        for name, values in tables["grid"].items()
+        if name != "zip"
+    }
     n = math.prod(len(grid[axis[0]]) for axis in _axes(grid, zipped))
     if n > MAX_SCENARIOS:
         sizes = " x ".join(f"{k} {len(v)}" for k, v in grid.items())
@@ -279,7 +284,9 @@ def _input_name(path: str, name: str) -> str:
     return name
 
 
-def _grid_values(name: str, values: object) -> tuple:
+def _grid_values(name: str, values: object, repeats: bool = False) -> tuple:
+    """A grid input's list; a value listed twice is an error unless the list is zipped (two
+    systems may share 0.9 availability or 1,152 GPUs)."""
     path = f"grid.{_input_name(f'grid.{name}', name)}"
     if not isinstance(values, list):
         raise SpecError(
@@ -292,7 +299,7 @@ def _grid_values(name: str, values: object) -> tuple:
     out = tuple(_scalar(path, name, v) for v in values)
     seen = set()
     for v in out:
-        if v in seen:
+        if v in seen and not repeats:
             raise SpecError(path, f"{_show(v)} is listed twice")
         seen.add(v)
     return out
