@@ -280,11 +280,11 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     decline, escalation = 1.0 - t["rent_decline_per_year"], 1.0 + t["opex_escalation_per_year"]
     residual = t["residual_fraction"] * capex
     # debt: the balance at in-service and the level payment over the tenor
-    i = (1.0 + t["debt_rate"]) ** (1.0 / ppy) - 1.0
+    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
     balance = t["debt_fraction"] * capex * (1.0 + i) ** build
     with np.errstate(all="ignore"):
-        payment = np.where(i > 0, balance * i / (1.0 - (1.0 + i) ** -tenor), balance / tenor)
+        payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
     payment = np.where(balance > 0, payment, 0.0)
     debt = bool(np.any(balance > 0))
     net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
@@ -386,6 +386,12 @@ def results(
 
 
 def summaries(f, t, ppy: int, need=RESULTS) -> dict[str, np.ndarray]:
+    """The results ``need`` of flows ``f`` (:func:`project_flows`) of rows with terms ``t``."""
+    with np.errstate(all="ignore"):  # an IRR search may overflow at rates near -100%: handled
+        return _summaries(f, t, ppy, need)
+
+
+def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     got: dict[str, np.ndarray] = {}
     if "npv_usd_per_gpu" in need:
         got["npv_usd_per_gpu"] = flows.npv(f["net"], t["cost_of_capital"], ppy, by_period=True)

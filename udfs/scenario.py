@@ -350,11 +350,12 @@ def _project_results(values: dict[str, object], used: dict[str, object], idx: np
     """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
     ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
     t = values["terms"]
-    got = project.summaries(values, t, values["ppy"], project.RESULTS)
+    need = tuple(v[3] for v in chain.PROJECT_OUTPUTS.values() if not chain.is_step(v[3]))
+    got = project.summaries(values, t, values["ppy"], need)
     gpus = np.broadcast_to(np.asarray(used["cluster_gpus_installed"], dtype=float), (n,))[idx]
     for key in chain.PROJECT_OUTPUTS:
         per_gpu = chain.PROJECT_OUTPUTS[key][3]
-        value = got[per_gpu] if per_gpu in got else values[per_gpu]
+        value = used[per_gpu][idx] if chain.is_step(per_gpu) else got[per_gpu]  # the step's own
         used[key][idx] = value * gpus if key.startswith("cluster_") else value
 
 
