@@ -63,6 +63,15 @@ DECISIONS = [
     "TCO_CO2_TONNES",
     "TCO_CLUSTER",
 ]
+# The cluster as a financed project (issue 21; keyword names as in its definitions).
+PROJECT = [
+    "TCO_PROJECT_NPV",
+    "TCO_PROJECT_IRR",
+    "TCO_EQUITY_IRR",
+    "TCO_EQUITY_NPV",
+    "TCO_MIN_DSCR",
+    "TCO_PEAK_FUNDING",
+]
 _CASH = (
     "[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
     "[rent_decline_per_year], [opex_escalation_per_year]"
@@ -130,7 +139,7 @@ def test_signatures_are_the_design_catalogs(name):
     assert udfs.UDFS[name].udf_spec.signature == DESIGN_SIGNATURES[name]
 
 
-@pytest.mark.parametrize("name", CATALOG + EXTRAS + DECISIONS)
+@pytest.mark.parametrize("name", CATALOG + EXTRAS + DECISIONS + PROJECT)
 def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
     udf = udfs.UDFS[name]
     spec = udf.udf_spec

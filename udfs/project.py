@@ -40,7 +40,7 @@ import numpy as np
 
 from . import _check as chk
 from . import flows
-from .errors import InputRangeError, UnknownNameError
+from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
 
 #: ``periods``: name -> periods per year
@@ -85,6 +85,14 @@ TERMS: dict[str, object] = {
     "cost_of_equity": "cost_of_capital",
     "bonus_depreciation_fraction": 0.0,
 }
+#: the terms every project function needs (its first arguments)
+_REQUIRED = (
+    "capex_per_gpu",
+    "rent_usd_per_gpu_hour",
+    "opex_usd_per_gpu_hour",
+    "life_years",
+    "cost_of_capital",
+)
 #: the text terms and their defaults
 CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
 #: the inputs of the chain that only the project's cash flows read (scenario inputs; the
@@ -413,3 +421,108 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     if "peak_funding_usd_per_gpu" in need:
         got["peak_funding_usd_per_gpu"] = np.minimum(np.cumsum(f["equity"], axis=0).min(axis=0), 0.0)
     return got
+
+
+# --- the TCO_ functions of the project (udfs/registry.py) --------------------------------------
+
+#: the arguments of every project function after the required five, with their defaults (None:
+#: the default of :data:`TERMS`, another term's value)
+OPTIONAL_ARGS: dict[str, object] = {
+    **{k: (None if isinstance(v, str) else v) for k, v in TERMS.items() if k not in _REQUIRED},
+    **CHOICES,
+}
+
+
+def _project_function(result: str, name: str, doc: str):
+    """A function of the scalar ``result`` of one project or of arrays of them (of one shape),
+    with the keyword arguments of :data:`TERMS` and :data:`CHOICES`; a missing IRR is an error
+    that says why."""
+    import inspect
+
+    def function(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        given = dict(bound.arguments)
+        shape = np.broadcast_shapes(*(np.shape(v) for v in given.values() if not isinstance(v, str)))
+        flat = {
+            k: (v if v is None or isinstance(v, str) else np.asarray(v, float).reshape(-1))
+            for k, v in given.items()
+        }
+        if shape:
+            flat = {
+                k: (
+                    v
+                    if v is None or isinstance(v, str)
+                    else np.broadcast_to(v.reshape(np.shape(given[k])), shape).reshape(-1)
+                )
+                for k, v in flat.items()
+            }
+        out = results(flat, (result,), name.upper())
+        why = out.get(f"{result}_why")
+        if why is not None and (why != flows.FOUND).any():
+            raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
+        if result == "min_dscr" and np.isnan(out[result]).any():
+            raise NoSolutionError("no debt service: debt_fraction is 0, so there is no cover ratio")
+        value = out[result]
+        return chk.out(value.reshape(shape) if shape else value.reshape(()))
+
+    params = [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in _REQUIRED]
+    params += [
+        inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+        for k, v in OPTIONAL_ARGS.items()
+    ]
+    signature = inspect.Signature(params)
+    function.__signature__ = signature
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+_EXAMPLE = """
+
+    >>> round({name}(31250, 2.0, 0.4045, 5, 0.1, periods="month", build_months=12, ramp_months=3,
+    ...              debt_fraction=0.6, debt_rate=0.09, debt_years=4, tax_rate=0.21,
+    ...              depreciation_method="macrs_5"), 4)
+    {value}
+    """
+
+tco_project_npv = _project_function(
+    "npv_usd_per_gpu",
+    "tco_project_npv",
+    """NPV of one GPU as a project (build, ramp, contracts, opex lines, tax depreciation; by year or
+    month), USD per GPU at the cost of capital: the unlevered cash flows, debt aside."""
+    + _EXAMPLE.format(name="tco_project_npv", value="11802.6129"),
+)
+tco_project_irr = _project_function(
+    "irr",
+    "tco_project_irr",
+    """IRR of the project (unlevered) cash flows, annual effective (monthly: (1 + monthly IRR)^12 - 1)."""
+    + _EXAMPLE.format(name="tco_project_irr", value="0.212"),
+)
+tco_equity_irr = _project_function(
+    "equity_irr",
+    "tco_equity_irr",
+    """IRR of the equity cash flows: project flows + debt drawn - debt service + the interest tax
+    shield, annual effective."""
+    + _EXAMPLE.format(name="tco_equity_irr", value="0.3471"),
+)
+tco_equity_npv = _project_function(
+    "equity_npv_usd_per_gpu",
+    "tco_equity_npv",
+    """NPV of the equity cash flows at cost_of_equity (default: the cost of capital), USD per GPU."""
+    + _EXAMPLE.format(name="tco_equity_npv", value="12933.9194"),
+)
+tco_min_dscr = _project_function(
+    "min_dscr",
+    "tco_min_dscr",
+    """The lowest debt-service cover over the repayment periods: (revenue + opex + tax of the
+    project) / debt service; an error without debt."""
+    + _EXAMPLE.format(name="tco_min_dscr", value="0.1353"),
+)
+tco_peak_funding = _project_function(
+    "peak_funding_usd_per_gpu",
+    "tco_peak_funding",
+    """The most negative cumulative equity cash flow (undiscounted), USD per GPU: the equity the
+    project needs at its worst."""
+    + _EXAMPLE.format(name="tco_peak_funding", value="-12927.9159"),
+)
