@@ -115,8 +115,9 @@ RESULTS = (
 )
 #: the longest life (years) a project has
 MAX_LIFE = 15
-#: about this many floats per flow array in one chunk (rows x periods): memory stays bounded
-CHUNK_CELLS = 1 << 19
+#: about this many floats per flow array in one chunk (rows x periods, 16 MiB): memory stays
+#: bounded (five such arrays and the IRR's temporaries) whatever the number of rows
+CHUNK_CELLS = 1 << 21
 
 
 def _choice(name: str, value: object, n: int, valid) -> np.ndarray:
@@ -301,49 +302,61 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     equity[0] = -capex + t["debt_fraction"] * capex
     same = bool(np.all(build == build[0]))
     at = np.arange(n)
-    kmax = int(np.max(life))
+    kmax, kmin = int(np.max(life)), int(np.min(life))
     sold_base = merchant * u  # the rent sold at full ramp, falling by the decline each year
     opex_base = opex_rate
     fixed_base = fixed
-    varies = bool(np.any(power_var)) or bool(np.any(t["ramp_months"] > 0))
+    powered = bool(np.any(power_var))
+    ramp_end = float(np.max(t["ramp_months"]))  # months; after it every row sells in full
     extra = bool(np.any(fixed))
     has_contract = bool(np.any(contract))
+    dep_per = dep_years / ppy  # per period of each tax year
+    tenor_min = int(np.min(np.where(balance > 0, tenor, kmax)))
     for k in range(1, kmax + 1):
         if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
             sold_base = sold_base * decline
             opex_base = opex_base * escalation
             power_var = power_var * escalation
             fixed_base = fixed_base * escalation
-        live = k <= life
-        ramp = _ramp(ppy, t["ramp_months"], k)
+        everyone = k <= kmin  # every row is in its life: no mask needed
+        live = True if everyone else k <= life
+        ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
+        ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
         if has_contract:
             under = np.clip(contracted_periods - (k - 1), 0.0, 1.0)
             sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
-            rev = (sold + contract * under) * live
+            rev = sold + contract * under
         else:
-            sold = sold_base * ramp if varies else sold_base
-            rev = sold * live
-        opex = opex_base + power_var * (1.0 - u * a * ramp) if varies else opex_base
+            sold = sold_base * ramp if ramping else sold_base
+            rev = sold
+        opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
         if extra:
             opex = opex + fixed_base
-        opex = opex * live
+        if not everyone:
+            rev, sold, opex = rev * live, sold * live, opex * live
         year = (k - 1) // ppy
-        dep = dep_years[year] / ppy * live if year < max_life else 0.0
-        res = residual * (k == life)
-        f = rev + opex + res
+        dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
+        f = rev + opex
+        if k >= kmin:
+            f = f + residual * (k == life)
         # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
         taxed = (dep - f) * tax
         p = (build[0] + k) if same else (build + k, at)
         net[p] = taxed + f
-        revenue[p] = sold * live
+        revenue[p] = sold
         cfads[p] = rev + opex + taxed
         if debt:
-            paying = (k <= tenor) & live
             interest = balance * i
-            svc = np.where(paying, payment, 0.0)
-            balance = balance - np.where(paying, payment - interest, 0.0)
-            service[p] = svc
-            equity[p] = net[p] - svc + tax * np.where(paying, interest, 0.0)
+            if everyone and k <= tenor_min:
+                service[p] = payment
+                balance = balance - (payment - interest)
+                equity[p] = net[p] - payment + tax * interest
+            else:
+                paying = (k <= tenor) & live
+                svc = np.where(paying, payment, 0.0)
+                balance = balance - np.where(paying, payment - interest, 0.0)
+                service[p] = svc
+                equity[p] = net[p] - svc + tax * np.where(paying, interest, 0.0)
         else:
             equity[p] = net[p]
     return {
@@ -362,7 +375,7 @@ def _chunks(t: dict[str, np.ndarray]):
     """Row indices in chunks that share one ``ppy``, each small enough for bounded memory."""
     for ppy in np.unique(t["ppy"]):
         rows = np.flatnonzero(t["ppy"] == ppy)
-        periods = 1 + int(MAX_LIFE * ppy + np.max(t["build_months"][rows]) * ppy / 12)
+        periods = 1 + int(np.max(t["life_years"][rows]) * ppy + np.max(t["build_months"][rows]) * ppy / 12)
         size = max(256, CHUNK_CELLS // periods)
         for s in range(0, rows.size, size):
             yield rows[s : s + size]
