@@ -226,6 +226,26 @@ def test_with_idle_power_zero_power_cost_is_proportional_to_utilisation(v, per, 
     )
 
 
+@pytest.mark.parametrize("idle", [1.0, 0.3, 0.0])
+def test_the_breakeven_utilisation_has_npv_zero_whatever_the_idle_power(idle):
+    """The break-even utilisation (NPV = 0) where an idle GPU draws less power: the opex falls with
+    the utilisation too; at that utilisation the NPV is 0 (by month, with a ramp and debt)."""
+    base = {
+        "system": ["H100_HGX", "GB200_NVL72"],
+        "mfu": 0.5,
+        "rent_usd_per_gpu_hour": [2.2, 3.6],
+        "idle_power_fraction": idle,
+        "tax_rate": 0.21,
+        "periods": "month",
+        "ramp_months": 3,
+        "utilisation": 0.9,
+    }
+    u = scenario.evaluate(base)["breakeven_utilisation"]
+    assert np.all((u > 0.3) & (u < 1))
+    again = scenario.evaluate({**base, "utilisation": u})
+    np.testing.assert_allclose(again["npv_usd_per_gpu"], 0.0, atol=1e-6)
+
+
 def test_cluster_results_are_per_gpu_times_the_gpus_installed():
     """cluster_npv_usd = npv_usd_per_gpu x GPUs installed (whole racks: 1,152 GB200 = 16 x 72);
     the same for the equity NPV and the peak funding; debt, month mode and MACRS included."""

@@ -265,7 +265,8 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The flows of rows that share one ``ppy``, period-major (T, rows), T = 1 + the longest build
     + life in periods: ``net`` (project), ``revenue`` (the part proportional to the rent),
     ``equity``, ``service`` (debt service, positive), ``cfads``; and per row ``payment`` (the
-    level payment), ``first`` and ``last`` (the repayment periods)."""
+    level payment), ``first`` and ``last`` (the repayment periods); ``power_use`` (the power an
+    idle GPU saves per unit of utilisation, positive; None at ``idle_power_fraction`` 1)."""
     ppy = int(t["ppy"][0])
     n = t["capex_per_gpu"].size
     h = HOURS_PER_YEAR / ppy
@@ -297,6 +298,7 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     payment = np.where(balance > 0, payment, 0.0)
     debt = bool(np.any(balance > 0))
     net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
+    power_use = np.zeros((periods, n)) if np.any(power_var) else None  # d opex / d utilisation
     service, cfads = np.zeros((periods, n)), np.zeros((periods, n))
     net[0] = -capex
     equity[0] = -capex + t["debt_fraction"] * capex
@@ -344,6 +346,8 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         p = (build[0] + k) if same else (build + k, at)
         net[p] = taxed + f
         revenue[p] = sold
+        if power_use is not None:
+            power_use[p] = power_var * a * ramp * live
         cfads[p] = rev + opex + taxed
         if debt:
             interest = balance * i
@@ -362,6 +366,7 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {
         "net": net,
         "revenue": revenue,
+        "power_use": power_use,
         "equity": equity,
         "service": service,
         "cfads": cfads,

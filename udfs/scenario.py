@@ -307,8 +307,10 @@ def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> No
 
 def _kernel_inputs(step: chain.Step) -> list[str]:
     """The used values a FROM_FLOWS kernel may read: the step's arguments that are not columns of
-    the per-year table."""
-    return [a for a in step.args if a not in _YEAR_KEYS]
+    the per-year table, the cost of capital and the tax rate."""
+    return list(
+        dict.fromkeys([*(a for a in step.args if a not in _YEAR_KEYS), "cost_of_capital", "tax_rate"])
+    )
 
 
 def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import _check as chk
 from . import flows, project
+from .decision_steps import breakeven_utilisation_of_table
 
 #: the inputs of the cash flows (the names of the project's terms and choices)
 INPUTS = (*project.TERMS, *project.CHOICES)
@@ -59,6 +60,23 @@ def _npv_per_unit_rent(f, used):
     return flows.npv(f["revenue"], used["cost_of_capital"], f["ppy"], by_period=True) / rent * (1.0 - tax)
 
 
+def _breakeven_utilisation(f, used):
+    """Where an idle GPU draws less power the opex falls with the utilisation too: NPV is still a
+    straight line in the utilisation, with slope (NPV of the revenue sold - NPV of the power it
+    draws) per unit of utilisation, after tax; its root in (0, 1] (else NaN). At
+    ``idle_power_fraction`` 1 the chain's own formula (the revenue alone)."""
+    u = np.asarray(used["utilisation"], dtype=float)
+    npv, per_rent = used["npv_usd_per_gpu"], used["npv_per_unit_rent"]
+    if f["power_use"] is None:
+        return breakeven_utilisation_of_table(u, npv, per_rent, used["rent_usd_per_gpu_hour"])
+    tax = np.asarray(used["tax_rate"], dtype=float)
+    power = flows.npv(f["power_use"], used["cost_of_capital"], f["ppy"], by_period=True) * (1.0 - tax)
+    with np.errstate(all="ignore"):
+        slope = (per_rent * used["rent_usd_per_gpu_hour"] - u * power) / u
+        out = u - npv / slope
+    return np.where((out > 0) & (out <= 1), out, np.nan)
+
+
 #: the chain's steps that read the per-year table, from :func:`by_period`'s flows: key ->
 #: function(flows, used values of the scenarios); each equals the chain step's own function
 #: applied to the table (tests/test_flows.py)
@@ -67,4 +85,5 @@ FROM_FLOWS = {
     "irr": _irr,
     "payback_years": _payback,
     "npv_per_unit_rent": _npv_per_unit_rent,
+    "breakeven_utilisation": _breakeven_utilisation,
 }
