@@ -46,31 +46,35 @@ def test_macrs_tables_are_irs_publication_946_table_a1():
     assert sum(project.depreciation_fractions("macrs_5", 3, 8, bonus=0.4)) == pytest.approx(1.0, abs=1e-12)
 
 
-@given(
-    st.floats(1_000.0, 100_000.0),
-    st.floats(0.1, 10.0),
-    st.floats(0.05, 2.0),
-    st.integers(1, 15),
-    st.floats(0.0, 0.6),
-    st.floats(0.3, 1.0),
-    st.floats(0.2, 1.0),
-    st.floats(0.0, 0.5),
-    st.floats(0.0, 0.9),
-    st.floats(-0.5, 1.0),
-    st.floats(0.0, 0.3),
-    st.data(),
+#: today's cash-flow inputs over their ranges (life and depreciation in whole years)
+todays = st.fixed_dictionaries(
+    {
+        "capex_per_gpu": st.floats(1_000.0, 100_000.0),
+        "rent_usd_per_gpu_hour": st.floats(0.1, 10.0),
+        "opex_usd_per_gpu_hour": st.floats(0.05, 2.0),
+        "life_years": st.integers(1, 15).map(float),
+        "residual_fraction": st.floats(0.0, 0.6),
+        "availability": st.floats(0.3, 1.0),
+        "utilisation": st.floats(0.2, 1.0),
+        "tax_rate": st.floats(0.0, 0.5),
+        "rent_decline_per_year": st.floats(0.0, 0.9),
+        "opex_escalation_per_year": st.floats(-0.5, 1.0),
+        "cost_of_capital": st.floats(0.0, 0.3),
+    }
 )
+
+
+@given(todays, st.data())
 @fuzz_settings(share=0.3)
-def test_defaults_give_todays_npv_and_irr_exactly(c, rent, o, life, res, a, u, tax, dec, esc, rate, data):
+def test_defaults_give_todays_npv_and_irr_exactly(v, data):
     """Every project input at its default: the NPV and IRR of TCO_NPV and TCO_IRR (today's
     end-of-year cash flows), to the last bit."""
-    dep = float(data.draw(st.integers(1, life)))
-    args = (c, rent, o, float(life), res, a, u, tax, dep, dec, esc)
-    values = dict(zip(decisions.CASH_TERMS, args, strict=True))
-    got = project.results({**values, "cost_of_capital": rate}, ("npv_usd_per_gpu", "irr", "equity_irr"))
-    assert got["npv_usd_per_gpu"][0] == decisions.tco_npv(*args[:4], rate, *args[4:])
+    v = {**v, "depreciation_years": float(data.draw(st.integers(1, int(v["life_years"]))))}
+    cash = {k: v[k] for k in decisions.CASH_TERMS}
+    got = project.results(v, ("npv_usd_per_gpu", "irr", "equity_irr"))
+    assert got["npv_usd_per_gpu"][0] == decisions.tco_npv(cost_of_capital=v["cost_of_capital"], **cash)
     if got["irr_why"][0] == 0:
-        assert got["irr"][0] == decisions.tco_irr(*args)
+        assert got["irr"][0] == decisions.tco_irr(**cash)
         assert got["equity_irr"][0] == got["irr"][0]
 
 
@@ -349,3 +353,28 @@ def test_zip_accepts_repeated_values_and_batch_takes_the_project_inputs(tmp_path
     bad.write_text("system,mfu,rent_usd_per_gpu_hour,periods\nH100_HGX,0.5,2.0,week\n", encoding="utf-8")
     with pytest.raises(Exception, match="row 2, column periods: unknown periods 'week'"):
         run_batch(bad, tmp_path / "bad_out.csv")
+
+
+def test_the_monthly_table_adds_up_to_the_results():
+    """TCO_PROJECT_CASHFLOWS by month: net = capex + revenue + opex + tax + residual; equity = net
+    + debt drawn + debt service + tax shield; the debt service totals numpy-financial's pmt x the
+    tenor; the equity NPV and IRR and the peak funding are those of its columns."""
+    kw = dict(periods="month", build_months=12, ramp_months=3, debt_fraction=0.6, debt_rate=0.09)
+    kw.update(debt_years=4, tax_rate=0.21, depreciation_method="macrs_5")
+    rows = project.tco_project_cashflows(31250, 2.0, 0.4045, 5, 0.1, **kw)
+    head, body = rows[0], np.array(rows[1:])
+    col = {k: body[:, i] for i, k in enumerate(head)}
+    assert len(body) == 1 + 12 + 60
+    parts = col["capex"] + col["revenue"] + col["opex"] + col["tax"] + col["residual"]
+    np.testing.assert_allclose(col["net"], parts, atol=1e-9)
+    equity = col["net"] + col["debt_drawn"] + col["debt_service"] + col["interest_tax_shield"]
+    np.testing.assert_allclose(col["equity"], equity, atol=1e-9)
+    i = 1.09 ** (1 / 12) - 1
+    balance = 0.6 * 31250 * (1 + i) ** 12
+    assert -col["debt_service"].sum() == pytest.approx(-48 * npf.pmt(i, 48, balance), rel=1e-12)
+    assert col["depreciation"].sum() == pytest.approx(31250, rel=1e-12)
+    values = {"capex_per_gpu": 31250, "rent_usd_per_gpu_hour": 2.0, "opex_usd_per_gpu_hour": 0.4045}
+    out = project.results({**values, "life_years": 5.0, "cost_of_capital": 0.1, **kw})
+    assert out["equity_irr"][0] == pytest.approx((1 + npf.irr(col["equity"])) ** 12 - 1, abs=1e-9)
+    assert out["peak_funding_usd_per_gpu"][0] == pytest.approx(col["cumulative_equity"].min())
+    assert out["equity_npv_usd_per_gpu"][0] == pytest.approx(npf.npv(1.1 ** (1 / 12) - 1, col["equity"]))

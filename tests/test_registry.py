@@ -65,6 +65,7 @@ DECISIONS = [
 ]
 # The cluster as a financed project (issue 21; keyword names as in its definitions).
 PROJECT = [
+    "TCO_PROJECT_CASHFLOWS",
     "TCO_PROJECT_NPV",
     "TCO_PROJECT_IRR",
     "TCO_EQUITY_IRR",
@@ -161,7 +162,16 @@ def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
             assert arg.default == param.default
             assert "Optional" in arg.wizard_text
     assert spec.table == (
-        name in {"TCO_SYSTEMS", "TCO_BUYERS", "TCO_MODELS", "TCO_BREAKDOWN", "TCO_CASHFLOWS", "TCO_CLUSTER"}
+        name
+        in {
+            "TCO_SYSTEMS",
+            "TCO_BUYERS",
+            "TCO_MODELS",
+            "TCO_BREAKDOWN",
+            "TCO_CASHFLOWS",
+            "TCO_CLUSTER",
+            "TCO_PROJECT_CASHFLOWS",
+        }
     )
 
 

@@ -68,6 +68,7 @@ from .project import (
     tco_equity_npv,
     tco_min_dscr,
     tco_peak_funding,
+    tco_project_cashflows,
     tco_project_irr,
     tco_project_npv,
 )
@@ -133,6 +134,7 @@ __all__ = [
     "tco_payback_years",
     "tco_peak_funding",
     "tco_power_per_gpu_hour",
+    "tco_project_cashflows",
     "tco_project_irr",
     "tco_project_npv",
     "tco_ratio",

@@ -85,6 +85,22 @@ TERMS: dict[str, object] = {
     "cost_of_equity": "cost_of_capital",
     "bonus_depreciation_fraction": 0.0,
 }
+#: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
+TABLE_COLUMNS = (
+    "period",
+    "capex",
+    "revenue",
+    "opex",
+    "depreciation",
+    "tax",
+    "residual",
+    "net",
+    "debt_drawn",
+    "debt_service",
+    "interest_tax_shield",
+    "equity",
+    "cumulative_equity",
+)
 #: the terms every project function needs (its first arguments)
 _REQUIRED = (
     "capex_per_gpu",
@@ -131,9 +147,9 @@ def _choice(name: str, value: object, n: int, valid) -> np.ndarray:
         arr = np.broadcast_to(np.asarray(given, dtype=object), (n,))
         cats, codes = np.unique(arr.astype(str), return_inverse=True)
     for c in cats:
-        if c not in valid:
-            raise UnknownNameError(name, c, tuple(valid))
-    index = np.array([list(valid).index(c) for c in cats])
+        if str(c) not in valid:
+            raise UnknownNameError(name, str(c), tuple(valid))
+    index = np.array([list(valid).index(str(c)) for c in cats])
     return index[codes.reshape(-1)]
 
 
@@ -261,7 +277,7 @@ def _ramp(ppy: int, ramp_months: np.ndarray, k: int) -> np.ndarray | float:
     return total / per
 
 
-def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np.ndarray]:
     """The flows of rows that share one ``ppy``, period-major (T, rows), T = 1 + the longest build
     + life in periods: ``net`` (project), ``revenue`` (the part proportional to the rent),
     ``equity``, ``service`` (debt service, positive), ``cfads``; and per row ``payment`` (the
@@ -300,6 +316,7 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
     power_use = np.zeros((periods, n)) if np.any(power_var) else None  # d opex / d utilisation
     service, cfads = np.zeros((periods, n)), np.zeros((periods, n))
+    lines = {k: np.zeros((periods, n)) for k in TABLE_COLUMNS[1:]} if table else None
     net[0] = -capex
     equity[0] = -capex + t["debt_fraction"] * capex
     same = bool(np.all(build == build[0]))
@@ -349,6 +366,10 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         if power_use is not None:
             power_use[p] = power_var * a * ramp * live
         cfads[p] = rev + opex + taxed
+        if table:  # the lines of TCO_PROJECT_CASHFLOWS
+            for key, value in (("revenue", rev), ("opex", opex), ("depreciation", dep), ("tax", taxed)):
+                lines[key][p] = value
+            lines["residual"][p] = residual * (k == life)
         if debt:
             interest = balance * i
             if everyone and k <= tenor_min:
@@ -363,7 +384,15 @@ def project_flows(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
                 equity[p] = net[p] - svc + tax * np.where(paying, interest, 0.0)
         else:
             equity[p] = net[p]
+    if table:
+        lines["capex"][0] = -capex
+        lines["debt_drawn"][0] = t["debt_fraction"] * capex
+        lines["debt_service"] = -service
+        lines["interest_tax_shield"] = equity - net - lines["debt_drawn"] + service
+        lines["net"], lines["equity"] = net, equity
+        lines["cumulative_equity"] = np.cumsum(equity, axis=0)
     return {
+        "lines": lines,
         "net": net,
         "revenue": revenue,
         "power_use": power_use,
@@ -451,6 +480,21 @@ OPTIONAL_ARGS: dict[str, object] = {
 }
 
 
+def _arguments(signature, args, kwargs) -> tuple[dict[str, object], tuple]:
+    """A project function's arguments checked as numbers (broadcast together, flattened) and
+    texts, and the shape of the scenarios; errors name the argument."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    given = dict(bound.arguments)
+    out: dict[str, object] = {k: chk.text(k, given.pop(k)) for k in CHOICES}
+    numbers = {k: v for k, v in given.items() if v is not None}
+    chk.broadcast(**numbers)
+    arrays = {k: chk.as_float(k, v) for k, v in numbers.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    out.update({k: np.broadcast_to(a, shape).reshape(-1) if shape else a for k, a in arrays.items()})
+    return out, shape
+
+
 def _project_function(result: str, name: str, doc: str):
     """A function of the scalar ``result`` of one project or of arrays of them (of one shape),
     with the keyword arguments of :data:`TERMS` and :data:`CHOICES`; a missing IRR is an error
@@ -458,23 +502,9 @@ def _project_function(result: str, name: str, doc: str):
     import inspect
 
     def function(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        given = dict(bound.arguments)
-        shape = np.broadcast_shapes(*(np.shape(v) for v in given.values() if not isinstance(v, str)))
-        flat = {
-            k: (v if v is None or isinstance(v, str) else np.asarray(v, float).reshape(-1))
-            for k, v in given.items()
-        }
-        if shape:
-            flat = {
-                k: (
-                    v
-                    if v is None or isinstance(v, str)
-                    else np.broadcast_to(v.reshape(np.shape(given[k])), shape).reshape(-1)
-                )
-                for k, v in flat.items()
-            }
+        if result is None:
+            return _project_table(*args, **kwargs)
+        flat, shape = _arguments(signature, args, kwargs)
         out = results(flat, (result,), name.upper())
         why = out.get(f"{result}_why")
         if why is not None and (why != flows.FOUND).any():
@@ -504,43 +534,73 @@ _EXAMPLE = """
     {value}
     """
 
-tco_project_npv = _project_function(
-    "npv_usd_per_gpu",
-    "tco_project_npv",
-    """NPV of one GPU as a project (build, ramp, contracts, opex lines, tax depreciation; by year or
-    month), USD per GPU at the cost of capital: the unlevered cash flows, debt aside."""
-    + _EXAMPLE.format(name="tco_project_npv", value="11802.6129"),
+#: the project's TCO_ functions: Python name, result, what it is, the doctest's value
+_FUNCTIONS = (
+    (
+        "tco_project_npv",
+        "npv_usd_per_gpu",
+        """NPV of one GPU as a project (build, ramp, contracts, opex lines, tax depreciation; by
+    year or month), USD per GPU at the cost of capital: the unlevered cash flows, debt aside.""",
+        "11802.6129",
+    ),
+    (
+        "tco_project_irr",
+        "irr",
+        "IRR of the project (unlevered) cash flows, annual effective (monthly: (1 + monthly IRR)^12 - 1).",
+        "0.212",
+    ),
+    (
+        "tco_equity_irr",
+        "equity_irr",
+        """IRR of the equity cash flows: project flows + debt drawn - debt service + the interest
+    tax shield, annual effective.""",
+        "0.3471",
+    ),
+    (
+        "tco_equity_npv",
+        "equity_npv_usd_per_gpu",
+        "NPV of the equity cash flows at cost_of_equity (default: the cost of capital), USD per GPU.",
+        "12933.9194",
+    ),
+    (
+        "tco_min_dscr",
+        "min_dscr",
+        """The lowest debt-service cover over the repayment periods: (revenue + opex + tax of the
+    project) / debt service; an error without debt.""",
+        "0.1353",
+    ),
+    (
+        "tco_peak_funding",
+        "peak_funding_usd_per_gpu",
+        """The most negative cumulative equity cash flow (undiscounted), USD per GPU: the equity
+    the project needs at its worst.""",
+        "-12927.9159",
+    ),
 )
-tco_project_irr = _project_function(
-    "irr",
-    "tco_project_irr",
-    """IRR of the project (unlevered) cash flows, annual effective (monthly: (1 + monthly IRR)^12 - 1)."""
-    + _EXAMPLE.format(name="tco_project_irr", value="0.212"),
-)
-tco_equity_irr = _project_function(
-    "equity_irr",
-    "tco_equity_irr",
-    """IRR of the equity cash flows: project flows + debt drawn - debt service + the interest tax
-    shield, annual effective."""
-    + _EXAMPLE.format(name="tco_equity_irr", value="0.3471"),
-)
-tco_equity_npv = _project_function(
-    "equity_npv_usd_per_gpu",
-    "tco_equity_npv",
-    """NPV of the equity cash flows at cost_of_equity (default: the cost of capital), USD per GPU."""
-    + _EXAMPLE.format(name="tco_equity_npv", value="12933.9194"),
-)
-tco_min_dscr = _project_function(
-    "min_dscr",
-    "tco_min_dscr",
-    """The lowest debt-service cover over the repayment periods: (revenue + opex + tax of the
-    project) / debt service; an error without debt."""
-    + _EXAMPLE.format(name="tco_min_dscr", value="0.1353"),
-)
-tco_peak_funding = _project_function(
-    "peak_funding_usd_per_gpu",
-    "tco_peak_funding",
-    """The most negative cumulative equity cash flow (undiscounted), USD per GPU: the equity the
-    project needs at its worst."""
-    + _EXAMPLE.format(name="tco_peak_funding", value="-12927.9159"),
-)
+
+
+def _project_table(*args, **kwargs):
+    """The cash flows of one GPU as a project, one row per period 0..build + life (years, or
+    months with ``periods="month"``): a header row (:data:`TABLE_COLUMNS`), then the periods.
+
+    >>> rows = tco_project_cashflows(31250, 2.0, 0.4045, 5, 0.1, periods="month", build_months=2,
+    ...                              debt_fraction=0.5, debt_rate=0.09, debt_years=4)
+    >>> rows[0][:4], len(rows), [round(x, 2) for x in rows[4][1:4]]
+    (['period', 'capex', 'revenue', 'opex'], 64, [0.0, 1460.0, -295.29])
+    """
+    given, shape = _arguments(_TABLE_SIGNATURE, args, kwargs)
+    if shape:
+        raise chk.InputShapeError("capex_per_gpu", shape, "one project (single values) for a table")
+    f = project_flows(terms(given, "TCO_PROJECT_CASHFLOWS"), table=True)
+    lines = f["lines"]
+    rows = [list(TABLE_COLUMNS)]
+    for p in range(f["net"].shape[0]):
+        rows.append([float(p), *(float(lines[k][p, 0]) + 0.0 for k in TABLE_COLUMNS[1:])])  # no -0
+    return rows
+
+
+for _name, _result, _doc, _value in _FUNCTIONS:
+    globals()[_name] = _project_function(_result, _name, _doc + _EXAMPLE.format(name=_name, value=_value))
+
+tco_project_cashflows = _project_function(None, "tco_project_cashflows", _project_table.__doc__)
+_TABLE_SIGNATURE = tco_project_cashflows.__signature__

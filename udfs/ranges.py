@@ -163,11 +163,28 @@ RANGES: dict[str, Range] = {
 #: the inputs that the cash flows take in whole years (Sensitivity and Monte Carlo move them in
 #: whole years too)
 WHOLE_YEARS = ("life_years", "depreciation_years", "debt_years")
+#: the project's TCO_ functions (udfs/project.py): whole years of life, depreciation and debt
+PROJECT_FUNCTIONS = (
+    "TCO_PROJECT_CASHFLOWS",
+    "TCO_PROJECT_NPV",
+    "TCO_PROJECT_IRR",
+    "TCO_EQUITY_IRR",
+    "TCO_EQUITY_NPV",
+    "TCO_MIN_DSCR",
+    "TCO_PEAK_FUNDING",
+)
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {
     **{
         (f, a): Range(1.0, 15.0, whole=True)
-        for f in ("TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
+        for f in (
+            "TCO_CASHFLOWS",
+            "TCO_NPV",
+            "TCO_IRR",
+            "TCO_PAYBACK_YEARS",
+            "TCO_BREAKEVEN_RENT",
+            *PROJECT_FUNCTIONS,
+        )
         for a in WHOLE_YEARS
     },
 }

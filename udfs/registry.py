@@ -120,6 +120,9 @@ PROJECT_ARGS = (
     ArgDoc("depreciation_method", 'Tax depreciation: "straight_line", "macrs_5" or "macrs_7" (IRS Pub 946)', "", TEXT),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
+#: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as
+#: their defaults
+DSCR_EXAMPLE = (*PROJECT_EXAMPLE, 0, 1, 1, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2.0, 5, 0.6)
 
 
 def _field(kind: str, table: str, examples: str) -> ArgDoc:
@@ -565,14 +568,26 @@ _CATALOG = (
 
 
 #: the cluster as a financed project (docs/project.md), after the catalog
-_PROJECT_SPECS = tuple(
+_PROJECT_SPECS = (
+    UdfSpec(
+        "TCO_PROJECT_CASHFLOWS",
+        "Cash flows of one GPU as a project, by year or month (periods=\"month\"): capex, revenue, "
+        "opex, depreciation, tax, residual, net, debt drawn and service, tax shield, equity; spills.",
+        PROJECT_ARGS,
+        "table: " + ", ".join(project.TABLE_COLUMNS),
+        "USD",
+        PROJECT_EXAMPLE,
+        project.tco_project_cashflows,
+        table=True,
+    ),
+    *(
     UdfSpec(
         name,
         summary,
         PROJECT_ARGS,
         returns,
         unit,
-        PROJECT_EXAMPLE,
+        DSCR_EXAMPLE if name == "TCO_MIN_DSCR" else PROJECT_EXAMPLE,
         getattr(project, name.lower()),
     )
     for name, summary, returns, unit in (
@@ -618,6 +633,7 @@ _PROJECT_SPECS = tuple(
             "USD",
         ),
     )
+    ),
 )  # fmt: skip
 
 
