@@ -392,6 +392,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
         lines["net"], lines["equity"] = net, equity
         lines["cumulative_equity"] = np.cumsum(equity, axis=0)
     return {
+        "levered": debt,
         "lines": lines,
         "net": net,
         "revenue": revenue,
@@ -456,8 +457,12 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         got["irr"], got["irr_why"] = flows.irr(f["net"], ppy, by_period=True)
     if "payback_years" in need:
         got["payback_years"] = flows.payback(f["net"], ppy, by_period=True)
+    same = not f["levered"]  # no debt: the equity flows are the project's, bit for bit
     if "equity_irr" in need:
-        got["equity_irr"], got["equity_irr_why"] = flows.irr(f["equity"], ppy, by_period=True)
+        if same and "irr" in got:
+            got["equity_irr"], got["equity_irr_why"] = got["irr"].copy(), got["irr_why"].copy()
+        else:
+            got["equity_irr"], got["equity_irr_why"] = flows.irr(f["equity"], ppy, by_period=True)
     if "equity_npv_usd_per_gpu" in need:
         got["equity_npv_usd_per_gpu"] = flows.npv(f["equity"], t["cost_of_equity"], ppy, by_period=True)
     if "min_dscr" in need:
