@@ -378,3 +378,25 @@ def test_the_monthly_table_adds_up_to_the_results():
     assert out["equity_irr"][0] == pytest.approx((1 + npf.irr(col["equity"])) ** 12 - 1, abs=1e-9)
     assert out["peak_funding_usd_per_gpu"][0] == pytest.approx(col["cumulative_equity"].min())
     assert out["equity_npv_usd_per_gpu"][0] == pytest.approx(npf.npv(1.1 ** (1 / 12) - 1, col["equity"]))
+
+
+def test_a_spec_takes_project_inputs_for_python_and_its_workbook_refuses_them():
+    """SPEC's grid and Monte Carlo take the project's inputs (the draws run through the
+    evaluator: equity IRR per draw); the scenario workbook, whose formulas do not carry them yet,
+    refuses the SPEC and names the key, never showing results that ignore them."""
+    from gputco.workbook.scenarios.build import build
+    from gputco.workbook.scenarios.spec import SpecError, parse_spec
+
+    spec = parse_spec(
+        {
+            "grid": {"system": ["H100_HGX"], "debt_fraction": [0.0, 0.6], "periods": ["year", "month"]},
+            "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "debt_rate": 0.09, "debt_years": 4},
+            "monte_carlo": {"draws": 50, "debt_fraction": {"dist": "uniform", "low": 0.3, "high": 0.7}},
+        }
+    )
+    assert spec.n_scenarios == 4
+    draws = spec.draw_results
+    assert np.all(np.isfinite(draws["equity_irr"])) and np.all(draws["min_dscr"] > 0)
+    assert np.all(draws["equity_irr"] > draws["irr"])  # the project's IRR (34.6%) is above the 9% debt
+    with pytest.raises(SpecError, match=r"^grid\.debt_fraction: the scenario workbooks do not carry"):
+        build(spec)

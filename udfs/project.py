@@ -153,6 +153,20 @@ def _choice(name: str, value: object, n: int, valid) -> np.ndarray:
     return index[codes.reshape(-1)]
 
 
+def choice(name: str, text: str) -> str:
+    """The key a text term names (``periods``, ``depreciation_method``), case and spaces aside;
+    an error names the term and the valid keys.
+
+    >>> choice("periods", " Month")
+    'month'
+    """
+    valid = tuple(PERIODS) if name == "periods" else DEPRECIATION_METHODS
+    key = text.strip().lower()
+    if key not in valid:
+        raise UnknownNameError(name, text, valid)
+    return key
+
+
 def _size(v: object) -> int:
     return np.size(v.codes) if hasattr(v, "codes") else np.size(v)
 

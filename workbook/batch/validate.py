@@ -151,7 +151,6 @@ class Checked:
 
 
 _KIND = {"system": "system", "buyer": "buyer", "model": "model"}
-_CHOICES = {"periods": tuple(project.PERIODS), "depreciation_method": project.DEPRECIATION_METHODS}
 
 
 def _key(name: str, text: str) -> str:
@@ -160,11 +159,8 @@ def _key(name: str, text: str) -> str:
         return presets.lookup(_KIND[name], text).key
     if name == "precision":
         return presets.precision_key(text)
-    if name in _CHOICES:  # the project's periods and depreciation method
-        key = text.strip().lower()
-        if key not in _CHOICES[name]:
-            raise UnknownNameError(name, text, _CHOICES[name])
-        return key
+    if name in project.CHOICES:  # the project's periods and depreciation method
+        return project.choice(name, text)
     key = presets.normalize(text)
     if key not in CONVENTIONS:
         raise UnknownNameError("convention", text, CONVENTIONS)

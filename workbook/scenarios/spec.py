@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gputco.udfs import presets, ranges, sampling, scenario
+from gputco.udfs import presets, project, ranges, sampling, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import GputcoError, UnknownNameError
 from gputco.workbook.recalc import budgets, over
@@ -333,6 +333,8 @@ def _text_key(name: str, value: str) -> str:
         return presets.lookup(name, value).key
     if name == "precision":
         return presets.precision_key(value)
+    if name in project.CHOICES:  # the project's periods and depreciation method
+        return project.choice(name, value)
     conv = presets.normalize(value)
     if conv not in CONVENTIONS:
         raise UnknownNameError("convention", value, CONVENTIONS)
