@@ -400,3 +400,32 @@ def test_a_spec_takes_project_inputs_for_python_and_its_workbook_refuses_them():
     assert np.all(draws["equity_irr"] > draws["irr"])  # the project's IRR (34.6%) is above the 9% debt
     with pytest.raises(SpecError, match=r"^grid\.debt_fraction: the scenario workbooks do not carry"):
         build(spec)
+
+
+def test_a_step_reading_the_whole_table_refuses_project_terms_it_cannot_see():
+    """A step added to the chain without a kernel reads the chain's per-year table, which has no
+    project terms: a scenario that sets one is refused by name (row and value), never computed
+    without it; at the defaults it runs (a child process: the chain is changed)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import numpy as np\n"
+        "from gputco.udfs import chain, scenario\n"
+        "chain.add_step(chain.Step('first_year_net', 'toy', 'USD', 't', '=<net@1>',\n"
+        "    lambda net: np.asarray(net)[:, 1], ('net',), 'Rent or buy'))\n"
+        "base = {'system': 'H100_HGX', 'mfu': 0.5, 'rent_usd_per_gpu_hour': [2.0, 2.0]}\n"
+        "print(round(float(scenario.evaluate(base)['first_year_net'][0]), 2))\n"
+        "try:\n"
+        "    scenario.evaluate({**base, 'debt_fraction': [0.0, 0.5]})\n"
+        "except Exception as err:\n"
+        "    print(err)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    first, error = proc.stdout.strip().splitlines()[-2:]
+    assert first == "13977.0"
+    assert error.startswith("debt_fraction must be in its default (0.0) where a step added without a kernel")
+    assert error.endswith("got 0.5 (element [1])")

@@ -361,9 +361,43 @@ def _project_results(values: dict[str, object], used: dict[str, object], idx: np
         used[key][idx] = value * gpus if key.startswith("cluster_") else value
 
 
+def _refuse_project_terms(used: dict[str, object], idx: np.ndarray, n: int) -> None:
+    """An error naming the first project input of the scenarios ``idx`` away from its default."""
+    for name in project.PROJECT_INPUTS:
+        default = project.CHOICES.get(name, project.TERMS.get(name))
+        value = used[name]
+        if isinstance(value, Coded):
+            codes = np.broadcast_to(value.codes, (n,))[idx]
+            off = np.asarray(value.categories, dtype=str)[codes] != default
+        elif isinstance(default, str):  # its default is another input's value
+            off = ~np.isnan(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx])
+            off &= (
+                np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx]
+                != np.broadcast_to(np.asarray(used[default], dtype=float), (n,))[idx]
+            )
+        else:
+            off = np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx] != default
+        if off.any():
+            at = int(np.argmax(off))
+            if isinstance(value, Coded):
+                got = str(value.categories[int(np.broadcast_to(value.codes, (n,))[idx][at])])
+            else:
+                got = float(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx][at])
+            shown = f"the {default}" if name not in project.CHOICES and isinstance(default, str) else default
+            raise InputRangeError(
+                name,
+                got,
+                f"its default ({shown}) where a step added without a kernel reads the per-year table, "
+                "which has no project terms (docs/project.md)",
+                (int(idx[at]),),
+            )
+
+
 def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
     """The per-year cash-flow columns (chain.YEAR_STEPS) of the scenarios ``idx``, each an array
-    (scenarios, 16 years)."""
+    (scenarios, 16 years). The table has no project terms (build, debt, MACRS...): a scenario
+    that sets one to other than its default is refused, never computed without it."""
+    _refuse_project_terms(used, idx, n)
     values: dict[str, object] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
     names = {a for y in chain.YEAR_STEPS for a in y.args} - _YEAR_KEYS
     for a in names - {"year"}:
