@@ -206,13 +206,13 @@ def old_grid_irr(net: np.ndarray) -> np.ndarray:
 
 
 def bench_irr(args) -> None:
-    from gputco.udfs import flows, scenario, yearflows
+    from gputco.udfs import decisions, flows, scenario, yearflows
 
     inputs = evaluate_inputs(args.irr_rows, rent=True)
     used = scenario.used_inputs(inputs)
     out = scenario.evaluate(inputs)
     values = {**used, "opex_usd_per_gpu_hour": out["opex_usd_per_gpu_hour"]}
-    net = yearflows.by_period(*(values[k] for k in yearflows.INPUTS))["net"]
+    net = yearflows.by_period({k: values[k] for k in decisions.CASH_TERMS})["net"]
     rows = np.ascontiguousarray(net.T)
     t_new, (new, _) = best_of(lambda: flows.irr(rows), args.repeat)
     t_old, old = best_of(lambda: old_grid_irr(rows), 1)

@@ -26,7 +26,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lo import recalculate, requires_soffice
 
-from gputco.udfs import chain, decisions, presets, scenario
+from gputco.udfs import chain, decisions, presets, project, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.workbook.finance.build import build_workbook, fill_cached_values
 from gputco.workbook.scenarios.build import parse_spec, write_scenarios
@@ -141,7 +141,7 @@ def _close(got, want, key: str = "") -> bool:
 def _expected(common: dict, col: dict) -> dict[str, float]:
     inputs = {k: v for k, v in {**common, **col}.items() if v is not None}
     out = scenario.evaluate({k: v if isinstance(v, str) else [v] for k, v in inputs.items()})
-    return {k: float(v[0]) for k, v in out.items()}
+    return {k: float(v[0]) for k, v in out.items() if k in chain.outputs()}  # the workbooks' results
 
 
 def _finance_book(common: dict, columns: list[dict]):
@@ -255,7 +255,11 @@ def test_the_workbook_price_level_multiplies_the_preset_capex(tmp_path):
 
 # --- scenario workbooks ---------------------------------------------------------------------
 
-SCENARIO_NUMBERS = [i.key for i in chain.SCENARIO_INPUTS if i.kind == "number"]
+#: the scenario workbooks' numeric inputs (the project's, docs/project.md, are not in their
+#: formulas yet: a SPEC that sets one is refused)
+SCENARIO_NUMBERS = [
+    i.key for i in chain.SCENARIO_INPUTS if i.kind == "number" and i.key not in project.PROJECT_INPUTS
+]
 ROWS = 6
 
 

@@ -193,7 +193,7 @@ def test_flows_by_period_are_the_tables_net_and_revenue(c, rent, o, life, res, a
     YEAR_STEPS functions), year by year, for depreciation over any whole years up to the life."""
     dep = data.draw(st.integers(1, life))
     args = (c, rent, o, float(life), res, a, u, tax, float(dep), dec, esc)
-    got = yearflows.by_period(*args)
+    got = yearflows.by_period(dict(zip(decisions.CASH_TERMS, args, strict=True)))
     cols, _ = decisions.cash_flow_columns(*args)
     for key in ("net", "revenue"):
         want = cols[key][0]

@@ -63,6 +63,16 @@ DECISIONS = [
     "TCO_CO2_TONNES",
     "TCO_CLUSTER",
 ]
+# The cluster as a financed project (issue 21; keyword names as in its definitions).
+PROJECT = [
+    "TCO_PROJECT_CASHFLOWS",
+    "TCO_PROJECT_NPV",
+    "TCO_PROJECT_IRR",
+    "TCO_EQUITY_IRR",
+    "TCO_EQUITY_NPV",
+    "TCO_MIN_DSCR",
+    "TCO_PEAK_FUNDING",
+]
 _CASH = (
     "[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
     "[rent_decline_per_year], [opex_escalation_per_year]"
@@ -130,7 +140,7 @@ def test_signatures_are_the_design_catalogs(name):
     assert udfs.UDFS[name].udf_spec.signature == DESIGN_SIGNATURES[name]
 
 
-@pytest.mark.parametrize("name", CATALOG + EXTRAS + DECISIONS)
+@pytest.mark.parametrize("name", CATALOG + EXTRAS + DECISIONS + PROJECT)
 def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
     udf = udfs.UDFS[name]
     spec = udf.udf_spec
@@ -152,7 +162,16 @@ def test_every_udf_is_named_documented_and_wraps_its_plain_function(name):
             assert arg.default == param.default
             assert "Optional" in arg.wizard_text
     assert spec.table == (
-        name in {"TCO_SYSTEMS", "TCO_BUYERS", "TCO_MODELS", "TCO_BREAKDOWN", "TCO_CASHFLOWS", "TCO_CLUSTER"}
+        name
+        in {
+            "TCO_SYSTEMS",
+            "TCO_BUYERS",
+            "TCO_MODELS",
+            "TCO_BREAKDOWN",
+            "TCO_CASHFLOWS",
+            "TCO_CLUSTER",
+            "TCO_PROJECT_CASHFLOWS",
+        }
     )
 
 

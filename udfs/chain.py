@@ -306,6 +306,149 @@ INPUTS: tuple[Input, ...] = (
         0.0,
         "yearly rise of the opex (default 0)",
     ),
+    *(
+        Input(key, label, unit, kind, "scenario", default, doc)
+        for key, label, unit, kind, default, doc in (
+            (
+                "periods",
+                "Cash-flow periods",
+                "key",
+                "text",
+                "year",
+                "year (end-of-year flows, today's results) or month (discounted by (1 + r)^(-m/12); "
+                "IRRs annual effective)",
+            ),
+            (
+                "build_months",
+                "Build time",
+                "months",
+                "number",
+                0.0,
+                "months from paying the capex to in-service: no revenue, no opex (default 0; a "
+                'multiple of 12 with periods "year")',
+            ),
+            (
+                "ramp_months",
+                "Ramp to full utilisation",
+                "months",
+                "number",
+                0.0,
+                "months from in-service to full utilisation, linear (default 0)",
+            ),
+            (
+                "idle_power_fraction",
+                "Idle power",
+                "fraction",
+                "number",
+                1.0,
+                "power an idle GPU draws, fraction of full load (default 1: charged at full load)",
+            ),
+            (
+                "maintenance_fraction_per_year",
+                "Maintenance",
+                "fraction/year",
+                "number",
+                0.0,
+                "maintenance a year, fraction of capex (default 0)",
+            ),
+            (
+                "staff_usd_per_gpu_year",
+                "Staff",
+                "USD/GPU-year",
+                "number",
+                0.0,
+                "staff cost per GPU a year (default 0)",
+            ),
+            (
+                "insurance_fraction_per_year",
+                "Insurance",
+                "fraction/year",
+                "number",
+                0.0,
+                "insurance a year, fraction of capex (default 0)",
+            ),
+            (
+                "software_usd_per_gpu_hour",
+                "Software",
+                "USD/GPU-h",
+                "number",
+                0.0,
+                "software licence per installed GPU-hour (default 0)",
+            ),
+            (
+                "contracted_fraction",
+                "Contracted share",
+                "fraction",
+                "number",
+                0.0,
+                "share of the GPUs let take-or-pay (default 0: all sold at the market rent)",
+            ),
+            (
+                "contract_rent_usd_per_gpu_hour",
+                "Contract rent",
+                "USD/GPU-h",
+                "number",
+                Like("rent_usd_per_gpu_hour"),
+                "take-or-pay rent per available GPU-hour, no decline (default: the rent)",
+            ),
+            (
+                "contract_years",
+                "Contract term",
+                "years",
+                "number",
+                Like("life_years"),
+                "years of the contract from in-service (default: the life)",
+            ),
+            (
+                "debt_fraction",
+                "Debt share of capex",
+                "fraction",
+                "number",
+                0.0,
+                "share of the capex borrowed when it is paid (default 0: all equity)",
+            ),
+            (
+                "debt_rate",
+                "Debt rate",
+                "1/year",
+                "number",
+                Like("cost_of_capital"),
+                "annual effective interest rate of the debt (default: the cost of capital)",
+            ),
+            (
+                "debt_years",
+                "Debt tenor",
+                "years",
+                "number",
+                Like("life_years"),
+                "years of level payments from in-service (default: the life)",
+            ),
+            (
+                "cost_of_equity",
+                "Cost of equity",
+                "1/year",
+                "number",
+                Like("cost_of_capital"),
+                "discount rate of the equity cash flows (default: the cost of capital)",
+            ),
+            (
+                "depreciation_method",
+                "Tax depreciation",
+                "key",
+                "text",
+                "straight_line",
+                "straight_line (over the depreciation period), macrs_5 or macrs_7 (IRS Pub 946, Table A-1)",
+            ),
+            (
+                "bonus_depreciation_fraction",
+                "Bonus depreciation",
+                "fraction",
+                "number",
+                0.0,
+                "share of the capex deducted in the in-service year before the method (default 0)",
+            ),
+        )
+    ),
     Input(
         "gpus_per_unit",
         "GPUs per server or rack",
@@ -915,6 +1058,44 @@ STEPS: tuple[Step, ...] = (
         "Cluster",
     ),
 )
+
+#: the results of the cluster as a financed project (udfs/project.py, docs/project.md) that the
+#: evaluator and batch runs give beside the steps' (no workbook formula yet: the monthly Cash flow
+#: sheets are a later round): key -> (label, unit, how, the per-GPU result it is or multiplies)
+PROJECT_OUTPUTS: dict[str, tuple[str, str, str, str]] = {
+    "equity_irr": ("Equity IRR", "1/year", "IRR of the equity cash flows (annual effective)", "equity_irr"),
+    "equity_npv_usd_per_gpu": (
+        "Equity NPV",
+        "USD",
+        "NPV of the equity cash flows at the cost of equity",
+        "equity_npv_usd_per_gpu",
+    ),
+    "min_dscr": (
+        "Lowest debt-service cover",
+        "ratio",
+        "lowest (revenue + opex + tax) / debt service over the repayment periods",
+        "min_dscr",
+    ),
+    "peak_funding_usd_per_gpu": (
+        "Peak funding per GPU",
+        "USD",
+        "the most negative cumulative equity cash flow (undiscounted)",
+        "peak_funding_usd_per_gpu",
+    ),
+    "cluster_npv_usd": ("Cluster NPV", "USD", "NPV per GPU x GPUs installed", "npv_usd_per_gpu"),
+    "cluster_equity_npv_usd": (
+        "Cluster equity NPV",
+        "USD",
+        "equity NPV per GPU x GPUs installed",
+        "equity_npv_usd_per_gpu",
+    ),
+    "cluster_peak_funding_usd": (
+        "Cluster peak funding",
+        "USD",
+        "peak funding per GPU x GPUs installed",
+        "peak_funding_usd_per_gpu",
+    ),
+}
 
 #: the prefix of a reference system's quantity in :data:`COMPARISONS` (``[ref_mfu]``)
 REF_PREFIX = "ref_"

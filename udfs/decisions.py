@@ -114,18 +114,7 @@ def tco_breakeven_utilisation(
     0.709994
     """
     cols, shape = cash_flow_columns(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        1.0,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-        function="TCO_BREAKEVEN_UTILISATION",
+        **{**_cash_terms(locals()), "utilisation": 1.0}, function="TCO_BREAKEVEN_UTILISATION"
     )
     rate = chk.checked("cost_of_capital", cost_of_capital)
     r = np.broadcast_to(np.asarray(rate, dtype=float), shape).reshape(-1, 1)
@@ -195,35 +184,33 @@ def tco_rent_parity(
 # --- cash flows --------------------------------------------------------------------------------
 
 
-def _terms(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    residual_fraction,
-    availability,
-    utilisation,
-    tax_rate,
-    depreciation_years,
-    rent_decline_per_year,
-    opex_escalation_per_year,
-    function,
-):
-    """The checked scalar terms of a cash-flow table, each as a column (n, 1) for broadcasting."""
-    depreciation_years = life_years if depreciation_years is None else depreciation_years
-    args = {
-        "capex_per_gpu": capex_per_gpu,
-        "rent_usd_per_gpu_hour": rent_usd_per_gpu_hour,
-        "opex_usd_per_gpu_hour": opex_usd_per_gpu_hour,
-        "life_years": life_years,
-        "residual_fraction": residual_fraction,
-        "availability": availability,
-        "utilisation": utilisation,
-        "tax_rate": tax_rate,
-        "depreciation_years": depreciation_years,
-        "rent_decline_per_year": rent_decline_per_year,
-        "opex_escalation_per_year": opex_escalation_per_year,
-    }
+#: the cash-flow inputs of the TCO_ functions below (their keyword names)
+CASH_TERMS = (
+    "capex_per_gpu",
+    "rent_usd_per_gpu_hour",
+    "opex_usd_per_gpu_hour",
+    "life_years",
+    "residual_fraction",
+    "availability",
+    "utilisation",
+    "tax_rate",
+    "depreciation_years",
+    "rent_decline_per_year",
+    "opex_escalation_per_year",
+)
+
+
+def _cash_terms(given: dict) -> dict:
+    """The cash-flow terms among a function's arguments (its ``locals()``)."""
+    return {k: given[k] for k in CASH_TERMS if k in given}
+
+
+def _terms(given: dict, function):
+    """The checked scalar terms of a cash-flow table (a mapping of :data:`CASH_TERMS`), each as a
+    column (n, 1) for broadcasting."""
+    args = {**given}
+    if args.get("depreciation_years") is None:
+        args["depreciation_years"] = args["life_years"]
     chk.broadcast(**args)
     terms = {k: chk.checked(k, v, function) for k, v in args.items()}
     life, dep = np.asarray(terms["life_years"]), np.asarray(terms["depreciation_years"])
@@ -258,20 +245,7 @@ def cash_flow_columns(
 ):
     """Every per-year column (:data:`gputco.udfs.chain.YEAR_STEPS`) as an array (scenarios, 16 years),
     years 0..15; years after the life are 0. Returns (columns, the scenarios' shape)."""
-    t, shape = _terms(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-        function,
-    )
+    t, shape = _terms(_cash_terms(locals()), function)
     values: dict[str, np.ndarray] = {**t, "year": YEARS.reshape(1, -1)}
     for step in chain.YEAR_STEPS:
         values[step.key] = step.func(*(values[a] for a in step.args))
@@ -310,19 +284,7 @@ def tco_cashflows(
     >>> rows[1][:3], rows[2][:4], round(rows[-1][-1], 2)
     ([0.0, -31250.0, 0.0], [1.0, 0.0, 17520.0, -3543.42], 38632.9)
     """
-    cols, shape = cash_flow_columns(
-        capex_per_gpu,
-        rent_usd_per_gpu_hour,
-        opex_usd_per_gpu_hour,
-        life_years,
-        residual_fraction,
-        availability,
-        utilisation,
-        tax_rate,
-        depreciation_years,
-        rent_decline_per_year,
-        opex_escalation_per_year,
-    )
+    cols, shape = cash_flow_columns(**_cash_terms(locals()))
     if shape:
         raise chk.InputShapeError("life_years", shape, "one scenario (single values) for a table")
     life = int(np.asarray(life_years))
@@ -341,12 +303,12 @@ TABLE_COLUMNS = ("capex_cf", "revenue", "opex_cf", "depreciation", "tax", "resid
 CHUNK_ROWS = 32_768
 
 
-def _results(args: tuple, function: str, need: tuple[str, ...], cost_of_capital=None):
+def _results(given: dict, function: str, need: tuple[str, ...], cost_of_capital=None):
     """NPV (``npv``), NPV of the revenue (``revenue_npv``), IRR (``irr`` and ``why``) and payback
-    (``payback``) of the cash flows of ``args`` (the eleven cash-flow inputs, in the order of
-    :data:`gputco.udfs.yearflows.INPUTS`), checked as ``function``'s, chunk by chunk of
-    :data:`CHUNK_ROWS` scenarios: flat arrays, and the scenarios' shape."""
-    t, shape = _terms(*args, function)
+    (``payback``) of the cash flows of ``given`` (the cash-flow inputs, :data:`CASH_TERMS`),
+    checked as ``function``'s, chunk by chunk of :data:`CHUNK_ROWS` scenarios: flat arrays, and
+    the scenarios' shape."""
+    t, shape = _terms(given, function)
     n = int(np.prod(shape)) if shape else 1
     if cost_of_capital is not None:
         rate = np.broadcast_to(np.asarray(chk.checked("cost_of_capital", cost_of_capital), float), shape)
@@ -356,7 +318,7 @@ def _results(args: tuple, function: str, need: tuple[str, ...], cost_of_capital=
         out["why"] = np.empty(n, dtype=np.int8)
     for s in range(0, n, CHUNK_ROWS):
         e = min(s + CHUNK_ROWS, n)
-        f = yearflows.by_period(*(t[k][s:e, 0] for k in yearflows.INPUTS))
+        f = yearflows.by_period({k: t[k][s:e, 0] for k in CASH_TERMS}, function)
         if "npv" in need:
             out["npv"][s:e] = flows.npv(f["net"], rate[s:e], by_period=True)
         if "revenue_npv" in need:
@@ -390,24 +352,7 @@ def tco_npv(
     >>> round(tco_npv(31250, 2.0, 0.4045, 5, 0.10), 2)
     21732.23
     """
-    out, shape = _results(
-        (
-            capex_per_gpu,
-            rent_usd_per_gpu_hour,
-            opex_usd_per_gpu_hour,
-            life_years,
-            residual_fraction,
-            availability,
-            utilisation,
-            tax_rate,
-            depreciation_years,
-            rent_decline_per_year,
-            opex_escalation_per_year,
-        ),
-        "TCO_NPV",
-        ("npv",),
-        cost_of_capital,
-    )
+    out, shape = _results(_cash_terms(locals()), "TCO_NPV", ("npv",), cost_of_capital)
     return _shaped(out["npv"], shape)
 
 
@@ -435,23 +380,7 @@ def tco_irr(
     >>> round(tco_irr(31250, 2.0, 0.4045, 5), 6)
     0.346027
     """
-    out, shape = _results(
-        (
-            capex_per_gpu,
-            rent_usd_per_gpu_hour,
-            opex_usd_per_gpu_hour,
-            life_years,
-            residual_fraction,
-            availability,
-            utilisation,
-            tax_rate,
-            depreciation_years,
-            rent_decline_per_year,
-            opex_escalation_per_year,
-        ),
-        "TCO_IRR",
-        ("irr",),
-    )
+    out, shape = _results(_cash_terms(locals()), "TCO_IRR", ("irr",))
     if (out["why"] != flows.FOUND).any():
         raise NoSolutionError(flows.REASONS[int(out["why"][np.argmax(out["why"] != flows.FOUND)])])
     return _shaped(out["irr"], shape)
@@ -476,23 +405,7 @@ def tco_payback_years(
     >>> round(tco_payback_years(31250, 2.0, 0.4045, 5), 4)
     2.2359
     """
-    out, shape = _results(
-        (
-            capex_per_gpu,
-            rent_usd_per_gpu_hour,
-            opex_usd_per_gpu_hour,
-            life_years,
-            residual_fraction,
-            availability,
-            utilisation,
-            tax_rate,
-            depreciation_years,
-            rent_decline_per_year,
-            opex_escalation_per_year,
-        ),
-        "TCO_PAYBACK_YEARS",
-        ("payback",),
-    )
+    out, shape = _results(_cash_terms(locals()), "TCO_PAYBACK_YEARS", ("payback",))
     if np.isnan(out["payback"]).any():
         raise NoSolutionError("no payback within life: the cumulative cash flow stays below 0")
     return _shaped(out["payback"], shape)

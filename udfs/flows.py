@@ -273,18 +273,12 @@ def _grid_discount(periods: int) -> np.ndarray:
 def _nearest_root(f: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """For rows with several sign changes: NPV on the grid of rates, each bracket solved, and
     of the roots the one nearest the guess (NaN: no root). Rates where a row's NPV overflows are
-    left out of its brackets."""
+    left out of its brackets: they are the grid's lowest (a discount factor (1 + r)^-t only grows
+    as r falls towards -100%), so the brackets are those between its finite values."""
     with np.errstate(all="ignore"):
         values = f @ _grid_discount(f.shape[1]).T
-    finite = np.isfinite(values).all(axis=1)
-    out = np.full(len(f), np.nan)
-    rows = np.flatnonzero(finite)
-    if rows.size:
-        out[rows] = _bracketed(f[rows], values[rows], _GRID, guess[rows])
-    for i in np.flatnonzero(~finite):
-        keep = np.isfinite(values[i])
-        out[i] = _bracketed(f[i : i + 1], values[i : i + 1, keep], _GRID[keep], guess[i : i + 1])[0]
-    return out
+    values[~np.isfinite(values)] = np.nan
+    return _bracketed(f, values, _GRID, guess)
 
 
 def _bracketed(f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray) -> np.ndarray:

@@ -125,6 +125,22 @@ RANGES: dict[str, Range] = {
     "rent_decline_per_year": Range(0.0, 1.0, hi_open=True),
     "opex_escalation_per_year": Range(-0.5, 1.0),
     "gpus_per_unit": POSITIVE,
+    # the cluster as a financed project (udfs/project.py, docs/project.md)
+    "idle_power_fraction": Range(0.0, 1.0),
+    "build_months": Range(0.0, 60.0, whole=True),
+    "ramp_months": Range(0.0, 60.0, whole=True),
+    "maintenance_fraction_per_year": Range(0.0, 1.0),
+    "staff_usd_per_gpu_year": NON_NEGATIVE,
+    "insurance_fraction_per_year": Range(0.0, 1.0),
+    "software_usd_per_gpu_hour": NON_NEGATIVE,
+    "contracted_fraction": Range(0.0, 1.0),
+    "contract_rent_usd_per_gpu_hour": NON_NEGATIVE,
+    "contract_years": Range(0.0, 100.0),
+    "debt_fraction": Range(0.0, 1.0, hi_open=True),
+    "debt_rate": Range(0.0, 1.0),
+    "debt_years": Range(0.0, 100.0, lo_open=True),
+    "cost_of_equity": Range(0.0, 1.0),
+    "bonus_depreciation_fraction": Range(0.0, 1.0),
     "layers": POSITIVE,
     "d_model": POSITIVE,
     "heads": POSITIVE,
@@ -146,12 +162,29 @@ RANGES: dict[str, Range] = {
 
 #: the inputs that the cash flows take in whole years (Sensitivity and Monte Carlo move them in
 #: whole years too)
-WHOLE_YEARS = ("life_years", "depreciation_years")
+WHOLE_YEARS = ("life_years", "depreciation_years", "debt_years")
+#: the project's TCO_ functions (udfs/project.py): whole years of life, depreciation and debt
+PROJECT_FUNCTIONS = (
+    "TCO_PROJECT_CASHFLOWS",
+    "TCO_PROJECT_NPV",
+    "TCO_PROJECT_IRR",
+    "TCO_EQUITY_IRR",
+    "TCO_EQUITY_NPV",
+    "TCO_MIN_DSCR",
+    "TCO_PEAK_FUNDING",
+)
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {
     **{
         (f, a): Range(1.0, 15.0, whole=True)
-        for f in ("TCO_CASHFLOWS", "TCO_NPV", "TCO_IRR", "TCO_PAYBACK_YEARS", "TCO_BREAKEVEN_RENT")
+        for f in (
+            "TCO_CASHFLOWS",
+            "TCO_NPV",
+            "TCO_IRR",
+            "TCO_PAYBACK_YEARS",
+            "TCO_BREAKEVEN_RENT",
+            *PROJECT_FUNCTIONS,
+        )
         for a in WHOLE_YEARS
     },
 }

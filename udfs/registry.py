@@ -30,7 +30,7 @@ import inspect
 from collections.abc import Callable
 from types import MappingProxyType
 
-from . import chain, compute, decisions, energy, finance, tco
+from . import chain, compute, decisions, energy, finance, project, tco
 from .errors import GputcoError, MissingValueError, UnknownNameError
 from .excel import NAME_OR_NUMBER, TEXT, ArgDoc, UdfSpec, call, error_text
 
@@ -90,6 +90,39 @@ PER_SYSTEM = tuple(
     for side in ("a", "b")
 )
 OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour", "USD/GPU-hour")
+
+
+#: the arguments of the project functions (udfs/project.py): the cash flows', then the project's
+PROJECT_ARGS = (
+    CAPEX_PER_GPU,
+    RENT,
+    ArgDoc("opex_usd_per_gpu_hour", "Opex per GPU-hour at full load: power + facility + other", "USD/GPU-hour"),
+    LIFE_YEARS,
+    COST_OF_CAPITAL,
+    *CASH_OPTIONAL,
+    ArgDoc("power_usd_per_gpu_hour", "The power part of the opex at full load (idle_power_fraction applies to it)", "USD/GPU-hour"),
+    ArgDoc("idle_power_fraction", "Power an idle GPU draws, fraction of full load", "fraction"),
+    ArgDoc("build_months", "Months from paying the capex to in-service (a multiple of 12 by year)", "months"),
+    ArgDoc("ramp_months", "Months from in-service to full utilisation, linear", "months"),
+    ArgDoc("maintenance_fraction_per_year", "Maintenance a year, fraction of capex", "fraction/year"),
+    ArgDoc("staff_usd_per_gpu_year", "Staff cost per GPU a year", "USD/GPU-year"),
+    ArgDoc("insurance_fraction_per_year", "Insurance a year, fraction of capex", "fraction/year"),
+    ArgDoc("software_usd_per_gpu_hour", "Software licence per installed GPU-hour", "USD/GPU-hour"),
+    ArgDoc("contracted_fraction", "Share of the GPUs let take-or-pay", "fraction"),
+    ArgDoc("contract_rent_usd_per_gpu_hour", "Take-or-pay rent per available GPU-hour; empty for the rent", "USD/GPU-hour"),
+    ArgDoc("contract_years", "Years of the contract from in-service; empty for the life", "years"),
+    ArgDoc("debt_fraction", "Share of the capex borrowed when it is paid", "fraction"),
+    ArgDoc("debt_rate", "Annual effective debt rate; empty for the cost of capital", "1/year"),
+    ArgDoc("debt_years", "Years of level payments from in-service; empty for the life", "years"),
+    ArgDoc("cost_of_equity", "Discount rate of the equity flows; empty for the cost of capital", "1/year"),
+    ArgDoc("bonus_depreciation_fraction", "Share of the capex deducted in the in-service year", "fraction"),
+    ArgDoc("periods", 'Cash-flow periods: "year" (end of year) or "month"', "", TEXT),
+    ArgDoc("depreciation_method", 'Tax depreciation: "straight_line", "macrs_5" or "macrs_7" (IRS Pub 946)', "", TEXT),
+)  # fmt: skip
+PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
+#: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as
+#: their defaults
+DSCR_EXAMPLE = (*PROJECT_EXAMPLE, 0, 1, 1, 0, 5, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2.0, 5, 0.6)
 
 
 def _field(kind: str, table: str, examples: str) -> ArgDoc:
@@ -534,6 +567,76 @@ _CATALOG = (
 )
 
 
+#: the cluster as a financed project (docs/project.md), after the catalog
+_PROJECT_SPECS = (
+    UdfSpec(
+        "TCO_PROJECT_CASHFLOWS",
+        "Cash flows of one GPU as a project, by year or month (periods=\"month\"): capex, revenue, "
+        "opex, depreciation, tax, residual, net, debt drawn and service, tax shield, equity; spills.",
+        PROJECT_ARGS,
+        "table: " + ", ".join(project.TABLE_COLUMNS),
+        "USD",
+        PROJECT_EXAMPLE,
+        project.tco_project_cashflows,
+        table=True,
+    ),
+    *(
+    UdfSpec(
+        name,
+        summary,
+        PROJECT_ARGS,
+        returns,
+        unit,
+        DSCR_EXAMPLE if name == "TCO_MIN_DSCR" else PROJECT_EXAMPLE,
+        getattr(project, name.lower()),
+    )
+    for name, summary, returns, unit in (
+        (
+            "TCO_PROJECT_NPV",
+            "NPV of one GPU as a project: build, ramp, contracts, opex lines, MACRS "
+            "or bonus depreciation, by year or month; the unlevered cash flows at the cost of capital.",
+            "project NPV per GPU",
+            "USD",
+        ),
+        (
+            "TCO_PROJECT_IRR",
+            "IRR of one GPU's project (unlevered) cash flows, annual effective "
+            "(monthly periods: (1 + monthly IRR)^12 - 1).",
+            "project IRR",
+            "decimal/year",
+        ),
+        (
+            "TCO_EQUITY_IRR",
+            "IRR of the equity cash flows: project flows + debt drawn - level debt "
+            "service + interest tax shield, annual effective.",
+            "equity IRR",
+            "decimal/year",
+        ),
+        (
+            "TCO_EQUITY_NPV",
+            "NPV of the equity cash flows at the cost of equity (default: the cost of capital).",
+            "equity NPV per GPU",
+            "USD",
+        ),
+        (
+            "TCO_MIN_DSCR",
+            "Lowest debt-service cover over the repayment periods: (revenue + opex + "
+            "tax) / debt service; an error without debt.",
+            "lowest DSCR",
+            "ratio",
+        ),
+        (
+            "TCO_PEAK_FUNDING",
+            "The most negative cumulative equity cash flow (undiscounted): the "
+            "equity the project needs at its worst.",
+            "peak funding per GPU",
+            "USD",
+        ),
+    )
+    ),
+)  # fmt: skip
+
+
 def _with_signature(spec: UdfSpec) -> UdfSpec:
     """The spec with each argument's optional flag and default taken from the plain function."""
     params = list(inspect.signature(spec.plain).parameters.values())
@@ -552,7 +655,7 @@ def _with_signature(spec: UdfSpec) -> UdfSpec:
     return dataclasses.replace(spec, args=args)
 
 
-_SPECS: dict[str, UdfSpec] = {s.name: _with_signature(s) for s in _CATALOG}
+_SPECS: dict[str, UdfSpec] = {s.name: _with_signature(s) for s in (*_CATALOG, *_PROJECT_SPECS)}
 #: every function's spec, Excel name -> UdfSpec (read-only view; :func:`register` adds to it)
 SPECS = MappingProxyType(_SPECS)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _check as chk
-from . import chain, presets, yearflows
+from . import chain, presets, project, yearflows
 from .compute import CONVENTIONS
 from .errors import InputRangeError, MissingValueError, UnknownNameError
 
@@ -28,6 +28,8 @@ from .errors import InputRangeError, MissingValueError, UnknownNameError
 #: ``doc``.
 INPUTS = chain.SCENARIO_INPUTS
 INPUT_NAMES = tuple(i.name for i in INPUTS)
+#: the project's results beside the chain's (docs/project.md): name -> unit
+PROJECT_OUTPUTS = {k: v[1] for k, v in chain.PROJECT_OUTPUTS.items()}
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 
@@ -156,7 +158,10 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
         )
         return tab[0, 0] if tab.size == 1 else tab[codes, text["precision"].codes]
 
-    used: dict[str, object] = {"convention": text["convention"]}
+    used: dict[str, object] = {
+        "convention": text["convention"],
+        **{k: text[k] for k in project.CHOICES},
+    }
     for i in chain.INPUTS:
         if i.kind == "text":
             continue
@@ -271,37 +276,41 @@ def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> No
     the table's every column, by the chain's own functions."""
     needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
     rows = np.flatnonzero(_given(used, needs, n))
-    for s in steps:
-        used[s.key] = np.full(n, np.nan) if rows.size else _NOTHING
+    for key in (*(s.key for s in steps), *chain.PROJECT_OUTPUTS):
+        used[key] = np.full(n, np.nan) if rows.size else _NOTHING
     if not rows.size:
         return
     gives = {s.key: _given(used, chain.optional_inputs_of(s.key), n) for s in steps}
     fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
     for start in range(0, rows.size, CHUNK_ROWS):
-        idx = rows[start : start + CHUNK_ROWS]
-        values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
-        for s in steps:
-            sub = gives[s.key][idx]
-            if not sub.any():
-                continue
-            if fast and s.key in yearflows.FROM_FLOWS:
-                on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
-                got = yearflows.FROM_FLOWS[s.key](values, on)
-                got = np.where(sub, got, np.nan)
-            else:
-                args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
-                if not sub.all():
-                    args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
-                got = np.full(idx.size, np.nan)
-                got[sub] = s.func(*args)
-            values[s.key] = got
-            used[s.key][idx] = got
+        for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
+            values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+            for s in steps:
+                sub = gives[s.key][idx]
+                if not sub.any():
+                    continue
+                if fast and s.key in yearflows.FROM_FLOWS:
+                    on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
+                    got = yearflows.FROM_FLOWS[s.key](values, on)
+                    got = np.where(sub, got, np.nan)
+                else:
+                    args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
+                    if not sub.all():
+                        args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
+                    got = np.full(idx.size, np.nan)
+                    got[sub] = s.func(*args)
+                values[s.key] = got
+                used[s.key][idx] = got
+            if fast:
+                _project_results(values, used, idx, n)
 
 
 def _kernel_inputs(step: chain.Step) -> list[str]:
     """The used values a FROM_FLOWS kernel may read: the step's arguments that are not columns of
-    the per-year table."""
-    return [a for a in step.args if a not in _YEAR_KEYS]
+    the per-year table, the cost of capital and the tax rate."""
+    return list(
+        dict.fromkeys([*(a for a in step.args if a not in _YEAR_KEYS), "cost_of_capital", "tax_rate"])
+    )
 
 
 def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
@@ -315,17 +324,80 @@ def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
 
 
 def _year_flows(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
-    """The net cash flow and revenue of the scenarios ``idx`` (years, scenarios)."""
-    cols = {}
+    """The cash flows of the scenarios ``idx`` (periods, scenarios), which share one kind of
+    period; an error names the scenario (its index among all the scenarios)."""
+    cols: dict[str, object] = {}
     for a in yearflows.INPUTS:
-        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]
+        v = used[a]
+        if isinstance(v, Coded):
+            cols[a] = Coded(np.broadcast_to(v.codes, (n,))[idx], v.categories)
+            continue
+        arr = np.broadcast_to(np.asarray(v, dtype=float), (n,))[idx]
         cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
-    return yearflows.by_period(*(cols[a] for a in yearflows.INPUTS))
+    try:
+        return yearflows.by_period(cols)
+    except InputRangeError as err:
+        at = None if err.index is None else (int(idx[err.index[0]]),)
+        raise InputRangeError(err.arg, err.value, err.valid, at) from None
+
+
+def _period_groups(used: dict[str, object], idx: np.ndarray, n: int):
+    """The scenarios ``idx`` in groups that share one kind of period (year, month)."""
+    codes = np.broadcast_to(used["periods"].codes, (n,))[idx]
+    for c in np.unique(codes):
+        yield idx[codes == c]
+
+
+def _project_results(values: dict[str, object], used: dict[str, object], idx: np.ndarray, n: int) -> None:
+    """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
+    ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
+    t = values["terms"]
+    need = tuple(v[3] for v in chain.PROJECT_OUTPUTS.values() if not chain.is_step(v[3]))
+    got = project.summaries(values, t, values["ppy"], need)
+    gpus = np.broadcast_to(np.asarray(used["cluster_gpus_installed"], dtype=float), (n,))[idx]
+    for key in chain.PROJECT_OUTPUTS:
+        per_gpu = chain.PROJECT_OUTPUTS[key][3]
+        value = used[per_gpu][idx] if chain.is_step(per_gpu) else got[per_gpu]  # the step's own
+        used[key][idx] = value * gpus if key.startswith("cluster_") else value
+
+
+def _refuse_project_terms(used: dict[str, object], idx: np.ndarray, n: int) -> None:
+    """An error naming the first project input of the scenarios ``idx`` away from its default."""
+    for name in project.PROJECT_INPUTS:
+        default = project.CHOICES.get(name, project.TERMS.get(name))
+        value = used[name]
+        if isinstance(value, Coded):
+            codes = np.broadcast_to(value.codes, (n,))[idx]
+            off = np.asarray(value.categories, dtype=str)[codes] != default
+        elif isinstance(default, str):  # its default is another input's value
+            off = ~np.isnan(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx])
+            off &= (
+                np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx]
+                != np.broadcast_to(np.asarray(used[default], dtype=float), (n,))[idx]
+            )
+        else:
+            off = np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx] != default
+        if off.any():
+            at = int(np.argmax(off))
+            if isinstance(value, Coded):
+                got = str(value.categories[int(np.broadcast_to(value.codes, (n,))[idx][at])])
+            else:
+                got = float(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx][at])
+            shown = f"the {default}" if name not in project.CHOICES and isinstance(default, str) else default
+            raise InputRangeError(
+                name,
+                got,
+                f"its default ({shown}) where a step added without a kernel reads the per-year table, "
+                "which has no project terms (docs/project.md)",
+                (int(idx[at]),),
+            )
 
 
 def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
     """The per-year cash-flow columns (chain.YEAR_STEPS) of the scenarios ``idx``, each an array
-    (scenarios, 16 years)."""
+    (scenarios, 16 years). The table has no project terms (build, debt, MACRS...): a scenario
+    that sets one to other than its default is refused, never computed without it."""
+    _refuse_project_terms(used, idx, n)
     values: dict[str, object] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
     names = {a for y in chain.YEAR_STEPS for a in y.args} - _YEAR_KEYS
     for a in names - {"year"}:
@@ -361,8 +433,11 @@ def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray
         The columns of :data:`OUTPUTS`, one value per scenario: each step of
-        :data:`gputco.udfs.chain.STEPS` computed by its numpy function.
+        :data:`gputco.udfs.chain.STEPS` computed by its numpy function; then those of
+        :data:`PROJECT_OUTPUTS` (the financed project: equity IRR and NPV, lowest DSCR, peak
+        funding, cluster NPV; NaN without a rent).
     """
     n, used = _used(inputs)
     out = _run(used, n)
-    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in chain.outputs()}
+    keys = [*chain.outputs(), *chain.PROJECT_OUTPUTS]
+    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in keys}

@@ -40,9 +40,12 @@ FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
 LABEL_COLUMNS = ("id", "scenario", "name", "label")
 XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit less the header row
-#: result columns: the value used for each input with a default, then the model's results
-RESULTS = tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None) + tuple(
-    o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES
+#: result columns: the value used for each input with a default, then the model's results and
+#: the project's (equity IRR, DSCR, cluster NPV...: docs/project.md)
+RESULTS = (
+    tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None)
+    + tuple(o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES)
+    + tuple(scenario.PROJECT_OUTPUTS)
 )
 
 
@@ -168,7 +171,7 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
     inputs: dict[str, str] = {}
     echoed: list[str] = []
     seen: dict[str, str] = {}
-    results = {r.lower() for r in (*RESULTS, *scenario.OUTPUTS)}
+    results = {r.lower() for r in (*RESULTS, *scenario.OUTPUTS, *scenario.PROJECT_OUTPUTS)}
     for given in names:
         key = given.strip().lower()
         if key in seen:

@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gputco.udfs import presets, ranges, scenario
+from gputco.udfs import presets, project, ranges, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import UnknownNameError
 
@@ -159,6 +159,8 @@ def _key(name: str, text: str) -> str:
         return presets.lookup(_KIND[name], text).key
     if name == "precision":
         return presets.precision_key(text)
+    if name in project.CHOICES:  # the project's periods and depreciation method
+        return project.choice(name, text)
     key = presets.normalize(text)
     if key not in CONVENTIONS:
         raise UnknownNameError("convention", text, CONVENTIONS)

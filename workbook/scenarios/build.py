@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from openpyxl import Workbook
 
-from gputco.udfs import presets
+from gputco.udfs import presets, project
 from gputco.workbook.recalc import RecalcError, RecalcReport, fill_blocks
 from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
 from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
@@ -38,7 +38,7 @@ from gputco.workbook.scenarios import rows as sheet_scenarios
 from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
-from gputco.workbook.scenarios.spec import Spec, load_spec, parse_spec
+from gputco.workbook.scenarios.spec import Spec, SpecError, load_spec, parse_spec
 from gputco.workbook.xlsx import inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
@@ -87,8 +87,26 @@ def describe(spec: Spec) -> str:
     return f"grid: {sizes} = {spec.n_scenarios:,} scenarios"
 
 
+def _refuse_project_inputs(spec: Spec) -> None:
+    """The scenario workbooks' formulas do not carry the project's inputs (build, debt, MACRS...)
+    yet: a SPEC that sets one is refused, never shown with results that ignore it."""
+    tables = {"grid": spec.grid, "fixed": spec.fixed, "base": spec.base}
+    tables["sensitivity"] = dict.fromkeys(spec.drivers)
+    if spec.monte_carlo is not None:
+        tables["monte_carlo"] = spec.monte_carlo.dists
+    for table, names in tables.items():
+        for name in names:
+            if name in project.PROJECT_INPUTS:
+                raise SpecError(
+                    f"{table}.{name}",
+                    "the scenario workbooks do not carry the project inputs yet (docs/project.md): "
+                    "run these scenarios with `gputco batch` or gputco.udfs.scenario.evaluate",
+                )
+
+
 def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Built:
     """The workbook in memory (formulas without values) and its pending row blocks."""
+    _refuse_project_inputs(spec)
     wb = Workbook()
     wb.remove(wb.active)
     inputcheck.mark(wb, "scenarios")

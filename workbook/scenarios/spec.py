@@ -43,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gputco.udfs import presets, ranges, sampling, scenario
+from gputco.udfs import presets, project, ranges, sampling, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import GputcoError, UnknownNameError
 from gputco.workbook.recalc import budgets, over
@@ -234,7 +234,12 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
             "the SPEC needs a [grid] table: at least one input with a list of values, e.g. mfu = [0.4, 0.5]",
         )
     zipped = _zipped(tables["grid"].get("zip", []), tables["grid"])
-    grid = {name: _grid_values(name, values) for name, values in tables["grid"].items() if name != "zip"}
+    in_zip = {name for group in zipped for name in group}
+    grid = {
+        name: _grid_values(name, values, repeats=name in in_zip)
+        for name, values in tables["grid"].items()
+        if name != "zip"
+    }
     n = math.prod(len(grid[axis[0]]) for axis in _axes(grid, zipped))
     if n > MAX_SCENARIOS:
         sizes = " x ".join(f"{k} {len(v)}" for k, v in grid.items())
@@ -279,7 +284,9 @@ def _input_name(path: str, name: str) -> str:
     return name
 
 
-def _grid_values(name: str, values: object) -> tuple:
+def _grid_values(name: str, values: object, repeats: bool = False) -> tuple:
+    """A grid input's list; a value listed twice is an error unless the list is zipped (two
+    systems may share 0.9 availability or 1,152 GPUs)."""
     path = f"grid.{_input_name(f'grid.{name}', name)}"
     if not isinstance(values, list):
         raise SpecError(
@@ -292,7 +299,7 @@ def _grid_values(name: str, values: object) -> tuple:
     out = tuple(_scalar(path, name, v) for v in values)
     seen = set()
     for v in out:
-        if v in seen:
+        if v in seen and not repeats:
             raise SpecError(path, f"{_show(v)} is listed twice")
         seen.add(v)
     return out
@@ -326,6 +333,8 @@ def _text_key(name: str, value: str) -> str:
         return presets.lookup(name, value).key
     if name == "precision":
         return presets.precision_key(value)
+    if name in project.CHOICES:  # the project's periods and depreciation method
+        return project.choice(name, value)
     conv = presets.normalize(value)
     if conv not in CONVENTIONS:
         raise UnknownNameError("convention", value, CONVENTIONS)

@@ -1,0 +1,104 @@
+"""Benchmark: the cluster as a financed project, by month with debt, beside the yearly model.
+
+--n scenarios (default 1,000,000) of random GPUs (capex, rent, opex, life 4..6 years, availability,
+utilisation, tax) through :func:`gputco.udfs.project.results` (every result: NPV, IRR, payback,
+equity IRR and NPV, min DSCR, peak funding), each case in a fresh child process on one core:
+
+- ``yearly``: today's model (end-of-year flows, no build, no debt);
+- ``month+debt``: by month, 60% debt at 9% over 4 years, a 12-month build, a 3-month ramp,
+  MACRS 5-year, 21% tax.
+
+It prints scenarios per second, the peak RSS of each child (its own ru_maxrss) and the ratio of the
+two, measured side by side in one run (target: >= 0.5 M scenarios/s by month with debt, bounded
+memory). The machine's load moves every timing: read the ratio before the absolute rates.
+
+    python benchmarks/bench_project.py [--n 1000000] [--only yearly|month+debt]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+
+for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(var, "1")
+
+import numpy as np
+
+CASES = {
+    "yearly": {},
+    "month+debt": {
+        "periods": "month",
+        "debt_fraction": 0.6,
+        "debt_rate": 0.09,
+        "debt_years": 4.0,
+        "build_months": 12.0,
+        "ramp_months": 3.0,
+        "depreciation_method": "macrs_5",
+    },
+}
+
+
+def scenarios(n: int, seed: int = 11) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "capex_per_gpu": rng.uniform(25_000, 60_000, n),
+        "rent_usd_per_gpu_hour": rng.uniform(2.0, 5.0, n),
+        "opex_usd_per_gpu_hour": rng.uniform(0.3, 0.7, n),
+        "life_years": rng.integers(4, 7, n).astype(float),
+        "availability": rng.uniform(0.85, 1.0, n),
+        "utilisation": rng.uniform(0.6, 1.0, n),
+        "tax_rate": np.full(n, 0.21),
+        "cost_of_capital": rng.uniform(0.08, 0.15, n),
+        "rent_decline_per_year": rng.uniform(0.0, 0.15, n),
+    }
+
+
+def child(case: str, n: int) -> None:
+    from gputco.udfs import project
+
+    values = {**scenarios(n), **CASES[case]}
+    start, cpu = time.perf_counter(), time.process_time()
+    out = project.results(values)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    found = float(np.isfinite(out["irr"]).mean())
+    print(json.dumps({"seconds": seconds, "cpu": cpu, "peak_mib": peak, "irr_found": found}))
+
+
+def run(case: str, n: int) -> dict:
+    proc = subprocess.run(
+        [sys.executable, __file__, "--child", case, "--n", str(n)], capture_output=True, text=True, check=True
+    )
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--only", choices=list(CASES))
+    ap.add_argument("--child", choices=list(CASES), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.n)
+        return
+    got = {}
+    for case in [args.only] if args.only else list(CASES):
+        r = got[case] = run(case, args.n)
+        print(
+            f"{case:>11}: {args.n:,} scenarios in {r['seconds']:.2f} s ({args.n / r['seconds']:,.0f}/s; "
+            f"CPU {r['cpu']:.2f} s), peak RSS {r['peak_mib']:,.0f} MiB, IRR found {r['irr_found']:.1%}"
+        )
+    if len(got) == 2:
+        ratio = got["month+debt"]["seconds"] / got["yearly"]["seconds"]
+        rate = args.n / got["month+debt"]["seconds"]
+        print(f"month+debt / yearly time: {ratio:.1f}x; month+debt {rate / 1e6:.2f} M/s (target >= 0.5 M/s)")
+
+
+if __name__ == "__main__":
+    main()

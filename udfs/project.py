@@ -1,0 +1,625 @@
+"""The cluster as a financed project: the cash flows of one GPU from paying the capex to the end of
+its life, by year or by month, with build and ramp, contracts, the opex lines, debt and tax
+depreciation; and the results of many scenarios at once (project and equity NPV and IRR, the
+lowest debt-service cover, the peak funding), chunk by chunk of rows.
+
+Every term is per GPU, USD, signed as cash (outflows negative), end of period. The definitions
+(docs/project.md) in short, with ``ppy`` periods a year (1: ``periods = "year"``, 12: ``"month"``),
+``b`` build periods and ``L = life x ppy`` operating periods ``k = 1..L`` (period ``b + k``):
+
+- period 0: -capex; the debt ``debt_fraction x capex`` is drawn then.
+- revenue_k = 8760 / ppy x availability x (contracted share_k x contract rent + (1 - contracted
+  share_k) x rent x utilisation x ramp_k x (1 - decline)^y), y = the whole years since in-service,
+  contracted share_k = contracted_fraction x the part of period k within ``contract_years``;
+  ramp_k = the mean over the period's months m of min(1, (m - 1/2) / ramp_months).
+- opex_k = -(opex - power x (1 - idle) x (1 - utilisation x availability x ramp_k)) x 8760 / ppy
+  - (maintenance x capex + staff + insurance x capex) / ppy - software x 8760 / ppy, all x
+  (1 + escalation)^y (``opex`` is today's opex per GPU-hour at full load, ``power`` its power part).
+- depreciation (tax): bonus x capex in the in-service year, then the method on the rest
+  (straight line over ``depreciation_years``, or MACRS, :data:`MACRS`), each year's amount spread
+  over its periods; the basis left at the end of the life is deducted then.
+- tax_k = -tax rate x (revenue + opex - depreciation + residual); the residual
+  (residual_fraction x capex) in the last period; project net = capex + revenue + opex + tax +
+  residual (today's cash flows at the defaults, term by term).
+- debt: the balance grows at the period rate (1 + debt_rate)^(1/ppy) - 1 during the build; from
+  in-service level payments repay it over ``debt_years x ppy`` periods; equity net = project net +
+  debt drawn - debt service + tax rate x interest; CFADS = revenue + opex + tax; DSCR = CFADS /
+  payment over the repayment periods.
+
+>>> out = results({"capex_per_gpu": 31250.0, "rent_usd_per_gpu_hour": 2.0,
+...                "opex_usd_per_gpu_hour": 0.4045, "life_years": 5.0, "cost_of_capital": 0.1})
+>>> round(float(out["npv_usd_per_gpu"][0]), 2), round(float(out["irr"][0]), 6)
+(21732.23, 0.346027)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import _check as chk
+from . import flows
+from .errors import InputRangeError, NoSolutionError, UnknownNameError
+from .finance import HOURS_PER_YEAR
+
+#: ``periods``: name -> periods per year
+PERIODS = {"year": 1, "month": 12}
+#: IRS Publication 946 (2023), Appendix A, Table A-1: MACRS, general depreciation system, 200%
+#: declining balance switching to straight line, half-year convention; percent of the basis by
+#: recovery year (docs/project.md quotes the table with its source)
+MACRS = {
+    "macrs_5": (20.00, 32.00, 19.20, 11.52, 11.52, 5.76),
+    "macrs_7": (14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46),
+}
+DEPRECIATION_METHODS = ("straight_line", *MACRS)
+
+#: the numeric terms of a project and their defaults (a str: the value of that term)
+TERMS: dict[str, object] = {
+    "capex_per_gpu": None,
+    "rent_usd_per_gpu_hour": None,
+    "opex_usd_per_gpu_hour": None,
+    "life_years": None,
+    "cost_of_capital": 0.0,
+    "residual_fraction": 0.0,
+    "availability": 1.0,
+    "utilisation": 1.0,
+    "tax_rate": 0.0,
+    "depreciation_years": "life_years",
+    "rent_decline_per_year": 0.0,
+    "opex_escalation_per_year": 0.0,
+    "power_usd_per_gpu_hour": 0.0,
+    "idle_power_fraction": 1.0,
+    "build_months": 0.0,
+    "ramp_months": 0.0,
+    "maintenance_fraction_per_year": 0.0,
+    "staff_usd_per_gpu_year": 0.0,
+    "insurance_fraction_per_year": 0.0,
+    "software_usd_per_gpu_hour": 0.0,
+    "contracted_fraction": 0.0,
+    "contract_rent_usd_per_gpu_hour": "rent_usd_per_gpu_hour",
+    "contract_years": "life_years",
+    "debt_fraction": 0.0,
+    "debt_rate": "cost_of_capital",
+    "debt_years": "life_years",
+    "cost_of_equity": "cost_of_capital",
+    "bonus_depreciation_fraction": 0.0,
+}
+#: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
+TABLE_COLUMNS = (
+    "period",
+    "capex",
+    "revenue",
+    "opex",
+    "depreciation",
+    "tax",
+    "residual",
+    "net",
+    "debt_drawn",
+    "debt_service",
+    "interest_tax_shield",
+    "equity",
+    "cumulative_equity",
+)
+#: the terms every project function needs (its first arguments)
+_REQUIRED = (
+    "capex_per_gpu",
+    "rent_usd_per_gpu_hour",
+    "opex_usd_per_gpu_hour",
+    "life_years",
+    "cost_of_capital",
+)
+#: the text terms and their defaults
+CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
+#: the inputs of the chain that only the project's cash flows read (scenario inputs; the
+#: workbooks' formulas do not carry them yet)
+PROJECT_INPUTS = (
+    "periods",
+    *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),
+    "depreciation_method",
+)
+#: the results :func:`results` can give
+RESULTS = (
+    "npv_usd_per_gpu",
+    "irr",
+    "payback_years",
+    "revenue_npv",
+    "equity_irr",
+    "equity_npv_usd_per_gpu",
+    "min_dscr",
+    "peak_funding_usd_per_gpu",
+)
+#: the longest life (years) a project has
+MAX_LIFE = 15
+#: about this many floats per flow array in one chunk (rows x periods, 16 MiB): memory stays
+#: bounded (five such arrays and the IRR's temporaries) whatever the number of rows
+CHUNK_CELLS = 1 << 21
+
+
+def _choice(name: str, value: object, n: int, valid) -> np.ndarray:
+    """A text term as indices into ``valid``, one per row (``value``: text, an array of texts, or
+    codes into categories, as :class:`gputco.udfs.scenario.Coded`)."""
+    given = CHOICES[name] if value is None else value
+    if hasattr(given, "codes"):
+        cats, codes = np.asarray(given.categories, dtype=str), np.asarray(given.codes)
+        codes = np.broadcast_to(codes, (n,)) if codes.size == 1 else codes
+    else:
+        arr = np.broadcast_to(np.asarray(given, dtype=object), (n,))
+        cats, codes = np.unique(arr.astype(str), return_inverse=True)
+    for c in cats:
+        if str(c) not in valid:
+            raise UnknownNameError(name, str(c), tuple(valid))
+    index = np.array([list(valid).index(str(c)) for c in cats])
+    return index[codes.reshape(-1)]
+
+
+def choice(name: str, text: str) -> str:
+    """The key a text term names (``periods``, ``depreciation_method``), case and spaces aside;
+    an error names the term and the valid keys.
+
+    >>> choice("periods", " Month")
+    'month'
+    """
+    valid = tuple(PERIODS) if name == "periods" else DEPRECIATION_METHODS
+    key = text.strip().lower()
+    if key not in valid:
+        raise UnknownNameError(name, text, valid)
+    return key
+
+
+def _size(v: object) -> int:
+    return np.size(v.codes) if hasattr(v, "codes") else np.size(v)
+
+
+def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict[str, np.ndarray]:
+    """The checked terms of the projects in ``values`` (a mapping of the names of :data:`TERMS` and
+    :data:`CHOICES` to scalars or 1-d arrays of one length; a missing or None term takes its
+    default), each a float array (rows,); ``ppy`` (periods per year) and ``method`` (an index into
+    :data:`DEPRECIATION_METHODS`) as integer arrays. Errors name the term, the value and the
+    valid range (and the row of an array)."""
+    unknown = set(values) - set(TERMS) - set(CHOICES)
+    if unknown:
+        raise UnknownNameError("project term", sorted(unknown)[0], (*TERMS, *CHOICES))
+    sizes = {_size(v) for v in values.values() if v is not None and _size(v) != 1}
+    if len(sizes) > 1:
+        raise InputRangeError("project terms", sorted(sizes), "arrays of one length")
+    n = sizes.pop() if sizes else 1
+    out: dict[str, np.ndarray] = {}
+    for k, default in TERMS.items():
+        v = values.get(k)
+        if v is None:
+            if default is None:
+                raise chk.MissingValueError(k, "a project needs it")
+            v = out[default] if isinstance(default, str) else default
+        x = np.asarray(chk.checked(k, v, function), dtype=float)
+        out[k] = np.broadcast_to(x, (n,)) if x.ndim == 0 else x.reshape(-1)
+    ppy = np.array(list(PERIODS.values()))[_choice("periods", values.get("periods"), n, PERIODS)]
+    out["ppy"] = ppy
+    out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
+    _check_together(out)
+    return out
+
+
+def _check_together(t: dict[str, np.ndarray]) -> None:
+    """The terms that bound one another: depreciation and debt within the life, a build of whole
+    years in year mode."""
+    life = t["life_years"]
+    for k in ("depreciation_years", "debt_years"):
+        bad = t[k] > life
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputRangeError(
+                k, t[k][i], f"[1, life_years = {life[i]:g}]", (i,) if life.size > 1 else None
+            )
+    bad = (t["ppy"] == 1) & (t["build_months"] % 12 != 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputRangeError(
+            "build_months",
+            t["build_months"][i],
+            'a multiple of 12 with periods "year"',
+            (i,) if life.size > 1 else None,
+        )
+
+
+def power_usd_per_gpu_hour(full_load_usd_per_gpu_hour, idle_power_fraction, utilisation, availability):
+    """Power per installed GPU-hour: the full-load cost x (idle + (1 - idle) x utilisation x
+    availability); at ``idle_power_fraction`` 1 (the default) the full-load cost.
+
+    >>> round(power_usd_per_gpu_hour(0.2, 0.3, 0.5, 0.9), 6)
+    0.123
+    """
+    idle = np.asarray(idle_power_fraction, dtype=float)
+    return chk.out(full_load_usd_per_gpu_hour * (idle + (1.0 - idle) * utilisation * availability))
+
+
+def depreciation_fractions(method: str, depreciation_years: float, life_years: int, bonus: float = 0.0):
+    """The fraction of the capex deducted in each tax year 1..life: the bonus in year 1, the method
+    on the rest, what is left in the last year of the life (so they sum to 1).
+
+    >>> [round(x, 4) for x in depreciation_fractions("macrs_5", 5, 5)]
+    [0.2, 0.32, 0.192, 0.1152, 0.1728]
+    >>> depreciation_fractions("straight_line", 4, 4, bonus=0.5)
+    [0.625, 0.125, 0.125, 0.125]
+    """
+    t = terms(
+        {
+            "capex_per_gpu": 1.0,
+            "rent_usd_per_gpu_hour": 1.0,
+            "opex_usd_per_gpu_hour": 0.0,
+            "life_years": float(life_years),
+            "depreciation_years": float(depreciation_years),
+            "bonus_depreciation_fraction": bonus,
+            "depreciation_method": method,
+        }
+    )
+    return _tax_years(t, int(life_years))[:, 0].tolist()
+
+
+def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
+    """USD deducted in tax years 1..max_life (years, rows), 0 after the life: bonus x capex in
+    year 1, the method on the rest; for MACRS the basis left at the end of the life then."""
+    capex, life, dep = t["capex_per_gpu"], t["life_years"], t["depreciation_years"]
+    bonus = t["bonus_depreciation_fraction"]
+    rest = capex * (1.0 - bonus)
+    years = np.arange(1, max_life + 1, dtype=float)[:, None]
+    out = np.where((t["method"] == 0) & (years <= dep), rest / dep, 0.0)
+    for code, name in enumerate(DEPRECIATION_METHODS[1:], start=1):
+        pct = np.zeros(max_life)
+        table = np.array(MACRS[name][:max_life]) / 100.0
+        pct[: table.size] = table
+        out += np.where(t["method"] == code, pct[:, None] * rest, 0.0)
+    out[0] += bonus * capex
+    out *= years <= life
+    macrs = t["method"] > 0
+    if macrs.any():
+        left = capex - out.sum(axis=0)
+        out += np.where((years == life) & macrs, left, 0.0)
+    return out
+
+
+def _ramp(ppy: int, ramp_months: np.ndarray, k: int) -> np.ndarray | float:
+    """The mean ramp factor of operating period k (1-based): min(1, (m - 1/2) / ramp) over its
+    months m."""
+    per = 12 // ppy
+    if not np.any(ramp_months > 0):
+        return 1.0
+    total = 0.0
+    with np.errstate(all="ignore"):
+        for m in range((k - 1) * per + 1, k * per + 1):
+            total = total + np.where(ramp_months > 0, np.minimum(1.0, (m - 0.5) / ramp_months), 1.0)
+    return total / per
+
+
+def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np.ndarray]:
+    """The flows of rows that share one ``ppy``, period-major (T, rows), T = 1 + the longest build
+    + life in periods: ``net`` (project), ``revenue`` (the part proportional to the rent),
+    ``equity``, ``service`` (debt service, positive), ``cfads``; and per row ``payment`` (the
+    level payment), ``first`` and ``last`` (the repayment periods); ``power_use`` (the power an
+    idle GPU saves per unit of utilisation, positive; None at ``idle_power_fraction`` 1)."""
+    ppy = int(t["ppy"][0])
+    n = t["capex_per_gpu"].size
+    h = HOURS_PER_YEAR / ppy
+    capex, tax = t["capex_per_gpu"], t["tax_rate"]
+    build = np.rint(t["build_months"] * ppy / 12.0).astype(int)
+    life = np.rint(t["life_years"] * ppy).astype(int)
+    periods = 1 + int(np.max(build + life))
+    max_life = int(np.max(t["life_years"]))
+    dep_years = _tax_years(t, max_life)  # USD per tax year (years, rows)
+    a, u, idle = t["availability"], t["utilisation"], t["idle_power_fraction"]
+    merchant = t["rent_usd_per_gpu_hour"] * h * a
+    contract = t["contract_rent_usd_per_gpu_hour"] * h * a * t["contracted_fraction"]
+    contracted_periods = t["contract_years"] * ppy
+    opex_rate = -t["opex_usd_per_gpu_hour"] * h
+    power_var = t["power_usd_per_gpu_hour"] * (1.0 - idle) * h  # the part an idle GPU saves
+    fixed = -(
+        (t["maintenance_fraction_per_year"] + t["insurance_fraction_per_year"]) * capex / ppy
+        + t["staff_usd_per_gpu_year"] / ppy
+        + t["software_usd_per_gpu_hour"] * h
+    )
+    decline, escalation = 1.0 - t["rent_decline_per_year"], 1.0 + t["opex_escalation_per_year"]
+    residual = t["residual_fraction"] * capex
+    # debt: the balance at in-service and the level payment over the tenor
+    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
+    tenor = np.rint(t["debt_years"] * ppy).astype(int)
+    balance = t["debt_fraction"] * capex * (1.0 + i) ** build
+    with np.errstate(all="ignore"):
+        payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
+    payment = np.where(balance > 0, payment, 0.0)
+    debt = bool(np.any(balance > 0))
+    net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
+    power_use = np.zeros((periods, n)) if np.any(power_var) else None  # d opex / d utilisation
+    service, cfads = np.zeros((periods, n)), np.zeros((periods, n))
+    lines = {k: np.zeros((periods, n)) for k in TABLE_COLUMNS[1:]} if table else None
+    net[0] = -capex
+    equity[0] = -capex + t["debt_fraction"] * capex
+    same = bool(np.all(build == build[0]))
+    at = np.arange(n)
+    kmax, kmin = int(np.max(life)), int(np.min(life))
+    sold_base = merchant * u  # the rent sold at full ramp, falling by the decline each year
+    opex_base = opex_rate
+    fixed_base = fixed
+    powered = bool(np.any(power_var))
+    ramp_end = float(np.max(t["ramp_months"]))  # months; after it every row sells in full
+    extra = bool(np.any(fixed))
+    has_contract = bool(np.any(contract))
+    dep_per = dep_years / ppy  # per period of each tax year
+    tenor_min = int(np.min(np.where(balance > 0, tenor, kmax)))
+    for k in range(1, kmax + 1):
+        if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
+            sold_base = sold_base * decline
+            opex_base = opex_base * escalation
+            power_var = power_var * escalation
+            fixed_base = fixed_base * escalation
+        everyone = k <= kmin  # every row is in its life: no mask needed
+        live = True if everyone else k <= life
+        ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
+        ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
+        if has_contract:
+            under = np.clip(contracted_periods - (k - 1), 0.0, 1.0)
+            sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
+            rev = sold + contract * under
+        else:
+            sold = sold_base * ramp if ramping else sold_base
+            rev = sold
+        opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
+        if extra:
+            opex = opex + fixed_base
+        if not everyone:
+            rev, sold, opex = rev * live, sold * live, opex * live
+        year = (k - 1) // ppy
+        dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
+        f = rev + opex
+        if k >= kmin:
+            f = f + residual * (k == life)
+        # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
+        taxed = (dep - f) * tax
+        p = (build[0] + k) if same else (build + k, at)
+        net[p] = taxed + f
+        revenue[p] = sold
+        if power_use is not None:
+            power_use[p] = power_var * a * ramp * live
+        cfads[p] = rev + opex + taxed
+        if table:  # the lines of TCO_PROJECT_CASHFLOWS
+            for key, value in (("revenue", rev), ("opex", opex), ("depreciation", dep), ("tax", taxed)):
+                lines[key][p] = value
+            lines["residual"][p] = residual * (k == life)
+        if debt:
+            interest = balance * i
+            if everyone and k <= tenor_min:
+                service[p] = payment
+                balance = balance - (payment - interest)
+                equity[p] = net[p] - payment + tax * interest
+            else:
+                paying = (k <= tenor) & live
+                svc = np.where(paying, payment, 0.0)
+                balance = balance - np.where(paying, payment - interest, 0.0)
+                service[p] = svc
+                equity[p] = net[p] - svc + tax * np.where(paying, interest, 0.0)
+        else:
+            equity[p] = net[p]
+    if table:
+        lines["capex"][0] = -capex
+        lines["debt_drawn"][0] = t["debt_fraction"] * capex
+        lines["debt_service"] = -service
+        lines["interest_tax_shield"] = equity - net - lines["debt_drawn"] + service
+        lines["net"], lines["equity"] = net, equity
+        lines["cumulative_equity"] = np.cumsum(equity, axis=0)
+    return {
+        "levered": debt,
+        "lines": lines,
+        "net": net,
+        "revenue": revenue,
+        "power_use": power_use,
+        "equity": equity,
+        "service": service,
+        "cfads": cfads,
+        "payment": payment,
+        "first": build + 1,
+        "last": build + tenor,
+    }
+
+
+def _chunks(t: dict[str, np.ndarray]):
+    """Row indices in chunks that share one ``ppy``, each small enough for bounded memory."""
+    for ppy in np.unique(t["ppy"]):
+        rows = np.flatnonzero(t["ppy"] == ppy)
+        periods = 1 + int(np.max(t["life_years"][rows]) * ppy + np.max(t["build_months"][rows]) * ppy / 12)
+        size = max(256, CHUNK_CELLS // periods)
+        for s in range(0, rows.size, size):
+            yield rows[s : s + size]
+
+
+def results(
+    values: Mapping[str, object], need=RESULTS, function: str = "TCO_CASHFLOWS"
+) -> dict[str, np.ndarray]:
+    """The results ``need`` (of :data:`RESULTS`) of every project in ``values`` (see :func:`terms`),
+    each a float array (rows,); ``irr_why`` and ``equity_irr_why`` give why an IRR is missing
+    (:data:`gputco.udfs.flows.REASONS`). NPVs discount period p by (1 + rate)^(-p / ppy); IRRs are
+    annual effective; payback in years from the capex; ``revenue_npv`` is the NPV of the revenue
+    proportional to the rent, before tax; ``min_dscr`` is NaN without debt;
+    ``peak_funding_usd_per_gpu`` is the most negative cumulative equity cash flow (undiscounted)."""
+    t = terms(values, function)
+    n = t["capex_per_gpu"].size
+    out = {k: np.full(n, np.nan) for k in need}
+    if "irr" in need:
+        out["irr_why"] = np.zeros(n, dtype=np.int8)
+    if "equity_irr" in need:
+        out["equity_irr_why"] = np.zeros(n, dtype=np.int8)
+    for rows in _chunks(t):
+        sub = {k: v[rows] for k, v in t.items()}
+        f = project_flows(sub)
+        ppy = int(sub["ppy"][0])
+        for k, v in summaries(f, sub, ppy, need).items():
+            out[k][rows] = v
+    return out
+
+
+def summaries(f, t, ppy: int, need=RESULTS) -> dict[str, np.ndarray]:
+    """The results ``need`` of flows ``f`` (:func:`project_flows`) of rows with terms ``t``."""
+    with np.errstate(all="ignore"):  # an IRR search may overflow at rates near -100%: handled
+        return _summaries(f, t, ppy, need)
+
+
+def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
+    got: dict[str, np.ndarray] = {}
+    if "npv_usd_per_gpu" in need:
+        got["npv_usd_per_gpu"] = flows.npv(f["net"], t["cost_of_capital"], ppy, by_period=True)
+    if "revenue_npv" in need:
+        got["revenue_npv"] = flows.npv(f["revenue"], t["cost_of_capital"], ppy, by_period=True)
+    if "irr" in need:
+        got["irr"], got["irr_why"] = flows.irr(f["net"], ppy, by_period=True)
+    if "payback_years" in need:
+        got["payback_years"] = flows.payback(f["net"], ppy, by_period=True)
+    same = not f["levered"]  # no debt: the equity flows are the project's, bit for bit
+    if "equity_irr" in need:
+        if same and "irr" in got:
+            got["equity_irr"], got["equity_irr_why"] = got["irr"].copy(), got["irr_why"].copy()
+        else:
+            got["equity_irr"], got["equity_irr_why"] = flows.irr(f["equity"], ppy, by_period=True)
+    if "equity_npv_usd_per_gpu" in need:
+        got["equity_npv_usd_per_gpu"] = flows.npv(f["equity"], t["cost_of_equity"], ppy, by_period=True)
+    if "min_dscr" in need:
+        with np.errstate(all="ignore"):
+            cover = np.where(f["service"] > 0, f["cfads"] / f["service"], np.inf)
+        low = cover.min(axis=0)
+        got["min_dscr"] = np.where(np.isfinite(low), low, np.nan)
+    if "peak_funding_usd_per_gpu" in need:
+        got["peak_funding_usd_per_gpu"] = np.minimum(np.cumsum(f["equity"], axis=0).min(axis=0), 0.0)
+    return got
+
+
+# --- the TCO_ functions of the project (udfs/registry.py) --------------------------------------
+
+#: the arguments of every project function after the required five, with their defaults (None:
+#: the default of :data:`TERMS`, another term's value)
+OPTIONAL_ARGS: dict[str, object] = {
+    **{k: (None if isinstance(v, str) else v) for k, v in TERMS.items() if k not in _REQUIRED},
+    **CHOICES,
+}
+
+
+def _arguments(signature, args, kwargs) -> tuple[dict[str, object], tuple]:
+    """A project function's arguments checked as numbers (broadcast together, flattened) and
+    texts, and the shape of the scenarios; errors name the argument."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    given = dict(bound.arguments)
+    out: dict[str, object] = {k: chk.text(k, given.pop(k)) for k in CHOICES}
+    numbers = {k: v for k, v in given.items() if v is not None}
+    chk.broadcast(**numbers)
+    arrays = {k: chk.as_float(k, v) for k, v in numbers.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    out.update({k: np.broadcast_to(a, shape).reshape(-1) if shape else a for k, a in arrays.items()})
+    return out, shape
+
+
+def _project_function(result: str, name: str, doc: str):
+    """A function of the scalar ``result`` of one project or of arrays of them (of one shape),
+    with the keyword arguments of :data:`TERMS` and :data:`CHOICES`; a missing IRR is an error
+    that says why."""
+    import inspect
+
+    def function(*args, **kwargs):
+        if result is None:
+            return _project_table(*args, **kwargs)
+        flat, shape = _arguments(signature, args, kwargs)
+        out = results(flat, (result,), name.upper())
+        why = out.get(f"{result}_why")
+        if why is not None and (why != flows.FOUND).any():
+            raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
+        if result == "min_dscr" and np.isnan(out[result]).any():
+            raise NoSolutionError("no debt service: debt_fraction is 0, so there is no cover ratio")
+        value = out[result]
+        return chk.out(value.reshape(shape) if shape else value.reshape(()))
+
+    params = [inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD) for k in _REQUIRED]
+    params += [
+        inspect.Parameter(k, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=v)
+        for k, v in OPTIONAL_ARGS.items()
+    ]
+    signature = inspect.Signature(params)
+    function.__signature__ = signature
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+_EXAMPLE = """
+
+    >>> round({name}(31250, 2.0, 0.4045, 5, 0.1, periods="month", build_months=12, ramp_months=3,
+    ...              debt_fraction=0.6, debt_rate=0.09, debt_years=4, tax_rate=0.21,
+    ...              depreciation_method="macrs_5"), 4)
+    {value}
+    """
+
+#: the project's TCO_ functions: Python name, result, what it is, the doctest's value
+_FUNCTIONS = (
+    (
+        "tco_project_npv",
+        "npv_usd_per_gpu",
+        """NPV of one GPU as a project (build, ramp, contracts, opex lines, tax depreciation; by
+    year or month), USD per GPU at the cost of capital: the unlevered cash flows, debt aside.""",
+        "11802.6129",
+    ),
+    (
+        "tco_project_irr",
+        "irr",
+        "IRR of the project (unlevered) cash flows, annual effective (monthly: (1 + monthly IRR)^12 - 1).",
+        "0.212",
+    ),
+    (
+        "tco_equity_irr",
+        "equity_irr",
+        """IRR of the equity cash flows: project flows + debt drawn - debt service + the interest
+    tax shield, annual effective.""",
+        "0.3471",
+    ),
+    (
+        "tco_equity_npv",
+        "equity_npv_usd_per_gpu",
+        "NPV of the equity cash flows at cost_of_equity (default: the cost of capital), USD per GPU.",
+        "12933.9194",
+    ),
+    (
+        "tco_min_dscr",
+        "min_dscr",
+        """The lowest debt-service cover over the repayment periods: (revenue + opex + tax of the
+    project) / debt service; an error without debt.""",
+        "0.1353",
+    ),
+    (
+        "tco_peak_funding",
+        "peak_funding_usd_per_gpu",
+        """The most negative cumulative equity cash flow (undiscounted), USD per GPU: the equity
+    the project needs at its worst.""",
+        "-12927.9159",
+    ),
+)
+
+
+def _project_table(*args, **kwargs):
+    """The cash flows of one GPU as a project, one row per period 0..build + life (years, or
+    months with ``periods="month"``): a header row (:data:`TABLE_COLUMNS`), then the periods.
+
+    >>> rows = tco_project_cashflows(31250, 2.0, 0.4045, 5, 0.1, periods="month", build_months=2,
+    ...                              debt_fraction=0.5, debt_rate=0.09, debt_years=4)
+    >>> rows[0][:4], len(rows), [round(x, 2) for x in rows[4][1:4]]
+    (['period', 'capex', 'revenue', 'opex'], 64, [0.0, 1460.0, -295.29])
+    """
+    given, shape = _arguments(_TABLE_SIGNATURE, args, kwargs)
+    if shape:
+        raise chk.InputShapeError("capex_per_gpu", shape, "one project (single values) for a table")
+    f = project_flows(terms(given, "TCO_PROJECT_CASHFLOWS"), table=True)
+    lines = f["lines"]
+    rows = [list(TABLE_COLUMNS)]
+    for p in range(f["net"].shape[0]):
+        rows.append([float(p), *(float(lines[k][p, 0]) + 0.0 for k in TABLE_COLUMNS[1:])])  # no -0
+    return rows
+
+
+for _name, _result, _doc, _value in _FUNCTIONS:
+    globals()[_name] = _project_function(_result, _name, _doc + _EXAMPLE.format(name=_name, value=_value))
+
+tco_project_cashflows = _project_function(None, "tco_project_cashflows", _project_table.__doc__)
+_TABLE_SIGNATURE = tco_project_cashflows.__signature__
