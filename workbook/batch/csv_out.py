@@ -1,0 +1,96 @@
+"""Batch results as CSV, a chunk at a time: pyarrow's writer where installed, else the standard
+library's, with the same rules.
+
+- A number is its shortest round-trip text (an empty cell where NaN); text a spreadsheet would
+  read as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets a leading
+  apostrophe (:func:`neutralise_text`, applied before either writer); text is quoted.
+- Memory holds one chunk: each chunk is formatted and written, then dropped.
+
+The standard library's writer formats each number with ``repr`` (Python work per cell), so
+without pyarrow a CSV of results is slower to write than with it (``benchmarks/bench_batch.py``
+prints both, side by side); where pyarrow is installed (``pip install 'gputco[parquet]'``) CSV
+goes through its C++ writer, as before.
+
+>>> import io, tempfile, pathlib, numpy as np
+>>> from gputco.workbook.batch.table import Table, text_column
+>>> t = Table(["name", "mfu"], [text_column(["=1+1", None]), np.array([0.5, np.nan])])
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
+>>> w = CsvWriter(p, t.names, use_arrow=False); w.write(neutralise_text(t)); w.close()
+>>> p.read_text()
+'"name","mfu"\\n"\\'=1+1",0.5\\n,\\n'
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from gputco.workbook.batch.table import Table, arrow, is_text, to_arrow
+
+_RISKY = re.compile(r"[=+\-@\t\r]")
+
+
+def neutralise_text(table: Table) -> Table:
+    """CSV: text a spreadsheet would read as a formula (=, +, -, @) gets a leading apostrophe."""
+    cols = []
+    for col in table.columns:
+        if is_text(col):
+            values = col.tolist()
+            if any(isinstance(v, str) and _RISKY.match(v) for v in values):
+                col = np.array(
+                    [("'" + v) if isinstance(v, str) and _RISKY.match(v) else v for v in values], dtype=object
+                )
+        cols.append(col)
+    return Table(table.names, cols)
+
+
+class CsvWriter:
+    """Header first, then each :meth:`write`'s rows; ``use_arrow``: None to use pyarrow where
+    it is installed, False for the standard library's writer."""
+
+    def __init__(self, path: str | Path, names: list[str], use_arrow: bool | None = None) -> None:
+        self.path, self.names = Path(path), list(names)
+        self._arrow = arrow() if use_arrow is not False else None
+        self._w = None
+        if self._arrow is None:
+            self._fh = open(self.path, "w", encoding="utf-8", newline="")
+            self._fh.write(",".join(_quote(n) for n in self.names) + "\n")
+
+    def write(self, table: Table) -> None:
+        if self._arrow is not None:
+            import pyarrow.csv as pcsv
+
+            at = to_arrow(table)
+            if self._w is None:
+                self._w = pcsv.CSVWriter(self.path, at.schema)
+            self._w.write_table(at)
+            return
+        cols = [_texts(c) for c in table.columns]
+        self._fh.write("".join(",".join(row) + "\n" for row in zip(*cols, strict=True)))
+
+    def close(self) -> None:
+        if self._w is not None:
+            self._w.close()
+        elif self._arrow is None:
+            self._fh.close()
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _texts(col: np.ndarray) -> list[str]:
+    """The CSV field of every cell of a column."""
+    if col.dtype.kind == "f":
+        out = repr(col.tolist())[1:-1].split(", ") if len(col) else []
+        nan = np.flatnonzero(~np.isfinite(col))
+        for i in nan.tolist():
+            out[i] = ""
+        return out
+    if col.dtype.kind == "b":
+        return ["true" if v else "false" for v in col.tolist()]
+    if col.dtype.kind in "iu":
+        return [str(v) for v in col.tolist()]
+    return ["" if v is None else _quote(str(v)) for v in col.tolist()]
