@@ -2,8 +2,8 @@
 library's, with the same rules.
 
 - A number is its shortest round-trip text (an empty cell where NaN); text a spreadsheet would
-  read as a formula (``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets a leading
-  apostrophe (:func:`neutralise_text`, applied before either writer); text is quoted.
+  read as a formula (:data:`RISKY`: ``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets
+  a leading apostrophe; text is quoted.
 - Memory holds one chunk: each chunk is formatted and written, then dropped.
 
 The standard library's writer formats each number with ``repr`` (Python work per cell), so
@@ -15,7 +15,7 @@ goes through its C++ writer, as before.
 >>> from gputco.workbook.batch.table import Table, text_column
 >>> t = Table(["name", "mfu"], [text_column(["=1+1", None]), np.array([0.5, np.nan])])
 >>> p = pathlib.Path(tempfile.mkdtemp()) / "out.csv"
->>> w = CsvWriter(p, t.names, use_arrow=False); w.write(neutralise_text(t)); w.close()
+>>> w = CsvWriter(p, t.names, use_arrow=False); w.write(t); w.close()
 >>> p.read_text()
 '"name","mfu"\\n"\\'=1+1",0.5\\n,\\n'
 """
@@ -27,23 +27,11 @@ from pathlib import Path
 
 import numpy as np
 
-from gputco.workbook.batch.table import Table, arrow, is_text, to_arrow
+from gputco.workbook.batch.table import Table, arrow, is_arrow, text_column, to_arrow
 
-_RISKY = re.compile(r"[=+\-@\t\r]")
-
-
-def neutralise_text(table: Table) -> Table:
-    """CSV: text a spreadsheet would read as a formula (=, +, -, @) gets a leading apostrophe."""
-    cols = []
-    for col in table.columns:
-        if is_text(col):
-            values = col.tolist()
-            if any(isinstance(v, str) and _RISKY.match(v) for v in values):
-                col = np.array(
-                    [("'" + v) if isinstance(v, str) and _RISKY.match(v) else v for v in values], dtype=object
-                )
-        cols.append(col)
-    return Table(table.names, cols)
+#: text a spreadsheet would read as a formula, which gets a leading apostrophe in CSV
+RISKY = r"^[=+\-@\t\r]"
+_RISKY = re.compile(RISKY)
 
 
 class CsvWriter:
@@ -62,7 +50,7 @@ class CsvWriter:
         if self._arrow is not None:
             import pyarrow.csv as pcsv
 
-            at = to_arrow(table)
+            at = _neutralise_arrow(to_arrow(table))
             if self._w is None:
                 self._w = pcsv.CSVWriter(self.path, at.schema)
             self._w.write_table(at)
@@ -83,6 +71,8 @@ def _quote(text: str) -> str:
 
 def _texts(col: np.ndarray) -> list[str]:
     """The CSV field of every cell of a column."""
+    if is_arrow(col):  # text pyarrow read, written here without it (the benchmark's comparison)
+        col = text_column(col.to_pylist())
     if col.dtype.kind == "f":
         out = repr(col.tolist())[1:-1].split(", ") if len(col) else []
         nan = np.flatnonzero(~np.isfinite(col))
@@ -93,4 +83,23 @@ def _texts(col: np.ndarray) -> list[str]:
         return ["true" if v else "false" for v in col.tolist()]
     if col.dtype.kind in "iu":
         return [str(v) for v in col.tolist()]
-    return ["" if v is None else _quote(str(v)) for v in col.tolist()]
+    return [
+        "" if v is None else _quote(("'" + v) if isinstance(v, str) and _RISKY.match(v) else str(v))
+        for v in col.tolist()
+    ]
+
+
+def _neutralise_arrow(table):
+    """:data:`RISKY` text gets its apostrophe, in Arrow's kernels."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        if pa.types.is_string(field.type):
+            col = table.column(i)
+            risky = pc.match_substring_regex(col, RISKY)
+            if pc.any(risky).as_py():
+                table = table.set_column(
+                    i, field, pc.if_else(risky, pc.binary_join_element_wise("'", col, ""), col)
+                )
+    return table

@@ -28,9 +28,9 @@ import numpy as np
 from gputco.udfs import scenario
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
-from gputco.workbook.batch.csv_out import CsvWriter, neutralise_text
+from gputco.workbook.batch.csv_out import CsvWriter
 from gputco.workbook.batch.errors import BatchError
-from gputco.workbook.batch.table import Table, arrow, blank, from_arrow, need_arrow, text_column, to_arrow
+from gputco.workbook.batch.table import Table, arrow, blank, coded_text, from_arrow, need_arrow, to_arrow
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
 from gputco.workbook.xlsx.files import atomic_output, check_input
@@ -227,7 +227,7 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
             continue
         if inp.kind == "text":
             codes, keys = checked.used_text.get(inp.name, (np.zeros(n, np.intp), [inp.default]))
-            col = text_column([str(k) for k in keys])[codes]
+            col = coded_text(codes, [str(k) for k in keys])
         else:
             col = np.asarray(used[inp.name], float)
             col = np.broadcast_to(col, (n,)) if col.ndim == 0 else col
@@ -264,7 +264,7 @@ class _Writer:
         elif self.fmt == "csv":
             if self._w is None:
                 self._w = CsvWriter(self.path, table.names)
-            self._w.write(neutralise_text(table))
+            self._w.write(table)
         else:
             self._write_xlsx(table)
         self.rows += table.num_rows
@@ -281,7 +281,7 @@ class _Writer:
             self._ws = self._wb.sheet("results", header=table.names)
         for start in range(0, table.num_rows, 50_000):
             part = table.slice(start, start + 50_000)
-            self._ws.write_columns([c.tolist() if c.dtype == object else c for c in part.columns])
+            self._ws.write_columns(part.columns)
 
     def close(self) -> None:
         if self._w is not None:

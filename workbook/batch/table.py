@@ -4,7 +4,9 @@ A column is a numpy array: float (NaN is an empty cell), int or bool (from Parqu
 cell), or object (text, or any other value a Parquet file holds; None is an empty cell). So the
 batch pipeline (check, evaluate, CSV and .xlsx out) needs numpy only; pyarrow, the ``parquet``
 extra, is imported where a Parquet file is read or written, and where installed it reads and
-writes CSV faster (:mod:`.dialect`, :mod:`.csv_out`).
+writes CSV faster (:mod:`.dialect`, :mod:`.csv_out`). Text that pyarrow read stays a pyarrow
+string array (null: empty), which the checks read with Arrow's kernels (:func:`is_arrow`): no
+Python object per cell where pyarrow is installed.
 
 >>> t = Table(["system", "mfu"], [text_column(["H100_HGX", None]), np.array([0.5, np.nan])])
 >>> t.num_rows, t.column("mfu").tolist(), t.filter(np.array([True, False])).column("system").tolist()
@@ -46,10 +48,18 @@ class Table:
         return self.columns[self.names.index(name)]
 
     def filter(self, keep: np.ndarray) -> Table:
+        if any(is_arrow(c) for c in self.columns):
+            import pyarrow as pa
+
+            mask = pa.array(keep)
+            return Table(self.names, [c.filter(mask) if is_arrow(c) else c[keep] for c in self.columns])
         return Table(self.names, [c[keep] for c in self.columns])
 
     def slice(self, start: int, stop: int | None = None) -> Table:
-        return Table(self.names, [c[start:stop] for c in self.columns])
+        stop = self.num_rows if stop is None else min(stop, self.num_rows)
+        return Table(
+            self.names, [c.slice(start, stop - start) if is_arrow(c) else c[start:stop] for c in self.columns]
+        )
 
 
 def text_column(values: Sequence) -> np.ndarray:
@@ -59,13 +69,32 @@ def text_column(values: Sequence) -> np.ndarray:
     return out
 
 
-def is_text(col: np.ndarray) -> bool:
-    return col.dtype == object
+def coded_text(codes: np.ndarray, texts: list):
+    """The column ``texts[codes[i]]`` (a text or None per row): a pyarrow string array where
+    pyarrow is installed (no Python object per row), else an object array."""
+    pa = arrow()
+    if pa is None:
+        return text_column(texts)[codes]
+    return pa.array(texts, pa.string()).take(pa.array(np.asarray(codes, dtype=np.int64)))
 
 
-def blank(col: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def is_arrow(col) -> bool:
+    """A pyarrow string array (text pyarrow read), not a numpy array."""
+    return not isinstance(col, np.ndarray)
+
+
+def is_text(col) -> bool:
+    return is_arrow(col) or col.dtype == object
+
+
+def blank(col, rows: np.ndarray | None = None) -> np.ndarray:
     """True where a cell is empty: NaN, None, or text of white space only (at ``rows`` only,
     when given: the others are False)."""
+    if is_arrow(col):
+        import pyarrow.compute as pc
+
+        empty = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(col), ""), True)
+        return empty.to_numpy(zero_copy_only=False)
     if col.dtype.kind == "f":
         return np.isnan(col)
     if not is_text(col):
@@ -100,8 +129,8 @@ def need_arrow(path, doing: str):
 
 def from_arrow(table) -> Table:
     """A pyarrow table as numpy columns: numbers as float (null: NaN; int and bool without nulls
-    as they are), text of any Arrow encoding as str (null: None; bytes that are not UTF-8 are
-    refused), any other type as its Python values."""
+    as they are), text of any Arrow encoding as a pyarrow string array (bytes that are not UTF-8
+    are refused), any other type as its Python values."""
     import pyarrow as pa
 
     names, cols = [], []
@@ -121,7 +150,7 @@ def from_arrow(table) -> Table:
                     raise BatchError(
                         f"column {field.name!r} holds bytes that are not UTF-8 text ({err})"
                     ) from None
-            out = text_column(col.to_numpy(zero_copy_only=False).tolist())
+            out = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
         else:
             out = text_column(col.to_pylist())
         names.append(field.name)
@@ -146,7 +175,9 @@ def to_arrow(table: Table):
 
     cols = []
     for col in table.columns:
-        if col.dtype.kind == "f":
+        if is_arrow(col):
+            cols.append(col)
+        elif col.dtype.kind == "f":
             cols.append(pa.array(col, mask=np.isnan(col)))
         elif is_text(col):
             try:  # text (str or None): as strings

@@ -19,7 +19,7 @@ import numpy as np
 from gputco.udfs import presets, ranges, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import UnknownNameError
-from gputco.workbook.batch.table import Table, is_text
+from gputco.workbook.batch.table import Table, coded_text, is_arrow, is_text
 
 #: how many bad cells a failed run lists (the rest are counted)
 SHOWN = 20
@@ -119,6 +119,8 @@ def parse_numbers(col: np.ndarray, decimal: str = ".") -> tuple[np.ndarray, np.n
     (0.5, 1000.0, [False, True, True, False, False], [False, False, False, True, False])
     """
     n = len(col)
+    if is_arrow(col):
+        return _parse_arrow(col, decimal)
     if col.dtype.kind in "fiu":
         values = col.astype(float)
         empty = np.isnan(values)  # an empty cell, or NaN (an empty cell once it went through pandas)
@@ -143,6 +145,23 @@ def parse_numbers(col: np.ndarray, decimal: str = ".") -> tuple[np.ndarray, np.n
     return values, empty, ~empty & ~good
 
 
+def _parse_arrow(col, decimal: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`parse_numbers` of a pyarrow string array, in Arrow's kernels (the same rules)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.utf8_trim_whitespace(col)
+    empty = pc.fill_null(pc.equal(text, ""), True)
+    text = pc.if_else(empty, None, text)
+    if decimal != ".":
+        text = pc.replace_substring(text, decimal, ".")
+    good = pc.fill_null(pc.match_substring_regex(text, f"^{_NUMBER.pattern}$"), False)
+    values = pc.cast(pc.if_else(good, text, None), pa.float64()).to_numpy(zero_copy_only=False)
+    empty_np = empty.to_numpy(zero_copy_only=False)
+    bad = ~empty_np & ~good.to_numpy(zero_copy_only=False)
+    return np.asarray(values, float), empty_np, bad
+
+
 # -- one chunk -----------------------------------------------------------------------------------
 
 
@@ -154,7 +173,7 @@ class Checked:
     empty: dict[str, np.ndarray]  # numeric input -> True where the cell was empty
     used_text: dict[str, tuple[np.ndarray, list[str]]]  # text input -> (codes, preset keys)
     #: text input -> the cells as given (None where blank), for the output's echo
-    given_text: dict[str, np.ndarray] = field(default_factory=dict)
+    given_text: dict[str, object] = field(default_factory=dict)
 
 
 _KIND = {"system": "system", "buyer": "buyer", "model": "model"}
@@ -196,9 +215,9 @@ def check_chunk(
         if inp.kind == "text":
             codes, raw = _encode(col)
             texts = ["" if v is None else str(v).strip() for v in raw]
-            given[name] = np.array(
-                [None if not t else str(v) for v, t in zip(raw, texts, strict=True)], object
-            )[codes]
+            given[name] = coded_text(
+                codes, [None if not t else str(v) for v, t in zip(raw, texts, strict=True)]
+            )
             keys = []
             for code, value in enumerate(t or str(inp.default) for t in texts):
                 try:
@@ -213,7 +232,7 @@ def check_chunk(
             continue
         values, empty, bad = parse_numbers(col, decimal)
         hint = "" if decimal != "." else " (a decimal comma? give --decimal ,)"
-        raw = col[bad].tolist()
+        raw = _take(col, bad)
         problems.add(
             rows[bad],
             pos[name],
@@ -243,8 +262,21 @@ def check_chunk(
     return Checked(inputs, empties, used_text, given)
 
 
-def _encode(col: np.ndarray) -> tuple[np.ndarray, list]:
+def _take(col, mask: np.ndarray) -> list:
+    if is_arrow(col):
+        import pyarrow as pa
+
+        return col.filter(pa.array(mask)).to_pylist() if mask.any() else []
+    return col[mask].tolist()
+
+
+def _encode(col) -> tuple[np.ndarray, list]:
     """(code of each cell, the distinct values in order of first appearance) of a column."""
+    if is_arrow(col):
+        import pyarrow.compute as pc
+
+        enc = pc.fill_null(col, "").dictionary_encode()
+        return enc.indices.to_numpy(zero_copy_only=False).astype(np.intp), enc.dictionary.to_pylist()
     if not is_text(col):
         col = col.astype(object)
     index: dict = {}
