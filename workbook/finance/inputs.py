@@ -309,7 +309,7 @@ def build(book: BookBuilder) -> None:
     for name, label, unit, value, note in CONSTANTS:
         row += 1
         _label(ws, row, name, label, unit)
-        ws.cell(row=row, column=col, value=value).number_format = "General"
+        ws.cell(row=row, column=col, value=value).number_format = styles.constant_format(value)
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
