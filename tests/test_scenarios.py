@@ -210,15 +210,16 @@ def test_summary_shows_each_systems_mfu_beside_its_published_source(written):
     for r in ws.iter_rows(min_row=head + 1, values_only=True):
         if r[0] is None:
             break
-        got[r[0]] = r[1:8]
+        got[r[0]] = r[1:7]
     systems = spec.grid.get("system") or [spec.base["system"]]
     assert sorted(got) == sorted(presets.lookup("system", s).key for s in systems)
     mfu = spec.grid.get("mfu") or [spec.fixed["mfu"]]
-    for system, (lo, hi, published, unit, run, as_of, source) in got.items():
+    for system, (lo, hi, published, unit, as_of, source) in got.items():
         e = presets.default_mfu(system, spec.base.get("precision", _default("precision")))
         assert (lo, hi) == (min(mfu), max(mfu))
-        assert (published, unit, run, source) == (e.value, "fraction", presets.mfu_source(e), e.source)
-        assert run.startswith(("measured: ", "assumed")) and as_of.date() == e.as_of
+        assert (published, unit, source) == (e.value, "fraction", e.source)
+        run = presets.mfu_source(e)  # what Compare and `gputco compare` say: the source says it too
+        assert source.startswith(run if run != "assumed" else "assumption: ") and as_of.date() == e.as_of
     assert ws.cell(row=head + 1, column=4).number_format == "0.00%"  # a fraction shown as one
 
 

@@ -189,16 +189,15 @@ MFU_HEADINGS = [
     ("max", "fraction"),
     ("published MFU (default)", "fraction"),
     ("unit", ""),
-    ("MFU source", ""),
     ("as of", ""),
-    ("source", ""),
+    ("source: measured (run key) or assumption", ""),
 ]
 
 
 def _mfu_sources(ws, row: int, labels: list[str], grid: Layout) -> int:
     """Per system: the MFU its scenarios use (the SPEC's, min and max over its rows) beside the
-    evidence, the system's published MFU at the precision with its unit, run (``measured: <run
-    key>``, or ``assumed``: the H100 figure), date and source (Presets), as every other input
+    evidence, the system's published MFU at the precision with its unit, date and source (Presets:
+    ``measured: <run key>; ...``, or ``assumption: the H100 figure ...``), as every other input
     shows its source. Returns the last row."""
     precision = grid.ref("precision")
     varies = "{r}" in precision
@@ -213,7 +212,7 @@ def _mfu_sources(ws, row: int, labels: list[str], grid: Layout) -> int:
     )
     row += 1
     styles.header_row(ws, row, [h for h, _ in MFU_HEADINGS])
-    ws.row_dimensions[row].height = 30
+    ws.row_dimensions[row].height = 45
     for label in labels:
         row += 1
         ws.cell(row=row, column=1, value=label)
@@ -229,9 +228,8 @@ def _mfu_sources(ws, row: int, labels: list[str], grid: Layout) -> int:
         match = f"MATCH({key.format('default_mfu')},sys_id,0)"
         styles.style_formula(ws.cell(row=row, column=4, value=f"=INDEX(sys_value,{match})"), "fraction")
         ws.cell(row=row, column=5, value=f"=INDEX(sys_unit,{match})").font = styles.KEY_FONT
-        ws.cell(row=row, column=6, value=f"=INDEX(sys_value,MATCH({key.format('mfu_source')},sys_id,0))")
-        ws.cell(row=row, column=7, value=f"=INDEX(sys_as_of,{match})").number_format = "yyyy-mm-dd"
-        ws.cell(row=row, column=8, value=f"=INDEX(sys_source,{match})").font = styles.NOTE_FONT
+        ws.cell(row=row, column=6, value=f"=INDEX(sys_as_of,{match})").number_format = "yyyy-mm-dd"
+        ws.cell(row=row, column=7, value=f"=INDEX(sys_source,{match})").font = styles.NOTE_FONT
     return row
 
 
