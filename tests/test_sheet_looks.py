@@ -71,3 +71,24 @@ def test_the_scenario_inputs_notes_are_readable_whole(books):
     ws = openpyxl.load_workbook(books["scenarios"])["Inputs"]
     longest = max(len(str(c.value)) for c in ws["E"] if c.value and c.row > 4)
     assert ws.column_dimensions["E"].width * 1.4 >= longest  # small italic notes: about 1.4 characters a unit
+
+
+def test_the_cash_flow_table_shows_no_year_after_the_life(books, tmp_path):
+    """The 5-year life's table ends at year 5: the later years' labels are hidden (white) while
+    their rows are blank, as the engine computes them."""
+    from gputco.workbook.recalc import recalc_file
+
+    out = recalc_file(books["finance"], tmp_path / "r.xlsx", engine="gputco").destination
+    ws = openpyxl.load_workbook(out, data_only=True)["Cash flow 1"]
+    formulas = openpyxl.load_workbook(books["finance"])["Cash flow 1"]
+    ((sqref, rule),) = [
+        (str(cf.sqref), r)
+        for cf in formulas.conditional_formatting
+        if str(cf.sqref).startswith("A")
+        for r in cf.rules
+    ]
+    first, last = (int(ref[1:]) for ref in sqref.split(":"))
+    net = rule.formula[0].split("=")[0].strip("$").rstrip("0123456789")
+    shown = [ws[f"A{r}"].value for r in range(first, last + 1) if ws[f"{net}{r}"].value not in (None, "")]
+    assert shown == [0, 1, 2, 3, 4, 5] and rule.dxf.font.color.rgb.endswith("FFFFFF")
+    assert [ws[f"A{r}"].value for r in range(first, last + 1)] == list(range(16))  # the rest: hidden
