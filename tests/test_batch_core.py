@@ -175,3 +175,21 @@ def test_block_columns_are_numpy_or_codes():
 
     assert isinstance(_column(BlockColumn("A", numbers=[1.0, 2.0]), None), np.ndarray)
     assert isinstance(_column(BlockColumn("B", texts=([0, 1], ["p", "q"])), None), TextCodes)
+
+
+def test_the_standard_library_writer_in_blocks_writes_what_it_writes_at_once(tmp_path, monkeypatch):
+    from gputco.workbook.batch import csv_out
+    from gputco.workbook.batch.table import Table, text_column
+
+    t = Table(
+        ["n", "x"], [text_column(["a", None, "=c", "d,e", 'f"g']), np.array([1.5, np.nan, 3.0, 1e20, -0.0])]
+    )
+    texts = []
+    for block in (2, 100):
+        monkeypatch.setattr(csv_out, "BLOCK_ROWS", block)
+        path = tmp_path / f"{block}.csv"
+        w = csv_out.CsvWriter(path, t.names, use_arrow=False)
+        w.write(t)
+        w.close()
+        texts.append(path.read_text())
+    assert texts[0] == texts[1] == '"n","x"\n"a",1.5\n,\n"\'=c",3.0\n"d,e",1e+20\n"f""g",-0.0\n'

@@ -4,7 +4,8 @@ library's, with the same rules.
 - A number is its shortest round-trip text (an empty cell where NaN); text a spreadsheet would
   read as a formula (:data:`RISKY`: ``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets
   a leading apostrophe; text is quoted.
-- Memory holds one chunk: each chunk is formatted and written, then dropped.
+- Memory holds one chunk: each chunk is formatted and written, then dropped (the standard
+  library's writer formats :data:`BLOCK_ROWS` rows at a time).
 
 The standard library's writer formats each number with ``repr`` (Python work per cell), so
 without pyarrow a CSV of results is slower to write than with it (``benchmarks/bench_batch.py``
@@ -29,6 +30,8 @@ import numpy as np
 
 from gputco.workbook.batch.table import Table, arrow, is_arrow, text_column, to_arrow
 
+#: rows formatted at once by the standard library's writer (its memory: one block's texts)
+BLOCK_ROWS = 20_000
 #: text a spreadsheet would read as a formula, which gets a leading apostrophe in CSV
 RISKY = r"^[=+\-@\t\r]"
 _RISKY = re.compile(RISKY)
@@ -55,8 +58,10 @@ class CsvWriter:
                 self._w = pcsv.CSVWriter(self.path, at.schema)
             self._w.write_table(at)
             return
-        cols = [_texts(c) for c in table.columns]
-        self._fh.write("".join(",".join(row) + "\n" for row in zip(*cols, strict=True)))
+        for start in range(0, table.num_rows, BLOCK_ROWS):  # a Python string per cell: in blocks
+            part = table.slice(start, start + BLOCK_ROWS)
+            cols = [_texts(c) for c in part.columns]
+            self._fh.write("".join(",".join(row) + "\n" for row in zip(*cols, strict=True)))
 
     def close(self) -> None:
         if self._w is not None:
