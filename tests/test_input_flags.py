@@ -13,7 +13,7 @@ import openpyxl
 import pytest
 from lo import recalculate, requires_soffice
 from lo_record import recorded, verify_or_refresh
-from openpyxl.utils import column_index_from_string, get_column_letter
+from openpyxl.utils import column_index_from_string
 from openpyxl.utils.cell import coordinate_from_string
 
 from gputco.udfs import ranges
@@ -38,17 +38,25 @@ def books(tmp_path_factory):
     where = tmp_path_factory.mktemp("flags")
     clean = write_template(where / "clean.xlsx").path
     wb = openpyxl.load_workbook(clean)
-    sheet, count_ref = _cell(wb, COUNT)  # the count sits right of the range check column
-    flag_col = get_column_letter(column_index_from_string(coordinate_from_string(count_ref)[0]) - 1)
+    sheet, count_ref = _cell(wb, COUNT)
     rows = {}
     for name, value in (("inp_cost_of_capital", 13), ("inp_utilisation_2", 85), ("inp_pue", None)):
         s, ref = _cell(wb, name)
         wb[s][ref] = value
-        rows[name] = f"{s}!{flag_col}{coordinate_from_string(ref)[1]}"
+        rows[name] = f"{s}!{_flag_beside(wb[s], ref)}"
     bad = where / "bad.xlsx"
     wb.save(bad)
     cells = {**rows, "count": f"{sheet}!{count_ref}", "model": "Model!A3", "compare": "Compare!A3"}
     return clean, bad, cells
+
+
+def _flag_beside(ws, ref):
+    """The range check cell right beside an input (the row's last input here: the buyer's value,
+    the last system's column), where a user sees it (it sat in a column far right)."""
+    col, row = column_index_from_string(coordinate_from_string(ref)[0]), coordinate_from_string(ref)[1]
+    cell = ws.cell(row=row, column=col + 1)
+    assert str(cell.value).startswith("=IF(AND(OR("), f"no range check beside {ref}: {cell.value!r}"
+    return cell.coordinate
 
 
 def read(path, cells):
@@ -78,6 +86,11 @@ def test_a_generated_workbook_flags_nothing(books):
     assert got[cells["count"]] == 0
     assert got[cells["model"]] == got[cells["compare"]] == ""
     assert got[cells["inp_cost_of_capital"]] == ""
+    wb = openpyxl.load_workbook(clean)
+    for sheet in ("Model", "Compare"):  # an empty banner shows nothing: no fill but while it shows
+        assert wb[sheet]["A3"].fill.fill_type is None
+        (rule,) = [r for cf in wb[sheet].conditional_formatting if "A3" in str(cf.sqref) for r in cf.rules]
+        assert rule.formula == [f"{COUNT}>0"]
 
 
 def test_the_engine_flags_the_rows_and_shows_the_banner(books, tmp_path):

@@ -193,6 +193,36 @@ def test_summary_per_system_by_formulas(written):
         assert r[8] == int(np.flatnonzero(mask)[np.argmin(m)]) + 1
 
 
+def _default(name):
+    return next(i.default for i in scenario.INPUTS if i.name == name)
+
+
+def test_summary_shows_each_systems_mfu_beside_its_published_source(written):
+    """Issue 20: the Summary shows where the MFU comes from, as Inputs does for every input:
+    the scenarios' MFU (min, max) beside the system's published default with its unit, run,
+    date and source, as the presets state them (udfs/data/*.toml)."""
+    from gputco.udfs import presets
+
+    spec, path, _ = written
+    ws = load(path)["Summary"]
+    head = next(c.row for c in ws["B"] if c.value == "MFU in the scenarios, min")
+    got = {}
+    for r in ws.iter_rows(min_row=head + 1, values_only=True):
+        if r[0] is None:
+            break
+        got[r[0]] = r[1:7]
+    systems = spec.grid.get("system") or [spec.base["system"]]
+    assert sorted(got) == sorted(presets.lookup("system", s).key for s in systems)
+    mfu = spec.grid.get("mfu") or [spec.fixed["mfu"]]
+    for system, (lo, hi, published, unit, as_of, source) in got.items():
+        e = presets.default_mfu(system, spec.base.get("precision", _default("precision")))
+        assert (lo, hi) == (min(mfu), max(mfu))
+        assert (published, unit, source) == (e.value, "fraction", e.source)
+        run = presets.mfu_source(e)  # what Compare and `gputco compare` say: the source says it too
+        assert source.startswith(run if run != "assumed" else "assumption: ") and as_of.date() == e.as_of
+    assert ws.cell(row=head + 1, column=4).number_format == "0.00%"  # a fraction shown as one
+
+
 def test_tornado_bars_equal_the_model_with_one_input_moved(written):
     spec, path, _result = written
     ws = load(path)["Sensitivity"]

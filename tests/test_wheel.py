@@ -83,3 +83,70 @@ def test_without_xlwings_the_vba_command_names_the_extra(tmp_path):
         "gputco addin: error: writing the xlwings VBA module needs xlwings, which is not installed: "
         "pip install 'gputco[excel]'\n",
     )
+
+
+def _version(name: str) -> str:
+    import importlib.metadata
+
+    return importlib.metadata.version(name)
+
+
+def test_a_core_install_runs_a_csv_batch_and_names_the_extra_for_parquet(wheel, tmp_path):
+    """Issue 22: the core install (numpy, openpyxl, defusedxml; no pyarrow, no pandas) runs
+    `gputco batch` of CSV to CSV and to .xlsx, and Parquet says, in one line, which file needs
+    pyarrow and what to install."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    core = [f"{n}=={_version(n)}" for n in ("numpy", "openpyxl", "et_xmlfile", "defusedxml")]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            *core,
+            str(wheel),
+        ],
+        check=True,
+        timeout=600,
+    )
+    src = tmp_path / "in.csv"
+    src.write_text("id,system,mfu,rent_usd_per_gpu_hour\na,H100_HGX,0.54,2\nb,GB200_NVL72,0.4,\n")
+    gputco = str(venv / "bin" / "gputco")
+    for out in ("out.csv", "out.xlsx"):
+        done = subprocess.run(
+            [gputco, "batch", str(src), "-o", str(tmp_path / out)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    import csv
+
+    with open(tmp_path / "out.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    from gputco.udfs import scenario
+
+    expected = scenario.evaluate(
+        {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.54, 0.4], "rent_usd_per_gpu_hour": [2.0, np.nan]}
+    )
+    assert [float(r["tco_usd_per_gpu_hour"]) for r in rows] == expected["tco_usd_per_gpu_hour"].tolist()
+    assert (
+        float(rows[0]["npv_usd_per_gpu"]) == expected["npv_usd_per_gpu"][0]
+        and rows[1]["npv_usd_per_gpu"] == ""
+    )
+    wb_rows = subprocess.run(
+        [str(python), "-I", "-c", "import openpyxl, sys; ws = openpyxl.load_workbook(sys.argv[1]).active; "
+         "print(ws.max_row, ws['A2'].value)", str(tmp_path / "out.xlsx")],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert wb_rows.split() == ["3", "a"]
+    dst = tmp_path / "out.parquet"
+    done = subprocess.run([gputco, "batch", str(src), "-o", str(dst)], capture_output=True, text=True)
+    assert done.returncode != 0 and not dst.exists()
+    (line,) = done.stderr.splitlines()
+    assert str(dst) in line and "needs pyarrow" in line and "pip install 'gputco[parquet]'" in line
+    done = subprocess.run([str(python), "-I", "-c", "import pyarrow"], capture_output=True, text=True)
+    assert "No module named 'pyarrow'" in done.stderr  # the venv really has none

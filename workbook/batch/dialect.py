@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
+
+from gputco.workbook.batch.table import Table, arrow, from_arrow, text_column
 
 SEPARATORS = {",": "comma", ";": "semicolon", "\t": "tab", "|": "bar"}
 _SAMPLE = 1 << 16
@@ -72,10 +73,15 @@ def sniff(path, sep: str | None = None, decimal: str | None = None) -> Dialect:
 
 
 def read_csv(
-    path, chunk_rows: int, d: Dialect, make: Callable[[pa.Table, np.ndarray], object]
+    path, chunk_rows: int, d: Dialect, make: Callable[[Table, np.ndarray], object]
 ) -> Iterator[object]:
     """Yield ``make(table, spreadsheet rows)`` for chunks of at most ``chunk_rows`` rows; every
-    column is text (null where empty)."""
+    column is text (None where empty). pyarrow's reader where installed (faster), else the
+    standard library's; both give the same columns."""
+    if arrow() is None:
+        yield from _read_csv_stdlib(path, chunk_rows, d, make)
+        return
+    import pyarrow as pa
     import pyarrow.csv as pcsv
 
     reader = pcsv.open_csv(
@@ -89,7 +95,7 @@ def read_csv(
             quoted_strings_can_be_null=True,
         ),
     )
-    pending: list[pa.RecordBatch] = []
+    pending: list = []
     rows = done = 0
     for batch in reader:
         pending.append(batch)
@@ -97,9 +103,44 @@ def read_csv(
         while rows >= chunk_rows:
             table = pa.Table.from_batches(pending)
             head, rest = table.slice(0, chunk_rows), table.slice(chunk_rows)
-            yield make(head, np.arange(done + 2, done + 2 + chunk_rows))
+            yield make(from_arrow(head), np.arange(done + 2, done + 2 + chunk_rows))
             done += chunk_rows
             pending, rows = rest.to_batches(), rest.num_rows
     if rows:
         table = pa.Table.from_batches(pending)
-        yield make(table, np.arange(done + 2, done + 2 + rows))
+        yield make(from_arrow(table), np.arange(done + 2, done + 2 + rows))
+
+
+def _read_csv_stdlib(path, chunk_rows: int, d: Dialect, make) -> Iterator[object]:
+    """The same chunks through :mod:`csv` (the core install, without pyarrow)."""
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        reader = csv.reader(fh, delimiter=d.sep, strict=True)
+        header = next(reader, None)
+        if header is None:
+            return
+        width = len(header)
+        buf: list[list[str]] = []
+        done = 0
+        for record in reader:
+            if len(record) != width:
+                if record:  # a blank line is a row of empty cells (skipped later, numbered)
+                    raise ValueError(
+                        f"row {done + len(buf) + 2}: expected {width} columns, got {len(record)}"
+                    )
+                record = [""] * width
+            buf.append(record)
+            if len(buf) >= chunk_rows:
+                yield make(_columns(header, buf), np.arange(done + 2, done + 2 + len(buf)))
+                done += len(buf)
+                buf = []
+        if buf:
+            yield make(_columns(header, buf), np.arange(done + 2, done + 2 + len(buf)))
+
+
+def _columns(header: list[str], records: list[list[str]]) -> Table:
+    cols = []
+    for values in zip(*records, strict=True):
+        col = text_column(values)
+        col[col == ""] = None  # an empty field is an empty cell, as pyarrow reads it
+        cols.append(col)
+    return Table(list(header), cols)

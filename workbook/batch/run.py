@@ -24,13 +24,13 @@ from pathlib import Path
 from xml.etree.ElementTree import ParseError
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from gputco.udfs import scenario
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
+from gputco.workbook.batch.csv_out import CsvWriter
 from gputco.workbook.batch.errors import BatchError
+from gputco.workbook.batch.table import Table, arrow, blank, coded_text, from_arrow, need_arrow, to_arrow
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
 from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, check_time
@@ -64,7 +64,7 @@ class BatchReport:
 class Chunk:
     """Rows of the input as read, with the row number a spreadsheet shows for each."""
 
-    table: pa.Table
+    table: Table
     rows: np.ndarray
 
 
@@ -92,43 +92,38 @@ def read_chunks(
 ) -> Iterator[Chunk]:
     """Yield the input as chunks of at most ``chunk_rows`` rows (rows entirely empty skipped)."""
     if fmt == "parquet":
+        need_arrow(path, "reading")
         import pyarrow.parquet as pq
 
         done = 0
         with pq.ParquetFile(path) as f:
             for batch in f.iter_batches(batch_size=chunk_rows):
-                table = pa.Table.from_batches([batch])
+                table = from_arrow(batch)
                 yield _drop_empty(table, np.arange(done + 2, done + 2 + table.num_rows))
                 done += table.num_rows
     elif fmt == "csv":
-        yield from dialect.read_csv(
-            path, chunk_rows, csv_dialect or dialect.sniff(path), lambda t, rows: _drop_empty(t, rows)
-        )
+        yield from dialect.read_csv(path, chunk_rows, csv_dialect or dialect.sniff(path), _drop_empty)
     else:
         for table, rows in read_xlsx(path, chunk_rows, limits):
             yield Chunk(table, rows)
 
 
-def _drop_empty(table: pa.Table, rows: np.ndarray) -> Chunk:
+def _drop_empty(table: Table, rows: np.ndarray) -> Chunk:
     """Rows whose every cell is empty (a blank line) are skipped, keeping the others' numbers."""
     if not table.num_columns:
         return Chunk(table, rows)
-    empty = None
+    candidates = np.arange(table.num_rows)  # rows empty in every column so far
     for col in table.columns:
-        e = pc.is_null(col)
-        if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
-            e = pc.or_(e, pc.equal(pc.utf8_trim_whitespace(col), ""))
-        e = pc.fill_null(e, True)
-        empty = e if empty is None else pc.and_(empty, e)
-    if not pc.any(empty).as_py():
-        return Chunk(table, rows)
-    keep = pc.invert(empty)
-    return Chunk(table.filter(keep), rows[keep.to_numpy(zero_copy_only=False)])
+        candidates = candidates[blank(col, candidates)[candidates]]
+        if not len(candidates):
+            return Chunk(table, rows)
+    keep = np.ones(table.num_rows, bool)
+    keep[candidates] = False
+    return Chunk(table.filter(keep), rows[keep])
 
 
 #: what a damaged or foreign input file raises while it is read (turned into one BatchError)
 _READ_ERRORS = (
-    pa.ArrowException,
     zipfile.BadZipFile,
     ParseError,
     KeyError,
@@ -140,6 +135,11 @@ _READ_ERRORS = (
 )
 
 
+def _arrow_errors() -> tuple:
+    pa = arrow()
+    return (pa.ArrowException,) if pa is not None else ()
+
+
 def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterator[Chunk]:
     """The chunks of a reader, with any failure to read the file as one clear BatchError."""
     while True:
@@ -149,7 +149,7 @@ def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterat
             return
         except GputcoError:
             raise
-        except _READ_ERRORS as err:
+        except _READ_ERRORS + _arrow_errors() as err:
             reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
             reason = "".join(c if c.isprintable() else "?" for c in reason)
             raise BatchError(
@@ -208,7 +208,7 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
 # -- evaluating ----------------------------------------------------------------------------------
 
 
-def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], checked: Checked) -> pa.Table:
+def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], checked: Checked) -> Table:
     """The output of one clean chunk: the echoed columns as given, then the results."""
     try:
         used = scenario.used_inputs(checked.inputs)
@@ -224,10 +224,9 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
         col = chunk.table.column(given)
         name = by_given.get(given)
         if name in checked.empty:  # a number: the value given, empty where the cell was
-            col = pa.array(checked.inputs[name], pa.float64(), mask=checked.empty[name])
+            col = np.where(checked.empty[name], np.nan, checked.inputs[name])
         elif name is not None:  # a text input: as given, empty where the cell was
-            text = pc.cast(col, pa.string())
-            col = pc.if_else(pc.fill_null(pc.equal(pc.utf8_trim_whitespace(text), ""), True), None, text)
+            col = checked.given_text[name]
         cols.append(col)
         names.append(given)
     n = chunk.table.num_rows
@@ -236,18 +235,17 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
             continue
         if inp.kind == "text":
             codes, keys = checked.used_text.get(inp.name, (np.zeros(n, np.intp), [inp.default]))
-            col = pa.DictionaryArray.from_arrays(
-                pa.array(codes.astype(np.int32)), pa.array(keys, pa.string())
-            ).cast(pa.string())
+            col = coded_text(codes, [str(k) for k in keys])
         else:
-            col = pa.array(np.asarray(used[inp.name], float))
+            col = np.asarray(used[inp.name], float)
+            col = np.broadcast_to(col, (n,)) if col.ndim == 0 else col
         cols.append(col)
         names.append(f"use_{inp.name}")
     for name in RESULTS[len(names) - len(echoed) :]:
         values = np.asarray(results[name], float)  # NaN: no value (no rent, no payback): empty
-        cols.append(pa.array(values, mask=np.isnan(values)))
+        cols.append(np.broadcast_to(values, (n,)) if values.ndim == 0 else values)
         names.append(name)
-    return pa.table(cols, names=names)
+    return Table(names, cols)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -259,29 +257,27 @@ class _Writer:
         self._w = None
         self._wb = None
 
-    def write(self, table: pa.Table) -> None:
-        table = plain_text(table)  # every writer sees text as text, whatever its encoding
+    def write(self, table: Table) -> None:
         if self.fmt == "parquet":
+            import pyarrow as pa
             import pyarrow.parquet as pq
 
+            at = to_arrow(table)
             if self._w is None:
-                text = [f.name for f in table.schema if pa.types.is_string(f.type)]
+                text = [f.name for f in at.schema if pa.types.is_string(f.type)]
                 self._w = pq.ParquetWriter(
-                    self.path, table.schema, compression="snappy", use_dictionary=text
+                    self.path, at.schema, compression="snappy", use_dictionary=text
                 )  # numbers: plain, faster
-            self._w.write_table(table)
+            self._w.write_table(at)
         elif self.fmt == "csv":
-            import pyarrow.csv as pcsv
-
-            table = _neutralise_text(table)
             if self._w is None:
-                self._w = pcsv.CSVWriter(self.path, table.schema)
-            self._w.write_table(table)
+                self._w = CsvWriter(self.path, table.names)
+            self._w.write(table)
         else:
             self._write_xlsx(table)
         self.rows += table.num_rows
 
-    def _write_xlsx(self, table):
+    def _write_xlsx(self, table: Table) -> None:
         from gputco.workbook.xlsx.stream import XlsxStream
 
         if self.rows + table.num_rows > XLSX_MAX_ROWS:
@@ -290,9 +286,10 @@ class _Writer:
             )
         if self._wb is None:
             self._wb = XlsxStream(self.path)
-            self._ws = self._wb.sheet("results", header=table.column_names)
-        for batch in table.to_batches(max_chunksize=50_000):
-            self._ws.write_columns(batch.columns)
+            self._ws = self._wb.sheet("results", header=table.names)
+        for start in range(0, table.num_rows, 50_000):
+            part = table.slice(start, start + 50_000)
+            self._ws.write_columns(part.columns)
 
     def close(self) -> None:
         if self._w is not None:
@@ -308,45 +305,6 @@ class _Writer:
         with contextlib.suppress(Exception):
             if self._wb is not None:
                 self._wb.abort()
-
-
-def plain_text(table: pa.Table) -> pa.Table:
-    """Text columns as plain UTF-8 strings, whatever their encoding in the input: dictionary
-    (pandas categorical), binary, large or view strings; so that the writers' text rules (CSV's
-    apostrophe, xlsx string cells) apply to them all. Binary that is not UTF-8 is refused."""
-    for i, field in enumerate(table.schema):
-        kind = field.type.value_type if pa.types.is_dictionary(field.type) else field.type
-        textual = (
-            pa.types.is_string(kind)
-            or pa.types.is_large_string(kind)
-            or pa.types.is_binary(kind)
-            or pa.types.is_large_binary(kind)
-            or pa.types.is_fixed_size_binary(kind)
-            or str(kind) in ("string_view", "binary_view")
-        )
-        if not textual or pa.types.is_string(field.type):
-            continue
-        col = table.column(i)
-        if pa.types.is_dictionary(field.type):
-            col = col.cast(kind)
-        try:
-            col = col.cast(pa.string())
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
-            raise BatchError(f"column {field.name!r} holds bytes that are not UTF-8 text ({err})") from None
-        table = table.set_column(i, pa.field(field.name, pa.string()), col)
-    return table
-
-
-def _neutralise_text(table: pa.Table) -> pa.Table:
-    """CSV: text a spreadsheet would read as a formula (=, +, -, @) gets a leading apostrophe."""
-    for i, field in enumerate(table.schema):
-        if pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
-            col = table.column(i)
-            risky = pc.match_substring_regex(col, r"^[=+\-@\t\r]")
-            if pc.any(risky).as_py():
-                col = pc.if_else(risky, pc.binary_join_element_wise("'", col, ""), col)
-                table = table.set_column(i, field, col)
-    return table
 
 
 # -- the job -------------------------------------------------------------------------------------
@@ -375,6 +333,10 @@ def run_batch(
     """
     src, dst = check_input(src), Path(dst)
     fin, fout = file_format(src, in_format), file_format(dst, out_format)
+    if fin == "parquet":
+        need_arrow(src, "reading")
+    if fout == "parquet":
+        need_arrow(dst, "writing")
     t0 = time.perf_counter()
     chunks = 0
     csv_dialect = dialect.sniff(src, sep, decimal) if fin == "csv" else None

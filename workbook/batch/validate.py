@@ -1,6 +1,7 @@
 """The batch pre-pass: every bad cell of a chunk found at once, vectorised, before the model runs.
 
-Each check is a few Arrow/numpy passes over a column; a bad cell is recorded with the row as a
+Each check is a few numpy passes over a column (Python work per distinct text, or per cell only
+for a column of text numbers that are not all clean); a bad cell is recorded with the row as a
 spreadsheet shows it (the header is row 1), the column as the file names it and the value. The
 model (:mod:`gputco.udfs.scenario`) then runs only on chunks without bad cells, so its own one-error-
 at-a-time checks are a backstop, not the report. The valid ranges come from the model itself
@@ -14,16 +15,17 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from gputco.udfs import presets, project, ranges, scenario
 from gputco.udfs.compute import CONVENTIONS
 from gputco.udfs.errors import UnknownNameError
+from gputco.workbook.batch.table import Table, coded_text, is_arrow, is_text
 
 #: how many bad cells a failed run lists (the rest are counted)
 SHOWN = 20
-_NUMBER = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+#: characters a clean number text may hold (``float`` reads more: nan, inf, 1_000, other digits)
+_ODD = re.compile(r"[^0-9eE+\-. \t\r\n]")
 
 
 @dataclass(frozen=True)
@@ -107,31 +109,53 @@ def _show(value: object) -> str:
 # -- numbers -------------------------------------------------------------------------------------
 
 
-def parse_numbers(
-    col: pa.ChunkedArray | pa.Array, decimal: str = "."
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def parse_numbers(col: np.ndarray, decimal: str = ".") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(float values with NaN where empty or bad, empty mask, not-a-number mask) of a column.
 
-    Text is trimmed; an empty text or null is empty; ``decimal`` is the decimal mark of text.
+    Text is trimmed; an empty text or None is empty; ``decimal`` is the decimal mark of text.
 
-    >>> v, empty, bad = parse_numbers(pa.array(["0.5", "", None, "twelve cents", " 1e3 "]))
+    >>> v, empty, bad = parse_numbers(np.array(["0.5", "", None, "twelve cents", " 1e3 "], object))
     >>> v.tolist()[0], v.tolist()[4], empty.tolist(), bad.tolist()
     (0.5, 1000.0, [False, True, True, False, False], [False, False, False, True, False])
     """
-    t = col.type
-    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
-        values = pc.cast(col, pa.float64()).to_numpy(zero_copy_only=False).astype(float)
-        empty = np.isnan(values)  # null, or NaN (an empty cell once it went through pandas)
-        return values, empty, np.zeros(len(values), bool)
-    if pa.types.is_null(t):
-        n = len(col)
-        return np.full(n, np.nan), np.ones(n, bool), np.zeros(n, bool)
-    text = pc.utf8_trim_whitespace(pc.cast(col, pa.string()))
+    n = len(col)
+    if is_arrow(col):
+        return _parse_arrow(col, decimal)
+    if col.dtype.kind in "fiu":
+        values = col.astype(float)
+        empty = np.isnan(values)  # an empty cell, or NaN (an empty cell once it went through pandas)
+        return values, empty, np.zeros(n, bool)
+    if col.dtype.kind == "b":  # TRUE/FALSE is no number
+        return np.full(n, np.nan), np.zeros(n, bool), np.ones(n, bool)
+    if decimal == ".":  # the usual case, clean numbers: numpy reads them all at once
+        try:
+            if not _ODD.search("".join(col.tolist())):
+                values = np.array(col, dtype=float)
+                return values, np.zeros(n, bool), np.zeros(n, bool)
+        except (TypeError, ValueError):  # an empty cell, a value that is not text, a bad number
+            pass
+    texts = ["" if v is None else str(v).strip() for v in col.tolist()]
+    if decimal != ".":
+        texts = [t.replace(decimal, ".") for t in texts]
+    empty = np.fromiter((not t for t in texts), bool, n)
+    good = np.fromiter((_NUMBER.fullmatch(t) is not None for t in texts), bool, n)
+    values = np.full(n, np.nan)
+    if good.any():
+        values[good] = np.array([t for t, g in zip(texts, good.tolist(), strict=True) if g], dtype=float)
+    return values, empty, ~empty & ~good
+
+
+def _parse_arrow(col, decimal: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`parse_numbers` of a pyarrow string array, in Arrow's kernels (the same rules)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    text = pc.utf8_trim_whitespace(col)
     empty = pc.fill_null(pc.equal(text, ""), True)
     text = pc.if_else(empty, None, text)
     if decimal != ".":
         text = pc.replace_substring(text, decimal, ".")
-    good = pc.fill_null(pc.match_substring_regex(text, _NUMBER), False)
+    good = pc.fill_null(pc.match_substring_regex(text, f"^{_NUMBER.pattern}$"), False)
     values = pc.cast(pc.if_else(good, text, None), pa.float64()).to_numpy(zero_copy_only=False)
     empty_np = empty.to_numpy(zero_copy_only=False)
     bad = ~empty_np & ~good.to_numpy(zero_copy_only=False)
@@ -148,6 +172,8 @@ class Checked:
     inputs: dict[str, object]
     empty: dict[str, np.ndarray]  # numeric input -> True where the cell was empty
     used_text: dict[str, tuple[np.ndarray, list[str]]]  # text input -> (codes, preset keys)
+    #: text input -> the cells as given (None where blank), for the output's echo
+    given_text: dict[str, object] = field(default_factory=dict)
 
 
 _KIND = {"system": "system", "buyer": "buyer", "model": "model"}
@@ -168,7 +194,7 @@ def _key(name: str, text: str) -> str:
 
 
 def check_chunk(
-    table: pa.Table, rows: np.ndarray, columns: dict[str, str], problems: Problems, decimal: str = "."
+    table: Table, rows: np.ndarray, columns: dict[str, str], problems: Problems, decimal: str = "."
 ) -> Checked:
     """Check every input cell of one chunk, recording bad cells in ``problems``.
 
@@ -182,18 +208,20 @@ def check_chunk(
     empties: dict[str, np.ndarray] = {}
     refused = np.zeros(table.num_rows, bool)  # rows with an unknown preset name
     used_text: dict[str, tuple[np.ndarray, list[str]]] = {}
+    given: dict[str, np.ndarray] = {}
     for inp in scenario.INPUTS:
         name = inp.name
         if name not in columns:
             continue
         col, label = table.column(columns[name]), columns[name]
         if inp.kind == "text":
-            text = pc.utf8_trim_whitespace(pc.cast(col, pa.string()))
-            text = pc.fill_null(pc.if_else(pc.equal(text, ""), None, text), str(inp.default))
-            enc = text.combine_chunks().dictionary_encode()
-            codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.intp)
+            codes, raw = _encode(col)
+            texts = ["" if v is None else str(v).strip() for v in raw]
+            given[name] = coded_text(
+                codes, [None if not t else str(v) for v, t in zip(raw, texts, strict=True)]
+            )
             keys = []
-            for code, value in enumerate(enc.dictionary.to_pylist()):
+            for code, value in enumerate(t or str(inp.default) for t in texts):
                 try:
                     keys.append(_key(name, value))
                 except UnknownNameError as err:
@@ -206,13 +234,7 @@ def check_chunk(
             continue
         values, empty, bad = parse_numbers(col, decimal)
         hint = "" if decimal != "." else " (a decimal comma? give --decimal ,)"
-        raw = (
-            col.filter(
-                pa.chunked_array([bad]) if isinstance(col, pa.ChunkedArray) else pa.array(bad)
-            ).to_pylist()
-            if bad.any()
-            else []
-        )
+        raw = _take(col, bad)
         problems.add(
             rows[bad],
             pos[name],
@@ -239,7 +261,29 @@ def check_chunk(
         inputs[name] = values
         empties[name] = empty
     _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused)
-    return Checked(inputs, empties, used_text)
+    return Checked(inputs, empties, used_text, given)
+
+
+def _take(col, mask: np.ndarray) -> list:
+    if is_arrow(col):
+        import pyarrow as pa
+
+        return col.filter(pa.array(mask)).to_pylist() if mask.any() else []
+    return col[mask].tolist()
+
+
+def _encode(col) -> tuple[np.ndarray, list]:
+    """(code of each cell, the distinct values in order of first appearance) of a column."""
+    if is_arrow(col):
+        import pyarrow.compute as pc
+
+        enc = pc.fill_null(col, "").dictionary_encode()
+        return enc.indices.to_numpy(zero_copy_only=False).astype(np.intp), enc.dictionary.to_pylist()
+    if not is_text(col):
+        col = col.astype(object)
+    index: dict = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in col.tolist()), np.intp, len(col))
+    return codes, list(index)
 
 
 def _check_peaks(rows, columns, pos, inputs, empties, used_text, problems, refused) -> None:

@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 
 from gputco.workbook.batch.errors import BatchError
+from gputco.workbook.batch.table import Table, text_column
 from gputco.workbook.recalc import (
     DEFAULT_LIMITS,
     Limits,
@@ -77,7 +77,7 @@ class FormulaValues:
 
 def read_xlsx(
     path: str | Path, chunk_rows: int, limits: Limits = DEFAULT_LIMITS
-) -> Iterator[tuple[pa.Table, np.ndarray]]:
+) -> Iterator[tuple[Table, np.ndarray]]:
     """Yield (table, spreadsheet row of each table row) for the first worksheet's data rows,
     read within the budgets ``limits`` (docs/safety.md)."""
     path = Path(path)
@@ -122,18 +122,19 @@ def read_xlsx(
             raise BatchError(f"{path}: {err}") from None
 
 
-def _table(header: list[str], buf: list[tuple[int, dict[int, object]]]) -> tuple[pa.Table, np.ndarray]:
+def _table(header: list[str], buf: list[tuple[int, dict[int, object]]]) -> tuple[Table, np.ndarray]:
     """Numbers stay numbers; a column with any text is text (its numbers written exactly)."""
-    cols = {}
+    names, cols = [], []
     for j, name in enumerate(header, start=1):
         if not name:
             continue
         values = [cells.get(j) for _, cells in buf]
+        names.append(name)
         if all(v is None or (type(v) is float) for v in values):
-            cols[name] = pa.array(values, pa.float64())
+            cols.append(np.array([np.nan if v is None else v for v in values], dtype=float))
         else:
-            cols[name] = pa.array([None if v is None else _text(v) for v in values], pa.string())
-    return pa.table(cols), np.array([r for r, _ in buf], dtype=np.int64)
+            cols.append(text_column([None if v is None else _text(v) for v in values]))
+    return Table(names, cols), np.array([r for r, _ in buf], dtype=np.int64)
 
 
 def _text(v: object) -> str:

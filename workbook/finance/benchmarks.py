@@ -259,7 +259,7 @@ def build(book: BookBuilder) -> None:
     row = _speedup_block(ws, row + 2)
     bench_facts.build(ws, row + 3)
 
-    styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}})
+    styles.widths(ws, {1: 27, 2: 56, **{c: 12 for c in range(3, width + 1)}, 3: 14})  # C: GB200_NVL72
     styles.widths(
         ws,
         {

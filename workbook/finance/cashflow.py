@@ -128,6 +128,11 @@ def _build_one(book: BookBuilder, k: int) -> None:
             cells,
             FormulaRule(formula=[f"ISNA({get_column_letter(c)}{FIRST_ROW})"], font=Font(color="FFFFFF")),
         )
+    net_col = get_column_letter(COLUMNS.index("net") + 1)  # years after the life: no year shown
+    ws.conditional_formatting.add(
+        f"A{FIRST_ROW}:A{LAST_ROW}",
+        FormulaRule(formula=[f'${net_col}{FIRST_ROW}=""'], font=Font(color="FFFFFF")),
+    )
     ws.freeze_panes = ws.cell(row=FIRST_ROW, column=2)
     chart = LineChart()
     chart.title = f"Cumulative cash flow per GPU, {system}"

@@ -247,14 +247,14 @@ def build(book: BookBuilder) -> None:
             dvs[dv].add(cell)
         elif name[4:] in ranges.RANGES:
             validate_range(ws, name[4:], row, col)
-        _note(ws, row, col + 1, note)
+        _note(ws, row, col + 2, note)  # col + 1: the range check (finance/flags.py)
         book.define_cell(name, ws, row, col)
         if name == "inp_grid_region":
             row = _grid_preset_row(book, ws, row + 1, col)
         if name == "inp_kg_co2_per_kwh":  # says when the factor used is not the region's
             ws.cell(
                 row=row,
-                column=col + 1,
+                column=col + 2,
                 value=(
                     '=IF(inp_kg_co2_per_kwh=pre_kg_co2_per_kwh,"= the region\'s factor",'
                     '"not the region\'s factor (above): the default is the US average 2022, EIA")'
@@ -264,13 +264,15 @@ def build(book: BookBuilder) -> None:
     row += 2
     styles.section_row(ws, row, "Systems: one column each; the first is the reference on Compare", last_col)
     row += 1
-    styles.header_row(ws, row, ["name", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "notes"])
+    styles.header_row(
+        ws, row, ["name", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "range check", "notes"]
+    )
     row = _system_rows(book, ws, row, dvs["list_systems"])
 
     row += 2
     styles.section_row(ws, row, "Buyer type: preset values (grey), your value, the value used", last_col)
     row += 1
-    styles.header_row(ws, row, ["name", "", "unit", "Preset", "Your value", "Used", "Source"])
+    styles.header_row(ws, row, ["name", "", "unit", "Preset", "Your value", "range check", "Used", "Source"])
     for field, label, unit in BUYER_FIELDS:
         row += 1
         _label(ws, row, f"inp_{field}", label, unit)
@@ -279,13 +281,13 @@ def build(book: BookBuilder) -> None:
         styles.style_lookup(pre, unit)
         styles.style_input(ws.cell(row=row, column=col + 1), unit)
         validate_range(ws, field, row, col + 1)
-        used = ws.cell(row=row, column=col + 2, value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
+        used = ws.cell(row=row, column=col + 3, value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
         styles.style_formula(used, unit)
-        src = ws.cell(row=row, column=col + 3, value=f"=INDEX(buyer_source,{match})")
+        src = ws.cell(row=row, column=col + 4, value=f"=INDEX(buyer_source,{match})")
         src.font = styles.NOTE_FONT
         book.define_cell(f"pre_{field}", ws, row, col)
         book.define_cell(f"inp_{field}", ws, row, col + 1)
-        book.define_cell(f"use_{field}", ws, row, col + 2)
+        book.define_cell(f"use_{field}", ws, row, col + 3)
     overrides = f"$E${row - len(BUYER_FIELDS) + 1}:$E${row}"
     book.define("inp_buyer_overrides", ws, overrides)
 
@@ -307,21 +309,24 @@ def build(book: BookBuilder) -> None:
     for name, label, unit, value, note in CONSTANTS:
         row += 1
         _label(ws, row, name, label, unit)
-        ws.cell(row=row, column=col, value=value).number_format = "General"
+        ws.cell(row=row, column=col, value=value).number_format = styles.constant_format(value)
         _note(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
 
     # 20: a 15-trillion-token run (15,000,000,000,000) fits without ###
-    styles.widths(ws, {1: 30, 2: 44, 3: 12, **{c: 20 for c in book.system_cols()}, last_col: 60})
+    # the range check column right of each block's inputs (finance/flags.py), then the notes
+    styles.widths(
+        ws, {1: 30, 2: 44, 3: 12, **{c: 20 for c in book.system_cols()}, last_col: 16, last_col + 1: 60}
+    )
     if book.n < 3:  # the buyer block's Used and Source columns sit right of the systems
-        styles.widths(ws, {col + 2: 16, col + 3: 60})
+        styles.widths(ws, {col + 2: 16, col + 3: 16, col + 4: 60})
     ws.freeze_panes = "D4"
     styles.page_setup(ws, one_page=True)
 
 
 def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     """Per-system rows: selector, MFU, preset lookups with their overrides. Returns the last row."""
-    notes_col = book.system_col(book.n) + 1
+    notes_col = book.system_col(book.n) + 2  # + 1: the range check (finance/flags.py)
 
     def per_system(name, label, unit, value_of, kind, note="", align=None):
         nonlocal row

@@ -17,6 +17,8 @@ from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Model"
+#: the model preset's architecture (chain inputs of scope "model")
+_ARCH = {i.key for i in chain.INPUTS if i.scope == "model"}
 
 #: text inputs shown at the top of a section (they select presets rather than feed a step)
 _LEADING_TEXT = {"Capital": ("system", "buyer"), "Throughput and cost per token": ("model", "precision")}
@@ -129,6 +131,8 @@ def build(book: BookBuilder) -> None:
         for col in book.system_cols():
             cell = ws.cell(row=row, column=col, value=book.formula(template, SHEET, col))
             styles.style_formula(cell, unit)
+            if key in _ARCH and not unit:  # 12,288, not 12288
+                cell.number_format = styles.ARCHITECTURE
             if key == "tco_usd_per_gpu_hour":
                 cell.font = styles.BOLD
             if key in outputs:

@@ -132,10 +132,12 @@ def build(
     for name, label, unit, value, note in chain.CONSTANTS:
         row += 1
         _label(ws, row, name, label, unit)
-        ws.cell(row=row, column=VALUE_COL, value=value).number_format = "General"
+        ws.cell(row=row, column=VALUE_COL, value=value).number_format = styles.constant_format(value)
         _note(ws, row, note)
         book.define_cell(name, ws, row, VALUE_COL)
-    styles.widths(ws, {1: 30, 2: 34, 3: 14, 4: 16, 5: 16, **{c: 14 for c in range(6, 17)}})
+    # column E holds the notes ("Scenarios column B (2 values)", "blank = the buyer type's preset"),
+    # wide enough to be read whole, also in print
+    styles.widths(ws, {1: 30, 2: 34, 3: 14, 4: 16, 5: 50, **{c: 14 for c in range(6, 17)}})
     ws.freeze_panes = "A4"
     styles.page_setup(ws, landscape=True, one_page=False)
 
@@ -172,4 +174,6 @@ def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
     _label(ws, row, name, q.label + (" used" if q.key in PRESET_BACKED else ""), q.unit)
     cell = ws.cell(row=row, column=VALUE_COL, value=layout.formula(q.key).replace("{r}", ""))
     styles.style_lookup(cell, q.unit)
+    if not q.unit:  # architecture counts (no unit): 12,288, not 12288
+        cell.number_format = styles.ARCHITECTURE
     book.define_cell(name, ws, row, VALUE_COL)

@@ -68,7 +68,7 @@ def build(
     )
     row += 1
     styles.header_row(ws, row, HEADINGS)
-    ws.row_dimensions[row].height = 30
+    ws.row_dimensions[row].height = 45  # three lines: "cheapest scenario (by $/Mtok)"
     head = row
     labels = systems if systems else ["=inp_system"]
     for system in [*labels, None] if systems else labels:
@@ -106,6 +106,8 @@ def build(
         for j, (key, unit) in enumerate(cells):
             styles.style_formula(ws.cell(row=row, column=3 + j, value=f"=INDEX(scn_{key},{match})"), unit)
 
+    row = _mfu_sources(ws, row + 2, labels if systems else ["=inp_system"], grid)
+
     if mc_rows:
         row += 2
         styles.section_row(ws, row, "Monte Carlo around the base scenario (MonteCarlo sheet)", 6)
@@ -134,16 +136,15 @@ def build(
         ws.cell(row=row, column=1, value="base scenario $/Mtok")
         styles.style_formula(ws.cell(row=row, column=3, value="=sens_base_usd_per_mtok"), "USD/Mtok")
         row += 1
-        ws.cell(row=row, column=1, value="largest driver")
         top = TABLE_ROW + 1  # the tornado table's first (largest) driver
+        ws.cell(row=row, column=1, value="largest driver")
         ws.cell(row=row, column=3, value=f"=Sensitivity!B{top}")
-        ws.cell(row=row, column=4, value=f"=Sensitivity!K{top}").number_format = '"$"0.0000'
-        ws.cell(row=row, column=5, value=f"=Sensitivity!L{top}").number_format = '"$"0.0000'
-        ws.cell(row=row, column=6, value="$/Mtok change at low / high").font = styles.NOTE_FONT
-        for col, src in ((7, "Q"), (8, "R")):
-            cell = ws.cell(row=row, column=col, value=f"=Sensitivity!{src}{top}")
-            styles.style_formula(cell, "USD")
-        ws.cell(row=row, column=9, value="NPV change at low / high").font = styles.NOTE_FONT
+        for what, unit, cols in (("$/Mtok", "USD/Mtok", "KL"), ("NPV", "USD", "QR")):
+            row += 1  # a row each, its note in the label column (notes beside numbers were cut)
+            ws.cell(row=row, column=1, value=f"  {what} change at low / high")
+            ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
+            for col, src in zip((3, 4), cols, strict=True):
+                styles.style_formula(ws.cell(row=row, column=col, value=f"=Sensitivity!{src}{top}"), unit)
 
     row += 2
     styles.section_row(
@@ -179,6 +180,57 @@ def build(
     styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16, **{c: 13 for c in range(10, 26)}})
     ws.freeze_panes = "A5"
     styles.page_setup(ws, one_page=False)
+
+
+#: the MFU table's columns: heading, unit
+MFU_HEADINGS = [
+    ("system", ""),
+    ("MFU in the scenarios, min", "fraction"),
+    ("max", "fraction"),
+    ("published MFU (default)", "fraction"),
+    ("unit", ""),
+    ("as of", ""),
+    ("source: measured (run key) or assumption", ""),
+]
+
+
+def _mfu_sources(ws, row: int, labels: list[str], grid: Layout) -> int:
+    """Per system: the MFU its scenarios use (the SPEC's, min and max over its rows) beside the
+    evidence, the system's published MFU at the precision with its unit, date and source (Presets:
+    ``measured: <run key>; ...``, or ``assumption: the H100 figure ...``), as every other input
+    shows its source. Returns the last row."""
+    precision = grid.ref("precision")
+    varies = "{r}" in precision
+    if varies:  # the precision varies over the scenarios: the base scenario's
+        precision = "base_precision"
+    styles.section_row(
+        ws,
+        row,
+        "MFU: the scenarios' values (the SPEC's) beside the published run behind each system's "
+        + ("default (at the base scenario's precision, Presets)" if varies else "default (Presets)"),
+        len(MFU_HEADINGS),
+    )
+    row += 1
+    styles.header_row(ws, row, [h for h, _ in MFU_HEADINGS])
+    ws.row_dimensions[row].height = 45
+    for label in labels:
+        row += 1
+        ws.cell(row=row, column=1, value=label)
+        key = f'$A{row}&".{{}}_"&{precision}'
+        for col, fn in ((2, "MIN"), (3, "MAX")):
+            if "{r}" not in grid.ref("mfu"):  # one MFU for every scenario (the SPEC's [fixed])
+                value = f"={grid.ref('mfu')}"
+            elif "{r}" in grid.ref("system"):  # per system, over its rows
+                value = f"=_xlfn.{fn}IFS(scn_mfu,scn_system,$A{row})"
+            else:
+                value = f"={fn}(scn_mfu)"
+            styles.style_formula(ws.cell(row=row, column=col, value=value), "fraction")
+        match = f"MATCH({key.format('default_mfu')},sys_id,0)"
+        styles.style_formula(ws.cell(row=row, column=4, value=f"=INDEX(sys_value,{match})"), "fraction")
+        ws.cell(row=row, column=5, value=f"=INDEX(sys_unit,{match})").font = styles.KEY_FONT
+        ws.cell(row=row, column=6, value=f"=INDEX(sys_as_of,{match})").number_format = "yyyy-mm-dd"
+        ws.cell(row=row, column=7, value=f"=INDEX(sys_source,{match})").font = styles.NOTE_FONT
+    return row
 
 
 #: the NPV table's columns: heading, unit (a rent is given)

@@ -44,10 +44,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 from openpyxl.utils import get_column_letter
 
-from gputco.workbook.xlsx.sheetrows import FormulaColumn, InlineStrings, rows_xml
+from gputco.workbook.xlsx.sheetrows import FormulaColumn, InlineStrings, TextCodes, rows_xml
 
 _MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
 _REL = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
@@ -182,11 +181,9 @@ def _column(c: BlockColumn, values: tuple | None):
     if c.formula is not None:
         return FormulaColumn(c.formula, xml=values)
     if c.numbers is not None:
-        return pa.array(np.asarray(c.numbers, dtype=float))
+        return np.asarray(c.numbers, dtype=float)
     codes, cats = c.texts
-    return pa.DictionaryArray.from_arrays(
-        pa.array(np.asarray(codes, dtype=np.int32)), pa.array([str(x) for x in cats], pa.string())
-    )
+    return TextCodes(np.asarray(codes), [str(x) for x in cats])
 
 
 def _rows(cells, start: int, stop: int):
@@ -196,7 +193,7 @@ def _rows(cells, start: int, stop: int):
             return cells
         types, texts = cells.xml
         return FormulaColumn(cells.template, xml=(types[start:stop], texts[start:stop]))
-    return cells.slice(start, stop - start)
+    return cells[start:stop]
 
 
 def _dimension(head: str, last_row: int, last_col: int) -> str:

@@ -21,8 +21,10 @@ recalculation writes, byte for byte:
   and the characters XML 1.0 cannot hold as Excel's ``_xHHHH_``; a ``<t>`` whose text starts
   or ends with white space says ``xml:space="preserve"`` (as Excel and openpyxl write it).
 
-Columns are formatted in bulk with Arrow's string kernels: a block of numbers, repeated texts
-or formulas of one shape costs no Python work per cell.
+Columns are formatted in bulk with Arrow's string kernels where pyarrow is installed: a block of
+numbers, repeated texts or formulas of one shape costs no Python work per cell. Without pyarrow
+(the core install) the same cells come from the same rules one cell at a time
+(:func:`rows_xml_python`, byte for byte the same XML: tests/test_xlsx_sheetrows.py), slower.
 
 >>> rows_xml(2, 2, [(1, np.array([1.5, 2.0]), 0), (2, ["a&b", None], 3),
 ...                 (3, FormulaColumn("A{r}*2", [3.0, "x"]), 0)], InlineStrings()).decode()
@@ -40,8 +42,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 
@@ -52,6 +52,17 @@ class Formula:
 
     text: str
     cached: object = None
+
+
+@dataclass(frozen=True)
+class TextCodes:
+    """A column of texts as codes into its distinct texts (``texts[codes[i]]`` is row i's)."""
+
+    codes: np.ndarray
+    texts: list[str]
+
+    def __getitem__(self, rows: slice) -> TextCodes:
+        return TextCodes(self.codes[rows], self.texts)
 
 
 @dataclass(frozen=True)
@@ -106,9 +117,12 @@ def number_text(v: float) -> str:
     return repr(v)
 
 
-def number_texts(values) -> pa.Array:
-    """:func:`number_text` of every value of a numeric array, in bulk; null where the value is
-    NaN, infinite or null."""
+def number_texts(values):
+    """:func:`number_text` of every value of a numeric array, in bulk (a pyarrow string array);
+    null where the value is NaN, infinite or null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     x = pc.cast(values if isinstance(values, pa.Array) else pa.array(values), pa.float64()).to_numpy(
@@ -205,6 +219,11 @@ def rows_xml(first: int, n: int, columns: Sequence[tuple[int, object, int]], str
     :class:`FormulaColumn`, or a list of numbers, texts, booleans, errors, :class:`Formula`
     cells and None (empty).
     """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
+        return rows_xml_python(first, n, columns, strings)
     rows = pc.cast(pa.array(np.arange(first, first + n, dtype=np.int64)), pa.string())
     cells = [
         _cells(column_letter(j), col, rows, f' s="{st}"' if st else "", strings) for j, col, st in columns
@@ -212,15 +231,27 @@ def rows_xml(first: int, n: int, columns: Sequence[tuple[int, object, int]], str
     return _string_bytes(pc.binary_join_element_wise('<row r="', rows, '">', *cells, "</row>", ""))
 
 
-def _cells(letter: str, col, rows: pa.Array, s: str, strings: Strings) -> pa.Array:
+def _cells(letter: str, col, rows, s: str, strings: Strings):
     """The ``<c>`` elements of one column ("" for an empty cell) as an Arrow string array."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     ref = ('<c r="', letter, rows, f'"{s}')
     if isinstance(col, FormulaColumn):
         return _formula_cells(letter, s, col, rows)
+    if isinstance(col, TextCodes):
+        col = pa.DictionaryArray.from_arrays(
+            pa.array(np.asarray(col.codes, dtype=np.int32)), pa.array(col.texts, pa.string())
+        )
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     if isinstance(col, np.ndarray) and col.dtype.kind in "fiub":
         col = pa.array(col)
+    elif isinstance(col, np.ndarray):  # texts and None: as a string array, else cell by cell
+        try:
+            col = pa.array(col, pa.string())
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            col = col.tolist()
     if isinstance(col, pa.Array):
         if pa.types.is_floating(col.type) or pa.types.is_integer(col.type):
             xml = pc.binary_join_element_wise(*ref, "><v>", number_texts(col), "</v></c>", "")
@@ -242,6 +273,62 @@ def _cells(letter: str, col, rows: pa.Array, s: str, strings: Strings) -> pa.Arr
         [_cell(f"{letter}{r}", v, s, strings) for r, v in zip(rows.to_pylist(), col, strict=True)],
         pa.string(),
     )
+
+
+def rows_xml_python(
+    first: int, n: int, columns: Sequence[tuple[int, object, int]], strings: Strings
+) -> bytes:
+    """:func:`rows_xml` without pyarrow: every cell by :func:`_cell`'s rules, one at a time."""
+    rows = list(range(first, first + n))
+    cells = [
+        _cells_python(column_letter(j), col, rows, f' s="{st}"' if st else "", strings)
+        for j, col, st in columns
+    ]
+    out = [
+        f'<row r="{r}">' + "".join(c) + "</row>" for r, c in zip(rows, zip(*cells, strict=True), strict=True)
+    ]
+    return "".join(out).encode("utf-8")
+
+
+def _cells_python(letter: str, col, rows: list[int], s: str, strings: Strings) -> list[str]:
+    if isinstance(col, FormulaColumn):
+        return _formula_cells_python(letter, s, col, rows)
+    if isinstance(col, TextCodes):
+        bodies = strings.bodies(list(col.texts))
+        return [
+            f'<c r="{letter}{r}"{s}{bodies[k]}</c>' for r, k in zip(rows, col.codes.tolist(), strict=True)
+        ]
+    if isinstance(col, np.ndarray) and col.dtype.kind in "fiu":
+        x = col.astype(float)
+        ok = np.isfinite(x).tolist()
+        return [
+            f'<c r="{letter}{r}"{s}><v>{number_text(v)}</v></c>' if good else ""
+            for r, v, good in zip(rows, x.tolist(), ok, strict=True)
+        ]
+    values = col.tolist() if isinstance(col, np.ndarray) else list(col)
+    return [_cell(f"{letter}{r}", v, s, strings) for r, v in zip(rows, values, strict=True)]
+
+
+def _formula_cells_python(letter: str, s: str, col: FormulaColumn, rows: list[int]) -> list[str]:
+    pieces = _formula_text(col.template).split("{r}")
+    if col.xml is not None:
+        types, texts = col.xml
+        if len(texts) != len(rows):
+            raise ValueError(
+                f"formula column {col.template!r}: {len(texts)} cached values for {len(rows)} rows"
+            )
+        out = []
+        for r, t, v in zip(rows, types, texts, strict=True):
+            t = "" if t is None else ' t="' + bytes(t).decode() + '"'
+            out.append(f'<c r="{letter}{r}"{s}{t}><f>{str(r).join(pieces)}</f><v>{bytes(v).decode()}</v></c>')
+        return out
+    cached = [None] * len(rows) if col.cached is None else list(col.cached)
+    if len(cached) != len(rows):
+        raise ValueError(f"formula column {col.template!r}: {len(cached)} cached values for {len(rows)} rows")
+    return [
+        _formula_cell(f"{letter}{r}", s, col.template.replace("{r}", str(r)), c)
+        for r, c in zip(rows, cached, strict=True)
+    ]
 
 
 def _cell(ref: str, v, s: str, strings: Strings) -> str:
@@ -270,8 +357,11 @@ def _formula_cell(ref: str, s: str, text: str, cached) -> str:
     return f'<c r="{ref}"{s}{x[0]}><f>{f}</f><v>{x[1]}</v></c>'
 
 
-def _formula_cells(letter: str, s: str, col: FormulaColumn, rows: pa.Array) -> pa.Array:
+def _formula_cells(letter: str, s: str, col: FormulaColumn, rows):
     """A formula column: the formula texts joined in bulk around the row numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     n = len(rows)
     pieces = _formula_text(col.template).split("{r}")
     f = [pieces[0]]
@@ -307,7 +397,7 @@ def _formula_cells(letter: str, s: str, col: FormulaColumn, rows: pa.Array) -> p
     return pc.binary_join_element_wise(*head, t, "><f>", *f, "</f><v>", v, "</v></c>", "")
 
 
-def _string_bytes(arr: pa.Array) -> bytes:
+def _string_bytes(arr) -> bytes:
     """The UTF-8 bytes of every value of a string array without nulls, one after the other."""
     offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32, count=len(arr) + 1, offset=arr.offset * 4)
     return arr.buffers()[2].to_pybytes()[offsets[0] : offsets[-1]]

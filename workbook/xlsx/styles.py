@@ -67,6 +67,8 @@ FORMATS = {
     "t CO2": "#,##0.0",
     "kg CO2/kWh": "0.000",
     "units": "#,##0",
+    "params": "#,##0",
+    "layers": "#,##0",
     "MW": "#,##0.000",
     "MWh": "#,##0",
     "GPU": "#,##0",
@@ -77,6 +79,15 @@ FORMATS = {
 def number_format(unit: str) -> str:
     """The number format for a unit (General when the unit has none)."""
     return FORMATS.get(unit, "General")
+
+
+def constant_format(value: float) -> str:
+    """A unit constant's format: 86,400 and 1,000,000,000,000 with separators, 1e-6 as it is."""
+    return "#,##0" if float(value).is_integer() and abs(value) >= 1000 else "General"
+
+
+#: a model's architecture counts (heads, d_model, FFN size: no unit), whole numbers
+ARCHITECTURE = "#,##0"
 
 
 def style_input(cell, unit: str = "") -> None:
