@@ -72,7 +72,7 @@ SYSTEM_OVERRIDES = (
     "rent_usd_per_gpu_hour",
     "serve_tokens_per_gpu_second",
 )
-SYSTEM_INPUTS = ("availability", "utilisation", "goodput")
+SYSTEM_INPUTS = ("gpus", "availability", "utilisation", "goodput")
 CASH = ("tax_rate", "rent_decline_per_year", "opex_escalation_per_year")
 
 
@@ -90,7 +90,6 @@ def finance_inputs(draw):
         "precision": draw(st.sampled_from(presets.PRECISIONS)),
         "convention": draw(st.sampled_from(CONVENTIONS)),
         "tokens": draw(NUMBERS["tokens"]),
-        "gpus": draw(NUMBERS["gpus"]),
         "kwh_per_household_year": draw(NUMBERS["kwh_per_household_year"]),
         "kg_co2_per_kwh": draw(NUMBERS["kg_co2_per_kwh"]),
         "seq_len": maybe("seq_len"),
@@ -190,7 +189,6 @@ SEVERAL_IRRS = (
         "precision": "bf16",
         "convention": "palm",
         "tokens": 1000000.0,
-        "gpus": 1.0,
         "kwh_per_household_year": 100.0,
         "kg_co2_per_kwh": 0.0,
         "seq_len": None,
@@ -209,6 +207,7 @@ SEVERAL_IRRS = (
     [
         {
             "system": "H200_HGX",
+            "gpus": 1.0,
             "mfu": 1.0,
             "capex_per_gpu": 544330.0,
             "it_kw_per_gpu": None,
@@ -440,7 +439,6 @@ def test_libreoffice_agrees_on_a_drawn_finance_workbook(tmp_path):
         "precision": "fp4",
         "convention": "6n",
         "tokens": 15.6e12,
-        "gpus": 16384,
         "kwh_per_household_year": 10791.0,
         "seq_len": 8192.0,
         "cost_of_capital": 0.0,
@@ -458,6 +456,7 @@ def test_libreoffice_agrees_on_a_drawn_finance_workbook(tmp_path):
     columns = [
         {
             "system": "H100_HGX",
+            "gpus": 16384,
             "mfu": 0.4,
             "capex_per_gpu": None,
             "it_kw_per_gpu": None,
@@ -469,6 +468,7 @@ def test_libreoffice_agrees_on_a_drawn_finance_workbook(tmp_path):
         },
         {
             "system": "GB200_NVL72",
+            "gpus": 9216,
             "mfu": 0.33,
             "capex_per_gpu": 60000.0,
             "it_kw_per_gpu": 1.87,

@@ -192,7 +192,7 @@ workbook_inputs = st.fixed_dictionaries(
         "inp_tax_rate": st.floats(0.0, 0.4),
         "inp_rent_decline_per_year": st.floats(0.0, 0.25),
         "inp_opex_escalation_per_year": st.floats(0.0, 0.1),
-        "inp_gpus": st.integers(1, 3000),
+        **{f"inp_gpus_{k}": st.integers(1, 3000) for k in (1, 2)},
         **{f"inp_mfu_{k}": st.floats(0.15, 0.7) for k in (1, 2)},
         **{f"inp_availability_{k}": st.floats(0.6, 1.0) for k in (1, 2)},
         **{f"inp_utilisation_{k}": st.floats(0.4, 1.0) for k in (1, 2)},
@@ -207,7 +207,8 @@ FIXED = {
     "inp_tax_rate": 0.21,
     "inp_rent_decline_per_year": 0.15,
     "inp_opex_escalation_per_year": 0.03,
-    "inp_gpus": 1000,
+    "inp_gpus_1": 2048,  # the memo case: 256 H100 servers against 16 GB200 NVL72 racks
+    "inp_gpus_2": 1152,
     "inp_mfu_1": 0.4146,
     "inp_mfu_2": 0.4184,
     "inp_availability_1": 0.9,

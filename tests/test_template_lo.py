@@ -100,7 +100,8 @@ CHANGES = {
     "inp_peak_tflops_2": 4400,
     "inp_it_kw_per_gpu_2": 1.9,
     "inp_tokens": 1e12,
-    "inp_gpus": 1024,
+    "inp_gpus_1": 1024,
+    "inp_gpus_2": 1024,
     "inp_kwh_per_household_year": 10000,
 }
 CHANGED = Scenario(

@@ -143,9 +143,10 @@ INPUTS: tuple[Input, ...] = (
         "GPUs",
         "GPU",
         "number",
-        "scenario",
+        "system",
         128,
-        "GPUs in the run (default 128: the article's GPT-3 runs)",
+        "GPUs of the system: in the training run and in the cluster bought (default 128: the "
+        "article's GPT-3 runs)",
     ),
     Input(
         "seq_len",

@@ -48,12 +48,12 @@ NAMES = [
     (
         "inp_<field>",
         "scenario input: inp_buyer, inp_model, inp_precision, inp_convention, "
-        "inp_seq_len, inp_tokens, inp_gpus, inp_kwh_per_household_year, ... and the buyer-type "
+        "inp_seq_len, inp_tokens, inp_kwh_per_household_year, ... and the buyer-type "
         "overrides inp_cost_of_capital, inp_usd_per_kwh, ... (blank = preset)",
     ),
     (
         "inp_<field>_<n>",
-        "input of system column n: inp_system_1, inp_mfu_1, and the overrides "
+        "input of system column n: inp_system_1, inp_mfu_1, inp_gpus_1, and the overrides "
         "inp_capex_per_gpu_1, inp_it_kw_per_gpu_1, inp_peak_tflops_1",
     ),
     ("pre_<field>[_<n>]", "preset value looked up from Presets (formula)"),

@@ -71,14 +71,6 @@ SCENARIO = [
     ),
     ("inp_tokens", "Tokens to train", "tokens", 300e9, None, "GPT-3 was trained on 300B tokens."),
     (
-        "inp_gpus",
-        "GPUs in the run",
-        "GPU",
-        128,
-        None,
-        "Sets the wall-clock days (SemiAnalysis's GPT-3 runs used 128 H100).",
-    ),
-    (
         "inp_kwh_per_household_year",
         "Electricity of a US household-year",
         "kWh",
@@ -435,6 +427,14 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         lambda k: f"={lookup('availability', k)}",
         "lookup",
         "sourced on Presets (GB200 NVL72: 64 of 72 GPUs); type it below to use it",
+    )
+    per_system(
+        "inp_gpus_{k}",
+        "GPUs (the run and the cluster)",
+        "GPU",
+        lambda k: 128,
+        "input",
+        "sets the run's wall-clock days and the cluster's capex, power and NPV (SemiAnalysis's GPT-3 runs used 128 H100)",
     )
     per_system(
         "inp_availability_{k}",
