@@ -15,82 +15,51 @@ from __future__ import annotations
 
 from . import (
     arrays,
-    calendar,
-    cashflow,
-    complexnum,
-    conditional,
     database,
-    dates,
-    distributions,
-    dynamic,
-    dynarray,
+    datetime,
     engineering,
-    finance,
     financial,
-    info,
-    lambdas,
-    logic,
+    information,
+    logical,
     lookup,
     math,
-    names,
-    reference,
-    regression,
-    reshape,
-    stats,
-    subtotal,
+    statistical,
     text,
-    textedit,
-    textfind,
-    textformat,
-    trig,
-    xlookup,
 )
 from ._args import Spec
 
+#: one module per Excel category (Microsoft's "Excel functions (by category)")
+CATEGORY_MODULES = (
+    math,
+    statistical,
+    database,
+    logical,
+    information,
+    text,
+    lookup,
+    datetime,
+    financial,
+    engineering,
+    arrays,
+)
+
 
 def _table() -> dict[str, Spec]:
-
     table: dict[str, Spec] = {}
-    for module in (
-        math,
-        stats,
-        conditional,
-        logic,
-        info,
-        text,
-        lookup,
-        dates,
-        finance,
-        cashflow,
-        subtotal,
-        calendar,
-        textfind,
-        textformat,
-        xlookup,
-        dynamic,
-        trig,
-        engineering,
-        textedit,
-        arrays,
-        regression,
-        dynarray,
-        reshape,
-        names,
-        reference,
-        distributions,
-        financial,
-        lambdas,
-        database,
-        complexnum,
-    ):
-        table.update(module.FUNCTIONS)
+    for module in CATEGORY_MODULES:
+        for name, spec in module.FUNCTIONS.items():
+            if name in table:
+                raise RuntimeError(
+                    f"{name} is defined twice: in {table[name].impl.__module__} and {module.__name__}"
+                )
+            table[name] = spec
     return table
 
 
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
-#: (CELL runs only with the info types that depend on the workbook alone: see reference.py)
+#: (CELL runs only with the info types that depend on the workbook alone: see lookup.py)
 NEVER = frozenset(
     {
         "WEBSERVICE",

@@ -18,10 +18,9 @@ from gputco.workbook.recalc.formula.compile import Compiled, Compiler
 from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec
-from gputco.workbook.recalc.functions.calendar import clock_functions
-from gputco.workbook.recalc.functions.dynamic import DYNAMIC
-from gputco.workbook.recalc.functions.reference import FormulaTexts
-from gputco.workbook.recalc.functions.subtotal import calls, mark_subtotals
+from gputco.workbook.recalc.functions.datetime import clock_functions
+from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
+from gputco.workbook.recalc.functions.math import calls, mark_subtotals
 from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.read.formulacols import columns, shape_starts
 from gputco.workbook.recalc.read.limits import Limits
