@@ -346,7 +346,7 @@ def _results(args: tuple, function: str, need: tuple[str, ...], cost_of_capital=
     (``payback``) of the cash flows of ``args`` (the eleven cash-flow inputs, in the order of
     :data:`gputco.udfs.yearflows.INPUTS`), checked as ``function``'s, chunk by chunk of
     :data:`CHUNK_ROWS` scenarios: flat arrays, and the scenarios' shape."""
-    t, shape = _terms(*args, function)
+    t, shape = _terms(*(*args, function))  # the eleven inputs, then the function
     n = int(np.prod(shape)) if shape else 1
     if cost_of_capital is not None:
         rate = np.broadcast_to(np.asarray(chk.checked("cost_of_capital", cost_of_capital), float), shape)
