@@ -19,8 +19,9 @@ Financial, cash-flow returns: IRR, XNPV, XIRR (Excel's semantics, solved per for
   "accurate within 0.00001 percent ... after 20 tries #NUM!"). #NUM! without at least one positive
   and one negative value.
 - XNPV(rate, values, dates): sum v_i / (1+rate)^((d_i - d_0)/365), dates truncated to whole days.
-  Every element of ``values`` and ``dates`` must be a number (#VALUE! otherwise); different
-  counts, or a date before the first, are #NUM!.
+  Every element of ``values`` and ``dates`` must be a number (#VALUE! otherwise), every date a
+  valid one (0 to 9999-12-31, #VALUE! otherwise); different counts, or a date before the first,
+  are #NUM!.
 - XIRR(values, dates, [guess=0.1]): the rate where XNPV is 0; Newton's method, at most 100 steps
   (Excel: "accurate within 0.000001 percent ... after 100 tries #NUM!"); where Newton's steps
   leave the rates above -1, the root nearest the guess is bracketed and bisected instead (Excel
@@ -295,7 +296,12 @@ def _cash_and_days(values, dates):
     d = np.trunc(d)
     days = d - d[:, :1]
     with np.errstate(invalid="ignore"):
-        before = (days < 0).any(axis=1) | (d < 0).any(axis=1) | (d > 2958465).any(axis=1)
+        invalid = (d < 0).any(axis=1) | (d > max_serial()).any(axis=1)
+        before = (days < 0).any(axis=1)
+    # Microsoft's XNPV and XIRR pages: a number in dates that is not a valid date is #VALUE!; a
+    # date before the starting date is #NUM!
+    free = np.array([e is None for e in errs])
+    errs = np.where(free & invalid, VALUE, errs)
     free = np.array([e is None for e in errs])
     errs = np.where(free & before, NUM, errs)
     return np.nan_to_num(v), np.nan_to_num(days), errs
