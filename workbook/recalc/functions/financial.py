@@ -11,7 +11,7 @@ PMT, PV and FV solve this for one unknown. NPV discounts its values at periods 1
 only numbers (blanks and text in ranges are skipped, not counted as periods). SLN is
 straight-line depreciation per period, (cost - salvage) / life (#DIV/0! for a life of 0).
 
-Financial, cash-flow returns: IRR, XNPV, XIRR (Excel's semantics, solved per formula row).
+Financial, cash-flow returns: IRR, MIRR, XNPV, XIRR (Excel's semantics, solved per formula row).
 
 - IRR(values, [guess=0.1]): the rate r with sum v_i / (1+r)^i = 0 over the numbers of ``values``
   (i = 0, 1, ... counting only numbers: text, TRUE/FALSE and blanks in ranges are skipped, as NPV
@@ -33,8 +33,9 @@ row stops moving once it has converged.
 
 Financial: RATE, NPER, CUMIPMT, CUMPRINC, ISPMT, EFFECT, NOMINAL, PDURATION, RRI, the
 depreciation functions DB, DDB, VDB, SYD, and the coupon-bond functions COUPPCD, COUPNCD, COUPNUM,
-COUPDAYBS, COUPDAYS, COUPDAYSNC, PRICE, YIELD, DURATION, MDURATION, ACCRINT (Microsoft's function
-reference; the annuity equation and PMT/IPMT are above).
+COUPDAYBS, COUPDAYS, COUPDAYSNC, PRICE, YIELD, DURATION, MDURATION, ACCRINT, the discounted
+security's DISC and the Treasury bill's TBILLPRICE, TBILLYIELD, TBILLEQ (Microsoft's function
+reference; the annuity equation and PMT/IPMT are above, MIRR with IRR).
 
 Coupon dates run backwards from maturity in steps of 12/frequency months; when maturity is the
 last day of its month every coupon date is the last day of its month, otherwise the day of month
@@ -248,6 +249,32 @@ def _irr(values, guess=None):
     return _merge_scalar_error(out, ge)
 
 
+def _mirr(values, finance_rate, reinvest_rate):
+    """MIRR(values, finance_rate, reinvest_rate): with n values (numbers only, as IRR reads them),
+    ((-NPV(reinvest_rate, positives) * (1 + reinvest_rate)^n) / (NPV(finance_rate, negatives) *
+    (1 + finance_rate)))^(1 / (n - 1)) - 1, Microsoft's formula; without a positive and a
+    negative value #DIV/0! (Microsoft's MIRR page)."""
+    vals, err = numbers([values])
+    (fr, rr), e = scalar_nums(finance_rate, reinvest_rate)
+    fr, rr = fr.reshape(-1, 1), rr.reshape(-1, 1)
+    used = ~np.isnan(vals)
+    period = np.cumsum(used, axis=1)  # NPV's periods: 1, 2, ... over the numbers
+    n = used.sum(axis=1, keepdims=True).astype(float)
+    v = np.where(used, vals, 0.0)
+    with np.errstate(all="ignore"):
+        pos = (np.where(v > 0, v, 0.0) / (1.0 + rr) ** period).sum(axis=1, keepdims=True)
+        neg = (np.where(v < 0, v, 0.0) / (1.0 + fr) ** period).sum(axis=1, keepdims=True)
+        ratio = (-pos * (1.0 + rr) ** n) / (neg * (1.0 + fr))
+        out = ratio ** (1.0 / (n - 1.0)) - 1.0
+    m = out.shape[0]
+    errs = np.full(m, None, dtype=object)
+    errs[~np.isfinite(out[:, 0])] = NUM
+    errs[_no_sign_change(np.broadcast_to(vals, (m, vals.shape[1])))] = DIV0
+    if err is not None:
+        errs = np.where(np.array([x is not None for x in np.broadcast_to(err, (m,))]), err, errs)
+    return _merge_scalar_error(_rows_out(np.where(np.isfinite(out[:, 0]), out[:, 0], 0.0), errs), e)
+
+
 def _merge_scalar_error(out, e):
     if e is None:
         return out
@@ -378,6 +405,7 @@ def _xirr(values, dates, guess=None):
 _CASHFLOW_FUNCTIONS = {
     "IRR": Spec(_irr, 1, 2, "rv"),
     "XNPV": Spec(_xnpv, 3, 3, "vrr"),
+    "MIRR": Spec(_mirr, 3, 3, "rvv"),
     "XIRR": Spec(_xirr, 2, 3, "rrv"),
 }
 
@@ -790,6 +818,77 @@ def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None
     return par * rate * yearfrac(start, s, b)
 
 
+# --- discounted securities and Treasury bills --------------------------------------------------
+
+
+def _dates(settlement, maturity):
+    """(settlement, maturity) truncated to whole days, or #NUM! where one is not a valid date
+    (ECMA-376 Part 1, 18.17.7: "settlement or maturity is out of range for the current date base
+    value, #NUM! is returned", for DISC and the Treasury-bill functions)."""
+    if not (0 <= settlement <= max_serial() and 0 <= maturity <= max_serial()):
+        return NUM
+    return math.trunc(settlement), math.trunc(maturity)
+
+
+def _disc(settlement, maturity, pr, redemption, basis=None):
+    """DISC(settlement, maturity, pr, redemption, [basis]) = (redemption - pr) / redemption * B /
+    DSM, the year fraction DSM / B being YEARFRAC's in the basis; pr <= 0, redemption <= 0, basis
+    outside 0..4 or settlement >= maturity is #NUM! (Microsoft's DISC page)."""
+    v = _dates(settlement, maturity)
+    if isinstance(v, XlError):
+        return v
+    s, m = v
+    b = math.trunc(0.0 if basis is None else basis)
+    if pr <= 0 or redemption <= 0 or not 0 <= b <= 4 or s >= m:
+        return NUM
+    return (redemption - pr) / redemption / yearfrac(float(s), float(m), b)
+
+
+def _tbill_days(settlement, maturity):
+    """DSM of a Treasury bill (actual days: Microsoft's TBILLEQ example, 62 days from 2008-03-31 to
+    2008-06-01, shows 9.4151%), or its error: settlement after maturity, or maturity more than one
+    calendar year after settlement, is #NUM! (Microsoft's TBILLPRICE, TBILLYIELD and TBILLEQ pages)."""
+    v = _dates(settlement, maturity)
+    if isinstance(v, XlError):
+        return v
+    s, m = v
+    if s > m or _serial(_add_months(_date(s), 12, False)) < m:
+        return NUM
+    return float(m - s)
+
+
+def _tbillprice(settlement, maturity, discount):
+    """TBILLPRICE(settlement, maturity, discount) = 100 * (1 - discount * DSM / 360); discount <= 0
+    is #NUM!."""
+    dsm = _tbill_days(settlement, maturity)
+    if isinstance(dsm, XlError):
+        return dsm
+    if discount <= 0:
+        return NUM
+    return 100.0 * (1.0 - discount * dsm / 360.0)
+
+
+def _tbillyield(settlement, maturity, pr):
+    """TBILLYIELD(settlement, maturity, pr) = (100 - pr) / pr * 360 / DSM; pr <= 0 is #NUM!."""
+    dsm = _tbill_days(settlement, maturity)
+    if isinstance(dsm, XlError):
+        return dsm
+    if pr <= 0:
+        return NUM
+    return (100.0 - pr) / pr * 360.0 / dsm
+
+
+def _tbilleq(settlement, maturity, discount):
+    """TBILLEQ(settlement, maturity, discount) = 365 * discount / (360 - discount * DSM), Microsoft's
+    formula; discount <= 0 is #NUM!."""
+    dsm = _tbill_days(settlement, maturity)
+    if isinstance(dsm, XlError):
+        return dsm
+    if discount <= 0:
+        return NUM
+    return 365.0 * discount / (360.0 - discount * dsm)
+
+
 _DEFS = {
     "RATE": (_rate, 3, 6),
     "NPER": (_nper, 3, 5),
@@ -815,6 +914,10 @@ _DEFS = {
     "DURATION": (_duration(False), 5, 6),
     "MDURATION": (_duration(True), 5, 6),
     "ACCRINT": (_accrint, 6, 8),
+    "DISC": (_disc, 4, 5),
+    "TBILLPRICE": (_tbillprice, 3, 3),
+    "TBILLYIELD": (_tbillyield, 3, 3),
+    "TBILLEQ": (_tbilleq, 3, 3),
 }
 
 _FINANCIAL_FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
