@@ -857,36 +857,24 @@ def _tbill_days(settlement, maturity):
     return float(m - s)
 
 
-def _tbillprice(settlement, maturity, discount):
-    """TBILLPRICE(settlement, maturity, discount) = 100 * (1 - discount * DSM / 360); discount <= 0
-    is #NUM!."""
-    dsm = _tbill_days(settlement, maturity)
-    if isinstance(dsm, XlError):
-        return dsm
-    if discount <= 0:
-        return NUM
-    return 100.0 * (1.0 - discount * dsm / 360.0)
+def _tbill(formula):
+    """A Treasury-bill function of (settlement, maturity, x): ``formula(DSM, x)``; x (the discount
+    or the price) <= 0 is #NUM!."""
+
+    def impl(settlement, maturity, x):
+        dsm = _tbill_days(settlement, maturity)
+        if isinstance(dsm, XlError):
+            return dsm
+        return NUM if x <= 0 else formula(dsm, x)
+
+    return impl
 
 
-def _tbillyield(settlement, maturity, pr):
-    """TBILLYIELD(settlement, maturity, pr) = (100 - pr) / pr * 360 / DSM; pr <= 0 is #NUM!."""
-    dsm = _tbill_days(settlement, maturity)
-    if isinstance(dsm, XlError):
-        return dsm
-    if pr <= 0:
-        return NUM
-    return (100.0 - pr) / pr * 360.0 / dsm
-
-
-def _tbilleq(settlement, maturity, discount):
-    """TBILLEQ(settlement, maturity, discount) = 365 * discount / (360 - discount * DSM), Microsoft's
-    formula; discount <= 0 is #NUM!."""
-    dsm = _tbill_days(settlement, maturity)
-    if isinstance(dsm, XlError):
-        return dsm
-    if discount <= 0:
-        return NUM
-    return 365.0 * discount / (360.0 - discount * dsm)
+#: Microsoft's formulas: TBILLPRICE = 100 * (1 - discount * DSM / 360); TBILLYIELD = (100 - pr) /
+#: pr * 360 / DSM; TBILLEQ = 365 * discount / (360 - discount * DSM)
+_tbillprice = _tbill(lambda dsm, discount: 100.0 * (1.0 - discount * dsm / 360.0))
+_tbillyield = _tbill(lambda dsm, pr: (100.0 - pr) / pr * 360.0 / dsm)
+_tbilleq = _tbill(lambda dsm, discount: 365.0 * discount / (360.0 - discount * dsm))
 
 
 _DEFS = {
