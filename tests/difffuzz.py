@@ -41,6 +41,11 @@ from gputco.workbook.recalc.functions import NEVER
 #: functions left out: volatile or reaching outside (NEVER), the application's state (CELL,
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
 LEFT_OUT = NEVER | {"CELL", "ANCHORARRAY", "SINGLE", "FORMULATEXT", "LET"}
+#: functions added after tests/data/fuzz_lo.json was recorded (2026-12-01): left out until the
+#: recording is refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas;
+#: tests/test_recalc_financial.py checks them against Microsoft's examples and LibreOffice
+NOT_YET_RECORDED = {"DISC", "MIRR", "TBILLEQ", "TBILLPRICE", "TBILLYIELD"}
+LEFT_OUT |= NOT_YET_RECORDED
 FUNCTIONS = tuple(sorted(set(BUILTINS) - LEFT_OUT))
 
 #: Excel 365's dynamic-array functions: Excel writes them with ``_xlfn._xlws.``

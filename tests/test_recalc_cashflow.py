@@ -80,10 +80,16 @@ def test_xirr_zeroes_xnpv_and_exact_doubling(tmp_path):
         ("=XNPV(0.1,A1:B1,A2:C2)", "#NUM!"),  # different counts
         ("=XNPV(0.1,A1:B1,A3:B3)", "#NUM!"),  # a date before the first
         ("=XIRR(A1:B1,A4:B4)", "#VALUE!"),  # a date that is text
+        # Microsoft's XNPV page: "If any number in dates is not a valid date, XNPV returns the
+        # #VALUE! error value", before a date that precedes the first (#NUM!) is looked at
+        ("=XNPV(0.1,A1:B1,A5:B5)", "#VALUE!"),  # a negative serial
+        ("=XNPV(0.1,A1:B1,A6:B6)", "#VALUE!"),  # a serial past 9999-12-31, and before the first
+        ("=XIRR(A1:B1,A5:B5)", "#VALUE!"),
     ],
 )
 def test_xnpv_xirr_argument_errors(tmp_path, formula, code):
-    got = _book(tmp_path, [[-100, 150, 0], [45000, 45100, 45200], [45000, 44000], [45000, "soon"]], [formula])
+    rows = [[-100, 150, 0], [45000, 45100, 45200], [45000, 44000], [45000, "soon"], [-1, 45000]]
+    got = _book(tmp_path, [*rows, [2958466, 45000]], [formula])
     assert str(got[0]) == code
 
 

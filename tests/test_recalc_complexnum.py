@@ -1,4 +1,4 @@
-"""Engineering functions (functions/complexnum.py): ERF/ERFC, Bessel, CONVERT and the complex
+"""Engineering functions (functions/engineering.py): ERF/ERFC, Bessel, CONVERT and the complex
 numbers, against Microsoft's examples and LibreOffice's recorded answers.
 
 Microsoft's results are as its pages show them (complex results are texts, compared exactly);
@@ -14,7 +14,7 @@ from family_probes import FamilyProbes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gputco.workbook.recalc.functions import complexnum as cx
+from gputco.workbook.recalc.functions import engineering as cx
 from gputco.workbook.recalc.run import vec
 
 

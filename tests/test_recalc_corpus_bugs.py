@@ -14,7 +14,7 @@ import pytest
 from corpus_check import CORPUS
 
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
-from gputco.workbook.recalc.functions.textformat import format_value, general
+from gputco.workbook.recalc.functions.text import format_value, general
 from gputco.workbook.recalc.run.values import error
 from gputco.workbook.soffice.fallback import libreoffice_values
 

@@ -1,4 +1,4 @@
-"""Statistical distributions (functions/distributions.py) against Microsoft and LibreOffice.
+"""Statistical distributions (functions/statistical.py) against Microsoft and LibreOffice.
 
 Each Microsoft example is the formula of the function's page with its data typed in, and the
 result as the page shows it; the edge cases are the remarks' documented errors (#NUM! for an
@@ -15,7 +15,7 @@ from family_probes import FamilyProbes
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gputco.workbook.recalc.functions import distributions as d
+from gputco.workbook.recalc.functions import statistical as d
 
 
 def ms(slug: str) -> str:

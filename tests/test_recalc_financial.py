@@ -74,6 +74,15 @@ MICROSOFT = [
     ("=ACCRINT(39508,39691,39569,0.1,1000,2,0)", "16.666667", ms("accrint")),
     ("=ACCRINT(DATE(2008,3,5),39691,39569,0.1,1000,2,0,FALSE)", "15.555556", ms("accrint")),
     ("=ACCRINT(DATE(2008,4,5),39691,39569,0.1,1000,2,0,TRUE)", "7.2222222", ms("accrint")),
+    # the examples of Microsoft's pages, as ECMA-376 Part 1 (18.17.7) also gives them
+    ("=DISC(DATE(2007,1,25),DATE(2007,6,15),97.975,100,1)", "0.052420", ms("disc")),
+    ("=TBILLPRICE(DATE(2008,3,31),DATE(2008,6,1),0.09)", "98.45", ms("tbillprice")),
+    ("=TBILLYIELD(DATE(2008,3,31),DATE(2008,6,1),98.45)", "0.091417", ms("tbillyield")),
+    ("=TBILLEQ(DATE(2008,3,31),DATE(2008,6,1),0.0914)", "0.094151", ms("tbilleq")),
+    # MIRR's page: five years at 10% finance and 12% reinvestment 13%, three years -5%, five at 14% 13%
+    ("=MIRR({-120000,39000,30000,21000,37000,46000},0.1,0.12)", "0.13", ms("mirr")),
+    ("=MIRR({-120000,39000,30000,21000},0.1,0.12)", "-0.05", ms("mirr")),
+    ("=MIRR({-120000,39000,30000,21000,37000,46000},0.1,0.14)", "0.13", ms("mirr")),
 ]
 
 #: a bond over month ends and a leap day, in every basis and frequency
@@ -140,6 +149,23 @@ PROBES = [
     "=VDB(2400,300,7.5,0,7.5)",
     "=SYD(30000,7500,10,11)",
     "=SYD(30000,7500,10,2.5)",
+    *(f"=DISC(DATE(2007,1,25),DATE(2007,6,15),97.975,100,{b})" for b in (0, 2, 3, 4)),
+    "=DISC(DATE(2007,1,25),DATE(2009,6,15),97.975,100,1)",
+    "=DISC(DATE(2019,2,28),DATE(2020,2,29),97.975,100,1)",
+    "=DISC(DATE(2007,6,15),DATE(2007,6,15),97.975,100)",
+    "=DISC(DATE(2007,1,25),DATE(2007,6,15),0,100)",
+    "=DISC(DATE(2007,1,25),DATE(2007,6,15),97,100,5)",
+    "=DISC(-1,DATE(2007,6,15),97,100)",
+    "=TBILLPRICE(DATE(2008,3,31),DATE(2008,6,1),2)",
+    "=TBILLPRICE(DATE(2008,3,31),DATE(2008,6,1),0)",
+    "=TBILLYIELD(DATE(2008,3,31),DATE(2008,6,1),0)",
+    "=TBILLYIELD(DATE(2008,6,1),DATE(2008,3,31),98)",
+    "=TBILLEQ(DATE(2008,3,31),DATE(2009,4,1),0.0914)",
+    "=TBILLPRICE(DATE(2008,3,31),DATE(2009,4,1),0.09)",
+    "=MIRR({120000,39000},0.1,0.12)",
+    '=MIRR({-120000,39000,"x",21000},0.1,0.12)',
+    "=MIRR(Data!A1:A10,0.1,0.12)",
+    "=MIRR({-100,50,-20,80},-1,0.1)",
 ]
 #: Microsoft's remarks make these #NUM!; LibreOffice returns #VALUE! (its Err:502)
 NUM_NOT_VALUE = {
@@ -168,6 +194,13 @@ NUM_NOT_VALUE = {
     "=DDB(2400,300,10,0)": "DDB: arguments must be positive",
     "=VDB(2400,300,10,5,11)": "VDB: end_period > life is #NUM!",
     "=VDB(2400,300,10,5,4)": "VDB: start_period > end_period is #NUM!",
+    "=DISC(DATE(2007,6,15),DATE(2007,6,15),97.975,100)": "DISC: settlement >= maturity is #NUM!",
+    "=DISC(DATE(2007,1,25),DATE(2007,6,15),0,100)": "DISC: pr <= 0 is #NUM!",
+    "=DISC(DATE(2007,1,25),DATE(2007,6,15),97,100,5)": "DISC: basis > 4 is #NUM!",
+    "=TBILLPRICE(DATE(2008,3,31),DATE(2008,6,1),0)": "TBILLPRICE: discount <= 0 is #NUM!",
+    "=TBILLYIELD(DATE(2008,3,31),DATE(2008,6,1),0)": "TBILLYIELD: pr <= 0 is #NUM!",
+    "=TBILLYIELD(DATE(2008,6,1),DATE(2008,3,31),98)": "TBILLYIELD: settlement > maturity is #NUM!",
+    "=TBILLEQ(DATE(2008,3,31),DATE(2009,4,1),0.0914)": "TBILLEQ: maturity over a year after settlement is #NUM!",
 }
 
 #: YIELD's page: with one coupon period or less to redemption, YIELD = (((redemption/100 +
@@ -219,6 +252,18 @@ EXCEL_NOT_LO = {
     "=EFFECT(0,4)": ("#NUM!", "Microsoft: nominal_rate <= 0 is #NUM! (LibreOffice: 0)"),
     "=DB(1000000,100000,6,7)": ("#NUM!", "DAX DB: period > life is an error (LibreOffice: 0)"),
     "=SYD(30000,7500,10,11)": ("#NUM!", "DAX SYD: per > life is an error (LibreOffice: 0)"),
+    "=DISC(-1,DATE(2007,6,15),97,100)": (
+        "#NUM!",
+        "ECMA-376 18.17.7 DISC: a settlement out of range is #NUM!",
+    ),
+    "=TBILLPRICE(DATE(2008,3,31),DATE(2009,4,1),0.09)": (
+        "#NUM!",
+        "Microsoft's TBILLPRICE page: maturity more than one year after settlement is #NUM! (LibreOffice: 90.95)",
+    ),
+    "=MIRR({120000,39000},0.1,0.12)": (
+        "#DIV/0!",
+        "Microsoft's MIRR page: without a positive and a negative value #DIV/0! (LibreOffice: #VALUE!)",
+    ),
 }
 
 

@@ -370,6 +370,8 @@ PROBES = [
     "=XNPV(0,{-10000,2750},{39448,39508})",
     "=XNPV(0.1,Data!E1:E5,Data!C1:C5)",
     "=XNPV(0.1,Data!A1:A3,Data!C1:C3)",
+    "=XNPV(0.09,{-10000,2750,4250},{-1,39508,39751})",
+    "=XIRR({-10000,2750,4250},{39448,39508,2958466})",
     # criteria: error criteria, numeric text, booleans, "<>" over errors and blanks
     '=COUNTIF(Data!B1:B8,"#N/A")',
     '=COUNTIF(Data!B1:B8,"#DIV/0!")',
@@ -919,6 +921,10 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     "=XNPV(0.1,{-10000,2750},{39448,39400})": ("#NUM!", "Excel: a date before the first"),
     "=XIRR({-10000,2750,9000},{39448,39400,39600})": ("#NUM!", "Excel: a date before the first"),
     "=XNPV(0.1,Data!C1:C5,Data!E1:E5)": ("#NUM!", "Excel: a date before the first"),
+    # Microsoft's XNPV and XIRR pages: "If any number in dates is not a valid date, ... returns the
+    # #VALUE! error value"; LibreOffice computes with the serial
+    "=XNPV(0.09,{-10000,2750,4250},{-1,39508,39751})": ("#VALUE!", "Excel: -1 is no valid date"),
+    "=XIRR({-10000,2750,4250},{39448,39508,2958466})": ("#VALUE!", "Excel: past 9999-12-31 is no date"),
     # criteria: Excel-saved workbooks (tests/data/excel_corpus) count error cells equal to an error
     # criterion, where LibreOffice returns the error; Microsoft's COUNTIF page: "*" counts cells
     # containing text; LibreOffice has no boolean cells, so it counts TRUE as the number 1

@@ -1,4 +1,4 @@
-"""LAMBDA and its helpers (functions/lambdas.py), which LibreOffice 7.4 lacks: the oracle is
+"""LAMBDA and its helpers (functions/logical.py), which LibreOffice 7.4 lacks: the oracle is
 Microsoft's documentation, each case with its page.
 
 The examples are the pages' own, on their data (A1:C2 holds 1..6, E1:G2 the letters a..f); an

@@ -40,6 +40,8 @@ def test_the_only_top_level_package_is_gputco(wheel):
     for module in ("gputco/udfs/__init__.py", "gputco/workbook/recalc/__init__.py", "gputco/addin/cli.py"):
         assert module in names
     assert "gputco/udfs/data/systems.toml" in names
+    assert "gputco/udfs/py.typed" in names  # PEP 561: users' type checkers read udfs' annotations
+    assert "gputco/workbook/recalc/functions/excel_functions.tsv" in names  # the function table
     # the console script names a module the wheel carries
     assert "gputco = gputco.addin.cli:main" in entry_points
     assert wheel.name.endswith("-py3-none-any.whl")

@@ -94,7 +94,7 @@ def calibration_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
     field = PUBLISHED_FIELD[key]
     pub_ref = presets.inferencex(REFERENCE).value(field)
     ours_ref = tco_gpu_hour(REFERENCE, key)
-    rows = [list(HEADER)]
+    rows: list[list] = [list(HEADER)]
     for system in SYSTEMS:
         pub = presets.inferencex(system).value(field)
         ours = tco_gpu_hour(system, key)

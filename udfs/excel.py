@@ -31,6 +31,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Real
+from typing import Any, cast
 
 import numpy as np
 
@@ -151,6 +152,7 @@ def formula_literal(x: object) -> str:
         return '"' + x.replace('"', '""') + '"'
     if isinstance(x, bool):
         return "TRUE" if x else "FALSE"
+    x = cast(float, x)  # a number: the only other kind of literal
     if float(x).is_integer() and abs(x) < 1e9:
         return str(int(x))
     shortest = next(t for t in (f"{x:.{p}g}" for p in range(1, 18)) if float(t) == x)
@@ -229,7 +231,7 @@ class _Column:
         if self.constant:
             x = arr.reshape(-1)[0]
             self.value = arg.default if x is None and arg.optional else _plain_value(x)
-            self.bad = self._is_bad(self.value)
+            self.bad: bool | np.ndarray = self._is_bad(self.value)
             return
         flat = np.broadcast_to(arr, shape).reshape(-1)
         if arg.kind == NUMBER and all(map(float.__instancecheck__, flat)):  # every cell a number
@@ -352,10 +354,10 @@ def _evaluate(spec: UdfSpec, cols: list[_Column], n: int) -> list | np.ndarray:
         out[j] = memo[key]
     # the other cells: one vectorised call per combination of names (usually one)
     good = np.flatnonzero(first_bad < 0)
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple, Any] = {}  # lists of cell positions, or the array of them
     if keyed:
         for j in good:
-            groups.setdefault(tuple(c.key(j) for c in keyed), []).append(j)
+            groups.setdefault(tuple(c.key(int(j)) for c in keyed), []).append(j)
     elif good.size:
         groups[()] = good
     for idx in groups.values():
@@ -382,6 +384,7 @@ def _solve(
         bad = _bad_cells(err, cols, idx)
         if bad is not None:  # every bad element known at once: linear, not bisected
             memo: dict[float, str] = {}
+            assert isinstance(err, InputRangeError)  # what _bad_cells found it to be
             for j in idx[bad]:
                 v = float(next(c for c in cols if c.arg.name == err.arg).floats[j])
                 if v not in memo:
@@ -412,7 +415,7 @@ def _bad_cells(err: Exception, cols: list[_Column], idx: np.ndarray) -> np.ndarr
     col = next((c for c in cols if c.arg.name == err.arg and not c.constant), None)
     if col is None or col.arg.kind != NUMBER or err.bad.ndim != 2 or err.bad.shape[1] != 1:
         return None
-    if np.shape(col.argument(idx)) != (len(idx),):
+    if np.shape(cast(Any, col.argument(idx))) != (len(idx),):
         return None
     mask = np.zeros(len(idx), dtype=bool)
     mask[err.bad[:, 0]] = True
@@ -443,7 +446,7 @@ def _name_overflows(spec: UdfSpec, cols: list[_Column], cells: np.ndarray) -> np
             continue
         extreme = []
         for c in cols:
-            x = c.value if c.constant else c.flat[j]
+            x: Any = c.value if c.constant else c.flat[j]
             if c.arg.kind == NUMBER and _is_number(x) and x != 0 and not 1 / EXTREME < abs(x) < EXTREME:
                 extreme.append(f"{c.arg.name} = {float(x):g}")
         if extreme:
@@ -486,10 +489,10 @@ def _input_error(arg: ArgDoc, x: object) -> str:
     Another UDF's error text (``#VALUE! mfu must be ...``) already says what it is: unchanged.
     """
     if _is_com_error(x):
-        code = x - COM_ERROR_BASE
+        code = cast(int, x) - COM_ERROR_BASE
         x = CELL_ERRORS.get(code, f"#N/A Excel cell error {code}")
     elif x not in ERROR_LITERALS:
-        return _short(x)
+        return _short(cast(str, x))
     return _short(f"{x} in argument {arg.name}")
 
 

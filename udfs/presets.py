@@ -28,6 +28,7 @@ import tomllib
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from importlib import resources
+from typing import Any, cast
 
 from ._check import text
 from .errors import MissingValueError, UnknownNameError
@@ -161,7 +162,7 @@ class Preset:
             raise UnknownNameError(f"{self.kind} field", name, self.entries)
         return self.entries[key]
 
-    def get(self, name: str) -> float | str | None:
+    def get(self, name: object) -> float | str | None:
         """A field's value, text or number (None where empty): the TCO_SYSTEM/TCO_MODEL lookup."""
         key = normalize(text("field", name))
         if key in self.texts:
@@ -224,7 +225,7 @@ def _entry(filename: str, key: str, name: str, raw: dict) -> Entry:
 
 
 def _float_or_none(value: object) -> float | None:
-    return None if value is None else float(value)
+    return None if value is None else float(cast(Any, value))  # a TOML number (float() names a bad one)
 
 
 def _derive_model(key: str, entries: dict[str, Entry]) -> None:
@@ -244,7 +245,10 @@ def _derive_model(key: str, entries: dict[str, Entry]) -> None:
         )
     if "head_dim" not in entries:
         entries["head_dim"] = Entry(
-            d.value / heads.value, "head dimension", f"derived: d_model / heads ({d.source})", d.as_of
+            cast(float, d.value) / cast(float, heads.value),
+            "head dimension",
+            f"derived: d_model / heads ({d.source})",
+            d.as_of,
         )
     for name, unit in (("window_layers", "layers"), ("window", "tokens")):
         if name not in entries:
@@ -273,7 +277,7 @@ def _derive_system(key: str, entries: dict[str, Entry]) -> None:
     """Fields computed from published ones (capex per GPU), with their provenance."""
     all_in, gpus = entries["unit_all_in_usd"], entries["gpus_per_unit"]
     entries["capex_per_gpu"] = Entry(
-        all_in.value / gpus.value,
+        cast(float, all_in.value) / cast(float, gpus.value),
         "USD/GPU",
         f"derived: unit_all_in_usd / gpus_per_unit ({all_in.source})",
         all_in.as_of,
@@ -309,7 +313,7 @@ def _derive_default_mfu(systems: dict[str, Preset]) -> None:
                 source = f"measured: {key}; {e.source}"
             else:
                 ref_precision = precision if precision != "fp4" else "fp8"
-                key, e = measured(REFERENCE_SYSTEM, ref_precision)
+                key, e = cast(tuple[str, Entry], measured(REFERENCE_SYSTEM, ref_precision))  # published
                 source = (
                     f"assumption: the H100 {ref_precision.upper()} figure ({key}); no published "
                     f"{precision.upper()} training run of {system_key} in the presets"

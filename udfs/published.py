@@ -113,7 +113,7 @@ def speedup_table(buyer: str = presets.DEFAULT_BUYER) -> list[list]:
     """
     runs = measured_runs()
     h100_tco = tco_gpu_hour(REFERENCE, buyer)
-    rows = [list(SPEEDUP_HEADER)]
+    rows: list[list] = [list(SPEEDUP_HEADER)]
     for key, run in runs.items():
         model, system = run.texts["model"], run.texts["system"]
         base = None if system == REFERENCE else _baseline(runs, model, run.texts["precision"])
@@ -190,7 +190,7 @@ def training_facts(usd_per_gpu_hour: float | None = None, buyer: str = presets.D
     >>> facts["deepseek_v3_total"]["usd_at_published_rate"]
     5576000.0
     """
-    rows = [list(FACT_HEADER)]
+    rows: list[list] = [list(FACT_HEADER)]
     for key, fact in presets.catalog("training_fact").items():
         model, system = fact.texts["model"], fact.texts["system"]
         hours = fact.value("gpu_hours")

@@ -29,6 +29,7 @@ import dataclasses
 import inspect
 from collections.abc import Callable
 from types import MappingProxyType
+from typing import Any, cast
 
 from . import chain, compute, decisions, energy, finance, project, tco
 from .errors import GputcoError, MissingValueError, UnknownNameError
@@ -674,8 +675,9 @@ def make_udf(spec: UdfSpec) -> Callable:
 
     udf.__name__ = udf.__qualname__ = spec.name
     udf.__doc__ = spec.summary
-    udf.__signature__ = signature
-    udf.udf_spec = spec
+    attrs = cast(Any, udf)  # a function object: it takes attributes
+    attrs.__signature__ = signature
+    attrs.udf_spec = spec
     return udf
 
 

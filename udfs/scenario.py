@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def _coded(name: str, value: object, n: int) -> Coded:
         return value
     if value is None or isinstance(value, str):
         default = chain.get_input(name).default
-        return Coded(np.zeros(n, dtype=np.intp), [default if value is None else value])
+        return Coded(np.zeros(n, dtype=np.intp), [cast(str, default) if value is None else value])
     arr = np.asarray(value, dtype=object)
     cats, codes = np.unique(arr.astype(str), return_inverse=True)
     return Coded(codes.reshape(-1), list(cats))
@@ -67,7 +68,7 @@ def _resolve(kind: str, col: str, coded: Coded) -> list:
         raise UnknownNameError(col, err.value, err.valid) from None
 
 
-def _length(inputs: Mapping[str, object]) -> int:
+def _length(inputs: Mapping[str, Any]) -> int:
     lengths = {
         len(v.codes) if isinstance(v, Coded) else np.shape(v)[0]
         for v in inputs.values()
@@ -89,7 +90,7 @@ def _override(inputs, name, preset_values, n):
     return np.where(nan, preset_values, user) if nan.any() else user
 
 
-def used_inputs(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+def used_inputs(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The numeric values the chain uses for every scenario: the user's, else the presets'.
 
     Parameters
@@ -116,7 +117,7 @@ def used_inputs(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
     return {k: np.broadcast_to(np.asarray(used[k], dtype=float), (n,)) for k in keys}
 
 
-def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dict[str, object]]:
+def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[str, Any]]:
     """(number of scenarios, the numeric values the chain uses: scalars or per-scenario arrays)."""
     unknown = set(inputs) - set(INPUT_NAMES)
     if unknown:
@@ -172,9 +173,9 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
         elif isinstance(i.default, chain.Like):
             used[i.key] = _override(inputs, i.key, used[i.default.key], n)
         elif i.default != chain.PRESET:
-            used[i.key] = _override(inputs, i.key, float(i.default), n)
+            used[i.key] = _override(inputs, i.key, float(cast(Any, i.default)), n)
         else:
-            value = 1.0
+            value: np.ndarray | float = 1.0
             for p in i.presets:
                 value = value * preset(p)
             used[i.key] = _override(inputs, i.key, value, n) if i.scenario_input else value
@@ -195,7 +196,7 @@ def _used(inputs: Mapping[str, object], need_mfu: bool = True) -> tuple[int, dic
 CHUNK_ROWS = 32768
 
 
-def _run(used: dict[str, object], n: int, until: str | None = None) -> dict[str, object]:
+def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, Any]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
     A step that reads an optional input (the rent), directly or through other steps or the
@@ -232,13 +233,13 @@ def _plan() -> list[tuple[chain.Step, bool, tuple[str, ...]]]:
     return _PLANS[0][1]
 
 
-def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> object:
+def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> Any:
     """A used value on some scenarios: per-scenario arrays sliced, scalars as they are."""
     arr = np.asarray(value, dtype=float)
     return arr[rows] if arr.ndim and arr.shape[0] == n else arr
 
 
-def _on_given_rows(step: chain.Step, used: dict[str, object], n: int) -> np.ndarray:
+def _on_given_rows(step: chain.Step, used: dict[str, Any], n: int) -> np.ndarray | np.float64:
     """A step that depends on optional inputs, on the rows that give the ones it needs (NaN
     elsewhere)."""
     given = _given(used, chain.optional_inputs_of(step.key), n)
@@ -253,7 +254,7 @@ def _on_given_rows(step: chain.Step, used: dict[str, object], n: int) -> np.ndar
 _NOTHING = np.float64(np.nan)
 
 
-def _given(used: dict[str, object], names, n: int) -> np.ndarray:
+def _given(used: dict[str, Any], names, n: int) -> np.ndarray:
     """The scenarios that give every optional input of ``names`` (not NaN)."""
     given = np.ones(n, dtype=bool)
     for k in names:
@@ -268,7 +269,7 @@ def _given(used: dict[str, object], names, n: int) -> np.ndarray:
 _YEAR_KEYS = frozenset(y.key for y in chain.YEAR_STEPS)
 
 
-def _table_steps(steps: list[chain.Step], used: dict[str, object], n: int) -> None:
+def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
     """The steps that read the per-year table (chain.YEAR_STEPS), chunk by chunk of the scenarios
     that give the table's optional inputs (the rent); NaN on the others. Where every step that
     reads a column of the table has a kernel in :data:`gputco.udfs.yearflows.FROM_FLOWS`, only
@@ -313,7 +314,7 @@ def _kernel_inputs(step: chain.Step) -> list[str]:
     )
 
 
-def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray:
+def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray | float:
     """Life and depreciation are whole years 1..15 where the table is built; an error names the
     scenario (its index among all the scenarios)."""
     try:
@@ -393,7 +394,7 @@ def _refuse_project_terms(used: dict[str, object], idx: np.ndarray, n: int) -> N
             )
 
 
-def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
+def _year_table(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]:
     """The per-year cash-flow columns (chain.YEAR_STEPS) of the scenarios ``idx``, each an array
     (scenarios, 16 years). The table has no project terms (build, debt, MACRS...): a scenario
     that sets one to other than its default is refused, never computed without it."""
@@ -410,7 +411,7 @@ def _year_table(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, o
     return {y.key: values[y.key] for y in chain.YEAR_STEPS}
 
 
-def cost_per_gpu_hour(inputs: Mapping[str, object]) -> dict[str, object]:
+def cost_per_gpu_hour(inputs: Mapping[str, Any]) -> dict[str, Any]:
     """The cost steps of the chain (capex to TCO per GPU-hour) without an MFU.
 
     >>> round(float(cost_per_gpu_hour({"system": "H100_HGX"})["tco_usd_per_gpu_hour"]), 4)
@@ -420,7 +421,7 @@ def cost_per_gpu_hour(inputs: Mapping[str, object]) -> dict[str, object]:
     return _run(used, n, until="tco_usd_per_gpu_hour")
 
 
-def evaluate(inputs: Mapping[str, object]) -> dict[str, np.ndarray]:
+def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """Run the full chain for every scenario.
 
     Parameters

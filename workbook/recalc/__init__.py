@@ -36,7 +36,7 @@ from pathlib import Path
 
 from gputco.workbook.recalc.formula.parse import parse
 from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
-from gputco.workbook.recalc.functions import BUILTINS
+from gputco.workbook.recalc.functions import BUILTINS, about
 from gputco.workbook.recalc.read.limits import (
     DEFAULT_LIMITS,
     TIMEOUT_ENV,
@@ -201,7 +201,7 @@ def recalc_file(
         )
         outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
-        err = UnsupportedFunctionError(evaluation.unsupported)
+        err = UnsupportedFunctionError(evaluation.unsupported, about)
         err.args = (" ".join([err.args[0], *outcome.notes]),)
         raise err
     if target is not None:

@@ -29,7 +29,7 @@ from gputco.workbook.recalc.formula.parse import (
 from gputco.workbook.recalc.formula.refs import Ref, RowTemplate, shape_key
 from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
-from gputco.workbook.recalc.functions.reference import cell_supported
+from gputco.workbook.recalc.functions.lookup import cell_supported
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.read.package import DefinedName
 from gputco.workbook.recalc.run.errors import FormulaSyntaxError

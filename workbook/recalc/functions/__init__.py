@@ -13,84 +13,57 @@ arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
 from . import (
     arrays,
-    calendar,
-    cashflow,
-    complexnum,
-    conditional,
     database,
-    dates,
-    distributions,
-    dynamic,
-    dynarray,
+    datetime,
     engineering,
-    finance,
     financial,
-    info,
-    lambdas,
-    logic,
+    information,
+    logical,
     lookup,
     math,
-    names,
-    reference,
-    regression,
-    reshape,
-    stats,
-    subtotal,
+    statistical,
     text,
-    textedit,
-    textfind,
-    textformat,
-    trig,
-    xlookup,
 )
 from ._args import Spec
 
+#: one module per Excel category (Microsoft's "Excel functions (by category)")
+CATEGORY_MODULES = (
+    math,
+    statistical,
+    database,
+    logical,
+    information,
+    text,
+    lookup,
+    datetime,
+    financial,
+    engineering,
+    arrays,
+)
+
 
 def _table() -> dict[str, Spec]:
-
     table: dict[str, Spec] = {}
-    for module in (
-        math,
-        stats,
-        conditional,
-        logic,
-        info,
-        text,
-        lookup,
-        dates,
-        finance,
-        cashflow,
-        subtotal,
-        calendar,
-        textfind,
-        textformat,
-        xlookup,
-        dynamic,
-        trig,
-        engineering,
-        textedit,
-        arrays,
-        regression,
-        dynarray,
-        reshape,
-        names,
-        reference,
-        distributions,
-        financial,
-        lambdas,
-        database,
-        complexnum,
-    ):
-        table.update(module.FUNCTIONS)
+    for module in CATEGORY_MODULES:
+        for name, spec in module.FUNCTIONS.items():
+            if name in table:
+                raise RuntimeError(
+                    f"{name} is defined twice: in {table[name].impl.__module__} and {module.__name__}"
+                )
+            table[name] = spec
     return table
 
 
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook or depend on state we do not model; never executed
-#: (CELL runs only with the info types that depend on the workbook alone: see reference.py)
+#: (CELL runs only with the info types that depend on the workbook alone: see lookup.py)
 NEVER = frozenset(
     {
         "WEBSERVICE",
@@ -107,3 +80,46 @@ NEVER = frozenset(
         "TODAY",
     }
 )
+
+
+# The function table: Microsoft's category, version and page of each Excel function (docs/functions.md)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One Excel function as Microsoft documents it."""
+
+    name: str
+    category: str  # Microsoft's category ("Math and trigonometry", "Compatibility", ...)
+    version: str  # "before 2010" (no version marker on Microsoft's page), "2010" ... "2024", "365"
+    url: str  # the function's page on support.microsoft.com
+
+    @property
+    def excel(self) -> str:
+        """The version as a person reads it: "Excel 2021", "Microsoft 365", "Excel 2007 or earlier"."""
+        if self.version == "before 2010":
+            return "Excel 2007 or earlier"
+        return "Microsoft 365" if self.version == "365" else f"Excel {self.version}"
+
+
+@cache
+def excel_functions() -> dict[str, Entry]:
+    """Every function of the table, by upper-case name."""
+    text = files("gputco.workbook.recalc.functions").joinpath("excel_functions.tsv").read_text("utf-8")
+    rows = [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
+    header, body = rows[0], rows[1:]
+    if header != ["name", "category", "version", "url"]:
+        raise ValueError(f"excel_functions.tsv: unexpected header {header}")
+    return {row[0]: Entry(*row) for row in body}
+
+
+def about(name: str) -> str:
+    """``name`` with its category, version and Microsoft page, or ``name`` alone when Excel has no such function.
+
+    >>> about("XLOOKUP")
+    'XLOOKUP (Lookup and reference, Excel 2021: https://support.microsoft.com/en-us/office/xlookup-function-b7fd680e-6d10-43e6-84f9-88eae8bf5929)'
+    """
+    entry = excel_functions().get(name.upper())
+    if entry is None:
+        return name
+    return f"{entry.name} ({entry.category}, {entry.excel}: {entry.url})"

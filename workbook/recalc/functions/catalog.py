@@ -1,8 +1,10 @@
-"""docs/functions.md: what `gputco recalc` evaluates, generated from the engine's function table.
+"""The function table: each Excel function's category, the Excel version that introduced it and its
+Microsoft support page, behind docs/functions.md and the "unsupported function" message.
 
-``python -m gputco.workbook.recalc.functions.catalog`` prints the section; ``--write docs/functions.md`` replaces the
-part of that page between the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that
-the checked-in page matches).
+The facts are in ``excel_functions.tsv`` (read by :func:`gputco.workbook.recalc.functions.excel_functions`;
+where they come from: the section "Where the table comes from" of docs/functions.md). ``python -m gputco.workbook.recalc.functions.catalog``
+prints the generated section; ``--write docs/functions.md`` replaces the part of that page between
+the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that the checked-in page matches).
 """
 
 from __future__ import annotations
@@ -11,59 +13,41 @@ import argparse
 import sys
 from pathlib import Path
 
-from gputco.workbook.recalc.functions import BUILTINS, NEVER
+from gputco.workbook.recalc.functions import BUILTINS, NEVER, Entry, excel_functions
 
 BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write docs/functions.md) -->"
 END = "<!-- recalc-functions:end -->"
 
 CLOCK = frozenset({"NOW", "TODAY"})
 
-#: Excel's categories, by the module that implements them
-CATEGORIES = {
-    "math": "Math",
-    "trig": "Math",
-    "stats": "Statistical",
-    "subtotal": "Math",
-    "conditional": "Conditional aggregates",
-    "logic": "Logical",
-    "info": "Information",
-    "text": "Text",
-    "textfind": "Text",
-    "textformat": "Text",
-    "textedit": "Text",
-    "lookup": "Lookup and reference",
-    "xlookup": "Lookup and reference",
-    "dates": "Date and time",
-    "calendar": "Date and time",
-    "finance": "Financial",
-    "cashflow": "Financial",
-    "engineering": "Engineering",
-    "arrays": "Arrays and dynamic arrays",
-    "dynarray": "Arrays and dynamic arrays",
-    "reshape": "Arrays and dynamic arrays",
-    "names": "Logical",
-    "regression": "Statistical",
-    "distributions": "Statistical",
-    "financial": "Financial",
-    "lambdas": "Logical",
-    "database": "Database",
-    "complexnum": "Engineering",
-    "reference": "Lookup and reference",
-}
-
 
 def section() -> str:
-    """The generated Markdown: functions by category, then what is never run."""
-    groups: dict[str, list[str]] = {}
-    for name, spec in BUILTINS.items():
-        module = spec.impl.__module__.rsplit(".", 1)[-1]
-        groups.setdefault(CATEGORIES.get(module, "Other"), []).append(name)
-    lines = [BEGIN, "", f"Excel built-in functions evaluated by the engine ({len(BUILTINS)}):", ""]
+    """The generated Markdown: the engine's functions by Microsoft's category, then what is never run."""
+    table = excel_functions()
+    groups: dict[str, list[Entry]] = {}
+    for name in BUILTINS:
+        entry = table.get(name)
+        if entry is None:
+            raise KeyError(f"{name} is in the engine's table but not in excel_functions.tsv")
+        groups.setdefault(entry.category, []).append(entry)
+    lines = [
+        BEGIN,
+        "",
+        f"Excel built-in functions evaluated by the engine ({len(BUILTINS)} of the {len(table)} in the table):",
+        "",
+    ]
     for cat in sorted(groups):
-        lines.append(f"- {cat}: " + ", ".join(sorted(groups[cat])))
+        lines += [
+            f"### {cat} ({len(groups[cat])})",
+            "",
+            "| function | introduced | Microsoft's page |",
+            "|---|---|---|",
+        ]
+        for e in sorted(groups[cat], key=lambda e: e.name):
+            lines.append(f"| {e.name} | {e.excel} | [{e.name.lower()}]({e.url}) |")
+        lines.append("")
     clock = sorted(NEVER & CLOCK)
     lines += [
-        "",
         f"Only with `--now TIME` (they change on every recalculation): {', '.join(clock)}.",
         "",
         "Never run (they reach outside the workbook, or are random): "

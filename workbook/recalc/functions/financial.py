@@ -1,7 +1,41 @@
-"""Financial: RATE, NPER, CUMIPMT, CUMPRINC, ISPMT, EFFECT, NOMINAL, PDURATION, RRI, the
+"""Excel's Financial functions.
+
+Financial: PMT, PV, FV, NPV, IPMT, PPMT (Excel's annuity conventions), SLN.
+
+With f = (1 + rate)^nper and type 0 (end of period) or 1 (beginning)::
+
+    pv*f + pmt*(1 + rate*type)*(f - 1)/rate + fv = 0       (rate != 0)
+    pv + pmt*nper + fv = 0                                  (rate == 0)
+
+PMT, PV and FV solve this for one unknown. NPV discounts its values at periods 1, 2, ... counting
+only numbers (blanks and text in ranges are skipped, not counted as periods). SLN is
+straight-line depreciation per period, (cost - salvage) / life (#DIV/0! for a life of 0).
+
+Financial, cash-flow returns: IRR, MIRR, XNPV, XIRR (Excel's semantics, solved per formula row).
+
+- IRR(values, [guess=0.1]): the rate r with sum v_i / (1+r)^i = 0 over the numbers of ``values``
+  (i = 0, 1, ... counting only numbers: text, TRUE/FALSE and blanks in ranges are skipped, as NPV
+  does). Newton's method from ``guess``, at most 20 steps, until a step is under 1e-7 (Excel:
+  "accurate within 0.00001 percent ... after 20 tries #NUM!"). #NUM! without at least one positive
+  and one negative value.
+- XNPV(rate, values, dates): sum v_i / (1+rate)^((d_i - d_0)/365), dates truncated to whole days.
+  Every element of ``values`` and ``dates`` must be a number (#VALUE! otherwise), every date a
+  valid one (0 to 9999-12-31, #VALUE! otherwise); different counts, or a date before the first,
+  are #NUM!.
+- XIRR(values, dates, [guess=0.1]): the rate where XNPV is 0; Newton's method, at most 100 steps
+  (Excel: "accurate within 0.000001 percent ... after 100 tries #NUM!"); where Newton's steps
+  leave the rates above -1, the root nearest the guess is bracketed and bisected instead (Excel
+  finds strongly negative rates too); the same argument rules as XNPV, plus #NUM! without a
+  positive and a negative value.
+
+Every row of a formula group is solved at once: the Newton iterations run on (m,) vectors and a
+row stops moving once it has converged.
+
+Financial: RATE, NPER, CUMIPMT, CUMPRINC, ISPMT, EFFECT, NOMINAL, PDURATION, RRI, the
 depreciation functions DB, DDB, VDB, SYD, and the coupon-bond functions COUPPCD, COUPNCD, COUPNUM,
-COUPDAYBS, COUPDAYS, COUPDAYSNC, PRICE, YIELD, DURATION, MDURATION, ACCRINT (Microsoft's function
-reference; the annuity equation and PMT/IPMT are in :mod:`.finance`).
+COUPDAYBS, COUPDAYS, COUPDAYSNC, PRICE, YIELD, DURATION, MDURATION, ACCRINT, the discounted
+security's DISC and the Treasury bill's TBILLPRICE, TBILLYIELD, TBILLEQ (Microsoft's function
+reference; the annuity equation and PMT/IPMT are above, MIRR with IRR).
 
 Coupon dates run backwards from maturity in steps of 12/frequency months; when maturity is the
 last day of its month every coupon date is the last day of its month, otherwise the day of month
@@ -34,13 +68,349 @@ import math
 
 import numpy as np
 
+from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
+from gputco.workbook.recalc.run.rangeval import dims, materialize
 from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
 
-from ._args import Spec, scalar_function
-from .calendar import _yearfrac_one as yearfrac
-from .dates import max_serial, to_days, to_serial
-from .finance import _fv_raw, _pmt_raw
+from ._args import Spec, numbers, result, scalar_function, scalar_nums
+from .datetime import _yearfrac_one as yearfrac
+from .datetime import max_serial, to_days, to_serial
+
+# --- finance ---------------------------------------------------------------------------------------------
+
+ZERO = vec.const(0.0)
+
+
+def _args(*xs):
+    return scalar_nums(*(ZERO if x is None else x for x in xs))
+
+
+def _pmt(rate, nper, pv, fv=None, typ=None):
+    (r, n, p, f, t), e = _args(rate, nper, pv, fv, typ)
+    t = (t != 0).astype(float)
+    with np.errstate(all="ignore"):
+        g = (1.0 + r) ** n
+        out = np.where(r == 0, -(p + f) / n, -r * (p * g + f) / ((1.0 + r * t) * (g - 1.0)))
+    e = vec.add_error(e, np.broadcast_to(n == 0, out.shape), NUM)
+    return vec.finish(out, _div0(e, r, out))
+
+
+def _div0(e, r, out):
+    """A rate of -1 makes (1 + rate)^nper zero (or its inverse infinite): Excel's #DIV/0!."""
+    return vec.add_error(e, np.broadcast_to((r == -1.0) & ~np.isfinite(out), out.shape), DIV0)
+
+
+def _pv(rate, nper, pmt, fv=None, typ=None):
+    (r, n, m, f, t), e = _args(rate, nper, pmt, fv, typ)
+    t = (t != 0).astype(float)
+    with np.errstate(all="ignore"):
+        g = (1.0 + r) ** n
+        out = np.where(r == 0, -(f + m * n), -(f + m * (1.0 + r * t) * (g - 1.0) / r) / g)
+    return vec.finish(out, _div0(e, r, out))
+
+
+def _fv(rate, nper, pmt, pv=None, typ=None):
+    (r, n, m, p, t), e = _args(rate, nper, pmt, pv, typ)
+    t = (t != 0).astype(float)
+    with np.errstate(all="ignore"):
+        g = (1.0 + r) ** n
+        out = np.where(r == 0, -(p + m * n), -(p * g + m * (1.0 + r * t) * (g - 1.0) / r))
+    return vec.finish(out, _div0(e, r, out))
+
+
+def _ipmt(rate, per, nper, pv, fv=None, typ=None):
+    (r, k, n, p, f, t), e = _args(rate, per, nper, pv, fv, typ)
+    t = (t != 0).astype(float)
+    with np.errstate(all="ignore"):
+        pmt = _pmt_raw(r, n, p, f, t)
+        # balance after k-1 payments, then interest on it (none in period 1 when type is 1)
+        bal = _fv_raw(r, k - 1, pmt, p, t)
+        out = np.where((t == 1) & (k == 1), 0.0, bal * r)
+        out = np.where(t == 1, out / (1.0 + r), out)
+    bad = (k < 1) | (k > n)
+    e = vec.add_error(e, np.broadcast_to(bad, out.shape), NUM)
+    return vec.finish(out, e)
+
+
+def _ppmt(rate, per, nper, pv, fv=None, typ=None):
+    (r, n, p, f, t), e = _args(rate, nper, pv, fv, typ)
+    tt = (t != 0).astype(float)
+    with np.errstate(all="ignore"):
+        pmt = _pmt_raw(r, n, p, f, tt)
+    ip = _ipmt(rate, per, nper, pv, fv, typ)
+    fi, ei = vec.nums(ip)
+    return vec.finish(pmt - fi, vec.merge(e, ei))
+
+
+def _pmt_raw(r, n, p, f, t):
+    g = (1.0 + r) ** n
+    return np.where(r == 0, -(p + f) / n, -r * (p * g + f) / ((1.0 + r * t) * (g - 1.0)))
+
+
+def _fv_raw(r, n, m, p, t):
+    g = (1.0 + r) ** n
+    return np.where(r == 0, -(p + m * n), -(p * g + m * (1.0 + r * t) * (g - 1.0) / r))
+
+
+def _npv(rate, *values):
+    (r,), e = scalar_nums(rate)
+    vals, err = numbers(values)
+    used = ~np.isnan(vals)
+    period = np.cumsum(used, axis=1)
+    r = r.reshape(-1, 1)
+    with np.errstate(all="ignore"):
+        total = np.nansum(np.where(used, vals, 0.0) / (1.0 + r) ** period, axis=1)
+    out = result(total, err, bad=NUM)
+    return vec.finish(out, e) if out.dtype == vec.FLOAT else vec.with_errors(out, e)
+
+
+def _sln(cost, salvage, life):
+    (c, s, n), e = scalar_nums(cost, salvage, life)
+    with np.errstate(all="ignore"):
+        out = (c - s) / n
+    e = vec.add_error(e, np.broadcast_to(n == 0, out.shape), DIV0)
+    return vec.finish(out, e)
+
+
+_FINANCE_FUNCTIONS = {
+    "PMT": Spec(_pmt, 3, 5),
+    "PV": Spec(_pv, 3, 5),
+    "FV": Spec(_fv, 3, 5),
+    "IPMT": Spec(_ipmt, 4, 6),
+    "PPMT": Spec(_ppmt, 4, 6),
+    "NPV": Spec(_npv, 2, 255, "vr"),
+    "SLN": Spec(_sln, 3, 3),
+}
+
+
+# --- cashflow --------------------------------------------------------------------------------------------
+
+IRR_STEPS, IRR_TOL = 20, 1e-7
+XIRR_STEPS, XIRR_TOL = 100, 1e-10
+
+
+def _rows_out(out: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """(m,) floats and (m,) object errors (None where none) as an (m, 1, 1) result."""
+    out = out.reshape(-1, 1, 1)
+    bad = np.array([e is not None for e in err], dtype=bool).reshape(-1, 1, 1)
+    return vec.finish(out, (bad, err.reshape(-1, 1, 1)) if bad.any() else None)
+
+
+def _no_sign_change(vals: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        return ~((np.nan_to_num(vals) > 0).any(axis=1) & (np.nan_to_num(vals) < 0).any(axis=1))
+
+
+def _newton(f_df, x0: np.ndarray, steps: int, tol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method on each row: (roots, converged mask)."""
+    x = x0.astype(float).copy()
+    done = np.zeros(x.shape, dtype=bool)
+    with np.errstate(all="ignore"):
+        for _ in range(steps):
+            f, df = f_df(x)
+            new = x - f / df
+            step = np.abs(new - x)
+            x = np.where(done, x, new)
+            done |= (step < tol * np.maximum(1.0, np.abs(x))) | (f == 0)
+            done &= np.isfinite(x)
+            if done.all() or not np.isfinite(x[~done]).any():
+                break
+    return x, done & np.isfinite(x)
+
+
+def _irr(values, guess=None):
+    vals, err = numbers([values])
+    m = vals.shape[0]
+    if guess is not None:
+        (g,), ge = scalar_nums(guess)
+        g = np.broadcast_to(g.reshape(-1), (m,)) if g.size > 1 else np.full(m, float(g.ravel()[0]))
+        if g.shape[0] != m:  # the guess varies per row while the values do not
+            m = g.shape[0]
+            vals = np.broadcast_to(vals, (m, vals.shape[1]))
+            err = None if err is None else np.broadcast_to(err, (m,))
+    else:
+        g, ge = np.full(m, 0.1), None
+    used = ~np.isnan(vals)
+    period = (np.cumsum(used, axis=1) - 1).astype(float)
+    v = np.where(used, vals, 0.0)
+
+    def f_df(r):
+        base = 1.0 + r[:, None]
+        disc = base**-period
+        return (v * disc).sum(axis=1), (-period * v * disc / base).sum(axis=1)
+
+    r, ok = _newton(f_df, g, IRR_STEPS, IRR_TOL)
+    errs = np.full(m, None, dtype=object)
+    errs[~ok | _no_sign_change(vals)] = NUM
+    if err is not None:
+        errs = np.where(np.array([e is not None for e in err]), err, errs)
+    out = _rows_out(np.where(ok, r, 0.0), errs)
+    return _merge_scalar_error(out, ge)
+
+
+def _mirr(values, finance_rate, reinvest_rate):
+    """MIRR(values, finance_rate, reinvest_rate): with n values (numbers only, as IRR reads them),
+    ((-NPV(reinvest_rate, positives) * (1 + reinvest_rate)^n) / (NPV(finance_rate, negatives) *
+    (1 + finance_rate)))^(1 / (n - 1)) - 1, Microsoft's formula; without a positive and a
+    negative value #DIV/0! (Microsoft's MIRR page)."""
+    vals, err = numbers([values])
+    (fr, rr), e = scalar_nums(finance_rate, reinvest_rate)
+    fr, rr = fr.reshape(-1, 1), rr.reshape(-1, 1)
+    used = ~np.isnan(vals)
+    period = np.cumsum(used, axis=1)  # NPV's periods: 1, 2, ... over the numbers
+    n = used.sum(axis=1, keepdims=True).astype(float)
+    v = np.where(used, vals, 0.0)
+    with np.errstate(all="ignore"):
+        pos = (np.where(v > 0, v, 0.0) / (1.0 + rr) ** period).sum(axis=1, keepdims=True)
+        neg = (np.where(v < 0, v, 0.0) / (1.0 + fr) ** period).sum(axis=1, keepdims=True)
+        ratio = (-pos * (1.0 + rr) ** n) / (neg * (1.0 + fr))
+        out = ratio ** (1.0 / (n - 1.0)) - 1.0
+    m = out.shape[0]
+    errs = np.full(m, None, dtype=object)
+    errs[~np.isfinite(out[:, 0])] = NUM
+    errs[_no_sign_change(np.broadcast_to(vals, (m, vals.shape[1])))] = DIV0
+    if err is not None:
+        errs = np.where(np.array([x is not None for x in np.broadcast_to(err, (m,))]), err, errs)
+    return _merge_scalar_error(_rows_out(np.where(np.isfinite(out[:, 0]), out[:, 0], 0.0), errs), e)
+
+
+def _merge_scalar_error(out, e):
+    if e is None:
+        return out
+    return vec.with_errors(out, e) if out.dtype == vec.OBJ else vec.finish(out, e)
+
+
+def _flat(arg) -> tuple[np.ndarray, np.ndarray]:
+    """Every element of a values/dates argument, blanks included: (m, K) floats, (m,) errors.
+
+    A non-number element (text, TRUE/FALSE, blank) is #VALUE!; an error element is itself.
+    """
+    arr = materialize(arg)
+    h, w = dims(arg)
+    m = arr.shape[0]
+    if arr.shape[1] < h:  # rows past the sheet's used area are blank
+        pad = np.full((m, h - arr.shape[1], w), None, dtype=object)
+        arr = np.concatenate([arr.astype(object), pad], axis=1)
+    flat = arr.reshape(m, -1)
+    if flat.dtype == vec.FLOAT:
+        return flat, np.full(m, None, dtype=object)
+    out = np.full(flat.shape, np.nan)
+    errs = np.full(m, None, dtype=object)
+    for i, row in enumerate(flat.tolist()):
+        for j, x in enumerate(row):
+            if type(x) is float:
+                out[i, j] = x
+            elif errs[i] is None:
+                errs[i] = x if isinstance(x, XlError) else VALUE
+    return out, errs
+
+
+def _cash_and_days(values, dates):
+    """(cash (m, K), days since the first date (m, K), errors (m,)) with Excel's argument rules."""
+    v, ve = _flat(values)
+    d, de = _flat(dates)
+    m = max(v.shape[0], d.shape[0])
+    errs = (
+        np.where(np.array([e is not None for e in ve]), ve, de)
+        if ve.shape[0] == m
+        else np.broadcast_to(de, (m,)).copy()
+    )
+    if v.shape[1] != d.shape[1] or v.shape[1] == 0:
+        errs = np.where(np.array([e is None for e in errs]), NUM, errs)
+        return np.zeros((m, 1)), np.zeros((m, 1)), errs
+    v, d = np.broadcast_to(v, (m, v.shape[1])), np.broadcast_to(d, (m, d.shape[1]))
+    d = np.trunc(d)
+    days = d - d[:, :1]
+    with np.errstate(invalid="ignore"):
+        invalid = (d < 0).any(axis=1) | (d > max_serial()).any(axis=1)
+        before = (days < 0).any(axis=1)
+    # Microsoft's XNPV and XIRR pages: a number in dates that is not a valid date is #VALUE!; a
+    # date before the starting date is #NUM!
+    free = np.array([e is None for e in errs])
+    errs = np.where(free & invalid, VALUE, errs)
+    free = np.array([e is None for e in errs])
+    errs = np.where(free & before, NUM, errs)
+    return np.nan_to_num(v), np.nan_to_num(days), errs
+
+
+def _xnpv(rate, values, dates):
+    (r,), re = scalar_nums(rate)
+    cash, days, errs = _cash_and_days(values, dates)
+    m = max(cash.shape[0], r.shape[0])
+    r = np.broadcast_to(r.reshape(-1), (m,))
+    with np.errstate(all="ignore"):
+        total = (cash / (1.0 + r[:, None]) ** (days / 365.0)).sum(axis=1)
+    errs = np.broadcast_to(errs, (m,)).copy()
+    errs[np.array([e is None for e in errs]) & ~np.isfinite(total)] = NUM
+    return _merge_scalar_error(_rows_out(np.where(np.isfinite(total), total, 0.0), errs), re)
+
+
+def _bracketed_root(cash: np.ndarray, t: np.ndarray, guess: float) -> float | None:
+    """A rate in (-1, inf) where sum cash / (1+r)^t is 0, found where Newton's method from the
+    guess leaves the domain (strongly negative roots, e.g. -100 then 10 and 10 a year apart:
+    about -0.58, which Excel finds). In x = ln(1+r) the sum is smooth on the whole line: a grid
+    brackets its sign changes, the bracket nearest the guess is bisected to full precision."""
+    xs = np.linspace(-30.0, 8.0, 3801)
+    with np.errstate(all="ignore"):
+        f = np.exp(-np.outer(xs, t)) @ cash
+    ok = np.isfinite(f)
+    change = np.flatnonzero(ok[:-1] & ok[1:] & (np.sign(f[:-1]) * np.sign(f[1:]) < 0))
+    if not len(change):
+        return None
+    x0 = np.log1p(guess) if guess > -1 else 0.0
+    k = int(change[np.argmin(np.abs(xs[change] - x0))])
+    lo, hi, flo = xs[k], xs[k + 1], f[k]
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        fm = float(np.exp(-mid * t) @ cash)
+        if fm == 0.0 or hi - lo < 1e-15:
+            lo = hi = mid
+            break
+        if np.sign(fm) == np.sign(flo):
+            lo, flo = mid, fm
+        else:
+            hi = mid
+    return float(np.expm1(0.5 * (lo + hi)))
+
+
+def _xirr(values, dates, guess=None):
+    cash, days, errs = _cash_and_days(values, dates)
+    m = cash.shape[0]
+    ge = None
+    if guess is not None:
+        (g,), ge = scalar_nums(guess)
+        g = np.broadcast_to(g.reshape(-1), (m,)) if g.size > 1 else np.full(m, float(g.ravel()[0]))
+    else:
+        g = np.full(m, 0.1)
+    t = days / 365.0
+
+    def f_df(r):
+        base = 1.0 + r[:, None]
+        disc = base**-t
+        return (cash * disc).sum(axis=1), (-t * cash * disc / base).sum(axis=1)
+
+    r, ok = _newton(f_df, g, XIRR_STEPS, XIRR_TOL)
+    free = np.array([e is None for e in errs])
+    signs = ~_no_sign_change(cash)
+    for i in np.flatnonzero(free & ~ok & signs).tolist():  # Newton left (-1, inf): bracket it
+        root = _bracketed_root(cash[i], t[min(i, t.shape[0] - 1)], float(g[min(i, g.shape[0] - 1)]))
+        if root is not None:
+            r[i], ok[i] = root, True
+    errs = errs.copy()
+    errs[free & (~ok | ~signs)] = NUM
+    return _merge_scalar_error(_rows_out(np.where(ok, r, 0.0), errs), ge)
+
+
+_CASHFLOW_FUNCTIONS = {
+    "IRR": Spec(_irr, 1, 2, "rv"),
+    "XNPV": Spec(_xnpv, 3, 3, "vrr"),
+    "MIRR": Spec(_mirr, 3, 3, "rvv"),
+    "XIRR": Spec(_xirr, 2, 3, "rrv"),
+}
+
+
+# --- financial -------------------------------------------------------------------------------------------
 
 # --- annuities --------------------------------------------------------------------------------
 
@@ -448,6 +818,65 @@ def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None
     return par * rate * yearfrac(start, s, b)
 
 
+# --- discounted securities and Treasury bills --------------------------------------------------
+
+
+def _dates(settlement, maturity):
+    """(settlement, maturity) truncated to whole days, or #NUM! where one is not a valid date
+    (ECMA-376 Part 1, 18.17.7: "settlement or maturity is out of range for the current date base
+    value, #NUM! is returned", for DISC and the Treasury-bill functions)."""
+    if not (0 <= settlement <= max_serial() and 0 <= maturity <= max_serial()):
+        return NUM
+    return math.trunc(settlement), math.trunc(maturity)
+
+
+def _disc(settlement, maturity, pr, redemption, basis=None):
+    """DISC(settlement, maturity, pr, redemption, [basis]) = (redemption - pr) / redemption * B /
+    DSM, the year fraction DSM / B being YEARFRAC's in the basis; pr <= 0, redemption <= 0, basis
+    outside 0..4 or settlement >= maturity is #NUM! (Microsoft's DISC page)."""
+    v = _dates(settlement, maturity)
+    if isinstance(v, XlError):
+        return v
+    s, m = v
+    b = math.trunc(0.0 if basis is None else basis)
+    if pr <= 0 or redemption <= 0 or not 0 <= b <= 4 or s >= m:
+        return NUM
+    return (redemption - pr) / redemption / yearfrac(float(s), float(m), b)
+
+
+def _tbill_days(settlement, maturity):
+    """DSM of a Treasury bill (actual days: Microsoft's TBILLEQ example, 62 days from 2008-03-31 to
+    2008-06-01, shows 9.4151%), or its error: settlement after maturity, or maturity more than one
+    calendar year after settlement, is #NUM! (Microsoft's TBILLPRICE, TBILLYIELD and TBILLEQ pages)."""
+    v = _dates(settlement, maturity)
+    if isinstance(v, XlError):
+        return v
+    s, m = v
+    if s > m or _serial(_add_months(_date(s), 12, False)) < m:
+        return NUM
+    return float(m - s)
+
+
+def _tbill(formula):
+    """A Treasury-bill function of (settlement, maturity, x): ``formula(DSM, x)``; x (the discount
+    or the price) <= 0 is #NUM!."""
+
+    def impl(settlement, maturity, x):
+        dsm = _tbill_days(settlement, maturity)
+        if isinstance(dsm, XlError):
+            return dsm
+        return NUM if x <= 0 else formula(dsm, x)
+
+    return impl
+
+
+#: Microsoft's formulas: TBILLPRICE = 100 * (1 - discount * DSM / 360); TBILLYIELD = (100 - pr) /
+#: pr * 360 / DSM; TBILLEQ = 365 * discount / (360 - discount * DSM)
+_tbillprice = _tbill(lambda dsm, discount: 100.0 * (1.0 - discount * dsm / 360.0))
+_tbillyield = _tbill(lambda dsm, pr: (100.0 - pr) / pr * 360.0 / dsm)
+_tbilleq = _tbill(lambda dsm, discount: 365.0 * discount / (360.0 - discount * dsm))
+
+
 _DEFS = {
     "RATE": (_rate, 3, 6),
     "NPER": (_nper, 3, 5),
@@ -473,6 +902,13 @@ _DEFS = {
     "DURATION": (_duration(False), 5, 6),
     "MDURATION": (_duration(True), 5, 6),
     "ACCRINT": (_accrint, 6, 8),
+    "DISC": (_disc, 4, 5),
+    "TBILLPRICE": (_tbillprice, 3, 3),
+    "TBILLYIELD": (_tbillyield, 3, 3),
+    "TBILLEQ": (_tbilleq, 3, 3),
 }
 
-FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
+_FINANCIAL_FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
+
+
+FUNCTIONS = {**_FINANCE_FUNCTIONS, **_CASHFLOW_FUNCTIONS, **_FINANCIAL_FUNCTIONS}

@@ -1,8 +1,53 @@
-"""Lookup and reference: MATCH, INDEX, VLOOKUP, HLOOKUP, CHOOSE, ROWS, COLUMNS, ROW, COLUMN.
+"""Excel's Lookup and reference functions (OFFSET and INDIRECT, which compute references, included).
+
+Lookup and reference: MATCH, INDEX, VLOOKUP, HLOOKUP, CHOOSE, ROWS, COLUMNS, ROW, COLUMN.
 
 A lookup table is usually fixed (absolute references) while the looked-up values change per row,
 so the table is indexed once (a dict for exact matches, a sorted array for approximate ones) and
 all rows of the group are answered from it.
+
+LOOKUP, XLOOKUP and XMATCH.
+
+- LOOKUP(x, lookup_vector, [result_vector]): the largest value <= x in an ascending vector (same
+  type: numbers with numbers, text with text, case-insensitive), and the element at the same
+  position of ``result_vector`` (a reference extends past its end, as in Excel); without it, the
+  array form: the first row of a wider-than-tall array is searched and its last row returned,
+  else the first and last columns.
+- XLOOKUP(x, lookup_array, return_array, [if_not_found], [match_mode=0], [search_mode=1]) and
+  XMATCH(x, lookup_array, [match_mode=0], [search_mode=1]) as Microsoft documents them:
+  match_mode 0 exact, -1 exact or next smaller, 1 exact or next larger, 2 wildcards (``* ? ~``);
+  search_mode 1 first to last, -1 last to first, 2 and -2 binary search over data sorted
+  ascending / descending (answered like a scan of sorted data). Text matches case-insensitively;
+  numbers and text never match each other. A 2-D return array gives its first element of the
+  matching row or column (the anchor cell of Excel's spill; spilling itself is not written).
+  LibreOffice 7.4 has neither function: the tests follow Microsoft's documentation.
+
+FORMULATEXT and CELL: what a reference's cell holds, rather than its value.
+
+- FORMULATEXT(reference): the formula of the reference's top-left cell as Excel shows it (``=``
+  and the formula, without the ``_xlfn.`` prefixes the file stores; a CSE array formula in
+  braces, ``{=...}``); a cell without a formula is #N/A.
+- CELL(info_type, [reference]): only the info types that depend on the workbook alone:
+  "address" (``$A$1``; for another sheet's cell Excel writes the workbook's file name too, so that
+  is unsupported), "row", "col", "contents" (the value of the top-left cell) and "type" ("b"
+  blank, "l" text, "v" anything else). The others
+  (filename, format, width, color, protect, prefix, parentheses) and CELL without a reference
+  (the last changed cell) depend on the application or the file's location: formulas using them
+  are unsupported (the compiler checks the info type, see :func:`cell_supported`).
+
+OFFSET and INDIRECT: references computed while the workbook is evaluated (same workbook only);
+ADDRESS, the text of a reference.
+
+- OFFSET(reference, rows, cols, [height], [width]): the range ``rows`` down and ``cols`` right of
+  ``reference``'s top-left cell, of ``height`` x ``width`` (default: the reference's size); a
+  range off the sheet, or a height/width below 1, is #REF!.
+- INDIRECT(ref_text, [a1=TRUE]): the reference a text spells (``B3``, ``'My Sheet'!A1:B2``;
+  ``R3C2`` / ``R[-1]C`` with a1 FALSE), or a defined name of a range. References to other
+  workbooks, and texts that are not a reference, are #REF!: nothing outside the workbook is read.
+
+Which cells these reach is known only when they run, so the engine evaluates a workbook that uses
+them until its values settle (see :func:`..engine.evaluate_package`): a formula read before it was
+computed is simply computed again on the next pass.
 """
 
 from __future__ import annotations
@@ -10,12 +55,18 @@ from __future__ import annotations
 import re
 
 import numpy as np
+from openpyxl.formula.translate import Translator
 
+from gputco.workbook.recalc.formula.parse import Call, Const, RefNode
+from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col_letters, parse_ref
+from gputco.workbook.recalc.read.cells import area_of
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
 from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError
 
 from ._args import Spec, as_value, scalar_nums, wildcard
+
+# --- lookup ----------------------------------------------------------------------------------------------
 
 
 def _key(v):
@@ -336,7 +387,7 @@ def _column(ctx, rng=None):
     return vec.const(VALUE)
 
 
-FUNCTIONS = {
+_LOOKUP_FUNCTIONS = {
     "MATCH": Spec(_match, 2, 3, "vav"),
     "INDEX": Spec(_index, 2, 3, "rv"),
     "VLOOKUP": Spec(_xlookup_table("v"), 3, 4, "vrv"),
@@ -347,3 +398,446 @@ FUNCTIONS = {
     "ROW": Spec(_row, 0, 1, "r", needs_ctx=True),
     "COLUMN": Spec(_column, 0, 1, "r", needs_ctx=True),
 }
+
+
+# --- xlookup ---------------------------------------------------------------------------------------------
+
+
+def _xvectors(arg) -> tuple[list[list], bool]:
+    """1-D lookup vectors, one per block of rows (one for a fixed range), and whether they run
+    down a column."""
+    arr = materialize(arg)
+    h, w = dims(arg)
+    if arr.shape[1] < h:  # rows past the used area are blank
+        pad = np.full((arr.shape[0], h - arr.shape[1], w), None, dtype=object)
+        arr = np.concatenate([arr.astype(object), pad], axis=1)
+    if w == 1:
+        return arr[:, :, 0].tolist(), True
+    return arr[:, 0, :].tolist(), False
+
+
+def _at(arg, pos: int, down: bool, i: int = 0, last: bool = False):
+    """Element ``pos`` of a result vector (or of the last row/column of an array), for row i."""
+    if isinstance(arg, RangeVal):
+        if arg.store is None:
+            return NA
+        h, w = arg.h, arg.w
+        r0 = int(arg.r0[min(i, len(arg.r0) - 1)]) if arg.moving else arg.r0
+        if down:
+            return arg.store.block(r0 + pos, 1, arg.c0 + (w - 1 if last else 0), 1)[0, 0, 0]
+        return arg.store.block(r0 + (h - 1 if last else 0), 1, arg.c0 + pos, 1)[0, 0, 0]
+    arr = arg[min(i, arg.shape[0] - 1)]
+    h, w = arr.shape
+    if down:
+        return arr[pos, w - 1 if last else 0] if pos < h else NA
+    return arr[h - 1 if last else 0, pos] if pos < w else NA
+
+
+def _lookup(x, vector, result=None):
+    h, w = dims(vector)
+    if result is None and h > 1 and w > 1:
+        arr = materialize(vector)
+        down = not (w > h)
+        vectors = arr[:, :, 0].tolist() if down else arr[:, 0, :].tolist()
+    else:
+        vectors, down = _xvectors(vector)
+        if result is not None:
+            down = dims(result)[1] == 1
+    indexes = [_Index(v) for v in vectors]
+    xs = x.reshape(-1).tolist()
+    m = max(len(xs), len(indexes))
+    out = []
+    for i in range(m):
+        p = indexes[min(i, len(indexes) - 1)].find(xs[min(i, len(xs) - 1)], 1)
+        if isinstance(p, XlError):
+            out.append(p)
+        else:
+            out.append(_at(vector if result is None else result, p, down, i, last=result is None))
+    return vec.from_list(out, (len(out), 1, 1))
+
+
+def _xkey(v):
+    if isinstance(v, bool):
+        return ("b", v)
+    if isinstance(v, float):
+        return ("n", v)
+    if isinstance(v, str):
+        return ("s", v.lower())
+    return None
+
+
+def _position(x, items: list, match: int, search: int):
+    """0-based position of x in items for XLOOKUP/XMATCH, or #N/A."""
+    if isinstance(x, XlError):
+        return x
+    if x is None:
+        x = 0.0
+    order = range(len(items) - 1, -1, -1) if search == -1 else range(len(items))
+    kx = _xkey(x)
+    if match == 2 and isinstance(x, str):
+        rx = wildcard(x)
+        if rx is not None:
+            return next((i for i in order if isinstance(items[i], str) and rx.fullmatch(items[i])), NA)
+    exact = next((i for i in order if _xkey(items[i]) == kx), None)
+    if exact is not None or match in (0, 2):
+        return NA if exact is None else exact
+    best, best_key = None, None
+    for i in order:
+        k = _xkey(items[i])
+        if k is None or k[0] != kx[0]:
+            continue
+        if (match == -1 and k[1] < kx[1]) or (match == 1 and k[1] > kx[1]):
+            closer = best_key is None or (k[1] > best_key if match == -1 else k[1] < best_key)
+            if closer:
+                best, best_key = i, k[1]
+    return NA if best is None else best
+
+
+def _modes(match, search):
+    (m, s), e = scalar_nums(
+        match if match is not None else vec.const(0.0), search if search is not None else vec.const(1.0)
+    )
+    m, s = np.trunc(m).ravel(), np.trunc(s).ravel()
+    if e is not None or len(set(m.tolist())) != 1 or len(set(s.tolist())) != 1:
+        return None, None
+    m, s = int(m[0]), int(s[0])
+    if m not in (-1, 0, 1, 2) or s not in (-2, -1, 1, 2):
+        return None, None
+    return m, s
+
+
+def _xmatch(x, array, match=None, search=None):
+    m, s = _modes(match, search)
+    h, w = dims(array)
+    if m is None or (h > 1 and w > 1):
+        return vec.const(VALUE)
+    vectors, _ = _xvectors(array)
+    xs = x.reshape(-1).tolist()
+    n = max(len(xs), len(vectors))
+    out = [_position(xs[min(i, len(xs) - 1)], vectors[min(i, len(vectors) - 1)], m, s) for i in range(n)]
+    return vec.from_list([p + 1.0 if isinstance(p, int) else p for p in out], (n, 1, 1))
+
+
+def _xlookup(x, array, result, if_not_found=None, match=None, search=None):
+    m, s = _modes(match, search)
+    h, w = dims(array)
+    if m is None or (h > 1 and w > 1):
+        return vec.const(VALUE)
+    vectors, down = _xvectors(array)
+    rh, rw = dims(result)
+    if (rh if down else rw) != (h if down else w):
+        return vec.const(VALUE)
+    xs = x.reshape(-1).tolist()
+    nf = None if if_not_found is None else if_not_found.reshape(-1).tolist()
+    n = max(len(xs), len(vectors), len(nf or ()))
+    out = []
+    for i in range(n):
+        p = _position(xs[min(i, len(xs) - 1)], vectors[min(i, len(vectors) - 1)], m, s)
+        if p is NA and nf is not None:
+            out.append(nf[min(i, len(nf) - 1)])
+        elif isinstance(p, XlError):
+            out.append(p)
+        else:
+            out.append(_at(result, p, down, i))
+    return vec.from_list(out, (n, 1, 1))
+
+
+_XLOOKUP_FUNCTIONS = {
+    "LOOKUP": Spec(_lookup, 2, 3, "va"),
+    "XLOOKUP": Spec(_xlookup, 3, 6, "vaav"),
+    "XMATCH": Spec(_xmatch, 2, 4, "vav"),
+}
+
+
+# --- reference -------------------------------------------------------------------------------------------
+
+_PREFIXES = re.compile(r"_xlfn\._xlws\.|_xlfn\.|_xlws\.|_xlpm\.", re.I)
+CELL_TYPES = frozenset({"ADDRESS", "ROW", "COL", "CONTENTS", "TYPE"})
+
+
+class FormulaTexts:
+    """Formula texts of a package's cells, indexed on first use."""
+
+    def __init__(self, package) -> None:
+        self.package = package
+        self._index: dict[str, dict[tuple[int, int], str]] | None = None
+
+    def get(self, sheet: str, row: int, col: int) -> str | None:
+        if self._index is None:
+            self._index = {part.name.upper(): _texts(part) for part in self.package.sheets}
+        return self._index.get(sheet.upper(), {}).get((row, col))
+
+
+def _texts(part) -> dict[tuple[int, int], str]:
+    out: dict[tuple[int, int], str] = {}
+    masters: dict[str, object] = {}
+    for fc in part.formulas:
+        if fc.kind == "shared" and fc.text is not None:
+            masters[fc.si] = fc
+        if fc.kind == "spill":
+            continue  # filled with its block below
+        if fc.text is None:
+            master = masters.get(fc.si)
+            if master is None:
+                continue
+            origin = cell_name(master.row, master.col)
+            text = Translator("=" + master.text, origin).translate_formula(cell_name(fc.row, fc.col))
+        else:
+            text = "=" + fc.text
+        if text is None:
+            continue
+        text = _PREFIXES.sub("", text)
+        if fc.kind == "array" and not fc.dynamic:
+            text = "{" + text + "}"
+        out[(fc.row, fc.col)] = text
+        area = area_of(fc.ref) if fc.kind == "array" and fc.ref else None
+        if area is not None and area[:2] == (fc.row, fc.col) and not fc.dynamic:
+            for r in range(area[0], area[2] + 1):  # every cell of a CSE block shows its formula
+                for c in range(area[1], area[3] + 1):
+                    out[(r, c)] = text
+    return out
+
+
+def _formulatext(ctx, ref):
+    if not isinstance(ref, RangeVal):
+        return vec.const(VALUE if not isinstance(ref.ravel()[0], XlError) else ref.ravel()[0])
+    texts = getattr(ctx.book, "formulas", None)
+    if texts is None or ref.store is None:
+        return vec.const(NA)
+    rows = np.atleast_1d(np.asarray(ref.r0)).tolist()
+    found = [texts.get(ref.store.name, r, ref.c0) for r in rows]
+    return vec.from_list([NA if t is None else t for t in found], (len(found), 1, 1))
+
+
+def _cell(ctx, info, ref=None):
+    kinds = vec.texts(info)[0].ravel().tolist()
+    if len(set(kinds)) != 1 or not isinstance(ref, RangeVal) or ref.store is None:
+        return vec.const(VALUE)
+    kind = str(kinds[0]).upper()
+    if kind not in CELL_TYPES:
+        return vec.const(VALUE)
+    if kind == "ROW":
+        return np.asarray(ref.r0, dtype=float).reshape(-1, 1, 1)
+    if kind == "COL":
+        return vec.const(float(ref.c0))
+    if kind == "ADDRESS":
+        rows = np.atleast_1d(np.asarray(ref.r0)).tolist()
+        return vec.from_list([f"${col_letters(ref.c0)}${r}" for r in rows], (len(rows), 1, 1))
+    vals = ref.store.block(ref.r0, 1, ref.c0, 1)
+    if kind == "CONTENTS":
+        if vals.dtype == object:
+            vals = vals.copy()
+            vals[vals == None] = 0.0  # noqa: E711 (elementwise)
+        return vals
+    flat = vals.ravel().tolist()
+    return vec.from_list(["b" if v is None else "l" if isinstance(v, str) else "v" for v in flat], vals.shape)
+
+
+def cell_supported(node: Call) -> bool:
+    """CELL with an info type the engine evaluates, written as text, and a reference (for
+    "address", to the formula's own sheet: Excel names the workbook for others)."""
+    if len(node.args) != 2 or type(node.args[0]) is not Const:
+        return False
+    info = node.args[0].value
+    ref = node.args[1]
+    if not isinstance(info, str) or info.upper() not in CELL_TYPES or type(ref) is not RefNode:
+        return False
+    return info.upper() != "ADDRESS" or ref.ref.sheet is None
+
+
+_REFERENCE_FUNCTIONS = {
+    "FORMULATEXT": Spec(_formulatext, 1, 1, "r", needs_ctx=True),
+    "CELL": Spec(_cell, 1, 2, "vr", needs_ctx=True),
+}
+
+
+# --- dynamic ---------------------------------------------------------------------------------------------
+
+DYNAMIC = frozenset({"OFFSET", "INDIRECT"})
+
+
+def _uniform(a: np.ndarray) -> float | None:
+    flat = np.unique(a.ravel())
+    return float(flat[0]) if len(flat) == 1 else None
+
+
+def _offset(ref, rows, cols, height=None, width=None):
+    if not isinstance(ref, RangeVal):
+        return vec.const(VALUE)
+    (dr, dc, h, w), e = scalar_nums(rows, cols, height, width)
+    if e is not None:
+        errs = e[1][e[0]]
+        return vec.const(errs.ravel()[0])
+    dr, dc = np.trunc(dr), np.trunc(dc)
+    h = np.full(1, float(ref.h)) if h is None else np.trunc(h)
+    w = np.full(1, float(ref.w)) if w is None else np.trunc(w)
+    uc, uh, uw = _uniform(dc), _uniform(h), _uniform(w)
+    if uc is None or uh is None or uw is None:
+        raise ValueError("OFFSET with a width, height or column offset varying by row")
+    if uh < 1 or uw < 1:
+        return vec.const(REF)
+    c0 = ref.c0 + int(uc)
+    r0 = np.asarray(ref.r0) + dr.reshape(-1).astype(np.int64)
+    if c0 < 1 or c0 + int(uw) - 1 > MAX_COL or (r0 < 1).any() or (r0 + int(uh) - 1 > MAX_ROW).any():
+        if r0.size == 1:
+            return vec.const(REF)
+        raise ValueError("OFFSET off the sheet for some rows")
+    top = int(r0[0]) if r0.size == 1 else r0
+    return RangeVal(ref.store, top, int(uh), c0, int(uw))
+
+
+_R1C1 = re.compile(r"^R(\[-?\d+\]|\d*)C(\[-?\d+\]|\d*)$", re.I)
+
+
+def _r1c1(text: str, row: int, col: int):
+    """(top, left, bottom, right) of an R1C1 reference (one cell or a range), or None."""
+    parts = text.split(":")
+    if len(parts) > 2:
+        return None
+    cells = []
+    for p in parts:
+        m = _R1C1.match(p)
+        if not m:
+            return None
+        cells.append((_axis(m[1], row), _axis(m[2], col)))
+    (r1, c1), (r2, c2) = cells[0], cells[-1]
+    return min(r1, r2), min(c1, c2), max(r1, r2), max(c1, c2)
+
+
+def _axis(part: str, here: int) -> int:
+    if part == "":
+        return here
+    if part.startswith("["):
+        return here + int(part[1:-1])
+    return int(part)
+
+
+def _indirect(ctx, text, a1=None):
+    book = ctx.book
+    texts = text.reshape(-1).tolist()
+    if a1 is None:
+        styles = [True]
+    else:
+        b, e = vec.bools(a1)
+        if e is not None:
+            return vec.const(VALUE)
+        styles = b.reshape(-1).tolist()
+    rows = ctx.rows.tolist()
+    n = max(len(texts), len(styles))
+    if n > 1 and len(rows) == 1:  # INDIRECT({"A1","B2"}) in one cell: its top-left result
+        texts, styles, n = texts[:1], styles[:1], 1
+    if n > 1 and n != len(rows):
+        raise ValueError("INDIRECT over an array")
+    found = []
+    for i in range(n):
+        t = texts[min(i, len(texts) - 1)]
+        if isinstance(t, XlError):
+            found.append(t)
+            continue
+        found.append(
+            _resolve(
+                book, ctx.sheet, t, styles[min(i, len(styles) - 1)], rows[min(i, len(rows) - 1)], ctx.col
+            )
+        )
+    if all(f == found[0] for f in found):
+        return _as_range(book, found[0])
+    tops = {(f[0], f[2], f[3], f[4]) if not isinstance(f, XlError) else None for f in found}
+    if len(tops) != 1 or None in tops:
+        raise ValueError("INDIRECT with references of different shapes by row")
+    sheet, _, left, h, w = found[0]
+    store = book.sheet(sheet)
+    return RangeVal(store, np.array([f[1] for f in found], dtype=np.int64), h, left, w)
+
+
+def _as_range(book, f):
+    if isinstance(f, XlError):
+        return vec.const(f)
+    sheet, top, left, h, w = f
+    store = book.sheet(sheet)
+    return vec.const(REF) if store is None else RangeVal(store, top, h, left, w)
+
+
+_PLAIN_SHEET = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+
+
+def _resolve(book, here: str, text, a1: bool, row: int, col: int, depth: int = 0):
+    """(sheet, top, left, height, width) of a reference text, or #REF!."""
+    if not isinstance(text, str) or not text.strip():
+        return REF
+    text = text.strip()
+    if a1 and "!" not in text:  # a defined name (sheet scope first) that names a range
+        name = text.upper()
+        target = book.names.get((here.upper(), name)) or book.names.get((None, name))
+        if target is not None:
+            if depth > 8 or "!" not in target:
+                return REF
+            return _resolve(book, here, target.lstrip("="), True, row, col, depth + 1)
+    sheet, body = here, text
+    if "!" in text:
+        sheet, _, body = text.rpartition("!")
+        if sheet.startswith("[") or "]" in sheet:
+            return REF  # another workbook: never read
+        if sheet.startswith("'") and sheet.endswith("'"):
+            sheet = sheet[1:-1].replace("''", "'")
+        elif not _PLAIN_SHEET.match(sheet):
+            return REF  # a sheet name with spaces or signs must be quoted
+    if book.sheet(sheet) is None:
+        return REF
+    if a1:
+        try:
+            ref = parse_ref(body, row, col)
+        except ValueError:
+            return REF
+        if ref is None:
+            return REF  # not a reference
+        top, left, bottom, right = ref.rect(row, col)
+    else:
+        rect = _r1c1(body, row, col)
+        if rect is None:
+            return REF
+        top, left, bottom, right = rect
+    if top < 1 or left < 1 or bottom > MAX_ROW or right > MAX_COL:
+        return REF
+    return (book.sheet(sheet).name, top, left, bottom - top + 1, right - left + 1)
+
+
+def _address_one(r, c, kind, a1, sheet):
+    if any(isinstance(x, XlError) for x in (r, c, kind, a1, sheet)):
+        return next(x for x in (r, c, kind, a1, sheet) if isinstance(x, XlError))
+    try:
+        r, c, kind = int(r), int(c), int(kind)
+    except (TypeError, ValueError):
+        return VALUE
+    if not (1 <= r <= MAX_ROW and 1 <= c <= MAX_COL and 1 <= kind <= 4):
+        return VALUE
+    abs_row, abs_col = kind in (1, 2), kind in (1, 3)
+    if a1:
+        ref = f"{'$' if abs_col else ''}{col_letters(c)}{'$' if abs_row else ''}{r}"
+    else:
+        ref = (f"R{r}" if abs_row else f"R[{r}]") + (f"C{c}" if abs_col else f"C[{c}]")
+    if sheet is None or sheet == "":
+        return ref
+    name = str(sheet)
+    if not _PLAIN_SHEET.match(name):
+        name = "'" + name.replace("'", "''") + "'"
+    return f"{name}!{ref}"
+
+
+def _address(row, col, kind=None, a1=None, sheet=None):
+    """ADDRESS(row, column, [abs_num=1], [a1=TRUE], [sheet_text]): a reference as text."""
+    (r, c, k), e = scalar_nums(row, col, kind if kind is not None else vec.const(1.0))
+    b, eb = vec.bools(a1 if a1 is not None else vec.const(True))
+    sh = sheet if sheet is not None else vec.const(None)
+    r, c, k = np.trunc(r), np.trunc(c), np.trunc(k)
+    out = vec.elementwise(lambda *xs: _address_one(*xs), r, c, k, b, sh)
+    return vec.with_errors(out, vec.merge(e, eb))
+
+
+_DYNAMIC_FUNCTIONS = {
+    "ADDRESS": Spec(_address, 2, 5),
+    "OFFSET": Spec(_offset, 3, 5, "rv"),
+    "INDIRECT": Spec(_indirect, 1, 2, needs_ctx=True),
+}
+
+
+FUNCTIONS = {**_LOOKUP_FUNCTIONS, **_XLOOKUP_FUNCTIONS, **_REFERENCE_FUNCTIONS, **_DYNAMIC_FUNCTIONS}

@@ -1,14 +1,53 @@
-"""Math and trigonometry: ABS ... SUMPRODUCT (Excel's "Math & Trig" category)."""
+"""Excel's Math and trigonometry functions (SUBTOTAL and AGGREGATE included).
+
+Math and trigonometry: ABS ... SUMPRODUCT (Excel's "Math & Trig" category).
+
+Math and trigonometry, continued: SIN ... TANH, ATAN2, RADIANS, DEGREES, and rounding to a
+multiple: CEILING, FLOOR, MROUND, EVEN, ODD (Excel 2010+ rules).
+
+- ATAN2(x, y) is the angle of the point (x, y) (Excel's argument order); (0, 0) is #DIV/0!.
+- CEILING(number, significance) rounds away from zero to a multiple of significance, except that a
+  negative number with a positive significance rounds toward zero; a positive number with a
+  negative significance is #NUM!; a significance of 0 gives 0. FLOOR is the mirror image, with a
+  significance of 0 #DIV/0!. MROUND(number, multiple) rounds half away from zero; different signs
+  are #NUM!. Quotients are taken at 15 significant digits, as Excel computes them, so
+  CEILING(0.3, 0.1) is 0.3.
+- CEILING.MATH(number, [significance], [mode]) rounds up (toward +infinity) to a multiple of
+  |significance| (default 1; 0 gives 0); a negative number with a non-zero mode rounds away from
+  zero instead. FLOOR.MATH rounds down, a negative number with a non-zero mode toward zero.
+  CEILING.PRECISE and ISO.CEILING are CEILING.MATH without mode, FLOOR.PRECISE is FLOOR.MATH
+  without mode (Microsoft's function reference).
+
+SUBTOTAL and AGGREGATE: an aggregate over references that skips other subtotals' cells.
+
+- SUBTOTAL(function_num, ref1, ...): 1..11 are AVERAGE, COUNT, COUNTA, MAX, MIN, PRODUCT, STDEV,
+  STDEVP, SUM, VAR, VARP; 101..111 the same ignoring rows hidden in the file (``<row hidden="1">``).
+  Cells whose own formulas call SUBTOTAL or AGGREGATE are skipped (Microsoft: "If there are other
+  subtotals within ref1, ref2,... these nested subtotals are ignored to avoid double counting").
+- AGGREGATE(function_num, options, ref1, ...) / AGGREGATE(function_num, options, array, k):
+  1..19 are AVERAGE, COUNT, COUNTA, MAX, MIN, PRODUCT, STDEV.S, STDEV.P, SUM, VAR.S, VAR.P,
+  MEDIAN, MODE.SNGL, LARGE, SMALL, PERCENTILE.INC, QUARTILE.INC, PERCENTILE.EXC, QUARTILE.EXC;
+  options 0..7 choose what to ignore: nested SUBTOTAL/AGGREGATE cells (0..3), hidden rows
+  (1, 3, 5, 7), error values (2, 3, 6, 7). A function this engine lacks is #VALUE!, never guessed.
+
+Skipped cells read as blanks, which every aggregate ignores in references. The cells holding
+SUBTOTAL/AGGREGATE are found once per workbook (:func:`mark_subtotals`) and kept on each sheet's
+store; hidden rows come from the sheet XML.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
 
+from . import statistical as _stats
 from ._args import Spec, added, int_arg, numbers, result, row_errors, scalar_nums
+
+# --- math ------------------------------------------------------------------------------------------------
 
 
 def _unary(func):
@@ -122,7 +161,7 @@ def _trunc(x, digits=None):
     return _rounder("down")(x, digits)
 
 
-FUNCTIONS = {
+_MATH_FUNCTIONS = {
     "ABS": Spec(_unary(np.abs), 1, 1),
     "SQRT": Spec(_sqrt, 1, 1),
     "LN": Spec(_unary(np.log), 1, 1),
@@ -142,3 +181,300 @@ FUNCTIONS = {
     "PRODUCT": Spec(_product, 1, 255, "r"),
     "SUMPRODUCT": Spec(_sumproduct, 1, 255, "r", array=True),
 }
+
+
+# --- trig ------------------------------------------------------------------------------------------------
+
+
+def _trig_unary(func, domain=None):
+    def impl(x):
+        (f,), e = scalar_nums(x)
+        with np.errstate(all="ignore"):
+            out = func(f)
+        if domain is not None:
+            e = vec.add_error(e, np.broadcast_to(~domain(f), out.shape), NUM)
+        return vec.finish(out, e)
+
+    return impl
+
+
+def _atan2(x, y):
+    (a, b), e = scalar_nums(x, y)
+    out = np.arctan2(b, a)
+    return vec.finish(out, vec.add_error(e, np.broadcast_to((a == 0) & (b == 0), out.shape), DIV0))
+
+
+def _quotient(n, s):
+    with np.errstate(all="ignore"):
+        q = n / s
+    return np.sign(q) * _approx15(np.abs(q))
+
+
+def _ceiling(number, significance):
+    (n, s), e = scalar_nums(number, significance)
+    q = _quotient(n, s)
+    with np.errstate(all="ignore"):
+        # up in the quotient: away from zero when number and significance share a sign, toward
+        # zero for a negative number with a positive significance
+        out = np.where(s == 0, 0.0, _snap(np.ceil(q) * s))
+    bad = (n > 0) & (s < 0)
+    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
+
+def _floor(number, significance):
+    (n, s), e = scalar_nums(number, significance)
+    q = _quotient(n, s)
+    with np.errstate(all="ignore"):
+        k = np.where((n < 0) & (s > 0), np.floor(q), np.trunc(q))
+        k = np.where((n < 0) & (s < 0), np.trunc(q), k)
+        k = np.where(n >= 0, np.floor(q), k)
+        out = _snap(k * s)
+    e = vec.add_error(e, np.broadcast_to((s == 0) & (n != 0), out.shape), DIV0)
+    out = np.where((s == 0) & (n == 0), 0.0, out)
+    bad = (n > 0) & (s < 0)
+    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
+
+def _mround(number, multiple):
+    (n, m), e = scalar_nums(number, multiple)
+    q = _quotient(n, m)
+    with np.errstate(all="ignore"):
+        k = np.sign(q) * np.floor(np.abs(q) + 0.5)
+        out = np.where(m == 0, 0.0, _snap(k * m))
+    bad = n * m < 0
+    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
+
+def _math_multiple(up: bool):
+    def impl(number, significance=None, mode=None):
+        (n, s, md), e = scalar_nums(
+            number,
+            vec.const(1.0) if significance is None else significance,
+            vec.const(0.0) if mode is None else mode,
+        )
+        s = np.abs(s)
+        q = _quotient(n, s)
+        with np.errstate(all="ignore"):
+            flip = (n < 0) & (md != 0)
+            k = np.where(flip, np.floor(q), np.ceil(q)) if up else np.where(flip, np.ceil(q), np.floor(q))
+            out = np.where(s == 0, 0.0, _snap(k * s))
+        return vec.finish(out, e)
+
+    return impl
+
+
+def _snap(x):
+    """Products such as 3 * 0.1 back to the 15-digit value Excel shows (0.3)."""
+    return np.sign(x) * _approx15(np.abs(x))
+
+
+def _even_odd(odd: bool):
+    def impl(number):
+        (n,), e = scalar_nums(number)
+        a = np.ceil(_approx15(np.abs(n)))
+        if odd:
+            a = np.where(a % 2 == 0, a + 1, a)
+        else:
+            a = np.where(a % 2 == 1, a + 1, a)
+        return vec.finish(np.sign(n) * a + np.where((n == 0) & odd, 1.0, 0.0), e)
+
+    return impl
+
+
+_TRIG_FUNCTIONS = {
+    "SIN": Spec(_trig_unary(np.sin), 1, 1),
+    "COS": Spec(_trig_unary(np.cos), 1, 1),
+    "TAN": Spec(_trig_unary(np.tan), 1, 1),
+    "ASIN": Spec(_trig_unary(np.arcsin, lambda f: np.abs(f) <= 1), 1, 1),
+    "ACOS": Spec(_trig_unary(np.arccos, lambda f: np.abs(f) <= 1), 1, 1),
+    "ATAN": Spec(_trig_unary(np.arctan), 1, 1),
+    "ATAN2": Spec(_atan2, 2, 2),
+    "SINH": Spec(_trig_unary(np.sinh), 1, 1),
+    "COSH": Spec(_trig_unary(np.cosh), 1, 1),
+    "TANH": Spec(_trig_unary(np.tanh), 1, 1),
+    "RADIANS": Spec(_trig_unary(np.radians), 1, 1),
+    "DEGREES": Spec(_trig_unary(np.degrees), 1, 1),
+    "CEILING": Spec(_ceiling, 2, 2),
+    "FLOOR": Spec(_floor, 2, 2),
+    "MROUND": Spec(_mround, 2, 2),
+    "CEILING.MATH": Spec(_math_multiple(True), 1, 3),
+    "FLOOR.MATH": Spec(_math_multiple(False), 1, 3),
+    "CEILING.PRECISE": Spec(_math_multiple(True), 1, 2),
+    "ISO.CEILING": Spec(_math_multiple(True), 1, 2),
+    "FLOOR.PRECISE": Spec(_math_multiple(False), 1, 2),
+    "EVEN": Spec(_even_odd(False), 1, 1),
+    "ODD": Spec(_even_odd(True), 1, 1),
+}
+
+
+# --- subtotal --------------------------------------------------------------------------------------------
+
+SUBTOTAL_FUNCS = (
+    "AVERAGE",
+    "COUNT",
+    "COUNTA",
+    "MAX",
+    "MIN",
+    "PRODUCT",
+    "STDEV",
+    "STDEVP",
+    "SUM",
+    "VAR",
+    "VARP",
+)
+AGGREGATE_FUNCS = (
+    "AVERAGE",
+    "COUNT",
+    "COUNTA",
+    "MAX",
+    "MIN",
+    "PRODUCT",
+    "STDEV.S",
+    "STDEV.P",
+    "SUM",
+    "VAR.S",
+    "VAR.P",
+    "MEDIAN",
+    "MODE.SNGL",
+    "LARGE",
+    "SMALL",
+    "PERCENTILE.INC",
+    "QUARTILE.INC",
+    "PERCENTILE.EXC",
+    "QUARTILE.EXC",
+)
+_NESTED = frozenset({"SUBTOTAL", "AGGREGATE"})
+
+
+def calls(node: Node):
+    """Every function name called in a formula tree."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is Call:
+            yield n.name
+            stack.extend(n.args)
+        elif t is Binary:
+            stack.extend((n.left, n.right))
+        elif t is Unary:
+            stack.append(n.arg)
+
+
+def mark_subtotals(book, groups) -> None:
+    """Record on each sheet's store the cells whose formulas call SUBTOTAL or AGGREGATE."""
+    seen: dict[int, bool] = {}
+    for g in groups:
+        key = id(g.compiled)
+        if key not in seen:
+            seen[key] = any(name in _NESTED for name in calls(g.compiled.node))
+        if seen[key]:
+            store = book.sheet(g.sheet)
+            if store is not None:
+                store.subtotal_cells.update((r, g.col) for r in range(g.r0, g.r1 + 1))
+
+
+def _masked(ref, nested: bool, hidden: bool, errors: bool):
+    """A reference's values with the skipped cells blank; the reference itself if none are."""
+    if not isinstance(ref, RangeVal):
+        if errors and ref.dtype == vec.OBJ:
+            return _blank_errors(ref)
+        return ref
+    store = ref.store
+    if store is None:
+        return ref
+    rows_fixed = not ref.moving
+    skip_cells = store.subtotal_cells if nested else ()
+    skip_rows = store.hidden_rows if hidden else frozenset()
+    touched = any(
+        True
+        for r, c in skip_cells
+        if ref.c0 <= c < ref.c0 + ref.w and (not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)
+    ) or any(True for r in skip_rows if not rows_fixed or ref.r0 <= r < ref.r0 + ref.h)
+    if not touched and not errors:
+        return ref
+    arr = ref.values()
+    m, h, w = arr.shape
+    out = arr.astype(object)
+    r0 = np.broadcast_to(np.asarray(ref.r0).reshape(-1, 1), (m, 1))
+    rows = r0 + np.arange(h)[None, :]  # (m, h) sheet rows
+    for i in range(m):
+        for j in range(h):
+            r = int(rows[i, j])
+            if r in skip_rows:
+                out[i, j, :] = None
+                continue
+            for k in range(w):
+                if (r, ref.c0 + k) in skip_cells:
+                    out[i, j, k] = None
+    if errors:
+        out = _blank_errors(out)
+    if h * w == 1:  # keep reference semantics for a single cell: an array of two elements
+        out = np.concatenate([out, np.full((m, 1, 1), None, dtype=object)], axis=2)
+    return out
+
+
+def _blank_errors(arr: np.ndarray) -> np.ndarray:
+    out = arr.astype(object)
+    out[vec.is_error_array(out)] = None
+    return out
+
+
+def _call(name: str, *args):
+    spec = _AGGREGATED.get(name)
+    if spec is None:
+        return vec.const(VALUE)
+    return spec.impl(*args)
+
+
+def _fixed_number(x) -> tuple[float | None, XlError | None]:
+    """The function/option number, one for the whole group (ValueError if it varies)."""
+    (f,), e = scalar_nums(x)
+    if e is not None:
+        return None, next(v for v in e[1].ravel().tolist() if isinstance(v, XlError))
+    vals = np.unique(np.trunc(f.ravel()))
+    if len(vals) > 1:  # varies down the group (e.g. read from the row): evaluate row by row
+        raise ValueError("SUBTOTAL/AGGREGATE function or option number varies within the group")
+    return float(vals[0]), None
+
+
+def _subtotal(fn, *refs):
+    k, err = _fixed_number(fn)
+    if err is not None:
+        return vec.const(err)
+    if k is None or not (1 <= k <= 11 or 101 <= k <= 111) or not refs:
+        return vec.const(VALUE)
+    hidden = k > 100
+    name = SUBTOTAL_FUNCS[int(k) - (101 if hidden else 1)]
+    return _call(name, *(_masked(r, True, hidden, False) for r in refs if r is not None))
+
+
+def _aggregate(fn, opt, *refs):
+    k, err = _fixed_number(fn)
+    o, err2 = (0.0, None) if opt is None else _fixed_number(opt)
+    if err is not None or err2 is not None:
+        return vec.const(err or err2)
+    if k is None or o is None or not 1 <= k <= 19 or not 0 <= o <= 7 or not refs:
+        return vec.const(VALUE)
+    o = int(o)
+    nested, hidden, errors = o <= 3, o in (1, 3, 5, 7), o in (2, 3, 6, 7)
+    name = AGGREGATE_FUNCS[int(k) - 1]
+    if k >= 14:  # array form: AGGREGATE(k, opt, array, k)
+        if len(refs) != 2 or refs[1] is None:
+            return vec.const(VALUE)
+        arr = _masked(refs[0], nested, hidden, errors)
+        kth = refs[1].values() if isinstance(refs[1], RangeVal) else refs[1]
+        return _call(name, arr, kth)
+    return _call(name, *(_masked(r, nested, hidden, errors) for r in refs if r is not None))
+
+
+_SUBTOTAL_FUNCTIONS = {
+    "SUBTOTAL": Spec(_subtotal, 2, 255, "vr"),
+    "AGGREGATE": Spec(_aggregate, 3, 255, "vvr"),
+}
+
+#: the functions SUBTOTAL and AGGREGATE apply, by name
+_AGGREGATED = {n: {**_MATH_FUNCTIONS, **_stats.FUNCTIONS}[n] for n in {*SUBTOTAL_FUNCS, *AGGREGATE_FUNCS}}
+
+
+FUNCTIONS = {**_MATH_FUNCTIONS, **_TRIG_FUNCTIONS, **_SUBTOTAL_FUNCTIONS}

@@ -1,16 +1,75 @@
-"""Text: CONCATENATE, CONCAT, UPPER, LOWER, LEN, TRIM, EXACT, LEFT, RIGHT, MID, REPT, VALUE."""
+r"""Excel's Text functions.
+
+Text: CONCATENATE, CONCAT, UPPER, LOWER, LEN, TRIM, EXACT, LEFT, RIGHT, MID, REPT, VALUE.
+
+Text editing: SUBSTITUTE, REPLACE, CHAR, CODE, CLEAN, T, PROPER (Microsoft's function reference).
+
+- SUBSTITUTE(text, old, new, [instance]) replaces every occurrence of ``old`` (case-sensitive,
+  left to right, not overlapping), or only the instance-th; an empty ``old`` changes nothing; an
+  instance below 1 is #VALUE!.
+- REPLACE(text, start, count, new) replaces ``count`` characters from position ``start``
+  (1-based); start < 1 or count < 0 is #VALUE!.
+- CHAR(n) is the character of code n in Windows-1252, Excel's character set on Windows (1..255,
+  else #VALUE!); CODE(text) the code of the first character (#VALUE! for empty text).
+- CLEAN removes the non-printing characters 0-31; T(value) is the value if it is text, else ""
+  (of a range, its first cell);
+  PROPER capitalises each letter that follows a non-letter and lowers the others.
+
+Numbers used as text are written as Excel writes them (``to_text``); errors pass through.
+
+Text search: FIND (case-sensitive, no wildcards) and SEARCH (case-insensitive, with ``*`` ``?``
+and ``~`` escapes), Excel's semantics.
+
+FIND/SEARCH(find_text, within_text, [start_num=1]) give the 1-based position of the first match
+at or after ``start_num``; no match, or ``start_num`` below 1 or greater than the length of
+``within_text``, is #VALUE!. An empty ``find_text`` matches at ``start_num`` (Microsoft's FIND page).
+
+TEXT(value, format_text): Excel number formats (en-US) as finance sheets use them.
+
+Supported: up to four sections (``positive;negative;zero;text``); digit placeholders ``0 # ?``,
+the decimal point, thousands separators (``#,##0``) and trailing-comma scaling (``0,`` thousands),
+percent (``0.0%``), scientific (``0.00E+00``), literal text (``"USD "``, ``\x``, ``$ - + ( ) : /``
+and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
+mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds;
+``mmmmm`` the month's initial, ``ddddd`` and longer the day's name). A letter that is no code
+(unquoted, unescaped: ``TEXT(5, "bogus")``) is #VALUE!, as Excel refuses such a format.
+Colours (``[Red]``) are dropped, conditions (``[>100]``) choose the section, ``[$€-407]`` shows
+its currency symbol. Fractions (``# ?/?``), scientific formats other than ``0.00E+00`` and other
+forms the engine does not model exactly leave the cell unsupported (its stored value is kept, see
+:class:`..errors.UnsupportedValue`) rather than guessed. Rounding is half away from zero on the
+value's 15 significant digits (so 2.675 shows as 2.68, as in Excel). A text value (and TRUE/FALSE)
+is returned as it is, or through the fourth section (``"..."``, ``\x`` and ``@``); numeric text is
+formatted as its number. Checked against Excel's own cached values in tests/data/excel_corpus
+(POI's *FormatTests.xlsx files).
+"""
 
 from __future__ import annotations
 
+import calendar as _cal
 import math
+import re
+from decimal import ROUND_HALF_UP, Decimal
 
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import MAX_TEXT, VALUE, XlError, parse_number
+from gputco.workbook.recalc.run.values import (
+    DATE1904,
+    MAX_TEXT,
+    VALUE,
+    XlError,
+    number_text,
+    parse_number,
+    to_number,
+    to_text,
+)
 
-from ._args import Spec, row_errors, scalar_nums
+from ._args import Spec, is_rangelike, row_errors, scalar_nums
+from .datetime import parts
+
+# --- text ------------------------------------------------------------------------------------------------
 
 
 def _text_map(func):
@@ -145,7 +204,7 @@ def _value(x):
     return vec.elementwise(conv, x)
 
 
-FUNCTIONS = {
+_TEXT_FUNCTIONS = {
     "CONCATENATE": Spec(_concatenate, 1, 255),
     "CONCAT": Spec(_concat, 1, 255, "r"),
     "UPPER": Spec(_text_map(str.upper), 1, 1),
@@ -159,3 +218,585 @@ FUNCTIONS = {
     "REPT": Spec(_rept, 2, 2),
     "VALUE": Spec(_value, 1, 1),
 }
+
+
+# --- textedit --------------------------------------------------------------------------------------------
+
+
+def _each(func, kinds: str):
+    """Element-wise over broadcast arguments converted by kind: t text, n number (truncated)."""
+
+    def one(*vals):
+        args = []
+        for kind, v in zip(kinds, vals, strict=False):
+            x = to_text(v) if kind == "t" else to_number(v)
+            if isinstance(x, XlError):
+                return x
+            args.append(x if kind == "t" else math.trunc(x) if math.isfinite(x) else x)
+        return func(*args)
+
+    def impl(*xs):
+        xs = list(xs)
+        while xs and xs[-1] is None:  # omitted trailing arguments
+            xs.pop()
+        return vec.cap_text(vec.elementwise(one, *(vec.const(None) if x is None else x for x in xs)))
+
+    return impl
+
+
+def _substitute(text: str, old: str, new: str, instance=None):
+    if instance is not None and instance < 1:
+        return VALUE
+    if not old:
+        return text
+    if instance is None:
+        return text.replace(old, new)
+    at, pos = -1, 0
+    for _ in range(int(instance)):
+        at = text.find(old, pos)
+        if at < 0:
+            return text
+        pos = at + len(old)
+    return text[:at] + new + text[at + len(old) :]
+
+
+def _replace(text: str, start, count, new: str):
+    if start < 1 or count < 0:
+        return VALUE
+    return text[: start - 1] + new + text[start - 1 + count :]
+
+
+def _char(n):
+    if not 1 <= n <= 255:
+        return VALUE
+    try:
+        return bytes([n]).decode("cp1252")
+    except UnicodeDecodeError:  # the five codes Windows-1252 leaves undefined
+        return chr(n)
+
+
+def _code(text: str):
+    if not text:
+        return VALUE
+    try:
+        return float(text[0].encode("cp1252")[0])
+    except UnicodeEncodeError:
+        return 63.0  # Excel shows characters outside its code page as "?"
+
+
+def _clean(text: str) -> str:
+    return "".join(ch for ch in text if ord(ch) >= 32)
+
+
+def _proper(text: str) -> str:
+    out, prev_letter = [], False
+    for ch in text:
+        out.append((ch.lower() if prev_letter else ch.upper()) if ch.isalpha() else ch)
+        prev_letter = ch.isalpha()
+    return "".join(out)
+
+
+def _t(value):
+    """T: a range gives its first cell (Excel's cached values in POI's
+    FormulaEvalTestData_Copy.xlsx, EverythingTests row 1352)."""
+    if is_rangelike(value):
+        value = materialize(value)[:, :1, :1]
+
+    def one(v):
+        return v if isinstance(v, (str, XlError)) else ""
+
+    return vec.elementwise(one, value)
+
+
+_TEXTEDIT_FUNCTIONS = {
+    "SUBSTITUTE": Spec(_each(_substitute, "tttn"), 3, 4),
+    "REPLACE": Spec(_each(_replace, "tnnt"), 4, 4),
+    "CHAR": Spec(_each(_char, "n"), 1, 1),
+    "CODE": Spec(_each(_code, "t"), 1, 1),
+    "CLEAN": Spec(_each(_clean, "t"), 1, 1),
+    "PROPER": Spec(_each(_proper, "t"), 1, 1),
+    "T": Spec(_t, 1, 1, "r"),
+}
+
+
+# --- textfind --------------------------------------------------------------------------------------------
+
+
+def _search_regex(pattern: str):
+    """SEARCH's wildcards as a regex: * any run, ? one character, ~x a literal x."""
+    out, i = [], 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "~" and i + 1 < len(pattern) and pattern[i + 1] in "*?~":
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.I | re.S)
+
+
+def _finder(case_sensitive: bool):
+    def one(needle: str, hay: str, start: float):
+        if not start >= 1 or start > max(len(hay), 1):
+            return VALUE
+        s = int(start) - 1
+        if case_sensitive:
+            pos = hay.find(needle, s)
+        else:
+            m = _search_regex(needle).search(hay, s)
+            pos = -1 if m is None else m.start()
+        return VALUE if pos < 0 else float(pos + 1)
+
+    def impl(find_text, within, start=None):
+        tf, ef = vec.texts(find_text)
+        tw, ew = vec.texts(within)
+        (st,), es = scalar_nums(start if start is not None else vec.const(1.0))
+        st = np.trunc(st)
+        shape = np.broadcast_shapes(tf.shape, tw.shape, st.shape)
+        out = [
+            one(a, b, c)
+            for a, b, c in zip(
+                np.broadcast_to(tf, shape).ravel().tolist(),
+                np.broadcast_to(tw, shape).ravel().tolist(),
+                np.broadcast_to(st, shape).ravel().tolist(),
+                strict=True,
+            )
+        ]
+        return vec.with_errors(vec.from_list(out, shape), vec.merge(ef, ew, es))
+
+    return impl
+
+
+_TEXTFIND_FUNCTIONS = {
+    "FIND": Spec(_finder(True), 2, 3),
+    "SEARCH": Spec(_finder(False), 2, 3),
+}
+
+
+# --- textformat ------------------------------------------------------------------------------------------
+
+_DATE_CODE = re.compile(
+    r"(\[h+\]|\[m+\]|\[s+\]|y+|m{5,}|mmmm|mmm|mm|m|d{4,}|ddd|dd|d|hh|h|"
+    r"ss|s|am/pm|a/p|\.0+)",
+    re.I,
+)
+
+
+_COLOUR = re.compile(r"\[(black|blue|cyan|green|magenta|red|white|yellow|color\s*\d+)\]", re.I)
+_CONDITION = re.compile(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[\d.]+(?:[eE][+-]?\d+)?)\s*\]")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+def _condition(sec: str):
+    m = _CONDITION.search(sec)
+    return None if m is None else (m.group(1), float(m.group(2)))
+
+
+def _holds(cond, x: float) -> bool:
+    op, v = cond
+    return {"<": x < v, ">": x > v, "=": x == v, "<=": x <= v, ">=": x >= v, "<>": x != v}[op]
+
+
+def _pick(secs: list[str], x: float) -> tuple[str, float, bool]:
+    """The section that formats ``x``, the value it shows and whether it shows a minus sign."""
+    conds = [_condition(sec) for sec in secs[:3]]
+    if any(conds):
+        numeric = secs[:3] if len(secs) > 3 else secs
+        if conds[0] is not None and _holds(conds[0], x):
+            return secs[0], x, True
+        if len(numeric) > 1 and conds[1] is not None and _holds(conds[1], x):
+            return secs[1], x, True
+        if len(numeric) > 2:
+            return secs[2], x, True
+        if len(numeric) == 2 and conds[1] is None:
+            return secs[1], x, True
+        return "General", x, True  # no section applies: Excel shows the number plainly
+    if x < 0 and len(secs) >= 2:
+        return secs[1], -x, False
+    if x == 0 and len(secs) >= 3:
+        return secs[2], x, False
+    return secs[0], x, True
+
+
+def general(x: float) -> str:
+    """Excel's General format in TEXT: at most 11 characters besides the sign, then scientific.
+
+    >>> general(1.2345678912), general(1e10), general(1.1e11), general(1e-9), general(1.123459e-10)
+    ('1.234567891', '10000000000', '1.1E+11', '0.000000001', '1.12346E-10')
+    """
+    a = abs(x)
+    sign = "-" if x < 0 else ""
+    if a == 0:
+        return "0"
+    if a >= 1e11 or a < 1e-9:
+        mant, _, exp = f"{_round_sig(a, 6):.5E}".partition("E")
+        mant = mant.rstrip("0").rstrip(".")
+        return f"{sign}{mant}E{exp[0]}{int(exp[1:]):02d}"
+    places = 9 if a < 1 else max(0, 10 - len(str(int(a))))
+    text = f"{_round(a, places):f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return sign + text
+
+
+def _round_sig(a: float, sig: int) -> float:
+    e = Decimal(format(a, ".15g")).adjusted()
+    return float(_round(a / 10.0**e, sig - 1)) * 10.0**e
+
+
+def _sections(fmt: str) -> list[str]:
+    out, cur, i, quoted = [], [], 0, False
+    while i < len(fmt):
+        ch = fmt[i]
+        if ch == '"':
+            quoted = not quoted
+        elif ch == "\\" and not quoted and i + 1 < len(fmt):
+            cur.append(fmt[i : i + 2])
+            i += 2
+            continue
+        elif ch == ";" and not quoted:
+            out.append("".join(cur))
+            cur = []
+            i += 1
+            continue
+        cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    return out
+
+
+def _tokens(sec: str):
+    """(kind, text): kind "lit" for literal text, "code" for format characters."""
+    out, i = [], 0
+    while i < len(sec):
+        ch = sec[i]
+        if ch == '"':
+            j = sec.find('"', i + 1)
+            j = len(sec) if j < 0 else j
+            out.append(("lit", sec[i + 1 : j]))
+            i = j + 1
+        elif ch == "\\" and i + 1 < len(sec):
+            out.append(("lit", sec[i + 1]))
+            i += 2
+        elif ch == "_" and i + 1 < len(sec):
+            out.append(("lit", " "))
+            i += 2
+        elif ch == "*" and i + 1 < len(sec):
+            i += 2
+        elif ch == "[":
+            j = sec.find("]", i)
+            tag = sec[i : j + 1] if j > 0 else sec[i:]
+            cur = re.fullmatch(r"\[\$([^-\]]*)(-[0-9A-Fa-f]+)?\]", tag)
+            if cur:
+                out.append(("lit", cur.group(1)))  # [$€-407]: the symbol; [$-409]: nothing
+            elif _COLOUR.fullmatch(tag) or _CONDITION.fullmatch(tag):
+                pass  # colours do not show in text; conditions were used to pick the section
+            elif re.fullmatch(r"\[(h+|m+|s+)\]", tag, re.I):
+                out.append(("code", tag))
+            else:
+                raise _Unsupported("format code " + tag)
+            i += len(tag)
+        elif ch in "$-+()/: ,.0#?%Ee" or ch.isalpha():
+            out.append(("code", ch))
+            i += 1
+        else:
+            out.append(("lit", ch))
+            i += 1
+    return out
+
+
+def _is_date(tokens) -> bool:
+    text = "".join(t for k, t in tokens if k == "code").lower()
+    return bool(re.search(r"[ymdhs]|am/pm|a/p|\[", text))
+
+
+def format_value(x: float, fmt: str) -> str:
+    sec, x, signed = _pick(_sections(fmt), x)
+    if sec.strip().lower() == "general" or sec == "":
+        return (general(x) if signed else general(abs(x))) if sec else ""
+    tokens = _tokens(sec)
+    if _is_date(tokens):
+        elapsed = any(k == "code" and t.startswith("[") for k, t in tokens)
+        if x < 0 and elapsed:  # [h]:mm on a negative duration: Excel prefixes the minus sign
+            return ("-" if signed else "") + _format_date(-x, tokens)
+        if x < 0:
+            raise _Unsupported("negative date")
+        return _format_date(x, tokens)
+    _check_number_format(tokens)
+    return _format_number(x, tokens, signed)
+
+
+def _check_number_format(tokens) -> None:
+    """Refuse (as unsupported) number formats whose Excel output the engine does not model."""
+    codes = [t for k, t in tokens if k == "code"]
+    text = "".join(codes)
+    if "/" in text and re.search(
+        r"[0#?]\s*/\s*[0-9#?]", "".join(t if k == "code" else " " for k, t in tokens)
+    ):
+        raise _Unsupported("fraction format")
+    sci = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee"]
+    if sci:
+        i = sci[0]
+        after = tokens[i + 1 : i + 3]
+        ok = (
+            len(after) == 2
+            and after[0][1] in "+-"
+            and after[1][0] == "code"
+            and after[1][1] in "0#"
+            and "%" not in text
+            and "?" not in text
+            and sum(1 for t in codes[: codes.index(tokens[i][1])] if t in "0#") >= 1
+        )
+        before = [t for k, t in tokens[:i] if k == "code" and t in "0#?,"]
+        dot = next((n for n, (k, t) in enumerate(tokens[:i]) if k == "code" and t == "."), i)
+        int_digits = sum(1 for k, t in tokens[:dot] if k == "code" and t in "0#?")
+        if not ok or int_digits != 1 or "," in before or "," in text:
+            raise _Unsupported("scientific format other than 0.00E+00")
+    if (codes and codes[0] == ",") or "?" in text:
+        raise _Unsupported("number format with ? or a leading comma")
+
+
+def _round(x: float, places: int) -> Decimal:
+    d = Decimal(format(x, ".15g"))
+    return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def _format_number(x: float, tokens, signed: bool) -> str:
+    codes = "".join(t if k == "code" else "\x00" for k, t in tokens)
+    pct = codes.count("%")
+    x = x * 100**pct
+    sci = re.search(r"[Ee][+-]", codes)
+    digits = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?"]
+    if not digits:
+        lits = "".join(t for _, t in tokens)
+        return ("-" if x < 0 and signed else "") + lits
+    last = digits[-1]
+    # trailing commas right after the last placeholder scale by 1,000 each
+    j = last + 1
+    while j < len(tokens) and tokens[j] == ("code", ","):
+        x /= 1000.0
+        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1 :]]
+        j += 1
+    dot = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t == "."), None)
+    j = (dot or 0) - 1
+    while dot is not None and j >= 0 and tokens[j] == ("code", ",") and j - 1 in digits:
+        x /= 1000.0  # #,.# : a comma just before the point scales too
+        tokens = [*tokens[:j], ("lit", ""), *tokens[j + 1 :]]
+        j -= 1
+    int_ph = [i for i in digits if dot is None or i < dot]
+    frac_ph = [i for i in digits if dot is not None and i > dot]
+    if sci:
+        frac_ph = [i for i in frac_ph if i < sci.start()]
+        int_ph = [i for i in int_ph if i < sci.start()]
+        return _format_sci(x, tokens, int_ph, frac_ph, signed)
+    grouping = any(
+        k == "code" and t == "," and int_ph and int_ph[0] < i < int_ph[-1] for i, (k, t) in enumerate(tokens)
+    )
+    d = _round(abs(x), len(frac_ph))
+    neg = x < 0 and d != 0 and signed
+    int_str, _, frac_str = f"{d:f}".partition(".")
+    int_str = int_str.lstrip("0")
+    frac_str = frac_str.ljust(len(frac_ph), "0")
+    out = [t if k == "lit" else (t if t not in "0#?.," else "") for k, t in tokens]
+    # integer digits, right to left into the placeholders; extra digits go to the leftmost
+    need = [tokens[i][1] for i in int_ph]
+    ds = list(int_str)
+    for n, i in enumerate(reversed(int_ph)):
+        ph = need[len(int_ph) - 1 - n]
+        if ds:
+            out[i] = ds.pop()
+        else:
+            out[i] = "0" if ph == "0" else " " if ph == "?" else ""
+    if int_ph and ds:
+        out[int_ph[0]] = "".join(ds) + out[int_ph[0]]
+    if grouping and int_ph:
+        whole = "".join(out[i] for i in int_ph)
+        grouped = _group(whole)
+        for i in int_ph:
+            out[i] = ""
+        out[int_ph[0]] = grouped
+    # fraction digits, left to right; trailing optional zeros dropped
+    keep = len(frac_str)
+    for n in range(len(frac_ph) - 1, -1, -1):
+        if tokens[frac_ph[n]][1] == "0" or frac_str[n] != "0":
+            break
+        keep = n
+    for n, i in enumerate(frac_ph):
+        ph = tokens[i][1]
+        out[i] = frac_str[n] if n < keep else (" " if ph == "?" else "")
+    if dot is not None:
+        out[dot] = "."
+    return ("-" if neg else "") + "".join(out)
+
+
+def _group(digits: str) -> str:
+    """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'."""
+    body = digits.lstrip(" ")
+    lead = digits[: len(digits) - len(body)]
+    parts = []
+    while len(body) > 3:
+        parts.insert(0, body[-3:])
+        body = body[:-3]
+    return lead + ",".join([body, *parts] if body else parts)
+
+
+def _format_sci(x, tokens, int_ph, frac_ph, signed) -> str:
+    places = len(frac_ph)
+    mant, exp = f"{abs(x):.{places}E}".split("E")
+    e = int(exp)
+    epos = next(i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee")
+    exp_digits = sum(1 for k, t in tokens[epos + 2 :] if k == "code" and t in "0#")
+    sign = "-" if e < 0 else ("+" if tokens[epos + 1][1] == "+" else "")
+    head = [t for k, t in tokens[: min(int_ph + frac_ph + [epos])] if k == "lit"]
+    tail = [t for k, t in tokens[epos + 2 + exp_digits :] if k == "lit" or t in "$)"]
+    body = mant if places else mant.split(".")[0]
+    neg = "-" if x < 0 and signed else ""
+    return neg + "".join(head) + body + tokens[epos][1] + sign + str(abs(e)).zfill(exp_digits) + "".join(tail)
+
+
+_DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+
+def _format_date(x: float, tokens) -> str:
+    text = "".join(t if k == "code" else "\x00" + t + "\x00" for k, t in tokens)
+    frac_digits = max((len(m) - 1 for m in re.findall(r"\.0+", text)), default=0)
+    secs = round((x - int(x)) * 86400, frac_digits)
+    day = int(x)
+    if secs >= 86400:
+        day, secs = day + 1, secs - 86400
+    y, mo, d = (int(v[0]) for v in parts(np.array([float(day)])))
+    hh, rem = divmod(secs, 3600)
+    mi, ss = divmod(rem, 60)
+    ampm = bool(re.search(r"am/pm|a/p", text, re.I))
+    pieces = re.split(r"(\x00[^\x00]*\x00)", text)
+    out, last_was_h = [], False
+    for piece in pieces:
+        if piece.startswith("\x00"):
+            out.append(piece.strip("\x00"))
+            continue
+        codes = _DATE_CODE.split(piece)
+        for n, c in enumerate(codes):
+            if not c:
+                continue
+            low = c.lower()
+            if n % 2 == 0:
+                out.append(c)
+                continue
+            if low in ("m", "mm"):
+                rest = "".join(codes[n + 1 :]).lower() + "".join(pieces[pieces.index(piece) + 1 :])
+                minute = last_was_h or re.match(r"[^a-z]*s", rest) is not None
+                v = int(mi) if minute else mo
+                out.append(f"{v:02d}" if low == "mm" else str(v))
+            elif low.startswith("[h"):
+                out.append(str(int(x * 24 + 1e-9)).zfill(len(low) - 2))
+            elif low.startswith("[m"):
+                out.append(str(int(x * 1440 + 1e-9)).zfill(len(low) - 2))
+            elif low.startswith("[s"):
+                out.append(str(round(x * 86400)).zfill(len(low) - 2))
+            elif low.startswith("y"):  # y and yy: two digits; yyy and more: four
+                out.append(f"{y:04d}" if len(low) > 2 else f"{y % 100:02d}")
+            elif low.startswith("mmm"):  # mmmmm and longer: the month's initial
+                name = _cal.month_name[mo]
+                out.append(name[:3] if low == "mmm" else name if low == "mmmm" else name[0])
+            elif low in ("d", "dd"):
+                out.append(f"{d:02d}" if low == "dd" else str(d))
+            elif low.startswith("ddd"):  # dddd and longer: the day's name
+                serial = day + (1462 if DATE1904.get() else 0)
+                name = _DAYS[int(serial - 1) % 7] if serial >= 1 else "Saturday"
+                out.append(name[:3] if low == "ddd" else name)
+            elif low in ("h", "hh") and "[h" in text.lower():  # h after [h]: the elapsed hours too
+                out.append(str(int(x * 24 + 1e-9)).zfill(len(low)))
+            elif low in ("s", "ss") and "[s" in text.lower():
+                out.append(str(round(x * 86400)).zfill(len(low)))
+            elif low in ("h", "hh"):
+                h = int(hh) % 12 or 12 if ampm else int(hh)
+                out.append(f"{h:02d}" if low == "hh" else str(h))
+            elif low in ("s", "ss"):
+                out.append(f"{int(ss):02d}" if low == "ss" else str(int(ss)))
+            elif low.startswith("."):
+                out.append(f"{ss - int(ss):.{len(low) - 1}f}"[1:])
+            elif low == "am/pm":
+                out.append("AM" if hh < 12 else "PM")
+            elif low == "a/p":  # keeps the case written: a/p shows a or p
+                out.append(c[0] if hh < 12 else c[2])
+            last_was_h = low in ("h", "hh", "s", "ss") or low.startswith(("[h", "[s"))
+    return "".join(out)
+
+
+def _text_one(v, fmt):
+    if isinstance(v, XlError):
+        return v
+    if isinstance(fmt, XlError):
+        return fmt
+    if isinstance(fmt, bool):
+        fmt = "TRUE" if fmt else "FALSE"
+    elif isinstance(fmt, float):
+        fmt = number_text(fmt)
+    fmt = "" if fmt is None else fmt
+    if isinstance(v, bool):
+        return _text_section(fmt, "TRUE" if v else "FALSE")
+    if v is None:
+        v = 0.0
+    if _invalid(fmt):
+        return VALUE
+    if isinstance(v, str):
+        n = parse_number(v)
+        if n is None:
+            return _text_section(fmt, v)
+        v = n
+    try:
+        return format_value(v, fmt)
+    except _Unsupported as err:
+        raise UnsupportedValue(f"TEXT ({err.args[0]})") from None
+    except (ValueError, IndexError, KeyError, StopIteration):
+        raise UnsupportedValue("TEXT (format not modelled)") from None
+
+
+_LITERALS = re.compile(r'"[^"]*"?|\\.|_.|\*.|\[[^\]]*\]', re.S)
+_WORDS = re.compile(r"general|am/pm|a/p|e[+-]", re.I)
+
+
+def _invalid(fmt: str) -> bool:
+    """Whether a format has a letter Excel does not read as a code: letters show only quoted
+    (``"USD"``) or escaped (``\\x``); the codes are General, y m d h s (dates and times), e and
+    b (years), E+ E- (scientific), AM/PM, A/P (Microsoft: "Review guidelines for customizing a
+    number format"); TEXT(5, "bogus") is #VALUE!."""
+    bare = _WORDS.sub("", _LITERALS.sub("", fmt))
+    return any(ch.isalpha() and ch.lower() not in "ymdhseb" for ch in bare)
+
+
+def _text_section(fmt: str, text: str) -> str:
+    """Text (and TRUE/FALSE) through the fourth section, ``"..."`` and ``\\x`` literals, ``@``."""
+    secs = _sections(fmt)
+    if len(secs) < 4:
+        return text
+    out, sec, i = [], secs[3], 0
+    while i < len(sec):
+        ch = sec[i]
+        if ch == '"':
+            j = sec.find('"', i + 1)
+            j = len(sec) if j < 0 else j
+            out.append(sec[i + 1 : j])
+            i = j + 1
+            continue
+        if ch == "\\" and i + 1 < len(sec):
+            out.append(sec[i + 1])
+            i += 2
+            continue
+        out.append(text if ch == "@" else ch)
+        i += 1
+    return "".join(out)
+
+
+def _text(value, fmt):
+    return vec.elementwise(_text_one, value, fmt)
+
+
+_TEXTFORMAT_FUNCTIONS = {"TEXT": Spec(_text, 2, 2)}
+
+
+FUNCTIONS = {**_TEXT_FUNCTIONS, **_TEXTEDIT_FUNCTIONS, **_TEXTFIND_FUNCTIONS, **_TEXTFORMAT_FUNCTIONS}

@@ -17,11 +17,10 @@ import numpy as np
 from gputco.workbook.recalc.formula.compile import Compiled, Compiler
 from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
-from gputco.workbook.recalc.functions import BUILTINS, Spec
-from gputco.workbook.recalc.functions.calendar import clock_functions
-from gputco.workbook.recalc.functions.dynamic import DYNAMIC
-from gputco.workbook.recalc.functions.reference import FormulaTexts
-from gputco.workbook.recalc.functions.subtotal import calls, mark_subtotals
+from gputco.workbook.recalc.functions import BUILTINS, Spec, about
+from gputco.workbook.recalc.functions.datetime import clock_functions
+from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
+from gputco.workbook.recalc.functions.math import calls, mark_subtotals
 from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.read.formulacols import columns, shape_starts
 from gputco.workbook.recalc.read.limits import Limits
@@ -112,7 +111,7 @@ def evaluate_package(
     compiler.tables = package.tables
     groups, cells, bad = _compile_all(package, compiler, deadline, timeout_s)
     if bad and unsupported == "raise":
-        raise UnsupportedFunctionError(bad)
+        raise UnsupportedFunctionError(bad, about)
     mark_subtotals(book, groups)
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
@@ -528,7 +527,7 @@ def _keep_stored(
     at = block if block is not None else [(r, g.col) for r in rows]
     cells = [f"{g.sheet}!{cell_name(r, c)}" for r, c in at]
     if unsupported == "raise":
-        raise UnsupportedFunctionError({name: cells})
+        raise UnsupportedFunctionError({name: cells}, about)
     listed = result.unsupported.setdefault(name, [])
     listed.extend(c for c in cells if c not in listed)  # once, whatever the passes
     result.skipped.update((g.sheet.upper(), r, c) for r, c in at)

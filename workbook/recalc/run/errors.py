@@ -6,6 +6,8 @@ catch ``ValueError`` or read ``err.cells`` / ``err.functions`` to show what went
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from gputco.udfs.errors import GputcoError
 
 
@@ -38,17 +40,20 @@ class UnsupportedFunctionError(RecalcError, ValueError):
     ``"Sheet!A1"`` texts. Pass ``unsupported="stored"`` to keep those cells' stored values instead.
     """
 
-    def __init__(self, functions: dict[str, list[str]]) -> None:
+    def __init__(self, functions: dict[str, list[str]], about: Callable[[str], str] | None = None) -> None:
         self.functions = functions
         parts = []
         for name, cells in sorted(functions.items()):
             more = f" and {len(cells) - 3} more" if len(cells) > 3 else ""
             parts.append(f"{name} (in {', '.join(cells[:3])}{more})")
+        # ``about`` (the function table's catalog.about) names an Excel function's category, version and page
+        pages = [text for text in map(about, sorted(functions)) if about and text not in functions]
         super().__init__(
             "unsupported functions or features: "
             + "; ".join(parts)
             + ". They are never guessed; use unsupported='stored' (CLI --keep-unsupported) to keep "
             "the values stored in the file for those cells."
+            + (" Microsoft's pages: " + "; ".join(pages) + "." if pages else "")
         )
 
 

@@ -18,8 +18,8 @@ import bisect
 from collections import defaultdict
 
 from gputco.workbook.recalc.formula.refs import MAX_ROW
-from gputco.workbook.recalc.functions.dynamic import DYNAMIC
-from gputco.workbook.recalc.functions.subtotal import calls
+from gputco.workbook.recalc.functions.lookup import DYNAMIC
+from gputco.workbook.recalc.functions.math import calls
 from gputco.workbook.recalc.read.screen import EXTERNAL_REF, OUTSIDE
 from gputco.workbook.recalc.run.engine import Evaluation
 from gputco.workbook.recalc.run.plan import order

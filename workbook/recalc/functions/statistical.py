@@ -1,4 +1,45 @@
-"""Statistical distributions: normal, lognormal, Student's t, chi-squared, F, gamma, beta,
+"""Excel's Statistical functions: aggregates, regression, distributions.
+
+Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, MODE, PERCENTILE, QUARTILE, SMALL...
+
+Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
+take part, so every statistic is a NaN-aware reduction along axis 1.
+
+The "A" twins AVERAGEA, MAXA, MINA, STDEVA, STDEVPA, VARA, VARPA read ranges and arrays by
+Microsoft's AVERAGEA/MAXA pages: TRUE is 1, FALSE and text (empty text too) are 0, blank cells are
+skipped; arguments typed directly convert as for SUM (TRUE 1, "3" 3, text that is not a number
+#VALUE!). SMALL and LARGE take an array k (``SUM(SMALL(A1:A9,{1,2,3}))``): one result per k.
+
+LINEST, LOGEST, TREND, GROWTH: least-squares regression, as Excel returns it.
+
+LINEST(known_y's, [known_x's], [const=TRUE], [stats=FALSE]) fits ``y = m1*x1 + ... + mk*xk + b``.
+known_y's is one column (then each column of known_x's is a variable) or one row (each row a
+variable); with one variable, y and x may be any shape of the same size; known_x's defaults to
+1, 2, 3... The result's first row is ``mk, ..., m1, b`` (the coefficients in reverse order of the
+x's); with stats TRUE four more rows follow (Microsoft's LINEST page): standard errors of the
+coefficients and of b; r² and the standard error of y; the F statistic and the degrees of
+freedom; the regression and residual sums of squares. Cells of rows 3-5 past the second column
+are #N/A. With const FALSE, b is 0 (its standard error #N/A) and r² and F are about the uncentred
+sums (y is not reduced by its mean), as in Excel. A cell that is not a number is #VALUE!; sizes
+that do not match are #REF!; fewer observations than coefficients #NUM!.
+
+Collinear x's: as Microsoft documents for Excel ([MS-OI29500] 2.1.985, LINEST: "vectors in
+known-xs that are collinear ... are omitted from the regression calculations. The vectors are
+given a coefficient of 0 and a standard error of 0 ... df is affected"), an x column that the
+columns before it (and the constant, with const TRUE) already span is left out: coefficient 0,
+standard error 0, and df counts only the columns kept. The columns are taken in order, so of two
+equal columns the second is dropped. LibreOffice 7.4 does not drop them (it returns the
+meaningless solution of a near-singular system: tests/test_recalc_arrays_lo.py lists it).
+
+- LOGEST(known_y's, [known_x's], [const], [stats]): LINEST of ln(y), its first row raised to
+  ``e`` (``y = b * m1^x1 * ...``; const FALSE makes b 1); the statistics are those of the
+  fit of ln(y). A y of 0 or less is #NUM!.
+- TREND(known_y's, [known_x's], [new_x's], [const]): the fitted line's values at new_x's (by
+  default at known_x's): with one variable, one value per cell of new_x's, in its shape; with k
+  variables new_x's has k columns (rows) and the result one value per row (column).
+- GROWTH(known_y's, [known_x's], [new_x's], [const]): TREND of the exponential curve of LOGEST.
+
+Statistical distributions: normal, lognormal, Student's t, chi-squared, F, gamma, beta,
 binomial, negative binomial, hypergeometric, Poisson, exponential and Weibull, as Microsoft's
 function reference defines them, with the legacy names Excel keeps (NORMDIST, TDIST, CHIDIST, ...).
 
@@ -24,10 +65,528 @@ function's docstring), #VALUE! for a non-numeric argument, an error argument pro
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from gputco.workbook.recalc.run.values import DIV0, NUM, XlError
+import numpy as np
 
-from ._args import Spec, scalar_function
+from gputco.workbook.recalc.run import vec
+from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
+
+from ._args import Spec, added, is_rangelike, numbers, result, scalar_function, scalar_nums
+from .arrays import _strict_numbers, full
+
+# --- stats -----------------------------------------------------------------------------------------------
+
+
+def _count_used(vals):
+    return (~np.isnan(vals)).sum(axis=1)
+
+
+def _extreme(largest: bool, logical: bool = False):
+    """MAX/MIN (MAXA/MINA with ``logical``): 0 when no number takes part."""
+
+    def impl(*args):
+        vals, err = numbers(args, logical=logical)
+        reduce = np.nanmax if largest else np.nanmin
+        with np.errstate(all="ignore"):
+            r = np.where(
+                _count_used(vals) > 0, reduce(_fill(vals, -np.inf if largest else np.inf), axis=1), 0.0
+            )
+        return result(r, err)
+
+    return impl
+
+
+def _fill(vals, x):
+    if vals.shape[1] == 0:
+        return np.full((vals.shape[0], 1), x)
+    return np.where(np.isnan(vals), x, vals)
+
+
+def _average(logical: bool = False):
+    def impl(*args):
+        vals, err = numbers(args, logical=logical)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            r = added(vals) / n
+        return result(r, err, bad=DIV0)
+
+    return impl
+
+
+def _count(*args):
+    vals, _ = numbers(args, errors=False, scalars="numbers")
+    return _count_used(vals).astype(float).reshape(-1, 1, 1)
+
+
+def _counta(*args):
+    total = 0
+    for a in args:
+        if a is None:
+            total = total + 1  # an omitted argument counts, as in Excel
+            continue
+        arr = materialize(a)
+        flat = arr.reshape(arr.shape[0], -1)
+        if flat.dtype != vec.OBJ:
+            total = total + flat.shape[1]
+        else:
+            total = total + (flat != None).sum(axis=1)  # noqa: E711 (element-wise)
+    return np.asarray(total, dtype=float).reshape(-1, 1, 1)
+
+
+def _countblank(rng):
+    arr = materialize(rng)
+    h, w = (rng.h, rng.w) if hasattr(rng, "h") else arr.shape[1:]
+    flat = arr.reshape(arr.shape[0], -1)
+    if flat.dtype != vec.OBJ:
+        filled = flat.shape[1]
+        blanks = np.full(flat.shape[0], h * w - filled)
+    else:
+        blanks = (h * w - flat.shape[1]) + np.array(
+            [[v is None or v == "" for v in row] for row in flat.tolist()]
+        ).sum(axis=1)
+    return np.asarray(blanks, dtype=float).reshape(-1, 1, 1)
+
+
+def _sorted(vals):
+    """Rows sorted ascending with the NaN (unused) entries at the end, and the used counts."""
+    return np.sort(vals, axis=1), _count_used(vals)
+
+
+def _median(*args):
+    vals, err = numbers(args)
+    with np.errstate(all="ignore"), _quiet():
+        r = np.nanmedian(_fill(vals, np.nan), axis=1)
+    return result(r, err, bad=NUM)
+
+
+class _quiet:
+    def __enter__(self):
+        import warnings
+
+        self._w = warnings.catch_warnings()
+        self._w.__enter__()
+        warnings.simplefilter("ignore", RuntimeWarning)
+
+    def __exit__(self, *exc):
+        self._w.__exit__(*exc)
+
+
+def _percentile_of(vals, k):
+    """PERCENTILE.INC: linear interpolation at (count - 1) * k."""
+    s, n = _sorted(vals)
+    m = max(s.shape[0], k.shape[0])
+    s = np.broadcast_to(s, (m, s.shape[1]))
+    n = np.broadcast_to(n, (m,))
+    k = np.broadcast_to(k, (m,))
+    pos = (n - 1) * k
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, np.maximum(n - 1, 0))
+    lo = np.clip(lo, 0, max(s.shape[1] - 1, 0))
+    hi = np.clip(hi, 0, max(s.shape[1] - 1, 0))
+    if s.shape[1] == 0:
+        return np.full(m, np.nan)
+    a = np.take_along_axis(s, lo[:, None], axis=1)[:, 0]
+    b = np.take_along_axis(s, hi[:, None], axis=1)[:, 0]
+    r = a + (pos - np.floor(pos)) * (b - a)
+    return np.where((n > 0) & (k >= 0) & (k <= 1), r, np.nan)
+
+
+def _percentile(rng, k):
+    vals, err = numbers([rng])
+    (fk,), ek = scalar_nums(k)
+    r = _percentile_of(vals, fk.reshape(-1))
+    return _with_scalar_errors(result(r, err, bad=NUM), ek)
+
+
+def _quartile(rng, q):
+    vals, err = numbers([rng])
+    (fq,), eq = scalar_nums(q)
+    fq = np.trunc(fq.reshape(-1))
+    r = _percentile_of(vals, np.where((fq >= 0) & (fq <= 4), fq / 4.0, -1.0))
+    return _with_scalar_errors(result(r, err, bad=NUM), eq)
+
+
+def _percentile_exc(rng, k):
+    """PERCENTILE.EXC: rank k * (n + 1), #NUM! unless 1 <= rank <= n; PERCENTILE.INC at the same
+    position (k' = (rank - 1) / (n - 1))."""
+    vals, err = numbers([rng])
+    (fk,), ek = scalar_nums(k)
+    n = _count_used(vals).astype(float)
+    m = max(n.shape[0], fk.reshape(-1).shape[0])
+    n, kk = np.broadcast_to(n, (m,)), np.broadcast_to(fk.reshape(-1), (m,))
+    rank = kk * (n + 1.0)
+    with np.errstate(all="ignore"):
+        inc = np.where(n > 1, (rank - 1.0) / np.maximum(n - 1.0, 1.0), 0.0)
+    r = np.where((rank >= 1.0) & (rank <= n), _percentile_of(vals, inc), np.nan)
+    return _with_scalar_errors(result(r, err, bad=NUM), ek)
+
+
+def _quartile_exc(rng, q):
+    (fq,), eq = scalar_nums(q)
+    fq = np.trunc(fq)
+    quarter = np.where((fq >= 1) & (fq <= 3), fq / 4.0, np.nan)  # 0 and 4 are #NUM!
+    return _with_scalar_errors(_percentile_exc(rng, quarter), eq)
+
+
+def _mode(*args):
+    """MODE/MODE.SNGL: the most frequent number (the first to reach that count, in the order the
+    arguments list them); #N/A when no number repeats. Ranges give their numbers only; a value
+    or single cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in
+    POI's FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    parts = []
+    for a in args:
+        if a is None:
+            continue
+        arr = materialize(a) if is_rangelike(a) else np.asarray(a)
+        arr = arr.reshape(arr.shape[0], -1) if arr.ndim else arr.reshape(1, 1)
+        parts.append((arr.tolist(), arr.shape[1] == 1))
+    m = max((len(rows) for rows, _ in parts), default=1)
+    out = np.empty(m, dtype=object)
+    for i in range(m):
+        seen: dict[float, int] = {}
+        bad = None
+        for rows, single in parts:
+            for v in rows[min(i, len(rows) - 1)]:
+                if isinstance(v, XlError):
+                    bad = v
+                elif type(v) is float:
+                    seen[v] = seen.get(v, 0) + 1
+                elif single:
+                    bad = VALUE
+                if bad is not None:
+                    break
+            if bad is not None:
+                break
+        best = max(seen.values(), default=0)
+        out[i] = bad or (next(v for v, c in seen.items() if c == best) if best > 1 else NA)
+    return out.reshape(-1, 1, 1)
+
+
+def _rank(average: bool):
+    """RANK/RANK.EQ(number, ref, [order]): 1 + how many numbers of ref are greater (order 0,
+    the default) or smaller (order non-zero); ties share the best rank, RANK.AVG their average;
+    #N/A when ref does not hold the number."""
+
+    def impl(number, ref, order=None):
+        vals, err = numbers([ref])
+        (x, o), ex = scalar_nums(number, vec.const(0.0) if order is None else order)
+        m = max(vals.shape[0], x.reshape(-1).shape[0], o.reshape(-1).shape[0])
+        v = np.broadcast_to(vals, (m, vals.shape[1]))
+        x = np.broadcast_to(x.reshape(-1), (m,))[:, None]
+        o = np.broadcast_to(o.reshape(-1), (m,))
+        with np.errstate(invalid="ignore"):
+            above = np.where(o == 0, (v > x).sum(axis=1), (v < x).sum(axis=1)).astype(float)
+            ties = (v == x).sum(axis=1)
+        r = above + 1.0 + ((ties - 1) / 2.0 if average else 0.0)
+        return _with_scalar_errors(result(np.where(ties > 0, r, np.nan), err, bad=NA), ex)
+
+    return impl
+
+
+def _with_scalar_errors(out, errs):
+    if errs is None:
+        return out
+    return vec.finish(out, errs) if out.dtype != vec.OBJ else vec.with_errors(out, errs)
+
+
+def _kth(largest: bool):
+    """SMALL/LARGE(array, k): the k-th smallest (largest) number; k < 1 or past the count is
+    #NUM!. k may be an array: the result has k's shape, one answer per k."""
+
+    def impl(rng, k):
+        vals, err = numbers([rng])
+        fk, ek = vec.nums(k)
+        s, n = _sorted(vals)
+        mk, hk, wk = fk.shape
+        m = max(s.shape[0], mk)
+        kk = np.ceil(np.where(np.isfinite(fk), fk, 0.0) - 1e-12).astype(np.int64)
+        kk = np.broadcast_to(kk, (m, hk, wk)).reshape(m, hk * wk)
+        n = np.broadcast_to(n, (m,))[:, None]
+        s = np.broadcast_to(s, (m, s.shape[1]))
+        ok = (kk >= 1) & (kk <= n)
+        idx = np.clip(np.where(ok, n - kk if largest else kk - 1, 0), 0, max(s.shape[1] - 1, 0))
+        r = np.take_along_axis(s, idx, axis=1) if s.shape[1] else np.zeros(idx.shape)
+        r = np.where(ok, r, np.nan).reshape(m, hk, wk)
+        if err is not None:  # the array's first error fills every answer
+            mask = np.array([e is not None for e in err], dtype=bool).reshape(-1, 1, 1)
+            rows = (mask, np.asarray(err, dtype=object).reshape(-1, 1, 1))
+            ek = rows if ek is None else vec.merge(ek, rows)
+        return vec.finish(r, ek, bad=NUM)
+
+    return impl
+
+
+def _var(sample: bool, root: bool, logical: bool = False):
+    def impl(*args):
+        vals, err = numbers(args, logical=logical)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            mean = np.nansum(vals, axis=1) / n
+            ss = np.nansum((vals - mean[:, None]) ** 2, axis=1)
+            v = ss / (n - 1 if sample else n)
+            r = np.sqrt(v) if root else v
+        return result(np.where(n > (1 if sample else 0), r, np.nan), err, bad=DIV0)
+
+    return impl
+
+
+_STATS_FUNCTIONS = {
+    "MIN": Spec(_extreme(False), 1, 255, "r"),
+    "MAX": Spec(_extreme(True), 1, 255, "r"),
+    "AVERAGE": Spec(_average(), 1, 255, "r"),
+    "MINA": Spec(_extreme(False, logical=True), 1, 255, "r"),
+    "MAXA": Spec(_extreme(True, logical=True), 1, 255, "r"),
+    "AVERAGEA": Spec(_average(logical=True), 1, 255, "r"),
+    "COUNT": Spec(_count, 1, 255, "r"),
+    "COUNTA": Spec(_counta, 1, 255, "r"),
+    "COUNTBLANK": Spec(_countblank, 1, 1, "r"),
+    "MEDIAN": Spec(_median, 1, 255, "r"),
+    "PERCENTILE": Spec(_percentile, 2, 2, "rv"),
+    "PERCENTILE.INC": Spec(_percentile, 2, 2, "rv"),
+    "QUARTILE": Spec(_quartile, 2, 2, "rv"),
+    "QUARTILE.INC": Spec(_quartile, 2, 2, "rv"),
+    "PERCENTILE.EXC": Spec(_percentile_exc, 2, 2, "rv"),
+    "QUARTILE.EXC": Spec(_quartile_exc, 2, 2, "rv"),
+    "MODE": Spec(_mode, 1, 255, "r"),
+    "RANK": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.EQ": Spec(_rank(False), 2, 3, "vrv"),
+    "RANK.AVG": Spec(_rank(True), 2, 3, "vrv"),
+    "MODE.SNGL": Spec(_mode, 1, 255, "r"),
+    "SMALL": Spec(_kth(False), 2, 2, "rv"),
+    "LARGE": Spec(_kth(True), 2, 2, "rv"),
+    "STDEV": Spec(_var(True, True), 1, 255, "r"),
+    "STDEV.S": Spec(_var(True, True), 1, 255, "r"),
+    "STDEV.P": Spec(_var(False, True), 1, 255, "r"),
+    "STDEVP": Spec(_var(False, True), 1, 255, "r"),
+    "VAR": Spec(_var(True, False), 1, 255, "r"),
+    "VAR.S": Spec(_var(True, False), 1, 255, "r"),
+    "VAR.P": Spec(_var(False, False), 1, 255, "r"),
+    "VARP": Spec(_var(False, False), 1, 255, "r"),
+    "STDEVA": Spec(_var(True, True, logical=True), 1, 255, "r"),
+    "STDEVPA": Spec(_var(False, True, logical=True), 1, 255, "r"),
+    "VARA": Spec(_var(True, False, logical=True), 1, 255, "r"),
+    "VARPA": Spec(_var(False, False, logical=True), 1, 255, "r"),
+}
+
+__all__ = ["FUNCTIONS", "XlError"]
+
+
+# --- regression ------------------------------------------------------------------------------------------
+
+#: a column counts as spanned by the ones kept before it when what it adds is below this share
+#: of its length (exact combinations leave rounding noise of about 1e-15)
+_COLLINEAR = 1e-10
+
+
+@dataclass
+class _Data:
+    y: np.ndarray  # (n,) observations
+    x: np.ndarray  # (n, k) one column per variable
+    by_row: bool  # known_y's is a row: variables are rows of known_x's
+    shape: tuple[int, int]  # known_y's shape (the default new_x's of one variable)
+
+
+@dataclass
+class _Fit:
+    coef: np.ndarray  # (k,) slopes, 0 for the columns left out
+    b: float
+    kept: np.ndarray  # (k,) bool
+    design: np.ndarray  # (n, p) the columns kept, then the constant
+    params: np.ndarray  # (p,) their coefficients
+    const: bool
+
+
+def _data(ys, xs) -> _Data | XlError:
+    y, err = _strict_numbers(full(ys))
+    if err is not None:
+        return err
+    if y.shape[0] != 1:
+        raise ValueError("a regression over arrays varying by row")
+    y = y[0]
+    xa = None
+    if xs is not None:
+        xa, err = _strict_numbers(full(xs))
+        if err is not None:
+            return err
+        if xa.shape[0] != 1:
+            raise ValueError("a regression over arrays varying by row")
+        xa = xa[0]
+    n = y.size
+    if y.shape[1] == 1 or y.shape[0] == 1:
+        by_row = y.shape[1] != 1
+        yv = y.ravel()
+        if xa is None:
+            x = np.arange(1, n + 1, dtype=vec.FLOAT)[:, None]
+        elif xa.shape == y.shape:
+            x = xa.reshape(n, 1)
+        else:
+            x = xa.T if by_row else xa
+            if x.shape[0] != n:
+                return REF
+        return _Data(yv, x, by_row, y.shape)
+    # two-dimensional known_y's: one variable of the same shape
+    if xa is not None and xa.shape != y.shape:
+        return REF
+    x = np.arange(1, n + 1, dtype=vec.FLOAT) if xa is None else xa.ravel()
+    return _Data(y.ravel(), x[:, None], False, y.shape)
+
+
+def _fit(d: _Data, use_const: bool) -> _Fit | XlError:
+    """Least squares, leaving out each x column already spanned by those kept before it."""
+    n, k = d.x.shape
+    if n < k + (1 if use_const else 0):
+        return NUM
+    kept = np.zeros(k, dtype=bool)
+    basis = [np.ones(n)] if use_const else []
+    for j in range(k):
+        col = d.x[:, j]
+        size = float(np.linalg.norm(col))
+        if basis:
+            a = np.column_stack(basis)
+            resid = col - a @ np.linalg.lstsq(a, col, rcond=None)[0]
+        else:
+            resid = col
+        if size > 0 and float(np.linalg.norm(resid)) > _COLLINEAR * size:
+            kept[j] = True
+            basis.append(col)
+    cols = [d.x[:, j] for j in range(k) if kept[j]] + ([np.ones(n)] if use_const else [])
+    design = np.column_stack(cols) if cols else np.zeros((n, 0))
+    params = np.linalg.lstsq(design, d.y, rcond=None)[0] if cols else np.zeros(0)
+    coef = np.zeros(k)
+    coef[kept] = params[: int(kept.sum())]
+    b = float(params[-1]) if use_const else 0.0
+    return _Fit(coef, b, kept, design, params, use_const)
+
+
+def _predict(f: _Fit, x: np.ndarray) -> np.ndarray:
+    return x @ f.coef + f.b
+
+
+def _fitted(ys, xs, const, log: bool, flags_ok: bool = True):
+    """(data, fit) of y on x (of log y for LOGEST/GROWTH), or the error to show (``flags_ok``:
+    the caller's other flags were read)."""
+    d = _data(ys, xs)
+    if isinstance(d, XlError):
+        return d
+    use_const = _flag(const, True)
+    if use_const is None or not flags_ok:
+        return VALUE
+    if log:
+        if (d.y <= 0).any():
+            return NUM
+        d.y = np.log(d.y)
+    f = _fit(d, use_const)
+    return f if isinstance(f, XlError) else (d, f)
+
+
+def _estimate(ys, xs, const, stats, log: bool):
+    want_stats = _flag(stats, False)
+    fitted = _fitted(ys, xs, const, log, want_stats is not None)
+    if isinstance(fitted, XlError):
+        return vec.const(fitted)
+    d, f = fitted
+    k = d.x.shape[1]
+    top = np.array([*f.coef[::-1].tolist(), f.b])
+    if log:
+        top = np.exp(top)
+    if not want_stats:
+        return top.reshape(1, 1, k + 1)
+    out = _statistics(d, f)
+    out[0] = top.tolist()
+    return out.reshape(1, 5, k + 1)
+
+
+def _statistics(d: _Data, f: _Fit) -> np.ndarray:
+    """LINEST's rows 2-5 (row 1 left for the coefficients)."""
+    n, k = d.x.shape
+    used = int(f.kept.sum())
+    p = used + (1 if f.const else 0)
+    fitted = f.design @ f.params if p else np.zeros(n)
+    ss_resid = float(np.sum((d.y - fitted) ** 2))
+    ss_reg = float(np.sum((fitted - d.y.mean()) ** 2)) if f.const else float(np.sum(fitted**2))
+    df = n - p
+    out = np.full((5, k + 1), NA, dtype=object)
+    if df > 0:
+        sey2 = ss_resid / df
+        se = np.sqrt(np.diag(sey2 * np.linalg.inv(f.design.T @ f.design))) if p else np.zeros(0)
+        se_x = np.zeros(k)
+        se_x[f.kept] = se[:used]
+        out[1, :k] = se_x[::-1].tolist()
+        out[1, k] = float(se[-1]) if f.const else NA
+        out[2, 1] = float(np.sqrt(sey2))
+        out[3, 0] = (ss_reg / used) / sey2 if sey2 > 0 and used else NUM
+    else:
+        out[1, :] = NUM if f.const else [*([NUM] * k), NA]
+        out[2, 1] = NUM
+        out[3, 0] = NUM
+    total = ss_reg + ss_resid
+    out[2, 0] = ss_reg / total if total > 0 else NUM
+    out[3, 1] = float(df)
+    out[4, 0], out[4, 1] = ss_reg, ss_resid
+    return out
+
+
+def _linest(ys, xs=None, const=None, stats=None):
+    return _estimate(ys, xs, const, stats, log=False)
+
+
+def _logest(ys, xs=None, const=None, stats=None):
+    return _estimate(ys, xs, const, stats, log=True)
+
+
+def _trend_of(log: bool):
+    def impl(ys, xs=None, new_xs=None, const=None):
+        fitted = _fitted(ys, xs, const, log)
+        if isinstance(fitted, XlError):
+            return vec.const(fitted)
+        d, f = fitted
+        k = d.x.shape[1]
+        if new_xs is None:
+            new = d.x.T.reshape(k, *d.shape) if k == 1 else (d.x.T if d.by_row else d.x)
+            new = new[0] if k == 1 else new
+        else:
+            new, err = _strict_numbers(full(new_xs))
+            if err is not None:
+                return vec.const(err)
+            if new.shape[0] != 1:
+                raise ValueError("TREND/GROWTH with new_x's varying by row")
+            new = new[0]
+        if k == 1:
+            out = _predict(f, new.reshape(-1, 1)).reshape(new.shape)
+        else:
+            rows = new.T if d.by_row else new
+            if rows.shape[1] != k:
+                return vec.const(REF)
+            out = _predict(f, rows)
+            out = out.reshape(1, -1) if d.by_row else out.reshape(-1, 1)
+        if log:
+            out = np.exp(out)
+        return vec.finish(out[None].astype(vec.FLOAT), None)
+
+    return impl
+
+
+def _flag(x, default: bool) -> bool | None:
+    """A TRUE/FALSE argument (numbers non-zero; omitted: the default); None for text."""
+    if x is None:
+        return default
+    b, e = vec.bools(x)
+    if e is not None or b.size != 1:
+        return None
+    return bool(b.ravel()[0])
+
+
+_REGRESSION_FUNCTIONS = {
+    "LINEST": Spec(_linest, 1, 4, "aavv"),
+    "LOGEST": Spec(_logest, 1, 4, "aavv"),
+    "TREND": Spec(_trend_of(False), 1, 4, "aaav"),
+    "GROWTH": Spec(_trend_of(True), 1, 4, "aaav"),
+}
+
+
+# --- distributions ---------------------------------------------------------------------------------------
 
 _EPS = 1e-16
 _TINY = 1e-300
@@ -36,7 +595,7 @@ _SQRT2PI = math.sqrt(2.0 * math.pi)
 _MAX_DF = 1e10  # Excel: degrees of freedom of 10^10 or more are #NUM!
 
 
-def _flag(v) -> bool:
+def _dist_flag(v) -> bool:
     """A logical argument (cumulative, tails as TRUE/FALSE): non-zero is TRUE."""
     return v is not None and v != 0
 
@@ -211,11 +770,11 @@ def _norm_dist(x, mean, sd, cumulative):
     if sd <= 0.0:
         return NUM
     z = (x - mean) / sd
-    return norm_cdf(z) if _flag(cumulative) else norm_pdf(z) / sd
+    return norm_cdf(z) if _dist_flag(cumulative) else norm_pdf(z) / sd
 
 
 def _norm_s_dist(z, cumulative):
-    return norm_cdf(z) if _flag(cumulative) else norm_pdf(z)
+    return norm_cdf(z) if _dist_flag(cumulative) else norm_pdf(z)
 
 
 def _norm_inv(p, mean, sd):
@@ -234,7 +793,7 @@ def _lognorm_dist(x, mean, sd, cumulative):
     if x <= 0.0 or sd <= 0.0:
         return NUM
     z = (math.log(x) - mean) / sd
-    return norm_cdf(z) if _flag(cumulative) else norm_pdf(z) / (sd * x)
+    return norm_cdf(z) if _dist_flag(cumulative) else norm_pdf(z) / (sd * x)
 
 
 def _lognorm_inv(p, mean, sd):
@@ -305,7 +864,7 @@ def _t_dist(x, df, cumulative):
     d = _df(df)
     if isinstance(d, XlError):
         return d
-    return _t_cdf(x, d) if _flag(cumulative) else _t_pdf(x, d)
+    return _t_cdf(x, d) if _dist_flag(cumulative) else _t_pdf(x, d)
 
 
 def _t_dist_2t(x, df):
@@ -355,7 +914,7 @@ def _chisq_dist(x, df, cumulative):
     d = _df(df)
     if isinstance(d, XlError) or x < 0:
         return NUM
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return gamma_pq(d / 2.0, x / 2.0)[0]
     return _gamma_pdf(x, d / 2.0, 2.0)
 
@@ -402,7 +961,7 @@ def _gamma_dist(x, alpha, beta, cumulative):
     """GAMMA.DIST(x, alpha, beta, cumulative): x < 0, alpha <= 0 or beta <= 0 is #NUM!."""
     if x < 0 or alpha <= 0 or beta <= 0:
         return NUM
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return gamma_pq(alpha, x / beta)[0]
     return _gamma_pdf(x, alpha, beta)
 
@@ -430,7 +989,7 @@ def _expon_dist(x, lam, cumulative):
     """EXPON.DIST(x, lambda, cumulative): x < 0 or lambda <= 0 is #NUM!."""
     if x < 0 or lam <= 0:
         return NUM
-    return -math.expm1(-lam * x) if _flag(cumulative) else lam * math.exp(-lam * x)
+    return -math.expm1(-lam * x) if _dist_flag(cumulative) else lam * math.exp(-lam * x)
 
 
 def _poisson_dist(x, mean, cumulative):
@@ -439,8 +998,8 @@ def _poisson_dist(x, mean, cumulative):
     if k < 0 or mean < 0:
         return NUM
     if mean == 0:
-        return 1.0 if (k == 0 or _flag(cumulative)) else 0.0
-    if _flag(cumulative):
+        return 1.0 if (k == 0 or _dist_flag(cumulative)) else 0.0
+    if _dist_flag(cumulative):
         return gamma_pq(k + 1.0, mean)[1]
     return math.exp(k * math.log(mean) - mean - math.lgamma(k + 1.0))
 
@@ -450,7 +1009,7 @@ def _weibull_dist(x, alpha, beta, cumulative):
     if x < 0 or alpha <= 0 or beta <= 0:
         return NUM
     z = (x / beta) ** alpha
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return -math.expm1(-z)
     return alpha / beta**alpha * x ** (alpha - 1.0) * math.exp(-z)
 
@@ -468,7 +1027,7 @@ def _f_dist(x, d1, d2, cumulative):
     a, b = _df(d1), _df(d2)
     if isinstance(a, XlError) or isinstance(b, XlError) or x < 0:
         return NUM
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return _f_tails(x, a, b)[0]
     if x == 0:
         return 0.0 if a > 2 else (1.0 if a == 2 else math.inf)
@@ -518,7 +1077,7 @@ def _beta_dist(x, alpha, beta, cumulative, lo=None, hi=None):
         return NUM
     w = hi - lo
     z, y = (x - lo) / w, (hi - x) / w
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return beta_i(alpha, beta, z, y)[0]
     if z == 0.0 or y == 0.0:
         edge_a = alpha if z == 0.0 else beta
@@ -578,7 +1137,7 @@ def _binom_dist(x, trials, p, cumulative):
     k, n = math.trunc(x), math.trunc(trials)
     if k < 0 or k > n or not 0.0 <= p <= 1.0:
         return NUM
-    return _binom_cdf(k, n, p) if _flag(cumulative) else _binom_pmf(k, n, p)
+    return _binom_cdf(k, n, p) if _dist_flag(cumulative) else _binom_pmf(k, n, p)
 
 
 def _binom_dist_range(trials, p, s, s2=None):
@@ -611,7 +1170,7 @@ def _negbinom_dist(f, s, p, cumulative=None):
     k, r = math.trunc(f), math.trunc(s)
     if k < 0 or r < 1 or not 0.0 < p < 1.0:
         return NUM
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return beta_i(float(r), k + 1.0, p)[0]
     lc = math.lgamma(k + r) - math.lgamma(k + 1.0) - math.lgamma(float(r))
     return math.exp(lc + r * math.log(p) + k * math.log1p(-p))
@@ -630,7 +1189,7 @@ def _hypgeom_dist(x, n, big_k, big_n, cumulative=None):
     def pmf(j: int) -> float:
         return math.comb(kk, j) * math.comb(nn - kk, n - j) / math.comb(nn, n)
 
-    if _flag(cumulative):
+    if _dist_flag(cumulative):
         return min(1.0, math.fsum(pmf(j) for j in range(max(0, n - nn + kk), k + 1)))
     return pmf(k)
 
@@ -723,4 +1282,7 @@ _DEFS = {
     "FISHERINV": (_fisherinv, 1, 1),
 }
 
-FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
+_DISTRIBUTIONS_FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _DEFS.items()}
+
+
+FUNCTIONS = {**_STATS_FUNCTIONS, **_REGRESSION_FUNCTIONS, **_DISTRIBUTIONS_FUNCTIONS}
