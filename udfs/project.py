@@ -35,6 +35,7 @@ Every term is per GPU, USD, signed as cash (outflows negative), end of period. T
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any, cast
 
 import numpy as np
 
@@ -136,12 +137,12 @@ MAX_LIFE = 15
 CHUNK_CELLS = 1 << 21
 
 
-def _choice(name: str, value: object, n: int, valid) -> np.ndarray:
+def _choice(name: str, value: Any, n: int, valid) -> np.ndarray:
     """A text term as indices into ``valid``, one per row (``value``: text, an array of texts, or
     codes into categories, as :class:`gputco.udfs.scenario.Coded`)."""
-    given = CHOICES[name] if value is None else value
+    given: Any = CHOICES[name] if value is None else value
     if hasattr(given, "codes"):
-        cats, codes = np.asarray(given.categories, dtype=str), np.asarray(given.codes)
+        cats, codes = np.array(list(given.categories), dtype=object), np.asarray(given.codes)
         codes = np.broadcast_to(codes, (n,)) if codes.size == 1 else codes
     else:
         arr = np.broadcast_to(np.asarray(given, dtype=object), (n,))
@@ -167,7 +168,7 @@ def choice(name: str, text: str) -> str:
     return key
 
 
-def _size(v: object) -> int:
+def _size(v: Any) -> int:
     return np.size(v.codes) if hasattr(v, "codes") else np.size(v)
 
 
@@ -284,7 +285,7 @@ def _ramp(ppy: int, ramp_months: np.ndarray, k: int) -> np.ndarray | float:
     per = 12 // ppy
     if not np.any(ramp_months > 0):
         return 1.0
-    total = 0.0
+    total: np.ndarray | float = 0.0
     with np.errstate(all="ignore"):
         for m in range((k - 1) * per + 1, k * per + 1):
             total = total + np.where(ramp_months > 0, np.minimum(1.0, (m - 0.5) / ramp_months), 1.0)
@@ -330,7 +331,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
     net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
     power_use = np.zeros((periods, n)) if np.any(power_var) else None  # d opex / d utilisation
     service, cfads = np.zeros((periods, n)), np.zeros((periods, n))
-    lines = {k: np.zeros((periods, n)) for k in TABLE_COLUMNS[1:]} if table else None
+    lines: dict[str, Any] = {k: np.zeros((periods, n)) for k in TABLE_COLUMNS[1:]} if table else {}
     net[0] = -capex
     equity[0] = -capex + t["debt_fraction"] * capex
     same = bool(np.all(build == build[0]))
@@ -514,7 +515,7 @@ def _arguments(signature, args, kwargs) -> tuple[dict[str, object], tuple]:
     return out, shape
 
 
-def _project_function(result: str, name: str, doc: str):
+def _project_function(result: str | None, name: str, doc: str | None):
     """A function of the scalar ``result`` of one project or of arrays of them (of one shape),
     with the keyword arguments of :data:`TERMS` and :data:`CHOICES`; a missing IRR is an error
     that says why."""
@@ -539,7 +540,7 @@ def _project_function(result: str, name: str, doc: str):
         for k, v in OPTIONAL_ARGS.items()
     ]
     signature = inspect.Signature(params)
-    function.__signature__ = signature
+    cast(Any, function).__signature__ = signature
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -618,8 +619,18 @@ def _project_table(*args, **kwargs):
     return rows
 
 
-for _name, _result, _doc, _value in _FUNCTIONS:
-    globals()[_name] = _project_function(_result, _name, _doc + _EXAMPLE.format(name=_name, value=_value))
+def _made(name: str):
+    """The project function ``name`` of :data:`_FUNCTIONS`, its docstring with its example."""
+    ((result, doc, value),) = [(r, d, v) for n, r, d, v in _FUNCTIONS if n == name]
+    return _project_function(result, name, doc + _EXAMPLE.format(name=name, value=value))
+
+
+tco_project_npv = _made("tco_project_npv")
+tco_project_irr = _made("tco_project_irr")
+tco_equity_irr = _made("tco_equity_irr")
+tco_equity_npv = _made("tco_equity_npv")
+tco_min_dscr = _made("tco_min_dscr")
+tco_peak_funding = _made("tco_peak_funding")
 
 tco_project_cashflows = _project_function(None, "tco_project_cashflows", _project_table.__doc__)
 _TABLE_SIGNATURE = tco_project_cashflows.__signature__

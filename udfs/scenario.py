@@ -159,7 +159,7 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
         )
         return tab[0, 0] if tab.size == 1 else tab[codes, text["precision"].codes]
 
-    used: dict[str, object] = {
+    used: dict[str, Any] = {
         "convention": text["convention"],
         **{k: text[k] for k in project.CHOICES},
     }
@@ -324,10 +324,10 @@ def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray | float
         raise InputRangeError(err.arg, err.value, err.valid, at) from None
 
 
-def _year_flows(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, object]:
+def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]:
     """The cash flows of the scenarios ``idx`` (periods, scenarios), which share one kind of
     period; an error names the scenario (its index among all the scenarios)."""
-    cols: dict[str, object] = {}
+    cols: dict[str, Any] = {}
     for a in yearflows.INPUTS:
         v = used[a]
         if isinstance(v, Coded):
@@ -342,14 +342,14 @@ def _year_flows(used: dict[str, object], idx: np.ndarray, n: int) -> dict[str, o
         raise InputRangeError(err.arg, err.value, err.valid, at) from None
 
 
-def _period_groups(used: dict[str, object], idx: np.ndarray, n: int):
+def _period_groups(used: dict[str, Any], idx: np.ndarray, n: int):
     """The scenarios ``idx`` in groups that share one kind of period (year, month)."""
     codes = np.broadcast_to(used["periods"].codes, (n,))[idx]
     for c in np.unique(codes):
         yield idx[codes == c]
 
 
-def _project_results(values: dict[str, object], used: dict[str, object], idx: np.ndarray, n: int) -> None:
+def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarray, n: int) -> None:
     """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
     ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
     t = values["terms"]
@@ -362,7 +362,7 @@ def _project_results(values: dict[str, object], used: dict[str, object], idx: np
         used[key][idx] = value * gpus if key.startswith("cluster_") else value
 
 
-def _refuse_project_terms(used: dict[str, object], idx: np.ndarray, n: int) -> None:
+def _refuse_project_terms(used: dict[str, Any], idx: np.ndarray, n: int) -> None:
     """An error naming the first project input of the scenarios ``idx`` away from its default."""
     for name in project.PROJECT_INPUTS:
         default = project.CHOICES.get(name, project.TERMS.get(name))
@@ -380,6 +380,7 @@ def _refuse_project_terms(used: dict[str, object], idx: np.ndarray, n: int) -> N
             off = np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx] != default
         if off.any():
             at = int(np.argmax(off))
+            got: str | float
             if isinstance(value, Coded):
                 got = str(value.categories[int(np.broadcast_to(value.codes, (n,))[idx][at])])
             else:
@@ -399,7 +400,7 @@ def _year_table(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     (scenarios, 16 years). The table has no project terms (build, debt, MACRS...): a scenario
     that sets one to other than its default is refused, never computed without it."""
     _refuse_project_terms(used, idx, n)
-    values: dict[str, object] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
+    values: dict[str, Any] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
     names = {a for y in chain.YEAR_STEPS for a in y.args} - _YEAR_KEYS
     for a in names - {"year"}:
         arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]

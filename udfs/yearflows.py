@@ -18,6 +18,7 @@ by column (tests/test_flows.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -29,14 +30,14 @@ from .decision_steps import breakeven_utilisation_of_table
 INPUTS = (*project.TERMS, *project.CHOICES)
 
 
-def by_period(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict[str, np.ndarray]:
+def by_period(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict[str, Any]:
     """The flows of :func:`gputco.udfs.project.project_flows` (each (periods, scenarios)) of
     scenarios that share one kind of period, with ``ppy`` (periods per year) and the checked
     ``terms``."""
     t = project.terms(values, function)
     if np.unique(t["ppy"]).size > 1:
         raise chk.InputRangeError("periods", "year and month", "one kind of period per call")
-    f = project.project_flows(t)
+    f: dict[str, Any] = dict(project.project_flows(t))
     f["ppy"] = int(t["ppy"][0])
     f["terms"] = t
     return f
