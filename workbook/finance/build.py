@@ -10,7 +10,7 @@ the cached value of every formula with the headless recalculation -> rename onto
 ['Cover', 'Inputs', 'Model', 'Compare', 'Cash flow 1', 'Cash flow 2', 'Benchmarks', 'Checks',
  'Presets', 'xlwings.conf']
 >>> wb.defined_names["inp_mfu_2"].attr_text  # system 2's MFU: an input cell on Inputs
-"'Inputs'!$E$29"
+"'Inputs'!$E$28"
 """
 
 from __future__ import annotations
