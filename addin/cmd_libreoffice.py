@@ -101,7 +101,7 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
         help="folder for --convert-to's file (default: the current folder)",
     )
     add_budget_argument(p)
-    add_timeout_argument(p, DEFAULT_TIMEOUT_S, "--convert-to: the screen and LibreOffice's run")
+    add_timeout_argument(p, DEFAULT_TIMEOUT_S, "the screen, and with --convert-to LibreOffice's run")
     p.set_defaults(run=_open)
 
 
@@ -115,16 +115,19 @@ def _open(args: argparse.Namespace) -> int:
             "gputco add-in: run `gputco addin libreoffice` first, or leave "
             "out --own-profile"
         )
-    if args.convert_to:
+    from gputco.workbook.recalc import budgets, refuse_outside, time_budget
+    from gputco.workbook.xlsx.files import check_input
+
+    limits, timeout = budgets(args.budget), timeout_of(args)
+    if not args.convert_to:  # the window: the same screen first, then LibreOffice on its own time
+        with time_budget(timeout, alarm=True):
+            refuse_outside(check_input(args.file), limits)  # whatever its name: LibreOffice reads content
+    else:
         if args.own_profile:
             raise LibreOfficeError(
                 "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
             )
         out = Path(args.outdir)
-        from gputco.workbook.recalc import budgets, refuse_outside, time_budget
-        from gputco.workbook.xlsx.files import check_input
-
-        limits, timeout = budgets(args.budget), timeout_of(args)
         with time_budget(timeout, alarm=True):  # the screen and LibreOffice's run share it
             refuse_outside(check_input(args.file), limits)  # whatever its name: LibreOffice reads content
             written = session.convert(

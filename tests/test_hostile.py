@@ -328,6 +328,15 @@ def test_resource_bombs_are_refused_within_60_s_and_2_gib(name, tmp_path, soffic
     assert not soffice_recorder.exists()
 
 
+@pytest.mark.parametrize("name", sorted(SCREENED))
+def test_open_in_a_window_screens_before_starting_libreoffice(name, tmp_path, capsys, soffice_recorder):
+    """``gputco open FILE`` (LibreOffice's window, not headless) takes the same screen first."""
+    make, message = SCREENED[name]
+    code, _out, err = _cli(capsys, "open", str(make(tmp_path)))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+    assert not soffice_recorder.exists()
+
+
 @pytest.mark.parametrize("name", sorted(OPEN_SCREENED))
 def test_open_convert_to_screens_by_content_not_by_name(name, tmp_path, capsys, soffice_recorder):
     make, message = OPEN_SCREENED[name]
