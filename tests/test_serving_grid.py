@@ -128,7 +128,9 @@ def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path,
         or "eGRID2022" in factor.parent.cell(row=factor.row, column=factor.column + 1).value
     )
     used = _named(wb, "inp_kg_co2_per_kwh")
-    note = used.parent.cell(row=used.row, column=used.column + 1).value
+    # the note: the row's text right of the input (its range check sits between them)
+    beside = [used.parent.cell(row=used.row, column=used.column + i).value for i in range(1, 5)]
+    note = next(v for v in beside if isinstance(v, str) and v.startswith(("=", "not")))
     assert note.startswith("= the region") if region == "us_average" else note.startswith("not the region")
     co2 = _named(wb, "out_co2_tonnes_1").value  # the CO2 step still uses the factor typed
     assert co2 == pytest.approx(
