@@ -35,7 +35,7 @@ import openpyxl
 from lo_record import Err, norm
 from openpyxl.utils.formulas import FORMULAE
 
-from gputco.workbook.recalc import BUILTINS, RecalcError, evaluate_workbook
+from gputco.workbook.recalc import BUILTINS, FormulaSyntaxError, RecalcError, evaluate_workbook, parse
 from gputco.workbook.recalc.functions import NEVER
 
 #: functions left out: volatile or reaching outside (NEVER), the application's state (CELL,
@@ -223,16 +223,28 @@ def _row(key: str) -> int:
 def engine_values(path: Path, n: int) -> list[object]:
     """The engine's value of every formula (None where it keeps a stored value: unsupported).
 
-    A batch the engine refuses whole (a RecalcError) is split in halves until the formulas it
-    refuses are found: those get the text ``"<refused: ErrorName>"``, the others their values.
+    A formula the engine's parser refuses gets the text ``"<refused: FormulaSyntaxError>"``;
+    the others are evaluated in one workbook. A batch the engine still refuses whole (another
+    RecalcError) is split in halves until the formulas it refuses are found: those get the text
+    ``"<refused: ErrorName>"``, the others their values.
     Any other exception is a crash and propagates.
     """
+    sheet = openpyxl.load_workbook(path)["F"]  # read once: not once per formula
+    formulas = [sheet.cell(k, 1).value[1:] for k in range(1, n + 1)]
+    unparsed = [k for k, f in enumerate(formulas) if not _parses(f)]
+    if unparsed:  # the parser refuses them one by one; the others in one evaluation, each at its
+        # own row (an empty text holds the row of a refused one), not a halving per refusal
+        held = set(unparsed)
+        rest = ['""' if k in held else f for k, f in enumerate(formulas)]
+        out = engine_values(write_batch(path.with_name(f"{path.stem}-parsed.xlsx"), rest), n)
+        for k in unparsed:
+            out[k] = f"<refused: {FormulaSyntaxError.__name__}>"
+        return out
     try:
         got = evaluate_workbook(path, functions={}, unsupported="stored", timeout_s=600)
     except RecalcError as err:
         if n == 1:
             return [f"<refused: {type(err).__name__}>"]
-        formulas = [openpyxl.load_workbook(path)["F"].cell(k, 1).value[1:] for k in range(1, n + 1)]
         half = n // 2
         out = []
         for part in (formulas[:half], formulas[half:]):
@@ -244,6 +256,15 @@ def engine_values(path: Path, n: int) -> list[object]:
         if sheet == "F":
             out[_row(cell) - 1] = norm(v)
     return out
+
+
+def _parses(formula: str) -> bool:
+    """True where the engine's own parser takes the formula."""
+    try:
+        parse("=" + formula)
+    except RecalcError:
+        return False
+    return True
 
 
 def libreoffice_values(path: Path, n: int) -> list[object]:
