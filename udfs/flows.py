@@ -170,12 +170,11 @@ def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
     are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
     ``guess``: where to start if :func:`_start` cannot."""
-    c = c / np.abs(c).max(axis=0)
+    c = c * (1.0 / np.maximum(c.max(axis=0), -c.min(axis=0)))
     m = c.shape[1]
-    last = np.zeros(m)
-    for t in range(len(c)):
-        np.copyto(last, c[t], where=c[t] != 0)
-    up = last > 0  # NPV > 0 between -100% and the root
+    nonzero = c != 0
+    last = len(c) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
+    up = c[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
     r = np.clip(_start(c, guess), LOW, HIGH)
     out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
     return _inside(c, up, out)
@@ -239,19 +238,14 @@ def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray) -> np.ndarray:
 def _start(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """A first estimate of the root: the rate at which the inflows' total P, at their mean time
     tP, is worth the outflows' total N at theirs, tN: 1 + r = (P / N)^(1 / (tP - tN)) (exact for
-    one outflow and one inflow); ``guess`` where that is not finite."""
-    p, n, tp, tn = (np.zeros(c.shape[1]) for _ in range(4))
-    pos, neg = np.empty(c.shape[1]), np.empty(c.shape[1])
-    for t in range(len(c)):
-        np.maximum(c[t], 0.0, out=pos)
-        np.subtract(pos, c[t], out=neg)
-        p += pos
-        n += neg
-        if t:
-            tp += t * pos
-            tn += t * neg
+    one outflow and one inflow); ``guess`` where that is not finite. N = P - the total and
+    tN N = tP P - the time-weighted total, so one pass takes the inflows (two sums by BLAS)."""
+    t = np.arange(len(c), dtype=float)
+    pos = np.maximum(c, 0.0)
+    p, tpp = pos.sum(axis=0), t @ pos
+    n, tnn = p - c.sum(axis=0), tpp - t @ c
     with np.errstate(all="ignore"):
-        r = (p / n) ** (1.0 / (tp / p - tn / n)) - 1.0
+        r = (p / n) ** (1.0 / (tpp / p - tnn / n)) - 1.0
     return np.where(np.isfinite(r), r, guess)
 
 

@@ -422,13 +422,20 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
 
 
 def _chunks(t: dict[str, np.ndarray]):
-    """Row indices in chunks that share one ``ppy``, each small enough for bounded memory."""
+    """Row indices in chunks that share one ``ppy``, each small enough for bounded memory, rows of
+    one number of periods (1 + build + life) together so that no chunk carries the trailing zeros
+    of shorter projects (a remainder under 256 rows joins the next ones)."""
+    periods = 1 + np.rint(t["build_months"] * t["ppy"] / 12.0) + np.rint(t["life_years"] * t["ppy"])
     for ppy in np.unique(t["ppy"]):
         rows = np.flatnonzero(t["ppy"] == ppy)
-        periods = 1 + int(np.max(t["life_years"][rows]) * ppy + np.max(t["build_months"][rows]) * ppy / 12)
-        size = max(256, CHUNK_CELLS // periods)
-        for s in range(0, rows.size, size):
-            yield rows[s : s + size]
+        rows = rows[np.argsort(periods[rows], kind="stable")]
+        p = periods[rows].astype(int)
+        s = 0
+        while s < rows.size:
+            same = int(np.searchsorted(p, p[s], side="right"))
+            e = min(s + max(256, CHUNK_CELLS // p[s]), same) if same - s >= 256 else min(rows.size, s + 256)
+            yield rows[s:e]
+            s = e
 
 
 def results(
