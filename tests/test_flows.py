@@ -68,6 +68,27 @@ def test_irr_of_monthly_rows_is_the_annualised_numpy_financial_irr(inflows, outf
         assert abs(flows.npv(row[None, :], got[0], 12)[0]) <= 1e-7 * np.abs(row).sum()
 
 
+def test_yearly_flows_spread_over_their_months_keep_their_annual_irr():
+    """A yearly row whose every flow is paid as 12 equal monthly ones (months 12k .. 12k + 11) has
+    NPV S(x) Q(x^12) in x = 1 / (1 + monthly rate), S = 1 + x + .. + x^11 > 0, Q the yearly NPV:
+    the same annual IRR as the yearly row's npf.irr, to 1e-9. The months come in runs of 12
+    equal periods, which the kernel evaluates a run at a time (magnitudes over five decades, roots
+    near -100% where the runs overflow and are evaluated period by period)."""
+    yearly = _one_sign_change(np.random.default_rng(21), 2_100)[:2_000]
+    monthly = np.repeat(yearly, 12, axis=1)
+    runs = flows._runs(np.ascontiguousarray(monthly.T))
+    assert runs is not None and max(runs.lengths) == 12  # the path taken is the one by runs
+    got, why = flows.irr(monthly, periods_per_year=12)
+    want = np.array([npf.irr(np.trim_zeros(r, "b")) for r in yearly])
+    with np.errstate(invalid="ignore"):
+        per_month = (1.0 + want) ** (1.0 / 12.0) - 1.0
+    found = (per_month > flows.LOW) & (per_month < flows.HIGH)
+    assert found.mean() > 0.99
+    assert np.all(why[found] == flows.FOUND)
+    assert np.all(why[~found] == flows.NO_ROOT)
+    np.testing.assert_allclose(got[found], want[found], rtol=1e-9, atol=1e-9)
+
+
 def test_no_sign_change_and_no_root_say_why():
     """No sign change: no IRR; several sign changes and NPV never 0 (1 - 3x + 3x^2 > 0 for every
     x = 1 / (1 + r)): no root, as npf.irr also finds none; a root beyond 1e6 per year: none."""

@@ -16,6 +16,10 @@ memory are linear in the periods and callers bound memory by passing chunks of r
   guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates.
 - Payback: the first time the cumulative flow turns >= 0, linear within the period, in periods.
 
+Where many periods repeat the one before in every row (by month: the months of an operating
+year), the IRR's NPV is evaluated a run of equal periods at a time (the geometric sum of the run,
+:func:`_runs`): the same polynomial, rounded differently, so roots move in their last bits only.
+
 >>> flows = np.array([[-100.0, 60.0, 60.0], [-100.0, 10.0, 10.0]])
 >>> npv(flows, 0.1).round(4)
 array([   4.1322, -82.6446])
@@ -29,6 +33,7 @@ array([1.66666667,        nan])
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -103,14 +108,15 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     if periods_per_year != 1:
         guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
     one = changes == 1
+    runs = _runs(c)
     if one.all():
-        rate = _unique_root(c, guess)
+        rate = _unique_root(c, guess, runs)
     elif one.any():
-        rate[one] = _unique_root(c[:, one], guess[one])
+        rate[one] = _unique_root(c[:, one], guess[one], runs)
     several = np.flatnonzero(changes > 1)
     for s in range(0, several.size, _GRID_BLOCK):
         rows = several[s : s + _GRID_BLOCK]
-        rate[rows] = _nearest_root(np.ascontiguousarray(c[:, rows].T), guess[rows])
+        rate[rows] = _nearest_root(np.ascontiguousarray(c[:, rows].T), guess[rows], runs)
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -144,10 +150,49 @@ def _periods(flows, by_period: bool) -> np.ndarray:
 # --- one sign change: one root, safeguarded Newton ---------------------------------------------
 
 
-def _value(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+class _Runs(NamedTuple):
+    """Periods whose flows equal the period before's in every row, as runs: ``starts`` and
+    ``lengths`` of the runs, ``zero`` where a run's flows are all 0."""
+
+    starts: list[int]
+    lengths: list[int]
+    zero: list[bool]
+
+
+def _runs(c: np.ndarray) -> _Runs | None:
+    """The runs of equal periods of ``c`` (T, rows) where evaluating NPV by runs takes fewer
+    operations than period by period (by month: the months of an operating year), else None."""
+    if len(c) < 8:
+        return None
+    new = np.ones(len(c), dtype=bool)
+    new[1:] = (c[1:] != c[:-1]).any(axis=1)
+    starts = np.flatnonzero(new)
+    lengths = np.diff(np.append(starts, len(c)))
+    if 6 * starts.size + 5 * int(lengths.max()) >= 3 * len(c):  # too few equal periods
+        return None
+    zero = [not c[t].any() for t in starts]
+    return _Runs(starts.tolist(), lengths.tolist(), zero)
+
+
+def _value(c: np.ndarray, r: np.ndarray, runs: _Runs | None = None) -> tuple[np.ndarray, np.ndarray]:
     """NPV of the period-major flows ``c`` (T, rows) at per-period rates ``r`` and its derivative
-    in r, by Horner's rule in x = 1 / (1 + r)."""
+    in r, by Horner's rule in x = 1 / (1 + r); with ``runs`` (:func:`_runs`) a run of L equal
+    flows v is one step: v (1 + x + .. + x^(L-1)) + x^L (the rest), with the derivative by the
+    product rule (rows where that overflows are evaluated period by period, as without runs)."""
     x = 1.0 / (1.0 + r)
+    if runs is not None:
+        acc, d = _value_by_runs(c, x, runs)
+        bad = ~np.isfinite(acc)
+        if not bad.any():
+            return acc, -d * x * x
+        acc[bad], d[bad] = _horner(c[:, bad], x[bad])
+        return acc, -d * x * x
+    acc, d = _horner(c, x)
+    return acc, -d * x * x
+
+
+def _horner(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The polynomial sum c_t x^t of each row and its derivative in x, period by period."""
     acc = c[-1].copy()
     d = np.zeros_like(acc)
     for t in range(len(c) - 2, -1, -1):
@@ -155,10 +200,47 @@ def _value(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         d += acc
         acc *= x
         acc += c[t]
-    return acc, -d * x * x
+    return acc, d
 
 
-def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
+def _value_by_runs(c: np.ndarray, x: np.ndarray, runs: _Runs) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_horner` by runs of equal periods: for each run length L the sum S_L = 1 + x + ..
+    + x^(L-1) (Horner: S_(j+1) = 1 + x S_j, all terms positive for x > 0), its derivative and
+    x^L, then one step per run."""
+    longest = max(runs.lengths)
+    need = set(runs.lengths)
+    table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    s, ds, p, before = np.ones_like(x), np.zeros_like(x), x, np.ones_like(x)  # S_1, S_1', x, x^0
+    for j in range(2, longest + 1):
+        ds = ds * x + s
+        s = s * x + 1.0
+        p, before = p * x, p
+        if j in need:  # (S_j, S_j', x^j, j x^(j-1))
+            table[j] = (s, ds, p, j * before)
+    k = len(runs.starts) - 1
+    first, length = runs.starts[k], runs.lengths[k]
+    if length == 1:
+        acc, d = c[first].copy(), np.zeros_like(x)
+    else:
+        acc, d = c[first] * table[length][0], c[first] * table[length][1]
+    for k in range(len(runs.starts) - 2, -1, -1):
+        first, length = runs.starts[k], runs.lengths[k]
+        if length == 1:
+            d *= x
+            d += acc
+            acc *= x
+            acc += c[first]
+            continue
+        sl, dsl, pl, dpl = table[length]
+        d = d * pl + acc * dpl
+        acc = acc * pl
+        if not runs.zero[k]:
+            d += c[first] * dsl
+            acc += c[first] * sl
+    return acc, d
+
+
+def _unique_root(c: np.ndarray, guess: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
     """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
 
     With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
@@ -176,11 +258,13 @@ def _unique_root(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
     last = len(c) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
     up = c[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
     r = np.clip(_start(c, guess), LOW, HIGH)
-    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
-    return _inside(c, up, out)
+    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up, runs)
+    return _inside(c, up, out, runs)
 
 
-def _newton(c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray) -> np.ndarray:
+def _newton(
+    c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray, runs: _Runs | None = None
+) -> np.ndarray:
     """The root of each row's NPV in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0
     elsewhere) by the safeguarded Newton's method of :func:`_unique_root`, from ``r``."""
     m = c.shape[1]
@@ -190,7 +274,7 @@ def _newton(c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np
     older = step
     done = np.zeros(m, dtype=bool)
     for it in range(_MAX_STEPS):
-        fr, dfr = _value(c, r)
+        fr, dfr = _value(c, r, runs)
         below = (fr > 0) == up
         np.copyto(lo, r, where=below)
         np.copyto(hi, r, where=~below)
@@ -223,13 +307,13 @@ def _newton(c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np
     return out
 
 
-def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray) -> np.ndarray:
+def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
     """The roots found at (or next to) an end of [LOW, HIGH] kept only where NPV does change sign
     between the ends; NaN where the root lies beyond them."""
     edge = np.flatnonzero((out - LOW <= 1e-6) | (out >= HIGH * (1.0 - 1e-6)))
     if edge.size:
-        f_lo = _value(c[:, edge], np.full(edge.size, LOW))[0]
-        f_hi = _value(c[:, edge], np.full(edge.size, HIGH))[0]
+        f_lo = _value(c[:, edge], np.full(edge.size, LOW), runs)[0]
+        f_hi = _value(c[:, edge], np.full(edge.size, HIGH), runs)[0]
         inside = ((f_lo == 0) | ((f_lo > 0) == up[edge])) & ((f_hi == 0) | ((f_hi > 0) != up[edge]))
         out[edge[~inside]] = np.nan
     return out
@@ -264,7 +348,7 @@ def _grid_discount(periods: int) -> np.ndarray:
         return (1.0 + _GRID)[:, None] ** -np.arange(periods, dtype=float)[None, :]
 
 
-def _nearest_root(f: np.ndarray, guess: np.ndarray) -> np.ndarray:
+def _nearest_root(f: np.ndarray, guess: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
     """For rows with several sign changes: NPV on the grid of rates, each bracket solved, and
     of the roots the one nearest the guess (NaN: no root). Rates where a row's NPV overflows are
     left out of its brackets: they are the grid's lowest (a discount factor (1 + r)^-t only grows
@@ -272,10 +356,12 @@ def _nearest_root(f: np.ndarray, guess: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         values = f @ _grid_discount(f.shape[1]).T
     values[~np.isfinite(values)] = np.nan
-    return _bracketed(f, values, _GRID, guess)
+    return _bracketed(f, values, _GRID, guess, runs)
 
 
-def _bracketed(f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray) -> np.ndarray:
+def _bracketed(
+    f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray, runs: _Runs | None = None
+) -> np.ndarray:
     """Every sign change of ``values`` (rows x rates on ``grid``) solved to its root within the
     bracket of the two rates (:func:`_newton`), and per row the root nearest its guess (NaN if
     none); a rate where NPV is exactly 0 is a root."""
@@ -287,7 +373,7 @@ def _bracketed(f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.nd
     if cr.size:
         c = f[cr] / np.abs(f[cr]).max(axis=1)[:, None]
         start = -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi))
-        root = _newton(np.ascontiguousarray(c.T), start, lo.copy(), hi.copy(), values[cr, cj] > 0)
+        root = _newton(np.ascontiguousarray(c.T), start, lo.copy(), hi.copy(), values[cr, cj] > 0, runs)
     row = np.concatenate([zr, cr])
     root = np.concatenate([grid[zj], root])
     out = np.full(len(f), np.nan)
