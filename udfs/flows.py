@@ -181,11 +181,11 @@ def _value(c: np.ndarray, r: np.ndarray, runs: _Runs | None = None) -> tuple[np.
     product rule (rows where that overflows are evaluated period by period, as without runs)."""
     x = 1.0 / (1.0 + r)
     if runs is not None:
-        acc, d = _value_by_runs(c, x, runs)
+        with np.errstate(over="ignore", invalid="ignore"):  # where it overflows: as without runs
+            acc, d = _value_by_runs(c, x, runs)
         bad = ~np.isfinite(acc)
-        if not bad.any():
-            return acc, -d * x * x
-        acc[bad], d[bad] = _horner(c[:, bad], x[bad])
+        if bad.any():
+            acc[bad], d[bad] = _horner(c[:, bad], x[bad])
         return acc, -d * x * x
     acc, d = _horner(c, x)
     return acc, -d * x * x
