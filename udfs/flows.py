@@ -13,7 +13,8 @@ memory are linear in the periods and callers bound memory by passing chunks of r
   rule of signs in x = 1 / (1 + r)), found by a safeguarded Newton/bisection per row. Rows whose
   flows change sign several times can have several roots: the one nearest the starting guess is
   taken (-50% a year when the undiscounted sum is a loss, else 10%, as a rate per period: the
-  guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates.
+  guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates, except
+  where the running sums prove at most one root (:func:`_root_bound`): then none, or the one.
 - Payback: the first time the cumulative flow turns >= 0, linear within the period, in periods.
 
 Where many periods repeat the one before in every row (by month: the months of an operating
@@ -108,12 +109,16 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     if periods_per_year != 1:
         guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
     one = changes == 1
+    several = np.flatnonzero(changes > 1)
+    if several.size:  # those with at most one root proven: none, or the one _unique_root finds
+        bound, ends_differ = _root_bound(c[:, several])
+        one[several[(bound == 1) & ends_differ]] = True
+        several = several[(bound > 1)]
     runs = _runs(c)
     if one.all():
         rate = _unique_root(c, guess, runs)
     elif one.any():
         rate[one] = _unique_root(c[:, one], guess[one], runs)
-    several = np.flatnonzero(changes > 1)
     for s in range(0, several.size, _GRID_BLOCK):
         rows = several[s : s + _GRID_BLOCK]
         rate[rows] = _nearest_root(np.ascontiguousarray(c[:, rows].T), guess[rows], runs)
@@ -137,6 +142,30 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
         count += (s * last) < 0
         np.copyto(last, s, where=s != 0)
     return count
+
+
+def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows whose flows ``c`` (T, rows) change sign several times: a bound on the number of
+    roots of NPV in x = 1 / (1 + r) > 0, and whether the first and last non-zero flows differ in
+    sign (then the number of roots is odd, else even). On 0 < x < 1, NPV / (1 - x) is the power
+    series of the running sums S_t (S_(T-1) from then on), so by Descartes' rule for power series
+    it has at most as many roots as the running sums change sign (the criterion of Norstrom,
+    1972); on x > 1 likewise the running sums from the last period back; x = 1 is a root where
+    the sum is 0. A running sum within rounding of 0 (4 T eps x the running sum of |flows|) could
+    have either sign: the row's bound is then the number of periods (nothing proven)."""
+    limit = 4.0 * len(c) * np.finfo(float).eps
+    bound = np.zeros(c.shape[1], dtype=np.int64)
+    unsure = np.zeros(c.shape[1], dtype=bool)
+    for f in (c, c[::-1]):
+        sums, size = np.cumsum(f, axis=0), np.cumsum(np.abs(f), axis=0)
+        near = np.abs(sums) <= limit * size
+        unsure |= (near & (size > 0)).any(axis=0)
+        bound += sign_changes(np.where(near, 0.0, sums), by_period=True)
+    bound[unsure] = len(c)
+    nonzero = c != 0
+    first = c[np.argmax(nonzero, axis=0), np.arange(c.shape[1])]
+    last = c[len(c) - 1 - np.argmax(nonzero[::-1], axis=0), np.arange(c.shape[1])]
+    return bound, (first > 0) != (last > 0)
 
 
 def _periods(flows, by_period: bool) -> np.ndarray:
