@@ -347,6 +347,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
     has_contract = bool(np.any(contract))
     dep_per = dep_years / ppy  # per period of each tax year
     tenor_min = int(np.min(np.where(balance > 0, tenor, kmax)))
+    steady_year, steady_rows = -1, ()
     for k in range(1, kmax + 1):
         if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
             sold_base = sold_base * decline
@@ -356,36 +357,46 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
         everyone = k <= kmin  # every row is in its life: no mask needed
         live = True if everyone else k <= life
         ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
-        ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
-        if has_contract:
-            under = np.clip(contracted_periods - (k - 1), 0.0, 1.0)
-            sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
-            rev = sold + contract * under
-        else:
-            sold = sold_base * ramp if ramping else sold_base
-            rev = sold
-        opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
-        if extra:
-            opex = opex + fixed_base
-        if not everyone:
-            rev, sold, opex = rev * live, sold * live, opex * live
         year = (k - 1) // ppy
-        dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
-        f = rev + opex
-        if k >= kmin:
-            f = f + residual * (k == life)
-        # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
-        taxed = (dep - f) * tax
         p = (build[0] + k) if same else (build + k, at)
-        net[p] = taxed + f
-        revenue[p] = sold
-        if power_use is not None:
-            power_use[p] = power_var * a * ramp * live
-        cfads[p] = rev + opex + taxed
-        if table:  # the lines of TCO_PROJECT_CASHFLOWS
-            for key, value in (("revenue", rev), ("opex", opex), ("depreciation", dep), ("tax", taxed)):
-                lines[key][p] = value
-            lines["residual"][p] = residual * (k == life)
+        # after the ramp, before the contract's end and the life's last period, with no table or
+        # power line: every period of an operating year has the same project flows
+        steady = (
+            everyone and not ramping and not has_contract and k < kmin and not table and power_use is None
+        )
+        if steady and steady_year == year:
+            net[p], revenue[p], cfads[p] = steady_rows
+        else:
+            ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
+            if has_contract:
+                under = np.clip(contracted_periods - (k - 1), 0.0, 1.0)
+                sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
+                rev = sold + contract * under
+            else:
+                sold = sold_base * ramp if ramping else sold_base
+                rev = sold
+            opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
+            if extra:
+                opex = opex + fixed_base
+            if not everyone:
+                rev, sold, opex = rev * live, sold * live, opex * live
+            dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
+            f = rev + opex
+            if k >= kmin:
+                f = f + residual * (k == life)
+            # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
+            taxed = (dep - f) * tax
+            net[p] = taxed + f
+            revenue[p] = sold
+            if power_use is not None:
+                power_use[p] = power_var * a * ramp * live
+            cfads[p] = rev + opex + taxed
+            if table:  # the lines of TCO_PROJECT_CASHFLOWS
+                for key, value in (("revenue", rev), ("opex", opex), ("depreciation", dep), ("tax", taxed)):
+                    lines[key][p] = value
+                lines["residual"][p] = residual * (k == life)
+            if steady:
+                steady_year, steady_rows = year, (net[p], sold, cfads[p])
         if debt:
             interest = balance * i
             if everyone and k <= tenor_min:
