@@ -347,7 +347,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
     has_contract = bool(np.any(contract))
     dep_per = dep_years / ppy  # per period of each tax year
     tenor_min = int(np.min(np.where(balance > 0, tenor, kmax)))
-    steady_year, steady_rows = -1, ()
+    steady_year, steady_rows = -1, (capex, capex, capex)  # the steady year and its (net, revenue, cfads)
     for k in range(1, kmax + 1):
         if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
             sold_base = sold_base * decline
