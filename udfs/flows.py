@@ -103,7 +103,8 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     n = c.shape[1]
     rate = np.full(n, np.nan)
     why = np.full(n, NO_ROOT, dtype=np.int8)
-    changes = sign_changes(c, by_period=True)
+    runs = _runs(c)  # a run of equal periods changes no sign: its first period stands for it
+    changes = sign_changes(c if runs is None else c[runs.starts], by_period=True)
     why[changes == 0] = NO_SIGN_CHANGE
     guess = np.where(c.sum(axis=0) < 0, -0.5, 0.1)
     if periods_per_year != 1:
@@ -114,7 +115,6 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         bound, ends_differ = _root_bound(c[:, several])
         one[several[(bound == 1) & ends_differ]] = True
         several = several[(bound > 1)]
-    runs = _runs(c)
     if one.all():
         rate = _unique_root(c, guess, runs)
     elif one.any():
