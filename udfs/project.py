@@ -500,9 +500,11 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     if "equity_npv_usd_per_gpu" in need:
         got["equity_npv_usd_per_gpu"] = flows.npv(f["equity"], t["cost_of_equity"], ppy, by_period=True)
     if "min_dscr" in need:
+        span = slice(int(f["first"].min()), int(f["last"].max()) + 1)  # the repayment periods
+        service, cfads = f["service"][span], f["cfads"][span]
         with np.errstate(all="ignore"):
-            cover = np.where(f["service"] > 0, f["cfads"] / f["service"], np.inf)
-        low = cover.min(axis=0)
+            cover = np.where(service > 0, cfads / service, np.inf)
+        low = cover.min(axis=0) if len(cover) else np.full(service.shape[1], np.inf)
         got["min_dscr"] = np.where(np.isfinite(low), low, np.nan)
     if "peak_funding_usd_per_gpu" in need:
         got["peak_funding_usd_per_gpu"] = np.minimum(np.cumsum(f["equity"], axis=0).min(axis=0), 0.0)
