@@ -9,14 +9,14 @@ from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import HELP
+from .commands import command
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "batch",
-        help=HELP["batch"],
-        description="Run one scenario per row of IN (columns named like the scenario inputs, "
+        "Run one scenario per row of IN (columns named like the scenario inputs, "
         "in any case; empty cells use the presets) and write the input columns as given plus "
         "the values used (use_<input>) and the result columns to OUT. Every bad cell is "
         "reported with its row and column, and then nothing is written. "

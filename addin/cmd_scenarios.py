@@ -8,16 +8,16 @@ import numpy as np
 
 from gputco.addin.budget_flags import add_budget_argument
 
-from .commands import HELP
+from .commands import command
 
 DEFAULT_OUTPUT = "scenarios.xlsx"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "scenarios",
-        help=HELP["scenarios"],
-        description="Write a scenario workbook: one row per combination of the SPEC's [grid] "
+        "Write a scenario workbook: one row per combination of the SPEC's [grid] "
         "(the whole chain in native formulas, with TCO_ cross-checks), a Summary per system, a "
         "Sensitivity tornado and, with [monte_carlo], Monte Carlo draws with P10/P50/P90. Every "
         "formula carries its computed value. `gputco scenarios --example` prints a commented "

@@ -7,16 +7,16 @@ import argparse
 from gputco import udfs
 from gputco.udfs import presets
 
-from .commands import HELP
+from .commands import command
 
 DEFAULT_OUTPUT = "gpu-tco.xlsx"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "template",
-        help=HELP["template"],
-        description="Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
+        "Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
         "Model (native formulas), Compare (ratios, break-even speed-up and MFU, charts), "
         "Benchmarks (published runs recomputed), Checks (TCO_ functions against the native "
         "formulas), Presets (tables with sources) and xlwings.conf. Every formula carries a "

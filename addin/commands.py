@@ -21,6 +21,12 @@ HELP = {
 }
 
 
+def command(sub, name: str, description: str):
+    """The parser of sub-command ``name`` of the sub-parsers ``sub``, with its help line from
+    :data:`HELP` (one place for it) and its ``--help`` page's ``description``."""
+    return sub.add_parser(name, help=HELP[name], description=description)
+
+
 def version() -> str:
     """gputco's version, read from its one source (gputco/udfs/_version.py) without importing
     gputco.udfs (which imports numpy)."""

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gputco import udfs
-from gputco.udfs import compute, presets, scenario
+from gputco.udfs import chain, compute, presets, scenario
 from gputco.udfs.energy import JOULES_PER_KWH
 from gputco.workbook.xlsx.book import FIRST_SYSTEM_COL
 
@@ -69,18 +69,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
                 {n: [v] if not isinstance(v, str) else v for n, v in inputs.items()}
             ).items()
         }
-        buyer_value = {
-            f: ov.get(f, b.value(f))
-            for f in (
-                "cost_of_capital",
-                "life_years",
-                "residual_fraction",
-                "pue",
-                "usd_per_kwh",
-                "colo_usd_per_kw_month",
-                "other_usd_per_gpu_hour",
-            )
-        }
+        buyer_value = {f: ov.get(f, b.value(f)) for f in chain.BUYER_INPUTS}
         seq = ov.get("seq_len", m.value("seq_len"))
         fpt = udfs.tco_flops_per_token(sc.model, seq, sc.convention)
         peak = ov.get("peak_tflops", presets.peak_tflops(s, sc.precision))
@@ -123,17 +112,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "precision": sc.precision,
             "convention": sc.convention,
             "capex_per_gpu": capex,
-            **{
-                f: buyer_value[f]
-                for f in (
-                    "cost_of_capital",
-                    "life_years",
-                    "residual_fraction",
-                    "pue",
-                    "usd_per_kwh",
-                    "colo_usd_per_kw_month",
-                )
-            },
+            **{f: buyer_value[f] for f in chain.BUYER_INPUTS if f != "other_usd_per_gpu_hour"},
             "capital_usd_per_gpu_hour": capital,
             "it_kw_per_gpu": kw,
             "power_usd_per_gpu_hour": power,

@@ -92,18 +92,10 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     return chk.out(layer * h * h * (12.0 + 12.0 * g / a + 6.0 * m * f / h + 12.0 * s / h) + 6.0 * v * h)
 
 
-#: the architecture fields :func:`flops_per_token_arch` reads from a model preset
+#: the architecture fields :func:`flops_per_token_arch` reads from a model preset: the required
+#: ones but the sequence length (an input of its own), then the windowed attention (derived: none)
 ARCH_FIELDS = (
-    "params",
-    "active_params",
-    "layers",
-    "d_model",
-    "heads",
-    "kv_heads",
-    "head_dim",
-    "ffn",
-    "vocab",
-    "mlp_matrices",
+    *(f for f in presets.REQUIRED_FIELDS["model"] if f != "seq_len"),
     "window_layers",
     "window",
 )
