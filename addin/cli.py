@@ -14,7 +14,7 @@ from gputco.addin.threads import single_threaded_libraries
 
 single_threaded_libraries()  # before numpy and pyarrow load: the engine may then use both cores
 
-from .commands import HELP, command, version  # noqa: E402
+from .commands import HELP, command, options, version  # noqa: E402
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run  # noqa: E402
 
 __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
@@ -32,11 +32,7 @@ def _compare(args: argparse.Namespace) -> int:
             args.model,
             args.precision,
             args.mfu,
-            rent=args.rent,
-            availability=args.availability,
-            utilisation=args.utilisation,
-            goodput=args.goodput,
-            gpus=args.gpus,
+            **options(args, "rent", "availability", "utilisation", "goodput", "gpus"),
         )
     except udfs.InputRangeError as err:
         if err.arg != "mfu_a":

@@ -9,7 +9,7 @@ from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import command
+from .commands import command, options
 
 
 def add_parser(sub) -> None:
@@ -92,10 +92,7 @@ def run(args: argparse.Namespace) -> int:
         report = run_batch(
             args.input,
             args.output,
-            in_format=args.in_format,
-            out_format=args.out_format,
-            chunk_rows=args.chunk_rows,
-            force=args.force,
+            **options(args, "in_format", "out_format", "chunk_rows", "force"),
             progress=progress,
             sep="\t" if args.sep == "tab" else args.sep,
             decimal=args.decimal,

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import command
+from .commands import command, options
 
 #: seconds `gputco render` and `gputco open --convert-to` may take unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 300.0
@@ -184,9 +184,7 @@ def _render(args: argparse.Namespace) -> int:
             args.file,
             args.png,
             sheets=args.sheet,
-            dpi=args.dpi,
-            force=args.force,
-            rows=args.rows,
+            **options(args, "dpi", "force", "rows"),
             shown=shown,
             stored=stored,
             limits=budgets(args.budget),

@@ -8,7 +8,7 @@ import numpy as np
 
 from gputco.addin.budget_flags import add_budget_argument
 
-from .commands import command
+from .commands import add_workbook_output, command
 
 DEFAULT_OUTPUT = "scenarios.xlsx"
 
@@ -24,13 +24,7 @@ def add_parser(sub) -> None:
         "SPEC to start from.",
     )
     p.add_argument("spec", nargs="?", metavar="SPEC", help="the SPEC file (TOML)")
-    p.add_argument(
-        "-o",
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="FILE",
-        help="the .xlsx to write (default: %(default)s)",
-    )
+    add_workbook_output(p, DEFAULT_OUTPUT)
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_budget_argument(p)
     p.add_argument("--example", action="store_true", help="print a commented example SPEC and exit")

@@ -7,7 +7,7 @@ import argparse
 from gputco import udfs
 from gputco.udfs import presets
 
-from .commands import command
+from .commands import add_workbook_output, command
 
 DEFAULT_OUTPUT = "gpu-tco.xlsx"
 
@@ -22,13 +22,7 @@ def add_parser(sub) -> None:
         "formulas), Presets (tables with sources) and xlwings.conf. Every formula carries a "
         "computed value, so the file opens with numbers in Excel, LibreOffice, pandas or a viewer.",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="FILE",
-        help="the .xlsx to write (default: %(default)s)",
-    )
+    add_workbook_output(p, DEFAULT_OUTPUT)
     p.add_argument(
         "--systems",
         default="H100_HGX,GB200_NVL72",
