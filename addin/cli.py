@@ -14,7 +14,7 @@ from gputco.addin.threads import single_threaded_libraries
 
 single_threaded_libraries()  # before numpy and pyarrow load: the engine may then use both cores
 
-from .commands import HELP, version  # noqa: E402
+from .commands import HELP, command, options, version  # noqa: E402
 from .failures import EXIT_BUG, EXIT_DIFFERENCES, EXIT_OK, EXIT_USAGE, EXIT_WRITE, OneLineParser, run  # noqa: E402
 
 __all__ = ["EXIT_BUG", "EXIT_DIFFERENCES", "EXIT_OK", "EXIT_USAGE", "EXIT_WRITE", "main"]
@@ -32,11 +32,7 @@ def _compare(args: argparse.Namespace) -> int:
             args.model,
             args.precision,
             args.mfu,
-            rent=args.rent,
-            availability=args.availability,
-            utilisation=args.utilisation,
-            goodput=args.goodput,
-            gpus=args.gpus,
+            **options(args, "rent", "availability", "utilisation", "goodput", "gpus"),
         )
     except udfs.InputRangeError as err:
         if err.arg != "mfu_a":
@@ -76,10 +72,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
 
     from gputco.udfs import presets
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "compare",
-        help=HELP["compare"],
-        description="Print capex, TCO per GPU-hour by component, the TCO ratio, the break-even "
+        "Print capex, TCO per GPU-hour by component, the TCO ratio, the break-even "
         "speed-up and MFU (on the delivered cost per kept token) and the verdict of each system "
         "against the first; with --rent the rent-or-buy rows (rent parity, NPV, IRR, payback, "
         "break-even rent and utilisation), with --gpus the cluster totals. Every per-system "

@@ -9,14 +9,14 @@ from gputco.udfs import scenario
 from gputco.workbook.batch.run import DEFAULT_CHUNK_ROWS
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import HELP
+from .commands import command, options
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "batch",
-        help=HELP["batch"],
-        description="Run one scenario per row of IN (columns named like the scenario inputs, "
+        "Run one scenario per row of IN (columns named like the scenario inputs, "
         "in any case; empty cells use the presets) and write the input columns as given plus "
         "the values used (use_<input>) and the result columns to OUT. Every bad cell is "
         "reported with its row and column, and then nothing is written. "
@@ -92,10 +92,7 @@ def run(args: argparse.Namespace) -> int:
         report = run_batch(
             args.input,
             args.output,
-            in_format=args.in_format,
-            out_format=args.out_format,
-            chunk_rows=args.chunk_rows,
-            force=args.force,
+            **options(args, "in_format", "out_format", "chunk_rows", "force"),
             progress=progress,
             sep="\t" if args.sep == "tab" else args.sep,
             decimal=args.decimal,

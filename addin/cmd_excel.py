@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .commands import HELP
+from .commands import HELP, command
 
 
 def _write(text: str, args: argparse.Namespace, newline: str = "\n") -> None:
@@ -57,10 +57,10 @@ def _output_options(p: argparse.ArgumentParser, example: str) -> None:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``docs`` and ``addin`` to the ``gputco`` sub-commands."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "docs",
-        help=HELP["docs"],
-        description="Write the reference of every TCO_* Excel function (arguments with units, "
+        "Write the reference of every TCO_* Excel function (arguments with units, "
         "result, an example formula and its value), generated from the registry udfs.UDFS.",
     )
     _output_options(p, "udfs.md")

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import HELP
+from .commands import command, options
 
 #: seconds `gputco render` and `gputco open --convert-to` may take unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 300.0
@@ -68,10 +68,10 @@ def _libreoffice(args: argparse.Namespace) -> int:
 
 def add_open_parser(sub: argparse._SubParsersAction) -> None:
     """``gputco open FILE [--profile DIR] [--convert-to FMT [--outdir DIR]]``."""
-    p = sub.add_parser(
+    p = command(
+        sub,
         "open",
-        help=HELP["open"],
-        description="Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
+        "Start LibreOffice Calc on FILE with the gputco add-in and an environment in "
         "which LibreOffice's own Python starts, whatever PATH, VIRTUAL_ENV or PYTHONHOME this "
         "shell has (a virtualenv first on the PATH breaks a plain `soffice`). The profile is "
         "gputco's own (in ~/.cache/gputco/libreoffice-profile, the add-in refreshed each time, "
@@ -151,10 +151,10 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     """``gputco render FILE --png DIR [--sheet NAME] [--rows N]``."""
     from gputco.workbook.soffice.render import HEAD_ROWS
 
-    p = sub.add_parser(
+    p = command(
+        sub,
         "render",
-        help=HELP["render"],
-        description="LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
+        "LibreOffice headless recalculates a copy of FILE with the gputco add-in (in "
         "a private profile, so TCO_ cells and checks show their real values), prints each sheet "
         "(or one) to PDF, and pdftoppm makes a PNG per sheet. Each picture is the sheet's head: "
         "its first rows (--rows) fitted to one A3 landscape page, so 10-point text is legible at "
@@ -187,9 +187,7 @@ def _render(args: argparse.Namespace) -> int:
             args.file,
             args.png,
             sheets=args.sheet,
-            dpi=args.dpi,
-            force=args.force,
-            rows=args.rows,
+            **options(args, "dpi", "force", "rows"),
             shown=shown,
             stored=stored,
             limits=budgets(args.budget),

@@ -18,7 +18,7 @@ from gputco.udfs.errors import GputcoError, InputRangeError, InputTypeError
 from gputco.workbook.xlsx.files import FileExistsRefusal, check_input
 
 from .budget_flags import add_budget_argument, add_timeout_argument, timeout_of
-from .commands import HELP
+from .commands import command
 
 #: the time limit of `gputco recalc` (seconds) unless --timeout says otherwise
 DEFAULT_TIMEOUT_S = 600.0
@@ -29,10 +29,10 @@ class RecalcUsageError(GputcoError, ValueError):
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "recalc",
-        help=HELP["recalc"],
-        description="Evaluate every formula of FILE (Excel built-ins and the TCO_ functions) and "
+        "Evaluate every formula of FILE (Excel built-ins and the TCO_ functions) and "
         "write the values into OUT, changing nothing else in the file. With --check, write "
         "nothing and list every cell whose stored value differs (exit 1 if any).",
     )

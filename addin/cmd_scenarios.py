@@ -8,29 +8,23 @@ import numpy as np
 
 from gputco.addin.budget_flags import add_budget_argument
 
-from .commands import HELP
+from .commands import add_workbook_output, command
 
 DEFAULT_OUTPUT = "scenarios.xlsx"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "scenarios",
-        help=HELP["scenarios"],
-        description="Write a scenario workbook: one row per combination of the SPEC's [grid] "
+        "Write a scenario workbook: one row per combination of the SPEC's [grid] "
         "(the whole chain in native formulas, with TCO_ cross-checks), a Summary per system, a "
         "Sensitivity tornado and, with [monte_carlo], Monte Carlo draws with P10/P50/P90. Every "
         "formula carries its computed value. `gputco scenarios --example` prints a commented "
         "SPEC to start from.",
     )
     p.add_argument("spec", nargs="?", metavar="SPEC", help="the SPEC file (TOML)")
-    p.add_argument(
-        "-o",
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="FILE",
-        help="the .xlsx to write (default: %(default)s)",
-    )
+    add_workbook_output(p, DEFAULT_OUTPUT)
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_budget_argument(p)
     p.add_argument("--example", action="store_true", help="print a commented example SPEC and exit")

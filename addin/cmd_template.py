@@ -7,28 +7,22 @@ import argparse
 from gputco import udfs
 from gputco.udfs import presets
 
-from .commands import HELP
+from .commands import add_workbook_output, command
 
 DEFAULT_OUTPUT = "gpu-tco.xlsx"
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser(
+    p = command(
+        sub,
         "template",
-        help=HELP["template"],
-        description="Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
+        "Write the finance workbook: Cover, Inputs (drop-downs, named input cells), "
         "Model (native formulas), Compare (ratios, break-even speed-up and MFU, charts), "
         "Benchmarks (published runs recomputed), Checks (TCO_ functions against the native "
         "formulas), Presets (tables with sources) and xlwings.conf. Every formula carries a "
         "computed value, so the file opens with numbers in Excel, LibreOffice, pandas or a viewer.",
     )
-    p.add_argument(
-        "-o",
-        "--output",
-        default=DEFAULT_OUTPUT,
-        metavar="FILE",
-        help="the .xlsx to write (default: %(default)s)",
-    )
+    add_workbook_output(p, DEFAULT_OUTPUT)
     p.add_argument(
         "--systems",
         default="H100_HGX,GB200_NVL72",

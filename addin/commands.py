@@ -21,6 +21,25 @@ HELP = {
 }
 
 
+def command(sub, name: str, description: str):
+    """The parser of sub-command ``name`` of the sub-parsers ``sub``, with its help line from
+    :data:`HELP` (one place for it) and its ``--help`` page's ``description``."""
+    return sub.add_parser(name, help=HELP[name], description=description)
+
+
+def options(args, *names: str) -> dict:
+    """The parsed options ``names`` of ``args`` (an argparse namespace) as keyword arguments of the
+    same names, for a command that hands them on unchanged."""
+    return {name: getattr(args, name) for name in names}
+
+
+def add_workbook_output(p, default: str) -> None:
+    """The ``-o/--output FILE`` option of a command that writes one workbook (default ``default``)."""
+    p.add_argument(
+        "-o", "--output", default=default, metavar="FILE", help="the .xlsx to write (default: %(default)s)"
+    )
+
+
 def version() -> str:
     """gputco's version, read from its one source (gputco/udfs/_version.py) without importing
     gputco.udfs (which imports numpy)."""

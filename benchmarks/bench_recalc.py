@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
 import sys
 import tempfile
 import time
@@ -31,9 +30,7 @@ from gputco.addin.threads import single_threaded_libraries
 single_threaded_libraries()  # as the command line does, before numpy and pyarrow load
 
 from recalc_book import tco_book
-
-from gputco.workbook.recalc import recalc_file
-from gputco.workbook.soffice.process import convert, soffice
+from side_by_side import against_libreoffice, gputco_runs
 
 
 def _values(path: Path) -> dict:
@@ -58,38 +55,18 @@ def main() -> None:
         t0 = time.perf_counter()
         src = tco_book(tmp / "scenarios.xlsx", args.rows)
         build = time.perf_counter() - t0
-        ours, report = [], None
-        for i in range(args.repeat):
-            t0 = time.perf_counter()
-            report = recalc_file(src, tmp / f"ours-{i}.xlsx", functions={}, engine="gputco")
-            ours.append(time.perf_counter() - t0)
+        ours, report = gputco_runs(src, tmp, args.repeat, functions={})
         print(
             f"workbook: {args.rows:,} rows x 10 formulas = {report.cells:,} formula cells "
             f"(openpyxl build {build:.1f} s); {report.groups} groups"
         )
-        print(f"gputco recalc_file:               {_times(ours)}")
-        if args.no_libreoffice or soffice() is None:
-            print("LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
+        labels = ("gputco recalc_file:               ", "LibreOffice headless:             ", "LibreOffice")
+        lo_file = against_libreoffice(src, tmp, ours, args.repeat, args.no_libreoffice, labels)
+        if lo_file is None:
             return
-        lo = []
-        for i in range(args.repeat):
-            t0 = time.perf_counter()
-            lo_file = convert(src, tmp / f"lo-{i}", "xlsx")
-            lo.append(time.perf_counter() - t0)
-        print(f"LibreOffice headless:             {_times(lo)}")
-        ratio = statistics.median(ours) / statistics.median(lo)
-        print(
-            f"ratio gputco / LibreOffice: {ratio:.2f} (target <= 0.5: {'ok' if ratio <= 0.5 else 'MISSED'})"
-        )
         a, b = _values(tmp / "ours-0.xlsx"), _values(lo_file)
         bad = [k for k in b if not math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12)]
         print(f"values: {len(b) - len(bad):,} of {len(b):,} cells equal (1e-9 relative)")
-
-
-def _times(times: list[float]) -> str:
-    return (
-        f"{statistics.median(times):6.2f} s  (median of {len(times)}: {', '.join(f'{t:.2f}' for t in times)})"
-    )
 
 
 if __name__ == "__main__":

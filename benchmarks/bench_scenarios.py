@@ -33,11 +33,10 @@ from gputco.addin.threads import single_threaded_libraries
 single_threaded_libraries()  # as the command line does, before numpy and pyarrow load
 
 import openpyxl
+from side_by_side import against_libreoffice, gputco_runs, times_text
 
-from gputco.workbook.recalc import recalc_file
 from gputco.workbook.scenarios.build import write_scenarios
 from gputco.workbook.scenarios.spec import parse_spec
-from gputco.workbook.soffice.process import convert, soffice
 
 #: Scenarios columns that hold TCO_ functions or depend on them (and Summary's check cells)
 UDF_KEYS = {"tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff"}
@@ -109,29 +108,15 @@ def main() -> None:
             f"draws, {result.recalc_report.cells:,} formula cells, {size:.1f} MB"
         )
         print(
-            f"gputco scenarios, end to end: {_times(total)}; openpyxl build "
+            f"gputco scenarios, end to end: {times_text(total)}; openpyxl build "
             f"{statistics.median(build):.2f} s, rows with values "
             f"{statistics.median(recalc):.2f} s"
         )
-        ours = []
-        for i in range(args.repeat):
-            t0 = time.perf_counter()
-            recalc_file(out, tmp / f"ours-{i}.xlsx", engine="gputco")
-            ours.append(time.perf_counter() - t0)
-        print(f"recalc, gputco engine:        {_times(ours)}")
-        if args.no_libreoffice or soffice() is None:
-            print("recalc, LibreOffice: skipped" + ("" if soffice() else " (soffice not installed)"))
+        ours, _ = gputco_runs(out, tmp, args.repeat)
+        labels = ("recalc, gputco engine:        ", "recalc, LibreOffice headless: ", "recalc, LibreOffice")
+        lo_file = against_libreoffice(out, tmp, ours, args.repeat, args.no_libreoffice, labels)
+        if lo_file is None:
             return
-        lo, lo_file = [], None
-        for i in range(args.repeat):
-            t0 = time.perf_counter()
-            lo_file = convert(out, tmp / f"lo-{i}", "xlsx")
-            lo.append(time.perf_counter() - t0)
-        print(f"recalc, LibreOffice headless: {_times(lo)}")
-        ratio = statistics.median(ours) / statistics.median(lo)
-        print(
-            f"ratio gputco / LibreOffice: {ratio:.2f} (target <= 0.5: {'ok' if ratio <= 0.5 else 'MISSED'})"
-        )
         a, b = compared_values(tmp / "ours-0.xlsx"), compared_values(lo_file)
         bad = [
             k
@@ -152,12 +137,6 @@ def main() -> None:
         )
         for k in bad[:10]:
             print(f"  differs: {k}: gputco {a[k]!r}, LibreOffice {b.get(k)!r}")
-
-
-def _times(times: list[float]) -> str:
-    return (
-        f"{statistics.median(times):6.2f} s  (median of {len(times)}: {', '.join(f'{t:.2f}' for t in times)})"
-    )
 
 
 if __name__ == "__main__":

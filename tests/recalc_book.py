@@ -8,6 +8,10 @@
 - :func:`tco_book`: a scenario sheet of N rows of TCO-like formulas (PMT, arithmetic, INDEX/MATCH
   into a small table, cross-sheet inputs through absolute references).
 - :func:`make_shared`: rewrite a column of formulas into one shared formula.
+- :func:`mark_dynamic`: mark formula cells as dynamic arrays (cm="1"), as Excel 365 saves spills.
+- :func:`s_sheet`: a workbook of one sheet "S" holding given rows and cells.
+- :func:`ms`: the address of a function's page on Microsoft's support site, the source of the
+  examples the function tests reproduce.
 """
 
 from __future__ import annotations
@@ -31,6 +35,39 @@ SYSTEMS = [
     ("GB200", 54167, 1.6, 2500),
     ("A100", 15000, 0.5, 312),
 ]
+
+
+def ms(slug: str) -> str:
+    """Microsoft's support page of an Excel function (``"rate"`` -> the RATE function's page)."""
+    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
+
+
+def s_sheet(rows=(), cells=None):
+    """(workbook, sheet) of a new workbook whose one sheet is "S": ``rows`` (a list of values a
+    row) written from A1, then ``cells`` (reference -> value)."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, row in enumerate(rows, start=1):
+        for c, v in enumerate(row, start=1):
+            ws.cell(r, c, v)
+    for ref, v in (cells or {}).items():
+        ws[ref] = v
+    return wb, ws
+
+
+def mark_dynamic(path: Path, cells, part: str) -> None:
+    """Add cm="1" (Excel 365's dynamic-array marker) to the given cells of the sheet stored in
+    ``part`` (``"xl/worksheets/sheet2.xml"``), as Excel 365 saves spilling formulas."""
+    tmp = path.with_suffix(".tmp")
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == part:
+                for cell in cells:
+                    data = re.sub(rb'<c r="' + cell.encode() + rb'"', rb'\g<0> cm="1"', data)
+            zout.writestr(info, data)
+    tmp.replace(path)
 
 
 def probe_book(path: Path, probes: list[str]) -> Path:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from gputco import udfs
-from gputco.udfs import compute, presets, scenario
+from gputco.udfs import chain, compute, presets, scenario
 from gputco.udfs.energy import JOULES_PER_KWH
 from gputco.workbook.xlsx.book import FIRST_SYSTEM_COL
 
@@ -69,18 +69,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
                 {n: [v] if not isinstance(v, str) else v for n, v in inputs.items()}
             ).items()
         }
-        buyer_value = {
-            f: ov.get(f, b.value(f))
-            for f in (
-                "cost_of_capital",
-                "life_years",
-                "residual_fraction",
-                "pue",
-                "usd_per_kwh",
-                "colo_usd_per_kw_month",
-                "other_usd_per_gpu_hour",
-            )
-        }
+        buyer_value = {f: ov.get(f, b.value(f)) for f in chain.BUYER_INPUTS}
         seq = ov.get("seq_len", m.value("seq_len"))
         fpt = udfs.tco_flops_per_token(sc.model, seq, sc.convention)
         peak = ov.get("peak_tflops", presets.peak_tflops(s, sc.precision))
@@ -123,17 +112,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "precision": sc.precision,
             "convention": sc.convention,
             "capex_per_gpu": capex,
-            **{
-                f: buyer_value[f]
-                for f in (
-                    "cost_of_capital",
-                    "life_years",
-                    "residual_fraction",
-                    "pue",
-                    "usd_per_kwh",
-                    "colo_usd_per_kw_month",
-                )
-            },
+            **{f: buyer_value[f] for f in chain.BUYER_INPUTS if f != "other_usd_per_gpu_hour"},
             "capital_usd_per_gpu_hour": capital,
             "it_kw_per_gpu": kw,
             "power_usd_per_gpu_hour": power,
@@ -190,8 +169,6 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
     if rent is None:
         return _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw)
     life, rate, res = buyer["life_years"], buyer["cost_of_capital"], buyer["residual_fraction"]
-    gpu_unit = presets.system(system).value("gpus_per_unit")
-    installed = math.ceil(sc.gpus / gpu_unit) * gpu_unit
     cluster = dict(decisions.tco_cluster(system, sc.gpus, sc.buyer)[1:]) if not sc.overrides else None
     col = {
         "availability": 1.0,
@@ -206,7 +183,6 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         "rent_decline_per_year": 0.0,
         "opex_escalation_per_year": 0.0,
         "opex_usd_per_gpu_hour": opex,
-        "gpus_per_unit": gpu_unit,
         "cash_breakeven_utilisation": decisions.tco_cash_breakeven_utilisation(tco, rent),
         "breakeven_utilisation": _breakeven_utilisation(capex, rent, opex, life, rate, res),
         "npv_usd_per_gpu": decisions.tco_npv(capex, rent, opex, life, rate, res),
@@ -218,28 +194,8 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         )
         / (rent / 2),
         "breakeven_rent_usd_per_gpu_hour": decisions.tco_breakeven_rent(capex, opex, life, rate, res),
-        "cluster_units": math.ceil(sc.gpus / gpu_unit),
-        # every cluster total counts the GPUs installed (whole servers or racks)
-        "cluster_gpus_installed": installed,
-        "cluster_capex_usd": installed * capex,
-        "cluster_it_mw": installed * kw / 1000,
-        "cluster_facility_mw": installed * kw / 1000 * buyer["pue"],
-        "cluster_mwh_per_year": installed * kw / 1000 * buyer["pue"] * 8760,
-        "cluster_opex_usd_per_year": opex * 8760 * installed,
-        "cluster_tco_usd_per_year": tco * 8760 * installed,
+        **_cluster(system, sc, buyer, capex, tco, opex, kw),
     }
-    if rent is None:  # no sourced rent (H800): the rent-based rows say what they need
-        for key in (
-            "breakeven_utilisation",
-            "cash_breakeven_utilisation",
-            "npv_usd_per_gpu",
-            "irr",
-            "payback_years",
-            "npv_per_unit_rent",
-            "breakeven_rent_usd_per_gpu_hour",
-        ):
-            col[key] = "needs rent_usd_per_gpu_hour"
-        col["rent_usd_per_gpu_hour"] = ""
     if cluster:  # the table function agrees with the explicit arithmetic
         for key in (
             "cluster_units",
@@ -262,23 +218,9 @@ def _breakeven_utilisation(capex, rent, opex, life, rate, res) -> float | str:
 
 
 def _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
+    """No sourced rent (H800): the rent-free rows, and the rent-based rows say what they need."""
     col = _decisions("H100_HGX", sc, buyer, capex, tco, opex, kw)  # the rent-free rows
-    gpu_unit = presets.system(system).value("gpus_per_unit")
-    installed = math.ceil(sc.gpus / gpu_unit) * gpu_unit
-    col.update(
-        {
-            "gpus_per_unit": gpu_unit,
-            "cluster_units": math.ceil(sc.gpus / gpu_unit),
-            "cluster_gpus_installed": installed,
-            "cluster_capex_usd": installed * capex,
-            "cluster_it_mw": installed * kw / 1000,
-            "cluster_facility_mw": installed * kw / 1000 * buyer["pue"],
-            "cluster_mwh_per_year": installed * kw / 1000 * buyer["pue"] * 8760,
-            "cluster_opex_usd_per_year": opex * 8760 * installed,
-            "cluster_tco_usd_per_year": tco * 8760 * installed,
-            "rent_usd_per_gpu_hour": "",
-        }
-    )
+    col.update(_cluster(system, sc, buyer, capex, tco, opex, kw), rent_usd_per_gpu_hour="")
     for key in (
         "breakeven_utilisation",
         "cash_breakeven_utilisation",
@@ -290,6 +232,23 @@ def _decisions_without_rent(system, sc, buyer, capex, tco, opex, kw) -> dict[str
     ):
         col[key] = "needs rent_usd_per_gpu_hour"
     return col
+
+
+def _cluster(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
+    """The cluster rows: every total counts the GPUs installed (whole servers or racks)."""
+    gpu_unit = presets.system(system).value("gpus_per_unit")
+    installed = math.ceil(sc.gpus / gpu_unit) * gpu_unit
+    return {
+        "gpus_per_unit": gpu_unit,
+        "cluster_units": math.ceil(sc.gpus / gpu_unit),
+        "cluster_gpus_installed": installed,
+        "cluster_capex_usd": installed * capex,
+        "cluster_it_mw": installed * kw / 1000,
+        "cluster_facility_mw": installed * kw / 1000 * buyer["pue"],
+        "cluster_mwh_per_year": installed * kw / 1000 * buyer["pue"] * 8760,
+        "cluster_opex_usd_per_year": opex * 8760 * installed,
+        "cluster_tco_usd_per_year": tco * 8760 * installed,
+    }
 
 
 def compare_columns(sc: Scenario, model: list[dict]) -> list[dict[str, object]]:
@@ -515,24 +474,32 @@ def check_benchmarks(ws, buyer: str) -> tuple[list[str], int]:
     from gputco.workbook.finance.benchmarks import COLUMNS
 
     expected = benchmark_rows(buyer)
+    # the table of extra published figures below also names runs: a run's row has its label too
+    return _check_rows(
+        ws, expected, COLUMNS, "runs", lambda r, run: ws.cell(row=r, column=2).value == expected[run]["label"]
+    )
+
+
+def _check_rows(ws, expected: dict[str, dict], columns, what: str, is_row=lambda r, key: True):
+    """Walk the Benchmarks rows whose column A is a key of ``expected`` (and ``is_row(r, key)``),
+    every column of ``columns`` against ``expected[key]`` (None: nothing published, the cell is
+    empty); every key must have its row. Returns (the differences, the cells compared)."""
     bad, n, seen = [], 0, set()
     for r in range(1, ws.max_row + 1):
-        run = ws.cell(row=r, column=1).value
-        if run not in expected or ws.cell(row=r, column=2).value != expected[run]["label"]:
-            continue  # the table of extra published figures below also names runs
-        seen.add(run)
-        for col, (key, *_rest) in enumerate(COLUMNS, start=1):
-            actual = ws.cell(row=r, column=col).value
-            want = expected[run].get(key)
+        key = ws.cell(row=r, column=1).value
+        if key not in expected or not is_row(r, key):
+            continue
+        seen.add(key)
+        for col, (field_, *_rest) in enumerate(columns, start=1):
+            actual, want = ws.cell(row=r, column=col).value, expected[key].get(field_)
             n += 1
             if want is None:
                 if actual is not None:
-                    bad.append(f"Benchmarks row {r} {key}: {actual!r} where nothing was published")
+                    bad.append(f"Benchmarks row {r} {key} {field_}: {actual!r} where nothing was published")
             elif not _same(want, actual):
-                bad.append(f"Benchmarks row {r} {run} {key}: workbook {actual!r}, udfs {want!r}")
-    missing = set(expected) - seen
-    if missing:
-        bad.append(f"Benchmarks: runs missing: {sorted(missing)}")
+                bad.append(f"Benchmarks row {r} {key} {field_}: workbook {actual!r}, udfs {want!r}")
+    if set(expected) - seen:
+        bad.append(f"Benchmarks: {what} missing: {sorted(set(expected) - seen)}")
     return bad, n
 
 
@@ -596,20 +563,5 @@ def check_facts(ws, buyer: str) -> tuple[list[str], int]:
     from gputco.workbook.finance.bench_facts import COLUMNS
 
     expected = fact_rows(buyer)
-    bad, n, seen = [], 0, set()
-    for r in range(1, ws.max_row + 1):
-        fact = ws.cell(row=r, column=1).value
-        if fact not in expected:
-            continue
-        seen.add(fact)
-        for col, (key, *_rest) in enumerate(COLUMNS, start=1):
-            actual, want = ws.cell(row=r, column=col).value, expected[fact][key]
-            n += 1
-            if want is None:
-                if actual is not None:
-                    bad.append(f"Benchmarks row {r} {fact} {key}: {actual!r} where nothing was published")
-            elif not _same(want, actual):
-                bad.append(f"Benchmarks row {r} {fact} {key}: workbook {actual!r}, udfs {want!r}")
-    if set(expected) - seen:
-        bad.append(f"Benchmarks: published training runs missing: {sorted(set(expected) - seen)}")
-    return bad, n
+    assert all(set(row) >= {key for key, *_ in COLUMNS} for row in expected.values())
+    return _check_rows(ws, expected, COLUMNS, "published training runs")

@@ -312,20 +312,22 @@ def test_a_formula_cell_is_computed_by_our_engine_never_read_as_empty(tmp_path):
 
 
 def test_a_formula_the_engine_cannot_evaluate_is_refused_naming_its_cell(tmp_path):
-    path = _book_with(tmp_path, '=WEBSERVICE("http://example.com/price")')
-    with pytest.raises(
-        BatchError,
-        match=r"formula cells that gputco's engine does not compute: "
-        r"WEBSERVICE in Sheet!D2; put the values in those cells$",
+    for formula, error, message in (
+        (
+            '=WEBSERVICE("http://example.com/price")',
+            BatchError,
+            r"formula cells that gputco's engine does not compute: "
+            r"WEBSERVICE in Sheet!D2; put the values in those cells$",
+        ),
+        (
+            "=1/0",
+            BadRowsError,
+            r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in Sheet!D2\)' is not a number",
+        ),
     ):
-        run_batch(path, tmp_path / "out.csv")
-    path = _book_with(tmp_path, "=1/0")
-    with pytest.raises(
-        BadRowsError,
-        match=r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in "
-        r"Sheet!D2\)' is not a number",
-    ):
-        run_batch(path, tmp_path / "out.csv")
+        path = _book_with(tmp_path, formula)
+        with pytest.raises(error, match=message):
+            run_batch(path, tmp_path / "out.csv")
 
 
 # -- CSV dialects and column names ---------------------------------------------------------------

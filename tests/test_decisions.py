@@ -22,6 +22,13 @@ capex = st.floats(1_000.0, 100_000.0)
 rate = st.floats(0.001, 0.5)
 life = st.integers(1, 15).map(float)
 opex = st.floats(0.05, 2.0)
+#: the optional cash-flow inputs the tests switch on: residual, availability or utilisation,
+#: tax, rent decline, opex escalation
+residual = st.floats(0.0, 0.5)
+fraction = st.floats(0.3, 1.0)
+tax_rate = st.floats(0.0, 0.4)
+decline = st.floats(0.0, 0.3)
+escalation = st.floats(0.0, 0.2)
 
 
 @given(capex, rate, life, st.floats(0.0, 0.9), st.floats(0.5, 20.0), opex, st.floats(0.0, 0.2))
@@ -34,19 +41,7 @@ def test_breakeven_rent_is_the_tco_per_gpu_hour(c, r, n, residual, kw, other, co
     assert decisions.tco_breakeven_rent(c, opex_h, n, r, residual) == pytest.approx(tco, rel=1e-9)
 
 
-@given(
-    capex,
-    rate,
-    life,
-    st.floats(0.0, 0.5),
-    st.floats(0.3, 1.0),
-    st.floats(0.3, 1.0),
-    st.floats(0.0, 0.4),
-    st.floats(0.0, 0.3),
-    st.floats(0.0, 0.2),
-    opex,
-    st.data(),
-)
+@given(capex, rate, life, residual, fraction, fraction, tax_rate, decline, escalation, opex, st.data())
 @fuzz_settings(share=0.5)
 def test_npv_and_irr_equal_numpy_financial(c, r, n, residual, a, u, tax, decline, esc, o, data):
     """NPV and IRR of the cash flows with tax, decline and escalation switched on equal
@@ -76,17 +71,7 @@ def test_npv_and_irr_equal_numpy_financial(c, r, n, residual, a, u, tax, decline
         assert decisions.tco_irr(*args) == pytest.approx(want, rel=1e-7, abs=1e-9)
 
 
-@given(
-    capex,
-    rate,
-    life,
-    st.floats(0.0, 0.5),
-    st.floats(0.3, 1.0),
-    st.floats(0.0, 0.4),
-    st.floats(0.0, 0.3),
-    st.floats(0.0, 0.2),
-    opex,
-)
+@given(capex, rate, life, residual, fraction, tax_rate, decline, escalation, opex)
 @fuzz_settings(share=0.5)
 def test_npv_is_zero_and_irr_is_the_cost_of_capital_at_the_breakeven_rent(
     c, r, n, residual, a, tax, decline, esc, o

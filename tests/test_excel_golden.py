@@ -10,15 +10,11 @@ figure within the case's tolerance.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from golden_cases import CASES, DATA, TESTED
 
 from gputco import udfs
 
-DATA = json.loads((Path(__file__).parent / "data" / "cases-public.json").read_text())
-CASES = {case["id"]: case for case in DATA["cases"]}
 XL = udfs.UDFS
 
 
@@ -106,14 +102,4 @@ def test_capex_per_gpu_as_a_column_of_systems():
 
 
 def test_every_public_case_goes_through_the_udfs():
-    tested = {
-        "gpt3_175b_fp8_dec2024_cost_per_mtok",
-        "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_fp8_joules_per_token",
-        "gpt3_175b_bf16_joules_per_token",
-        "gpt3_175b_fp8_tokens_per_household_year",
-        "gpt3_175b_300b_tokens_household_years",
-        "capex_per_gpu_all_in_hyperscaler",
-    }
-    assert set(CASES) == tested
+    assert set(CASES) == TESTED

@@ -68,6 +68,60 @@ def test_irr_of_monthly_rows_is_the_annualised_numpy_financial_irr(inflows, outf
         assert abs(flows.npv(row[None, :], got[0], 12)[0]) <= 1e-7 * np.abs(row).sum()
 
 
+def test_yearly_flows_spread_over_their_months_keep_their_annual_irr():
+    """A yearly row whose every flow is paid as 12 equal monthly ones (months 12k .. 12k + 11) has
+    NPV S(x) Q(x^12) in x = 1 / (1 + monthly rate), S = 1 + x + .. + x^11 > 0, Q the yearly NPV:
+    the same annual IRR as the yearly row's npf.irr, to 1e-9. The months come in runs of 12
+    equal periods, which the kernel evaluates a run at a time (magnitudes over five decades, roots
+    near -100% where the runs overflow and are evaluated period by period)."""
+    yearly = _one_sign_change(np.random.default_rng(21), 2_100)[:2_000]
+    monthly = np.repeat(yearly, 12, axis=1)
+    runs = flows._runs(np.ascontiguousarray(monthly.T))
+    assert runs is not None and max(runs.lengths) == 12  # the path taken is the one by runs
+    with np.errstate(over="ignore", invalid="ignore"):  # NPV near -100% over 192 months overflows
+        got, why = flows.irr(monthly, periods_per_year=12)
+    want = np.array([npf.irr(np.trim_zeros(r, "b")) for r in yearly])
+    with np.errstate(invalid="ignore"):
+        per_month = (1.0 + want) ** (1.0 / 12.0) - 1.0
+    found = (per_month > flows.LOW) & (per_month < flows.HIGH)
+    assert found.mean() > 0.99
+    assert np.all(why[found] == flows.FOUND)
+    assert np.all(why[~found] == flows.NO_ROOT)
+    np.testing.assert_allclose(got[found], want[found], rtol=1e-9, atol=1e-9)
+
+
+def test_several_sign_changes_with_one_root_proven_by_the_running_sums():
+    """Rows like a levered project's equity (an outlay, inflows, a tail of losses, a residual at
+    the end: three sign changes) where the running sums forwards and backwards change sign once in all:
+    exactly one root in x = 1 / (1 + r) > 0 (Norstrom 1972), the IRR the kernel gives without the
+    grid of rates; it equals npf.irr's to 1e-9, and numpy's polynomial roots find one positive
+    real root. Rows with several roots keep the root nearest the guess (tests above)."""
+    rng = np.random.default_rng(22)
+    n, t = 3_000, 20
+    rows = np.zeros((n, t))
+    rows[:, 0] = -rng.uniform(50.0, 150.0, n)
+    turn = rng.integers(6, 18, n)
+    for i in range(n):
+        rows[i, 1 : turn[i]] = rng.uniform(5.0, 40.0, turn[i] - 1)
+        rows[i, turn[i] : -1] = -rng.uniform(0.0, 10.0, t - 1 - turn[i])
+    rows[:, -1] = rng.uniform(1.0, 30.0, n)  # a residual sold at the end
+    several = flows.sign_changes(rows) > 1
+    bound, ends_differ = flows._root_bound(np.ascontiguousarray(rows[several].T))
+    proven = np.flatnonzero(several)[(bound == 1) & ends_differ]
+    assert proven.size > 400
+    got, why = flows.irr(rows[proven])
+    want = np.array([npf.irr(r) for r in rows[proven]])
+    assert np.all(why == flows.FOUND)
+    np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+    for r in rows[proven[:200]]:
+        x = np.roots(r[::-1])
+        assert np.sum((np.abs(x.imag) < 1e-9) & (x.real > 0)) == 1
+    # and a bound: never fewer than the positive real roots numpy finds
+    for r, b in zip(rows[several][:300], bound[:300], strict=True):
+        x = np.roots(r[::-1])
+        assert np.sum((np.abs(x.imag) < 1e-12) & (x.real > 0)) <= b
+
+
 def test_no_sign_change_and_no_root_say_why():
     """No sign change: no IRR; several sign changes and NPV never 0 (1 - 3x + 3x^2 > 0 for every
     x = 1 / (1 + r)): no root, as npf.irr also finds none; a root beyond 1e6 per year: none."""

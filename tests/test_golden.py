@@ -8,16 +8,11 @@ the default (PaLM) FLOPs convention and the dense H100 peaks stated in the file'
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
+from golden_cases import CASES, CONV, TESTED
 
 from gputco import udfs
 
-DATA = json.loads((Path(__file__).parent / "data" / "cases-public.json").read_text())
-CONV = DATA["conventions"]
-CASES = {case["id"]: case for case in DATA["cases"]}
 PEAK = {"bf16": CONV["peak_tflops"]["H100_bf16"], "fp8": CONV["peak_tflops"]["H100_fp8"]}
 
 
@@ -33,17 +28,7 @@ def test_conventions_match_the_model():
 
 
 def test_every_public_case_has_a_test():
-    tested = {
-        "gpt3_175b_fp8_dec2024_cost_per_mtok",
-        "gpt3_175b_fp8_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_bf16_dec2024_tokens_per_gpu_second",
-        "gpt3_175b_fp8_joules_per_token",
-        "gpt3_175b_bf16_joules_per_token",
-        "gpt3_175b_fp8_tokens_per_household_year",
-        "gpt3_175b_300b_tokens_household_years",
-        "capex_per_gpu_all_in_hyperscaler",
-    }
-    assert set(CASES) == tested
+    assert set(CASES) == TESTED
 
 
 def test_cost_per_mtok_semianalysis_fp8_dec2024():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from lo import requires_soffice, same
+from lo import formula_cells, requires_soffice, same
 
 from gputco.udfs.registry import UDFS
 from gputco.workbook.finance.build import build_workbook, write_template
@@ -100,14 +100,7 @@ def profile(tmp_path_factory) -> Path:
 
 
 def _udf_cells(path: Path) -> dict[tuple[str, str], str]:
-    wb = openpyxl.load_workbook(path)
-    return {
-        (ws.title, c.coordinate): c.value
-        for ws in wb.worksheets
-        for row in ws.iter_rows()
-        for c in row
-        if isinstance(c.value, str) and c.value.startswith("=") and "TCO_" in c.value.upper()
-    }
+    return {at: f for at, f in formula_cells(path).items() if "TCO_" in f.upper()}
 
 
 @requires_soffice

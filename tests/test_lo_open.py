@@ -110,59 +110,40 @@ def _assert_computed_like_the_engine(out: Path, template) -> None:
     assert _chk_ok(out) is True
 
 
-@requires_soffice
-def test_open_headless_from_a_virtualenv_shell(venv, template, tmp_path):
-    # gputco run by the virtualenv's python, in a shell whose PATH begins with its bin
+def _gputco_open(python, args, env, *, timeout):
+    """`gputco open ARGS` run by ``python`` in ``env`` from the checkout; it must exit 0."""
     proc = subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "gputco.addin.cli",
-            "open",
-            str(template[0]),
-            "--profile",
-            str(tmp_path / "profile"),
-            "--convert-to",
-            "xlsx",
-            "--outdir",
-            str(tmp_path / "out"),
-        ],
-        env=_venv_shell(venv),
+        [python, "-m", "gputco.addin.cli", "open", *args],
+        env=env,
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _open_headless(python, env, template, tmp_path):
+    """`gputco open --convert-to xlsx` of the template run by ``python`` in ``env``: the file
+    LibreOffice writes is computed like the engine's."""
+    profile, out = str(tmp_path / "profile"), str(tmp_path / "out")
+    args = [str(template[0]), "--profile", profile, "--convert-to", "xlsx", "--outdir", out]
+    proc = _gputco_open(python, args, env, timeout=600)
     _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
+
+
+@requires_soffice
+def test_open_headless_from_a_virtualenv_shell(venv, template, tmp_path):
+    # gputco run by the virtualenv's python, in a shell whose PATH begins with its bin
+    _open_headless(str(venv / "bin" / "python"), _venv_shell(venv), template, tmp_path)
 
 
 @requires_soffice
 def test_open_headless_from_a_plain_shell(template, tmp_path):
     env = {**os.environ, "PATH": PLAIN_PATH}
     env.pop("VIRTUAL_ENV", None)
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "gputco.addin.cli",
-            "open",
-            str(template[0]),
-            "--profile",
-            str(tmp_path / "profile"),
-            "--convert-to",
-            "xlsx",
-            "--outdir",
-            str(tmp_path / "out"),
-        ],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr
-    _assert_computed_like_the_engine(Path(proc.stdout.strip()), template)
+    _open_headless(sys.executable, env, template, tmp_path)
 
 
 @requires_soffice
@@ -331,23 +312,9 @@ def test_open_starts_calc_with_the_addin_and_a_clean_environment(venv, tmp_path)
     env = _venv_shell(venv)
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{fake}{os.pathsep}{env['PATH']}"
     env.pop("SAL_USE_VCLPLUGIN", None)
-    proc = subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-m",
-            "gputco.addin.cli",
-            "open",
-            str(book),
-            "--profile",
-            str(profile),
-        ],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = _gputco_open(
+        str(venv / "bin" / "python"), [str(book), "--profile", str(profile)], env, timeout=120
     )
-    assert proc.returncode == 0, proc.stderr
     assert "started LibreOffice Calc" in proc.stdout and str(profile) in proc.stdout
     for _ in range(100):
         if record.exists() and record.stat().st_size:

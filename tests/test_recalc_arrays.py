@@ -22,6 +22,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
+from recalc_book import mark_dynamic
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
 from gputco.workbook.recalc.formula.refs import split_cell
@@ -78,21 +79,8 @@ def _book(
         ws[cell] = ArrayFormula(ref, formula)
     wb.save(path)
     if dynamic:
-        _mark_dynamic(path, list(blocks))
+        mark_dynamic(path, list(blocks), "xl/worksheets/sheet2.xml")
     return path
-
-
-def _mark_dynamic(path: Path, cells: list[str]) -> None:
-    """Add cm="1" to the given cells of sheet S (sheet2.xml), as Excel 365 saves spills."""
-    tmp = path.with_suffix(".tmp")
-    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp, "w") as zout:
-        for info in zin.infolist():
-            data = zin.read(info.filename)
-            if info.filename == "xl/worksheets/sheet2.xml":
-                for cell in cells:
-                    data = re.sub(rb'<c r="' + cell.encode() + rb'"', rb'\g<0> cm="1"', data)
-            zout.writestr(info, data)
-    tmp.replace(path)
 
 
 def _values(path: Path, refs: list[str], sheet: str = "S") -> list:

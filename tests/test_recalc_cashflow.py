@@ -14,6 +14,7 @@ import numpy as np
 import numpy_financial as npf
 import openpyxl
 import pytest
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import XlError, evaluate_workbook
 
@@ -27,12 +28,7 @@ FLOWS = [
 
 
 def _book(tmp_path, rows: list[list], formulas: list[str]):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for r, row in enumerate(rows, start=1):
-        for c, v in enumerate(row, start=1):
-            ws.cell(r, c, v)
+    wb, ws = s_sheet(rows)
     for r, f in enumerate(formulas, start=1):
         ws.cell(r, 20, f)
     path = tmp_path / "b.xlsx"

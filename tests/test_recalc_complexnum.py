@@ -13,14 +13,10 @@ import math
 from family_probes import FamilyProbes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from recalc_book import ms
 
 from gputco.workbook.recalc.functions import engineering as cx
 from gputco.workbook.recalc.run import vec
-
-
-def ms(slug: str) -> str:
-    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
-
 
 MICROSOFT = [
     ("=ERF(0.745)", "0.70792892", ms("erf")),

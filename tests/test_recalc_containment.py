@@ -19,6 +19,7 @@ import io
 import openpyxl
 import pytest
 from hostile import cell, package, sheet
+from recalc_book import s_sheet
 
 from gputco.addin.cli import main
 from gputco.workbook.recalc import BUILTINS, UnsupportedFunctionError, recalc_file
@@ -107,11 +108,7 @@ def test_omitted_required_arguments_are_empty_values_not_crashes(tmp_path, formu
 
 
 def _openpyxl_book(path, cells):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for ref, v in cells.items():
-        ws[ref] = v
+    wb, _ = s_sheet(cells=cells)
     wb.save(path)
     return path
 

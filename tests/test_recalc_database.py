@@ -12,14 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from family_probes import FamilyProbes
+from recalc_book import ms
 
 from gputco.workbook.recalc.functions import database
 from gputco.workbook.recalc.run.errors import UnsupportedValue
-
-
-def ms(slug: str) -> str:
-    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
-
 
 ORCHARD = [
     ["Tree", "Height", "Age", "Yield", "Profit", "Height"],

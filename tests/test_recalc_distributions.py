@@ -14,12 +14,9 @@ from fractions import Fraction
 from family_probes import FamilyProbes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from recalc_book import ms
 
 from gputco.workbook.recalc.functions import statistical as d
-
-
-def ms(slug: str) -> str:
-    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
 
 
 def binomial(n: int, p: float, k1: int, k2: int) -> float:

@@ -4,18 +4,14 @@ reported as a circular reference."""
 
 from __future__ import annotations
 
-import openpyxl
 import pytest
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import CircularReferenceError, evaluate_workbook
 
 
 def _eval(tmp_path, cells: dict[str, object]):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for ref, v in cells.items():
-        ws[ref] = v
+    wb, _ = s_sheet(cells=cells)
     wb.save(tmp_path / "d.xlsx")
     return evaluate_workbook(tmp_path / "d.xlsx", functions={})
 

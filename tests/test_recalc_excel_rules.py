@@ -26,16 +26,13 @@ import math
 
 import openpyxl
 import pytest
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import recalc_file
 
 
 def _values(tmp_path, cells: dict[str, object]) -> dict[str, object]:
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for ref, v in cells.items():
-        ws[ref] = v
+    wb, _ = s_sheet(cells=cells)
     wb.save(tmp_path / "r.xlsx")
     dst = tmp_path / "out.xlsx"
     report = recalc_file(tmp_path / "r.xlsx", dst, engine="gputco")

@@ -15,14 +15,10 @@ import pytest
 from family_probes import FamilyProbes
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from recalc_book import ms
 
 from gputco.workbook.recalc.functions import financial as fin
 from gputco.workbook.recalc.run.errors import UnsupportedValue
-
-
-def ms(slug: str) -> str:
-    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
-
 
 MICROSOFT = [
     ("=RATE(4*12,-200,8000)", "0.0077", ms("rate")),

@@ -7,9 +7,9 @@ cell. This is the class of the CONCAT bug found on the Excel corpus (one row's e
 
 from __future__ import annotations
 
-import openpyxl
 import pytest
 from lo_record import same
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import evaluate_workbook
 
@@ -61,12 +61,7 @@ TEMPLATES = [
 
 
 def _book(path, rows: list[int], template: str):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for r, row in enumerate(INPUTS, start=1):
-        for c, v in enumerate(row, start=1):
-            ws.cell(r, c, v)
+    wb, ws = s_sheet(INPUTS)
     for r in rows:
         ws.cell(r, 10, template.format(r=r))
     wb.save(path)

@@ -8,17 +8,12 @@ Defined names are LAMBDAs as Excel saves them (``_xlfn.LAMBDA(_xlpm.temp, ...)``
 
 from __future__ import annotations
 
-import openpyxl
 import pytest
 from openpyxl.workbook.defined_name import DefinedName
+from recalc_book import ms, s_sheet
 
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.recalc.formula.parse import parse
-
-
-def ms(slug: str) -> str:
-    return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"
-
 
 L = "_xlfn.LAMBDA"
 MAP_IF = f"_xlfn.MAP(A1:C2,{L}(_xlpm.a,IF(_xlpm.a>4,_xlpm.a*_xlpm.a,_xlpm.a)))"
@@ -79,12 +74,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def values(tmp_path_factory):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for r, row in enumerate([[1, 2, 3], [4, 5, 6]], start=1):
-        for c, v in enumerate(row, start=1):
-            ws.cell(r, c, v)
+    wb, ws = s_sheet([[1, 2, 3], [4, 5, 6]])
     for r, row in enumerate([["a", "b", "c"], ["d", "e", "f"]], start=1):
         for c, v in enumerate(row, start=5):
             ws.cell(r, c, v)

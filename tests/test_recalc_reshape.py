@@ -10,12 +10,11 @@ engine recomputes the block.
 
 from __future__ import annotations
 
-import re
-import zipfile
 from pathlib import Path
 
 import openpyxl
 from openpyxl.worksheet.formula import ArrayFormula
+from recalc_book import mark_dynamic
 
 from gputco.workbook.recalc.formula.refs import split_cell
 from gputco.workbook.recalc.read.package import open_package
@@ -44,15 +43,7 @@ def _evaluate(tmp_path: Path, data: dict[str, object], blocks: dict[str, tuple[s
         s[cell] = ArrayFormula(ref, formula)
     path = tmp_path / "reshape.xlsx"
     wb.save(path)
-    tmp = path.with_suffix(".tmp")
-    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp, "w") as zout:
-        for info in zin.infolist():
-            body = zin.read(info.filename)
-            if info.filename == "xl/worksheets/sheet1.xml":
-                for cell in blocks:
-                    body = re.sub(rb'<c r="' + cell.encode() + rb'"', rb'\g<0> cm="1"', body)
-            zout.writestr(info, body)
-    tmp.replace(path)
+    mark_dynamic(path, blocks, "xl/worksheets/sheet1.xml")
     evaluation = evaluate_package(open_package(path), {})
     assert not evaluation.problems, evaluation.problems
 

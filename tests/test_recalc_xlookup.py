@@ -8,8 +8,8 @@ first), worked by hand on the small table below.
 
 from __future__ import annotations
 
-import openpyxl
 import pytest
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import evaluate_workbook
 
@@ -52,12 +52,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def values(tmp_path_factory):
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    for r, row in enumerate(TABLE, start=1):
-        for c, v in enumerate(row, start=1):
-            ws.cell(r, c, v)
+    wb, ws = s_sheet(TABLE)
     ws["D1"] = "=NA()"
     for c, (name, _, _) in enumerate(TABLE, start=5):
         ws.cell(1, c, name)

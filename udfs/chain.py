@@ -473,6 +473,8 @@ INPUTS: tuple[Input, ...] = (
     _arch("window_layers", "Layers with windowed attention L_w", "layers"),
     _arch("window", "Attention window w", "tokens"),
 )
+#: the inputs whose value is the buyer type's preset unless given, in the column order
+BUYER_INPUTS = tuple(i.key for i in INPUTS if i.scope == "buyer")
 
 
 @dataclass(frozen=True)

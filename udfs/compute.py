@@ -92,18 +92,10 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     return chk.out(layer * h * h * (12.0 + 12.0 * g / a + 6.0 * m * f / h + 12.0 * s / h) + 6.0 * v * h)
 
 
-#: the architecture fields :func:`flops_per_token_arch` reads from a model preset
+#: the architecture fields :func:`flops_per_token_arch` reads from a model preset: the required
+#: ones but the sequence length (an input of its own), then the windowed attention (derived: none)
 ARCH_FIELDS = (
-    "params",
-    "active_params",
-    "layers",
-    "d_model",
-    "heads",
-    "kv_heads",
-    "head_dim",
-    "ffn",
-    "vocab",
-    "mlp_matrices",
+    *(f for f in presets.REQUIRED_FIELDS["model"] if f != "seq_len"),
     "window_layers",
     "window",
 )
@@ -318,12 +310,10 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     ----------
     gpu_hour_usd : float or array_like
         TCO (or price) per GPU-hour, USD (> 0).
-    flops_per_token : float or array_like
-        Training FLOPs per token (> 0).
-    peak_tflops : float or array_like
-        Dense peak TFLOPS per GPU (> 0).
-    mfu : float or array_like
-        Model FLOPs utilisation, in (0, 1].
+    flops_per_token, peak_tflops, mfu : float or array_like
+        As in :func:`tco_tokens_per_gpu_second`.
+    goodput : float or array_like, optional
+        Fraction of paid GPU time kept as training progress, in (0, 1] (default 1).
 
     Returns
     -------
@@ -422,12 +412,10 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1
 
     Parameters
     ----------
-    tokens : float or array_like
-        Tokens trained (> 0).
+    tokens, flops_per_token, peak_tflops, mfu, goodput : float or array_like
+        As in :func:`tco_training_cost`.
     gpus : float or array_like
         GPUs in the run (> 0).
-    flops_per_token, peak_tflops, mfu : float or array_like
-        As in :func:`tco_tokens_per_gpu_second`.
 
     Returns
     -------

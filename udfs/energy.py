@@ -23,10 +23,8 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
 
     Parameters
     ----------
-    it_kw_per_gpu : float or array_like
-        IT load per GPU, kW (> 0).
-    pue : float or array_like
-        Power usage effectiveness, in [1, 5].
+    it_kw_per_gpu, pue : float or array_like
+        As in :func:`gputco.udfs.finance.tco_power_per_gpu_hour`.
 
     Returns
     -------
@@ -51,12 +49,10 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     ----------
     utility_watts_per_gpu : float or array_like
         All-in facility power per GPU including PUE, W (> 0).
-    flops_per_token : float or array_like
-        Training FLOPs per token (> 0).
-    peak_tflops : float or array_like
-        Dense peak TFLOPS per GPU (> 0).
-    mfu : float or array_like
-        Model FLOPs utilisation, in (0, 1].
+    flops_per_token, peak_tflops, mfu : float or array_like
+        As in :func:`gputco.udfs.compute.tco_tokens_per_gpu_second`.
+    goodput : float or array_like, optional
+        Fraction of paid GPU time kept as training progress, in (0, 1] (default 1).
 
     Returns
     -------

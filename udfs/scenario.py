@@ -34,6 +34,22 @@ PROJECT_OUTPUTS = {k: v[1] for k, v in chain.PROJECT_OUTPUTS.items()}
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 
+def text_key(name: str, text: str) -> str:
+    """The key a text input's value names: a preset's (system, buyer, model), the precision's, a
+    project choice's (periods, depreciation method) or the FLOPs convention's; UnknownNameError
+    names the input, the value and the keys it may take."""
+    if name in ("system", "buyer", "model"):
+        return presets.lookup(name, text).key
+    if name == "precision":
+        return presets.precision_key(text)
+    if name in project.CHOICES:
+        return project.choice(name, text)
+    key = presets.normalize(text)
+    if key not in CONVENTIONS:
+        raise UnknownNameError("convention", text, CONVENTIONS)
+    return key
+
+
 def __getattr__(name: str) -> object:
     """``OUTPUTS``: every result column with its unit, read from the chain when asked (so a step
     added with :func:`gputco.udfs.chain.add_step` is a result too)."""

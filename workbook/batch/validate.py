@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gputco.udfs import presets, project, ranges, scenario
-from gputco.udfs.compute import CONVENTIONS
+from gputco.udfs import presets, ranges, scenario
 from gputco.udfs.errors import UnknownNameError
 from gputco.workbook.batch.table import Table, coded_text, is_arrow, is_text
 
@@ -176,23 +175,6 @@ class Checked:
     given_text: dict[str, object] = field(default_factory=dict)
 
 
-_KIND = {"system": "system", "buyer": "buyer", "model": "model"}
-
-
-def _key(name: str, text: str) -> str:
-    """The preset key a text input names, or UnknownNameError."""
-    if name in _KIND:
-        return presets.lookup(_KIND[name], text).key
-    if name == "precision":
-        return presets.precision_key(text)
-    if name in project.CHOICES:  # the project's periods and depreciation method
-        return project.choice(name, text)
-    key = presets.normalize(text)
-    if key not in CONVENTIONS:
-        raise UnknownNameError("convention", text, CONVENTIONS)
-    return key
-
-
 def check_chunk(
     table: Table, rows: np.ndarray, columns: dict[str, str], problems: Problems, decimal: str = "."
 ) -> Checked:
@@ -223,7 +205,7 @@ def check_chunk(
             keys = []
             for code, value in enumerate(t or str(inp.default) for t in texts):
                 try:
-                    keys.append(_key(name, value))
+                    keys.append(scenario.text_key(name, value))
                 except UnknownNameError as err:
                     keys.append(str(inp.default))
                     hit = codes == code

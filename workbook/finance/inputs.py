@@ -15,14 +15,13 @@ from __future__ import annotations
 
 from openpyxl.styles import Alignment
 from openpyxl.utils import get_column_letter
-from openpyxl.worksheet.datavalidation import DataValidation
 
 from gputco import udfs
 from gputco.udfs import chain, presets, ranges
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.cells import as_text
-from gputco.workbook.xlsx.validation import validate_range
+from gputco.workbook.xlsx.validation import preset_list, validate_range
 
 SHEET = "Inputs"
 RIGHT = Alignment(horizontal="right")
@@ -214,7 +213,7 @@ def build(book: BookBuilder) -> None:
         "preset values looked up from Presets. Black: formulas. Column A: the defined name.",
     )
     dvs = {
-        name: _list_validation(ws, name)
+        name: preset_list(ws, name)
         for name in (
             "list_buyers",
             "list_models",
@@ -549,16 +548,3 @@ def _label(ws, row: int, name: str, label: str, unit: str) -> None:
 def _note(ws, row: int, col: int, text: str) -> None:
     if text:
         ws.cell(row=row, column=col, value=text).font = styles.NOTE_FONT
-
-
-def _list_validation(ws, list_name: str) -> DataValidation:
-    dv = DataValidation(
-        type="list",
-        formula1=list_name,
-        allow_blank=False,
-        showErrorMessage=True,
-        errorTitle="Not a preset",
-        error="Pick a value from the drop-down (the list is on Presets).",
-    )
-    ws.add_data_validation(dv)
-    return dv

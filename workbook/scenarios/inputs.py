@@ -14,13 +14,11 @@ Sections, each row with its defined name in column A:
 
 from __future__ import annotations
 
-from openpyxl.worksheet.datavalidation import DataValidation
-
 from gputco.udfs import chain, ranges, scenario
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
-from gputco.workbook.xlsx.validation import validate_range
+from gputco.workbook.xlsx.validation import preset_list, validate_range
 
 SHEET = "Inputs"
 VALUE_COL = 4  # D
@@ -34,18 +32,7 @@ LISTS = {
 }
 #: what an empty value cell means, per input
 BLANK_PRESET = {
-    **{
-        k: "blank = the buyer type's preset"
-        for k in (
-            "cost_of_capital",
-            "life_years",
-            "residual_fraction",
-            "pue",
-            "usd_per_kwh",
-            "colo_usd_per_kw_month",
-            "other_usd_per_gpu_hour",
-        )
-    },
+    **{k: "blank = the buyer type's preset" for k in chain.BUYER_INPUTS},
     "capex_per_gpu": "blank = the system's all-in price per GPU x the buyer's price level",
     "it_kw_per_gpu": "blank = the system's preset",
     "peak_tflops": "blank = the system's dense peak at the precision",
@@ -74,15 +61,7 @@ def build(
     )
     dvs = {}
     for key, list_name in LISTS.items():
-        dvs[key] = DataValidation(
-            type="list",
-            formula1=list_name,
-            allow_blank=False,
-            showErrorMessage=True,
-            errorTitle="Not a preset",
-            error="Pick a value from the drop-down (the list is on Presets).",
-        )
-        ws.add_data_validation(dvs[key])
+        dvs[key] = preset_list(ws, list_name)
     row = 4
     styles.section_row(
         ws, row, "Scenario inputs: the same for every scenario (the SPEC's [fixed], else the default)", 5

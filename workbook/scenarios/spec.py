@@ -43,8 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gputco.udfs import presets, project, ranges, sampling, scenario
-from gputco.udfs.compute import CONVENTIONS
+from gputco.udfs import ranges, sampling, scenario
 from gputco.udfs.errors import GputcoError, UnknownNameError
 from gputco.workbook.recalc import budgets, over
 
@@ -318,7 +317,7 @@ def _scalar(path: str, name: str, value: object) -> object:
         if not isinstance(value, str):
             raise SpecError(path, f"must be text (a name), got {_show(value)}")
         try:
-            return _text_key(name, value)
+            return scenario.text_key(name, value)
         except GputcoError as err:
             raise SpecError(path, str(err)) from None
     if isinstance(value, bool) or not isinstance(value, int | float):
@@ -326,19 +325,6 @@ def _scalar(path: str, name: str, value: object) -> object:
     if not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {value}")
     return float(value)
-
-
-def _text_key(name: str, value: str) -> str:
-    if name in ("system", "buyer", "model"):
-        return presets.lookup(name, value).key
-    if name == "precision":
-        return presets.precision_key(value)
-    if name in project.CHOICES:  # the project's periods and depreciation method
-        return project.choice(name, value)
-    conv = presets.normalize(value)
-    if conv not in CONVENTIONS:
-        raise UnknownNameError("convention", value, CONVENTIONS)
-    return conv
 
 
 def _check_values(spec: Spec, base_table: Mapping) -> None:

@@ -47,3 +47,18 @@ def validate_range(
     ws.add_data_validation(dv)
     dv.add(f"{first}:{get_column_letter(last_col)}{last_row}")
     return dv
+
+
+def preset_list(ws: Worksheet, list_name: str) -> DataValidation:
+    """A drop-down of the defined name ``list_name`` (a list on the Presets sheet), added to ``ws``:
+    nothing else may be typed and a blank is refused. The caller adds the cells to it."""
+    dv = DataValidation(
+        type="list",
+        formula1=list_name,
+        allow_blank=False,
+        showErrorMessage=True,
+        errorTitle="Not a preset",
+        error="Pick a value from the drop-down (the list is on Presets).",
+    )
+    ws.add_data_validation(dv)
+    return dv

@@ -289,13 +289,31 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
 _READ: weakref.WeakKeyDictionary[zipfile.ZipFile, int] = weakref.WeakKeyDictionary()
 
 
-def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
-    """Read one part, stopping as soon as it grows past the limits whatever its header claims."""
+#: what unpacking a damaged or oddly compressed part raises (zipfile, zlib and the streams below)
+_UNPACK_ERRORS = (
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,
+    RuntimeError,
+    ValueError,
+    OSError,
+)
+
+
+def _plain_part(zf: zipfile.ZipFile, name: str) -> zipfile.ZipInfo:
+    """The entry of part ``name``; an encrypted part is refused."""
     info = zf.getinfo(name)
     if info.flag_bits & 0x1:
         raise WorkbookFormatError(
             f"part {name} is encrypted (a password-protected zip); gputco reads only unencrypted packages"
         )
+    return info
+
+
+def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """Read one part, stopping as soon as it grows past the limits whatever its header claims."""
+    info = _plain_part(zf, name)
     check_time(f"reading {name}")
     try:
         with zf.open(info) as fh:
@@ -303,15 +321,7 @@ def read_member(zf: zipfile.ZipFile, name: str, limits: Limits = DEFAULT_LIMITS)
             data = fh.read(max(0, min(limits.max_member_bytes, room)) + 1)
     except RecalcTimeoutError:  # the alarm, mid-read: the time limit, not a damaged part
         raise
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        EOFError,
-        NotImplementedError,
-        RuntimeError,
-        ValueError,
-        OSError,
-    ) as err:
+    except _UNPACK_ERRORS as err:
         raise WorkbookFormatError(
             f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
         ) from None
@@ -325,11 +335,7 @@ def stream_member(
 ) -> Iterator[bytes]:
     """Read one part in pieces (for parts too big to hold at once), its size and compression
     ratio checked as it grows: at most ``max_stream_bytes`` (memory holds one piece)."""
-    info = zf.getinfo(name)
-    if info.flag_bits & 0x1:
-        raise WorkbookFormatError(
-            f"part {name} is encrypted (a password-protected zip); gputco reads only unencrypted packages"
-        )
+    info = _plain_part(zf, name)
     size = 0
     try:
         with zf.open(info) as fh:
@@ -340,15 +346,7 @@ def stream_member(
                 yield data
     except (WorkbookFormatError, RecalcTimeoutError):
         raise
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        EOFError,
-        NotImplementedError,
-        RuntimeError,
-        ValueError,
-        OSError,
-    ) as err:
+    except _UNPACK_ERRORS as err:
         raise WorkbookFormatError(
             f"part {name} cannot be unpacked (damaged or unsupported compression): {err}"
         ) from None
