@@ -2,6 +2,10 @@
 
 Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, MODE, PERCENTILE, QUARTILE, SMALL...
 
+DEVSQ (the sum of squared deviations from the mean) and AVEDEV (the mean absolute deviation)
+take their numbers as SUM does (number texts and TRUE/FALSE typed as arguments count); no number
+at all is #NUM! (POI's FormulaEvalTestData_Copy.xlsx, saved by Excel).
+
 Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
 take part, so every statistic is a NaN-aware reduction along axis 1.
 
@@ -332,7 +336,25 @@ def _var(sample: bool, root: bool, logical: bool = False):
     return impl
 
 
+def _deviations(absolute: bool):
+    """DEVSQ (sum of squared deviations from the mean) and AVEDEV (mean absolute deviation):
+    the numbers as SUM takes them; none is #NUM! (Microsoft's DEVSQ and AVEDEV pages)."""
+
+    def impl(*args):
+        vals, err = numbers(args)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            mean = added(vals) / n
+            dev = vals - mean[:, None]
+            r = added(np.abs(dev)) / n if absolute else added(dev * dev)
+        return result(np.where(n > 0, r, np.nan), err, bad=NUM)
+
+    return impl
+
+
 _STATS_FUNCTIONS = {
+    "DEVSQ": Spec(_deviations(False), 1, 255, "r"),
+    "AVEDEV": Spec(_deviations(True), 1, 255, "r"),
     "MIN": Spec(_extreme(False), 1, 255, "r"),
     "MAX": Spec(_extreme(True), 1, 255, "r"),
     "AVERAGE": Spec(_average(), 1, 255, "r"),
