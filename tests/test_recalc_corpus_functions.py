@@ -2,7 +2,8 @@
 
 The Excel-saved corpus (tests/data/excel_corpus, tests/test_excel_corpus.py) had cells the engine
 left as stored because it lacked these functions: ACOSH, ASINH, ATANH, FACT, COMBIN, SUMSQ,
-SUMX2MY2, SUMX2PY2, SUMXMY2 (Math and trigonometry), DEVSQ, AVEDEV (Statistical), DAYS360 (Date
+SUMX2MY2, SUMX2PY2, SUMXMY2 (Math and trigonometry), DEVSQ, AVEDEV, COVARIANCE.P, COVARIANCE.S,
+COVAR (Statistical), DAYS360 (Date
 and time), DELTA (Engineering), ISODD, ISEVEN, ISREF, ERROR.TYPE (Information) and DOLLAR (Text).
 Each is checked here against the examples of its Microsoft page (the URL from the function table,
 workbook/recalc/functions/excel_functions.tsv) and, with further edge cases, against LibreOffice's
@@ -64,6 +65,9 @@ MICROSOFT = [
     ("=ERROR.TYPE(#NUM!)", "6", ms("ERROR.TYPE")),
     ("=ERROR.TYPE(NA())", "7", ms("ERROR.TYPE")),
     ("=ERROR.TYPE(1)", "#N/A", ms("ERROR.TYPE")),
+    ("=_xlfn.COVARIANCE.P({3,2,4,5,6},{9,7,12,15,17})", "5.2", ms("COVARIANCE.P")),
+    ("=COVAR({3,2,4,5,6},{9,7,12,15,17})", "5.2", ms("COVAR")),
+    ("=_xlfn.COVARIANCE.S({2,4,8},{5,11,12})", "9.666666667", ms("COVARIANCE.S")),
     ("=DOLLAR(1234.567,2)", "$1,234.57", ms("DOLLAR")),
     ("=DOLLAR(1234.567,-2)", "$1,200", ms("DOLLAR")),
     ("=DOLLAR(-1234.567,-2)", "($1,200)", ms("DOLLAR")),
@@ -124,6 +128,11 @@ PROBES = [
     "=ERROR.TYPE(Data!B6)",
     "=ERROR.TYPE(Data!B7)",
     '=ERROR.TYPE("x")',
+    "=_xlfn.COVARIANCE.P(Data!A1:A5,Data!C1:C5)",
+    "=_xlfn.COVARIANCE.S(Data!A1:A5,Data!B1:B5)",
+    "=_xlfn.COVARIANCE.S({1},{2})",
+    "=_xlfn.COVARIANCE.P({1,2},{1,2,3})",
+    "=_xlfn.COVARIANCE.P(Data!B1:B3,Data!B1:B3)",
     "=DOLLAR(0)",
     "=DOLLAR(1234567.891,1)",
     "=DOLLAR(5,0)",
@@ -152,6 +161,20 @@ EXCEL_NOT_LO = {
             ("=ACOSH(0.5)", "ACOSH below 1 is #NUM! (EverythingTests!E108)"),
             ("=ATANH(1)", "ATANH outside (-1, 1) is #NUM! (EverythingTests!F172)"),
             ("=ATANH(-1)", "ATANH outside (-1, 1) is #NUM! (EverythingTests!F172)"),
+        )
+    },
+    **{
+        f: (err, f"Microsoft's {page} page: {why} is {err}; LibreOffice: #VALUE!")
+        for f, err, page, why in (
+            ("=_xlfn.COVARIANCE.S(Data!A1:A5,Data!B1:B5)", "#DIV/0!", "COVARIANCE.S", "one data point"),
+            ("=_xlfn.COVARIANCE.S({1},{2})", "#DIV/0!", "COVARIANCE.S", "one data point"),
+            (
+                "=_xlfn.COVARIANCE.P({1,2},{1,2,3})",
+                "#N/A",
+                "COVARIANCE.P",
+                "a different number of data points",
+            ),
+            ("=_xlfn.COVARIANCE.P(Data!B1:B3,Data!B1:B3)", "#DIV/0!", "COVARIANCE.P", "an empty array"),
         )
     },
     "=FACT(171)": (

@@ -112,6 +112,18 @@ def _first_error(errs, parts, m):
     return out if any(x is not None for x in out) else None
 
 
+def element_numbers(x, m: int) -> np.ndarray:
+    """(m, K) numbers of a paired-array argument (SUMXMY2, COVARIANCE.P): the elements of a
+    reference or array (text, booleans and blanks NaN), or a scalar converted as arithmetic does."""
+    flat = materialize(x)
+    flat = np.broadcast_to(flat, (m, *flat.shape[1:])).reshape(m, -1)
+    if flat.dtype == vec.FLOAT:
+        return flat
+    conv = flat.ravel().tolist() if is_rangelike(x) else [to_number(v) for v in flat.ravel().tolist()]
+    vals = [v if isinstance(v, float) and not isinstance(v, bool) else np.nan for v in conv]
+    return np.array(vals, dtype=vec.FLOAT).reshape(flat.shape)
+
+
 def row_errors(arrays) -> np.ndarray | None:
     """Each row's first error over arrays of shape (m_i, h, w), in order; None if none at all."""
     found = []

@@ -52,14 +52,14 @@ import numpy as np
 from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError, to_number
+from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError
 
 from . import statistical as _stats
 from ._args import (
     Spec,
     added,
+    element_numbers,
     int_arg,
-    is_rangelike,
     numbers,
     result,
     row_errors,
@@ -208,27 +208,12 @@ def _paired(term):
         if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
             return vec.const(NA)
         m = max(a.shape[0], b.shape[0])
-        fa, fb = (_element_numbers(v, m, scalar=not is_rangelike(v)) for v in (x, y))
+        fa, fb = (element_numbers(v, m) for v in (x, y))
         both = ~np.isnan(fa) & ~np.isnan(fb)
         r = np.where(both.any(axis=1), added(np.where(both, term(fa, fb), np.nan)), np.nan)
         return result(r, row_errors([a, b]), bad=DIV0)
 
     return impl
-
-
-def _element_numbers(x, m: int, scalar: bool) -> np.ndarray:
-    """(m, K) numbers of a reference or array (text, booleans and blanks NaN); a scalar argument
-    converted as arithmetic does."""
-    flat = materialize(x)
-    flat = np.broadcast_to(flat, (m, *flat.shape[1:])).reshape(m, -1)
-    if flat.dtype == vec.FLOAT:
-        return flat
-    if scalar:
-        conv = [to_number(v) for v in flat.ravel().tolist()]
-    else:
-        conv = flat.ravel().tolist()
-    vals = [v if isinstance(v, float) and not isinstance(v, bool) else np.nan for v in conv]
-    return np.array(vals, dtype=vec.FLOAT).reshape(flat.shape)
 
 
 _MATH_FUNCTIONS = {
