@@ -112,6 +112,18 @@ def _first_error(errs, parts, m):
     return out if any(x is not None for x in out) else None
 
 
+def paired_numbers(x, y):
+    """Two arrays' elements paired in reading order (SUMXMY2, COVARIANCE.P): ``(fx, fy, both,
+    errors)`` with (m, K) numbers, the mask of pairs of two numbers and each row's first error
+    (:func:`row_errors`); None when the counts of elements differ (Excel's #N/A)."""
+    a, b = materialize(x), materialize(y)
+    if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
+        return None
+    m = max(a.shape[0], b.shape[0])
+    fx, fy = element_numbers(x, m), element_numbers(y, m)
+    return fx, fy, ~np.isnan(fx) & ~np.isnan(fy), row_errors([a, b])
+
+
 def element_numbers(x, m: int) -> np.ndarray:
     """(m, K) numbers of a paired-array argument (SUMXMY2, COVARIANCE.P): the elements of a
     reference or array (text, booleans and blanks NaN), or a scalar converted as arithmetic does."""

@@ -58,9 +58,9 @@ from . import statistical as _stats
 from ._args import (
     Spec,
     added,
-    element_numbers,
     int_arg,
     numbers,
+    paired_numbers,
     result,
     row_errors,
     scalar_function,
@@ -204,14 +204,12 @@ def _paired(term):
     #DIV/0! (POI's FormulaEvalTestData_Copy.xlsx, saved by Excel); the first error wins."""
 
     def impl(x, y):
-        a, b = materialize(x), materialize(y)
-        if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
+        pairs = paired_numbers(x, y)
+        if pairs is None:
             return vec.const(NA)
-        m = max(a.shape[0], b.shape[0])
-        fa, fb = (element_numbers(v, m) for v in (x, y))
-        both = ~np.isnan(fa) & ~np.isnan(fb)
+        fa, fb, both, errors = pairs
         r = np.where(both.any(axis=1), added(np.where(both, term(fa, fb), np.nan)), np.nan)
-        return result(r, row_errors([a, b]), bad=DIV0)
+        return result(r, errors, bad=DIV0)
 
     return impl
 

@@ -84,11 +84,10 @@ from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
 from ._args import (
     Spec,
     added,
-    element_numbers,
     is_rangelike,
     numbers,
+    paired_numbers,
     result,
-    row_errors,
     scalar_function,
     scalar_nums,
 )
@@ -372,18 +371,16 @@ def _covariance(sample: bool):
     COVARIANCE.S) is #DIV/0! (Microsoft's COVARIANCE.P and COVARIANCE.S pages)."""
 
     def impl(x, y):
-        a, b = materialize(x), materialize(y)
-        if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
+        pairs = paired_numbers(x, y)
+        if pairs is None:
             return vec.const(NA)
-        m = max(a.shape[0], b.shape[0])
-        fa, fb = (element_numbers(v, m) for v in (x, y))
-        both = ~np.isnan(fa) & ~np.isnan(fb)
+        fa, fb, both, errors = pairs
         n = both.sum(axis=1)
         with np.errstate(all="ignore"):
             da = fa - (added(np.where(both, fa, np.nan)) / n)[:, None]
             db = fb - (added(np.where(both, fb, np.nan)) / n)[:, None]
             r = added(np.where(both, da * db, np.nan)) / (n - 1 if sample else n)
-        return result(np.where(n > (1 if sample else 0), r, np.nan), row_errors([a, b]), bad=DIV0)
+        return result(np.where(n > (1 if sample else 0), r, np.nan), errors, bad=DIV0)
 
     return impl
 
