@@ -1154,6 +1154,7 @@ FAMILY_MODULES = (
     "test_recalc_financial.py",
     "test_recalc_database.py",
     "test_recalc_complexnum.py",
+    "test_recalc_corpus_functions.py",
 )
 
 

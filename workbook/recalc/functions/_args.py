@@ -112,6 +112,30 @@ def _first_error(errs, parts, m):
     return out if any(x is not None for x in out) else None
 
 
+def paired_numbers(x, y):
+    """Two arrays' elements paired in reading order (SUMXMY2, COVARIANCE.P): ``(fx, fy, both,
+    errors)`` with (m, K) numbers, the mask of pairs of two numbers and each row's first error
+    (:func:`row_errors`); None when the counts of elements differ (Excel's #N/A)."""
+    a, b = materialize(x), materialize(y)
+    if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
+        return None
+    m = max(a.shape[0], b.shape[0])
+    fx, fy = element_numbers(x, m), element_numbers(y, m)
+    return fx, fy, ~np.isnan(fx) & ~np.isnan(fy), row_errors([a, b])
+
+
+def element_numbers(x, m: int) -> np.ndarray:
+    """(m, K) numbers of a paired-array argument (SUMXMY2, COVARIANCE.P): the elements of a
+    reference or array (text, booleans and blanks NaN), or a scalar converted as arithmetic does."""
+    flat = materialize(x)
+    flat = np.broadcast_to(flat, (m, *flat.shape[1:])).reshape(m, -1)
+    if flat.dtype == vec.FLOAT:
+        return flat
+    conv = flat.ravel().tolist() if is_rangelike(x) else [to_number(v) for v in flat.ravel().tolist()]
+    vals = [v if isinstance(v, float) and not isinstance(v, bool) else np.nan for v in conv]
+    return np.array(vals, dtype=vec.FLOAT).reshape(flat.shape)
+
+
 def row_errors(arrays) -> np.ndarray | None:
     """Each row's first error over arrays of shape (m_i, h, w), in order; None if none at all."""
     found = []

@@ -38,6 +38,10 @@ WORKDAY (on the workbook's serials, see DATE above).
 - HOUR, MINUTE, SECOND of the time of day (hours and minutes cut, seconds rounded, as
   LibreOffice does); DAYS(end, start);
   DATEDIF(start, end, "Y" | "M" | "D" | "MD" | "YM" | "YD"), #NUM! when start is after end.
+- DAYS360(start, end, [method]): 30-day months; US (method FALSE or omitted) moves a start on a
+  month's last day to the 30th, and an end on the 31st to the 1st of the next month when the
+  start is before the 30th (else to the 30th); European (TRUE) moves every 31st to the 30th
+  (Microsoft's DAYS360 page).
 - NOW and TODAY only when the caller fixes the time (:func:`clock_functions`, ``--now``).
 """
 
@@ -45,6 +49,7 @@ from __future__ import annotations
 
 import calendar as _cal
 import datetime as _dt
+import math
 
 import numpy as np
 
@@ -52,7 +57,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError, parse_date, parse_time
 
-from ._args import Spec, scalar_nums
+from ._args import Spec, scalar_function, scalar_nums
 
 # --- dates -----------------------------------------------------------------------------------------------
 
@@ -523,7 +528,30 @@ def clock_functions(now: _dt.datetime) -> dict[str, Spec]:
     return {"NOW": Spec(now_, 0, 0), "TODAY": Spec(today, 0, 0)}
 
 
+def _days360_one(s1: float, s2: float, method: float | None = None) -> float | XlError:
+    """DAYS360(start, end, [method]) on Microsoft's rules. US (method FALSE or omitted): a start
+    on the last day of a month becomes the 30th; an end on the 31st becomes the 1st of the next
+    month when the start is before the 30th, else the 30th (an end on 28 or 29 February stays,
+    as Excel computes it). European (TRUE): a 31st becomes the 30th."""
+    if s1 < 0 or s2 < 0 or s1 > max_serial() or s2 > max_serial():
+        return NUM
+    y1, m1, d1 = _ymd(math.floor(s1))
+    y2, m2, d2 = _ymd(math.floor(s2))
+    if method:
+        d1, d2 = min(d1, 30), min(d2, 30)
+    else:
+        if d1 == (_days_in_feb(y1) if m1 == 2 else _cal.monthrange(y1, m1)[1]):
+            d1 = 30
+        if d2 == 31:
+            if d1 < 30:
+                d2, m2 = 1, m2 + 1
+            else:
+                d2 = 30
+    return float((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1))
+
+
 _CALENDAR_FUNCTIONS = {
+    "DAYS360": Spec(scalar_function(_days360_one, 2), 2, 3),
     "HOUR": Spec(_clock_part(0), 1, 1),
     "MINUTE": Spec(_clock_part(1), 1, 1),
     "SECOND": Spec(_clock_part(2), 1, 1),

@@ -11,6 +11,8 @@ first); negative results are always 10 digits. A number outside the target's ran
 the base does not have, is #NUM!; TRUE/FALSE and non-numeric text for a decimal are #VALUE!.
 Checked against Excel's cached values in xlcalculator's BASES.xlsx (tests/data/excel_corpus).
 
+DELTA(number1, [number2=0]) is 1 when the numbers are equal, else 0.
+
 Engineering: ERF, ERFC (and .PRECISE), the Bessel functions BESSELJ/Y/I/K, CONVERT, and the
 complex-number functions COMPLEX, IMREAL, IMAGINARY, IMABS, IMARGUMENT, IMCONJUGATE, IMSUM,
 IMSUB, IMPRODUCT, IMDIV, IMPOWER, IMSQRT, IMEXP, IMLN, IMLOG10, IMLOG2, IMSIN, IMCOS, IMTAN,
@@ -137,8 +139,14 @@ def _converter(source: str, target: str):
     return impl
 
 
+def _delta(n1: float, n2: float | None = None) -> float:
+    """DELTA(number1, [number2=0]): 1 when the numbers are equal, else 0."""
+    return 1.0 if n1 == (0.0 if n2 is None else n2) else 0.0
+
+
 _ENGINEERING_FUNCTIONS = {
-    f"{a}2{b}": Spec(_converter(a, b), 1, 1 if b == "DEC" else 2) for a in BASES for b in BASES if a != b
+    **{f"{a}2{b}": Spec(_converter(a, b), 1, 1 if b == "DEC" else 2) for a in BASES for b in BASES if a != b},
+    "DELTA": Spec(scalar_function(_delta, 1), 1, 2),
 }
 
 

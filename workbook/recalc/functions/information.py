@@ -1,11 +1,21 @@
-"""Information: ISNUMBER, ISTEXT, ISBLANK, ISERROR, ISERR, ISNA, ISLOGICAL, ISNONTEXT, NA."""
+"""Information: ISNUMBER, ISTEXT, ISBLANK, ISERROR, ISERR, ISNA, ISLOGICAL, ISNONTEXT, NA, ISREF,
+ISODD, ISEVEN, ERROR.TYPE.
+
+- ISREF(value) is TRUE for a reference (a cell, a range, or a function's reference result),
+  FALSE for any other value, even a text spelling a reference ("A17").
+- ISODD/ISEVEN(number): the number truncated; a blank is 0 (even); TRUE/FALSE and text that is
+  not a number are #VALUE! (Microsoft: "If number is nonnumeric, ISEVEN returns the #VALUE!").
+- ERROR.TYPE(error_val): 1 #NULL!, 2 #DIV/0!, 3 #VALUE!, 4 #REF!, 5 #NAME?, 6 #NUM!, 7 #N/A,
+  8 #GETTING_DATA; any value that is not an error is #N/A (Microsoft's ERROR.TYPE page).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.values import NA, XlError
+from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.values import ERRORS, NA, VALUE, XlError, to_number
 
 from ._args import Spec
 
@@ -25,7 +35,37 @@ def _number(v):
     return isinstance(v, float) and not isinstance(v, bool)
 
 
+def _isref(ctx, x):
+    return np.full((ctx.n, 1, 1), isinstance(x, RangeVal))
+
+
+def _parity(odd: bool):
+    def one(v):
+        if isinstance(v, XlError):
+            return v
+        f = VALUE if isinstance(v, bool) else to_number(v)
+        return f if isinstance(f, XlError) else (int(f) % 2 == 1) == odd
+
+    return lambda x: vec.elementwise(one, x)
+
+
+_ERROR_TYPES = {
+    ERRORS[c]: float(k)
+    for k, c in enumerate(
+        ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA"), 1
+    )
+}
+
+
+def _error_type(x):
+    return vec.elementwise(lambda v: _ERROR_TYPES.get(v, NA) if isinstance(v, XlError) else NA, x)
+
+
 FUNCTIONS = {
+    "ISREF": Spec(_isref, 1, 1, "r", needs_ctx=True),
+    "ISODD": Spec(_parity(True), 1, 1),
+    "ISEVEN": Spec(_parity(False), 1, 1),
+    "ERROR.TYPE": Spec(_error_type, 1, 1),
     "ISNUMBER": Spec(_is(_number, True, False), 1, 1),
     "ISTEXT": Spec(_is(lambda v: isinstance(v, str), False, False), 1, 1),
     "ISNONTEXT": Spec(_is(lambda v: not isinstance(v, str), True, True), 1, 1),

@@ -2,7 +2,15 @@
 
 Math and trigonometry: ABS ... SUMPRODUCT (Excel's "Math & Trig" category).
 
-Math and trigonometry, continued: SIN ... TANH, ATAN2, RADIANS, DEGREES, and rounding to a
+- FACT(number) and COMBIN(number, number_chosen) truncate their arguments; a negative one (or
+  number < number_chosen) is #NUM!, and so is a factorial past 170! (beyond Excel's largest number).
+- SUMSQ adds the squares of the numbers SUM would add. SUMX2MY2, SUMX2PY2 and SUMXMY2 pair the
+  elements of two arrays in reading order (the counts must agree, else #N/A; the shapes need not),
+  use only pairs of two numbers, and are #DIV/0! without one (Excel's values in POI's
+  FormulaEvalTestData_Copy.xlsx).
+
+Math and trigonometry, continued: SIN ... TANH, ASINH, ACOSH (#NUM! below 1), ATANH (#NUM!
+outside (-1, 1)), ATAN2, RADIANS, DEGREES, and rounding to a
 multiple: CEILING, FLOOR, MROUND, EVEN, ODD (Excel 2010+ rules).
 
 - ATAN2(x, y) is the angle of the point (x, y) (Excel's argument order); (0, 0) is #DIV/0!.
@@ -37,15 +45,27 @@ store; hidden rows come from the sheet XML.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
+from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError
 
 from . import statistical as _stats
-from ._args import Spec, added, int_arg, numbers, result, row_errors, scalar_nums
+from ._args import (
+    Spec,
+    added,
+    int_arg,
+    numbers,
+    paired_numbers,
+    result,
+    row_errors,
+    scalar_function,
+    scalar_nums,
+)
 
 # --- math ------------------------------------------------------------------------------------------------
 
@@ -161,6 +181,39 @@ def _trunc(x, digits=None):
     return _rounder("down")(x, digits)
 
 
+def _fact(n: float) -> float | XlError:
+    """FACT(number): number truncated; negative #NUM!; past 170! a float overflows (#NUM!)."""
+    k = math.trunc(n)
+    return NUM if k < 0 or k > 170 else float(math.factorial(k))
+
+
+def _combin(n: float, k: float) -> float | XlError:
+    """COMBIN(number, number_chosen): both truncated; negative or number < number_chosen #NUM!."""
+    a, b = math.trunc(n), math.trunc(k)
+    return NUM if a < 0 or b < 0 or a < b else float(math.comb(a, b))
+
+
+def _sumsq(*args):
+    vals, err = numbers(args)
+    return result(added(vals * vals), err)
+
+
+def _paired(term):
+    """SUMX2MY2, SUMX2PY2, SUMXMY2: the two arrays' elements paired in reading order (their
+    counts must agree, else #N/A), only pairs where both are numbers taking part; no such pair is
+    #DIV/0! (POI's FormulaEvalTestData_Copy.xlsx, saved by Excel); the first error wins."""
+
+    def impl(x, y):
+        pairs = paired_numbers(x, y)
+        if pairs is None:
+            return vec.const(NA)
+        fa, fb, both, errors = pairs
+        r = np.where(both.any(axis=1), added(np.where(both, term(fa, fb), np.nan)), np.nan)
+        return result(r, errors, bad=DIV0)
+
+    return impl
+
+
 _MATH_FUNCTIONS = {
     "ABS": Spec(_unary(np.abs), 1, 1),
     "SQRT": Spec(_sqrt, 1, 1),
@@ -180,6 +233,12 @@ _MATH_FUNCTIONS = {
     "SUM": Spec(_sum, 1, 255, "r"),
     "PRODUCT": Spec(_product, 1, 255, "r"),
     "SUMPRODUCT": Spec(_sumproduct, 1, 255, "r", array=True),
+    "FACT": Spec(scalar_function(_fact, 1), 1, 1),
+    "COMBIN": Spec(scalar_function(_combin, 2), 2, 2),
+    "SUMSQ": Spec(_sumsq, 1, 255, "r"),
+    "SUMX2MY2": Spec(_paired(lambda a, b: a * a - b * b), 2, 2, "r", array=True),
+    "SUMX2PY2": Spec(_paired(lambda a, b: a * a + b * b), 2, 2, "r", array=True),
+    "SUMXMY2": Spec(_paired(lambda a, b: (a - b) ** 2), 2, 2, "r", array=True),
 }
 
 
@@ -292,6 +351,9 @@ _TRIG_FUNCTIONS = {
     "SINH": Spec(_trig_unary(np.sinh), 1, 1),
     "COSH": Spec(_trig_unary(np.cosh), 1, 1),
     "TANH": Spec(_trig_unary(np.tanh), 1, 1),
+    "ASINH": Spec(_trig_unary(np.arcsinh), 1, 1),
+    "ACOSH": Spec(_trig_unary(np.arccosh, lambda f: f >= 1), 1, 1),
+    "ATANH": Spec(_trig_unary(np.arctanh, lambda f: np.abs(f) < 1), 1, 1),
     "RADIANS": Spec(_trig_unary(np.radians), 1, 1),
     "DEGREES": Spec(_trig_unary(np.degrees), 1, 1),
     "CEILING": Spec(_ceiling, 2, 2),

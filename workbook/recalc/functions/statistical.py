@@ -2,6 +2,14 @@
 
 Statistical: MIN, MAX, AVERAGE, COUNT, COUNTA, MEDIAN, MODE, PERCENTILE, QUARTILE, SMALL...
 
+COVARIANCE.P (and the older COVAR) and COVARIANCE.S pair two arrays' elements in reading order
+(the counts must agree, else #N/A), use only pairs of two numbers, and divide by n (P) or n - 1
+(S); no pair, or one for S, is #DIV/0!.
+
+DEVSQ (the sum of squared deviations from the mean) and AVEDEV (the mean absolute deviation)
+take their numbers as SUM does (number texts and TRUE/FALSE typed as arguments count); no number
+at all is #NUM! (POI's FormulaEvalTestData_Copy.xlsx, saved by Excel).
+
 Numbers come from :func:`._args.numbers` as an (m, K) array with NaN where an element does not
 take part, so every statistic is a NaN-aware reduction along axis 1.
 
@@ -73,7 +81,16 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
 
-from ._args import Spec, added, is_rangelike, numbers, result, scalar_function, scalar_nums
+from ._args import (
+    Spec,
+    added,
+    is_rangelike,
+    numbers,
+    paired_numbers,
+    result,
+    scalar_function,
+    scalar_nums,
+)
 from .arrays import _strict_numbers, full
 
 # --- stats -----------------------------------------------------------------------------------------------
@@ -332,7 +349,48 @@ def _var(sample: bool, root: bool, logical: bool = False):
     return impl
 
 
+def _deviations(absolute: bool):
+    """DEVSQ (sum of squared deviations from the mean) and AVEDEV (mean absolute deviation):
+    the numbers as SUM takes them; none is #NUM! (Microsoft's DEVSQ and AVEDEV pages)."""
+
+    def impl(*args):
+        vals, err = numbers(args)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            mean = added(vals) / n
+            dev = vals - mean[:, None]
+            r = added(np.abs(dev)) / n if absolute else added(dev * dev)
+        return result(np.where(n > 0, r, np.nan), err, bad=NUM)
+
+    return impl
+
+
+def _covariance(sample: bool):
+    """COVARIANCE.P / COVAR (population) and COVARIANCE.S (sample) of two arrays paired in
+    reading order: different counts #N/A; only pairs of two numbers take part; none (or one for
+    COVARIANCE.S) is #DIV/0! (Microsoft's COVARIANCE.P and COVARIANCE.S pages)."""
+
+    def impl(x, y):
+        pairs = paired_numbers(x, y)
+        if pairs is None:
+            return vec.const(NA)
+        fa, fb, both, errors = pairs
+        n = both.sum(axis=1)
+        with np.errstate(all="ignore"):
+            da = fa - (added(np.where(both, fa, np.nan)) / n)[:, None]
+            db = fb - (added(np.where(both, fb, np.nan)) / n)[:, None]
+            r = added(np.where(both, da * db, np.nan)) / (n - 1 if sample else n)
+        return result(np.where(n > (1 if sample else 0), r, np.nan), errors, bad=DIV0)
+
+    return impl
+
+
 _STATS_FUNCTIONS = {
+    "COVARIANCE.P": Spec(_covariance(False), 2, 2, "r", array=True),
+    "COVAR": Spec(_covariance(False), 2, 2, "r", array=True),
+    "COVARIANCE.S": Spec(_covariance(True), 2, 2, "r", array=True),
+    "DEVSQ": Spec(_deviations(False), 1, 255, "r"),
+    "AVEDEV": Spec(_deviations(True), 1, 255, "r"),
     "MIN": Spec(_extreme(False), 1, 255, "r"),
     "MAX": Spec(_extreme(True), 1, 255, "r"),
     "AVERAGE": Spec(_average(), 1, 255, "r"),

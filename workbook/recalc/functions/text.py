@@ -24,10 +24,15 @@ FIND/SEARCH(find_text, within_text, [start_num=1]) give the 1-based position of 
 at or after ``start_num``; no match, or ``start_num`` below 1 or greater than the length of
 ``within_text``, is #VALUE!. An empty ``find_text`` matches at ``start_num`` (Microsoft's FIND page).
 
+DOLLAR(number, [decimals=2]): the number rounded (left of the point for negative decimals) in the
+currency format of Microsoft's page, $#,##0.00 and ($#,##0.00) for negatives.
+
 TEXT(value, format_text): Excel number formats (en-US) as finance sheets use them.
 
-Supported: up to four sections (``positive;negative;zero;text``); digit placeholders ``0 # ?``,
-the decimal point, thousands separators (``#,##0``) and trailing-comma scaling (``0,`` thousands),
+Supported: up to four sections (``positive;negative;zero;text``); digit placeholders ``0 # ?``
+(``?`` a space where no digit shows, and a separator between two such spaces a space too), the
+decimal point, thousands separators (``#,##0``; a comma before every placeholder is literal text,
+``,#`` shows ",1234567") and trailing-comma scaling (``0,`` thousands),
 percent (``0.0%``), scientific (``0.00E+00``), literal text (``"USD "``, ``\x``, ``$ - + ( ) : /``
 and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
 mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds;
@@ -556,8 +561,6 @@ def _check_number_format(tokens) -> None:
         int_digits = sum(1 for k, t in tokens[:dot] if k == "code" and t in "0#?")
         if not ok or int_digits != 1 or "," in before or "," in text:
             raise _Unsupported("scientific format other than 0.00E+00")
-    if (codes and codes[0] == ",") or "?" in text:
-        raise _Unsupported("number format with ? or a leading comma")
 
 
 def _round(x: float, places: int) -> Decimal:
@@ -593,6 +596,8 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         frac_ph = [i for i in frac_ph if i < sci.start()]
         int_ph = [i for i in int_ph if i < sci.start()]
         return _format_sci(x, tokens, int_ph, frac_ph, signed)
+    lead = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?."), len(tokens))
+    tokens = [("lit", t) if i < lead and t == "," else (k, t) for i, (k, t) in enumerate(tokens)]
     grouping = any(
         k == "code" and t == "," and int_ph and int_ph[0] < i < int_ph[-1] for i, (k, t) in enumerate(tokens)
     )
@@ -634,9 +639,13 @@ def _format_number(x: float, tokens, signed: bool) -> str:
 
 
 def _group(digits: str) -> str:
-    """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'."""
+    """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'.
+    Leading spaces (``?`` placeholders without a digit) keep their places, and a separator
+    between two of them is a space too (Excel: TEXT(1234567, "?,?????????") is 4 spaces, then
+    1,234,567; POI's NumberFormatTests.xlsx)."""
     body = digits.lstrip(" ")
     lead = digits[: len(digits) - len(body)]
+    lead += " " * sum(1 for s in range(len(body) + 1, len(digits)) if s % 3 == 0)
     parts = []
     while len(body) > 3:
         parts.insert(0, body[-3:])
@@ -796,7 +805,30 @@ def _text(value, fmt):
     return vec.elementwise(_text_one, value, fmt)
 
 
-_TEXTFORMAT_FUNCTIONS = {"TEXT": Spec(_text, 2, 2)}
+def _dollar_one(v, decimals):
+    """DOLLAR(number, [decimals=2]): the number rounded to ``decimals`` (left of the point when
+    negative) in Microsoft's currency format $#,##0.00_);($#,##0.00), as Excel returns it (the
+    _) padding not shown: DOLLAR(1) is "$1.00", POI's FormulaEvalTestData_Copy.xlsx); more than
+    127 decimals is #VALUE!."""
+    x, d = to_number(v), to_number(2.0 if decimals is None else decimals)
+    if isinstance(x, XlError) or isinstance(d, XlError):
+        return x if isinstance(x, XlError) else d
+    d = math.trunc(d)
+    if d > 127:
+        return VALUE
+    if d < 0:
+        x = float(_round(x, d))
+    body = "#,##0" + ("." + "0" * d if d > 0 else "")
+    return format_value(x, f"${body};(${body})")
+
+
+def _dollar(number, decimals=None):
+    if decimals is None:
+        return vec.elementwise(lambda v: _dollar_one(v, None), number)
+    return vec.elementwise(_dollar_one, number, decimals)
+
+
+_TEXTFORMAT_FUNCTIONS = {"TEXT": Spec(_text, 2, 2), "DOLLAR": Spec(_dollar, 1, 2)}
 
 
 FUNCTIONS = {**_TEXT_FUNCTIONS, **_TEXTEDIT_FUNCTIONS, **_TEXTFIND_FUNCTIONS, **_TEXTFORMAT_FUNCTIONS}
