@@ -1,11 +1,11 @@
 """recalc_file(engine="auto"|"libreoffice") with the real LibreOffice.
 
-The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ATANH (which
+The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ACOTH (which
 LibreOffice has and the engine lacks), cells depending on it (one through a TCO_ function, so the
 add-in must work inside LibreOffice, one on another sheet) and a TCO_ cell of its own. Auto must
 compute every cell; the cells LibreOffice computed must hold exactly the values LibreOffice gives
-on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ATANH
-must equal Python's ``math.atanh``; every other byte of the file stays as it was.
+on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ACOTH
+(ACOTH(1/x) = ATANH(x)) must equal Python's ``math.atanh``; every other byte of the file stays as it was.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_libreoffice_engine_computes_every_cell(tmp_path):
     assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
     # gputco's own values agree with LibreOffice's to within --check's 1e-9
     check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored", engine="gputco")
-    assert check.mismatches == [] and check.unsupported == {"ATANH": ["Model!C1"]}
+    assert check.mismatches == [] and check.unsupported == {"ACOTH": ["Model!C1"]}
 
 
 @requires_soffice
