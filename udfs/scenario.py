@@ -369,8 +369,17 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
     """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
     ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
     t = values["terms"]
-    need = tuple(v[3] for v in chain.PROJECT_OUTPUTS.values() if not chain.is_step(v[3]))
+    # without debt the equity flows are the project's: their IRR is the chain's irr step's, not
+    # solved a second time
+    reuse = not values["levered"] and "irr" in values
+    need = tuple(
+        v[3]
+        for v in chain.PROJECT_OUTPUTS.values()
+        if not chain.is_step(v[3]) and not (reuse and v[3] == "equity_irr")
+    )
     got = project.summaries(values, t, values["ppy"], need)
+    if reuse:
+        got["equity_irr"] = values["irr"]
     gpus = np.broadcast_to(np.asarray(used["cluster_gpus_installed"], dtype=float), (n,))[idx]
     for key in chain.PROJECT_OUTPUTS:
         per_gpu = chain.PROJECT_OUTPUTS[key][3]
