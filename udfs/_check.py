@@ -199,6 +199,40 @@ def broadcasting(func):
     return checked
 
 
+def parameters(
+    required: tuple[str, ...], optional: dict[str, object], keyword: dict[str, object] | None = None
+):
+    """Decorator: give a function the parameters ``required``, then ``optional`` with their
+    defaults (both positional or by name), then ``keyword`` (by name only), and call it with every
+    argument by name, the defaults filled in: one parameter list for the functions that share it.
+
+    >>> @parameters(("capex",), {"life_years": 5.0})
+    ... def f(**given):
+    ...     return given
+    >>> f(100.0), inspect.signature(f)
+    ({'capex': 100.0, 'life_years': 5.0}, <Signature (capex, life_years=5.0)>)
+    """
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [inspect.Parameter(k, kind) for k in required]
+    params += [inspect.Parameter(k, kind, default=v) for k, v in optional.items()]
+    params += [
+        inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=v) for k, v in (keyword or {}).items()
+    ]
+    signature = inspect.Signature(params)
+
+    def decorate(body):
+        @functools.wraps(body)
+        def function(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            return body(**bound.arguments)
+
+        function.__signature__ = signature  # type: ignore[attr-defined]
+        return function
+
+    return decorate
+
+
 def ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray | float:
     """``num / den`` with IEEE rules for scalars too: a denominator that underflowed to 0 gives
     inf (as numpy does for arrays), never ZeroDivisionError.

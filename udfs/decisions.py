@@ -82,23 +82,30 @@ MAX_LIFE = 15
 YEARS = np.arange(MAX_LIFE + 1, dtype=float)
 
 
+#: the cash-flow inputs every TCO_ function below needs, in their order
+CASH_REQUIRED = ("capex_per_gpu", "rent_usd_per_gpu_hour", "opex_usd_per_gpu_hour", "life_years")
+#: the optional cash-flow inputs after them, with their defaults (None: the life)
+CASH_OPTIONAL: dict[str, object] = {
+    "residual_fraction": 0.0,
+    "availability": 1.0,
+    "utilisation": 1.0,
+    "tax_rate": 0.0,
+    "depreciation_years": None,
+    "rent_decline_per_year": 0.0,
+    "opex_escalation_per_year": 0.0,
+}
+#: the cash-flow inputs of the TCO_ functions below (their keyword names)
+CASH_TERMS = (*CASH_REQUIRED, *CASH_OPTIONAL)
+
+
 #: why a break-even utilisation is missing
 NO_BREAKEVEN_UTILISATION = "no utilisation in (0, 1] breaks even"
 
 
-def tco_breakeven_utilisation(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    cost_of_capital,
-    residual_fraction=0.0,
-    availability=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters(
+    (*CASH_REQUIRED, "cost_of_capital"), {k: v for k, v in CASH_OPTIONAL.items() if k != "utilisation"}
+)
+def tco_breakeven_utilisation(cost_of_capital, **terms):
     """The utilisation at which owning one GPU and renting it out has NPV = 0 at the cost of capital,
     with every cash-flow input (tax, rent decline, opex escalation, residual, availability).
 
@@ -113,12 +120,11 @@ def tco_breakeven_utilisation(
     >>> round(tco_breakeven_utilisation(31250, 2.0, 0.4045, 5, 0.1305), 6)
     0.709994
     """
-    cols, shape = cash_flow_columns(
-        **{**_cash_terms(locals()), "utilisation": 1.0}, function="TCO_BREAKEVEN_UTILISATION"
-    )
+    cols, shape = cash_flow_columns(**terms, utilisation=1.0, function="TCO_BREAKEVEN_UTILISATION")
     rate = chk.checked("cost_of_capital", cost_of_capital)
     r = np.broadcast_to(np.asarray(rate, dtype=float), shape).reshape(-1, 1)
-    tax = np.broadcast_to(np.asarray(chk.checked("tax_rate", tax_rate), dtype=float), shape).reshape(-1)
+    tax = np.broadcast_to(np.asarray(chk.checked("tax_rate", terms["tax_rate"]), dtype=float), shape)
+    tax = tax.reshape(-1)
     per_rent = _npv(cols["revenue"], r) * (1.0 - tax)
     u = breakeven_utilisation_of_table(1.0, _npv(cols["net"], r), per_rent, 1.0)
     if np.isnan(u).any():
@@ -126,15 +132,11 @@ def tco_breakeven_utilisation(
     return _shaped(u, shape)
 
 
-def tco_rent_parity(
-    rent_usd_per_gpu_hour,
-    mfu,
-    reference_mfu,
-    peak_tflops=None,
-    reference_peak_tflops=None,
-    goodput=1.0,
-    reference_goodput=1.0,
-):
+@chk.parameters(
+    ("rent_usd_per_gpu_hour", "mfu", "reference_mfu"),
+    {"peak_tflops": None, "reference_peak_tflops": None, "goodput": 1.0, "reference_goodput": 1.0},
+)
+def tco_rent_parity(peak_tflops, reference_peak_tflops, **args):
     """The rent at which this system costs the same per token rented as the reference at ``rent``:
     ``rent x (MFU x peak x goodput) / (reference MFU x reference peak x reference goodput)``, the
     ratio of kept tokens per second on the same model.
@@ -148,13 +150,6 @@ def tco_rent_parity(
     >>> round(tco_rent_parity(2.0, 0.4184, 0.4146, 5000, 1978.9), 4)
     5.0996
     """
-    args = dict(
-        rent_usd_per_gpu_hour=rent_usd_per_gpu_hour,
-        mfu=mfu,
-        reference_mfu=reference_mfu,
-        goodput=goodput,
-        reference_goodput=reference_goodput,
-    )
     if (peak_tflops is None) != (reference_peak_tflops is None):
         given, missing = (
             ("peak_tflops", "reference_peak_tflops")
@@ -184,27 +179,6 @@ def tco_rent_parity(
 # --- cash flows --------------------------------------------------------------------------------
 
 
-#: the cash-flow inputs of the TCO_ functions below (their keyword names)
-CASH_TERMS = (
-    "capex_per_gpu",
-    "rent_usd_per_gpu_hour",
-    "opex_usd_per_gpu_hour",
-    "life_years",
-    "residual_fraction",
-    "availability",
-    "utilisation",
-    "tax_rate",
-    "depreciation_years",
-    "rent_decline_per_year",
-    "opex_escalation_per_year",
-)
-
-
-def _cash_terms(given: dict) -> dict:
-    """The cash-flow terms among a function's arguments (its ``locals()``)."""
-    return {k: given[k] for k in CASH_TERMS if k in given}
-
-
 def _terms(given: dict, function):
     """The checked scalar terms of a cash-flow table (a mapping of :data:`CASH_TERMS`), each as a
     column (n, 1) for broadcasting."""
@@ -228,24 +202,11 @@ def _terms(given: dict, function):
     }, shape
 
 
-def cash_flow_columns(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-    *,
-    function="TCO_CASHFLOWS",
-):
+@chk.parameters(CASH_REQUIRED, CASH_OPTIONAL, {"function": "TCO_CASHFLOWS"})
+def cash_flow_columns(function, **terms):
     """Every per-year column (:data:`gputco.udfs.chain.YEAR_STEPS`) as an array (scenarios, 16 years),
     years 0..15; years after the life are 0. Returns (columns, the scenarios' shape)."""
-    t, shape = _terms(_cash_terms(locals()), function)
+    t, shape = _terms(terms, function)
     values: dict[str, np.ndarray] = {**t, "year": YEARS.reshape(1, -1)}
     for step in chain.YEAR_STEPS:
         values[step.key] = step.func(*(values[a] for a in step.args))
@@ -257,19 +218,8 @@ def _shaped(x: np.ndarray, shape: tuple) -> np.ndarray | float:
     return chk.out(x.reshape(shape) if shape else x.reshape(()))
 
 
-def tco_cashflows(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters(CASH_REQUIRED, CASH_OPTIONAL)
+def tco_cashflows(**terms):
     """The cash flows of owning one GPU and renting it out, one row per year 0..life.
 
     Returns
@@ -284,10 +234,10 @@ def tco_cashflows(
     >>> rows[1][:3], rows[2][:4], round(rows[-1][-1], 2)
     ([0.0, -31250.0, 0.0], [1.0, 0.0, 17520.0, -3543.42], 38632.9)
     """
-    cols, shape = cash_flow_columns(**_cash_terms(locals()))
+    cols, shape = cash_flow_columns(**terms)
     if shape:
         raise chk.InputShapeError("life_years", shape, "one scenario (single values) for a table")
-    life = int(np.asarray(life_years))
+    life = int(np.asarray(terms["life_years"]))
     table = [["year", *(chain.year_step(k).heading for k in TABLE_COLUMNS)]]
     for y in range(life + 1):
         table.append([float(y), *(float(cols[k][0, y]) for k in TABLE_COLUMNS)])
@@ -330,20 +280,8 @@ def _results(given: dict, function: str, need: tuple[str, ...], cost_of_capital=
     return out, shape
 
 
-def tco_npv(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    cost_of_capital,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters((*CASH_REQUIRED, "cost_of_capital"), CASH_OPTIONAL)
+def tco_npv(cost_of_capital, **terms):
     """Net present value of the cash flows at the cost of capital, USD per GPU.
 
     Year 0 undiscounted, year t divided by (1 + cost_of_capital)^t: Excel's
@@ -352,23 +290,12 @@ def tco_npv(
     >>> round(tco_npv(31250, 2.0, 0.4045, 5, 0.10), 2)
     21732.23
     """
-    out, shape = _results(_cash_terms(locals()), "TCO_NPV", ("npv",), cost_of_capital)
+    out, shape = _results(terms, "TCO_NPV", ("npv",), cost_of_capital)
     return _shaped(out["npv"], shape)
 
 
-def tco_irr(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters(CASH_REQUIRED, CASH_OPTIONAL)
+def tco_irr(**terms):
     """Internal rate of return of the cash flows (decimal per year): the rate at which NPV = 0.
 
     Without a sign change, or without a root, there is no IRR: the error says which. Where the
@@ -380,50 +307,28 @@ def tco_irr(
     >>> round(tco_irr(31250, 2.0, 0.4045, 5), 6)
     0.346027
     """
-    out, shape = _results(_cash_terms(locals()), "TCO_IRR", ("irr",))
+    out, shape = _results(terms, "TCO_IRR", ("irr",))
     if (out["why"] != flows.FOUND).any():
         raise NoSolutionError(flows.REASONS[int(out["why"][np.argmax(out["why"] != flows.FOUND)])])
     return _shaped(out["irr"], shape)
 
 
-def tco_payback_years(
-    capex_per_gpu,
-    rent_usd_per_gpu_hour,
-    opex_usd_per_gpu_hour,
-    life_years,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters(CASH_REQUIRED, CASH_OPTIONAL)
+def tco_payback_years(**terms):
     """Years until the undiscounted cumulative net cash flow (residual included) reaches 0,
     linear within the year; an error "no payback within life" where it never does.
 
     >>> round(tco_payback_years(31250, 2.0, 0.4045, 5), 4)
     2.2359
     """
-    out, shape = _results(_cash_terms(locals()), "TCO_PAYBACK_YEARS", ("payback",))
+    out, shape = _results(terms, "TCO_PAYBACK_YEARS", ("payback",))
     if np.isnan(out["payback"]).any():
         raise NoSolutionError("no payback within life: the cumulative cash flow stays below 0")
     return _shaped(out["payback"], shape)
 
 
-def tco_breakeven_rent(
-    capex_per_gpu,
-    opex_usd_per_gpu_hour,
-    life_years,
-    cost_of_capital,
-    residual_fraction=0.0,
-    availability=1.0,
-    utilisation=1.0,
-    tax_rate=0.0,
-    depreciation_years=None,
-    rent_decline_per_year=0.0,
-    opex_escalation_per_year=0.0,
-):
+@chk.parameters(("capex_per_gpu", "opex_usd_per_gpu_hour", "life_years", "cost_of_capital"), CASH_OPTIONAL)
+def tco_breakeven_rent(capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital, **kw):
     """The rent per GPU-hour at which NPV = 0 at the cost of capital.
 
     NPV is linear in the rent, with slope ``S`` = the NPV of the after-tax revenue per 1 USD of rent
@@ -436,15 +341,6 @@ def tco_breakeven_rent(
     >>> round(tco_breakeven_rent(31250, 0.4044520643835616, 5, 0.1305), 6)
     1.41994
     """
-    kw = dict(
-        residual_fraction=residual_fraction,
-        availability=availability,
-        utilisation=utilisation,
-        tax_rate=tax_rate,
-        depreciation_years=depreciation_years,
-        rent_decline_per_year=rent_decline_per_year,
-        opex_escalation_per_year=opex_escalation_per_year,
-    )
     args = (capex_per_gpu, opex_usd_per_gpu_hour, life_years, cost_of_capital)
     _, slope, shape = _npv_and_slope(1.0, *args, **kw)
     tiny = np.finfo(float).tiny  # a rent whose revenue is nothing beside the costs
