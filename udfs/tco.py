@@ -108,14 +108,8 @@ def tco_gpu_hour(system, buyer=presets.DEFAULT_BUYER):
 
 
 def tco_breakdown(system, buyer=presets.DEFAULT_BUYER):
-    """The TCO per GPU-hour by component, as a table with a header row.
-
-    Parameters
-    ----------
-    system : str
-        System preset.
-    buyer : str, optional
-        Buyer type; default "hyperscaler".
+    """The TCO per GPU-hour by component, as a table with a header row; ``system`` and ``buyer``
+    as for :func:`tco_gpu_hour`.
 
     Returns
     -------
@@ -164,35 +158,31 @@ def tco_ratio(system_a, system_b, buyer=presets.DEFAULT_BUYER):
     return chain.compare({"tco_usd_per_gpu_hour": b}, {"tco_usd_per_gpu_hour": a})["tco_ratio"]
 
 
-def _delivered_pair(
-    system_a,
-    system_b,
-    buyer,
-    availability_a,
-    availability_b,
-    utilisation_a,
-    utilisation_b,
-    goodput_a,
-    goodput_b,
-):
-    """The comparison quantities of b and of its reference a: delivered cost per GPU-hour, goodput."""
-    sides = []
-    for system, a, u, g, suffix in (
-        (system_a, availability_a, utilisation_a, goodput_a, "_a"),
-        (system_b, availability_b, utilisation_b, goodput_b, "_b"),
-    ):
+#: the arguments of the comparisons after the systems (and precision), with their defaults: the
+#: buyer type, then each system's availability, utilisation and goodput
+PAIR_OPTIONAL: dict[str, object] = {
+    "buyer": presets.DEFAULT_BUYER,
+    **{f"{k}_{side}": 1.0 for k in ("availability", "utilisation", "goodput") for side in "ab"},
+}
+
+
+def _delivered_pair(system_a, system_b, buyer, **sides):
+    """The comparison quantities of b and of its reference a: delivered cost per GPU-hour, goodput
+    (``sides``: each system's availability, utilisation and goodput, :data:`PAIR_OPTIONAL`)."""
+    pair = []
+    for system, suffix in ((system_a, "_a"), (system_b, "_b")):
         with naming("system" + suffix):
             tco = _breakdown(system, buyer)["total"]
-        av = chk.checked("availability" + suffix, a)
-        ut = chk.checked("utilisation" + suffix, u)
-        sides.append(
+        av = chk.checked("availability" + suffix, sides["availability" + suffix])
+        ut = chk.checked("utilisation" + suffix, sides["utilisation" + suffix])
+        pair.append(
             {
                 "tco_usd_per_gpu_hour": tco,
                 "delivered_usd_per_gpu_hour": tco / (av * ut),
-                "goodput": chk.checked("goodput" + suffix, g),
+                "goodput": chk.checked("goodput" + suffix, sides["goodput" + suffix]),
             }
         )
-    return sides[1], sides[0]
+    return pair[1], pair[0]
 
 
 @contextlib.contextmanager
@@ -218,17 +208,8 @@ def naming(arg: str) -> Iterator[None]:
 
 
 @_broadcast
-def tco_breakeven_speedup(
-    system_a,
-    system_b,
-    buyer=presets.DEFAULT_BUYER,
-    availability_a=1.0,
-    availability_b=1.0,
-    utilisation_a=1.0,
-    utilisation_b=1.0,
-    goodput_a=1.0,
-    goodput_b=1.0,
-):
+@chk.parameters(("system_a", "system_b"), PAIR_OPTIONAL)
+def tco_breakeven_speedup(**pair):
     """The kept tokens per second b needs, against a's, for the same cost per token:
     ``(delivered_b / goodput_b) / (delivered_a / goodput_a)``, delivered = TCO / (availability x
     utilisation) (the chain's comparison ``breakeven_speedup``).
@@ -244,34 +225,13 @@ def tco_breakeven_speedup(
     >>> round(tco_breakeven_speedup("H100_HGX", "GB200_NVL72", availability_a=0.9, availability_b=64 / 72), 3)
     1.604
     """
-    this, ref = _delivered_pair(
-        system_a,
-        system_b,
-        buyer,
-        availability_a,
-        availability_b,
-        utilisation_a,
-        utilisation_b,
-        goodput_a,
-        goodput_b,
-    )
+    this, ref = _delivered_pair(**pair)
     return chain.compare(this, ref)["breakeven_speedup"]
 
 
 @_broadcast
-def tco_breakeven_mfu(
-    mfu_a,
-    system_a,
-    system_b,
-    precision,
-    buyer=presets.DEFAULT_BUYER,
-    availability_a=1.0,
-    availability_b=1.0,
-    utilisation_a=1.0,
-    utilisation_b=1.0,
-    goodput_a=1.0,
-    goodput_b=1.0,
-):
+@chk.parameters(("mfu_a", "system_a", "system_b", "precision"), PAIR_OPTIONAL)
+def tco_breakeven_mfu(mfu_a, precision, **pair):
     """The MFU system b needs for the same cost per token as system a at ``mfu_a``, exactly.
 
     ``mfu_b = mfu_a x break-even speed-up x (peak_a / peak_b)`` at the same precision and model,
@@ -303,17 +263,8 @@ def tco_breakeven_mfu(
     0.3386
     """
     u = chk.checked("mfu_a", mfu_a)
-    this, ref = _delivered_pair(
-        system_a,
-        system_b,
-        buyer,
-        availability_a,
-        availability_b,
-        utilisation_a,
-        utilisation_b,
-        goodput_a,
-        goodput_b,
-    )
+    this, ref = _delivered_pair(**pair)
+    system_a, system_b = pair["system_a"], pair["system_b"]
     with naming("system_a"):
         ref.update(mfu=u, peak_tflops=presets.peak_tflops(system_a, precision), flops_per_token=1.0)
     with naming("system_b"):
@@ -334,7 +285,8 @@ def _table(kind):
 
 
 def tco_systems():
-    """Table of the system presets, header row first (one row per system, one column per field).
+    """Table of the system presets, header row first (one row per system, one column per field);
+    :func:`tco_buyers` and :func:`tco_models` are the same for the other presets.
 
     Examples
     --------
@@ -344,61 +296,46 @@ def tco_systems():
     >>> [row[0] for row in table[1:]]
     ['H100_HGX', 'GB200_NVL72', 'H200_HGX', 'B200_HGX', 'B300_HGX', 'GB300_NVL72', 'MI300X', 'MI325X',
      'MI355X', 'H800_HGX']
+    >>> [row[0] for row in tco_buyers()[1:]]
+    ['hyperscaler', 'neocloud_giant', 'emerging_neocloud']
+    >>> [row[0] for row in tco_models()[1:]]
+    ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b', 'deepseek_v3', 'qwen3_235b_a22b',
+     'llama4_maverick', 'llama4_scout', 'gpt_oss_120b']
     """
     return _table("system")
 
 
 def tco_buyers():
-    """Table of the buyer-type presets, header row first.
-
-    Examples
-    --------
-    >>> [row[0] for row in tco_buyers()[1:]]
-    ['hyperscaler', 'neocloud_giant', 'emerging_neocloud']
-    """
+    """Table of the buyer-type presets, header row first (examples: :func:`tco_systems`)."""
     return _table("buyer")
 
 
 def tco_models():
-    """Table of the model-architecture presets, header row first.
-
-    Examples
-    --------
-    >>> [row[0] for row in tco_models()[1:]]
-    ['gpt3_175b', 'llama3_8b', 'llama3_70b', 'llama3_405b', 'deepseek_v3', 'qwen3_235b_a22b',
-     'llama4_maverick', 'llama4_scout', 'gpt_oss_120b']
-    """
+    """Table of the model-architecture presets, header row first (examples: :func:`tco_systems`)."""
     return _table("model")
 
 
 def tco_system(system, field):
-    """One field of a system preset (None where the system has none, e.g. H100 FP4 peak).
+    """One field of a system preset (None where the system has none, e.g. H100 FP4 peak);
+    :func:`tco_buyer` and :func:`tco_model` are the same for the other presets.
 
     Examples
     --------
     >>> tco_system("H100 HGX", "peak_tflops_bf16")
     989.4
+    >>> tco_buyer("Hyperscaler", "pue")
+    1.3
+    >>> tco_model("llama3_405b", "layers")
+    126.0
     """
     return presets.field("system", system, field)
 
 
 def tco_buyer(buyer, field):
-    """One field of a buyer-type preset.
-
-    Examples
-    --------
-    >>> tco_buyer("Hyperscaler", "pue")
-    1.3
-    """
+    """One field of a buyer-type preset (examples: :func:`tco_system`)."""
     return presets.field("buyer", buyer, field)
 
 
 def tco_model(model, field):
-    """One field of a model preset.
-
-    Examples
-    --------
-    >>> tco_model("llama3_405b", "layers")
-    126.0
-    """
+    """One field of a model preset (examples: :func:`tco_system`)."""
     return presets.field("model", model, field)
