@@ -199,6 +199,33 @@ def broadcasting(func):
     return checked
 
 
+def checking(func):
+    """Decorator: :func:`broadcasting`, then every argument checked against its range
+    (:func:`checked`, in the order of the signature, defaults included) and handed to ``func``
+    as the checked number, so the body only computes.
+
+    >>> @checking
+    ... def f(mfu, pue=1.3):
+    ...     return mfu * pue
+    >>> f(0.5)
+    0.65
+    >>> f(1.5)
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5
+    """
+    signature = inspect.signature(func)
+
+    @functools.wraps(func)
+    def run(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        broadcast(**bound.arguments)
+        bound.apply_defaults()
+        return func(**{k: checked(k, v) for k, v in bound.arguments.items()})
+
+    return run
+
+
 def parameters(
     required: tuple[str, ...], optional: dict[str, object], keyword: dict[str, object] | None = None
 ):

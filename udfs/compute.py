@@ -18,7 +18,7 @@ SECONDS_PER_HOUR = 3600.0
 SECONDS_PER_DAY = 86400.0
 
 
-@chk.broadcasting
+@chk.checking
 def flops_per_token_palm(params, layers, d_model, seq_len):
     """PaLM appendix B training FLOPs per token: ``6*N + 12*L*d_model*seq_len``.
 
@@ -45,14 +45,10 @@ def flops_per_token_palm(params, layers, d_model, seq_len):
     >>> f"{flops_per_token_palm(175e9, 96, 12288, 2048):.5e}"
     '1.07899e+12'
     """
-    n = chk.checked("params", params)
-    layer = chk.checked("layers", layers)
-    d = chk.checked("d_model", d_model)
-    s = chk.checked("seq_len", seq_len)
-    return chk.out(6.0 * n + 12.0 * layer * d * s)
+    return chk.out(6.0 * params + 12.0 * layers * d_model * seq_len)
 
 
-@chk.broadcasting
+@chk.checking
 def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_len, mlp_matrices=3):
     """Architecture-aware training FLOPs per token (NeMo/Megatron count; GQA, gated MLP, logits).
 
@@ -81,15 +77,9 @@ def flops_per_token_megatron(layers, d_model, heads, kv_heads, ffn, vocab, seq_l
     >>> f"{flops_per_token_megatron(96, 12288, 96, 96, 49152, 51200, 2048, 2):.4e}"
     '1.0764e+12'
     """
-    layer = chk.checked("layers", layers)
-    h = chk.checked("d_model", d_model)
-    a = chk.checked("heads", heads)
-    g = chk.checked("kv_heads", kv_heads)
-    f = chk.checked("ffn", ffn)
-    v = chk.checked("vocab", vocab)
-    s = chk.checked("seq_len", seq_len)
-    m = chk.checked("mlp_matrices", mlp_matrices)
-    return chk.out(layer * h * h * (12.0 + 12.0 * g / a + 6.0 * m * f / h + 12.0 * s / h) + 6.0 * v * h)
+    h = d_model
+    per_layer = 12.0 + 12.0 * kv_heads / heads + 6.0 * mlp_matrices * ffn / h + 12.0 * seq_len / h
+    return chk.out(layers * h * h * per_layer + 6.0 * vocab * h)
 
 
 #: the architecture fields :func:`flops_per_token_arch` reads from a model preset: the required
@@ -139,17 +129,13 @@ def flops_per_token_arch(
         Sequence length s in tokens (> 0).
     params, active_params : float or array_like
         Total and active parameters (> 0, active <= total; equal for a dense model).
-    layers, d_model, heads, kv_heads, head_dim, ffn, vocab : float or array_like
-        The architecture (> 0); ``ffn`` is one expert's FFN size in a mixture of experts.
-    mlp_matrices : float or array_like, optional
-        2 (GELU MLP) or 3 (SwiGLU); default 3.
+    layers, d_model, heads, kv_heads, head_dim, ffn, vocab, mlp_matrices : float or array_like
+        The architecture, as for :func:`flops_per_token_megatron`; ``ffn`` is one expert's FFN size
+        in a mixture of experts.
     window_layers, window : float or array_like, optional
         Layers with windowed attention (0 to ``layers``) and their window in tokens; default 0.
 
-    Returns
-    -------
-    float or ndarray
-        FLOPs per trained token.
+    Returns the FLOPs per trained token.
 
     References
     ----------
@@ -167,22 +153,9 @@ def flops_per_token_arch(
     >>> f"{flops_per_token_arch('6n', 4096, 671e9, 37e9, 61, 7168, 128, 128, 160, 2048, 129280):.4e}"
     '2.2200e+11'
     """
+    numbers = {k: v for k, v in locals().items() if k != "convention"}  # the arguments, in order
     conv = _convention(convention)
-    chk.broadcast(
-        seq_len=seq_len,
-        params=params,
-        active_params=active_params,
-        layers=layers,
-        d_model=d_model,
-        heads=heads,
-        kv_heads=kv_heads,
-        head_dim=head_dim,
-        ffn=ffn,
-        vocab=vocab,
-        mlp_matrices=mlp_matrices,
-        window_layers=window_layers,
-        window=window,
-    )
+    chk.broadcast(**numbers)
     s = chk.positive("seq_len", seq_len)
     n = chk.positive("params", params)
     a = chk.positive("active_params", active_params)
@@ -269,7 +242,7 @@ def tco_flops_per_token(model, seq_len=None, convention=DEFAULT_CONVENTION):
     return flops_per_token_arch(conv, s, **{f: m.value(f) for f in ARCH_FIELDS})
 
 
-@chk.broadcasting
+@chk.checking
 def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     """Training throughput per GPU: ``mfu * peak_tflops * 1e12 / flops_per_token``.
 
@@ -296,13 +269,10 @@ def tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu):
     >>> round(tco_tokens_per_gpu_second(1.07899e12, 1978.9, 0.3952), 1)
     724.8
     """
-    f = chk.checked("flops_per_token", flops_per_token)
-    peak = chk.checked("peak_tflops", peak_tflops)
-    u = chk.checked("mfu", mfu)
-    return chk.out(u * peak * 1e12 / f)
+    return chk.out(mfu * peak_tflops * 1e12 / flops_per_token)
 
 
-@chk.broadcasting
+@chk.checking
 def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Cost of one million trained tokens: ``gpu_hour_usd / (3600 * tokens/s per GPU) * 1e6``.
 
@@ -329,12 +299,11 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     >>> round(tco_cost_per_mtok(1.42, 1.07899e12, 1978.9, 0.395), 4)
     0.5445
     """
-    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    g = chk.checked("goodput", goodput)
-    return chk.out(_usd_per_mtok(usd, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
+    tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
+    return chk.out(_usd_per_mtok(gpu_hour_usd, tps) / goodput)
 
 
-@chk.broadcasting
+@chk.checking
 def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1.0):
     """Cost of serving one million tokens at a measured throughput (inference).
 
@@ -354,7 +323,7 @@ def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1
     Returns
     -------
     float or ndarray
-        USD per million tokens.
+        USD per million tokens served.
 
     References
     ----------
@@ -371,10 +340,7 @@ def tco_cost_per_mtok_at_rate(gpu_hour_usd, tokens_per_gpu_second, utilisation=1
     >>> round(tco_cost_per_mtok_at_rate(1.42, 1000.0, 0.6), 4)
     0.6574
     """
-    usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
-    tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
-    u = chk.checked("utilisation", utilisation)
-    return _usd_per_mtok(usd / u, tps)
+    return _usd_per_mtok(gpu_hour_usd / utilisation, tokens_per_gpu_second)
 
 
 @chk.broadcasting

@@ -17,7 +17,7 @@ JOULES_PER_KWH = 3.6e6
 KG_CO2_PER_KWH_US = presets.catalog("grid")["us_average"].value("kg_co2_per_kwh")
 
 
-@chk.broadcasting
+@chk.checking
 def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     """All-in utility power per GPU: IT load x PUE, in watts.
 
@@ -36,12 +36,10 @@ def tco_utility_watts_per_gpu(it_kw_per_gpu, pue):
     >>> round(tco_utility_watts_per_gpu(1.389, 1.288), 1)
     1789.0
     """
-    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
-    p = chk.checked("pue", pue)
-    return chk.out(kw * p * 1000.0)
+    return chk.out(it_kw_per_gpu * pue * 1000.0)
 
 
-@chk.broadcasting
+@chk.checking
 def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mfu, goodput=1.0):
     """Energy per trained token: utility W per GPU / tokens per second per GPU.
 
@@ -69,9 +67,8 @@ def tco_joules_per_token(utility_watts_per_gpu, flops_per_token, peak_tflops, mf
     >>> round(tco_joules_per_token(1789, 1.07899e12, 1978.9, 0.395), 3)
     2.469
     """
-    w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
-    g = chk.checked("goodput", goodput)
-    return chk.out(chk.ratio(w, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / g)
+    tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
+    return chk.out(chk.ratio(utility_watts_per_gpu, tps) / goodput)
 
 
 @chk.broadcasting
@@ -122,39 +119,34 @@ def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second, goodp
     return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / g)
 
 
-@chk.broadcasting
+@chk.checking
 def training_energy_kwh(tokens, joules_per_token):
     """Energy of a run: ``tokens x J/token / 3.6e6``, kWh.
 
     >>> round(training_energy_kwh(300e9, 2.493))
     207750
     """
-    n = chk.checked("tokens", tokens)
-    return chk.out(n * chk.checked("joules_per_token", joules_per_token) / JOULES_PER_KWH)
+    return chk.out(tokens * joules_per_token / JOULES_PER_KWH)
 
 
-@chk.broadcasting
+@chk.checking
 def household_years_of_run(tokens, joules_per_token, kwh_per_household_year=KWH_PER_HOUSEHOLD_YEAR):
     """Energy of a run in US household-years: ``tokens x J/token / (kWh per year x 3.6e6)``.
 
     >>> round(household_years_of_run(300e9, 2.493), 2)
     19.25
     """
-    n = chk.checked("tokens", tokens)
-    j = chk.checked("joules_per_token", joules_per_token)
-    kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
-    return chk.out(n * j / (kwh * JOULES_PER_KWH))
+    return chk.out(tokens * joules_per_token / (kwh_per_household_year * JOULES_PER_KWH))
 
 
-@chk.broadcasting
+@chk.checking
 def tokens_per_household_year(kwh_per_household_year, joules_per_token):
     """Tokens trained with one US household-year of electricity: ``kWh x 3.6e6 / (J/token)``.
 
     >>> round(tokens_per_household_year(10791, 2.493) / 1e9, 1)
     15.6
     """
-    kwh = chk.checked("kwh_per_household_year", kwh_per_household_year)
-    return chk.out(kwh * JOULES_PER_KWH / chk.checked("joules_per_token", joules_per_token))
+    return chk.out(kwh_per_household_year * JOULES_PER_KWH / joules_per_token)
 
 
 @chk.broadcasting

@@ -79,7 +79,7 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     return chk.out(capex * (crf - res * sff) / HOURS_PER_YEAR)
 
 
-@chk.broadcasting
+@chk.checking
 def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     """Electricity cost per GPU-hour: IT load x PUE x tariff.
 
@@ -102,13 +102,10 @@ def tco_power_per_gpu_hour(it_kw_per_gpu, pue, usd_per_kwh):
     >>> round(tco_power_per_gpu_hour(1.389, 1.3, 0.087), 6)
     0.157096
     """
-    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
-    p = chk.checked("pue", pue)
-    price = chk.checked("usd_per_kwh", usd_per_kwh)
-    return chk.out(kw * p * price)
+    return chk.out(it_kw_per_gpu * pue * usd_per_kwh)
 
 
-@chk.broadcasting
+@chk.checking
 def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     """Facility (colocation) cost per GPU-hour: rent per kW of IT load per month / 730 hours.
 
@@ -129,9 +126,7 @@ def tco_colo_per_gpu_hour(it_kw_per_gpu, usd_per_kw_month):
     >>> round(tco_colo_per_gpu_hour(1.389, 130), 6)
     0.247356
     """
-    kw = chk.checked("it_kw_per_gpu", it_kw_per_gpu)
-    rent = chk.checked("usd_per_kw_month", usd_per_kw_month)
-    return chk.out(kw * rent / HOURS_PER_MONTH)
+    return chk.out(it_kw_per_gpu * usd_per_kw_month / HOURS_PER_MONTH)
 
 
 @chk.broadcasting
