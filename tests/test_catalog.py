@@ -16,18 +16,10 @@ import pytest
 from gputco.udfs import presets
 
 KINDS = [*presets.KINDS, *presets.TABLES]
-SYSTEMS = {
-    "H100_HGX",
-    "H200_HGX",
-    "B200_HGX",
-    "B300_HGX",
-    "GB200_NVL72",
-    "GB300_NVL72",
-    "MI300X",
-    "MI325X",
-    "MI355X",
-    "H800_HGX",
-}
+#: the system presets by vendor
+NVIDIA = {"H100_HGX", "H200_HGX", "B200_HGX", "B300_HGX", "GB200_NVL72", "GB300_NVL72", "H800_HGX"}
+AMD = {"MI300X", "MI325X", "MI355X"}
+SYSTEMS = NVIDIA | AMD
 MOE = {"deepseek_v3", "qwen3_235b_a22b", "llama4_scout", "llama4_maverick", "gpt_oss_120b"}
 
 
