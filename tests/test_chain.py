@@ -53,34 +53,20 @@ def test_the_checked_in_chain_page_is_what_the_generator_writes():
 
 
 def test_udf_calls_are_built_by_argument_name():
-    assert (
-        udf_call(
-            "TCO_TOTAL_PER_GPU_HOUR",
-            usd_per_kwh="E",
-            pue="D",
-            it_kw_per_gpu="C",
-            life_years="B",
-            cost_of_capital="A",
-            capex_per_gpu="X",
-            colo_usd_per_kw_month="F",
-        )
-        == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F)"
-    )
+    operands = {
+        "capex_per_gpu": "X",
+        "cost_of_capital": "A",
+        "life_years": "B",
+        "it_kw_per_gpu": "C",
+        "pue": "D",
+        "usd_per_kwh": "E",
+        "colo_usd_per_kw_month": "F",
+    }
+    backwards = dict(reversed(operands.items()))
+    assert udf_call("TCO_TOTAL_PER_GPU_HOUR", **backwards) == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F)"
     # an optional argument between given ones is left empty, a trailing one is left out
-    assert (
-        udf_call(
-            "TCO_TOTAL_PER_GPU_HOUR",
-            capex_per_gpu="X",
-            cost_of_capital="A",
-            life_years="B",
-            it_kw_per_gpu="C",
-            pue="D",
-            usd_per_kwh="E",
-            colo_usd_per_kw_month="F",
-            other_usd_per_gpu_hour="G",
-        )
-        == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F,,G)"
-    )
+    given = {**backwards, "other_usd_per_gpu_hour": "G"}
+    assert udf_call("TCO_TOTAL_PER_GPU_HOUR", **given) == "TCO_TOTAL_PER_GPU_HOUR(X,A,B,C,D,E,F,,G)"
     with pytest.raises(UnknownNameError, match="kwh"):
         udf_call("TCO_POWER_PER_GPU_HOUR", it_kw_per_gpu="C", pue="D", kwh="E")
     with pytest.raises(MissingValueError, match="usd_per_kwh"):

@@ -17,6 +17,7 @@ import pytest
 from gputco import udfs
 from gputco.addin.vba import windows_udfs, windows_udfs_module
 from gputco.addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
+from gputco.udfs import ranges
 from gputco.udfs.excel import NUMBER, TEXT
 
 # The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
@@ -64,15 +65,8 @@ DECISIONS = [
     "TCO_CLUSTER",
 ]
 # The cluster as a financed project (issue 21; keyword names as in its definitions).
-PROJECT = [
-    "TCO_PROJECT_CASHFLOWS",
-    "TCO_PROJECT_NPV",
-    "TCO_PROJECT_IRR",
-    "TCO_EQUITY_IRR",
-    "TCO_EQUITY_NPV",
-    "TCO_MIN_DSCR",
-    "TCO_PEAK_FUNDING",
-]
+# (ranges.PROJECT_FUNCTIONS, which gives them whole years of life, depreciation and debt)
+PROJECT = list(ranges.PROJECT_FUNCTIONS)
 _CASH = (
     "[residual_fraction], [availability], [utilisation], [tax_rate], [depreciation_years], "
     "[rent_decline_per_year], [opex_escalation_per_year]"
