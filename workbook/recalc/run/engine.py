@@ -116,14 +116,18 @@ def evaluate_package(
     units = order(groups)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table, limits)
+
+    def run_units() -> None:
+        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+
     token = DATE1904.set(package.date1904)  # date serials count from 1904-01-01 in such books
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
-            _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+            run_units()
             if result.spill_grew or any(
                 not g.compiled.unsupported and _reaches(g.compiled.node) for g in groups
             ):
-                _settle(evaluator, book, units, result, unsupported, deadline, timeout_s)
+                _settle(book, units, run_units)
     finally:
         DATE1904.reset(token)
     return result
@@ -144,20 +148,13 @@ def _reaches(node) -> bool:
 MAX_PASSES = 20
 
 
-def _settle(
-    evaluator: Evaluator,
-    book: BookStore,
-    units: list[Unit],
-    result: Evaluation,
-    unsupported: str,
-    deadline: float | None,
-    timeout_s: float | None,
-) -> None:
-    """Evaluate again until no formula value changes (OFFSET/INDIRECT reach cells the planner
-    could not order them after; an unchanged pass means every formula agrees with its inputs)."""
+def _settle(book: BookStore, units: list[Unit], run_units: Callable[[], None]) -> None:
+    """Evaluate again (``run_units``: one pass over the units) until no formula value changes
+    (OFFSET/INDIRECT reach cells the planner could not order them after; an unchanged pass means
+    every formula agrees with its inputs)."""
     before = _snapshot(book, units)
     for _ in range(MAX_PASSES):
-        _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
+        run_units()
         after = _snapshot(book, units)
         if after == before:
             return
