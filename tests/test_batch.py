@@ -9,6 +9,7 @@ import openpyxl
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from batch_case import THREE
 
 from gputco import udfs
 from gputco.addin.cli import main
@@ -32,16 +33,7 @@ def csv_in(tmp_path):
 
 
 def _expected():
-    return scenario.evaluate(
-        {
-            "system": ["H100_HGX", "GB200_NVL72", "H100_HGX"],
-            "buyer": ["hyperscaler", "neocloud_giant", "emerging_neocloud"],
-            "precision": ["bf16", "fp8", "bf16"],
-            "mfu": [0.54, 0.4, 0.3],
-            "usd_per_kwh": [np.nan, 0.12, 0.05],
-            "tokens": [300e9, 1e12, 300e9],
-        }
-    )
+    return scenario.evaluate(THREE)
 
 
 @pytest.mark.parametrize("ext", ["csv", "parquet", "xlsx"])

@@ -14,6 +14,7 @@ import sys
 import numpy as np
 import openpyxl
 import pytest
+from batch_case import THREE
 
 from gputco.udfs import scenario
 from gputco.workbook.batch.run import RESULTS, BatchError, run_batch
@@ -107,17 +108,7 @@ def test_a_core_install_run_equals_the_model(tmp_path, no_pyarrow):
     run_batch(src, dst)
     rows = _read(dst)
     head, body = rows[0], rows[1:]
-    expected = scenario.evaluate(
-        {
-            "system": ["H100_HGX", "GB200_NVL72", "H100_HGX"],
-            "buyer": ["hyperscaler", "neocloud_giant", "emerging_neocloud"],
-            "precision": ["bf16", "fp8", "bf16"],
-            "mfu": [0.54, 0.4, 0.3],
-            "usd_per_kwh": [np.nan, 0.12, 0.05],
-            "tokens": [300e9, 1e12, 300e9],
-            "rent_usd_per_gpu_hour": [2.0, np.nan, 4.5],
-        }
-    )
+    expected = scenario.evaluate({**THREE, "rent_usd_per_gpu_hour": [2.0, np.nan, 4.5]})
     for name in ("tco_usd_per_gpu_hour", "usd_per_mtok", "npv_usd_per_gpu"):
         got = np.array([np.nan if r[head.index(name)] is None else r[head.index(name)] for r in body])
         np.testing.assert_allclose(got, expected[name], rtol=1e-15)
