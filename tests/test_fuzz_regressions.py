@@ -22,6 +22,11 @@ def _values(tmp_path, *cells: str) -> dict:
         return {ref: v for (_s, ref), v in evaluate_workbook(path).items()}
 
 
+def _column_d(tmp_path, *formulas):
+    """The values of ``formulas`` evaluated in D1, D2, ..."""
+    return _values(tmp_path, *(cell(f"D{r}", f=f) for r, f in enumerate(formulas, start=1)))
+
+
 def test_arrays_that_do_not_broadcast_raise_input_shape_error_not_numpy_value_error():
     with pytest.raises(InputShapeError, match=r"peak_tflops \(3,\), mfu \(2,\)"):
         udfs.tco_tokens_per_gpu_second(1e12, [1.0, 2.0, 3.0], [0.3, 0.4])
@@ -59,24 +64,12 @@ def test_duplicate_parts_are_refused_not_copied_with_warnings(tmp_path):
 
 
 def test_a_cell_below_the_used_rows_reads_as_blank_not_value_error(tmp_path):
-    values = _values(
-        tmp_path,
-        cell("D1", f="A5+1"),
-        cell("D2", f="XFD1048576"),
-        cell("D3", f='A9&"x"'),
-        cell("D4", f="ISBLANK(A900)"),
-    )
+    values = _column_d(tmp_path, "A5+1", "XFD1048576", 'A9&"x"', "ISBLANK(A900)")
     assert values == {"D1": 1.0, "D2": 0.0, "D3": "x", "D4": True}
 
 
 def test_edate_far_out_of_range_is_num_error_not_a_wrong_number(tmp_path):
-    values = _values(
-        tmp_path,
-        cell("D1", f="EDATE(0,1E+308)"),
-        cell("D2", f='MONTH("")'),
-        cell("D3", f="EDATE(45000,12)"),
-        cell("D4", f="EOMONTH(45000,-1)"),
-    )
+    values = _column_d(tmp_path, "EDATE(0,1E+308)", 'MONTH("")', "EDATE(45000,12)", "EOMONTH(45000,-1)")
     assert [str(values["D1"]), str(values["D2"])] == ["#NUM!", "#VALUE!"]
     assert (values["D3"], values["D4"]) == (45366.0, 44985.0)  # 2024-03-15, 2023-02-28
 

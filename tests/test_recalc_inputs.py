@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import openpyxl
 import pytest
+from recalc_book import with_inputs
 
 from gputco.addin.cli import main
 from gputco.udfs import ranges
@@ -24,16 +25,6 @@ def finance(tmp_path_factory):
     path = tmp_path_factory.mktemp("inputs") / "finance.xlsx"
     write_template(path)
     return path
-
-
-def with_inputs(src, dst, **values):
-    """The workbook ``src`` with named inputs set by openpyxl (no data validation runs)."""
-    wb = openpyxl.load_workbook(src)
-    for name, value in values.items():
-        ((sheet, ref),) = wb.defined_names[name].destinations
-        wb[sheet][ref.replace("$", "")] = value
-    wb.save(dst)
-    return dst
 
 
 def cell_of(path, name):
