@@ -93,14 +93,10 @@ PER_SYSTEM = tuple(
 OTHER = ArgDoc("other_usd_per_gpu_hour", "Maintenance, support, insurance per GPU-hour", "USD/GPU-hour")
 
 
-#: the arguments of the project functions (udfs/project.py): the cash flows', then the project's
-PROJECT_ARGS = (
-    CAPEX_PER_GPU,
-    RENT,
+#: the arguments of the project functions (udfs/project.py) that the cash flows' (:data:`ARGS`) do
+#: not document, or not as the project reads them (the opex at full load)
+PROJECT_DOCS = (
     ArgDoc("opex_usd_per_gpu_hour", "Opex per GPU-hour at full load: power + facility + other", "USD/GPU-hour"),
-    LIFE_YEARS,
-    COST_OF_CAPITAL,
-    *CASH_OPTIONAL,
     ArgDoc("power_usd_per_gpu_hour", "The power part of the opex at full load (idle_power_fraction applies to it)", "USD/GPU-hour"),
     ArgDoc("idle_power_fraction", "Power an idle GPU draws, fraction of full load", "fraction"),
     ArgDoc("build_months", "Months from paying the capex to in-service (a multiple of 12 by year)", "months"),
@@ -132,147 +128,178 @@ def _field(kind: str, table: str, examples: str) -> ArgDoc:
 
 # --- the catalog (docs/udfs.md lists it), the product's names; extras after --------------
 
+#: every argument documented once, by name: a function's arguments are its plain function's
+#: parameters, each with the doc of its name here unless its spec gives its own (``docs``)
+ARGS: dict[str, ArgDoc] = {
+    a.name: a
+    for a in (
+        SYSTEM,
+        BUYER,
+        GPU_HOUR_USD,
+        FLOPS_PER_TOKEN,
+        PEAK_TFLOPS,
+        MFU,
+        TOKENS,
+        CAPEX_PER_GPU,
+        COST_OF_CAPITAL,
+        LIFE_YEARS,
+        IT_KW,
+        PUE,
+        USD_PER_KWH,
+        USD_PER_KW_MONTH,
+        dataclasses.replace(USD_PER_KW_MONTH, name="colo_usd_per_kw_month"),
+        GOODPUT,
+        RENT,
+        OPEX,
+        *CASH_OPTIONAL,
+        SYSTEM_A,
+        SYSTEM_B,
+        *PER_SYSTEM,
+        OTHER,
+        ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh"),
+        ArgDoc("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh"),
+    )
+}
+
+
+def _spec(plain, summary, returns, unit, example, *, table=False, docs=()) -> UdfSpec:
+    """The spec of the TCO_ function that wraps ``plain``: its name is the plain function's in
+    upper case, its arguments the parameters of ``plain``, each documented by :data:`ARGS` or,
+    where ``docs`` has one of that name, by ``docs``."""
+    name = plain.__name__.upper()
+    own = {a.name: a for a in docs}
+    params = list(inspect.signature(plain).parameters)
+    unused = sorted(set(own) - set(params))
+    missing = [p for p in params if p not in own and p not in ARGS]
+    if unused or missing:
+        raise TypeError(
+            f"{name}: docs for {unused} that {plain.__name__} does not take; no doc for {missing}"
+        )
+    args = tuple(own.get(p, ARGS.get(p)) for p in params)
+    return UdfSpec(name, summary, cast(tuple[ArgDoc, ...], args), returns, unit, example, plain, table=table)
+
+
 _CATALOG = (
-    UdfSpec(
-        "TCO_SYSTEMS",
+    _spec(
+        tco.tco_systems,
         "Table of the system presets (one row per system, one column per field), header row first; spills.",
-        (),
         "table: key, label, prices, power, dense peak TFLOPS",
         "",
         (),
-        tco.tco_systems,
         table=True,
     ),
-    UdfSpec(
-        "TCO_SYSTEM",
+    _spec(
+        tco.tco_system,
         "One field of a system preset: price, power, dense peak TFLOPS and so on. "
         "Empty where the system has none (H100 FP4 peak).",
-        (SYSTEM, _field("System", "TCO_SYSTEMS()", '"capex_per_gpu", "it_kw_per_gpu", "peak_tflops_fp8"')),
         "the field's value in the unit of TCO_SYSTEMS (USD, W, kW, TFLOPS, GPUs) or its label",
         "",
         ("H100_HGX", "capex_per_gpu"),
-        tco.tco_system,
+        docs=(_field("System", "TCO_SYSTEMS()", '"capex_per_gpu", "it_kw_per_gpu", "peak_tflops_fp8"'),),
     ),
-    UdfSpec(
-        "TCO_BUYERS",
+    _spec(
+        tco.tco_buyers,
         "Table of the buyer-type presets (cost of capital, life, PUE, tariffs, "
         "capex multiplier), header row first; spills.",
-        (),
         "table: key, label, cost_of_capital, life_years, ...",
         "",
         (),
-        tco.tco_buyers,
         table=True,
     ),
-    UdfSpec(
-        "TCO_BUYER",
+    _spec(
+        tco.tco_buyer,
         "One field of a buyer-type preset, e.g. its cost of capital or PUE.",
-        (BUYER, _field("Buyer", "TCO_BUYERS()", '"cost_of_capital", "pue", "usd_per_kwh"')),
         "the field's value (decimals for rates, years, USD/kWh, USD/(kW x month)) or its label",
         "",
         ("hyperscaler", "cost_of_capital"),
-        tco.tco_buyer,
+        docs=(_field("Buyer", "TCO_BUYERS()", '"cost_of_capital", "pue", "usd_per_kwh"'),),
     ),
-    UdfSpec(
-        "TCO_MODELS",
+    _spec(
+        tco.tco_models,
         "Table of the model-architecture presets (parameters, layers, sizes, "
         "sequence length), header row first; spills.",
-        (),
         "table: key, label, params, layers, d_model, ...",
         "",
         (),
-        tco.tco_models,
         table=True,
     ),
-    UdfSpec(
-        "TCO_MODEL",
+    _spec(
+        tco.tco_model,
         "One field of a model preset, e.g. its parameter count or sequence length.",
-        (
+        "the field's value (parameters, layers, tokens) or its label",
+        "",
+        ("gpt3_175b", "params"),
+        docs=(
             ArgDoc(
                 "model", 'Model preset: "gpt3_175b", "llama3_8b", "llama3_70b" or "llama3_405b"', "", TEXT
             ),
             _field("Model", "TCO_MODELS()", '"params", "layers", "seq_len"'),
         ),
-        "the field's value (parameters, layers, tokens) or its label",
-        "",
-        ("gpt3_175b", "params"),
-        tco.tco_model,
     ),
-    UdfSpec(
-        "TCO_CAPEX_PER_GPU",
+    _spec(
+        tco.tco_capex_per_gpu,
         "All-in capex per GPU of a system for a buyer type: unit all-in "
         "price / GPUs per unit x the buyer's capex multiplier.",
-        (SYSTEM, BUYER),
         "all-in capital expenditure per GPU",
         "USD/GPU",
         ("GB200_NVL72",),
-        tco.tco_capex_per_gpu,
     ),
-    UdfSpec(
-        "TCO_CAPITAL_PER_GPU_HOUR",
+    _spec(
+        finance.tco_capital_per_gpu_hour,
         "Capital cost per GPU-hour: the level annual payment that "
         "repays the capex at the cost of capital over the life (-PMT), less the residual, / 8760.",
-        (CAPEX_PER_GPU, COST_OF_CAPITAL, LIFE_YEARS, RESIDUAL),
         "capital cost per GPU-hour",
         "USD/GPU-hour",
         (31250, 0.1305, 5),
-        finance.tco_capital_per_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_POWER_PER_GPU_HOUR",
+    _spec(
+        finance.tco_power_per_gpu_hour,
         "Electricity cost per GPU-hour: IT load per GPU x PUE x tariff.",
-        (IT_KW, PUE, USD_PER_KWH),
         "electricity cost per GPU-hour",
         "USD/GPU-hour",
         (1.389, 1.3, 0.087),
-        finance.tco_power_per_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_COLO_PER_GPU_HOUR",
+    _spec(
+        finance.tco_colo_per_gpu_hour,
         "Facility (colocation) cost per GPU-hour: IT load per GPU x rent per kW-month / 730 hours.",
-        (IT_KW, USD_PER_KW_MONTH),
         "colocation cost per GPU-hour",
         "USD/GPU-hour",
         (1.389, 130),
-        finance.tco_colo_per_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_GPU_HOUR",
+    _spec(
+        tco.tco_gpu_hour,
         "Total cost of ownership per GPU-hour of a system for a buyer type, from "
         "the presets: capital + power + facility + other.",
-        (SYSTEM, BUYER),
         "TCO per GPU-hour",
         "USD/GPU-hour",
         ("H100_HGX",),
-        tco.tco_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_BREAKDOWN",
+    _spec(
+        tco.tco_breakdown,
         "TCO per GPU-hour by component (capital, power, facility, other, total) "
         "as a table with a header row; spills.",
-        (SYSTEM, BUYER),
         "table: component, usd_per_gpu_hour",
         "USD/GPU-hour",
         ("H100_HGX",),
-        tco.tco_breakdown,
         table=True,
     ),
-    UdfSpec(
-        "TCO_RATIO",
+    _spec(
+        tco.tco_ratio,
         "TCO per GPU-hour of system_b / that of system_a: the break-even speed-up where "
         "availability, utilisation and goodput are equal (else TCO_BREAKEVEN_SPEEDUP).",
-        (SYSTEM_A, SYSTEM_B, BUYER),
         "TCO ratio b / a",
         "x",
         ("H100_HGX", "GB200_NVL72"),
-        tco.tco_ratio,
     ),
-    UdfSpec(
-        "TCO_FLOPS_PER_TOKEN",
+    _spec(
+        compute.tco_flops_per_token,
         "Training FLOPs per token of a model preset: PaLM convention "
         "6N + 12 x layers x d_model x seq_len by default; or 6N, or the architecture-aware "
         "Megatron count.",
-        (
+        "training FLOPs per token (forward + backward)",
+        "FLOP/token",
+        ("gpt3_175b",),
+        docs=(
             ArgDoc(
                 "model",
                 'Model preset, e.g. "gpt3_175b"; or a parameter count with convention "6n"',
@@ -282,314 +309,234 @@ _CATALOG = (
             ArgDoc("seq_len", "Sequence length; empty for the preset's", "tokens"),
             ArgDoc("convention", '"palm" (reproduces the published figures), "6n" or "megatron"', "", TEXT),
         ),
-        "training FLOPs per token (forward + backward)",
-        "FLOP/token",
-        ("gpt3_175b",),
-        compute.tco_flops_per_token,
     ),
-    UdfSpec(
-        "TCO_TOKENS_PER_GPU_SECOND",
+    _spec(
+        compute.tco_tokens_per_gpu_second,
         "Training throughput per GPU: MFU x dense peak TFLOPS x 1e12 / FLOPs per token.",
-        (FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU),
         "tokens per second per GPU",
         "tokens/s/GPU",
         (1.07899e12, 1978.9, 0.3952),
-        compute.tco_tokens_per_gpu_second,
     ),
-    UdfSpec(
-        "TCO_COST_PER_MTOK",
+    _spec(
+        compute.tco_cost_per_mtok,
         "Cost of one million trained tokens: TCO per GPU-hour / (3600 x tokens per second per GPU) x 1e6.",
-        (GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
         "cost per million trained tokens",
         "USD/Mtok",
         (1.42, 1.07899e12, 1978.9, 0.395),
-        compute.tco_cost_per_mtok,
     ),
-    UdfSpec(
-        "TCO_TRAINING_COST",
+    _spec(
+        compute.tco_training_cost,
         "Cost of a training run: tokens x cost per token at the given TCO "
         "per GPU-hour, FLOPs per token, dense peak and MFU.",
-        (TOKENS, GPU_HOUR_USD, FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
         "cost of the run",
         "USD",
         (300e9, 1.42, 1.07899e12, 1978.9, 0.395),
-        compute.tco_training_cost,
     ),
-    UdfSpec(
-        "TCO_TRAINING_DAYS",
+    _spec(
+        compute.tco_training_days,
         "Wall-clock days of a training run: tokens / (GPUs x tokens per second per GPU) / 86400.",
-        (TOKENS, ArgDoc("gpus", "GPUs in the run", "GPUs"), FLOPS_PER_TOKEN, PEAK_TFLOPS, MFU, GOODPUT),
         "duration of the run",
         "days",
         (300e9, 128, 1.07899e12, 1978.9, 0.395),
-        compute.tco_training_days,
+        docs=(ArgDoc("gpus", "GPUs in the run", "GPUs"),),
     ),
-    UdfSpec(
-        "TCO_BREAKEVEN_MFU",
+    _spec(
+        tco.tco_breakeven_mfu,
         "The MFU system_b needs for the same cost per token as system_a at "
         "mfu_a, exactly: mfu_a x TCO_BREAKEVEN_SPEEDUP x (peak_a / peak_b). Above 1: b cannot break even.",
-        (
+        "break-even MFU on system_b",
+        "decimal",
+        (0.54, "H100_HGX", "GB200_NVL72", "bf16"),
+        docs=(
             ArgDoc("mfu_a", "MFU reached on system_a as a decimal", "decimal"),
-            SYSTEM_A,
-            SYSTEM_B,
             ArgDoc(
                 "precision",
                 'Precision of the run: "bf16", "fp8" or "fp4" (both systems need that peak)',
                 "",
                 TEXT,
             ),
-            BUYER,
-            *PER_SYSTEM,
         ),
-        "break-even MFU on system_b",
-        "decimal",
-        (0.54, "H100_HGX", "GB200_NVL72", "bf16"),
-        tco.tco_breakeven_mfu,
     ),
-    UdfSpec(
-        "TCO_JOULES_PER_TOKEN",
+    _spec(
+        energy.tco_joules_per_token,
         "Energy per trained token: all-in utility watts per GPU (IT load x PUE) / tokens per second per GPU.",
-        (
+        "energy per trained token",
+        "J/token",
+        (1789, 1.07899e12, 1978.9, 0.395),
+        docs=(
             ArgDoc(
                 "utility_watts_per_gpu",
                 "All-in facility power per GPU incl. PUE (TCO_UTILITY_WATTS_PER_GPU)",
                 "W",
             ),
-            FLOPS_PER_TOKEN,
-            PEAK_TFLOPS,
-            MFU,
-            GOODPUT,
         ),
-        "energy per trained token",
-        "J/token",
-        (1789, 1.07899e12, 1978.9, 0.395),
-        energy.tco_joules_per_token,
     ),
-    UdfSpec(
-        "TCO_HOUSEHOLD_YEARS",
+    _spec(
+        energy.tco_household_years,
         "Energy as years of an average US household's electricity (10,791 kWh a year, EIA 2022).",
-        (
-            ArgDoc("joules", "Energy", "J"),
-            ArgDoc("kwh_per_household_year", "Electricity per household per year", "kWh"),
-        ),
         "US household-years of electricity",
         "household-years",
         (7.407e11,),
-        energy.tco_household_years,
+        docs=(ArgDoc("joules", "Energy", "J"),),
     ),
     # extras beyond the original catalog
-    UdfSpec(
-        "TCO_TOTAL_PER_GPU_HOUR",
+    _spec(
+        finance.tco_total_per_gpu_hour,
         "TCO per GPU-hour from explicit inputs: capital (PMT) + power + colocation + other.",
-        (
-            CAPEX_PER_GPU,
-            COST_OF_CAPITAL,
-            LIFE_YEARS,
-            IT_KW,
-            PUE,
-            USD_PER_KWH,
-            dataclasses.replace(USD_PER_KW_MONTH, name="colo_usd_per_kw_month"),
-            RESIDUAL,
-            OTHER,
-        ),
         "TCO per GPU-hour",
         "USD/GPU-hour",
         (31250, 0.1305, 5, 1.389, 1.3, 0.087, 130),
-        finance.tco_total_per_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_UTILITY_WATTS_PER_GPU",
+    _spec(
+        energy.tco_utility_watts_per_gpu,
         "All-in utility power per GPU: IT load x PUE, in watts (the input of TCO_JOULES_PER_TOKEN).",
-        (IT_KW, PUE),
         "power drawn from the utility per GPU",
         "W",
         (1.389, 1.288),
-        energy.tco_utility_watts_per_gpu,
     ),
     # decisions: delivered hours, rent against buy, cash flows, cluster totals
-    UdfSpec(
-        "TCO_DELIVERED_GPU_HOUR",
+    _spec(
+        decisions.tco_delivered_gpu_hour,
         "TCO per GPU-hour actually available and used: TCO per GPU-hour / (availability x utilisation).",
-        (GPU_HOUR_USD, AVAILABILITY, UTILISATION),
         "cost of a delivered GPU-hour",
         "USD/GPU-hour",
         (2.2494, 0.8889, 0.9),
-        decisions.tco_delivered_gpu_hour,
     ),
-    UdfSpec(
-        "TCO_BREAKEVEN_UTILISATION",
+    _spec(
+        decisions.tco_breakeven_utilisation,
         "The utilisation at which owning one GPU and renting it out has NPV = 0, with tax, rent "
         "decline, opex escalation and residual (NPV is linear in the utilisation: solved "
         "exactly); an error text where no utilisation in (0, 1] breaks even.",
-        (
-            CAPEX_PER_GPU,
-            RENT,
-            OPEX,
-            LIFE_YEARS,
-            COST_OF_CAPITAL,
-            *(a for a in CASH_OPTIONAL if a.name != "utilisation"),
-        ),
         "break-even utilisation",
         "fraction",
         (31250, 2.0, 0.4045, 5, 0.1305),
-        decisions.tco_breakeven_utilisation,
     ),
-    UdfSpec(
-        "TCO_CASH_BREAKEVEN_UTILISATION",
+    _spec(
+        decisions.tco_cash_breakeven_utilisation,
         "The cash break-even utilisation: TCO per GPU-hour / (availability x rent), undiscounted "
         "and untaxed (TCO_BREAKEVEN_UTILISATION solves NPV = 0). Above 1: renting out never pays.",
-        (GPU_HOUR_USD, RENT, AVAILABILITY),
         "cash break-even utilisation",
         "fraction",
         (1.42, 2.0, 0.9),
-        decisions.tco_cash_breakeven_utilisation,
     ),
-    UdfSpec(
-        "TCO_RENT_PARITY",
+    _spec(
+        decisions.tco_rent_parity,
         "Rent that gives the reference's cost per token: rent x (MFU x peak x goodput) / "
         "(reference's); without the peaks (one GPU type) rent x mfu / reference_mfu.",
-        (
-            RENT,
-            MFU,
+        "rent parity price",
+        "USD/GPU-hour",
+        (2.0, 0.36, 0.4),
+        docs=(
             ArgDoc("reference_mfu", "MFU the reference rent buys", "decimal"),
             ArgDoc(
                 "peak_tflops", "Dense peak of this system at the precision (across types)", "TFLOPS (dense)"
             ),
             ArgDoc("reference_peak_tflops", "Dense peak of the reference system", "TFLOPS (dense)"),
-            GOODPUT,
             dataclasses.replace(GOODPUT, name="reference_goodput", doc="Goodput of the reference"),
         ),
-        "rent parity price",
-        "USD/GPU-hour",
-        (2.0, 0.36, 0.4),
-        decisions.tco_rent_parity,
     ),
-    UdfSpec(
-        "TCO_BREAKEVEN_SPEEDUP",
+    _spec(
+        tco.tco_breakeven_speedup,
         "The kept tokens per second system_b needs, against system_a's, for the same cost per "
         "token: (delivered cost / goodput) of b over a's, delivered = TCO / (availability x "
         "utilisation); TCO_RATIO where those are equal.",
-        (SYSTEM_A, SYSTEM_B, BUYER, *PER_SYSTEM),
         "break-even speed-up of system_b",
         "x",
         ("H100_HGX", "GB200_NVL72", "hyperscaler", 0.9, 0.8889),
-        tco.tco_breakeven_speedup,
     ),
-    UdfSpec(
-        "TCO_CASHFLOWS",
+    _spec(
+        decisions.tco_cashflows,
         "Cash flows of owning one GPU and renting it out, years 0..life: capex, "
         "revenue, opex, depreciation (memo), tax, residual, net, cumulative; spills.",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
         "table: year, capex, revenue, opex, depreciation, tax, residual, net, cumulative",
         "USD",
         (31250, 2.0, 0.4045, 5),
-        decisions.tco_cashflows,
         table=True,
     ),
-    UdfSpec(
-        "TCO_NPV",
+    _spec(
+        decisions.tco_npv,
         "Net present value of owning one GPU and renting it out, at the cost of "
         "capital (end-of-year cash flows, year 0 undiscounted).",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL),
         "NPV per GPU",
         "USD",
         (31250, 2.0, 0.4045, 5, 0.1305),
-        decisions.tco_npv,
     ),
-    UdfSpec(
-        "TCO_IRR",
+    _spec(
+        decisions.tco_irr,
         "Internal rate of return of owning one GPU and renting it out (NPV = 0); an "
         "error text where the cash flows never change sign or have no root.",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
         "IRR",
         "decimal/year",
         (31250, 2.0, 0.4045, 5),
-        decisions.tco_irr,
     ),
-    UdfSpec(
-        "TCO_PAYBACK_YEARS",
+    _spec(
+        decisions.tco_payback_years,
         "Years until the cumulative net cash flow (residual included) reaches "
         "0, linear within the year; an error text where it does not within the life.",
-        (CAPEX_PER_GPU, RENT, OPEX, LIFE_YEARS, *CASH_OPTIONAL),
         "payback",
         "years",
         (31250, 2.0, 0.4045, 5),
-        decisions.tco_payback_years,
     ),
-    UdfSpec(
-        "TCO_BREAKEVEN_RENT",
+    _spec(
+        decisions.tco_breakeven_rent,
         "The rent per GPU-hour with NPV = 0 at the cost of capital; with "
         "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR.",
-        (CAPEX_PER_GPU, OPEX, LIFE_YEARS, COST_OF_CAPITAL, *CASH_OPTIONAL),
         "break-even rent",
         "USD/GPU-hour",
         (31250, 0.404452, 5, 0.1305),
-        decisions.tco_breakeven_rent,
     ),
     # inference cost and energy equivalents
-    UdfSpec(
-        "TCO_COST_PER_MTOK_AT_RATE",
+    _spec(
+        compute.tco_cost_per_mtok_at_rate,
         "Cost per million tokens served at a measured throughput: "
         "TCO (or rent) per GPU-hour / utilisation / (3600 x tokens per second per GPU) x 1e6.",
-        (
-            GPU_HOUR_USD,
-            ArgDoc("tokens_per_gpu_second", "Measured tokens per second per GPU", "tokens/s/GPU"),
-            UTILISATION,
-        ),
         "cost per million tokens served",
         "USD/Mtok",
         (1.42, 1000.0, 0.6),
-        compute.tco_cost_per_mtok_at_rate,
+        docs=(ArgDoc("tokens_per_gpu_second", "Measured tokens per second per GPU", "tokens/s/GPU"),),
     ),
-    UdfSpec(
-        "TCO_CO2_TONNES",
+    _spec(
+        energy.tco_co2_tonnes,
         "CO2 emitted generating an amount of electricity: joules / 3.6e6 x kg "
         "CO2 per kWh / 1000 (default: US average 2022, EIA).",
-        (
-            ArgDoc("joules", "Electricity drawn from the grid (incl. PUE)", "J"),
-            ArgDoc("kg_co2_per_kwh", "Grid emission factor", "kg CO2/kWh"),
-        ),
         "tonnes of CO2",
         "t CO2",
         (7.407e11,),
-        energy.tco_co2_tonnes,
+        docs=(ArgDoc("joules", "Electricity drawn from the grid (incl. PUE)", "J"),),
     ),
-    UdfSpec(
-        "TCO_CLUSTER",
+    _spec(
+        decisions.tco_cluster,
         "Totals for a cluster: GPUs, servers or racks (rounded up), capex, IT and "
         "facility MW, MWh a year at full load, opex and TCO a year; spills.",
-        (SYSTEM, ArgDoc("gpus", "GPUs in the cluster", "GPUs"), BUYER),
         "table: quantity, value",
         "",
         ("GB200_NVL72", 1000),
-        decisions.tco_cluster,
         table=True,
+        docs=(ArgDoc("gpus", "GPUs in the cluster", "GPUs"),),
     ),
 )
 
 
 #: the cluster as a financed project (docs/project.md), after the catalog
 _PROJECT_SPECS = (
-    UdfSpec(
-        "TCO_PROJECT_CASHFLOWS",
+    _spec(
+        project.tco_project_cashflows,
         "Cash flows of one GPU as a project, by year or month (periods=\"month\"): capex, revenue, "
         "opex, depreciation, tax, residual, net, debt drawn and service, tax shield, equity; spills.",
-        PROJECT_ARGS,
         "table: " + ", ".join(project.TABLE_COLUMNS),
         "USD",
         PROJECT_EXAMPLE,
-        project.tco_project_cashflows,
         table=True,
+        docs=PROJECT_DOCS,
     ),
     *(
-    UdfSpec(
-        name,
+    _spec(
+        getattr(project, name.lower()),
         summary,
-        PROJECT_ARGS,
         returns,
         unit,
         DSCR_EXAMPLE if name == "TCO_MIN_DSCR" else PROJECT_EXAMPLE,
-        getattr(project, name.lower()),
+        docs=PROJECT_DOCS,
     )
     for name, summary, returns, unit in (
         (
