@@ -105,6 +105,10 @@ def _buyer(key: str, label: str, unit: str, doc: str) -> Input:
     return Input(key, label, unit, "number", "buyer", PRESET, doc, (Preset("buyer", key),))
 
 
+def _system(key: str, label: str, unit: str, doc: str) -> Input:
+    return Input(key, label, unit, "number", "system", PRESET, doc, (Preset("system", key),))
+
+
 def _arch(key: str, label: str, unit: str = "") -> Input:
     return Input(
         key, label, unit, "number", "model", PRESET, f"{label} (model preset)", (Preset("model", key),)
@@ -171,16 +175,7 @@ INPUTS: tuple[Input, ...] = (
     _buyer("cost_of_capital", "Cost of capital", "1/year", "cost of capital (buyer)"),
     _buyer("life_years", "Economic life", "years", "economic life (buyer)"),
     _buyer("residual_fraction", "Residual value", "fraction", "resale value, fraction of capex (buyer)"),
-    Input(
-        "it_kw_per_gpu",
-        "IT load per GPU",
-        "kW",
-        "number",
-        "system",
-        PRESET,
-        "IT load per GPU (system)",
-        (Preset("system", "it_kw_per_gpu"),),
-    ),
+    _system("it_kw_per_gpu", "IT load per GPU", "kW", "IT load per GPU (system)"),
     _buyer("pue", "PUE", "ratio", "power usage effectiveness (buyer)"),
     _buyer("usd_per_kwh", "Electricity tariff", "USD/kWh", "electricity price (buyer)"),
     _buyer(
@@ -633,10 +628,24 @@ def year_step(key: str) -> YearStep:
 
 
 #: the cash-flow functions' arguments beyond the chain's names
+def operands(template: str) -> list[str]:
+    """The quantities a template refers to (``[name]`` and per-year ``<column>``), in order of
+    first appearance."""
+    found = [(m.start(), m.group(1)) for m in REF.finditer(template)]
+    found += [(m.start(), m.group(1)) for m in YEAR_REF.finditer(template)]
+    return list(dict.fromkeys(name for _pos, name in sorted(found)))
+
+
+def _step(key, label, unit, how, formula, func, section, *, args=None, **options) -> Step:
+    """A step whose function takes the formula's operands (:func:`operands`) in their order, or
+    ``args`` where it takes them in another."""
+    return Step(key, label, unit, how, formula, func, args or tuple(operands(formula)), section, **options)
+
+
 _CASH = {"opex_usd_per_gpu_hour": "[opex_usd_per_gpu_hour]"}
 
 STEPS: tuple[Step, ...] = (
-    Step(
+    _step(
         "capital_usd_per_gpu_hour",
         "Capital per GPU-hour",
         "USD/GPU-h",
@@ -645,54 +654,50 @@ STEPS: tuple[Step, ...] = (
         "=-PMT([cost_of_capital],[life_years],[capex_per_gpu],-[residual_fraction]*[capex_per_gpu])"
         "/k_hours_per_year",
         finance.tco_capital_per_gpu_hour,
-        ("capex_per_gpu", "cost_of_capital", "life_years", "residual_fraction"),
         "Capital",
+        args=("capex_per_gpu", "cost_of_capital", "life_years", "residual_fraction"),
         check=Check("TCO_CAPITAL_PER_GPU_HOUR"),
     ),
-    Step(
+    _step(
         "power_usd_per_gpu_hour",
         "Power per GPU-hour",
         "USD/GPU-h",
         "IT kW x PUE x USD/kWh (one hour)",
         "=[it_kw_per_gpu]*[pue]*[usd_per_kwh]",
         finance.tco_power_per_gpu_hour,
-        ("it_kw_per_gpu", "pue", "usd_per_kwh"),
         "Operating cost",
         check=Check("TCO_POWER_PER_GPU_HOUR"),
     ),
-    Step(
+    _step(
         "facility_usd_per_gpu_hour",
         "Facility (colocation) per GPU-hour",
         "USD/GPU-h",
         "IT kW x rent per kW-month x 12 / 8760",
         "=[it_kw_per_gpu]*[colo_usd_per_kw_month]*k_months_per_year/k_hours_per_year",
         finance.tco_colo_per_gpu_hour,
-        ("it_kw_per_gpu", "colo_usd_per_kw_month"),
         "Operating cost",
         check=Check("TCO_COLO_PER_GPU_HOUR", {"usd_per_kw_month": "[colo_usd_per_kw_month]"}),
     ),
-    Step(
+    _step(
         "opex_usd_per_gpu_hour",
         "Opex per GPU-hour",
         "USD/GPU-h",
         "power + facility + other",
         "=[power_usd_per_gpu_hour]+[facility_usd_per_gpu_hour]+[other_usd_per_gpu_hour]",
         finance.tco_opex_per_gpu_hour,
-        ("power_usd_per_gpu_hour", "facility_usd_per_gpu_hour", "other_usd_per_gpu_hour"),
         "Operating cost",
     ),
-    Step(
+    _step(
         "tco_usd_per_gpu_hour",
         "TCO per GPU-hour",
         "USD/GPU-h",
         "capital + opex",
         "=[capital_usd_per_gpu_hour]+[opex_usd_per_gpu_hour]",
         finance.tco_per_gpu_hour,
-        ("capital_usd_per_gpu_hour", "opex_usd_per_gpu_hour"),
         "Operating cost",
         check=Check("TCO_TOTAL_PER_GPU_HOUR"),
     ),
-    Step(
+    _step(
         "flops_palm",
         "FLOPs per token, PaLM",
         "FLOPs/token",
@@ -701,24 +706,23 @@ STEPS: tuple[Step, ...] = (
         "=6*[active_params]+12*[heads]*[head_dim]*(([layers]-[window_layers])*[seq_len]"
         "+[window_layers]*MIN([seq_len],[window]))",
         compute.flops_palm_step,
-        ("active_params", "layers", "heads", "head_dim", "seq_len", "window_layers", "window"),
         "Throughput and cost per token",
+        args=("active_params", "layers", "heads", "head_dim", "seq_len", "window_layers", "window"),
         output=False,
         level="model",
     ),
-    Step(
+    _step(
         "flops_6n",
         "FLOPs per token, 6N",
         "FLOPs/token",
         "6A (A = active parameters)",
         "=6*[active_params]",
         compute.flops_per_token_6n,
-        ("active_params",),
         "Throughput and cost per token",
         output=False,
         level="model",
     ),
-    Step(
+    _step(
         "flops_megatron",
         "FLOPs per token, Megatron",
         "FLOPs/token",
@@ -729,12 +733,12 @@ STEPS: tuple[Step, ...] = (
         "[layers]*[d_model]^2*(12+12*[kv_heads]/[heads]+6*[mlp_matrices]*[ffn]/[d_model]"
         "+12*[seq_len]/[d_model])+6*[vocab]*[d_model])",
         compute.flops_megatron_step,
-        compute.MEGATRON_STEP_ARGS,
         "Throughput and cost per token",
+        args=compute.MEGATRON_STEP_ARGS,
         output=False,
         level="model",
     ),
-    Step(
+    _step(
         "flops_per_token",
         "FLOPs per token used",
         "FLOPs/token",
@@ -742,34 +746,32 @@ STEPS: tuple[Step, ...] = (
         '=IF([convention]="palm",[flops_palm],IF([convention]="6n",[flops_6n],'
         'IF([convention]="megatron",[flops_megatron],NA())))',
         compute.flops_per_token_by_convention,
-        ("convention", "flops_palm", "flops_6n", "flops_megatron"),
         "Throughput and cost per token",
         level="model",
         check=Check("TCO_FLOPS_PER_TOKEN"),
     ),
-    Step(
+    _step(
         "tokens_per_gpu_second",
         "Tokens per second per GPU",
         "tokens/s/GPU",
         "MFU x peak FLOP/s / FLOPs per token",
         "=[mfu]*[peak_tflops]*k_flops_per_tflop/[flops_per_token]",
         compute.tco_tokens_per_gpu_second,
-        ("flops_per_token", "peak_tflops", "mfu"),
         "Throughput and cost per token",
+        args=("flops_per_token", "peak_tflops", "mfu"),
         check=Check("TCO_TOKENS_PER_GPU_SECOND"),
     ),
-    Step(
+    _step(
         "delivered_usd_per_gpu_hour",
         "Delivered cost per GPU-hour",
         "USD/GPU-h",
         "TCO per GPU-hour / (availability x utilisation): the cost of an hour up and used",
         "=[tco_usd_per_gpu_hour]/([availability]*[utilisation])",
         decision_steps.tco_delivered_gpu_hour,
-        ("tco_usd_per_gpu_hour", "availability", "utilisation"),
         "Throughput and cost per token",
         check=Check("TCO_DELIVERED_GPU_HOUR", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
     ),
-    Step(
+    _step(
         "usd_per_mtok",
         "Cost per million tokens",
         "USD/Mtok",
@@ -777,116 +779,105 @@ STEPS: tuple[Step, ...] = (
         "=[delivered_usd_per_gpu_hour]/(k_seconds_per_hour*[tokens_per_gpu_second])"
         "*k_tokens_per_mtok/[goodput]",
         compute.cost_per_mtok_trained,
-        ("delivered_usd_per_gpu_hour", "tokens_per_gpu_second", "goodput"),
         "Throughput and cost per token",
         check=Check("TCO_COST_PER_MTOK", {"gpu_hour_usd": "[delivered_usd_per_gpu_hour]"}),
     ),
-    Step(
+    _step(
         "training_cost_usd",
         "Training cost",
         "USD run",
         "tokens x cost per token",
         "=[tokens]*[usd_per_mtok]/k_tokens_per_mtok",
         compute.training_cost_at_rate,
-        ("tokens", "usd_per_mtok"),
         "Training run",
         check=Check("TCO_TRAINING_COST", {"gpu_hour_usd": "[delivered_usd_per_gpu_hour]"}),
     ),
-    Step(
+    _step(
         "training_gpu_hours",
         "GPU-hours",
         "GPU-h",
         "tokens / tokens per GPU-hour / goodput",
         "=[tokens]/([tokens_per_gpu_second]*k_seconds_per_hour)/[goodput]",
         compute.training_gpu_hours,
-        ("tokens", "tokens_per_gpu_second", "goodput"),
         "Training run",
     ),
-    Step(
+    _step(
         "training_days",
         "Wall-clock days",
         "days",
         "tokens / (GPUs x tokens/s per GPU) / 86400 / (availability x goodput)",
         "=[tokens]/([gpus]*[tokens_per_gpu_second])/k_seconds_per_day/([availability]*[goodput])",
         compute.training_days_at_rate,
-        ("tokens", "gpus", "tokens_per_gpu_second", "availability", "goodput"),
         "Training run",
         check=Check("TCO_TRAINING_DAYS", {"goodput": "[availability]*[goodput]"}),
     ),
-    Step(
+    _step(
         "utility_watts_per_gpu",
         "Utility power per GPU",
         "W",
         "IT kW x PUE x 1000",
         "=[it_kw_per_gpu]*[pue]*k_watts_per_kw",
         energy.tco_utility_watts_per_gpu,
-        ("it_kw_per_gpu", "pue"),
         "Energy",
         check=Check("TCO_UTILITY_WATTS_PER_GPU"),
     ),
-    Step(
+    _step(
         "joules_per_token",
         "Energy per token",
         "J/token",
         "utility W / tokens per second / goodput (lost work uses energy too)",
         "=[utility_watts_per_gpu]/[tokens_per_gpu_second]/[goodput]",
         energy.joules_per_token_at_rate,
-        ("utility_watts_per_gpu", "tokens_per_gpu_second", "goodput"),
         "Energy",
         check=Check("TCO_JOULES_PER_TOKEN"),
     ),
-    Step(
+    _step(
         "training_energy_kwh",
         "Training energy",
         "kWh",
         "tokens x J/token / 3.6e6",
         "=[tokens]*[joules_per_token]/k_joules_per_kwh",
         energy.training_energy_kwh,
-        ("tokens", "joules_per_token"),
         "Energy",
         output=False,
     ),
-    Step(
+    _step(
         "household_years",
         "Training energy in household-years",
         "household-years",
         "J / (kWh per household-year x 3.6e6 J/kWh)",
         "=[tokens]*[joules_per_token]/([kwh_per_household_year]*k_joules_per_kwh)",
         energy.household_years_of_run,
-        ("tokens", "joules_per_token", "kwh_per_household_year"),
         "Energy",
         check=Check("TCO_HOUSEHOLD_YEARS", {"joules": "[tokens]*[joules_per_token]"}),
     ),
-    Step(
+    _step(
         "co2_tonnes",
         "CO2 of the training energy",
         "t CO2",
         "tokens x J/token / 3.6e6 x kg CO2 per kWh / 1000",
         "=[tokens]*[joules_per_token]/k_joules_per_kwh*[kg_co2_per_kwh]/k_kg_per_tonne",
         energy.co2_tonnes_of_run,
-        ("tokens", "joules_per_token", "kg_co2_per_kwh"),
         "Energy",
         check=Check("TCO_CO2_TONNES", {"joules": "[tokens]*[joules_per_token]"}),
     ),
-    Step(
+    _step(
         "tokens_per_household_year",
         "Tokens per household-year of energy",
         "tokens",
         "kWh per household-year x 3.6e6 / J per token (the article's 15.8B FP8 GPT-3 tokens)",
         "=[kwh_per_household_year]*k_joules_per_kwh/[joules_per_token]",
         energy.tokens_per_household_year,
-        ("kwh_per_household_year", "joules_per_token"),
         "Energy",
         output=False,
     ),
-    Step(
+    _step(
         "usd_per_mtok_served",
         "Cost per million tokens served (inference)",
         "USD/Mtok",
         "delivered cost per GPU-hour / (3600 x tokens served per second) x 1e6",
         "=[delivered_usd_per_gpu_hour]/(k_seconds_per_hour*[serve_tokens_per_gpu_second])*k_tokens_per_mtok",
         compute.tco_cost_per_mtok_at_rate,
-        ("delivered_usd_per_gpu_hour", "serve_tokens_per_gpu_second"),
         "Inference",
         check=Check(
             "TCO_COST_PER_MTOK_AT_RATE",
@@ -896,7 +887,7 @@ STEPS: tuple[Step, ...] = (
             },
         ),
     ),
-    Step(
+    _step(
         "cash_breakeven_utilisation",
         "Cash break-even utilisation (undiscounted, untaxed)",
         "fraction",
@@ -904,22 +895,21 @@ STEPS: tuple[Step, ...] = (
         "rent decline, escalation and timing (the NPV break-even below has them)",
         "=[tco_usd_per_gpu_hour]/([availability]*[rent_usd_per_gpu_hour])",
         decision_steps.tco_cash_breakeven_utilisation,
-        ("tco_usd_per_gpu_hour", "rent_usd_per_gpu_hour", "availability"),
         "Rent or buy",
+        args=("tco_usd_per_gpu_hour", "rent_usd_per_gpu_hour", "availability"),
         check=Check("TCO_CASH_BREAKEVEN_UTILISATION", {"gpu_hour_usd": "[tco_usd_per_gpu_hour]"}),
     ),
-    Step(
+    _step(
         "npv_usd_per_gpu",
         "NPV of owning and renting out",
         "USD",
         "year 0 + NPV(cost of capital, years 1..15) of the net cash flow",
         "=<net@0>+NPV([cost_of_capital],<net@1:last>)",
         decision_steps.npv_of_table,
-        ("net", "cost_of_capital"),
         "Rent or buy",
         check=Check("TCO_NPV", _CASH),
     ),
-    Step(
+    _step(
         "irr",
         "IRR",
         "1/year",
@@ -927,44 +917,40 @@ STEPS: tuple[Step, ...] = (
         "undiscounted net is a loss, else at 10%)",
         "=IRR(<net@0:last>,IF(SUM(<net@0:last>)<0,-0.5,0.1))",
         decision_steps.irr_or_nan,
-        ("net",),
         "Rent or buy",
         check=Check("TCO_IRR", _CASH),
     ),
-    Step(
+    _step(
         "payback_years",
         "Payback",
         "years",
         "first time the cumulative net cash flow reaches 0, linear within the year",
         '=IF(COUNT(<payback_point@0:last>)=0,"no payback within life",MIN(<payback_point@0:last>))',
         decision_steps.payback_of_table,
-        ("payback_point",),
         "Rent or buy",
         check=Check("TCO_PAYBACK_YEARS", _CASH),
     ),
-    Step(
+    _step(
         "npv_per_unit_rent",
         "NPV of $1 of rent per GPU-hour",
         "USD",
         "NPV of the revenue at $1 per GPU-hour, after tax",
         "=(<revenue@0>+NPV([cost_of_capital],<revenue@1:last>))/[rent_usd_per_gpu_hour]*(1-[tax_rate])",
         decision_steps.npv_per_unit_rent,
-        ("revenue", "cost_of_capital", "rent_usd_per_gpu_hour", "tax_rate"),
         "Rent or buy",
         output=False,
     ),
-    Step(
+    _step(
         "breakeven_rent_usd_per_gpu_hour",
         "Break-even rent (NPV = 0)",
         "USD/GPU-h",
         "rent - NPV / NPV of $1 of rent (NPV is linear in the rent)",
         "=[rent_usd_per_gpu_hour]-[npv_usd_per_gpu]/[npv_per_unit_rent]",
         decision_steps.breakeven_rent_of_table,
-        ("rent_usd_per_gpu_hour", "npv_usd_per_gpu", "npv_per_unit_rent"),
         "Rent or buy",
         check=Check("TCO_BREAKEVEN_RENT", _CASH),
     ),
-    Step(
+    _step(
         "breakeven_utilisation",
         "Break-even utilisation (NPV = 0)",
         "fraction",
@@ -976,88 +962,79 @@ STEPS: tuple[Step, ...] = (
         "[utilisation]*(1-[npv_usd_per_gpu]/([npv_per_unit_rent]*[rent_usd_per_gpu_hour])),"
         '"no utilisation in (0, 1] breaks even")',
         decision_steps.breakeven_utilisation_of_table,
-        ("utilisation", "npv_usd_per_gpu", "npv_per_unit_rent", "rent_usd_per_gpu_hour"),
         "Rent or buy",
         check=Check("TCO_BREAKEVEN_UTILISATION", _CASH),
     ),
-    Step(
+    _step(
         "cluster_units",
         "Servers or racks",
         "units",
         "GPUs / GPUs per unit, rounded up",
         "=ROUNDUP([gpus]/[gpus_per_unit],0)",
         decision_steps.cluster_units,
-        ("gpus", "gpus_per_unit"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_gpus_installed",
         "GPUs installed",
         "GPU",
         "servers or racks x GPUs per unit: every cluster total below counts these",
         "=[cluster_units]*[gpus_per_unit]",
         decision_steps.cluster_gpus_installed,
-        ("cluster_units", "gpus_per_unit"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_capex_usd",
         "Cluster capex",
         "USD",
         "GPUs installed x capex per GPU",
         "=[cluster_gpus_installed]*[capex_per_gpu]",
         decision_steps.cluster_capex,
-        ("cluster_gpus_installed", "capex_per_gpu"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_it_mw",
         "Cluster IT load",
         "MW",
         "GPUs installed x IT kW per GPU / 1000",
         "=[cluster_gpus_installed]*[it_kw_per_gpu]/k_kw_per_mw",
         decision_steps.cluster_it_mw,
-        ("cluster_gpus_installed", "it_kw_per_gpu"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_facility_mw",
         "Cluster facility power",
         "MW",
         "IT MW x PUE",
         "=[cluster_it_mw]*[pue]",
         decision_steps.cluster_facility_mw,
-        ("cluster_it_mw", "pue"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_mwh_per_year",
         "Cluster energy per year at full load",
         "MWh",
         "facility MW x 8760",
         "=[cluster_facility_mw]*k_hours_per_year",
         decision_steps.cluster_mwh_per_year,
-        ("cluster_facility_mw",),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_opex_usd_per_year",
         "Cluster opex per year",
         "USD",
         "opex per GPU-hour x 8760 x GPUs installed",
         "=[opex_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
         decision_steps.cluster_per_year,
-        ("opex_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
-    Step(
+    _step(
         "cluster_tco_usd_per_year",
         "Cluster TCO per year",
         "USD",
         "TCO per GPU-hour x 8760 x GPUs installed",
         "=[tco_usd_per_gpu_hour]*k_hours_per_year*[cluster_gpus_installed]",
         decision_steps.cluster_per_year,
-        ("tco_usd_per_gpu_hour", "cluster_gpus_installed"),
         "Cluster",
     ),
 )
@@ -1291,14 +1268,6 @@ def is_step(key: str) -> bool:
 
 def is_input(key: str) -> bool:
     return key in _INPUTS
-
-
-def operands(template: str) -> list[str]:
-    """The quantities a template refers to (``[name]`` and per-year ``<column>``), in order of
-    first appearance."""
-    found = [(m.start(), m.group(1)) for m in REF.finditer(template)]
-    found += [(m.start(), m.group(1)) for m in YEAR_REF.finditer(template)]
-    return list(dict.fromkeys(name for _pos, name in sorted(found)))
 
 
 def formula(
