@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gputco import udfs
 from gputco.udfs import chain, presets
+from gputco.udfs._check import parameters
 
 
 def _split(names: str | list[str]) -> list[str]:
@@ -128,19 +129,12 @@ def _system_columns(keys, buyer_key, model, precision, mfus, options) -> list[di
     return cols
 
 
-def comparison_rows(
-    systems,
-    buyer="hyperscaler",
-    model="gpt3_175b",
-    precision="bf16",
-    mfu=None,
-    *,
-    rent=None,
-    availability=None,
-    utilisation=None,
-    goodput=None,
-    gpus=None,
-):
+@parameters(
+    ("systems",),
+    {"buyer": "hyperscaler", "model": "gpt3_175b", "precision": "bf16", "mfu": None},
+    {option[2:]: None for option, _name in PER_SYSTEM},  # rent, availability, ..., gpus: by name
+)
+def comparison_rows(systems, buyer, model, precision, mfu, **given):
     """The comparison as (label, unit, [value per system]) rows; the first system is the reference.
 
     ``mfu`` is one MFU for every system or one per system; None: each system's default at the
@@ -158,7 +152,6 @@ def comparison_rows(
     if mfu is not None:
         sources = ["entered" if m != d else s for m, d, s in zip(mfus, defaults, sources, strict=True)]
     buyer_key = presets.buyer(buyer).key
-    given = dict(rent=rent, availability=availability, utilisation=utilisation, goodput=goodput, gpus=gpus)
     options = {name: per_system(option, name, given[option[2:]], n) for option, name in PER_SYSTEM}
     cols = _system_columns(keys, buyer_key, model_key, prec, mfus, options)
     ref = cols[0]
