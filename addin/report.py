@@ -63,51 +63,61 @@ PER_SYSTEM = (
     ("--gpus", "gpus"),
 )
 
-#: rows of the comparison: (key, label, unit); a key of the chain's outputs, inputs or comparisons
+#: rows of the comparison: (key, label), the key one of the chain's outputs, inputs or comparisons
+#: and the unit the chain's; (key, label, unit) for the rest
 _COST_ROWS = (
-    ("capex_per_gpu", "All-in capex per GPU", "USD"),
+    ("capex_per_gpu", "All-in capex per GPU"),
     ("price_source", "Price source", "text"),
-    ("capital_usd_per_gpu_hour", "Capital", "USD/GPU-h"),
-    ("power_usd_per_gpu_hour", "Power", "USD/GPU-h"),
-    ("facility_usd_per_gpu_hour", "Facility (colocation)", "USD/GPU-h"),
-    ("other_usd_per_gpu_hour", "Other", "USD/GPU-h"),
-    ("tco_usd_per_gpu_hour", "TCO", "USD/GPU-h"),
-    ("opex_usd_per_gpu_hour", "Opex (power+facility+other)", "USD/GPU-h"),
-    ("tco_ratio", "TCO ratio vs {ref}", "x"),
+    ("capital_usd_per_gpu_hour", "Capital"),
+    ("power_usd_per_gpu_hour", "Power"),
+    ("facility_usd_per_gpu_hour", "Facility (colocation)"),
+    ("other_usd_per_gpu_hour", "Other"),
+    ("tco_usd_per_gpu_hour", "TCO"),
+    ("opex_usd_per_gpu_hour", "Opex (power+facility+other)"),
+    ("tco_ratio", "TCO ratio vs {ref}"),
     ("capex_ratio", "Capex ratio vs {ref}", "x"),
-    ("mfu", "MFU", "fraction"),
+    ("mfu", "MFU"),
     ("mfu_source", "MFU source", "text"),
-    ("availability", "Availability", "fraction"),
-    ("utilisation", "Utilisation", "fraction"),
-    ("goodput", "Goodput", "fraction"),
-    ("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour", "USD/GPU-h"),
-    ("breakeven_speedup", "Break-even speed-up vs {ref} (kept tokens/s)", "x"),
-    ("speedup", "Speed-up vs {ref} at these MFUs (kept tokens/s)", "x"),
-    ("breakeven_mfu", "Break-even MFU ({precision}, vs {ref} at its MFU)", "fraction"),
-    ("usd_per_mtok", "Cost per Mtok at these MFUs ({model})", "USD/Mtok"),
+    ("availability", "Availability"),
+    ("utilisation", "Utilisation"),
+    ("goodput", "Goodput"),
+    ("delivered_usd_per_gpu_hour", "Delivered cost per GPU-hour"),
+    ("breakeven_speedup", "Break-even speed-up vs {ref} (kept tokens/s)"),
+    ("speedup", "Speed-up vs {ref} at these MFUs (kept tokens/s)"),
+    ("breakeven_mfu", "Break-even MFU ({precision}, vs {ref} at its MFU)"),
+    ("usd_per_mtok", "Cost per Mtok at these MFUs ({model})"),
     ("cost_per_mtok_at_breakeven", "Cost per Mtok at break-even MFU ({model})", "USD/Mtok"),
-    ("cost_per_mtok_ratio", "Cost per token vs {ref}", "x"),
-    ("verdict", "Verdict", "text"),
+    ("cost_per_mtok_ratio", "Cost per token vs {ref}"),
+    ("verdict", "Verdict"),
 )
 _RENT_ROWS = (
-    ("rent_usd_per_gpu_hour", "Rent per GPU-hour", "USD/GPU-h"),
-    ("rent_parity", "Rent parity vs {ref}'s rent", "USD/GPU-h"),
+    ("rent_usd_per_gpu_hour", "Rent per GPU-hour"),
+    ("rent_parity", "Rent parity vs {ref}'s rent"),
     ("usd_per_mtok_rented", "Cost per Mtok rented ({model})", "USD/Mtok"),
     ("npv_usd_per_gpu", "NPV of owning and renting out", "USD/GPU"),
-    ("irr", "IRR", "1/year"),
-    ("payback_years", "Payback", "years"),
-    ("breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)", "USD/GPU-h"),
-    ("breakeven_utilisation", "Break-even utilisation (NPV = 0)", "fraction"),
-    ("cash_breakeven_utilisation", "Cash break-even utilisation (undiscounted)", "fraction"),
+    ("irr", "IRR"),
+    ("payback_years", "Payback"),
+    ("breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)"),
+    ("breakeven_utilisation", "Break-even utilisation (NPV = 0)"),
+    ("cash_breakeven_utilisation", "Cash break-even utilisation (undiscounted)"),
 )
 _CLUSTER_ROWS = (
-    ("gpus", "GPUs typed", "GPU"),
-    ("cluster_units", "Servers or racks", "units"),
-    ("cluster_gpus_installed", "GPUs installed", "GPU"),
-    ("cluster_capex_usd", "Cluster capex (GPUs installed)", "USD"),
-    ("cluster_facility_mw", "Cluster facility power", "MW"),
-    ("cluster_tco_usd_per_year", "Cluster TCO per year (GPUs installed)", "USD"),
+    ("gpus", "GPUs typed"),
+    ("cluster_units", "Servers or racks"),
+    ("cluster_gpus_installed", "GPUs installed"),
+    ("cluster_capex_usd", "Cluster capex (GPUs installed)"),
+    ("cluster_facility_mw", "Cluster facility power"),
+    ("cluster_tco_usd_per_year", "Cluster TCO per year (GPUs installed)"),
 )
+
+
+def _chain_unit(key: str) -> str:
+    """The unit of the chain's quantity or comparison ``key``."""
+    if chain.is_step(key):
+        return chain.step(key).unit
+    if chain.is_input(key):
+        return chain.get_input(key).unit
+    return chain.comparison(key).unit
 
 
 def _system_columns(keys, buyer_key, model, precision, mfus, options) -> list[dict[str, object]]:
@@ -172,7 +182,10 @@ def comparison_rows(systems, buyer, model, precision, mfu, **given):
     if options["gpus"] is not None:
         layout += _CLUSTER_ROWS
     fill = {"ref": keys[0], "precision": prec, "model": model_key}
-    rows = [(label.format(**fill), unit, [c.get(key) for c in cols]) for key, label, unit in layout]
+    rows = [
+        (label.format(**fill), unit[0] if unit else _chain_unit(key), [c.get(key) for c in cols])
+        for key, label, *unit in layout
+    ]
     return keys, buyer_key, rows
 
 
