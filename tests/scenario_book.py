@@ -16,6 +16,14 @@ from gputco.udfs import scenario
 from gputco.workbook.scenarios.build import build
 from gputco.workbook.xlsx.rowfill import fill_rows
 
+#: a grid over models, FLOPs conventions and precisions (the SPECs of tests/test_scenarios.py and
+#: tests/test_scenarios_lo.py)
+MODELS_GRID = {
+    "model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
+    "convention": ["palm", "6n", "megatron"],
+    "precision": ["bf16", "fp8"],
+}
+
 #: Scenarios columns with TCO_ functions or computed from them (LibreOffice: #NAME?)
 UDF_KEYS = ("tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff")
 

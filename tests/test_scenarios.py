@@ -15,6 +15,7 @@ import numpy as np
 import openpyxl
 import pytest
 from scenario_book import (
+    MODELS_GRID,
     UDF_KEYS,
     block,
     close,
@@ -29,7 +30,7 @@ from scenario_book import (
 from gputco.addin.cli import main
 from gputco.udfs import scenario
 from gputco.workbook.recalc import recalc_file, supported_functions
-from gputco.workbook.scenarios.build import write_scenarios
+from gputco.workbook.scenarios.build import SHEET_ORDER, write_scenarios
 from gputco.workbook.scenarios.example import EXAMPLE
 from gputco.workbook.scenarios.spec import parse_spec
 from gputco.workbook.soffice.fallback import libreoffice_values
@@ -38,12 +39,7 @@ from gputco.workbook.soffice.fallback import libreoffice_values
 SPECS = {
     "example": tomllib.loads(EXAMPLE),
     "models": {
-        "grid": {
-            "model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
-            "convention": ["palm", "6n", "megatron"],
-            "precision": ["bf16", "fp8"],
-            "seq_len": [2048, 8192],
-        },
+        "grid": {**MODELS_GRID, "seq_len": [2048, 8192]},
         "fixed": {
             "system": "GB200_NVL72",
             "mfu": 0.41,
@@ -372,15 +368,8 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert "GB200_NVL72" in printed and "Monte Carlo P10 / P50 / P90" in printed
     assert len(printed.splitlines()) <= 25  # one screen
     wb = load(out)
-    assert wb.sheetnames == [
-        "Summary",
-        "Scenarios",
-        "Sensitivity",
-        "MonteCarlo",
-        "Inputs",
-        "Presets",
-        "xlwings.conf",
-    ]
+    # every sheet of the scenario workbooks, in their order (the example has all of them)
+    assert wb.sheetnames == list(SHEET_ORDER) and SHEET_ORDER[-1] == "xlwings.conf"
     keys, data, _ = block(wb["Scenarios"], "scenario")
     # every cell has a value; a year's payback point is "" (empty) unless the payback falls in it
     assert len(data) == 90 and all(

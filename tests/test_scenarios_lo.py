@@ -20,7 +20,7 @@ import tomllib
 import pytest
 from lo import formula_cells, mismatches, recalculate, requires_soffice, values
 from openpyxl.utils import get_column_letter
-from scenario_book import UDF_KEYS, block, close, expected_outputs, load, output, unrecalculated
+from scenario_book import MODELS_GRID, UDF_KEYS, block, close, expected_outputs, load, output, unrecalculated
 
 from gputco.udfs import chain, scenario
 from gputco.workbook.scenarios.build import write_scenarios
@@ -34,11 +34,7 @@ pytestmark = requires_soffice
 SPECS = {
     "example": tomllib.loads(EXAMPLE),
     "models": {
-        "grid": {
-            "model": ["gpt3_175b", "llama3_8b", "llama3_405b"],
-            "convention": ["palm", "6n", "megatron"],
-            "precision": ["bf16", "fp8"],
-        },
+        "grid": {**MODELS_GRID},
         "fixed": {"system": "GB200_NVL72", "mfu": 0.41, "pue": 1.2, "seq_len": 4096},
         "monte_carlo": {
             "draws": 50,
