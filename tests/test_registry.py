@@ -18,7 +18,7 @@ from gputco import udfs
 from gputco.addin.vba import windows_udfs, windows_udfs_module
 from gputco.addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
 from gputco.udfs import ranges
-from gputco.udfs.excel import NUMBER, TEXT
+from gputco.udfs.excel import NUMBER, TEXT, ArgDoc
 
 # The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
 CATALOG = [
@@ -122,6 +122,23 @@ WIZARD_LIMIT = 255  # Excel's Function Wizard: description and argument texts
 
 def test_registry_is_the_catalog_plus_the_extras():
     assert list(udfs.UDFS)[: len(CATALOG + EXTRAS + DECISIONS)] == CATALOG + EXTRAS + DECISIONS
+
+
+def test_a_spec_documents_exactly_the_arguments_of_its_function():
+    """A TCO_ function's arguments are its plain function's parameters: a doc for a name it does
+    not take, or a parameter with no doc (neither shared nor its own), is an error."""
+    from gputco.udfs.registry import _spec
+
+    stray = ArgDoc("x", "an argument tco_gpu_hour does not take", "")
+    with pytest.raises(TypeError, match=r"TCO_GPU_HOUR: docs for \['x'\]"):
+        _spec(udfs.tco_gpu_hour, "TCO per GPU-hour", "TCO", "USD/GPU-hour", ("H100_HGX",), docs=(stray,))
+
+    def tco_undocumented(system, nameless):
+        return 0.0
+
+    with pytest.raises(TypeError, match=r"no doc for \['nameless'\]"):
+        _spec(tco_undocumented, "an extension's function", "nothing", "", ("H100_HGX", 1))
+    assert [a.name for a in _spec(udfs.tco_gpu_hour, "s", "r", "u", ()).args] == ["system", "buyer"]
 
 
 def test_registry_is_read_only():
