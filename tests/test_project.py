@@ -1,4 +1,4 @@
-"""The cluster as a financed project (udfs/project.py, docs/project.md): the identities of issue 21
+"""The cluster as a financed project (udfs/project.py, docs/project.md): the identities of its definitions
 for random inputs, with numpy-financial as the oracle for payments and IRRs, IRS Publication 946
 Table A-1 for MACRS, and today's cash flows (the chain's per-year table) at the defaults."""
 

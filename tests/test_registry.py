@@ -20,7 +20,7 @@ from gputco.addin.xlwings_conf import SHEET_NAME, UDF_MODULE, xlwings_conf_rows
 from gputco.udfs import ranges
 from gputco.udfs.excel import NUMBER, TEXT, ArgDoc
 
-# The UDF catalog (docs/udfs.md; names are part of the product and fixed since issue 3).
+# The UDF catalog (docs/udfs.md; names are part of the product).
 CATALOG = [
     "TCO_SYSTEMS",
     "TCO_SYSTEM",
@@ -64,7 +64,7 @@ DECISIONS = [
     "TCO_CO2_TONNES",
     "TCO_CLUSTER",
 ]
-# The cluster as a financed project (issue 21; keyword names as in its definitions).
+# The cluster as a financed project (keyword names as in its definitions).
 # (ranges.PROJECT_FUNCTIONS, which gives them whole years of life, depreciation and debt)
 PROJECT = list(ranges.PROJECT_FUNCTIONS)
 _CASH = (

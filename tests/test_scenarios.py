@@ -194,7 +194,7 @@ def _default(name):
 
 
 def test_summary_shows_each_systems_mfu_beside_its_published_source(written):
-    """Issue 20: the Summary shows where the MFU comes from, as Inputs does for every input:
+    """The Summary shows where the MFU comes from, as Inputs does for every input:
     the scenarios' MFU (min, max) beside the system's published default with its unit, run,
     date and source, as the presets state them (udfs/data/*.toml)."""
     from gputco.udfs import presets

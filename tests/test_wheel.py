@@ -94,7 +94,7 @@ def _version(name: str) -> str:
 
 
 def test_a_core_install_runs_a_csv_batch_and_names_the_extra_for_parquet(wheel, tmp_path):
-    """Issue 22: the core install (numpy, openpyxl, defusedxml; no pyarrow, no pandas) runs
+    """The core install (numpy, openpyxl, defusedxml; no pyarrow, no pandas) runs
     `gputco batch` of CSV to CSV and to .xlsx, and Parquet says, in one line, which file needs
     pyarrow and what to install."""
     venv = tmp_path / "venv"

@@ -1,4 +1,4 @@
-"""The smaller points of issue 22, each pinned: errors that name the argument (system_a or
+"""Small error-message points, each pinned: errors that name the argument (system_a or
 system_b), and TCO_BREAKEVEN_RENT at extreme in-range inputs (precise, or a clear "no break-even",
 never an internal ZeroDivisionError).
 
