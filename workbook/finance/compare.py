@@ -13,6 +13,7 @@ from openpyxl.chart.series import SeriesLabel, StrRef
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from gputco.udfs import chain
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -182,6 +183,7 @@ ROWS: list[tuple] = [
         "Cash flow sheets",
     ),
     ("irr", "IRR", "1/year", "=[Model:irr]", "Cash flow sheets"),
+    *projectflows.COMPARE_ROWS,
 ]
 
 #: Model rows the MFU sweep reads; the steps between them and the cost are computed in the cell
