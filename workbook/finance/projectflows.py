@@ -504,7 +504,7 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
     for i in range(PERIODS):
         r = FIRST_ROW + i
         ws.cell(row=r, column=FIRST_COL, value=i)
-        for j, (key, _h, unit, template) in enumerate(COLUMNS[1:], start=1):
+        for j, (_key, _h, unit, template) in enumerate(COLUMNS[1:], start=1):
             text = _expand(template, _KEYS, col, r, FIRST_ROW, LAST_ROW, model)
             styles.style_formula(ws.cell(row=r, column=FIRST_COL + j, value=text), unit)
     styles.header_row(ws, HEAD_ROW, [h for _, h, _, _ in TAX_COLUMNS], first_col=TAX_FIRST_COL)
@@ -636,7 +636,7 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
     out: list[tuple[str | None, str, str, str, str]] = [
         (None, "Cluster project (Cash flow sheets, right of the yearly table)", "", "", "")
     ]
-    for _grp, field, per_system, label, unit, default, _choices, _note in INPUTS:
+    for _grp, field, per_system, label, unit, _default, _choices, _note in INPUTS:
         cell = name_of(field, per_system)
         like = {
             "contract_rent_usd_per_gpu_hour": "rent_usd_per_gpu_hour",
