@@ -180,9 +180,9 @@ ROWS: list[tuple] = [
         "NPV of owning and renting out",
         "USD",
         "=[Model:npv_usd_per_gpu]",
-        "Cash flow sheets",
+        "the yearly table of the Cash flow sheets: paid in cash, in service at once (the project below adds build, ramp, debt...)",
     ),
-    ("irr", "IRR", "1/year", "=[Model:irr]", "Cash flow sheets"),
+    ("irr", "IRR", "1/year", "=[Model:irr]", "the yearly table of the Cash flow sheets"),
     *projectflows.COMPARE_ROWS,
 ]
 

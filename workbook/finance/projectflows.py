@@ -550,6 +550,10 @@ def summary_ref(key: str, year: int) -> tuple[int, int]:
     return FIRST_ROW + year, SUMMARY_FIRST_COL + 1 + [k for k, _ in SUMMARY].index(key)
 
 
+#: the equity chart's top left cell: below the yearly table's chart (A24, 8 cm tall)
+CHART_CELL = "A42"
+
+
 def _equity_chart(ws, system: str) -> None:
     chart = LineChart()
     chart.title = f"Cumulative equity cash flow per GPU, {system}"
@@ -569,7 +573,7 @@ def _equity_chart(ws, system: str) -> None:
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.width, chart.height = 18, 8
-    ws.add_chart(chart, f"{get_column_letter(SUMMARY_FIRST_COL)}{FIRST_ROW + SUMMARY_YEARS + 2}")
+    ws.add_chart(chart, CHART_CELL)  # below the yearly table's chart, where the sheet opens
 
 
 # --- Model rows --------------------------------------------------------------------------------
