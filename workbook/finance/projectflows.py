@@ -302,6 +302,20 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
     return row
 
 
+def table(text: str) -> list[tuple[str, ...]]:
+    """The rows of a table written as text: one row a line, its fields apart by " | ", "-" for
+    an empty field; a line that starts with "..." goes on with the row above (a long formula
+    wrapped, or its last field)."""
+    rows: list[str] = []
+    for line in text.strip().splitlines():
+        line = line.strip()
+        if line.startswith("..."):
+            rows[-1] += line[3:].strip() if not line[3:].strip().startswith("|") else " " + line[3:].strip()
+        else:
+            rows.append(line)
+    return [tuple("" if f.strip() == "-" else f.strip() for f in row.split(" | ")) for row in rows]
+
+
 # --- the period table on each Cash flow sheet ---------------------------------------------------
 
 #: where the table starts: right of the yearly table and its discounted column (A..K), one apart
@@ -313,94 +327,59 @@ LAST_ROW = FIRST_ROW + PERIODS - 1
 #: the period table's columns: key, heading, unit, formula (``{x}``: this row's cell of column x,
 #: ``{x@first}``: its first row's, ``{x@all}``: the whole column, ``<m>``: Model row m of this
 #: system, ``{p}``: the period's cell). No cell reads the row above: each row's formulas are one
-#: shape down a column, which the engine computes column by column.
-COLUMNS: list[tuple[str, str, str, str]] = [
-    ("period", "period", "", ""),
-    ("k", "operating period", "", "={p}-<build_periods>"),
-    ("live", "in service", "", "=IF(AND({k}>=1,{k}<=<life_periods>),1,0)"),
-    ("year", "year of operation", "", "=IF({live}=1,ROUNDUP({k}/<periods_per_year>,0)-1,0)"),
-    (  # the sum over months j = 1..m (m: this row's number) of min(1, (j - 1/2) / ramp) for a
-        # whole number of ramp months: m^2 / (2 ramp) within the ramp, ramp / 2 + (m - ramp) after
-        "ramp_sum",
-        "ramp of months 1..m summed (m = period)",
-        "",
-        "=IF(<ramp_months>=0,{p},IF({p}<=<ramp_months>,{p}^2/(2*<ramp_months>),"
-        "<ramp_months>/2+{p}-<ramp_months>))",
-    ),
-    (
-        "ramp",
-        "ramp",
-        "fraction",
-        "=IF({live}=1,(INDEX({ramp_sum@all},{k}*<months_per_period>+1)"
-        "-INDEX({ramp_sum@all},({k}-1)*<months_per_period>+1))/<months_per_period>,0)",
-    ),
-    (
-        "contract",
-        "contract share of the period",
-        "fraction",
-        "=IF({live}=1,MAX(0,MIN(1,<contract_years>*<periods_per_year>-({k}-1))),0)",
-    ),
-    (
-        "revenue",
-        "revenue",
-        "USD",
-        "=IF(AND({live}=1,ISNUMBER(<rent_usd_per_gpu_hour>)),<hours_per_period>*<availability>"
-        "*(<rent_usd_per_gpu_hour>*<utilisation>*{ramp}*(1-<rent_decline_per_year>)^{year}"
-        "*(1-<contracted_fraction>*{contract})"
-        "+<contract_rent_usd_per_gpu_hour>*<contracted_fraction>*{contract}),0)",
-    ),
-    (
-        "opex",
-        "opex",
-        "USD",
-        "=IF({live}=1,(-<opex_usd_per_gpu_hour>*<hours_per_period>"
-        "+<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>"
-        "*(1-<utilisation>*<availability>*{ramp})"
-        "-((<maintenance_fraction_per_year>+<insurance_fraction_per_year>)*<capex_per_gpu>"
-        "+<staff_usd_per_gpu_year>)/<periods_per_year>"
-        "-<software_usd_per_gpu_hour>*<hours_per_period>)*(1+<opex_escalation_per_year>)^{year},0)",
-    ),
-    (
-        "depreciation",
-        "tax depreciation (memo)",
-        "USD",
-        "=IF({live}=1,INDEX({deduction@tax},{year}+1)/<periods_per_year>,0)",
-    ),
-    ("residual", "residual", "USD", "=IF({k}=<life_periods>,<residual_fraction>*<capex_per_gpu>,0)"),
-    ("tax", "tax", "USD", "=({depreciation}-({revenue}+{opex}+{residual}))*<tax_rate>"),
-    ("capex", "capex", "USD", "=IF({p}=0,-<capex_per_gpu>,0)"),
-    ("net", "project net", "USD", "={capex}+{revenue}+{opex}+{residual}+{tax}"),
-    ("net_pv", "project net, discounted", "USD", "={net}*(1+<cost_of_capital>)^(-{p}/<periods_per_year>)"),
-    ("drawn", "debt drawn", "USD", "=IF({p}=0,<debt_drawn_usd_per_gpu>,0)"),
-    (  # the balance in closed form: during the build the drawn debt with interest added, then
-        # the balance at in-service after k - 1 level payments (an annuity's remaining balance)
-        "opening",
-        "debt at start",
-        "USD",
-        "=IF({p}=0,0,IF({k}<=1,<debt_drawn_usd_per_gpu>*(1+<debt_period_rate>)^({p}-1),"
-        "IF({k}-1<=<tenor_periods>,<debt_at_in_service>*(1+<debt_period_rate>)^({k}-1)"
-        "-IF(<debt_period_rate>>0,<debt_payment>*((1+<debt_period_rate>)^({k}-1)-1)/<debt_period_rate>,"
-        "<debt_payment>*({k}-1)),0)))",
-    ),
-    ("capitalised", "interest capitalised (build)", "USD", "=IF({k}<=0,{opening}*<debt_period_rate>,0)"),
-    ("paying", "repaying", "", "=IF(AND({live}=1,{k}<=<tenor_periods>),1,0)"),
-    ("interest", "interest paid", "USD", "=IF({paying}=1,{opening}*<debt_period_rate>,0)"),
-    ("service", "debt service", "USD", "=IF({paying}=1,<debt_payment>,0)"),
-    ("principal", "principal repaid", "USD", "={service}-{interest}"),
-    ("closing", "debt at end", "USD", "={opening}+{drawn}+{capitalised}-{principal}"),
-    ("shield", "interest tax shield", "USD", "=<tax_rate>*{interest}"),
-    ("equity", "equity net", "USD", "={net}+{drawn}-{service}+{shield}"),
-    ("cfads", "CFADS", "USD", "={revenue}+{opex}+{tax}"),
-    ("dscr", "DSCR", "ratio", '=IF({service}>0,{cfads}/{service},"")'),
-    ("cum_equity", "cumulative equity", "USD", "=SUM({equity@first}:{equity})"),
-    (
-        "equity_pv",
-        "equity net, discounted",
-        "USD",
-        "={equity}*(1+<cost_of_equity>)^(-{p}/<periods_per_year>)",
-    ),
-    ("cum_equity_pv", "cumulative equity, discounted", "USD", "=SUM({equity_pv@first}:{equity_pv})"),
-]
+#: shape down a column, which the engine computes column by column. ``ramp_sum`` is the sum over
+#: months j = 1..m of min(1, (j - 1/2) / ramp) for a whole number of ramp months (m^2 / (2 ramp)
+#: within the ramp, ramp / 2 + m - ramp after it); ``opening`` the balance in closed form: during
+#: the build the drawn debt with its interest added, then the balance at in-service after k - 1
+#: level payments (an annuity's remaining balance).
+COLUMNS = table(
+    """
+    period | period | - | -
+    k | operating period | - | ={p}-<build_periods>
+    live | in service | - | =IF(AND({k}>=1,{k}<=<life_periods>),1,0)
+    year | year of operation | - | =IF({live}=1,ROUNDUP({k}/<periods_per_year>,0)-1,0)
+    ramp_sum | ramp of months 1..m summed (m = period) | - | =IF(<ramp_months>=0,{p},
+    ... IF({p}<=<ramp_months>,{p}^2/(2*<ramp_months>),<ramp_months>/2+{p}-<ramp_months>))
+    ramp | ramp | fraction | =IF({live}=1,(INDEX({ramp_sum@all},{k}*<months_per_period>+1)
+    ... -INDEX({ramp_sum@all},({k}-1)*<months_per_period>+1))/<months_per_period>,0)
+    contract | contract share of the period | fraction
+    ... | =IF({live}=1,MAX(0,MIN(1,<contract_years>*<periods_per_year>-({k}-1))),0)
+    revenue | revenue | USD | =IF(AND({live}=1,ISNUMBER(<rent_usd_per_gpu_hour>)),<hours_per_period>
+    ... *<availability>*(<rent_usd_per_gpu_hour>*<utilisation>*{ramp}*(1-<rent_decline_per_year>)^{year}
+    ... *(1-<contracted_fraction>*{contract})+<contract_rent_usd_per_gpu_hour>*<contracted_fraction>
+    ... *{contract}),0)
+    opex | opex | USD | =IF({live}=1,(-<opex_usd_per_gpu_hour>*<hours_per_period>
+    ... +<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>*(1-<utilisation>
+    ... *<availability>*{ramp})-((<maintenance_fraction_per_year>+<insurance_fraction_per_year>)
+    ... *<capex_per_gpu>+<staff_usd_per_gpu_year>)/<periods_per_year>-<software_usd_per_gpu_hour>
+    ... *<hours_per_period>)*(1+<opex_escalation_per_year>)^{year},0)
+    depreciation | tax depreciation (memo) | USD
+    ... | =IF({live}=1,INDEX({deduction@tax},{year}+1)/<periods_per_year>,0)
+    residual | residual | USD | =IF({k}=<life_periods>,<residual_fraction>*<capex_per_gpu>,0)
+    tax | tax | USD | =({depreciation}-({revenue}+{opex}+{residual}))*<tax_rate>
+    capex | capex | USD | =IF({p}=0,-<capex_per_gpu>,0)
+    net | project net | USD | ={capex}+{revenue}+{opex}+{residual}+{tax}
+    net_pv | project net, discounted | USD | ={net}*(1+<cost_of_capital>)^(-{p}/<periods_per_year>)
+    drawn | debt drawn | USD | =IF({p}=0,<debt_drawn_usd_per_gpu>,0)
+    opening | debt at start | USD | =IF({p}=0,0,IF({k}<=1,<debt_drawn_usd_per_gpu>
+    ... *(1+<debt_period_rate>)^({p}-1),IF({k}-1<=<tenor_periods>,<debt_at_in_service>
+    ... *(1+<debt_period_rate>)^({k}-1)-IF(<debt_period_rate>>0,<debt_payment>
+    ... *((1+<debt_period_rate>)^({k}-1)-1)/<debt_period_rate>,<debt_payment>*({k}-1)),0)))
+    capitalised | interest capitalised (build) | USD | =IF({k}<=0,{opening}*<debt_period_rate>,0)
+    paying | repaying | - | =IF(AND({live}=1,{k}<=<tenor_periods>),1,0)
+    interest | interest paid | USD | =IF({paying}=1,{opening}*<debt_period_rate>,0)
+    service | debt service | USD | =IF({paying}=1,<debt_payment>,0)
+    principal | principal repaid | USD | ={service}-{interest}
+    closing | debt at end | USD | ={opening}+{drawn}+{capitalised}-{principal}
+    shield | interest tax shield | USD | =<tax_rate>*{interest}
+    equity | equity net | USD | ={net}+{drawn}-{service}+{shield}
+    cfads | CFADS | USD | ={revenue}+{opex}+{tax}
+    dscr | DSCR | ratio | =IF({service}>0,{cfads}/{service},"")
+    cum_equity | cumulative equity | USD | =SUM({equity@first}:{equity})
+    equity_pv | equity net, discounted | USD | ={equity}*(1+<cost_of_equity>)^(-{p}/<periods_per_year>)
+    cum_equity_pv | cumulative equity, discounted | USD | =SUM({equity_pv@first}:{equity_pv})
+    """
+)
 _KEYS = [c[0] for c in COLUMNS]
 #: the tax years' table right of the period table: tax year, MACRS rate, its running sum, deduction
 TAX_FIRST_COL = FIRST_COL + len(COLUMNS) + 1
@@ -812,36 +791,16 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
 #: the Compare rows of the project: key, label, unit, formula template, how
 COMPARE_ROWS: list[tuple] = [
     (None, "The cluster as a project", "", "", ""),
-    (
-        "cluster_capex_usd",
-        "Cluster capex",
-        "USD",
-        "=[Model:cluster_capex_usd]",
-        "GPUs installed x capex per GPU",
-    ),
-    ("cluster_it_mw", "Cluster IT load", "MW", "=[Model:cluster_it_mw]", "GPUs installed x IT kW per GPU"),
-    (
-        "cluster_npv_usd",
-        "Cluster NPV",
-        "USD",
-        "=[Model:cluster_npv_usd]",
-        "the project's NPV x GPUs installed",
-    ),
-    ("project_irr", "Project IRR", "1/year", "=[Model:project_irr]", "unlevered, annual effective"),
-    ("equity_irr", "Equity IRR", "1/year", "=[Model:equity_irr]", "with the debt on Inputs"),
-    (
-        "min_dscr",
-        "Lowest DSCR",
-        "ratio",
-        "=[Model:min_dscr]",
-        "CFADS / debt service, lowest repayment period",
-    ),
-    (
-        "cluster_peak_funding_usd",
-        "Cluster peak funding",
-        "USD",
-        "=[Model:cluster_peak_funding_usd]",
-        "the equity the cluster needs at its worst",
+    *table(
+        """
+        cluster_capex_usd | Cluster capex | USD | =[Model:cluster_capex_usd] | GPUs installed x capex per GPU
+        cluster_it_mw | Cluster IT load | MW | =[Model:cluster_it_mw] | GPUs installed x IT kW per GPU
+        cluster_npv_usd | Cluster NPV | USD | =[Model:cluster_npv_usd] | the project's NPV x GPUs installed
+        project_irr | Project IRR | 1/year | =[Model:project_irr] | unlevered, annual effective
+        equity_irr | Equity IRR | 1/year | =[Model:equity_irr] | with the debt on Inputs
+        min_dscr | Lowest DSCR | ratio | =[Model:min_dscr] | CFADS / debt service, lowest repayment period
+        cluster_peak_funding_usd | Cluster peak funding | USD | =[Model:cluster_peak_funding_usd] | the equity the cluster needs at its worst
+        """
     ),
 ]
 
