@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import numpy_financial as npf
 import openpyxl
 import pytest
 from lo import recalculate, requires_soffice
@@ -242,7 +243,7 @@ def engine(tmp_path_factory) -> dict[str, dict[str, object]]:
     for name in CASES:
         path = _write(where / f"{name}.xlsx", name)
         fill_cached_values(path)
-        out[name] = _read(path, name)
+        out[name] = {**_read(path, name), "path": path}
     return out
 
 
@@ -327,3 +328,32 @@ def test_at_the_defaults_the_project_is_the_yearly_table(engine, tmp_path):
         assert cell("min_dscr") == projectflows.NO_DEBT
         assert cell("peak_funding_usd_per_gpu") == -cell("capex_per_gpu")
     assert wb["Checks"]["C4"].value is True
+
+
+@pytest.mark.parametrize(("name", "ppy"), [("memo", 12), ("year_debt_macrs5_bonus", 1)])
+def test_the_debt_schedule_is_numpy_financials_annuity(engine, name, ppy):
+    """On the Cash flow sheets: the debt service of every repayment period is numpy-financial's
+    pmt at the period rate on the balance at in-service (the drawn debt with the build's interest),
+    the balance is 0 after the tenor, and the equity IRR is (1 + npf.irr of the periods)^ppy - 1."""
+    got = engine[name]
+    wb = openpyxl.load_workbook(got["path"], data_only=True)
+    for k in range(1, len(_systems(name)) + 1):
+        ws = wb[f"Cash flow {k}"]
+
+        def column(key, ws=ws):
+            c = projectflows.col(key)
+            return np.array(
+                [ws[f"{c}{r}"].value for r in range(projectflows.FIRST_ROW, projectflows.LAST_ROW + 1)], float
+            )
+
+        i = (1 + got[f"debt_rate_{k}"]) ** (1 / ppy) - 1
+        tenor = round(got[f"debt_years_{k}"] * ppy)
+        build = round(got[f"build_months_{k}"] * ppy / 12)
+        owed = got[f"debt_fraction_{k}"] * got[f"capex_per_gpu_{k}"] * (1 + i) ** build
+        service = column("service")
+        paid = np.flatnonzero(service)
+        assert paid.tolist() == list(range(build + 1, build + tenor + 1))
+        assert service[paid] == pytest.approx(npf.pmt(i, tenor, -owed), rel=1e-12)
+        assert abs(column("closing")[build + tenor]) < 1e-9 * owed
+        monthly = npf.irr(column("equity"))
+        assert got[f"equity_irr_{k}"] == pytest.approx((1 + monthly) ** ppy - 1, rel=1e-9)

@@ -22,6 +22,7 @@ from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.styles import label_row, note_cell
 from gputco.workbook.xlsx.validation import preset_list, validate_range
 
 SHEET = "Inputs"
@@ -540,14 +541,3 @@ def default_rent(system: str) -> float | None:
         if r.texts.get("system") == system and r.key.endswith("_sa_3yr_commit"):
             return r.value("usd_per_gpu_hour")
     return None
-
-
-def label_row(ws, row: int, name: str, label: str, unit: str) -> None:
-    ws.cell(row=row, column=1, value=name).font = styles.KEY_FONT
-    ws.cell(row=row, column=2, value=label)
-    ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
-
-
-def note_cell(ws, row: int, col: int, text: str) -> None:
-    if text:
-        ws.cell(row=row, column=col, value=text).font = styles.NOTE_FONT

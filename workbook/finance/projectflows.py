@@ -29,6 +29,7 @@ from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.datavalidation import DataValidation
 
 from gputco.udfs import project, ranges, registry
+from gputco.workbook.finance import flags
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.validation import validate_range
@@ -240,8 +241,6 @@ def name_of(field: str, per_system: bool) -> str:
 def build_inputs(book: BookBuilder, ws, row: int) -> int:
     """The project's input rows on Inputs from ``row`` (the last row used before), by group, and
     the MACRS table; returns the last row written."""
-    from gputco.workbook.finance.inputs import label_row, note_cell
-
     last_col = book.system_col(book.n) + 1
     first = book.system_col(1)
     group = None
@@ -258,7 +257,7 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
             )
         row += 1
         name = name_of(field, per_system)
-        label_row(ws, row, name.replace("{k}", "<n>"), label, unit)
+        styles.label_row(ws, row, name.replace("{k}", "<n>"), label, unit)
         cols = list(book.system_cols()) if per_system else [first]
         dv = None
         if choices:
@@ -279,7 +278,7 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
             book.define_cell(name.replace("{k}", str(col - first + 1)), ws, row, col)
         if not choices:
             validate_range(ws, field, row, cols[0], row, cols[-1])
-        note_cell(ws, row, cols[-1] + 2, text)  # + 1: the range check (finance/flags.py)
+        styles.note_cell(ws, row, cols[-1] + 2, text)  # + 1: the range check (finance/flags.py)
     row += 2
     styles.section_row(ws, row, "MACRS percentages (tax depreciation)", last_col)
     row += 1
@@ -298,7 +297,7 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
             ws.cell(row=row, column=first + i, value=value).number_format = "0.00%"
     book.define(MACRS_YEARS, ws, f"$B${top}:$B${row}")
     book.define(MACRS_RATES, ws, f"${get_column_letter(first)}${top}:${get_column_letter(first + 1)}${row}")
-    note_cell(ws, top, first + 3, MACRS_SOURCE + "; 0 after the last recovery year")
+    styles.note_cell(ws, top, first + 3, MACRS_SOURCE + "; 0 after the last recovery year")
     return row
 
 
@@ -820,8 +819,8 @@ CHECKS = {
 
 def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, str]]:
     """(key, where, native, udf, applies) of the project's checks of system column ``col``: the
-    TCO_ function on the same Model cells. A check applies with a rent, inputs that fit together
-    and (the DSCR) debt; where it does not, the native cell is empty. An IRR's native side is
+    TCO_ function on the same Model cells. A check applies with a rent, inputs in range that fit
+    together and (the DSCR) debt; where it does not, the native cell is empty. An IRR's native side is
     Excel's IRR of the same periods started at the function's root ({udf}), as for TCO_IRR."""
     k = col - book.system_col(1) + 1
     letter = get_column_letter(col)
@@ -833,7 +832,11 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
     for key, udf_name in CHECKS.items():
         args = {a.name: m(a.name) for a in registry.SPECS[udf_name].args}
         udf = "=" + registry.udf_call(udf_name, **args)
-        tests = [f"ISNUMBER({m('rent_usd_per_gpu_hour')})", f'{m("project_inputs_check")}=""']
+        tests = [
+            f"ISNUMBER({m('rent_usd_per_gpu_hour')})",
+            f'{m("project_inputs_check")}=""',
+            f"{flags.COUNT}=0",  # a TCO_ function refuses an input out of range (the banner says so)
+        ]
         if key == "min_dscr":
             tests.append(f"{m('debt_payment')}>0")
         if key.endswith("irr"):
