@@ -145,6 +145,7 @@ def model_columns(sc: Scenario) -> list[dict[str, object]]:
             "co2_tonnes": udfs.energy.tco_co2_tonnes(sc.tokens * jpt),
         }
         col.update(_decisions(s, sc, buyer_value, capex, tco, power + facility + other, kw))
+        col.update(project_rows(col))
         # udfs.scenario (the batch engine's chain) must say the same
         for key, out in (
             ("capex_per_gpu", "capex_per_gpu"),
@@ -205,6 +206,81 @@ def _decisions(system, sc, buyer, capex, tco, opex, kw) -> dict[str, object]:
         ):
             assert math.isclose(cluster[key], col[key], rel_tol=1e-12), key
     return col
+
+
+def project_rows(col: dict[str, object], given: dict[str, object] | None = None) -> dict[str, object]:
+    """The Model rows of the cluster project (workbook/finance/projectflows.py) from
+    udfs.project.results on the column's chain values and the project inputs ``given`` (by
+    their names in udfs.project; none: the defaults, where the results are today's)."""
+    from gputco.udfs import project
+    from gputco.workbook.finance import projectflows
+
+    p = {k: v for k, v in (given or {}).items() if v is not None}
+    rent = col["rent_usd_per_gpu_hour"]
+    coc, life = col["cost_of_capital"], col["life_years"]
+    used: dict[str, object] = {
+        "periods": p.get("periods", "year"),
+        "build_months": p.get("build_months", 0.0),
+        "ramp_months": p.get("ramp_months", 0.0),
+        "idle_power_fraction": p.get("idle_power_fraction", 1.0),
+        **{
+            k: p.get(k, 0.0)
+            for k in (
+                "maintenance_fraction_per_year",
+                "staff_usd_per_gpu_year",
+                "insurance_fraction_per_year",
+                "software_usd_per_gpu_hour",
+                "contracted_fraction",
+            )
+        },
+        "contract_rent_usd_per_gpu_hour": p.get("contract_rent_usd_per_gpu_hour", rent),
+        "contract_years": p.get("contract_years", life),
+        "debt_fraction": p.get("debt_fraction", 0.0),
+        "debt_rate": p.get("debt_rate", coc),
+        "debt_years": p.get("debt_years", life),
+        "cost_of_equity": p.get("cost_of_equity", coc),
+        "depreciation_method": p.get("depreciation_method", "straight_line"),
+        "bonus_depreciation_fraction": p.get("bonus_depreciation_fraction", 0.0),
+    }
+    ppy = project.PERIODS[str(used["periods"])]
+    i = (1 + used["debt_rate"]) ** (1 / ppy) - 1
+    build = used["build_months"] * ppy / 12
+    debt = used["debt_fraction"] * col["capex_per_gpu"]
+    at_service = debt * (1 + i) ** build
+    tenor = used["debt_years"] * ppy
+    payment = (at_service * i / (1 - (1 + i) ** -tenor) if i > 0 else at_service / tenor) if at_service else 0
+    out = {
+        **used,
+        "periods_per_year": ppy,
+        "months_per_period": 12 / ppy,
+        "hours_per_period": 8760 / ppy,
+        "build_periods": build,
+        "life_periods": life * ppy,
+        "project_inputs_check": "",
+        "debt_period_rate": i,
+        "debt_drawn_usd_per_gpu": debt,
+        "debt_at_in_service": at_service,
+        "tenor_periods": tenor,
+        "debt_payment": payment,
+    }
+    if not isinstance(rent, float | int) or rent == "":
+        return {**out, **{k: projectflows.NEEDS_RENT for k in projectflows.RESULTS}}
+    terms = {k: col[k] for k in project.TERMS if k in col and k not in used}
+    got = {k: float(v[0]) for k, v in project.results({**terms, **used}).items() if not k.endswith("_why")}
+    n = col["cluster_gpus_installed"]
+    dscr = got["min_dscr"]
+    return {
+        **out,
+        "project_npv_usd_per_gpu": got["npv_usd_per_gpu"],
+        "project_irr": got["irr"],
+        "equity_irr": got["equity_irr"],
+        "equity_npv_usd_per_gpu": got["equity_npv_usd_per_gpu"],
+        "min_dscr": projectflows.NO_DEBT if math.isnan(dscr) else dscr,
+        "peak_funding_usd_per_gpu": got["peak_funding_usd_per_gpu"],
+        "cluster_npv_usd": got["npv_usd_per_gpu"] * n,
+        "cluster_equity_npv_usd": got["equity_npv_usd_per_gpu"] * n,
+        "cluster_peak_funding_usd": got["peak_funding_usd_per_gpu"] * n,
+    }
 
 
 def _breakeven_utilisation(capex, rent, opex, life, rate, res) -> float | str:
@@ -337,6 +413,18 @@ def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
         "usd_per_mtok_owned": m["usd_per_mtok"],
         "npv_usd_per_gpu": m["npv_usd_per_gpu"],
         "irr": m["irr"],
+        **{
+            k: m[k]
+            for k in (
+                "cluster_capex_usd",
+                "cluster_it_mw",
+                "cluster_npv_usd",
+                "project_irr",
+                "equity_irr",
+                "min_dscr",
+                "cluster_peak_funding_usd",
+            )
+        },
     }
 
 

@@ -1040,8 +1040,8 @@ STEPS: tuple[Step, ...] = (
 )
 
 #: the results of the cluster as a financed project (udfs/project.py, docs/project.md) that the
-#: evaluator and batch runs give beside the steps' (no workbook formula yet: the monthly Cash flow
-#: sheets are a later round): key -> (label, unit, how, the per-GPU result it is or multiplies)
+#: evaluator and batch runs give beside the steps' (in the finance workbook: the period table of
+#: workbook/finance/projectflows.py): key -> (label, unit, how, the per-GPU result it is or multiplies)
 PROJECT_OUTPUTS: dict[str, tuple[str, str, str, str]] = {
     "equity_irr": ("Equity IRR", "1/year", "IRR of the equity cash flows (annual effective)", "equity_irr"),
     "equity_npv_usd_per_gpu": (

@@ -54,7 +54,7 @@ class Range:
         if self.hi < INF:
             terms.append(f"{ref}{'<' if self.hi_open else '<='}{_num(self.hi)}")
         if self.whole:
-            terms.append(f"{ref}=INT({ref})")
+            terms.append(f"{ref}=ROUNDUP({ref},0)")  # whole: x = ROUNDUP(x, 0) for either sign
         return f"AND({','.join(terms)})"
 
 

@@ -18,6 +18,7 @@ from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from gputco.udfs import chain, presets
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -155,4 +156,5 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.y_axis.delete = False
     chart.width, chart.height = 18, 8
     ws.add_chart(chart, f"A{LAST_ROW + 3}")
+    projectflows.build_periods(book, ws, k, model)
     styles.page_setup(ws, landscape=True, one_page=True)

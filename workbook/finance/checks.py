@@ -22,6 +22,7 @@ from openpyxl.utils import get_column_letter
 from gputco.udfs import chain, registry
 from gputco.workbook.finance import benchmarks as sheet_benchmarks
 from gputco.workbook.finance import cashflow as sheet_cashflow
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -126,6 +127,7 @@ def build(book: BookBuilder) -> None:
                 where += ": Excel's IRR started at TCO_IRR's root"
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
             rows.append((key, where, native, udf, applies))
+        rows += projectflows.check_rows(book, col)
         for sheet, key, template, applies in NAMED_CHECKS:
             if sheet == "Compare" and k == 1:
                 continue

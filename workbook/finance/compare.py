@@ -13,6 +13,7 @@ from openpyxl.chart.series import SeriesLabel, StrRef
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from gputco.udfs import chain
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -179,9 +180,10 @@ ROWS: list[tuple] = [
         "NPV of owning and renting out",
         "USD",
         "=[Model:npv_usd_per_gpu]",
-        "Cash flow sheets",
+        "the yearly table of the Cash flow sheets: paid in cash, in service at once (the project below adds build, ramp, debt...)",
     ),
-    ("irr", "IRR", "1/year", "=[Model:irr]", "Cash flow sheets"),
+    ("irr", "IRR", "1/year", "=[Model:irr]", "the yearly table of the Cash flow sheets"),
+    *projectflows.COMPARE_ROWS,
 ]
 
 #: Model rows the MFU sweep reads; the steps between them and the cost are computed in the cell

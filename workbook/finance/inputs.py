@@ -18,9 +18,11 @@ from openpyxl.utils import get_column_letter
 
 from gputco import udfs
 from gputco.udfs import chain, presets, ranges
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.styles import label_row, note_cell
 from gputco.workbook.xlsx.validation import preset_list, validate_range
 
 SHEET = "Inputs"
@@ -231,14 +233,14 @@ def build(book: BookBuilder) -> None:
     for name, label, unit, default, dv, note in SCENARIO:
         row += 1
         value = book.buyer if name == "inp_buyer" else default
-        _label(ws, row, name, label, unit)
+        label_row(ws, row, name, label, unit)
         cell = as_text(ws.cell(row=row, column=col, value=value))  # inputs are never formulas
         styles.style_input(cell, unit)
         if dv:
             dvs[dv].add(cell)
         elif name[4:] in ranges.RANGES:
             validate_range(ws, name[4:], row, col)
-        _note(ws, row, col + 2, note)  # col + 1: the range check (finance/flags.py)
+        note_cell(ws, row, col + 2, note)  # col + 1: the range check (finance/flags.py)
         book.define_cell(name, ws, row, col)
         if name == "inp_grid_region":
             row = _grid_preset_row(book, ws, row + 1, col)
@@ -266,7 +268,7 @@ def build(book: BookBuilder) -> None:
     styles.header_row(ws, row, ["name", "", "unit", "Preset", "Your value", "range check", "Used", "Source"])
     for field, label, unit in BUYER_FIELDS:
         row += 1
-        _label(ws, row, f"inp_{field}", label, unit)
+        label_row(ws, row, f"inp_{field}", label, unit)
         match = f'MATCH(inp_buyer&".{field}",buyer_id,0)'
         pre = ws.cell(row=row, column=col, value=f"=INDEX(buyer_value,{match})")
         styles.style_lookup(pre, unit)
@@ -286,7 +288,7 @@ def build(book: BookBuilder) -> None:
     styles.section_row(ws, row, "Model architecture of inp_model (from Presets)", last_col)
     for field, label, unit in MODEL_FIELDS:
         row += 1
-        _label(ws, row, f"pre_{field}", label, unit)
+        label_row(ws, row, f"pre_{field}", label, unit)
         match = f'MATCH(inp_model&".{field}",model_id,0)'
         cell = ws.cell(row=row, column=col, value=f"=INDEX(model_value,{match})")
         styles.style_lookup(cell, unit)
@@ -299,10 +301,12 @@ def build(book: BookBuilder) -> None:
     styles.section_row(ws, row, "Unit constants (not assumptions)", last_col)
     for name, label, unit, value, note in CONSTANTS:
         row += 1
-        _label(ws, row, name, label, unit)
+        label_row(ws, row, name, label, unit)
         ws.cell(row=row, column=col, value=value).number_format = styles.constant_format(value)
-        _note(ws, row, col + 1, note)
+        note_cell(ws, row, col + 1, note)
         book.define_cell(name, ws, row, col)
+
+    projectflows.build_inputs(book, ws, row)
 
     # 20: a 15-trillion-token run (15,000,000,000,000) fits without ###
     # the range check column right of each block's inputs (finance/flags.py), then the notes
@@ -322,7 +326,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
     def per_system(name, label, unit, value_of, kind, note="", align=None):
         nonlocal row
         row += 1
-        _label(ws, row, name.replace("{k}", "<n>"), label, unit)
+        label_row(ws, row, name.replace("{k}", "<n>"), label, unit)
         for k in range(1, book.n + 1):
             col = book.system_col(k)
             cell = ws.cell(row=row, column=col, value=value_of(k))
@@ -340,7 +344,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         if kind == "input" and name != "inp_system_{k}":
             arg = name[len("inp_") : -len("_{k}")]
             validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
-        _note(ws, row, notes_col, note)
+        note_cell(ws, row, notes_col, note)
 
     def lookup(field: str, k: int) -> str:
         return f'INDEX(sys_value,MATCH(inp_system_{k}&".{field}",sys_id,0))'
@@ -522,7 +526,7 @@ def _or(expr: str, fallback: str) -> str:
 
 def _grid_preset_row(book: BookBuilder, ws, row: int, col: int) -> int:
     """The factor of the chosen grid region, looked up on Presets, with its source; returns the row."""
-    _label(ws, row, "pre_kg_co2_per_kwh", "  its emission factor (preset)", "kg CO2/kWh")
+    label_row(ws, row, "pre_kg_co2_per_kwh", "  its emission factor (preset)", "kg CO2/kWh")
     match = 'MATCH(inp_grid_region&".kg_co2_per_kwh",grid_id,0)'
     styles.style_lookup(ws.cell(row=row, column=col, value=f"=INDEX(grid_value,{match})"), "kg CO2/kWh")
     ws.cell(row=row, column=col + 1, value=f"=INDEX(grid_source,{match})").font = styles.NOTE_FONT
@@ -537,14 +541,3 @@ def default_rent(system: str) -> float | None:
         if r.texts.get("system") == system and r.key.endswith("_sa_3yr_commit"):
             return r.value("usd_per_gpu_hour")
     return None
-
-
-def _label(ws, row: int, name: str, label: str, unit: str) -> None:
-    ws.cell(row=row, column=1, value=name).font = styles.KEY_FONT
-    ws.cell(row=row, column=2, value=label)
-    ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
-
-
-def _note(ws, row: int, col: int, text: str) -> None:
-    if text:
-        ws.cell(row=row, column=col, value=text).font = styles.NOTE_FONT

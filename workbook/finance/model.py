@@ -13,6 +13,7 @@ coefficients of the published FLOPs formulas (6, 12, 2) appear literally.
 from __future__ import annotations
 
 from gputco.udfs import chain
+from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -80,7 +81,7 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
             )
             out.append((s.key, s.label, s.unit, template, s.how))
             shown.add(s.key)
-    return out
+    return out + projectflows.model_rows()
 
 
 def _cash_flow_ref(column: str, spec: str) -> str:
@@ -135,7 +136,7 @@ def build(book: BookBuilder) -> None:
                 cell.number_format = styles.ARCHITECTURE
             if key == "tco_usd_per_gpu_hour":
                 cell.font = styles.BOLD
-            if key in outputs:
+            if key in outputs or key in projectflows.RESULTS:
                 book.define_cell(f"out_{key}_{col - book.system_col(1) + 1}", ws, row, col)
         ws.cell(row=row, column=how_col, value=how).font = styles.NOTE_FONT
     styles.widths(ws, {1: 26, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 62})

@@ -164,3 +164,16 @@ def wrap_height(ws: Worksheet, row: int, text: str, width_chars: float) -> None:
     lines = max(1, -(-len(text) // int(width_chars * 1.05)))
     if lines > 1:
         ws.row_dimensions[row].height = 15 * lines
+
+
+def label_row(ws, row: int, name: str, label: str, unit: str) -> None:
+    """An input row's name (column A), label (B) and unit (C), as the Inputs sheet writes them."""
+    ws.cell(row=row, column=1, value=name).font = KEY_FONT
+    ws.cell(row=row, column=2, value=label)
+    ws.cell(row=row, column=3, value=unit).font = KEY_FONT
+
+
+def note_cell(ws, row: int, col: int, text: str) -> None:
+    """A note in small italics, where there is one."""
+    if text:
+        ws.cell(row=row, column=col, value=text).font = NOTE_FONT
