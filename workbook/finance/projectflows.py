@@ -454,7 +454,7 @@ def _expand(template: str, keys: list[str], letter, r: int, first: int, last: in
             return f"${c}${first}:${c}${last}"
         if at == "first":
             return f"${c}${first}"
-        return f"{c}{r - 1 if at == 'prev' else r}"
+        return f"{c}{r}"
 
     text = re.sub(r"\{([a-z_]+)(?:@([a-z]+))?\}", cell, template)
     return re.sub(r"<([a-z0-9_]+)>", lambda m: model(m.group(1)), text)
@@ -479,19 +479,10 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
         styles.style_formula(cell, _UNIT[key])
         cell.font = styles.BOLD
     styles.header_row(ws, HEAD_ROW, [h for _, h, _, _ in COLUMNS], first_col=FIRST_COL)
-    for i in range(PERIODS):
-        r = FIRST_ROW + i
-        ws.cell(row=r, column=FIRST_COL, value=i)
-        for j, (_key, _h, unit, template) in enumerate(COLUMNS[1:], start=1):
-            text = _expand(template, _KEYS, col, r, FIRST_ROW, LAST_ROW, model)
-            styles.style_formula(ws.cell(row=r, column=FIRST_COL + j, value=text), unit)
+    style = styles.formula_styler()
+    _fill(ws, COLUMNS, _KEYS, col, FIRST_COL, PERIODS, model, style)
     styles.header_row(ws, HEAD_ROW, [h for _, h, _, _ in TAX_COLUMNS], first_col=TAX_FIRST_COL)
-    for i in range(TAX_YEARS):
-        r = FIRST_ROW + i
-        ws.cell(row=r, column=TAX_FIRST_COL, value=i + 1)
-        for j, (_key, _h, unit, template) in enumerate(TAX_COLUMNS[1:], start=1):
-            text = _expand(template, _TAX_KEYS, _tax_col, r, FIRST_ROW, FIRST_ROW + TAX_YEARS - 1, model)
-            styles.style_formula(ws.cell(row=r, column=TAX_FIRST_COL + j, value=text), unit)
+    _fill(ws, TAX_COLUMNS, _TAX_KEYS, _tax_col, TAX_FIRST_COL, TAX_YEARS, model, style, start=1)
     ws.cell(row=HEAD_ROW - 1, column=TAX_FIRST_COL, value="Tax years from in-service").font = styles.BOLD
     _summary(ws, model)
     _equity_chart(ws, system)
@@ -499,6 +490,23 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
     widths.update({TAX_FIRST_COL + i: 13 for i in range(len(TAX_COLUMNS))})
     widths.update({SUMMARY_FIRST_COL + i: 13 for i in range(len(SUMMARY) + 1)})
     styles.widths(ws, widths)
+
+
+def _fill(ws, columns, keys, letter, first_col: int, rows: int, model, style, start: int = 0) -> None:
+    """Rows ``FIRST_ROW ..`` of a table: its first column numbered from ``start``, then each
+    column's template expanded once with a marker row and the marker replaced row by row."""
+    last = FIRST_ROW + rows - 1
+    texts = [_expand(c[3], keys, letter, _MARK, FIRST_ROW, last, model) for c in columns[1:]]
+    for i in range(rows):
+        r, row = FIRST_ROW + i, str(FIRST_ROW + i)
+        ws.cell(row=r, column=first_col, value=start + i)
+        for j, ((_key, _h, unit, _t), text) in enumerate(zip(columns[1:], texts, strict=True), start=1):
+            style(ws.cell(row=r, column=first_col + j, value=text.replace(_MARK_TEXT, row)), unit)
+
+
+#: the row marker templates are expanded with (a row no table reaches; its digits appear nowhere else)
+_MARK = 987654
+_MARK_TEXT = str(_MARK)
 
 
 def _summary(ws, model) -> None:

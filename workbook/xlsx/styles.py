@@ -7,6 +7,8 @@ sheet are black on light grey, headings are white on dark blue, checks are green
 
 from __future__ import annotations
 
+from copy import copy
+
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.worksheet import Worksheet
@@ -112,6 +114,22 @@ def style_formula(cell, unit: str = "") -> None:
     cell.font = FORMULA_FONT
     if unit:
         cell.number_format = number_format(unit)
+
+
+def formula_styler():
+    """:func:`style_formula` for the many cells of one workbook's tables: the first cell of each
+    unit is styled, the others take its style as it is stored (openpyxl hashes a font and a
+    number format at every assignment, most of a large table's build time)."""
+    styled: dict[str, object] = {}
+
+    def style(cell, unit: str = "") -> None:
+        if unit in styled:
+            cell._style = copy(styled[unit])
+        else:
+            style_formula(cell, unit)
+            styled[unit] = cell._style
+
+    return style
 
 
 def title(ws: Worksheet, text: str, subtitle: str = "") -> None:
