@@ -237,6 +237,29 @@ def test_checks_pass_where_the_cash_flows_have_several_irrs(tmp_path):
     assert _get(wb, "chk_ok") is True
 
 
+def test_checks_pass_where_the_systems_deliver_different_shares_of_their_hours(tmp_path):
+    """TCO_BREAKEVEN_MFU by name is checked with each column's availability, utilisation and
+    goodput (GB200 NVL72's sourced 64/72 of a rack's GPUs allocatable against an H100 server's
+    0.9): the break-even MFU on Compare is the MFU at which the delivered cost per kept token is
+    the reference's, and the function must give the same with the same arguments."""
+    wb = build_workbook(["H100_HGX", "GB200_NVL72"], "hyperscaler")
+    for name, value in {
+        "inp_availability_1": 0.9,
+        "inp_availability_2": 64 / 72,
+        "inp_utilisation_1": 0.85,
+        "inp_utilisation_2": 0.8,
+        "inp_goodput_1": 0.95,
+    }.items():
+        _set(wb, name, value)
+    path = tmp_path / "t.xlsx"
+    wb.save(path)
+    fill_cached_values(path)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    (row,) = [r for r in wb["Checks"].iter_rows(min_row=8) if r[0].value == "breakeven_mfu"]
+    assert row[5].value is True and row[6].value is True, [c.value for c in row]
+    assert _get(wb, "chk_ok") is True
+
+
 def test_the_workbook_price_level_multiplies_the_preset_capex(tmp_path):
     """inp_capex_multiplier exists only in the workbook: capex = preset x your price level."""
     wb = build_workbook(["H100_HGX", "GB200_NVL72"], "neocloud_giant")

@@ -32,7 +32,8 @@ HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies",
 #: per system column: the chain's steps that a TCO_ function computes (udfs.chain Step.check)
 MODEL_CHECKS = [s.key for s in chain.STEPS if s.check is not None]
 
-#: name-based checks: (sheet, key, UDF template, applies template); {k} is the column's system
+#: name-based checks: (sheet, key, UDF template, applies template); {k} is the column's system,
+#: ``<name@1>`` and ``<name@k>`` the Model cells of row ``name`` of system 1 and of this system
 NAMED_CHECKS = [
     (
         "Model",
@@ -55,7 +56,8 @@ NAMED_CHECKS = [
     (
         "Compare",
         "breakeven_mfu",
-        "=TCO_BREAKEVEN_MFU(inp_mfu_1,inp_system_1,inp_system_{k},inp_precision,inp_buyer)",
+        "=TCO_BREAKEVEN_MFU(inp_mfu_1,inp_system_1,inp_system_{k},inp_precision,inp_buyer,"
+        "<availability@1>,<availability@k>,<utilisation@1>,<utilisation@k>,<goodput@1>,<goodput@k>)",
         "=AND(COUNTA(inp_capex_per_gpu_all,inp_it_kw_per_gpu_all,inp_peak_tflops_all,inp_buyer_overrides)=0)",
     ),
 ]
@@ -137,7 +139,14 @@ def build(book: BookBuilder) -> None:
                     key,
                     f"{sheet}!{letter} (System {k}, by name)",
                     native,
-                    template.replace("{k}", str(k)),
+                    re.sub(
+                        r"<([a-z_]+)@([1k])>",
+                        lambda m, col=col: (
+                            f"Model!${get_column_letter(book.system_col(1) if m.group(2) == '1' else col)}"
+                            f"${book.row('Model', m.group(1))}"
+                        ),
+                        template.replace("{k}", str(k)),
+                    ),
                     applies.replace("{k}", str(k)),
                 )
             )
