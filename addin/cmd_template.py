@@ -34,6 +34,15 @@ def add_parser(sub) -> None:
         default=presets.DEFAULT_BUYER,
         help="buyer type: hyperscaler, neocloud_giant, emerging_neocloud (default: %(default)s)",
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="type VALUE into the Inputs cell named NAME before the workbook is calculated "
+        "(repeatable; e.g. --set inp_debt_fraction=0.6 --set inp_periods=month; 60%% is 0.6; "
+        "checked as the cell's data validation checks it in Excel)",
+    )
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(run=run)
 
@@ -49,16 +58,53 @@ def _xlwings_rows():
 
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.finance.build import system_keys, write_template
+    from gputco.workbook.xlsx.setinputs import parse_assignment
 
     keys = system_keys(args.systems)
     buyer = presets.buyer(args.buyer).key
-    result = write_template(args.output, keys, buyer, force=args.force, xlwings_rows=_xlwings_rows())
+    inputs = dict(parse_assignment(a) for a in args.set)
+    result = write_template(
+        args.output, keys, buyer, force=args.force, xlwings_rows=_xlwings_rows(), inputs=inputs
+    )
     print(
         f"wrote {result.path} ({', '.join(keys)}; buyer {buyer}) in "
         f"{result.build_seconds + result.recalc_seconds:.2f} s"
     )
-    print(summary_table(keys, buyer))
+    print(workbook_table(result.path, keys) if inputs else summary_table(keys, buyer))
     return 0
+
+
+#: what ``--set`` prints: the written workbook's own values of these ``out_`` rows
+WORKBOOK_ROWS = (
+    "capex_per_gpu tco_usd_per_gpu_hour usd_per_mtok cluster_capex_usd cluster_npv_usd project_irr "
+    "equity_irr min_dscr cluster_peak_funding_usd"
+).split()
+
+
+def _shown(key: str, v) -> str:
+    if isinstance(v, str) or v is None:
+        return v or ""
+    return (
+        f"{v:.2%}" if key.endswith("irr") else f"{v:,.0f}" if key.endswith(("_usd", "_gpu")) else f"{v:.4f}"
+    )
+
+
+def workbook_table(path, keys: list[str]) -> str:
+    """The headline rows as the workbook at ``path`` computed them with the inputs typed in (a
+    text where the workbook shows one: "needs rent", "no debt")."""
+    import openpyxl
+
+    wb = openpyxl.load_workbook(path, data_only=True, read_only=False)
+
+    def value(name: str):
+        sheet, ref = next(iter(wb.defined_names[name].destinations))
+        return wb[sheet][ref.replace("$", "")].value
+
+    lines = ["the workbook's values with your inputs:", f"{'':<28}" + "".join(f"{k:>16}" for k in keys)]
+    for key in WORKBOOK_ROWS:
+        cells = (_shown(key, value(f"out_{key}_{k}")) for k in range(1, len(keys) + 1))
+        lines.append(f"{key:<28}" + "".join(f"{c:>16}" for c in cells))
+    return "\n".join(lines)
 
 
 def summary_table(keys: list[str], buyer: str) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +37,7 @@ from gputco.workbook.xlsx import inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.setinputs import set_inputs
 
 DEFAULT_SYSTEMS = ("H100_HGX", "GB200_NVL72")
 SHEET_ORDER = (
@@ -128,10 +129,14 @@ def write_template(
     *,
     force: bool = False,
     xlwings_rows: list[tuple[str, str]] | None = None,
+    inputs: Mapping[str, object] | None = None,
 ) -> TemplateResult:
-    """Build, recalculate and atomically write the finance workbook to ``path``."""
+    """Build, recalculate and atomically write the finance workbook to ``path``; ``inputs`` maps
+    input names (``inp_debt_fraction``) to the values typed into them (checked as their data
+    validation would check them in Excel)."""
     t0 = time.perf_counter()
     wb = build_workbook(systems, buyer, xlwings_rows)
+    set_inputs(wb, inputs or {})
     keys = tuple(system_keys(systems))
     with atomic_output(path, force=force) as tmp:
         wb.save(tmp)

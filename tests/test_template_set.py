@@ -1,0 +1,100 @@
+"""`gputco template --set NAME=VALUE`: values typed into the finance workbook's named input cells,
+refused as the cells' own data validation refuses them in Excel (the range each cell's
+validation states; a drop-down's list), with the name, the value, the valid range and the cell.
+
+Oracle for the values: the memo case of docs/project.md through ``udfs.scenario.evaluate`` (the
+numpy model), which the workbook recalculated by the engine must equal.
+"""
+
+from __future__ import annotations
+
+import math
+
+import openpyxl
+import pytest
+
+from gputco.addin.cli import main
+from gputco.udfs import scenario
+
+MEMO_SET = {
+    "inp_gpus_1": "1152",
+    "inp_gpus_2": "2048",
+    "inp_rent_usd_per_gpu_hour_1": "4",
+    "inp_rent_usd_per_gpu_hour_2": "2",
+    "inp_mfu_1": "0.5",
+    "inp_mfu_2": "0.5",
+    "inp_tax_rate": "21%",
+    "inp_periods": "month",
+    "inp_build_months_1": "12",
+    "inp_build_months_2": "12",
+    "inp_ramp_months_1": "3",
+    "inp_ramp_months_2": "3",
+    "inp_depreciation_method": "macrs_5",
+    "inp_debt_fraction": "0.6",
+    "inp_debt_rate": "0.09",
+    "inp_debt_years": "4",
+}
+
+
+def _value(wb, name: str):
+    sheet, ref = next(iter(wb.defined_names[name].destinations))
+    return wb[sheet][ref.replace("$", "")].value
+
+
+def test_the_memo_case_typed_in_by_set_equals_the_python_model(tmp_path, capsys):
+    out = tmp_path / "memo.xlsx"
+    argv = ["template", "-o", str(out), "--systems", "GB200_NVL72,H100_HGX", "--buyer", "neocloud_giant"]
+    assert main(argv + [a for k, v in MEMO_SET.items() for a in ("--set", f"{k}={v}")]) == 0
+    printed = capsys.readouterr().out
+    want = scenario.evaluate(
+        {
+            "system": ["GB200_NVL72", "H100_HGX"],
+            "gpus": [1152, 2048],
+            "mfu": 0.5,
+            "buyer": "neocloud_giant",
+            "rent_usd_per_gpu_hour": [4.0, 2.0],
+            "tax_rate": 0.21,
+            "periods": "month",
+            "build_months": 12,
+            "ramp_months": 3,
+            "depreciation_method": "macrs_5",
+            "debt_fraction": 0.6,
+            "debt_rate": 0.09,
+            "debt_years": 4,
+        }
+    )
+    wb = openpyxl.load_workbook(out, data_only=True)
+    for k in (1, 2):
+        for key, got_name in (
+            ("cluster_capex_usd", "out_cluster_capex_usd"),
+            ("cluster_npv_usd", "out_cluster_npv_usd"),
+            ("irr", "out_project_irr"),
+            ("equity_irr", "out_equity_irr"),
+            ("min_dscr", "out_min_dscr"),
+            ("cluster_peak_funding_usd", "out_cluster_peak_funding_usd"),
+        ):
+            got = _value(wb, f"{got_name}_{k}")
+            assert math.isclose(got, float(want[key][k - 1]), rel_tol=1e-9), (key, k, got)
+    assert "26,794,956" in printed and "48.02%" in printed  # the workbook's own values, printed
+
+
+@pytest.mark.parametrize(
+    "assignment, message",
+    [
+        ("inp_debt_fraction=1.5", "inp_debt_fraction must be in [0, 1) (Inputs!"),
+        ("inp_periods=weekly", "inp_periods must be a value of its list: year, month (Inputs!"),
+        ("inp_build_months_1=2.5", "inp_build_months_1 must be a whole number in [0, 60] (Inputs!"),
+        ("inp_availability_2=0", "inp_availability_2 must be in (0, 1] (Inputs!"),
+        ("inp_system_1=H100", "inp_system_1 must be a value of its list: "),
+        ("inp_debt_fractio=0.5", "Did you mean inp_debt_fraction?"),
+        ("inp_debt_fraction", "--set must be in NAME=VALUE"),
+    ],
+)
+def test_a_value_the_cell_would_refuse_is_refused_and_nothing_is_written(
+    tmp_path, capsys, assignment, message
+):
+    out = tmp_path / "t.xlsx"
+    assert main(["template", "-o", str(out), "--set", "inp_tax_rate=0.2", "--set", assignment]) == 2
+    err = capsys.readouterr().err
+    assert message in err, err
+    assert not out.exists()

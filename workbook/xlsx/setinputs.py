@@ -1,0 +1,109 @@
+"""Typing values into a workbook's named input cells, refused as the cells' own data validation
+would refuse them in Excel.
+
+``gputco template --set inp_debt_fraction=0.6`` (and :func:`set_inputs`) writes a value into the
+cell an ``inp_`` name points at before the workbook is recalculated. A numeric cell's validation is
+the condition :meth:`gputco.udfs.ranges.Range.excel` wrote for its range, so the range is found by
+that condition and the value checked against it; a drop-down's value must be one of its list (a
+literal list or a defined name's cells). Nothing is written unless every value passes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from openpyxl.utils import range_boundaries
+from openpyxl.workbook.workbook import Workbook
+
+from gputco.udfs import ranges
+from gputco.udfs.errors import InputRangeError, UnknownNameError
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``NAME=VALUE`` as given on the command line: a number where VALUE reads as one (``60%`` is
+    0.6), an empty VALUE a blank cell, else the text."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise InputRangeError("--set", text, "NAME=VALUE, e.g. inp_debt_fraction=0.6")
+    value = value.strip()
+    if value == "":
+        return name.strip(), None
+    try:
+        return name.strip(), float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        return name.strip(), value
+
+
+def set_inputs(wb: Workbook, values: Mapping[str, object]) -> None:
+    """Write each ``name: value`` into the input cell ``name`` of ``wb``, all or none."""
+    cells = []
+    for name, value in values.items():
+        ws, coord = _input_cell(wb, name)
+        _check(wb, ws, coord, name, value)
+        cells.append((ws, coord, value))
+    for ws, coord, value in cells:
+        ws[coord].value = value
+
+
+def _input_cell(wb: Workbook, name: str):
+    inputs = sorted(n for n in wb.defined_names if n.startswith("inp_"))
+    dn = wb.defined_names.get(name)
+    if not name.startswith("inp_") or dn is None:
+        raise UnknownNameError("input", name, inputs)
+    sheet, ref = next(iter(dn.destinations))
+    if ":" in ref:
+        raise InputRangeError(name, ref, "one input cell (this name is a range of cells)")
+    return wb[sheet], ref.replace("$", "")
+
+
+def _check(wb: Workbook, ws, coord: str, name: str, value: object) -> None:
+    where = f"{ws.title}!{coord}"
+    for dv in ws.data_validations.dataValidation:
+        if coord not in dv.sqref:
+            continue
+        if value is None:
+            if not dv.allow_blank:
+                raise InputRangeError(name, value, f"a value from its list ({where})")
+            return
+        if dv.type == "list":
+            choices = _choices(wb, dv.formula1)
+            if str(value) not in choices:
+                raise InputRangeError(name, value, f"a value of its list: {', '.join(choices)} ({where})")
+        elif dv.type == "custom":
+            r = _range_of(dv.formula1, str(dv.sqref).split()[0].split(":")[0])
+            if not _within(value, r):
+                raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})")
+        return
+
+
+def _choices(wb: Workbook, formula: str) -> list[str]:
+    if formula.startswith('"'):
+        return formula.strip('"').split(",")
+    sheet, ref = next(iter(wb.defined_names[formula].destinations))
+    c0, r0, c1, r1 = range_boundaries(ref.replace("$", ""))
+    ws = wb[sheet]
+    return [
+        str(ws.cell(row=r, column=c).value)
+        for r in range(r0, r1 + 1)
+        for c in range(c0, c1 + 1)
+        if ws.cell(row=r, column=c).value is not None
+    ]
+
+
+def _range_of(formula: str, first: str) -> ranges.Range:
+    """The range whose Excel condition on ``first`` is ``formula``."""
+    for r in {*ranges.RANGES.values(), *ranges.FUNCTION_RANGES.values()}:
+        if r.excel(first) == formula:
+            return r
+    raise ValueError(f"the validation {formula} of {first} is not one of gputco's ranges")
+
+
+def _within(value: object, r: ranges.Range) -> bool:
+    if not isinstance(value, float | int) or isinstance(value, bool):
+        return False
+    lo_ok = value > r.lo if r.lo_open else value >= r.lo
+    hi_ok = value < r.hi if r.hi_open else value <= r.hi
+    return lo_ok and hi_ok and (not r.whole or float(value).is_integer())
+
+
+__all__ = ["parse_assignment", "set_inputs"]
