@@ -337,7 +337,7 @@ COLUMNS = table(
     k | operating period | - | ={p}-<build_periods>
     live | in service | - | =IF(AND({k}>=1,{k}<=<life_periods>),1,0)
     year | year of operation | - | =IF({live}=1,ROUNDUP({k}/<periods_per_year>,0)-1,0)
-    ramp_sum | ramp of months 1..m summed (m = period) | - | =IF(<ramp_months>=0,{p},
+    ramp_sum | ramp of months 1..m summed (m = period) | ratio | =IF(<ramp_months>=0,{p},
     ... IF({p}<=<ramp_months>,{p}^2/(2*<ramp_months>),<ramp_months>/2+{p}-<ramp_months>))
     ramp | ramp | fraction | =IF({live}=1,(INDEX({ramp_sum@all},{k}*<months_per_period>+1)
     ... -INDEX({ramp_sum@all},({k}-1)*<months_per_period>+1))/<months_per_period>,0)
