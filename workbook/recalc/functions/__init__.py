@@ -28,6 +28,7 @@ from . import (
     lookup,
     math,
     statistical,
+    stattests,
     text,
 )
 from ._args import Spec
@@ -36,6 +37,7 @@ from ._args import Spec
 CATEGORY_MODULES = (
     math,
     statistical,
+    stattests,
     database,
     logical,
     information,

@@ -1,5 +1,5 @@
 """Information: ISNUMBER, ISTEXT, ISBLANK, ISERROR, ISERR, ISNA, ISLOGICAL, ISNONTEXT, NA, ISREF,
-ISODD, ISEVEN, ERROR.TYPE, INFO.
+ISODD, ISEVEN, ERROR.TYPE, INFO, ISFORMULA.
 
 - ISREF(value) is TRUE for a reference (a cell, a range, or a function's reference result),
   FALSE for any other value, even a text spelling a reference ("A17").
@@ -7,6 +7,8 @@ ISODD, ISEVEN, ERROR.TYPE, INFO.
   not a number are #VALUE! (Microsoft: "If number is nonnumeric, ISEVEN returns the #VALUE!").
 - ERROR.TYPE(error_val): 1 #NULL!, 2 #DIV/0!, 3 #VALUE!, 4 #REF!, 5 #NAME?, 6 #NUM!, 7 #N/A,
   8 #GETTING_DATA; any value that is not an error is #N/A (Microsoft's ERROR.TYPE page).
+- ISFORMULA(reference) (Excel 2013): TRUE where the reference's top-left cell holds a formula;
+  a value that is no reference is #VALUE! (Microsoft's ISFORMULA page).
 - INFO(type_text): only the types whose answer the workbook defines, under labelled assumptions
   (Microsoft's INFO page): "numfile", the number of worksheets (assumption: this workbook is
   the only one open); "recalc", "Automatic" or "Manual" as the file's calculation mode says
@@ -53,6 +55,14 @@ def info_supported(node: Call) -> bool:
         return False
     kind = node.args[0].value.upper()
     return kind in INFO_KNOWN or kind not in INFO_TYPES
+
+
+def _isformula(ctx, ref):
+    texts = getattr(ctx.book, "formulas", None)
+    if not isinstance(ref, RangeVal) or ref.store is None or texts is None:
+        return vec.const(VALUE)
+    rows = np.atleast_1d(np.asarray(ref.r0)).tolist()
+    return np.array([texts.get(ref.store.name, r, ref.c0) is not None for r in rows]).reshape(-1, 1, 1)
 
 
 def _info(ctx, type_text):
@@ -124,4 +134,5 @@ FUNCTIONS = {
     "ISNA": Spec(_is(lambda v: v is NA, False, False), 1, 1),
     "NA": Spec(lambda: vec.const(NA), 0, 0),
     "INFO": Spec(_info, 1, 1, needs_ctx=True),
+    "ISFORMULA": Spec(_isformula, 1, 1, "r", needs_ctx=True),
 }
