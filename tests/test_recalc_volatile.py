@@ -241,3 +241,15 @@ def test_the_clock_agrees_with_libreoffice(tmp_path):
         c: (float((v.date() - EPOCH).days) if isinstance(v, datetime.datetime) else v) for c, v in got.items()
     }
     assert any(all(lo_serial[c] == e[("S", c)] for c in cells) for e in (before, after)), (lo_serial, before)
+
+
+def test_a_let_name_drawn_once_is_not_drawn_twice(tmp_path):
+    """Microsoft (LET): a name's value is calculated once, so LET(x,RAND(),x-x) is 0 in Excel. The
+    engine would draw at each use of the name: such a cell is unsupported (kept as stored, never
+    another value); a name used once, and two RAND calls, are computed."""
+    cells = {"A1": "=LET(x,RAND(),x-x)", "A2": "=LET(x,RAND(),x*2)", "A3": "=RAND()-RAND()"}
+    report = recalc_file(
+        _book(tmp_path, cells=cells), check=True, functions={}, seed=1, unsupported="stored", engine="gputco"
+    )
+    assert report.unsupported == {"RAND/RANDBETWEEN/RANDARRAY in a LET name used more than once": ["S!A1"]}
+    assert report.volatile == {("S", 2, 1), ("S", 3, 1)}

@@ -44,6 +44,22 @@ _INFO_TYPES = {
 }
 
 
+#: a random draw the tree holds at two places (a LET name used twice): Excel draws it once, the
+#: evaluator would draw at each place, so the cell is unsupported rather than given other values
+_SHARED_DRAW = "RAND/RANDBETWEEN/RANDARRAY in a LET name used more than once"
+
+
+def _shared_draw(node: Node) -> bool:
+    """True when one RAND/RANDBETWEEN/RANDARRAY call node stands at two places of the tree."""
+    seen: set[int] = set()
+    for n in walk(node):
+        if isinstance(n, Call) and n.name in SEEDED:
+            if id(n) in seen:
+                return True
+            seen.add(id(n))
+    return False
+
+
 @dataclass
 class Compiled:
     """One formula shape: its tree and what the planner needs to know about it."""
@@ -141,6 +157,8 @@ class Compiler:
                 and not all(supported(n) for n in walk(node) if isinstance(n, Call) and n.name == name)
             ):
                 unsupported.add(label)
+        if SEEDED & called and _shared_draw(node):
+            unsupported.add(_SHARED_DRAW)
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         deps = read_refs(node)
         return Compiled(

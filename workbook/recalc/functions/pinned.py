@@ -20,6 +20,10 @@ their stored values.
   #VALUE! (as SEQUENCE); assumption, not on Microsoft's page: a fractional min or max with
   whole_number TRUE is #VALUE!.
 
+A LET name bound to a draw and used twice (``LET(x, RAND(), x - x)``, 0 in Excel, which
+calculates a name once) would be drawn at each use: such cells are unsupported instead
+(formula/compile.py).
+
 One generator serves the whole recalculation: cells draw in the engine's evaluation order
 (groups in dependency order, a group's cells top to bottom), so the same file with the same seed
 gives the same values, and a different seed different ones.
