@@ -220,7 +220,7 @@ def test_cli_seed_option(tmp_path, capsys):
 @requires_soffice
 def test_the_clock_agrees_with_libreoffice(tmp_path):
     """TODAY() and the values derived from it, computed by LibreOffice live and by the engine at
-    the current time (--now clock): equal (the engine at the time before and after LibreOffice
+    the current time (--now clock), and INFO("recalc"): equal (the engine at the time before and after LibreOffice
     ran, in case the date changed meanwhile)."""
     cells = {
         "A1": "=TODAY()",
@@ -231,6 +231,7 @@ def test_the_clock_agrees_with_libreoffice(tmp_path):
         "A6": "=INT(NOW())=TODAY()",
         "A7": "=WEEKDAY(TODAY())",
         "A8": "=EOMONTH(TODAY(),0)",
+        "A9": '=INFO("recalc")',
     }
     path = _book(tmp_path, cells=cells)
     before = evaluate_workbook(path, functions={}, now=datetime.datetime.now())
