@@ -528,6 +528,19 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
+        "DOLLAR of a negative number: Microsoft's page gives the format $#,##0.00_);($#,##0.00) "
+        "(parentheses); LibreOffice writes its locale's minus sign",
+        excel_functions()["DOLLAR"].url,
+        lambda f, e, lo: (
+            _outer(f) == "DOLLAR"
+            and isinstance(e, str)
+            and e.startswith("(")
+            and isinstance(lo, str)
+            and lo.startswith("-")
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
         "MROUND of a number and a multiple of different signs: Excel #NUM!, LibreOffice rounds",
         MS + "mround-function-c299c3b0-15a5-426d-aa4b-d2d5b3baf427",
         lambda f, e, lo: _outer(f) == "MROUND" and _is_err(e, "#NUM!"),
