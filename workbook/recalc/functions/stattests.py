@@ -215,17 +215,14 @@ def _mode_mult(*args):
     return np.array(out, dtype=vec.FLOAT).reshape(1, -1, 1)
 
 
-FUNCTIONS = {
-    "Z.TEST": Spec(_ztest, 2, 3, "rvv"),
-    "ZTEST": Spec(_ztest, 2, 3, "rvv"),
-    "T.TEST": Spec(_ttest, 4, 4, "rrvv"),
-    "TTEST": Spec(_ttest, 4, 4, "rrvv"),
-    "F.TEST": Spec(_ftest, 2, 2, "rr"),
-    "FTEST": Spec(_ftest, 2, 2, "rr"),
-    "CHISQ.TEST": Spec(_chitest, 2, 2, "rr"),
-    "CHITEST": Spec(_chitest, 2, 2, "rr"),
-    "PERCENTRANK.INC": Spec(_percentrank(False), 2, 3, "rvv"),
-    "PERCENTRANK": Spec(_percentrank(False), 2, 3, "rvv"),
-    "PERCENTRANK.EXC": Spec(_percentrank(True), 2, 3, "rvv"),
-    "MODE.MULT": Spec(_mode_mult, 1, 255, "r"),
-}
+#: (names, implementation, least and most arguments, argument modes)
+_TABLE = (
+    ("Z.TEST ZTEST", _ztest, 2, 3, "rvv"),
+    ("T.TEST TTEST", _ttest, 4, 4, "rrvv"),
+    ("F.TEST FTEST", _ftest, 2, 2, "rr"),
+    ("CHISQ.TEST CHITEST", _chitest, 2, 2, "rr"),
+    ("PERCENTRANK.INC PERCENTRANK", _percentrank(False), 2, 3, "rvv"),
+    ("PERCENTRANK.EXC", _percentrank(True), 2, 3, "rvv"),
+    ("MODE.MULT", _mode_mult, 1, 255, "r"),
+)
+FUNCTIONS = {name: Spec(f, lo, hi, modes) for names, f, lo, hi, modes in _TABLE for name in names.split()}
