@@ -59,6 +59,14 @@ def add_parser(sub) -> None:
         "cells using them are unsupported, so a recalculation is reproducible",
     )
     p.add_argument(
+        "--seed",
+        metavar="N",
+        help="evaluate RAND(), RANDBETWEEN() and RANDARRAY() with numpy's default_rng(N) "
+        "(N a whole number >= 0): the same N gives the same values; without it, cells "
+        "using them are unsupported. With --check, volatile cells and those depending "
+        "on them are recomputed but not compared with their stored values",
+    )
+    p.add_argument(
         "--engine",
         choices=("auto", "gputco", "libreoffice"),
         default="auto",
@@ -92,6 +100,19 @@ def _now(text: str | None) -> datetime.datetime | None:
         ) from None
 
 
+def _seed(text: str | None) -> int | None:
+    """The --seed option: a whole number >= 0."""
+    if text is None:
+        return None
+    try:
+        seed = int(text.strip())
+    except ValueError:
+        raise InputTypeError("--seed", text, "a whole number >= 0 such as 42") from None
+    if seed < 0:
+        raise InputRangeError("--seed", seed, "[0, inf) (whole numbers)")
+    return seed
+
+
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.recalc import budgets, recalc_file, time_budget
     from gputco.workbook.soffice.fallback import libreoffice_values
@@ -115,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             limits=budgets(args.budget),
             unsupported="stored" if args.keep_unsupported else "raise",
             now=_now(args.now),
+            seed=_seed(args.seed),
             engine=args.engine,
             fallback=libreoffice_values,
         )

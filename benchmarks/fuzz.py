@@ -15,7 +15,8 @@ stores them in .hypothesis/ so that the next run tries them first.
 generates the formulas in batches (one workbook and one LibreOffice run per batch), and prints
 formulas run, engine crashes and refusals (must be 0), agreements, the disagreements each rule
 of difffuzz.RULES explains (with its source), the unexplained ones (engine bugs or undecided)
-by function with examples, and the engine's and LibreOffice's seconds side by side. ``--cache``
+by function with examples, and the engine's and LibreOffice's seconds side by side. A batch
+LibreOffice does not finish (difffuzz.LO_TIMEOUT_S) is reported and left uncompared. ``--cache``
 keeps LibreOffice's answers per batch (rerun the engine alone, e.g. before/after a fix). Without
 LibreOffice only the engine runs (crashes and refusals are still counted).
 """
@@ -45,11 +46,13 @@ def differential(args) -> int:
     from lo_record import Err
 
     from gputco.workbook.soffice.process import soffice
+    from gputco.workbook.soffice.sandbox import SandboxError
 
     live = soffice() is not None
     cache = Path(args.cache) if args.cache else None
     total = d.Outcome()
     crashes, refused, t_engine, t_lo = 0, 0, 0.0, 0.0
+    lo_failed: list[int] = []  # seeds of batches LibreOffice gave no answers for
     by_function: Counter[str] = Counter()
     examples: dict[str, list] = {}
     done = 0
@@ -76,7 +79,11 @@ def differential(args) -> int:
                 lo = [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(hit.read_text())]
             elif live:
                 start = time.perf_counter()
-                lo = d.libreoffice_values(path, n)
+                try:
+                    lo = d.libreoffice_values(path, n)
+                except SandboxError as err:  # LibreOffice stuck or failed: this batch is not compared
+                    lo_failed.append(seed)
+                    print(f"batch {seed}: LibreOffice gave no answers: {err}", flush=True)
                 t_lo += time.perf_counter() - start
                 if hit is not None:
                     hit.parent.mkdir(parents=True, exist_ok=True)
@@ -95,6 +102,8 @@ def differential(args) -> int:
         f"\ndifferential fuzz: {done:,} formulas in {batch_no} batches (seeds {args.seed}..{args.seed + batch_no - 1})"
     )
     print(f"engine crashes: {crashes}, formulas refused: {refused}")
+    if lo_failed:
+        print(f"batches LibreOffice gave no answers for (not compared): {lo_failed}")
     print(
         f"engine {t_engine:.1f} s, LibreOffice {t_lo:.1f} s"
         + (f" (LibreOffice / engine {t_lo / t_engine:.1f}x)" if t_engine and t_lo else "")

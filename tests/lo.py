@@ -40,9 +40,10 @@ def check_soffice() -> None:
 REL_TOL = 1e-9
 
 
-def recalculate(src: str | Path, out_dir: str | Path) -> Path:
-    """LibreOffice's full recalculation of ``src``, saved as .xlsx in ``out_dir``."""
-    return convert(src, out_dir, "xlsx")
+def recalculate(src: str | Path, out_dir: str | Path, timeout: float = 180) -> Path:
+    """LibreOffice's full recalculation of ``src``, saved as .xlsx in ``out_dir`` (within
+    ``timeout`` seconds)."""
+    return convert(src, out_dir, "xlsx", timeout=timeout)
 
 
 def formula_cells(path: str | Path) -> dict[tuple[str, str], str]:

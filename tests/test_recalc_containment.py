@@ -180,3 +180,33 @@ def test_a_range_to_a_function_result_that_covers_its_own_cell_is_a_cycle(tmp_pa
     cells = {"A1": 1, "C1": 10, "B1": "=SUM(A1:INDEX(C1:C3,1))"}  # A1:C1 holds B1 itself
     with pytest.raises(CircularReferenceError):
         recalc_file(_openpyxl_book(tmp_path / "c.xlsx", cells), check=True, engine="gputco")
+
+
+def test_bessel_arguments_that_would_take_minutes_or_gigabytes(tmp_path):
+    """The differential fuzzer's BESSELJ(1E+10, 2) once asked the integration for 2e10 points
+    (23 GB) and BESSELK(1, 1E+10) for 1e10 steps: now the first is unsupported (named, kept as
+    stored) and the recurrence stops past Excel's largest number (#NUM!) or at 0, in well under a
+    second; ordinary arguments are computed as before (Microsoft's BESSELK(1.5, 1) = 0.277387804)."""
+    import time
+
+    cells = {
+        "A1": "=BESSELJ(1E+10,2)",
+        "A2": "=BESSELY(1E+10,2)",
+        "A3": "=BESSELK(1,1E+10)",
+        "A4": "=BESSELK(1E+10,1E+10)",
+        "A5": "=BESSELK(1.5,1)",
+        "A6": "=BESSELJ(100000,2)",
+    }
+    wb, _ = s_sheet(cells=cells)
+    wb.save(tmp_path / "b.xlsx")
+    start = time.perf_counter()
+    report = recalc_file(tmp_path / "b.xlsx", check=True, functions={}, unsupported="stored", engine="gputco")
+    assert time.perf_counter() - start < 10
+    assert report.unsupported == {
+        "BESSELJ (|x| + n too large for the engine's integration)": ["S!A1"],
+        "BESSELY (|x| + n too large for the engine's integration)": ["S!A2"],
+    }
+    got = {m.cell: m.computed for m in report.mismatches}  # openpyxl stores no values: all differ
+    assert str(got["A3"]) == "#NUM!" and got["A4"] == 0.0
+    assert got["A5"] == pytest.approx(0.277387804, abs=1e-9)
+    assert got["A6"] == pytest.approx(0.00171923805138804, rel=1e-9)  # LibreOffice 7.4's value

@@ -81,7 +81,7 @@ def test_unsupported_functions_are_named_with_their_cells(tmp_path):
         {
             "S": {
                 "A1": 5,
-                "A2": '=CELL("filename",A1)',
+                "A2": '=CELL("format",A1)',
                 "A3": '=INFO("directory")*2',
                 "A4": '=WEBSERVICE("http://example.com")',
                 "A5": "=BAHTTEXT(A1)",
@@ -96,7 +96,7 @@ def test_unsupported_functions_are_named_with_their_cells(tmp_path):
         recalc_file(src, tmp_path / "out.xlsx", functions={}, fallback=libreoffice_values)
     assert err.value.functions == {
         "CELL (info types that depend on the application or file)": ["S!A2"],
-        "INFO": ["S!A3"],
+        "INFO (type_text values that depend on the application)": ["S!A3"],
         "WEBSERVICE": ["S!A4"],
         "BAHTTEXT": ["S!A5"],
         "[external workbook reference]": ["S!A6"],
@@ -107,7 +107,7 @@ def test_unsupported_functions_are_named_with_their_cells(tmp_path):
 
 
 def test_unsupported_cells_can_keep_their_stored_values(tmp_path):
-    src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("filename",A1)', "A3": "=A1*3"}})
+    src = _book(tmp_path / "u.xlsx", {"S": {"A1": 5, "A2": '=CELL("format",A1)', "A3": "=A1*3"}})
     out = tmp_path / "out.xlsx"
     report = recalc_file(src, out, functions={}, unsupported="stored", fallback=libreoffice_values)
     assert report.unsupported == {"CELL (info types that depend on the application or file)": ["S!A2"]}

@@ -1155,6 +1155,8 @@ FAMILY_MODULES = (
     "test_recalc_database.py",
     "test_recalc_complexnum.py",
     "test_recalc_corpus_functions.py",
+    "test_recalc_stattests.py",
+    "test_recalc_volatile.py",
 )
 
 

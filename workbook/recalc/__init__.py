@@ -64,6 +64,7 @@ from gputco.workbook.recalc.run.errors import (
     WorkbookFormatError,
 )
 from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete, takes
+from gputco.workbook.recalc.run.reach import recomputed
 from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, mismatches
 from gputco.workbook.recalc.run.values import XlError
 from gputco.workbook.recalc.write.blocks import fill_blocks
@@ -129,6 +130,7 @@ def recalc_file(
     unsupported: str = "raise",
     limits: Limits = DEFAULT_LIMITS,
     now: datetime.datetime | None = None,
+    seed: int | None = None,
     engine: str = "auto",
     fallback: Fallback | None = None,
 ) -> RecalcReport:
@@ -157,6 +159,12 @@ def recalc_file(
     now : datetime, optional
         The wall-clock time NOW() and TODAY() return; without it, cells using them are
         unsupported (never guessed).
+    seed : int, optional
+        The seed (a whole number >= 0) of numpy's ``default_rng`` that RAND, RANDBETWEEN and
+        RANDARRAY draw from: the same seed gives the same values. Without it, cells using them
+        are unsupported. With ``check``, volatile cells (these, INFO, CELL("filename")) and the
+        cells depending on them are listed in ``report.volatile``, recomputed but never
+        compared with their stored values.
     fallback : callable, optional
         Who computes what the engine cannot (``engine`` "auto" or "libreoffice"):
         ``fallback(src, cells, limits, timeout_s) -> {cell: value}``. gputco's is
@@ -197,7 +205,7 @@ def recalc_file(
     deadline = None if timeout_s is None else start + timeout_s
     with time_budget(timeout_s):  # reading and screening too, not only the engine
         evaluation = _evaluate(
-            src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now
+            src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now, seed
         )
         outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
@@ -224,7 +232,8 @@ def recalc_file(
     lo = len(outcome.cells)
     report.by_engine = {"gputco": evaluation.cells - len(evaluation.skipped) - lo, "libreoffice": lo}
     if check:
-        report.mismatches = mismatches(evaluation, set(outcome.cells))
+        report.volatile = recomputed(evaluation)
+        report.mismatches = mismatches(evaluation, set(outcome.cells), report.volatile)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -237,12 +246,13 @@ def evaluate_workbook(
     unsupported: str = "raise",
     limits: Limits = DEFAULT_LIMITS,
     now: datetime.datetime | None = None,
+    seed: int | None = None,
 ) -> dict[tuple[str, str], object]:
     """Every formula cell's computed value, keyed by (sheet name, "A1").
 
     Values are floats, str, bool or :class:`XlError` (compare errors with ``str(v) == "#N/A"``).
     """
-    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits, now)
+    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits, now, seed)
     out = {}
     for part in evaluation.package.sheets:
         for fc in part.formulas:
@@ -255,6 +265,8 @@ def supported_functions() -> list[str]:
     return sorted(BUILTINS)
 
 
-def _evaluate(src: Path, functions, timeout_s, unsupported, limits, now=None) -> Evaluation:
+def _evaluate(src: Path, functions, timeout_s, unsupported, limits, now=None, seed=None) -> Evaluation:
     package = open_package(src, limits)
-    return evaluate_package(package, functions, unsupported=unsupported, timeout_s=timeout_s, now=now)
+    return evaluate_package(
+        package, functions, unsupported=unsupported, timeout_s=timeout_s, now=now, seed=seed
+    )

@@ -29,11 +29,35 @@ from gputco.workbook.recalc.formula.parse import (
 from gputco.workbook.recalc.formula.refs import Ref, RowTemplate, shape_key
 from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
+from gputco.workbook.recalc.functions.information import info_supported
 from gputco.workbook.recalc.functions.lookup import cell_supported
+from gputco.workbook.recalc.functions.pinned import CLOCK, SEEDED
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.read.package import DefinedName
 from gputco.workbook.recalc.run.errors import FormulaSyntaxError
 from gputco.workbook.recalc.run.values import NAME
+
+#: functions evaluated only for some info types: the check, and the name a cell is unsupported by
+_INFO_TYPES = {
+    "CELL": (cell_supported, "CELL (info types that depend on the application or file)"),
+    "INFO": (info_supported, "INFO (type_text values that depend on the application)"),
+}
+
+
+#: a random draw the tree holds at two places (a LET name used twice): Excel draws it once, the
+#: evaluator would draw at each place, so the cell is unsupported rather than given other values
+_SHARED_DRAW = "RAND/RANDBETWEEN/RANDARRAY in a LET name used more than once"
+
+
+def _shared_draw(node: Node) -> bool:
+    """True when one RAND/RANDBETWEEN/RANDARRAY call node stands at two places of the tree."""
+    seen: set[int] = set()
+    for n in walk(node):
+        if isinstance(n, Call) and n.name in SEEDED:
+            if id(n) in seen:
+                return True
+            seen.add(id(n))
+    return False
 
 
 @dataclass
@@ -67,7 +91,7 @@ class Compiler:
     ) -> None:
         self.known = known
         self.limits = limits
-        self.never = NEVER - frozenset(n for n in ("NOW", "TODAY") if n in known)
+        self.never = NEVER - frozenset(n for n in CLOCK | SEEDED if n in known)
         self.tables: dict[str, Table] = {}  # Excel tables, for structured references
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names
@@ -126,12 +150,15 @@ class Compiler:
         refs = references(node)
         called = functions(node)
         unsupported = {f for f in called if f.startswith("[") or f in self.never or f not in self.known}
-        if (
-            "CELL" in called
-            and "CELL" not in unsupported
-            and not all(cell_supported(n) for n in walk(node) if isinstance(n, Call) and n.name == "CELL")
-        ):
-            unsupported.add("CELL (info types that depend on the application or file)")
+        for name, (supported, label) in _INFO_TYPES.items():  # CELL and INFO: some info types only
+            if (
+                name in called
+                and name not in unsupported
+                and not all(supported(n) for n in walk(node) if isinstance(n, Call) and n.name == name)
+            ):
+                unsupported.add(label)
+        if SEEDED & called and _shared_draw(node):
+            unsupported.add(_SHARED_DRAW)
         per_cell = any(r.ar1 != r.ar2 for r in refs)
         deps = read_refs(node)
         return Compiled(

@@ -28,6 +28,7 @@ from . import (
     lookup,
     math,
     statistical,
+    stattests,
     text,
 )
 from ._args import Spec
@@ -36,6 +37,7 @@ from ._args import Spec
 CATEGORY_MODULES = (
     math,
     statistical,
+    stattests,
     database,
     logical,
     information,
@@ -62,8 +64,9 @@ def _table() -> dict[str, Spec]:
 
 BUILTINS: dict[str, Spec] = _table()
 
-#: functions that reach outside the workbook or depend on state we do not model; never executed
-#: (CELL runs only with the info types that depend on the workbook alone: see lookup.py)
+#: functions that reach outside the workbook, or volatile ones: never executed, except NOW and
+#: TODAY at a pinned time and RAND, RANDBETWEEN, RANDARRAY with a pinned seed (pinned.py); CELL
+#: and INFO run only with the info types the engine can know (lookup.py, information.py)
 NEVER = frozenset(
     {
         "WEBSERVICE",
@@ -73,9 +76,9 @@ NEVER = frozenset(
         "RTD",
         "DDE",
         "FILTERXML",
-        "INFO",
         "RAND",
         "RANDBETWEEN",
+        "RANDARRAY",
         "NOW",
         "TODAY",
     }

@@ -14,11 +14,10 @@ import sys
 from pathlib import Path
 
 from gputco.workbook.recalc.functions import BUILTINS, NEVER, Entry, excel_functions
+from gputco.workbook.recalc.functions.pinned import CLOCK, SEEDED
 
 BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write docs/functions.md) -->"
 END = "<!-- recalc-functions:end -->"
-
-CLOCK = frozenset({"NOW", "TODAY"})
 
 
 def section() -> str:
@@ -46,13 +45,13 @@ def section() -> str:
         for e in sorted(groups[cat], key=lambda e: e.name):
             lines.append(f"| {e.name} | {e.excel} | [{e.name.lower()}]({e.url}) |")
         lines.append("")
-    clock = sorted(NEVER & CLOCK)
+    clock, seeded = sorted(NEVER & CLOCK), sorted(NEVER & SEEDED)
     lines += [
         f"Only with `--now TIME` (they change on every recalculation): {', '.join(clock)}.",
         "",
-        "Never run (they reach outside the workbook, or are random): "
-        + ", ".join(sorted(NEVER - CLOCK))
-        + ".",
+        f"Only with `--seed N` (random: numpy's `default_rng(N)`): {', '.join(seeded)}.",
+        "",
+        "Never run (they reach outside the workbook): " + ", ".join(sorted(NEVER - CLOCK - SEEDED)) + ".",
         "",
         END,
     ]

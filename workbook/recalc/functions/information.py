@@ -1,5 +1,5 @@
 """Information: ISNUMBER, ISTEXT, ISBLANK, ISERROR, ISERR, ISNA, ISLOGICAL, ISNONTEXT, NA, ISREF,
-ISODD, ISEVEN, ERROR.TYPE.
+ISODD, ISEVEN, ERROR.TYPE, INFO, ISFORMULA.
 
 - ISREF(value) is TRUE for a reference (a cell, a range, or a function's reference result),
   FALSE for any other value, even a text spelling a reference ("A17").
@@ -7,17 +7,75 @@ ISODD, ISEVEN, ERROR.TYPE.
   not a number are #VALUE! (Microsoft: "If number is nonnumeric, ISEVEN returns the #VALUE!").
 - ERROR.TYPE(error_val): 1 #NULL!, 2 #DIV/0!, 3 #VALUE!, 4 #REF!, 5 #NAME?, 6 #NUM!, 7 #N/A,
   8 #GETTING_DATA; any value that is not an error is #N/A (Microsoft's ERROR.TYPE page).
+- ISFORMULA(reference) (Excel 2013): TRUE where the reference's top-left cell holds a formula;
+  a value that is no reference is #VALUE! (Microsoft's ISFORMULA page).
+- INFO(type_text): only the types whose answer the workbook defines, under labelled assumptions
+  (Microsoft's INFO page): "numfile", the number of worksheets (assumption: this workbook is
+  the only one open); "recalc", "Automatic" or "Manual" as the file's calculation mode says
+  (workbook.xml ``calcPr calcMode``); "system", "pcdos" (assumption: Excel for Windows; Excel
+  for the Mac says "mac"). A type_text that is no type is #VALUE!. "directory", "origin",
+  "osversion", "release", "memavail", "memused", "totmem" depend on the application: formulas
+  using them are unsupported (:func:`info_supported`). INFO is volatile in Excel, so
+  ``--check`` reports its cells as recomputed rather than compared.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from gputco.workbook.recalc.formula.parse import Call, Const
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.values import ERRORS, NA, VALUE, XlError, to_number
 
 from ._args import Spec
+
+#: INFO's type_text values (Microsoft's INFO page), and those the engine answers
+INFO_TYPES = frozenset(
+    {
+        "DIRECTORY",
+        "NUMFILE",
+        "ORIGIN",
+        "OSVERSION",
+        "RECALC",
+        "RELEASE",
+        "SYSTEM",
+        "MEMAVAIL",
+        "MEMUSED",
+        "TOTMEM",
+    }
+)
+INFO_KNOWN = frozenset({"NUMFILE", "RECALC", "SYSTEM"})
+
+
+def info_supported(node: Call) -> bool:
+    """INFO with a type_text written as text that the engine answers, or that is no type at all
+    (#VALUE!)."""
+    if len(node.args) != 1 or type(node.args[0]) is not Const or not isinstance(node.args[0].value, str):
+        return False
+    kind = node.args[0].value.upper()
+    return kind in INFO_KNOWN or kind not in INFO_TYPES
+
+
+def _isformula(ctx, ref):
+    texts = getattr(ctx.book, "formulas", None)
+    if not isinstance(ref, RangeVal) or ref.store is None or texts is None:
+        return vec.const(VALUE)
+    rows = np.atleast_1d(np.asarray(ref.r0)).tolist()
+    return np.array([texts.get(ref.store.name, r, ref.c0) is not None for r in rows]).reshape(-1, 1, 1)
+
+
+def _info(ctx, type_text):
+    kinds = vec.texts(type_text)[0].ravel().tolist()
+    kind = str(kinds[0]).upper() if len(set(kinds)) == 1 else None
+    package = getattr(ctx.book, "package", None)
+    if kind == "SYSTEM":
+        return vec.const("pcdos")
+    if kind == "NUMFILE" and package is not None:
+        return vec.const(float(package.numfile))
+    if kind == "RECALC" and package is not None:
+        return vec.const(package.calc_mode)
+    return vec.const(VALUE)
 
 
 def _is(test, fast_float: bool, fast_bool: bool):
@@ -75,4 +133,6 @@ FUNCTIONS = {
     "ISERR": Spec(_is(lambda v: isinstance(v, XlError) and v is not NA, False, False), 1, 1),
     "ISNA": Spec(_is(lambda v: v is NA, False, False), 1, 1),
     "NA": Spec(lambda: vec.const(NA), 0, 0),
+    "INFO": Spec(_info, 1, 1, needs_ctx=True),
+    "ISFORMULA": Spec(_isformula, 1, 1, "r", needs_ctx=True),
 }

@@ -30,9 +30,11 @@ FORMULATEXT and CELL: what a reference's cell holds, rather than its value.
 - CELL(info_type, [reference]): only the info types that depend on the workbook alone:
   "address" (``$A$1``; for another sheet's cell Excel writes the workbook's file name too, so that
   is unsupported), "row", "col", "contents" (the value of the top-left cell) and "type" ("b"
-  blank, "l" text, "v" anything else). The others
-  (filename, format, width, color, protect, prefix, parentheses) and CELL without a reference
-  (the last changed cell) depend on the application or the file's location: formulas using them
+  blank, "l" text, "v" anything else); and "filename", the file's own path as Excel writes it
+  (``folder/[file.xlsx]Sheet``, with or without a reference: see :func:`_filename`), which
+  ``--check`` reports as recomputed rather than compared (Excel stored the path on its own
+  machine). The others (format, width, color, protect, prefix, parentheses) and CELL without a
+  reference for them (the last changed cell) depend on the application: formulas using them
   are unsupported (the compiler checks the info type, see :func:`cell_supported`).
 
 OFFSET and INDIRECT: references computed while the workbook is evaluated (same workbook only);
@@ -52,7 +54,9 @@ computed is simply computed again on the next pass.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 from openpyxl.formula.translate import Translator
@@ -611,10 +615,10 @@ def _formulatext(ctx, ref):
 
 def _cell(ctx, info, ref=None):
     kinds = vec.texts(info)[0].ravel().tolist()
-    if len(set(kinds)) != 1 or not isinstance(ref, RangeVal) or ref.store is None:
-        return vec.const(VALUE)
-    kind = str(kinds[0]).upper()
-    if kind not in CELL_TYPES:
+    kind = str(kinds[0]).upper() if len(set(kinds)) == 1 else None
+    if kind == "FILENAME":
+        return vec.const(_filename(ctx, ref))
+    if kind not in CELL_TYPES or not isinstance(ref, RangeVal) or ref.store is None:
         return vec.const(VALUE)
     if kind == "ROW":
         return np.asarray(ref.r0, dtype=float).reshape(-1, 1, 1)
@@ -633,16 +637,40 @@ def _cell(ctx, info, ref=None):
     return vec.from_list(["b" if v is None else "l" if isinstance(v, str) else "v" for v in flat], vals.shape)
 
 
+def _filename(ctx, ref) -> object:
+    """CELL("filename", [reference]): "folder/[file.xlsx]Sheet" of the file being recalculated
+    (its absolute folder on this machine, with this system's separator), the sheet of the
+    reference; without one, the sheet active when the file was saved (Microsoft: the cell
+    "selected at the time of calculation"; assumption: the view Excel opens the file with)."""
+    package = getattr(ctx.book, "package", None)
+    if package is None or getattr(package, "path", None) is None:
+        return (
+            ""  # Microsoft: "empty text ("") if the worksheet that contains reference has not yet been saved"
+        )
+    if ref is None:
+        sheet = package.active_sheet or ctx.sheet
+    elif isinstance(ref, RangeVal) and ref.store is not None:
+        sheet = ref.store.name
+    else:
+        return VALUE
+    path = Path(package.path).resolve()
+    return f"{path.parent}{os.sep}[{path.name}]{sheet}"
+
+
 def cell_supported(node: Call) -> bool:
     """CELL with an info type the engine evaluates, written as text, and a reference (for
-    "address", to the formula's own sheet: Excel names the workbook for others)."""
-    if len(node.args) != 2 or type(node.args[0]) is not Const:
+    "address", to the formula's own sheet: Excel names the workbook for others); "filename"
+    with or without one."""
+    if not node.args or len(node.args) > 2 or type(node.args[0]) is not Const:
         return False
     info = node.args[0].value
-    ref = node.args[1]
-    if not isinstance(info, str) or info.upper() not in CELL_TYPES or type(ref) is not RefNode:
+    if not isinstance(info, str):
         return False
-    return info.upper() != "ADDRESS" or ref.ref.sheet is None
+    if info.upper() == "FILENAME":
+        return len(node.args) == 1 or type(node.args[1]) is RefNode
+    if len(node.args) != 2 or info.upper() not in CELL_TYPES or type(node.args[1]) is not RefNode:
+        return False
+    return info.upper() != "ADDRESS" or node.args[1].ref.sheet is None
 
 
 _REFERENCE_FUNCTIONS = {

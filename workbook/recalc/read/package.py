@@ -51,6 +51,11 @@ class Package:
     date1904: bool = False
     limits: lim.Limits = lim.DEFAULT_LIMITS
     tables: dict[str, Table] = field(default_factory=dict)  # by upper-case name
+    #: what INFO and CELL("filename") read: the worksheets' count, the calculation mode the file
+    #: asks for ("Automatic" or "Manual", workbook.xml calcPr), the sheet active when it was saved
+    numfile: int = 0
+    calc_mode: str = "Automatic"
+    active_sheet: str | None = None
 
     def sheet(self, name: str) -> SheetPart:
         """The sheet with this name (case-insensitive, as in Excel)."""
@@ -99,7 +104,15 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             names.append(DefinedName(el.get("name", ""), (el.text or "").strip(), scope))
         pr = next(iter(_children(wb_root, None, "workbookPr")), None)
         date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
-        return Package(path, zf.infolist(), sheets, names, date1904, limits, tables)
+        calc = next(iter(_children(wb_root, None, "calcPr")), None)
+        manual = calc is not None and calc.get("calcMode", "auto") == "manual"
+        view = next(iter(_children(wb_root, "bookViews", "workbookView")), None)
+        tab = view.get("activeTab", "0") if view is not None else "0"
+        active = sheet_names[int(tab)] if tab.isdigit() and int(tab) < len(sheet_names) else None
+        return Package(
+            path, zf.infolist(), sheets, names, date1904, limits, tables,
+            numfile=len(sheets), calc_mode="Manual" if manual else "Automatic", active_sheet=active,
+        )  # fmt: skip
 
 
 def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:

@@ -18,9 +18,9 @@ from gputco.workbook.recalc.formula.compile import Compiled, Compiler
 from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec, about
-from gputco.workbook.recalc.functions.datetime import clock_functions
 from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
 from gputco.workbook.recalc.functions.math import calls, mark_subtotals
+from gputco.workbook.recalc.functions.pinned import pinned_functions
 from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.read.formulacols import columns, shape_starts
 from gputco.workbook.recalc.read.limits import Limits
@@ -80,14 +80,17 @@ def evaluate_package(
     unsupported: str = "raise",
     timeout_s: float | None = None,
     now: datetime.datetime | None = None,
+    seed: int | None = None,
 ) -> Evaluation:
     """Evaluate every formula of an opened package.
 
     ``functions`` maps upper-case names to custom functions (default: ``gputco.udfs.UDFS``); they take
     precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
     (keep the stored values of cells whose formulas use unsupported functions). ``now`` (a
-    wall-clock time) is what NOW and TODAY return; without it they are unsupported (volatile:
-    never evaluated unless asked, so a recalculation is reproducible).
+    wall-clock time) is what NOW and TODAY return, ``seed`` (a whole number >= 0) the seed of
+    numpy's ``default_rng`` that RAND, RANDBETWEEN and RANDARRAY draw from; without them those
+    functions are unsupported (volatile: never evaluated unless pinned, so a recalculation is
+    reproducible; see :mod:`..functions.pinned`).
     """
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
@@ -97,8 +100,7 @@ def evaluate_package(
     custom = default_functions() if functions is None else functions
     for name, func in custom.items():
         table[name.upper()] = spec_for(name.upper(), func, problems)
-    if now is not None:
-        table.update(clock_functions(now))
+    table.update(pinned_functions(now, seed))
     limits = package.limits
     check_grid(package.sheets, limits)
     book = BookStore([SheetStore.from_part(p, limits.max_range_cells) for p in package.sheets])
@@ -106,6 +108,7 @@ def evaluate_package(
         ((n.sheet or "").upper() or None, n.name.upper()): n.formula for n in package.names
     }  # for INDIRECT("name")
     book.formulas = FormulaTexts(package)  # for FORMULATEXT
+    book.package = package  # for INFO and CELL("filename")
     deadline = None if timeout_s is None else start + timeout_s
     compiler = Compiler(package.names, table, limits)
     compiler.tables = package.tables

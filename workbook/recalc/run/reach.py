@@ -17,9 +17,11 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 
+from gputco.workbook.recalc.formula.parse import Call, Const, walk
 from gputco.workbook.recalc.formula.refs import MAX_ROW
 from gputco.workbook.recalc.functions.lookup import DYNAMIC
 from gputco.workbook.recalc.functions.math import calls
+from gputco.workbook.recalc.functions.pinned import CLOCK, SEEDED
 from gputco.workbook.recalc.read.screen import EXTERNAL_REF, OUTSIDE
 from gputco.workbook.recalc.run.engine import Evaluation
 from gputco.workbook.recalc.run.plan import order
@@ -27,7 +29,10 @@ from gputco.workbook.recalc.run.plan import order
 Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
 
 #: functions whose value depends on when or where they run: never taken from LibreOffice
-VOLATILE = frozenset({"NOW", "TODAY", "RAND", "RANDBETWEEN", "INFO", "CELL"})
+VOLATILE = CLOCK | SEEDED | {"INFO", "CELL"}
+#: what ``--check`` recomputes without comparing with the stored value: Excel's volatile
+#: functions (pinned by --now/--seed), INFO, and CELL("filename") (the path on Excel's machine)
+RECOMPUTED = CLOCK | SEEDED | {"INFO"}
 #: never taken from LibreOffice: what reaches outside (the screen keeps such workbooks from it
 #: anyway) and data tables; blocks of several cells are kept apart by :func:`_several_cells`
 NEVER_LO = OUTSIDE | {EXTERNAL_REF, "[data table]"}
@@ -55,6 +60,32 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
         return set()
     units = order(evaluation.groups)
     return dependents(units, seeds) - dependents(units, kept)
+
+
+def recomputed(evaluation: Evaluation) -> set[Cell]:
+    """The computed cells ``--check`` does not compare: those calling a :data:`RECOMPUTED`
+    function or CELL("filename"), and every formula cell depending on them."""
+    seeds: set[Cell] = set()
+    for g in evaluation.groups:
+        names = set(calls(g.compiled.node))
+        if RECOMPUTED & names or ("CELL" in names and _asks_filename(g.compiled.node)):
+            key = g.sheet.upper()
+            seeds.update((key, r, g.col) for r in range(g.r0, g.r1 + 1))
+    seeds -= evaluation.skipped
+    if not seeds:
+        return set()
+    return dependents(order(evaluation.groups), seeds) - evaluation.skipped
+
+
+def _asks_filename(node) -> bool:
+    return any(
+        isinstance(n, Call)
+        and n.name == "CELL"
+        and n.args
+        and type(n.args[0]) is Const
+        and str(n.args[0].value).upper() == "FILENAME"
+        for n in walk(node)
+    )
 
 
 def _several_cells(compiled) -> bool:

@@ -51,6 +51,8 @@ class RecalcReport:
     libreoffice_cells: list[str] = field(default_factory=list)  # "Sheet!A1" LibreOffice computed
     screened: list[str] = field(default_factory=list)  # what reaches outside (see screen.py)
     notes: list[str] = field(default_factory=list)  # why LibreOffice did not run or could not
+    #: with check: cells recomputed but not compared (volatile, or depending on a volatile cell)
+    volatile: set[tuple[str, int, int]] = field(default_factory=set)
 
     @property
     def ok(self) -> bool:
@@ -71,6 +73,12 @@ class RecalcReport:
             line += f", LibreOffice {lo}" + (f" ({shown}{more})" if lo else "")
         if self.checked:
             line += f"; {len(self.mismatches)} cells differ from their stored values"
+            if self.volatile:
+                line += (
+                    f"; volatile: {len(self.volatile)} cells recomputed, not compared with the "
+                    "stored value (NOW, TODAY, RAND, RANDBETWEEN, RANDARRAY, INFO, "
+                    'CELL("filename") and the cells depending on them)'
+                )
         if self.unsupported:
             line += (
                 f"; kept stored values for {sum(map(len, self.unsupported.values()))} cells "
@@ -125,16 +133,20 @@ def same(stored: object, computed: object) -> bool:
     return stored == computed
 
 
-def mismatches(evaluation: Evaluation, libreoffice: set[str] = frozenset()) -> list[Mismatch]:
+def mismatches(
+    evaluation: Evaluation, libreoffice: set[str] = frozenset(), volatile: set = frozenset()
+) -> list[Mismatch]:
     """Every evaluated formula cell whose stored value differs from the computed one
-    (``libreoffice``: the "Sheet!A1" cells LibreOffice computed)."""
+    (``libreoffice``: the "Sheet!A1" cells LibreOffice computed; ``volatile``: the
+    (upper-case sheet, row, column) cells recomputed but not compared)."""
     out = []
     for part in evaluation.package.sheets:
         masters = {}
         for fc in part.formulas:
             if fc.kind == "shared" and fc.text is not None:
                 masters[fc.si] = fc
-            if (part.name.upper(), fc.row, fc.col) in evaluation.skipped:
+            key = (part.name.upper(), fc.row, fc.col)
+            if key in evaluation.skipped or key in volatile:
                 continue
             computed = evaluation.value(part.name, fc.row, fc.col)
             if not same(fc.cached, computed):
