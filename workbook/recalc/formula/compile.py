@@ -31,7 +31,7 @@ from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.recalc.functions.information import info_supported
 from gputco.workbook.recalc.functions.lookup import cell_supported
-from gputco.workbook.recalc.functions.pinned import CLOCK, SEEDED
+from gputco.workbook.recalc.functions.math import CLOCK, SEEDED
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.read.package import DefinedName
 from gputco.workbook.recalc.run.errors import FormulaSyntaxError

@@ -28,7 +28,6 @@ from . import (
     lookup,
     math,
     statistical,
-    stattests,
     text,
 )
 from ._args import Spec
@@ -37,7 +36,6 @@ from ._args import Spec
 CATEGORY_MODULES = (
     math,
     statistical,
-    stattests,
     database,
     logical,
     information,
@@ -65,7 +63,7 @@ def _table() -> dict[str, Spec]:
 BUILTINS: dict[str, Spec] = _table()
 
 #: functions that reach outside the workbook, or volatile ones: never executed, except NOW and
-#: TODAY at a pinned time and RAND, RANDBETWEEN, RANDARRAY with a pinned seed (pinned.py); CELL
+#: TODAY at a pinned time and RAND, RANDBETWEEN, RANDARRAY with a pinned seed (math.py); CELL
 #: and INFO run only with the info types the engine can know (lookup.py, information.py)
 NEVER = frozenset(
     {

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from gputco.workbook.recalc.functions import BUILTINS, NEVER, Entry, excel_functions
-from gputco.workbook.recalc.functions.pinned import CLOCK, SEEDED
+from gputco.workbook.recalc.functions.math import CLOCK, SEEDED
 
 BEGIN = "<!-- recalc-functions:begin (generated: python -m gputco.workbook.recalc.functions.catalog --write docs/functions.md) -->"
 END = "<!-- recalc-functions:end -->"

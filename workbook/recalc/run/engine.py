@@ -19,8 +19,7 @@ from gputco.workbook.recalc.formula.parse import Binary, Call, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec, about
 from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
-from gputco.workbook.recalc.functions.math import calls, mark_subtotals
-from gputco.workbook.recalc.functions.pinned import pinned_functions
+from gputco.workbook.recalc.functions.math import calls, mark_subtotals, pinned_functions
 from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
 from gputco.workbook.recalc.read.formulacols import columns, shape_starts
 from gputco.workbook.recalc.read.limits import Limits
@@ -90,7 +89,7 @@ def evaluate_package(
     wall-clock time) is what NOW and TODAY return, ``seed`` (a whole number >= 0) the seed of
     numpy's ``default_rng`` that RAND, RANDBETWEEN and RANDARRAY draw from; without them those
     functions are unsupported (volatile: never evaluated unless pinned, so a recalculation is
-    reproducible; see :mod:`..functions.pinned`).
+    reproducible; see :mod:`..functions.math`).
     """
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
