@@ -120,17 +120,19 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
     one = changes == 1
     several = np.flatnonzero(changes > 1)
+    table = None
     if several.size:  # those with at most one root proven: none, or the one _unique_root finds
-        bound, ends_differ = _root_bound(_dense(f, several))
+        table = _dense(f, several)
+        bound, ends_differ = _root_bound(table)
         one[several[(bound == 1) & ends_differ]] = True
-        several = several[(bound > 1)]
+        several, table = several[(bound > 1)], table[:, bound > 1]
     if one.all():
         rate = _unique_root(f, guess)
     elif one.any():
         rate[one] = _unique_root(_take(f, one), guess[one])
     for s in range(0, several.size, _GRID_BLOCK):
         rows = several[s : s + _GRID_BLOCK]
-        rate[rows] = _nearest_root(_take(f, rows), guess[rows])
+        rate[rows] = _nearest_root(_take(f, rows), guess[rows], table[:, s : s + _GRID_BLOCK])
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -238,7 +240,12 @@ class Periodic:
             coef, first, count, ratio = (g if rows is None else g[rows] for g in self.geometric)
             j = np.arange(len(out))[:, None] - first
             inside = (j >= 0) & (j < count)
-            out -= np.where(inside, coef * ratio ** np.where(inside, j, 0), 0.0)
+            one = _common(ratio)
+            if isinstance(one, float):  # one ratio: its powers once, by period
+                power = (one ** np.arange(-int(first.max()), len(out), dtype=float))[j + int(first.max())]
+            else:
+                power = ratio ** np.where(inside, j, 0)
+            out -= np.where(inside, coef * power, 0.0)
         return out
 
     def take(self, rows) -> Periodic:
@@ -637,13 +644,13 @@ def _grid_discount(periods: int) -> np.ndarray:
         return (1.0 + _GRID)[:, None] ** -np.arange(periods, dtype=float)[None, :]
 
 
-def _nearest_root(f: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
+def _nearest_root(f: np.ndarray | Periodic, guess: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
     """For rows with several sign changes (``f``: their flows, period-major): NPV on the grid of
     rates, each bracket solved, and of the roots the one nearest the guess (NaN: no root). Rates
     where a row's NPV overflows are left out of its brackets: they are the grid's lowest (a
     discount factor (1 + r)^-t only grows as r falls towards -100%), so the brackets are those
-    between its finite values."""
-    table = np.ascontiguousarray(_dense(f, slice(None)).T)
+    between its finite values (``table``: the flows as a table, if at hand)."""
+    table = np.ascontiguousarray((_dense(f, slice(None)) if table is None else table).T)
     with np.errstate(all="ignore"):
         values = table @ _grid_discount(table.shape[1]).T
     values[~np.isfinite(values)] = np.nan

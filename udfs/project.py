@@ -142,6 +142,10 @@ def _choice(name: str, value: Any, n: int, valid) -> np.ndarray:
     """A text term as indices into ``valid``, one per row (``value``: text, an array of texts, or
     codes into categories, as :class:`gputco.udfs.scenario.Coded`)."""
     given: Any = CHOICES[name] if value is None else value
+    if isinstance(given, str):  # one text for every row
+        if given not in valid:
+            raise UnknownNameError(name, given, tuple(valid))
+        return np.full(n, list(valid).index(given))
     if hasattr(given, "codes"):
         cats, codes = np.array(list(given.categories), dtype=object), np.asarray(given.codes)
         codes = np.broadcast_to(codes, (n,)) if codes.size == 1 else codes
@@ -302,9 +306,9 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
     positive; None at ``idle_power_fraction`` 1); with ``table`` the lines of
     TCO_PROJECT_CASHFLOWS as tables."""
     build = np.rint(t["build_months"] * t["ppy"] / 12.0).astype(int)
+    if build.min() == build.max():
+        return _flows_of_one_build(t, int(build[0]), table)
     builds = np.unique(build)
-    if builds.size == 1:
-        return _flows_of_one_build(t, int(builds[0]), table)
     n = build.size
     parts = [
         (rows, _flows_of_one_build({k: v[rows] for k, v in t.items()}, int(b), table))

@@ -466,6 +466,9 @@ def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
 def _period_groups(used: dict[str, Any], idx: np.ndarray, n: int):
     """The scenarios ``idx`` in groups that share one kind of period (year, month)."""
     codes = _at(used["periods"], idx, n).codes
+    if codes.min() == codes.max():
+        yield idx
+        return
     for c in np.unique(codes):
         yield idx[codes == c]
 
@@ -476,15 +479,17 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
     t = values["terms"]
     # without debt the equity flows are the project's: their IRR is the chain's irr step's, not
     # solved a second time
-    reuse = not values["levered"] and "irr" in values
+    # solved a second time; their NPV at a cost of equity equal to the cost of capital likewise
+    reused = {}
+    if not values["levered"]:
+        if "irr" in values:
+            reused["equity_irr"] = values["irr"]
+        if "npv_usd_per_gpu" in values and np.array_equal(t["cost_of_equity"], t["cost_of_capital"]):
+            reused["equity_npv_usd_per_gpu"] = values["npv_usd_per_gpu"]
     need = tuple(
-        v[3]
-        for v in chain.PROJECT_OUTPUTS.values()
-        if not chain.is_step(v[3]) and not (reuse and v[3] == "equity_irr")
+        v[3] for v in chain.PROJECT_OUTPUTS.values() if not chain.is_step(v[3]) and v[3] not in reused
     )
-    got = project.summaries(values, t, values["ppy"], need)
-    if reuse:
-        got["equity_irr"] = values["irr"]
+    got = {**project.summaries(values, t, values["ppy"], need), **reused}
     gpus = _at(used["cluster_gpus_installed"], idx, n)
     for key in chain.PROJECT_OUTPUTS:
         per_gpu = chain.PROJECT_OUTPUTS[key][3]
