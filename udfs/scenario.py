@@ -288,24 +288,76 @@ CHUNK_ROWS = 32768
 def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, Any]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
-    A step that reads an optional input (the rent), directly or through other steps or the
-    per-year table, runs only on the scenarios that give it; it is NaN on the others. The steps
-    that read the per-year table run after the others (no other step reads them), on chunks of
-    :data:`CHUNK_ROWS` scenarios, so the table never exists for all scenarios at once.
+    A step whose arguments depend on the text inputs only runs once on their tables; the steps
+    that read a per-scenario value run on chunks of :data:`ROW_CHUNK` scenarios, one chunk
+    through all of them at a time (their temporaries stay in the cache). A step that reads an
+    optional input (the rent), directly or through other steps or the per-year table, runs only
+    on the scenarios that give it; it is NaN on the others. The steps that read the per-year
+    table run after the others (no other step reads them), on chunks of :data:`CHUNK_ROWS`
+    scenarios, so the table never exists for all scenarios at once. Where a step fails, the
+    steps run again one after the other on every scenario, so the error is the one the first
+    failing step gives for the first bad scenario.
     """
-    table: list[chain.Step] = []
-    for step, reads_table, optional in _plan():
-        if reads_table:
-            table.append(step)
-        elif optional:
-            used[step.key] = _on_given_rows(step, used, n)
-        else:
-            used[step.key] = _apply(step, used)
-        if step.key == until:
+    plan = []
+    for entry in _plan():
+        plan.append(entry)
+        if entry[0].key == until:
             break
+    try:
+        _by_kind(plan, used, n)
+    except GputcoError:
+        for step, reads_table, optional in plan:
+            if not reads_table:
+                used[step.key] = _on_given_rows(step, used, n) if optional else _apply(step, used)
+        raise AssertionError("a step failed on chunks but not on every scenario") from None
+    table = [step for step, reads_table, _ in plan if reads_table]
     if table:
         _table_steps(table, used, n)
     return used
+
+
+#: scenarios per chunk of the steps that read a per-scenario value (8 bytes each: 512 KiB arrays)
+ROW_CHUNK = 1 << 16
+
+
+def _by_kind(plan: list, used: dict[str, Any], n: int) -> None:
+    """The steps of ``plan`` but those reading the per-year table: the shared ones at once, the
+    per-scenario ones chunk by chunk, then the optional ones."""
+    rows: list[chain.Step] = []
+    later: list[chain.Step] = []
+    pending: set[str] = set()
+    for step, reads_table, optional in plan:
+        if reads_table:
+            continue
+        if optional:
+            later.append(step)
+        elif pending.intersection(step.args) or any(_per_row(used[a]) for a in step.args):
+            rows.append(step)
+            pending.add(step.key)
+        else:
+            used[step.key] = _apply(step, used)
+    if rows:
+        _row_steps(rows, used, n)
+    for step in later:
+        used[step.key] = _on_given_rows(step, used, n)
+
+
+def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
+    """Steps that read per-scenario values, a chunk of scenarios through all of them at a time."""
+    keys = {step.key for step in steps}
+    reads = {a for step in steps for a in step.args if a not in keys}
+    if any(not isinstance(used[a], np.ndarray | _Shared) and _per_row(used[a]) for a in reads):
+        for step in steps:  # lists as given: each step converts (and checks) them
+            used[step.key] = _apply(step, used)
+        return
+    out = {key: np.empty(n) for key in keys}
+    for start in range(0, n, ROW_CHUNK):
+        rows = slice(start, min(n, start + ROW_CHUNK))
+        here = {a: _rows_of(used[a], rows, n) for a in reads}
+        for step in steps:
+            here[step.key] = got = step.func(*(here[a] for a in step.args))
+            out[step.key][rows] = got
+    used.update(out)
 
 
 _PLANS: list[tuple[tuple, list]] = []
@@ -411,14 +463,18 @@ def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
     for start in range(0, rows.size, CHUNK_ROWS):
         for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
             values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+            here: dict[str, Any] = {}  # the used values on these rows, each gathered once
             for s in steps:
                 sub = gives[s.key][idx]
                 if not sub.any():
                     continue
                 if fast and s.key in yearflows.FROM_FLOWS:
-                    on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
-                    got = yearflows.FROM_FLOWS[s.key](values, on)
-                    got = np.where(sub, got, np.nan)
+                    for a in _kernel_inputs(s):
+                        if a not in here:
+                            here[a] = _rows_of(used[a], idx, n)
+                    got = yearflows.FROM_FLOWS[s.key](values, here)
+                    if not sub.all():
+                        got = np.where(sub, got, np.nan)
                 else:
                     args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
                     if not sub.all():
@@ -454,7 +510,8 @@ def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     period; an error names the scenario (its index among all the scenarios)."""
     cols: dict[str, Any] = {}
     for a in yearflows.INPUTS:
-        arr = _at(used[a], idx, n)
+        v = used[a]  # a value shared by every scenario stays one (the terms broadcast it)
+        arr = _at(v, idx, n) if a == "capex_per_gpu" or isinstance(v, _Shared) or _per_row(v) else v
         cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
     try:
         return yearflows.by_period(cols)
