@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,8 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         rate[one] = _unique_root(_take(f, one), guess[one])
     for s in range(0, several.size, _GRID_BLOCK):
         rows = several[s : s + _GRID_BLOCK]
-        rate[rows] = _nearest_root(_take(f, rows), guess[rows], table[:, s : s + _GRID_BLOCK])
+        block = None if table is None else table[:, s : s + _GRID_BLOCK]
+        rate[rows] = _nearest_root(_take(f, rows), guess[rows], block)
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -204,11 +206,11 @@ class Periodic:
     stands for its table, (periods, rows): ``shape``, indexing and ``np.asarray`` give the table."""
 
     values: np.ndarray
-    lengths: np.ndarray
+    lengths: Any
     geometric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    #: runs whose flows are 0 in every row (skipped by NPV); None: not known yet
-    zero: list[bool] | None = None
+    #: runs whose flows are 0 in every row (skipped by NPV); None: found from the values
+    zero: Any = None
 
     def __post_init__(self) -> None:
         self.lengths = np.asarray(self.lengths, dtype=np.int64)
@@ -270,6 +272,7 @@ class Periodic:
         """The geometric term of each run and row (runs, rows): in the run's first period, in its
         last, and summed over it (0 where the run is outside the row's span)."""
         if self._ends is None:
+            assert self.geometric is not None
             coef, first, count, ratio = self.geometric
             at_first, at_last, total = (np.zeros_like(self.values) for _ in range(3))
             power = _common(ratio) ** (-first.astype(float))  # ratio^(period - first) at a run's start
@@ -359,7 +362,7 @@ def _common(x: np.ndarray) -> np.ndarray | float:
     return float(x[0]) if x.size and x.min() == x.max() else x
 
 
-def _level_sum(y: np.ndarray, m: np.ndarray | int) -> np.ndarray:
+def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
     """1 + y + .. + y^(m - 1) (m where y = 1)."""
     with np.errstate(all="ignore"):
         u = y - 1.0

@@ -408,7 +408,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             and k not in ends
             and k - 1 not in ends
             and k - 1 not in repaid
-            and (under is None or np.array_equal(under, under_before))
+            and (under is None or under_before is None or np.array_equal(under, under_before))
         )
         under_before = under
         if same:  # every row's flows equal the period before's: the run grows
