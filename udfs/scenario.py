@@ -228,8 +228,10 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
             value = np.ones(len(combo["system"]))
             for p in i.presets:
                 value = value * preset(p)
-            if np.isnan(value).any():  # a preset the system does not have (FP4 on H100)
-                row = 0 if codes is None else int(np.argmax(np.isnan(value)[codes]))
+            got = _override(inputs, i.key, shared(value), n) if i.scenario_input else shared(value)
+            missing = np.isnan(got.table)[got.codes] if isinstance(got, _Shared) else np.isnan(got)
+            if missing.any():  # a preset the system does not have (FP4 on H100), not given
+                row = int(np.argmax(missing)) if missing.ndim else 0
                 sy = tables["system"][_code_at(text["system"], row)].key
                 pr = precs[_code_at(text["precision"], row)]
                 raise MissingValueError(
@@ -237,7 +239,7 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
                     f"system {sy} has no {pr} {i.key} preset (scenario {row}); give "
                     f"{i.key} or another precision",
                 )
-            used[i.key] = _override(inputs, i.key, shared(value), n) if i.scenario_input else shared(value)
+            used[i.key] = got
     return n, used
 
 
@@ -403,6 +405,8 @@ def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> Any:
     """A used value on some scenarios: per-scenario arrays sliced, scalars as they are."""
     if isinstance(value, _Shared):
         return value.at(rows)
+    if isinstance(value, Coded):  # one text for every scenario
+        return value
     arr = np.asarray(value, dtype=float)
     return arr[rows] if arr.ndim and arr.shape[0] == n else arr
 
