@@ -23,7 +23,14 @@ def _annuity_factors(rate, years):
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         growth = np.expm1(years * np.log1p(rate))  # (1 + r)^n - 1
-        sff = np.where(rate < 1e-8, (1.0 - (years - 1.0) * rate / 2.0) / years, rate / growth)
+        sff = rate / growth
+        small = rate < 1e-8
+        if np.ndim(sff) == 0:
+            sff = (1.0 - (years - 1.0) * rate / 2.0) / years if small else sff
+        elif np.any(small):  # the series only where it is used
+            small = np.broadcast_to(small, sff.shape)
+            r, n = (np.broadcast_to(x, sff.shape)[small] for x in (rate, years))
+            sff[small] = (1.0 - (n - 1.0) * r / 2.0) / n
     return sff + rate, sff  # CRF = SFF + r
 
 
@@ -76,6 +83,10 @@ def tco_capital_per_gpu_hour(capex_per_gpu, cost_of_capital, life_years, residua
     n = chk.checked("life_years", life_years)
     res = chk.checked("residual_fraction", residual_fraction)
     crf, sff = _annuity_factors(r, n)
+    if np.ndim(crf) and np.shape(res) == () and res == 0.0 and np.shape(capex) in ((), np.shape(crf)):
+        crf *= capex  # capex x (CRF - 0 x SFF), in place: the same value (SFF is finite)
+        crf /= HOURS_PER_YEAR
+        return crf
     return chk.out(capex * (crf - res * sff) / HOURS_PER_YEAR)
 
 

@@ -18,8 +18,11 @@ memory are linear in the periods and callers bound memory by passing chunks of r
 - Payback: the first time the cumulative flow turns >= 0, linear within the period, in periods.
 
 Where many periods repeat the one before in every row (by month: the months of an operating
-year), the IRR's NPV is evaluated a run of equal periods at a time (the geometric sum of the run,
-:func:`_runs`): the same polynomial, rounded differently, so roots move in their last bits only.
+year), the flows are held as runs of equal periods (:class:`Periodic`; the project's monthly
+flows are built that way, :func:`gputco.udfs.project.project_flows`, and :func:`_runs` finds
+them in a table), with at most one geometric term per row (a level-payment loan's interest); NPV,
+IRR, payback and the lowest running sum are evaluated a run at a time (the geometric sum of the
+run): the same polynomial, rounded differently, so results move in their last bits only.
 
 >>> flows = np.array([[-100.0, 60.0, 60.0], [-100.0, 10.0, 10.0]])
 >>> npv(flows, 0.1).round(4)
@@ -34,7 +37,8 @@ array([1.66666667,        nan])
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -63,6 +67,8 @@ def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> n
     c = _periods(flows, by_period)
     v = (1.0 + np.asarray(rate, dtype=float)) ** (-1.0 / periods_per_year)
     v = np.broadcast_to(v.reshape(-1) if v.ndim else v, c.shape[1:])
+    if isinstance(c, Periodic):
+        return c.value(v)[0]
     acc = c[-1].copy()
     for t in range(len(c) - 2, -1, -1):
         acc *= v
@@ -78,6 +84,8 @@ def payback(flows, periods_per_year: int = 1, *, by_period: bool = False) -> np.
     array([2.5, nan])
     """
     c = _periods(flows, by_period)
+    if isinstance(c, Periodic):
+        return c.payback() / periods_per_year
     cum = np.zeros(c.shape[1])
     prev = np.empty_like(cum)
     out = np.full(c.shape[1], np.nan)
@@ -100,28 +108,33 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     (0.233751, [0, 1])
     """
     c = _periods(flows, by_period)
+    runs = c if isinstance(c, Periodic) else _runs(c)  # what the NPV is evaluated on
+    f = c if runs is None else runs
     n = c.shape[1]
     rate = np.full(n, np.nan)
     why = np.full(n, NO_ROOT, dtype=np.int8)
-    runs = _runs(c)  # a run of equal periods changes no sign: its first period stands for it
-    changes = sign_changes(c if runs is None else c[runs.starts], by_period=True)
+    # a run changes no sign but where its geometric term crosses its level: its ends stand for it
+    changes = sign_changes(c if runs is None else runs.ends(), by_period=True)
     why[changes == 0] = NO_SIGN_CHANGE
-    guess = np.where(c.sum(axis=0) < 0, -0.5, 0.1)
+    guess = np.where(_total(f) < 0, -0.5, 0.1)
     if periods_per_year != 1:
         guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
     one = changes == 1
     several = np.flatnonzero(changes > 1)
+    table = None
     if several.size:  # those with at most one root proven: none, or the one _unique_root finds
-        bound, ends_differ = _root_bound(c[:, several])
+        table = _dense(f, several)
+        bound, ends_differ = _root_bound(table)
         one[several[(bound == 1) & ends_differ]] = True
-        several = several[(bound > 1)]
+        several, table = several[(bound > 1)], table[:, bound > 1]
     if one.all():
-        rate = _unique_root(c, guess, runs)
+        rate = _unique_root(f, guess)
     elif one.any():
-        rate[one] = _unique_root(c[:, one], guess[one], runs)
+        rate[one] = _unique_root(_take(f, one), guess[one])
     for s in range(0, several.size, _GRID_BLOCK):
         rows = several[s : s + _GRID_BLOCK]
-        rate[rows] = _nearest_root(np.ascontiguousarray(c[:, rows].T), guess[rows], runs)
+        block = None if table is None else table[:, s : s + _GRID_BLOCK]
+        rate[rows] = _nearest_root(_take(f, rows), guess[rows], block)
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -135,6 +148,8 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     [2, 0]
     """
     c = _periods(flows, by_period)
+    if isinstance(c, Periodic):
+        c = c.ends()
     last = np.zeros(c.shape[1])
     count = np.zeros(c.shape[1], dtype=np.int64)
     for t in range(len(c)):
@@ -168,27 +183,239 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return bound, (first > 0) != (last > 0)
 
 
-def _periods(flows, by_period: bool) -> np.ndarray:
-    """The flows period-major, (T, rows), contiguous."""
+def _periods(flows, by_period: bool) -> np.ndarray | Periodic:
+    """The flows period-major, (T, rows), contiguous (a :class:`Periodic` as it is)."""
+    if isinstance(flows, Periodic):
+        return flows.values if flows.plain else flows
     f = np.asarray(flows, dtype=float)
     if f.ndim == 1:
         f = f.reshape(-1, 1) if by_period else f.reshape(1, -1)
     return f if by_period else np.ascontiguousarray(f.T)
 
 
-# --- one sign change: one root, safeguarded Newton ---------------------------------------------
+# --- flows held as runs of equal periods -------------------------------------------------------
 
 
-class _Runs(NamedTuple):
-    """Periods whose flows equal the period before's in every row, as runs: ``starts`` and
-    ``lengths`` of the runs, ``zero`` where a run's flows are all 0."""
+@dataclass
+class Periodic:
+    """Flows of rows, period-major, held as runs of equal periods: run k covers the periods
+    ``starts[k] .. starts[k] + lengths[k] - 1`` (from period 0, one after the other) and each row's
+    flow is ``values[k]`` in every one of them; with ``geometric`` = (coef, first, count, ratio),
+    each row's flow in periods ``first + j``, j = 0 .. count - 1, has -coef x ratio^j more (a
+    level-payment loan's interest: a run lies wholly inside or outside each row's span). It
+    stands for its table, (periods, rows): ``shape``, indexing and ``np.asarray`` give the table."""
 
-    starts: list[int]
-    lengths: list[int]
-    zero: list[bool]
+    values: np.ndarray
+    lengths: Any
+    geometric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    #: runs whose flows are 0 in every row (skipped by NPV); None: found from the values
+    zero: Any = None
+
+    def __post_init__(self) -> None:
+        self.lengths = np.asarray(self.lengths, dtype=np.int64)
+        self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        if self.zero is None:
+            self.zero = (~self.values.any(axis=1)).tolist()
+        self._ends: tuple | None = None
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return int(self.lengths.sum()), self.values.shape[1]
+
+    @property
+    def plain(self) -> bool:
+        """Every run one period long and no geometric term: ``values`` is the table."""
+        return self.geometric is None and bool(np.all(self.lengths == 1))
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        return self.dense() if dtype is None else self.dense().astype(dtype)
+
+    def __getitem__(self, key):
+        return self.dense()[key]
+
+    def dense(self, rows=None) -> np.ndarray:
+        """The table (periods, rows) of all rows or of ``rows``."""
+        v = self.values if rows is None else self.values[:, rows]
+        out = np.repeat(v, self.lengths, axis=0)
+        if self.geometric is not None:
+            coef, first, count, ratio = (g if rows is None else g[rows] for g in self.geometric)
+            j = np.arange(len(out))[:, None] - first
+            inside = (j >= 0) & (j < count)
+            one = _common(ratio)
+            if isinstance(one, float):  # one ratio: its powers once, by period
+                power = (one ** np.arange(-int(first.max()), len(out), dtype=float))[j + int(first.max())]
+            else:
+                power = ratio ** np.where(inside, j, 0)
+            out -= np.where(inside, coef * power, 0.0)
+        return out
+
+    def take(self, rows) -> Periodic:
+        geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
+        out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
+        if self._ends is not None:
+            out._ends = tuple(e[:, rows] for e in self._ends)
+        return out
+
+    def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
+        """The flows x ``factor`` (per row), or / it."""
+        op = np.divide if divide else np.multiply
+        geo = self.geometric
+        if geo is not None:
+            geo = (op(geo[0], factor), *geo[1:])
+        out = Periodic(op(self.values, factor), self.lengths, geo, self.zero)
+        if self._ends is not None:
+            out._ends = tuple(op(e, factor) for e in self._ends)
+        return out
+
+    def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The geometric term of each run and row (runs, rows): in the run's first period, in its
+        last, and summed over it (0 where the run is outside the row's span)."""
+        if self._ends is None:
+            assert self.geometric is not None
+            coef, first, count, ratio = self.geometric
+            at_first, at_last, total = (np.zeros_like(self.values) for _ in range(3))
+            power = _common(ratio) ** (-first.astype(float))  # ratio^(period - first) at a run's start
+            lengths = self.lengths.tolist()
+            one = _common(ratio)
+            by = {n: (one ** (n - 1), one**n, _level_sum(one, n)) for n in set(lengths)}
+            for k, (p0, length) in enumerate(zip(self.starts.tolist(), lengths, strict=True)):
+                inside = (first <= p0) & (p0 < first + count)
+                g = np.where(inside, coef * power, 0.0)
+                last_power, run_power, run_sum = by[length]
+                at_first[k] = g
+                at_last[k] = g * last_power
+                total[k] = g * run_sum
+                power = power * run_power
+            self._ends = (at_first, at_last, total)
+        return self._ends
+
+    def ends(self) -> np.ndarray:
+        """Each run's flows in its first and last periods, (2 runs, rows): within a run the flow is
+        monotone, so these hold its extremes and its sign changes."""
+        if self.geometric is None:
+            return self.values
+        at_first, at_last, _ = self._terms()
+        out = np.empty((2 * len(self.values), self.values.shape[1]))
+        out[0::2] = self.values - at_first
+        out[1::2] = self.values - at_last
+        return out
+
+    def total(self) -> np.ndarray:
+        """The sum of each row's flows."""
+        out = self.lengths.astype(float) @ self.values
+        if self.geometric is not None:
+            out -= self._terms()[2].sum(axis=0)
+        return out
+
+    def value(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The polynomial sum flow_t x^t of each row and its derivative in x (x per row)."""
+        acc, d = _value_by_runs(self, x)
+        if self.geometric is not None:
+            g, dg = _geometric_value(self.geometric, x)
+            acc -= g
+            d -= dg
+        return acc, d
+
+    def payback(self) -> np.ndarray:
+        """:func:`payback` in periods, a run at a time (the running sum is linear within a run)."""
+        if self.geometric is not None:
+            return payback(self.dense(), by_period=True)
+        cum = np.zeros(self.values.shape[1])
+        out = np.full(cum.size, np.nan)
+        for p0, length, v in zip(self.starts.tolist(), self.lengths.tolist(), self.values, strict=True):
+            after = cum + v if length == 1 else cum + length * v
+            cross = (cum < 0) & (after >= 0)
+            if cross.any():
+                cross &= np.isnan(out)
+                c, f = cum[cross], v[cross]
+                if length == 1:
+                    out[cross] = p0 - 1.0 - c / f
+                else:  # the first period j (1..length) of the run where the sum is >= 0
+                    j = np.clip(np.ceil(-c / f), 1, length)
+                    j = np.where(c + j * f < 0, j + 1, j)
+                    j = np.where((j > 1) & (c + (j - 1) * f >= 0), j - 1, j)
+                    out[cross] = p0 + j - 2.0 - (c + (j - 1) * f) / f
+            cum = after
+        return out
+
+    def lowest_sum(self) -> np.ndarray:
+        """The lowest running sum of each row's flows: within a run the flow is monotone and
+        falling where it has a geometric term (coef >= 0), so the running sum is lowest at an end
+        of the run."""
+        cum = np.zeros(self.values.shape[1])
+        low = np.full(cum.size, np.inf)
+        terms = self._terms() if self.geometric is not None else None
+        for k, (length, v) in enumerate(zip(self.lengths.tolist(), self.values, strict=True)):
+            if terms is None:
+                first, total = cum + v, cum + length * v
+            else:
+                first, total = cum + v - terms[0][k], cum + length * v - terms[2][k]
+            np.minimum(low, first, out=low)
+            np.minimum(low, total, out=low)
+            cum = total
+        return low
 
 
-def _runs(c: np.ndarray) -> _Runs | None:
+def _common(x: np.ndarray) -> np.ndarray | float:
+    """``x`` as one number where every row has the same (a loan's rate): its powers once."""
+    return float(x[0]) if x.size and x.min() == x.max() else x
+
+
+def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
+    """1 + y + .. + y^(m - 1) (m where y = 1)."""
+    with np.errstate(all="ignore"):
+        u = y - 1.0
+        s = np.expm1(m * np.log1p(u)) / u
+    return np.where(u == 0, np.asarray(m, dtype=float), s)
+
+
+def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sum over j < count of coef ratio^j x^(first + j) = coef x^first S(ratio x), S(y) = 1 + y +
+    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x."""
+    coef, first, count, ratio = geo
+    m = _common(count.astype(float))
+    with np.errstate(all="ignore"):
+        lx = np.log(x)
+        ly = np.log(_common(ratio)) + lx
+        u = np.expm1(ly)  # y - 1
+        e = np.expm1(m * ly)  # y^m - 1
+        s = e / u
+        ds = (m * (e + 1.0) / (u + 1.0) * u - e) / (u * u)  # dS/dy
+        near = np.abs(u) < 1e-10  # S and S' by their series about y = 1 (0 / 0 at y = 1)
+        if near.any():
+            s = np.where(near, m + m * (m - 1.0) / 2.0 * u, s)
+            ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
+        first = _common(first)
+        xf = np.exp(first * lx)  # x^first
+        value = coef * xf * s
+        deriv = coef * xf * (first / x * s + ratio * ds)
+    return value, deriv
+
+
+def stack(parts: list[tuple[np.ndarray, Periodic]], n: int) -> Periodic:
+    """The flows of groups of rows (each: the rows, among ``n``, and their :class:`Periodic`
+    flows) as one: the runs split wherever a group's do; a group's shorter table ends in zeros."""
+    periods = max(p.shape[0] for _, p in parts)
+    bounds = {0}
+    for _, p in parts:
+        bounds.update(p.starts.tolist())
+        bounds.add(p.shape[0])
+    starts = np.array(sorted(b for b in bounds if b < periods))
+    values = np.zeros((starts.size, n))
+    geo = None
+    if any(p.geometric is not None for _, p in parts):
+        geo = (np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.ones(n))
+    for rows, p in parts:
+        k = np.searchsorted(p.starts, starts, side="right") - 1
+        values[:, rows] = np.where((starts < p.shape[0])[:, None], p.values[k], 0.0)
+        if geo is not None and p.geometric is not None:
+            for whole, part in zip(geo, p.geometric, strict=True):
+                whole[rows] = part
+    return Periodic(values, np.diff(np.append(starts, periods)), geo)
+
+
+def _runs(c: np.ndarray) -> Periodic | None:
     """The runs of equal periods of ``c`` (T, rows) where evaluating NPV by runs takes fewer
     operations than period by period (by month: the months of an operating year), else None."""
     if len(c) < 8:
@@ -199,22 +426,51 @@ def _runs(c: np.ndarray) -> _Runs | None:
     lengths = np.diff(np.append(starts, len(c)))
     if 6 * starts.size + 5 * int(lengths.max()) >= 3 * len(c):  # too few equal periods
         return None
-    zero = [not c[t].any() for t in starts]
-    return _Runs(starts.tolist(), lengths.tolist(), zero)
+    return Periodic(c[starts], lengths)
 
 
-def _value(c: np.ndarray, r: np.ndarray, runs: _Runs | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _take(f: np.ndarray | Periodic, rows) -> np.ndarray | Periodic:
+    return f.take(rows) if isinstance(f, Periodic) else f[:, rows]
+
+
+def _dense(f: np.ndarray | Periodic, rows) -> np.ndarray:
+    return f.dense(rows) if isinstance(f, Periodic) else f[:, rows]
+
+
+def _total(f: np.ndarray | Periodic) -> np.ndarray:
+    return f.total() if isinstance(f, Periodic) else f.sum(axis=0)
+
+
+def _extremes(f: np.ndarray | Periodic) -> np.ndarray:
+    """Per row, the flows where they are largest and smallest stand: the table, or the runs' ends."""
+    return f.ends() if isinstance(f, Periodic) else f
+
+
+def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
+    """The lowest running sum of each row (the most negative cumulative flow, or the first flow).
+
+    >>> lowest_sum(np.array([[-10.0, 4.0, -3.0, 20.0]])).tolist()
+    [-10.0]
+    """
+    c = _periods(flows, by_period)
+    return c.lowest_sum() if isinstance(c, Periodic) else np.cumsum(c, axis=0).min(axis=0)
+
+
+# --- one sign change: one root, safeguarded Newton ---------------------------------------------
+
+
+def _value(c: np.ndarray | Periodic, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """NPV of the period-major flows ``c`` (T, rows) at per-period rates ``r`` and its derivative
-    in r, by Horner's rule in x = 1 / (1 + r); with ``runs`` (:func:`_runs`) a run of L equal
+    in r, by Horner's rule in x = 1 / (1 + r); for :class:`Periodic` flows a run of L equal
     flows v is one step: v (1 + x + .. + x^(L-1)) + x^L (the rest), with the derivative by the
-    product rule (rows where that overflows are evaluated period by period, as without runs)."""
+    product rule (rows where that overflows are evaluated period by period, as the table)."""
     x = 1.0 / (1.0 + r)
-    if runs is not None:
-        with np.errstate(over="ignore", invalid="ignore"):  # where it overflows: as without runs
-            acc, d = _value_by_runs(c, x, runs)
+    if isinstance(c, Periodic):
+        with np.errstate(over="ignore", invalid="ignore"):  # where it overflows: as the table
+            acc, d = c.value(x)
         bad = ~np.isfinite(acc)
         if bad.any():
-            acc[bad], d[bad] = _horner(c[:, bad], x[bad])
+            acc[bad], d[bad] = _horner(c.dense(bad), x[bad])
         return acc, -d * x * x
     acc, d = _horner(c, x)
     return acc, -d * x * x
@@ -232,12 +488,15 @@ def _horner(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return acc, d
 
 
-def _value_by_runs(c: np.ndarray, x: np.ndarray, runs: _Runs) -> tuple[np.ndarray, np.ndarray]:
+def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_horner` by runs of equal periods: for each run length L the sum S_L = 1 + x + ..
     + x^(L-1) (Horner: S_(j+1) = 1 + x S_j, all terms positive for x > 0), its derivative and
     x^L, then one step per run."""
-    longest = max(runs.lengths)
-    need = set(runs.lengths)
+    lengths = runs.lengths.tolist()
+    c = runs.values
+    x = np.broadcast_to(x, c.shape[1:])
+    longest = max(lengths)
+    need = set(lengths)
     table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     s, ds, p, before = np.ones_like(x), np.zeros_like(x), x, np.ones_like(x)  # S_1, S_1', x, x^0
     for j in range(2, longest + 1):
@@ -246,30 +505,29 @@ def _value_by_runs(c: np.ndarray, x: np.ndarray, runs: _Runs) -> tuple[np.ndarra
         p, before = p * x, p
         if j in need:  # (S_j, S_j', x^j, j x^(j-1))
             table[j] = (s, ds, p, j * before)
-    k = len(runs.starts) - 1
-    first, length = runs.starts[k], runs.lengths[k]
-    if length == 1:
-        acc, d = c[first].copy(), np.zeros_like(x)
+    k = len(lengths) - 1
+    if lengths[k] == 1:
+        acc, d = c[k].copy(), np.zeros_like(x)
     else:
-        acc, d = c[first] * table[length][0], c[first] * table[length][1]
-    for k in range(len(runs.starts) - 2, -1, -1):
-        first, length = runs.starts[k], runs.lengths[k]
+        acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1]
+    for k in range(len(lengths) - 2, -1, -1):
+        length = lengths[k]
         if length == 1:
             d *= x
             d += acc
             acc *= x
-            acc += c[first]
+            acc += c[k]
             continue
         sl, dsl, pl, dpl = table[length]
         d = d * pl + acc * dpl
         acc = acc * pl
         if not runs.zero[k]:
-            d += c[first] * dsl
-            acc += c[first] * sl
+            d += c[k] * dsl
+            acc += c[k] * sl
     return acc, d
 
 
-def _unique_root(c: np.ndarray, guess: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
+def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
 
     With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
@@ -281,18 +539,21 @@ def _unique_root(c: np.ndarray, guess: np.ndarray, runs: _Runs | None = None) ->
     closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
     are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
     ``guess``: where to start if :func:`_start` cannot."""
-    c = c * (1.0 / np.maximum(c.max(axis=0), -c.min(axis=0)))
-    m = c.shape[1]
-    nonzero = c != 0
-    last = len(c) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
-    up = c[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
+    ends = _extremes(c)
+    scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
+    c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
+    ends = _extremes(c)
+    m = ends.shape[1]
+    nonzero = ends != 0
+    last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
+    up = ends[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
     r = np.clip(_start(c, guess), LOW, HIGH)
-    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up, runs)
-    return _inside(c, up, out, runs)
+    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
+    return _inside(c, up, out)
 
 
 def _newton(
-    c: np.ndarray, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray, runs: _Runs | None = None
+    c: np.ndarray | Periodic, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray
 ) -> np.ndarray:
     """The root of each row's NPV in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0
     elsewhere) by the safeguarded Newton's method of :func:`_unique_root`, from ``r``."""
@@ -303,7 +564,7 @@ def _newton(
     older = step
     done = np.zeros(m, dtype=bool)
     for it in range(_MAX_STEPS):
-        fr, dfr = _value(c, r, runs)
+        fr, dfr = _value(c, r)
         below = (fr > 0) == up
         np.copyto(lo, r, where=below)
         np.copyto(hi, r, where=~below)
@@ -330,33 +591,42 @@ def _newton(
         if left < 0.5 * done.size:  # drop the finished rows
             out[idx[done]] = r[done]
             keep = ~done
-            idx, c, lo, hi, r, up = idx[keep], c[:, keep], lo[keep], hi[keep], r[keep], up[keep]
+            idx, c, lo, hi, r, up = idx[keep], _take(c, keep), lo[keep], hi[keep], r[keep], up[keep]
             step, older, done = step[keep], older[keep], done[keep]
     out[idx[done]] = r[done]
     return out
 
 
-def _inside(c: np.ndarray, up: np.ndarray, out: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
+def _inside(c: np.ndarray | Periodic, up: np.ndarray, out: np.ndarray) -> np.ndarray:
     """The roots found at (or next to) an end of [LOW, HIGH] kept only where NPV does change sign
     between the ends; NaN where the root lies beyond them."""
     edge = np.flatnonzero((out - LOW <= 1e-6) | (out >= HIGH * (1.0 - 1e-6)))
     if edge.size:
-        f_lo = _value(c[:, edge], np.full(edge.size, LOW), runs)[0]
-        f_hi = _value(c[:, edge], np.full(edge.size, HIGH), runs)[0]
+        f_lo = _value(_take(c, edge), np.full(edge.size, LOW))[0]
+        f_hi = _value(_take(c, edge), np.full(edge.size, HIGH))[0]
         inside = ((f_lo == 0) | ((f_lo > 0) == up[edge])) & ((f_hi == 0) | ((f_hi > 0) != up[edge]))
         out[edge[~inside]] = np.nan
     return out
 
 
-def _start(c: np.ndarray, guess: np.ndarray) -> np.ndarray:
+def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     """A first estimate of the root: the rate at which the inflows' total P, at their mean time
     tP, is worth the outflows' total N at theirs, tN: 1 + r = (P / N)^(1 / (tP - tN)) (exact for
     one outflow and one inflow); ``guess`` where that is not finite. N = P - the total and
-    tN N = tP P - the time-weighted total, so one pass takes the inflows (two sums by BLAS)."""
-    t = np.arange(len(c), dtype=float)
-    pos = np.maximum(c, 0.0)
-    p, tpp = pos.sum(axis=0), t @ pos
-    n, tnn = p - c.sum(axis=0), tpp - t @ c
+    tN N = tP P - the time-weighted total, so one pass takes the inflows (two sums by BLAS); for
+    :class:`Periodic` flows a run's periods count at its first period's flow."""
+    if isinstance(c, Periodic):
+        v = c.ends()[0::2] if c.geometric is not None else c.values
+        weight = c.lengths.astype(float)
+        t = c.starts + (weight - 1.0) / 2.0  # the runs' mean periods
+        pos = np.maximum(v, 0.0)
+        p, tpp = weight @ pos, (weight * t) @ pos
+        n, tnn = p - weight @ v, tpp - (weight * t) @ v
+    else:
+        t = np.arange(len(c), dtype=float)
+        pos = np.maximum(c, 0.0)
+        p, tpp = pos.sum(axis=0), t @ pos
+        n, tnn = p - c.sum(axis=0), tpp - t @ c
     with np.errstate(all="ignore"):
         r = (p / n) ** (1.0 / (tpp / p - tnn / n)) - 1.0
     return np.where(np.isfinite(r), r, guess)
@@ -377,19 +647,21 @@ def _grid_discount(periods: int) -> np.ndarray:
         return (1.0 + _GRID)[:, None] ** -np.arange(periods, dtype=float)[None, :]
 
 
-def _nearest_root(f: np.ndarray, guess: np.ndarray, runs: _Runs | None = None) -> np.ndarray:
-    """For rows with several sign changes: NPV on the grid of rates, each bracket solved, and
-    of the roots the one nearest the guess (NaN: no root). Rates where a row's NPV overflows are
-    left out of its brackets: they are the grid's lowest (a discount factor (1 + r)^-t only grows
-    as r falls towards -100%), so the brackets are those between its finite values."""
+def _nearest_root(f: np.ndarray | Periodic, guess: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
+    """For rows with several sign changes (``f``: their flows, period-major): NPV on the grid of
+    rates, each bracket solved, and of the roots the one nearest the guess (NaN: no root). Rates
+    where a row's NPV overflows are left out of its brackets: they are the grid's lowest (a
+    discount factor (1 + r)^-t only grows as r falls towards -100%), so the brackets are those
+    between its finite values (``table``: the flows as a table, if at hand)."""
+    table = np.ascontiguousarray((_dense(f, slice(None)) if table is None else table).T)
     with np.errstate(all="ignore"):
-        values = f @ _grid_discount(f.shape[1]).T
+        values = table @ _grid_discount(table.shape[1]).T
     values[~np.isfinite(values)] = np.nan
-    return _bracketed(f, values, _GRID, guess, runs)
+    return _bracketed(f, values, _GRID, guess)
 
 
 def _bracketed(
-    f: np.ndarray, values: np.ndarray, grid: np.ndarray, guess: np.ndarray, runs: _Runs | None = None
+    f: np.ndarray | Periodic, values: np.ndarray, grid: np.ndarray, guess: np.ndarray
 ) -> np.ndarray:
     """Every sign change of ``values`` (rows x rates on ``grid``) solved to its root within the
     bracket of the two rates (:func:`_newton`), and per row the root nearest its guess (NaN if
@@ -400,12 +672,14 @@ def _bracketed(
     lo, hi = grid[cj], grid[cj + 1]
     root = np.empty(0)
     if cr.size:
-        c = f[cr] / np.abs(f[cr]).max(axis=1)[:, None]
+        c = _take(f, cr)
+        scale = np.abs(_extremes(c)).max(axis=0)
+        c = c.scaled(scale, divide=True) if isinstance(c, Periodic) else c / scale
         start = -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi))
-        root = _newton(np.ascontiguousarray(c.T), start, lo.copy(), hi.copy(), values[cr, cj] > 0, runs)
+        root = _newton(c, start, lo.copy(), hi.copy(), values[cr, cj] > 0)
     row = np.concatenate([zr, cr])
     root = np.concatenate([grid[zj], root])
-    out = np.full(len(f), np.nan)
+    out = np.full(values.shape[0], np.nan)
     if row.size:
         order = np.lexsort((np.abs(root - guess[row]), row))
         first = np.unique(row[order], return_index=True)[1]

@@ -112,8 +112,8 @@ _REQUIRED = (
 )
 #: the text terms and their defaults
 CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
-#: the inputs of the chain that only the project's cash flows read (scenario inputs; the
-#: workbooks' formulas do not carry them yet)
+#: the inputs of the chain that only the project's cash flows read (scenario inputs; the finance
+#: workbook carries them in its period tables, the scenario workbooks' formulas not yet)
 PROJECT_INPUTS = (
     "periods",
     *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),
@@ -142,6 +142,10 @@ def _choice(name: str, value: Any, n: int, valid) -> np.ndarray:
     """A text term as indices into ``valid``, one per row (``value``: text, an array of texts, or
     codes into categories, as :class:`gputco.udfs.scenario.Coded`)."""
     given: Any = CHOICES[name] if value is None else value
+    if isinstance(given, str):  # one text for every row
+        if given not in valid:
+            raise UnknownNameError(name, given, tuple(valid))
+        return np.full(n, list(valid).index(given))
     if hasattr(given, "codes"):
         cats, codes = np.array(list(given.categories), dtype=object), np.asarray(given.codes)
         codes = np.broadcast_to(codes, (n,)) if codes.size == 1 else codes
@@ -293,19 +297,54 @@ def _ramp(ppy: int, ramp_months: np.ndarray, k: int) -> np.ndarray | float:
     return total / per
 
 
-def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np.ndarray]:
-    """The flows of rows that share one ``ppy``, period-major (T, rows), T = 1 + the longest build
-    + life in periods: ``net`` (project), ``revenue`` (the part proportional to the rent),
-    ``equity``, ``service`` (debt service, positive), ``cfads``; and per row ``payment`` (the
-    level payment), ``first`` and ``last`` (the repayment periods); ``power_use`` (the power an
-    idle GPU saves per unit of utilisation, positive; None at ``idle_power_fraction`` 1)."""
+def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, Any]:
+    """The flows of rows that share one ``ppy``, each (T, rows) as :class:`gputco.udfs.flows.Periodic`
+    runs of equal periods, T = 1 + the longest build + life in periods: ``net`` (project),
+    ``revenue`` (the part proportional to the rent), ``equity``, ``service`` (debt service,
+    positive), ``cfads``; and per row ``payment`` (the level payment), ``first`` and ``last`` (the
+    repayment periods); ``power_use`` (the power an idle GPU saves per unit of utilisation,
+    positive; None at ``idle_power_fraction`` 1); with ``table`` the lines of
+    TCO_PROJECT_CASHFLOWS as tables."""
+    build = np.rint(t["build_months"] * t["ppy"] / 12.0).astype(int)
+    if build.min() == build.max():
+        return _flows_of_one_build(t, int(build[0]), table)
+    builds = np.unique(build)
+    n = build.size
+    parts = [
+        (rows, _flows_of_one_build({k: v[rows] for k, v in t.items()}, int(b), table))
+        for b in builds
+        for rows in [np.flatnonzero(build == b)]
+    ]
+    out: dict[str, Any] = {"levered": any(f["levered"] for _, f in parts), "lines": {}}
+    for key in ("net", "revenue", "power_use", "equity", "service", "cfads"):
+        if key == "power_use" and all(f[key] is None for _, f in parts):
+            out[key] = None
+            continue
+        out[key] = flows.stack(
+            [(rows, f[key] if f[key] is not None else _zeros(f["net"])) for rows, f in parts], n
+        )
+    for key in ("payment", "first", "last"):
+        out[key] = np.zeros(n, dtype=parts[0][1][key].dtype)
+        for rows, f in parts:
+            out[key][rows] = f[key]
+    return out
+
+
+def _zeros(like: flows.Periodic) -> flows.Periodic:
+    return flows.Periodic(np.zeros((1, like.shape[1])), [like.shape[0]])
+
+
+def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[str, Any]:
+    """:func:`project_flows` of rows that share a build of ``b`` periods: period by period in the
+    order of time, a period that every row's terms make equal to the one before (the months of
+    an operating year after the ramp) joining its run. A level-payment loan's interest falls
+    geometrically: interest_k = payment - (payment - i balance) (1 + i)^(k - 1) in repayment
+    period k, so the equity flows are runs plus that one geometric term (its tax shield)."""
     ppy = int(t["ppy"][0])
     n = t["capex_per_gpu"].size
     h = HOURS_PER_YEAR / ppy
     capex, tax = t["capex_per_gpu"], t["tax_rate"]
-    build = np.rint(t["build_months"] * ppy / 12.0).astype(int)
     life = np.rint(t["life_years"] * ppy).astype(int)
-    periods = 1 + int(np.max(build + life))
     max_life = int(np.max(t["life_years"]))
     dep_years = _tax_years(t, max_life)  # USD per tax year (years, rows)
     a, u, idle = t["availability"], t["utilisation"], t["idle_power_fraction"]
@@ -324,113 +363,123 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, np
     # debt: the balance at in-service and the level payment over the tenor
     i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
-    balance = t["debt_fraction"] * capex * (1.0 + i) ** build
+    balance = t["debt_fraction"] * capex * (1.0 + i) ** b
     with np.errstate(all="ignore"):
         payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
     payment = np.where(balance > 0, payment, 0.0)
     debt = bool(np.any(balance > 0))
-    net, revenue, equity = (np.zeros((periods, n)) for _ in range(3))
-    power_use = np.zeros((periods, n)) if np.any(power_var) else None  # d opex / d utilisation
-    service, cfads = np.zeros((periods, n)), np.zeros((periods, n))
-    lines: dict[str, Any] = {k: np.zeros((periods, n)) for k in TABLE_COLUMNS[1:]} if table else {}
-    net[0] = -capex
-    equity[0] = -capex + t["debt_fraction"] * capex
-    same = bool(np.all(build == build[0]))
-    at = np.arange(n)
     kmax, kmin = int(np.max(life)), int(np.min(life))
-    sold_base = merchant * u  # the rent sold at full ramp, falling by the decline each year
-    opex_base = opex_rate
-    fixed_base = fixed
+    sold_base, opex_base, fixed_base = merchant * u, opex_rate, fixed  # falling / rising by year
     powered = bool(np.any(power_var))
     ramp_end = float(np.max(t["ramp_months"]))  # months; after it every row sells in full
     extra = bool(np.any(fixed))
     has_contract = bool(np.any(contract))
     dep_per = dep_years / ppy  # per period of each tax year
-    tenor_min = int(np.min(np.where(balance > 0, tenor, kmax)))
-    steady_year, steady_rows = -1, (capex, capex, capex)  # the steady year and its (net, revenue, cfads)
+    ends = set(life.tolist())  # the last periods of the lives (the residual; nothing after)
+    repaid = set(tenor[balance > 0].tolist())  # the last repayment periods
+    zero = np.zeros(n)
+    keys = ["net", "revenue", "cfads", "service", "equity", "power_use"]
+    lines = ("revenue", "opex", "depreciation", "tax", "residual") if table else ()
+    runs: dict[str, list] = {k: [] for k in (*keys, *(f"line_{x}" for x in lines))}
+    lengths: list[int] = []
+
+    def add(length: int, **values) -> None:
+        lengths.append(length)
+        for k in runs:
+            runs[k].append(values.get(k, zero))
+
+    add(1, net=-capex, equity=-capex + t["debt_fraction"] * capex)
+    if b:
+        add(b)
+    under_before = None
     for k in range(1, kmax + 1):
         if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
             sold_base = sold_base * decline
             opex_base = opex_base * escalation
             power_var = power_var * escalation
             fixed_base = fixed_base * escalation
+        ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
+        under = np.clip(contracted_periods - (k - 1), 0.0, 1.0) if has_contract else None
+        same = (
+            k > 1
+            and (k - 1) % ppy != 0
+            and not ramping
+            and not (k - 2) * (12 // ppy) + 0.5 < ramp_end
+            and k not in ends
+            and k - 1 not in ends
+            and k - 1 not in repaid
+            and (under is None or under_before is None or np.array_equal(under, under_before))
+        )
+        under_before = under
+        if same:  # every row's flows equal the period before's: the run grows
+            lengths[-1] += 1
+            continue
         everyone = k <= kmin  # every row is in its life: no mask needed
         live = True if everyone else k <= life
-        ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
         year = (k - 1) // ppy
-        p = (build[0] + k) if same else (build + k, at)
-        # after the ramp, before the contract's end and the life's last period, with no table or
-        # power line: every period of an operating year has the same project flows
-        steady = (
-            everyone and not ramping and not has_contract and k < kmin and not table and power_use is None
-        )
-        if steady and steady_year == year:
-            net[p], revenue[p], cfads[p] = steady_rows
+        ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
+        if has_contract:
+            sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
+            rev = sold + contract * under
         else:
-            ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
-            if has_contract:
-                under = np.clip(contracted_periods - (k - 1), 0.0, 1.0)
-                sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
-                rev = sold + contract * under
-            else:
-                sold = sold_base * ramp if ramping else sold_base
-                rev = sold
-            opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
-            if extra:
-                opex = opex + fixed_base
-            if not everyone:
-                rev, sold, opex = rev * live, sold * live, opex * live
-            dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
-            f = rev + opex
-            if k >= kmin:
-                f = f + residual * (k == life)
-            # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
-            taxed = (dep - f) * tax
-            net[p] = taxed + f
-            revenue[p] = sold
-            if power_use is not None:
-                power_use[p] = power_var * a * ramp * live
-            cfads[p] = rev + opex + taxed
-            if table:  # the lines of TCO_PROJECT_CASHFLOWS
-                for key, value in (("revenue", rev), ("opex", opex), ("depreciation", dep), ("tax", taxed)):
-                    lines[key][p] = value
-                lines["residual"][p] = residual * (k == life)
-            if steady:
-                steady_year, steady_rows = year, (net[p], sold, cfads[p])
-        if debt:
-            interest = balance * i
-            if everyone and k <= tenor_min:
-                service[p] = payment
-                balance = balance - (payment - interest)
-                equity[p] = net[p] - payment + tax * interest
-            else:
-                paying = (k <= tenor) & live
-                svc = np.where(paying, payment, 0.0)
-                balance = balance - np.where(paying, payment - interest, 0.0)
-                service[p] = svc
-                equity[p] = net[p] - svc + tax * np.where(paying, interest, 0.0)
+            sold = sold_base * ramp if ramping else sold_base
+            rev = sold
+        opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
+        if extra:
+            opex = opex + fixed_base
+        if not everyone:
+            rev, sold, opex = rev * live, sold * live, opex * live
+        dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
+        f = rev + opex
+        if k >= kmin:
+            f = f + residual * (k == life)
+        # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
+        taxed = (dep - f) * tax
+        net = taxed + f
+        values = {"net": net, "revenue": sold, "cfads": rev + opex + taxed}
+        if powered:
+            values["power_use"] = power_var * a * ramp * live
+        if debt:  # the payment, and the tax shield of its interest but for the geometric term
+            paying = (k <= tenor) & live
+            values["service"] = np.where(paying, payment, 0.0)
+            values["equity"] = net - values["service"] + np.where(paying, tax * payment, 0.0)
         else:
-            equity[p] = net[p]
-    if table:
-        lines["capex"][0] = -capex
-        lines["debt_drawn"][0] = t["debt_fraction"] * capex
-        lines["debt_service"] = -service
-        lines["interest_tax_shield"] = equity - net - lines["debt_drawn"] + service
-        lines["net"], lines["equity"] = net, equity
-        lines["cumulative_equity"] = np.cumsum(equity, axis=0)
-    return {
-        "levered": debt,
-        "lines": lines,
-        "net": net,
-        "revenue": revenue,
-        "power_use": power_use,
-        "equity": equity,
-        "service": service,
-        "cfads": cfads,
-        "payment": payment,
-        "first": build + 1,
-        "last": build + tenor,
+            values["equity"] = net
+        if table:  # the lines of TCO_PROJECT_CASHFLOWS
+            values.update(line_revenue=rev, line_opex=opex, line_depreciation=dep, line_tax=taxed)
+            values["line_residual"] = residual * (k == life)
+        add(1, **{key: np.broadcast_to(v, (n,)) for key, v in values.items()})
+    got: dict[str, Any] = {
+        k: flows.Periodic(np.array(runs[k]).reshape(len(lengths), n), lengths) for k in runs
     }
+    if debt:
+        shield = tax * (payment - i * balance)  # tax x (payment - interest of the first period)
+        if np.any(shield):
+            span = np.where(balance > 0, tenor, 0)
+            got["equity"] = flows.Periodic(
+                got["equity"].values, lengths, (shield, np.full(n, b + 1), span, 1.0 + i)
+            )
+    out: dict[str, Any] = {
+        "levered": debt,
+        "lines": {},
+        **{k: got[k] for k in keys},
+        "power_use": got["power_use"] if powered else None,
+        "payment": payment,
+        "first": np.full(n, b + 1),
+        "last": b + tenor,
+    }
+    if table:
+        service, net, equity = (got[k].dense() for k in ("service", "net", "equity"))
+        out["lines"] = {f: got[f"line_{f}"].dense() for f in lines}
+        out["lines"]["capex"] = np.zeros_like(net)
+        out["lines"]["capex"][0] = -capex
+        out["lines"]["debt_drawn"] = np.zeros_like(net)
+        out["lines"]["debt_drawn"][0] = t["debt_fraction"] * capex
+        out["lines"]["debt_service"] = -service
+        out["lines"]["interest_tax_shield"] = equity - net - out["lines"]["debt_drawn"] + service
+        out["lines"]["net"], out["lines"]["equity"] = net, equity
+        out["lines"]["cumulative_equity"] = np.cumsum(equity, axis=0)
+    return out
 
 
 def _chunks(t: dict[str, np.ndarray]):
@@ -499,15 +548,14 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
             got["equity_irr"], got["equity_irr_why"] = flows.irr(f["equity"], ppy, by_period=True)
     if "equity_npv_usd_per_gpu" in need:
         got["equity_npv_usd_per_gpu"] = flows.npv(f["equity"], t["cost_of_equity"], ppy, by_period=True)
-    if "min_dscr" in need:
-        span = slice(int(f["first"].min()), int(f["last"].max()) + 1)  # the repayment periods
-        service, cfads = f["service"][span], f["cfads"][span]
+    if "min_dscr" in need:  # over the repayment periods: those with a payment (service > 0)
+        service, cfads = f["service"].values, f["cfads"].values  # runs of one partition
         with np.errstate(all="ignore"):
             cover = np.where(service > 0, cfads / service, np.inf)
-        low = cover.min(axis=0) if len(cover) else np.full(service.shape[1], np.inf)
+        low = cover.min(axis=0)
         got["min_dscr"] = np.where(np.isfinite(low), low, np.nan)
     if "peak_funding_usd_per_gpu" in need:
-        got["peak_funding_usd_per_gpu"] = np.minimum(np.cumsum(f["equity"], axis=0).min(axis=0), 0.0)
+        got["peak_funding_usd_per_gpu"] = np.minimum(flows.lowest_sum(f["equity"], by_period=True), 0.0)
     return got
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from . import _check as chk
 from . import chain, presets, project, yearflows
 from .compute import CONVENTIONS
-from .errors import InputRangeError, MissingValueError, UnknownNameError
+from .errors import GputcoError, InputRangeError, MissingValueError, UnknownNameError
 
 #: Every scenario input, in column order (the chain's inputs that a scenario can set). Each has
 #: ``name``, ``kind`` ("text" or "number"), ``unit``, ``default`` ("preset": from the presets) and
@@ -66,6 +66,37 @@ class Coded:
     categories: Sequence[str]
 
 
+@dataclass
+class _Shared:
+    """A value that depends on the text inputs only: one entry per combination of them that the
+    scenarios use (``table``: floats, or a :class:`Coded` of text), and per scenario its
+    combination (``codes``). A step whose arguments are all shared or scalar runs on the tables
+    (a few entries, not one per scenario); :func:`_full` gathers a value per scenario, once."""
+
+    codes: np.ndarray
+    table: Any
+    rows: np.ndarray | None = None
+
+    def full(self) -> Any:
+        if self.rows is None:
+            if isinstance(self.table, Coded):
+                return Coded(self.table.codes[self.codes], self.table.categories)
+            self.rows = self.table[self.codes]
+        return self.rows
+
+    def at(self, idx: np.ndarray | slice) -> Any:
+        if self.rows is not None:
+            return self.rows[idx]
+        if isinstance(self.table, Coded):
+            return Coded(self.table.codes[self.codes[idx]], self.table.categories)
+        return self.table[self.codes[idx]]
+
+
+def _full(value: Any) -> Any:
+    """A used value as the steps take it per scenario: shared ones gathered, others as they are."""
+    return value.full() if isinstance(value, _Shared) else value
+
+
 def _coded(name: str, value: object, n: int) -> Coded:
     if isinstance(value, Coded):
         return value
@@ -103,7 +134,7 @@ def _override(inputs, name, preset_values, n):
     if user.ndim == 0:
         return preset_values if np.isnan(user) else float(user)
     nan = np.isnan(user)
-    return np.where(nan, preset_values, user) if nan.any() else user
+    return np.where(nan, _full(preset_values), user) if nan.any() else user
 
 
 def used_inputs(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -130,11 +161,12 @@ def used_inputs(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     n, used = _used(inputs)
     _run(used, n, until="flops_per_token")
     keys = [*(i.name for i in INPUTS if i.kind == "number"), "flops_per_token"]
-    return {k: np.broadcast_to(np.asarray(used[k], dtype=float), (n,)) for k in keys}
+    return {k: np.broadcast_to(np.asarray(_full(used[k]), dtype=float), (n,)) for k in keys}
 
 
 def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[str, Any]]:
-    """(number of scenarios, the numeric values the chain uses: scalars or per-scenario arrays)."""
+    """(number of scenarios, the numeric values the chain uses: scalars, per-scenario arrays, or
+    :class:`_Shared` tables of the values that depend on the text inputs only)."""
     unknown = set(inputs) - set(INPUT_NAMES)
     if unknown:
         raise UnknownNameError("scenario input", sorted(unknown)[0], INPUT_NAMES)
@@ -142,9 +174,7 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
         raise MissingValueError("mfu", "every scenario needs an MFU in (0, 1]")
     n = _length(inputs)
     text = {name: _coded(name, inputs.get(name), n) for name in TEXT_INPUTS}
-    for name, coded in text.items():
-        if len(coded.codes) == 1 and n > 1:
-            text[name] = Coded(np.zeros(n, dtype=np.intp), coded.categories)
+    codes, combo = _combinations(text)
 
     tables = {
         "system": _resolve("system", "system", text["system"]),
@@ -156,12 +186,17 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
         if presets.normalize(conv) not in CONVENTIONS:
             raise UnknownNameError("convention", conv, CONVENTIONS)
 
-    def preset(p: chain.Preset) -> np.ndarray | float:
-        """A preset field per scenario: a scalar when the columns name one preset (no gather)."""
-        rows, codes = tables[p.table], text[p.table].codes
+    def shared(table: Any) -> Any:
+        """A value per combination of the text inputs: a scalar where there is one."""
+        if codes is None:
+            return table if isinstance(table, Coded) else float(table[0])
+        return _Shared(codes, table)
+
+    def preset(p: chain.Preset) -> np.ndarray:
+        """A preset field per combination of the text inputs."""
+        rows, at = tables[p.table], combo[p.table]
         if "{precision}" not in p.field:
-            values = np.array([r.value(p.field) for r in rows], dtype=float)
-            return values[0] if len(values) == 1 else values[codes]
+            return np.array([r.value(p.field) for r in rows], dtype=float)[at]
         tab = np.array(
             [
                 [
@@ -173,11 +208,10 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
                 for r in rows
             ]
         )
-        return tab[0, 0] if tab.size == 1 else tab[codes, text["precision"].codes]
+        return tab[at, combo["precision"]]
 
     used: dict[str, Any] = {
-        "convention": text["convention"],
-        **{k: text[k] for k in project.CHOICES},
+        k: shared(Coded(combo[k], text[k].categories)) for k in ("convention", *project.CHOICES)
     }
     for i in chain.INPUTS:
         if i.kind == "text":
@@ -191,20 +225,61 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
         elif i.default != chain.PRESET:
             used[i.key] = _override(inputs, i.key, float(cast(Any, i.default)), n)
         else:
-            value: np.ndarray | float = 1.0
+            value = np.ones(len(combo["system"]))
             for p in i.presets:
                 value = value * preset(p)
-            used[i.key] = _override(inputs, i.key, value, n) if i.scenario_input else value
-            if np.isnan(used[i.key]).any():  # a preset the system does not have (FP4 on H100)
-                row = int(np.argmax(np.isnan(used[i.key]))) if np.ndim(used[i.key]) else 0
-                sy = tables["system"][text["system"].codes[row]].key
-                pr = precs[text["precision"].codes[row]]
+            got = _override(inputs, i.key, shared(value), n) if i.scenario_input else shared(value)
+            missing = np.isnan(got.table)[got.codes] if isinstance(got, _Shared) else np.isnan(got)
+            if missing.any():  # a preset the system does not have (FP4 on H100), not given
+                row = int(np.argmax(missing)) if missing.ndim else 0
+                sy = tables["system"][_code_at(text["system"], row)].key
+                pr = precs[_code_at(text["precision"], row)]
                 raise MissingValueError(
                     i.key,
                     f"system {sy} has no {pr} {i.key} preset (scenario {row}); give "
                     f"{i.key} or another precision",
                 )
+            used[i.key] = got
     return n, used
+
+
+def _code_at(coded: Coded, row: int) -> int:
+    codes = np.asarray(coded.codes).reshape(-1)
+    return int(codes[row] if codes.size > 1 else codes[0])
+
+
+#: the most combinations of text inputs counted by a table (more: sorted out with np.unique)
+_MAX_COMBINATIONS = 1 << 22
+
+
+def _combinations(text: dict[str, Coded]) -> tuple[np.ndarray | None, dict[str, np.ndarray]]:
+    """The combinations of the text inputs the scenarios use: per scenario its combination (None
+    where every scenario has the same one), and per text input its category code in each
+    combination."""
+    combined, strides, size, fixed = None, {}, 1, {}
+    for name, coded in text.items():
+        c = np.asarray(coded.codes).reshape(-1)
+        k = len(coded.categories)
+        if c.size <= 1 or k == 1:
+            fixed[name] = int(c[0]) if c.size else 0
+            continue
+        c = c.astype(np.intp, copy=False)
+        strides[name] = (size, k)
+        combined = c if combined is None else combined + c * size
+        size *= k
+    if combined is None:
+        return None, {name: np.array([v], dtype=np.intp) for name, v in fixed.items()}
+    if size <= _MAX_COMBINATIONS:
+        present = np.bincount(combined, minlength=size) > 0
+        found = np.flatnonzero(present)
+        if found.size < size:  # only the combinations some scenario has (no step sees the others)
+            combined = (np.cumsum(present) - 1)[combined]
+    else:
+        found, combined = np.unique(combined, return_inverse=True)
+    combo = {name: np.full(found.size, v, dtype=np.intp) for name, v in fixed.items()}
+    for name, (stride, k) in strides.items():
+        combo[name] = (found // stride) % k
+    return combined, combo
 
 
 #: scenarios whose per-year cash-flow table is built at once: memory for the rent-or-buy steps is
@@ -215,24 +290,76 @@ CHUNK_ROWS = 32768
 def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, Any]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
-    A step that reads an optional input (the rent), directly or through other steps or the
-    per-year table, runs only on the scenarios that give it; it is NaN on the others. The steps
-    that read the per-year table run after the others (no other step reads them), on chunks of
-    :data:`CHUNK_ROWS` scenarios, so the table never exists for all scenarios at once.
+    A step whose arguments depend on the text inputs only runs once on their tables; the steps
+    that read a per-scenario value run on chunks of :data:`ROW_CHUNK` scenarios, one chunk
+    through all of them at a time (their temporaries stay in the cache). A step that reads an
+    optional input (the rent), directly or through other steps or the per-year table, runs only
+    on the scenarios that give it; it is NaN on the others. The steps that read the per-year
+    table run after the others (no other step reads them), on chunks of :data:`CHUNK_ROWS`
+    scenarios, so the table never exists for all scenarios at once. Where a step fails, the
+    steps run again one after the other on every scenario, so the error is the one the first
+    failing step gives for the first bad scenario.
     """
-    table: list[chain.Step] = []
-    for step, reads_table, optional in _plan():
-        if reads_table:
-            table.append(step)
-        elif optional:
-            used[step.key] = _on_given_rows(step, used, n)
-        else:
-            used[step.key] = step.func(*(used[a] for a in step.args))
-        if step.key == until:
+    plan = []
+    for entry in _plan():
+        plan.append(entry)
+        if entry[0].key == until:
             break
+    try:
+        _by_kind(plan, used, n)
+    except GputcoError:
+        for step, reads_table, optional in plan:
+            if not reads_table:
+                used[step.key] = _on_given_rows(step, used, n) if optional else _apply(step, used)
+        raise AssertionError("a step failed on chunks but not on every scenario") from None
+    table = [step for step, reads_table, _ in plan if reads_table]
     if table:
         _table_steps(table, used, n)
     return used
+
+
+#: scenarios per chunk of the steps that read a per-scenario value (8 bytes each: 512 KiB arrays)
+ROW_CHUNK = 1 << 16
+
+
+def _by_kind(plan: list, used: dict[str, Any], n: int) -> None:
+    """The steps of ``plan`` but those reading the per-year table: the shared ones at once, the
+    per-scenario ones chunk by chunk, then the optional ones."""
+    rows: list[chain.Step] = []
+    later: list[chain.Step] = []
+    pending: set[str] = set()
+    for step, reads_table, optional in plan:
+        if reads_table:
+            continue
+        if optional:
+            later.append(step)
+        elif pending.intersection(step.args) or any(_per_row(used[a]) for a in step.args):
+            rows.append(step)
+            pending.add(step.key)
+        else:
+            used[step.key] = _apply(step, used)
+    if rows:
+        _row_steps(rows, used, n)
+    for step in later:
+        used[step.key] = _on_given_rows(step, used, n)
+
+
+def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
+    """Steps that read per-scenario values, a chunk of scenarios through all of them at a time."""
+    keys = {step.key for step in steps}
+    reads = {a for step in steps for a in step.args if a not in keys}
+    if any(not isinstance(used[a], np.ndarray | _Shared) and _per_row(used[a]) for a in reads):
+        for step in steps:  # lists as given: each step converts (and checks) them
+            used[step.key] = _apply(step, used)
+        return
+    out = {key: np.empty(n) for key in keys}
+    for start in range(0, n, ROW_CHUNK):
+        rows = slice(start, min(n, start + ROW_CHUNK))
+        here = {a: _rows_of(used[a], rows, n) for a in reads}
+        for step in steps:
+            here[step.key] = got = step.func(*(here[a] for a in step.args))
+            out[step.key][rows] = got
+    used.update(out)
 
 
 _PLANS: list[tuple[tuple, list]] = []
@@ -249,10 +376,48 @@ def _plan() -> list[tuple[chain.Step, bool, tuple[str, ...]]]:
     return _PLANS[0][1]
 
 
+def _apply(step: chain.Step, used: dict[str, Any]) -> Any:
+    """A step on the used values: on the tables where every argument is shared or a scalar (the
+    result is shared too), else per scenario. An error on the tables is raised again by the run
+    per scenario, which names the scenario."""
+    args = [used[a] for a in step.args]
+    tables = [a for a in args if isinstance(a, _Shared)]
+    if tables and not any(_per_row(a) for a in args):
+        try:
+            got = step.func(*(a.table if isinstance(a, _Shared) else a for a in args))
+        except GputcoError:
+            pass
+        else:
+            table = tables[0].table
+            size = len(table.codes) if isinstance(table, Coded) else len(table)
+            return _Shared(tables[0].codes, np.broadcast_to(np.asarray(got, dtype=float), (size,)))
+    return step.func(*(_full(a) for a in args))
+
+
+def _per_row(value: Any) -> bool:
+    """Whether a used value has one element per scenario (an array, or a list as given)."""
+    if isinstance(value, _Shared | Coded):
+        return False
+    return isinstance(value, list | tuple) or np.ndim(value) > 0
+
+
 def _rows_of(value: object, rows: np.ndarray | slice, n: int) -> Any:
     """A used value on some scenarios: per-scenario arrays sliced, scalars as they are."""
+    if isinstance(value, _Shared):
+        return value.at(rows)
+    if isinstance(value, Coded):  # one text for every scenario
+        return value
     arr = np.asarray(value, dtype=float)
     return arr[rows] if arr.ndim and arr.shape[0] == n else arr
+
+
+def _at(value: Any, idx: np.ndarray, n: int) -> Any:
+    """A used value on the scenarios ``idx``, one element each (scalars repeated)."""
+    if isinstance(value, _Shared):
+        return value.at(idx)
+    if isinstance(value, Coded):
+        return Coded(np.broadcast_to(value.codes, (n,))[idx], value.categories)
+    return np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx]
 
 
 def _on_given_rows(step: chain.Step, used: dict[str, Any], n: int) -> np.ndarray | np.float64:
@@ -274,7 +439,7 @@ def _given(used: dict[str, Any], names, n: int) -> np.ndarray:
     """The scenarios that give every optional input of ``names`` (not NaN)."""
     given = np.ones(n, dtype=bool)
     for k in names:
-        value = np.asarray(used[k], dtype=float)
+        value = np.asarray(_full(used[k]), dtype=float)
         if value.ndim == 0:  # one value for all: all or none
             given &= not np.isnan(value)
         else:
@@ -302,14 +467,18 @@ def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
     for start in range(0, rows.size, CHUNK_ROWS):
         for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
             values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+            here: dict[str, Any] = {}  # the used values on these rows, each gathered once
             for s in steps:
                 sub = gives[s.key][idx]
                 if not sub.any():
                     continue
                 if fast and s.key in yearflows.FROM_FLOWS:
-                    on = {a: _rows_of(used[a], idx, n) for a in _kernel_inputs(s)}
-                    got = yearflows.FROM_FLOWS[s.key](values, on)
-                    got = np.where(sub, got, np.nan)
+                    for a in _kernel_inputs(s):
+                        if a not in here:
+                            here[a] = _rows_of(used[a], idx, n)
+                    got = yearflows.FROM_FLOWS[s.key](values, here)
+                    if not sub.all():
+                        got = np.where(sub, got, np.nan)
                 else:
                     args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
                     if not sub.all():
@@ -345,11 +514,8 @@ def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     period; an error names the scenario (its index among all the scenarios)."""
     cols: dict[str, Any] = {}
     for a in yearflows.INPUTS:
-        v = used[a]
-        if isinstance(v, Coded):
-            cols[a] = Coded(np.broadcast_to(v.codes, (n,))[idx], v.categories)
-            continue
-        arr = np.broadcast_to(np.asarray(v, dtype=float), (n,))[idx]
+        v = used[a]  # a value shared by every scenario stays one (the terms broadcast it)
+        arr = _at(v, idx, n) if a == "capex_per_gpu" or isinstance(v, _Shared) or _per_row(v) else v
         cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
     try:
         return yearflows.by_period(cols)
@@ -360,7 +526,10 @@ def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
 
 def _period_groups(used: dict[str, Any], idx: np.ndarray, n: int):
     """The scenarios ``idx`` in groups that share one kind of period (year, month)."""
-    codes = np.broadcast_to(used["periods"].codes, (n,))[idx]
+    codes = _at(used["periods"], idx, n).codes
+    if codes.min() == codes.max():
+        yield idx
+        return
     for c in np.unique(codes):
         yield idx[codes == c]
 
@@ -371,19 +540,21 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
     t = values["terms"]
     # without debt the equity flows are the project's: their IRR is the chain's irr step's, not
     # solved a second time
-    reuse = not values["levered"] and "irr" in values
+    # solved a second time; their NPV at a cost of equity equal to the cost of capital likewise
+    reused = {}
+    if not values["levered"]:
+        if "irr" in values:
+            reused["equity_irr"] = values["irr"]
+        if "npv_usd_per_gpu" in values and np.array_equal(t["cost_of_equity"], t["cost_of_capital"]):
+            reused["equity_npv_usd_per_gpu"] = values["npv_usd_per_gpu"]
     need = tuple(
-        v[3]
-        for v in chain.PROJECT_OUTPUTS.values()
-        if not chain.is_step(v[3]) and not (reuse and v[3] == "equity_irr")
+        v[3] for v in chain.PROJECT_OUTPUTS.values() if not chain.is_step(v[3]) and v[3] not in reused
     )
-    got = project.summaries(values, t, values["ppy"], need)
-    if reuse:
-        got["equity_irr"] = values["irr"]
-    gpus = np.broadcast_to(np.asarray(used["cluster_gpus_installed"], dtype=float), (n,))[idx]
+    got = {**project.summaries(values, t, values["ppy"], need), **reused}
+    gpus = _at(used["cluster_gpus_installed"], idx, n)
     for key in chain.PROJECT_OUTPUTS:
         per_gpu = chain.PROJECT_OUTPUTS[key][3]
-        value = used[per_gpu][idx] if chain.is_step(per_gpu) else got[per_gpu]  # the step's own
+        value = _at(used[per_gpu], idx, n) if chain.is_step(per_gpu) else got[per_gpu]  # the step's own
         used[key][idx] = value * gpus if key.startswith("cluster_") else value
 
 
@@ -391,25 +562,20 @@ def _refuse_project_terms(used: dict[str, Any], idx: np.ndarray, n: int) -> None
     """An error naming the first project input of the scenarios ``idx`` away from its default."""
     for name in project.PROJECT_INPUTS:
         default = project.CHOICES.get(name, project.TERMS.get(name))
-        value = used[name]
+        value = _at(used[name], idx, n)
         if isinstance(value, Coded):
-            codes = np.broadcast_to(value.codes, (n,))[idx]
-            off = np.asarray(value.categories, dtype=str)[codes] != default
+            off = np.asarray(value.categories, dtype=str)[value.codes] != default
         elif isinstance(default, str):  # its default is another input's value
-            off = ~np.isnan(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx])
-            off &= (
-                np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx]
-                != np.broadcast_to(np.asarray(used[default], dtype=float), (n,))[idx]
-            )
+            off = ~np.isnan(value) & (value != _at(used[default], idx, n))
         else:
-            off = np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx] != default
+            off = value != default
         if off.any():
             at = int(np.argmax(off))
             got: str | float
             if isinstance(value, Coded):
-                got = str(value.categories[int(np.broadcast_to(value.codes, (n,))[idx][at])])
+                got = str(value.categories[int(value.codes[at])])
             else:
-                got = float(np.broadcast_to(np.asarray(value, dtype=float), (n,))[idx][at])
+                got = float(value[at])
             shown = f"the {default}" if name not in project.CHOICES and isinstance(default, str) else default
             raise InputRangeError(
                 name,
@@ -428,7 +594,7 @@ def _year_table(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     values: dict[str, Any] = {"year": np.arange(16, dtype=float).reshape(1, -1)}
     names = {a for y in chain.YEAR_STEPS for a in y.args} - _YEAR_KEYS
     for a in names - {"year"}:
-        arr = np.broadcast_to(np.asarray(used[a], dtype=float), (n,))[idx]
+        arr = _at(used[a], idx, n)
         if a in ("life_years", "depreciation_years"):
             arr = _whole_years(a, arr, idx)
         values[a] = np.asarray(arr, dtype=float).reshape(-1, 1)
@@ -444,7 +610,7 @@ def cost_per_gpu_hour(inputs: Mapping[str, Any]) -> dict[str, Any]:
     1.4199
     """
     n, used = _used(inputs, need_mfu=False)
-    return _run(used, n, until="tco_usd_per_gpu_hour")
+    return {k: _full(v) for k, v in _run(used, n, until="tco_usd_per_gpu_hour").items()}
 
 
 def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
@@ -467,4 +633,4 @@ def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     n, used = _used(inputs)
     out = _run(used, n)
     keys = [*chain.outputs(), *chain.PROJECT_OUTPUTS]
-    return {k: np.broadcast_to(np.asarray(out[k], dtype=float), (n,)) for k in keys}
+    return {k: np.broadcast_to(np.asarray(_full(out[k]), dtype=float), (n,)) for k in keys}

@@ -35,7 +35,7 @@ def by_period(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> 
     scenarios that share one kind of period, with ``ppy`` (periods per year) and the checked
     ``terms``."""
     t = project.terms(values, function)
-    if np.unique(t["ppy"]).size > 1:
+    if t["ppy"].min() != t["ppy"].max():
         raise chk.InputRangeError("periods", "year and month", "one kind of period per call")
     f: dict[str, Any] = dict(project.project_flows(t))
     f["ppy"] = int(t["ppy"][0])
