@@ -673,7 +673,7 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "build_periods",
             "Build, periods",
             "",
-            "=[build_months]*[periods_per_year]/k_months_per_year",
+            "=[build_months]/[months_per_period]",
             "the in-service period; by year a whole number of years",
         ),
         (
@@ -839,7 +839,7 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
     rows = []
     for key, udf_name in CHECKS.items():
         args = {a.name: m(a.name) for a in registry.SPECS[udf_name].args}
-        udf = "=" + registry.udf_call(udf_name, **args)
+        udf = registry.udf_call(udf_name, **args)
         tests = [
             f"ISNUMBER({m('rent_usd_per_gpu_hour')})",
             f'{m("project_inputs_check")}=""',
@@ -857,5 +857,8 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
             native = f"(1+IRR({flows},(1+{{udf}})^(1/{ppy})-1))^{ppy}-1"
             where += ": Excel's IRR started at the function's root"
         applies = f"AND({','.join(tests)})"
+        # the function is called only where the check applies (TCO_MIN_DSCR without debt is an
+        # error by design: there is no cover ratio)
+        udf = f'=IF({applies},{udf},"does not apply")'
         rows.append((key, where, f'=IF({applies},{native},"")', udf, f"={applies}"))
     return rows
