@@ -93,7 +93,11 @@ def checked(arg: str, value: object, function: str | None = None) -> np.ndarray 
     ...
     gputco.udfs.errors.InputRangeError: pue must be in [1, 5], got 0.9
     """
-    r = ranges.of(arg, function)
+    return in_range(arg, value, ranges.of(arg, function))
+
+
+def in_range(arg: str, value: object, r: ranges.Range) -> np.ndarray | float:
+    """Check ``value`` against the range ``r`` (its interval, and whole numbers where it says so)."""
     x = number(arg, value, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open)
     if r.whole:
         arr = np.asarray(x)

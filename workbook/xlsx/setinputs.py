@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from openpyxl.utils import range_boundaries
 from openpyxl.workbook.workbook import Workbook
 
+from gputco.udfs import _check as chk
 from gputco.udfs import ranges
-from gputco.udfs.errors import InputRangeError, UnknownNameError
+from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
@@ -71,8 +72,10 @@ def _check(wb: Workbook, ws, coord: str, name: str, value: object) -> None:
                 raise InputRangeError(name, value, f"a value of its list: {', '.join(choices)} ({where})")
         elif dv.type == "custom":
             r = _range_of(dv.formula1, str(dv.sqref).split()[0].split(":")[0])
-            if not _within(value, r):
-                raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})")
+            try:
+                chk.in_range(name, value, r)
+            except GputcoError:  # out of range, or not a number: said with the cell
+                raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})") from None
         return
 
 
@@ -96,14 +99,6 @@ def _range_of(formula: str, first: str) -> ranges.Range:
         if r.excel(first) == formula:
             return r
     raise ValueError(f"the validation {formula} of {first} is not one of gputco's ranges")
-
-
-def _within(value: object, r: ranges.Range) -> bool:
-    if not isinstance(value, float | int) or isinstance(value, bool):
-        return False
-    lo_ok = value > r.lo if r.lo_open else value >= r.lo
-    hi_ok = value < r.hi if r.hi_open else value <= r.hi
-    return lo_ok and hi_ok and (not r.whole or float(value).is_integer())
 
 
 __all__ = ["parse_assignment", "set_inputs"]
