@@ -2,10 +2,9 @@
 would refuse them in Excel.
 
 ``gputco template --set inp_debt_fraction=0.6`` (and :func:`set_inputs`) writes a value into the
-cell an ``inp_`` name points at before the workbook is recalculated. A numeric cell's validation is
-the condition :meth:`gputco.udfs.ranges.Range.excel` wrote for its range, so the range is found by
-that condition and the value checked against it; a drop-down's value must be one of its list (a
-literal list or a defined name's cells). Nothing is written unless every value passes.
+cell an ``inp_`` name points at before the workbook is recalculated. A number is checked against
+its input's range (the table its data validation was written from); a drop-down's value must be
+one of its list (a literal list or a defined name's cells). Nothing is written unless every value passes.
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from openpyxl.utils import range_boundaries
 from openpyxl.workbook.workbook import Workbook
 
 from gputco.udfs import _check as chk
-from gputco.udfs import ranges
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
+from gputco.workbook.xlsx import inputcheck
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
@@ -58,25 +57,23 @@ def _input_cell(wb: Workbook, name: str):
 
 
 def _check(wb: Workbook, ws, coord: str, name: str, value: object) -> None:
+    """The cell's drop-down list, or the range of its input (the one ``gputco recalc`` warns with,
+    and the one its data validation states: :func:`.inputcheck.range_of`)."""
     where = f"{ws.title}!{coord}"
-    for dv in ws.data_validations.dataValidation:
-        if coord not in dv.sqref:
-            continue
-        if value is None:
-            if not dv.allow_blank:
-                raise InputRangeError(name, value, f"a value from its list ({where})")
-            return
-        if dv.type == "list":
-            choices = _choices(wb, dv.formula1)
-            if str(value) not in choices:
-                raise InputRangeError(name, value, f"a value of its list: {', '.join(choices)} ({where})")
-        elif dv.type == "custom":
-            r = _range_of(dv.formula1, str(dv.sqref).split()[0].split(":")[0])
-            try:
-                chk.in_range(name, value, r)
-            except GputcoError:  # out of range, or not a number: said with the cell
-                raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})") from None
+    lists = [dv for dv in ws.data_validations.dataValidation if dv.type == "list" and coord in dv.sqref]
+    for dv in lists:
+        if value is None and not dv.allow_blank:
+            raise InputRangeError(name, value, f"a value from its list ({where})")
+        choices = _choices(wb, dv.formula1)
+        if value is not None and str(value) not in choices:
+            raise InputRangeError(name, value, f"a value of its list: {', '.join(choices)} ({where})")
+    r = inputcheck.range_of(name)
+    if r is None or value is None:  # a blank number means "use the preset"
         return
+    try:
+        chk.in_range(name, value, r)
+    except GputcoError:  # out of range, or not a number: said with the cell
+        raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})") from None
 
 
 def _choices(wb: Workbook, formula: str) -> list[str]:
@@ -91,14 +88,6 @@ def _choices(wb: Workbook, formula: str) -> list[str]:
         for c in range(c0, c1 + 1)
         if ws.cell(row=r, column=c).value is not None
     ]
-
-
-def _range_of(formula: str, first: str) -> ranges.Range:
-    """The range whose Excel condition on ``first`` is ``formula``."""
-    for r in {*ranges.RANGES.values(), *ranges.FUNCTION_RANGES.values()}:
-        if r.excel(first) == formula:
-            return r
-    raise ValueError(f"the validation {formula} of {first} is not one of gputco's ranges")
 
 
 __all__ = ["parse_assignment", "set_inputs"]
