@@ -150,7 +150,7 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "Revenue",
         "contract_rent_usd_per_gpu_hour",
         True,
-        "Contract rent per available GPU-hour (blank = the rent)",
+        "Contract rent per available GPU-hour",
         "USD/GPU-h",
         None,
         None,
@@ -221,11 +221,11 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "Tax",
         "bonus_depreciation_fraction",
         False,
-        "Bonus depreciation (share of capex in the in-service year)",
+        "Bonus depreciation (share of capex)",
         "fraction",
         0.0,
         None,
-        "default 0; taken before the method on the rest",
+        "default 0; deducted in the in-service year, before the method on the rest",
     ),
 ]
 
@@ -243,18 +243,17 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
     the MACRS table; returns the last row written."""
     last_col = book.system_col(book.n) + 1
     first = book.system_col(1)
-    group = None
+    group = heading = None
     for grp, field, per_system, label, unit, default, choices, text in INPUTS:
         if grp != group:
             group = grp
             row += 2
             styles.section_row(ws, row, f"Cluster project: {grp.lower()}", last_col)
+        if (grp, per_system) != heading:  # a once-per-workbook input is headed "all systems"
+            heading = (grp, per_system)
             row += 1
-            styles.header_row(
-                ws,
-                row,
-                ["name", "", "unit", *(f"System {k}" for k in range(1, book.n + 1)), "range check", "notes"],
-            )
+            systems = [f"System {k}" for k in range(1, book.n + 1)] if per_system else ["all systems"]
+            styles.header_row(ws, row, ["name", "", "unit", *systems, "range check", "notes"])
         row += 1
         name = name_of(field, per_system)
         styles.label_row(ws, row, name.replace("{k}", "<n>"), label, unit)
