@@ -539,10 +539,9 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
     are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
     ``guess``: where to start if :func:`_start` cannot."""
-    ends = _extremes(c)
+    ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
     scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
     c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
-    ends = _extremes(c)
     m = ends.shape[1]
     nonzero = ends != 0
     last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
