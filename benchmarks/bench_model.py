@@ -5,7 +5,8 @@
 2. ``scenario.evaluate`` of --n scenarios without a rent and with one (so with NPV, IRR, payback
    and break-even rent, tax and rent decline on), each in a fresh child process: scenarios per
    second, the peak RSS of the child (its own ru_maxrss) and the ratio (target: >= 1 M/s and
-   < 1.5 GB with a rent, >= 20 M/s without).
+   < 1.5 GB with a rent, >= 20 M/s without); beside them the floor without a rent: the least
+   work any numpy implementation does (the annuity's log1p and expm1, one array per result).
 3. The IRR of --irr-rows cash-flow rows by the per-row Newton/bisection (udfs/flows.py) against
    the grid search over 600 rates it replaced (kept here, in the benchmark only), same rows.
 4. ``gputco batch`` of --batch-rows Parquet rows with a rent and without, each in a child process
@@ -147,6 +148,25 @@ def _child(argv: list[str]) -> tuple[dict, float]:
     return json.loads(out.strip().splitlines()[-1]), usage.ru_maxrss / 1024
 
 
+def floor_without_rent(n: int, repeat: int) -> tuple[float, int]:
+    """A lower bound on ``scenario.evaluate`` without a rent on this machine's numpy: the two
+    transcendental functions of the annuity (log1p, expm1) and one multiply into a fresh array for
+    each result column a rent-free scenario has (seconds, columns). No model is computed: it is
+    the cost of the least work any implementation with numpy does."""
+    from gputco.udfs import scenario
+
+    sample = scenario.evaluate(evaluate_inputs(1000, rent=False))
+    columns = sum(bool(np.isfinite(v).any()) for v in sample.values())
+    rng = np.random.default_rng(3)
+    rate, years, x = rng.uniform(0.06, 0.2, n), np.full(n, 5.0), rng.uniform(1, 2, n)
+
+    def least():
+        growth = np.expm1(years * np.log1p(rate))
+        return [x * growth for _ in range(columns)]
+
+    return best_of(least, repeat)[0], columns
+
+
 def bench_evaluate(args) -> None:
     base = ["--child-evaluate", str(args.n), str(args.repeat)]
     without, mem_without = _child([*base, "0"])
@@ -166,6 +186,12 @@ def bench_evaluate(args) -> None:
     print(f"target with a rent >= 1 M/s: {'met' if r1 >= 1e6 else 'NOT met'}")
     print(f"target with a rent peak < 1.5 GB: {'met' if mem_with < 1.5 * 1024 else 'NOT met'}")
     print(f"target without a rent >= 20 M/s: {'met' if r0 >= 20e6 else 'NOT met'}")
+    least, columns = floor_without_rent(args.n, args.repeat)
+    print(
+        f"floor without a rent on this machine's numpy (log1p + expm1 of the annuity, one multiply "
+        f"into a fresh array per result column, {columns} columns; no model): {least:.3f} s = "
+        f"{args.n / least / 1e6:.2f} M/s; ratio evaluate / floor {without['seconds'] / least:.2f}x"
+    )
 
 
 # --- 3. the IRR kernel against the grid search it replaced -------------------------------------
