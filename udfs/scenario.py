@@ -229,8 +229,11 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
             for p in i.presets:
                 value = value * preset(p)
             got = _override(inputs, i.key, shared(value), n) if i.scenario_input else shared(value)
-            missing = np.isnan(got.table)[got.codes] if isinstance(got, _Shared) else np.isnan(got)
+            # every combination in a shared table is some scenario's: its NaN is a scenario's
+            missing = np.isnan(got.table if isinstance(got, _Shared) else got)
             if missing.any():  # a preset the system does not have (FP4 on H100), not given
+                if isinstance(got, _Shared):
+                    missing = missing[got.codes]
                 row = int(np.argmax(missing)) if missing.ndim else 0
                 sy = tables["system"][_code_at(text["system"], row)].key
                 pr = precs[_code_at(text["precision"], row)]
