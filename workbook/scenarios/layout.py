@@ -36,6 +36,7 @@ import numpy as np
 from openpyxl.utils import get_column_letter
 
 from gputco.udfs import chain, decisions, registry
+from gputco.workbook.scenarios import projectcells
 from gputco.workbook.xlsx.presets_sheet import lookup
 
 
@@ -222,12 +223,14 @@ class Layout:
         first_col: int,
         checks: bool = False,
         last_year: int = LAST_YEAR,
+        project: int | None = None,
     ) -> None:
         unknown = [k for k in varying if k not in INPUTS]
         if unknown:
             raise ValueError(f"not scenario inputs: {unknown}")
         self.varying = list(varying)
         self.inp, self.use = inp, use
+        self.checks, self.first_col = checks, first_col
         moving = set(self.varying)
         self.used_columns: list[Quantity] = []
         self.constants: list[Quantity] = []
@@ -239,9 +242,13 @@ class Layout:
                 self.used_columns.append(q)
             else:
                 self.constants.append(q)
-        if not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
+        if project is None and not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
             raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got {last_year!r}")
         self.last_year = int(last_year)
+        self.project = project
+        if project is not None:
+            self._project(project)
+            return
         self.results = [
             Quantity(st.key, st.label, st.unit, "result", _guarded(st.key, self.last_year))
             for st in _result_steps()
@@ -266,6 +273,44 @@ class Layout:
             + self.year_columns
         )
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}
+
+    def _project(self, last: int) -> None:
+        """The columns of a block with the project's terms (:mod:`.projectcells`): the chain's
+        results with those that read the cash flows taken from the project's periods 0..``last``,
+        the project's results, its terms as used, the tax years and the periods."""
+        self.last_year = last
+        own = projectcells.result_formulas(last)
+        self.results = [
+            Quantity(st.key, st.label, st.unit, "result", own.get(st.key) or _guarded(st.key, LAST_YEAR))
+            for st in _result_steps()
+        ] + [Quantity(k, v[0], v[1], "result", own[k]) for k, v in chain.PROJECT_OUTPUTS.items()]
+        terms = [
+            Quantity(k, *projectcells.scalar_label(k), "project", projectcells.scalar_formula(k))
+            for k in projectcells.SCALARS
+        ]
+        tax = [
+            Quantity(projectcells.key(c, t), f"{c}, tax year {t}", "fraction" if c == "macrs" else "USD",
+                     "period", projectcells.tax_formula(c, t))
+            for c in projectcells.TAX_CELLS
+            for t in range(1, projectcells.TAX_YEARS + 1)
+            if last
+        ]
+        periods = [
+            Quantity(projectcells.key(c, p), f"{c}, period {p}", "years" if c == "payback_point" else "USD",
+                     "period", projectcells.period_formula(c, p, last))
+            for c in projectcells.CELLS
+            for p in range(last + 1)
+            if last
+        ]
+        self.year_columns = terms + tax + periods
+        self.columns = (
+            [INPUTS[k] for k in self.varying]
+            + self.used_columns
+            + self.results
+            + (list(CHECKS) if self.checks else [])
+            + self.year_columns
+        )
+        self.col = {q.key: self.first_col + i for i, q in enumerate(self.columns)}
 
     def letter(self, key: str) -> str:
         return get_column_letter(self.col[key])

@@ -41,10 +41,11 @@ RENT_STATS = frozenset(k for k in STATS if chain.optional_inputs_of(k))
 
 
 def build(
-    book: BookBuilder, mc: MonteCarlo, base: Layout, last_year: int
+    book: BookBuilder, mc: MonteCarlo, base: Layout, last_year: int, project: int | None = None
 ) -> tuple[int, list[BlockColumn], dict]:
     """Write the sheet; returns (first draw row, columns to fill, {result: row of its P10..P90}).
-    ``last_year``: the draws' cash-flow table has years 0..last_year."""
+    ``last_year``: the draws' cash-flow table has years 0..last_year; ``project``: the last
+    period of the project's cells (None: no project terms)."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(
         ws,
@@ -53,7 +54,7 @@ def build(
         "the base scenario (Inputs, base_*) with the random inputs below. Change the SPEC "
         "and run gputco scenarios again to redraw.",
     )
-    layout = Layout(list(mc.dists), base.inp, base.use, first_col=2, last_year=last_year)
+    layout = Layout(list(mc.dists), base.inp, base.use, first_col=2, last_year=last_year, project=project)
     row = 4
     styles.section_row(ws, row, "Random inputs", 7)
     row += 1
