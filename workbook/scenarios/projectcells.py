@@ -79,7 +79,7 @@ SCALARS = tuple(
 #: the most rows x periods a block of rows may carry (beyond it the SPEC is refused). Measured
 #: 2026-12-02 on the shared 2-core machine: 600 scenarios by month (73 periods, 43,800
 #: row-periods, about 700,000 period cells) take 15 s to write and 0.9 GB; 10,000 by year (7
-#: periods) 21 s and 2.1 GB
+#: periods, 70,000 row-periods: refused now) 21 s and 2.1 GB
 MAX_ROW_PERIODS = 50_000
 #: what the project results say where a row's periods do not fit its cells (after an edit)
 UNFIT = "cash flows need whole life and depreciation years 1..15 and at most {P} periods"
