@@ -244,6 +244,14 @@ def test_the_drawn_specs_meet_every_feature():
     assert all(any(d in projectcells.project.PROJECT_INPUTS for d in s.drivers) for s in specs[:3])
 
 
+def test_the_drawn_rows_pay_back_and_borrow(engine):
+    """Not only losses: rows with a payback, a positive equity IRR and a debt-service cover."""
+    values = [v for got in engine.values() for k, v in got.items() if k.endswith(":payback_years")]
+    assert sum(isinstance(v, float) for v in values) >= 50
+    covers = [v for got in engine.values() for k, v in got.items() if k.endswith(":min_dscr")]
+    assert sum(isinstance(v, float) for v in covers) >= 50
+
+
 @pytest.mark.parametrize("name", list(SPECS))
 def test_the_engine_equals_python(engine, name):
     assert _mismatches(parse_spec(SPECS[name]), engine[name]) == []
