@@ -335,3 +335,27 @@ def test_without_a_rent_the_project_results_say_what_they_need(tmp_path):
     for key in ("npv_usd_per_gpu", "equity_irr", "min_dscr"):
         assert {r[keys.index(key)] for r in data} == {projectcells.NEEDS_RENT}
     assert not any(k.startswith("net_p") for k in keys)  # no period cells without a rent
+
+
+def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not_ignored(tmp_path):
+    """A SPEC without project inputs gives rows without the project's cells (the yearly table);
+    typing a project input on Inputs afterwards turns their rent-or-buy results into a text
+    that says so, recalculated by gputco's engine, instead of numbers that ignore it."""
+    import openpyxl
+
+    from gputco.workbook.recalc import recalc_file
+    from gputco.workbook.scenarios.layout import NEEDS_PROJECT
+
+    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"]}, "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 3.0}})
+    path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    keys, data, _ = block(load(path)["Scenarios"], "scenario")
+    assert all(isinstance(r[keys.index("npv_usd_per_gpu")], float) for r in data)
+    wb = openpyxl.load_workbook(path)
+    ((sheet, ref),) = wb.defined_names["inp_debt_fraction"].destinations
+    wb[sheet][ref.replace("$", "")] = 0.5
+    wb.save(tmp_path / "typed.xlsx")
+    recalc_file(tmp_path / "typed.xlsx", tmp_path / "out.xlsx")
+    keys, data, _ = block(load(tmp_path / "out.xlsx")["Scenarios"], "scenario")
+    for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
+        assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key
+    assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)  # the chain reads no project input

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from gputco.udfs import chain, decisions, registry
+from gputco.udfs import chain, decisions, project, registry
 from gputco.workbook.scenarios import projectcells
 from gputco.workbook.xlsx.presets_sheet import lookup
 
@@ -147,6 +147,30 @@ def _year_ref(last: int, year: int | None = None):
     return ref
 
 
+def _at_defaults() -> Quantity:
+    """TRUE where every project input is at its default (blank: another input's value): a block
+    without the project's cells reads the yearly table, which is right only then."""
+    tests = []
+    for name in project.PROJECT_INPUTS:
+        default = project.CHOICES.get(name, project.TERMS.get(name))
+        if name in project.CHOICES:
+            tests.append(f'<{name}>="{default}"')
+        elif isinstance(default, str):  # another input's value: blank
+            tests.append(f'<{name}>=""')
+        else:
+            tests.append(f"<{name}>={default:g}")
+    return Quantity(AT_DEFAULTS, "Project inputs at their defaults", "", "used", f"=AND({','.join(tests)})")
+
+
+#: the named cell that says whether a block without the project's cells may read the yearly table
+AT_DEFAULTS = "project_at_defaults"
+#: what the rent-or-buy results say there where a project input was set on Inputs
+NEEDS_PROJECT = (
+    "project inputs set on Inputs: this workbook has no project cells; set them in the SPEC "
+    "(docs/scenarios.md)"
+)
+
+
 def _guarded(key: str, last: int = LAST_YEAR) -> str:
     """The step's formula, empty with the reason in rows where an optional input (the rent) is
     blank; a step that reads the cash-flow table also says so where the life or depreciation is
@@ -159,6 +183,7 @@ def _guarded(key: str, last: int = LAST_YEAR) -> str:
             f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}" for n in ("life_years", "depreciation_years")
         )
         text = f'=IF(OR({whole}),"cash flows need whole life and depreciation years 1..{last}",{text[1:]})'
+        text = f'=IF(NOT([{AT_DEFAULTS}]),"{NEEDS_PROJECT}",{text[1:]})'
     needs = chain.optional_inputs_of(key)
     if not needs:
         return text
@@ -242,6 +267,8 @@ class Layout:
                 self.used_columns.append(q)
             else:
                 self.constants.append(q)
+        if project is None:
+            self.constants.append(_at_defaults())
         if project is None and not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
             raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got {last_year!r}")
         self.last_year = int(last_year)
@@ -332,5 +359,7 @@ class Layout:
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""
-        q = next(q for q in (*USED, *self.results, *CHECKS, *self.year_columns) if q.key == key)
+        q = next(
+            q for q in (*USED, *self.constants, *self.results, *CHECKS, *self.year_columns) if q.key == key
+        )
         return self.expand(q.formula)
