@@ -16,6 +16,7 @@ tests/test_scenarios_project.py -k live``).
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
@@ -106,7 +107,11 @@ PROBES = {
     },
     "month_equity_bonus": {"sensitivity": {"inputs": ["staff_usd_per_gpu_year", "mfu"]}},
     "year_debt_straight_line": {
-        "monte_carlo": {"draws": 20, "seed": 2, "debt_fraction": {"dist": "uniform", "low": 0.2, "high": 0.8}},
+        "monte_carlo": {
+            "draws": 20,
+            "seed": 2,
+            "debt_fraction": {"dist": "uniform", "low": 0.2, "high": 0.8},
+        },
     },
 }
 
@@ -184,7 +189,7 @@ IRRS = {"irr": "net", "equity_irr": "equity"}
 
 def _sign_changes(flows) -> int:
     signs = [f > 0 for f in flows if f != 0]
-    return sum(a != b for a, b in zip(signs, signs[1:], strict=False))
+    return sum(a != b for a, b in itertools.pairwise(signs))
 
 
 def _is_root(rate: object, flows, ppy: int) -> bool:
@@ -216,7 +221,9 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
                 if math.isnan(expected):  # none: the workbook says why (a text or an error)
                     ok = not isinstance(value, int | float) or isinstance(value, bool)
                 else:
-                    ok = isinstance(value, int | float) and math.isclose(value, expected, rel_tol=REL, abs_tol=1e-9)
+                    ok = isinstance(value, int | float) and math.isclose(
+                        value, expected, rel_tol=REL, abs_tol=1e-9
+                    )
                 if not ok and key in IRRS and _sign_changes(got[f"{id_key}:{i}:{IRRS[key]}"]) > 1:
                     # flows that change sign more than once may have several IRRs: Excel's IRR and
                     # Python's pick a root each (not always the same one); the workbook's must be one
@@ -230,12 +237,16 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
 def engine(tmp_path_factory) -> dict[str, dict[str, object]]:
     """The engine's values of every SPEC's workbook."""
     where = tmp_path_factory.mktemp("scenarios-project")
-    return {name: _read(write_scenarios(parse_spec(s), where / f"{name}.xlsx").path) for name, s in SPECS.items()}
+    return {
+        name: _read(write_scenarios(parse_spec(s), where / f"{name}.xlsx").path) for name, s in SPECS.items()
+    }
 
 
 def test_the_drawn_specs_meet_every_feature():
     specs = [parse_spec(s) for s in SPECS.values()]
-    rows = [dict(zip(s.grid, values, strict=True)) for s in specs for values in zip(*s.grid.values(), strict=True)]
+    rows = [
+        dict(zip(s.grid, values, strict=True)) for s in specs for values in zip(*s.grid.values(), strict=True)
+    ]
     assert len(rows) == 20
     assert {s.fixed["periods"] for s in specs} == {"year", "month"}
     assert {s.fixed["depreciation_method"] for s in specs} == {"straight_line", "macrs_5", "macrs_7"}
@@ -262,7 +273,11 @@ def test_the_recorded_libreoffice_values_equal_python_and_the_engine(engine, nam
     rec = recorded(name, RECORDING)
     assert rec, f"no LibreOffice recording of {name}: {REGENERATE}"
     assert _mismatches(parse_spec(SPECS[name]), rec) == []
-    assert [k for k in engine[name] if not same(rec[k], engine[name][k], REL) and not _both_missing(rec[k], engine[name][k])] == []
+    assert [
+        k
+        for k in engine[name]
+        if not same(rec[k], engine[name][k], REL) and not _both_missing(rec[k], engine[name][k])
+    ] == []
 
 
 def _both_missing(a, b) -> bool:
@@ -324,7 +339,9 @@ def test_a_block_too_big_for_its_periods_is_refused_with_the_limit():
             "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "periods": "month", "build_months": 24},
         }
     )
-    with pytest.raises(SpecError, match=r"^grid: 600 rows x 85 periods = 51,000 row-periods; .* at most 50,000"):
+    with pytest.raises(
+        SpecError, match=r"^grid: 600 rows x 85 periods = 51,000 row-periods; .* at most 50,000"
+    ):
         build(spec)
 
 
@@ -346,7 +363,9 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
     from gputco.workbook.recalc import recalc_file
     from gputco.workbook.scenarios.layout import NEEDS_PROJECT
 
-    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"]}, "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 3.0}})
+    spec = parse_spec(
+        {"grid": {"system": ["H100_HGX", "GB200_NVL72"]}, "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 3.0}}
+    )
     path = write_scenarios(spec, tmp_path / "s.xlsx").path
     keys, data, _ = block(load(path)["Scenarios"], "scenario")
     assert all(isinstance(r[keys.index("npv_usd_per_gpu")], float) for r in data)
@@ -358,4 +377,5 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
     keys, data, _ = block(load(tmp_path / "out.xlsx")["Scenarios"], "scenario")
     for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
         assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key
-    assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)  # the chain reads no project input
+    # the chain's own steps read no project input
+    assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)

@@ -179,7 +179,9 @@ def _macrs(book: BookBuilder, ws, row: int) -> None:
     top = row + 1
     for year in range(1, max(len(v) for v in project.MACRS.values()) + 1):
         row += 1
-        ws.cell(row=row, column=1, value=projectflows.MACRS_RATES if year == 1 else None).font = styles.KEY_FONT
+        ws.cell(
+            row=row, column=1, value=projectflows.MACRS_RATES if year == 1 else None
+        ).font = styles.KEY_FONT
         ws.cell(row=row, column=2, value=year)
         ws.cell(row=row, column=3, value="fraction").font = styles.KEY_FONT
         for i, m in enumerate(methods):
@@ -188,7 +190,6 @@ def _macrs(book: BookBuilder, ws, row: int) -> None:
             ws.cell(row=row, column=VALUE_COL + i, value=value).number_format = "0.00%"
     book.define(projectflows.MACRS_YEARS, ws, f"$B${top}:$B${row}")
     book.define(projectflows.MACRS_RATES, ws, f"$D${top}:$E${row}")
-    _note(ws, top, "")
-    ws.cell(row=top, column=VALUE_COL + 2, value=projectflows.MACRS_SOURCE + "; 0 after the last recovery year").font = (
-        styles.NOTE_FONT
-    )
+    ws.cell(
+        row=top, column=VALUE_COL + 2, value=projectflows.MACRS_SOURCE + "; 0 after the last recovery year"
+    ).font = styles.NOTE_FONT

@@ -269,7 +269,7 @@ class Layout:
                 self.constants.append(q)
         if project is None:
             self.constants.append(_at_defaults())
-        if project is None and not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
+        if (project is None and not 0 <= last_year <= LAST_YEAR) or last_year != int(last_year):
             raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got {last_year!r}")
         self.last_year = int(last_year)
         self.project = project
@@ -316,15 +316,25 @@ class Layout:
             for k in projectcells.SCALARS
         ]
         tax = [
-            Quantity(projectcells.key(c, t), f"{c}, tax year {t}", "fraction" if c == "macrs" else "USD",
-                     "period", projectcells.tax_formula(c, t))
+            Quantity(
+                projectcells.key(c, t),
+                f"{c}, tax year {t}",
+                "fraction" if c == "macrs" else "USD",
+                "period",
+                projectcells.tax_formula(c, t),
+            )
             for c in projectcells.TAX_CELLS
             for t in range(1, projectcells.TAX_YEARS + 1)
             if last
         ]
         periods = [
-            Quantity(projectcells.key(c, p), f"{c}, period {p}", "years" if c == "payback_point" else "USD",
-                     "period", projectcells.period_formula(c, p, last))
+            Quantity(
+                projectcells.key(c, p),
+                f"{c}, period {p}",
+                "years" if c == "payback_point" else "USD",
+                "period",
+                projectcells.period_formula(c, p, last),
+            )
             for c in projectcells.CELLS
             for p in range(last + 1)
             if last

@@ -41,7 +41,8 @@ OWN = {
     "power_use": "=IF({live}=1,<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>"
     "*<availability>*{ramp}*(1+<opex_escalation_per_year>)^{year},0)",
     # the chain's per-year running sum and payback point, on the project's net by period
-    "cumulative": chain.year_step("cumulative").formula.replace("<cumulative@prev>", "{cumulative@prev}")
+    "cumulative": chain.year_step("cumulative")
+    .formula.replace("<cumulative@prev>", "{cumulative@prev}")
     .replace("<net>", "{net}"),
     "payback_point": chain.year_step("payback_point")
     .formula.replace("<cumulative@prev>", "{cumulative@prev}")
@@ -213,7 +214,9 @@ def result_formulas(last: int) -> dict[str, str]:
 def _guarded(formula: str, last: int) -> str:
     if not last:
         return f'="{NEEDS_RENT}"'
-    whole = ",".join(f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{TAX_YEARS}" for n in ("life_years", "depreciation_years"))
+    whole = ",".join(
+        f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{TAX_YEARS}" for n in ("life_years", "depreciation_years")
+    )
     return (
         f'=IF(NOT(ISNUMBER([rent_usd_per_gpu_hour])),"needs rent_usd_per_gpu_hour",'
         f'IF([project_inputs_check]<>"",[project_inputs_check],'
@@ -247,7 +250,9 @@ def last_period(inputs: Mapping[str, object]) -> int:
     used = scenario.used_inputs(inputs)
     if np.isnan(np.asarray(used["rent_usd_per_gpu_hour"], dtype=float)).all():
         return 0
-    ppy = max(project.PERIODS[project.choice("periods", t)] for t in _texts(inputs.get("periods")) or ["year"])
+    ppy = max(
+        project.PERIODS[project.choice("periods", t)] for t in _texts(inputs.get("periods")) or ["year"]
+    )
     build = float(np.max(used["build_months"])) * ppy / 12
     life = min(float(np.max(used["life_years"])), project.MAX_LIFE)
     return int(math.ceil(build) + math.ceil(life) * ppy)

@@ -116,7 +116,9 @@ def row_block(
             ws, head_row, [f"{label} ({unit})" if unit and unit != "key" else label], first_col=col
         )
         ws.cell(row=head_row + 1, column=col, value=key).font = styles.KEY_FONT
-        styles.widths(ws, {col: 9 if col == 1 else 16 if kind == "check" else 12 if kind in ("year", "period") else 14})
+        styles.widths(
+            ws, {col: 9 if col == 1 else 16 if kind == "check" else 12 if kind in ("year", "period") else 14}
+        )
         letter = get_column_letter(col)
         book.define(f"{prefix}{key}", ws, f"${letter}${first}:${letter}${first + n - 1}")
     ws.row_dimensions[head_row].height = 45
