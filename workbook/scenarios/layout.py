@@ -237,6 +237,11 @@ class Layout:
         block's rows; years after a row's life are 0). A row whose life is longer, or not whole,
         says so in its NPV, IRR and payback cells instead of computing a wrong number. 0: no
         row gives a rent, no table (those cells say what they need).
+    project : int or None
+        None: no project terms (the yearly table above; the rent-or-buy results say so where a
+        project input is typed on Inputs). A number: the block carries the cluster project's
+        cells for periods 0..``project`` (:mod:`.projectcells`; 0: no row gives a rent) instead
+        of the yearly table, and the project's results.
     """
 
     def __init__(
