@@ -28,7 +28,7 @@ from scenario_book import block, load, unrecalculated
 
 from gputco.udfs import chain, scenario
 from gputco.workbook.finance.inputs import default_rent
-from gputco.workbook.scenarios import projectcells
+from gputco.workbook.scenarios import montecarlo, projectcells
 from gputco.workbook.scenarios.build import build, write_scenarios
 from gputco.workbook.scenarios.spec import SpecError, parse_spec
 
@@ -180,8 +180,15 @@ def _read(path: Path) -> dict[str, object]:
             for flow in ("net", "equity"):  # the flows an IRR is a root of
                 cells = [j for j, k in enumerate(keys) if k and k.startswith(f"{flow}_p")]
                 out[f"{id_key}:{i}:{flow}"] = [row[j] for j in cells]
+    if "MonteCarlo" in wb.sheetnames:  # the percentiles and the mean of the draws
+        for r in wb["MonteCarlo"].iter_rows(max_row=60, values_only=True):
+            if r[0] in MC_STATS:
+                out[f"mcstat:{r[0]}"] = list(r[3:7])
     return out
 
+
+#: the Monte Carlo statistics compared with numpy's (percentile, inclusive, and mean)
+MC_STATS = ("npv_usd_per_gpu", "irr", *montecarlo.PROJECT_STATS)
 
 #: the IRR of each flow
 IRRS = {"irr": "net", "equity_irr": "equity"}
@@ -230,6 +237,17 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
                     ok = _is_root(value, got[f"{id_key}:{i}:{IRRS[key]}"], PPY[spec.fixed["periods"]])
                 if not ok:
                     bad.append(f"{id_key} {i} {key}: workbook {value!r}, Python {expected!r}")
+    if want["draw"] is not None:
+        for key in MC_STATS:
+            values = np.asarray(want["draw"][key], dtype=float)
+            values = values[np.isfinite(values)]
+            expected = [*np.percentile(values, [10, 50, 90]), values.mean()]
+            got_stats = got[f"mcstat:{key}"]
+            if not all(
+                math.isclose(a, b, rel_tol=REL, abs_tol=1e-9)
+                for a, b in zip(got_stats, expected, strict=True)
+            ):
+                bad.append(f"Monte Carlo {key}: workbook {got_stats}, numpy {expected}")
     return bad
 
 
