@@ -107,7 +107,7 @@ def _project_last(spec: Spec, inputs, table: str, rows: int) -> int:
             table,
             f"{rows:,} rows x {last + 1} periods = {size:,} row-periods; a scenario workbook with "
             f"project inputs holds at most {projectcells.MAX_ROW_PERIODS:,} per sheet (each period "
-            'is a dozen cells a row): fewer rows, periods = "year", or `gputco batch` (no limit)',
+            f'is {len(projectcells.CELLS)} cells a row): fewer rows, periods = "year", or `gputco batch` (no limit)',
         )
     return last
 
