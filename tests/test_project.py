@@ -380,12 +380,12 @@ def test_the_monthly_table_adds_up_to_the_results():
     assert out["equity_npv_usd_per_gpu"][0] == pytest.approx(npf.npv(1.1 ** (1 / 12) - 1, col["equity"]))
 
 
-def test_a_spec_takes_project_inputs_for_python_and_its_workbook_refuses_them():
+def test_a_spec_takes_project_inputs_for_python_and_its_workbook():
     """SPEC's grid and Monte Carlo take the project's inputs (the draws run through the
-    evaluator: equity IRR per draw); the scenario workbook, whose formulas do not carry them yet,
-    refuses the SPEC and names the key, never showing results that ignore them."""
+    evaluator: equity IRR per draw); the scenario workbook carries them (its rows' values against
+    the evaluator: tests/test_scenarios_project.py)."""
     from gputco.workbook.scenarios.build import build
-    from gputco.workbook.scenarios.spec import SpecError, parse_spec
+    from gputco.workbook.scenarios.spec import parse_spec
 
     spec = parse_spec(
         {
@@ -398,8 +398,8 @@ def test_a_spec_takes_project_inputs_for_python_and_its_workbook_refuses_them():
     draws = spec.draw_results
     assert np.all(np.isfinite(draws["equity_irr"])) and np.all(draws["min_dscr"] > 0)
     assert np.all(draws["equity_irr"] > draws["irr"])  # the project's IRR (34.6%) is above the 9% debt
-    with pytest.raises(SpecError, match=r"^grid\.debt_fraction: the scenario workbooks do not carry"):
-        build(spec)
+    keys = [c.value for c in build(spec).wb["Scenarios"][5]]
+    assert {"debt_fraction", "periods", "equity_irr", "min_dscr", "equity_p0", "deduction_t1"} <= set(keys)
 
 
 def test_a_step_reading_the_whole_table_refuses_project_terms_it_cannot_see():

@@ -113,7 +113,7 @@ _REQUIRED = (
 #: the text terms and their defaults
 CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
 #: the inputs of the chain that only the project's cash flows read (scenario inputs; the finance
-#: workbook carries them in its period tables, the scenario workbooks' formulas not yet)
+#: workbook carries them in its period tables, the scenario workbooks along each row)
 PROJECT_INPUTS = (
     "periods",
     *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),

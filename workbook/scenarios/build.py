@@ -30,10 +30,11 @@ from pathlib import Path
 import numpy as np
 from openpyxl import Workbook
 
-from gputco.udfs import presets, project
+from gputco.udfs import presets
 from gputco.workbook.recalc import RecalcError, RecalcReport, fill_blocks
 from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
 from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
+from gputco.workbook.scenarios import projectcells
 from gputco.workbook.scenarios import rows as sheet_scenarios
 from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
@@ -87,26 +88,33 @@ def describe(spec: Spec) -> str:
     return f"grid: {sizes} = {spec.n_scenarios:,} scenarios"
 
 
-def _refuse_project_inputs(spec: Spec) -> None:
-    """The scenario workbooks' formulas do not carry the project's inputs (build, debt, MACRS...)
-    yet: a SPEC that sets one is refused, never shown with results that ignore it."""
-    tables = {"grid": spec.grid, "fixed": spec.fixed, "base": spec.base}
-    tables["sensitivity"] = dict.fromkeys(spec.drivers)
+def uses_project(spec: Spec) -> bool:
+    """Does the SPEC set a project input (build, debt, MACRS...: docs/project.md) anywhere? Then
+    every block of rows carries the project's periods (:mod:`.projectcells`)."""
+    names = [*spec.grid, *spec.fixed, *spec.base, *spec.drivers]
     if spec.monte_carlo is not None:
-        tables["monte_carlo"] = spec.monte_carlo.dists
-    for table, names in tables.items():
-        for name in names:
-            if name in project.PROJECT_INPUTS:
-                raise SpecError(
-                    f"{table}.{name}",
-                    "the scenario workbooks do not carry the project inputs yet (docs/project.md): "
-                    "run these scenarios with `gputco batch` or gputco.udfs.scenario.evaluate",
-                )
+        names += list(spec.monte_carlo.dists)
+    return projectcells.uses_project(names)
+
+
+def _project_last(spec: Spec, inputs, table: str, rows: int) -> int:
+    """The last period of a block's cells; a block too big for them is refused, naming the table,
+    its rows x periods and the limit."""
+    last = projectcells.last_period(inputs)
+    size = rows * (last + 1)
+    if last and size > projectcells.MAX_ROW_PERIODS:
+        raise SpecError(
+            table,
+            f"{rows:,} rows x {last + 1} periods = {size:,} row-periods; a scenario workbook with "
+            f"project inputs holds at most {projectcells.MAX_ROW_PERIODS:,} per sheet (each period "
+            f'is {len(projectcells.CELLS)} cells a row): fewer rows, periods = "year", or `gputco batch` (no limit)',
+        )
+    return last
 
 
 def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Built:
     """The workbook in memory (formulas without values) and its pending row blocks."""
-    _refuse_project_inputs(spec)
+    project = uses_project(spec)
     wb = Workbook()
     wb.remove(wb.active)
     inputcheck.mark(wb, "scenarios")
@@ -119,23 +127,29 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
         "use_",
         first_col=2,
         checks=True,
-        last_year=cash_flow_years(spec.scenario_inputs()),
+        last_year=0 if project else cash_flow_years(spec.scenario_inputs()),
+        project=_project_last(spec, spec.scenario_inputs(), "grid", spec.n_scenarios) if project else None,
     )
     base = Layout([], "base_", "base_use_", first_col=2)
     where = {
         k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])" for k, v in spec.grid.items()
     }
-    sheet_scenario_inputs.build(book, grid, base, spec.fixed, spec.base, where)
+    sheet_scenario_inputs.build(book, grid, base, spec.fixed, spec.base, where, project)
     fills = []
     first, cols = sheet_scenarios.build(
         book, grid, spec.grid_columns(), spec.n_scenarios, describe(spec) + "; everything else on Inputs"
     )
     fills.append(("Scenarios", first, cols))
-    cases = sheet_sensitivity.build(book, spec, base)
+    cases = sheet_sensitivity.build(book, spec, base, project)
     mc_rows = None
     if spec.monte_carlo is not None:
+        draws = {**spec.base, **spec.monte_carlo.sample()}
         first, cols, mc_rows = sheet_montecarlo.build(
-            book, spec.monte_carlo, base, cash_flow_years({**spec.base, **spec.monte_carlo.sample()})
+            book,
+            spec.monte_carlo,
+            base,
+            cash_flow_years(draws),
+            _project_last(spec, draws, "monte_carlo.draws", spec.monte_carlo.draws) if project else None,
         )
         fills.append(("MonteCarlo", first, cols))
     sheet_summary.build(

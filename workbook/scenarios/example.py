@@ -16,7 +16,11 @@ EXAMPLE = """\
 # other_usd_per_gpu_hour, peak_tflops, kwh_per_household_year, availability, utilisation, goodput,
 # rent_usd_per_gpu_hour, tax_rate, depreciation_years, rent_decline_per_year,
 # opex_escalation_per_year, serve_tokens_per_gpu_second, kg_co2_per_kwh. Rates are decimals
-# (0.13, not 13).
+# (0.13, not 13). The cluster as a financed project (docs/project.md) takes periods,
+# build_months, ramp_months, idle_power_fraction, the opex lines, contracts, debt_fraction,
+# debt_rate, debt_years, cost_of_equity, depreciation_method and bonus_depreciation_fraction,
+# e.g. in [fixed]: periods = "month", build_months = 12, debt_fraction = 0.6 (then every row
+# carries the project's periods; by month at most 50,000 rows x periods, docs/scenarios.md).
 
 # Every combination of these lists is one scenario (one row): 2 x 3 x 5 x 3 = 90 rows.
 # The first key varies slowest. At most 100,000 scenarios (gputco batch runs millions).

@@ -14,7 +14,8 @@ Sections, each row with its defined name in column A:
 
 from __future__ import annotations
 
-from gputco.udfs import chain, ranges, scenario
+from gputco.udfs import chain, project, ranges, scenario
+from gputco.workbook.finance import projectflows
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -49,9 +50,16 @@ def default(name: str) -> object:
 
 
 def build(
-    book: BookBuilder, grid: Layout, base: Layout, fixed: dict, base_values: dict, grid_where: dict[str, str]
+    book: BookBuilder,
+    grid: Layout,
+    base: Layout,
+    fixed: dict,
+    base_values: dict,
+    grid_where: dict[str, str],
+    project: bool = False,
 ) -> None:
-    """Write the sheet. ``grid_where`` maps each grid input to a note on where it varies."""
+    """Write the sheet. ``grid_where`` maps each grid input to a note on where it varies; with
+    ``project`` the MACRS table the project's tax depreciation looks up."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(
         ws,
@@ -114,6 +122,8 @@ def build(
         ws.cell(row=row, column=VALUE_COL, value=value).number_format = styles.constant_format(value)
         _note(ws, row, note)
         book.define_cell(name, ws, row, VALUE_COL)
+    if project:
+        _macrs(book, ws, row + 2)
     # column E holds the notes ("Scenarios column B (2 values)", "blank = the buyer type's preset"),
     # wide enough to be read whole, also in print
     styles.widths(ws, {1: 30, 2: 34, 3: 14, 4: 16, 5: 50, **{c: 14 for c in range(6, 17)}})
@@ -156,3 +166,30 @@ def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
     if not q.unit:  # architecture counts (no unit): 12,288, not 12288
         cell.number_format = styles.ARCHITECTURE
     book.define_cell(name, ws, row, VALUE_COL)
+
+
+def _macrs(book: BookBuilder, ws, row: int) -> None:
+    """The MACRS percentages (``macrs_rates``: recovery years x methods, ``macrs_years``,
+    ``macrs_methods``), as on the finance workbook's Inputs, from :data:`gputco.udfs.project.MACRS`."""
+    styles.section_row(ws, row, "MACRS percentages (tax depreciation of the project)", 5)
+    row += 1
+    methods = list(project.MACRS)
+    styles.header_row(ws, row, ["name", "recovery year", "unit", *methods])
+    book.define(projectflows.MACRS_METHODS, ws, f"$D${row}:$E${row}")
+    top = row + 1
+    for year in range(1, max(len(v) for v in project.MACRS.values()) + 1):
+        row += 1
+        ws.cell(
+            row=row, column=1, value=projectflows.MACRS_RATES if year == 1 else None
+        ).font = styles.KEY_FONT
+        ws.cell(row=row, column=2, value=year)
+        ws.cell(row=row, column=3, value="fraction").font = styles.KEY_FONT
+        for i, m in enumerate(methods):
+            table = project.MACRS[m]
+            value = round(table[year - 1] / 100.0, 6) if year <= len(table) else 0.0
+            ws.cell(row=row, column=VALUE_COL + i, value=value).number_format = "0.00%"
+    book.define(projectflows.MACRS_YEARS, ws, f"$B${top}:$B${row}")
+    book.define(projectflows.MACRS_RATES, ws, f"$D${top}:$E${row}")
+    ws.cell(
+        row=top, column=VALUE_COL + 2, value=projectflows.MACRS_SOURCE + "; 0 after the last recovery year"
+    ).font = styles.NOTE_FONT

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from openpyxl.utils import get_column_letter
 
-from gputco.udfs import chain, decisions, registry
+from gputco.udfs import chain, decisions, project, registry
+from gputco.workbook.scenarios import projectcells
 from gputco.workbook.xlsx.presets_sheet import lookup
 
 
@@ -146,6 +147,30 @@ def _year_ref(last: int, year: int | None = None):
     return ref
 
 
+def _at_defaults() -> Quantity:
+    """TRUE where every project input is at its default (blank: another input's value): a block
+    without the project's cells reads the yearly table, which is right only then."""
+    tests = []
+    for name in project.PROJECT_INPUTS:
+        default = project.CHOICES.get(name, project.TERMS.get(name))
+        if name in project.CHOICES:
+            tests.append(f'<{name}>="{default}"')
+        elif isinstance(default, str):  # another input's value: blank
+            tests.append(f'<{name}>=""')
+        else:
+            tests.append(f"<{name}>={default:g}")
+    return Quantity(AT_DEFAULTS, "Project inputs at their defaults", "", "used", f"=AND({','.join(tests)})")
+
+
+#: the named cell that says whether a block without the project's cells may read the yearly table
+AT_DEFAULTS = "project_at_defaults"
+#: what the rent-or-buy results say there where a project input was set on Inputs
+NEEDS_PROJECT = (
+    "project inputs set on Inputs: this workbook has no project cells; set them in the SPEC "
+    "(docs/scenarios.md)"
+)
+
+
 def _guarded(key: str, last: int = LAST_YEAR) -> str:
     """The step's formula, empty with the reason in rows where an optional input (the rent) is
     blank; a step that reads the cash-flow table also says so where the life or depreciation is
@@ -158,6 +183,7 @@ def _guarded(key: str, last: int = LAST_YEAR) -> str:
             f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{last}" for n in ("life_years", "depreciation_years")
         )
         text = f'=IF(OR({whole}),"cash flows need whole life and depreciation years 1..{last}",{text[1:]})'
+        text = f'=IF(NOT([{AT_DEFAULTS}]),"{NEEDS_PROJECT}",{text[1:]})'
     needs = chain.optional_inputs_of(key)
     if not needs:
         return text
@@ -211,6 +237,11 @@ class Layout:
         block's rows; years after a row's life are 0). A row whose life is longer, or not whole,
         says so in its NPV, IRR and payback cells instead of computing a wrong number. 0: no
         row gives a rent, no table (those cells say what they need).
+    project : int or None
+        None: no project terms (the yearly table above; the rent-or-buy results say so where a
+        project input is typed on Inputs). A number: the block carries the cluster project's
+        cells for periods 0..``project`` (:mod:`.projectcells`; 0: no row gives a rent) instead
+        of the yearly table, and the project's results.
     """
 
     def __init__(
@@ -222,12 +253,14 @@ class Layout:
         first_col: int,
         checks: bool = False,
         last_year: int = LAST_YEAR,
+        project: int | None = None,
     ) -> None:
         unknown = [k for k in varying if k not in INPUTS]
         if unknown:
             raise ValueError(f"not scenario inputs: {unknown}")
         self.varying = list(varying)
         self.inp, self.use = inp, use
+        self.checks, self.first_col = checks, first_col
         moving = set(self.varying)
         self.used_columns: list[Quantity] = []
         self.constants: list[Quantity] = []
@@ -239,9 +272,15 @@ class Layout:
                 self.used_columns.append(q)
             else:
                 self.constants.append(q)
-        if not 0 <= last_year <= LAST_YEAR or last_year != int(last_year):
+        if project is None:
+            self.constants.append(_at_defaults())
+        if (project is None and not 0 <= last_year <= LAST_YEAR) or last_year != int(last_year):
             raise ValueError(f"last_year must be a whole number in [0, {LAST_YEAR}], got {last_year!r}")
         self.last_year = int(last_year)
+        self.project = project
+        if project is not None:
+            self._project(project)
+            return
         self.results = [
             Quantity(st.key, st.label, st.unit, "result", _guarded(st.key, self.last_year))
             for st in _result_steps()
@@ -267,6 +306,54 @@ class Layout:
         )
         self.col = {q.key: first_col + i for i, q in enumerate(self.columns)}
 
+    def _project(self, last: int) -> None:
+        """The columns of a block with the project's terms (:mod:`.projectcells`): the chain's
+        results with those that read the cash flows taken from the project's periods 0..``last``,
+        the project's results, its terms as used, the tax years and the periods."""
+        self.last_year = last
+        own = projectcells.result_formulas(last)
+        self.results = [
+            Quantity(st.key, st.label, st.unit, "result", own.get(st.key) or _guarded(st.key, LAST_YEAR))
+            for st in _result_steps()
+        ] + [Quantity(k, v[0], v[1], "result", own[k]) for k, v in chain.PROJECT_OUTPUTS.items()]
+        terms = [
+            Quantity(k, *projectcells.scalar_label(k), "project", projectcells.scalar_formula(k))
+            for k in projectcells.SCALARS
+        ]
+        tax = [
+            Quantity(
+                projectcells.key(c, t),
+                f"{c}, tax year {t}",
+                "fraction" if c == "macrs" else "USD",
+                "period",
+                projectcells.tax_formula(c, t),
+            )
+            for c in projectcells.TAX_CELLS
+            for t in range(1, projectcells.TAX_YEARS + 1)
+            if last
+        ]
+        periods = [
+            Quantity(
+                projectcells.key(c, p),
+                f"{c}, period {p}",
+                "years" if c == "payback_point" else "USD",
+                "period",
+                projectcells.period_formula(c, p, last),
+            )
+            for c in projectcells.CELLS
+            for p in range(last + 1)
+            if last
+        ]
+        self.year_columns = terms + tax + periods
+        self.columns = (
+            [INPUTS[k] for k in self.varying]
+            + self.used_columns
+            + self.results
+            + (list(CHECKS) if self.checks else [])
+            + self.year_columns
+        )
+        self.col = {q.key: self.first_col + i for i, q in enumerate(self.columns)}
+
     def letter(self, key: str) -> str:
         return get_column_letter(self.col[key])
 
@@ -287,5 +374,7 @@ class Layout:
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""
-        q = next(q for q in (*USED, *self.results, *CHECKS, *self.year_columns) if q.key == key)
+        q = next(
+            q for q in (*USED, *self.constants, *self.results, *CHECKS, *self.year_columns) if q.key == key
+        )
         return self.expand(q.formula)

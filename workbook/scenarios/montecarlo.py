@@ -35,16 +35,21 @@ STATS = (
     "npv_usd_per_gpu",
     "irr",
 )
+#: the project's results with percentiles where the draws carry the project's cells
+PROJECT_STATS = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "peak_funding_usd_per_gpu")
+#: what a project statistic says where no draw has a number
+NO_PROJECT_NUMBER = "no draw has one (they need a rent; the DSCR needs debt)"
 #: results that need the rent: their percentiles count the draws with a number (AGGREGATE
 #: ignoring errors: a draw whose IRR Excel cannot find is left out), or say what is missing
 RENT_STATS = frozenset(k for k in STATS if chain.optional_inputs_of(k))
 
 
 def build(
-    book: BookBuilder, mc: MonteCarlo, base: Layout, last_year: int
+    book: BookBuilder, mc: MonteCarlo, base: Layout, last_year: int, project: int | None = None
 ) -> tuple[int, list[BlockColumn], dict]:
     """Write the sheet; returns (first draw row, columns to fill, {result: row of its P10..P90}).
-    ``last_year``: the draws' cash-flow table has years 0..last_year."""
+    ``last_year``: the draws' cash-flow table has years 0..last_year; ``project``: the last
+    period of the project's cells (None: no project terms)."""
     ws = book.wb.create_sheet(SHEET)
     styles.title(
         ws,
@@ -53,7 +58,7 @@ def build(
         "the base scenario (Inputs, base_*) with the random inputs below. Change the SPEC "
         "and run gputco scenarios again to redraw.",
     )
-    layout = Layout(list(mc.dists), base.inp, base.use, first_col=2, last_year=last_year)
+    layout = Layout(list(mc.dists), base.inp, base.use, first_col=2, last_year=last_year, project=project)
     row = 4
     styles.section_row(ws, row, "Random inputs", 7)
     row += 1
@@ -83,13 +88,17 @@ def build(
     for i, k in enumerate(PERCENTILES):
         styles.style_input(ws.cell(row=row, column=4 + i, value=k), "fraction")
     stat_rows = {}
-    for key in STATS:
+    for key in (*STATS, *(PROJECT_STATS if project is not None else ())):
         row += 1
-        q = chain.step(key)
+        label, unit = (
+            (chain.step(key).label, chain.step(key).unit)
+            if chain.is_step(key)
+            else chain.PROJECT_OUTPUTS[key][:2]
+        )
         stat_rows[key] = row
         ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
-        ws.cell(row=row, column=2, value=q.label)
-        ws.cell(row=row, column=3, value=q.unit).font = styles.KEY_FONT
+        ws.cell(row=row, column=2, value=label)
+        ws.cell(row=row, column=3, value=unit).font = styles.KEY_FONT
         for i in range(len(PERCENTILES)):
             col = 4 + i
             letter = "DEF"[i]
@@ -103,13 +112,13 @@ def build(
                         f"_xlfn.AGGREGATE(16,6,mc_{key},{letter}${k_row})",
                     ),
                 ),
-                q.unit,
+                unit,
             )
         styles.style_formula(
             ws.cell(
                 row=row, column=7, value=_stat(key, f"AVERAGE(mc_{key})", f"_xlfn.AGGREGATE(1,6,mc_{key})")
             ),
-            q.unit,
+            unit,
         )
         if key in ("tco_usd_per_gpu_hour", "usd_per_mtok"):
             for col in range(4, 8):
@@ -196,6 +205,8 @@ def build(
 def _stat(key: str, plain: str, ignoring_errors: str) -> str:
     """A statistic of the draws' column ``key``: ``plain``, or for a result that needs the rent
     the same over the draws with a number (``ignoring_errors``), or what is missing."""
+    if key in PROJECT_STATS:
+        return f'=IF(COUNT(mc_{key})=0,"{NO_PROJECT_NUMBER}",{ignoring_errors})'
     if key not in RENT_STATS:
         return "=" + plain
     needs = " and ".join(chain.optional_inputs_of(key))

@@ -38,6 +38,9 @@ GROUPS = {
     "check": "TCO_ functions (need the add-in in Excel) vs native formulas",
     "year": "cash flow per year of owning one GPU and renting it out (USD; year 0 = "
     "purchase; the NPV, IRR and payback columns read these)",
+    "project": "the project's terms as used (docs/project.md; the finance workbook's Model rows)",
+    "period": "the cluster as a project, per GPU: tax years, then one cell per period (period 0 = "
+    "paying the capex; USD, signed as cash) of the terms the results read",
 }
 
 
@@ -113,7 +116,9 @@ def row_block(
             ws, head_row, [f"{label} ({unit})" if unit and unit != "key" else label], first_col=col
         )
         ws.cell(row=head_row + 1, column=col, value=key).font = styles.KEY_FONT
-        styles.widths(ws, {col: 9 if col == 1 else 16 if kind == "check" else 12 if kind == "year" else 14})
+        styles.widths(
+            ws, {col: 9 if col == 1 else 16 if kind == "check" else 12 if kind in ("year", "period") else 14}
+        )
         letter = get_column_letter(col)
         book.define(f"{prefix}{key}", ws, f"${letter}${first}:${letter}${first + n - 1}")
     ws.row_dimensions[head_row].height = 45
@@ -122,7 +127,7 @@ def row_block(
         key, _label, unit, kind = heads[c.col]
         if kind == "input":
             styles.style_input(cell, unit)
-        elif kind == "used":
+        elif kind in ("used", "project"):
             styles.style_lookup(cell, unit)
         elif kind == "check":
             styles.style_formula(cell, unit)

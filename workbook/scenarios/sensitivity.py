@@ -18,6 +18,7 @@ from openpyxl.chart import BarChart, Reference
 from openpyxl.styles import Border, PatternFill
 
 from gputco.udfs import ranges, scenario
+from gputco.workbook.scenarios import projectcells
 from gputco.workbook.scenarios.layout import INPUTS, LAST_YEAR, Layout, cash_flow_years
 from gputco.workbook.scenarios.rows import row_block, write_all
 from gputco.workbook.scenarios.spec import FLOORS, Spec
@@ -68,8 +69,11 @@ def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, flo
     return [out[i] for i in order]
 
 
-def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float, float, float, float, float]]:
-    """Write the sheet; return the cases in table order (for the command's summary)."""
+def build(
+    book: BookBuilder, spec: Spec, base: Layout, project: bool = False
+) -> list[tuple[str, float, float, float, float, float]]:
+    """Write the sheet; return the cases in table order (for the command's summary). With
+    ``project`` the cases carry the project's periods (every build and life the cases reach)."""
     ws = book.wb.create_sheet(SHEET)
     cases = ordered_cases(spec)
     styles.title(
@@ -87,7 +91,11 @@ def build(book: BookBuilder, spec: Spec, base: Layout) -> list[tuple[str, float,
     first_case = TABLE_ROW + max(k + 8, 30)  # the cases block's data rows, below the chart
     # a cash-flow table of every whole life the cases can reach, if the base gives a rent
     years = LAST_YEAR if cash_flow_years(spec.base) else 0
-    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3, last_year=years)
+    last = None
+    if project:
+        reach = [{**spec.base, d: value} for d, _b, lo, hi, *_ in cases for value in (lo, hi)]
+        last = max(projectcells.last_period(x) for x in [spec.base, *reach])
+    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3, last_year=years, project=last)
     mtok = layout.letter("usd_per_mtok")
     rows = {}
     for i, (d, *_rest) in enumerate(cases):

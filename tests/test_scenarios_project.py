@@ -1,0 +1,399 @@
+"""Scenario workbooks with the cluster-project inputs (workbook/scenarios/projectcells.py): every
+row of Scenarios, the Sensitivity cases and the Monte Carlo draws, recalculated by gputco's engine
+and by LibreOffice, equals ``gputco.udfs.scenario.evaluate`` to 1e-9 relative: the rent-or-buy
+results (NPV, IRR, payback, break-evens) with the project's terms and the project's own results
+(equity IRR and NPV, lowest DSCR, peak funding, cluster totals).
+
+The SPECs are drawn as tests/test_project_workbook.py draws its projects: four structures (by
+year and by month, debt with a build and without, MACRS 5 and 7, bonus, straight line), five
+systems zipped with per-row draws of the gpus, rent, availability, utilisation, build, ramp,
+idle power, opex lines and contracts (two rows share a value: zip takes repeated values), a
+tornado of project drivers, and Monte Carlo draws of project inputs. LibreOffice's values are
+recorded in tests/data/lo_scenarios_project.json, so the comparison with Python runs where
+LibreOffice is absent (refresh: ``GPUTCO_LO_REFRESH=1 python -m pytest -q
+tests/test_scenarios_project.py -k live``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lo import recalculate, requires_soffice
+from lo_record import recorded, same, verify_or_refresh
+from scenario_book import block, load, unrecalculated
+
+from gputco.udfs import chain, scenario
+from gputco.workbook.finance.inputs import default_rent
+from gputco.workbook.scenarios import montecarlo, projectcells
+from gputco.workbook.scenarios.build import build, write_scenarios
+from gputco.workbook.scenarios.spec import SpecError, parse_spec
+
+RECORDING = Path(__file__).parent / "data" / "lo_scenarios_project.json"
+REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_scenarios_project.py -k live"
+SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
+REL = 1e-9
+PPY = {"year": 1, "month": 12}
+#: the results compared on every row: those that read the cash flows, and the project's own
+RESULTS = (
+    "npv_usd_per_gpu",
+    "irr",
+    "payback_years",
+    "breakeven_rent_usd_per_gpu_hour",
+    "breakeven_utilisation",
+    "tco_usd_per_gpu_hour",
+    "usd_per_mtok",
+    *chain.PROJECT_OUTPUTS,
+)
+
+#: the structure of each drawn SPEC (its [fixed]); per-row values are drawn
+BOOKS = {
+    "year_debt_macrs5_bonus": {
+        "buyer": "neocloud_giant",
+        "periods": "year",
+        "depreciation_method": "macrs_5",
+        "bonus_depreciation_fraction": 0.3,
+        "debt_fraction": 0.5,
+        "debt_rate": 0.08,
+        "debt_years": 3,
+        "tax_rate": 0.21,
+    },
+    "month_debt_macrs7": {
+        "buyer": "hyperscaler",
+        "periods": "month",
+        "depreciation_method": "macrs_7",
+        "life_years": 6,
+        "debt_fraction": 0.6,
+        "debt_rate": 0.09,
+        "debt_years": 4,
+        "cost_of_equity": 0.2,
+        "tax_rate": 0.25,
+    },
+    "month_equity_bonus": {
+        "buyer": "emerging_neocloud",
+        "periods": "month",
+        "depreciation_method": "straight_line",
+        "bonus_depreciation_fraction": 0.5,
+        "depreciation_years": 4,
+        "tax_rate": 0.21,
+    },
+    "year_debt_straight_line": {
+        "buyer": "hyperscaler",
+        "periods": "year",
+        "depreciation_method": "straight_line",
+        "life_years": 7,
+        "debt_fraction": 0.7,
+        "debt_rate": 0.06,
+        "tax_rate": 0.0,
+    },
+}
+#: the tornado's drivers (project inputs) and the Monte Carlo of each SPEC
+PROBES = {
+    "year_debt_macrs5_bonus": {
+        "sensitivity": {"inputs": ["debt_fraction", "contracted_fraction", "idle_power_fraction"]},
+    },
+    "month_debt_macrs7": {
+        "sensitivity": {"inputs": ["debt_rate", "maintenance_fraction_per_year"], "swing": 0.3},
+        "monte_carlo": {
+            "draws": 20,
+            "seed": 5,
+            "debt_fraction": {"dist": "uniform", "low": 0.3, "high": 0.7},
+            "contracted_fraction": {"dist": "triangular", "low": 0.0, "mode": 0.5, "high": 1.0},
+            "idle_power_fraction": {"dist": "uniform", "low": 0.2, "high": 1.0},
+        },
+    },
+    "month_equity_bonus": {"sensitivity": {"inputs": ["staff_usd_per_gpu_year", "mfu"]}},
+    "year_debt_straight_line": {
+        "monte_carlo": {
+            "draws": 20,
+            "seed": 2,
+            "debt_fraction": {"dist": "uniform", "low": 0.2, "high": 0.8},
+        },
+    },
+}
+
+
+def _drawn(name: str, seed: int) -> dict:
+    """A SPEC: its structure (BOOKS), five systems zipped with per-row draws from ``seed``."""
+    rng = np.random.default_rng(seed)
+    fixed = dict(BOOKS[name])
+    year = fixed["periods"] == "year"
+    life = fixed.get("life_years", 5)
+    fixed["mfu"] = 0.5
+    fixed["rent_decline_per_year"] = round(float(rng.uniform(0.0, 0.15)), 4)
+    fixed["opex_escalation_per_year"] = round(float(rng.uniform(0.0, 0.05)), 4)
+    rows: dict[str, list] = {"system": list(SYSTEMS)}
+    for system in SYSTEMS:
+        rent = default_rent(system) * float(rng.uniform(0.9, 1.3))
+        values = {
+            "gpus": int(rng.integers(64, 5000)),
+            "rent_usd_per_gpu_hour": round(rent, 4),
+            "availability": round(float(rng.uniform(0.85, 1.0)), 4),
+            "utilisation": round(float(rng.uniform(0.6, 1.0)), 4),
+            "build_months": int(12 * rng.integers(0, 3)) if year else int(rng.integers(0, 25)),
+            "ramp_months": int(rng.integers(0, 13)),
+            "idle_power_fraction": round(float(rng.uniform(0.2, 1.0)), 4),
+            "maintenance_fraction_per_year": round(float(rng.uniform(0.0, 0.03)), 4),
+            "staff_usd_per_gpu_year": round(float(rng.uniform(0.0, 400.0)), 2),
+            "insurance_fraction_per_year": round(float(rng.uniform(0.0, 0.01)), 4),
+            "software_usd_per_gpu_hour": round(float(rng.uniform(0.0, 0.08)), 4),
+            "contracted_fraction": round(float(rng.uniform(0.0, 1.0)), 4),
+            "contract_rent_usd_per_gpu_hour": round(rent * float(rng.uniform(0.7, 1.0)), 4),
+            "contract_years": int(rng.integers(1, life + 1)),
+        }
+        for key, value in values.items():
+            rows.setdefault(key, []).append(value)
+    # two systems share a value: zip takes repeated values
+    rows["availability"][1] = rows["availability"][0]
+    rows["gpus"][3] = rows["gpus"][2] = 1152
+    grid = {**rows, "zip": [list(rows)]}
+    return {"grid": grid, "fixed": fixed, **PROBES.get(name, {})}
+
+
+SPECS = {name: _drawn(name, seed) for seed, name in enumerate(BOOKS, start=41)}
+
+
+def _expected(spec) -> dict[str, dict[str, np.ndarray]]:
+    """Python's results per block: the grid's rows, the draws', the cases' (the base with the
+    driver values the cases hold)."""
+    return {"scenario": spec.results, "draw": spec.draw_results}
+
+
+def _read(path: Path) -> dict[str, object]:
+    """{"<block>:<row>:<result>": value} of every block's rows."""
+    wb = load(path)
+    out: dict[str, object] = {}
+    for sheet, id_key in (("Scenarios", "scenario"), ("Sensitivity", "case"), ("MonteCarlo", "draw")):
+        if sheet not in wb.sheetnames:
+            continue
+        keys, data, _first = block(wb[sheet], id_key)
+        for i, row in enumerate(data):
+            for key in RESULTS:
+                out[f"{id_key}:{i}:{key}"] = row[keys.index(key)]
+            if id_key == "case":
+                for d in keys:
+                    if d in scenario.INPUT_NAMES:
+                        out[f"{id_key}:{i}:{d}"] = row[keys.index(d)]
+            for flow in ("net", "equity"):  # the flows an IRR is a root of
+                cells = [j for j, k in enumerate(keys) if k and k.startswith(f"{flow}_p")]
+                out[f"{id_key}:{i}:{flow}"] = [row[j] for j in cells]
+    if "MonteCarlo" in wb.sheetnames:  # the percentiles and the mean of the draws
+        for r in wb["MonteCarlo"].iter_rows(max_row=60, values_only=True):
+            if r[0] in MC_STATS:
+                out[f"mcstat:{r[0]}"] = list(r[3:7])
+    return out
+
+
+#: the Monte Carlo statistics compared with numpy's (percentile, inclusive, and mean)
+MC_STATS = ("npv_usd_per_gpu", "irr", *montecarlo.PROJECT_STATS)
+
+#: the IRR of each flow
+IRRS = {"irr": "net", "equity_irr": "equity"}
+
+
+def _sign_changes(flows) -> int:
+    signs = [f > 0 for f in flows if f != 0]
+    return sum(a != b for a, b in itertools.pairwise(signs))
+
+
+def _is_root(rate: object, flows, ppy: int) -> bool:
+    """NPV of the flows at the annual rate is 0 within 1e-9 of the flows' discounted sizes."""
+    if not isinstance(rate, int | float) or rate <= -1:
+        return False
+    d = [(1 + rate) ** (-p / ppy) for p in range(len(flows))]
+    return abs(sum(f * x for f, x in zip(flows, d, strict=True))) <= 1e-9 * sum(
+        abs(f) * x for f, x in zip(flows, d, strict=True)
+    )
+
+
+def _mismatches(spec, got: dict[str, object]) -> list[str]:
+    want = _expected(spec)
+    n_cases = sum(1 for k in got if k.startswith("case:") and k.endswith(":npv_usd_per_gpu"))
+    if n_cases:
+        drivers = [d for d in spec.drivers]
+        moved = {d: np.array([got[f"case:{i}:{d}"] for i in range(n_cases)], dtype=float) for d in drivers}
+        want["case"] = scenario.evaluate({**spec.base, **moved})
+    bad: list[str] = []
+    for id_key, results in want.items():
+        if results is None:
+            continue
+        n = len(results["npv_usd_per_gpu"])
+        assert f"{id_key}:{n - 1}:npv_usd_per_gpu" in got and f"{id_key}:{n}:npv_usd_per_gpu" not in got
+        for i in range(n):
+            for key in RESULTS:
+                value, expected = got[f"{id_key}:{i}:{key}"], float(results[key][i])
+                if math.isnan(expected):  # none: the workbook says why (a text or an error)
+                    ok = not isinstance(value, int | float) or isinstance(value, bool)
+                else:
+                    ok = isinstance(value, int | float) and math.isclose(
+                        value, expected, rel_tol=REL, abs_tol=1e-9
+                    )
+                if not ok and key in IRRS and _sign_changes(got[f"{id_key}:{i}:{IRRS[key]}"]) > 1:
+                    # flows that change sign more than once may have several IRRs: Excel's IRR and
+                    # Python's pick a root each (not always the same one); the workbook's must be one
+                    ok = _is_root(value, got[f"{id_key}:{i}:{IRRS[key]}"], PPY[spec.fixed["periods"]])
+                if not ok:
+                    bad.append(f"{id_key} {i} {key}: workbook {value!r}, Python {expected!r}")
+    if want["draw"] is not None:
+        for key in MC_STATS:
+            values = np.asarray(want["draw"][key], dtype=float)
+            values = values[np.isfinite(values)]
+            expected = [*np.percentile(values, [10, 50, 90]), values.mean()]
+            got_stats = got[f"mcstat:{key}"]
+            if not all(
+                math.isclose(a, b, rel_tol=REL, abs_tol=1e-9)
+                for a, b in zip(got_stats, expected, strict=True)
+            ):
+                bad.append(f"Monte Carlo {key}: workbook {got_stats}, numpy {expected}")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory) -> dict[str, dict[str, object]]:
+    """The engine's values of every SPEC's workbook."""
+    where = tmp_path_factory.mktemp("scenarios-project")
+    return {
+        name: _read(write_scenarios(parse_spec(s), where / f"{name}.xlsx").path) for name, s in SPECS.items()
+    }
+
+
+def test_the_drawn_specs_meet_every_feature():
+    specs = [parse_spec(s) for s in SPECS.values()]
+    rows = [
+        dict(zip(s.grid, values, strict=True)) for s in specs for values in zip(*s.grid.values(), strict=True)
+    ]
+    assert len(rows) == 20
+    assert {s.fixed["periods"] for s in specs} == {"year", "month"}
+    assert {s.fixed["depreciation_method"] for s in specs} == {"straight_line", "macrs_5", "macrs_7"}
+    assert sum(r["build_months"] > 0 for r in rows) >= 5 and sum(r["ramp_months"] > 0 for r in rows) >= 10
+    assert sum(s.monte_carlo is not None for s in specs) == 2
+    assert all(any(d in projectcells.project.PROJECT_INPUTS for d in s.drivers) for s in specs[:3])
+
+
+def test_the_drawn_rows_pay_back_and_borrow(engine):
+    """Not only losses: rows with a payback, a positive equity IRR and a debt-service cover."""
+    values = [v for got in engine.values() for k, v in got.items() if k.endswith(":payback_years")]
+    assert sum(isinstance(v, float) for v in values) >= 50
+    covers = [v for got in engine.values() for k, v in got.items() if k.endswith(":min_dscr")]
+    assert sum(isinstance(v, float) for v in covers) >= 50
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_the_engine_equals_python(engine, name):
+    assert _mismatches(parse_spec(SPECS[name]), engine[name]) == []
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_the_recorded_libreoffice_values_equal_python_and_the_engine(engine, name):
+    rec = recorded(name, RECORDING)
+    assert rec, f"no LibreOffice recording of {name}: {REGENERATE}"
+    assert _mismatches(parse_spec(SPECS[name]), rec) == []
+    assert [
+        k
+        for k in engine[name]
+        if not same(rec[k], engine[name][k], REL) and not _both_missing(rec[k], engine[name][k])
+    ] == []
+
+
+def _both_missing(a, b) -> bool:
+    """Neither is a number (an IRR Excel cannot find is #NUM! in one and an error text in the other)."""
+    return not isinstance(a, int | float) and not isinstance(b, int | float)
+
+
+@requires_soffice
+@pytest.mark.parametrize("name", list(SPECS))
+def test_libreoffice_live_equals_python_and_its_recording(tmp_path, name):
+    spec = parse_spec(SPECS[name])
+    path = recalculate(unrecalculated(spec, tmp_path / f"{name}.xlsx"), tmp_path / "lo")
+    live = _read(path)
+    assert _mismatches(spec, live) == []
+    assert verify_or_refresh(name, live, REL, RECORDING, REGENERATE) == []
+
+
+def test_zip_takes_repeated_values():
+    """Two systems can share 0.9 availability or 1,152 GPUs: the zipped lists vary together."""
+    spec = parse_spec(
+        {
+            "grid": {
+                "system": ["H100_HGX", "GB200_NVL72", "B200_HGX"],
+                "availability": [0.9, 0.9, 0.95],
+                "gpus": [1152, 1152, 2048],
+                "zip": [["system", "availability", "gpus"]],
+            },
+            "fixed": {"mfu": 0.5},
+        }
+    )
+    assert spec.n_scenarios == 3
+    cols = spec.grid_columns()
+    assert list(np.asarray(cols["availability"], dtype=float)) == [0.9, 0.9, 0.95]
+    assert list(np.asarray(cols["gpus"], dtype=float)) == [1152, 1152, 2048]
+
+
+@pytest.mark.parametrize(
+    ("table", "value", "message"),
+    [
+        ("grid", {"debt_fraction": [0.2, 1.5]}, r"^grid\.debt_fraction: .*\[0, 1\).*1\.5"),
+        ("fixed", {"depreciation_method": "macrs_9"}, r"^fixed\.depreciation_method: .*macrs_9"),
+        ("fixed", {"build_months": 61}, r"^fixed\.build_months: .*61"),
+        ("fixed", {"periods": "year", "build_months": 6}, r"build_months.*multiple of 12"),
+    ],
+)
+def test_a_bad_project_value_is_refused_by_name(table, value, message):
+    base = {"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0}}
+    base[table] = {**base.get(table, {}), **value}
+    with pytest.raises(SpecError, match=message):
+        build(parse_spec(base))
+
+
+def test_a_block_too_big_for_its_periods_is_refused_with_the_limit():
+    """By month 600 scenarios of a 5-year life and a 24-month build are 600 x 85 row-periods,
+    beyond projectcells.MAX_ROW_PERIODS: refused, naming the table, the size and the limit."""
+    spec = parse_spec(
+        {
+            "grid": {"utilisation": [round(0.4 + 0.001 * i, 3) for i in range(600)]},
+            "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "periods": "month", "build_months": 24},
+        }
+    )
+    with pytest.raises(
+        SpecError, match=r"^grid: 600 rows x 85 periods = 51,000 row-periods; .* at most 50,000"
+    ):
+        build(spec)
+
+
+def test_without_a_rent_the_project_results_say_what_they_need(tmp_path):
+    spec = parse_spec({"grid": {"system": ["H100_HGX"], "debt_fraction": [0.0, 0.5]}, "fixed": {"mfu": 0.5}})
+    path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    keys, data, _ = block(load(path)["Scenarios"], "scenario")
+    for key in ("npv_usd_per_gpu", "equity_irr", "min_dscr"):
+        assert {r[keys.index(key)] for r in data} == {projectcells.NEEDS_RENT}
+    assert not any(k.startswith("net_p") for k in keys)  # no period cells without a rent
+
+
+def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not_ignored(tmp_path):
+    """A SPEC without project inputs gives rows without the project's cells (the yearly table);
+    typing a project input on Inputs afterwards turns their rent-or-buy results into a text
+    that says so, recalculated by gputco's engine, instead of numbers that ignore it."""
+    import openpyxl
+
+    from gputco.workbook.recalc import recalc_file
+    from gputco.workbook.scenarios.layout import NEEDS_PROJECT
+
+    spec = parse_spec(
+        {"grid": {"system": ["H100_HGX", "GB200_NVL72"]}, "fixed": {"mfu": 0.4, "rent_usd_per_gpu_hour": 3.0}}
+    )
+    path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    keys, data, _ = block(load(path)["Scenarios"], "scenario")
+    assert all(isinstance(r[keys.index("npv_usd_per_gpu")], float) for r in data)
+    wb = openpyxl.load_workbook(path)
+    ((sheet, ref),) = wb.defined_names["inp_debt_fraction"].destinations
+    wb[sheet][ref.replace("$", "")] = 0.5
+    wb.save(tmp_path / "typed.xlsx")
+    recalc_file(tmp_path / "typed.xlsx", tmp_path / "out.xlsx")
+    keys, data, _ = block(load(tmp_path / "out.xlsx")["Scenarios"], "scenario")
+    for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
+        assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key
+    # the chain's own steps read no project input
+    assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)

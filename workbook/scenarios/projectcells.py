@@ -1,0 +1,263 @@
+"""The cluster as a financed project along a scenario row, in native formulas.
+
+The finance workbook lays the project out as a period table per system
+(:mod:`gputco.workbook.finance.projectflows`: one row per period, one column per term). A
+scenario row carries the same table turned on its side: one cell per period 0..P of the few
+terms other cells read (:data:`CELLS`), each formula the finance table's own template with
+``{p}`` the period's number, ``<m>`` the row's quantity ``m`` and every other term inlined for
+the same period; the tax years' deductions (1..15) the same way. The row's project terms as
+used (periods a year, build and life in periods, the debt's level payment...) are the finance
+Model rows' templates (:data:`SCALARS`). Written here and not in projectflows: the market
+revenue (the revenue template with the contract rent set to 0: the revenue the break-even rent
+scales), the power an idle GPU saves per unit of utilisation (:data:`OWN`), and the results
+read from the cells (:func:`results`); tests/test_scenarios_project.py holds them equal to
+``gputco.udfs.scenario.evaluate``.
+
+>>> period_formula("live", 3, 12)
+'=IF(AND((3-[build_periods])>=1,(3-[build_periods])<=[life_periods]),1,0)'
+>>> "[net_p1]:[net_p12]" in result_formulas(12)["npv_usd_per_gpu"]
+True
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+
+import numpy as np
+
+from gputco.udfs import chain, project
+from gputco.workbook.finance import projectflows
+
+#: the finance table's columns (key -> template)
+_TEMPLATES = {c[0]: c[3] for c in projectflows.COLUMNS}
+_TAX_TEMPLATES = {c[0]: c[3] for c in projectflows.TAX_COLUMNS}
+#: terms of the row not in the finance table: the revenue at the market rent alone (the part the
+#: break-even rent scales: contracts keep their rent) and the power an idle GPU saves per unit of
+#: utilisation (the slope of the opex in the utilisation, for the break-even utilisation)
+OWN = {
+    "sold": _TEMPLATES["revenue"].replace("<contract_rent_usd_per_gpu_hour>", "0"),
+    "power_use": "=IF({live}=1,<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>"
+    "*<availability>*{ramp}*(1+<opex_escalation_per_year>)^{year},0)",
+    # the chain's per-year running sum and payback point, on the project's net by period
+    "cumulative": chain.year_step("cumulative")
+    .formula.replace("<cumulative@prev>", "{cumulative@prev}")
+    .replace("<net>", "{net}"),
+    "payback_point": chain.year_step("payback_point")
+    .formula.replace("<cumulative@prev>", "{cumulative@prev}")
+    .replace("<cumulative>", "{cumulative}")
+    .replace("<net>", "{net}")
+    .replace("<year>", "{p}"),
+}
+#: the terms with a cell per period (the others are inlined where they are read)
+CELLS = (
+    "live",
+    "year",
+    "ramp",
+    "contract",
+    "revenue",
+    "opex",
+    "tax",
+    "net",
+    "cumulative",
+    "payback_point",
+    "interest",
+    "equity",
+    "cum_equity",
+    "dscr",
+    "sold",
+    "power_use",
+)
+#: the tax years 1..TAX_YEARS: the MACRS rate and the deduction of each
+TAX_CELLS = ("macrs", "deduction")
+TAX_YEARS = projectflows.TAX_YEARS
+#: the finance Model rows of the project's terms as used, one column each
+_MODEL = {row[0]: row for row in projectflows.model_rows() if row[0]}
+SCALARS = tuple(
+    k for k in list(_MODEL)[list(_MODEL).index("periods_per_year") : list(_MODEL).index("debt_payment") + 1]
+)
+#: the most rows x periods a block of rows may carry (beyond it the SPEC is refused). Measured
+#: 2026-12-02 on the shared 2-core machine: 600 scenarios by month (73 periods, 43,800
+#: row-periods, about 700,000 period cells) take 15 s to write and 0.9 GB; 10,000 by year (7
+#: periods, 70,000 row-periods: refused now) 21 s and 2.1 GB
+MAX_ROW_PERIODS = 50_000
+#: what the project results say where a row's periods do not fit its cells (after an edit)
+UNFIT = "cash flows need whole life and depreciation years 1..15 and at most {P} periods"
+NEEDS_RENT = "needs rent_usd_per_gpu_hour (give one in the SPEC: the cash-flow columns come with it)"
+NO_DEBT = projectflows.NO_DEBT
+
+_BRACE = re.compile(r"\{([a-z_]+)(?:@([a-z]+))?\}")
+_INDEX_ALL = re.compile(r"INDEX\(\{([a-z_]+)@all\},")
+_MODEL_REF = re.compile(r"<([a-z0-9_]+)>")
+
+
+def key(term: str, p: int) -> str:
+    """The column key of a period's cell: ``net_p3``; a tax year's: ``deduction_t2``."""
+    return f"{term}_{'t' if term in TAX_CELLS else 'p'}{p}"
+
+
+def scalar_formula(name: str) -> str:
+    """The finance Model row's template of a project term (``[x]``: the row's quantity x)."""
+    return _MODEL[name][3]
+
+
+def scalar_label(name: str) -> tuple[str, str]:
+    return _MODEL[name][1], _MODEL[name][2]
+
+
+def _index_all(text: str) -> str:
+    """``INDEX({x@all},E+1)`` (the term x at period E) as x's template at period (E)."""
+    while m := _INDEX_ALL.search(text):
+        start, name = m.start(), m.group(1)
+        depth, i = 1, m.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        arg = text[m.end() : i - 1]
+        if not arg.endswith("+1"):
+            raise ValueError(f"INDEX over {name} at {arg!r}: expected an index E+1")
+        inner = _TEMPLATES[name][1:].replace("{p}", f"({arg[:-2]})")
+        text = text[:start] + f"({inner})" + text[i:]
+    return text
+
+
+def period_formula(term: str, p: int, last: int) -> str:
+    """The formula of ``term`` at period ``p`` of a row with cells 0..``last`` (Layout dialect:
+    ``[x]`` the row's quantity or cell x)."""
+    return "=" + _expand(_index_all((OWN.get(term) or _TEMPLATES[term])[1:]), p, last)
+
+
+def _expand(text: str, p: int, last: int) -> str:
+    text = _MODEL_REF.sub(lambda m: f"[{m.group(1)}]", text)
+
+    def cell(m: re.Match) -> str:
+        name, at = m.group(1), m.group(2)
+        if name == "p":
+            return str(p)
+        if at == "tax":
+            return f"[{key(name, 1)}]:[{key(name, TAX_YEARS)}]"
+        if at == "first":
+            return f"[{key(name, 0)}]"
+        if at == "prev":
+            return "0" if p == 0 else f"[{key(name, p - 1)}]"
+        if at:
+            raise ValueError(f"{{{name}@{at}}} has no place in a scenario row")
+        if name in CELLS:
+            return f"[{key(name, p)}]"
+        return "(" + _expand(_index_all((OWN.get(name) or _TEMPLATES[name])[1:]), p, last) + ")"
+
+    return _BRACE.sub(cell, text)
+
+
+def tax_formula(term: str, t: int) -> str:
+    """The formula of tax year ``t`` (1-based) of the MACRS rate or the deduction."""
+
+    def cell(m: re.Match) -> str:
+        name, at = m.group(1), m.group(2)
+        if name == "tax_year":
+            return str(t)
+        if at == "first":
+            return f"[{key(name, 1)}]"
+        if name in TAX_CELLS:
+            return f"[{key(name, t)}]"
+        return "(" + _BRACE.sub(cell, _TAX_TEMPLATES[name][1:]) + ")"
+
+    text = _MODEL_REF.sub(lambda m: f"[{m.group(1)}]", _TAX_TEMPLATES[term][1:])
+    return "=" + _BRACE.sub(cell, text)
+
+
+def _range(term: str, first: int, last: int) -> str:
+    return f"[{key(term, first)}]:[{key(term, last)}]"
+
+
+def _npv(term: str, rate: str, last: int) -> str:
+    """Period 0 + NPV at the period rate (1 + annual)^(1/ppy) - 1 of periods 1..last."""
+    return f"[{key(term, 0)}]+NPV((1+[{rate}])^(1/[periods_per_year])-1,{_range(term, 1, last)})"
+
+
+def _irr(term: str, last: int) -> str:
+    """The annual effective IRR of the periods, Excel's IRR started at the chain's guess (-50%
+    when the undiscounted sum is a loss, else 10%) per period."""
+    flows = _range(term, 0, last)
+    guess = f"(1+IF(SUM({flows})<0,-0.5,0.1))^(1/[periods_per_year])-1"
+    return f"(1+IRR({flows},{guess}))^[periods_per_year]-1"
+
+
+def result_formulas(last: int) -> dict[str, str]:
+    """The rent-or-buy results and :data:`gputco.udfs.chain.PROJECT_OUTPUTS` of a row with
+    period cells 0..``last``, guarded (no rent, inputs that do not fit together, periods beyond
+    the cells: a text saying so)."""
+    per_rent = f"({_npv('sold', 'cost_of_capital', last)})/[rent_usd_per_gpu_hour]*(1-[tax_rate])"
+    power = f"({_npv('power_use', 'cost_of_capital', last)})*(1-[tax_rate])"
+    slope = f"(([npv_per_unit_rent]*[rent_usd_per_gpu_hour]-[utilisation]*{power})/[utilisation])"
+    util = f"[utilisation]-[npv_usd_per_gpu]/{slope}"
+    out = {
+        "npv_usd_per_gpu": _npv("net", "cost_of_capital", last),
+        "irr": _irr("net", last),
+        "payback_years": f'IF(COUNT({_range("payback_point", 0, last)})=0,"no payback within life",'
+        f"MIN({_range('payback_point', 0, last)})/[periods_per_year])",
+        "npv_per_unit_rent": per_rent,
+        "breakeven_rent_usd_per_gpu_hour": chain.step("breakeven_rent_usd_per_gpu_hour").formula[1:],
+        "breakeven_utilisation": f'IF(AND({util}>0,{util}<=1),{util},"no utilisation in (0, 1] breaks even")',
+        "equity_irr": _irr("equity", last),
+        "equity_npv_usd_per_gpu": _npv("equity", "cost_of_equity", last),
+        "min_dscr": f'IF([debt_payment]>0,MIN({_range("dscr", 0, last)}),"{NO_DEBT}")',
+        "peak_funding_usd_per_gpu": f"MIN(0,MIN({_range('cum_equity', 0, last)}))",
+    }
+    for name, (_label, _unit, _how, per_gpu) in chain.PROJECT_OUTPUTS.items():
+        if name.startswith("cluster_"):
+            out[name] = f"[{per_gpu}]*[cluster_gpus_installed]"
+    return {k: _guarded(v, last) for k, v in out.items()}
+
+
+def _guarded(formula: str, last: int) -> str:
+    if not last:
+        return f'="{NEEDS_RENT}"'
+    whole = ",".join(
+        f"[{n}]<>INT([{n}]),[{n}]<1,[{n}]>{TAX_YEARS}" for n in ("life_years", "depreciation_years")
+    )
+    return (
+        f'=IF(NOT(ISNUMBER([rent_usd_per_gpu_hour])),"needs rent_usd_per_gpu_hour",'
+        f'IF([project_inputs_check]<>"",[project_inputs_check],'
+        f'IF(OR({whole},[build_periods]+[life_periods]>{last}),"{UNFIT.format(P=last)}",{formula})))'
+    )
+
+
+def _texts(value) -> list[str]:
+    if value is None:
+        return []
+    if hasattr(value, "categories"):
+        return [str(c) for c in value.categories]
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]
+
+
+def last_period(inputs: Mapping[str, object]) -> int:
+    """The last period a block's cells need: the longest build + life of its rows in periods
+    (``inputs`` as for :func:`gputco.udfs.scenario.evaluate`); 0 (no cells) where no row gives a
+    rent.
+
+    >>> last_period({"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.0,
+    ...              "life_years": 4, "build_months": [0, 6], "periods": "month"})
+    54
+    >>> last_period({"system": "H100_HGX", "mfu": 0.4, "periods": "year"})
+    0
+    """
+    from gputco.udfs import scenario
+
+    used = scenario.used_inputs(inputs)
+    if np.isnan(np.asarray(used["rent_usd_per_gpu_hour"], dtype=float)).all():
+        return 0
+    ppy = max(
+        project.PERIODS[project.choice("periods", t)] for t in _texts(inputs.get("periods")) or ["year"]
+    )
+    build = float(np.max(used["build_months"])) * ppy / 12
+    life = min(float(np.max(used["life_years"])), project.MAX_LIFE)
+    return int(math.ceil(build) + math.ceil(life) * ppy)
+
+
+def uses_project(names) -> bool:
+    """Does a SPEC that sets ``names`` need the project's cells?"""
+    return any(n in project.PROJECT_INPUTS for n in names)
