@@ -59,23 +59,28 @@ def run(args: argparse.Namespace) -> int:
 
 def summary(result) -> str:
     """The one-screen summary of a written scenario workbook (numbers from the model)."""
+    from gputco.udfs import scenario
     from gputco.workbook.scenarios.build import describe
+    from gputco.workbook.scenarios.sensitivity import metric
 
     spec, out = result.spec, result.results
     mc = spec.monte_carlo
     sheets = "Summary, Scenarios, Sensitivity" + (
         f", MonteCarlo ({mc.draws:,} draws, seed {mc.seed})" if mc else ""
     )
+    tco, mtok, npv = out["tco_usd_per_gpu_hour"], out["usd_per_mtok"], out["npv_usd_per_gpu"]
+    rented = bool(np.isfinite(npv).any())  # a rent is given: the decision is the NPV's
     lines = [
         f"wrote {result.path} in {result.build_seconds + result.recalc_seconds:.2f} s "
         f"(build {result.build_seconds:.2f} s, recalc {result.recalc_seconds:.2f} s)",
         f"{describe(spec)}; sheets {sheets}",
         "TCO in USD per GPU-hour, $/Mtok in USD per million tokens; cheapest = the "
-        "scenario number with the lowest $/Mtok",
+        "scenario number with the lowest $/Mtok"
+        + ("; NPV in USD per GPU, best NPV = the scenario number with the highest" if rented else ""),
         f"{'system':<16}{'scenarios':>10}{'TCO min':>10}{'median':>9}{'max':>9}"
-        f"{'$/Mtok min':>12}{'median':>9}{'max':>9}{'cheapest':>10}",
+        f"{'$/Mtok min':>12}{'median':>9}{'max':>9}{'cheapest':>10}"
+        + (f"{'NPV max':>12}{'best NPV':>10}" if rented else ""),
     ]
-    tco, mtok = out["tco_usd_per_gpu_hour"], out["usd_per_mtok"]
     groups = []
     if "system" in spec.grid:
         codes = spec.grid_columns()["system"].codes
@@ -85,21 +90,41 @@ def summary(result) -> str:
     for name, mask in groups:
         t, m = tco[mask], mtok[mask]
         cheapest = int(np.flatnonzero(mask)[np.argmin(m)]) + 1
-        lines.append(
+        line = (
             f"{name:<16}{int(mask.sum()):>10,}{t.min():>10.4f}{np.median(t):>9.4f}"
             f"{t.max():>9.4f}{m.min():>12.4f}{np.median(m):>9.4f}{m.max():>9.4f}"
             f"{cheapest:>10,}"
         )
+        if rented:
+            v = np.where(np.isfinite(npv[mask]), npv[mask], -np.inf)
+            best = int(np.flatnonzero(mask)[np.argmax(v)]) + 1
+            line += f"{v.max():>12,.0f}{best:>10,}" if np.isfinite(v.max()) else f"{'no rent':>12}{'':>10}"
+        lines.append(line)
     base = ", ".join(
         f"{k} {v}" for k, v in spec.base.items() if k in ("system", "buyer", "model", "precision")
     )
     if result.sensitivity:
+        key = metric(spec)
+        label, shown = ("NPV", "{:,.0f}") if key == "npv_usd_per_gpu" else ("$/Mtok", "{:.4f}")
+        at_base = float(scenario.evaluate(spec.base)[key][0])
         lines.append(
-            f"sensitivity: $/Mtok {_base_cost(spec):.4f} at the base ({base}); each driver low .. high"
+            f"sensitivity, ranked by {label}: {label} {shown.format(at_base)} at the base ({base}); "
+            "each driver low .. high"
         )
-        for d, _b, lo, hi, c_lo, c_hi in result.sensitivity:
-            lines.append(f"  {d:<24}{_num(lo):>10} .. {_num(hi):<10}  $/Mtok {c_lo:.4f} .. {c_hi:.4f}")
+        for d, _b, lo, hi, m_lo, m_hi in result.sensitivity:
+            lines.append(
+                f"  {d:<24}{_num(lo):>10} .. {_num(hi):<10}  {label} "
+                f"{shown.format(m_lo)} .. {shown.format(m_hi)}"
+            )
     if result.monte_carlo is not None:
+        draws_npv = result.monte_carlo["npv_usd_per_gpu"]
+        if np.isfinite(draws_npv).any():
+            given = draws_npv[np.isfinite(draws_npv)]
+            lines.append(
+                f"Monte Carlo NPV per GPU P10 / P50 / P90: "
+                + " / ".join(f"{x:,.0f}" for x in np.percentile(given, [10, 50, 90]))
+                + f"; P(NPV < 0) {np.mean(given < 0):.1%} of {given.size:,} draws with a rent"
+            )
         p = {
             k: np.percentile(result.monte_carlo[k], [10, 50, 90])
             for k in ("tco_usd_per_gpu_hour", "usd_per_mtok")
@@ -115,9 +140,3 @@ def summary(result) -> str:
 
 def _num(x: float) -> str:
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
-
-
-def _base_cost(spec) -> float:
-    from gputco.udfs import scenario
-
-    return float(scenario.evaluate(spec.base)["usd_per_mtok"][0])

@@ -380,6 +380,19 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     )
     for key in UDF_KEYS:
         assert key in keys
+    # the example gives rents: the printed decision is the NPV's, as the workbook's rows say
+    npv = [row[keys.index("npv_usd_per_gpu")] for row in data]
+    (every,) = [line.split() for line in printed.splitlines() if line.startswith("all scenarios")]
+    assert int(every[-1]) == 1 + max(range(90), key=lambda i: npv[i])  # best NPV: its number
+    assert float(every[-2].replace(",", "")) == pytest.approx(max(npv), abs=0.5)
+    tornado = [line for line in printed.splitlines() if line.startswith("  ")]
+    assert "sensitivity, ranked by NPV" in printed and all(" NPV " in line for line in tornado)
+    swings = [abs(float(b.replace(",", "")) - float(a.replace(",", ""))) for *_, a, _dots, b in map(str.split, tornado)]
+    assert swings == sorted(swings, reverse=True)  # largest NPV range first, as the sheet's chart
+    draws = load(out)["MonteCarlo"]
+    mc_keys, mc_rows, _ = block(draws, "draw")
+    mc_npv = [r[mc_keys.index("npv_usd_per_gpu")] for r in mc_rows]
+    assert f"P(NPV < 0) {sum(v < 0 for v in mc_npv) / len(mc_npv):.1%} of {len(mc_npv):,} draws" in printed
     # refuses to overwrite, keeps the file, one line on stderr; --force replaces it
     before = out.read_bytes()
     assert main(["scenarios", str(spec_file), "-o", str(out)]) == 2

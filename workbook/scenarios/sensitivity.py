@@ -57,13 +57,12 @@ def metric(spec: Spec) -> str:
 
 
 def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, float]]:
-    """(driver, base, low, high, $/Mtok low, $/Mtok high), largest range of :func:`metric` first."""
+    """(driver, base, low, high, :func:`metric` at low, at high), largest range first."""
     out, ranked = [], []
     key = metric(spec)
     for d, b, lo, hi in spec.sensitivity_cases():
-        res = scenario.evaluate({**spec.base, d: np.array([lo, hi])})
-        cost, m = res["usd_per_mtok"], res[key]
-        out.append((d, b, lo, hi, float(cost[0]), float(cost[1])))
+        m = scenario.evaluate({**spec.base, d: np.array([lo, hi])})[key]
+        out.append((d, b, lo, hi, float(m[0]), float(m[1])))
         ranked.append(abs(float(m[1]) - float(m[0])))
     order = sorted(range(len(out)), key=lambda i: -ranked[i])
     return [out[i] for i in order]
