@@ -397,3 +397,41 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
         assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key
     # the chain's own steps read no project input
     assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)
+
+
+def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_path):
+    """Summary's rent-or-buy table, with project inputs: per system the scenario of the highest
+    NPV and its equity IRR, lowest DSCR and peak funding, as Python computes that scenario."""
+    spec = parse_spec(
+        {
+            "grid": {"system": ["GB200_NVL72", "H100_HGX"], "contracted_fraction": [0.0, 0.5]},
+            "fixed": {
+                "mfu": 0.5,
+                "rent_usd_per_gpu_hour": 3.0,
+                "tax_rate": 0.21,
+                "periods": "month",
+                "build_months": 12,
+                "ramp_months": 3,
+                "debt_fraction": 0.6,
+                "debt_rate": 0.09,
+                "debt_years": 4,
+                "depreciation_method": "macrs_5",
+            },
+        }
+    )
+    path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    rows = list(load(path)["Summary"].iter_rows(values_only=True))
+    (head,) = [i for i, r in enumerate(rows) if r[0] == "system" and "its equity IRR" in r]
+    names = list(rows[head])
+    systems = np.asarray(spec.grid["system"])[spec.grid_columns()["system"].codes]
+    npv = spec.results["npv_usd_per_gpu"]
+    for r in rows[head + 1 : head + 3]:
+        mine = np.flatnonzero(systems == r[0])
+        best = int(mine[np.argmax(npv[mine])])
+        assert r[names.index("scenario (by NPV)")] == best + 1
+        for key, heading in (
+            ("equity_irr", "its equity IRR"),
+            ("min_dscr", "its lowest DSCR"),
+            ("peak_funding_usd_per_gpu", "its peak funding per GPU"),
+        ):
+            assert math.isclose(r[names.index(heading)], spec.results[key][best], rel_tol=1e-9), (r[0], key)

@@ -78,7 +78,9 @@ def build(
     book.define("sum_cheapest", ws, f"$I${head + 1}:$I${last}")
     _chart(ws, head, last)
     if grid.last_year:  # a rent is given: the decision ranks by NPV
-        row = _npv_table(ws, row + 2, labels if systems else ["=inp_system"], bool(systems))
+        row = _npv_table(
+            ws, row + 2, labels if systems else ["=inp_system"], bool(systems), grid.project is not None
+        )
 
     row += 2
     inputs = [q.key for q in grid.columns if q.kind == "input"]
@@ -245,21 +247,29 @@ NPV_HEADINGS = [
     ("its $/Mtok", "USD/Mtok"),
     ("share with NPV < 0", "fraction"),
 ]
+#: with project inputs, the best-NPV scenario's financing beside it: key, heading, unit
+PROJECT_COLUMNS = [
+    ("equity_irr", "its equity IRR", "fraction"),
+    ("min_dscr", "its lowest DSCR", "ratio"),
+    ("peak_funding_usd_per_gpu", "its peak funding per GPU", "USD"),
+]
 
 
-def _npv_table(ws, row: int, labels: list[str], per_system: bool) -> int:
+def _npv_table(ws, row: int, labels: list[str], per_system: bool, project: bool = False) -> int:
     """Per system: the scenario with the highest NPV (a rent is given), ranked, with its IRR,
-    payback, break-even rent and cost per Mtok, and the share of scenarios that lose money.
-    Returns the last row."""
+    payback, break-even rent and cost per Mtok, and the share of scenarios that lose money; with
+    ``project`` (the rows carry the project's cells) also its equity IRR, lowest DSCR and peak
+    funding. Returns the last row."""
+    headings = NPV_HEADINGS + ([(h, u) for _k, h, u in PROJECT_COLUMNS] if project else [])
     styles.section_row(
         ws,
         row,
         "Rent or buy by system: the scenario with the highest NPV of owning one GPU and renting it "
         "out (ranked), beside its cost per million tokens",
-        len(NPV_HEADINGS),
+        len(headings),
     )
     row += 1
-    styles.header_row(ws, row, [h for h, _u in NPV_HEADINGS])
+    styles.header_row(ws, row, [h for h, _u in headings])
     ws.row_dimensions[row].height = 30
     first = row + 1
     last = row + len(labels)
@@ -282,9 +292,11 @@ def _npv_table(ws, row: int, labels: list[str], per_system: bool) -> int:
             f"=SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu)*(scn_npv_usd_per_gpu<0))"
             f"/SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu))",
         ]
+        if project:
+            cells += [f"=INDEX(scn_{key},{match})" for key, _h, _u in PROJECT_COLUMNS]
         for j, value in enumerate(cells):
             cell = ws.cell(row=row, column=2 + j, value=value)
-            unit = NPV_HEADINGS[1 + j][1]
+            unit = headings[1 + j][1]
             if unit:
                 styles.style_formula(cell, unit)
             else:
