@@ -174,6 +174,14 @@ REFERENCE_ARGS: dict[str, Callable[[int], bool]] = {
 SIZE_ARGS: dict[str, Callable[[int], bool]] = {"SEQUENCE": lambda i: True, "EXPAND": lambda i: i > 0}
 SMALL = ("0", "1", "2", "3", "-1", "2.5", "TRUE", '"2"', "", "#N/A")
 
+#: functions that fold every cell of a range argument and that a whole column stalls in
+#: LibreOffice 7.4 (``IMSUM(In!B1:C6,In!D1:D6,In!B:B,{1,2;3,4})`` alone ran past 90 s; the engine
+#: answers at once): a whole column drawn for them is replaced by the part of it that holds
+#: values (``In!B:B`` -> ``In!B1:B6``, the same numbers). The replacement draws no random number,
+#: so every other formula of a seed stays the same.
+WHOLE_COLUMN_STALLS = {"IMSUM", "IMPRODUCT"}
+WHOLE_COLUMNS = {"In!B:B": "In!B1:B6"}
+
 
 def _call(rng: random.Random, depth: int = 0) -> str:
     name = rng.choice(FUNCTIONS)
@@ -192,6 +200,8 @@ def _call(rng: random.Random, depth: int = 0) -> str:
     ]
     if args and all(a == "" for a in args):
         args[0] = rng.choice(ARGS["number"])
+    if name in WHOLE_COLUMN_STALLS:
+        args = [WHOLE_COLUMNS.get(a, a) for a in args]
     return f"{_prefixed(name)}({','.join(args)})"
 
 
