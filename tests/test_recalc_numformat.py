@@ -58,7 +58,13 @@ _ZERO = "0 shows every whole-number placeholder as 0 (NumberFormatApproxTests.xl
 EXCEL_NOT_LO: dict[str, tuple[str, str]] = {
     **{
         _formula(v, "#.##E+00"): (text, _DOT)
-        for v, text in ((1, "1.E+00"), (-0.5, "-5.E-01"), (99.99, "1.E+02"), (1e22, "1.E+22"), (-0.001, "-1.E-03"))
+        for v, text in (
+            (1, "1.E+00"),
+            (-0.5, "-5.E-01"),
+            (99.99, "1.E+02"),
+            (1e22, "1.E+22"),
+            (-0.001, "-1.E-03"),
+        )
     },
     _formula(0, "#.##E+00"): ("0.E+00", _DOT + "; " + _ZERO),
     _formula(0, "##0.0E+0"): ("000.0E+0", _ZERO),
@@ -77,6 +83,7 @@ UNDECIDED: dict[str, str] = {
     _formula(5.0625, "# ?/4"): _BLANK,
     **{_formula(-0.001, f): _NEG0 for f in FRACTIONS + WRITTEN if f != "# ???/???"},  # 1/999 shows
 }
+
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory) -> Path:

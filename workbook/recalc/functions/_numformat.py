@@ -118,7 +118,9 @@ def format_fraction(x: float, tokens, signed: bool) -> str:
         j += 1
     den_start, fixed = j, ""
     if j < len(tokens) and tokens[j][0] == "lit" and tokens[j][1][:1] in "123456789":
-        while j < len(tokens) and (tokens[j][0] == "lit" and tokens[j][1].isdigit() or tokens[j] == ("code", "0")):
+        while j < len(tokens) and (
+            (tokens[j][0] == "lit" and tokens[j][1].isdigit()) or tokens[j] == ("code", "0")
+        ):
             fixed += tokens[j][1]
             j += 1
     else:

@@ -531,8 +531,10 @@ def format_value(x: float, fmt: str) -> str:
         return _format_date(x, tokens)
     if is_fraction(tokens):
         return format_fraction(x, tokens, signed)
-    if any(k == "code" and t in "Ee" and tokens[i + 1 : i + 2] in ([("code", "+")], [("code", "-")])
-           for i, (k, t) in enumerate(tokens)):
+    if any(
+        k == "code" and t in "Ee" and tokens[i + 1 : i + 2] in ([("code", "+")], [("code", "-")])
+        for i, (k, t) in enumerate(tokens)
+    ):
         return format_scientific(x, tokens, signed)
     return _format_number(x, tokens, signed)
 
