@@ -395,7 +395,7 @@ AGGREGATES = {
     "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "MODE", "MODE.SNGL", "NPV", "LARGE", "SMALL",
     "PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC", "QUARTILE.EXC",
     "RANK", "RANK.EQ", "RANK.AVG", "SUMSQ", "AVERAGEA", "MAXA", "MINA", "STDEVA", "STDEVPA",
-    "VARA", "VARPA", "COUNTA", "SUBTOTAL", "AGGREGATE", "IRR",
+    "VARA", "VARPA", "COUNTA", "SUBTOTAL", "AGGREGATE", "IRR", "DEVSQ", "AVEDEV",
 }  # fmt: skip
 
 
@@ -421,6 +421,21 @@ DOCUMENTED_ERRORS = {
     "PERCENTRANK.EXC": ("#NUM!", "significance < 1: #NUM!"),
     "PERCENTRANK": ("#NUM!", "significance < 1: #NUM!"),
     "MODE.MULT": ("#N/A", "no duplicate data points: #N/A"),
+    "EFFECT": ("#NUM!", '"If nominal_rate <= 0 or if npery < 1, EFFECT returns the #NUM! error value"'),
+    "CHIDIST": ("#NUM!", '"If x is negative, CHIDIST returns the #NUM! error value"'),
+    "LOGNORMDIST": (
+        "#NUM!",
+        '"If x <= 0 or if standard_dev <= 0, LOGNORMDIST returns the #NUM! error value"',
+    ),
+    "BETADIST": ("#NUM!", '"If x < A, x > B, or A = B, BETADIST returns the #NUM! error value"'),
+    **{
+        name: (
+            "#NUM! #VALUE!",
+            f'"If inumber is a value that is not in the x+yi or x+yj text format, {name} returns the '
+            f'#NUM! error value. If inumber is a logical value, {name} returns the #VALUE! error value"',
+        )
+        for name in ("IMSINH", "IMCOSH", "IMTAN", "IMCOT", "IMSEC", "IMSECH", "IMCSC", "IMCSCH")
+    },
 }
 
 
