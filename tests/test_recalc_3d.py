@@ -7,7 +7,8 @@ unsupported, as is a span naming a sheet the workbook lacks.
 Oracles: LibreOffice, live and recorded in tests/data/lo_3d.json (``GPUTCO_LO_REFRESH=1``
 refreshes); where LibreOffice counts a boolean of a reference as a number, Excel's rule (its
 COUNT page: only the numbers of a reference count) instead; the quoted form Excel writes for
-sheet names with spaces (``'Jan:Q 2'!A1``, which LibreOffice 7.4 does not read: #NAME?) equals the
+sheet names with spaces (``'Jan:Q 2'!A1``: MS-OI29500 2.1.863, "sheet-range"; LibreOffice 7.4
+does not read it: #NAME?) equals the
 function over the sheets' references written one by one; and the Excel-saved POI files of
 tests/data/excel_corpus (48703.xlsx, 55906-MultiSheetRefs.xlsx, FormulaSheetRange.xlsx:
 tests/test_excel_corpus.py compares their 16 cells).
