@@ -422,6 +422,11 @@ DOCUMENTED_ERRORS = {
     "PERCENTRANK.EXC": ("#NUM!", "significance < 1: #NUM!"),
     "PERCENTRANK": ("#NUM!", "significance < 1: #NUM!"),
     "MODE.MULT": ("#N/A", "no duplicate data points: #N/A"),
+    "ISFORMULA": (
+        "#VALUE!",
+        '"If reference is not a valid data type, such as a defined name that is not a reference, '
+        'ISFORMULA returns the #VALUE! error value"',
+    ),
     "EFFECT": ("#NUM!", '"If nominal_rate <= 0 or if npery < 1, EFFECT returns the #NUM! error value"'),
     "CHIDIST": ("#NUM!", '"If x is negative, CHIDIST returns the #NUM! error value"'),
     "LOGNORMDIST": (
