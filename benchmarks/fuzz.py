@@ -118,8 +118,15 @@ def differential(args) -> int:
         )
         for name, k in by_function.most_common(args.show):
             f, e, v = examples[name][0]
-            print(f"      {k:>6,}  {name:<16} e.g. ={f}  engine {e!r}  LibreOffice {v!r}")
+            print(
+                f"      {k:>6,}  {name:<16} e.g. ={_cut(f)}  engine {_cut(repr(e))}  LibreOffice {_cut(repr(v))}"
+            )
     return 1 if crashes or refused else 0
+
+
+def _cut(text: str, width: int = 100) -> str:
+    """An example as printed: a long text (REPT's) cut to ``width`` characters, its length said."""
+    return text if len(text) <= width else f"{text[:width]}... ({len(text):,} characters)"
 
 
 def main() -> int:

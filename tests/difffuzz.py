@@ -174,6 +174,14 @@ REFERENCE_ARGS: dict[str, Callable[[int], bool]] = {
 SIZE_ARGS: dict[str, Callable[[int], bool]] = {"SEQUENCE": lambda i: True, "EXPAND": lambda i: i > 0}
 SMALL = ("0", "1", "2", "3", "-1", "2.5", "TRUE", '"2"', "", "#N/A")
 
+#: functions that fold every cell of a range argument and that a whole column stalls in
+#: LibreOffice 7.4 (``IMSUM(In!B1:C6,In!D1:D6,In!B:B,{1,2;3,4})`` alone ran past 90 s; the engine
+#: answers at once): a whole column drawn for them is replaced by the part of it that holds
+#: values (``In!B:B`` -> ``In!B1:B6``, the same numbers). The replacement draws no random number,
+#: so every other formula of a seed stays the same.
+WHOLE_COLUMN_STALLS = {"IMSUM", "IMPRODUCT"}
+WHOLE_COLUMNS = {"In!B:B": "In!B1:B6"}
+
 
 def _call(rng: random.Random, depth: int = 0) -> str:
     name = rng.choice(FUNCTIONS)
@@ -192,6 +200,8 @@ def _call(rng: random.Random, depth: int = 0) -> str:
     ]
     if args and all(a == "" for a in args):
         args[0] = rng.choice(ARGS["number"])
+    if name in WHOLE_COLUMN_STALLS:
+        args = [WHOLE_COLUMNS.get(a, a) for a in args]
     return f"{_prefixed(name)}({','.join(args)})"
 
 
@@ -385,7 +395,8 @@ AGGREGATES = {
     "STDEVP", "VAR", "VAR.S", "VAR.P", "VARP", "MODE", "MODE.SNGL", "NPV", "LARGE", "SMALL",
     "PERCENTILE", "PERCENTILE.INC", "PERCENTILE.EXC", "QUARTILE", "QUARTILE.INC", "QUARTILE.EXC",
     "RANK", "RANK.EQ", "RANK.AVG", "SUMSQ", "AVERAGEA", "MAXA", "MINA", "STDEVA", "STDEVPA",
-    "VARA", "VARPA", "COUNTA", "SUBTOTAL", "AGGREGATE", "IRR",
+    "VARA", "VARPA", "COUNTA", "SUBTOTAL", "AGGREGATE", "IRR", "DEVSQ", "AVEDEV", "F.TEST", "FTEST",
+    "COVAR",
 }  # fmt: skip
 
 
@@ -411,6 +422,26 @@ DOCUMENTED_ERRORS = {
     "PERCENTRANK.EXC": ("#NUM!", "significance < 1: #NUM!"),
     "PERCENTRANK": ("#NUM!", "significance < 1: #NUM!"),
     "MODE.MULT": ("#N/A", "no duplicate data points: #N/A"),
+    "ISFORMULA": (
+        "#VALUE!",
+        '"If reference is not a valid data type, such as a defined name that is not a reference, '
+        'ISFORMULA returns the #VALUE! error value"',
+    ),
+    "EFFECT": ("#NUM!", '"If nominal_rate <= 0 or if npery < 1, EFFECT returns the #NUM! error value"'),
+    "CHIDIST": ("#NUM!", '"If x is negative, CHIDIST returns the #NUM! error value"'),
+    "LOGNORMDIST": (
+        "#NUM!",
+        '"If x <= 0 or if standard_dev <= 0, LOGNORMDIST returns the #NUM! error value"',
+    ),
+    "BETADIST": ("#NUM!", '"If x < A, x > B, or A = B, BETADIST returns the #NUM! error value"'),
+    **{
+        name: (
+            "#NUM! #VALUE!",
+            f'"If inumber is a value that is not in the x+yi or x+yj text format, {name} returns the '
+            f'#NUM! error value. If inumber is a logical value, {name} returns the #VALUE! error value"',
+        )
+        for name in ("IMSINH", "IMCOSH", "IMTAN", "IMCOT", "IMSEC", "IMSECH", "IMCSC", "IMCSCH")
+    },
 }
 
 

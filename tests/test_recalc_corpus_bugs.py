@@ -169,25 +169,29 @@ def test_corpus_cell_equals_excel(file, sheet, cell, excel, bug):
     assert values[(sheet, cell)] == excel, bug
 
 
-def test_fraction_format_is_kept_unsupported_not_guessed():
-    """NumberFormatTests.xlsx A120 =TEXT(23.75, "|#\\:#/#|") is '|23:3/4|' in Excel: fractions are
-    not modelled, so the cell keeps Excel's value and is listed as unsupported."""
+def test_fraction_format_is_excel_s():
+    """NumberFormatTests.xlsx A120 =TEXT(23.75, "|#\\:#/#|") is '|23:3/4|' in Excel: computed (it
+    was kept unsupported before fractions were modelled; tests/test_recalc_numformat.py has the
+    rest of the file)."""
     values, unsupported = _run(POI + "NumberFormatTests.xlsx")
-    assert "Tests!A120" in unsupported
+    assert "Tests!A120" not in unsupported
     assert values[("Tests", "A120")] == "|23:3/4|"
 
 
-def test_fraction_format_stops_the_run_by_default(tmp_path):
-    """Without unsupported="stored" a TEXT format the engine does not model names the cell."""
+def test_an_undecided_fraction_stops_the_run_by_default(tmp_path):
+    """Without unsupported="stored" a TEXT format whose Excel output is not known (a whole number
+    in a written-denominator fraction: how wide Excel's blank is) names the cell."""
     wb = openpyxl.Workbook()
     wb.active.title = "S"
-    wb.active["A1"] = '=TEXT(23.75,"# ?/?")'
-    wb.active["A2"] = '=TEXT(23.75,"0.00")'
+    wb.active["A1"] = '=TEXT(24,"# ?/8")'
+    wb.active["A2"] = '=TEXT(23.75,"# ?/8")'
     wb.save(tmp_path / "frac.xlsx")
-    with pytest.raises(UnsupportedFunctionError, match=r"TEXT \(fraction format\).*S!A1"):
+    with pytest.raises(
+        UnsupportedFunctionError, match=r"TEXT \(a fraction of 0 with a written denominator\).*S!A1"
+    ):
         evaluate_workbook(tmp_path / "frac.xlsx", functions={})
     got = evaluate_workbook(tmp_path / "frac.xlsx", functions={}, unsupported="stored")
-    assert got[("S", "A2")] == "23.75"
+    assert got[("S", "A2")] == "23 6/8"
 
 
 def test_if_with_empty_else_is_zero_in_a_small_book(tmp_path):

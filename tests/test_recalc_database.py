@@ -113,3 +113,26 @@ def test_computed_criteria_are_reported_not_guessed():
     db = np.array([["Tree", "Yield"], ["Apple", 1.0]], dtype=object)
     with pytest.raises(UnsupportedValue, match="computed criteria"):
         database._selected(db, np.array([["Bogus"], [1.0]], dtype=object))
+
+
+@pytest.mark.parametrize(
+    "formula", ['=DCOUNT("Y",1,1)', "=DCOUNTA(-2.5,1,{0.5})", f"=DSUM({DB},1,5)", "=DSUM(5,1,DB!A1:A2)"]
+)
+def test_a_database_or_criteria_that_is_no_range_is_value_error(tmp_path, formula):
+    """Microsoft's pages: database is "the range of cells that makes up the list or database",
+    criteria "the range of cells that contains the conditions"; a single value is neither, and
+    LibreOffice 7.4 answers #VALUE! to the first two (the differential fuzzer, seed 1000), where
+    the engine counted a database without records (0)."""
+    import openpyxl
+
+    from gputco.workbook.recalc import evaluate_workbook
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "DB"
+    for r, row in enumerate(ORCHARD, start=1):
+        for c, v in enumerate(row, start=1):
+            ws.cell(r, c).value = v
+    ws["H1"] = formula
+    wb.save(tmp_path / "db.xlsx")
+    assert str(evaluate_workbook(tmp_path / "db.xlsx", functions={})[("DB", "H1")]) == "#VALUE!"

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from recalc_book import ms
 
 from gputco.workbook.recalc.functions import financial as fin
-from gputco.workbook.recalc.run.errors import UnsupportedValue
 
 MICROSOFT = [
     ("=RATE(4*12,-200,8000)", "0.0077", ms("rate")),
@@ -362,11 +361,21 @@ def test_depreciation_never_goes_below_salvage(cost, frac, life, factor):
     assert math.isclose(syd, cost - salvage, rel_tol=1e-12)
 
 
-def test_vdb_after_the_switch_from_a_fractional_start_is_not_guessed():
-    """xlcalculator's Excel-saved VDB.xlsx: VDB(1,0,14,3.5,4.5,1.25) is 0.06872629045468406, not
-    the straight-line share LibreOffice gives (0.0686678993837795); the rule is not known, so the
-    engine keeps the cell's stored value and reports it instead of guessing."""
-    with pytest.raises(UnsupportedValue, match="VDB"):
-        fin._vdb(1.0, 0.0, 14.0, 3.5, 4.5, 1.25, None)
-    assert math.isclose(fin._vdb(1.0, 0.0, 14.0, 2.5, 3.5, 1.25, None), 0.07074765193864536, rel_tol=1e-12)
-    assert math.isclose(fin._vdb(1.0, 0.0, 14.0, 11.0, 12.0, 1.25, None), 0.06866789938377948, rel_tol=1e-12)
+@pytest.mark.parametrize(
+    "start, end, excel",
+    [
+        (2.5, 3.5, 0.07074765193864536),  # D26: before the switch
+        (3.5, 4.5, 0.06872629045468406),  # D27: after it
+        (7.5, 8.5, 0.06872629045468406),  # D31
+        (12.5, 13.5, 0.06872629045468406),  # D36
+        (13.5, 14.0, 0.03436314522734203),  # D37, F23
+        (11.5, 12.5, 0.06872629045468406),  # F27
+        (11.0, 12.0, 0.06866789938377948),  # F28: a whole start
+    ],
+)
+def test_vdb_from_a_fractional_start_is_excel_s(start, end, excel):
+    """xlcalculator's Excel-saved VDB.xlsx, VDB(1,0,14,start,end,1.25): the book value at a
+    fractional start is that of the schedule on the grid of its fraction (0.5, 1.5, ...), and
+    after the switch to straight line the rest is spread over the remaining life: 0.0687263 a
+    period, not the 0.0686679 of the schedule from 0 (LibreOffice's share of a period)."""
+    assert math.isclose(fin._vdb(1.0, 0.0, 14.0, start, end, 1.25, None), excel, rel_tol=1e-12)

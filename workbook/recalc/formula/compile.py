@@ -93,6 +93,7 @@ class Compiler:
         self.limits = limits
         self.never = NEVER - frozenset(n for n in CLOCK | SEEDED if n in known)
         self.tables: dict[str, Table] = {}  # Excel tables, for structured references
+        self.sheet_order: tuple[str, ...] = ()  # the workbook's sheets in order (3-D references)
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names
         }
@@ -137,7 +138,7 @@ class Compiler:
                 text, f"it is {len(text):,} characters long (limit {limit:,}, Excel's own)"
             )
         deepest = self.limits.max_formula_depth
-        node, parsed = parse_counted(text, row, col, self._resolver(sheet), deepest)
+        node, parsed = parse_counted(text, row, col, self._resolver(sheet), deepest, self.sheet_order)
         if depth(node) > deepest:  # deeper through the defined names it uses
             raise FormulaSyntaxError(
                 text,

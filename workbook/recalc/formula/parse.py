@@ -186,9 +186,11 @@ def parse_counted(
     col: int = 1,
     names: NameResolver | None = None,
     max_nesting: int = MAX_NESTING,
+    sheets: tuple[str, ...] = (),
 ) -> tuple[Node, int]:
-    """Parse a formula; also return how many references its text holds (see refs.shape_key)."""
-    parser = _Parser(_significant(tokenize(formula)), formula, row, col, names)
+    """Parse a formula; also return how many references its text holds (see refs.shape_key).
+    ``sheets``: the workbook's sheet names in order, for 3-D references."""
+    parser = _Parser(_significant(tokenize(formula)), formula, row, col, names, sheets)
     parser.max_nesting = min(max_nesting, 2 * MAX_NESTING)  # the stack bounds any setting
     node = parser.expr(0)
     if parser.pos != len(parser.tokens):
@@ -270,10 +272,24 @@ def _significant(tokens: list[Token]) -> list[Token]:
     return out
 
 
+#: the name of a 3-D reference's node (``Sheet1:Sheet3!A1``), and the functions that take one:
+#: Microsoft's "Create a 3-D reference to the same cell range on multiple worksheets" lists them
+THREE_D = "[3-D reference across sheets]"
+THREE_D_FUNCTIONS = frozenset(
+    "SUM AVERAGE AVERAGEA COUNT COUNTA MAX MAXA MIN MINA PRODUCT STDEV.P STDEV.S STDEVA STDEVPA "
+    "VAR.P VAR.S VARA VARPA STDEV STDEVP VAR VARP".split()
+)
+
+
+def _is_3d(node: Node) -> bool:
+    return type(node) is Call and node.name == THREE_D
+
+
 class _Parser:
-    def __init__(self, tokens, formula, row, col, names):
+    def __init__(self, tokens, formula, row, col, names, sheets=()):
         self.tokens, self.formula, self.row, self.col = tokens, formula, row, col
         self.names = names
+        self.sheets = tuple(sheets)  # the workbook's sheets in order (3-D references)
         self.pos = 0
         self.nrefs = 0  # references written in the text, counted as refs.shape_key counts them
         self.nesting = 0
@@ -385,9 +401,30 @@ class _Parser:
                 args.append(self.expr(0))
             t = self.take()
             if t.type == Token.FUNC and t.subtype == Token.CLOSE:
+                if name in THREE_D_FUNCTIONS:  # Sheet1:Sheet3!A1: one reference a sheet
+                    args = [x for a in args for x in (a.args if _is_3d(a) and a.args else [a])]
                 return Call(name, args)
             if t.type != Token.SEP or t.subtype != Token.ARG:
                 self.fail(f"unexpected {t.value!r} in the arguments of {name}")
+
+    def three_d(self, text: str) -> Node:
+        """``Sheet1:Sheet3!A1:B2``: a node holding one reference a sheet, from the first sheet to
+        the last in the workbook's order; only the functions of :data:`THREE_D_FUNCTIONS` take
+        it (their arguments), elsewhere it stays unsupported. Sheets the workbook lacks: no
+        references (unsupported too)."""
+        span, _, part = text.rpartition("!")
+        if span.startswith("'") and span.endswith("'"):
+            span = span[1:-1].replace("''", "'")
+        first, _, last = span.partition(":")
+        order = [s.upper() for s in self.sheets]
+        if first.upper() not in order or last.upper() not in order:
+            return Call(THREE_D, [])
+        i, j = sorted((order.index(first.upper()), order.index(last.upper())))
+        quoted = ("'" + s.replace("'", "''") + "'!" + part for s in self.sheets[i : j + 1])
+        refs = [RefNode(parse_ref(q, self.row, self.col)) for q in quoted]
+        two = ":" in part and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
+        self.nrefs += 2 if two else 1
+        return Call(THREE_D, refs)
 
     def lambda_(self) -> Node:
         """LAMBDA(param1, ..., calculation) as ``Call("LAMBDA", [Param..., calculation])``;
@@ -545,6 +582,8 @@ class _Parser:
         try:
             ref = parse_ref(v, self.row, self.col)
         except ValueError as err:
+            if str(err) == THREE_D[1:-1]:
+                return self.three_d(v)
             return Call(f"[{err}]", [])
         if ref is not None:
             part = v.rpartition("!")[2]

@@ -132,7 +132,7 @@ def parse_ref(text: str, row: int, col: int) -> Ref | None:
             raise ValueError("external workbook reference")
         if sheet.startswith("'") and sheet.endswith("'"):
             sheet = sheet[1:-1].replace("''", "'")
-        elif ":" in sheet:
+        if ":" in sheet:  # no sheet name holds ":": 'Jan:Q 2'!A1 spans sheets too
             raise ValueError("3-D reference across sheets")
         if sheet.startswith("[") or "]" in sheet:
             raise ValueError("external workbook reference")

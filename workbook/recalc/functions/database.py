@@ -30,7 +30,8 @@ records), DCOUNTA the non-blank values (every selected record without a field); 
 selected value (#VALUE! when no record is selected, #NUM! when several are). DAVERAGE of no number
 is #DIV/0!, and so are DSTDEV/DVAR of fewer than two and DSTDEVP/DVARP of none; DMAX, DMIN and
 DPRODUCT of none are 0. A field that names no column, or a position outside the database, is
-#VALUE!; an error value among the numbers taken is the result. A criteria label that is not a
+#VALUE!; an error value among the numbers taken is the result. A database or criteria that is a
+single value, not a range (``DCOUNT("Y",1,1)``), is #VALUE!. A criteria label that is not a
 database label (Excel's computed criteria, a formula evaluated for every record) is not modelled:
 the cell is reported as unsupported, never guessed.
 """
@@ -46,7 +47,7 @@ from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import dims, materialize
 from gputco.workbook.recalc.run.values import DIV0, ERRORS, NUM, VALUE, XlError, approx_equal, parse_number
 
-from ._args import Spec, wildcard
+from ._args import Spec, is_rangelike, wildcard
 
 # --- conditional -----------------------------------------------------------------------------------------
 
@@ -402,6 +403,8 @@ def _one(name: str, db: np.ndarray, field, cr: np.ndarray):
 
 def _dfunction(name: str):
     def impl(database, field, criteria):
+        if not (is_rangelike(database) and is_rangelike(criteria)):
+            return vec.const(VALUE)  # a single value is no "range of cells" (LibreOffice: #VALUE! too)
         db, cr = materialize(database), materialize(criteria)
         f = None if field is None else field.reshape(field.shape[0], -1)[:, 0]
         m = max(db.shape[0], cr.shape[0], 1 if f is None else f.shape[0])

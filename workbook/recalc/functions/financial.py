@@ -69,7 +69,6 @@ import math
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import dims, materialize
 from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
 
@@ -612,11 +611,12 @@ def _vdb(cost, salvage, life, start, end, factor=None, no_switch=None):
     are #NUM!.
 
     With the switch (the default) the schedule restarts at start_period from the book value
-    there, over the remaining life (reproduces Excel-saved values in xlcalculator's VDB.xlsx for
-    fractional starts, where LibreOffice differs); a fractional start_period reached after the
-    switch to straight line is not modelled (Excel's rule there is not known): the cell is
-    reported as unsupported, never guessed. Without the switch, each period's declining-balance
-    depreciation counts in the fraction of it between start_period and end_period.
+    there, over the remaining life; the book value at a fractional start_period is that of the
+    schedule on the grid of its fraction (the first ``frac(start)`` of a period, then whole
+    periods restarted from there). Both reproduce every Excel-saved value of xlcalculator's
+    VDB.xlsx (starts 0.5 ... 13.5, before and after the switch to straight line), where
+    LibreOffice differs. Without the switch, each period's declining-balance depreciation
+    counts in the fraction of it between start_period and end_period.
     """
     k = 2.0 if factor is None else factor
     if cost < 0 or salvage < 0 or life <= 0 or start < 0 or end < start or end > life or k <= 0:
@@ -627,9 +627,10 @@ def _vdb(cost, salvage, life, start, end, factor=None, no_switch=None):
             share = min(end, i) - max(start, i - 1)
             total += share * _ddb_period(cost, salvage, life, float(i), k)
         return total
-    booked, switched = _declining(cost, salvage, life, life, start, k) if start > 0 else (0.0, False)
-    if switched and start != math.floor(start):
-        raise UnsupportedValue("VDB (a fractional start_period after the switch to straight line)")
+    frac = start - math.floor(start)
+    booked = _declining(cost, salvage, life, life, frac, k)[0] if frac else 0.0
+    if start > frac:
+        booked += _declining(cost - booked, salvage, life, life - frac, start - frac, k)[0]
     return _declining(cost - booked, salvage, life, life - start, end - start, k)[0]
 
 

@@ -33,14 +33,15 @@ Supported: up to four sections (``positive;negative;zero;text``); digit placehol
 (``?`` a space where no digit shows, and a separator between two such spaces a space too), the
 decimal point, thousands separators (``#,##0``; a comma before every placeholder is literal text,
 ``,#`` shows ",1234567") and trailing-comma scaling (``0,`` thousands),
-percent (``0.0%``), scientific (``0.00E+00``), literal text (``"USD "``, ``\x``, ``$ - + ( ) : /``
+percent (``0.0%``), scientific (``0.00E+00``, ``##0.0E+0``, ``e-``) and fractions (``# ?/?``,
+``?/?``, ``# ?/8``; both in ._numformat), literal text (``"USD "``, ``\x``, ``$ - + ( ) : /``
 and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
 mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds;
 ``mmmmm`` the month's initial, ``ddddd`` and longer the day's name). A letter that is no code
 (unquoted, unescaped: ``TEXT(5, "bogus")``) is #VALUE!, as Excel refuses such a format.
 Colours (``[Red]``) are dropped, conditions (``[>100]``) choose the section, ``[$€-407]`` shows
-its currency symbol. Fractions (``# ?/?``), scientific formats other than ``0.00E+00`` and other
-forms the engine does not model exactly leave the cell unsupported (its stored value is kept, see
+its currency symbol. Forms whose Excel output is neither documented nor shown by an Excel-saved
+file (see ._numformat) leave the cell unsupported (its stored value is kept, see
 :class:`..errors.UnsupportedValue`) rather than guessed. Rounding is half away from zero on the
 value's 15 significant digits (so 2.675 shows as 2.68, as in Excel). A text value (and TRUE/FALSE)
 is returned as it is, or through the fourth section (``"..."``, ``\x`` and ``@``); numeric text is
@@ -72,6 +73,7 @@ from gputco.workbook.recalc.run.values import (
 )
 
 from ._args import Spec, is_rangelike, row_errors, scalar_nums
+from ._numformat import FormatUnsupported, format_fraction, format_scientific, group, is_fraction
 from .datetime import parts
 
 # --- text ------------------------------------------------------------------------------------------------
@@ -392,10 +394,6 @@ _COLOUR = re.compile(r"\[(black|blue|cyan|green|magenta|red|white|yellow|color\s
 _CONDITION = re.compile(r"\[\s*(<=|>=|<>|<|>|=)\s*(-?[\d.]+(?:[eE][+-]?\d+)?)\s*\]")
 
 
-class _Unsupported(Exception):
-    pass
-
-
 def _condition(sec: str):
     m = _CONDITION.search(sec)
     return None if m is None else (m.group(1), float(m.group(2)))
@@ -503,7 +501,7 @@ def _tokens(sec: str):
             elif re.fullmatch(r"\[(h+|m+|s+)\]", tag, re.I):
                 out.append(("code", tag))
             else:
-                raise _Unsupported("format code " + tag)
+                raise FormatUnsupported("format code " + tag)
             i += len(tag)
         elif ch in "$-+()/: ,.0#?%Ee" or ch.isalpha():
             out.append(("code", ch))
@@ -529,38 +527,16 @@ def format_value(x: float, fmt: str) -> str:
         if x < 0 and elapsed:  # [h]:mm on a negative duration: Excel prefixes the minus sign
             return ("-" if signed else "") + _format_date(-x, tokens)
         if x < 0:
-            raise _Unsupported("negative date")
+            raise FormatUnsupported("negative date")
         return _format_date(x, tokens)
-    _check_number_format(tokens)
-    return _format_number(x, tokens, signed)
-
-
-def _check_number_format(tokens) -> None:
-    """Refuse (as unsupported) number formats whose Excel output the engine does not model."""
-    codes = [t for k, t in tokens if k == "code"]
-    text = "".join(codes)
-    if "/" in text and re.search(
-        r"[0#?]\s*/\s*[0-9#?]", "".join(t if k == "code" else " " for k, t in tokens)
+    if is_fraction(tokens):
+        return format_fraction(x, tokens, signed)
+    if any(
+        k == "code" and t in "Ee" and tokens[i + 1 : i + 2] in ([("code", "+")], [("code", "-")])
+        for i, (k, t) in enumerate(tokens)
     ):
-        raise _Unsupported("fraction format")
-    sci = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee"]
-    if sci:
-        i = sci[0]
-        after = tokens[i + 1 : i + 3]
-        ok = (
-            len(after) == 2
-            and after[0][1] in "+-"
-            and after[1][0] == "code"
-            and after[1][1] in "0#"
-            and "%" not in text
-            and "?" not in text
-            and sum(1 for t in codes[: codes.index(tokens[i][1])] if t in "0#") >= 1
-        )
-        before = [t for k, t in tokens[:i] if k == "code" and t in "0#?,"]
-        dot = next((n for n, (k, t) in enumerate(tokens[:i]) if k == "code" and t == "."), i)
-        int_digits = sum(1 for k, t in tokens[:dot] if k == "code" and t in "0#?")
-        if not ok or int_digits != 1 or "," in before or "," in text:
-            raise _Unsupported("scientific format other than 0.00E+00")
+        return format_scientific(x, tokens, signed)
+    return _format_number(x, tokens, signed)
 
 
 def _round(x: float, places: int) -> Decimal:
@@ -572,7 +548,6 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     codes = "".join(t if k == "code" else "\x00" for k, t in tokens)
     pct = codes.count("%")
     x = x * 100**pct
-    sci = re.search(r"[Ee][+-]", codes)
     digits = [i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?"]
     if not digits:
         lits = "".join(t for _, t in tokens)
@@ -592,10 +567,6 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         j -= 1
     int_ph = [i for i in digits if dot is None or i < dot]
     frac_ph = [i for i in digits if dot is not None and i > dot]
-    if sci:
-        frac_ph = [i for i in frac_ph if i < sci.start()]
-        int_ph = [i for i in int_ph if i < sci.start()]
-        return _format_sci(x, tokens, int_ph, frac_ph, signed)
     lead = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?."), len(tokens))
     tokens = [("lit", t) if i < lead and t == "," else (k, t) for i, (k, t) in enumerate(tokens)]
     grouping = any(
@@ -620,7 +591,7 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         out[int_ph[0]] = "".join(ds) + out[int_ph[0]]
     if grouping and int_ph:
         whole = "".join(out[i] for i in int_ph)
-        grouped = _group(whole)
+        grouped = group(whole)
         for i in int_ph:
             out[i] = ""
         out[int_ph[0]] = grouped
@@ -636,35 +607,6 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     if dot is not None:
         out[dot] = "."
     return ("-" if neg else "") + "".join(out)
-
-
-def _group(digits: str) -> str:
-    """Thousands separators between digits, leading zeros kept: '0001234567' -> '0,001,234,567'.
-    Leading spaces (``?`` placeholders without a digit) keep their places, and a separator
-    between two of them is a space too (Excel: TEXT(1234567, "?,?????????") is 4 spaces, then
-    1,234,567; POI's NumberFormatTests.xlsx)."""
-    body = digits.lstrip(" ")
-    lead = digits[: len(digits) - len(body)]
-    lead += " " * sum(1 for s in range(len(body) + 1, len(digits)) if s % 3 == 0)
-    parts = []
-    while len(body) > 3:
-        parts.insert(0, body[-3:])
-        body = body[:-3]
-    return lead + ",".join([body, *parts] if body else parts)
-
-
-def _format_sci(x, tokens, int_ph, frac_ph, signed) -> str:
-    places = len(frac_ph)
-    mant, exp = f"{abs(x):.{places}E}".split("E")
-    e = int(exp)
-    epos = next(i for i, (k, t) in enumerate(tokens) if k == "code" and t in "Ee")
-    exp_digits = sum(1 for k, t in tokens[epos + 2 :] if k == "code" and t in "0#")
-    sign = "-" if e < 0 else ("+" if tokens[epos + 1][1] == "+" else "")
-    head = [t for k, t in tokens[: min(int_ph + frac_ph + [epos])] if k == "lit"]
-    tail = [t for k, t in tokens[epos + 2 + exp_digits :] if k == "lit" or t in "$)"]
-    body = mant if places else mant.split(".")[0]
-    neg = "-" if x < 0 and signed else ""
-    return neg + "".join(head) + body + tokens[epos][1] + sign + str(abs(e)).zfill(exp_digits) + "".join(tail)
 
 
 _DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -759,7 +701,7 @@ def _text_one(v, fmt):
         v = n
     try:
         return format_value(v, fmt)
-    except _Unsupported as err:
+    except FormatUnsupported as err:
         raise UnsupportedValue(f"TEXT ({err.args[0]})") from None
     except (ValueError, IndexError, KeyError, StopIteration):
         raise UnsupportedValue("TEXT (format not modelled)") from None

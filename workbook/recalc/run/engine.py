@@ -111,6 +111,7 @@ def evaluate_package(
     deadline = None if timeout_s is None else start + timeout_s
     compiler = Compiler(package.names, table, limits)
     compiler.tables = package.tables
+    compiler.sheet_order = tuple(p.name for p in package.sheets)
     groups, cells, bad = _compile_all(package, compiler, deadline, timeout_s)
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad, about)
