@@ -218,6 +218,7 @@ class Periodic:
         if self.zero is None:
             self.zero = (~self.values.any(axis=1)).tolist()
         self._ends: tuple | None = None
+        self._extremes: np.ndarray | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -252,10 +253,7 @@ class Periodic:
 
     def take(self, rows) -> Periodic:
         geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
-        out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
-        if self._ends is not None:
-            out._ends = tuple(e[:, rows] for e in self._ends)
-        return out
+        return Periodic(self.values[:, rows], self.lengths, geo, self.zero)
 
     def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
         """The flows x ``factor`` (per row), or / it."""
@@ -263,10 +261,7 @@ class Periodic:
         geo = self.geometric
         if geo is not None:
             geo = (op(geo[0], factor), *geo[1:])
-        out = Periodic(op(self.values, factor), self.lengths, geo, self.zero)
-        if self._ends is not None:
-            out._ends = tuple(op(e, factor) for e in self._ends)
-        return out
+        return Periodic(op(self.values, factor), self.lengths, geo, self.zero)
 
     def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The geometric term of each run and row (runs, rows): in the run's first period, in its
@@ -295,11 +290,12 @@ class Periodic:
         monotone, so these hold its extremes and its sign changes."""
         if self.geometric is None:
             return self.values
-        at_first, at_last, _ = self._terms()
-        out = np.empty((2 * len(self.values), self.values.shape[1]))
-        out[0::2] = self.values - at_first
-        out[1::2] = self.values - at_last
-        return out
+        if self._extremes is None:
+            at_first, at_last, _ = self._terms()
+            self._extremes = np.empty((2 * len(self.values), self.values.shape[1]))
+            self._extremes[0::2] = self.values - at_first
+            self._extremes[1::2] = self.values - at_last
+        return self._extremes
 
     def total(self) -> np.ndarray:
         """The sum of each row's flows."""
@@ -541,12 +537,12 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     ``guess``: where to start if :func:`_start` cannot."""
     ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
     scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
+    r = np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
     c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
     m = ends.shape[1]
     nonzero = ends != 0
     last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
     up = ends[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
-    r = np.clip(_start(c, guess), LOW, HIGH)
     out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
     return _inside(c, up, out)
 
