@@ -169,18 +169,30 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the sum is 0. A running sum within rounding of 0 (4 T eps x the running sum of |flows|) could
     have either sign: the row's bound is then the number of periods (nothing proven)."""
     limit = 4.0 * len(c) * np.finfo(float).eps
+    size = np.abs(c)
     bound = np.zeros(c.shape[1], dtype=np.int64)
     unsure = np.zeros(c.shape[1], dtype=bool)
-    for f in (c, c[::-1]):
-        sums, size = np.cumsum(f, axis=0), np.cumsum(np.abs(f), axis=0)
-        near = np.abs(sums) <= limit * size
-        unsure |= (near & (size > 0)).any(axis=0)
-        bound += sign_changes(np.where(near, 0.0, sums), by_period=True)
+    for sums, sizes in ((_running(c), _running(size)), (_running(c[::-1]), _running(size[::-1]))):
+        # a sum is 0 where nothing is yet (its size 0) or in rows it leaves unsure: the signs of
+        # neighbouring sums tell the changes
+        unsure |= (np.abs(sums) < limit * sizes).any(axis=0)
+        sign = np.sign(sums)
+        bound += np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
     bound[unsure] = len(c)
     nonzero = c != 0
     first = c[np.argmax(nonzero, axis=0), np.arange(c.shape[1])]
     last = c[len(c) - 1 - np.argmax(nonzero[::-1], axis=0), np.arange(c.shape[1])]
     return bound, (first > 0) != (last > 0)
+
+
+def _running(c: np.ndarray) -> np.ndarray:
+    """The running sums of ``c`` (T, rows) from period 0, as ``np.cumsum(c, axis=0)`` to the bit
+    (a period at a time: numpy's cumsum down the first axis of a C-ordered table is far slower)."""
+    out = np.empty_like(c)
+    out[0] = c[0]
+    for t in range(1, len(c)):
+        np.add(out[t - 1], c[t], out=out[t])
+    return out
 
 
 def _periods(flows, by_period: bool) -> np.ndarray | Periodic:
