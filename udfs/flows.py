@@ -169,10 +169,10 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the sum is 0. A running sum within rounding of 0 (4 T eps x the running sum of |flows|) could
     have either sign: the row's bound is then the number of periods (nothing proven)."""
     limit = 4.0 * len(c) * np.finfo(float).eps
-    size = np.abs(c)
     bound = np.zeros(c.shape[1], dtype=np.int64)
     unsure = np.zeros(c.shape[1], dtype=bool)
-    for sums, sizes in ((_running(c), _running(size)), (_running(c[::-1]), _running(size[::-1]))):
+    run = _running(np.stack([c, np.abs(c), c[::-1], np.abs(c[::-1])], axis=1))  # all at once
+    for sums, sizes in ((run[:, 0], run[:, 1]), (run[:, 2], run[:, 3])):
         # a sum is 0 where nothing is yet (its size 0) or in rows it leaves unsure: the signs of
         # neighbouring sums tell the changes
         unsure |= (np.abs(sums) < limit * sizes).any(axis=0)
@@ -231,6 +231,7 @@ class Periodic:
             self.zero = (~self.values.any(axis=1)).tolist()
         self._ends: tuple | None = None
         self._extremes: np.ndarray | None = None
+        self._shared: tuple | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -320,7 +321,10 @@ class Periodic:
         """The polynomial sum flow_t x^t of each row and its derivative in x (x per row)."""
         acc, d = _value_by_runs(self, x)
         if self.geometric is not None:
-            g, dg = _geometric_value(self.geometric, x)
+            if self._shared is None:  # a loan's terms as one number where every row has the same
+                coef, first, count, ratio = self.geometric
+                self._shared = (coef, _common(first), _common(count.astype(float)), _common(ratio))
+            g, dg = _geometric_value(self._shared, x)
             acc -= g
             d -= dg
         return acc, d
@@ -380,12 +384,12 @@ def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
 
 def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """sum over j < count of coef ratio^j x^(first + j) = coef x^first S(ratio x), S(y) = 1 + y +
-    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x."""
-    coef, first, count, ratio = geo
-    m = _common(count.astype(float))
+    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x; ``geo``: (coef, first,
+    count as float, ratio), each per row or one number that every row shares."""
+    coef, first, m, ratio = geo
     with np.errstate(all="ignore"):
         lx = np.log(x)
-        ly = np.log(_common(ratio)) + lx
+        ly = np.log(ratio) + lx
         u = np.expm1(ly)  # y - 1
         e = np.expm1(m * ly)  # y^m - 1
         s = e / u
@@ -394,7 +398,6 @@ def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if near.any():
             s = np.where(near, m + m * (m - 1.0) / 2.0 * u, s)
             ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
-        first = _common(first)
         xf = np.exp(first * lx)  # x^first
         value = coef * xf * s
         deriv = coef * xf * (first / x * s + ratio * ds)
@@ -507,12 +510,15 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
     need = set(lengths)
     table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     s, ds, p, before = np.ones_like(x), np.zeros_like(x), x, np.ones_like(x)  # S_1, S_1', x, x^0
+    tmp = np.empty_like(s)  # in place, the same operations: fewer and warmer arrays
     for j in range(2, longest + 1):
-        ds = ds * x + s
-        s = s * x + 1.0
+        ds *= x
+        ds += s
+        s *= x
+        s += 1.0
         p, before = p * x, p
         if j in need:  # (S_j, S_j', x^j, j x^(j-1))
-            table[j] = (s, ds, p, j * before)
+            table[j] = (s.copy(), ds.copy(), p, j * before)
     k = len(lengths) - 1
     if lengths[k] == 1:
         acc, d = c[k].copy(), np.zeros_like(x)
@@ -527,11 +533,12 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
             acc += c[k]
             continue
         sl, dsl, pl, dpl = table[length]
-        d = d * pl + acc * dpl
-        acc = acc * pl
+        d *= pl
+        d += np.multiply(acc, dpl, out=tmp)
+        acc *= pl
         if not runs.zero[k]:
-            d += c[k] * dsl
-            acc += c[k] * sl
+            d += np.multiply(c[k], dsl, out=tmp)
+            acc += np.multiply(c[k], sl, out=tmp)
     return acc, d
 
 
@@ -617,25 +624,31 @@ def _inside(c: np.ndarray | Periodic, up: np.ndarray, out: np.ndarray) -> np.nda
 
 
 def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
-    """A first estimate of the root: the rate at which the inflows' total P, at their mean time
-    tP, is worth the outflows' total N at theirs, tN: 1 + r = (P / N)^(1 / (tP - tN)) (exact for
-    one outflow and one inflow); ``guess`` where that is not finite. N = P - the total and
-    tN N = tP P - the time-weighted total, so one pass takes the inflows (two sums by BLAS); for
-    :class:`Periodic` flows a run's periods count at its first period's flow."""
+    """A first estimate of the root: with rho = log(1 + r), the inflows' total P at the mean time
+    tP and variance vP of their periods is worth about P exp(-tP rho + vP rho^2 / 2) (the first
+    two cumulants of their times), the outflows' N likewise; the root of the difference of the
+    logs, rho = 2 c / (b + sqrt(b^2 - 4 a c)) with a = (vP - vN) / 2, b = tP - tN, c = log(P / N)
+    (at a = 0: 1 + r = (P / N)^(1 / (tP - tN)), exact for one outflow and one inflow); ``guess``
+    where that is not finite. The outflows' sums are the inflows' less the flows' (three sums
+    by BLAS each); for :class:`Periodic` flows a run's periods count at its mean flow."""
     if isinstance(c, Periodic):
-        v = c.ends()[0::2] if c.geometric is not None else c.values
         weight = c.lengths.astype(float)
+        v = c.values if c.geometric is None else c.values - c._terms()[2] / weight[:, None]  # means
         t = c.starts + (weight - 1.0) / 2.0  # the runs' mean periods
-        pos = np.maximum(v, 0.0)
-        p, tpp = weight @ pos, (weight * t) @ pos
-        n, tnn = p - weight @ v, tpp - (weight * t) @ v
+        moments = np.stack([weight, weight * t, weight * (t * t + (weight * weight - 1.0) / 12.0)])
     else:
+        v = c
         t = np.arange(len(c), dtype=float)
-        pos = np.maximum(c, 0.0)
-        p, tpp = pos.sum(axis=0), t @ pos
-        n, tnn = p - c.sum(axis=0), tpp - t @ c
+        moments = np.stack([np.ones_like(t), t, t * t])
+    p, tpp, ttp = moments @ np.maximum(v, 0.0)
+    n, tnn, ttn = np.array([p, tpp, ttp]) - moments @ v
     with np.errstate(all="ignore"):
-        r = (p / n) ** (1.0 / (tpp / p - tnn / n)) - 1.0
+        mp, mn = tpp / p, tnn / n
+        a = 0.5 * ((ttp / p - mp * mp) - (ttn / n - mn * mn))
+        b, lc = mp - mn, np.log(p / n)
+        root = np.sqrt(b * b - 4.0 * a * lc)
+        rho = np.where(np.isfinite(root), 2.0 * lc / (b + np.copysign(root, b)), lc / b)
+        r = np.expm1(rho)
     return np.where(np.isfinite(r), r, guess)
 
 
