@@ -171,16 +171,28 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     limit = 4.0 * len(c) * np.finfo(float).eps
     bound = np.zeros(c.shape[1], dtype=np.int64)
     unsure = np.zeros(c.shape[1], dtype=bool)
-    for f in (c, c[::-1]):
-        sums, size = np.cumsum(f, axis=0), np.cumsum(np.abs(f), axis=0)
-        near = np.abs(sums) <= limit * size
-        unsure |= (near & (size > 0)).any(axis=0)
-        bound += sign_changes(np.where(near, 0.0, sums), by_period=True)
+    run = _running(np.stack([c, np.abs(c), c[::-1], np.abs(c[::-1])], axis=1))  # all at once
+    for sums, sizes in ((run[:, 0], run[:, 1]), (run[:, 2], run[:, 3])):
+        # a sum is 0 where nothing is yet (its size 0) or in rows it leaves unsure: the signs of
+        # neighbouring sums tell the changes
+        unsure |= (np.abs(sums) < limit * sizes).any(axis=0)
+        sign = np.sign(sums)
+        bound += np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
     bound[unsure] = len(c)
     nonzero = c != 0
     first = c[np.argmax(nonzero, axis=0), np.arange(c.shape[1])]
     last = c[len(c) - 1 - np.argmax(nonzero[::-1], axis=0), np.arange(c.shape[1])]
     return bound, (first > 0) != (last > 0)
+
+
+def _running(c: np.ndarray) -> np.ndarray:
+    """The running sums of ``c`` (T, rows) from period 0, as ``np.cumsum(c, axis=0)`` to the bit
+    (a period at a time: numpy's cumsum down the first axis of a C-ordered table is far slower)."""
+    out = np.empty_like(c)
+    out[0] = c[0]
+    for t in range(1, len(c)):
+        np.add(out[t - 1], c[t], out=out[t])
+    return out
 
 
 def _periods(flows, by_period: bool) -> np.ndarray | Periodic:
@@ -218,6 +230,8 @@ class Periodic:
         if self.zero is None:
             self.zero = (~self.values.any(axis=1)).tolist()
         self._ends: tuple | None = None
+        self._extremes: np.ndarray | None = None
+        self._shared: tuple | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -252,10 +266,7 @@ class Periodic:
 
     def take(self, rows) -> Periodic:
         geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
-        out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
-        if self._ends is not None:
-            out._ends = tuple(e[:, rows] for e in self._ends)
-        return out
+        return Periodic(self.values[:, rows], self.lengths, geo, self.zero)
 
     def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
         """The flows x ``factor`` (per row), or / it."""
@@ -263,10 +274,7 @@ class Periodic:
         geo = self.geometric
         if geo is not None:
             geo = (op(geo[0], factor), *geo[1:])
-        out = Periodic(op(self.values, factor), self.lengths, geo, self.zero)
-        if self._ends is not None:
-            out._ends = tuple(op(e, factor) for e in self._ends)
-        return out
+        return Periodic(op(self.values, factor), self.lengths, geo, self.zero)
 
     def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The geometric term of each run and row (runs, rows): in the run's first period, in its
@@ -295,11 +303,12 @@ class Periodic:
         monotone, so these hold its extremes and its sign changes."""
         if self.geometric is None:
             return self.values
-        at_first, at_last, _ = self._terms()
-        out = np.empty((2 * len(self.values), self.values.shape[1]))
-        out[0::2] = self.values - at_first
-        out[1::2] = self.values - at_last
-        return out
+        if self._extremes is None:
+            at_first, at_last, _ = self._terms()
+            self._extremes = np.empty((2 * len(self.values), self.values.shape[1]))
+            self._extremes[0::2] = self.values - at_first
+            self._extremes[1::2] = self.values - at_last
+        return self._extremes
 
     def total(self) -> np.ndarray:
         """The sum of each row's flows."""
@@ -312,7 +321,10 @@ class Periodic:
         """The polynomial sum flow_t x^t of each row and its derivative in x (x per row)."""
         acc, d = _value_by_runs(self, x)
         if self.geometric is not None:
-            g, dg = _geometric_value(self.geometric, x)
+            if self._shared is None:  # a loan's terms as one number where every row has the same
+                coef, first, count, ratio = self.geometric
+                self._shared = (coef, _common(first), _common(count.astype(float)), _common(ratio))
+            g, dg = _geometric_value(self._shared, x)
             acc -= g
             d -= dg
         return acc, d
@@ -372,12 +384,12 @@ def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
 
 def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """sum over j < count of coef ratio^j x^(first + j) = coef x^first S(ratio x), S(y) = 1 + y +
-    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x."""
-    coef, first, count, ratio = geo
-    m = _common(count.astype(float))
+    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x; ``geo``: (coef, first,
+    count as float, ratio), each per row or one number that every row shares."""
+    coef, first, m, ratio = geo
     with np.errstate(all="ignore"):
         lx = np.log(x)
-        ly = np.log(_common(ratio)) + lx
+        ly = np.log(ratio) + lx
         u = np.expm1(ly)  # y - 1
         e = np.expm1(m * ly)  # y^m - 1
         s = e / u
@@ -386,7 +398,6 @@ def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if near.any():
             s = np.where(near, m + m * (m - 1.0) / 2.0 * u, s)
             ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
-        first = _common(first)
         xf = np.exp(first * lx)  # x^first
         value = coef * xf * s
         deriv = coef * xf * (first / x * s + ratio * ds)
@@ -499,12 +510,15 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
     need = set(lengths)
     table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
     s, ds, p, before = np.ones_like(x), np.zeros_like(x), x, np.ones_like(x)  # S_1, S_1', x, x^0
+    tmp = np.empty_like(s)  # in place, the same operations: fewer and warmer arrays
     for j in range(2, longest + 1):
-        ds = ds * x + s
-        s = s * x + 1.0
+        ds *= x
+        ds += s
+        s *= x
+        s += 1.0
         p, before = p * x, p
         if j in need:  # (S_j, S_j', x^j, j x^(j-1))
-            table[j] = (s, ds, p, j * before)
+            table[j] = (s.copy(), ds.copy(), p, j * before)
     k = len(lengths) - 1
     if lengths[k] == 1:
         acc, d = c[k].copy(), np.zeros_like(x)
@@ -519,11 +533,12 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
             acc += c[k]
             continue
         sl, dsl, pl, dpl = table[length]
-        d = d * pl + acc * dpl
-        acc = acc * pl
+        d *= pl
+        d += np.multiply(acc, dpl, out=tmp)
+        acc *= pl
         if not runs.zero[k]:
-            d += c[k] * dsl
-            acc += c[k] * sl
+            d += np.multiply(c[k], dsl, out=tmp)
+            acc += np.multiply(c[k], sl, out=tmp)
     return acc, d
 
 
@@ -541,12 +556,12 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     ``guess``: where to start if :func:`_start` cannot."""
     ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
     scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
+    r = np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
     c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
     m = ends.shape[1]
     nonzero = ends != 0
     last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
     up = ends[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
-    r = np.clip(_start(c, guess), LOW, HIGH)
     out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
     return _inside(c, up, out)
 
@@ -609,25 +624,31 @@ def _inside(c: np.ndarray | Periodic, up: np.ndarray, out: np.ndarray) -> np.nda
 
 
 def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
-    """A first estimate of the root: the rate at which the inflows' total P, at their mean time
-    tP, is worth the outflows' total N at theirs, tN: 1 + r = (P / N)^(1 / (tP - tN)) (exact for
-    one outflow and one inflow); ``guess`` where that is not finite. N = P - the total and
-    tN N = tP P - the time-weighted total, so one pass takes the inflows (two sums by BLAS); for
-    :class:`Periodic` flows a run's periods count at its first period's flow."""
+    """A first estimate of the root: with rho = log(1 + r), the inflows' total P at the mean time
+    tP and variance vP of their periods is worth about P exp(-tP rho + vP rho^2 / 2) (the first
+    two cumulants of their times), the outflows' N likewise; the root of the difference of the
+    logs, rho = 2 c / (b + sqrt(b^2 - 4 a c)) with a = (vP - vN) / 2, b = tP - tN, c = log(P / N)
+    (at a = 0: 1 + r = (P / N)^(1 / (tP - tN)), exact for one outflow and one inflow); ``guess``
+    where that is not finite. The outflows' sums are the inflows' less the flows' (three sums
+    by BLAS each); for :class:`Periodic` flows a run's periods count at its mean flow."""
     if isinstance(c, Periodic):
-        v = c.ends()[0::2] if c.geometric is not None else c.values
         weight = c.lengths.astype(float)
+        v = c.values if c.geometric is None else c.values - c._terms()[2] / weight[:, None]  # means
         t = c.starts + (weight - 1.0) / 2.0  # the runs' mean periods
-        pos = np.maximum(v, 0.0)
-        p, tpp = weight @ pos, (weight * t) @ pos
-        n, tnn = p - weight @ v, tpp - (weight * t) @ v
+        moments = np.stack([weight, weight * t, weight * (t * t + (weight * weight - 1.0) / 12.0)])
     else:
+        v = c
         t = np.arange(len(c), dtype=float)
-        pos = np.maximum(c, 0.0)
-        p, tpp = pos.sum(axis=0), t @ pos
-        n, tnn = p - c.sum(axis=0), tpp - t @ c
+        moments = np.stack([np.ones_like(t), t, t * t])
+    p, tpp, ttp = moments @ np.maximum(v, 0.0)
+    n, tnn, ttn = np.array([p, tpp, ttp]) - moments @ v
     with np.errstate(all="ignore"):
-        r = (p / n) ** (1.0 / (tpp / p - tnn / n)) - 1.0
+        mp, mn = tpp / p, tnn / n
+        a = 0.5 * ((ttp / p - mp * mp) - (ttn / n - mn * mn))
+        b, lc = mp - mn, np.log(p / n)
+        root = np.sqrt(b * b - 4.0 * a * lc)
+        rho = np.where(np.isfinite(root), 2.0 * lc / (b + np.copysign(root, b)), lc / b)
+        r = np.expm1(rho)
     return np.where(np.isfinite(r), r, guess)
 
 
