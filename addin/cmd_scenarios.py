@@ -121,7 +121,7 @@ def summary(result) -> str:
         if np.isfinite(draws_npv).any():
             given = draws_npv[np.isfinite(draws_npv)]
             lines.append(
-                f"Monte Carlo NPV per GPU P10 / P50 / P90: "
+                "Monte Carlo NPV per GPU P10 / P50 / P90: "
                 + " / ".join(f"{x:,.0f}" for x in np.percentile(given, [10, 50, 90]))
                 + f"; P(NPV < 0) {np.mean(given < 0):.1%} of {given.size:,} draws with a rent"
             )

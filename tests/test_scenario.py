@@ -74,7 +74,11 @@ def test_coded_text_columns_equal_plain_text():
         ({"mfu": 0.4, "system": ["H100_HGX", "B300"]}, UnknownNameError, "unknown system 'B300'"),
         ({"mfu": 0.4, "precision": "fp4"}, MissingValueError, "H100_HGX has no fp4 peak"),
         (  # among several systems: the first scenario without the preset is named
-            {"mfu": 0.4, "precision": "fp4", "system": ["GB200_NVL72", "GB200_NVL72", "H100_HGX", "H100_HGX"]},
+            {
+                "mfu": 0.4,
+                "precision": "fp4",
+                "system": ["GB200_NVL72", "GB200_NVL72", "H100_HGX", "H100_HGX"],
+            },
             MissingValueError,
             "system H100_HGX has no fp4 peak_tflops preset (scenario 2)",
         ),

@@ -387,7 +387,10 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert float(every[-2].replace(",", "")) == pytest.approx(max(npv), abs=0.5)
     tornado = [line for line in printed.splitlines() if line.startswith("  ")]
     assert "sensitivity, ranked by NPV" in printed and all(" NPV " in line for line in tornado)
-    swings = [abs(float(b.replace(",", "")) - float(a.replace(",", ""))) for *_, a, _dots, b in map(str.split, tornado)]
+    swings = [
+        abs(float(b.replace(",", "")) - float(a.replace(",", "")))
+        for *_, a, _dots, b in map(str.split, tornado)
+    ]
     assert swings == sorted(swings, reverse=True)  # largest NPV range first, as the sheet's chart
     draws = load(out)["MonteCarlo"]
     mc_keys, mc_rows, _ = block(draws, "draw")

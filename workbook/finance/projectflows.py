@@ -280,10 +280,17 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
         styles.note_cell(ws, row, cols[-1] + 2, text)  # + 1: the range check (finance/flags.py)
     row += 2
     styles.section_row(ws, row, "MACRS percentages (tax depreciation)", last_col)
-    row += 1
+    return macrs_table(book, ws, row + 1, first)
+
+
+def macrs_table(book: BookBuilder, ws, row: int, first: int) -> int:
+    """The MACRS percentages from ``row`` (its header), the methods from column ``first``:
+    ``macrs_rates`` (recovery years x methods), ``macrs_years`` and ``macrs_methods``, from
+    :data:`gputco.udfs.project.MACRS` with the IRS source; returns the last row written."""
     methods = list(project.MACRS)
     styles.header_row(ws, row, ["name", "recovery year", "unit", *methods])
-    book.define(MACRS_METHODS, ws, f"${get_column_letter(first)}${row}:${get_column_letter(first + 1)}${row}")
+    last_method = get_column_letter(first + len(methods) - 1)
+    book.define(MACRS_METHODS, ws, f"${get_column_letter(first)}${row}:${last_method}${row}")
     top = row + 1
     for year in range(1, max(len(v) for v in project.MACRS.values()) + 1):
         row += 1
@@ -295,8 +302,8 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
             value = round(table[year - 1] / 100.0, 6) if year <= len(table) else 0.0
             ws.cell(row=row, column=first + i, value=value).number_format = "0.00%"
     book.define(MACRS_YEARS, ws, f"$B${top}:$B${row}")
-    book.define(MACRS_RATES, ws, f"${get_column_letter(first)}${top}:${get_column_letter(first + 1)}${row}")
-    styles.note_cell(ws, top, first + 3, MACRS_SOURCE + "; 0 after the last recovery year")
+    book.define(MACRS_RATES, ws, f"${get_column_letter(first)}${top}:${last_method}${row}")
+    styles.note_cell(ws, top, first + len(methods) + 1, MACRS_SOURCE + "; 0 after the last recovery year")
     return row
 
 

@@ -14,7 +14,7 @@ Sections, each row with its defined name in column A:
 
 from __future__ import annotations
 
-from gputco.udfs import chain, project, ranges, scenario
+from gputco.udfs import chain, ranges, scenario
 from gputco.workbook.finance import projectflows
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from gputco.workbook.xlsx import styles
@@ -172,24 +172,4 @@ def _macrs(book: BookBuilder, ws, row: int) -> None:
     """The MACRS percentages (``macrs_rates``: recovery years x methods, ``macrs_years``,
     ``macrs_methods``), as on the finance workbook's Inputs, from :data:`gputco.udfs.project.MACRS`."""
     styles.section_row(ws, row, "MACRS percentages (tax depreciation of the project)", 5)
-    row += 1
-    methods = list(project.MACRS)
-    styles.header_row(ws, row, ["name", "recovery year", "unit", *methods])
-    book.define(projectflows.MACRS_METHODS, ws, f"$D${row}:$E${row}")
-    top = row + 1
-    for year in range(1, max(len(v) for v in project.MACRS.values()) + 1):
-        row += 1
-        ws.cell(
-            row=row, column=1, value=projectflows.MACRS_RATES if year == 1 else None
-        ).font = styles.KEY_FONT
-        ws.cell(row=row, column=2, value=year)
-        ws.cell(row=row, column=3, value="fraction").font = styles.KEY_FONT
-        for i, m in enumerate(methods):
-            table = project.MACRS[m]
-            value = round(table[year - 1] / 100.0, 6) if year <= len(table) else 0.0
-            ws.cell(row=row, column=VALUE_COL + i, value=value).number_format = "0.00%"
-    book.define(projectflows.MACRS_YEARS, ws, f"$B${top}:$B${row}")
-    book.define(projectflows.MACRS_RATES, ws, f"$D${top}:$E${row}")
-    ws.cell(
-        row=top, column=VALUE_COL + 2, value=projectflows.MACRS_SOURCE + "; 0 after the last recovery year"
-    ).font = styles.NOTE_FONT
+    projectflows.macrs_table(book, ws, row + 1, VALUE_COL)
