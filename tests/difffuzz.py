@@ -636,7 +636,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undecided",
         "a value that is no reference or array given as the array of ROWS, COLUMNS, INDEX, "
-        "MATCH, SMALL or LARGE (ROWS(45322), COLUMNS(\"abc\"), INDEX(2.5,1), MATCH(45322,0), "
+        'MATCH, SMALL or LARGE (ROWS(45322), COLUMNS("abc"), INDEX(2.5,1), MATCH(45322,0), '
         "SMALL(-2.5,1E-9)): the engine reads it as a 1x1 array (ROWS 1, INDEX/SMALL the value, "
         "MATCH position 1), LibreOffice gives #VALUE! (or the argument's error); Microsoft's "
         'pages ask for "an array, an array formula, or a reference" (a range, an array) and say '
@@ -651,8 +651,8 @@ RULES: tuple[Rule, ...] = (
         "Microsoft's pages of the Excel 2013 IM* functions (IMSINH, IMTAN, ...) say for a logical "
         "value; LibreOffice reads TRUE as 1 and FALSE as 0; the older functions' pages are silent",
         "none for these functions (the Excel 2013 IM* pages, e.g. "
-        + MS
-        + "imsinh-function-dfb9ec9e-8783-4985-8c42-b028e9e8da3d, name #VALUE! for a logical value)",
+        + excel_functions()["IMSINH"].url
+        + ", name #VALUE! for a logical value)",
         lambda f, e, lo: (
             _is_complex_function(f)
             and _is_err(e, "#VALUE!")
@@ -686,7 +686,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        "the same complex number written differently (IMPOWER(1E-9,7): the engine \"1E-63\" as "
+        'the same complex number written differently (IMPOWER(1E-9,7): the engine "1E-63" as '
         'Excel\'s General writes numbers, LibreOffice "1e-63"; IMSQRT(-1): the engine '
         '"0.0000000000000000612323399573677+i", LibreOffice "i"): the numbers agree to 1e-9; '
         "Microsoft does not document the text of a complex result",
@@ -718,7 +718,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undecided",
         'a text as the condition of IF, IFS or NOT (NOT("1E1"), IF("3",...), IFS("2024-01-31",1), '
-        'an array holding a text): the engine gives #VALUE! (a text is no logical value), '
+        "an array holding a text): the engine gives #VALUE! (a text is no logical value), "
         "LibreOffice reads a number-text or a date-text as its number; and IFS with an odd count "
         "of arguments: the engine #VALUE!, LibreOffice evaluates the pairs; Microsoft's IF, IFS "
         "and NOT pages speak only of conditions that evaluate to TRUE or FALSE",
@@ -769,8 +769,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        "ISNUMBER of a logical value: Excel FALSE (ISNUMBER: \"Value refers to a number\", "
-        "ISLOGICAL: \"Value refers to a logical value\"; the IS functions' values are not "
+        'ISNUMBER of a logical value: Excel FALSE (ISNUMBER: "Value refers to a number", '
+        'ISLOGICAL: "Value refers to a logical value"; the IS functions\' values are not '
         "converted), LibreOffice TRUE (its logical values are numbers)",
         excel_functions()["ISNUMBER"].url,
         lambda f, e, lo: (
@@ -784,7 +784,7 @@ RULES: tuple[Rule, ...] = (
         "undecided",
         "a logical value as a matrix of MMULT, MDETERM, MINVERSE or TRANSPOSE (MMULT(FALSE,1), "
         "MDETERM(In!A4), TRANSPOSE(TRUE)): the engine gives #VALUE! (TRANSPOSE the logical value "
-        'itself), LibreOffice reads TRUE as 1 and FALSE as 0; Microsoft\'s MMULT page names '
+        "itself), LibreOffice reads TRUE as 1 and FALSE as 0; Microsoft's MMULT page names "
         "#VALUE! for empty cells and text, not for logical values",
         excel_functions()["MMULT"].url + " (silent on logical values)",
         lambda f, e, lo: (
@@ -807,7 +807,7 @@ RULES: tuple[Rule, ...] = (
         "undecided",
         "ISODD/ISEVEN of a blank cell (a whole column met at a blank row) or of a cell holding a "
         "date or number text: the engine reads the blank as 0 and the text as its number, "
-        "LibreOffice gives #VALUE!; Microsoft's pages name #VALUE! for a \"nonnumeric\" number "
+        'LibreOffice gives #VALUE!; Microsoft\'s pages name #VALUE! for a "nonnumeric" number '
         "without saying whether a blank or such a text is one",
         excel_functions()["ISODD"].url + "; " + excel_functions()["ISEVEN"].url,
         lambda f, e, lo: (
@@ -819,7 +819,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        'GAUSS of a large z: Excel\'s GAUSS is "the probability that a member of a standard '
+        "GAUSS of a large z: Excel's GAUSS is \"the probability that a member of a standard "
         'normal population will fall between the mean and z standard deviations from the mean" '
         "(NORM.S.DIST(z,TRUE) - 0.5, within -0.5..0.5: the engine 0.5 for GAUSS(1E+10)); "
         "LibreOffice 7.4 answers a number far outside (-2.1218e+217)",
@@ -834,7 +834,7 @@ RULES: tuple[Rule, ...] = (
         'fuzzer writes (TEXT(7,"Y"), TEXT(45322,10), TEXT("-1",0.5), TEXT(10,"abc")): the '
         "engine reads each character by Excel's format codes (0 and # placeholders, other digits "
         "literal, y/d/m dates, a letter that is no code #VALUE!), LibreOffice reads such formats "
-        "otherwise (\"Y\" literal, 10 as 0 places); Microsoft's number format codes page lists "
+        'otherwise ("Y" literal, 10 as 0 places); Microsoft\'s number format codes page lists '
         "the codes, not what a format that is no format gives",
         MS + "number-format-codes-5026bbd6-04bc-48cd-bf33-80f18b4eae68",
         lambda f, e, lo: (
@@ -850,7 +850,10 @@ RULES: tuple[Rule, ...] = (
         "POWER whose result is below the smallest number (POWER(1E-9,45322), POWER(0.5,45322)): "
         "the engine 0, LibreOffice #NUM!; Microsoft's POWER page is silent, and its #NUM! page "
         'speaks of "a number that\'s too large or too small to be shown in Excel"',
-        excel_functions()["POWER"].url + "; " + MS + "how-to-correct-a-num-error-f5193bfc-4400-43f4-88c4-8e1dcca0428b",
+        excel_functions()["POWER"].url
+        + "; "
+        + MS
+        + "how-to-correct-a-num-error-f5193bfc-4400-43f4-88c4-8e1dcca0428b",
         lambda f, e, lo: _outer(f) == "POWER" and e == 0.0 and _is_err(lo, "#NUM!"),
     ),
 )

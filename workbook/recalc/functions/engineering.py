@@ -320,6 +320,7 @@ def _bessely(x, n):
     first = _gauss(lambda t: np.sin(x * np.sin(t) - k * t), 0.0, math.pi, panels)
     top = _tail(x, k)
     sign = -1.0 if k % 2 else 1.0
+
     def g(t):
         return (np.exp(k * t) + sign * np.exp(-k * t)) * np.exp(-x * np.sinh(t))
 
