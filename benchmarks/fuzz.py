@@ -10,12 +10,12 @@ Failures are reported by pytest with the smallest failing example Hypothesis fou
 stores them in .hypothesis/ so that the next run tries them first.
 
     python benchmarks/fuzz.py --differential 100000 [--batch 5000] [--seed 1000]
-                              [--cache DIR] [--show 40]
+                              [--cache DIR] [--show 40] [--dump FILE]
 
 generates the formulas in batches (one workbook and one LibreOffice run per batch), and prints
 formulas run, engine crashes and refusals (must be 0), agreements, the disagreements each rule
 of difffuzz.RULES explains (with its source), the unexplained ones (engine bugs or undecided)
-by function with examples, and the engine's and LibreOffice's seconds side by side. A batch
+by function with examples (``--dump`` writes every one, a JSON line each), and the engine's and LibreOffice's seconds side by side. A batch
 LibreOffice does not finish (difffuzz.LO_TIMEOUT_S) is reported and left uncompared. ``--cache``
 keeps LibreOffice's answers per batch (rerun the engine alone, e.g. before/after a fix). Without
 LibreOffice only the engine runs (crashes and refusals are still counted).
@@ -98,6 +98,11 @@ def differential(args) -> int:
         done += n
         batch_no += 1
         print(f"  {done:>7,} formulas, {len(total.bugs):,} unexplained so far", flush=True)
+    if args.dump:  # every unexplained disagreement, one JSON line each: formula, engine, LibreOffice
+        enc = lambda v: {"error": str(v)} if isinstance(v, Err) else v  # noqa: E731
+        with open(args.dump, "w", encoding="utf-8") as fh:
+            for f, e, v in total.bugs:
+                fh.write(json.dumps([f, enc(e), enc(v)], ensure_ascii=False) + "\n")
     print(
         f"\ndifferential fuzz: {done:,} formulas in {batch_no} batches (seeds {args.seed}..{args.seed + batch_no - 1})"
     )
@@ -145,6 +150,7 @@ def main() -> int:
         "--batch", type=int, default=5000, help="formulas per workbook (default: %(default)s)"
     )
     parser.add_argument("--cache", help="folder keeping LibreOffice's answers per batch")
+    parser.add_argument("--dump", help="file getting every unexplained disagreement (JSON lines)")
     parser.add_argument("--show", type=int, default=40, help="functions listed with unexplained cases")
     args = parser.parse_args()
     if args.differential:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from family_probes import FamilyProbes
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -173,6 +174,27 @@ def test_bessel_recurrences_and_wronskian(x, n):
     assert math.isclose(i[0] - i[2], 2 * n / x * i[1], rel_tol=1e-10, abs_tol=1e-300)
     assert math.isclose(k[2] - k[0], 2 * n / x * k[1], rel_tol=1e-9)
     assert math.isclose(j[2] * y[1] - j[1] * y[2], 2 / (math.pi * x), rel_tol=1e-8)
+
+
+@pytest.mark.parametrize("x", [250.0, 1000.0, 45322.0, 100000.0])
+@pytest.mark.parametrize("n", [0, 1, 2, 10, 100])
+def test_bessel_y_for_large_x_keeps_the_wronskian(x, n):
+    """J_{n+1} Y_n - J_n Y_{n+1} = 2/(pi x) (DLMF 10.5.2) where Y's second integral falls off
+    on the scale 1/x: with panels of equal width it was unresolved (BESSELY(45322, 1) was off by
+    4e-8, BESSELY(45322, 100) by 0.2%)."""
+    j = [cx._besselj(x, k) for k in (n, n + 1)]
+    y = [cx._bessely(x, k) for k in (n, n + 1)]
+    assert math.isclose(j[1] * y[0] - j[0] * y[1], 2 / (math.pi * x), rel_tol=1e-9)
+
+
+def test_bessel_y_for_large_x_equals_libreoffice_s_recorded_answers():
+    """LibreOffice 7.4.7.2's answers in the differential fuzzer's run of 2026-12-02
+    (benchmarks/fuzz.py --differential, ``=BESSELY(45322,TRUE)`` and ``=BESSELY(In!D6,100)``
+    with In!D6 the date text of 45322); Microsoft's BESSELY page defines Y_n(x), the
+    Weber/Neumann function, with no example this far out. To 1e-9, the fuzzer's tolerance:
+    LibreOffice's own answers are off by about 1e-11 there (mpmath: -0.0030953947960662776)."""
+    assert math.isclose(cx._bessely(45322.0, 1), -0.00309539479610473, rel_tol=1e-9)
+    assert math.isclose(cx._bessely(45322.0, 100), 0.00244100709875281, rel_tol=1e-9)
 
 
 def test_convert_factors_are_the_exact_definitions():
