@@ -24,6 +24,8 @@ import openpyxl
 import pytest
 from lo import recalculate, requires_soffice
 from lo_record import recorded, same, verify_or_refresh
+from project_cases import BOOKS as CASE_BOOKS
+from project_cases import REL, SYSTEMS, system_terms
 
 from gputco.udfs import project, scenario
 from gputco.workbook.finance import projectflows
@@ -31,49 +33,11 @@ from gputco.workbook.finance.build import build_workbook, fill_cached_values
 
 RECORDING = Path(__file__).parent / "data" / "lo_project_workbook.json"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_project_workbook.py -k live"
-SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
-REL = 1e-9
 
-#: the structure of each drawn workbook: the inputs set once per workbook
+#: the structure of each drawn workbook: the inputs set once per workbook, as Inputs names them
 BOOKS = {
-    "year_debt_macrs5_bonus": {
-        "buyer": "neocloud_giant",
-        "inp_periods": "year",
-        "inp_depreciation_method": "macrs_5",
-        "inp_bonus_depreciation_fraction": 0.3,
-        "inp_debt_fraction": 0.5,
-        "inp_debt_rate": 0.08,
-        "inp_debt_years": 3,
-        "inp_tax_rate": 0.21,
-    },
-    "month_debt_macrs7": {
-        "buyer": "hyperscaler",
-        "inp_periods": "month",
-        "inp_depreciation_method": "macrs_7",
-        "inp_life_years": 6,
-        "inp_debt_fraction": 0.6,
-        "inp_debt_rate": 0.09,
-        "inp_debt_years": 4,
-        "inp_cost_of_equity": 0.2,
-        "inp_tax_rate": 0.25,
-    },
-    "month_equity_bonus": {
-        "buyer": "emerging_neocloud",
-        "inp_periods": "month",
-        "inp_depreciation_method": "straight_line",
-        "inp_bonus_depreciation_fraction": 0.5,
-        "inp_depreciation_years": 4,
-        "inp_tax_rate": 0.21,
-    },
-    "year_debt_straight_line": {
-        "buyer": "hyperscaler",
-        "inp_periods": "year",
-        "inp_depreciation_method": "straight_line",
-        "inp_life_years": 7,
-        "inp_debt_fraction": 0.7,
-        "inp_debt_rate": 0.06,
-        "inp_tax_rate": 0.0,
-    },
+    name: {k if k == "buyer" else f"inp_{k}": v for k, v in fixed.items()}
+    for name, fixed in CASE_BOOKS.items()
 }
 
 #: the memo case (docs/project.md): System 1 = 256 H100 servers, System 2 = 16 GB200 NVL72 racks
@@ -106,24 +70,7 @@ def _drawn(name: str, seed: int) -> dict[str, object]:
     for k, system in enumerate(SYSTEMS, start=1):
         life = fixed.get("inp_life_years", 5)
         rent = project_rent(system) * float(rng.uniform(0.9, 1.3))
-        values = {
-            "gpus": int(rng.integers(64, 5000)),
-            "rent_usd_per_gpu_hour": round(rent, 4),
-            "availability": round(float(rng.uniform(0.85, 1.0)), 4),
-            "utilisation": round(float(rng.uniform(0.6, 1.0)), 4),
-            "build_months": int(12 * rng.integers(0, 3)) if year else int(rng.integers(0, 25)),
-            "ramp_months": int(rng.integers(0, 13)),
-            "idle_power_fraction": round(float(rng.uniform(0.2, 1.0)), 4),
-            "maintenance_fraction_per_year": round(float(rng.uniform(0.0, 0.03)), 4),
-            "staff_usd_per_gpu_year": round(float(rng.uniform(0.0, 400.0)), 2),
-            "insurance_fraction_per_year": round(float(rng.uniform(0.0, 0.01)), 4),
-            "software_usd_per_gpu_hour": round(float(rng.uniform(0.0, 0.08)), 4),
-            "contracted_fraction": round(float(rng.uniform(0.0, 1.0)), 4),
-            "contract_rent_usd_per_gpu_hour": round(rent * float(rng.uniform(0.7, 1.0)), 4)
-            if rng.random() < 0.7
-            else None,
-            "contract_years": int(rng.integers(1, life + 1)) if rng.random() < 0.7 else None,
-        }
+        values = system_terms(rng, rent, year, life, blanks=True)
         out.update({f"inp_{key}_{k}": v for key, v in values.items()})
     return out
 

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from lo import recalculate, requires_soffice
 from lo_record import recorded, same, verify_or_refresh
+from project_cases import BOOKS, REL, SYSTEMS, system_terms
 from scenario_book import block, load, unrecalculated
 
 from gputco.udfs import chain, scenario
@@ -34,8 +35,6 @@ from gputco.workbook.scenarios.spec import SpecError, parse_spec
 
 RECORDING = Path(__file__).parent / "data" / "lo_scenarios_project.json"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_scenarios_project.py -k live"
-SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
-REL = 1e-9
 PPY = {"year": 1, "month": 12}
 #: the results compared on every row: those that read the cash flows, and the project's own
 RESULTS = (
@@ -49,47 +48,6 @@ RESULTS = (
     *chain.PROJECT_OUTPUTS,
 )
 
-#: the structure of each drawn SPEC (its [fixed]); per-row values are drawn
-BOOKS = {
-    "year_debt_macrs5_bonus": {
-        "buyer": "neocloud_giant",
-        "periods": "year",
-        "depreciation_method": "macrs_5",
-        "bonus_depreciation_fraction": 0.3,
-        "debt_fraction": 0.5,
-        "debt_rate": 0.08,
-        "debt_years": 3,
-        "tax_rate": 0.21,
-    },
-    "month_debt_macrs7": {
-        "buyer": "hyperscaler",
-        "periods": "month",
-        "depreciation_method": "macrs_7",
-        "life_years": 6,
-        "debt_fraction": 0.6,
-        "debt_rate": 0.09,
-        "debt_years": 4,
-        "cost_of_equity": 0.2,
-        "tax_rate": 0.25,
-    },
-    "month_equity_bonus": {
-        "buyer": "emerging_neocloud",
-        "periods": "month",
-        "depreciation_method": "straight_line",
-        "bonus_depreciation_fraction": 0.5,
-        "depreciation_years": 4,
-        "tax_rate": 0.21,
-    },
-    "year_debt_straight_line": {
-        "buyer": "hyperscaler",
-        "periods": "year",
-        "depreciation_method": "straight_line",
-        "life_years": 7,
-        "debt_fraction": 0.7,
-        "debt_rate": 0.06,
-        "tax_rate": 0.0,
-    },
-}
 #: the tornado's drivers (project inputs) and the Monte Carlo of each SPEC
 PROBES = {
     "year_debt_macrs5_bonus": {
@@ -128,22 +86,7 @@ def _drawn(name: str, seed: int) -> dict:
     rows: dict[str, list] = {"system": list(SYSTEMS)}
     for system in SYSTEMS:
         rent = default_rent(system) * float(rng.uniform(0.9, 1.3))
-        values = {
-            "gpus": int(rng.integers(64, 5000)),
-            "rent_usd_per_gpu_hour": round(rent, 4),
-            "availability": round(float(rng.uniform(0.85, 1.0)), 4),
-            "utilisation": round(float(rng.uniform(0.6, 1.0)), 4),
-            "build_months": int(12 * rng.integers(0, 3)) if year else int(rng.integers(0, 25)),
-            "ramp_months": int(rng.integers(0, 13)),
-            "idle_power_fraction": round(float(rng.uniform(0.2, 1.0)), 4),
-            "maintenance_fraction_per_year": round(float(rng.uniform(0.0, 0.03)), 4),
-            "staff_usd_per_gpu_year": round(float(rng.uniform(0.0, 400.0)), 2),
-            "insurance_fraction_per_year": round(float(rng.uniform(0.0, 0.01)), 4),
-            "software_usd_per_gpu_hour": round(float(rng.uniform(0.0, 0.08)), 4),
-            "contracted_fraction": round(float(rng.uniform(0.0, 1.0)), 4),
-            "contract_rent_usd_per_gpu_hour": round(rent * float(rng.uniform(0.7, 1.0)), 4),
-            "contract_years": int(rng.integers(1, life + 1)),
-        }
+        values = system_terms(rng, rent, year, life)
         for key, value in values.items():
             rows.setdefault(key, []).append(value)
     # two systems share a value: zip takes repeated values
