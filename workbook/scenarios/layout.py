@@ -320,30 +320,20 @@ class Layout:
             Quantity(k, *projectcells.scalar_label(k), "project", projectcells.scalar_formula(k))
             for k in projectcells.SCALARS
         ]
-        tax = [
-            Quantity(
-                projectcells.key(c, t),
-                f"{c}, tax year {t}",
-                "fraction" if c == "macrs" else "USD",
-                "period",
-                projectcells.tax_formula(c, t),
-            )
-            for c in projectcells.TAX_CELLS
-            for t in range(1, projectcells.TAX_YEARS + 1)
-            if last
-        ]
-        periods = [
-            Quantity(
-                projectcells.key(c, p),
-                f"{c}, period {p}",
-                "years" if c == "payback_point" else "USD",
-                "period",
-                projectcells.period_formula(c, p, last),
-            )
-            for c in projectcells.CELLS
-            for p in range(last + 1)
-            if last
-        ]
+        tax = _cells(
+            projectcells.TAX_CELLS,
+            range(1, projectcells.TAX_YEARS + 1) if last else range(0),
+            "tax year",
+            lambda c: "fraction" if c == "macrs" else "USD",
+            projectcells.tax_formula,
+        )
+        periods = _cells(
+            projectcells.CELLS,
+            range(last + 1) if last else range(0),
+            "period",
+            lambda c: "years" if c == "payback_point" else "USD",
+            lambda c, p: projectcells.period_formula(c, p, last),
+        )
         self.year_columns = terms + tax + periods
         self.columns = (
             [INPUTS[k] for k in self.varying]
@@ -378,3 +368,13 @@ class Layout:
             q for q in (*USED, *self.constants, *self.results, *CHECKS, *self.year_columns) if q.key == key
         )
         return self.expand(q.formula)
+
+
+def _cells(terms, numbers, word: str, unit, formula) -> list[Quantity]:
+    """One cell of each project term for each tax year or period ``numbers``: key, label
+    ("interest, period 3"), unit and formula of the term at that number."""
+    return [
+        Quantity(projectcells.key(c, n), f"{c}, {word} {n}", unit(c), "period", formula(c, n))
+        for c in terms
+        for n in numbers
+    ]
