@@ -649,10 +649,11 @@ def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
         root = np.sqrt(b * b - 4.0 * a * lc)
         rho = np.where(np.isfinite(root), 2.0 * lc / (b + np.copysign(root, b)), lc / b)
         r = np.expm1(rho)
-    # to single precision: BLAS sums a column in an order that depends on the block beside it,
-    # and Newton's last step keeps a trace of its start; rounded, a row's root is the same
-    # whichever rows are solved with it (the start's own error is far above 1e-7)
-    return np.where(np.isfinite(r), r, guess).astype(np.float32).astype(float)
+        r = np.clip(np.where(np.isfinite(r), r, guess), LOW, HIGH)  # a finite log below
+    # log(1 + r) to single precision: BLAS sums a column in an order that depends on the block
+    # beside it, and Newton's last step keeps a trace of its start; rounded, a row's root is the
+    # same whichever rows are solved with it (the start's own error is far above 1e-7)
+    return np.expm1(np.log1p(r).astype(np.float32).astype(float))
 
 
 # --- several sign changes: the root nearest the guess, bracketed on a grid ---------------------
