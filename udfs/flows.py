@@ -602,7 +602,7 @@ def _newton(
         left = done.size - np.count_nonzero(done)
         if left == 0:
             break
-        if left < 0.5 * done.size:  # drop the finished rows
+        if left < 0.8 * done.size:  # drop the finished rows (each row on its own: the same roots)
             out[idx[done]] = r[done]
             keep = ~done
             idx, c, lo, hi, r, up = idx[keep], _take(c, keep), lo[keep], hi[keep], r[keep], up[keep]
