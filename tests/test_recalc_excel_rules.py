@@ -115,6 +115,54 @@ def test_countif_wildcards_of_ecma_376(tmp_path):
     assert got == {"E1": 3, "E2": 2, "E3": 2}
 
 
+#: Microsoft's WorksheetFunction.SumIf page (the same rule as the SUMIF and AVERAGEIF pages),
+#: https://learn.microsoft.com/en-us/office/vba/api/excel.worksheetfunction.sumif: "The actual
+#: cells that are added are determined by using the top, left cell in sum_range as the
+#: beginning cell, and then including cells that correspond in size and shape to range":
+#: (range, sum_range) -> the cells added
+SUM_RANGE_EXAMPLES = [
+    ("A1:A5", "B1:B5", "B1:B5"),
+    ("A1:A5", "B1:B3", "B1:B5"),
+    ("A1:B4", "C1:D4", "C1:D4"),
+    ("A1:B4", "C1:C2", "C1:D4"),
+]
+
+
+@pytest.mark.parametrize(("rng", "sum_range", "actual"), SUM_RANGE_EXAMPLES)
+def test_sum_range_takes_the_size_of_range_as_microsoft_documents_it(tmp_path, rng, sum_range, actual):
+    data = {f"{c}{r}": 1 for c in "AB" for r in range(1, 6)}  # every criterion cell matches
+    data.update({f"{c}{r}": 10 ** (r - 1) * (1 if c == "C" else 7) for c in "CD" for r in range(1, 6)})
+    got = _values(
+        tmp_path,
+        {
+            **data,
+            "F1": f"=SUMIF({rng},1,{sum_range})",
+            "F2": f"=SUM({actual})",
+            "F3": f"=AVERAGEIF({rng},1,{sum_range})",
+            "F4": f"=AVERAGE({actual})",
+        },
+    )
+    assert got["F1"] == got["F2"] and got["F3"] == pytest.approx(got["F4"], rel=1e-15)
+
+
+def test_sum_range_cells_beyond_the_one_written_are_computed_first(tmp_path):
+    """The widened sum_range reads cells the formula does not name: formulas there are
+    evaluated before the SUMIF (they depend on an input written below it)."""
+    got = _values(
+        tmp_path,
+        {
+            "A1": '=SUMIF(B2:B4,">0",C2)',
+            "A2": '=AVERAGEIF(B2:B4,">0",C2)',
+            **{f"B{r}": 1 for r in (2, 3, 4)},
+            "C2": "=D9*1",
+            "C3": "=D9*2",
+            "C4": "=D9*3",
+            "D9": 5,
+        },
+    )
+    assert got == {"A1": 30, "A2": 10, "C2": 5, "C3": 10, "C4": 15}
+
+
 def test_an_array_of_criteria_gives_an_array_of_answers(tmp_path):
     data = {"A1": "a", "A2": "b", "A3": "a", "A4": "c"}
     got = _values(

@@ -269,6 +269,23 @@ class TestFinancial(FamilyProbes):
     EXCEL_NOT_LO = EXCEL_NOT_LO
 
 
+@pytest.mark.parametrize(
+    ("impl", "same_day"),
+    [
+        # TBILLYIELD's page: "If settlement >= maturity ... #NUM!"; TBILLPRICE: [MS-OI29500]
+        # 2.1.1052, "Office returns #NUM! if the settlement argument is greater than or equal to
+        # the maturity argument"; TBILLEQ's page names only settlement > maturity
+        (fin._tbillprice, "#NUM!"),
+        (fin._tbillyield, "#NUM!"),
+        (fin._tbilleq, 365 * 0.09 / 360),
+    ],
+)
+def test_treasury_bill_settled_on_its_maturity(impl, same_day):
+    day = 39538.0  # 2008-03-31, Microsoft's examples' settlement
+    got = impl(day, day, 0.09 if impl is not fin._tbillyield else 98.45)
+    assert str(got) == same_day if isinstance(same_day, str) else got == pytest.approx(same_day)
+
+
 def test_rate_finds_a_root_at_zero():
     """Ten payments of 100 in advance repay 1000 at a rate of 0 (LibreOffice stops at 4e-11)."""
     assert abs(fin._rate(10, -100, 1000, 0, 1)) < 1e-12

@@ -26,7 +26,7 @@ from gputco.workbook.recalc.formula.parse import (
     references,
     walk,
 )
-from gputco.workbook.recalc.formula.refs import Ref, RowTemplate, shape_key
+from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, Ref, RowTemplate, shape_key
 from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.recalc.functions.information import info_supported
@@ -145,7 +145,7 @@ class Compiler:
                 f"nested more than {deepest} levels deep (functions, "
                 "operators and the defined names it uses)",
             )
-        return node, parsed
+        return sized_sum_ranges(node), parsed
 
     def _compiled(self, node: Node, array: bool) -> Compiled:
         refs = references(node)
@@ -210,6 +210,50 @@ class Compiler:
             )
         self._name_trees[key] = tree
         return tree
+
+
+#: functions whose last argument (sum_range, average_range) is read in the size and shape of
+#: their first (range): Microsoft's SUMIF page, "The actual cells that are added are determined
+#: by using the upper leftmost cell in the sum_range argument as the beginning cell, and then
+#: including cells that correspond in size and shape to the range argument" (AVERAGEIF's page:
+#: "... the upper left cell in average_range as the beginning cell")
+SIZED_BY_RANGE = frozenset({"SUMIF", "AVERAGEIF"})
+
+
+def sized_sum_ranges(node: Node) -> Node:
+    """``node`` with the sum_range of SUMIF/AVERAGEIF given as a reference widened (or cut) to
+    its range's size from its top-left cell, where both are references whose size does not
+    move with the formula's cell: the evaluation order then sees every cell read.
+
+    >>> sized_sum_ranges(parse('=SUMIF(A1:A5,">2",B1)', 1, 1)).args[2].ref.rect(1, 1)
+    (1, 2, 5, 2)
+    """
+    for n in walk(node):
+        if type(n) is Call and n.name in SIZED_BY_RANGE and len(n.args) == 3:
+            rng, vals = n.args[0], n.args[2]
+            if type(rng) is RefNode and type(vals) is RefNode:
+                sized = _sized_like(vals.ref, rng.ref)
+                if sized is not None:
+                    n.args[2] = RefNode(sized)
+    return node
+
+
+def _sized_like(ref: Ref, like: Ref) -> Ref | None:
+    """``ref`` from its top-left cell in the size of ``like``; None where it already has that
+    size, or either size moves with the formula's cell, or the result would pass the sheet's
+    edge (left as written: a whole column as range with a sum_range that moves with the formula's
+    row, whose bottom depends on the row)."""
+    if not (like.ar1 == like.ar2 and like.ac1 == like.ac2 and ref.ar1 == ref.ar2 and ref.ac1 == ref.ac2):
+        return None
+    h, w = abs(like.r2 - like.r1), abs(like.c2 - like.c1)
+    if (abs(ref.r2 - ref.r1), abs(ref.c2 - ref.c1)) == (h, w):
+        return None
+    top, left = min(ref.r1, ref.r2), min(ref.c1, ref.c2)
+    if (ref.ar1 and top + h > MAX_ROW) or (ref.ac1 and left + w > MAX_COL):
+        return None
+    if (not ref.ar1 and h >= MAX_ROW - 1) or (not ref.ac1 and w >= MAX_COL - 1):
+        return None
+    return Ref(ref.sheet, top, left, top + h, left + w, ref.ar1, ref.ac1, ref.ar1, ref.ac1)
 
 
 def expanded_size(node: Node, sizes: dict[int, int]) -> int:

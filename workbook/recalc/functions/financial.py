@@ -845,25 +845,29 @@ def _disc(settlement, maturity, pr, redemption, basis=None):
     return (redemption - pr) / redemption / yearfrac(float(s), float(m), b)
 
 
-def _tbill_days(settlement, maturity):
+def _tbill_days(settlement, maturity, same_day: bool):
     """DSM of a Treasury bill (actual days: Microsoft's TBILLEQ example, 62 days from 2008-03-31 to
-    2008-06-01, shows 9.4151%), or its error: settlement after maturity, or maturity more than one
-    calendar year after settlement, is #NUM! (Microsoft's TBILLPRICE, TBILLYIELD and TBILLEQ pages)."""
+    2008-06-01, shows 9.4151%), or its error: maturity more than one calendar year after
+    settlement, or settlement after maturity, is #NUM! (Microsoft's TBILLPRICE, TBILLYIELD and
+    TBILLEQ pages); a settlement on the maturity date is #NUM! unless ``same_day`` (TBILLYIELD's
+    page: "If settlement >= maturity"; for TBILLPRICE, Microsoft's [MS-OI29500] 2.1.1052: "Office
+    returns #NUM! if the settlement argument is greater than or equal to the maturity argument";
+    TBILLEQ's page names only settlement > maturity)."""
     v = _dates(settlement, maturity)
     if isinstance(v, XlError):
         return v
     s, m = v
-    if s > m or _serial(_add_months(_date(s), 12, False)) < m:
+    if s > m or (s == m and not same_day) or _serial(_add_months(_date(s), 12, False)) < m:
         return NUM
     return float(m - s)
 
 
-def _tbill(formula):
+def _tbill(formula, same_day: bool):
     """A Treasury-bill function of (settlement, maturity, x): ``formula(DSM, x)``; x (the discount
     or the price) <= 0 is #NUM!."""
 
     def impl(settlement, maturity, x):
-        dsm = _tbill_days(settlement, maturity)
+        dsm = _tbill_days(settlement, maturity, same_day)
         if isinstance(dsm, XlError):
             return dsm
         return NUM if x <= 0 else formula(dsm, x)
@@ -873,9 +877,9 @@ def _tbill(formula):
 
 #: Microsoft's formulas: TBILLPRICE = 100 * (1 - discount * DSM / 360); TBILLYIELD = (100 - pr) /
 #: pr * 360 / DSM; TBILLEQ = 365 * discount / (360 - discount * DSM)
-_tbillprice = _tbill(lambda dsm, discount: 100.0 * (1.0 - discount * dsm / 360.0))
-_tbillyield = _tbill(lambda dsm, pr: (100.0 - pr) / pr * 360.0 / dsm)
-_tbilleq = _tbill(lambda dsm, discount: 365.0 * discount / (360.0 - discount * dsm))
+_tbillprice = _tbill(lambda dsm, discount: 100.0 * (1.0 - discount * dsm / 360.0), False)
+_tbillyield = _tbill(lambda dsm, pr: (100.0 - pr) / pr * 360.0 / dsm, False)
+_tbilleq = _tbill(lambda dsm, discount: 365.0 * discount / (360.0 - discount * dsm), True)
 
 
 _DEFS = {
