@@ -29,11 +29,13 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import openpyxl
 from lo_record import Err, norm
 from openpyxl.utils.formulas import FORMULAE
+from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco.workbook.recalc import BUILTINS, FormulaSyntaxError, RecalcError, evaluate_workbook, parse
 from gputco.workbook.recalc.functions import NEVER, excel_functions
@@ -322,7 +324,9 @@ class Rule:
     cls: str  # "excel vs libreoffice", "libreoffice lacks", "undecided"
     what: str
     source: str
-    test: Callable[[str, object, object], bool]
+    test: Callable[..., bool]  # (formula, engine, libreoffice[, row])
+    #: the test takes the formula's row on sheet F as a fourth argument (None where unknown)
+    by_row: bool = False
 
 
 def _names(formula: str) -> list[str]:
@@ -345,6 +349,24 @@ def _num(v: object) -> bool:
     return isinstance(v, float)
 
 
+@cache
+def array_formula_value(formula: str) -> object:
+    """The engine's value of ``formula`` entered as a one-cell array formula (Ctrl+Shift+Enter),
+    on the batch's input sheet: its top-left element, where references are read whole instead
+    of intersected with the formula's cell."""
+    with tempfile.TemporaryDirectory(prefix="gputco-fuzz-array-") as folder:
+        path = Path(folder) / "array.xlsx"
+        write_batch(path, [formula])
+        wb = openpyxl.load_workbook(path)
+        wb["F"]["A1"] = ArrayFormula("A1", "=" + formula)
+        wb.save(path)
+        try:
+            got = evaluate_workbook(path, functions={}, unsupported="stored", timeout_s=60)
+        except RecalcError:
+            return None
+    return norm(got.get(("F", "A1")))
+
+
 #: literals of the kinds LibreOffice does not read as numbers where Excel does
 _EXCEL_TEXT_NUMBERS = set(ARGS["number text"]) | set(ARGS["date text"])
 _PADDED = set(ARGS["padded text"]) | {"In!A3"}
@@ -361,6 +383,11 @@ _MIXED_REFS = {
     "In!A8",
     "In!D6",
 }
+
+
+#: logical values as the fuzzer writes them, and the inputs holding one (In!A4 TRUE, In!C3 FALSE)
+_LOGICAL = {"TRUE", "FALSE", "In!A4", "In!C3"}
+_LOGICAL_REFS = {"In!A1:A10", "In!A1:D6", "In!B1:C6", "In!C1:C6"}
 
 
 def _has(formula: str, literals: set[str]) -> bool:
@@ -441,6 +468,14 @@ DOCUMENTED_ERRORS = {
         '"If x <= 0 or if standard_dev <= 0, LOGNORMDIST returns the #NUM! error value"',
     ),
     "BETADIST": ("#NUM!", '"If x < A, x > B, or A = B, BETADIST returns the #NUM! error value"'),
+    **{
+        name: (
+            "#NUM!",
+            f"{arg} <= 0, settlement after maturity (TBILLPRICE, TBILLYIELD: on or after), or "
+            "maturity more than one year after settlement: #NUM!",
+        )
+        for name, arg in (("TBILLPRICE", "discount"), ("TBILLYIELD", "pr"), ("TBILLEQ", "discount"))
+    },
     **{
         name: (
             "#NUM! #VALUE!",
@@ -846,6 +881,99 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "excel vs libreoffice",
+        "Treasury bills: Microsoft's formulas count DSM, the days from settlement to maturity "
+        "(TBILLPRICE = 100 x (1 - discount x DSM / 360), TBILLEQ = 365 x rate / (360 - rate x "
+        "DSM)); LibreOffice counts them 30/360 to the day after maturity (62 days for Microsoft's "
+        "example 2008-03-31 to 2008-06-01, where both agree; 100 for serials 1 to 100, not 99)",
+        excel_functions()["TBILLPRICE"].url + "; " + excel_functions()["TBILLEQ"].url,
+        lambda f, e, lo: _outer(f) in ("TBILLPRICE", "TBILLYIELD", "TBILLEQ") and _num(e) and _num(lo),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "SYD with per < 1 or per > life, or life < 1: an error in Microsoft's SYD of DAX (\"An "
+        'error is returned if: life < 1; per < 1 or per > life") and of Visual Basic (an '
+        "exception for Period > Life or Period <= 0), Excel's page being silent: the engine "
+        "#NUM! (per <= 0, per > life, life <= 0); LibreOffice evaluates the formula",
+        "https://learn.microsoft.com/en-us/dax/syd-function-dax; "
+        "https://learn.microsoft.com/en-us/dotnet/api/microsoft.visualbasic.financial.syd",
+        lambda f, e, lo: _outer(f) == "SYD" and _is_err(e, "#NUM!") and _num(lo),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'REPT longer than a cell holds: Excel "If the result of the REPT function is longer than '
+        '32,767 characters, REPT returns the #VALUE! error"; LibreOffice builds the longer text',
+        excel_functions()["REPT"].url,
+        lambda f, e, lo: (
+            _outer(f) == "REPT" and _is_err(e, "#VALUE!") and isinstance(lo, str) and len(lo) > 32767
+        ),
+    ),
+    Rule(
+        "undecided",
+        "XNPV of one value and one date (XNPV(3,100,0.5)): the engine gives that value, "
+        "discounted over no time; LibreOffice #VALUE!; Microsoft's page says the values \"must "
+        'contain at least one positive and one negative value" without naming the error',
+        excel_functions()["XNPV"].url,
+        lambda f, e, lo: (
+            _outer(f) == "XNPV"
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and len(_args(f)) == 3
+            and all(not a.startswith("{") and a not in ARGS["range"] for a in _args(f)[1:])
+        ),
+    ),
+    Rule(
+        "undecided",
+        "PV where (1 + rate)^nper is beyond the largest number or 0 (PV(10,45322,10), "
+        "PV(-1,-2.5,2.5)): the engine evaluates the equation of Microsoft's PV page as written "
+        "(#NUM! for infinity over infinity, #DIV/0! for a division by 0), LibreOffice its limit "
+        "(-1, 2.5); no Excel-saved file decides",
+        excel_functions()["PV"].url,
+        lambda f, e, lo: _outer(f) == "PV" and _is_err(e, "#NUM!", "#DIV/0!") and _num(lo),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "a logical value met by LOOKUP, VLOOKUP, HLOOKUP or MATCH (the lookup value, or cells "
+        'of the vector): Excel orders logical values after numbers and texts ("..., -2, -1, 0, '
+        "1, 2, ..., A-Z, FALSE, TRUE\"), so TRUE is no 1 and FALSE no 0; LibreOffice's logical "
+        "values are the numbers 1 and 0",
+        excel_functions()["LOOKUP"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("LOOKUP", "VLOOKUP", "HLOOKUP", "MATCH") and _has(f, _LOGICAL | _LOGICAL_REFS)
+        ),
+    ),
+    Rule(
+        "undecided",
+        "a logical value met by a criterion of COUNTIF, SUMIF, AVERAGEIF, COUNTIFS, ... (the "
+        'criterion TRUE over cells holding 1, the criterion 1 or "<=3" over a cell holding TRUE '
+        "or FALSE): the engine keeps logical values apart from numbers, as Excel's lookups order "
+        "them (LOOKUP's page: numbers, then texts, then FALSE, TRUE), LibreOffice's logical "
+        "values are 1 and 0; Microsoft's COUNTIF page does not say",
+        "none (" + MS + "countif-function-e0de10c6-f885-4e71-abb4-1f464816df34 is silent)",
+        lambda f, e, lo: _outer(f) in _CRITERIA and _has(f, _LOGICAL | _LOGICAL_REFS),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "a range of several columns, or of one column not crossing the formula's row, in an "
+        "argument that takes one value, outside an array formula: Excel's implicit intersection "
+        "finds no cell (#VALUE!; Excel 365 shows the formula with @ before the range), the engine "
+        "too; LibreOffice reads a cell of the range",
+        MS + "implicit-intersection-operator-ce3be07b-0101-4450-a24e-c1c999be2b34",
+        lambda f, e, lo, row: _is_err(e, "#VALUE!") and not _is_err(lo) and _no_intersection(f, row),
+        by_row=True,
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "a range or an array in an argument that takes one value, in a formula that is not an "
+        "array formula: Excel reads the cell of the range on the formula's row or column "
+        "(implicit intersection, #VALUE! where there is none: the @ Excel 365 shows in such a "
+        "formula) and an array's top-left value; LibreOffice evaluates a formula holding an array "
+        "constant as an array formula: its answer is the engine's for the formula entered as a "
+        "one-cell array formula",
+        MS + "implicit-intersection-operator-ce3be07b-0101-4450-a24e-c1c999be2b34",
+        lambda f, e, lo: "{" in f and agree(array_formula_value(f), lo),
+    ),
+    Rule(
         "undecided",
         "POWER whose result is below the smallest number (POWER(1E-9,45322), POWER(0.5,45322)): "
         "the engine 0, LibreOffice #NUM!; Microsoft's POWER page is silent, and its #NUM! page "
@@ -911,6 +1039,28 @@ def _scalar_as_array(f: str, e: object) -> bool:
         return _number_literal(args[0]) and e == float(args[0])
     if name == "MATCH":
         return len(args) > 1 and _number_literal(args[1]) and e == 1.0
+    return False
+
+
+#: the input ranges the fuzzer draws: (first row, last row, columns); None: a whole column
+_RANGE_ROWS = {"In!A1:A10": (1, 10, 1), "In!B1:B6": (1, 6, 1), "In!C1:C6": (1, 6, 1),
+               "In!D1:D6": (1, 6, 1), "In!B1:C6": (1, 6, 2), "In!A1:D6": (1, 6, 4), "In!B:B": None}  # fmt: skip
+
+
+def _no_intersection(formula: str, row: int | None) -> bool:
+    """Whether an argument of the outer call that takes one value (mode "v") is a range that
+    implicit intersection cannot reduce to one cell from ``F!A{row}``: several rows and
+    several columns, or one column whose rows do not include ``row``."""
+    spec = BUILTINS.get(_outer(formula))
+    if spec is None:
+        return False
+    for i, a in enumerate(_args(formula)):
+        shape = _RANGE_ROWS.get(a.strip(), False)
+        if shape in (None, False) or spec.modes[min(i, len(spec.modes) - 1)] != "v":
+            continue
+        first, last, cols = shape
+        if cols > 1 or (row is not None and not first <= row <= last):
+            return True
     return False
 
 
@@ -983,10 +1133,11 @@ def _significance(formula: str) -> int:
     return int(m[1]) if m and formula.count(",") >= 2 else 3
 
 
-def classify(formula: str, engine: object, lo: object) -> Rule | None:
-    """The first rule that explains a disagreement, or None: an engine bug."""
+def classify(formula: str, engine: object, lo: object, row: int | None = None) -> Rule | None:
+    """The first rule that explains a disagreement, or None: an engine bug. ``row`` is the
+    formula's row on sheet F (``F!A{row}``: the batch's formula ``row - 1``)."""
     for rule in RULES:
-        if rule.test(formula, engine, lo):
+        if rule.test(formula, engine, lo, row) if rule.by_row else rule.test(formula, engine, lo):
             return rule
     return None
 
@@ -1008,14 +1159,14 @@ def compare(
     formulas: list[str], engine: list[object], lo: list[object], out: Outcome | None = None
 ) -> Outcome:
     out = out or Outcome()
-    for f, e, v in zip(formulas, engine, lo, strict=True):
+    for row, (f, e, v) in enumerate(zip(formulas, engine, lo, strict=True), start=1):
         out.formulas += 1
         if isinstance(e, str) and e.startswith("<refused"):
             out.refused += 1
         if agree(e, v):
             out.agree += 1
             continue
-        rule = classify(f, e, v)
+        rule = classify(f, e, v, row)
         if rule is None:
             out.bugs.append((f, e, v))
         else:
