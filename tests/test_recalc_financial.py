@@ -286,6 +286,16 @@ def test_treasury_bill_settled_on_its_maturity(impl, same_day):
     assert str(got) == same_day if isinstance(same_day, str) else got == pytest.approx(same_day)
 
 
+def test_rate_does_not_stop_where_every_term_vanishes():
+    """With pv = 0 the discounted annuity equation tends to 0 as the rate grows: the engine once
+    answered RATE(7,1,,-2.5) with 1.8e14, which is no root (the differential fuzzer found it;
+    LibreOffice 7.4: -0.386988043298641). The root is numpy-financial's, and the equation of
+    Microsoft's PV page holds at it."""
+    got = fin._rate(7, 1, 0, -2.5)
+    assert got == pytest.approx(float(npf.rate(7, 1, 0, -2.5)), rel=1e-12)
+    assert ((1 + got) ** 7 - 1) / got - 2.5 == pytest.approx(0.0, abs=1e-12)
+
+
 def test_rate_finds_a_root_at_zero():
     """Ten payments of 100 in advance repay 1000 at a rate of 0 (LibreOffice stops at 4e-11)."""
     assert abs(fin._rate(10, -100, 1000, 0, 1)) < 1e-12

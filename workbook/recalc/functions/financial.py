@@ -429,21 +429,56 @@ def _annuity(r: float, n: float, pmt: float, pv: float, fv: float, t: float) -> 
     return y, pmt * (t * b + (1.0 + r * t) * db) + fv * dh
 
 
+def _root_here(
+    y: float, r: float, n: float, pmt: float, pv: float, fv: float, t: float, undiscounted: bool
+) -> bool:
+    """Whether the residual ``y`` at ``r`` is a root's: small against the equation's own terms
+    there, not only against the inputs (with pv = 0 every term of the discounted equation tends
+    to 0 as r grows: RATE(7,1,,-2.5) must not stop at r = 1.8e14, where no term cancels)."""
+    h = math.exp(-n * math.log1p(r))
+    b = n if r == 0 else -math.expm1(-n * math.log1p(r)) / r
+    terms = abs(pv) + abs(pmt * (1.0 + r * t) * b) + abs(fv * h)
+    return abs(y) <= 1e-9 * (terms / h if undiscounted else terms)
+
+
 def _rate(nper, pmt, pv, fv=None, typ=None, guess=None):
     """RATE(nper, pmt, pv, [fv], [type], [guess=10%]): Newton's method from guess on the
     discounted annuity equation, a step halved while it would leave rates above -1 or grow the
-    residual; #NUM! when it does not converge (Microsoft: "within 20 iterations ... to within
-    0.0000001"; here up to 100 steps, to 1e-13 relative, so the root is the one Excel's iteration
-    approaches)."""
+    residual; where that finds no root, the same from guess on the equation as Microsoft's PV
+    page writes it (undiscounted: what numpy-financial's rate iterates, and LibreOffice; with pv
+    = 0 the discounted equation tends to 0 as the rate grows, and RATE(7,1,,-2.5) runs off
+    there, where the undiscounted one finds -0.387); #NUM! when neither converges (Microsoft:
+    "within 20 iterations ... to within 0.0000001"; here up to 100 steps, to 1e-13 relative, so
+    the root is the one Excel's iteration approaches)."""
     n, m, p = nper, pmt, pv
     f = fv or 0.0
     t = 1.0 if typ else 0.0
-    r = 0.1 if guess is None else guess
+    r0 = 0.1 if guess is None else guess
     scale = abs(p) + abs(m * n) + abs(f)
-    try:
+
+    def discounted(r):
+        return _annuity(r, n, m, p, f, t)
+
+    def undiscounted(r):  # the discounted equation times (1 + r)^n, and its slope
         y, dy = _annuity(r, n, m, p, f, t)
+        h = math.exp(-n * math.log1p(r))
+        return y / h, (dy + y * n / (1.0 + r)) / h
+
+    for eq in (discounted, undiscounted):
+        whole = eq is undiscounted
+        r = _newton_rate(eq, r0, scale, lambda y, r, whole=whole: _root_here(y, r, n, m, p, f, t, whole))
+        if not isinstance(r, XlError):
+            return r
+    return NUM
+
+
+def _newton_rate(eq, r: float, scale: float, root) -> float | XlError:
+    """Damped Newton's method on ``eq(r) -> (residual, slope)`` from ``r``; ``root(y, r)`` says
+    whether a small residual is a root's."""
+    try:
+        y, dy = eq(r)
         for _ in range(100):
-            if y == 0 or abs(y) <= 1e-15 * scale:
+            if y == 0 or (abs(y) <= 1e-15 * scale and root(y, r)):
                 return r
             if dy == 0 or not math.isfinite(dy):
                 return NUM
@@ -451,7 +486,7 @@ def _rate(nper, pmt, pv, fv=None, typ=None, guess=None):
             for _ in range(60):  # damped: halve a step that leaves (-1, inf) or grows |y|
                 nxt = r - step
                 try:
-                    y2, dy2 = _annuity(nxt, n, m, p, f, t) if nxt > -1.0 else (math.inf, 0.0)
+                    y2, dy2 = eq(nxt) if nxt > -1.0 else (math.inf, 0.0)
                 except OverflowError:
                     y2, dy2 = math.inf, 0.0
                 if math.isfinite(y2) and abs(y2) <= abs(y):
@@ -460,7 +495,7 @@ def _rate(nper, pmt, pv, fv=None, typ=None, guess=None):
             else:
                 return NUM
             r, y, dy = nxt, y2, dy2
-            if abs(step) <= 1e-13 * max(1.0, abs(r)):
+            if abs(step) <= 1e-13 * max(1.0, abs(r)) and root(y, r):
                 return r
     except (OverflowError, ValueError, ZeroDivisionError):
         pass
