@@ -975,6 +975,26 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
+        "0 to the power 0 (POWER(0,FALSE), POWER(In!A5,In!B:B), an empty argument as 0): the "
+        "engine #NUM!, as Excel's users report and Gnumeric's Excel-compatible POWER documents; "
+        "LibreOffice 1; Microsoft's POWER page does not say",
+        excel_functions()["POWER"].url + " (silent); "
+        "http://projects.gnome.org/gnumeric/doc/gnumeric-function-POWER.shtml",
+        lambda f, e, lo: _outer(f) == "POWER" and _is_err(e, "#NUM!") and lo == 1.0,
+    ),
+    Rule(
+        "undecided",
+        "NOMINAL or EFFECT with a huge npery (1E+10): the engine evaluates Microsoft's formula "
+        "through log1p/expm1 (close to the limit ln(1 + effect_rate), e^nominal_rate - 1), "
+        "LibreOffice by powers, which loses about 6 digits there; which rounding Excel's gives is "
+        "not documented",
+        excel_functions()["NOMINAL"].url + "; " + excel_functions()["EFFECT"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("NOMINAL", "EFFECT") and _num(e) and _num(lo) and math.isclose(e, lo, rel_tol=1e-5)
+        ),
+    ),
+    Rule(
+        "undecided",
         "POWER whose result is below the smallest number (POWER(1E-9,45322), POWER(0.5,45322)): "
         "the engine 0, LibreOffice #NUM!; Microsoft's POWER page is silent, and its #NUM! page "
         'speaks of "a number that\'s too large or too small to be shown in Excel"',
