@@ -11,6 +11,7 @@ import pytest
 from gputco import udfs
 from gputco.addin.cli import main
 from gputco.udfs import presets
+from gputco.workbook.finance import cashflow, projectflows
 from gputco.workbook.finance import checks as sheet_checks
 from gputco.workbook.finance import inputs as sheet_inputs
 from gputco.workbook.finance import model as sheet_model
@@ -261,3 +262,23 @@ def test_xlwings_fallback_rows_match_the_addin():
     from gputco.workbook.xlsx.xlwings_sheet import FALLBACK_XLWINGS_ROWS
 
     assert FALLBACK_XLWINGS_ROWS == xlwings_conf_rows()
+
+
+def test_cash_flow_charts_end_at_the_project_s_last_year(tmp_path):
+    """The charts stop where the project does, as written after --set (LibreOffice draws the
+    #N/A past the end as 0, and a cumulative line past the end is flat): the cash flow at the
+    life (7 years), the equity cash flow at build + life (1 + 7 years for system 1, 7 for 2)."""
+    path = tmp_path / "t.xlsx"
+    write_template(path, ["H100_HGX", "GB200_NVL72"], inputs={"inp_life_years": 7, "inp_build_months_1": 12})
+    wb = openpyxl.load_workbook(path)
+    for k, equity_years in ((1, 8), (2, 7)):
+        ws = wb[cashflow.sheet_name(k)]
+        ends = {}
+        for chart in ws._charts:
+            rows = {int(re.search(r"(\d+)$", s.val.numRef.f)[1]) for s in chart.series}
+            rows |= {int(re.search(r"(\d+)$", s.cat.numRef.f)[1]) for s in chart.series}
+            ends[chart.title.tx.rich.p[0].r[0].t.split(" per GPU")[0]] = rows
+        assert ends == {
+            "Cumulative cash flow": {cashflow.FIRST_ROW + 7},
+            "Cumulative equity cash flow": {projectflows.FIRST_ROW + equity_years},
+        }

@@ -137,6 +137,7 @@ def write_template(
     t0 = time.perf_counter()
     wb = build_workbook(systems, buyer, xlwings_rows)
     set_inputs(wb, inputs or {})
+    cashflow.fit_charts(wb)
     keys = tuple(system_keys(systems))
     with atomic_output(path, force=force) as tmp:
         wb.save(tmp)

@@ -12,6 +12,8 @@ drawn with the undiscounted cumulative in the chart.
 
 from __future__ import annotations
 
+import re
+
 from openpyxl.chart import LineChart, Reference
 from openpyxl.formatting.rule import FormulaRule
 from openpyxl.styles import Font
@@ -30,6 +32,46 @@ LAST_ROW = FIRST_ROW + YEARS - 1
 COLUMNS = ["year", *(y.key for y in chain.YEAR_STEPS)]
 #: the sheet's own last column: the running sum of the discounted net cash flow
 DISCOUNTED = "discounted cumulative"
+
+
+#: the cumulative cash flow chart's top left cell, below the table
+CHART_CELL = f"A{LAST_ROW + 3}"
+
+
+def fit_charts(wb) -> None:
+    """End the Cash flow sheets' charts at the project's last year as the workbook holds it
+    (after ``--set``): the cumulative cash flow at the life, the cumulative equity cash flow at
+    the year of build + life; the tables run on (they follow a life changed later on Inputs,
+    where a chart's series cannot: LibreOffice draws the #N/A past the end as 0)."""
+    life = _input(wb, "inp_life_years")
+    if life is None:
+        life = presets.buyer(_input(wb, "inp_buyer")).value("life_years")
+    k = 1
+    while sheet_name(k) in wb.sheetnames:
+        build = _input(wb, f"inp_build_months_{k}") or 0
+        ends = {
+            CHART_CELL: FIRST_ROW + min(YEARS - 1, int(life)),
+            projectflows.CHART_CELL: projectflows.FIRST_ROW
+            + min(projectflows.SUMMARY_YEARS - 1, -(-int(build + 12 * life) // 12)),
+        }
+        for chart in wb[sheet_name(k)]._charts:
+            last = ends.get(chart.anchor) if isinstance(chart.anchor, str) else None
+            if last is not None:
+                _end_series_at(chart, last)
+        k += 1
+
+
+def _input(wb, name: str):
+    sheet, ref = wb.defined_names[name].attr_text.split("!")
+    return wb[sheet.strip("'")][ref.replace("$", "")].value
+
+
+def _end_series_at(chart, last: int) -> None:
+    """Every series' values and categories end at row ``last``."""
+    for series in chart.series:
+        for ref in (series.val.numRef, series.cat.numRef if series.cat else None):
+            if ref is not None:
+                ref.f = re.sub(r"\$?(\d+)$", lambda m: f"${last}", ref.f)
 
 
 def sheet_name(k: int) -> str:
@@ -141,8 +183,8 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.x_axis.title = "year"
     chart.y_axis.number_format = '"$"#,##0'
     cum = COLUMNS.index("cumulative") + 1
-    # years 0..the life as generated (the buyer type's): LibreOffice draws a #N/A as 0, so the
-    # lines end at the life only if the series do; the table follows a life changed on Inputs
+    # years 0..the life as written (fit_charts): LibreOffice draws a #N/A as 0, so the lines end
+    # at the life only if the series do; the table follows a life changed on Inputs later
     last = FIRST_ROW + min(YEARS - 1, int(presets.buyer(book.buyer).value("life_years")))
     for c in (cum, disc):  # undiscounted and discounted (its last point is the NPV)
         chart.add_data(Reference(ws, min_col=c, min_row=HEAD_ROW, max_row=last), titles_from_data=True)
@@ -155,6 +197,6 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.x_axis.delete = False
     chart.y_axis.delete = False
     chart.width, chart.height = 18, 8
-    ws.add_chart(chart, f"A{LAST_ROW + 3}")
+    ws.add_chart(chart, CHART_CELL)
     projectflows.build_periods(book, ws, k, model)
     styles.page_setup(ws, landscape=True, one_page=True)
