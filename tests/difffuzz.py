@@ -994,6 +994,29 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "excel vs libreoffice",
+        'AND, OR, XOR over an array or a range holding text: Excel "If an array or reference '
+        'argument contains text or empty cells, those values are ignored"; LibreOffice #VALUE!',
+        excel_functions()["AND"].url
+        + "; "
+        + excel_functions()["OR"].url
+        + "; "
+        + excel_functions()["XOR"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("AND", "OR", "XOR")
+            and isinstance(e, bool)
+            and _is_err(lo, "#VALUE!")
+            and any((a.startswith("{") and '"' in a) or a in ARGS["range"] for a in _args(f))
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'SUMPRODUCT of logical values: Excel "treats non-numeric array entries as if they were '
+        'zeros" (TRUE too); LibreOffice counts TRUE as 1',
+        excel_functions()["SUMPRODUCT"].url,
+        lambda f, e, lo: _outer(f) == "SUMPRODUCT" and _num(e) and _num(lo) and "TRUE" in f,
+    ),
+    Rule(
         "undecided",
         "POWER whose result is below the smallest number (POWER(1E-9,45322), POWER(0.5,45322)): "
         "the engine 0, LibreOffice #NUM!; Microsoft's POWER page is silent, and its #NUM! page "
