@@ -15,6 +15,7 @@ that read it get it) and reported as not written.
 
 from __future__ import annotations
 
+import math
 import re
 import zipfile
 from pathlib import Path
@@ -400,3 +401,26 @@ def test_a_huge_block_is_refused_before_any_work(tmp_path):
             zout.writestr(info, data)
     with pytest.raises(LimitExceededError, match="A1:XFD1048576"):
         evaluate_workbook(tmp, functions={})
+
+
+def test_a_function_over_arrays_of_different_sizes_pads_with_na(tmp_path):
+    """Excel's rule for arrays of different sizes in one formula ("How Microsoft Excel expands
+    array formulas", Excel's help on array formulas: ``={1,2}+{1,2,3;4,5,6}`` is evaluated as
+    ``{1,2,#N/A;1,2,#N/A}+{1,2,3;4,5,6}``) holds for a function's arguments as for an operator's:
+    a one-row array serves every row, and where a larger array has no element the result is #N/A.
+    Before, the engine gave #VALUE! for the whole formula (the differential fuzzer's
+    ``EXPON.DIST({1,2;3,4},{1,2,3},7)``, whose top-left LibreOffice gives as 1 - e^-1)."""
+    book = _book(
+        tmp_path / "s.xlsx",
+        {
+            "A1": ("A1:C2", "=_xlfn.EXPON.DIST({1,2;3,4},{1,2,3},TRUE)"),
+            "A4": ("A4:C5", "={1,2}+{1,2,3;4,5,6}"),
+        },
+        dynamic=False,
+    )
+    grid, _ = _grid(book, "A1", 2, 3)
+    expected = [[1 - math.exp(-1), 1 - math.exp(-4)], [1 - math.exp(-3), 1 - math.exp(-8)]]
+    for got, want in zip(grid, expected, strict=True):
+        assert [round(v, 15) for v in got[:2]] == [round(v, 15) for v in want] and str(got[2]) == "#N/A"
+    ops, _ = _grid(book, "A4", 2, 3)
+    assert ops[0][:2] == [2.0, 4.0] and ops[1][:2] == [5.0, 7.0] and [str(r[2]) for r in ops] == ["#N/A"] * 2

@@ -31,7 +31,7 @@ from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, Unsuppor
 from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.store import BookStore
 from gputco.workbook.recalc.run.udf import TableResult
-from gputco.workbook.recalc.run.values import NULL, REF, VALUE
+from gputco.workbook.recalc.run.values import NA, NULL, REF, VALUE
 
 
 @dataclass(slots=True)
@@ -224,11 +224,19 @@ class Evaluator:
             return None
         h = max(vals[i].shape[1] for i in at)
         w = max(vals[i].shape[2] for i in at)
-        if any(vals[i].shape[1] not in (1, h) or vals[i].shape[2] not in (1, w) for i in at):
-            return None
         out = np.empty((1, h, w), dtype=object)
         for r in range(h):
             for c in range(w):
+                # an array of one row (column) serves every row (column); a larger one that ends
+                # before (r, c) gives #N/A there, as Excel pads arrays of different sizes
+                ends = [
+                    (vals[i].shape[1] == 1 or r < vals[i].shape[1])
+                    and (vals[i].shape[2] == 1 or c < vals[i].shape[2])
+                    for i in at
+                ]
+                if not all(ends):
+                    out[0, r, c] = NA
+                    continue
                 one = list(vals)
                 for i in at:
                     v = vals[i]

@@ -17,7 +17,9 @@ _COMPARE = frozenset(("=", "<>", "<", ">", "<=", ">="))
 
 
 def binary(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Apply an infix operator to two values (arrays of shape (m, h, w))."""
+    """Apply an infix operator to two values (arrays of shape (m, h, w)), expanded to one size
+    as Excel does (:func:`vec.expand`)."""
+    a, b = vec.expand(a, b)
     if op in _ARITH:
         return arith(op, a, b)
     if op in _COMPARE:

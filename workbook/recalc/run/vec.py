@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.run.values import MAX_TEXT, NUM, VALUE, XlError, to_bool, to_number, to_text
+from gputco.workbook.recalc.run.values import MAX_TEXT, NA, NUM, VALUE, XlError, to_bool, to_number, to_text
 
 FLOAT, BOOL, OBJ = np.dtype(np.float64), np.dtype(np.bool_), np.dtype(object)
 
@@ -30,6 +30,32 @@ def const(v: object) -> np.ndarray:
         return np.full((1, 1, 1), float(v), dtype=FLOAT)
     out = np.empty((1, 1, 1), dtype=OBJ)
     out[0, 0, 0] = v
+    return out
+
+
+def expand(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two operands of (m, h, w) made the same size as Excel expands arrays of different sizes:
+    a dimension of 1 serves every row (column), and a larger one that is still short is padded
+    with #N/A (``{1,2}+{1,2,3;4,5,6}`` is ``{1,2,#N/A;1,2,#N/A}+{1,2,3;4,5,6}``). Operands that
+    broadcast already, or differ in m (cells, not array elements), are returned as they are.
+
+    >>> [x.shape for x in expand(np.ones((1, 1, 2)), np.ones((1, 2, 3)))]
+    [(1, 1, 3), (1, 2, 3)]
+    """
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0]:
+        return a, b
+    if all(x == y or 1 in (x, y) for x, y in zip(a.shape[1:], b.shape[1:], strict=True)):
+        return a, b
+    h, w = max(a.shape[1], b.shape[1]), max(a.shape[2], b.shape[2])
+    return _padded(a, h, w), _padded(b, h, w)
+
+
+def _padded(x: np.ndarray, h: int, w: int) -> np.ndarray:
+    th, tw = (1 if x.shape[1] == 1 else h), (1 if x.shape[2] == 1 else w)
+    if (th, tw) == x.shape[1:]:
+        return x
+    out = np.full((x.shape[0], th, tw), NA, dtype=object)
+    out[:, : x.shape[1], : x.shape[2]] = x
     return out
 
 
