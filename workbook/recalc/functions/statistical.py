@@ -1225,10 +1225,14 @@ def _binom_inv(trials, p, alpha):
 
 def _negbinom_dist(f, s, p, cumulative=None):
     """NEGBINOM.DIST(number_f, number_s, probability_s, cumulative): failures before the
-    number_s-th success; number_f < 0, number_s < 1 or p outside 0..1 (exclusive) is #NUM!."""
+    number_s-th success; number_f < 0, number_s < 1, probability_s < 0 or > 1 is #NUM! (Microsoft's
+    page, and NEGBINOMDIST of ISO/IEC 29500 Part 4: 0 and 1 are probabilities, of no success and of
+    success at every trial)."""
     k, r = math.trunc(f), math.trunc(s)
-    if k < 0 or r < 1 or not 0.0 < p < 1.0:
+    if k < 0 or r < 1 or not 0.0 <= p <= 1.0:
         return NUM
+    if p in (0.0, 1.0):  # never a success: no number_s-th one; always: no failure before it
+        return float(p == 1.0 and (k == 0 or _dist_flag(cumulative)))
     if _dist_flag(cumulative):
         return beta_i(float(r), k + 1.0, p)[0]
     lc = math.lgamma(k + r) - math.lgamma(k + 1.0) - math.lgamma(float(r))
