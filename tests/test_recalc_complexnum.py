@@ -197,6 +197,34 @@ def test_bessel_y_for_large_x_equals_libreoffice_s_recorded_answers():
     assert math.isclose(cx._bessely(45322.0, 100), 0.00244100709875281, rel_tol=1e-9)
 
 
+@pytest.mark.parametrize(("x", "n"), [(1000.0, 0), (2000.0, 3), (5000.5, 10), (1234.5, 17)])
+def test_hankel_expansion_equals_the_integrals_where_both_hold(x, n):
+    """Beyond the integrals' work limit (|x| + n in the hundreds of thousands) BESSELJ and
+    BESSELY take Hankel's expansion (DLMF 10.17.3-4) where x >= 4 n^2; where both methods run
+    they agree to rounding (two independent evaluations of the same function)."""
+    j, y = cx._hankel(x, n)
+    assert abs(j - cx._besselj(x, n)) < 1e-14 and abs(y - cx._bessely(x, n)) < 1e-14
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_bessel_for_huge_x_keeps_the_wronskian(n):
+    """J_{n+1} Y_n - J_n Y_{n+1} = 2/(pi x) (DLMF 10.5.2) at x = 1E+10, past the integrals."""
+    x = 1e10
+    j = [cx._besselj(x, k) for k in (n, n + 1)]
+    y = [cx._bessely(x, k) for k in (n, n + 1)]
+    assert math.isclose(j[1] * y[0] - j[0] * y[1], 2 / (math.pi * x), rel_tol=1e-9)
+
+
+def test_bessel_y_for_huge_x_equals_libreoffice_s_recorded_answers():
+    """LibreOffice 7.4.7.2's answers in the differential fuzzer's run of 2026-12-03
+    (``=BESSELY(1E+10,0.5)``, ``=BESSELY(1E+10,{"3";"x"})``), to 1e-9, the fuzzer's tolerance;
+    before, the engine kept these cells uncomputed. A huge order at a small x is past the
+    largest number: #NUM! (LibreOffice #VALUE!)."""
+    assert math.isclose(cx._bessely(1e10, 0.5), -7.67650817576574e-06, rel_tol=1e-9)
+    assert math.isclose(cx._bessely(1e10, 3), 2.17559175341345e-06, rel_tol=1e-9)
+    assert str(cx._bessely(3.0, 1e10)) == "#NUM!"
+
+
 def test_convert_factors_are_the_exact_definitions():
     """NIST SP 811 (2008), appendix B: the avoirdupois pound is 0.45359237 kg, the foot 0.3048 m,
     standard gravity 9.80665 m/s2, the IT calorie 4.1868 J, the IT Btu 1055.05585262 J, the

@@ -30,8 +30,10 @@ conversions are above).
   truncated; n < 0 is #NUM!, and so is x <= 0 for BESSELY and BESSELK. BESSELK's recurrence
   stops at a value past Excel's largest number (#NUM!) or at 0 (x so large that K underflows);
   BESSELJ and BESSELY that would need more than :data:`MAX_BESSEL_POINTS` points (|x| + n in the
-  hundreds of thousands; Excel's method there is not documented) are unsupported, not computed
-  for minutes with gigabytes: the differential fuzzer's BESSELJ(1E+10, ...) took 23 GB.
+  hundreds of thousands) take Hankel's asymptotic expansion where x >= 4 n^2 (:func:`_hankel`,
+  equal to the integrals to rounding where both run), BESSELY of a huge order past the largest
+  number is #NUM!, and the rest are unsupported, not computed for minutes with gigabytes: the
+  differential fuzzer's BESSELJ(1E+10, ...) took 23 GB by the integral.
 - Complex numbers are texts "x+yi" or "x+yj" (a number is a real one); COMPLEX writes them with
   Excel's rules ("3+4i", "i", "-i", "2", "0"), the parts in General format (15 significant
   digits). A text that is not a complex number is #NUM!, COMPLEX's suffix other than "i" or "j"
@@ -208,6 +210,9 @@ def _besselj(x, n):
     if abs(x) <= 12 or k > abs(x):
         return _series(x, k, -1.0)
     m = int(2 * (abs(x) + k)) + 64
+    if m > MAX_BESSEL_POINTS and _hankel_holds(abs(x), k):
+        j = _hankel(abs(x), k)[0]
+        return -j if x < 0 and k % 2 else j  # J_n(-x) = (-1)^n J_n(x)
     _within_work("BESSELJ", m)
     t = np.arange(m + 1) * (math.pi / m)
     f = np.cos(k * t - x * np.sin(t))
@@ -215,9 +220,45 @@ def _besselj(x, n):
 
 
 #: the most points the Bessel integrals are evaluated at for one cell; beyond it (|x| + n in the
-#: hundreds of thousands) the cell is unsupported, kept as stored and named, rather than
-#: computed for minutes or with gigabytes (the asymptotic forms are not modelled)
+#: hundreds of thousands) Hankel's expansion serves where it holds; elsewhere the cell is
+#: unsupported, kept as stored and named, rather than computed for minutes or with gigabytes
 MAX_BESSEL_POINTS = 4_000_000
+
+
+#: ln of Excel's largest number, 1.7976931348623158E+308
+_LOG_LARGEST = math.log(1.7976931348623158e308)
+
+
+def _hankel_holds(x: float, k: int) -> bool:
+    """Whether Hankel's expansion (:func:`_hankel`) is accurate to rounding: x large against
+    n^2, where its terms fall by at least 2 from one to the next over the first dozens."""
+    return x >= 1000.0 and x >= 4.0 * k * k
+
+
+def _hankel(x: float, k: int) -> tuple[float, float]:
+    """J_n(x) and Y_n(x) for large x by Hankel's asymptotic expansion (DLMF 10.17.3-10.17.4):
+    sqrt(2 / (pi x)) (P cos w - Q sin w) and sqrt(2 / (pi x)) (P sin w + Q cos w), w = x - (n/2 +
+    1/4) pi, P and Q the even and odd terms of a_j(n) / x^j, summed while they fall; cos w and
+    sin w from cos x and sin x (exact argument reduction), not from x - (n/2 + 1/4) pi rounded."""
+    mu = 4.0 * k * k
+    p, q, term, j = 1.0, 0.0, 1.0, 0
+    while j < 200:
+        j += 1
+        nxt = term * (mu - (2 * j - 1) ** 2) / (j * 8.0 * x)
+        if abs(nxt) >= abs(term) and j > 1:
+            break  # the asymptotic series starts to grow: stop at its smallest term
+        term = nxt
+        if j % 2:
+            q += term * (-1 if (j // 2) % 2 else 1)
+        else:
+            p += term * (-1 if (j // 2) % 2 else 1)
+        if abs(term) < 1e-17:
+            break
+    c = (k / 2.0 + 0.25) * math.pi
+    cw = math.cos(x) * math.cos(c) + math.sin(x) * math.sin(c)
+    sw = math.sin(x) * math.cos(c) - math.cos(x) * math.sin(c)
+    f = math.sqrt(2.0 / (math.pi * x))
+    return f * (p * cw - q * sw), f * (p * sw + q * cw)
 
 
 def _within_work(name: str, points: int) -> None:
@@ -316,6 +357,11 @@ def _bessely(x, n):
     if k < 0 or x <= 0:
         return NUM
     panels = max(4, int((x + k) / 4) + 4)
+    if 64 * panels > MAX_BESSEL_POINTS:
+        if _hankel_holds(x, k):
+            return _hankel(x, k)[1]
+        if k > x and math.lgamma(k) + k * math.log(2.0 / x) - math.log(math.pi) > _LOG_LARGEST:
+            return NUM  # |Y| above its leading term (n-1)! (2/x)^n / pi: past the largest number
     _within_work("BESSELY", 64 * panels)
     first = _gauss(lambda t: np.sin(x * np.sin(t) - k * t), 0.0, math.pi, panels)
     top = _tail(x, k)
