@@ -225,6 +225,19 @@ def test_bessel_y_for_huge_x_equals_libreoffice_s_recorded_answers():
     assert str(cx._bessely(3.0, 1e10)) == "#NUM!"
 
 
+@pytest.mark.parametrize(("x", "n"), [(45322.0, 45322), (1000.0, 999), (45322.0, 45400)])
+def test_bessel_of_an_order_near_a_large_x_keeps_the_wronskian(x, n):
+    """An order near a large x: Y's second integrand e^(n t) e^(-x sinh t) overflowed before it
+    fell (BESSELY(45322,45322) was #NUM!, LibreOffice 7.4.7.2 gives -0.0217301944446985 in the
+    fuzzer's run of 2026-12-03), and J's power series passed the largest number before its terms
+    cancelled (BESSELJ(45322,45323) raised OverflowError)."""
+    j = [cx._besselj(x, k) for k in (n, n + 1)]
+    y = [cx._bessely(x, k) for k in (n, n + 1)]
+    assert math.isclose(j[1] * y[0] - j[0] * y[1], 2 / (math.pi * x), rel_tol=1e-9)
+    if (x, n) == (45322.0, 45322):
+        assert math.isclose(y[0], -0.0217301944446985, rel_tol=1e-9)
+
+
 def test_convert_factors_are_the_exact_definitions():
     """NIST SP 811 (2008), appendix B: the avoirdupois pound is 0.45359237 kg, the foot 0.3048 m,
     standard gravity 9.80665 m/s2, the IT calorie 4.1868 J, the IT Btu 1055.05585262 J, the

@@ -22,7 +22,7 @@ conversions are above).
 - ERF(lower, [upper]) is erf(lower), or erf(upper) - erf(lower); ERFC(x) = 1 - erf(x), from
   :func:`math.erfc` (no cancellation in the tail).
 - BESSELJ/BESSELI(x, n) by their power series (I's terms are all positive; J's where |x| <= 12
-  or n > |x|, else by Bessel's integral (1/pi) int_0^pi cos(n t - x sin t) dt with the trapezoid
+  or n > |x| unless its terms pass the largest number before they cancel, else by Bessel's integral (1/pi) int_0^pi cos(n t - x sin t) dt with the trapezoid
   rule, exact to rounding for this periodic integrand); BESSELY(x, n) by its two integrals (DLMF
   10.9.7), with Gauss-Legendre panels (the second's growing geometrically from 1/x, the scale its
   integrand falls off on); BESSELK(x, n) as Excel computes it (polynomial
@@ -207,7 +207,10 @@ def _besselj(x, n):
     k = math.trunc(n)
     if k < 0:
         return NUM
-    if abs(x) <= 12 or k > abs(x):
+    if abs(x) <= 12 or (k > abs(x) and k * math.log(abs(x) / 2.0) - math.lgamma(k + 1.0) < _LOG_LARGEST):
+        # the power series, but not for an order near a large x (BESSELJ(45322, 45323)), where
+        # its terms pass the largest number before they cancel: Bessel's integral serves there
+        # (J is not small there, so the integral's rounding is small against it)
         return _series(x, k, -1.0)
     m = int(2 * (abs(x) + k)) + 64
     if m > MAX_BESSEL_POINTS and _hankel_holds(abs(x), k):
@@ -368,7 +371,9 @@ def _bessely(x, n):
     sign = -1.0 if k % 2 else 1.0
 
     def g(t):
-        return (np.exp(k * t) + sign * np.exp(-k * t)) * np.exp(-x * np.sinh(t))
+        s = x * np.sinh(t)  # the exponents joined: e^(k t) alone overflows for a large order
+        with np.errstate(over="ignore"):
+            return np.exp(k * t - s) + sign * np.exp(-k * t - s)
 
     # the second integrand falls off on the scale 1/x near 0: on [0, top] with panels of equal
     # width it is unresolved for large x (BESSELY(45322, 100) was off by 0.2%); the panels grow
@@ -378,7 +383,8 @@ def _bessely(x, n):
         b = top if a + h >= top else a + h
         second += _gauss(g, a, b, max(8, int(4 * (b - a))))
         a, h = b, 2.0 * h
-    return (first - second) / math.pi
+    y = (first - second) / math.pi
+    return y if math.isfinite(y) and abs(y) <= 1.7976931348623158e308 else NUM  # past the largest
 
 
 # --- complex numbers --------------------------------------------------------------------------
