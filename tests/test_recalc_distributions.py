@@ -259,6 +259,7 @@ PROBES = [
     "=_xlfn.WEIBULL.DIST(-1,20,100,TRUE)",
     "=_xlfn.WEIBULL.DIST(1,0,100,TRUE)",
     "=_xlfn.WEIBULL.DIST(0,1,2,FALSE)",
+    "=WEIBULL(2.5,1E+10,1E-9,TRUE)",
     "=_xlfn.CONFIDENCE.NORM(0,2.5,50)",
     "=_xlfn.CONFIDENCE.NORM(0.05,2.5,0.5)",
     "=_xlfn.CONFIDENCE.T(0.05,1,1)",

@@ -342,6 +342,8 @@ def _besselk(x, n):
     k = math.trunc(n)
     if k < 0 or x <= 0:
         return NUM
+    if k > x * x / 4.0 and math.lgamma(k) + k * math.log(2.0 / x) - math.log(2.0) > _LOG_LARGEST:
+        return NUM  # K above its leading term (n-1)! (2/x)^n / 2: past the largest number
     a, b = _k01(x)
     if k == 0:
         return a

@@ -1067,9 +1067,14 @@ def _weibull_dist(x, alpha, beta, cumulative):
     """WEIBULL.DIST(x, alpha, beta, cumulative): x < 0, alpha <= 0 or beta <= 0 is #NUM!."""
     if x < 0 or alpha <= 0 or beta <= 0:
         return NUM
-    z = (x / beta) ** alpha
+    try:
+        z = (x / beta) ** alpha
+    except OverflowError:  # (x / beta)^alpha past the largest number: F is 1, f is 0
+        z = math.inf
     if _dist_flag(cumulative):
         return -math.expm1(-z)
+    if x > 0:  # in logarithms: beta^alpha alone may overflow or underflow where f does not
+        return math.exp(math.log(alpha) - alpha * math.log(beta) + (alpha - 1.0) * math.log(x) - z)
     return alpha / beta**alpha * x ** (alpha - 1.0) * math.exp(-z)
 
 
