@@ -1027,7 +1027,130 @@ RULES: tuple[Rule, ...] = (
         + "how-to-correct-a-num-error-f5193bfc-4400-43f4-88c4-8e1dcca0428b",
         lambda f, e, lo: _outer(f) == "POWER" and e == 0.0 and _is_err(lo, "#NUM!"),
     ),
+    Rule(
+        "engine does not compute",
+        "a cell the engine keeps uncomputed (unsupported: its stored value kept, the cell named in "
+        "the report, never a value of its own): BESSELJ/BESSELY where neither the integrals nor "
+        "Hankel's expansion serve, DOLLAR with more than 15 significant digits shown, a database "
+        "field given by an empty cell; not a disagreement of values",
+        "docs/recalc.md (unsupported cells)",
+        lambda f, e, lo: e is None,
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "logical values in a range or an array of Z.TEST, ZTEST, PERCENTRANK, RANK, MODE: Excel "
+        'ignores them as AVERAGE does ("If an array or reference argument contains text, logical '
+        'values, or empty cells, those values are ignored"; Z.TEST is defined on AVERAGE and '
+        "STDEV of the array), LibreOffice counts FALSE as 0 and TRUE as 1 (Z.TEST(In!C1:C6,3,3): "
+        "0.681 of {1,3}, LibreOffice 0.832 of {1,0,3})",
+        excel_functions()["AVERAGE"].url + "; " + excel_functions()["Z.TEST"].url,
+        lambda f, e, lo: (
+            _outer(f) in STATS_IGNORING_LOGICALS
+            and any(
+                a.strip() in LOGICAL_RANGES or (a.strip().startswith("{") and "TRUE" in a) for a in _args(f)
+            )
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "Z.TEST or ZTEST of one number with sigma given: Microsoft's formula 1 - NORM.S.DIST((x̄ - x) "
+        "/ (sigma / SQRT(n)), TRUE) needs no second number where sigma is given; LibreOffice "
+        "#DIV/0!",
+        excel_functions()["Z.TEST"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("Z.TEST", "ZTEST")
+            and _num(e)
+            and _is_err(lo, "#DIV/0!")
+            and len(_args(f)) == 3
+            and _args(f)[2].strip() != ""
+        ),
+    ),
+    Rule(
+        "undecided",
+        "Z.TEST or ZTEST with a negative sigma: the engine evaluates Microsoft's formula as written, "
+        "LibreOffice #VALUE!; the page names no error for sigma <= 0",
+        excel_functions()["Z.TEST"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("Z.TEST", "ZTEST")
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and len(_args(f)) == 3
+            and _args(f)[2].strip().startswith("-")
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "SUMX2MY2, SUMX2PY2, SUMXMY2 with texts, logical values or errors among the values: Excel "
+        'uses only pairs of two numbers ("If an array or reference argument contains text, logical '
+        "values, or empty cells, those values are ignored\"), is #DIV/0! without one (POI's "
+        "FormulaEvalTestData_Copy.xlsx, saved by Excel) and returns an error argument; LibreOffice "
+        "reads logical values and texts as numbers and skips an error typed as an argument",
+        excel_functions()["SUMXMY2"].url
+        + "; https://github.com/apache/poi/blob/trunk/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx",
+        lambda f, e, lo: _outer(f) in ("SUMXMY2", "SUMX2MY2", "SUMX2PY2") and _is_err(e) and _num(lo),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'POISSON or POISSON.DIST with mean 0: Excel "If mean < 0, POISSON.DIST returns the #NUM! '
+        'error value", so a mean of 0 is one (P(X = 0) = 1); LibreOffice #VALUE!',
+        excel_functions()["POISSON.DIST"].url,
+        lambda f, e, lo, row: (
+            _outer(f) in ("POISSON", "POISSON.DIST")
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and len(_args(f)) > 1
+            and _blank_or_zero(_args(f)[1], row)
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "ROWS or COLUMNS of a number or a logical value (ROWS(-1), ROWS(3)): the engine 1 (a value is "
+        "an array of one element), LibreOffice #VALUE!; Microsoft's pages take an array, an array "
+        "formula or a reference",
+        excel_functions()["ROWS"].url,
+        lambda f, e, lo: (
+            _is_err(lo, "#VALUE!") and re.search(r"\b(ROWS|COLUMNS)\((-?[\d.]+(E[+-]\d+)?|TRUE|FALSE)\)", f)
+        ),
+    ),
+    Rule(
+        "undecided",
+        "a Bessel function of the order 1E+10: the engine evaluates it (BESSELI and BESSELJ below the "
+        "smallest number: 0; BESSELK and BESSELY past the largest: #NUM!), LibreOffice #VALUE!; "
+        "Microsoft's pages name only n < 0 (#NUM!)",
+        excel_functions()["BESSELI"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("BESSELI", "BESSELJ", "BESSELK", "BESSELY")
+            and _is_err(lo, "#VALUE!")
+            and _args(f)[-1].strip() == "1E+10"
+        ),
+    ),
+    Rule(
+        "undecided",
+        "DEC2BIN, DEC2OCT, DEC2HEX of a negative number that is not an integer (DEC2HEX(-2.5)): the "
+        "engine truncates it (-2: FFFFFFFFFE, as places is truncated), LibreOffice rounds it down "
+        "(-3: FFFFFFFFFD); Microsoft's pages say nothing of a number that is not an integer",
+        excel_functions()["DEC2HEX"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("DEC2BIN", "DEC2OCT", "DEC2HEX") and re.fullmatch(r"-\d*\.\d+", _args(f)[0].strip())
+        ),
+    ),
 )
+
+#: ranges of In holding a logical value (In!A4 TRUE, In!C3 FALSE)
+LOGICAL_RANGES = {"In!A1:A10", "In!B1:C6", "In!C1:C6", "In!A1:D6"}
+#: functions over the numbers of their arrays that ignore a range's or an array's logical values
+STATS_IGNORING_LOGICALS = {
+    "Z.TEST", "ZTEST", "PERCENTRANK", "PERCENTRANK.INC", "PERCENTRANK.EXC", "RANK", "RANK.EQ",
+    "RANK.AVG", "MODE", "MODE.SNGL", "MODE.MULT",
+}  # fmt: skip
+
+
+def _blank_or_zero(a: str, row: int | None) -> bool:
+    """Whether an argument as written is 0: the number, an empty argument, a blank cell of In, or
+    In!B:B met at a row below its numbers (implicit intersection)."""
+    a = a.strip()
+    return a in ("0", "", "FALSE", "In!A5", "In!C4") or (a == "In!B:B" and row is not None and row > 6)
 
 
 def _odd_format(a: str) -> bool:

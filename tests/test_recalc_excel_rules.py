@@ -228,8 +228,27 @@ def test_xirr_is_a_root_of_xnpv_strongly_negative_ones_too(tmp_path, values, dat
         ("=IF(FALSE,1,)", 0),
         ("=AND(TRUE,)", False),
         ('=CONCATENATE("a",,"b")', "ab"),
+        ('=_xlfn.CONCAT(,"D",2.5)', "D2.5"),  # a list of texts: the empty one is "" (LibreOffice too)
+        ("=DOLLAR(2.5,)", "$3"),  # decimals empty: 0, not the default 2 (LibreOffice too)
         ("=RIGHT(1,#N/A)", "#N/A"),
     ],
 )
 def test_arguments_left_empty(tmp_path, formula, expected):
+    assert _one(tmp_path, formula) == expected
+
+
+@pytest.mark.parametrize(
+    ("formula", "expected"),
+    [
+        ("=ROUND(2.5,1000)", 2.5),
+        ('=ROUNDDOWN(7,"1,000")', 7.0),
+        ("=ROUND(-2.5,400)", -2.5),
+        ("=ROUNDUP(10,-1000)", 0.0),
+    ],
+)
+def test_round_to_more_digits_than_a_number_has(tmp_path, formula, expected):
+    """ROUND/ROUNDUP/ROUNDDOWN with num_digits whose power of ten passes the largest number:
+    the number kept (more decimals than it has), or 0 (more digits left of the point than it
+    has); before, 10^1000 overflowed to #NUM!. LibreOffice 7.4.7.2 gives the same (the
+    differential fuzzer's run of 2026-12-03); Microsoft's ROUND page sets no limit on num_digits."""
     assert _one(tmp_path, formula) == expected

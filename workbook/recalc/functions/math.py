@@ -104,7 +104,11 @@ def _rounder(how: str):
                 r = np.ceil(s)
             else:
                 r = np.floor(s)
-            return vec.finish(np.sign(f) * r / up * down, e)
+            out = np.sign(f) * r / up * down
+            # 10^digits past the largest number: more decimals than any number has keeps it, so
+            # many digits left of the point makes it 0 (ROUND(2.5, 1000) is 2.5, as LibreOffice)
+            out = np.where(d > 308, f, np.where(d < -308, 0.0 * f, out))
+            return vec.finish(out, e)
 
     return impl
 

@@ -751,8 +751,9 @@ def _dollar_one(v, decimals):
     """DOLLAR(number, [decimals=2]): the number rounded to ``decimals`` (left of the point when
     negative) in Microsoft's currency format $#,##0.00_);($#,##0.00), as Excel returns it (the
     _) padding not shown: DOLLAR(1) is "$1.00", POI's FormulaEvalTestData_Copy.xlsx); more than
-    127 decimals is #VALUE!."""
-    x, d = to_number(v), to_number(2.0 if decimals is None else decimals)
+    127 decimals is #VALUE!. Left out, decimals is 2; left empty or a blank cell, it is 0 (an
+    empty value is 0 in arithmetic: ``DOLLAR(2.5,)`` is "$3", as LibreOffice gives it)."""
+    x, d = to_number(v), to_number(0.0 if decimals is None else decimals)
     if isinstance(x, XlError) or isinstance(d, XlError):
         return x if isinstance(x, XlError) else d
     d = math.trunc(d)
@@ -765,8 +766,8 @@ def _dollar_one(v, decimals):
 
 
 def _dollar(number, decimals=None):
-    if decimals is None:
-        return vec.elementwise(lambda v: _dollar_one(v, None), number)
+    if decimals is None:  # left out
+        return vec.elementwise(lambda v: _dollar_one(v, 2.0), number)
     return vec.elementwise(_dollar_one, number, decimals)
 
 

@@ -77,6 +77,11 @@ DEFAULTED = frozenset(
 )  # fmt: skip
 
 
+#: lists of texts: an argument left empty there is "" (``CONCAT(,"D")`` is "D", as
+#: ``CONCATENATE("a",,"b")`` is "ab"), not the number 0 of SUM's list
+TEXT_LISTS = frozenset({"CONCAT"})
+
+
 def _omitted(name: str, spec: Spec, i: int):
     """The value of an argument left empty between commas.
 
@@ -88,7 +93,11 @@ def _omitted(name: str, spec: Spec, i: int):
     """
     if name in DEFAULTED and i >= spec.min_args:
         return None
-    if spec.modes[min(i, len(spec.modes) - 1)] in "ra" and (spec.max_args or 0) > 10:
+    if (
+        spec.modes[min(i, len(spec.modes) - 1)] in "ra"
+        and (spec.max_args or 0) > 10
+        and name not in TEXT_LISTS
+    ):
         return vec.const(0.0)
     return vec.const(None)
 
