@@ -1075,7 +1075,9 @@ def _weibull_dist(x, alpha, beta, cumulative):
         return -math.expm1(-z)
     if x > 0:  # in logarithms: beta^alpha alone may overflow or underflow where f does not
         return math.exp(math.log(alpha) - alpha * math.log(beta) + (alpha - 1.0) * math.log(x) - z)
-    return alpha / beta**alpha * x ** (alpha - 1.0) * math.exp(-z)
+    if alpha == 1.0:  # f(0) is 0 for alpha > 1, 1/beta for alpha = 1, infinite below (#NUM!)
+        return 1.0 / beta
+    return 0.0 if alpha > 1.0 else NUM
 
 
 # --- F and beta -----------------------------------------------------------------------------
