@@ -468,6 +468,28 @@ DOCUMENTED_ERRORS = {
         '"If x <= 0 or if standard_dev <= 0, LOGNORMDIST returns the #NUM! error value"',
     ),
     "BETADIST": ("#NUM!", '"If x < A, x > B, or A = B, BETADIST returns the #NUM! error value"'),
+    "LOGNORM.DIST": (
+        "#NUM!",
+        '"If x <= 0 or if standard_dev <= 0, LOGNORM.DIST returns the #NUM! error value"',
+    ),
+    "BETA.INV": ("#NUM!", '"If probability <= 0 or probability > 1, BETA.INV returns the #NUM! error value"'),
+    "BETAINV": ("#NUM!", '"If probability <= 0 or probability > 1, BETAINV returns the #NUM! error value"'),
+    "NEGBINOM.DIST": (
+        "#NUM!",
+        '"If number_f < 0 or number_s < 1, NEGBINOM.DIST returns the #NUM! error value" (both truncated)',
+    ),
+    "NEGBINOMDIST": (
+        "#NUM!",
+        '"If number_f < 0 or number_s < 1, NEGBINOMDIST returns the #NUM! error value" (both truncated)',
+    ),
+    "HYPGEOM.DIST": (
+        "#NUM!",
+        "sample_s below the larger of 0 and number_sample - number_pop + population_s, or above the "
+        "lesser of number_sample and population_s: #NUM!",
+    ),
+    "HYPGEOMDIST": ("#NUM!", "as HYPGEOM.DIST"),
+    "GAMMA.DIST": ("#NUM!", '"If x < 0, GAMMA.DIST returns the #NUM! error value"'),
+    "GAMMADIST": ("#NUM!", '"If x < 0, GAMMADIST returns the #NUM! error value"'),
     **{
         name: (
             "#NUM!",
@@ -1047,7 +1069,7 @@ RULES: tuple[Rule, ...] = (
         lambda f, e, lo: (
             _outer(f) in STATS_IGNORING_LOGICALS
             and any(
-                a.strip() in LOGICAL_RANGES or (a.strip().startswith("{") and "TRUE" in a) for a in _args(f)
+                a.strip() in _LOGICAL_REFS or (a.strip().startswith("{") and "TRUE" in a) for a in _args(f)
             )
         ),
     ),
@@ -1135,10 +1157,287 @@ RULES: tuple[Rule, ...] = (
             _outer(f) in ("DEC2BIN", "DEC2OCT", "DEC2HEX") and re.fullmatch(r"-\d*\.\d+", _args(f)[0].strip())
         ),
     ),
+    Rule(
+        "excel vs libreoffice",
+        'MMULT with an argument left empty: Excel "If any cells are empty or contain text ... MMULT '
+        'returns the #VALUE! error value"; LibreOffice reads it as 0',
+        excel_functions()["MMULT"].url,
+        lambda f, e, lo: (
+            _outer(f) == "MMULT" and _is_err(e, "#VALUE!") and any(not a.strip() for a in _args(f))
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "ISFORMULA of a cell holding a logical value or an error (In!A4 TRUE, In!A6 #N/A): the file "
+        "holds values, so Excel's ISFORMULA is FALSE; LibreOffice imports such cells as the formulas "
+        "=TRUE() and =NA() and answers TRUE",
+        excel_functions()["ISFORMULA"].url,
+        lambda f, e, lo: (
+            _outer(f) == "ISFORMULA"
+            and e is False
+            and lo is True
+            and _args(f)[0].strip() in ("In!A4", "In!A6")
+        ),
+    ),
+    Rule(
+        "undecided",
+        "CODE of a blank cell (In!A5, or a whole column met at a blank row): the engine #VALUE!, as "
+        'CODE("") is, LibreOffice 0; Microsoft\'s CODE page does not say',
+        excel_functions()["CODE"].url + " (silent)",
+        lambda f, e, lo, row: (
+            _outer(f) == "CODE" and _is_err(e, "#VALUE!") and lo == 0.0 and _blank_or_zero(_args(f)[0], row)
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "a density infinite at x = 0 (CHISQ.DIST(0,1,FALSE), F.DIST(0,1,1,FALSE), GAMMA.DIST with "
+        "alpha < 1): the engine #NUM! (the density is no number there), LibreOffice 0; Microsoft's "
+        "pages name #NUM! only for x < 0",
+        excel_functions()["CHISQ.DIST"].url + "; " + excel_functions()["F.DIST"].url,
+        lambda f, e, lo, row: (
+            _outer(f) in ("CHISQ.DIST", "F.DIST", "GAMMA.DIST", "GAMMADIST")
+            and _is_err(e, "#NUM!")
+            and lo == 0.0
+            and (_blank_or_zero(_args(f)[0], row) or _args(f)[0].strip() in ('"0"', "DEGREES(FALSE)"))
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "F.INV at probability 1 (F.INV(1,45322,10), the top-left of F.INV({1,2;3,4},10,45322)): the "
+        "quantile is +infinity: the engine #NUM!, LibreOffice a finite number (1.5E+65, 160); "
+        "Microsoft's page names #NUM! for a probability outside 0..1 only",
+        excel_functions()["F.INV"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("F.INV", "FINV")
+            and _is_err(e, "#NUM!")
+            and _num(lo)
+            and _args(f)[0].strip() in ("1", "{1,2;3,4}", "TRUE")
+        ),
+    ),
+    Rule(
+        "undecided",
+        "T.DIST, T.DIST.2T, T.DIST.RT, TDIST, CHISQ.DIST with 1E+10 degrees of freedom: the engine "
+        "#NUM! from 10^10 on, where Microsoft's CHISQ.DIST page says above 10^10 (the T pages name "
+        "only deg_freedom < 1): the engine's series lose digits there (T.DIST.RT(0.5,1E+10) off by "
+        "1e-5), so it gives no number rather than a wrong one; LibreOffice a value",
+        excel_functions()["T.DIST.2T"].url + "; " + excel_functions()["CHISQ.DIST"].url,
+        lambda f, e, lo: (
+            _outer(f) in DF_FUNCTIONS
+            and _is_err(e, "#NUM!")
+            and _num(lo)
+            and any(a.strip() == "1E+10" for a in _args(f)[1:])
+        ),
+    ),
+    Rule(
+        "undecided",
+        "ROUND, ROUNDUP, ROUNDDOWN, TRUNC with num_digits of 32,768 or more (45322, 1E+10, a date): "
+        "the engine keeps the number (more decimals than it has), LibreOffice #VALUE! (it takes up "
+        "to 32,767, and keeps the number at 1,000); Microsoft's pages set no limit",
+        excel_functions()["ROUND"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("ROUND", "ROUNDUP", "ROUNDDOWN", "TRUNC")
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and len(_args(f)) == 2
+            and _args(f)[1].strip() in ("45322", "1E+10", "In!A9", "In!D6", "In!A8", '"1/31/2024"')
+        ),
+    ),
+    Rule(
+        "undecided",
+        "an argument left empty where LibreOffice takes the argument's default (ERF(-1,) as "
+        "ERF(-1), CEILING.PRECISE(-2.5,) with significance 1): the engine reads Excel's empty "
+        "value, 0, as for every function but those that document a default for it (ERF(-1,0) is "
+        "0.843, CEILING.PRECISE with significance 0 is 0); Microsoft's pages do not say",
+        "none",
+        lambda f, e, lo: _num(e) and _num(lo) and any(not a.strip() for a in _args(f)),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'TIMEVALUE of a date without a time ("1/31/2024"): Excel "Date information in time_text is '
+        'ignored" (0); LibreOffice #VALUE!',
+        excel_functions()["TIMEVALUE"].url,
+        lambda f, e, lo: _outer(f) == "TIMEVALUE" and e == 0.0 and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "TREND, GROWTH, LINEST, LOGEST of known_y's alone in more than one row and column: Excel "
+        "(each page) \"If known_x's is omitted, "
+        "it is assumed to be the array {1,2,3,...} that is the same size as known_y's\", paired "
+        "in reading order; LibreOffice numbers the rows",
+        excel_functions()["TREND"].url + "; " + excel_functions()["LINEST"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("TREND", "GROWTH", "LINEST", "LOGEST")
+            and len(_args(f)) == 1
+            and _num(e)
+            and _num(lo)
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'LEFT or RIGHT of more characters than the text has (LEFT(7,1E+10)): Excel "If num_chars '
+        'is greater than the length of text, LEFT returns all of text"; LibreOffice #VALUE! for '
+        "counts above its limit",
+        excel_functions()["LEFT"].url + "; " + excel_functions()["RIGHT"].url,
+        lambda f, e, lo: _outer(f) in ("LEFT", "RIGHT") and isinstance(e, str) and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "undecided",
+        "REPLACE with start_num past the end of the text (REPLACE(In!A2,1E+10,10,10)): the engine "
+        "appends new_text, LibreOffice #VALUE!; Microsoft's REPLACE page does not say",
+        excel_functions()["REPLACE"].url + " (silent)",
+        lambda f, e, lo: _outer(f) == "REPLACE" and isinstance(e, str) and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "a logical result of a formula LibreOffice evaluates as an array (CHOOSE({1,2;3,4},In!A4, "
+        "...), TRANSPOSE(EXACT(100,-2.5))): Excel's cell holds the logical value the function "
+        "returns (EXACT, the IS functions: TRUE or FALSE); LibreOffice's array result holds it as "
+        "the number 1 or 0",
+        excel_functions()["EXACT"].url,
+        lambda f, e, lo: (
+            isinstance(e, bool) and _num(lo) and lo == float(e) and ("{" in f or _outer(f) == "TRANSPOSE")
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "F.INV at probability 0 (a logical FALSE typed there too): Microsoft's page names #NUM! "
+        "only for a probability below 0 or above 1, and F(0) = 0; LibreOffice #VALUE!",
+        excel_functions()["F.INV"].url,
+        lambda f, e, lo: _outer(f) in ("F.INV", "FINV") and e == 0.0 and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "an error cell (In!A6, #N/A) in the values of MIRR, IRR, NPV: Excel ignores text, logical "
+        "values and empty cells of a reference, not errors, which it returns; LibreOffice skips it",
+        excel_functions()["MIRR"].url + "; " + excel_functions()["IRR"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("MIRR", "IRR", "NPV")
+            and _is_err(e, "#N/A")
+            and _num(lo)
+            and any(a.strip() in ("In!A1:A10", "In!A1:D6") for a in _args(f))
+        ),
+    ),
+    Rule(
+        "undecided",
+        "SMALL or LARGE with a k that is not a whole number (SMALL(In!B:B,0.5)): the engine rounds "
+        "k up (the 1st), LibreOffice #VALUE!; Microsoft's pages name #NUM! for k <= 0 or above the "
+        "count, not what a fractional k is",
+        excel_functions()["SMALL"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("SMALL", "LARGE")
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and re.fullmatch(r"\d*\.\d+", _args(f)[-1].strip())
+        ),
+    ),
+    Rule(
+        "undecided",
+        "RATE where the equation has no root Newton's method reaches (RATE(3,,0.5): only r = -1; "
+        'RATE(0.5,"$5",0): none short of infinity) or nper < 0: the engine #NUM! (a root only '
+        "where the residual is small against the equation's terms) or the root it finds, "
+        "LibreOffice the last iterate or #VALUE!; Microsoft's page says only that RATE is "
+        '"calculated by iteration" and #NUM! where it does not converge',
+        excel_functions()["RATE"].url,
+        lambda f, e, lo: _outer(f) == "RATE" and (_num(e) or _is_err(e, "#NUM!")) and not agree(e, lo),
+    ),
+    Rule(
+        "undecided",
+        'a lookup value that starts with a comparison sign (MATCH("=",In!A8), LOOKUP("=3",In!A2, '
+        '">2")): the engine compares it as text, as Excel\'s lookups do; LibreOffice #N/A (it may '
+        "read it as a search criterion); Microsoft's pages do not say",
+        excel_functions()["MATCH"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("MATCH", "LOOKUP", "VLOOKUP", "HLOOKUP")
+            and _is_err(lo, "#N/A")
+            and re.match(r'"[=<>]', _args(f)[0].strip())
+        ),
+    ),
+    Rule(
+        "undecided",
+        'RRI where fv / pv is negative (RRI(1,"12:00",-1)): the engine #NUM! ("If argument '
+        'values are not valid, RRI returns the #NUM! error value"), LibreOffice evaluates (fv / '
+        "pv)^(1/n) - 1 where n is a whole number; the page does not say which values are valid",
+        excel_functions()["RRI"].url,
+        lambda f, e, lo: _outer(f) == "RRI" and _is_err(e, "#NUM!") and _num(lo) and lo <= -1.0,
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "COVARIANCE.P, COVARIANCE.S, COVAR, PEARSON, CORREL with logical values or texts among the "
+        'values (COVARIANCE.P(-2.5,In!A4)): Excel "If an array or reference argument contains text, '
+        'logical values, or empty cells, those values are ignored" and "If either array1 or array2 '
+        'is empty, COVARIANCE.P returns the #DIV/0! error value"; LibreOffice reads them as numbers',
+        excel_functions()["COVARIANCE.P"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("COVARIANCE.P", "COVARIANCE.S", "COVAR", "PEARSON", "CORREL")
+            and _is_err(e, "#DIV/0!")
+            and _num(lo)
+            and _has(f, _LOGICAL | _MIXED_REFS)
+        ),
+    ),
+    Rule(
+        "undecided",
+        "SWITCH over arrays or ranges of several cells, a blank cell against a value left empty, "
+        'or values of other types (SWITCH(FALSE,"0",0,...), SWITCH(In!A5,,"?pple",...)): the engine '
+        "compares one value with each value of the same type (#VALUE! for an array expression, a "
+        'blank equal to a blank or "" only); LibreOffice evaluates the formula as an array formula '
+        "and compares across types; Microsoft's page speaks of one value compared with value1 ...",
+        excel_functions()["SWITCH"].url + " (silent)",
+        lambda f, e, lo: _outer(f) == "SWITCH",
+    ),
+    Rule(
+        "undecided",
+        'IMPRODUCT or IMSUM with a blank cell or "" among its numbers (IMPRODUCT(In!A5,7,2.5)): the '
+        "engine reads them as 0, LibreOffice skips them; Microsoft's IM pages name #NUM! for a text "
+        "that is not a complex number and say nothing of blanks",
+        excel_functions()["IMPRODUCT"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("IMPRODUCT", "IMSUM")
+            and isinstance(e, str)
+            and isinstance(lo, str)
+            and any(a.strip() in ("In!A5", '""', "In!C4", "In!D5") for a in _args(f))
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "a function over an array argument that LibreOffice does not evaluate element by element "
+        "(ERF(0.5,{1,2,3}), DELTA(1E-9,{1,2;3,4}), GAMMAINV(In!B:B,100,{0.5}), COUPDAYBS with an "
+        "array): LibreOffice #VALUE!; Excel evaluates the function for each element (array "
+        "formulas), the cell showing the top-left: the engine's answer is that of the formula "
+        "with each array replaced by its first element",
+        MS + "guidelines-and-examples-of-array-formulas-7d94a64e-3ff3-4686-9372-ecfd5caa57c7",
+        lambda f, e, lo, row: (
+            _is_err(lo, "#VALUE!")
+            and not _is_err(e)
+            and e is not None
+            and any(a.strip().startswith("{") for a in _args(f))
+            and agree(_engine_value(_first_elements(f), row), e)
+        ),
+        by_row=True,
+    ),
 )
 
-#: ranges of In holding a logical value (In!A4 TRUE, In!C3 FALSE)
-LOGICAL_RANGES = {"In!A1:A10", "In!B1:C6", "In!C1:C6", "In!A1:D6"}
+
+def _first_elements(formula: str) -> str:
+    """The formula with each array constant among the outer call's arguments replaced by its
+    first element (``ERF(0.5,{1,2,3})`` -> ``ERF(0.5,1)``)."""
+    args = [re.split(r"[,;]", a.strip()[1:-1])[0] if a.strip().startswith("{") else a for a in _args(formula)]
+    return formula[: formula.index("(")] + "(" + ",".join(args) + ")"
+
+
+def _engine_value(formula: str, row: int | None) -> object:
+    """The engine's value of one formula written at ``F!A{row}`` of a batch (row 1 where unknown)."""
+    row = row or 1
+    with tempfile.TemporaryDirectory(prefix="gputco-fuzz-one-") as folder:
+        return engine_values(write_batch(Path(folder) / "one.xlsx", ['""'] * (row - 1) + [formula]), row)[-1]
+
+
+#: functions with degrees of freedom (the engine's #NUM! from 10^10 on)
+DF_FUNCTIONS = {
+    "T.DIST", "T.DIST.2T", "T.DIST.RT", "TDIST", "T.INV", "T.INV.2T", "TINV", "CHISQ.DIST",
+    "CHISQ.DIST.RT", "CHIDIST", "CHISQ.INV", "CHISQ.INV.RT", "CHIINV",
+}  # fmt: skip
 #: functions over the numbers of their arrays that ignore a range's or an array's logical values
 STATS_IGNORING_LOGICALS = {
     "Z.TEST", "ZTEST", "PERCENTRANK", "PERCENTRANK.INC", "PERCENTRANK.EXC", "RANK", "RANK.EQ",
@@ -1315,10 +1614,12 @@ class Outcome:
     classified: Counter = None  # (cls, what) -> count
     bugs: list = None  # (formula, engine, libreoffice)
     refused: int = 0
+    bug_rows: list = None  # the row on F of each of bugs
 
     def __post_init__(self):
         self.classified = Counter() if self.classified is None else self.classified
         self.bugs = [] if self.bugs is None else self.bugs
+        self.bug_rows = [] if self.bug_rows is None else self.bug_rows
 
 
 def compare(
@@ -1335,9 +1636,45 @@ def compare(
         rule = classify(f, e, v, row)
         if rule is None:
             out.bugs.append((f, e, v))
+            out.bug_rows.append(row)
         else:
             out.classified[(rule.cls, rule.what)] += 1
     return out
+
+
+# --- disagreements of an inner call -----------------------------------------------------------
+
+
+def inner_calls(formula: str) -> list[str]:
+    """The outer call's arguments that are calls themselves, where their value does not depend
+    on the formula's row (no whole-column reference, which implicit intersection reads by row)."""
+    return [
+        a.strip()
+        for a in _args(formula)
+        if re.match(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(", a.strip()) and not re.search(r"![A-Z]+:[A-Z]+\b", a)
+    ]
+
+
+def explain_nested(bugs: list, folder: Path, lo_values: Callable[[list[str]], list | None]) -> list:
+    """For each unexplained disagreement (formula, engine, LibreOffice), the rule that explains
+    the disagreement of one of its inner calls evaluated alone (``ACOS(BETADIST(-1,TRUE,45322))``:
+    BETADIST's documented #NUM! where LibreOffice gives 0, which ACOS then reads), or None where
+    every inner call agrees or its disagreement is unexplained too. ``lo_values(formulas)`` gives
+    LibreOffice's answers for the inner calls (one batch; None where LibreOffice is absent)."""
+    inner = sorted({g for f, _, _ in bugs for g in inner_calls(f)})
+    if not inner:
+        return [None] * len(bugs)
+    lo = lo_values(inner)
+    if lo is None:
+        return [None] * len(bugs)
+    engine = engine_values(write_batch(folder / "inner.xlsx", inner), len(inner))
+    rule_of = {}
+    for g, e, v in zip(inner, engine, lo, strict=True):
+        if not agree(e, v):
+            rule_of[g] = classify(g, e, v)
+    return [
+        next((rule_of[g] for g in inner_calls(f) if rule_of.get(g) is not None), None) for f, _, _ in bugs
+    ]
 
 
 # --- the recording (tests/data/fuzz_lo.json) ---------------------------------------------------
@@ -1366,8 +1703,11 @@ def load_recording() -> dict:
     return data
 
 
-def save_recording(formulas: list[str], lo: list[object], version: str, undecided: list) -> None:
-    """Write the recording: one line per case (readable diffs)."""
+def save_recording(
+    formulas: list[str], lo: list[object], version: str, undecided: list, recorded: str | None = None
+) -> None:
+    """Write the recording: one line per case (readable diffs); ``recorded`` is the date of
+    LibreOffice's answers (today, unless they are kept as they were)."""
     import datetime
     import json
 
@@ -1377,7 +1717,7 @@ def save_recording(formulas: list[str], lo: list[object], version: str, undecide
         "refresh": REFRESH_COMMAND,
         "relist": RELIST_COMMAND,
         "libreoffice": version,
-        "recorded": datetime.date.today().isoformat(),
+        "recorded": recorded or datetime.date.today().isoformat(),
         "seed": SEED,
         "count": len(formulas),
     }
@@ -1396,7 +1736,7 @@ def relist(undecided: list) -> None:
     """Rewrite only the recording's list of undecided disagreements (after an engine change)."""
     data = load_recording()
     formulas = [f for f, _ in data["cases"]]
-    save_recording(formulas, [v for _, v in data["cases"]], data["libreoffice"], undecided)
+    save_recording(formulas, [v for _, v in data["cases"]], data["libreoffice"], undecided, data["recorded"])
 
 
 def run_batch(formulas: list[str], folder: Path, with_libreoffice: bool) -> tuple[list, list | None]:
