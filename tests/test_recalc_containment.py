@@ -24,6 +24,7 @@ from recalc_book import s_sheet
 from gputco.addin.cli import main
 from gputco.workbook.recalc import BUILTINS, UnsupportedFunctionError, recalc_file
 from gputco.workbook.recalc.functions import Spec
+from gputco.workbook.recalc.functions import engineering as cx
 
 
 def _broken(*_args):
@@ -184,14 +185,16 @@ def test_a_range_to_a_function_result_that_covers_its_own_cell_is_a_cycle(tmp_pa
 
 def test_bessel_arguments_that_would_take_minutes_or_gigabytes(tmp_path):
     """The differential fuzzer's BESSELJ(1E+10, 2) once asked the integration for 2e10 points
-    (23 GB) and BESSELK(1, 1E+10) for 1e10 steps: now the first is unsupported (named, kept as
-    stored) and the recurrence stops past Excel's largest number (#NUM!) or at 0, in well under a
+    (23 GB) and BESSELK(1, 1E+10) for 1e10 steps: now BESSELJ(1E+10, 2) takes Hankel's expansion
+    (x >= 4 n^2), an order where it does not hold (1E+6 at 1E+10) is unsupported (named, kept as
+    stored), and the recurrence stops past Excel's largest number (#NUM!) or at 0, in well under a
     second; ordinary arguments are computed as before (Microsoft's BESSELK(1.5, 1) = 0.277387804)."""
     import time
 
     cells = {
-        "A1": "=BESSELJ(1E+10,2)",
-        "A2": "=BESSELY(1E+10,2)",
+        "A1": "=BESSELJ(1E+10,1E+6)",
+        "A2": "=BESSELY(1E+10,1E+6)",
+        "A7": "=BESSELJ(1E+10,2)",
         "A3": "=BESSELK(1,1E+10)",
         "A4": "=BESSELK(1E+10,1E+10)",
         "A5": "=BESSELK(1.5,1)",
@@ -210,3 +213,6 @@ def test_bessel_arguments_that_would_take_minutes_or_gigabytes(tmp_path):
     assert str(got["A3"]) == "#NUM!" and got["A4"] == 0.0
     assert got["A5"] == pytest.approx(0.277387804, abs=1e-9)
     assert got["A6"] == pytest.approx(0.00171923805138804, rel=1e-9)  # LibreOffice 7.4's value
+    # J_2(x) = -J_0(x) + (2/x) J_1(x) (DLMF 10.6.1), with J_0 and J_1 of the same expansion
+    j0, j1 = cx._hankel(1e10, 0)[0], cx._hankel(1e10, 1)[0]
+    assert got["A7"] == pytest.approx(-j0 + 2e-10 * j1, rel=1e-9)
