@@ -76,7 +76,7 @@ def differential(args) -> int:
             digest = hashlib.sha256("\n".join(formulas).encode()).hexdigest()[:16]
             hit = cache / f"lo-{seed}-{n}-{digest}.json" if cache else None
             if hit is not None and hit.exists():
-                lo = [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(hit.read_text())]
+                lo = _read_answers(hit)
             elif live:
                 start = time.perf_counter()
                 try:
@@ -85,9 +85,8 @@ def differential(args) -> int:
                     lo_failed.append(seed)
                     print(f"batch {seed}: LibreOffice gave no answers: {err}", flush=True)
                 t_lo += time.perf_counter() - start
-                if hit is not None:
-                    hit.parent.mkdir(parents=True, exist_ok=True)
-                    hit.write_text(json.dumps([{"error": str(v)} if isinstance(v, Err) else v for v in lo]))
+                if hit is not None and lo is not None:
+                    _write_answers(hit, lo)
         if lo is not None:
             before = len(total.bugs)
             d.compare(formulas, engine, lo, total)
@@ -101,12 +100,11 @@ def differential(args) -> int:
     nested = Counter()
     if total.bugs:  # the ones an inner call's own disagreement explains (its rule)
         with tempfile.TemporaryDirectory(prefix="gputco-difffuzz-inner-") as tmp:
-            rules = d.explain_nested(total.bugs, Path(tmp), lambda fs: _inner_lo(fs, Path(tmp), cache, live))
-        kept = [(b, r) for b, r in zip(total.bugs, rules, strict=True) if r is None]
-        for r in rules:
-            if r is not None:
-                nested[(r.cls, r.what)] += 1
-        total.bugs = [b for b, _ in kept]
+            rules = d.explain_nested(
+                total.bugs, Path(tmp), lambda fs: _inner_lo(d, fs, Path(tmp), cache, live)
+            )
+        nested.update((r.cls, r.what) for r in rules if r is not None)
+        total.bugs = [b for b, r in zip(total.bugs, rules, strict=True) if r is None]
         by_function = Counter(d._outer(f) for f, _, _ in total.bugs)
         examples = {}
         for f, e, v in total.bugs:
@@ -148,25 +146,39 @@ def differential(args) -> int:
     return 1 if crashes or refused else 0
 
 
-def _inner_lo(formulas: list[str], folder: Path, cache: Path | None, live: bool) -> list | None:
-    """LibreOffice's answers for the inner calls of the unexplained disagreements: one batch,
-    kept in the cache as the other batches are (None without LibreOffice or a cached answer)."""
-    import hashlib
+def _read_answers(path: Path) -> list:
+    """LibreOffice's answers kept in the cache (an error as {"error": code})."""
     import json
 
-    sys.path[:0] = [str(ROOT / "tests")]
-    import difffuzz as d
     from lo_record import Err
+
+    return [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(path.read_text())]
+
+
+def _write_answers(path: Path, lo: list) -> None:
+    import json
+
+    from lo_record import Err
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([{"error": str(v)} if isinstance(v, Err) else v for v in lo]))
+
+
+def _inner_lo(d, formulas: list[str], folder: Path, cache: Path | None, live: bool) -> list | None:
+    """LibreOffice's answers for the inner calls of the unexplained disagreements (``d`` is
+    tests/difffuzz.py): one batch, kept in the cache as the other batches are (None without
+    LibreOffice or a cached answer)."""
+    import hashlib
 
     digest = hashlib.sha256("\n".join(formulas).encode()).hexdigest()[:16]
     hit = cache / f"lo-inner-{len(formulas)}-{digest}.json" if cache else None
     if hit is not None and hit.exists():
-        return [Err(v["error"]) if isinstance(v, dict) else v for v in json.loads(hit.read_text())]
+        return _read_answers(hit)
     if not live:
         return None
     lo = d.libreoffice_values(d.write_batch(folder / "inner-lo.xlsx", formulas), len(formulas))
     if hit is not None:
-        hit.write_text(json.dumps([{"error": str(v)} if isinstance(v, Err) else v for v in lo]))
+        _write_answers(hit, lo)
     return lo
 
 

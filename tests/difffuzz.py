@@ -1646,12 +1646,10 @@ class Outcome:
     classified: Counter = None  # (cls, what) -> count
     bugs: list = None  # (formula, engine, libreoffice)
     refused: int = 0
-    bug_rows: list = None  # the row on F of each of bugs
 
     def __post_init__(self):
         self.classified = Counter() if self.classified is None else self.classified
         self.bugs = [] if self.bugs is None else self.bugs
-        self.bug_rows = [] if self.bug_rows is None else self.bug_rows
 
 
 def compare(
@@ -1668,7 +1666,6 @@ def compare(
         rule = classify(f, e, v, row)
         if rule is None:
             out.bugs.append((f, e, v))
-            out.bug_rows.append(row)
         else:
             out.classified[(rule.cls, rule.what)] += 1
     return out

@@ -22,8 +22,8 @@ conversions are above).
 - ERF(lower, [upper]) is erf(lower), or erf(upper) - erf(lower); ERFC(x) = 1 - erf(x), from
   :func:`math.erfc` (no cancellation in the tail).
 - BESSELJ/BESSELI(x, n) by their power series (I's terms are all positive; J's where |x| <= 12
-  or n > |x| unless its terms pass the largest number before they cancel, else by Bessel's integral (1/pi) int_0^pi cos(n t - x sin t) dt with the trapezoid
-  rule, exact to rounding for this periodic integrand); BESSELY(x, n) by its two integrals (DLMF
+  or n > |x|, unless its terms pass the largest number before they cancel), else by Bessel's
+  integral (1/pi) int_0^pi cos(n t - x sin t) dt with the trapezoid rule, exact to rounding for this periodic integrand); BESSELY(x, n) by its two integrals (DLMF
   10.9.7), with Gauss-Legendre panels (the second's growing geometrically from 1/x, the scale its
   integrand falls off on); BESSELK(x, n) as Excel computes it (polynomial
   approximations of K0 and K1, accurate to about 1e-8, and the recurrence: :func:`_k01`). n is
@@ -386,7 +386,7 @@ def _bessely(x, n):
         second += _gauss(g, a, b, max(8, int(4 * (b - a))))
         a, h = b, 2.0 * h
     y = (first - second) / math.pi
-    return y if math.isfinite(y) and abs(y) <= 1.7976931348623158e308 else NUM  # past the largest
+    return y if math.isfinite(y) else NUM  # past the largest number
 
 
 # --- complex numbers --------------------------------------------------------------------------
