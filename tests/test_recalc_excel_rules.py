@@ -252,3 +252,49 @@ def test_round_to_more_digits_than_a_number_has(tmp_path, formula, expected):
     has); before, 10^1000 overflowed to #NUM!. LibreOffice 7.4.7.2 gives the same (the
     differential fuzzer's run of 2026-12-03); Microsoft's ROUND page sets no limit on num_digits."""
     assert _one(tmp_path, formula) == expected
+
+
+# Microsoft, "Default sort orders" (Excel help; office.microsoft.com/en-nz/excel-help/
+# default-sort-orders-HP005199669.aspx): "Text and text that includes numbers are sorted in the
+# following order: 0 1 2 3 4 5 6 7 8 9 (space) ! " # $ % & ( ) * , . / : ; ? @ [ \ ] ^ _ ` { | }
+# ~ + < = > A B C ... Z. Apostrophes (') and hyphens (-) are ignored, with one exception: If two
+# text strings are the same except for a hyphen, the text with the hyphen is sorted last."; "if a
+# cell contains the text "A100," Excel places the cell after a cell that contains the entry "A1"
+# and before a cell that contains the entry "A11"". LibreOffice 7.4 orders by ICU's collation
+# (punctuation before digits: ="!"<"1" is TRUE there, FALSE in Excel's order).
+_PAGE_ORDER = list("0123456789") + [" "] + list('!"#$%&()*,./:;?@[\\]^_`{|}~+<=>') + list("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _text(s: str) -> str:
+    return '"' + s.replace('"', '""') + '"'
+
+
+def test_text_compares_in_the_order_of_microsoft_s_sort_page(tmp_path):
+    cells = {}
+    pairs = list(zip(_PAGE_ORDER, _PAGE_ORDER[1:]))
+    for i, (a, b) in enumerate(pairs, 1):
+        cells[f"A{i}"] = f"={_text(a)}<{_text(b)}"
+        cells[f"B{i}"] = f"={_text(b.lower())}>{_text(a.lower())}"  # without case, either way round
+    got = _values(tmp_path, cells)
+    wrong = [(a, b) for i, (a, b) in enumerate(pairs, 1) if got[f"A{i}"] is not True or got[f"B{i}"] is not True]
+    assert wrong == []
+
+
+def test_text_order_examples_of_the_page(tmp_path):
+    got = _values(
+        tmp_path,
+        {
+            "A1": '="A1"<"A100"',
+            "A2": '="A100"<"A11"',
+            "A3": '="a-c">"ab"',  # the hyphen ignored: ac after ab
+            "A4": '="a-b">"ab"',  # the same but for a hyphen: the hyphen's sorts last
+            "A5": '="a-b"="ab"',
+            "A6": "=\"it's\">\"its\"",
+            "A7": '="a"="A"',
+            "A8": '=LOOKUP("?pple","<>")',  # "?" sorts before "<": no text <= "?pple"
+            "A9": '=MATCH("b",{"1","!","<","a","c"},1)',  # sorted in Excel's order: "a" is 4th
+            "A10": '=COUNTIF(C1:C4,"<a")',
+            "C1": "1", "C2": "!", "C3": "~", "C4": "b",
+        },
+    )
+    assert [got[f"A{i}"] for i in range(1, 11)] == [True, True, True, True, False, True, True, "#N/A", 4, 3]

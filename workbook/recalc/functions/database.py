@@ -45,7 +45,7 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import dims, materialize
-from gputco.workbook.recalc.run.values import DIV0, ERRORS, NUM, VALUE, XlError, approx_equal, parse_number
+from gputco.workbook.recalc.run.values import DIV0, ERRORS, NUM, VALUE, XlError, approx_equal, parse_number, text_order
 
 from ._args import Spec, is_rangelike, wildcard
 
@@ -117,8 +117,8 @@ def _element_test(op, x):
             hit = rx.fullmatch(v) is not None if rx else v.lower() == low
             if op in ("=", "<>"):
                 return hit if op == "=" else not hit
-            s = v.lower()
-            return {"<": s < low, ">": s > low, "<=": s <= low, ">=": s >= low}[op]
+            s, key = text_order(v), text_order(x)  # Excel's order of text
+            return {"<": s < key, ">": s > key, "<=": s <= key, ">=": s >= key}[op]
 
         return text_test
     if isinstance(x, bool):

@@ -66,7 +66,7 @@ from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col
 from gputco.workbook.recalc.read.cells import area_of
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
-from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError
+from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError, text_order
 
 from ._args import Spec, as_value, scalar_nums, wildcard
 
@@ -74,13 +74,14 @@ from ._args import Spec, as_value, scalar_nums, wildcard
 
 
 def _key(v):
-    """Exact-match key: numbers by value, text case-insensitively, booleans apart."""
+    """Exact-match key: numbers by value, text case-insensitively (in Excel's order of text,
+    :func:`text_order`), booleans apart."""
     if isinstance(v, bool):
         return ("b", v)
     if isinstance(v, float):
         return ("n", v)
     if isinstance(v, str):
-        return ("s", v.lower())
+        return ("s", text_order(v))
     return None
 
 
@@ -110,11 +111,11 @@ class _Index:
             return self.exact.get(_key(x), NA)
         kind = "n" if isinstance(x, float) else "s" if isinstance(x, str) else "b"
         if how > 0 and not self.plain(kind):
-            return _bsearch(self.items, kind, x.lower() if isinstance(x, str) else x)
+            return _bsearch(self.items, kind, text_order(x) if isinstance(x, str) else x)
         pos, vals = self._typed(kind)
         if not len(vals):
             return NA
-        xv = x.lower() if isinstance(x, str) else x
+        xv = text_order(x) if isinstance(x, str) else x
         if how > 0:  # ascending data: the last value <= x
             i = int(np.searchsorted(vals, xv, side="right")) - 1
         else:  # descending data: the last value >= x
@@ -135,7 +136,7 @@ class _Index:
     def _typed(self, kind):
         if kind not in self._sorted:
             sel = [
-                (i, v.lower() if isinstance(v, str) else v)
+                (i, text_order(v) if isinstance(v, str) else v)
                 for i, v in enumerate(self.items)
                 if _key(v) is not None and _key(v)[0] == kind
             ]
@@ -157,7 +158,7 @@ def _bsearch(items: list, kind: str, x):
         v = items[i]
         if _key(v) is None or _key(v)[0] != kind:
             return None
-        v = v.lower() if kind == "s" else v
+        v = text_order(v) if kind == "s" else v
         return -1 if x < v else 0 if x == v else 1
 
     low, high = -1, len(items)
@@ -210,7 +211,7 @@ def _lookup_fixed(index: _Index, xs: list, how: int, m: int) -> np.ndarray:
         out[:] = [
             exact.get(("n", v), NA)
             if type(v) is float
-            else exact.get(("s", v.lower()), NA)
+            else exact.get(("s", text_order(v)), NA)
             if type(v) is str and not _WILD.search(v)
             else find(v, 0)
             for v in (xs if len(xs) == m else xs * m)
@@ -466,7 +467,7 @@ def _xkey(v):
     if isinstance(v, float):
         return ("n", v)
     if isinstance(v, str):
-        return ("s", v.lower())
+        return ("s", text_order(v))
     return None
 
 

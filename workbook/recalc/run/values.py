@@ -284,6 +284,30 @@ def number_text(x: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
+#: Excel's order of the characters in text (Microsoft, "Default sort orders", Excel help: digits,
+#: then the space and the punctuation in this order, then the letters without case; apostrophes and
+#: hyphens are ignored unless two texts differ by them alone, when the one with the hyphen sorts
+#: last). Control characters, which the page does not list, come first; characters beyond ASCII
+#: keep their code points' order, after all of these.
+EXCEL_TEXT_ORDER = (
+    "".join(map(chr, range(32))) + "\x7f" + "0123456789"
+    + " !\"#$%&()*,./:;?@[\\]^_`{|}~+<=>" + "abcdefghijklmnopqrstuvwxyz"
+)
+_PRIMARY = {ord(c): chr(1 + i) for i, c in enumerate(EXCEL_TEXT_ORDER)} | {ord("'"): None, ord("-"): None}
+_SECONDARY = _PRIMARY | {ord("'"): chr(len(EXCEL_TEXT_ORDER) + 1), ord("-"): chr(len(EXCEL_TEXT_ORDER) + 2)}
+
+
+def text_order(s: str) -> str:
+    """The key that orders texts as Excel compares them (:data:`EXCEL_TEXT_ORDER`): equal keys
+    for texts equal but for case, and ``<`` between keys as between the texts in Excel.
+
+    >>> sorted(["b", "A", "!", "10", "1", "a-b", "ab", "<"], key=text_order)
+    ['1', '10', '!', '<', 'A', 'ab', 'a-b', 'b']
+    """
+    low = s.lower()
+    return low.translate(_PRIMARY) + "\x00" + low.translate(_SECONDARY)
+
+
 def type_rank(v: object) -> int:
     """Order of types in Excel comparisons: numbers < text < booleans (errors handled before)."""
     return 0 if isinstance(v, float) else 2 if isinstance(v, bool) else 1
@@ -292,7 +316,7 @@ def type_rank(v: object) -> int:
 def compare(a: object, b: object) -> int | XlError:
     """Excel's three-way comparison of two values: -1, 0 or 1, or the first error.
 
-    Text compares case-insensitively; a blank takes the type of the other side; numbers compare
+    Text compares case-insensitively in Excel's order of characters (:func:`text_order`); a blank takes the type of the other side; numbers compare
     with Excel's 15-digit tolerance (``0.1+0.2 = 0.3`` is TRUE).
 
     >>> compare("a", "A"), compare(None, 0.0), compare(None, ""), compare(1.0, "a")
@@ -314,7 +338,7 @@ def compare(a: object, b: object) -> int | XlError:
     if ra != rb:
         return -1 if ra < rb else 1
     if ra == 1:
-        a, b = a.lower(), b.lower()
+        a, b = text_order(a), text_order(b)
     elif ra == 0 and approx_equal(a, b):
         return 0
     return 0 if a == b else -1 if a < b else 1
