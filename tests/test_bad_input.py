@@ -127,3 +127,28 @@ def test_parameter_count_needs_6n():
     with pytest.raises(InputTypeError, match="convention '6n'"):
         udfs.tco_flops_per_token(175e9)
     assert udfs.tco_flops_per_token(175e9, convention="6n") == 1.05e12
+
+
+@pytest.mark.parametrize(("arg", "bad"), [("mfu", 1.5), ("usd_per_kwh", -0.1), ("pue", 0.5)])
+def test_a_bad_scenario_in_a_later_chunk_is_named_as_in_the_first(arg, bad):
+    """scenario.evaluate runs the steps chunk by chunk, each array reduced once for all the steps
+    that check it (values gathered from a preset table take the table's extent): a bad value in
+    the third chunk, of a per-scenario input or an input over a preset, is still the error the
+    function gives, naming the scenario."""
+    from gputco.udfs import _check, scenario
+    from gputco.udfs.scenario import Coded
+
+    n = 3 * scenario.ROW_CHUNK
+    row = 2 * scenario.ROW_CHUNK + 5
+    values = np.full(n, {"mfu": 0.4, "usd_per_kwh": 0.08, "pue": 1.3}[arg])
+    values[row] = bad
+    inputs = {"system": Coded(np.arange(n) % 2, ["H100_HGX", "GB200_NVL72"]), "mfu": 0.4, arg: values}
+    with pytest.raises(InputRangeError) as info:
+        scenario.evaluate(inputs)
+    assert info.value.arg == arg and info.value.value == bad
+    assert f"[{row}]" in str(info.value)
+    values[row] = values[0]
+    good = scenario.evaluate(inputs)
+    alone = scenario.evaluate({**inputs, "system": "GB200_NVL72", arg: values[row]})  # row is GB200's
+    assert good["usd_per_mtok"][row] == pytest.approx(float(alone["usd_per_mtok"][0]), rel=1e-15)
+    assert _check._EXTENTS.get() is None  # nothing is kept once the chunks are done

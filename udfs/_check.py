@@ -8,6 +8,8 @@ the offending element only runs when there is one.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
 import math
@@ -61,7 +63,7 @@ def number(
     gputco.udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5 (element [1])
     """
     x = as_float(arg, value)
-    if x.size and _within(x.min(), x.max(), lo, hi, lo_open, hi_open):  # NaN fails: the slow path
+    if x.size and _within(*_extent(x), lo, hi, lo_open, hi_open):  # NaN fails: the slow path
         return float(x) if x.ndim == 0 else x
     ok = (x > lo) if lo_open else (x >= lo)
     if hi == INF:
@@ -71,6 +73,42 @@ def number(
     if not ok.all():
         _raise_range(arg, x, ok, interval(lo, hi, lo_open, hi_open))
     return float(x) if x.ndim == 0 else x
+
+
+#: inside :func:`extents_kept`: per array checked (by id, the array held so that the id stays its
+#: own), its least and largest element, so that an array several functions read costs its two
+#: reductions once
+_EXTENTS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("gputco_extents", default=None)
+
+
+def _extent(x: np.ndarray) -> tuple[float, float]:
+    kept = _EXTENTS.get()
+    if kept is None or x.ndim == 0:
+        return x.min(), x.max()
+    got = kept.get(id(x))
+    if got is None or got[0] is not x:
+        got = kept[id(x)] = (x, x.min(), x.max())
+    return got[1], got[2]
+
+
+@contextlib.contextmanager
+def extents_kept():
+    """Within the block, each array's least and largest element are worked out once, whatever
+    the number of checks of it (the arrays must not change in the block: the chain's steps make
+    new arrays). Yields :func:`keep_extent`'s table."""
+    token = _EXTENTS.set({})
+    try:
+        yield
+    finally:
+        _EXTENTS.reset(token)
+
+
+def keep_extent(x: np.ndarray, least: float, most: float) -> None:
+    """Within :func:`extents_kept`: bounds of ``x`` known without reading it (values gathered
+    from a table: the table's least and largest); checks of ``x`` use them."""
+    kept = _EXTENTS.get()
+    if kept is not None:
+        kept[id(x)] = (x, least, most)
 
 
 def _within(least: float, most: float, lo: float, hi: float, lo_open: bool, hi_open: bool) -> bool:
@@ -206,10 +244,15 @@ def broadcasting(func):
     gputco.udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
     """
     signature = inspect.signature(func)
+    names = tuple(signature.parameters)
+    plain = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
 
     @functools.wraps(func)
     def checked(*args, **kwargs):
-        broadcast(**signature.bind(*args, **kwargs).arguments)
+        if plain and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
+            broadcast(**dict(zip(names, args)))
+        else:
+            broadcast(**signature.bind(*args, **kwargs).arguments)
         return func(*args, **kwargs)
 
     return checked

@@ -81,7 +81,7 @@ class _Shared:
         if self.rows is None:
             if isinstance(self.table, Coded):
                 return Coded(self.table.codes[self.codes], self.table.categories)
-            self.rows = self.table[self.codes]
+            self.rows = self.table.take(self.codes)
         return self.rows
 
     def at(self, idx: np.ndarray | slice) -> Any:
@@ -89,7 +89,7 @@ class _Shared:
             return self.rows[idx]
         if isinstance(self.table, Coded):
             return Coded(self.table.codes[self.codes[idx]], self.table.categories)
-        return self.table[self.codes[idx]]
+        return self.table.take(self.codes[idx])
 
 
 def _full(value: Any) -> Any:
@@ -356,13 +356,27 @@ def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
             used[step.key] = _apply(step, used)
         return
     out = {key: np.empty(n) for key in keys}
+    extents = {
+        a: _extent(used[a]) for a in reads if isinstance(used[a], _Shared) and not isinstance(used[a].table, Coded)
+    }
     for start in range(0, n, ROW_CHUNK):
         rows = slice(start, min(n, start + ROW_CHUNK))
-        here = {a: _rows_of(used[a], rows, n) for a in reads}
-        for step in steps:
-            here[step.key] = got = step.func(*(here[a] for a in step.args))
-            out[step.key][rows] = got
+        with chk.extents_kept():  # an array several steps check is reduced once
+            here = {a: _rows_of(used[a], rows, n) for a in reads}
+            for a, (least, most) in extents.items():  # gathered from a table: its extent
+                chk.keep_extent(here[a], least, most)
+            for step in steps:
+                here[step.key] = got = step.func(*(here[a] for a in step.args))
+                out[step.key][rows] = got
     used.update(out)
+
+
+def _extent(value: _Shared) -> tuple[float, float]:
+    """The least and largest value of a shared table (NaN if it has one: the checks then read the
+    values themselves, and name the scenario)."""
+    if not np.size(value.table):
+        return np.nan, np.nan
+    return float(np.min(value.table)), float(np.max(value.table))
 
 
 _PLANS: list[tuple[tuple, list]] = []
