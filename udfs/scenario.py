@@ -454,14 +454,16 @@ _NOTHING = np.float64(np.nan)
 
 def _given(used: dict[str, Any], names, n: int) -> np.ndarray:
     """The scenarios that give every optional input of ``names`` (not NaN)."""
-    given = np.ones(n, dtype=bool)
+    given = None
     for k in names:
         value = np.asarray(_full(used[k]), dtype=float)
         if value.ndim == 0:  # one value for all: all or none
-            given &= not np.isnan(value)
-        else:
-            given &= ~np.isnan(value)
-    return given
+            if np.isnan(value):
+                return np.zeros(n, dtype=bool)
+            continue
+        here = ~np.isnan(value)
+        given = here if given is None else given & here
+    return np.ones(n, dtype=bool) if given is None else given
 
 
 _YEAR_KEYS = frozenset(y.key for y in chain.YEAR_STEPS)
