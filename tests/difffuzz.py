@@ -390,6 +390,11 @@ _LOGICAL = {"TRUE", "FALSE", "In!A4", "In!C3"}
 _LOGICAL_REFS = {"In!A1:A10", "In!A1:D6", "In!B1:C6", "In!C1:C6"}
 
 
+#: an argument that is a call giving a logical value (NOT(-2.5) is FALSE): a text function reads
+#: it as the text TRUE or FALSE in Excel, 1 or 0 in LibreOffice, as a literal TRUE or FALSE
+_LOGICAL_CALL = re.compile(r"(?:_xlfn\.)?(?:NOT|AND|OR|XOR|TRUE|FALSE|IS[A-Z.]+)\(")
+
+
 def _has(formula: str, literals: set[str]) -> bool:
     """Whether one of ``literals`` is an argument of the formula (not part of a longer one)."""
     return any(re.search(r"(?<![\w!\"])" + re.escape(x) + r"(?![\w:\"])", formula) for x in literals)
@@ -599,6 +604,7 @@ RULES: tuple[Rule, ...] = (
         lambda f, e, lo: (
             (isinstance(e, str) and e.replace("TRUE", "1").replace("FALSE", "0") == lo)
             or (_outer(f) in TEXT_FUNCTIONS and _has(f, {"TRUE", "FALSE", "In!A4", "In!C3"}))
+            or (_outer(f) in TEXT_FUNCTIONS and any(_LOGICAL_CALL.match(a.strip()) for a in _args(f)))
         ),
     ),
     Rule(

@@ -298,3 +298,21 @@ def test_text_order_examples_of_the_page(tmp_path):
         },
     )
     assert [got[f"A{i}"] for i in range(1, 11)] == [True, True, True, True, False, True, True, "#N/A", 4, 3]
+
+
+def test_a_logical_value_a_call_gives_is_the_text_true_or_false_in_text_functions(tmp_path):
+    """Excel writes a logical value as TRUE or FALSE where text is asked: POI's Excel-saved
+    FormulaEvalTestData_Copy.xlsx, EverythingTests!I824 =LEFT(TRUE,2) cached "TR" (I1168
+    =RIGHT(TRUE,2) "UE"); a call's logical value is the same value (LibreOffice reads 1 or 0:
+    EXACT("0",NOT(-2.5)) is TRUE there)."""
+    got = _values(
+        tmp_path,
+        {
+            "A1": '=EXACT("0",NOT(-2.5))',
+            "A2": '=EXACT("FALSE",NOT(-2.5))',
+            "A3": "=LEN(NOT(1))",
+            "A4": "=LEFT(ISNUMBER(1),2)",
+            "A5": '=CONCATENATE(AND(1,1),"x")',
+        },
+    )
+    assert [got[f"A{i}"] for i in range(1, 6)] == [False, True, 5, "TR", "TRUEx"]
