@@ -316,3 +316,24 @@ def test_a_logical_value_a_call_gives_is_the_text_true_or_false_in_text_function
         },
     )
     assert [got[f"A{i}"] for i in range(1, 6)] == [False, True, 5, "TR", "TRUEx"]
+
+
+def test_mode_mult_reads_its_arguments_as_mode_sngl_does(tmp_path):
+    """Microsoft's MODE.MULT page, as its MODE.SNGL page: "If an array or reference argument
+    contains text, logical values, or empty cells, those values are ignored ... Arguments that are
+    error values or text that cannot be translated into numbers cause errors"
+    (https://support.microsoft.com/en-us/office/mode-mult-function-50fd9464-b2ba-4191-b57a-39446689ae8c).
+    A text typed as an argument was ignored (1 where LibreOffice, too, gives #VALUE!)."""
+    got = _values(
+        tmp_path,
+        {
+            "A1": 1.0, "A2": 1.0, "A3": "a", "A4": 2.0,
+            "B1": '=_xlfn.MODE.MULT(1,1,"a*")',
+            "B2": '=_xlfn.MODE.MULT(A1:A4,"a*")',
+            "B3": "=_xlfn.MODE.MULT(A1:A4)",  # the range's text is ignored
+            "B4": "=_xlfn.MODE.MULT(A1:A4,1/0)",
+            "B5": '=MODE.SNGL(1,1,"a*")',
+            "B6": "=_xlfn.MODE.MULT(1,2)",
+        },
+    )
+    assert [got[f"B{i}"] for i in range(1, 7)] == ["#VALUE!", "#VALUE!", 1, "#DIV/0!", "#VALUE!", "#N/A"]

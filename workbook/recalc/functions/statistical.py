@@ -1540,6 +1540,19 @@ def _percentrank(exclusive: bool):
 
 
 def _mode_mult(*args):
+    """MODE.MULT: as MODE.SNGL, Microsoft's page says it alike ("Arguments that are error values or
+    text that cannot be translated into numbers cause errors"; ranges give their numbers only): a
+    value or single cell that is not a number is #VALUE!, the first error in argument order wins."""
+    for a in args:
+        if a is None:
+            continue
+        arr = materialize(a) if is_rangelike(a) else np.asarray(a)
+        if arr.size == 1:
+            v = arr.reshape(-1)[0]
+            if isinstance(v, XlError):
+                return vec.const(v)
+            if not isinstance(v, float | np.floating):
+                return vec.const(VALUE)
     vals, err = numbers(list(args), scalars="numbers")
     if vals.shape[0] != 1:
         raise ValueError("MODE.MULT over rows")  # evaluated cell by cell
