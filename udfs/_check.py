@@ -95,7 +95,7 @@ def _extent(x: np.ndarray) -> tuple[float, float]:
 def extents_kept():
     """Within the block, each array's least and largest element are worked out once, whatever
     the number of checks of it (the arrays must not change in the block: the chain's steps make
-    new arrays). Yields :func:`keep_extent`'s table."""
+    new arrays); :func:`keep_extent` gives bounds known without reading an array."""
     token = _EXTENTS.set({})
     try:
         yield
@@ -250,7 +250,7 @@ def broadcasting(func):
     @functools.wraps(func)
     def checked(*args, **kwargs):
         if plain and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
-            broadcast(**dict(zip(names, args)))
+            broadcast(**dict(zip(names, args, strict=False)))  # fewer args: defaults
         else:
             broadcast(**signature.bind(*args, **kwargs).arguments)
         return func(*args, **kwargs)

@@ -357,7 +357,9 @@ def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
         return
     out = {key: np.empty(n) for key in keys}
     extents = {
-        a: _extent(used[a]) for a in reads if isinstance(used[a], _Shared) and not isinstance(used[a].table, Coded)
+        a: _table_extent(used[a])
+        for a in reads
+        if isinstance(used[a], _Shared) and not isinstance(used[a].table, Coded)
     }
     for start in range(0, n, ROW_CHUNK):
         rows = slice(start, min(n, start + ROW_CHUNK))
@@ -371,7 +373,7 @@ def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
     used.update(out)
 
 
-def _extent(value: _Shared) -> tuple[float, float]:
+def _table_extent(value: _Shared) -> tuple[float, float]:
     """The least and largest value of a shared table (NaN if it has one: the checks then read the
     values themselves, and name the scenario)."""
     if not np.size(value.table):

@@ -45,7 +45,16 @@ import numpy as np
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import dims, materialize
-from gputco.workbook.recalc.run.values import DIV0, ERRORS, NUM, VALUE, XlError, approx_equal, parse_number, text_order
+from gputco.workbook.recalc.run.values import (
+    DIV0,
+    ERRORS,
+    NUM,
+    VALUE,
+    XlError,
+    approx_equal,
+    parse_number,
+    text_order,
+)
 
 from ._args import Spec, is_rangelike, wildcard
 

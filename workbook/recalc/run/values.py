@@ -290,8 +290,11 @@ def number_text(x: float) -> str:
 #: last). Control characters, which the page does not list, come first; characters beyond ASCII
 #: keep their code points' order, after all of these.
 EXCEL_TEXT_ORDER = (
-    "".join(map(chr, range(32))) + "\x7f" + "0123456789"
-    + " !\"#$%&()*,./:;?@[\\]^_`{|}~+<=>" + "abcdefghijklmnopqrstuvwxyz"
+    "".join(map(chr, range(32)))
+    + "\x7f"
+    + "0123456789"
+    + ' !"#$%&()*,./:;?@[\\]^_`{|}~+<=>'
+    + "abcdefghijklmnopqrstuvwxyz"
 )
 _PRIMARY = {ord(c): chr(1 + i) for i, c in enumerate(EXCEL_TEXT_ORDER)} | {ord("'"): None, ord("-"): None}
 _SECONDARY = _PRIMARY | {ord("'"): chr(len(EXCEL_TEXT_ORDER) + 1), ord("-"): chr(len(EXCEL_TEXT_ORDER) + 2)}
