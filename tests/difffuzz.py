@@ -603,8 +603,10 @@ RULES: tuple[Rule, ...] = (
         "EverythingTests!I824 =LEFT(TRUE,2) cached 'TR' (and I1168 =RIGHT(TRUE,2) 'UE')",
         lambda f, e, lo: (
             (isinstance(e, str) and e.replace("TRUE", "1").replace("FALSE", "0") == lo)
-            or (_outer(f) in TEXT_FUNCTIONS and _has(f, {"TRUE", "FALSE", "In!A4", "In!C3"}))
-            or (_outer(f) in TEXT_FUNCTIONS and any(_LOGICAL_CALL.match(a.strip()) for a in _args(f)))
+            or (
+                _outer(f) in TEXT_FUNCTIONS
+                and (_has(f, _LOGICAL) or any(_LOGICAL_CALL.match(a.strip()) for a in _args(f)))
+            )
         ),
     ),
     Rule(

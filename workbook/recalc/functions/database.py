@@ -118,7 +118,7 @@ def _element_test(op, x):
             blank = {"=": lambda v: v is None or v == "", "<>": lambda v: v is not None and v != ""}
             return blank.get(op, lambda v: False)
         rx = wildcard(x) if op in ("=", "<>") else None
-        low = x.lower()
+        low, key = x.lower(), text_order(x)  # equality without case; order as Excel's
 
         def text_test(v):
             if not isinstance(v, str):
@@ -126,7 +126,7 @@ def _element_test(op, x):
             hit = rx.fullmatch(v) is not None if rx else v.lower() == low
             if op in ("=", "<>"):
                 return hit if op == "=" else not hit
-            s, key = text_order(v), text_order(x)  # Excel's order of text
+            s = text_order(v)
             return {"<": s < key, ">": s > key, "<=": s <= key, ">=": s >= key}[op]
 
         return text_test

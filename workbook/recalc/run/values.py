@@ -319,8 +319,9 @@ def type_rank(v: object) -> int:
 def compare(a: object, b: object) -> int | XlError:
     """Excel's three-way comparison of two values: -1, 0 or 1, or the first error.
 
-    Text compares case-insensitively in Excel's order of characters (:func:`text_order`); a blank takes the type of the other side; numbers compare
-    with Excel's 15-digit tolerance (``0.1+0.2 = 0.3`` is TRUE).
+    Text compares case-insensitively in Excel's order of characters (:func:`text_order`); a
+    blank takes the type of the other side; numbers compare with Excel's 15-digit tolerance
+    (``0.1+0.2 = 0.3`` is TRUE).
 
     >>> compare("a", "A"), compare(None, 0.0), compare(None, ""), compare(1.0, "a")
     (0, 0, 0, -1)
