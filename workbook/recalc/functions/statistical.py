@@ -1540,9 +1540,11 @@ def _percentrank(exclusive: bool):
 
 
 def _mode_mult(*args):
-    """MODE.MULT: as MODE.SNGL, Microsoft's page says it alike ("Arguments that are error values or
-    text that cannot be translated into numbers cause errors"; ranges give their numbers only): a
-    value or single cell that is not a number is #VALUE!, the first error in argument order wins."""
+    """MODE.MULT: as MODE.SNGL (:func:`_mode`), Microsoft's page says it alike ("Arguments that
+    are error values or text that cannot be translated into numbers cause errors"; ranges give
+    their numbers only): a value or single cell that is not a number is #VALUE!, a number-text
+    typed too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
+    EverythingTests!H936); the first error in argument order wins."""
     for a in args:
         if a is None:
             continue
