@@ -274,13 +274,24 @@ def checking(func):
     gputco.udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5
     """
     signature = inspect.signature(func)
+    names = tuple(signature.parameters)
+    plain = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
+    defaults = [p.default for p in signature.parameters.values()]
 
     @functools.wraps(func)
     def run(*args, **kwargs):
-        bound = signature.bind(*args, **kwargs)
-        broadcast(**bound.arguments)
-        bound.apply_defaults()
-        return func(**{k: checked(k, v) for k, v in bound.arguments.items()})
+        if plain and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
+            given = dict(zip(names, args, strict=False))
+            broadcast(**given)
+            if len(args) < len(names) and inspect.Parameter.empty in defaults[len(args) :]:
+                signature.bind(*args)  # a required argument missing: bind's TypeError names it
+            given.update(zip(names[len(args) :], defaults[len(args) :], strict=True))
+        else:
+            bound = signature.bind(*args, **kwargs)
+            broadcast(**bound.arguments)
+            bound.apply_defaults()
+            given = bound.arguments
+        return func(**{k: checked(k, v) for k, v in given.items()})
 
     return run
 

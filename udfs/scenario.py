@@ -290,7 +290,7 @@ def _combinations(text: dict[str, Coded]) -> tuple[np.ndarray | None, dict[str, 
 CHUNK_ROWS = 32768
 
 
-def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, Any]:
+def _run(used: dict[str, Any], n: int, until: str | None = None, wanted: tuple[str, ...] = ()) -> dict[str, Any]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
     A step whose arguments depend on the text inputs only runs once on their tables; the steps
@@ -301,7 +301,9 @@ def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, An
     table run after the others (no other step reads them), on chunks of :data:`CHUNK_ROWS`
     scenarios, so the table never exists for all scenarios at once. Where a step fails, the
     steps run again one after the other on every scenario, so the error is the one the first
-    failing step gives for the first bad scenario.
+    failing step gives for the first bad scenario. The shared values among ``wanted`` (the
+    values the caller takes per scenario) are gathered chunk by chunk with the per-scenario
+    steps, while each chunk's combinations are in the cache, not once over all scenarios each.
     """
     plan = []
     for entry in _plan():
@@ -309,7 +311,7 @@ def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, An
         if entry[0].key == until:
             break
     try:
-        _by_kind(plan, used, n)
+        _by_kind(plan, used, n, wanted)
     except GputcoError:
         for step, reads_table, optional in plan:
             if not reads_table:
@@ -325,7 +327,7 @@ def _run(used: dict[str, Any], n: int, until: str | None = None) -> dict[str, An
 ROW_CHUNK = 1 << 16
 
 
-def _by_kind(plan: list, used: dict[str, Any], n: int) -> None:
+def _by_kind(plan: list, used: dict[str, Any], n: int, wanted: tuple[str, ...] = ()) -> None:
     """The steps of ``plan`` but those reading the per-year table: the shared ones at once, the
     per-scenario ones chunk by chunk, then the optional ones."""
     rows: list[chain.Step] = []
@@ -342,35 +344,48 @@ def _by_kind(plan: list, used: dict[str, Any], n: int) -> None:
         else:
             used[step.key] = _apply(step, used)
     if rows:
-        _row_steps(rows, used, n)
+        _row_steps(rows, used, n, [k for k in wanted if _gathered(used.get(k))])
     for step in later:
         used[step.key] = _on_given_rows(step, used, n)
 
 
-def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
-    """Steps that read per-scenario values, a chunk of scenarios through all of them at a time."""
+def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int, shared: list[str]) -> None:
+    """Steps that read per-scenario values, a chunk of scenarios through all of them at a time;
+    the ``shared`` values (gathered per scenario for the caller) are gathered chunk by chunk too,
+    each into its column, which the steps that read it read there."""
     keys = {step.key for step in steps}
     reads = {a for step in steps for a in step.args if a not in keys}
     if any(not isinstance(used[a], np.ndarray | _Shared) and _per_row(used[a]) for a in reads):
         for step in steps:  # lists as given: each step converts (and checks) them
             used[step.key] = _apply(step, used)
         return
-    out = {key: np.empty(n) for key in keys}
+    out = {key: np.empty(n) for key in (*keys, *shared)}
     extents = {
         a: _table_extent(used[a])
-        for a in reads
+        for a in (*reads, *shared)
         if isinstance(used[a], _Shared) and not isinstance(used[a].table, Coded)
     }
     for start in range(0, n, ROW_CHUNK):
         rows = slice(start, min(n, start + ROW_CHUNK))
         with chk.extents_kept():  # an array several steps check is reduced once
-            here = {a: _rows_of(used[a], rows, n) for a in reads}
+            here = {a: out[a][rows] for a in shared}
+            for a in shared:
+                used[a].table.take(used[a].codes[rows], out=here[a], mode="clip")  # codes in range
+            here.update((a, _rows_of(used[a], rows, n)) for a in reads if a not in here)
             for a, (least, most) in extents.items():  # gathered from a table: its extent
-                chk.keep_extent(here[a], least, most)
+                if a in here:
+                    chk.keep_extent(here[a], least, most)
             for step in steps:
                 here[step.key] = got = step.func(*(here[a] for a in step.args))
                 out[step.key][rows] = got
+    for a in shared:
+        used[a].rows = out.pop(a)
     used.update(out)
+
+
+def _gathered(value: Any) -> bool:
+    """Whether a used value is a shared table of numbers not yet gathered per scenario."""
+    return isinstance(value, _Shared) and value.rows is None and not isinstance(value.table, Coded)
 
 
 def _table_extent(value: _Shared) -> tuple[float, float]:
@@ -652,6 +667,6 @@ def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         funding, cluster NPV; NaN without a rent).
     """
     n, used = _used(inputs)
-    out = _run(used, n)
-    keys = [*chain.outputs(), *chain.PROJECT_OUTPUTS]
+    keys = (*chain.outputs(), *chain.PROJECT_OUTPUTS)
+    out = _run(used, n, wanted=keys)
     return {k: np.broadcast_to(np.asarray(_full(out[k]), dtype=float), (n,)) for k in keys}
