@@ -290,7 +290,9 @@ def _combinations(text: dict[str, Coded]) -> tuple[np.ndarray | None, dict[str, 
 CHUNK_ROWS = 32768
 
 
-def _run(used: dict[str, Any], n: int, until: str | None = None, wanted: tuple[str, ...] = ()) -> dict[str, Any]:
+def _run(
+    used: dict[str, Any], n: int, until: str | None = None, wanted: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Run the chain's steps in order on the used values (up to and including ``until``).
 
     A step whose arguments depend on the text inputs only runs once on their tables; the steps
