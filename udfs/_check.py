@@ -103,6 +103,16 @@ def extents_kept():
         _EXTENTS.reset(token)
 
 
+def least(x: np.ndarray) -> float:
+    """The least element of an array (NaN if it has one), worked out once within
+    :func:`extents_kept`.
+
+    >>> least(np.array([0.3, 0.1]))
+    0.1
+    """
+    return float(_extent(x)[0]) if x.size else INF
+
+
 def keep_extent(x: np.ndarray, least: float, most: float) -> None:
     """Within :func:`extents_kept`: bounds of ``x`` known without reading it (values gathered
     from a table: the table's least and largest); checks of ``x`` use them."""
@@ -339,6 +349,20 @@ def ratio(num: np.ndarray | float, den: np.ndarray | float) -> np.ndarray | floa
     """
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         return out(np.divide(num, den))
+
+
+def fresh_divided(x: np.ndarray | float, d: np.ndarray | float) -> np.ndarray | float:
+    """``x / d`` where ``x`` is the caller's own new result: divided in place when that gives the
+    same array (one pass, no new array), else as usual. The same value as ``x / d``.
+
+    >>> fresh_divided(np.array([2.0, 4.0]), 2.0).tolist(), fresh_divided(3.0, 2.0)
+    ([1.0, 2.0], 1.5)
+    """
+    if isinstance(x, np.ndarray) and x.ndim and x.dtype == float and np.shape(d) in ((), x.shape):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            np.divide(x, d, out=x)
+        return x
+    return ratio(x, d)
 
 
 def out(x: np.ndarray | float) -> np.ndarray | float:

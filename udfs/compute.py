@@ -300,7 +300,7 @@ def tco_cost_per_mtok(gpu_hour_usd, flops_per_token, peak_tflops, mfu, goodput=1
     0.5445
     """
     tps = tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)
-    return chk.out(_usd_per_mtok(gpu_hour_usd, tps) / goodput)
+    return _usd_per_mtok(gpu_hour_usd, tps, goodput)
 
 
 @chk.checking
@@ -396,7 +396,7 @@ def tco_training_days(tokens, gpus, flops_per_token, peak_tflops, mfu, goodput=1
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     good = chk.checked("goodput", goodput)
-    return chk.out(_days(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu)) / good)
+    return _days(n, g, tco_tokens_per_gpu_second(flops_per_token, peak_tflops, mfu), good)
 
 
 # --- steps of the chain (udfs.chain): one quantity from the quantities before it ---------------
@@ -485,10 +485,11 @@ def flops_per_token_by_convention(convention, flops_palm, flops_6n, flops_megatr
     return chk.out(np.choose(table[3], table[:3]))
 
 
-def _usd_per_mtok(usd, tps):
-    """The arithmetic of :func:`tco_cost_per_mtok_at_rate` on checked inputs; a throughput that
-    underflowed to 0 gives inf, as numpy does."""
-    return chk.out(chk.ratio(usd, SECONDS_PER_HOUR * tps) * 1e6)
+def _usd_per_mtok(usd, tps, goodput=1.0):
+    """The arithmetic of :func:`tco_cost_per_mtok_at_rate` on checked inputs, ``usd / (3600 x
+    tps) x 1e6 / goodput`` as one division and one multiply (the constants taken together); a
+    throughput that underflowed to 0 gives inf, as numpy does."""
+    return chk.out(chk.ratio(usd, tps) * (1e6 / SECONDS_PER_HOUR / goodput))
 
 
 @chk.broadcasting
@@ -498,7 +499,7 @@ def training_cost_at_rate(tokens, usd_per_mtok):
     >>> round(training_cost_at_rate(300e9, 0.5445))
     163350
     """
-    return chk.out(chk.checked("tokens", tokens) * chk.checked("usd_per_mtok", usd_per_mtok) / 1e6)
+    return chk.out(chk.checked("usd_per_mtok", usd_per_mtok) * (chk.checked("tokens", tokens) / 1e6))
 
 
 @chk.broadcasting
@@ -510,9 +511,7 @@ def training_gpu_hours(tokens, tokens_per_gpu_second, goodput=1.0):
     """
     n = chk.checked("tokens", tokens)
     g = chk.checked("goodput", goodput)
-    return chk.out(
-        chk.ratio(n, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second) * SECONDS_PER_HOUR) / g
-    )
+    return chk.ratio(n / (SECONDS_PER_HOUR * g), chk.checked("tokens_per_gpu_second", tokens_per_gpu_second))
 
 
 @chk.broadcasting
@@ -525,7 +524,7 @@ def cost_per_mtok_trained(gpu_hour_usd, tokens_per_gpu_second, goodput=1.0):
     """
     usd = chk.checked("gpu_hour_usd", gpu_hour_usd)
     tps = chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)
-    return chk.out(_usd_per_mtok(usd, tps) / chk.checked("goodput", goodput))
+    return _usd_per_mtok(usd, tps, chk.checked("goodput", goodput))
 
 
 @chk.broadcasting
@@ -539,9 +538,10 @@ def training_days_at_rate(tokens, gpus, tokens_per_gpu_second, availability=1.0,
     n = chk.checked("tokens", tokens)
     g = chk.checked("gpus", gpus)
     lost = chk.checked("availability", availability) * chk.checked("goodput", goodput)
-    return chk.out(_days(n, g, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / lost)
+    return _days(n, g, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second), lost)
 
 
-def _days(tokens, gpus, tps):
-    """The arithmetic of :func:`training_days_at_rate` on checked inputs (0 tokens/s: inf)."""
-    return chk.out(chk.ratio(tokens, gpus * tps) / SECONDS_PER_DAY)
+def _days(tokens, gpus, tps, kept=1.0):
+    """The arithmetic of :func:`training_days_at_rate` on checked inputs, ``tokens / (gpus x tps)
+    / 86400 / kept`` as one division by the throughput (0 tokens/s: inf)."""
+    return chk.ratio(tokens / (gpus * SECONDS_PER_DAY * kept), tps)

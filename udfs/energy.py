@@ -116,7 +116,9 @@ def joules_per_token_at_rate(utility_watts_per_gpu, tokens_per_gpu_second, goodp
     """
     w = chk.checked("utility_watts_per_gpu", utility_watts_per_gpu)
     g = chk.checked("goodput", goodput)
-    return chk.out(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)) / g)
+    return chk.out(
+        chk.fresh_divided(chk.ratio(w, chk.checked("tokens_per_gpu_second", tokens_per_gpu_second)), g)
+    )
 
 
 @chk.checking
@@ -126,7 +128,7 @@ def training_energy_kwh(tokens, joules_per_token):
     >>> round(training_energy_kwh(300e9, 2.493))
     207750
     """
-    return chk.out(tokens * joules_per_token / JOULES_PER_KWH)
+    return chk.out(joules_per_token * (tokens / JOULES_PER_KWH))
 
 
 @chk.checking
@@ -136,7 +138,7 @@ def household_years_of_run(tokens, joules_per_token, kwh_per_household_year=KWH_
     >>> round(household_years_of_run(300e9, 2.493), 2)
     19.25
     """
-    return chk.out(tokens * joules_per_token / (kwh_per_household_year * JOULES_PER_KWH))
+    return chk.out(joules_per_token * (tokens / (kwh_per_household_year * JOULES_PER_KWH)))
 
 
 @chk.checking
@@ -182,8 +184,13 @@ def tco_co2_tonnes(joules, kg_co2_per_kwh=KG_CO2_PER_KWH_US):
     [0.5, 0.0]
     """
     j = chk.non_negative("joules", joules)
-    factor = chk.non_negative("kg_co2_per_kwh", kg_co2_per_kwh)
-    return chk.out(j / JOULES_PER_KWH * factor / 1000.0)
+    return _tonnes(j, chk.non_negative("kg_co2_per_kwh", kg_co2_per_kwh))
+
+
+def _tonnes(joules, kg_co2_per_kwh):
+    """The arithmetic of :func:`tco_co2_tonnes` on checked inputs, ``joules x kg/kWh / 3.6e6 /
+    1000`` as one multiply of the joules (the rest taken together first)."""
+    return chk.out(joules * (kg_co2_per_kwh / (JOULES_PER_KWH * 1000.0)))
 
 
 def grid_factor(name="us_average"):
@@ -204,4 +211,4 @@ def co2_tonnes_of_run(tokens, joules_per_token, kg_co2_per_kwh=KG_CO2_PER_KWH_US
     """
     n = chk.checked("tokens", tokens)
     j = chk.checked("joules_per_token", joules_per_token)
-    return tco_co2_tonnes(n * j, kg_co2_per_kwh)
+    return _tonnes(j, n * chk.non_negative("kg_co2_per_kwh", kg_co2_per_kwh))

@@ -22,13 +22,16 @@ def _annuity_factors(rate, years):
     exact to double precision there and safe for subnormal rates.
     """
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        growth = np.expm1(years * np.log1p(rate))  # (1 + r)^n - 1
-        sff = rate / growth
-        small = rate < 1e-8
+        growth = np.log1p(rate)
+        if np.ndim(growth) and np.shape(years) in ((), growth.shape):  # in place: the same values
+            growth *= years
+            sff = rate / np.expm1(growth, out=growth)  # r / ((1 + r)^n - 1)
+        else:
+            sff = rate / np.expm1(years * growth)
         if np.ndim(sff) == 0:
-            sff = (1.0 - (years - 1.0) * rate / 2.0) / years if small else sff
-        elif np.any(small):  # the series only where it is used
-            small = np.broadcast_to(small, sff.shape)
+            sff = (1.0 - (years - 1.0) * rate / 2.0) / years if rate < 1e-8 else sff
+        elif (chk.least(rate) if np.ndim(rate) else rate) < 1e-8:  # the series only where used
+            small = np.broadcast_to(rate < 1e-8, sff.shape)
             r, n = (np.broadcast_to(x, sff.shape)[small] for x in (rate, years))
             sff[small] = (1.0 - (n - 1.0) * r / 2.0) / n
     return sff + rate, sff  # CRF = SFF + r
