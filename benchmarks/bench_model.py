@@ -20,6 +20,7 @@ evaluate lines also give the process's CPU time, which other processes move less
     python benchmarks/bench_model.py [--n 1000000] [--loop-sample 20000] [--repeat 3]
         [--irr-rows 20000] [--batch-rows 1000000] [--big] [--big-rows 10000000] [--dir DIR]
         [--only evaluate|irr|batch|chain]
+    python benchmarks/bench_model.py --against COMMIT [--repeat 20]   # before/after, one process
 """
 
 from __future__ import annotations
@@ -209,6 +210,62 @@ def bench_evaluate(args) -> None:
     )
 
 
+def child_against(n: int, rent: bool, repeat: int, folder: str) -> None:
+    """``scenario.evaluate`` of this checkout and of another commit's (its udfs/ extracted into
+    ``folder`` as the package ``udfs_then``), called alternately in this one process, so that
+    both meet the same machine: per version its best and median time and user time."""
+    sys.path.insert(0, folder)
+    import udfs_then.scenario as then
+
+    from gputco.udfs import scenario as now
+
+    inputs = evaluate_inputs(n, rent)
+    coded = inputs["system"]
+    versions = {
+        "then": (then, {**inputs, "system": then.Coded(coded.codes, coded.categories)}),
+        "now": (now, inputs),
+    }
+    runs: dict[str, list] = {"then": [], "now": []}
+    outs = {}  # each version's last result alive during its next call, as a caller keeps it
+    for i in range(repeat):
+        for name in ("then", "now") if i % 2 else ("now", "then"):
+            module, given = versions[name]
+            r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+            outs[name] = module.evaluate(given)
+            seconds, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
+            runs[name].append((seconds, r1.ru_utime - r0.ru_utime))
+    print(json.dumps(runs))
+
+
+def bench_against(args) -> None:
+    """``--against COMMIT``: evaluate without a rent, this checkout beside COMMIT's, alternately in
+    one child process (the same machine state for both: the fairest before/after on a busy
+    machine)."""
+    import statistics
+    import tempfile
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as folder:
+        tar = subprocess.run(
+            ["git", "archive", args.against, "udfs"], cwd=root, check=True, capture_output=True
+        )
+        subprocess.run(["tar", "-x", "-C", folder], input=tar.stdout, check=True)
+        Path(folder, "udfs").rename(Path(folder, "udfs_then"))
+        runs, _ = _child(["--child-against", str(args.n), str(args.repeat), "0", folder])
+    print(f"scenario.evaluate, {args.n:,} scenarios without a rent, {args.repeat} calls each, alternately:")
+    for name, label in (("then", args.against), ("now", "this checkout")):
+        wall, user = [r[0] for r in runs[name]], [r[1] for r in runs[name]]
+        print(
+            f"  {label}: best {min(wall):.3f} s = {args.n / min(wall) / 1e6:.2f} M/s, median "
+            f"{statistics.median(wall):.3f} s; user best {min(user):.3f} s, median {statistics.median(user):.3f} s"
+        )
+    then, now = ([r[0] for r in runs[k]] for k in ("then", "now"))
+    print(
+        f"  ratio {args.against} / this checkout: best {min(then) / min(now):.2f}x, "
+        f"median {statistics.median(then) / statistics.median(now):.2f}x"
+    )
+
+
 # --- 3. the IRR kernel against the grid search it replaced -------------------------------------
 
 _OLD_GRID = np.unique(
@@ -328,6 +385,9 @@ def main() -> None:
     if len(sys.argv) == 5 and sys.argv[1] == "--child-evaluate":
         child_evaluate(int(sys.argv[2]), sys.argv[4] == "1", int(sys.argv[3]))
         return
+    if len(sys.argv) == 6 and sys.argv[1] == "--child-against":
+        child_against(int(sys.argv[2]), sys.argv[4] == "1", int(sys.argv[3]), sys.argv[5])
+        return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--loop-sample", type=int, default=20_000)
@@ -338,7 +398,15 @@ def main() -> None:
     ap.add_argument("--big-rows", type=int, default=10_000_000)
     ap.add_argument("--dir", default="/tmp/gputco-bench-model")
     ap.add_argument("--only", choices=("chain", "evaluate", "irr", "batch"))
+    ap.add_argument(
+        "--against",
+        metavar="COMMIT",
+        help="only: evaluate without a rent beside COMMIT's udfs/, alternately in one process",
+    )
     args = ap.parse_args()
+    if args.against:
+        bench_against(args)
+        return
     parts = {"chain": bench_chain, "evaluate": bench_evaluate, "irr": bench_irr, "batch": bench_batch}
     for name, part in parts.items():
         if args.only in (None, name):
