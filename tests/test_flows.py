@@ -106,7 +106,7 @@ def test_several_sign_changes_with_one_root_proven_by_the_running_sums():
         rows[i, turn[i] : -1] = -rng.uniform(0.0, 10.0, t - 1 - turn[i])
     rows[:, -1] = rng.uniform(1.0, 30.0, n)  # a residual sold at the end
     several = flows.sign_changes(rows) > 1
-    bound, ends_differ = flows._root_bound(np.ascontiguousarray(rows[several].T))
+    bound, ends_differ, _ = flows._root_bound(np.ascontiguousarray(rows[several].T))
     proven = np.flatnonzero(several)[(bound == 1) & ends_differ]
     assert proven.size > 400
     got, why = flows.irr(rows[proven])

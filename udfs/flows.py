@@ -121,20 +121,20 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
     one = changes == 1
     several = np.flatnonzero(changes > 1)
-    table = None
     if several.size:  # those with at most one root proven: none, or the one _unique_root finds
         table = _dense(f, several)
-        bound, ends_differ = _root_bound(table)
+        bound, ends_differ, sides = _root_bound(table)
         one[several[(bound == 1) & ends_differ]] = True
-        several, table = several[(bound > 1)], table[:, bound > 1]
+        several, table, sides = several[(bound > 1)], table[:, bound > 1], sides[bound > 1]
     if one.all():
         rate = _unique_root(f, guess)
     elif one.any():
         rate[one] = _unique_root(_take(f, one), guess[one])
-    for s in range(0, several.size, _GRID_BLOCK):
-        rows = several[s : s + _GRID_BLOCK]
-        block = None if table is None else table[:, s : s + _GRID_BLOCK]
-        rate[rows] = _nearest_root(_take(f, rows), guess[rows], block)
+    for side in (ABOVE, BELOW, ABOVE | BELOW) if several.size else ():  # the grid's rates there
+        at = np.flatnonzero(sides == side)
+        for s in range(0, at.size, _GRID_BLOCK):
+            rows = several[at[s : s + _GRID_BLOCK]]
+            rate[rows] = _nearest_root(_take(f, rows), guess[rows], table[:, at[s : s + _GRID_BLOCK]], side)
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -159,10 +159,11 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     return count
 
 
-def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For rows whose flows ``c`` (T, rows) change sign several times: a bound on the number of
-    roots of NPV in x = 1 / (1 + r) > 0, and whether the first and last non-zero flows differ in
-    sign (then the number of roots is odd, else even). On 0 < x < 1, NPV / (1 - x) is the power
+    roots of NPV in x = 1 / (1 + r) > 0, whether the first and last non-zero flows differ in
+    sign (then the number of roots is odd, else even), and the sides of 0 where a root may lie
+    (:data:`ABOVE`: a rate > 0, :data:`BELOW`: a rate < 0; a root at 0 is on both). On 0 < x < 1, NPV / (1 - x) is the power
     series of the running sums S_t (S_(T-1) from then on), so by Descartes' rule for power series
     it has at most as many roots as the running sums change sign (the criterion of Norstrom,
     1972); on x > 1 likewise the running sums from the last period back; x = 1 is a root where
@@ -171,18 +172,22 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     limit = 4.0 * len(c) * np.finfo(float).eps
     bound = np.zeros(c.shape[1], dtype=np.int64)
     unsure = np.zeros(c.shape[1], dtype=bool)
+    sides = np.zeros(c.shape[1], dtype=np.int8)
     run = _running(np.stack([c, np.abs(c), c[::-1], np.abs(c[::-1])], axis=1))  # all at once
-    for sums, sizes in ((run[:, 0], run[:, 1]), (run[:, 2], run[:, 3])):
+    for side, sums, sizes in ((ABOVE, run[:, 0], run[:, 1]), (BELOW, run[:, 2], run[:, 3])):
         # a sum is 0 where nothing is yet (its size 0) or in rows it leaves unsure: the signs of
         # neighbouring sums tell the changes
         unsure |= (np.abs(sums) < limit * sizes).any(axis=0)
         sign = np.sign(sums)
-        bound += np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
+        changes = np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
+        bound += changes
+        sides[changes > 0] |= side
     bound[unsure] = len(c)
+    sides[unsure] = ABOVE | BELOW
     nonzero = c != 0
     first = c[np.argmax(nonzero, axis=0), np.arange(c.shape[1])]
     last = c[len(c) - 1 - np.argmax(nonzero[::-1], axis=0), np.arange(c.shape[1])]
-    return bound, (first > 0) != (last > 0)
+    return bound, (first > 0) != (last > 0), sides
 
 
 def _running(c: np.ndarray) -> np.ndarray:
@@ -662,26 +667,32 @@ def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
 _GRID = np.unique(
     np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
 )
+#: the sides of 0 a root may lie on (:func:`_root_bound`), and the grid's rates on each (0 on both)
+ABOVE, BELOW = 1, 2
+_GRIDS = {ABOVE: _GRID[_GRID >= 0.0], BELOW: _GRID[_GRID <= 0.0], ABOVE | BELOW: _GRID}
 
 
 @functools.lru_cache(maxsize=8)
-def _grid_discount(periods: int) -> np.ndarray:
-    """(1 + rate)^-t for the grid's rates (rows) and periods 0..periods - 1 (columns)."""
+def _grid_discount(periods: int, side: int = ABOVE | BELOW) -> np.ndarray:
+    """(1 + rate)^-t for the grid's rates on ``side`` (rows) and periods 0..periods - 1 (columns)."""
     with np.errstate(all="ignore"):
-        return (1.0 + _GRID)[:, None] ** -np.arange(periods, dtype=float)[None, :]
+        return (1.0 + _GRIDS[side])[:, None] ** -np.arange(periods, dtype=float)[None, :]
 
 
-def _nearest_root(f: np.ndarray | Periodic, guess: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
+def _nearest_root(
+    f: np.ndarray | Periodic, guess: np.ndarray, table: np.ndarray | None = None, side: int = ABOVE | BELOW
+) -> np.ndarray:
     """For rows with several sign changes (``f``: their flows, period-major): NPV on the grid of
     rates, each bracket solved, and of the roots the one nearest the guess (NaN: no root). Rates
     where a row's NPV overflows are left out of its brackets: they are the grid's lowest (a
     discount factor (1 + r)^-t only grows as r falls towards -100%), so the brackets are those
-    between its finite values (``table``: the flows as a table, if at hand)."""
+    between its finite values (``table``: the flows as a table, if at hand). Where the rows' roots
+    are proven to lie on one ``side`` of 0 (:func:`_root_bound`), only the grid's rates there."""
     table = np.ascontiguousarray((_dense(f, slice(None)) if table is None else table).T)
     with np.errstate(all="ignore"):
-        values = table @ _grid_discount(table.shape[1]).T
+        values = table @ _grid_discount(table.shape[1], side).T
     values[~np.isfinite(values)] = np.nan
-    return _bracketed(f, values, _GRID, guess)
+    return _bracketed(f, values, _GRIDS[side], guess)
 
 
 def _bracketed(
