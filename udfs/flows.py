@@ -54,7 +54,10 @@ REASONS = {
 _GRID_BLOCK = 1024
 _MAX_STEPS = 200
 #: Newton steps inside the bracket taken freely before each must also halve the step before last
-_FREE_STEPS = 12
+_FREE_STEPS = 4
+#: a bisection moves 1 + r by at most this factor: a bracket that still reaches -100% or 1e6 (a
+#: row's first steps) is closed in on from the rate reached, not halved in log(1 + r) from 1e-9
+_REACH = 4.0
 
 
 def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> np.ndarray:
@@ -596,7 +599,9 @@ def _newton(
         finished = np.abs(step) <= 1e-8 * (1.0 + new)
         if not newton.all():  # bisect there; an exact 0 stays; a closed bracket is done
             exact = fr == 0
-            np.copyto(new, -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi)), where=~newton)
+            mid = np.sqrt((1.0 + lo) * (1.0 + hi))  # the bracket's middle in log(1 + r), at most
+            np.clip(mid, (1.0 + r) / _REACH, (1.0 + r) * _REACH, out=mid)  # _REACH from r
+            np.copyto(new, mid - 1.0, where=~newton)
             np.copyto(new, r, where=exact)
             finished &= newton
             closed = hi - lo <= np.maximum(4e-16 * (1.0 + new), 4.0 * np.spacing(np.abs(new)))
