@@ -149,6 +149,24 @@ def test_several_roots_the_one_nearest_the_workbooks_guess():
     assert rate == pytest.approx([-0.6, 0.3], abs=1e-12)  # -loss sums > 0: guess 10%
 
 
+def test_roots_proven_on_one_side_of_zero_are_bracketed_there_and_found():
+    """Rows with two IRRs both below 0 (-92.4%, -22.2%) or both above (59.5%, 526%) whose
+    running sums from the other end never change sign: only that side's grid rates are
+    evaluated, and of the roots of the polynomial (numpy's np.roots) the one nearest the guess
+    (-50% for a loss, else 10%) is taken."""
+    below, above = np.array([-100.0, 50.0, -60.0, 70.0, -5.0]), np.array([14.0, -99.0, 55.0, 96.0, 18.0])
+    bound, _, sides = flows._root_bound(np.ascontiguousarray(np.array([below, above]).T))
+    assert bound.tolist() == [2, 2] and sides.tolist() == [flows.BELOW, flows.ABOVE]
+    for row in (below, above):
+        x = np.roots(row[::-1])
+        roots = [1.0 / v.real - 1.0 for v in x if v.imag == 0 and v.real > 0]
+        assert len(roots) == 2 and all((r < 0) == (row is below) for r in roots)
+        guess = -0.5 if row.sum() < 0 else 0.1
+        rate, why = flows.irr(row[None, :])
+        assert why[0] == flows.FOUND
+        assert rate[0] == pytest.approx(min(roots, key=lambda r: abs(r - guess)), rel=1e-9)
+
+
 @given(st.floats(-0.9, 2.0), st.floats(-0.9, 2.0), st.floats(0.01, 1e4))
 @fuzz_settings(share=0.5)
 def test_of_two_separated_roots_the_nearest_to_the_guess_is_taken(r1, r2, scale):
