@@ -166,10 +166,11 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For rows whose flows ``c`` (T, rows) change sign several times: a bound on the number of
     roots of NPV in x = 1 / (1 + r) > 0, whether the first and last non-zero flows differ in
     sign (then the number of roots is odd, else even), and the sides of 0 where a root may lie
-    (:data:`ABOVE`: a rate > 0, :data:`BELOW`: a rate < 0; a root at 0 is on both). On 0 < x < 1, NPV / (1 - x) is the power
-    series of the running sums S_t (S_(T-1) from then on), so by Descartes' rule for power series
-    it has at most as many roots as the running sums change sign (the criterion of Norstrom,
-    1972); on x > 1 likewise the running sums from the last period back; x = 1 is a root where
+    (:data:`ABOVE`: a rate > 0, :data:`BELOW`: a rate < 0; a root at 0 is on both). On 0 < x <
+    1, NPV / (1 - x) is the power series of the running sums S_t (S_(T-1) from then on), so by
+    Descartes' rule for power series it has at most as many roots as the running sums change
+    sign (the criterion of Norstrom, 1972): none there, no root above 0; on x > 1 likewise the
+    running sums from the last period back, for the rates below 0; x = 1 is a root where
     the sum is 0. A running sum within rounding of 0 (4 T eps x the running sum of |flows|) could
     have either sign: the row's bound is then the number of periods (nothing proven)."""
     limit = 4.0 * len(c) * np.finfo(float).eps
