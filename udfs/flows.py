@@ -274,8 +274,17 @@ class Periodic:
         return out
 
     def take(self, rows) -> Periodic:
+        """The flows of ``rows``, with what is already worked out of theirs (the runs' ends, the
+        loan's terms)."""
         geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
-        return Periodic(self.values[:, rows], self.lengths, geo, self.zero)
+        out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
+        if self._ends is not None:
+            out._ends = tuple(e[:, rows] for e in self._ends)
+        if self._extremes is not None:
+            out._extremes = self._extremes[:, rows]
+        if self._shared is not None:
+            out._shared = tuple(g[rows] if isinstance(g, np.ndarray) else g for g in self._shared)
+        return out
 
     def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
         """The flows x ``factor`` (per row), or / it."""
