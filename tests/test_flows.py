@@ -149,6 +149,18 @@ def test_several_roots_the_one_nearest_the_workbooks_guess():
     assert rate == pytest.approx([-0.6, 0.3], abs=1e-12)  # -loss sums > 0: guess 10%
 
 
+def test_a_running_sum_at_zero_proves_nothing_but_leading_and_trailing_zeros_do_not_count():
+    """Norstrom's bound counts sign changes of the running sums; a sum within rounding of 0 could
+    have either sign, so nothing is proven (the bound is the number of periods). Periods before
+    the first flow (from the end: after the last) hold no flow: their sums are exactly 0 and
+    count nothing. [-1, 1, -1, 2]: the sum after period 1 is 0; [0, -1, 3, -1, 0]: sums
+    -1, 2, 1 from the start and -1, 2, 1 from the end, one change each."""
+    rows = [np.array([-1.0, 1.0, -1.0, 2.0, 0.0]), np.array([0.0, -1.0, 3.0, -1.0, 0.0])]
+    bound, ends_differ, sides = flows._root_bound(np.ascontiguousarray(np.array(rows).T))
+    assert bound.tolist() == [5, 2] and ends_differ.tolist() == [True, False]
+    assert sides.tolist() == [flows.ABOVE | flows.BELOW, flows.ABOVE | flows.BELOW]
+
+
 def test_roots_proven_on_one_side_of_zero_are_bracketed_there_and_found():
     """Rows with two IRRs both below 0 (-92.4%, -22.2%) or both above (59.5%, 526%) whose
     running sums from the other end never change sign: only that side's grid rates are

@@ -171,26 +171,36 @@ def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     Descartes' rule for power series it has at most as many roots as the running sums change
     sign (the criterion of Norstrom, 1972): none there, no root above 0; on x > 1 likewise the
     running sums from the last period back, for the rates below 0; x = 1 is a root where
-    the sum is 0. A running sum within rounding of 0 (4 T eps x the running sum of |flows|) could
-    have either sign: the row's bound is then the number of periods (nothing proven)."""
-    limit = 4.0 * len(c) * np.finfo(float).eps
-    bound = np.zeros(c.shape[1], dtype=np.int64)
-    unsure = np.zeros(c.shape[1], dtype=bool)
-    sides = np.zeros(c.shape[1], dtype=np.int8)
-    run = _running(np.stack([c, np.abs(c), c[::-1], np.abs(c[::-1])], axis=1))  # all at once
-    for side, sums, sizes in ((ABOVE, run[:, 0], run[:, 1]), (BELOW, run[:, 2], run[:, 3])):
-        # a sum is 0 where nothing is yet (its size 0) or in rows it leaves unsure: the signs of
-        # neighbouring sums tell the changes
-        unsure |= (np.abs(sums) < limit * sizes).any(axis=0)
-        sign = np.sign(sums)
+    the sum is 0. The sums from the end are the total less those from period 0, each within 2 T
+    eps x the sum of |flows| of its exact value (recursive summation): a sum within 4 T eps x
+    that of 0 could have either sign, and the row's bound is then the number of periods (nothing
+    proven)."""
+    periods, m = c.shape
+    limit = 4.0 * periods * np.finfo(float).eps
+    nonzero = c != 0
+    first_at = np.argmax(nonzero, axis=0)
+    last_at = periods - 1 - np.argmax(nonzero[::-1], axis=0)
+    size = np.abs(c).sum(axis=0)  # the sum of |flows|: no running sum of them from either end is larger
+    sums = _running(c)  # from period 0: S_t
+    back = np.empty_like(sums)  # from period t to the end: the total - S_(t-1)
+    back[0] = sums[-1]
+    np.subtract(sums[-1], sums[:-1], out=back[1:])
+    t = np.arange(periods)[:, None]
+    bound = np.zeros(m, dtype=np.int64)
+    unsure = np.zeros(m, dtype=bool)
+    sides = np.zeros(m, dtype=np.int8)
+    for side, run, flowing in ((ABOVE, sums, t >= first_at), (BELOW, back, t <= last_at)):
+        # within rounding of 0 (each sum's error is below 2 T eps x the sum of |flows|) once a flow
+        # is in it; before that (after it, from the end) a sum is exactly 0 and counts no change
+        unsure |= ((np.abs(run) < limit * size) & flowing).any(axis=0)
+        sign = np.sign(run)
         changes = np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
         bound += changes
         sides[changes > 0] |= side
-    bound[unsure] = len(c)
+    bound[unsure] = periods
     sides[unsure] = ABOVE | BELOW
-    nonzero = c != 0
-    first = c[np.argmax(nonzero, axis=0), np.arange(c.shape[1])]
-    last = c[len(c) - 1 - np.argmax(nonzero[::-1], axis=0), np.arange(c.shape[1])]
+    first = c[first_at, np.arange(m)]
+    last = c[last_at, np.arange(m)]
     return bound, (first > 0) != (last > 0), sides
 
 
