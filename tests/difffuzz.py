@@ -656,6 +656,24 @@ RULES: tuple[Rule, ...] = (
         lambda f, e, lo: _outer(f) in ("MODE", "MODE.SNGL") and _is_err(e, "#N/A"),
     ),
     Rule(
+        "excel-saved file",
+        "MODE, MODE.SNGL, MODE.MULT with a single cell that holds a text (a number-text too) or is "
+        "blank among the arguments: Excel #VALUE! (a range's non-numbers are ignored, a single "
+        "cell's are not); LibreOffice skips it",
+        "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
+        'EverythingTests!M936 =MODE(B9,2,D7) cached #VALUE! (D7 blank), G936 =MODE(C9,E16,"1",B8) '
+        "#VALUE! (E16 the text '1.1'), D936 =MODE(B7:B15) #N/A",
+        lambda f, e, lo: (
+            _outer(f) in ("MODE", "MODE.SNGL", "MODE.MULT")
+            and _is_err(e, "#VALUE!")
+            and any(
+                _INPUT.get(a.strip()[3:]) is None or isinstance(_INPUT.get(a.strip()[3:]), str)
+                for a in _args(f)
+                if _SINGLE_CELL.fullmatch(a.strip())
+            )
+        ),
+    ),
+    Rule(
         "excel vs libreoffice",
         'FIND/SEARCH of empty text: Excel "matches the first character in the search string", '
         "LibreOffice #VALUE!",
@@ -1523,6 +1541,11 @@ def _args(formula: str) -> list[str]:
     return out
 
 
+_INPUT = dict(INPUTS)
+
+
+#: a single cell of the input sheet, as a formula writes it (In!D3), and the input cells' values
+_SINGLE_CELL = re.compile(r"In![A-D][0-9]+")
 _INPUT = dict(INPUTS)
 
 
