@@ -132,7 +132,8 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     if one.all():
         rate = _unique_root(f, guess)
     elif one.any():
-        rate[one] = _unique_root(_take(f, one), guess[one])
+        scale, up, start = _prepared(f, guess)  # on every row: what their flows already hold
+        rate[one] = _unique_root(_take(f, one), guess[one], (scale[one], up[one], start[one]))
     for side in (ABOVE, BELOW, ABOVE | BELOW) if several.size else ():  # the grid's rates there
         at = np.flatnonzero(sides == side)
         for s in range(0, at.size, _GRID_BLOCK):
@@ -251,6 +252,7 @@ class Periodic:
         self._ends: tuple | None = None
         self._extremes: np.ndarray | None = None
         self._shared: tuple | None = None
+        self._source: tuple | None = None  # (the flows these rows were taken from, the rows)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -284,16 +286,13 @@ class Periodic:
         return out
 
     def take(self, rows) -> Periodic:
-        """The flows of ``rows``, with what is already worked out of theirs (the runs' ends, the
-        loan's terms)."""
+        """The flows of ``rows``: the loan's terms already worked out, and the runs' ends and
+        geometric terms taken from these flows' when first asked for (not copied unless used)."""
         geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
         out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
-        if self._ends is not None:
-            out._ends = tuple(e[:, rows] for e in self._ends)
-        if self._extremes is not None:
-            out._extremes = self._extremes[:, rows]
         if self._shared is not None:
             out._shared = tuple(g[rows] if isinstance(g, np.ndarray) else g for g in self._shared)
+        out._source = (self, rows)
         return out
 
     def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
@@ -307,6 +306,9 @@ class Periodic:
     def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The geometric term of each run and row (runs, rows): in the run's first period, in its
         last, and summed over it (0 where the run is outside the row's span)."""
+        source = self._source
+        if self._ends is None and source is not None and source[0]._ends is not None:
+            self._ends = tuple(e[:, source[1]] for e in source[0]._ends)
         if self._ends is None:
             assert self.geometric is not None
             coef, first, count, ratio = self.geometric
@@ -331,6 +333,9 @@ class Periodic:
         monotone, so these hold its extremes and its sign changes."""
         if self.geometric is None:
             return self.values
+        source = self._source
+        if self._extremes is None and source is not None and source[0]._extremes is not None:
+            self._extremes = source[0]._extremes[:, source[1]]
         if self._extremes is None:
             at_first, at_last, _ = self._terms()
             self._extremes = np.empty((2 * len(self.values), self.values.shape[1]))
@@ -570,7 +575,7 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return acc, d
 
 
-def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
+def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | None = None) -> np.ndarray:
     """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
 
     With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
@@ -581,17 +586,26 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
     after it is of the order of the step squared), its NPV is exactly 0 or its bracket has
     closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
     are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
-    ``guess``: where to start if :func:`_start` cannot."""
-    ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
-    scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
-    r = np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
+    ``guess``: where to start if :func:`_start` cannot; ``prepared``: :func:`_prepared` of these
+    rows, if at hand."""
+    scale, up, r = _prepared(c, guess) if prepared is None else prepared
     c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
-    m = ends.shape[1]
-    nonzero = ends != 0
-    last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
-    up = ends[last, np.arange(m)] > 0  # NPV > 0 between -100% and the root
+    m = up.size
     out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
     return _inside(c, up, out)
+
+
+def _prepared(c: np.ndarray | Periodic, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of the flows ``c``: the scale to a largest flow of 1, whether NPV > 0 between
+    -100% and the root (the last non-zero flow is positive), and :func:`_start` within [LOW,
+    HIGH]; each row's own, whatever the rows beside it."""
+    ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
+    with np.errstate(divide="ignore"):  # (a row of zeros has no root to scale for)
+        scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
+    nonzero = ends != 0
+    last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
+    up = ends[last, np.arange(ends.shape[1])] > 0
+    return scale, up, np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
 
 
 def _newton(
