@@ -538,12 +538,14 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
     x^L, then one step per run."""
     lengths = runs.lengths.tolist()
     c = runs.values
-    x = np.broadcast_to(x, c.shape[1:])
+    m = c.shape[1]
+    if np.shape(x) != (m,):
+        x = np.broadcast_to(x, (m,))
     longest = max(lengths)
     need = set(lengths)
     table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
-    s, ds, p, before = np.ones_like(x), np.zeros_like(x), x, np.ones_like(x)  # S_1, S_1', x, x^0
-    tmp = np.empty_like(s)  # in place, the same operations: fewer and warmer arrays
+    s, ds, p = np.ones(m), np.zeros(m), x  # S_1, S_1', x
+    tmp = np.empty(m)  # in place, the same operations: fewer and warmer arrays
     for j in range(2, longest + 1):
         ds *= x
         ds += s
@@ -554,7 +556,7 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
             table[j] = (s.copy(), ds.copy(), p, j * before)
     k = len(lengths) - 1
     if lengths[k] == 1:
-        acc, d = c[k].copy(), np.zeros_like(x)
+        acc, d = c[k].copy(), np.zeros(m)
     else:
         acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1]
     for k in range(len(lengths) - 2, -1, -1):
