@@ -117,7 +117,7 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     rate = np.full(n, np.nan)
     why = np.full(n, NO_ROOT, dtype=np.int8)
     # a run changes no sign but where its geometric term crosses its level: its ends stand for it
-    changes = sign_changes(c if runs is None else runs.ends(), by_period=True)
+    changes, last_sign = _changes(c if runs is None else runs.ends())
     why[changes == 0] = NO_SIGN_CHANGE
     guess = np.where(_total(f) < 0, -0.5, 0.1)
     if periods_per_year != 1:
@@ -130,9 +130,9 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         one[several[(bound == 1) & ends_differ]] = True
         several, table, sides = several[(bound > 1)], table[:, bound > 1], sides[bound > 1]
     if one.all():
-        rate = _unique_root(f, guess)
+        rate = _unique_root(f, guess, _prepared(f, guess, last_sign > 0))
     elif one.any():
-        scale, up, start = _prepared(f, guess)  # on every row: what their flows already hold
+        scale, up, start = _prepared(f, guess, last_sign > 0)  # every row's: what the flows hold
         rate[one] = _unique_root(_take(f, one), guess[one], (scale[one], up[one], start[one]))
     for side in (ABOVE, BELOW, ABOVE | BELOW) if several.size else ():  # the grid's rates there
         at = np.flatnonzero(sides == side)
@@ -152,15 +152,19 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     [2, 0]
     """
     c = _periods(flows, by_period)
-    if isinstance(c, Periodic):
-        c = c.ends()
+    return _changes(c.ends() if isinstance(c, Periodic) else c)[0]
+
+
+def _changes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`sign_changes` of the table ``c`` (T, rows), and each row's last non-zero sign (+1,
+    -1; 0 for a row of zeros)."""
     last = np.zeros(c.shape[1])
     count = np.zeros(c.shape[1], dtype=np.int64)
     for t in range(len(c)):
         s = np.sign(c[t])
         count += (s * last) < 0
         np.copyto(last, s, where=s != 0)
-    return count
+    return count, last
 
 
 def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -597,16 +601,17 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | 
     return _inside(c, up, out)
 
 
-def _prepared(c: np.ndarray | Periodic, guess: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _prepared(
+    c: np.ndarray | Periodic, guess: np.ndarray, up: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of the flows ``c``: the scale to a largest flow of 1, whether NPV > 0 between
-    -100% and the root (the last non-zero flow is positive), and :func:`_start` within [LOW,
-    HIGH]; each row's own, whatever the rows beside it."""
+    -100% and the root (the last non-zero flow is positive: ``up``, if known), and
+    :func:`_start` within [LOW, HIGH]; each row's own, whatever the rows beside it."""
     ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
     with np.errstate(divide="ignore"):  # (a row of zeros has no root to scale for)
         scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
-    nonzero = ends != 0
-    last = len(ends) - 1 - np.argmax(nonzero[::-1], axis=0)  # the last non-zero flow's period
-    up = ends[last, np.arange(ends.shape[1])] > 0
+    if up is None:
+        up = _changes(ends)[1] > 0
     return scale, up, np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
 
 
