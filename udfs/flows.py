@@ -296,7 +296,11 @@ class Periodic:
         out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
         if self._shared is not None:
             out._shared = tuple(g[rows] if isinstance(g, np.ndarray) else g for g in self._shared)
-        out._source = (self, rows)
+        source = self._source
+        if self._ends is None and self._extremes is None and source is not None:  # its source's
+            out._source = (source[0], _indices(source[1])[rows])
+        else:
+            out._source = (self, rows)
         return out
 
     def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
@@ -404,6 +408,12 @@ class Periodic:
             np.minimum(low, total, out=low)
             cum = total
         return low
+
+
+def _indices(rows) -> np.ndarray:
+    """Rows given as a mask or as indices, as indices."""
+    rows = np.asarray(rows)
+    return np.flatnonzero(rows) if rows.dtype == bool else rows
 
 
 def _common(x: np.ndarray) -> np.ndarray | float:
