@@ -71,7 +71,7 @@ def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> n
     v = (1.0 + np.asarray(rate, dtype=float)) ** (-1.0 / periods_per_year)
     v = np.broadcast_to(v.reshape(-1) if v.ndim else v, c.shape[1:])
     if isinstance(c, Periodic):
-        return c.value(v)[0]
+        return c.value(v, slope=False)[0]
     acc = c[-1].copy()
     for t in range(len(c) - 2, -1, -1):
         acc *= v
@@ -358,16 +358,18 @@ class Periodic:
             out -= self._terms()[2].sum(axis=0)
         return out
 
-    def value(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The polynomial sum flow_t x^t of each row and its derivative in x (x per row)."""
-        acc, d = _value_by_runs(self, x)
+    def value(self, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """The polynomial sum flow_t x^t of each row and its derivative in x (x per row; None
+        without ``slope``: the sum alone, the same value)."""
+        acc, d = _value_by_runs(self, x, slope)
         if self.geometric is not None:
             if self._shared is None:  # a loan's terms as one number where every row has the same
                 coef, first, count, ratio = self.geometric
                 self._shared = (coef, _common(first), _common(count.astype(float)), _common(ratio))
-            g, dg = _geometric_value(self._shared, x)
+            g, dg = _geometric_value(self._shared, x, slope)
             acc -= g
-            d -= dg
+            if slope:
+                d -= dg
         return acc, d
 
     def payback(self) -> np.ndarray:
@@ -429,10 +431,11 @@ def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
     return np.where(u == 0, np.asarray(m, dtype=float), s)
 
 
-def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _geometric_value(geo, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """sum over j < count of coef ratio^j x^(first + j) = coef x^first S(ratio x), S(y) = 1 + y +
-    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x; ``geo``: (coef, first,
-    count as float, ratio), each per row or one number that every row shares."""
+    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x (None without
+    ``slope``); ``geo``: (coef, first, count as float, ratio), each per row or one number that
+    every row shares."""
     coef, first, m, ratio = geo
     with np.errstate(all="ignore"):
         lx = np.log(x)
@@ -440,13 +443,17 @@ def _geometric_value(geo, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         u = np.expm1(ly)  # y - 1
         e = np.expm1(m * ly)  # y^m - 1
         s = e / u
-        ds = (m * (e + 1.0) / (u + 1.0) * u - e) / (u * u)  # dS/dy
         near = np.abs(u) < 1e-10  # S and S' by their series about y = 1 (0 / 0 at y = 1)
-        if near.any():
+        some = bool(near.any())
+        if some:
             s = np.where(near, m + m * (m - 1.0) / 2.0 * u, s)
-            ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
         xf = np.exp(first * lx)  # x^first
         value = coef * xf * s
+        if not slope:
+            return value, None
+        ds = (m * (e + 1.0) / (u + 1.0) * u - e) / (u * u)  # dS/dy
+        if some:
+            ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
         deriv = coef * xf * (first / x * s + ratio * ds)
     return value, deriv
 
@@ -546,10 +553,11 @@ def _horner(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return acc, d
 
 
-def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _value_by_runs(runs: Periodic, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """:func:`_horner` by runs of equal periods: for each run length L the sum S_L = 1 + x + ..
     + x^(L-1) (Horner: S_(j+1) = 1 + x S_j, all terms positive for x > 0), its derivative and
-    x^L, then one step per run."""
+    x^L, then one step per run; without ``slope`` the sum alone (the same value; None for the
+    derivative, whose operations are left out)."""
     lengths = runs.lengths.tolist()
     c = runs.values
     m = c.shape[1]
@@ -557,38 +565,42 @@ def _value_by_runs(runs: Periodic, x: np.ndarray) -> tuple[np.ndarray, np.ndarra
         x = np.broadcast_to(x, (m,))
     longest = max(lengths)
     need = set(lengths)
-    table: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+    table: dict[int, tuple] = {}
     s, ds, p = np.ones(m), np.zeros(m), x  # S_1, S_1', x
     tmp = np.empty(m)  # in place, the same operations: fewer and warmer arrays
     for j in range(2, longest + 1):
-        ds *= x
-        ds += s
+        if slope:
+            ds *= x
+            ds += s
         s *= x
         s += 1.0
         p, before = p * x, p
         if j in need:  # (S_j, S_j', x^j, j x^(j-1))
-            table[j] = (s.copy(), ds.copy(), p, j * before)
+            table[j] = (s.copy(), ds.copy(), p, j * before) if slope else (s.copy(), None, p, None)
     k = len(lengths) - 1
     if lengths[k] == 1:
         acc, d = c[k].copy(), np.zeros(m)
     else:
-        acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1]
+        acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1] if slope else None
     for k in range(len(lengths) - 2, -1, -1):
         length = lengths[k]
         if length == 1:
-            d *= x
-            d += acc
+            if slope:
+                d *= x
+                d += acc
             acc *= x
             acc += c[k]
             continue
         sl, dsl, pl, dpl = table[length]
-        d *= pl
-        d += np.multiply(acc, dpl, out=tmp)
+        if slope:
+            d *= pl
+            d += np.multiply(acc, dpl, out=tmp)
         acc *= pl
         if not runs.zero[k]:
-            d += np.multiply(c[k], dsl, out=tmp)
+            if slope:
+                d += np.multiply(c[k], dsl, out=tmp)
             acc += np.multiply(c[k], sl, out=tmp)
-    return acc, d
+    return acc, d if slope else None
 
 
 def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | None = None) -> np.ndarray:
