@@ -134,11 +134,13 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     elif one.any():
         scale, up, start = _prepared(f, guess, last_sign > 0)  # every row's: what the flows hold
         rate[one] = _unique_root(_take(f, one), guess[one], (scale[one], up[one], start[one]))
-    for side in (ABOVE, BELOW, ABOVE | BELOW) if several.size else ():  # the grid's rates there
-        at = np.flatnonzero(sides == side)
-        for s in range(0, at.size, _GRID_BLOCK):
-            rows = several[at[s : s + _GRID_BLOCK]]
-            rate[rows] = _nearest_root(_take(f, rows), guess[rows], table[:, at[s : s + _GRID_BLOCK]], side)
+    if several.size:  # bracketed on the grid's rates where their roots may lie, solved at once
+        parts = []
+        for side in (ABOVE, BELOW, ABOVE | BELOW):
+            at = np.flatnonzero(sides == side)
+            for s in range(0, at.size, _GRID_BLOCK):
+                parts.append(_grid_brackets(table[:, at[s : s + _GRID_BLOCK]], side, at[s : s + _GRID_BLOCK]))
+        rate[several] = _nearest_root(f, several, guess[several], parts)
     why[np.isfinite(rate)] = FOUND
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -320,7 +322,7 @@ class Periodic:
         if self._ends is None:
             assert self.geometric is not None
             coef, first, count, ratio = self.geometric
-            at_first, at_last, total = (np.zeros_like(self.values) for _ in range(3))
+            at_first, at_last, total = (np.empty_like(self.values) for _ in range(3))  # each run set
             power = _common(ratio) ** (-first.astype(float))  # ratio^(period - first) at a run's start
             lengths = self.lengths.tolist()
             one = _common(ratio)
@@ -747,42 +749,43 @@ def _grid_discount(periods: int, side: int = ABOVE | BELOW) -> np.ndarray:
         return (1.0 + _GRIDS[side])[:, None] ** -np.arange(periods, dtype=float)[None, :]
 
 
-def _nearest_root(
-    f: np.ndarray | Periodic, guess: np.ndarray, table: np.ndarray | None = None, side: int = ABOVE | BELOW
-) -> np.ndarray:
-    """For rows with several sign changes (``f``: their flows, period-major): NPV on the grid of
-    rates, each bracket solved, and of the roots the one nearest the guess (NaN: no root). Rates
-    where a row's NPV overflows are left out of its brackets: they are the grid's lowest (a
-    discount factor (1 + r)^-t only grows as r falls towards -100%), so the brackets are those
-    between its finite values (``table``: the flows as a table, if at hand). Where the rows' roots
-    are proven to lie on one ``side`` of 0 (:func:`_root_bound`), only the grid's rates there."""
-    table = np.ascontiguousarray((_dense(f, slice(None)) if table is None else table).T)
+def _grid_brackets(table: np.ndarray, side: int, rows: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For ``rows`` (of those :func:`_nearest_root` solves) whose flows are ``table`` (T, rows):
+    NPV on the grid's rates on ``side`` of 0 (all of them for both sides; where the rows' roots
+    are proven to lie on one side, :func:`_root_bound`, only those), and from it the rows and
+    rates where NPV is exactly 0 (roots) and the rows, brackets and signs (NPV > 0 at the
+    bracket's low end) of every sign change between neighbouring rates. Rates where a row's NPV
+    overflows are left out of its brackets: they are the grid's lowest (a discount factor
+    (1 + r)^-t only grows as r falls towards -100%), so the brackets are those between its
+    finite values."""
+    grid = _GRIDS[side]
     with np.errstate(all="ignore"):
-        values = table @ _grid_discount(table.shape[1], side).T
+        values = np.ascontiguousarray(table.T) @ _grid_discount(len(table), side).T
     values[~np.isfinite(values)] = np.nan
-    return _bracketed(f, values, _GRIDS[side], guess)
-
-
-def _bracketed(
-    f: np.ndarray | Periodic, values: np.ndarray, grid: np.ndarray, guess: np.ndarray
-) -> np.ndarray:
-    """Every sign change of ``values`` (rows x rates on ``grid``) solved to its root within the
-    bracket of the two rates (:func:`_newton`), and per row the root nearest its guess (NaN if
-    none); a rate where NPV is exactly 0 is a root."""
     sign = np.sign(values)
     zr, zj = np.nonzero(sign == 0)
     cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    lo, hi = grid[cj], grid[cj + 1]
+    return rows[zr], grid[zj], rows[cr], grid[cj], grid[cj + 1], values[cr, cj] > 0
+
+
+def _nearest_root(
+    f: np.ndarray | Periodic, several: np.ndarray, guess: np.ndarray, parts: list
+) -> np.ndarray:
+    """For the rows ``several`` of ``f`` (several sign changes; ``guess``, one per row): every
+    bracket of ``parts`` (:func:`_grid_brackets`, rows numbered within ``several``) solved to its
+    root (:func:`_newton`, all at once), and per row the root nearest its guess (NaN if none); a
+    rate where NPV is exactly 0 is a root."""
+    zr, zroot, cr, lo, hi, up = (np.concatenate(x) for x in zip(*parts, strict=True))
     root = np.empty(0)
     if cr.size:
-        c = _take(f, cr)
+        c = _take(f, several[cr])
         scale = np.abs(_extremes(c)).max(axis=0)
         c = c.scaled(scale, divide=True) if isinstance(c, Periodic) else c / scale
         start = -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi))
-        root = _newton(c, start, lo.copy(), hi.copy(), values[cr, cj] > 0)
+        root = _newton(c, start, lo.copy(), hi.copy(), up)
     row = np.concatenate([zr, cr])
-    root = np.concatenate([grid[zj], root])
-    out = np.full(values.shape[0], np.nan)
+    root = np.concatenate([zroot, root])
+    out = np.full(several.size, np.nan)
     if row.size:
         order = np.lexsort((np.abs(root - guess[row]), row))
         first = np.unique(row[order], return_index=True)[1]
