@@ -117,7 +117,7 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     rate = np.full(n, np.nan)
     why = np.full(n, NO_ROOT, dtype=np.int8)
     # a run changes no sign but where its geometric term crosses its level: its ends stand for it
-    changes, last_sign = _changes(c if runs is None else runs.ends())
+    changes, last_sign = _changes(_extremes(f))
     why[changes == 0] = NO_SIGN_CHANGE
     guess = np.where(_total(f) < 0, -0.5, 0.1)
     if periods_per_year != 1:
@@ -370,7 +370,7 @@ class Periodic:
                 self._shared = (coef, _common(first), _common(count.astype(float)), _common(ratio))
             g, dg = _geometric_value(self._shared, x, slope)
             acc -= g
-            if slope:
+            if d is not None and dg is not None:  # (with slope)
                 d -= dg
         return acc, d
 
@@ -535,6 +535,7 @@ def _value(c: np.ndarray | Periodic, r: np.ndarray) -> tuple[np.ndarray, np.ndar
     if isinstance(c, Periodic):
         with np.errstate(over="ignore", invalid="ignore"):  # where it overflows: as the table
             acc, d = c.value(x)
+        assert d is not None  # (with its slope)
         bad = ~np.isfinite(acc)
         if bad.any():
             acc[bad], d[bad] = _horner(c.dense(bad), x[bad])
@@ -580,6 +581,7 @@ def _value_by_runs(runs: Periodic, x: np.ndarray, slope: bool = True) -> tuple[n
         if j in need:  # (S_j, S_j', x^j, j x^(j-1))
             table[j] = (s.copy(), ds.copy(), p, j * before) if slope else (s.copy(), None, p, None)
     k = len(lengths) - 1
+    d: np.ndarray | None
     if lengths[k] == 1:
         acc, d = c[k].copy(), np.zeros(m)
     else:
