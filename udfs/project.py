@@ -448,7 +448,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         if table:  # the lines of TCO_PROJECT_CASHFLOWS
             values.update(line_revenue=rev, line_opex=opex, line_depreciation=dep, line_tax=taxed)
             values["line_residual"] = residual * (k == life)
-        add(1, **{key: np.broadcast_to(v, (n,)) for key, v in values.items()})
+        add(1, **{key: v if np.shape(v) == (n,) else np.broadcast_to(v, (n,)) for key, v in values.items()})
     got: dict[str, Any] = {
         k: flows.Periodic(np.array(runs[k]).reshape(len(lengths), n), lengths) for k in runs
     }
