@@ -1132,10 +1132,22 @@ RULES: tuple[Rule, ...] = (
         'uses only pairs of two numbers ("If an array or reference argument contains text, logical '
         "values, or empty cells, those values are ignored\"), is #DIV/0! without one (POI's "
         "FormulaEvalTestData_Copy.xlsx, saved by Excel) and returns an error argument; LibreOffice "
-        "reads logical values and texts as numbers and skips an error typed as an argument",
+        "reads logical values and texts as numbers and skips an error typed as an argument, or "
+        "gives #VALUE! for ranges holding texts",
         excel_functions()["SUMXMY2"].url
         + "; https://github.com/apache/poi/blob/trunk/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx",
-        lambda f, e, lo: _outer(f) in ("SUMXMY2", "SUMX2MY2", "SUMX2PY2") and _is_err(e) and _num(lo),
+        lambda f, e, lo: (
+            _outer(f) in ("SUMXMY2", "SUMX2MY2", "SUMX2PY2")
+            and (
+                (_is_err(e) and _num(lo))
+                or (
+                    _num(e)
+                    and _is_err(lo, "#VALUE!")
+                    and all(a.strip() in ARGS["range"] for a in _args(f))
+                    and any(a.strip() not in ("In!B1:B6", "In!B:B") for a in _args(f))
+                )
+            )
+        ),
     ),
     Rule(
         "excel vs libreoffice",
