@@ -130,10 +130,10 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
         one[several[(bound == 1) & ends_differ]] = True
         several, table, sides = several[(bound > 1)], table[:, bound > 1], sides[bound > 1]
     if one.all():
-        rate = _unique_root(f, guess, _prepared(f, guess, last_sign > 0))
+        rate = _unique_root(f, _prepared(f, guess, last_sign > 0))
     elif one.any():
         scale, up, start = _prepared(f, guess, last_sign > 0)  # every row's: what the flows hold
-        rate[one] = _unique_root(_take(f, one), guess[one], (scale[one], up[one], start[one]))
+        rate[one] = _unique_root(_take(f, one), (scale[one], up[one], start[one]))
     if several.size:  # bracketed on the grid's rates where their roots may lie, solved at once
         parts = []
         for side in (ABOVE, BELOW, ABOVE | BELOW):
@@ -154,7 +154,7 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     [2, 0]
     """
     c = _periods(flows, by_period)
-    return _changes(c.ends() if isinstance(c, Periodic) else c)[0]
+    return _changes(_extremes(c))[0]
 
 
 def _changes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -583,7 +583,7 @@ def _value_by_runs(runs: Periodic, x: np.ndarray, slope: bool = True) -> tuple[n
     k = len(lengths) - 1
     d: np.ndarray | None
     if lengths[k] == 1:
-        acc, d = c[k].copy(), np.zeros(m)
+        acc, d = c[k].copy(), np.zeros(m) if slope else None
     else:
         acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1] if slope else None
     for k in range(len(lengths) - 2, -1, -1):
@@ -607,7 +607,7 @@ def _value_by_runs(runs: Periodic, x: np.ndarray, slope: bool = True) -> tuple[n
     return acc, d if slope else None
 
 
-def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | None = None) -> np.ndarray:
+def _unique_root(c: np.ndarray | Periodic, prepared: tuple) -> np.ndarray:
     """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
 
     With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
@@ -618,9 +618,8 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | 
     after it is of the order of the step squared), its NPV is exactly 0 or its bracket has
     closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
     are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
-    ``guess``: where to start if :func:`_start` cannot; ``prepared``: :func:`_prepared` of these
-    rows, if at hand."""
-    scale, up, r = _prepared(c, guess) if prepared is None else prepared
+    ``prepared``: :func:`_prepared` of these rows (their scale, sign and start)."""
+    scale, up, r = prepared
     c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
     m = up.size
     out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
@@ -628,16 +627,15 @@ def _unique_root(c: np.ndarray | Periodic, guess: np.ndarray, prepared: tuple | 
 
 
 def _prepared(
-    c: np.ndarray | Periodic, guess: np.ndarray, up: np.ndarray | None = None
+    c: np.ndarray | Periodic, guess: np.ndarray, up: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of the flows ``c``: the scale to a largest flow of 1, whether NPV > 0 between
-    -100% and the root (the last non-zero flow is positive: ``up``, if known), and
-    :func:`_start` within [LOW, HIGH]; each row's own, whatever the rows beside it."""
+    -100% and the root (``up``: the last non-zero flow is positive, as :func:`_changes` tells),
+    and :func:`_start` within [LOW, HIGH] (``guess`` where it cannot); each row's own, whatever
+    the rows beside it."""
     ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
     with np.errstate(divide="ignore"):  # (a row of zeros has no root to scale for)
         scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
-    if up is None:
-        up = _changes(ends)[1] > 0
     return scale, up, np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
 
 
