@@ -254,18 +254,24 @@ def broadcasting(func):
     gputco.udfs.errors.InputShapeError: arrays that do not broadcast together: mfu (2,), tokens (3,); ...
     """
     signature = inspect.signature(func)
-    names = tuple(signature.parameters)
-    plain = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
+    names = _plain_names(signature)
 
     @functools.wraps(func)
     def checked(*args, **kwargs):
-        if plain and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
+        if names and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
             broadcast(**dict(zip(names, args, strict=False)))  # fewer args: defaults
         else:
             broadcast(**signature.bind(*args, **kwargs).arguments)
         return func(*args, **kwargs)
 
     return checked
+
+
+def _plain_names(signature: inspect.Signature) -> tuple[str, ...]:
+    """The parameter names of a signature whose parameters are all positional-or-keyword (the
+    calls the decorators bind by position themselves), else () (``Signature.bind`` does)."""
+    params = signature.parameters.values()
+    return tuple(signature.parameters) if all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params) else ()
 
 
 def checking(func):
@@ -284,13 +290,12 @@ def checking(func):
     gputco.udfs.errors.InputRangeError: mfu must be in (0, 1], got 1.5
     """
     signature = inspect.signature(func)
-    names = tuple(signature.parameters)
-    plain = all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in signature.parameters.values())
+    names = _plain_names(signature)
     defaults = [p.default for p in signature.parameters.values()]
 
     @functools.wraps(func)
     def run(*args, **kwargs):
-        if plain and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
+        if names and not kwargs and len(args) <= len(names):  # what bind gives, without its cost
             given = dict(zip(names, args, strict=False))
             broadcast(**given)
             if len(args) < len(names) and inspect.Parameter.empty in defaults[len(args) :]:
