@@ -87,3 +87,20 @@ def test_text_longer_than_a_cell_is_value_error_not_unbounded_memory(tmp_path):
     assert str(values["B41"]) == "#VALUE!"
     assert str(values["C1"]) == "#VALUE!" and values["C2"] == 32767.0
     assert str(values["C3"]) == "#VALUE!"
+
+
+def test_vlookup_and_hlookup_of_an_array_of_lookup_values_are_arrays(tmp_path):
+    """VLOOKUP/HLOOKUP given an array of lookup values give one answer per value (the cell shows
+    the top-left): the sizes and elements LibreOffice 7.4.7.2 answers for the same formulas (the
+    differential fuzzer's 100,000 of 2026-12-04, batch 1000, row 1965: ROWS(VLOOKUP({1,2;3,4},
+    10,In!A2,-1)) is 2 there); before, the engine looked up the top-left value only."""
+    cells = [cell(f"B{r}", float(r)) for r in range(1, 7)] + [cell(f"C{r}", 10.0 * r) for r in range(1, 7)]
+    formulas = [
+        "ROWS(VLOOKUP({1,2;3,4},B1:C6,2))",
+        "COLUMNS(VLOOKUP({1,2,3},B1:C6,2))",
+        "INDEX(VLOOKUP({1;3},B1:C6,2),2)",
+        "ROWS(HLOOKUP({1;2;3},{1,2;3,4},2))",
+        "VLOOKUP({3,2;3,4},B1:C6,2)",
+    ]
+    values = _values(tmp_path, *cells, *(cell(f"D{r}", f=f) for r, f in enumerate(formulas, start=1)))
+    assert [values[f"D{r}"] for r in range(1, 6)] == [2.0, 3.0, 30.0, 3.0, 30.0]

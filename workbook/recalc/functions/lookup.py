@@ -255,6 +255,10 @@ def _match(x, rng, how=None):
 
 def _xlookup_table(axis: str):
     def impl(x, table, idx, approx=None):
+        if x.shape[0] == 1 and x.shape[1] * x.shape[2] > 1:
+            # an array of lookup values in one cell: the evaluator lifts the lookup over each
+            # (Excel 365: VLOOKUP({1,2;3,4}, ...) is a 2x2 array; a cell shows its top-left)
+            raise ValueError("lifted over the lookup values")
         if not isinstance(table, RangeVal) and table.shape[1:] == (1, 1):
             return vec.const(VALUE)  # a single value is no table (Excel: #VALUE!)
         arr = materialize(table)
