@@ -15,7 +15,7 @@ stores them in .hypothesis/ so that the next run tries them first.
 generates the formulas in batches (one workbook and one LibreOffice run per batch), and prints
 formulas run, engine crashes and refusals (must be 0), agreements, the disagreements each rule
 of difffuzz.RULES explains (with its source), the unexplained ones (engine bugs or undecided)
-by function with examples (``--dump`` writes every one, a JSON line each), and the engine's and LibreOffice's seconds side by side. A batch
+by function with examples (``--dump`` writes every one, a JSON line each, with its row on sheet F), and the engine's and LibreOffice's seconds side by side. A batch
 LibreOffice does not finish (difffuzz.LO_TIMEOUT_S) is reported and left uncompared. ``--cache``
 keeps LibreOffice's answers per batch (rerun the engine alone, e.g. before/after a fix). Without
 LibreOffice only the engine runs (crashes and refusals are still counted).
@@ -101,19 +101,21 @@ def differential(args) -> int:
     if total.bugs:  # the ones an inner call's own disagreement explains (its rule)
         with tempfile.TemporaryDirectory(prefix="gputco-difffuzz-inner-") as tmp:
             rules = d.explain_nested(
-                total.bugs, Path(tmp), lambda fs: _inner_lo(d, fs, Path(tmp), cache, live)
+                total.bugs, Path(tmp), lambda fs: _inner_lo(d, fs, Path(tmp), cache, live), total.rows
             )
         nested.update((r.cls, r.what) for r in rules if r is not None)
-        total.bugs = [b for b, r in zip(total.bugs, rules, strict=True) if r is None]
+        kept = [r is None for r in rules]
+        total.bugs = [b for b, k in zip(total.bugs, kept, strict=True) if k]
+        total.rows = [row for row, k in zip(total.rows, kept, strict=True) if k]
         by_function = Counter(d._outer(f) for f, _, _ in total.bugs)
         examples = {}
         for f, e, v in total.bugs:
             examples.setdefault(d._outer(f), []).append((f, e, v))
-    if args.dump:  # every unexplained disagreement, one JSON line each: formula, engine, LibreOffice
+    if args.dump:  # every unexplained disagreement, one JSON line each: formula, engine, LibreOffice, row
         enc = lambda v: {"error": str(v)} if isinstance(v, Err) else v  # noqa: E731
         with open(args.dump, "w", encoding="utf-8") as fh:
-            for f, e, v in total.bugs:
-                fh.write(json.dumps([f, enc(e), enc(v)], ensure_ascii=False) + "\n")
+            for (f, e, v), row in zip(total.bugs, total.rows, strict=True):
+                fh.write(json.dumps([f, enc(e), enc(v), row], ensure_ascii=False) + "\n")
     print(
         f"\ndifferential fuzz: {done:,} formulas in {batch_no} batches (seeds {args.seed}..{args.seed + batch_no - 1})"
     )

@@ -493,6 +493,27 @@ DOCUMENTED_ERRORS = {
         "lesser of number_sample and population_s: #NUM!",
     ),
     "HYPGEOMDIST": ("#NUM!", "as HYPGEOM.DIST"),
+    "ATAN2": ("#DIV/0!", '"If both x_num and y_num are 0, ATAN2 returns the #DIV/0! error value"'),
+    "DELTA": (
+        "#VALUE!",
+        '"If number1 is nonnumeric, DELTA returns the #VALUE! error value. If number2 is '
+        'nonnumeric, DELTA returns the #VALUE! error value" (an empty text is nonnumeric)',
+    ),
+    **{
+        name: (
+            "#VALUE! #NUM!",
+            f'"If settlement or maturity is not a valid date, {name} returns the #VALUE! error '
+            f'value"; "If frequency is any number other than 1, 2, or 4" or "If settlement >= '
+            f'maturity", #NUM!',
+        )
+        for name in ("COUPDAYBS", "COUPDAYS", "COUPDAYSNC", "COUPNCD", "COUPNUM", "COUPPCD")
+    },
+    "YIELD": (
+        "#NUM! #VALUE!",
+        '"If frequency is any number other than 1, 2, or 4, YIELD returns the #NUM! error value"; '
+        '"If settlement >= maturity", "If rate < 0", "If pr <= 0 or if redemption <= 0", "If basis '
+        '< 0 or if basis > 4": #NUM!; dates that are not valid: #VALUE!',
+    ),
     "GAMMA.DIST": ("#NUM!", '"If x < 0, GAMMA.DIST returns the #NUM! error value"'),
     "GAMMADIST": ("#NUM!", '"If x < 0, GAMMADIST returns the #NUM! error value"'),
     **{
@@ -866,16 +887,21 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undecided",
         "a logical value as a matrix of MMULT, MDETERM, MINVERSE or TRANSPOSE (MMULT(FALSE,1), "
-        "MDETERM(In!A4), TRANSPOSE(TRUE)): the engine gives #VALUE! (TRANSPOSE the logical value "
+        "MDETERM(In!A4), TRANSPOSE(TRUE), MMULT(45322,ISLOGICAL(In!A1))): the engine gives #VALUE! "
+        "(TRANSPOSE the logical value "
         "itself), LibreOffice reads TRUE as 1 and FALSE as 0; Microsoft's MMULT page names "
         "#VALUE! for empty cells and text, not for logical values",
         excel_functions()["MMULT"].url + " (silent on logical values)",
-        lambda f, e, lo: (
+        lambda f, e, lo, row: (
             _outer(f) in ("MMULT", "MDETERM", "MINVERSE", "TRANSPOSE")
             and _num(lo)
             and (_is_err(e) or isinstance(e, bool))
-            and _has(f, {"TRUE", "FALSE", "In!A4", "In!C3"})
+            and (
+                _has(f, {"TRUE", "FALSE", "In!A4", "In!C3"})
+                or any(isinstance(v, bool) for v in _call_values(f, row))
+            )
         ),
+        by_row=True,
     ),
     Rule(
         "undecided",
@@ -914,17 +940,18 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "undecided",
         "TEXT with a format that is a number, a number or date text or plain letters, as the "
-        'fuzzer writes (TEXT(7,"Y"), TEXT(45322,10), TEXT("-1",0.5), TEXT(10,"abc")): the '
-        "engine reads each character by Excel's format codes (0 and # placeholders, other digits "
+        'fuzzer writes (TEXT(7,"Y"), TEXT(45322,10), TEXT("-1",0.5), TEXT(10,"abc"), or one a '
+        'call or an array gives, TEXT(0.5,CONCAT("2.5","12:00"))): the engine reads each '
+        "character by Excel's format codes (0 and # placeholders, other digits "
         "literal, y/d/m dates, a letter that is no code #VALUE!), LibreOffice reads such formats "
-        'otherwise ("Y" literal, 10 as 0 places); Microsoft\'s number format codes page lists '
-        "the codes, not what a format that is no format gives",
+        'otherwise ("Y" literal, 10 as 0 places, 100 of 0 as empty); Microsoft\'s number format '
+        "codes page lists the codes, not what a format that is no format gives",
         MS + "number-format-codes-5026bbd6-04bc-48cd-bf33-80f18b4eae68",
         lambda f, e, lo: (
             _outer(f) == "TEXT"
             and len(_args(f)) == 2
             and (isinstance(e, str) or _is_err(e, "#VALUE!"))
-            and isinstance(lo, str)
+            and (isinstance(lo, str) or lo is None)
             and _odd_format(_args(f)[1])
         ),
     ),
@@ -1243,7 +1270,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        "F.INV at probability 1 (F.INV(1,45322,10), the top-left of F.INV({1,2;3,4},10,45322)): the "
+        "F.INV at probability 1 (F.INV(1,45322,10), the top-left of F.INV({1,2;3,4},10,45322), "
+        "F.INV(In!A4,...) with In!A4 TRUE): the "
         "quantile is +infinity: the engine #NUM!, LibreOffice a finite number (1.5E+65, 160); "
         "Microsoft's page names #NUM! for a probability outside 0..1 only",
         excel_functions()["F.INV"].url,
@@ -1251,7 +1279,7 @@ RULES: tuple[Rule, ...] = (
             _outer(f) in ("F.INV", "FINV")
             and _is_err(e, "#NUM!")
             and _num(lo)
-            and _args(f)[0].strip() in ("1", "{1,2;3,4}", "TRUE")
+            and re.split(r"[,;]", _args(f)[0].strip().lstrip("{"))[0] in ("1", "TRUE", "In!A4")
         ),
     ),
     Rule(
@@ -1394,24 +1422,30 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        'RRI where fv / pv is negative (RRI(1,"12:00",-1)): the engine #NUM! ("If argument '
-        'values are not valid, RRI returns the #NUM! error value"), LibreOffice evaluates (fv / '
-        "pv)^(1/n) - 1 where n is a whole number; the page does not say which values are valid",
+        'RRI where fv / pv is negative (RRI(1,"12:00",-1), RRI(0.5,3,-1)): the engine #NUM! ("If '
+        'argument values are not valid, RRI returns the #NUM! error value"), LibreOffice evaluates '
+        "(fv / pv)^(1/n) - 1 where 1/n is a whole number (-0.889 for (-1/3)^2 - 1); the page does "
+        "not say which values are valid",
         excel_functions()["RRI"].url,
-        lambda f, e, lo: _outer(f) == "RRI" and _is_err(e, "#NUM!") and _num(lo) and lo <= -1.0,
+        lambda f, e, lo: _outer(f) == "RRI" and _is_err(e, "#NUM!") and _num(lo),
     ),
     Rule(
         "excel vs libreoffice",
         "COVARIANCE.P, COVARIANCE.S, COVAR, PEARSON, CORREL with logical values or texts among the "
         'values (COVARIANCE.P(-2.5,In!A4)): Excel "If an array or reference argument contains text, '
         'logical values, or empty cells, those values are ignored" and "If either array1 or array2 '
-        'is empty, COVARIANCE.P returns the #DIV/0! error value"; LibreOffice reads them as numbers',
+        'is empty, COVARIANCE.P returns the #DIV/0! error value"; LibreOffice reads them as numbers '
+        '(counts TRUE in an array constant: COVARIANCE.P(...,{1,"a";TRUE,2}))',
         excel_functions()["COVARIANCE.P"].url,
         lambda f, e, lo: (
             _outer(f) in ("COVARIANCE.P", "COVARIANCE.S", "COVAR", "PEARSON", "CORREL")
-            and _is_err(e, "#DIV/0!")
             and _num(lo)
-            and _has(f, _LOGICAL | _MIXED_REFS)
+            and (
+                (_is_err(e, "#DIV/0!") and _has(f, _LOGICAL | _MIXED_REFS))
+                or (
+                    _num(e) and any(a.strip().startswith("{") and ("TRUE" in a or '"' in a) for a in _args(f))
+                )
+            )
         ),
     ),
     Rule(
@@ -1486,6 +1520,256 @@ RULES: tuple[Rule, ...] = (
         ),
         by_row=True,
     ),
+    Rule(
+        "excel vs libreoffice",
+        "a range of one column crossing the formula's row in an argument that takes one value "
+        "of one of LibreOffice's Analysis add-in functions (ERF(3,In!B:B), COUPDAYBS(...)): "
+        "Excel reads the cell of the range on the formula's row (implicit intersection); "
+        "LibreOffice passes its add-in functions the whole range (#VALUE!), as it does not for "
+        "its own functions (ABS(In!B:B) agrees)",
+        MS + "implicit-intersection-operator-ce3be07b-0101-4450-a24e-c1c999be2b34",
+        lambda f, e, lo, row: (
+            _outer(f) in LO_ADDIN
+            and _is_err(lo, "#VALUE!")
+            and not _is_err(e, "#VALUE!")
+            and _intersected(f, row)
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "a logical value a call gives (ISNUMBER(45322), OR(1E+10), XOR(...)) as a complex number: "
+        "the engine #VALUE!, as for a typed TRUE (Microsoft's Excel 2013 IM* pages: a logical "
+        "value is #VALUE!); LibreOffice reads TRUE as 1; the older IM* pages are silent",
+        "none for these functions (the Excel 2013 IM* pages, e.g. "
+        + excel_functions()["IMSINH"].url
+        + ", name #VALUE! for a logical value)",
+        lambda f, e, lo, row: (
+            _is_complex_function(f)
+            and _is_err(e, "#VALUE!")
+            and not _is_err(lo)
+            and any(isinstance(v, bool) for v in _call_values(f, row))
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "a number-text a call gives (CONCAT(1), RIGHT(2.5), IMCONJUGATE(10)) among the values of "
+        "VAR, VARP, DEVSQ, PRODUCT, ...: the engine counts it as a number typed into the list of "
+        'arguments (Microsoft: "text representations of numbers that you type directly into the '
+        "list of arguments are counted\"), LibreOffice #VALUE!; whether a call's text counts as "
+        "typed is not documented",
+        excel_functions()["VAR"].url + " (silent on texts calls give)",
+        lambda f, e, lo, row: (
+            _outer(f) in AGGREGATES
+            and _is_err(lo, "#VALUE!")
+            and not _is_err(e)
+            and any(_number_text(v) for v in _call_values(f, row))
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "OFFSET with an array constant as rows, cols, height or width, in a cell that is no array "
+        "formula (OFFSET(In!A1,{1,2;3,4},{0.5})): the engine #VALUE! (the offsets make several "
+        "references, which one cell cannot show), LibreOffice the reference of the arrays' first "
+        "elements; Microsoft's OFFSET page does not say",
+        excel_functions()["OFFSET"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) == "OFFSET"
+            and _is_err(e, "#VALUE!")
+            and any(a.strip().startswith("{") for a in _args(f)[1:])
+        ),
+    ),
+    Rule(
+        "undecided",
+        "NPER where no finite count exists (rate -1, or payment, present and future value all 0: "
+        "NPER(-1,10,0.5), NPER(3,,In!B:B)): the engine #NUM! (the annuity equation has no "
+        "solution), LibreOffice 0; Microsoft's NPER page does not say",
+        excel_functions()["NPER"].url + " (silent)",
+        lambda f, e, lo: _outer(f) == "NPER" and _is_err(e, "#NUM!") and lo == 0.0,
+    ),
+    Rule(
+        "undecided",
+        "a database function over a database of one row (labels, no records: DCOUNT(In!A7,1,"
+        "In!A7)) or an array constant (DCOUNT({1,2,3},...)): the engine 0 (no record matches), "
+        "LibreOffice #VALUE!; Microsoft's pages describe the database as a range with labels in "
+        "its first row, and say nothing of these",
+        excel_functions()["DCOUNT"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in D_FUNCTIONS
+            and e == 0.0
+            and _is_err(lo, "#VALUE!")
+            and (
+                _args(f)[0].strip().startswith("{") or _SINGLE_CELL.fullmatch(_args(f)[0].strip()) is not None
+            )
+        ),
+    ),
+    Rule(
+        "undecided",
+        "RANK, RANK.EQ or RANK.AVG of a number that ref does not hold (RANK(2.5,In!B:B)): the "
+        "engine #N/A, LibreOffice the rank it would have (5); Microsoft's pages say \"if you "
+        'were to sort the list, the rank of the number would be its position" and nothing of a '
+        "number not in the list",
+        excel_functions()["RANK.EQ"].url + " (silent)",
+        lambda f, e, lo, row: (
+            _outer(f) in ("RANK", "RANK.EQ", "RANK.AVG")
+            and _is_err(e, "#N/A")
+            and _num(lo)
+            and _engine_value(f"COUNTIF({_args(f)[1]},{_args(f)[0]})", row) == 0.0
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "MODE, MODE.SNGL or MODE.MULT with a logical value typed or given by a call "
+        "(MODE.MULT(7,0,TRUE,FALSE), MODE.SNGL(...,ISEVEN(1E+10))): the engine #VALUE!, "
+        "LibreOffice counts TRUE as 1 and FALSE as 0; Microsoft's pages say that logical values "
+        "in an array or reference are ignored and nothing of typed ones",
+        excel_functions()["MODE.MULT"].url + " (silent on typed logical values)",
+        lambda f, e, lo, row: (
+            _outer(f) in ("MODE", "MODE.SNGL", "MODE.MULT")
+            and _is_err(e, "#VALUE!")
+            and _num(lo)
+            and (
+                any(a.strip() in ("TRUE", "FALSE") for a in _args(f))
+                or any(isinstance(v, bool) for v in _call_values(f, row))
+            )
+        ),
+        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "an approximate lookup of a text, or of a date or number text among numbers "
+        '(HLOOKUP(In!D4,In!D1:D6,3): "Apple" after "a"; HLOOKUP("2024-01-31 06:00",{1,2;3,4},2)), '
+        "or of an omitted lookup value (LOOKUP(,-2.5)): the engine compares texts with texts only "
+        "(a text never matches a number) and reads an omitted value as a blank, which matches "
+        "nothing (#N/A); LibreOffice #N/A for the first, and converts the date text and reads the "
+        "omitted value as 0 for the others; Microsoft's pages do not decide these",
+        excel_functions()["HLOOKUP"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("LOOKUP", "VLOOKUP", "HLOOKUP", "MATCH")
+            and (_is_err(e, "#N/A") != _is_err(lo, "#N/A"))
+            and (
+                _args(f)[0].strip() in ("", "In!D4", "In!D3", "In!A7")
+                or (_args(f)[0].strip() in ARGS["date text"] + ARGS["number text"] and _is_err(e, "#N/A"))
+            )
+        ),
+    ),
+    Rule(
+        "undecided",
+        "SUMPRODUCT, MMULT or TRANSPOSE with an error (a constant, or the error cell In!A6) "
+        'among texts or blanks (SUMPRODUCT(In!D3,#DIV/0!,"-1"), MMULT(In!A6,3), '
+        "TRANSPOSE(In!A6)): the engine gives the error, LibreOffice 0; Microsoft's pages say "
+        "non-numeric entries are zeros (SUMPRODUCT) and nothing of errors",
+        excel_functions()["SUMPRODUCT"].url + " (silent on errors)",
+        lambda f, e, lo: (
+            _outer(f) in ("SUMPRODUCT", "MMULT", "TRANSPOSE")
+            and _is_err(e)
+            and lo == 0.0
+            and (_has(f, {"In!A6"}) or any(a.strip() in ARGS["error"] for a in _args(f)))
+        ),
+    ),
+    Rule(
+        "undecided",
+        "DB outside what Microsoft's page describes (cost equal to salvage: DB(1E-9,1E-9,45322,"
+        "2.5), the engine 0 by the page's formula, LibreOffice #VALUE!; a period below 1 or "
+        "beyond the life: the engine #NUM!, LibreOffice 0)",
+        excel_functions()["DB"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) == "DB"
+            and ((_is_err(e, "#NUM!") and lo == 0.0) or (e == 0.0 and _is_err(lo, "#VALUE!")))
+        ),
+    ),
+    Rule(
+        "undecided",
+        "CHISQ.TEST or CHITEST of ranges or arrays holding texts or logical values "
+        '(CHISQ.TEST(In!C1:C6,In!C1:C6), CHITEST({1,"a";TRUE,2},{1,2;3,4})): the engine uses the '
+        "pairs of numbers, LibreOffice #VALUE!; Microsoft's pages do not say",
+        excel_functions()["CHISQ.TEST"].url + " (silent)",
+        lambda f, e, lo: _outer(f) in ("CHISQ.TEST", "CHITEST") and _num(e) and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "undecided",
+        "a normal tail far out (CONFIDENCE(1E-9,7,1), Z.TEST({1,2,3},-1)): the engine computes the "
+        "tail itself (-NORM.S.INV(alpha/2): 42.76587143408578, as Python's statistics gives), "
+        "LibreOffice from 1 - alpha/2 in doubles (42.765871341643, 2e-9 away; Z.TEST 5e-5); "
+        "Microsoft's pages give the formula, not its rounding",
+        excel_functions()["CONFIDENCE.NORM"].url + "; " + excel_functions()["Z.TEST"].url,
+        lambda f, e, lo: (
+            _outer(f) in ("CONFIDENCE", "CONFIDENCE.NORM", "Z.TEST", "ZTEST")
+            and _num(e)
+            and _num(lo)
+            and math.isclose(e, lo, rel_tol=1e-3)
+        ),
+    ),
+    Rule(
+        "undecided",
+        "a WEIBULL density too small for a double (WEIBULL(3,45322,1,FALSE): about "
+        "e^(-3^45322)): the engine 0 (the nearest double), LibreOffice #NUM!; Microsoft's page "
+        "does not say",
+        excel_functions()["WEIBULL.DIST"].url + " (silent)",
+        lambda f, e, lo: _outer(f) in ("WEIBULL", "WEIBULL.DIST") and e == 0.0 and _is_err(lo, "#NUM!"),
+    ),
+    Rule(
+        "undecided",
+        "a bond whose settlement is serial 0 (MDURATION(1E-9,TRUE,...): 1900-01-00, one day to "
+        "maturity): the engine counts the day (0.00185), LibreOffice 0; Excel's dates start at "
+        "1900-01-01 and its pages do not say",
+        excel_functions()["MDURATION"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("DURATION", "MDURATION", "PRICE", "YIELD")
+            and _num(e)
+            and _num(lo)
+            and _args(f)[0].strip() in ("0", "1E-9", "0.5", "In!C3")
+        ),
+    ),
+    Rule(
+        "undecided",
+        "ROWS or COLUMNS of an IF whose condition is a range the formula's row does not cross "
+        '(ROWS(IF(In!C1:C6,{1,"a";TRUE,2},)) on row 4,525): the engine the size of IF\'s array '
+        "(2), LibreOffice intersects the condition (#VALUE!); Microsoft's pages do not say how "
+        "ROWS evaluates its argument",
+        excel_functions()["ROWS"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("ROWS", "COLUMNS")
+            and _num(e)
+            and _is_err(lo, "#VALUE!")
+            and _args(f)[0].strip().startswith("IF(")
+        ),
+    ),
+    Rule(
+        "undecided",
+        'ADDRESS with an abs_num that is a currency text ("$5", 5 as a number): the engine '
+        "#VALUE! (abs_num 1 to 4), LibreOffice an R1C1 address; Microsoft's page lists 1 to 4 and "
+        "does not say what another value gives",
+        excel_functions()["ADDRESS"].url + " (silent)",
+        lambda f, e, lo: _outer(f) == "ADDRESS" and _is_err(e, "#VALUE!") and isinstance(lo, str),
+    ),
+    Rule(
+        "undecided",
+        "DOLLAR with 100 decimals: the engine writes them (FIXED's page: decimals can be as large "
+        "as 127), LibreOffice #VALUE!; DOLLAR's own page does not say",
+        excel_functions()["FIXED"].url + "; " + excel_functions()["DOLLAR"].url + " (silent)",
+        lambda f, e, lo: _outer(f) == "DOLLAR" and isinstance(e, str) and _is_err(lo, "#VALUE!"),
+    ),
+    Rule(
+        "excel vs libreoffice",
+        'a text that is no number ("abc", "?pple") in a number argument of a formula holding '
+        'an array constant (POWER({1,2;3,4},"abc")): Excel #VALUE! for each element, as for '
+        'POWER(1,"abc") (a text that cannot be read as a number); LibreOffice, which evaluates '
+        "such a formula as an array formula, reads the text as 0 there (1, not its #VALUE! for "
+        'POWER(1,"abc"))',
+        MS + "how-to-correct-a-value-error-15e1b616-fbf2-4147-9c0b-0a11a20e409e",
+        lambda f, e, lo, row: (
+            _is_err(e, "#VALUE!")
+            and _num(lo)
+            and "{" in f
+            and any(a.strip() in ARGS["text"] and a.strip() != '""' for a in _args(f))
+            and _is_err(_engine_value(_first_elements(f), row), "#VALUE!")
+        ),
+        by_row=True,
+    ),
 )
 
 
@@ -1515,6 +1799,57 @@ STATS_IGNORING_LOGICALS = {
 }  # fmt: skip
 
 
+#: LibreOffice's Analysis add-in functions (its scaddins): their arguments come through UNO,
+#: where a range is not intersected with the formula's row
+LO_ADDIN = {
+    "ERF", "ERFC", "DELTA", "GESTEP", "BESSELI", "BESSELJ", "BESSELK", "BESSELY", "FACTDOUBLE",
+    "GCD", "LCM", "MROUND", "MULTINOMIAL", "QUOTIENT", "SERIESSUM", "SQRTPI", "ISEVEN", "ISODD",
+    "EDATE", "EOMONTH", "NETWORKDAYS", "WORKDAY", "WEEKNUM", "YEARFRAC", "CONVERT", "COMPLEX",
+    "ACCRINT", "ACCRINTM", "AMORDEGRC", "AMORLINC", "COUPDAYBS", "COUPDAYS", "COUPDAYSNC",
+    "COUPNCD", "COUPNUM", "COUPPCD", "CUMIPMT", "CUMPRINC", "DISC", "DOLLARDE", "DOLLARFR",
+    "DURATION", "EFFECT", "FVSCHEDULE", "INTRATE", "MDURATION", "NOMINAL", "ODDFPRICE",
+    "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE", "PRICEDISC", "PRICEMAT", "RECEIVED",
+    "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "XIRR", "XNPV", "YIELD", "YIELDDISC", "YIELDMAT",
+}  # fmt: skip
+#: the database functions (DSUM, DCOUNT, ...)
+D_FUNCTIONS = {
+    "DAVERAGE", "DCOUNT", "DCOUNTA", "DGET", "DMAX", "DMIN", "DPRODUCT", "DSTDEV", "DSTDEVP",
+    "DSUM", "DVAR", "DVARP",
+}  # fmt: skip
+_CALL = re.compile(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(")
+
+
+def _intersected(formula: str, row: int | None) -> bool:
+    """Whether an argument of the outer call that takes one value is a range of one column that
+    crosses the formula's row (implicit intersection reads the cell there)."""
+    spec = BUILTINS.get(_outer(formula))
+    if spec is None or row is None:
+        return False
+    for i, a in enumerate(_args(formula)):
+        shape = _RANGE_ROWS.get(a.strip(), False)
+        if shape is False or spec.modes[min(i, len(spec.modes) - 1)] != "v":
+            continue
+        if shape is None or (shape[2] == 1 and shape[0] <= row <= shape[1]):
+            return True
+    return False
+
+
+def _call_values(formula: str, row: int | None) -> list[object]:
+    """The engine's values of the outer call's arguments that are calls, each evaluated alone
+    at the formula's row."""
+    return [_engine_value(a.strip(), row) for a in _args(formula) if _CALL.match(a.strip())]
+
+
+def _number_text(v: object) -> bool:
+    if not isinstance(v, str):
+        return False
+    try:
+        float(v)
+    except ValueError:
+        return False
+    return True
+
+
 def _blank_or_zero(a: str, row: int | None) -> bool:
     """Whether an argument as written is 0: the number, an empty argument, a blank cell of In, or
     In!B:B met at a row below its numbers (implicit intersection)."""
@@ -1524,9 +1859,12 @@ def _blank_or_zero(a: str, row: int | None) -> bool:
 
 def _odd_format(a: str) -> bool:
     """A format argument the fuzzer draws that is no format a user writes: a number, empty, a
-    cell, or one of its argument texts (none of them a format)."""
+    cell, one of its argument texts (none of them a format), or a call or an array constant of
+    them (IFERROR("abc","ABC"), CONCAT("2.5","12:00"), {"3";"x"})."""
     return (
         a == ""
+        or a.startswith("{")
+        or re.match(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(", a) is not None
         or _number_literal(a)
         or a.startswith("In!")
         or a in ARGS["text"] + ARGS["number text"] + ARGS["date text"] + ARGS["locale text"]
@@ -1553,9 +1891,6 @@ def _args(formula: str) -> list[str]:
     return out
 
 
-_INPUT = dict(INPUTS)
-
-
 #: a single cell of the input sheet, as a formula writes it (In!D3), and the input cells' values
 _SINGLE_CELL = re.compile(r"In![A-D][0-9]+")
 _INPUT = dict(INPUTS)
@@ -1570,15 +1905,19 @@ def _first_text(ref: str) -> str:
 
 def _scalar_as_array(f: str, e: object) -> bool:
     """ROWS/COLUMNS of one value that is no reference or array literal, answered 1; INDEX of a
-    number literal, answered that number."""
+    number, text or logical literal, answered that value; MATCH in a number or text literal, 1."""
     args = _args(f)
     name = _outer(f)
     if name in ("ROWS", "COLUMNS"):
         return len(args) == 1 and e == 1.0 and not args[0].startswith(("In!", "{"))
     if name in ("INDEX", "SMALL", "LARGE"):
+        if name == "INDEX" and args[0] in ("TRUE", "FALSE"):
+            return e is (args[0] == "TRUE")
+        if name == "INDEX" and re.fullmatch(r'"[^"]*"', args[0]):
+            return e == args[0][1:-1]
         return _number_literal(args[0]) and e == float(args[0])
     if name == "MATCH":
-        return len(args) > 1 and _number_literal(args[1]) and e == 1.0
+        return len(args) > 1 and (_number_literal(args[1]) or re.fullmatch(r'"[^"]*"', args[1])) and e == 1.0
     return False
 
 
@@ -1689,10 +2028,12 @@ class Outcome:
     classified: Counter = None  # (cls, what) -> count
     bugs: list = None  # (formula, engine, libreoffice)
     refused: int = 0
+    rows: list = None  # each bug's row on sheet F
 
     def __post_init__(self):
         self.classified = Counter() if self.classified is None else self.classified
         self.bugs = [] if self.bugs is None else self.bugs
+        self.rows = [] if self.rows is None else self.rows
 
 
 def compare(
@@ -1709,6 +2050,7 @@ def compare(
         rule = classify(f, e, v, row)
         if rule is None:
             out.bugs.append((f, e, v))
+            out.rows.append(row)
         else:
             out.classified[(rule.cls, rule.what)] += 1
     return out
@@ -1718,34 +2060,62 @@ def compare(
 
 
 def inner_calls(formula: str) -> list[str]:
-    """The outer call's arguments that are calls themselves, where their value does not depend
-    on the formula's row (no whole-column reference, which implicit intersection reads by row)."""
-    return [
-        a.strip()
-        for a in _args(formula)
-        if re.match(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(", a.strip()) and not re.search(r"![A-Z]+:[A-Z]+\b", a)
-    ]
+    """The outer call's arguments that are calls themselves."""
+    return [a.strip() for a in _args(formula) if re.match(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(", a.strip())]
 
 
-def explain_nested(bugs: list, folder: Path, lo_values: Callable[[list[str]], list | None]) -> list:
+def _by_row(call: str) -> bool:
+    """Whether a call's value may depend on its formula's row: a range, which implicit
+    intersection reads at that row where one value is taken."""
+    return re.search(r"![A-Z]+\d*:[A-Z]+\d*\b", call) is not None
+
+
+def explain_nested(
+    bugs: list, folder: Path, lo_values: Callable[[list[str]], list | None], rows: list | None = None
+) -> list:
     """For each unexplained disagreement (formula, engine, LibreOffice), the rule that explains
     the disagreement of one of its inner calls evaluated alone (``ACOS(BETADIST(-1,TRUE,45322))``:
     BETADIST's documented #NUM! where LibreOffice gives 0, which ACOS then reads), or None where
-    every inner call agrees or its disagreement is unexplained too. ``lo_values(formulas)`` gives
-    LibreOffice's answers for the inner calls (one batch; None where LibreOffice is absent)."""
-    inner = sorted({g for f, _, _ in bugs for g in inner_calls(f)})
-    if not inner:
-        return [None] * len(bugs)
-    lo = lo_values(inner)
-    if lo is None:
-        return [None] * len(bugs)
-    engine = engine_values(write_batch(folder / "inner.xlsx", inner), len(inner))
+    every inner call agrees or its disagreement is unexplained too. ``rows`` gives each formula's
+    row on sheet F: an inner call with a range is evaluated at that row (as the
+    formula read it); without ``rows`` such calls are left out. ``lo_values(formulas)`` gives
+    LibreOffice's answers for a batch of inner calls (None where LibreOffice is absent)."""
+    rows = rows if rows is not None else [None] * len(bugs)
+    wanted = {
+        (g, row if _by_row(g) else None)
+        for (f, _, _), row in zip(bugs, rows, strict=True)
+        for g in inner_calls(f)
+        if row is not None or not _by_row(g)
+    }
+    batches: list[dict[int, str]] = [{}]  # row -> call; the calls read anywhere fill rows 1, 2, ...
+    for i, (g, _) in enumerate(sorted(x for x in wanted if x[1] is None)):
+        batches[0][i + 1] = g
+    for g, row in sorted(x for x in wanted if x[1] is not None):
+        free = next((b for b in batches[1:] if row not in b), None)
+        if free is None:
+            batches.append(free := {})
+        free[row] = g
     rule_of = {}
-    for g, e, v in zip(inner, engine, lo, strict=True):
-        if not agree(e, v):
-            rule_of[g] = classify(g, e, v)
+    for k, batch in enumerate(b for b in batches if b):
+        formulas = [batch.get(r, '""') for r in range(1, max(batch) + 1)]
+        lo = lo_values(formulas)
+        if lo is None:
+            return [None] * len(bugs)
+        engine = engine_values(write_batch(folder / f"inner-{k}.xlsx", formulas), len(formulas))
+        for r, g in batch.items():
+            e, v = engine[r - 1], lo[r - 1]
+            if not agree(e, v):
+                rule_of[(g, r if _by_row(g) else None)] = classify(g, e, v, r if _by_row(g) else None)
     return [
-        next((rule_of[g] for g in inner_calls(f) if rule_of.get(g) is not None), None) for f, _, _ in bugs
+        next(
+            (
+                rule
+                for g in inner_calls(f)
+                if (rule := rule_of.get((g, row if _by_row(g) else None))) is not None
+            ),
+            None,
+        )
+        for (f, _, _), row in zip(bugs, rows, strict=True)
     ]
 
 
