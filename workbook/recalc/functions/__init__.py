@@ -65,6 +65,35 @@ BUILTINS: dict[str, Spec] = _table()
 #: functions that reach outside the workbook, or volatile ones: never executed, except NOW and
 #: TODAY at a pinned time and RAND, RANDBETWEEN, RANDARRAY with a pinned seed (math.py); CELL
 #: and INFO run only with the info types the engine can know (lookup.py, information.py)
+#: the functions of Excel's Analysis ToolPak (an add-in before Excel 2007, built in since) and
+#: their Excel 2010/2013 siblings (ERF.PRECISE, IMCOSH, ...): an argument that takes one value
+#: does not accept a reference to several cells (#VALUE!, in an array formula too: Excel does
+#: not read the range's values or intersect it) nor a logical value (#VALUE!, typed or in a cell);
+#: an array of values (an array constant, ``+A1:A3``) is taken element by element. Source: an
+#: Excel-saved workbook, vinci1it2000/formulas test/test_files/test.xlsx (Microsoft Macintosh
+#: Excel), sheets ENGINEERING, DATE & TIME, FINANCIAL, MATH & TRIG, INFORMATION: every cell of
+#: {=BESSELI(C3:D3,E3)}, {=IMAGINARY(C30:E30)}, {=EDATE(E9:I9,C9:G9)}, {=MROUND(C45:G45,2)},
+#: {=ISEVEN(C9:J9)}, ... is #VALUE!, and so are ERF.PRECISE(J22), CUMIPMT(J13,...) with J22, J13
+#: TRUE and XIRR(..., TRUE)
+ANALYSIS_TOOLPAK = frozenset(
+    {
+        "ACCRINT", "ACCRINTM", "AMORDEGRC", "AMORLINC", "BESSELI", "BESSELJ", "BESSELK", "BESSELY",
+        "BIN2DEC", "BIN2HEX", "BIN2OCT", "COMPLEX", "CONVERT", "COUPDAYBS", "COUPDAYS",
+        "COUPDAYSNC", "COUPNCD", "COUPNUM", "COUPPCD", "CUMIPMT", "CUMPRINC", "DEC2BIN", "DEC2HEX",
+        "DEC2OCT", "DELTA", "DISC", "DOLLARDE", "DOLLARFR", "DURATION", "EDATE", "EFFECT",
+        "EOMONTH", "ERF", "ERFC", "ERF.PRECISE", "ERFC.PRECISE", "FACTDOUBLE", "FVSCHEDULE",
+        "GCD", "GESTEP", "HEX2BIN", "HEX2DEC", "HEX2OCT", "IMABS", "IMAGINARY", "IMARGUMENT",
+        "IMCONJUGATE", "IMCOS", "IMCOSH", "IMCOT", "IMCSC", "IMCSCH", "IMDIV", "IMEXP", "IMLN",
+        "IMLOG10", "IMLOG2", "IMPOWER", "IMPRODUCT", "IMREAL", "IMSEC", "IMSECH", "IMSIN",
+        "IMSINH", "IMSQRT", "IMSUB", "IMSUM", "IMTAN", "INTRATE", "ISEVEN", "ISODD", "LCM",
+        "MDURATION", "MROUND", "MULTINOMIAL", "NETWORKDAYS", "NOMINAL", "OCT2BIN", "OCT2DEC",
+        "OCT2HEX", "ODDFPRICE", "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE", "PRICEDISC",
+        "PRICEMAT", "QUOTIENT", "RECEIVED", "SERIESSUM", "SQRTPI", "TBILLEQ", "TBILLPRICE",
+        "TBILLYIELD", "WEEKNUM", "WORKDAY", "XIRR", "XNPV", "YEARFRAC", "YIELD", "YIELDDISC",
+        "YIELDMAT",
+    }
+)  # fmt: skip
+
 NEVER = frozenset(
     {
         "WEBSERVICE",

@@ -41,10 +41,14 @@ conversions are above).
   0 are #NUM!, IMARGUMENT of 0 #DIV/0!.
 - CONVERT(number, from_unit, to_unit): the units of Microsoft's tables (weight and mass,
   distance, time, pressure, force, energy, power, magnetism, temperature, volume, area,
-  information, speed), with the decimal prefixes (Y .. y, "da" for deka) on the metric units and
-  the binary prefixes (ki, Mi, ...) on bit and byte; a prefix on an area or volume unit is
-  squared or cubed ("km2"). Units are case-sensitive. An unknown unit, or two of different
-  kinds, is #N/A.
+  information, speed), with the decimal prefixes (Y .. y, "da" or "e" for deka) on the metric
+  units (and on K, mmHg, uk_pt, mph, as Excel allows) and the binary prefixes (ki, Mi, ...) on
+  bit and byte; a prefix on a length squared or cubed is squared or cubed ("km2", "km^3"), not
+  on a litre or an are ("kl"); "m^2" is "m2". Units are case-sensitive. An unknown unit, or
+  two of different kinds, is #N/A. The prefixes each unit takes, the "e" and "^" forms and the
+  factors of u (1.660538782E-27 kg) and mmHg (133.322 Pa) are those of an Excel-saved workbook,
+  vinci1it2000/formulas test/test_files/test.xlsx, sheet EXTRA (CONVERT of every unit with
+  every prefix, cached by Excel).
 """
 
 from __future__ import annotations
@@ -620,7 +624,7 @@ def _add(kind: str, factor: float, prefixed: bool, *names: str) -> None:
 _add("mass", 1e-3, True, "g")
 _add("mass", 14.593902937206364, False, "sg")
 _add("mass", _LBM, False, "lbm")
-_add("mass", 1.66053886e-27, True, "u")
+_add("mass", 1.660538782e-27, True, "u")  # Excel's (CODATA 2006)
 _add("mass", _LBM / 16, False, "ozm")
 _add("mass", 0.06479891e-3, False, "grain")
 _add("mass", 100 * _LBM, False, "cwt", "shweight")
@@ -651,7 +655,8 @@ _add("time", 1.0, True, "sec", "s")
 # pressure (Pa)
 _add("pressure", 1.0, True, "Pa", "p")
 _add("pressure", 101325.0, True, "atm", "at")
-_add("pressure", 101325.0 / 760, True, "mmHg", "Torr")
+_add("pressure", 133.322, True, "mmHg")  # Excel's: 133.322 Pa, prefixes allowed
+_add("pressure", 101325.0 / 760, False, "Torr")
 _add("pressure", _LBM * _G / _IN**2, False, "psi")
 # force (N)
 _add("force", 1.0, True, "N")
@@ -682,7 +687,7 @@ _add("volume", _GAL / 256, False, "tbs")
 _add("volume", _GAL / 128, False, "oz")
 _add("volume", _GAL / 16, False, "cup")
 _add("volume", _GAL / 8, False, "pt", "us_pt")
-_add("volume", _UK_PT, False, "uk_pt")
+_add("volume", _UK_PT, True, "uk_pt")
 _add("volume", _GAL / 4, False, "qt")
 _add("volume", 2 * _UK_PT, False, "uk_qt")
 _add("volume", _GAL, False, "gal")
@@ -722,13 +727,18 @@ _add("information", 8.0, True, "byte")
 # speed (m/s)
 _add("speed", 1.0, True, "m/s", "m/sec")
 _add("speed", 1 / 3600, True, "m/h", "m/hr")
-_add("speed", _MI / 3600, False, "mph")
+_add("speed", _MI / 3600, True, "mph")
 _add("speed", 1852.0 / 3600, False, "kn")
 _add("speed", 6080 * _FT / 3600, False, "admkn")
 
+# "m^2", "ft^3", ...: the same units written with a power sign
+for _name, (_kind, _factor, _prefixed) in list(_UNITS.items()):
+    if _kind in ("area", "volume") and _name[-1] in "23":
+        _UNITS[_name[:-1] + "^" + _name[-1]] = (_kind, _factor, _prefixed)
+
 _DECIMAL = {
     "Y": 1e24, "Z": 1e21, "E": 1e18, "P": 1e15, "T": 1e12, "G": 1e9, "M": 1e6, "k": 1e3,
-    "h": 1e2, "da": 1e1, "d": 1e-1, "c": 1e-2, "m": 1e-3, "u": 1e-6, "n": 1e-9,
+    "h": 1e2, "da": 1e1, "e": 1e1, "d": 1e-1, "c": 1e-2, "m": 1e-3, "u": 1e-6, "n": 1e-9,
     "p": 1e-12, "f": 1e-15, "a": 1e-18, "z": 1e-21, "y": 1e-24,
 }  # fmt: skip
 _BINARY = {"ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50,
@@ -751,12 +761,18 @@ def _unit(text: str):
     for table, binary in ((_BINARY, True), (_DECIMAL, False)):
         for prefix, scale in table.items():
             base = text[len(prefix) :]
-            if not text.startswith(prefix) or base not in _UNITS:
+            if not text.startswith(prefix):
+                continue
+            if base in ("K", "kel") and not binary:  # kelvin takes the decimal prefixes
+                return "temperature", (scale, 0.0)
+            if base not in _UNITS:
                 continue
             kind, factor, prefixed = _UNITS[base]
             if not prefixed or (binary and kind != "information"):
                 continue
-            power = 2 if kind == "area" else 3 if kind == "volume" else 1
+            # a prefix on a length squared or cubed is squared or cubed (km2), on a litre or an
+            # are it is not (kl, har)
+            power = int(base[-1]) if kind in ("area", "volume") and base[-1] in "23" else 1
             return kind, factor * scale**power
     return None
 

@@ -834,6 +834,12 @@ def _resolve(book, here: str, text, a1: bool, row: int, col: int, depth: int = 0
     return (book.sheet(sheet).name, top, left, bottom - top + 1, right - left + 1)
 
 
+#: ADDRESS's sheet_text left out (a blank cell or "" given as sheet_text gives "!A1": an
+#: Excel-saved workbook, vinci1it2000/formulas test/test_files/test.xlsx, LOOKUP!AH3:AW3
+#: {=ADDRESS(D3:Q3,E3,F3,G3,H3)} with H3 blank is cached "!C1", "!C3", ...)
+_NO_SHEET = object()
+
+
 def _address_one(r, c, kind, a1, sheet):
     if any(isinstance(x, XlError) for x in (r, c, kind, a1, sheet)):
         return next(x for x in (r, c, kind, a1, sheet) if isinstance(x, XlError))
@@ -848,8 +854,10 @@ def _address_one(r, c, kind, a1, sheet):
         ref = f"{'$' if abs_col else ''}{col_letters(c)}{'$' if abs_row else ''}{r}"
     else:
         ref = (f"R{r}" if abs_row else f"R[{r}]") + (f"C{c}" if abs_col else f"C[{c}]")
-    if sheet is None or sheet == "":
+    if sheet is _NO_SHEET:
         return ref
+    if sheet is None or sheet == "":  # given, but a blank cell or an empty text: "!" alone
+        return f"!{ref}"
     name = str(sheet)
     if not _PLAIN_SHEET.match(name):
         name = "'" + name.replace("'", "''") + "'"
@@ -860,7 +868,7 @@ def _address(row, col, kind=None, a1=None, sheet=None):
     """ADDRESS(row, column, [abs_num=1], [a1=TRUE], [sheet_text]): a reference as text."""
     (r, c, k), e = scalar_nums(row, col, kind if kind is not None else vec.const(1.0))
     b, eb = vec.bools(a1 if a1 is not None else vec.const(True))
-    sh = sheet if sheet is not None else vec.const(None)
+    sh = sheet if sheet is not None else vec.const(_NO_SHEET)
     r, c, k = np.trunc(r), np.trunc(c), np.trunc(k)
     out = vec.elementwise(lambda *xs: _address_one(*xs), r, c, k, b, sh)
     return vec.with_errors(out, vec.merge(e, eb))

@@ -9,6 +9,7 @@ decoder (:mod:`.stream`).
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
@@ -23,6 +24,22 @@ _NAMESPACES = (
 
 
 _EPOCH = _dt.datetime(1899, 12, 30)
+
+#: ECMA-376's escape of a character in a string (ST_Xstring, Part 1, 22.9.2.19): ``_xHHHH_`` is
+#: the character of code HHHH (Excel writes control characters so: CHAR(1) is ``_x0001_``, and
+#: a literal "_x0001_" as ``_x005F_x0001_``)
+_XSTRING_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def xstring(text: str) -> str:
+    """A string as the file stores it, its ``_xHHHH_`` escapes decoded.
+
+    >>> xstring("_x0001_"), xstring("_x005F_x0001_"), xstring("a_b")
+    ('\\x01', '_x0001_', 'a_b')
+    """
+    if "_x" not in text:
+        return text
+    return _XSTRING_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
 
 
 @dataclass(slots=True)
@@ -193,7 +210,7 @@ def area_of(ref: str) -> tuple[int, int, int, int] | None:
 
 def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str], formula: bool) -> object:
     if t == "inlineStr":
-        return "".join(inline or [])
+        return xstring("".join(inline or []))
     if v is None:
         return "" if (t == "str" and formula) else None
     if t == "n":
@@ -205,7 +222,7 @@ def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str], 
             raise IndexError(f"shared string {v.strip()} does not exist (the table has {len(strings)})")
         return strings[i]
     if t == "str":
-        return v
+        return xstring(v)
     if t == "b":
         return v.strip() in ("1", "true")
     if t == "e":

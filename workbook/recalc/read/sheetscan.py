@@ -28,7 +28,7 @@ import numpy as np
 
 from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, col_index
 from gputco.workbook.recalc.read import xmlsafe
-from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode
+from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode, xstring
 from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined, shape_starts
 from gputco.workbook.recalc.run import forked
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
@@ -336,7 +336,7 @@ def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> N
         kinds = _taker(other)(types)
         strs = [k for k, t in zip(other.tolist(), kinds, strict=True) if t == b"str" and k in vt_of]
         if strs:  # formula text results, in bulk: the value is the text
-            values[strs] = _texts([vt_of[k] for k in strs])
+            values[strs] = [xstring(t) for t in _texts([vt_of[k] for k in strs])]
         inline_t = column("IT")
         for k, t in zip(other.tolist(), kinds, strict=True):
             if t == b"str" and k in vt_of:

@@ -17,6 +17,7 @@ from gputco.workbook.recalc.read.cells import (
     _add_spill,
     _OpenAreas,
     decode,
+    xstring,
 )
 from gputco.workbook.recalc.read.sheetscan import scan
 from gputco.workbook.recalc.run.errors import WorkbookFormatError
@@ -211,7 +212,7 @@ def read_shared_strings(data: bytes, path: str) -> list[str]:
             cur.append("".join(st["buf"]))
             st["buf"] = None
         elif tag in si_tags:
-            out.append("".join(cur))
+            out.append(xstring("".join(cur)))
         elif tag in rph_tags:
             st["rph"] = False
 

@@ -24,7 +24,7 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
 )
 from gputco.workbook.recalc.formula.refs import Ref
-from gputco.workbook.recalc.functions import Spec
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, Spec
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.run import operators, vec
 from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, UnsupportedValue
@@ -80,6 +80,25 @@ DEFAULTED = frozenset(
 #: lists of texts: an argument left empty there is "" (``CONCAT(,"D")`` is "D", as
 #: ``CONCATENATE("a",,"b")`` is "ab"), not the number 0 of SUM's list
 TEXT_LISTS = frozenset({"CONCAT"})
+
+
+def _toolpak_value(r) -> np.ndarray:
+    """A one-value argument of an Analysis ToolPak function (:data:`ANALYSIS_TOOLPAK`): a
+    reference to several cells is #VALUE! (neither read as an array nor intersected), a logical
+    value is #VALUE!; other values as they are (an array of values is taken element by element)."""
+    if isinstance(r, RangeVal):
+        if r.h * r.w > 1:
+            return vec.const(VALUE)
+        r = r.values()
+    arr = np.asarray(r)
+    if arr.dtype == bool:
+        return np.full(arr.shape, VALUE, dtype=object)
+    if arr.dtype == object:
+        logical = np.frompyfunc(lambda v: isinstance(v, bool | np.bool_), 1, 1)(arr).astype(bool)
+        if logical.any():
+            arr = arr.copy()
+            arr[logical] = VALUE
+    return arr
 
 
 def _omitted(name: str, spec: Spec, i: int):
@@ -197,6 +216,8 @@ class Evaluator:
                 vals.append(self.raw(a, sub))
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
                 vals.append(self.raw(a, sub.arrayed()))
+            elif node.name in ANALYSIS_TOOLPAK:
+                vals.append(_toolpak_value(self.raw(a, sub)))
             else:
                 vals.append(self.value(a, sub))
         try:

@@ -27,6 +27,8 @@ _QNAME = re.compile(rb"<([^\s/>]+)")
 
 
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+#: the "_" that starts a literal "_xHHHH_" (ECMA-376 ST_Xstring: written as _x005F_xHHHH_)
+_LITERAL_ESCAPE = re.compile("_(?=x[0-9A-Fa-f]{4}_)")
 
 
 def value_xml(v: object) -> tuple[bytes | None, bytes]:
@@ -34,8 +36,8 @@ def value_xml(v: object) -> tuple[bytes | None, bytes]:
 
     >>> value_xml(2.0), value_xml(0.1), value_xml("a<b"), value_xml(True)
     ((None, b'2'), (None, b'0.1'), (b'str', b'a&lt;b'), (b'b', b'1'))
-    >>> value_xml("bell\x07")
-    (b'str', b'bell_x0007_')
+    >>> value_xml("bell\x07"), value_xml("_x0001_")
+    ((b'str', b'bell_x0007_'), (b'str', b'_x005F_x0001_'))
     """
     if isinstance(v, bool):
         return b"b", b"1" if v else b"0"
@@ -48,6 +50,8 @@ def value_xml(v: object) -> tuple[bytes | None, bytes]:
     if v is None:
         return None, b"0"
     text = str(v).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    if "_x" in text:  # a text that reads as the escape itself: its "_" escaped (_x005F_)
+        text = _LITERAL_ESCAPE.sub("_x005F_", text)
     if _XML_INVALID.search(text):  # Excel's escape for characters XML cannot hold
         text = _XML_INVALID.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
     return b"str", text.encode("utf-8", "replace")
