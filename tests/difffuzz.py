@@ -38,7 +38,7 @@ from openpyxl.utils.formulas import FORMULAE
 from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco.workbook.recalc import BUILTINS, FormulaSyntaxError, RecalcError, evaluate_workbook, parse
-from gputco.workbook.recalc.functions import NEVER, excel_functions
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, NEVER, excel_functions
 
 #: functions left out: volatile or reaching outside (NEVER), the application's state (CELL,
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
@@ -1522,19 +1522,35 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        "a range of one column crossing the formula's row in an argument that takes one value "
-        "of one of LibreOffice's Analysis add-in functions (ERF(3,In!B:B), COUPDAYBS(...)): "
-        "Excel reads the cell of the range on the formula's row (implicit intersection); "
-        "LibreOffice passes its add-in functions the whole range (#VALUE!), as it does not for "
-        "its own functions (ABS(In!B:B) agrees)",
-        MS + "implicit-intersection-operator-ce3be07b-0101-4450-a24e-c1c999be2b34",
-        lambda f, e, lo, row: (
-            _outer(f) in LO_ADDIN
-            and _is_err(lo, "#VALUE!")
-            and not _is_err(e, "#VALUE!")
-            and _intersected(f, row)
+        "a logical value, typed or in a cell, as an argument of an Analysis ToolPak function "
+        "(ERF(FALSE), EFFECT(7,TRUE), TBILLPRICE(0.5,In!A4,100) with In!A4 TRUE): Excel "
+        "#VALUE!; LibreOffice reads it as 1 or 0",
+        "an Excel-saved workbook, vinci1it2000/formulas test/test_files/test.xlsx: ENGINEERING!Y22 "
+        "=ERF.PRECISE(J22), Y3 =BESSELI(J3,1), FINANCIAL!Y13 =CUMIPMT(J13,...) with J22, J3, J13 "
+        "TRUE and FINANCIAL!Y54 =XIRR(C55:G55,C54:G54,TRUE) are cached #VALUE! "
+        "(tests/test_recalc_excel_saved_rules.py)",
+        lambda f, e, lo: (
+            _outer(f) in ANALYSIS_TOOLPAK
+            and _is_err(e, "#VALUE!")
+            and not _is_err(lo)
+            and any(_logical_arg(a) for a in _args(f))
         ),
-        by_row=True,
+    ),
+    Rule(
+        "undecided",
+        "a range of several cells crossing the formula's row in an argument of an Analysis "
+        "ToolPak function that takes one value, outside an array formula (BESSELI(-1,In!B:B)): "
+        "the engine #VALUE!, as Excel gives for such a range in an array formula; LibreOffice "
+        "intersects it with the row for some of these functions",
+        "the array-formula cells of the Excel-saved vinci1it2000/formulas test/test_files/test.xlsx "
+        "({=ERF(C21:I21)}, {=IMAGINARY(C30:E30)}: #VALUE! in every cell); no Excel-saved cell "
+        "shows such a function intersecting a range outside an array formula",
+        lambda f, e, lo: (
+            _outer(f) in ANALYSIS_TOOLPAK
+            and _is_err(e, "#VALUE!")
+            and not _is_err(lo)
+            and any(_several_cells(a) for a in _args(f))
+        ),
     ),
     Rule(
         "undecided",
@@ -1799,18 +1815,6 @@ STATS_IGNORING_LOGICALS = {
 }  # fmt: skip
 
 
-#: LibreOffice's Analysis add-in functions (its scaddins): their arguments come through UNO,
-#: where a range is not intersected with the formula's row
-LO_ADDIN = {
-    "ERF", "ERFC", "DELTA", "GESTEP", "BESSELI", "BESSELJ", "BESSELK", "BESSELY", "FACTDOUBLE",
-    "GCD", "LCM", "MROUND", "MULTINOMIAL", "QUOTIENT", "SERIESSUM", "SQRTPI", "ISEVEN", "ISODD",
-    "EDATE", "EOMONTH", "NETWORKDAYS", "WORKDAY", "WEEKNUM", "YEARFRAC", "CONVERT", "COMPLEX",
-    "ACCRINT", "ACCRINTM", "AMORDEGRC", "AMORLINC", "COUPDAYBS", "COUPDAYS", "COUPDAYSNC",
-    "COUPNCD", "COUPNUM", "COUPPCD", "CUMIPMT", "CUMPRINC", "DISC", "DOLLARDE", "DOLLARFR",
-    "DURATION", "EFFECT", "FVSCHEDULE", "INTRATE", "MDURATION", "NOMINAL", "ODDFPRICE",
-    "ODDFYIELD", "ODDLPRICE", "ODDLYIELD", "PRICE", "PRICEDISC", "PRICEMAT", "RECEIVED",
-    "TBILLEQ", "TBILLPRICE", "TBILLYIELD", "XIRR", "XNPV", "YIELD", "YIELDDISC", "YIELDMAT",
-}  # fmt: skip
 #: the database functions (DSUM, DCOUNT, ...)
 D_FUNCTIONS = {
     "DAVERAGE", "DCOUNT", "DCOUNTA", "DGET", "DMAX", "DMIN", "DPRODUCT", "DSTDEV", "DSTDEVP",
@@ -1819,19 +1823,16 @@ D_FUNCTIONS = {
 _CALL = re.compile(r"(_xlfn\.)*[A-Z][A-Z0-9.]*\(")
 
 
-def _intersected(formula: str, row: int | None) -> bool:
-    """Whether an argument of the outer call that takes one value is a range of one column that
-    crosses the formula's row (implicit intersection reads the cell there)."""
-    spec = BUILTINS.get(_outer(formula))
-    if spec is None or row is None:
-        return False
-    for i, a in enumerate(_args(formula)):
-        shape = _RANGE_ROWS.get(a.strip(), False)
-        if shape is False or spec.modes[min(i, len(spec.modes) - 1)] != "v":
-            continue
-        if shape is None or (shape[2] == 1 and shape[0] <= row <= shape[1]):
-            return True
-    return False
+def _logical_arg(a: str) -> bool:
+    """Whether an argument is a typed logical value or a cell of the In sheet holding one."""
+    a = a.strip()
+    return a in ("TRUE", "FALSE") or isinstance(_INPUT.get(a.removeprefix("In!")), bool)
+
+
+def _several_cells(a: str) -> bool:
+    """Whether an argument is a reference to several cells of the In sheet (In!B:B, In!A1:A10)."""
+    a = a.strip()
+    return a.startswith("In!") and ":" in a and not re.fullmatch(r"In!([A-Z]+)(\d+):\1\2", a)
 
 
 def _call_values(formula: str, row: int | None) -> list[object]:

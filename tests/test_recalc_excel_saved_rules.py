@@ -151,7 +151,9 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
     sheet = "xl/worksheets/sheet1.xml"  # (openpyxl writes the texts inline)
-    parts[sheet] = parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    parts[sheet] = (
+        parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    )
     with zipfile.ZipFile(path, "w") as z:
         for n, data in parts.items():
             z.writestr(n, data)
