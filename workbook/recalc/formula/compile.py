@@ -291,7 +291,9 @@ def _a1(row: int, col: int) -> str:
 
 
 #: functions that read a reference argument's address or formula, never its value
-_ADDRESS_ONLY = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS", "FORMULATEXT", "ISREF", "AREAS"})
+_ADDRESS_ONLY = frozenset(
+    {"ROW", "COLUMN", "ROWS", "COLUMNS", "FORMULATEXT", "ISREF", "AREAS", "SHEET", "SHEETS"}
+)
 #: CELL info types that read the reference's address only (the others read the cell)
 _CELL_ADDRESS = frozenset({"address", "row", "col", "filename", "sheet"})
 
@@ -300,7 +302,7 @@ def read_refs(node: Node) -> list[Ref]:
     """The references a tree can read the values of, as Excel evaluates it (issue 23).
 
     Left out, so that they make no cycle (Excel reports none): a reference given straight to
-    ROW, COLUMN, ROWS, COLUMNS, FORMULATEXT, ISREF, AREAS or to CELL with an info type that
+    ROW, COLUMN, ROWS, COLUMNS, FORMULATEXT, ISREF, AREAS, SHEET, SHEETS or to CELL with an info type that
     reads only its address (``CELL("address", A1)`` in A1), and the options CHOOSE does not pick
     when its index is a number written in the formula (``CHOOSE(1, A2, B1)`` never reads B1).
     """
