@@ -60,6 +60,24 @@ def _shared_draw(node: Node) -> bool:
     return False
 
 
+#: a union of references, ``(A1:B2,C3)``: evaluated only as AREAS's argument
+_UNION = "[union of ranges]"
+
+
+def _unions_in_areas_only(node: Node) -> bool:
+    """True when every union of references in the tree is (within) the argument of AREAS."""
+    allowed: set[int] = set()
+    for n in walk(node):
+        if isinstance(n, Call) and n.name == "AREAS":
+            stack = list(n.args)
+            while stack:
+                a = stack.pop()
+                if isinstance(a, Call) and a.name == _UNION:
+                    allowed.add(id(a))
+                    stack.extend(a.args)
+    return all(id(n) in allowed for n in walk(node) if isinstance(n, Call) and n.name == _UNION)
+
+
 @dataclass
 class Compiled:
     """One formula shape: its tree and what the planner needs to know about it."""
@@ -151,6 +169,8 @@ class Compiler:
         refs = references(node)
         called = functions(node)
         unsupported = {f for f in called if f.startswith("[") or f in self.never or f not in self.known}
+        if _UNION in unsupported and _unions_in_areas_only(node):
+            unsupported.discard(_UNION)
         for name, (supported, label) in _INFO_TYPES.items():  # CELL and INFO: some info types only
             if (
                 name in called
