@@ -192,13 +192,14 @@ def _sheets(ctx, *refs):
     """SHEETS([reference]) (Excel 2013): the number of sheets in the workbook (chart and dialog
     sheets too) when left out, else of the reference: 1, or the sheets a 3-D reference spans
     (``Sheet1:Sheet3!A1``: the parser gives one reference a sheet); a value that is no reference
-    is #VALUE! (an error value, that error)."""
+    is #REF! (Microsoft: "If reference is not a valid value, SHEETS returns the #REF! error
+    value"; an error value gives that error)."""
     if not refs:
         return vec.const(float(len(_sheet_names(ctx))))
     for r in refs:
         if not isinstance(r, RangeVal):
             first = materialize(r).ravel()[0] if r is not None else None
-            return vec.const(first if isinstance(first, XlError) else VALUE)
+            return vec.const(first if isinstance(first, XlError) else REF)
         if r.store is None:
             return vec.const(REF)
     return vec.const(float(len(refs)))

@@ -1091,6 +1091,7 @@ def _format_code(fmt):
     f = to_number(fmt) if fmt is not None else 0.0
     if isinstance(f, XlError):
         return f
+    f = math.trunc(f) if math.isfinite(f) else f  # (truncated, as Excel's whole-number arguments)
     return int(f) if f in (0, 1) else VALUE
 
 
