@@ -336,6 +336,10 @@ def read_refs(node: Node) -> list[Ref]:
         elif t is Call:
             args = n.args
             if n.name in _ADDRESS_ONLY:
+                while any(isinstance(a, Call) and a.name == _UNION for a in args):  # AREAS((A1,B2))
+                    args = [
+                        x for a in args for x in (a.args if isinstance(a, Call) and a.name == _UNION else [a])
+                    ]
                 stack.extend(a for a in args if type(a) is not RefNode)
             elif (
                 n.name == "CELL"
