@@ -21,7 +21,6 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
     depth,
     functions,
-    parse,
     parse_counted,
     references,
     walk,
@@ -216,7 +215,8 @@ class Compiler:
             text = (
                 expand(dn.formula, self.tables, dn.sheet or "", 1, 1) if self.tables else dn.formula
             )  # a name may stand for a table's column: SUM(Table1[c])
-            tree = parse(text, 1, 1, self._resolver(dn.sheet or ""))
+            # (with the workbook's sheets: a name may stand for a 3-D reference, Sheet2:Sheet3!A1)
+            tree = parse_counted(text, 1, 1, self._resolver(dn.sheet or ""), sheets=self.sheet_order)[0]
         except FormulaSyntaxError:
             tree = Const(NAME)
         finally:
