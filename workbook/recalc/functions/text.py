@@ -54,7 +54,7 @@ from __future__ import annotations
 import calendar as _cal
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import numpy as np
 
@@ -1066,7 +1066,9 @@ def _fixed_one(v, decimals, no_commas):
     if d < 0:
         x = float(_round(x, d))
     body = ("0" if flat else "#,##0") + ("." + "0" * d if d > 0 else "")
-    return format_value(x, body)
+    with localcontext() as ctx:  # up to 127 decimals of numbers up to 1E+308
+        ctx.prec = 500
+        return format_value(x, body)
 
 
 def _fixed(number, decimals=None, no_commas=None):
