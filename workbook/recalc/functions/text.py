@@ -47,6 +47,13 @@ value's 15 significant digits (so 2.675 shows as 2.68, as in Excel). A text valu
 is returned as it is, or through the fourth section (``"..."``, ``\x`` and ``@``); numeric text is
 formatted as its number. Checked against Excel's own cached values in tests/data/excel_corpus
 (POI's *FormatTests.xlsx files).
+
+Excel 2013-2024 text functions (each one's docstring gives its rules, from its Microsoft page):
+TEXTJOIN, TEXTBEFORE, TEXTAFTER, TEXTSPLIT (an array result), UNICHAR, UNICODE, NUMBERVALUE (en-US
+separators by default), FIXED, VALUETOTEXT and ARRAYTOTEXT. The byte versions LENB, LEFTB,
+RIGHTB, MIDB, FINDB, SEARCHB and REPLACEB count a byte a character, as Microsoft documents them
+when the default language has no double-byte character set (the engine assumes en-US): they are
+LEN, LEFT, RIGHT, MID, FIND, SEARCH and REPLACE.
 """
 
 from __future__ import annotations
