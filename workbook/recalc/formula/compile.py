@@ -21,6 +21,7 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
     depth,
     functions,
+    parse,  # noqa: F401 (the docstring examples use it)
     parse_counted,
     references,
     walk,
