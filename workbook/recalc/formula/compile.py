@@ -21,7 +21,7 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
     depth,
     functions,
-    parse,
+    parse,  # noqa: F401 (the docstring examples use it)
     parse_counted,
     references,
     walk,
@@ -58,6 +58,24 @@ def _shared_draw(node: Node) -> bool:
                 return True
             seen.add(id(n))
     return False
+
+
+#: a union of references, ``(A1:B2,C3)``: evaluated only as AREAS's argument
+_UNION = "[union of ranges]"
+
+
+def _unions_in_areas_only(node: Node) -> bool:
+    """True when every union of references in the tree is (within) the argument of AREAS."""
+    allowed: set[int] = set()
+    for n in walk(node):
+        if isinstance(n, Call) and n.name == "AREAS":
+            stack = list(n.args)
+            while stack:
+                a = stack.pop()
+                if isinstance(a, Call) and a.name == _UNION:
+                    allowed.add(id(a))
+                    stack.extend(a.args)
+    return all(id(n) in allowed for n in walk(node) if isinstance(n, Call) and n.name == _UNION)
 
 
 @dataclass
@@ -151,6 +169,8 @@ class Compiler:
         refs = references(node)
         called = functions(node)
         unsupported = {f for f in called if f.startswith("[") or f in self.never or f not in self.known}
+        if _UNION in unsupported and _unions_in_areas_only(node):
+            unsupported.discard(_UNION)
         for name, (supported, label) in _INFO_TYPES.items():  # CELL and INFO: some info types only
             if (
                 name in called
@@ -196,7 +216,8 @@ class Compiler:
             text = (
                 expand(dn.formula, self.tables, dn.sheet or "", 1, 1) if self.tables else dn.formula
             )  # a name may stand for a table's column: SUM(Table1[c])
-            tree = parse(text, 1, 1, self._resolver(dn.sheet or ""))
+            # (with the workbook's sheets: a name may stand for a 3-D reference, Sheet2:Sheet3!A1)
+            tree = parse_counted(text, 1, 1, self._resolver(dn.sheet or ""), sheets=self.sheet_order)[0]
         except FormulaSyntaxError:
             tree = Const(NAME)
         finally:
@@ -291,7 +312,9 @@ def _a1(row: int, col: int) -> str:
 
 
 #: functions that read a reference argument's address or formula, never its value
-_ADDRESS_ONLY = frozenset({"ROW", "COLUMN", "ROWS", "COLUMNS", "FORMULATEXT", "ISREF", "AREAS"})
+_ADDRESS_ONLY = frozenset(
+    {"ROW", "COLUMN", "ROWS", "COLUMNS", "FORMULATEXT", "ISREF", "AREAS", "SHEET", "SHEETS"}
+)
 #: CELL info types that read the reference's address only (the others read the cell)
 _CELL_ADDRESS = frozenset({"address", "row", "col", "filename", "sheet"})
 
@@ -300,7 +323,7 @@ def read_refs(node: Node) -> list[Ref]:
     """The references a tree can read the values of, as Excel evaluates it (issue 23).
 
     Left out, so that they make no cycle (Excel reports none): a reference given straight to
-    ROW, COLUMN, ROWS, COLUMNS, FORMULATEXT, ISREF, AREAS or to CELL with an info type that
+    ROW, COLUMN, ROWS, COLUMNS, FORMULATEXT, ISREF, AREAS, SHEET, SHEETS or to CELL with an info type that
     reads only its address (``CELL("address", A1)`` in A1), and the options CHOOSE does not pick
     when its index is a number written in the formula (``CHOOSE(1, A2, B1)`` never reads B1).
     """
@@ -314,6 +337,10 @@ def read_refs(node: Node) -> list[Ref]:
         elif t is Call:
             args = n.args
             if n.name in _ADDRESS_ONLY:
+                while any(isinstance(a, Call) and a.name == _UNION for a in args):  # AREAS((A1,B2))
+                    args = [
+                        x for a in args for x in (a.args if isinstance(a, Call) and a.name == _UNION else [a])
+                    ]
                 stack.extend(a for a in args if type(a) is not RefNode)
             elif (
                 n.name == "CELL"

@@ -278,7 +278,7 @@ THREE_D = "[3-D reference across sheets]"
 THREE_D_FUNCTIONS = frozenset(
     "SUM AVERAGE AVERAGEA COUNT COUNTA MAX MAXA MIN MINA PRODUCT STDEV.P STDEV.S STDEVA STDEVPA "
     "VAR.P VAR.S VARA VARPA STDEV STDEVP VAR VARP".split()
-)
+)  # and SHEETS, which counts the sheets of its reference (Microsoft's SHEETS page)
 
 
 def _is_3d(node: Node) -> bool:
@@ -401,7 +401,7 @@ class _Parser:
                 args.append(self.expr(0))
             t = self.take()
             if t.type == Token.FUNC and t.subtype == Token.CLOSE:
-                if name in THREE_D_FUNCTIONS:  # Sheet1:Sheet3!A1: one reference a sheet
+                if name in THREE_D_FUNCTIONS or name == "SHEETS":  # Sheet1:Sheet3!A1: one reference a sheet
                     args = [x for a in args for x in (a.args if _is_3d(a) and a.args else [a])]
                 return Call(name, args)
             if t.type != Token.SEP or t.subtype != Token.ARG:

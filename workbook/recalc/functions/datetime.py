@@ -42,6 +42,11 @@ WORKDAY (on the workbook's serials, see DATE above).
   month's last day to the 30th, and an end on the 31st to the 1st of the next month when the
   start is before the 30th (else to the 30th); European (TRUE) moves every 31st to the 30th
   (Microsoft's DAYS360 page).
+- WEEKNUM(serial, [return_type=1]): the week holding 1 January is week 1, weeks beginning on
+  the day return_type names (1 or 17 Sunday, 2 or 11 Monday, 12 Tuesday ... 16 Saturday); 21
+  ISO 8601's weeks, as ISOWEEKNUM(date) (Monday weeks, week 1 holding the year's first
+  Thursday). Both count on Excel's serials and days of the week (its fictitious 1900-02-29
+  included); a serial out of range or another return_type is #NUM!.
 - NOW and TODAY only when the caller fixes the time (:func:`clock_functions`, ``--now``).
 """
 
@@ -550,7 +555,54 @@ def _days360_one(s1: float, s2: float, method: float | None = None) -> float | X
     return float((y2 - y1) * 360 + (m2 - m1) * 30 + (d2 - d1))
 
 
+#: WEEKNUM's return_type: the day its weeks begin on (0 Sunday .. 6 Saturday); 21 is ISO 8601
+_WEEKNUM_START = {1: 0, 2: 1, 11: 1, 12: 2, 13: 3, 14: 4, 15: 5, 16: 6, 17: 0}
+
+
+def _dow(s: float) -> int:
+    """The day of the week of a serial, 0 Sunday, as Excel counts it (WEEKDAY above)."""
+    return int((s + (5 if DATE1904.get() else -1)) % 7)
+
+
+def _jan1(year: int) -> float:
+    return float(from_ymd(np.array([year]), np.array([1]), np.array([1]))[0])
+
+
+def _iso_week(s: float) -> float:
+    """ISO 8601's week of a serial: weeks begin on Monday and week 1 holds the year's first
+    Thursday. On Excel's serials and days of the week (so its fictitious 1900-02-29 counts)."""
+    thursday = s - (_dow(s) + 6) % 7 + 3
+    year = int(str(to_days(np.array([thursday]))[0])[:4])
+    return float((thursday - _jan1(year)) // 7 + 1)
+
+
+def _weeknum_one(s: float, kind: float | None = None) -> float | XlError:
+    """WEEKNUM(serial_number, [return_type=1]) (Microsoft's page): system 1, the week holding 1
+    January is week 1, weeks beginning on the day return_type names (1 or 17 Sunday, 2 or 11
+    Monday, 12 Tuesday .. 16 Saturday); system 2, return_type 21, ISO 8601's weeks (ISOWEEKNUM).
+    A serial out of the date range or another return_type is #NUM!."""
+    k = 1 if kind is None else math.trunc(kind)
+    s = math.floor(s)
+    if (k != 21 and k not in _WEEKNUM_START) or not 0 <= s <= max_serial():
+        return NUM
+    if k == 21:
+        return _iso_week(s)
+    year = int(parts(np.array([float(s)]))[0][0])
+    first = _jan1(year)
+    shift = (_dow(first) - _WEEKNUM_START[k]) % 7
+    return float((s - first + shift) // 7 + 1)
+
+
+def _isoweeknum_one(s: float) -> float | XlError:
+    """ISOWEEKNUM(date) (Excel 2013): ISO 8601's week number of the date; a serial out of the
+    date range is #NUM! (Microsoft's page)."""
+    s = math.floor(s)
+    return _iso_week(s) if 0 <= s <= max_serial() else NUM
+
+
 _CALENDAR_FUNCTIONS = {
+    "WEEKNUM": Spec(scalar_function(_weeknum_one, 1), 1, 2),
+    "ISOWEEKNUM": Spec(scalar_function(_isoweeknum_one, 1), 1, 1),
     "DAYS360": Spec(scalar_function(_days360_one, 2), 2, 3),
     "HOUR": Spec(_clock_part(0), 1, 1),
     "MINUTE": Spec(_clock_part(1), 1, 1),

@@ -1,5 +1,5 @@
 """Information: ISNUMBER, ISTEXT, ISBLANK, ISERROR, ISERR, ISNA, ISLOGICAL, ISNONTEXT, NA, ISREF,
-ISODD, ISEVEN, ERROR.TYPE, INFO, ISFORMULA.
+ISODD, ISEVEN, ERROR.TYPE, INFO, ISFORMULA, N, TYPE, SHEET, SHEETS.
 
 - ISREF(value) is TRUE for a reference (a cell, a range, or a function's reference result),
   FALSE for any other value, even a text spelling a reference ("A17").
@@ -25,10 +25,10 @@ import numpy as np
 
 from gputco.workbook.recalc.formula.parse import Call, Const
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal
-from gputco.workbook.recalc.run.values import ERRORS, NA, VALUE, XlError, to_number
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.run.values import ERRORS, NA, REF, VALUE, XlError, to_number
 
-from ._args import Spec
+from ._args import Spec, is_rangelike
 
 #: INFO's type_text values (Microsoft's INFO page), and those the engine answers
 INFO_TYPES = frozenset(
@@ -119,7 +119,97 @@ def _error_type(x):
     return vec.elementwise(lambda v: _ERROR_TYPES.get(v, NA) if isinstance(v, XlError) else NA, x)
 
 
+def _first_cell(value):
+    """A range's (an array's) first value, as T and N take it."""
+    return materialize(value)[:, :1, :1] if is_rangelike(value) else value
+
+
+def _n(value):
+    """N(value): a number as it is (a date is its serial), TRUE 1, an error that error, anything
+    else (text, FALSE, a blank) 0; of a range its first cell, as T (Microsoft's N page)."""
+
+    def one(v):
+        if isinstance(v, bool):
+            return 1.0 if v else 0.0
+        return v if isinstance(v, float | XlError) else 0.0
+
+    return vec.elementwise(one, _first_cell(value))
+
+
+def _type_code(v) -> float:
+    if isinstance(v, bool):
+        return 4.0
+    if isinstance(v, str):
+        return 2.0
+    if isinstance(v, XlError):
+        return 16.0
+    return 1.0  # a number, or a blank cell (read as the number 0)
+
+
+def _type(value):
+    """TYPE(value): 1 number (a blank cell too), 2 text, 4 logical value, 16 error value, 64 an
+    array (a reference to several cells, or an array of several values); errors do not propagate
+    (Microsoft's TYPE page)."""
+    h, w = (value.h, value.w) if isinstance(value, RangeVal) else value.shape[1:]
+    if h * w > 1:
+        return vec.const(64.0)
+    return vec.elementwise(_type_code, materialize(value)[:, :1, :1])
+
+
+def _sheet_names(ctx) -> list[str]:
+    package = getattr(ctx.book, "package", None)
+    names = list(getattr(package, "sheet_names", None) or ())
+    if not names and ctx.book is not None:
+        names = [s.name for s in ctx.book.stores.values()]
+    return names
+
+
+def _sheet_index(names: list[str], name: str):
+    upper = [n.upper() for n in names]
+    return float(upper.index(name.upper()) + 1) if name.upper() in upper else NA
+
+
+def _sheet(ctx, value=None):
+    """SHEET([value]) (Excel 2013): the number of a sheet in the workbook's order, chart and
+    dialog sheets counted (Microsoft's SHEET page): of the formula's own sheet when left out, of
+    a reference's sheet, or of the sheet a text names; a text that names no sheet (or any other
+    value) is #N/A."""
+    names = _sheet_names(ctx)
+    if value is None:
+        return vec.const(_sheet_index(names, ctx.sheet))
+    if isinstance(value, RangeVal):
+        return vec.const(REF if value.store is None else _sheet_index(names, value.store.name))
+
+    def one(v):
+        if isinstance(v, XlError):
+            return v
+        return _sheet_index(names, v) if isinstance(v, str) else NA
+
+    return vec.elementwise(one, value)
+
+
+def _sheets(ctx, *refs):
+    """SHEETS([reference]) (Excel 2013): the number of sheets in the workbook (chart and dialog
+    sheets too) when left out, else of the reference: 1, or the sheets a 3-D reference spans
+    (``Sheet1:Sheet3!A1``: the parser gives one reference a sheet); a value that is no reference
+    is #REF! (Microsoft: "If reference is not a valid value, SHEETS returns the #REF! error
+    value"; an error value gives that error)."""
+    if not refs:
+        return vec.const(float(len(_sheet_names(ctx))))
+    for r in refs:
+        if not isinstance(r, RangeVal):
+            first = materialize(r).ravel()[0] if r is not None else None
+            return vec.const(first if isinstance(first, XlError) else REF)
+        if r.store is None:
+            return vec.const(REF)
+    return vec.const(float(len(refs)))
+
+
 FUNCTIONS = {
+    "N": Spec(_n, 1, 1, "r"),
+    "TYPE": Spec(_type, 1, 1, "r"),
+    "SHEET": Spec(_sheet, 0, 1, "r", needs_ctx=True),
+    "SHEETS": Spec(_sheets, 0, 255, "r", needs_ctx=True),
     "ISREF": Spec(_isref, 1, 1, "r", needs_ctx=True),
     "ISODD": Spec(_parity(True), 1, 1),
     "ISEVEN": Spec(_parity(False), 1, 1),

@@ -22,7 +22,8 @@ LOOKUP, XLOOKUP and XMATCH.
   matching row or column (the anchor cell of Excel's spill; spilling itself is not written).
   LibreOffice 7.4 has neither function: the tests follow Microsoft's documentation.
 
-FORMULATEXT and CELL: what a reference's cell holds, rather than its value.
+FORMULATEXT and CELL: what a reference's cell holds, rather than its value; AREAS, how many
+areas a reference (a union of them, ``(A1:B2,C3)``) has.
 
 - FORMULATEXT(reference): the formula of the reference's top-left cell as Excel shows it (``=``
   and the formula, without the ``_xlfn.`` prefixes the file stores; a CSE array formula in
@@ -678,7 +679,36 @@ def cell_supported(node: Call) -> bool:
     return info.upper() != "ADDRESS" or node.args[1].ref.sheet is None
 
 
+#: the node the parser makes of a union of references, ``(A1:B2,C3)``
+UNION = "[union of ranges]"
+
+
+def _areas(ref):
+    """AREAS(reference): the number of areas of a reference, a union such as ``(A1:B2,C3,D4)``
+    counting each of its ranges (Microsoft's AREAS page); a value that is no reference is
+    #VALUE! (an error, that error). Unions are evaluated nowhere else (see compile.py)."""
+
+    def count(node):
+        if type(node) is Call and node.name == UNION:
+            total = 0
+            for a in node.args:
+                k = count(a)
+                if isinstance(k, XlError):
+                    return k
+                total += k
+            return total
+        r = ref.evaluator.raw(node, ref.ctx)
+        if isinstance(r, RangeVal):
+            return 1
+        first = np.asarray(r, dtype=object).ravel()[0]
+        return first if isinstance(first, XlError) else VALUE
+
+    k = count(ref.node)
+    return vec.const(k if isinstance(k, XlError) else float(k))
+
+
 _REFERENCE_FUNCTIONS = {
+    "AREAS": Spec(_areas, 1, 1, "l"),
     "FORMULATEXT": Spec(_formulatext, 1, 1, "r", needs_ctx=True),
     "CELL": Spec(_cell, 1, 2, "vr", needs_ctx=True),
 }

@@ -47,6 +47,13 @@ value's 15 significant digits (so 2.675 shows as 2.68, as in Excel). A text valu
 is returned as it is, or through the fourth section (``"..."``, ``\x`` and ``@``); numeric text is
 formatted as its number. Checked against Excel's own cached values in tests/data/excel_corpus
 (POI's *FormatTests.xlsx files).
+
+Excel 2013-2024 text functions (each one's docstring gives its rules, from its Microsoft page):
+TEXTJOIN, TEXTBEFORE, TEXTAFTER, TEXTSPLIT (an array result), UNICHAR, UNICODE, NUMBERVALUE (en-US
+separators by default), FIXED, VALUETOTEXT and ARRAYTOTEXT. The byte versions LENB, LEFTB,
+RIGHTB, MIDB, FINDB, SEARCHB and REPLACEB count a byte a character, as Microsoft documents them
+when the default language has no double-byte character set (the engine assumes en-US): they are
+LEN, LEFT, RIGHT, MID, FIND, SEARCH and REPLACE.
 """
 
 from __future__ import annotations
@@ -54,7 +61,7 @@ from __future__ import annotations
 import calendar as _cal
 import math
 import re
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import numpy as np
 
@@ -64,6 +71,7 @@ from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import (
     DATE1904,
     MAX_TEXT,
+    NA,
     VALUE,
     XlError,
     number_text,
@@ -774,4 +782,389 @@ def _dollar(number, decimals=None):
 _TEXTFORMAT_FUNCTIONS = {"TEXT": Spec(_text, 2, 2), "DOLLAR": Spec(_dollar, 1, 2)}
 
 
-FUNCTIONS = {**_TEXT_FUNCTIONS, **_TEXTEDIT_FUNCTIONS, **_TEXTFIND_FUNCTIONS, **_TEXTFORMAT_FUNCTIONS}
+# --- textmore --------------------------------------------------------------------------------------------
+#
+# TEXTJOIN, TEXTBEFORE, TEXTAFTER, TEXTSPLIT, UNICHAR, UNICODE, NUMBERVALUE, FIXED, ARRAYTOTEXT,
+# VALUETOTEXT and the byte versions LENB, LEFTB, RIGHTB, MIDB, FINDB, SEARCHB, REPLACEB (see the
+# module's docstring).
+
+
+def _row(a, i: int) -> list:
+    """The values of row ``i`` of a group (of its only row when it has one), in reading order."""
+    arr = materialize(a)
+    return arr[min(i, arr.shape[0] - 1)].ravel().tolist()
+
+
+def _rows(*args) -> int:
+    return max((materialize(a).shape[0] for a in args if a is not None), default=1)
+
+
+def _textjoin(delimiter, ignore_empty, *texts):
+    """TEXTJOIN(delimiter, ignore_empty, text1, ...): every value of the texts (ranges and arrays
+    row by row) as text, joined with the delimiter; a delimiter of several values (a range or an
+    array) gives them in turn (Microsoft's third example: ``TEXTJOIN(A8:D8, TRUE, A2:D7)``).
+    ignore_empty leaves out empty values (blank cells and ""). An error among the values or
+    delimiters is that error; a result over 32,767 characters #VALUE! (Microsoft)."""
+    n = _rows(delimiter, ignore_empty, *texts)
+    out = []
+    for i in range(n):
+        out.append(_textjoin_row(i, delimiter, ignore_empty, texts))
+    return vec.cap_text(vec.from_list(out, (n, 1, 1)))
+
+
+def _textjoin_row(i: int, delimiter, ignore_empty, texts):
+    flag = to_number(_row(ignore_empty, i)[0]) if ignore_empty is not None else 0.0
+    if isinstance(flag, XlError):
+        return flag
+    delims = [to_text(v) for v in _row(delimiter, i)] if delimiter is not None else [""]
+    bad = next((d for d in delims if isinstance(d, XlError)), None)
+    if bad is not None:
+        return bad
+    items = []
+    for a in texts:
+        if a is None:
+            items.append("")
+            continue
+        for v in _row(a, i):
+            t = to_text(v)
+            if isinstance(t, XlError):
+                return t
+            items.append(t)
+    if flag:
+        items = [t for t in items if t != ""]
+    parts = []
+    for k, t in enumerate(items):
+        if k:
+            parts.append(delims[(k - 1) % len(delims)])
+        parts.append(t)
+        if sum(map(len, parts)) > MAX_TEXT:
+            return VALUE
+    return "".join(parts)
+
+
+def _delimiters(arg, i: int):
+    """The delimiters of an argument (a text, or a range or array of texts), or an error."""
+    if arg is None:
+        return []
+    out = []
+    for v in _row(arg, i):
+        t = to_text(v)
+        if isinstance(t, XlError):
+            return t
+        out.append(t)
+    return out
+
+
+def _pattern(delims: list[str], ignore_case: bool):
+    """One regex matching any of the delimiters, the longest first where two start at the same
+    place (an assumption: Microsoft's pages do not say which of two delimiters wins there)."""
+    alts = "|".join(re.escape(d) for d in sorted(delims, key=len, reverse=True))
+    return re.compile(alts, (re.I if ignore_case else 0) | re.S)
+
+
+def _matches(text: str, delims: list[str], ignore_case: bool, backward: bool) -> list[tuple[int, int]]:
+    """(start, end) of the delimiters' occurrences, not overlapping, from the start (or the end)."""
+    if not backward:
+        return [m.span() for m in _pattern(delims, ignore_case).finditer(text)]
+    rev = _pattern([d[::-1] for d in delims], ignore_case).finditer(text[::-1])
+    return [(len(text) - m.end(), len(text) - m.start()) for m in rev]
+
+
+def _flag_arg(v, default: int):
+    """match_mode / match_end: 0 or 1 (TRUE/FALSE too), else #VALUE!."""
+    if v is None:
+        return default
+    f = to_number(v)
+    if isinstance(f, XlError):
+        return f
+    f = math.trunc(f) if math.isfinite(f) else f
+    return int(f) if f in (0, 1) else VALUE
+
+
+def _text_around(after: bool):
+    """TEXTBEFORE / TEXTAFTER(text, delimiter, [instance_num=1], [match_mode=0], [match_end=0],
+    [if_not_found=#N/A]) as Microsoft's pages define them: the text before (after) the
+    instance_num-th delimiter, counted from the end when negative; delimiter may be an array of
+    delimiters (any of them matches); match_mode 1 ignores case; match_end 1 takes the end of the
+    text (the start, counting from the end) as a delimiter too. An empty delimiter matches at once:
+    TEXTBEFORE gives "" from the start and the whole text from the end, TEXTAFTER the reverse.
+    instance_num 0, or larger than the text's length, is #VALUE!; no such delimiter is
+    if_not_found (#N/A left out). TEXTBEFORE of an empty text is empty (Microsoft: "If text is an
+    empty string, Excel returns empty text")."""
+
+    def one(text, delims, n, mode, end, not_found):
+        if isinstance(text, XlError):
+            return text
+        if isinstance(delims, XlError):
+            return delims
+        for x in (n, mode, end):
+            if isinstance(x, XlError):
+                return x
+        if n == 0:
+            return VALUE
+        if not after and text == "":
+            return ""
+        if abs(n) > len(text):
+            return VALUE
+        spans = _matches(text, delims, bool(mode), n < 0)
+        if end:
+            spans.append((0, 0) if n < 0 else (len(text), len(text)))
+        k = abs(n)
+        if k > len(spans):
+            return not_found
+        start, stop = spans[k - 1]
+        return text[stop:] if after else text[:start]
+
+    def impl(text, delimiter, instance=None, match_mode=None, match_end=None, if_not_found=None):
+        if any(
+            x is not None and x.shape[1] * x.shape[2] > 1 for x in (text, instance, match_mode, match_end)
+        ):
+            raise ValueError("an array of texts or options: taken one element at a time")
+        n_rows = _rows(text, delimiter, instance, match_mode, match_end, if_not_found)
+        out = []
+        for i in range(n_rows):
+            ds = _delimiters(delimiter, i)
+            ts, ns, ms, es = (
+                _row(text, i),
+                _row(instance, i) if instance is not None else [1.0],
+                _row(match_mode, i) if match_mode is not None else [None],
+                _row(match_end, i) if match_end is not None else [None],
+            )
+            nf = _row(if_not_found, i) if if_not_found is not None else [NA]
+            n = to_number(ns[0])
+            n = math.trunc(n) if isinstance(n, float) and math.isfinite(n) else n
+            t = to_text(ts[0])
+            out.append(one(t, ds, n, _flag_arg(ms[0], 0), _flag_arg(es[0], 0), nf[0]))
+        return vec.from_list(out, (n_rows, 1, 1))
+
+    return impl
+
+
+def _textsplit(text, col_delimiter, row_delimiter=None, ignore_empty=None, match_mode=None, pad_with=None):
+    """TEXTSPLIT(text, col_delimiter, [row_delimiter], [ignore_empty=FALSE], [match_mode=0],
+    [pad_with=#N/A]) (Microsoft's page): the text cut into rows at the row delimiters and each row
+    into columns at the column delimiters (either may be an array of delimiters, any of them
+    matching; an empty or left-out one does not cut); ignore_empty drops the empty pieces two
+    delimiters in a row make; rows shorter than the longest are padded with pad_with. No
+    delimiter at all is #VALUE!. The result is an array (spilling in Excel 365). Of a text that is
+    an array each element gives its first piece (Excel returns no nested arrays)."""
+    if _rows(text, col_delimiter, row_delimiter, ignore_empty, match_mode, pad_with) > 1:
+        raise ValueError("TEXTSPLIT varying by row")
+    cols, rows = _delimiters(col_delimiter, 0), _delimiters(row_delimiter, 0)
+    for x in (cols, rows):
+        if isinstance(x, XlError):
+            return vec.const(x)
+    cols, rows = [d for d in cols if d], [d for d in rows if d]
+    drop = to_number(_row(ignore_empty, 0)[0]) if ignore_empty is not None else 0.0
+    mode = _flag_arg(_row(match_mode, 0)[0], 0) if match_mode is not None else 0
+    for x in (drop, mode):
+        if isinstance(x, XlError):
+            return vec.const(x)
+    pad = _row(pad_with, 0)[0] if pad_with is not None else NA
+    if not cols and not rows:
+        return vec.const(VALUE)
+    values = materialize(text)
+    if values.shape[1] * values.shape[2] > 1:  # each element's first piece
+        return vec.elementwise(lambda v: _split(v, cols, rows, bool(drop), bool(mode), pad)[0][0], values)
+    table = _split(values.ravel().tolist()[0], cols, rows, bool(drop), bool(mode), pad)
+    out = np.empty((1, len(table), len(table[0])), dtype=object)
+    for r, line in enumerate(table):
+        out[0, r, :] = line
+    return out
+
+
+def _split(value, cols, rows, drop: bool, ignore_case: bool, pad) -> list[list]:
+    t = to_text(value)
+    if isinstance(t, XlError):
+        return [[t]]
+
+    def cut(s: str, delims: list[str]) -> list[str]:
+        if not delims:
+            return [s]
+        pieces = _pattern(delims, ignore_case).split(s)
+        return [p for p in pieces if p] if drop else pieces
+
+    lines = [cut(line, cols) for line in cut(t, rows)]
+    lines = [line for line in lines if line] or [[""]]  # (everything dropped: one empty value)
+    width = max(len(line) for line in lines)
+    return [line + [pad] * (width - len(line)) for line in lines]
+
+
+def _unichar(n):
+    """UNICHAR(number): the character of that Unicode code point (truncated); 0 or beyond the
+    last code point #VALUE!, a lone surrogate half #N/A (Microsoft's UNICHAR page)."""
+    if not 1 <= n <= 0x10FFFF:
+        return VALUE
+    return NA if 0xD800 <= n <= 0xDFFF else chr(n)
+
+
+def _unicode(text: str):
+    """UNICODE(text): the code point of the first character; empty text #VALUE!."""
+    return float(ord(text[0])) if text else VALUE
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _numbervalue_one(text, decimal=None, group=None):
+    """NUMBERVALUE(text, [decimal_separator="."], [group_separator=","]) as Microsoft's page
+    defines it (en-US separators by default): only the first character of a separator counts;
+    "" is 0; spaces are ignored anywhere; a decimal separator used twice, or a group separator
+    after it, is #VALUE! (one before it is ignored); trailing % signs divide by 100 each; an
+    invalid argument (an empty separator, text that is no number) is #VALUE!."""
+    vals = [text, decimal, group]
+    for v in vals:
+        if isinstance(v, XlError):
+            return v
+    t = to_text(text)
+    dec = "." if decimal is None else to_text(decimal)
+    grp = "," if group is None else to_text(group)
+    if not dec or not grp:
+        return VALUE
+    dec, grp = dec[0], grp[0]
+    s = "".join(t.split())
+    if s == "":
+        return 0.0
+    pct = len(s) - len(s.rstrip("%"))
+    s = s[: len(s) - pct]
+    if dec != grp:
+        head, sep, tail = s.partition(dec)
+        if dec in tail or grp in tail:
+            return VALUE
+        s = head.replace(grp, "") + ("." if sep else "") + tail
+    elif s.count(dec) > 1:
+        return VALUE
+    else:
+        s = s.replace(dec, ".")
+    if not _PLAIN_NUMBER.fullmatch(s):
+        return VALUE
+    try:
+        x = float(s)
+    except ValueError:
+        return VALUE
+    return x / 100.0**pct if math.isfinite(x) else VALUE
+
+
+def _numbervalue(text, decimal=None, group=None):
+    args = [text, decimal, group]
+    while args and args[-1] is None:
+        args.pop()
+    return vec.elementwise(_numbervalue_one, *args)
+
+
+def _fixed_one(v, decimals, no_commas):
+    """FIXED(number, [decimals=2], [no_commas=FALSE]) (Microsoft's page): the number rounded
+    half away from zero to ``decimals`` places (left of the point when negative) as text with a
+    period and, unless no_commas, thousands commas; decimals over 127 is #VALUE!. An empty
+    decimals argument is 0, as in DOLLAR."""
+    x, d = to_number(v), to_number(0.0 if decimals is None else decimals)
+    flat = False if no_commas is None else no_commas
+    for a in (x, d):
+        if isinstance(a, XlError):
+            return a
+    if not isinstance(flat, bool):
+        flat = to_number(flat)
+        if isinstance(flat, XlError):
+            return flat
+        flat = flat != 0
+    d = math.trunc(d)
+    if d > 127:
+        return VALUE
+    if d < 0:
+        x = float(_round(x, d))
+    body = ("0" if flat else "#,##0") + ("." + "0" * d if d > 0 else "")
+    with localcontext() as ctx:  # up to 127 decimals of numbers up to 1E+308
+        ctx.prec = 500
+        return format_value(x, body)
+
+
+def _fixed(number, decimals=None, no_commas=None):
+    if decimals is None:  # left out: 2
+        decimals = vec.const(2.0)
+    elif decimals.dtype == object and decimals.size == 1 and decimals.ravel()[0] is None:
+        decimals = vec.const(0.0)  # left empty, or a blank cell: 0
+    return vec.elementwise(_fixed_one, number, decimals, vec.const(None) if no_commas is None else no_commas)
+
+
+def _shown(v, strict: bool) -> str:
+    """A value as VALUETOTEXT and ARRAYTOTEXT write it: numbers as General, TRUE/FALSE, errors by
+    their code, blanks as nothing; text as it is, or in double quotes (doubled inside) when strict."""
+    if isinstance(v, str):
+        return '"' + v.replace('"', '""') + '"' if strict else v
+    if isinstance(v, XlError):
+        return str(v)
+    return to_text(v)
+
+
+def _format_code(fmt):
+    f = to_number(fmt) if fmt is not None else 0.0
+    if isinstance(f, XlError):
+        return f
+    f = math.trunc(f) if math.isfinite(f) else f  # (truncated, as Excel's whole-number arguments)
+    return int(f) if f in (0, 1) else VALUE
+
+
+def _valuetotext(value, fmt=None):
+    """VALUETOTEXT(value, [format=0]) (Microsoft's page): the value as text, format 0 concise
+    (text unchanged), 1 strict (text in quotes); an error value gives its code as text; a format
+    other than 0 or 1 is #VALUE!."""
+
+    def one(v, f):
+        code = _format_code(f)
+        return code if isinstance(code, XlError) else _shown(v, code == 1)
+
+    return vec.elementwise(one, value, vec.const(None) if fmt is None else fmt)
+
+
+def _arraytotext(array, fmt=None):
+    """ARRAYTOTEXT(array, [format=0]) (Microsoft's page): every value of the array as
+    VALUETOTEXT writes it; concise (0) joins them with ", " in reading order, strict (1) writes
+    an array constant, ``{1,"a";TRUE,#N/A}``; a format other than 0 or 1 is #VALUE!."""
+    n = _rows(array, fmt)
+    arr = materialize(array)
+    out = []
+    for i in range(n):
+        code = _format_code(_row(fmt, i)[0]) if fmt is not None else 0
+        if isinstance(code, XlError):
+            out.append(code)
+            continue
+        block = arr[min(i, arr.shape[0] - 1)]
+        if code == 0:
+            out.append(", ".join(_shown(v, False) for v in block.ravel().tolist()))
+        else:
+            rows = (",".join(_shown(v, True) for v in line) for line in block.tolist())
+            out.append("{" + ";".join(rows) + "}")
+    return vec.cap_text(vec.from_list(out, (n, 1, 1)))
+
+
+_TEXTMORE_FUNCTIONS = {
+    "TEXTJOIN": Spec(_textjoin, 3, 254, "ava"),
+    "TEXTBEFORE": Spec(_text_around(False), 2, 6, "vavvvv"),
+    "TEXTAFTER": Spec(_text_around(True), 2, 6, "vavvvv"),
+    "TEXTSPLIT": Spec(_textsplit, 2, 6, "vaavvv"),
+    "UNICHAR": Spec(_each(_unichar, "n"), 1, 1),
+    "UNICODE": Spec(_each(_unicode, "t"), 1, 1),
+    "NUMBERVALUE": Spec(_numbervalue, 1, 3),
+    "FIXED": Spec(_fixed, 1, 3),
+    "VALUETOTEXT": Spec(_valuetotext, 1, 2),
+    "ARRAYTOTEXT": Spec(_arraytotext, 1, 2, "av"),
+    # Microsoft: the B versions count each character as one byte unless a language with a
+    # double-byte character set (Japanese, Chinese, Korean) is the default; the engine assumes
+    # one that is not (en-US), so they are LEN, LEFT, ... themselves
+    "LENB": _TEXT_FUNCTIONS["LEN"],
+    "LEFTB": _TEXT_FUNCTIONS["LEFT"],
+    "RIGHTB": _TEXT_FUNCTIONS["RIGHT"],
+    "MIDB": _TEXT_FUNCTIONS["MID"],
+    "FINDB": _TEXTFIND_FUNCTIONS["FIND"],
+    "SEARCHB": _TEXTFIND_FUNCTIONS["SEARCH"],
+    "REPLACEB": _TEXTEDIT_FUNCTIONS["REPLACE"],
+}
+
+
+FUNCTIONS = {
+    **_TEXT_FUNCTIONS,
+    **_TEXTEDIT_FUNCTIONS,
+    **_TEXTFIND_FUNCTIONS,
+    **_TEXTFORMAT_FUNCTIONS,
+    **_TEXTMORE_FUNCTIONS,
+}

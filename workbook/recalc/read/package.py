@@ -56,6 +56,8 @@ class Package:
     numfile: int = 0
     calc_mode: str = "Automatic"
     active_sheet: str | None = None
+    #: every sheet's name in the workbook's order, chart and dialog sheets too (SHEET, SHEETS)
+    sheet_names: list[str] = field(default_factory=list)
 
     def sheet(self, name: str) -> SheetPart:
         """The sheet with this name (case-insensitive, as in Excel)."""
@@ -112,6 +114,7 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         return Package(
             path, zf.infolist(), sheets, names, date1904, limits, tables,
             numfile=len(sheets), calc_mode="Manual" if manual else "Automatic", active_sheet=active,
+            sheet_names=sheet_names,
         )  # fmt: skip
 
 

@@ -72,14 +72,14 @@ DEFAULTED = frozenset(
         "XLOOKUP", "XMATCH", "OFFSET", "SORT", "SORTBY", "FILTER", "UNIQUE", "SEQUENCE", "TAKE",
         "DROP", "EXPAND", "WRAPROWS", "WRAPCOLS", "TOCOL", "TOROW", "CHOOSECOLS", "CHOOSEROWS",
         "HSTACK", "VSTACK", "INDEX", "SUMIF", "AVERAGEIF", "CELL", "ADDRESS", "TEXT", "TREND",
-        "GROWTH", "LINEST", "LOGEST",
+        "GROWTH", "LINEST", "LOGEST", "TEXTBEFORE", "TEXTAFTER", "TEXTSPLIT",
     }
 )  # fmt: skip
 
 
 #: lists of texts: an argument left empty there is "" (``CONCAT(,"D")`` is "D", as
 #: ``CONCATENATE("a",,"b")`` is "ab"), not the number 0 of SUM's list
-TEXT_LISTS = frozenset({"CONCAT"})
+TEXT_LISTS = frozenset({"CONCAT", "TEXTJOIN"})
 
 
 def _toolpak_value(r) -> np.ndarray:
