@@ -44,9 +44,14 @@ from gputco.workbook.recalc.functions import NEVER, excel_functions
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
 LEFT_OUT = NEVER | {"CELL", "INFO", "ANCHORARRAY", "SINGLE", "FORMULATEXT", "LET"}
 #: functions added after tests/data/fuzz_lo.json was recorded: left out until the recording is
-#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (empty since the
-#: refresh of 2026-12-02)
-NOT_YET_RECORDED: set[str] = set()
+#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (emptied by the
+#: refresh of 2026-12-02; since then the Math/trig and Engineering functions of functions/math.py's
+#: "more math" and engineering.py's BIT functions and GESTEP)
+NOT_YET_RECORDED: set[str] = {
+    "ACOT", "ACOTH", "COT", "COTH", "CSC", "CSCH", "SEC", "SECH", "ARABIC", "ROMAN", "BASE",
+    "DECIMAL", "COMBINA", "FACTDOUBLE", "GCD", "LCM", "MULTINOMIAL", "MUNIT", "QUOTIENT",
+    "SERIESSUM", "SQRTPI", "BITAND", "BITOR", "BITXOR", "BITLSHIFT", "BITRSHIFT", "GESTEP",
+}  # fmt: skip
 LEFT_OUT |= NOT_YET_RECORDED
 FUNCTIONS = tuple(sorted(set(BUILTINS) - LEFT_OUT))
 
