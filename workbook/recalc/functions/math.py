@@ -525,7 +525,10 @@ def _decimal(text, radix) -> float | XlError:
         if d < 0 or d >= r:
             return NUM
         total = total * r + d
-    return float(total)
+    try:
+        return float(total)
+    except OverflowError:
+        return NUM  # past the largest number
 
 
 _ROMAN_VALUES = (1, 5, 10, 50, 100, 500, 1000)
