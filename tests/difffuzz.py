@@ -44,12 +44,15 @@ from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, NEVER, excel_func
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
 LEFT_OUT = NEVER | {"CELL", "INFO", "ANCHORARRAY", "SINGLE", "FORMULATEXT", "LET"}
 #: functions added after tests/data/fuzz_lo.json was recorded: left out until the recording is
-#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (the Text,
-#: Information and Date functions added after the refresh of 2026-12-02)
+#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (emptied by the
+#: refresh of 2026-12-02; since then the functions added on 2026-12-04)
 NOT_YET_RECORDED: set[str] = {
-    "TEXTJOIN", "TEXTBEFORE", "TEXTAFTER", "TEXTSPLIT", "UNICHAR", "UNICODE", "NUMBERVALUE", "FIXED",
-    "ARRAYTOTEXT", "VALUETOTEXT", "LENB", "LEFTB", "RIGHTB", "MIDB", "FINDB", "SEARCHB", "REPLACEB",
-    "N", "TYPE", "SHEET", "SHEETS", "AREAS", "WEEKNUM", "ISOWEEKNUM",
+    "TEXTJOIN", "TEXTBEFORE", "TEXTAFTER", "TEXTSPLIT", "UNICHAR", "UNICODE", "NUMBERVALUE",
+    "FIXED", "ARRAYTOTEXT", "VALUETOTEXT", "LENB", "LEFTB", "RIGHTB", "MIDB", "FINDB", "SEARCHB",
+    "REPLACEB", "N", "TYPE", "SHEET", "SHEETS", "AREAS", "WEEKNUM", "ISOWEEKNUM", "ACOT", "ACOTH",
+    "COT", "COTH", "CSC", "CSCH", "SEC", "SECH", "ARABIC", "ROMAN", "BASE", "DECIMAL", "COMBINA",
+    "FACTDOUBLE", "GCD", "LCM", "MULTINOMIAL", "MUNIT", "QUOTIENT", "SERIESSUM", "SQRTPI", "BITAND",
+    "BITOR", "BITXOR", "BITLSHIFT", "BITRSHIFT", "GESTEP",
 }  # fmt: skip
 LEFT_OUT |= NOT_YET_RECORDED
 FUNCTIONS = tuple(sorted(set(BUILTINS) - LEFT_OUT))

@@ -39,7 +39,8 @@ REGENERATE = (
     "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_distributions.py "
     "tests/test_recalc_financial.py tests/test_recalc_database.py "
     "tests/test_recalc_complexnum.py tests/test_recalc_corpus_functions.py "
-    "tests/test_recalc_text_more.py -k recording_equals_live"
+    "tests/test_recalc_text_more.py "
+    "tests/test_recalc_math_more.py -k recording_equals_live"
 )
 
 
@@ -49,9 +50,14 @@ def shows(expected: object, got: object) -> bool:
 
     >>> shows("0.9087888", 0.90878878027), shows("0.9087888", 0.9087), shows("#NUM!", 1.0)
     (True, False, False)
+    >>> shows("5.73E-20", 5.725037161098787e-20), shows("1.87E-13", 1.8e-13)
+    (True, False)
     """
     if isinstance(expected, str) and expected.startswith("#"):
         return isinstance(got, XlError) and str(got) == expected
+    if isinstance(expected, str) and isinstance(got, float) and "E" in expected:
+        digits = len(expected.split("E")[0].split(".")[1]) if "." in expected else 0
+        return f"{got:.{digits}E}".replace("E-0", "E-").replace("E+0", "E+") == expected
     if isinstance(expected, str) and isinstance(got, float):
         try:
             float(expected)

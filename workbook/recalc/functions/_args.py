@@ -177,12 +177,13 @@ def scalar_nums(*xs):
     return out, vec.merge(*errs)
 
 
-def scalar_function(func, n_required: int):
+def scalar_function(func, n_required: int, *, text: bool = False):
     """An Excel function of scalar numbers, applied element-wise over broadcast arguments.
 
     ``func(*floats)`` gets each argument as a float (None where an optional one is omitted) and
-    returns a float or an :class:`XlError`. Argument errors (and #VALUE! for text that is not a
-    number) win over the function's own, leftmost first; a non-finite result is #NUM!.
+    returns a float or an :class:`XlError` (with ``text=True``: a str, as BASE and ROMAN do).
+    Argument errors (and #VALUE! for text that is not a number) win over the function's own,
+    leftmost first; a non-finite result is #NUM!.
     """
 
     def impl(*args):
@@ -192,7 +193,7 @@ def scalar_function(func, n_required: int):
         present = [v for v in vals if v is not None]
         shape = np.broadcast_shapes(*(v.shape for v in present)) if present else (1, 1, 1)
         cols = [None if v is None else np.broadcast_to(v, shape).ravel().tolist() for v in vals]
-        out = np.empty(int(np.prod(shape)), dtype=vec.FLOAT)
+        out = np.empty(int(np.prod(shape)), dtype=vec.OBJ if text else vec.FLOAT)
         errs = np.zeros(out.shape, dtype=vec.BOOL)
         codes = np.empty(out.shape, dtype=vec.OBJ)
         for i in range(out.size):
@@ -209,6 +210,8 @@ def scalar_function(func, n_required: int):
             else:
                 out[i] = r
         own = (errs.reshape(shape), codes.reshape(shape)) if errs.any() else None
+        if text:  # the texts, with argument errors (NaN in ``out``) put back
+            return vec.with_errors(out.reshape(shape), vec.merge(e, own))
         return vec.finish(out.reshape(shape), vec.merge(e, own))
 
     return functools.update_wrapper(impl, func)  # the function's module: its Excel category

@@ -11,7 +11,12 @@ first); negative results are always 10 digits. A number outside the target's ran
 the base does not have, is #NUM!; TRUE/FALSE and non-numeric text for a decimal are #VALUE!.
 Checked against Excel's cached values in xlcalculator's BASES.xlsx (tests/data/excel_corpus).
 
-DELTA(number1, [number2=0]) is 1 when the numbers are equal, else 0.
+DELTA(number1, [number2=0]) is 1 when the numbers are equal, else 0; GESTEP(number, [step=0])
+is 1 when number >= step, else 0.
+
+BITAND, BITOR, BITXOR, BITLSHIFT, BITRSHIFT (Excel 2013): numbers that are whole, >= 0 and below
+2^48 (else #NUM!); a shift amount truncated, negative for the other way, |amount| > 53 #NUM!
+(Microsoft's pages; an Excel-saved workbook's cached values, see :func:`_bits`).
 
 Engineering: ERF, ERFC (and .PRECISE), the Bessel functions BESSELJ/Y/I/K, CONVERT, and the
 complex-number functions COMPLEX, IMREAL, IMAGINARY, IMABS, IMARGUMENT, IMCONJUGATE, IMSUM,
@@ -156,9 +161,54 @@ def _delta(n1: float, n2: float | None = None) -> float:
     return 1.0 if n1 == (0.0 if n2 is None else n2) else 0.0
 
 
+def _gestep(number: float, step: float | None = None) -> float:
+    """GESTEP(number, [step=0]): 1 when number >= step, else 0 (Microsoft's GESTEP page)."""
+    return 1.0 if number >= (0.0 if step is None else step) else 0.0
+
+
+#: the bitwise functions' bound: their numbers are whole and below 2^48 (Microsoft's BITAND page)
+_BIT_LIMIT = 2**48
+
+
+def _bits(x: float) -> int | None:
+    """A bitwise function's number as an integer, or None (#NUM!) when it is negative, not whole
+    or 2^48 or more (Microsoft's BITAND, BITOR, BITXOR pages; Excel-saved test.xlsx,
+    ENGINEERING R10:X10: BITAND of 2^48, of 2.3, of -1 are #NUM!)."""
+    return int(x) if 0 <= x < _BIT_LIMIT and x == math.trunc(x) else None
+
+
+def _bitwise(op):
+    def one(a: float, b: float) -> float | XlError:
+        x, y = _bits(a), _bits(b)
+        return NUM if x is None or y is None else float(op(x, y))
+
+    return one
+
+
+def _shift(direction: int):
+    """BITLSHIFT (direction 1) and BITRSHIFT (-1): number (as :func:`_bits`) shifted by
+    shift_amount truncated, the other way when it is negative; |shift_amount| > 53 is #NUM!
+    (Microsoft's BITLSHIFT page; test.xlsx ENGINEERING S11, U11, S13: BITLSHIFT(25,2.3) is 100,
+    BITLSHIFT(99,-1) 49, BITRSHIFT(25,2.3) 6)."""
+
+    def one(number: float, amount: float) -> float | XlError:
+        x, k = _bits(number), math.trunc(amount) * direction
+        if x is None or abs(k) > 53:
+            return NUM
+        return float(x << k if k >= 0 else x >> -k)
+
+    return one
+
+
 _ENGINEERING_FUNCTIONS = {
     **{f"{a}2{b}": Spec(_converter(a, b), 1, 1 if b == "DEC" else 2) for a in BASES for b in BASES if a != b},
     "DELTA": Spec(scalar_function(_delta, 1), 1, 2),
+    "GESTEP": Spec(scalar_function(_gestep, 1), 1, 2),
+    "BITAND": Spec(scalar_function(_bitwise(lambda x, y: x & y), 2), 2, 2),
+    "BITOR": Spec(scalar_function(_bitwise(lambda x, y: x | y), 2), 2, 2),
+    "BITXOR": Spec(scalar_function(_bitwise(lambda x, y: x ^ y), 2), 2, 2),
+    "BITLSHIFT": Spec(scalar_function(_shift(1), 2), 2, 2),
+    "BITRSHIFT": Spec(scalar_function(_shift(-1), 2), 2, 2),
 }
 
 

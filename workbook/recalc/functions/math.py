@@ -26,6 +26,13 @@ multiple: CEILING, FLOOR, MROUND, EVEN, ODD (Excel 2010+ rules).
   CEILING.PRECISE and ISO.CEILING are CEILING.MATH without mode, FLOOR.PRECISE is FLOOR.MATH
   without mode (Microsoft's function reference).
 
+Math and trigonometry, more (Excel 2013's and the Analysis ToolPak's): ACOT, ACOTH, COT, COTH,
+CSC, CSCH, SEC, SECH (|x| < 2^27, else #NUM!; a pole at 0 #DIV/0!), ROMAN (forms 0..4, TRUE
+classic, FALSE simplified) and ARABIC, BASE and DECIMAL (radix 2..36), COMBINA, FACTDOUBLE,
+GCD, LCM and MULTINOMIAL (lists of numbers, references included: a blank cell, a logical value
+or a text in them is #VALUE!, as Excel cached in an Excel-saved workbook), MUNIT (an array),
+QUOTIENT, SERIESSUM, SQRTPI. Each function's rule and source is in its docstring.
+
 SUBTOTAL and AGGREGATE: an aggregate over references that skips other subtotals' cells.
 
 - SUBTOTAL(function_num, ref1, ...): 1..11 are AVERAGE, COUNT, COUNTA, MAX, MIN, PRODUCT, STDEV,
@@ -46,6 +53,7 @@ store; hidden rows come from the sheet XML.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 
 import numpy as np
@@ -53,7 +61,7 @@ import numpy as np
 from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import CALC, DIV0, NA, NUM, VALUE, XlError
+from gputco.workbook.recalc.run.values import CALC, DIV0, NA, NUM, VALUE, XlError, to_number, to_text
 
 from . import statistical as _stats
 from ._args import (
@@ -375,6 +383,415 @@ _TRIG_FUNCTIONS = {
 }
 
 
+# --- more math: reciprocal trig, Roman and other bases, number theory, MUNIT, SERIESSUM ------------
+
+#: the largest angle the reciprocal trig functions take (Microsoft's COT, CSC, SEC, COTH, CSCH,
+#: SECH pages: "The absolute value of Number must be less than 2^27", else #NUM!)
+_MAX_ANGLE = 2.0**27
+#: BASE's, GCD's and LCM's bound (their pages: numbers less than 2^53)
+_WHOLE_LIMIT = 2.0**53
+_LOG_LARGEST = math.log(1.7976931348623158e308)
+
+
+def _reciprocal(func, zero_pole: bool):
+    """COT, CSC, COTH, CSCH (a pole at 0: #DIV/0!, as COT's page says of COT(0)) and SEC, SECH:
+    1 / func(x) for |x| < 2^27 (#NUM! beyond). A hyperbolic function past the largest number
+    gives 0 (its reciprocal is below the smallest), not #NUM!."""
+
+    def one(x: float) -> float | XlError:
+        if abs(x) >= _MAX_ANGLE:
+            return NUM
+        if zero_pole and x == 0:
+            return DIV0
+        try:
+            return 1.0 / func(x)
+        except OverflowError:
+            return 0.0
+
+    return one
+
+
+def _acot(x: float) -> float:
+    """ACOT(number): the angle in (0, pi) whose cotangent is number (Microsoft's ACOT page)."""
+    return math.atan2(1.0, x)
+
+
+def _acoth(x: float) -> float | XlError:
+    """ACOTH(number): atanh(1/number); |number| <= 1 is #NUM! (Excel-saved test.xlsx, MATH & TRIG
+    R7:W7: ACOTH of 0, 1 and -1 are #NUM!)."""
+    return NUM if abs(x) <= 1 else math.atanh(1.0 / x)
+
+
+def _sqrtpi(x: float) -> float | XlError:
+    """SQRTPI(number): sqrt(number * pi); number < 0 is #NUM!."""
+    return NUM if x < 0 else math.sqrt(x * math.pi)
+
+
+def _quotient_int(n: float, d: float) -> float | XlError:
+    """QUOTIENT(numerator, denominator): the integer part of the quotient (toward zero), taken at
+    15 significant digits as the rounding functions take theirs; a denominator of 0 is #DIV/0!
+    (not on Microsoft's page; exceltip.com's #DIV/0! article shows Excel's QUOTIENT of a blank
+    denominator so; LibreOffice #VALUE!)."""
+    if d == 0:
+        return DIV0
+    q = n / d
+    return math.copysign(math.trunc(float(_approx15(np.array([abs(q)]))[0])), q) + 0.0
+
+
+def _binomial(n: int, k: int) -> float | XlError:
+    """C(n, k) as a float; #NUM! past the largest number (checked on its logarithm first, so a
+    huge n never builds a huge integer)."""
+    k = min(k, n - k)
+    if k < 0:
+        return 0.0
+    if math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0) > _LOG_LARGEST + 1:
+        return NUM
+    return float(math.comb(n, k))
+
+
+def _combina(n: float, k: float) -> float | XlError:
+    """COMBINA(number, number_chosen): C(number + number_chosen - 1, number - 1), both truncated
+    (Microsoft's COMBINA page, its equation; so 0 for a number of 0, as LibreOffice gives). Both
+    must be >= 0 and number >= number_chosen, else #NUM! (the page's constraints); a result past
+    the largest number is #NUM!."""
+    a, b = math.trunc(n), math.trunc(k)
+    if a < 0 or b < 0 or a < b:
+        return NUM
+    return 0.0 if a == 0 else _binomial(a + b - 1, b)
+
+
+def _factdouble(x: float) -> float | XlError:
+    """FACTDOUBLE(number): n!! of number truncated, n (n-2) (n-4) ... down to 2 or 1; 0!! and
+    (-1)!! are 1. Below -1 is #NUM! (Excel-saved test.xlsx, MATH & TRIG V31, T31: FACTDOUBLE(-1)
+    is 1, FACTDOUBLE(-1.1) #NUM!; Microsoft's page says "If number is negative ... #NUM!")."""
+    if x < -1:
+        return NUM
+    k = math.trunc(x)
+    if k > 400:
+        return NUM  # 301!! is past the largest number already
+    out = 1
+    for j in range(k, 1, -2):
+        out *= j
+    return float(out)
+
+
+# --- BASE, DECIMAL, ROMAN, ARABIC -------------------------------------------------------------------
+
+_DIGITS36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _base(number: float, radix: float, min_length: float | None = None) -> str | XlError:
+    """BASE(number, radix, [min_length]): number (0 <= number < 2^53) written in radix (2..36),
+    padded with zeros to min_length (0..255); each truncated; outside the bounds #NUM!
+    (Microsoft's BASE page)."""
+    n, r = math.trunc(number), math.trunc(radix)
+    width = 0 if min_length is None else math.trunc(min_length)
+    if not 0 <= number < _WHOLE_LIMIT or not 2 <= r <= 36 or not 0 <= width <= 255:
+        return NUM
+    digits = ""
+    while True:
+        n, d = divmod(n, r)
+        digits = _DIGITS36[d] + digits
+        if not n:
+            break
+    return digits.rjust(width, "0")
+
+
+def _decimal(text, radix) -> float | XlError:
+    """DECIMAL(text, radix): the text's digits read in radix (2..36, truncated, else #NUM!),
+    letters in either case; a character that is not a digit of the radix is #NUM! (Excel-saved
+    test.xlsx, MATH & TRIG R26:Y26: DECIMAL("FF",16.6) 255, DECIMAL(111,2.5) 7, DECIMAL(113,2)
+    #NUM!, DECIMAL("FF",15) #NUM!, a blank or TRUE radix #NUM!, DECIMAL("FF","ciao") #VALUE!); a
+    text longer than 255 characters is #VALUE! (Microsoft's DECIMAL page: "must be less than or
+    equal to 255")."""
+    if isinstance(text, XlError):
+        return text
+    if isinstance(radix, XlError):
+        return radix
+    r = to_number(radix)
+    if isinstance(r, XlError):
+        return r
+    t = to_text(text)
+    if isinstance(t, XlError):
+        return t
+    if len(t) > 255:
+        return VALUE
+    if not 2 <= r < 37:
+        return NUM
+    r = math.trunc(r)
+    total = 0
+    for ch in t.upper():
+        d = _DIGITS36.find(ch)
+        if d < 0 or d >= r:
+            return NUM
+        total = total * r + d
+    try:
+        return float(total)
+    except OverflowError:
+        return NUM  # past the largest number
+
+
+_ROMAN_VALUES = (1, 5, 10, 50, 100, 500, 1000)
+_ROMAN_LETTERS = "IVXLCDM"
+
+
+def _roman_terms(form: int) -> list[tuple[int, str]]:
+    """The symbols and subtractive pairs ROMAN may write in a form, largest first. A pair puts a
+    smaller symbol before a larger one: classic (form 0) only the power of ten just below (IV,
+    IX, XL, XC, CD, CM); each form up to 4 allows the next smaller symbol too (form 1: VL, VC,
+    LD, LM; ... form 4: ID, IM), which makes the numerals more concise, as Microsoft's ROMAN
+    page shows for 499 (CDXCIX, LDVLIV, XDIX, VDIV, ID) and the Excel-saved test.xlsx for 999
+    (MATH & TRIG R58:V58: CMXCIX, LMVLIV, XMIX, VMIV, IM)."""
+    terms = list(zip(_ROMAN_VALUES, _ROMAN_LETTERS, strict=True))
+    for j in range(1, len(_ROMAN_VALUES)):
+        classic = j - 2 if j % 2 == 0 else j - 1
+        for i in range(max(0, classic - form), classic + 1):
+            terms.append((_ROMAN_VALUES[j] - _ROMAN_VALUES[i], _ROMAN_LETTERS[i] + _ROMAN_LETTERS[j]))
+    return sorted(terms, reverse=True)
+
+
+_ROMAN_TERMS = tuple(_roman_terms(f) for f in range(5))
+
+
+def _roman_form(form) -> int | XlError:
+    """ROMAN's form: omitted, blank or TRUE is 0 (classic), FALSE 4 (simplified), a number
+    truncated to 0..4 (else #VALUE!)."""
+    if form is None or form is True:
+        return 0
+    if form is False:
+        return 4
+    f = to_number(form)
+    if isinstance(f, XlError):
+        return f
+    return math.trunc(f) if 0 <= f < 5 else VALUE
+
+
+def _roman(number, form=None) -> str | XlError:
+    """ROMAN(number, [form]): number truncated; negative or above 3999 #VALUE!, 0 the empty
+    text (Microsoft's ROMAN page; test.xlsx MATH & TRIG AH58, ROMAN(0), is empty). Greedy: the
+    largest symbol or pair of the form that fits, again and again."""
+    if isinstance(number, XlError):
+        return number
+    if isinstance(form, XlError):
+        return form
+    n = to_number(number)
+    if isinstance(n, XlError):
+        return n
+    k = _roman_form(form)
+    if isinstance(k, XlError):
+        return k
+    if not 0 <= n < 4000:
+        return VALUE
+    left, out = math.trunc(n), []
+    for value, letters in _ROMAN_TERMS[k]:
+        while left >= value:
+            out.append(letters)
+            left -= value
+    return "".join(out)
+
+
+def _arabic(text) -> float | XlError:
+    """ARABIC(text): a Roman numeral's value, in either case, spaces around it ignored, a leading
+    minus allowed, "" 0 (Microsoft's ARABIC page). Read from the right, a symbol smaller than one
+    after it is subtracted, the others added (test.xlsx MATH & TRIG S9:V9: "IL" 49, "IIIIIIV" -1,
+    "IILmIIC" 1046; Microsoft: "mxmvii" 1997). A number, a logical value or another character is
+    #VALUE! (test.xlsx R9, Y9, U9 "Vh"), and so is a text of more than 255 characters; a blank
+    cell is 0 (W9)."""
+    if isinstance(text, XlError):
+        return text
+    if text is None:
+        return 0.0
+    if not isinstance(text, str) or len(text) > 255:
+        return VALUE
+    t = text.strip().upper()
+    sign = 1.0
+    if t.startswith("-"):
+        sign, t = -1.0, t[1:]
+    total, top = 0, 0
+    for ch in reversed(t):
+        i = _ROMAN_LETTERS.find(ch)
+        if i < 0:
+            return VALUE
+        v = _ROMAN_VALUES[i]
+        if v < top:
+            total -= v
+        else:
+            total, top = total + v, v
+    return sign * total + 0.0
+
+
+def _element_wise(func):
+    """A function of raw element values (errors, blanks, logical values and texts as they are),
+    over its broadcast arguments, returning texts or numbers (DECIMAL, ROMAN, ARABIC)."""
+
+    def impl(*args):
+        return vec.elementwise(func, *(vec.const(None) if a is None else a for a in args))
+
+    return functools.update_wrapper(impl, func)
+
+
+# --- GCD, LCM, MULTINOMIAL, SERIESSUM's coefficients: lists of numbers -----------------------------
+
+
+def _list_numbers(args) -> list[list[float] | XlError]:
+    """The numbers of an Analysis ToolPak list (GCD, LCM, MULTINOMIAL, SERIESSUM's coefficients),
+    one list per formula cell, or the cell's first error in argument and reading order: the
+    elements of references and arrays and the values typed are all taken; a number-text is its
+    number; a blank cell, a logical value or another text is #VALUE! (Excel-saved test.xlsx,
+    MATH & TRIG R34:AW34: GCD of a blank cell, of "ciao", of TRUE are #VALUE!, GCD(C34:F34) of
+    four numbers is 1, GCD(N34,K34:L34) the first error, #NAME?)."""
+    arrays = [materialize(a) for a in args if a is not None]
+    m = max((a.shape[0] for a in arrays), default=1)
+    out: list[list[float] | XlError] = []
+    for i in range(m):
+        nums: list[float] = []
+        bad = None
+        for a in arrays:
+            for v in a[min(i, a.shape[0] - 1)].ravel().tolist():
+                if isinstance(v, XlError):
+                    bad = v
+                elif v is None or isinstance(v, bool):
+                    bad = VALUE
+                elif isinstance(v, str):
+                    v = to_number(v)
+                    bad = v if isinstance(v, XlError) else None
+                if bad is not None:
+                    break
+                nums.append(float(v))
+            if bad is not None:
+                break
+        out.append(nums if bad is None else bad)
+    return out
+
+
+def _per_cell(rows) -> np.ndarray:
+    """(m, 1, 1) results from one float or error a cell."""
+    out = np.empty(len(rows), dtype=vec.OBJ)
+    out[:] = rows
+    if not any(isinstance(r, XlError) for r in rows):
+        return out.astype(vec.FLOAT).reshape(-1, 1, 1)
+    return out.reshape(-1, 1, 1)
+
+
+def _list_function(func):
+    """GCD, LCM, MULTINOMIAL: ``func(numbers)`` of each cell's list (:func:`_list_numbers`)."""
+
+    def impl(*args):
+        return _per_cell([r if isinstance(r, XlError) else func(r) for r in _list_numbers(args)])
+
+    return functools.update_wrapper(impl, func)
+
+
+def _whole(nums: list[float]) -> list[int] | XlError:
+    """GCD's and LCM's numbers truncated: a negative one, or one of 2^53 or more, is #NUM!
+    (Microsoft's GCD and LCM pages; test.xlsx MATH & TRIG U34: GCD(-0.4) is #NUM!)."""
+    if any(x < 0 or x >= _WHOLE_LIMIT for x in nums):
+        return NUM
+    return [math.trunc(x) for x in nums]
+
+
+def _gcd(nums: list[float]) -> float | XlError:
+    """GCD(number1, ...): the greatest common divisor of the numbers truncated; GCD(0) is 0."""
+    ints = _whole(nums)
+    return ints if isinstance(ints, XlError) else float(math.gcd(*ints))
+
+
+def _lcm(nums: list[float]) -> float | XlError:
+    """LCM(number1, ...): the least common multiple of the numbers truncated, 0 if one is 0;
+    2^53 or more is #NUM! (Microsoft's LCM page)."""
+    ints = _whole(nums)
+    if isinstance(ints, XlError):
+        return ints
+    out = math.lcm(*ints)
+    return NUM if out >= _WHOLE_LIMIT else float(out)
+
+
+def _multinomial(nums: list[float]) -> float | XlError:
+    """MULTINOMIAL(number1, ...): (sum of the numbers)! / (product of their factorials), the
+    numbers truncated; a negative one is #NUM! (Microsoft's MULTINOMIAL page), and so is a
+    result past the largest number."""
+    if any(x < 0 for x in nums):
+        return NUM
+    total, out = 0, 1.0
+    for k in (math.trunc(x) for x in nums):  # the product of C(k1 + ... + ki, ki)
+        total += k
+        b = _binomial(total, k)
+        if isinstance(b, XlError):
+            return b
+        out *= b
+        if not math.isfinite(out):
+            return NUM
+    return out
+
+
+def _seriessum(x, n, m, coefficients):
+    """SERIESSUM(x, n, m, coefficients): the sum of a_i x^(n + i m) over the coefficients in
+    reading order (Microsoft's SERIESSUM page); 0 to a negative power is #NUM!."""
+    (fx, fn, fm), errs = scalar_nums(x, n, m)
+    lists = _list_numbers([coefficients])
+    shape = np.broadcast_shapes(fx.shape, fn.shape, fm.shape, (len(lists), 1, 1))
+    xs, ns, ms = (np.broadcast_to(v, shape).ravel().tolist() for v in (fx, fn, fm))
+    per_cell = shape[1] * shape[2]
+    out = []
+    for i in range(len(xs)):
+        a = lists[min(i // per_cell, len(lists) - 1)]
+        if isinstance(a, XlError):
+            out.append(a)
+            continue
+        try:
+            out.append(math.fsum(c * math.pow(xs[i], ns[i] + j * ms[i]) for j, c in enumerate(a)))
+        except (OverflowError, ValueError, ZeroDivisionError):
+            out.append(NUM)
+    return vec.finish(_per_cell(out).reshape(shape), errs)
+
+
+# --- MUNIT -------------------------------------------------------------------------------------------
+
+
+def _munit(dimension):
+    """MUNIT(dimension): the dimension x dimension unit matrix, dimension truncated; below 1 is
+    #VALUE! (Microsoft's MUNIT page; test.xlsx MATH & TRIG R47:Z47: MUNIT(0), MUNIT(-0.2), of a
+    blank cell #VALUE!, MUNIT(2.3) a 2 x 2 matrix, MUNIT(TRUE) 1). An array of dimensions is
+    lifted by the evaluator, a cell showing each matrix's top-left (test.xlsx CORE!P31
+    =SUM(MUNIT({1,2;3,4;7,8})) is 6)."""
+    (d,), errs = scalar_nums(dimension)
+    if d.size != 1:
+        raise ValueError("MUNIT of several dimensions")  # lifted, or evaluated cell by cell
+    if errs is not None:
+        return vec.const(errs[1].ravel()[0])
+    k = math.trunc(d.item()) if math.isfinite(d.item()) else -1
+    if k < 1:
+        return vec.const(VALUE)
+    if k * k > 1 << 20:
+        raise ValueError(f"MUNIT of {k:,} x {k:,} cells")
+    return np.eye(k, dtype=vec.FLOAT).reshape(1, k, k)
+
+
+_MORE_FUNCTIONS = {
+    "ACOT": Spec(scalar_function(_acot, 1), 1, 1),
+    "ACOTH": Spec(scalar_function(_acoth, 1), 1, 1),
+    "COT": Spec(scalar_function(_reciprocal(math.tan, True), 1), 1, 1),
+    "COTH": Spec(scalar_function(_reciprocal(math.tanh, True), 1), 1, 1),
+    "CSC": Spec(scalar_function(_reciprocal(math.sin, True), 1), 1, 1),
+    "CSCH": Spec(scalar_function(_reciprocal(math.sinh, True), 1), 1, 1),
+    "SEC": Spec(scalar_function(_reciprocal(math.cos, False), 1), 1, 1),
+    "SECH": Spec(scalar_function(_reciprocal(math.cosh, False), 1), 1, 1),
+    "SQRTPI": Spec(scalar_function(_sqrtpi, 1), 1, 1),
+    "QUOTIENT": Spec(scalar_function(_quotient_int, 2), 2, 2),
+    "COMBINA": Spec(scalar_function(_combina, 2), 2, 2),
+    "FACTDOUBLE": Spec(scalar_function(_factdouble, 1), 1, 1),
+    "BASE": Spec(scalar_function(_base, 2, text=True), 2, 3),
+    "DECIMAL": Spec(_element_wise(_decimal), 2, 2),
+    "ROMAN": Spec(_element_wise(_roman), 1, 2),
+    "ARABIC": Spec(_element_wise(_arabic), 1, 1),
+    "GCD": Spec(_list_function(_gcd), 1, 255, "r"),
+    "LCM": Spec(_list_function(_lcm), 1, 255, "r"),
+    "MULTINOMIAL": Spec(_list_function(_multinomial), 1, 255, "r"),
+    "SERIESSUM": Spec(_seriessum, 4, 4, "vvvr"),
+    "MUNIT": Spec(_munit, 1, 1),
+}
+
+
 # --- subtotal --------------------------------------------------------------------------------------------
 
 SUBTOTAL_FUNCS = (
@@ -545,7 +962,7 @@ _SUBTOTAL_FUNCTIONS = {
 _AGGREGATED = {n: {**_MATH_FUNCTIONS, **_stats.FUNCTIONS}[n] for n in {*SUBTOTAL_FUNCS, *AGGREGATE_FUNCS}}
 
 
-FUNCTIONS = {**_MATH_FUNCTIONS, **_TRIG_FUNCTIONS, **_SUBTOTAL_FUNCTIONS}
+FUNCTIONS = {**_MATH_FUNCTIONS, **_TRIG_FUNCTIONS, **_MORE_FUNCTIONS, **_SUBTOTAL_FUNCTIONS}
 
 
 # --- the volatile functions at a pinned clock and seed -----------------------------------------
