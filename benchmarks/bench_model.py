@@ -5,15 +5,18 @@
 2. ``scenario.evaluate`` of --n scenarios without a rent and with one (so with NPV, IRR, payback
    and break-even rent, tax and rent decline on), each in a fresh child process: scenarios per
    second, the peak RSS of the child (its own ru_maxrss) and the ratio (target: >= 1 M/s and
-   < 1.5 GB with a rent, >= 20 M/s without); beside them the floor without a rent: the least
-   work any numpy implementation does (the annuity's log1p and expm1, one array per result).
+   < 1.5 GB with a rent, >= 20 M/s without), each on one thread and on every core (evaluate runs
+   its chunks of scenarios on GPUTCO_THREADS threads, default every core); beside them the floor
+   without a rent: the least work any numpy implementation does on one thread (the annuity's
+   log1p and expm1, one array per result).
 3. The IRR of --irr-rows cash-flow rows by the per-row Newton/bisection (udfs/flows.py) against
    the grid search over 600 rates it replaced (kept here, in the benchmark only), same rows.
 4. ``gputco batch`` of --batch-rows Parquet rows with a rent and without, each in a child process
    (target: with a rent < 2x the time without, peak < 1 GB); with --big also --big-rows rows
    with rents (peak < 1.5 GB; a few minutes).
 
-One core for numpy, as the targets say. The machine's load moves every timing: run it when the
+numpy's own thread pools (BLAS) stay at one thread; evaluate's chunks are the only parallel
+work. The machine's load moves every timing: run it when the
 machine is quiet, and read the ratios (measured in the same run) before the absolute rates; the
 evaluate lines also give the process's CPU time, which other processes move less.
 
@@ -34,7 +37,7 @@ import sys
 import time
 from pathlib import Path
 
-# One core, as the target says: set before numpy loads its thread pools.
+# numpy's own pools at one thread: set before numpy loads them (evaluate's chunk threads apart).
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
@@ -149,9 +152,13 @@ def child_evaluate(n: int, rent: bool, repeat: int) -> None:
     print(json.dumps({**best, "irr_found": found}))
 
 
-def _child(argv: list[str]) -> tuple[dict, float]:
-    """Run this script as a child with ``argv``; its JSON line and peak RSS in MiB."""
-    child = subprocess.Popen([sys.executable, __file__, *argv], stdout=subprocess.PIPE, text=True)
+def _child(argv: list[str], threads: int | None = None) -> tuple[dict, float]:
+    """Run this script as a child with ``argv`` (``threads``: its GPUTCO_THREADS, else the
+    default, every core); its JSON line and peak RSS in MiB."""
+    env = {k: v for k, v in os.environ.items() if k != "GPUTCO_THREADS"}
+    if threads is not None:
+        env["GPUTCO_THREADS"] = str(threads)
+    child = subprocess.Popen([sys.executable, __file__, *argv], stdout=subprocess.PIPE, text=True, env=env)
     out = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
@@ -179,34 +186,49 @@ def floor_without_rent(n: int, repeat: int) -> tuple[float, int]:
 
 
 def bench_evaluate(args) -> None:
+    """Without a rent and with one, each on one thread and on every core (the default: chunks of
+    scenarios on :func:`gputco.udfs.scenario.threads` threads), the four children alternating."""
+    from gputco.udfs.scenario import threads
+
+    cores = threads()
     base = ["--child-evaluate", str(args.n), str(args.repeat)]
-    without, mem_without = _child([*base, "0"])
-    with_rent, mem_with = _child([*base, "1"])
-    r0, r1 = args.n / without["seconds"], args.n / with_rent["seconds"]
-    print(
-        f"scenario.evaluate, {args.n:,} scenarios without a rent: {without['seconds']:.3f} s = "
-        f"{r0 / 1e6:.2f} M scenarios/s (CPU {without['cpu']:.3f} s), peak {mem_without:,.0f} MiB "
-        f"(best of {args.repeat})"
-    )
-    print(
-        f"  its CPU: user {without['user']:.3f} s, system {without['system']:.3f} s for "
-        f"{without['faults']:,} page faults (the kernel mapping the fresh result arrays: "
-        f"it varies from call to call with what the allocator kept of the last call's memory)"
-    )
-    print(
-        f"same, with a rent (NPV, IRR, payback, break-even rent; {with_rent['irr_found']:,} IRRs): "
-        f"{with_rent['seconds']:.3f} s = {r1 / 1e6:.2f} M scenarios/s (CPU {with_rent['cpu']:.3f} s), "
-        f"peak {mem_with:,.0f} MiB"
-    )
-    print(f"ratio time with a rent / without: {with_rent['seconds'] / without['seconds']:.2f}x")
-    print(f"target with a rent >= 1 M/s: {'met' if r1 >= 1e6 else 'NOT met'}")
-    print(f"target with a rent peak < 1.5 GB: {'met' if mem_with < 1.5 * 1024 else 'NOT met'}")
-    print(f"target without a rent >= 20 M/s: {'met' if r0 >= 20e6 else 'NOT met'}")
+    got = {}
+    for rent in (0, 1):
+        for count in dict.fromkeys((1, cores)):
+            got[rent, count] = _child([*base, str(rent)], count)
+    for count in dict.fromkeys((1, cores)):
+        (without, mem_without), (with_rent, mem_with) = got[0, count], got[1, count]
+        r0, r1 = args.n / without["seconds"], args.n / with_rent["seconds"]
+        print(f"-- {count} thread{'s' if count > 1 else ''} (GPUTCO_THREADS={count}):")
+        print(
+            f"scenario.evaluate, {args.n:,} scenarios without a rent: {without['seconds']:.3f} s = "
+            f"{r0 / 1e6:.2f} M scenarios/s (CPU {without['cpu']:.3f} s), peak {mem_without:,.0f} MiB "
+            f"(best of {args.repeat})"
+        )
+        print(
+            f"  its CPU: user {without['user']:.3f} s, system {without['system']:.3f} s for "
+            f"{without['faults']:,} page faults (the kernel mapping the fresh result arrays: "
+            f"it varies from call to call with what the allocator kept of the last call's memory)"
+        )
+        print(
+            f"same, with a rent (NPV, IRR, payback, break-even rent; {with_rent['irr_found']:,} IRRs): "
+            f"{with_rent['seconds']:.3f} s = {r1 / 1e6:.2f} M scenarios/s (CPU {with_rent['cpu']:.3f} s), "
+            f"peak {mem_with:,.0f} MiB"
+        )
+        print(f"ratio time with a rent / without: {with_rent['seconds'] / without['seconds']:.2f}x")
+        print(f"target with a rent >= 1 M/s: {'met' if r1 >= 1e6 else 'NOT met'}")
+        print(f"target with a rent peak < 1.5 GB: {'met' if mem_with < 1.5 * 1024 else 'NOT met'}")
+        print(f"target without a rent >= 20 M/s: {'met' if r0 >= 20e6 else 'NOT met'}")
+    if cores > 1:
+        for rent, label in ((0, "without a rent"), (1, "with a rent")):
+            one, many = got[rent, 1][0]["seconds"], got[rent, cores][0]["seconds"]
+            print(f"{cores} threads / 1 thread, {label}: {one / many:.2f}x faster")
     least, columns = floor_without_rent(args.n, args.repeat)
     print(
-        f"floor without a rent on this machine's numpy (log1p + expm1 of the annuity, one multiply "
-        f"into a fresh array per result column, {columns} columns; no model): {least:.3f} s = "
-        f"{args.n / least / 1e6:.2f} M/s; ratio evaluate / floor {without['seconds'] / least:.2f}x"
+        f"floor without a rent on this machine's numpy, one thread (log1p + expm1 of the annuity, "
+        f"one multiply into a fresh array per result column, {columns} columns; no model): "
+        f"{least:.3f} s = {args.n / least / 1e6:.2f} M/s; ratio evaluate on one thread / floor "
+        f"{got[0, 1][0]['seconds'] / least:.2f}x"
     )
 
 
