@@ -44,9 +44,22 @@ from gputco.workbook.recalc.functions import NEVER, excel_functions
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
 LEFT_OUT = NEVER | {"CELL", "INFO", "ANCHORARRAY", "SINGLE", "FORMULATEXT", "LET"}
 #: functions added after tests/data/fuzz_lo.json was recorded: left out until the recording is
-#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (empty since the
-#: refresh of 2026-12-02)
-NOT_YET_RECORDED: set[str] = set()
+#: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (emptied by the
+#: refresh of 2026-12-02; since then the Financial functions below)
+NOT_YET_RECORDED: set[str] = {
+    "ACCRINTM",
+    "AMORDEGRC",
+    "AMORLINC",
+    "DOLLARDE",
+    "DOLLARFR",
+    "FVSCHEDULE",
+    "INTRATE",
+    "PRICEDISC",
+    "PRICEMAT",
+    "RECEIVED",
+    "YIELDDISC",
+    "YIELDMAT",
+}
 LEFT_OUT |= NOT_YET_RECORDED
 FUNCTIONS = tuple(sorted(set(BUILTINS) - LEFT_OUT))
 
