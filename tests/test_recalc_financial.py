@@ -15,8 +15,9 @@ import pytest
 from family_probes import FamilyProbes
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from recalc_book import ms
+from recalc_book import ms, s_sheet
 
+from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.recalc.functions import financial as fin
 
 MICROSOFT = [
@@ -78,6 +79,23 @@ MICROSOFT = [
     ("=MIRR({-120000,39000,30000,21000,37000,46000},0.1,0.12)", "0.13", ms("mirr")),
     ("=MIRR({-120000,39000,30000,21000},0.1,0.12)", "-0.05", ms("mirr")),
     ("=MIRR({-120000,39000,30000,21000,37000,46000},0.1,0.14)", "0.13", ms("mirr")),
+    ("=ACCRINTM(39539,39614,0.1,1000,3)", "20.54794521", ms("accrintm")),
+    ("=AMORDEGRC(2400,39679,39813,300,1,0.15,1)", "776", ms("amordegrc")),
+    # the page's formula passes A7 (the rate, 0.15) as the basis: truncated to 0
+    ("=AMORLINC(2400,39679,39813,300,1,0.15,0.15)", "360", ms("amorlinc")),
+    ("=DOLLARDE(1.02,16)", "1.125", ms("dollarde")),
+    ("=DOLLARDE(1.1,32)", "1.3125", ms("dollarde")),
+    ("=DOLLARFR(1.125,16)", "1.02", ms("dollarfr")),
+    ("=DOLLARFR(1.125,32)", "1.04", ms("dollarfr")),
+    ("=FVSCHEDULE(1,{0.09,0.11,0.1})", "1.3309", ms("fvschedule")),
+    ("=INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420,2)", "0.0577", ms("intrate")),  # 5.77%
+    ("=RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0.0575,2)", "1014584.65", ms("received")),
+    ("=YIELDDISC(DATE(2008,2,16),DATE(2008,3,1),99.795,100,2)", "0.052823", ms("yielddisc")),
+    (
+        "=YIELDMAT(DATE(2008,3,15),DATE(2008,11,3),DATE(2007,11,8),0.0625,100.0123,0)",
+        "0.0610",
+        ms("yieldmat"),
+    ),
 ]
 
 #: a bond over month ends and a leap day, in every basis and frequency
@@ -161,6 +179,60 @@ PROBES = [
     '=MIRR({-120000,39000,"x",21000},0.1,0.12)',
     "=MIRR(Data!A1:A10,0.1,0.12)",
     "=MIRR({-100,50,-20,80},-1,0.1)",
+    # the examples of the PRICEDISC and PRICEMAT pages (their results as the pages show them were
+    # not found: compared with LibreOffice only)
+    "=PRICEDISC(DATE(2008,2,16),DATE(2008,3,1),0.0525,100,2)",
+    "=PRICEMAT(DATE(2008,2,15),DATE(2008,4,13),DATE(2007,11,11),0.061,0.061,0)",
+    *(f"=AMORDEGRC(2400,39679,39813,300,{p},0.15,1)" for p in range(9)),
+    *(f"=AMORDEGRC(2400,39679,39813,0,{p},0.15,1)" for p in (5, 9)),
+    *(f"=AMORDEGRC(2400,39679,39813,300,{p},0.15,{b})" for p in (0, 1) for b in (0, 2, 3, 4)),
+    *(f"=AMORDEGRC(2400,39679,39813,300,1,{r},1)" for r in (0.25, 0.3, 0.2, 0.18)),
+    "=AMORDEGRC(2400,39679,39813,300,1.7,0.15,1)",
+    *(f"=AMORLINC(2400,39679,39813,300,{p},0.15,1)" for p in (0, 1, 6, 7, 8)),
+    *(f"=AMORLINC(2400,39679,39813,300,0,0.15,{b})" for b in (0, 2, 3, 4)),
+    "=AMORLINC(2400,DATE(2019,2,28),DATE(2019,12,31),100,0,0.2,0)",
+    "=AMORLINC(2400,DATE(2019,2,28),DATE(2019,12,31),100,5,0.2,0)",
+    "=AMORLINC(2400,39679,39813,300,1.5,0.15,1)",
+    "=AMORLINC(2400,39679,39813,300,1,Data!A1:A2,1)",
+    *(f"=ACCRINTM(39539,39614,0.1,1000{b})" for b in ("", ",1", ",2", ",4")),
+    "=ACCRINTM(39539.7,39614.2,0.1,1000,3)",
+    *(f"=INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420,{b})" for b in (1, 3)),
+    "=INTRATE(DATE(2008,3,15),DATE(2008,5,15),1000000,1014420,0)",
+    *(f"=RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0.0575,{b})" for b in (1, 3, 4)),
+    "=RECEIVED(DATE(2008,2,15),DATE(2018,5,15),1000000,0.5,2)",
+    *(f"=PRICEDISC(DATE(2008,2,16),DATE(2008,3,1),0.0525,100,{b})" for b in (1, 3)),
+    *(f"=YIELDDISC(DATE(2008,2,16),DATE(2008,3,1),99.795,100,{b})" for b in (0, 1, 3, 4)),
+    *(f"=PRICEMAT({BOND},DATE(2018,12,31),0.061,0.05,{b})" for b in (0, 1, 2, 3, 4)),
+    *(f"=YIELDMAT({BOND},DATE(2018,12,31),0.061,99,{b})" for b in (0, 1, 2, 3, 4)),
+    "=PRICEMAT(DATE(2008,2,15),DATE(2008,5,15),DATE(2007,11,11),0.061,0.061,0)",
+    "=YIELDMAT(DATE(2008,3,15),DATE(2008,11,3),DATE(2007,11,8),0.0625,100.0123,1)",
+    "=DOLLARDE(-1.02,16)",
+    "=DOLLARDE(1.02,16.9)",
+    "=DOLLARDE(1.5,10)",
+    "=DOLLARDE(1.25,100)",
+    "=DOLLARDE(1.5,1)",
+    "=DOLLARFR(-1.125,16)",
+    "=DOLLARFR(1.3,3)",
+    "=FVSCHEDULE(100,Data!A1:A10)",
+    "=FVSCHEDULE(100,Data!B3:B4)",
+    "=FVSCHEDULE(100,Data!B6)",
+    "=FVSCHEDULE(100,0.1)",
+    "=FVSCHEDULE(Data!A1:A2,{0.1})",
+    # the examples of Microsoft's ODDLPRICE and ODDLYIELD pages (results: ODD_EXAMPLES below)
+    "=ODDLPRICE(DATE(2008,2,7),DATE(2008,6,15),DATE(2007,10,15),0.0375,0.0405,100,2,0)",
+    "=ODDLYIELD(DATE(2008,4,20),DATE(2008,6,15),DATE(2007,12,24),0.0375,99.875,100,2,0)",
+    *(
+        f"=ODDLPRICE(DATE(2008,2,7),DATE({y},6,15),DATE(2007,10,15),0.0375,0.0405,100,{f},{b})"
+        for y in (2008, 2009)
+        for f in (1, 2, 4)
+        for b in (0, 2, 3, 4)
+    ),
+    *(
+        f"=ODDLYIELD(DATE(2008,4,20),DATE({y},6,15),DATE(2007,12,24),0.0375,99.875,100,{f},{b})"
+        for y in (2008, 2009)
+        for f in (2, 4)
+        for b in (0, 3, 4)
+    ),
 ]
 #: Microsoft's remarks make these #NUM!; LibreOffice returns #VALUE! (its Err:502)
 NUM_NOT_VALUE = {
@@ -196,6 +268,61 @@ NUM_NOT_VALUE = {
     "=TBILLYIELD(DATE(2008,3,31),DATE(2008,6,1),0)": "TBILLYIELD: pr <= 0 is #NUM!",
     "=TBILLYIELD(DATE(2008,6,1),DATE(2008,3,31),98)": "TBILLYIELD: settlement > maturity is #NUM!",
     "=TBILLEQ(DATE(2008,3,31),DATE(2009,4,1),0.0914)": "TBILLEQ: maturity over a year after settlement is #NUM!",
+    "=ACCRINTM(39614,39539,0.1,1000,3)": "ACCRINTM: issue >= settlement is #NUM!",
+    "=ACCRINTM(39539,39614,0,1000,3)": "ACCRINTM: rate <= 0 is #NUM!",
+    "=ACCRINTM(39539,39614,0.1,0,3)": "ACCRINTM: par <= 0 is #NUM!",
+    "=ACCRINTM(39539,39614,0.1,1000,5)": "ACCRINTM: basis > 4 is #NUM!",
+    "=INTRATE(DATE(2008,2,15),DATE(2008,5,15),0,1014420,2)": "INTRATE: investment <= 0 is #NUM!",
+    "=INTRATE(DATE(2008,5,15),DATE(2008,5,15),1000000,1014420,2)": "INTRATE: settlement >= maturity is #NUM!",
+    "=INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420,-1)": "INTRATE: basis < 0 is #NUM!",
+    "=RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0,2)": "RECEIVED: discount <= 0 is #NUM!",
+    "=PRICEDISC(DATE(2008,2,16),DATE(2008,3,1),0,100,2)": "PRICEDISC: discount <= 0 is #NUM!",
+    "=YIELDDISC(DATE(2008,2,16),DATE(2008,3,1),0,100,2)": "YIELDDISC: pr <= 0 is #NUM!",
+    "=PRICEMAT(DATE(2008,2,15),DATE(2008,4,13),DATE(2007,11,11),-0.061,0.061,0)": "PRICEMAT: rate < 0 is #NUM!",
+    "=YIELDMAT(DATE(2008,3,15),DATE(2008,11,3),DATE(2007,11,8),0.0625,0,0)": "YIELDMAT: pr <= 0 is #NUM!",
+    "=DOLLARDE(1.02,-1)": "DOLLARDE: fraction < 0 is #NUM!",
+    "=DOLLARFR(1.125,-2)": "DOLLARFR: fraction < 0 is #NUM!",
+    "=ODDLPRICE(DATE(2008,2,7),DATE(2008,6,15),DATE(2008,3,15),0.0375,0.0405,100,2,0)": (
+        "ODDLPRICE: maturity > settlement > last_interest must hold, else #NUM!"
+    ),
+    "=ODDLPRICE(DATE(2008,2,7),DATE(2008,6,15),DATE(2007,10,15),-0.0375,0.0405,100,2,0)": (
+        "ODDLPRICE: rate < 0 is #NUM!"
+    ),
+    "=ODDLPRICE(DATE(2008,2,7),DATE(2008,6,15),DATE(2007,10,15),0.0375,0.0405,100,3,0)": (
+        "ODDLPRICE: a frequency other than 1, 2 or 4 is #NUM!"
+    ),
+    "=ODDLYIELD(DATE(2008,4,20),DATE(2008,6,15),DATE(2007,12,24),0.0375,0,100,2,0)": "ODDLYIELD: pr <= 0 is #NUM!",
+    "=ODDFPRICE(DATE(2009,3,11),DATE(2021,3,1),DATE(2008,10,15),DATE(2009,3,1),0.0785,0.0625,100,2,1)": (
+        "ODDFPRICE: maturity > first_coupon > settlement > issue must hold, else #NUM!"
+    ),
+    "=ODDFYIELD(DATE(2008,11,11),DATE(2021,3,1),DATE(2008,10,15),DATE(2009,3,1),0.0575,0,100,2,0)": (
+        "ODDFYIELD: pr <= 0 is #NUM!"
+    ),
+}
+#: Microsoft's pages make these #DIV/0!; LibreOffice returns #VALUE!
+DIV0_NOT_VALUE = {
+    "=DOLLARDE(1.02,0.5)": "DOLLARDE: a fraction from 0 to under 1 is #DIV/0!",
+    "=DOLLARFR(1.125,0)": "DOLLARFR: a fraction of 0 is #DIV/0!",
+}
+#: the AMOR functions' Excel pages list no errors; Microsoft's DAX AMORLINC and AMORDEGRC pages
+#: make these errors, and the value is Excel's for an invalid number (an assumption; LibreOffice
+#: #VALUE!)
+AMOR_ERRORS = [
+    "=AMORLINC(2400,39679,39813,3000,1,0.15,1)",  # salvage > cost
+    "=AMORLINC(2400,39813,39679,300,1,0.15,1)",  # date_purchased > first_period
+    "=AMORLINC(2400,39679,39813,300,-1,0.15,1)",  # period < 0
+    "=AMORLINC(2400,39679,39813,300,1,0,1)",  # rate <= 0
+    "=AMORDEGRC(2400,39679,39813,300,1,0.15,5)",  # basis > 4
+]
+#: the day counts of Microsoft's formulas are the basis's, as YEARFRAC counts them (US (NASD)
+#: 30/360: 90 days from 15 February to 15 May, YEARFRAC's 0.25, which LibreOffice's YEARFRAC,
+#: DISC, YIELDDISC and PRICEMAT also count); LibreOffice's ACCRINTM, INTRATE, RECEIVED and
+#: PRICEDISC count 89 (an inference from Microsoft's definitions: no Excel result at hand)
+NASD_DAYS = {
+    "=ACCRINTM(DATE(2008,2,15),DATE(2008,5,15),0.1,1000,0)": 1000 * 0.1 * 0.25,
+    "=INTRATE(DATE(2008,2,15),DATE(2008,5,15),1000000,1014420)": 0.01442 / 0.25,
+    "=RECEIVED(DATE(2008,2,15),DATE(2008,5,15),1000000,0.0575,0)": 1000000 / (1 - 0.0575 * 0.25),
+    "=PRICEDISC(DATE(2008,2,15),DATE(2008,5,15),0.05,100,0)": 100 - 0.05 * 100 * 0.25,
 }
 
 #: YIELD's page: with one coupon period or less to redemption, YIELD = (((redemption/100 +
@@ -216,8 +343,59 @@ ONE_PERIOD_PRICE = (100 + 3) / (1 + DSR / E * 0.05 / 2) - 3 * A / E
 BOOK_35 = 2400 - (480 + 384 + 307.2 + 245.76 / 2)
 VDB_35 = BOOK_35 * 0.2 * (1 + 0.8 + 0.8**2 + 0.75 * 0.8**3)
 
+#: the examples of Microsoft's ODDFPRICE, ODDFYIELD, ODDLPRICE and ODDLYIELD pages, with the
+#: results their DAX pages give for the same examples (MicrosoftDocs/query-docs,
+#: query-languages/dax/odd*-function-dax.md; the Excel pages' results were not found)
+ODD_EXAMPLES = {
+    "=ODDFPRICE(DATE(2008,11,11),DATE(2021,3,1),DATE(2008,10,15),DATE(2009,3,1),0.0785,0.0625,100,2,1)": (
+        113.597717474079
+    ),
+    "=ODDFYIELD(DATE(2008,11,11),DATE(2021,3,1),DATE(2008,10,15),DATE(2009,3,1),0.0575,84.5,100,2,0)": (
+        0.0772455415972989
+    ),
+    "=ODDLPRICE(DATE(2008,2,7),DATE(2008,6,15),DATE(2007,10,15),0.0375,0.0405,100,2,0)": 99.8782860147213,
+    "=ODDLYIELD(DATE(2008,4,20),DATE(2008,6,15),DATE(2007,12,24),0.0375,99.875,100,2,0)": 0.0451922356291692,
+}
+DAX = "https://learn.microsoft.com/en-us/dax/{}-function-dax"
+
 EXCEL_NOT_LO = {
+    **{
+        f: (v, f"Microsoft's example, {DAX.format(f[1:10].lower())} (LibreOffice: #VALUE!)")
+        for f, v in ODD_EXAMPLES.items()
+        if f.startswith("=ODDF")
+    },
     **{f: ("#NUM!", f"Microsoft: {why}; LibreOffice: #VALUE!") for f, why in NUM_NOT_VALUE.items()},
+    **{f: ("#DIV/0!", f"Microsoft: {why}; LibreOffice: #VALUE!") for f, why in DIV0_NOT_VALUE.items()},
+    **{f: ("#NUM!", "DAX AMORLINC/AMORDEGRC: an error (Excel's #NUM!, assumed)") for f in AMOR_ERRORS},
+    **{f: (v, "Microsoft's formula in the basis's day count (NASD_DAYS)") for f, v in NASD_DAYS.items()},
+    "=AMORDEGRC(2400,39679,39813,300,1,0.5,1)": (
+        "#NUM!",
+        "Microsoft's AMORDEGRC page: a life (1/rate) between 0 and 3 years is #NUM! (LibreOffice: 981)",
+    ),
+    "=AMORDEGRC(2400,39679,39813,300,1,0.22,1)": (
+        "#NUM!",
+        "Microsoft's AMORDEGRC page: a life between 4 and 5 years is #NUM! (LibreOffice: 696)",
+    ),
+    "=AMORLINC(2400,39679,39813,300,1,TRUE,1)": (
+        "#VALUE!",
+        "Analysis ToolPak: a logical value is #VALUE! (functions/__init__.py; LibreOffice: 1221.3)",
+    ),
+    "=ACCRINTM(-1,39614,0.1,1000,3)": (
+        "#VALUE!",
+        "Microsoft's ACCRINTM page: an issue that is not a valid date is #VALUE! (LibreOffice: 10853.4)",
+    ),
+    "=FVSCHEDULE(100,Data!B1:B3)": (
+        "#VALUE!",
+        "Microsoft's FVSCHEDULE page: a schedule value other than a number or blank is #VALUE! (LibreOffice: 100)",
+    ),
+    '=FVSCHEDULE(100,"0.1")': (
+        "#VALUE!",
+        "Microsoft's FVSCHEDULE page: a schedule value other than a number or blank is #VALUE! (LibreOffice: 110)",
+    ),
+    "=FVSCHEDULE(100,Data!F1)": (
+        "#VALUE!",
+        "Microsoft's FVSCHEDULE page: TRUE in the schedule is #VALUE! (LibreOffice: 200)",
+    ),
     "=VDB(2400,300,10,3.5,7.25)": (VDB_35, "Excel restarts at a fractional start (VDB.xlsx)"),
     "=DURATION(DATE(2018,7,1),DATE(2048,1,1),0.08,0.09,2,1)": (
         "10.9191453",
@@ -406,3 +584,129 @@ def test_vdb_from_a_fractional_start_is_excel_s(start, end, excel):
     after the switch to straight line the rest is spread over the remaining life: 0.0687263 a
     period, not the 0.0686679 of the schedule from 0 (LibreOffice's share of a period)."""
     assert math.isclose(fin._vdb(1.0, 0.0, 14.0, start, end, 1.25, None), excel, rel_tol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    settle=st.integers(36526, 47000),
+    days=st.integers(1, 3650),
+    rate=st.floats(0.001, 0.2),
+    basis=st.sampled_from([0, 1, 2, 3, 4]),
+)
+def test_discounted_security_identities(settle, days, rate, basis):
+    """PRICEDISC and YIELDDISC, INTRATE and RECEIVED invert each other's year-fraction formulas:
+    the yield of the discounted price is the simple rate on it, and the interest rate of what
+    RECEIVED pays back is the discount expressed on the investment."""
+    s, m = float(settle), float(settle + days)
+    yf = fin.yearfrac(s, m, basis)
+    assume(0 < yf and rate * yf < 0.9)  # 30/360 counts no day from the 30th to the 31st
+    price = fin._pricedisc(s, m, rate, 100.0, basis)
+    assert math.isclose(price, 100.0 * (1 - rate * yf), rel_tol=1e-12)
+    assert math.isclose(fin._yielddisc(s, m, price, 100.0, basis), rate / (1 - rate * yf), rel_tol=1e-9)
+    assert math.isclose(fin._disc(s, m, price, 100.0, basis), rate, rel_tol=1e-9)
+    paid = fin._received(s, m, 1000.0, rate, basis)
+    assert math.isclose(fin._intrate(s, m, 1000.0, paid, basis), rate / (1 - rate * yf), rel_tol=1e-9)
+    assert math.isclose(fin._intrate(s, m, price, 100.0, basis), fin._yielddisc(s, m, price, 100.0, basis))
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    issue=st.integers(36526, 40000),
+    held=st.integers(0, 2000),
+    days=st.integers(1, 3650),
+    rate=st.floats(0.0, 0.15),
+    yld=st.floats(0.0, 0.2),
+    basis=st.sampled_from([0, 1, 2, 3, 4]),
+)
+def test_pricemat_and_yieldmat_invert_each_other(issue, held, days, rate, yld, basis):
+    """YIELDMAT of PRICEMAT's price is the yield it was priced at (Microsoft's two formulas are
+    one equation solved for the price and for the yield); ACCRINTM is the interest accrued to
+    maturity that PRICEMAT adds (100 * rate * DIM/B is ACCRINTM(issue, maturity, rate, 100))."""
+    i, s = float(issue), float(issue + held)
+    m = s + days
+    assume(fin.yearfrac(s, m, basis) > 0)  # 30/360 counts no day from the 30th to the 31st
+    price = fin._pricemat(s, m, i, rate, yld, basis)
+    assert math.isclose(fin._yieldmat(s, m, i, rate, price, basis), yld, rel_tol=1e-9, abs_tol=1e-12)
+    if rate > 0:
+        at_maturity = 100.0 + fin._accrintm(i, m, rate, 100.0, basis)
+        accrued = fin._accrintm(i, s, rate, 100.0, basis) if held else 0.0
+        yf = fin.yearfrac(s, m, basis)
+        assert math.isclose(price, at_maturity / (1 + yf * yld) - accrued, rel_tol=1e-12, abs_tol=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(whole=st.integers(-1000, 1000), numerator=st.integers(0, 1000), fraction=st.integers(1, 1000))
+def test_dollarfr_and_dollarde_round_trip(whole, numerator, fraction):
+    """DOLLARFR writes numerator/fraction as the digits of the numerator (1 + 2/16 is 1.02),
+    DOLLARDE reads them back."""
+    assume(numerator < fraction)
+    sign = -1.0 if whole < 0 else 1.0
+    decimal = whole + sign * numerator / fraction
+    written = fin._dollar(False)(decimal, fraction)
+    digits = 10 ** math.ceil(math.log10(fraction))
+    assert math.isclose(written, whole + sign * numerator / digits, rel_tol=1e-12, abs_tol=1e-12)
+    assert math.isclose(fin._dollar(True)(written, fraction), decimal, rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_fvschedule_is_the_product_of_growth_factors(tmp_path):
+    """FVSCHEDULE compounds the principal by each rate of the schedule in turn; blanks are rates
+    of 0 (Microsoft's FVSCHEDULE page)."""
+    wb, ws = s_sheet([[0.05], [None], [-0.02], [0.1]])
+    ws["B1"] = "=FVSCHEDULE(1000,A1:A4)"
+    path = tmp_path / "fvs.xlsx"
+    wb.save(path)
+    got = evaluate_workbook(path, functions={})[("S", "B1")]
+    assert math.isclose(got, 1000 * 1.05 * 0.98 * 1.1, rel_tol=1e-15)
+
+
+def test_amorlinc_depreciates_cost_less_salvage():
+    """AMORLINC's periods add up to cost - salvage: Microsoft's example asset (2400, bought
+    2008-08-19, first period ending 2008-12-31, salvage 300, 15%) over periods 0..8."""
+    total = math.fsum(fin._amorlinc(2400.0, 39679.0, 39813.0, 300.0, float(p), 0.15, 1.0) for p in range(9))
+    assert math.isclose(total, 2100.0, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("formula", list(ODD_EXAMPLES))
+def test_odd_coupon_examples_of_microsoft(formula, tmp_path):
+    """The examples of Microsoft's four ODD* pages give the results Microsoft's DAX pages show for
+    the same data (to 1e-10: ODDFYIELD's is found by iteration)."""
+    wb, ws = s_sheet()
+    ws["A1"] = formula
+    path = tmp_path / "odd.xlsx"
+    wb.save(path)
+    got = evaluate_workbook(path, functions={})[("S", "A1")]
+    assert math.isclose(got, ODD_EXAMPLES[formula], rel_tol=1e-10), (
+        formula,
+        got,
+        DAX.format(formula[1:10].lower()),
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    days=st.integers(1, 136),  # settlement before the first coupon, 137 days after issue
+    yld=st.floats(0.0, 0.2),
+    f=st.sampled_from([1, 2, 4]),
+    basis=st.sampled_from([0, 1, 2, 3, 4]),
+)
+def test_oddfyield_inverts_oddfprice(days, yld, f, basis):
+    """ODDFYIELD of ODDFPRICE's price is the yield it was priced at (Microsoft's ODDFYIELD page:
+    it iterates ODDFPRICE's formula), for a short and a long first period."""
+    issue, first, mat = 39736.0, 39873.0, 44256.0  # Microsoft's example: 2008-10-15, 2009-03-01, 2021-03-01
+    for i in (issue, issue - 200):  # a short, then a long first period
+        settle = i + days
+        price = fin._oddfprice(settle, mat, i, first, 0.0785, yld, 100.0, f, basis)
+        assert math.isclose(
+            fin._oddfyield(settle, mat, i, first, 0.0785, price, 100.0, f, basis), yld, abs_tol=1e-9
+        )
+
+
+def test_an_odd_period_of_regular_length_is_a_regular_bond():
+    """With the first coupon one regular period after issue (and the last one a period before
+    maturity), ODDFPRICE and ODDLPRICE price the bond as PRICE does: Microsoft's formulas reduce
+    to PRICE's (settlement 2008-11-11 inside the period 2008-09-01 to 2009-03-01)."""
+    settle, mat = 39763.0, 44256.0  # 2008-11-11, 2021-03-01
+    price = fin._price(settle, mat, 0.0785, 0.0625, 100.0, 2, 1.0)
+    assert math.isclose(fin._oddfprice(settle, mat, 39692.0, 39873.0, 0.0785, 0.0625, 100.0, 2, 1.0), price)
+    one = fin._price(39763.0, 39873.0, 0.0785, 0.0625, 100.0, 2, 0.0)  # one period left: simple interest
+    assert math.isclose(fin._oddlprice(39763.0, 39873.0, 39692.0, 0.0785, 0.0625, 100.0, 2, 0.0), one)

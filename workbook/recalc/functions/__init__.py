@@ -94,6 +94,11 @@ ANALYSIS_TOOLPAK = frozenset(
     }
 )  # fmt: skip
 
+#: the logical parameters of Analysis ToolPak functions, (name, index from 0), which take TRUE
+#: and FALSE: ACCRINT's calc_method (Microsoft's ACCRINT page: its examples pass TRUE and FALSE,
+#: 7.2222222 and 15.555556)
+TOOLPAK_LOGICAL = frozenset({("ACCRINT", 7)})
+
 NEVER = frozenset(
     {
         "WEBSERVICE",
