@@ -91,3 +91,30 @@ def test_bad_scenarios_fail_loudly(inputs, error, text):
         scenario.evaluate(inputs)
     assert isinstance(info.value, GputcoError)
     assert text in str(info.value)
+
+
+def test_chunks_on_several_threads_give_the_values_of_one(monkeypatch):
+    """evaluate runs its chunks of scenarios on GPUTCO_THREADS threads: every result column,
+    with a rent (the per-year table's chunks) and without, is bit for bit the one-thread value;
+    a thread count that is no whole number >= 1 is refused naming the variable."""
+    rng = np.random.default_rng(5)
+    n = 2 * scenario.ROW_CHUNK + 123  # three chunks of the per-scenario steps, nine of the table's
+    inputs = {
+        "system": scenario.Coded(rng.integers(0, 2, n), ["H100_HGX", "GB200_NVL72"]),
+        "mfu": rng.uniform(0.25, 0.6, n),
+        "rent_usd_per_gpu_hour": np.where(rng.uniform(size=n) < 0.8, rng.uniform(1.0, 4.0, n), np.nan),
+        "tax_rate": rng.uniform(0.0, 0.3, n),
+    }
+    got = {}
+    for count in ("1", "2", "3"):
+        monkeypatch.setenv("GPUTCO_THREADS", count)
+        assert scenario.threads() == int(count)
+        got[count] = scenario.evaluate(inputs)
+    for key, one in got["1"].items():
+        for count in ("2", "3"):
+            assert np.array_equal(got[count][key], one, equal_nan=True), (key, count)
+    assert np.isfinite(got["1"]["irr"]).sum() > n // 2
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("GPUTCO_THREADS", bad)
+        with pytest.raises(ValueError, match=f"GPUTCO_THREADS must be a whole number >= 1, got '{bad}'"):
+            scenario.evaluate({"system": "H100_HGX", "mfu": 0.4})
