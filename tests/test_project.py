@@ -429,3 +429,34 @@ def test_a_step_reading_the_whole_table_refuses_project_terms_it_cannot_see():
     assert first == "13977.0"
     assert error.startswith("debt_fraction must be in its default (0.0) where a step added without a kernel")
     assert error.endswith("got 0.5 (element [1])")
+
+
+def test_project_chunks_on_several_threads_give_the_values_of_one(monkeypatch):
+    """project.results runs its chunks on GPUTCO_THREADS threads: by month with debt, MACRS, a
+    build and a ramp, every result (IRRs, NPVs, DSCR, peak funding) on 2 threads is bit for bit
+    the one-thread value."""
+    rng = np.random.default_rng(8)
+    n = 3000  # several chunks of the monthly flows
+    values = {
+        "capex_per_gpu": rng.uniform(25_000, 60_000, n),
+        "rent_usd_per_gpu_hour": rng.uniform(2.0, 5.0, n),
+        "opex_usd_per_gpu_hour": rng.uniform(0.3, 0.7, n),
+        "life_years": rng.integers(4, 7, n).astype(float),
+        "cost_of_capital": rng.uniform(0.08, 0.15, n),
+        "tax_rate": np.full(n, 0.21),
+        "periods": "month",
+        "debt_fraction": 0.6,
+        "debt_rate": 0.09,
+        "debt_years": 4.0,
+        "build_months": 12.0,
+        "ramp_months": 3.0,
+        "depreciation_method": "macrs_5",
+    }
+    got = {}
+    for count in ("1", "2"):
+        monkeypatch.setenv("GPUTCO_THREADS", count)
+        got[count] = project.results(values)
+    assert got["1"].keys() == got["2"].keys()
+    for key, one in got["1"].items():
+        assert np.array_equal(got["2"][key], one, equal_nan=True), key
+    assert np.isfinite(got["1"]["equity_irr"]).mean() > 0.5

@@ -41,6 +41,7 @@ import numpy as np
 
 from . import _check as chk
 from . import flows
+from ._parallel import each_chunk
 from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
 
@@ -515,12 +516,15 @@ def results(
         out["irr_why"] = np.zeros(n, dtype=np.int8)
     if "equity_irr" in need:
         out["equity_irr_why"] = np.zeros(n, dtype=np.int8)
-    for rows in _chunks(t):
+
+    def chunk(rows: np.ndarray) -> None:
         sub = {k: v[rows] for k, v in t.items()}
         f = project_flows(sub)
         ppy = int(sub["ppy"][0])
         for k, v in summaries(f, sub, ppy, need).items():
             out[k][rows] = v
+
+    each_chunk(chunk, _chunks(t))
     return out
 
 

@@ -13,9 +13,7 @@ A missing input, or NaN in a numeric one (an empty cell in a CSV), means "use th
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -23,6 +21,8 @@ import numpy as np
 
 from . import _check as chk
 from . import chain, presets, project, yearflows
+from ._parallel import each_chunk
+from ._parallel import threads as threads  # scenario.threads(): the chunks evaluate runs at once
 from .compute import CONVENTIONS
 from .errors import GputcoError, InputRangeError, MissingValueError, UnknownNameError
 
@@ -331,39 +331,6 @@ def _run(
 ROW_CHUNK = 1 << 16
 
 
-def threads() -> int:
-    """Chunks run at once by :func:`evaluate`: ``GPUTCO_THREADS`` if set (1: one after the other,
-    in the caller's thread), else the cores this process may use. numpy releases the GIL in its
-    array loops, so the chunks' arithmetic runs on every core; each chunk writes its own rows of
-    the results, so the values are the same whatever the count."""
-    env = os.environ.get("GPUTCO_THREADS", "").strip()
-    if env:
-        if not env.isdigit() or int(env) < 1:
-            raise ValueError(f"GPUTCO_THREADS must be a whole number >= 1, got {env!r}")
-        return int(env)
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
-
-
-_POOL: list[ThreadPoolExecutor] = []
-
-
-def _each_chunk(work: Callable[[Any], None], chunks: Iterable[Any]) -> None:
-    """``work(chunk)`` for every chunk, on :func:`threads` threads; the first chunk's error (in
-    chunk order) is raised, after every chunk has run."""
-    chunks = list(chunks)
-    count = min(threads(), len(chunks))
-    if count <= 1:
-        for chunk in chunks:
-            work(chunk)
-        return
-    if not _POOL or _POOL[0]._max_workers != count:  # one pool per process, made when first needed
-        if _POOL:
-            _POOL.pop().shutdown(wait=False)
-        _POOL.append(ThreadPoolExecutor(count, thread_name_prefix="gputco-chunk"))
-    for future in [_POOL[0].submit(work, chunk) for chunk in chunks]:
-        future.result()
-
-
 def _by_kind(plan: list, used: dict[str, Any], n: int, wanted: tuple[str, ...] = ()) -> None:
     """The steps of ``plan`` but those reading the per-year table: the shared ones at once, the
     per-scenario ones chunk by chunk, then the optional ones."""
@@ -416,7 +383,7 @@ def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int, shared: li
                 here[step.key] = got = step.func(*(here[a] for a in step.args))
                 out[step.key][rows] = got
 
-    _each_chunk(chunk, (slice(start, min(n, start + ROW_CHUNK)) for start in range(0, n, ROW_CHUNK)))
+    each_chunk(chunk, (slice(start, min(n, start + ROW_CHUNK)) for start in range(0, n, ROW_CHUNK)))
     for a in shared:
         used[a].rows = out.pop(a)
     used.update(out)
@@ -566,7 +533,7 @@ def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
             if fast:
                 _project_results(values, used, idx, n)
 
-    _each_chunk(chunk, range(0, rows.size, CHUNK_ROWS))
+    each_chunk(chunk, range(0, rows.size, CHUNK_ROWS))
 
 
 def _kernel_inputs(step: chain.Step) -> list[str]:
