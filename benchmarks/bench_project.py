@@ -2,8 +2,9 @@
 
 --n scenarios (default 1,000,000) of random GPUs (capex, rent, opex, life 4..6 years, availability,
 utilisation, tax) through :func:`gputco.udfs.project.results` (every result: NPV, IRR, payback,
-equity IRR and NPV, min DSCR, peak funding), each case in a fresh child process on one core,
-called --repeat times (the best is shown, with the first call's time beside it):
+equity IRR and NPV, min DSCR, peak funding), each case in a fresh child process on one core
+(GPUTCO_THREADS=1; then month+debt again on every core, the default of project.results), called
+--repeat times (the best is shown, with the first call's time beside it):
 
 - ``yearly``: today's model (end-of-year flows, no build, no debt);
 - ``month+debt``: by month, 60% debt at 9% over 4 years, a 12-month build, a 3-month ramp,
@@ -80,12 +81,14 @@ def child(case: str, n: int, repeat: int) -> None:
     )
 
 
-def run(case: str, n: int, repeat: int) -> dict:
+def run(case: str, n: int, repeat: int, threads: int = 1) -> dict:
+    """One case in a child process, its chunks on ``threads`` threads (GPUTCO_THREADS)."""
     proc = subprocess.run(
         [sys.executable, __file__, "--child", case, "--n", str(n), "--repeat", str(repeat)],
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "GPUTCO_THREADS": str(threads)},
     )
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -106,14 +109,25 @@ def main() -> None:
         print(
             f"{case:>11}: {args.n:,} scenarios in {r['seconds']:.2f} s ({args.n / r['seconds']:,.0f}/s; "
             f"CPU {r['cpu']:.2f} s; best of {args.repeat}, the first {r['first']:.2f} s), "
-            f"peak RSS {r['peak_mib']:,.0f} MiB, IRR found {r['irr_found']:.1%}"
+            f"peak RSS {r['peak_mib']:,.0f} MiB, IRR found {r['irr_found']:.1%} (one thread)"
         )
     if len(got) == 2:
         month, year = got["month+debt"], got["yearly"]
         print(
             f"month+debt / yearly time: {month['seconds'] / year['seconds']:.1f}x wall, "
             f"{month['cpu'] / year['cpu']:.1f}x CPU; month+debt {args.n / month['seconds'] / 1e6:.2f} M/s wall, "
-            f"{args.n / month['cpu'] / 1e6:.2f} M/s CPU (target >= 0.5 M/s)"
+            f"{args.n / month['cpu'] / 1e6:.2f} M/s CPU on one core (target >= 0.5 M/s)"
+        )
+    from gputco.udfs._parallel import threads
+
+    cores = threads()
+    if cores > 1 and "month+debt" in got:
+        many = run("month+debt", args.n, args.repeat, cores)
+        one = got["month+debt"]
+        print(
+            f" month+debt on {cores} threads (GPUTCO_THREADS={cores}, the default): {many['seconds']:.2f} s "
+            f"({args.n / many['seconds']:,.0f}/s), peak RSS {many['peak_mib']:,.0f} MiB; "
+            f"{one['seconds'] / many['seconds']:.2f}x the one-thread rate"
         )
 
 
