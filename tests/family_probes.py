@@ -38,7 +38,8 @@ RECORDING = Path(__file__).parent / "data" / "lo_families.json"
 REGENERATE = (
     "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_distributions.py "
     "tests/test_recalc_financial.py tests/test_recalc_database.py "
-    "tests/test_recalc_complexnum.py tests/test_recalc_corpus_functions.py -k recording_equals_live"
+    "tests/test_recalc_complexnum.py tests/test_recalc_corpus_functions.py "
+    "tests/test_recalc_stats_more.py -k recording_equals_live"
 )
 
 
