@@ -46,7 +46,12 @@ LEFT_OUT = NEVER | {"CELL", "INFO", "ANCHORARRAY", "SINGLE", "FORMULATEXT", "LET
 #: functions added after tests/data/fuzz_lo.json was recorded: left out until the recording is
 #: refreshed with LibreOffice (REFRESH_COMMAND), which changes the seeded formulas (empty since the
 #: refresh of 2026-12-02)
-NOT_YET_RECORDED: set[str] = set()
+NOT_YET_RECORDED: set[str] = {
+    # the Statistical functions added on branch h-stats
+    "CORREL", "PEARSON", "RSQ", "SLOPE", "INTERCEPT", "STEYX", "FORECAST", "FORECAST.LINEAR",
+    "GEOMEAN", "HARMEAN", "KURT", "SKEW", "SKEW.P", "TRIMMEAN", "PERMUT", "PERMUTATIONA", "PROB",
+    "FREQUENCY",
+}  # fmt: skip
 LEFT_OUT |= NOT_YET_RECORDED
 FUNCTIONS = tuple(sorted(set(BUILTINS) - LEFT_OUT))
 
