@@ -1812,7 +1812,7 @@ def _permutationa(number, chosen):
     return float(n) ** k
 
 
-def _prob(x_range, prob_range, lower, upper=None):
+def _prob_of_range(x_range, prob_range, lower, upper=None):
     pairs = paired_numbers(x_range, prob_range)
 
     def one(i, _x, _p, lo, hi):
@@ -1862,7 +1862,7 @@ _MORE_FUNCTIONS = {
     "SKEW": Spec(_shape("SKEW"), 1, 255, "r"),
     "SKEW.P": Spec(_shape("SKEW.P"), 1, 255, "r"),
     "TRIMMEAN": Spec(_trimmean, 2, 2, "rv"),
-    "PROB": Spec(_prob, 3, 4, "aavv"),
+    "PROB": Spec(_prob_of_range, 3, 4, "aavv"),
     "FREQUENCY": Spec(_frequency, 2, 2, "aa"),
 }
 
