@@ -40,7 +40,8 @@ REGENERATE = (
     "tests/test_recalc_financial.py tests/test_recalc_database.py "
     "tests/test_recalc_complexnum.py tests/test_recalc_corpus_functions.py "
     "tests/test_recalc_text_more.py "
-    "tests/test_recalc_math_more.py -k recording_equals_live"
+    "tests/test_recalc_math_more.py "
+    "tests/test_recalc_stats_more.py -k recording_equals_live"
 )
 
 

@@ -6,6 +6,10 @@ COVARIANCE.P (and the older COVAR) and COVARIANCE.S pair two arrays' elements in
 (the counts must agree, else #N/A), use only pairs of two numbers, and divide by n (P) or n - 1
 (S); no pair, or one for S, is #DIV/0!.
 
+CORREL, PEARSON, RSQ, SLOPE, INTERCEPT, STEYX, FORECAST and FORECAST.LINEAR pair their arrays the
+same way (the section "correlation and the regression line" below); GEOMEAN, HARMEAN, KURT, SKEW,
+SKEW.P, TRIMMEAN, PERMUT, PERMUTATIONA, PROB and FREQUENCY are in the last section.
+
 DEVSQ (the sum of squared deviations from the mean) and AVEDEV (the mean absolute deviation)
 take their numbers as SUM does (number texts and TRUE/FALSE typed as arguments count); no number
 at all is #NUM! (POI's FormulaEvalTestData_Copy.xlsx, saved by Excel).
@@ -366,24 +370,137 @@ def _deviations(absolute: bool):
     return impl
 
 
+@dataclass
+class _Paired:
+    """Two arrays paired in reading order, the pairs of two numbers only (one row per formula
+    cell): their count, means, and sums of squared and crossed deviations from the means."""
+
+    n: np.ndarray  # (m,) float
+    mx: np.ndarray
+    my: np.ndarray
+    sxx: np.ndarray
+    syy: np.ndarray
+    sxy: np.ndarray
+    errors: np.ndarray | None  # each row's first error (:func:`._args.row_errors`)
+
+
+def _pair_moments(ys, xs) -> _Paired | None:
+    """The paired moments of ``ys`` and ``xs`` (in the order of SLOPE's known_y's and known_x's:
+    the first error in that order wins); None when their counts of elements differ (#N/A)."""
+    pairs = paired_numbers(ys, xs)
+    if pairs is None:
+        return None
+    fy, fx, both, errors = pairs
+    n = both.sum(axis=1).astype(float)
+    with np.errstate(all="ignore"):
+        mx = added(np.where(both, fx, np.nan)) / n
+        my = added(np.where(both, fy, np.nan)) / n
+        dx = np.where(both, fx - mx[:, None], np.nan)
+        dy = np.where(both, fy - my[:, None], np.nan)
+        sxx = np.where(_all_equal(np.where(both, fx, np.nan)), 0.0, added(dx * dx))
+        syy = np.where(_all_equal(np.where(both, fy, np.nan)), 0.0, added(dy * dy))
+        return _Paired(n, mx, my, sxx, syy, added(dx * dy), errors)
+
+
+def _all_equal(vals: np.ndarray) -> np.ndarray:
+    """Rows whose numbers (NaN: not taking part) are all equal, or fewer than two: their squared
+    deviations are 0, though the mean need not be one of them exactly (0.1 three times averages
+    0.10000000000000002)."""
+    return np.nanmax(_fill(vals, -np.inf), axis=1) <= np.nanmin(_fill(vals, np.inf), axis=1)
+
+
 def _covariance(sample: bool):
     """COVARIANCE.P / COVAR (population) and COVARIANCE.S (sample) of two arrays paired in
     reading order: different counts #N/A; only pairs of two numbers take part; none (or one for
     COVARIANCE.S) is #DIV/0! (Microsoft's COVARIANCE.P and COVARIANCE.S pages)."""
 
     def impl(x, y):
-        pairs = paired_numbers(x, y)
-        if pairs is None:
+        p = _pair_moments(x, y)
+        if p is None:
             return vec.const(NA)
-        fa, fb, both, errors = pairs
-        n = both.sum(axis=1)
         with np.errstate(all="ignore"):
-            da = fa - (added(np.where(both, fa, np.nan)) / n)[:, None]
-            db = fb - (added(np.where(both, fb, np.nan)) / n)[:, None]
-            r = added(np.where(both, da * db, np.nan)) / (n - 1 if sample else n)
-        return result(np.where(n > (1 if sample else 0), r, np.nan), errors, bad=DIV0)
+            r = p.sxy / (p.n - 1 if sample else p.n)
+        return result(np.where(p.n > (1 if sample else 0), r, np.nan), p.errors, bad=DIV0)
 
     return impl
+
+
+# --- correlation and the regression line of two arrays ---------------------------------------
+# CORREL, PEARSON, RSQ, SLOPE, INTERCEPT, STEYX, FORECAST and FORECAST.LINEAR pair their two
+# arrays as COVARIANCE.P does (:func:`_pair_moments`): text, logical values and blanks in them are
+# ignored (with their partner), arrays of different counts are #N/A. Each is a quotient of the
+# paired sums of squares (Microsoft's pages give the formulas), so a zero denominator is #DIV/0!:
+# no pair of numbers, one pair (RSQ's page: "only 1 data point ... #DIV/0!"), x's (or y's, for
+# CORREL, PEARSON and RSQ) all equal (CORREL's page: "if s (the standard deviation) of their
+# values equals zero"; FORECAST's: "If the variance of known_x's equals zero"), fewer than three
+# pairs for STEYX (its page). PEARSON's, SLOPE's, INTERCEPT's, RSQ's and FORECAST's pages also
+# say "empty ... #N/A", CORREL's and STEYX's "empty ... #DIV/0!" (STEYX's page said #N/A too in
+# Excel 2003's help): arrays without a pair of numbers are #DIV/0! here for all of them, as
+# CORREL and STEYX document and as the formulas (0 / 0) give.
+
+
+def _pair_stat(stat):
+    """A statistic of the paired moments: ``stat(p)`` gives (m,) values, NaN where #DIV/0!."""
+
+    def impl(ys, xs):
+        p = _pair_moments(ys, xs)
+        if p is None:
+            return vec.const(NA)
+        with np.errstate(all="ignore"):
+            r = stat(p)
+        return result(r, p.errors, bad=DIV0)
+
+    return impl
+
+
+def _correl(p: _Paired):
+    return np.where((p.sxx > 0) & (p.syy > 0), p.sxy / np.sqrt(p.sxx * p.syy), np.nan)
+
+
+def _rsq(p: _Paired):
+    return _correl(p) ** 2
+
+
+def _slope(p: _Paired):
+    return np.where(p.sxx > 0, p.sxy / p.sxx, np.nan)
+
+
+def _intercept(p: _Paired):
+    return p.my - _slope(p) * p.mx
+
+
+def _steyx(p: _Paired):
+    resid = np.maximum(p.syy - p.sxy * p.sxy / p.sxx, 0.0)  # a perfect fit can round below 0
+    return np.where((p.n >= 3) & (p.sxx > 0), np.sqrt(resid / (p.n - 2)), np.nan)
+
+
+def _forecast(x, ys, xs):
+    """FORECAST(x, known_y's, known_x's) and FORECAST.LINEAR: INTERCEPT + SLOPE * x, for each
+    value of x (an array x gives an array); x that is not a number is #VALUE!, its error first."""
+    fx, ex = vec.nums(x)
+    p = _pair_moments(ys, xs)
+    if p is None:
+        return vec.finish(np.full(fx.shape, np.nan), ex, bad=NA)
+    with np.errstate(all="ignore"):
+        b = _slope(p)
+        r = (p.my - b * p.mx)[:, None, None] + b[:, None, None] * fx
+    errs = ex
+    if p.errors is not None:
+        mask = np.array([e is not None for e in p.errors], dtype=bool).reshape(-1, 1, 1)
+        errs = vec.merge(ex, (mask, np.asarray(p.errors, dtype=object).reshape(-1, 1, 1)))
+    return vec.finish(r, errs, bad=DIV0)
+
+
+_LINE_FUNCTIONS = {
+    "CORREL": Spec(_pair_stat(_correl), 2, 2, "aa"),
+    "PEARSON": Spec(_pair_stat(_correl), 2, 2, "aa"),
+    "RSQ": Spec(_pair_stat(_rsq), 2, 2, "aa"),
+    "SLOPE": Spec(_pair_stat(_slope), 2, 2, "aa"),
+    "INTERCEPT": Spec(_pair_stat(_intercept), 2, 2, "aa"),
+    "STEYX": Spec(_pair_stat(_steyx), 2, 2, "aa"),
+    "FORECAST": Spec(_forecast, 3, 3, "vaa"),
+    "FORECAST.LINEAR": Spec(_forecast, 3, 3, "vaa"),
+}
 
 
 _STATS_FUNCTIONS = {
@@ -1588,4 +1705,173 @@ _TESTS_FUNCTIONS = {
 }
 
 
-FUNCTIONS = {**_STATS_FUNCTIONS, **_REGRESSION_FUNCTIONS, **_DISTRIBUTIONS_FUNCTIONS, **_TESTS_FUNCTIONS}
+# --- means, shape, permutations, PROB and FREQUENCY ----------------------------------------------
+# Each as its Microsoft page defines it (tests/test_recalc_stats_more.py holds the pages' examples):
+#
+# - GEOMEAN and HARMEAN take their numbers as SUM does (numbers, logical values and number texts
+#   typed as arguments count; text, logical values and blanks in ranges and arrays are ignored);
+#   a number <= 0 is #NUM! ("If any data point <= 0"), and so is no number at all.
+# - KURT, SKEW (sample) and SKEW.P (population) take their numbers alike; fewer than four (KURT)
+#   or three (SKEW, and SKEW.P as its page says: "If there are fewer than three data points, or the
+#   sample standard deviation is zero, SKEW.P returns the #DIV/0! error value") numbers, or all
+#   equal, is #DIV/0!.
+# - TRIMMEAN(array, percent): the mean of the numbers of array left once ``2 * INT(n * percent /
+#   2)`` of them (as many from the bottom as from the top) are excluded; percent < 0 or > 1 is
+#   #NUM!, and so is no number left.
+# - PERMUT(number, number_chosen): number! / (number - number_chosen)!, both truncated; number <= 0,
+#   number_chosen < 0 or number < number_chosen is #NUM!. PERMUTATIONA(number, number_chosen):
+#   number ^ number_chosen, both truncated; either below 0 is #NUM!.
+# - PROB(x_range, prob_range, lower_limit, [upper_limit]): the sum of the probabilities of the x's
+#   from lower_limit to upper_limit (equal to lower_limit without upper_limit; limits in the wrong
+#   order are swapped, as LibreOffice does: Microsoft's page is silent); the two ranges pair
+#   as COVARIANCE.P's do (different counts #N/A). Probabilities that do not add up to 1 are #NUM!;
+#   single ones outside 0..1 are not an error: Microsoft's page says they are #NUM!, but Office's
+#   own notes on the standard say otherwise ([MS-OI29500] 2.1.1023, PROB: "In Office, values in
+#   argument probability-range may be <= 0 or > 1"; "Office returns #NUM! if the sum of the values
+#   in probability-range is not equal to 1").
+# - FREQUENCY(data_array, bins_array): a vertical array of len(bins) + 1 counts, the i-th counting
+#   the numbers of data_array above the next lower bin and at most bins[i] (bins need not be
+#   sorted: each count sits at its bin's place; of equal bins the first gets the count), the last
+#   those above every bin; blanks and text (and logical values) in either array are ignored; no
+#   bin is one count of all the numbers.
+
+#: PROB's probabilities add up to 1 within this (they are typed decimals: 0.1 + 0.2 is not 0.3)
+_PROB_TOLERANCE = 1e-9
+
+
+def _positive_mean(geometric: bool):
+    """GEOMEAN (exp of the mean log) and HARMEAN (n over the sum of reciprocals)."""
+
+    def impl(*args):
+        vals, err = numbers(args)
+        n = _count_used(vals)
+        with np.errstate(all="ignore"):
+            bad = (np.where(np.isnan(vals), 1.0, vals) <= 0).any(axis=1) | (n == 0)
+            r = np.exp(added(np.log(vals)) / n) if geometric else n / added(1.0 / vals)
+        return result(np.where(bad, np.nan, r), err, bad=NUM)
+
+    return impl
+
+
+def _shape(kind: str):
+    """KURT, SKEW and SKEW.P by the formulas of their pages (s the sample standard deviation,
+    sigma the population one): SKEW = n / ((n-1)(n-2)) * sum(((x - mean) / s)^3); SKEW.P =
+    sum(((x - mean) / sigma)^3) / n; KURT = n(n+1) / ((n-1)(n-2)(n-3)) * sum(((x - mean) / s)^4) -
+    3(n-1)^2 / ((n-2)(n-3))."""
+    least = 4 if kind == "KURT" else 3
+
+    def impl(*args):
+        vals, err = numbers(args)
+        n = _count_used(vals).astype(float)
+        with np.errstate(all="ignore"):
+            mean = added(vals) / n
+            dev = vals - mean[:, None]
+            ss = added(dev * dev)
+            if kind == "SKEW.P":
+                r = added((dev / np.sqrt(ss / n)[:, None]) ** 3) / n
+            elif kind == "SKEW":
+                r = n / ((n - 1) * (n - 2)) * added((dev / np.sqrt(ss / (n - 1))[:, None]) ** 3)
+            else:
+                z4 = added((dev / np.sqrt(ss / (n - 1))[:, None]) ** 4)
+                r = n * (n + 1) / ((n - 1) * (n - 2) * (n - 3)) * z4 - 3 * (n - 1) ** 2 / ((n - 2) * (n - 3))
+        ok = (n >= least) & ~_all_equal(vals)
+        return result(np.where(ok, r, np.nan), err, bad=DIV0)
+
+    return impl
+
+
+def _trimmean(array, percent):
+    vals, err = numbers([array])
+    (fp,), ep = scalar_nums(percent)
+    s, n = _sorted(vals)
+    p = fp.reshape(-1)
+    m = max(s.shape[0], p.shape[0])
+    s, n, p = np.broadcast_to(s, (m, s.shape[1])), np.broadcast_to(n, (m,)), np.broadcast_to(p, (m,))
+    with np.errstate(all="ignore"):
+        cut = np.floor(n * p / 2.0)  # excluded from each end
+        keep = np.arange(s.shape[1])[None, :]
+        inside = (keep >= cut[:, None]) & (keep < (n - cut)[:, None])
+        r = added(np.where(inside, s, np.nan)) / (n - 2 * cut)
+    ok = (p >= 0) & (p <= 1) & (n - 2 * cut > 0)
+    return _with_scalar_errors(result(np.where(ok, r, np.nan), err, bad=NUM), ep)
+
+
+def _permut(number, chosen):
+    n, k = math.trunc(number), math.trunc(chosen)
+    if n <= 0 or k < 0 or n < k:
+        return NUM
+    if k > 1000 and math.lgamma(n + 1.0) - math.lgamma(n - k + 1.0) > 710.0:
+        return NUM  # beyond the largest double: not worth the exact product
+    return float(math.perm(n, k))  # an integer too large for a double raises OverflowError: #NUM!
+
+
+def _permutationa(number, chosen):
+    n, k = math.trunc(number), math.trunc(chosen)
+    if n < 0 or k < 0:
+        return NUM
+    return float(n) ** k
+
+
+def _prob_of_range(x_range, prob_range, lower, upper=None):
+    pairs = paired_numbers(x_range, prob_range)
+
+    def one(i, _x, _p, lo, hi):
+        if pairs is None:
+            return NA
+        fx, fp, both, _ = pairs
+        j = min(i, fx.shape[0] - 1)
+        xs, ps = fx[j][both[j]], fp[j][both[j]]
+        if abs(math.fsum(ps.tolist()) - 1.0) > _PROB_TOLERANCE:
+            return NUM
+        lo, hi = (lo, lo) if hi is None else (min(lo, hi), max(lo, hi))
+        return math.fsum(ps[(xs >= lo) & (xs <= hi)].tolist())
+
+    return _per_row(one, x_range, prob_range, scalars=(lower, upper))
+
+
+def _frequency(data, bins):
+    parts = []
+    for a in (data, bins):
+        vals, err = numbers([a], scalars="numbers")
+        if vals.shape[0] != 1:
+            raise ValueError("FREQUENCY over rows")  # evaluated cell by cell
+        if err is not None and err[0] is not None:
+            return vec.const(err[0])
+        parts.append(vals[0][~np.isnan(vals[0])])
+    xs, edges = parts
+    order = np.argsort(edges, kind="stable")
+    sorted_edges = edges[order]
+    slot = np.searchsorted(sorted_edges, xs, side="left")  # the first bin >= x; past all: the last
+    counts = np.bincount(slot, minlength=len(edges) + 1).astype(vec.FLOAT)
+    out = np.empty(len(edges) + 1, dtype=vec.FLOAT)
+    out[order] = counts[: len(edges)]
+    out[-1] = counts[len(edges)]
+    return out.reshape(1, -1, 1)
+
+
+_MORE_DEFS = {
+    # name: (function, required args, most args)
+    "PERMUT": (_permut, 2, 2),
+    "PERMUTATIONA": (_permutationa, 2, 2),
+}
+_MORE_FUNCTIONS = {
+    **{name: Spec(scalar_function(f, lo), lo, hi) for name, (f, lo, hi) in _MORE_DEFS.items()},
+    "GEOMEAN": Spec(_positive_mean(True), 1, 255, "r"),
+    "HARMEAN": Spec(_positive_mean(False), 1, 255, "r"),
+    "KURT": Spec(_shape("KURT"), 1, 255, "r"),
+    "SKEW": Spec(_shape("SKEW"), 1, 255, "r"),
+    "SKEW.P": Spec(_shape("SKEW.P"), 1, 255, "r"),
+    "TRIMMEAN": Spec(_trimmean, 2, 2, "rv"),
+    "PROB": Spec(_prob_of_range, 3, 4, "aavv"),
+    "FREQUENCY": Spec(_frequency, 2, 2, "aa"),
+}
+
+
+FUNCTIONS = {
+    **_STATS_FUNCTIONS,
+    **_LINE_FUNCTIONS,
+    **_REGRESSION_FUNCTIONS,
+    **_DISTRIBUTIONS_FUNCTIONS,
+    **_TESTS_FUNCTIONS,
+    **_MORE_FUNCTIONS,
+}
