@@ -60,7 +60,7 @@ def differential(args) -> int:
     while done < args.differential:
         n = min(args.batch, args.differential - done)
         seed = args.seed + batch_no
-        formulas = d.generate(seed, n)
+        formulas = d.generate(seed, n, d.not_yet_recorded() if args.not_yet_recorded else ())
         with tempfile.TemporaryDirectory(prefix="gputco-difffuzz-") as tmp:
             path = d.write_batch(Path(tmp) / "batch.xlsx", formulas)
             start = time.perf_counter()
@@ -203,6 +203,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--batch", type=int, default=5000, help="formulas per workbook (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--not-yet-recorded",
+        action="store_true",
+        help="with --differential: each formula's outer call one of the functions the seeded "
+        "recording does not cover yet (difffuzz.NOT_YET_RECORDED); inner calls from every function",
     )
     parser.add_argument("--cache", help="folder keeping LibreOffice's answers per batch")
     parser.add_argument("--dump", help="file getting every unexplained disagreement (JSON lines)")

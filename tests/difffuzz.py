@@ -196,8 +196,8 @@ WHOLE_COLUMN_STALLS = {"IMSUM", "IMPRODUCT"}
 WHOLE_COLUMNS = {"In!B:B": "In!B1:B6"}
 
 
-def _call(rng: random.Random, depth: int = 0) -> str:
-    name = rng.choice(FUNCTIONS)
+def _call(rng: random.Random, depth: int = 0, names: tuple[str, ...] = ()) -> str:
+    name = rng.choice(names or FUNCTIONS)
     spec = BUILTINS[name]
     top = spec.max_args if spec.max_args is not None else spec.min_args + 3
     n = rng.randint(spec.min_args, min(top, spec.min_args + 3))
@@ -218,10 +218,17 @@ def _call(rng: random.Random, depth: int = 0) -> str:
     return f"{_prefixed(name)}({','.join(args)})"
 
 
-def generate(seed: int, n: int) -> list[str]:
-    """``n`` formulas (without "="), the same for the same seed."""
+def generate(seed: int, n: int, outer: tuple[str, ...] = ()) -> list[str]:
+    """``n`` formulas (without "="), the same for the same seed; ``outer``: the functions the
+    outer call is drawn from (default every function of the table; inner calls always are)."""
     rng = random.Random(seed)
-    return [_call(rng) for _ in range(n)]
+    return [_call(rng, 0, outer) for _ in range(n)]
+
+
+#: the functions in the table that the seeded recording does not cover yet, for
+#: ``benchmarks/fuzz.py --differential N --not-yet-recorded``
+def not_yet_recorded() -> tuple[str, ...]:
+    return tuple(sorted(NOT_YET_RECORDED & set(BUILTINS)))
 
 
 def write_batch(path: Path, formulas: list[str]) -> Path:
