@@ -11,6 +11,7 @@ rules, 1,083 after (docs/recalc-excel-rules.md).
 
 from __future__ import annotations
 
+import re
 import zipfile
 
 import openpyxl
@@ -166,3 +167,63 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     assert b"<v>_x0001_</v>" in written and b"<v>_x005F_x0001_</v>" in written
     report = recalc_file(out, check=True, engine="gputco")  # read back: the values it wrote
     assert report.mismatches == []
+
+
+# --- CHAR and CODE: the character set of the application that saved the workbook -----------
+
+
+def _saved_by(tmp_path, application: str | None, cells: dict[str, object]):
+    """A workbook of ``cells`` whose docProps/app.xml names ``application`` (None: no such part)."""
+    path = tmp_path / "app.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for ref, v in cells.items():
+        ws[ref] = v
+    wb.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    app = (
+        b'<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+        b"<Application>%s</Application></Properties>"
+    )
+    if application is None:
+        del parts["docProps/app.xml"]
+        parts["_rels/.rels"] = re.sub(
+            rb"<Relationship [^>]*extended-properties[^>]*/>", b"", parts["_rels/.rels"]
+        )
+    else:
+        parts["docProps/app.xml"] = app % application.encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    return {ref: v for (_s, ref), v in evaluate_workbook(path).items()}
+
+
+_CHARS = {
+    "A1": "=CHAR(157)",
+    "A2": "=CHAR(128)",
+    "A3": "=CODE(CHAR(129))",
+    "A4": "=_xlfn.UNICODE(CHAR(170))",
+    "A5": '=CODE("€")',
+    "A6": "=CHAR(65)",
+}
+
+
+def test_char_and_code_use_the_macintosh_character_set_in_a_workbook_mac_excel_saved(tmp_path):
+    """Microsoft's CHAR page: the character set is the operating environment's, the Macintosh
+    character set on a Mac and ANSI on Windows. docProps/app.xml of the source says "Microsoft
+    Macintosh Excel", and it caches TEXT!S7 =CHAR(D7) with D7 = 157 as "ù", CORE!B159
+    =CHAR(A159) with A159 = 128 as "Ä", CORE!C160 =CODE(B160) of CHAR(129) as 129 and CORE!E201
+    =UNICODE(B201) of CHAR(170) as 8482 ("™"), CORE!B250 =CHAR(219) as "€" and C250, its CODE,
+    as 219."""
+    got = _saved_by(tmp_path, "Microsoft Macintosh Excel", _CHARS)
+    assert [got[r] for r in _CHARS] == ["ù", "Ä", 129.0, 8482.0, 219.0, "A"]
+
+
+@pytest.mark.parametrize("application", ["Microsoft Excel", "LibreOffice/7.6", None])
+def test_char_and_code_use_windows_1252_otherwise(tmp_path, application):
+    """Saved by Excel for Windows (Microsoft's CHAR page: ANSI), another program, or with no
+    docProps/app.xml: Windows-1252, CHAR(128) "€", CHAR(157) one of its five undefined codes."""
+    got = _saved_by(tmp_path, application, _CHARS)
+    assert [got[r] for r in _CHARS] == ["\x9d", "€", 63.0, 170.0, 128.0, "A"]

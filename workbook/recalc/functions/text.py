@@ -9,8 +9,11 @@ Text editing: SUBSTITUTE, REPLACE, CHAR, CODE, CLEAN, T, PROPER (Microsoft's fun
   instance below 1 is #VALUE!.
 - REPLACE(text, start, count, new) replaces ``count`` characters from position ``start``
   (1-based); start < 1 or count < 0 is #VALUE!.
-- CHAR(n) is the character of code n in Windows-1252, Excel's character set on Windows (1..255,
-  else #VALUE!); CODE(text) the code of the first character (#VALUE! for empty text).
+- CHAR(n) is the character of code n in the character set of the operating environment
+  (Microsoft's CHAR and CODE pages): Windows-1252 on Windows, the Macintosh character set in a
+  workbook Excel for the Mac saved (:data:`..values.CHARSET`, from docProps/app.xml); 1..255, else
+  #VALUE!. CODE(text) is the code of the first character (#VALUE! for empty text; 63, "?", for
+  a character the set lacks).
 - CLEAN removes the non-printing characters 0-31; T(value) is the value if it is text, else ""
   (of a range, its first cell);
   PROPER capitalises each letter that follows a non-letter and lowers the others.
@@ -69,6 +72,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import (
+    CHARSET,
     DATE1904,
     MAX_TEXT,
     NA,
@@ -285,7 +289,7 @@ def _char(n):
     if not 1 <= n <= 255:
         return VALUE
     try:
-        return bytes([n]).decode("cp1252")
+        return bytes([n]).decode(CHARSET.get())
     except UnicodeDecodeError:  # the five codes Windows-1252 leaves undefined
         return chr(n)
 
@@ -294,7 +298,7 @@ def _code(text: str):
     if not text:
         return VALUE
     try:
-        return float(text[0].encode("cp1252")[0])
+        return float(text[0].encode(CHARSET.get())[0])
     except UnicodeEncodeError:
         return 63.0  # Excel shows characters outside its code page as "?"
 
