@@ -322,3 +322,21 @@ def test_arraytotext_of_one_blank_cell_and_of_an_array_of_formats(tmp_path):
     assert (got["A4"], got["A5"], got["A6"], got["A7"]) == ('{""}', ", ", "{0,1.9,TRUE}", '{#N/A,,""}')
     shown = [str(got[f"{c}2"]) for c in "HIJKLM"]
     assert shown == ["0, 1.9", "{0,1.9}", "{0,1.9}", "#VALUE!", "#N/A", "0, 1.9"]
+
+
+def test_type_of_a_lambda_is_128(tmp_path):
+    """INFORMATION!S24 =TYPE(_xleta.SUM): 128, Microsoft's TYPE page's "compound data" (Excel
+    saves the function SUM passed as a value as _xleta.SUM: a LAMBDA of one value, written out
+    here); other values keep their codes."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": True,
+            "B1": "=TYPE(_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)))",
+            "B2": "=_xlfn.LET(_xlpm.f,_xlfn.LAMBDA(_xlpm.x,_xlpm.x+1),TYPE(_xlpm.f))",
+            "B3": "=TYPE(A1)",
+            "B4": "=TYPE(A1:A2)",
+            "B5": "=TYPE(A2)",
+        },
+    )
+    assert [got[f"B{i}"] for i in range(1, 6)] == [128, 128, 4, 64, 1]
