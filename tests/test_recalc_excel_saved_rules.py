@@ -11,6 +11,7 @@ rules, 1,083 after (docs/recalc-excel-rules.md).
 
 from __future__ import annotations
 
+import re
 import zipfile
 
 import openpyxl
@@ -166,3 +167,176 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     assert b"<v>_x0001_</v>" in written and b"<v>_x005F_x0001_</v>" in written
     report = recalc_file(out, check=True, engine="gputco")  # read back: the values it wrote
     assert report.mismatches == []
+
+
+# --- CHAR and CODE: the character set of the application that saved the workbook -----------
+
+
+def _saved_by(tmp_path, application: str | None, cells: dict[str, object]):
+    """A workbook of ``cells`` whose docProps/app.xml names ``application`` (None: no such part)."""
+    path = tmp_path / "app.xlsx"
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for ref, v in cells.items():
+        ws[ref] = v
+    wb.save(path)
+    with zipfile.ZipFile(path) as z:
+        parts = {n: z.read(n) for n in z.namelist()}
+    app = (
+        b'<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties">'
+        b"<Application>%s</Application></Properties>"
+    )
+    if application is None:
+        del parts["docProps/app.xml"]
+        parts["_rels/.rels"] = re.sub(
+            rb"<Relationship [^>]*extended-properties[^>]*/>", b"", parts["_rels/.rels"]
+        )
+    else:
+        parts["docProps/app.xml"] = app % application.encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    return {ref: v for (_s, ref), v in evaluate_workbook(path).items()}
+
+
+_CHARS = {
+    "A1": "=CHAR(157)",
+    "A2": "=CHAR(128)",
+    "A3": "=CODE(CHAR(129))",
+    "A4": "=_xlfn.UNICODE(CHAR(170))",
+    "A5": '=CODE("€")',
+    "A6": "=CHAR(65)",
+}
+
+
+def test_char_and_code_use_the_macintosh_character_set_in_a_workbook_mac_excel_saved(tmp_path):
+    """Microsoft's CHAR page: the character set is the operating environment's, the Macintosh
+    character set on a Mac and ANSI on Windows. docProps/app.xml of the source says "Microsoft
+    Macintosh Excel", and it caches TEXT!S7 =CHAR(D7) with D7 = 157 as "ù", CORE!B159
+    =CHAR(A159) with A159 = 128 as "Ä", CORE!C160 =CODE(B160) of CHAR(129) as 129 and CORE!E201
+    =UNICODE(B201) of CHAR(170) as 8482 ("™"), CORE!B250 =CHAR(219) as "€" and C250, its CODE,
+    as 219."""
+    got = _saved_by(tmp_path, "Microsoft Macintosh Excel", _CHARS)
+    assert [got[r] for r in _CHARS] == ["ù", "Ä", 129.0, 8482.0, 219.0, "A"]
+
+
+@pytest.mark.parametrize("application", ["Microsoft Excel", "LibreOffice/7.6", None])
+def test_char_and_code_use_windows_1252_otherwise(tmp_path, application):
+    """Saved by Excel for Windows (Microsoft's CHAR page: ANSI), another program, or with no
+    docProps/app.xml: Windows-1252, CHAR(128) "€", CHAR(157) one of its five undefined codes."""
+    got = _saved_by(tmp_path, application, _CHARS)
+    assert [got[r] for r in _CHARS] == ["\x9d", "€", 63.0, 170.0, 128.0, "A"]
+
+
+# --- FIXED, NUMBERVALUE, ARRAYTOTEXT, TYPE ---------------------------------------------------
+
+_BIG = '"123456789076754345682.2121234567832131341"'
+
+
+@pytest.mark.parametrize(
+    ("formula", "excel", "cell"),
+    [
+        (f'=FIXED({_BIG},A1,"1")', "#VALUE!", "TEXT!Y18, J18 TRUE (R18 the same text, C18 0: a value)"),
+        (f'=FIXED({_BIG},"3","1")', "#VALUE!", "EXTRA!Q3"),
+        (f'=FIXED({_BIG},"3","0")', "#VALUE!", "EXTRA!O4"),
+        (f'=FIXED({_BIG},"3","d")', "#VALUE!", "EXTRA!R3"),
+        (f'=FIXED({_BIG},"3","TRuE")', "123456789076754000000.000", "EXTRA!Q4"),
+        (f'=FIXED({_BIG},"3","FALSE")', "123,456,789,076,754,000,000.000", "EXTRA!R4"),
+        (f'=FIXED({_BIG},"3",0)', "123,456,789,076,754,000,000.000", "EXTRA!N4"),
+        (f'=FIXED({_BIG},"3",2)', "123456789076754000000.000", "EXTRA!P4"),
+        ('=FIXED(10001,"36","FALSe")', "10,001." + "0" * 36, "EXTRA!Q5"),
+    ],
+)
+def test_fixed_reads_no_commas_as_a_logical_value(tmp_path, formula, excel, cell):
+    """FIXED's no_commas is a logical value: a number, or a text reading TRUE or FALSE (any
+    case); a text that is a number ("1", "0") is #VALUE!, as another text."""
+    got = _book(tmp_path, {"A1": True, "B1": formula})["B1"]
+    assert str(got) == excel, cell
+
+
+@pytest.mark.parametrize(
+    ("formula", "excel", "cell"),
+    [
+        ('=_xlfn.NUMBERVALUE("(2.500,27)",",",".")', -2500.27, "TEXT!R27"),
+        (
+            '=_xlfn.NUMBERVALUE("(2,500.27)",",",".")',
+            "#VALUE!",
+            "TEXT!S27: a group separator after the decimal one",
+        ),
+        (
+            '=_xlfn.NUMBERVALUE("(2500.27)",".",".,")',
+            "#VALUE!",
+            "TEXT!T27: the group separator is the decimal one",
+        ),
+        ('=_xlfn.NUMBERVALUE("(2,500.27%)%",".",",.,")', -0.250027, "TEXT!U27"),
+        ('=_xlfn.NUMBERVALUE("(,25,,0,0.27E + 6%)%",".",",.,")', -250027.0, "TEXT!V27"),
+        (
+            '=_xlfn.NUMBERVALUE("(2500,27E+6%)%",",")',
+            -250027.0,
+            "TEXT!W28: the default group beside a decimal ','",
+        ),
+        (
+            '=_xlfn.NUMBERVALUE("(-2500.27E+2%)%",".",",.,")',
+            "#VALUE!",
+            "TEXT!R28: a sign inside the parentheses",
+        ),
+        ('=_xlfn.NUMBERVALUE("- 2500.27%E+2%%",".",",.,")', "#VALUE!", "TEXT!S28"),
+        ('=_xlfn.NUMBERVALUE("250)027",")")', 250.027, "TEXT!U28"),
+        ('=_xlfn.NUMBERVALUE("1",A1)', "#VALUE!", "TEXT!AB28, H27 blank: an empty decimal separator"),
+        ('=_xlfn.NUMBERVALUE("1","2",A1)', "#VALUE!", "TEXT!AC28: an empty group separator"),
+        ('=_xlfn.NUMBERVALUE(A1,".",",.,")', 0.0, "TEXT!W27: a blank text is 0"),
+    ],
+)
+def test_numbervalue_of_a_number_in_parentheses_and_of_blank_separators(tmp_path, formula, excel, cell):
+    """A number in parentheses is negative, its % signs inside and after them each dividing by
+    100; a separator given as a blank cell is empty (#VALUE!), not the default."""
+    got = _book(tmp_path, {"B1": formula})["B1"]
+    if isinstance(excel, str):
+        assert str(got) == excel, cell
+    else:
+        assert got == pytest.approx(excel, rel=1e-12), cell
+
+
+def test_arraytotext_of_one_blank_cell_and_of_an_array_of_formats(tmp_path):
+    """TEXT!V4 =ARRAYTOTEXT(H4,1) with H4 blank: #VALUE! (W4 of I4 = "": {""}; V3
+    ARRAYTOTEXT(H3:H4,0) of two blanks ", "; AH4 a blank among other cells written as nothing).
+    TEXT!AH3:AW3 {=ARRAYTOTEXT(C3:J3,C3:Q3)}: the whole array once per format, concise for 0,
+    strict for 1.9 and TRUE, #VALUE! for 2.3, an error format its error."""
+    cells = {"A1": 0, "B1": 1.9, "C1": True, "D1": 2.3, "E1": "=NA()", "G1": ""}
+    got = _book(
+        tmp_path,
+        {
+            **cells,
+            "A3": "=_xlfn.ARRAYTOTEXT(F1,1)",
+            "A4": "=_xlfn.ARRAYTOTEXT(G1,1)",
+            "A5": "=_xlfn.ARRAYTOTEXT(F1:F2,0)",
+            "A6": "=_xlfn.ARRAYTOTEXT(A1:C1,1)",
+            "A7": "=_xlfn.ARRAYTOTEXT(E1:G1,1)",
+        },
+        arrays={
+            f"{c}2:{c}2": f"=INDEX(_xlfn.ARRAYTOTEXT(A1:B1,A1:F1),1,{i})" for i, c in enumerate("HIJKLM", 1)
+        },
+    )
+    assert str(got["A3"]) == "#VALUE!"
+    assert (got["A4"], got["A5"], got["A6"], got["A7"]) == ('{""}', ", ", "{0,1.9,TRUE}", '{#N/A,,""}')
+    shown = [str(got[f"{c}2"]) for c in "HIJKLM"]
+    assert shown == ["0, 1.9", "{0,1.9}", "{0,1.9}", "#VALUE!", "#N/A", "0, 1.9"]
+
+
+def test_type_of_a_lambda_is_128(tmp_path):
+    """INFORMATION!S24 =TYPE(_xleta.SUM): 128, Microsoft's TYPE page's "compound data" (Excel
+    saves the function SUM passed as a value as _xleta.SUM: a LAMBDA of one value, written out
+    here); other values keep their codes."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": True,
+            "B1": "=TYPE(_xlfn.LAMBDA(_xlpm.x,SUM(_xlpm.x)))",
+            "B2": "=_xlfn.LET(_xlpm.f,_xlfn.LAMBDA(_xlpm.x,_xlpm.x+1),TYPE(_xlpm.f))",
+            "B3": "=TYPE(A1)",
+            "B4": "=TYPE(A1:A2)",
+            "B5": "=TYPE(A2)",
+        },
+    )
+    assert [got[f"B{i}"] for i in range(1, 6)] == [128, 128, 4, 64, 1]

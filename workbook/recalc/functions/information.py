@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.formula.parse import Call, Const
+from gputco.workbook.recalc.formula.parse import Call, Const, Missing
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
 from gputco.workbook.recalc.run.values import ERRORS, NA, REF, VALUE, XlError, to_number
@@ -146,10 +146,16 @@ def _type_code(v) -> float:
     return 1.0  # a number, or a blank cell (read as the number 0)
 
 
-def _type(value):
+def _type(arg):
     """TYPE(value): 1 number (a blank cell too), 2 text, 4 logical value, 16 error value, 64 an
-    array (a reference to several cells, or an array of several values); errors do not propagate
-    (Microsoft's TYPE page)."""
+    array (a reference to several cells, or an array of several values), 128 compound data: a
+    LAMBDA (formulas' Excel-saved test.xlsx INFORMATION!S24 TYPE(_xleta.SUM), the function SUM
+    as a LAMBDA, is 128); errors do not propagate (Microsoft's TYPE page). The argument comes
+    unevaluated (a LAMBDA's value would be #CALC!); anything else is read as a reference."""
+    node = arg.node
+    if type(node) is Call and node.name == "LAMBDA":
+        return vec.const(128.0)
+    value = vec.const(None) if type(node) is Missing else arg.evaluator.raw(node, arg.ctx)
     h, w = (value.h, value.w) if isinstance(value, RangeVal) else value.shape[1:]
     if h * w > 1:
         return vec.const(64.0)
@@ -207,7 +213,7 @@ def _sheets(ctx, *refs):
 
 FUNCTIONS = {
     "N": Spec(_n, 1, 1, "r"),
-    "TYPE": Spec(_type, 1, 1, "r"),
+    "TYPE": Spec(_type, 1, 1, "l"),
     "SHEET": Spec(_sheet, 0, 1, "r", needs_ctx=True),
     "SHEETS": Spec(_sheets, 0, 255, "r", needs_ctx=True),
     "ISREF": Spec(_isref, 1, 1, "r", needs_ctx=True),

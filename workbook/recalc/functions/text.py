@@ -9,8 +9,11 @@ Text editing: SUBSTITUTE, REPLACE, CHAR, CODE, CLEAN, T, PROPER (Microsoft's fun
   instance below 1 is #VALUE!.
 - REPLACE(text, start, count, new) replaces ``count`` characters from position ``start``
   (1-based); start < 1 or count < 0 is #VALUE!.
-- CHAR(n) is the character of code n in Windows-1252, Excel's character set on Windows (1..255,
-  else #VALUE!); CODE(text) the code of the first character (#VALUE! for empty text).
+- CHAR(n) is the character of code n in the character set of the operating environment
+  (Microsoft's CHAR and CODE pages): Windows-1252 on Windows, the Macintosh character set in a
+  workbook Excel for the Mac saved (:data:`..values.CHARSET`, from docProps/app.xml); 1..255, else
+  #VALUE!. CODE(text) is the code of the first character (#VALUE! for empty text; 63, "?", for
+  a character the set lacks).
 - CLEAN removes the non-printing characters 0-31; T(value) is the value if it is text, else ""
   (of a range, its first cell);
   PROPER capitalises each letter that follows a non-letter and lowers the others.
@@ -69,6 +72,7 @@ from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.errors import UnsupportedValue
 from gputco.workbook.recalc.run.rangeval import materialize
 from gputco.workbook.recalc.run.values import (
+    CHARSET,
     DATE1904,
     MAX_TEXT,
     NA,
@@ -76,6 +80,7 @@ from gputco.workbook.recalc.run.values import (
     XlError,
     number_text,
     parse_number,
+    to_bool,
     to_number,
     to_text,
 )
@@ -285,7 +290,7 @@ def _char(n):
     if not 1 <= n <= 255:
         return VALUE
     try:
-        return bytes([n]).decode("cp1252")
+        return bytes([n]).decode(CHARSET.get())
     except UnicodeDecodeError:  # the five codes Windows-1252 leaves undefined
         return chr(n)
 
@@ -294,7 +299,7 @@ def _code(text: str):
     if not text:
         return VALUE
     try:
-        return float(text[0].encode("cp1252")[0])
+        return float(text[0].encode(CHARSET.get())[0])
     except UnicodeEncodeError:
         return 63.0  # Excel shows characters outside its code page as "?"
 
@@ -1006,27 +1011,44 @@ def _unicode(text: str):
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def _numbervalue_one(text, decimal=None, group=None):
+_OMITTED = object()  # a separator argument left out (a blank cell is given, as empty text)
+
+
+def _numbervalue_one(text, decimal=_OMITTED, group=_OMITTED):
     """NUMBERVALUE(text, [decimal_separator="."], [group_separator=","]) as Microsoft's page
     defines it (en-US separators by default): only the first character of a separator counts;
     "" is 0; spaces are ignored anywhere; a decimal separator used twice, or a group separator
     after it, is #VALUE! (one before it is ignored); trailing % signs divide by 100 each; an
-    invalid argument (an empty separator, text that is no number) is #VALUE!."""
+    invalid argument (an empty separator or a blank cell, text that is no number) is #VALUE!.
+
+    As Excel for the Mac computed them (formulas' test.xlsx, TEXT!R27:W28): a number in
+    parentheses is negative, its % signs inside and after them adding up ("(2,500.27%)%" is
+    -0.250027), a sign inside them #VALUE!; a group separator given equal to the decimal one is
+    #VALUE! (left out, the default "," beside a decimal "," does not count)."""
     vals = [text, decimal, group]
     for v in vals:
         if isinstance(v, XlError):
             return v
     t = to_text(text)
-    dec = "." if decimal is None else to_text(decimal)
-    grp = "," if group is None else to_text(group)
+    dec = "." if decimal is _OMITTED else to_text(decimal)
+    grp = "," if group is _OMITTED else to_text(group)
     if not dec or not grp:
         return VALUE
     dec, grp = dec[0], grp[0]
+    if dec == grp and group is not _OMITTED:
+        return VALUE
     s = "".join(t.split())
     if s == "":
         return 0.0
     pct = len(s) - len(s.rstrip("%"))
     s = s[: len(s) - pct]
+    negative = len(s) > 1 and s[0] == "(" and s[-1] == ")" and not {dec, grp} & {"(", ")"}
+    if negative:
+        s = s[1:-1]
+        inner = len(s) - len(s.rstrip("%"))
+        s, pct = s[: len(s) - inner], pct + inner
+        if s[:1] in ("+", "-"):
+            return VALUE
     if dec != grp:
         head, sep, tail = s.partition(dec)
         if dec in tail or grp in tail:
@@ -1042,6 +1064,7 @@ def _numbervalue_one(text, decimal=None, group=None):
         x = float(s)
     except ValueError:
         return VALUE
+    x = 0.0 - x if negative else x
     return x / 100.0**pct if math.isfinite(x) else VALUE
 
 
@@ -1056,17 +1079,13 @@ def _fixed_one(v, decimals, no_commas):
     """FIXED(number, [decimals=2], [no_commas=FALSE]) (Microsoft's page): the number rounded
     half away from zero to ``decimals`` places (left of the point when negative) as text with a
     period and, unless no_commas, thousands commas; decimals over 127 is #VALUE!. An empty
-    decimals argument is 0, as in DOLLAR."""
+    decimals argument is 0, as in DOLLAR. no_commas is a logical value: a number (non-zero
+    TRUE), or the text "TRUE" or "FALSE" in any case; other text, "1" too, is #VALUE!."""
     x, d = to_number(v), to_number(0.0 if decimals is None else decimals)
-    flat = False if no_commas is None else no_commas
-    for a in (x, d):
+    flat = to_bool(no_commas)  # a logical argument: text only "TRUE" or "FALSE", not "1"
+    for a in (x, d, flat):
         if isinstance(a, XlError):
             return a
-    if not isinstance(flat, bool):
-        flat = to_number(flat)
-        if isinstance(flat, XlError):
-            return flat
-        flat = flat != 0
     d = math.trunc(d)
     if d > 127:
         return VALUE
@@ -1119,22 +1138,38 @@ def _valuetotext(value, fmt=None):
 def _arraytotext(array, fmt=None):
     """ARRAYTOTEXT(array, [format=0]) (Microsoft's page): every value of the array as
     VALUETOTEXT writes it; concise (0) joins them with ", " in reading order, strict (1) writes
-    an array constant, ``{1,"a";TRUE,#N/A}``; a format other than 0 or 1 is #VALUE!."""
-    n = _rows(array, fmt)
+    an array constant, ``{1,"a";TRUE,#N/A}``; a format other than 0 or 1 is #VALUE!.
+
+    As Excel for the Mac computed them (formulas' test.xlsx): an array of formats gives an
+    array, the whole array written once in each format (TEXT!AH3:AW3 {=ARRAYTOTEXT(C3:J3,
+    C3:Q3)}); one blank cell written strict is #VALUE! (TEXT!V4 =ARRAYTOTEXT(H4,1); a blank
+    among other cells is written as nothing, and concise a lone blank is left as nothing)."""
     arr = materialize(array)
-    out = []
+    codes = vec.const(0.0) if fmt is None else materialize(fmt)
+    n = max(arr.shape[0], codes.shape[0])
+    out = np.empty((n, codes.shape[1], codes.shape[2]), dtype=object)
     for i in range(n):
-        code = _format_code(_row(fmt, i)[0]) if fmt is not None else 0
-        if isinstance(code, XlError):
-            out.append(code)
-            continue
         block = arr[min(i, arr.shape[0] - 1)]
-        if code == 0:
-            out.append(", ".join(_shown(v, False) for v in block.ravel().tolist()))
-        else:
-            rows = (",".join(_shown(v, True) for v in line) for line in block.tolist())
-            out.append("{" + ";".join(rows) + "}")
-    return vec.cap_text(vec.from_list(out, (n, 1, 1)))
+        shown: dict[object, object] = {}
+        row = codes[min(i, codes.shape[0] - 1)]
+        for (r, c), f in np.ndenumerate(row):
+            code = _format_code(f)
+            if code not in shown:
+                shown[code] = _written(block, code)
+            out[i, r, c] = shown[code]
+    return vec.cap_text(out)
+
+
+def _written(block, code):
+    """A 2-D block of values as ARRAYTOTEXT writes it in format ``code`` (an error passes)."""
+    if isinstance(code, XlError):
+        return code
+    if code == 0:
+        return ", ".join(_shown(v, False) for v in block.ravel().tolist())
+    if block.size == 1 and block.ravel()[0] is None:
+        return VALUE
+    rows = (",".join(_shown(v, True) for v in line) for line in block.tolist())
+    return "{" + ";".join(rows) + "}"
 
 
 _TEXTMORE_FUNCTIONS = {

@@ -1,7 +1,7 @@
 """Open an .xlsx package: sheets, defined names, shared strings, and the raw parts.
 
-Only what recalculation needs is parsed (workbook.xml, its relationships, sharedStrings and the
-worksheets); every other part is kept as raw bytes for the writer to copy unchanged. All reads go
+Only what recalculation needs is parsed (workbook.xml, its relationships, sharedStrings, the
+worksheets, and the application that saved the file from docProps/app.xml); every other part is kept as raw bytes for the writer to copy unchanged. All reads go
 through :mod:`.limits` and all XML through :mod:`.xmlsafe`.
 """
 
@@ -27,6 +27,13 @@ _MAIN_NS = (
     "http://purl.oclc.org/ooxml/spreadsheetml/main",
 )
 _OFFICE_DOC = "/officeDocument"
+_APP_PROPS = "/extended-properties"  # docProps/app.xml
+_APP_NS = "http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"
+#: docProps/app.xml is a few kilobytes; a larger one is not read (its Application taken as absent)
+_MAX_APP_BYTES = 1 << 20
+#: what docProps/app.xml's <Application> says of Excel for the Mac, whose CHAR and CODE use the
+#: Macintosh character set (Microsoft's CHAR page)
+MAC_EXCEL = "Microsoft Macintosh Excel"
 #: the first bytes of an OLE compound file: what Excel writes for an encrypted workbook (and .xls)
 OLE_MAGIC = bytes.fromhex("D0CF11E0A1B11AE1")
 
@@ -58,6 +65,21 @@ class Package:
     active_sheet: str | None = None
     #: every sheet's name in the workbook's order, chart and dialog sheets too (SHEET, SHEETS)
     sheet_names: list[str] = field(default_factory=list)
+    #: docProps/app.xml's <Application>, the program that saved the file ("" when absent)
+    application: str = ""
+
+    @property
+    def charset(self) -> str:
+        """The character set of CHAR and CODE: the Macintosh one ("mac_roman") in a workbook
+        Excel for the Mac saved, Windows-1252 ("cp1252") otherwise (Microsoft's CHAR page: the
+        operating environment's character set).
+
+        >>> Package(Path("a.xlsx"), [], [], application=MAC_EXCEL).charset
+        'mac_roman'
+        >>> Package(Path("a.xlsx"), [], [], application="Microsoft Excel").charset
+        'cp1252'
+        """
+        return "mac_roman" if self.application.strip() == MAC_EXCEL else "cp1252"
 
     def sheet(self, name: str) -> SheetPart:
         """The sheet with this name (case-insensitive, as in Excel)."""
@@ -114,8 +136,29 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         return Package(
             path, zf.infolist(), sheets, names, date1904, limits, tables,
             numfile=len(sheets), calc_mode="Manual" if manual else "Automatic", active_sheet=active,
-            sheet_names=sheet_names,
+            sheet_names=sheet_names, application=_application(zf, members, limits),
         )  # fmt: skip
+
+
+def _application(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits) -> str:
+    """docProps/app.xml's <Application> (found through the package relationships), or "" when
+    the part is absent, over :data:`_MAX_APP_BYTES` by its zip header, or no well-formed XML
+    (it holds no cell: a damaged one does not stop recalculation; a DTD is refused unexpanded)."""
+    part = None
+    if "_rels/.rels" in members:
+        root = xmlsafe.parse_tree(lim.read_member(zf, "_rels/.rels", limits), "_rels/.rels")
+        for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
+            if rel.get("Type", "").endswith(_APP_PROPS) and rel.get("TargetMode") != "External":
+                part = rel.get("Target", "").lstrip("/")
+                break
+    if part not in members or zf.getinfo(part).file_size > _MAX_APP_BYTES:
+        return ""
+    try:
+        root = xmlsafe.parse_tree(lim.read_member(zf, part, limits), part)
+    except WorkbookFormatError:
+        return ""
+    el = root.find(f"{{{_APP_NS}}}Application")
+    return (el.text or "").strip() if el is not None else ""
 
 
 def _tables(zf, members, sheet_part: str, sheet: str, limits) -> list[Table]:

@@ -39,7 +39,7 @@ from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
 from gputco.workbook.recalc.run.plan import Group, GroupBuilder, Unit, order
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
-from gputco.workbook.recalc.run.values import DATE1904, VALUE
+from gputco.workbook.recalc.run.values import CHARSET, DATE1904, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
@@ -124,6 +124,7 @@ def evaluate_package(
         _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)
 
     token = DATE1904.set(package.date1904)  # date serials count from 1904-01-01 in such books
+    charset = CHARSET.set(package.charset)  # CHAR and CODE: the saving application's set
     try:
         with np.errstate(all="ignore"):  # inf and nan become #NUM!/#DIV/0! cell by cell, silently
             run_units()
@@ -132,6 +133,7 @@ def evaluate_package(
             ):
                 _settle(book, units, run_units)
     finally:
+        CHARSET.reset(charset)
         DATE1904.reset(token)
     return result
 

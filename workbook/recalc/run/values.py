@@ -88,6 +88,12 @@ _EPOCH_1904 = _dt.date(1904, 1, 1)
 #: evaluated: serial 0 is 1904-01-01 (no fictitious 1900-02-29); set by the engine per workbook
 DATE1904: ContextVar[bool] = ContextVar("gputco_date1904", default=False)
 
+#: the character set of CHAR and CODE while a workbook is evaluated: Microsoft's CHAR page says it
+#: is the operating environment's, ANSI (Windows-1252, "cp1252") on Windows and the Macintosh
+#: character set ("mac_roman") on a Mac; set by the engine from the application that saved the
+#: workbook (docProps/app.xml, :attr:`..read.package.Package.charset`)
+CHARSET: ContextVar[str] = ContextVar("gputco_charset", default="cp1252")
+
 
 _MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(_cal.month_abbr) if m})
