@@ -38,7 +38,7 @@ from openpyxl.utils.formulas import FORMULAE
 from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco.workbook.recalc import BUILTINS, FormulaSyntaxError, RecalcError, evaluate_workbook, parse
-from gputco.workbook.recalc.functions import NEVER, excel_functions
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, NEVER, excel_functions
 
 #: functions left out: volatile or reaching outside (NEVER), the application's state (CELL,
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
@@ -389,6 +389,12 @@ _MIXED_REFS = {
 _LOGICAL = {"TRUE", "FALSE", "In!A4", "In!C3"}
 _LOGICAL_REFS = {"In!A1:A10", "In!A1:D6", "In!B1:C6", "In!C1:C6"}
 
+#: the Excel-saved workbook of vinci1it2000/formulas (EUPL; not copied here): cells it decides
+FORMULAS_TEST_XLSX = (
+    "https://github.com/vinci1it2000/formulas/blob/master/test/test_files/test.xlsx "
+    "(saved by Microsoft Macintosh Excel)"
+)
+
 
 #: an argument that is a call giving a logical value (NOT(-2.5) is FALSE): a text function reads
 #: it as the text TRUE or FALSE in Excel, 1 or 0 in LibreOffice, as a literal TRUE or FALSE
@@ -735,6 +741,20 @@ RULES: tuple[Rule, ...] = (
             and len(_args(f)) == 1
             and _args(f)[0] in ARGS["range"]
             and (e or "") == _first_text(_args(f)[0])
+        ),
+    ),
+    Rule(
+        "excel-saved file",
+        "an Analysis ToolPak function given a reference to several cells (implicit intersection "
+        "left aside) or a logical value (TRUE, a cell holding FALSE): Excel #VALUE!; LibreOffice "
+        "intersects the reference, reads the logical value as 1 or 0",
+        FORMULAS_TEST_XLSX + " ENGINEERING!AH30:AW30 {=IMAGINARY(C30:E30)} and AH21:AW21 "
+        "{=ERF(C21:I21)} cached #VALUE! in every cell; ENGINEERING!Y22 =ERF.PRECISE(J22), Y3 "
+        "=BESSELI(J3,1), FINANCIAL!Y13 =CUMIPMT(J13,...) with J22, J3, J13 TRUE cached #VALUE!",
+        lambda f, e, lo: (
+            _outer(f) in ANALYSIS_TOOLPAK
+            and _is_err(e, "#VALUE!")
+            and any(a.strip() in _LOGICAL or a.strip() in ARGS["range"] for a in _args(f))
         ),
     ),
     Rule(
