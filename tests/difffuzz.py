@@ -745,6 +745,16 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
+        "a text given for a logical argument (a distribution's cumulative, DAYS360's method, "
+        'VDB\'s no_switch): Excel reads "TRUE" and "FALSE" as logical values and any other text '
+        "as #VALUE!, a number's or a date's text too; LibreOffice reads a number's text as its "
+        "number",
+        FORMULAS_TEST_XLSX + ' STATISTICAL!T74 =NORM.S.DIST(E74,"1") cached #VALUE!, U74 '
+        '=NORM.S.DIST(F74,"TRUE") 0.9986501019683699',
+        lambda f, e, lo: _logical_arg_text(f, e),
+    ),
+    Rule(
+        "excel-saved file",
         "an Analysis ToolPak function given a reference to several cells (implicit intersection "
         "left aside) or a logical value (TRUE, a cell holding FALSE): Excel #VALUE!; LibreOffice "
         "intersects the reference, reads the logical value as 1 or 0",
@@ -1868,6 +1878,36 @@ def _number_text(v: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: the logical argument's position (0-based) of the functions of one value taking one: the
+#: distributions' cumulative, DAYS360's method, VDB's no_switch, ACCRINT's calc_method
+LOGICAL_ARGUMENT = {
+    "BETA.DIST": 3, "BINOM.DIST": 3, "BINOMDIST": 3, "CHISQ.DIST": 2, "EXPON.DIST": 2,
+    "EXPONDIST": 2, "F.DIST": 3, "GAMMA.DIST": 3, "GAMMADIST": 3, "HYPGEOM.DIST": 4,
+    "LOGNORM.DIST": 3, "NEGBINOM.DIST": 3, "NORM.DIST": 3, "NORM.S.DIST": 1, "NORMDIST": 3,
+    "POISSON": 2, "POISSON.DIST": 2, "T.DIST": 2, "WEIBULL": 3, "WEIBULL.DIST": 3,
+    "DAYS360": 2, "VDB": 6, "ACCRINT": 7,
+}  # fmt: skip
+
+
+def _logical_arg_text(formula: str, engine: object) -> bool:
+    """Whether the logical argument (:data:`LOGICAL_ARGUMENT`) is a text, typed or in a cell of
+    In, and the engine read it as Excel does: "TRUE"/"FALSE" as logical values, else #VALUE!."""
+    i = LOGICAL_ARGUMENT.get(_outer(formula))
+    args = _args(formula)
+    if i is None or i >= len(args):
+        return False
+    a = args[i].strip()
+    if a.startswith('"') and a.endswith('"') and len(a) >= 2:
+        text = a[1:-1]
+    elif (
+        _SINGLE_CELL.fullmatch(a) and isinstance(_INPUT.get(a[3:]), str) and not _INPUT[a[3:]].startswith("#")
+    ):
+        text = _INPUT[a[3:]]
+    else:
+        return False
+    return text.strip().upper() in ("TRUE", "FALSE") or _is_err(engine, "#VALUE!")
 
 
 def _blank_or_zero(a: str, row: int | None) -> bool:

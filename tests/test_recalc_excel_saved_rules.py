@@ -151,7 +151,9 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
     sheet = "xl/worksheets/sheet1.xml"  # (openpyxl writes the texts inline)
-    parts[sheet] = parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    parts[sheet] = (
+        parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    )
     with zipfile.ZipFile(path, "w") as z:
         for n, data in parts.items():
             z.writestr(n, data)
@@ -164,3 +166,44 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     assert b"<v>_x0001_</v>" in written and b"<v>_x005F_x0001_</v>" in written
     report = recalc_file(out, check=True, engine="gputco")  # read back: the values it wrote
     assert report.mismatches == []
+
+
+# --- scalar arguments: how a value given for a logical argument is read --------------------
+
+
+def test_a_logical_argument_takes_the_texts_true_and_false_and_no_number_text(tmp_path):
+    """A logical argument (a distribution's cumulative) reads a value as a condition does, not as
+    a number: the texts "TRUE" and "FALSE" are logical values, a number's text is #VALUE!.
+    STATISTICAL!U74 =NORM.S.DIST(F74,"TRUE") (F74 3) is 0.9986501019683699, COMPATIBILITY!U26
+    =NORMDIST(F26,-1,2,"TRUE") 0.9772498680518208, STATISTICAL!T74 =NORM.S.DIST(E74,"1") #VALUE!,
+    though "1" given for a number is 1 (T73 =NORM.DIST(E73,"1","3",5) 0.460172162722971); with
+    "TRUE" read, the domain error shows: U102 =T.DIST(F102,-1,"TRUE") and U8, U10, U13, U29, U30,
+    U45, U54, U72, U85, U120 (BETA.DIST ... WEIBULL.DIST with -1) are #NUM!. A logical value
+    given in a cell, or a number, is read as usual (X74 =NORM.S.DIST(I74,1))."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 3,
+            "A2": 0.7,
+            "A3": "TRUE",
+            "A4": True,
+            "B1": '=_xlfn.NORM.S.DIST(A1,"TRUE")',
+            "B2": '=NORMDIST(A1,-1,2,"TRUE")',
+            "B3": '=_xlfn.NORM.S.DIST(A2,"1")',
+            "B4": '=_xlfn.NORM.DIST(A2,"1","3",5)',
+            "B5": '=_xlfn.T.DIST(A1,-1,"TRUE")',
+            "B6": '=_xlfn.BETA.DIST(A1,-1,2,"TRUE")',
+            "B7": "=_xlfn.NORM.S.DIST(A1,A3)",
+            "B8": "=_xlfn.NORM.S.DIST(A1,A4)",
+            "B9": '=_xlfn.NORM.S.DIST(A1,"false")',
+            "B10": '=_xlfn.NORM.S.DIST(A1,"yes")',
+        },
+    )
+    assert got["B1"] == pytest.approx(0.9986501019683699, rel=1e-12)
+    assert got["B2"] == pytest.approx(0.9772498680518208, rel=1e-12)
+    assert str(got["B3"]) == "#VALUE!"
+    assert got["B4"] == pytest.approx(0.460172162722971, rel=1e-12)
+    assert (str(got["B5"]), str(got["B6"])) == ("#NUM!", "#NUM!")
+    assert got["B7"] == got["B8"] == got["B1"]
+    assert got["B9"] == pytest.approx(0.00443184841193801, rel=1e-12)  # the density at 3
+    assert str(got["B10"]) == "#VALUE!"
