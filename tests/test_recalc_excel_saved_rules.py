@@ -230,3 +230,61 @@ def test_and_or_xor_skip_a_typed_text_that_is_no_logical_value(tmp_path):
     assert [str(got[r]) for r in ("B2", "B3", "B4")] == ["#REF!"] * 3
     assert got["B5"] is False
     assert str(got["B6"]) == "#VALUE!"
+
+
+# --- the distributions' domains where Excel's cells differ from Microsoft's remarks -----------
+
+
+def test_hypgeom_dist_cumulative_outside_the_range_and_a_population_of_0(tmp_path):
+    """STATISTICAL!R54 =HYPGEOM.DIST(C54,,,,) (C54 0: the empty arguments 0 and FALSE) is 1: a
+    number_pop of 0 is no error; AG54 =HYPGEOM.DIST(C54:Q54,2,3,3,1) (its first value, 0, below
+    n - N + K = 2) is 0 and AI54 of {=HYPGEOM.DIST(C54:Q54,3,2,30,1)} (D54 5, above min(n, K))
+    is 1, as are AK54 and AL54 (3 and 4): the cumulative distribution is 0 below the values X can
+    take and 1 above them, where Microsoft's remarks say #NUM!; T54
+    =HYPGEOM.DIST(E54,"1",5,8,3) is 0.375."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 0,
+            "B1": "=_xlfn.HYPGEOM.DIST(A1,,,,)",
+            "B2": "=_xlfn.HYPGEOM.DIST(0,2,3,3,1)",
+            "B3": "=_xlfn.HYPGEOM.DIST(5,3,2,30,1)",
+            "B4": "=_xlfn.HYPGEOM.DIST(4,3,2,30,1)",
+            "B5": '=_xlfn.HYPGEOM.DIST(0.7,"1",5,8,3)',
+            "B6": "=_xlfn.HYPGEOM.DIST(4,3,7,4,1)",
+        },
+    )
+    assert (got["B1"], got["B2"], got["B3"], got["B4"]) == (1.0, 0.0, 1.0, 1.0)
+    assert got["B5"] == pytest.approx(0.375, rel=1e-12)
+    assert str(got["B6"]) == "#NUM!"  # V54: population_s 7 > number_pop 4
+
+
+def test_t_dist_density_at_0_degrees_of_freedom_is_div0(tmp_path):
+    """STATISTICAL!R102 =T.DIST(C102,,) (C102 0: T.DIST(0,0,FALSE)) is #DIV/0!, where W102
+    =T.DIST(H102,H102,1) (blank cells: the cumulative at 0 degrees of freedom) is #NUM!, as U102
+    =T.DIST(F102,-1,"TRUE") is."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 0,
+            "B1": "=_xlfn.T.DIST(A1,,)",
+            "B2": "=_xlfn.T.DIST(A2,A2,1)",
+            "B3": "=_xlfn.T.DIST(3,-1,TRUE)",
+        },
+    )
+    assert [str(got[r]) for r in ("B1", "B2", "B3")] == ["#DIV/0!", "#NUM!", "#NUM!"]
+
+
+def test_beta_inv_at_probability_1_is_num(tmp_path):
+    """STATISTICAL!AO9 of {=BETA.INV(C9:Q9,3,2)} is #NUM! at J9 TRUE, which the same array
+    formulas read as 1 (AO74 of {=NORM.S.DIST(C74:Q74,1)} is 0.841344746068543, NORM.S.DIST(1,
+    TRUE)); Y9 =BETA.INV(0.3,J9,2) with J9 TRUE is 0.16333997346592444 (alpha 1). Microsoft's
+    remarks allow a probability of 1."""
+    got = _book(
+        tmp_path,
+        {"A1": True, "B1": "=_xlfn.BETA.INV(A1,3,2)", "B2": "=_xlfn.BETA.INV(0.3,A1,2)"},
+        arrays={"C1:C1": "=_xlfn.BETA.INV(A1:A1,3,2)", "D1:D1": "=_xlfn.NORM.S.DIST(A1:A1,1)"},
+    )
+    assert (str(got["B1"]), str(got["C1"])) == ("#NUM!", "#NUM!")
+    assert got["B2"] == pytest.approx(0.16333997346592444, rel=1e-9)
+    assert got["D1"] == pytest.approx(0.841344746068543, rel=1e-12)

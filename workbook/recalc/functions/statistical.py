@@ -919,10 +919,12 @@ def _t_upper_inv(q: float, df: float) -> float:
 
 
 def _t_dist(x, df, cumulative):
-    """T.DIST(x, deg_freedom, cumulative): deg_freedom < 1 is #NUM!."""
+    """T.DIST(x, deg_freedom, cumulative): deg_freedom < 1 is #NUM!, but the density's at a
+    deg_freedom of 0 (truncated) is #DIV/0! (formulas' Excel-saved test.xlsx STATISTICAL!R102
+    ``T.DIST(0,,)`` #DIV/0!, W102 ``T.DIST(0,0,1)`` with blank cells #NUM!)."""
     d = _df(df)
     if isinstance(d, XlError):
-        return d
+        return DIV0 if not _dist_flag(cumulative) and math.trunc(df) == 0 else d
     return _t_cdf(x, d) if _dist_flag(cumulative) else _t_pdf(x, d)
 
 
@@ -1163,13 +1165,14 @@ def _betadist(x, alpha, beta, lo=None, hi=None):
 
 
 def _beta_inv(p, alpha, beta, lo=None, hi=None):
-    """BETA.INV(probability, alpha, beta, [A=0], [B=1]): 0 < probability <= 1, alpha > 0,
-    beta > 0, A < B (Microsoft's remarks)."""
+    """BETA.INV(probability, alpha, beta, [A=0], [B=1]): 0 < probability < 1, alpha > 0,
+    beta > 0, A < B. Microsoft's remarks allow a probability of 1; Excel gives #NUM! there
+    (formulas' Excel-saved test.xlsx STATISTICAL!AO9, of {=BETA.INV(C9:Q9,3,2)} at J9 TRUE, is
+    #NUM!, where TRUE reads as 1 in the same array formulas: AO74 {=NORM.S.DIST(C74:Q74,1)} is
+    NORM.S.DIST(1,TRUE))."""
     lo, hi = _bounds(lo, hi)
-    if not _prob(p, zero=False, one=True) or alpha <= 0 or beta <= 0 or lo >= hi:
+    if not _prob(p, zero=False, one=False) or alpha <= 0 or beta <= 0 or lo >= hi:
         return NUM
-    if p == 1.0:
-        return hi
     z = _bisect(lambda t: beta_i(alpha, beta, t)[0], p, 0.0, 1.0)
     return lo + z * (hi - lo)
 
@@ -1248,19 +1251,27 @@ def _negbinom_dist(f, s, p, cumulative=None):
 
 def _hypgeom_dist(x, n, big_k, big_n, cumulative=None):
     """HYPGEOM.DIST(sample_s, number_sample, population_s, number_pop, cumulative): all
-    truncated; sample_s < max(0, n - N + K), sample_s > min(n, K), n > N, K > N or any < 0
-    (N <= 0) is #NUM!."""
+    truncated; a negative one, n > N or K > N is #NUM!; the density at a sample_s outside
+    max(0, n - N + K)..min(n, K) is #NUM! (Microsoft's remarks).
+
+    Excel-saved (formulas' test.xlsx, STATISTICAL row 54), where Microsoft's remarks say #NUM!:
+    a number_pop of 0 is no error (R54 ``HYPGEOM.DIST(0,,,,)`` is 1), and the cumulative
+    distribution is 0 below that range and 1 above it (AG54 ``HYPGEOM.DIST(0,2,3,3,1)`` 0, AI54
+    ``HYPGEOM.DIST(5,3,2,30,1)`` 1)."""
     k, n, kk, nn = (math.trunc(v) for v in (x, n, big_k, big_n))
-    if nn <= 0 or n < 0 or kk < 0 or n > nn or kk > nn or k < 0:
+    if nn < 0 or n < 0 or kk < 0 or n > nn or kk > nn or k < 0:
         return NUM
-    if k > min(n, kk) or k < max(0, n - nn + kk):
-        return NUM
+    lo, hi = max(0, n - nn + kk), min(n, kk)
 
     def pmf(j: int) -> float:
         return math.comb(kk, j) * math.comb(nn - kk, n - j) / math.comb(nn, n)
 
     if _dist_flag(cumulative):
-        return min(1.0, math.fsum(pmf(j) for j in range(max(0, n - nn + kk), k + 1)))
+        if k >= hi:
+            return 1.0
+        return min(1.0, math.fsum(pmf(j) for j in range(lo, k + 1)))  # 0 for k < lo
+    if k > hi or k < lo:
+        return NUM
     return pmf(k)
 
 
