@@ -684,14 +684,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
-        "MODE, MODE.SNGL, MODE.MULT with a single cell that holds a text (a number-text too) or is "
-        "blank among the arguments: Excel #VALUE! (a range's non-numbers are ignored, a single "
-        "cell's are not); LibreOffice skips it",
+        "MODE with a single cell that holds a text (a number-text too) or is blank among the "
+        "arguments: Excel #VALUE! (a range's non-numbers are ignored, a single cell's are not; "
+        "MODE.SNGL and MODE.MULT ignore them, formulas' test.xlsx STATISTICAL!Y69, Y71); "
+        "LibreOffice skips it",
         "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
         'EverythingTests!M936 =MODE(B9,2,D7) cached #VALUE! (D7 blank), G936 =MODE(C9,E16,"1",B8) '
         "#VALUE! (E16 the text '1.1'), D936 =MODE(B7:B15) #N/A",
         lambda f, e, lo: (
-            _outer(f) in ("MODE", "MODE.SNGL", "MODE.MULT")
+            _outer(f) == "MODE"
             and _is_err(e, "#VALUE!")
             and any(
                 _INPUT.get(a.strip()[3:]) is None or isinstance(_INPUT.get(a.strip()[3:]), str)

@@ -288,3 +288,36 @@ def test_beta_inv_at_probability_1_is_num(tmp_path):
     assert (str(got["B1"]), str(got["C1"])) == ("#NUM!", "#NUM!")
     assert got["B2"] == pytest.approx(0.16333997346592444, rel=1e-9)
     assert got["D1"] == pytest.approx(0.841344746068543, rel=1e-12)
+
+
+# --- MODE.SNGL and MODE.MULT: a single cell is a reference ----------------------------------
+
+
+def test_mode_sngl_and_mode_mult_ignore_a_cell_s_non_number_and_a_typed_empty_text(tmp_path):
+    """STATISTICAL!Y69 =MODE.MULT(J69,G69) and Y71 =MODE.SNGL(J71,G71) (J TRUE, G -0.1) are
+    #N/A, X69 and X71 (I a text) too: a single cell's text or logical value is ignored, as a
+    reference's ("If an array or reference argument contains text, logical values, or empty
+    cells, those values are ignored", Microsoft's MODE.SNGL page), not #VALUE!; S69
+    =MODE.MULT(D69:E69,E69:F69,F69:G69,"") is 0.1 and S71 =MODE.SNGL(D71:E71,E71:F71,F71:G71,"")
+    0.2: an empty text typed is ignored too. (MODE keeps POI's Excel-saved #VALUE! for a blank
+    cell, EverythingTests!M936; a typed text that is no number stays #VALUE! as documented.)"""
+    got = _book(
+        tmp_path,
+        {
+            "A1": True,
+            "A2": -0.1,
+            "A3": "abc",
+            "A4": 0.1,
+            "A5": 0.2,
+            "A6": 0.3,
+            "B1": "=_xlfn.MODE.MULT(A1,A2)",
+            "B2": "=_xlfn.MODE.SNGL(A1,A2)",
+            "B3": "=_xlfn.MODE.SNGL(A3,A2)",
+            "B4": '=_xlfn.MODE.MULT(A4:A4,A4:A5,A5:A6,"")',
+            "B5": '=_xlfn.MODE.SNGL(A4:A5,A5:A6,A6:A6,"")',
+            "B6": '=_xlfn.MODE.SNGL(1,1,"a*")',
+        },
+    )
+    assert [str(got[r]) for r in ("B1", "B2", "B3")] == ["#N/A"] * 3
+    assert (got["B4"], got["B5"]) == (0.1, 0.2)
+    assert str(got["B6"]) == "#VALUE!"

@@ -79,7 +79,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
 from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
 
 from ._args import (
@@ -249,17 +249,32 @@ def _quartile_exc(rng, q):
 
 
 def _mode(*args):
-    """MODE/MODE.SNGL: the most frequent number (the first to reach that count, in the order the
-    arguments list them); #N/A when no number repeats. Ranges give their numbers only; a value
-    or single cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in
-    POI's FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    """MODE: the most frequent number (the first to reach that count, in the order the arguments
+    list them); #N/A when no number repeats. Ranges give their numbers only; a value or single
+    cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in POI's
+    FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    return _mode_of(args, cells_skipped=False)
+
+
+def _mode_sngl(*args):
+    """MODE.SNGL: as MODE, but a single cell is a reference whose text, logical value or blank is
+    ignored ("If an array or reference argument contains text, logical values, or empty cells,
+    those values are ignored", Microsoft's MODE.SNGL page), and so is an empty text typed:
+    formulas' Excel-saved test.xlsx STATISTICAL!Y71 =MODE.SNGL(J71,G71) (J71 TRUE) is #N/A, S71
+    =MODE.SNGL(D71:E71,E71:F71,F71:G71,"") 0.2; another typed text is #VALUE! ("text that
+    cannot be translated into numbers cause errors")."""
+    return _mode_of(args, cells_skipped=True)
+
+
+def _mode_of(args, cells_skipped: bool):
     parts = []
     for a in args:
         if a is None:
             continue
         arr = materialize(a) if is_rangelike(a) else np.asarray(a)
         arr = arr.reshape(arr.shape[0], -1) if arr.ndim else arr.reshape(1, 1)
-        parts.append((arr.tolist(), arr.shape[1] == 1))
+        single = arr.shape[1] == 1 and not (cells_skipped and isinstance(a, RangeVal))
+        parts.append((arr.tolist(), single))
     m = max((len(rows) for rows, _ in parts), default=1)
     out = np.empty(m, dtype=object)
     for i in range(m):
@@ -271,7 +286,7 @@ def _mode(*args):
                     bad = v
                 elif type(v) is float:
                     seen[v] = seen.get(v, 0) + 1
-                elif single:
+                elif single and not (cells_skipped and v == ""):
                     bad = VALUE
                 if bad is not None:
                     break
@@ -412,7 +427,7 @@ _STATS_FUNCTIONS = {
     "RANK": Spec(_rank(False), 2, 3, "vrv"),
     "RANK.EQ": Spec(_rank(False), 2, 3, "vrv"),
     "RANK.AVG": Spec(_rank(True), 2, 3, "vrv"),
-    "MODE.SNGL": Spec(_mode, 1, 255, "r"),
+    "MODE.SNGL": Spec(_mode_sngl, 1, 255, "r"),
     "SMALL": Spec(_kth(False), 2, 2, "rv"),
     "LARGE": Spec(_kth(True), 2, 2, "rv"),
     "STDEV": Spec(_var(True, True), 1, 255, "r"),
@@ -1551,11 +1566,14 @@ def _percentrank(exclusive: bool):
 
 
 def _mode_mult(*args):
-    """MODE.MULT: as MODE.SNGL (:func:`_mode`), Microsoft's page says it alike ("Arguments that
-    are error values or text that cannot be translated into numbers cause errors"; ranges give
-    their numbers only): a value or single cell that is not a number is #VALUE!, a number-text
-    typed too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
-    EverythingTests!H936); the first error in argument order wins."""
+    """MODE.MULT: as MODE.SNGL (:func:`_mode_sngl`), Microsoft's page says it alike ("Arguments
+    that are error values or text that cannot be translated into numbers cause errors"; ranges
+    and references give their numbers only): a value typed that is not a number is #VALUE!, a
+    number-text too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
+    EverythingTests!H936), but an empty text is ignored, as a single cell's text, logical value
+    or blank (formulas' Excel-saved test.xlsx STATISTICAL!S69 =MODE.MULT(D69:E69,E69:F69,
+    F69:G69,"") 0.1, Y69 =MODE.MULT(J69,G69) with J69 TRUE #N/A); the first error in argument
+    order wins."""
     for a in args:
         if a is None:
             continue
@@ -1564,7 +1582,7 @@ def _mode_mult(*args):
             v = arr.reshape(-1)[0]
             if isinstance(v, XlError):
                 return vec.const(v)
-            if not isinstance(v, float | np.floating):
+            if not isinstance(v, float | np.floating) and not isinstance(a, RangeVal) and v != "":
                 return vec.const(VALUE)
     vals, err = numbers(list(args), scalars="numbers")
     if vals.shape[0] != 1:
