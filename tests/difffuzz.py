@@ -1116,22 +1116,6 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "excel-saved file",
-        'AND, OR, XOR with a text typed as an argument that is not "TRUE" or "FALSE" (a number\'s '
-        "text too): Excel skips it, as text in a range; LibreOffice #VALUE!",
-        FORMULAS_TEST_XLSX + ' LOGICAL!AT3 =AND(TRUE,"0") cached TRUE, AS3 '
-        '=AND(TRUE,"ciao",#REF!,"0") #REF!, AP21 =OR(TRUE,"0",#REF!) #REF!',
-        lambda f, e, lo: (
-            _outer(f) in ("AND", "OR", "XOR")
-            and isinstance(e, bool)
-            and _is_err(lo, "#VALUE!")
-            and any(
-                a.strip().startswith('"') and a.strip()[1:-1].strip().upper() not in ("TRUE", "FALSE")
-                for a in _args(f)
-            )
-        ),
-    ),
-    Rule(
         "excel vs libreoffice",
         'SUMPRODUCT of logical values: Excel "treats non-numeric array entries as if they were '
         'zeros" (TRUE too); LibreOffice counts TRUE as 1',

@@ -209,29 +209,6 @@ def test_a_logical_argument_takes_the_texts_true_and_false_and_no_number_text(tm
     assert str(got["B10"]) == "#VALUE!"
 
 
-def test_and_or_xor_skip_a_typed_text_that_is_no_logical_value(tmp_path):
-    """LOGICAL!AT3 =AND(TRUE,"0") is TRUE: a text typed as an argument of AND, OR, XOR that is
-    not "TRUE" or "FALSE" is skipped as text in a range is (not the number 0, not #VALUE!);
-    AS3 =AND(TRUE,"ciao",#REF!,"0") and AP3 =AND(TRUE,"0",#REF!) are #REF!, AP21
-    =OR(TRUE,"0",#REF!) and AP27 =XOR(TRUE,"0",#REF!) #REF!. With no logical value left, AND is
-    #VALUE! as Microsoft's page says for a range holding none."""
-    got = _book(
-        tmp_path,
-        {
-            "B1": '=AND(TRUE,"0")',
-            "B2": '=AND(TRUE,"ciao",#REF!,"0")',
-            "B3": '=OR(TRUE,"0",#REF!)',
-            "B4": '=_xlfn.XOR(TRUE,"0",#REF!)',
-            "B5": '=OR(FALSE,"1")',
-            "B6": '=AND("abc")',
-        },
-    )
-    assert got["B1"] is True
-    assert [str(got[r]) for r in ("B2", "B3", "B4")] == ["#REF!"] * 3
-    assert got["B5"] is False
-    assert str(got["B6"]) == "#VALUE!"
-
-
 # --- the distributions' domains where Excel's cells differ from Microsoft's remarks -----------
 
 

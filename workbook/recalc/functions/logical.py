@@ -81,15 +81,7 @@ def _ifna(value, alt=None):
 
 
 def _logicals(args):
-    """Per row: list of boolean arrays (m, k) and the first error, Excel's AND/OR argument rules.
-
-    Numbers count as non-zero TRUE, logical values as they are, errors propagate (the first);
-    text and blanks of ranges and arrays are skipped ("If an array or reference argument contains
-    text or empty cells, those values are ignored", Microsoft's AND page), and so is a text typed
-    as an argument unless it reads "TRUE" or "FALSE": formulas' Excel-saved test.xlsx
-    LOGICAL!AT3 ``AND(TRUE,"0")`` is TRUE (the text neither 0 nor #VALUE!), AS3
-    ``AND(TRUE,"ciao",#REF!,"0")`` #REF!, AP21 ``OR(TRUE,"0",#REF!)`` #REF!.
-    """
+    """Per row: list of boolean arrays (m, k) and the first error, Excel's AND/OR argument rules."""
     parts, m = [], 1
     errs = []
     for a in args:
@@ -115,7 +107,7 @@ def _logicals(args):
                 codes.append(-1)  # text and blanks in ranges are skipped
             else:
                 b = to_bool(v)
-                codes.append(-1 if isinstance(b, XlError) else int(b))  # another text: skipped
+                codes.append(b if isinstance(b, XlError) else int(b))
         err = np.array([c if isinstance(c, XlError) else None for c in codes], dtype=object)
         ints = np.array([c if isinstance(c, int) else -1 for c in codes], dtype=np.int8)
         parts.append(ints.reshape(flat.shape))
