@@ -407,6 +407,12 @@ _MIXED_REFS = {
 _LOGICAL = {"TRUE", "FALSE", "In!A4", "In!C3"}
 _LOGICAL_REFS = {"In!A1:A10", "In!A1:D6", "In!B1:C6", "In!C1:C6"}
 
+#: the Excel-saved workbook of vinci1it2000/formulas (EUPL; not copied here): cells it decides
+FORMULAS_TEST_XLSX = (
+    "https://github.com/vinci1it2000/formulas/blob/master/test/test_files/test.xlsx "
+    "(saved by Microsoft Macintosh Excel)"
+)
+
 
 #: an argument that is a call giving a logical value (NOT(-2.5) is FALSE): a text function reads
 #: it as the text TRUE or FALSE in Excel, 1 or 0 in LibreOffice, as a literal TRUE or FALSE
@@ -696,14 +702,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
-        "MODE, MODE.SNGL, MODE.MULT with a single cell that holds a text (a number-text too) or is "
-        "blank among the arguments: Excel #VALUE! (a range's non-numbers are ignored, a single "
-        "cell's are not); LibreOffice skips it",
+        "MODE with a single cell that holds a text (a number-text too) or is blank among the "
+        "arguments: Excel #VALUE! (a range's non-numbers are ignored, a single cell's are not; "
+        "MODE.SNGL and MODE.MULT ignore them, formulas' test.xlsx STATISTICAL!Y69, Y71); "
+        "LibreOffice skips it",
         "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
         'EverythingTests!M936 =MODE(B9,2,D7) cached #VALUE! (D7 blank), G936 =MODE(C9,E16,"1",B8) '
         "#VALUE! (E16 the text '1.1'), D936 =MODE(B7:B15) #N/A",
         lambda f, e, lo: (
-            _outer(f) in ("MODE", "MODE.SNGL", "MODE.MULT")
+            _outer(f) == "MODE"
             and _is_err(e, "#VALUE!")
             and any(
                 _INPUT.get(a.strip()[3:]) is None or isinstance(_INPUT.get(a.strip()[3:]), str)
@@ -754,6 +761,16 @@ RULES: tuple[Rule, ...] = (
             and _args(f)[0] in ARGS["range"]
             and (e or "") == _first_text(_args(f)[0])
         ),
+    ),
+    Rule(
+        "excel-saved file",
+        "a text given for a logical argument (a distribution's cumulative, DAYS360's method, "
+        'VDB\'s no_switch): Excel reads "TRUE" and "FALSE" as logical values and any other text '
+        "as #VALUE!, a number's or a date's text too; LibreOffice reads a number's text as its "
+        "number",
+        FORMULAS_TEST_XLSX + ' STATISTICAL!T74 =NORM.S.DIST(E74,"1") cached #VALUE!, U74 '
+        '=NORM.S.DIST(F74,"TRUE") 0.9986501019683699',
+        lambda f, e, lo: _logical_arg_text(f, e),
     ),
     Rule(
         "undecided",
@@ -1867,6 +1884,36 @@ def _number_text(v: object) -> bool:
     except ValueError:
         return False
     return True
+
+
+#: the logical argument's position (0-based) of the functions of one value taking one: the
+#: distributions' cumulative, DAYS360's method, VDB's no_switch, ACCRINT's calc_method
+LOGICAL_ARGUMENT = {
+    "BETA.DIST": 3, "BINOM.DIST": 3, "BINOMDIST": 3, "CHISQ.DIST": 2, "EXPON.DIST": 2,
+    "EXPONDIST": 2, "F.DIST": 3, "GAMMA.DIST": 3, "GAMMADIST": 3, "HYPGEOM.DIST": 4,
+    "LOGNORM.DIST": 3, "NEGBINOM.DIST": 3, "NORM.DIST": 3, "NORM.S.DIST": 1, "NORMDIST": 3,
+    "POISSON": 2, "POISSON.DIST": 2, "T.DIST": 2, "WEIBULL": 3, "WEIBULL.DIST": 3,
+    "DAYS360": 2, "VDB": 6, "ACCRINT": 7,
+}  # fmt: skip
+
+
+def _logical_arg_text(formula: str, engine: object) -> bool:
+    """Whether the logical argument (:data:`LOGICAL_ARGUMENT`) is a text, typed or in a cell of
+    In, and the engine read it as Excel does: "TRUE"/"FALSE" as logical values, else #VALUE!."""
+    i = LOGICAL_ARGUMENT.get(_outer(formula))
+    args = _args(formula)
+    if i is None or i >= len(args):
+        return False
+    a = args[i].strip()
+    if a.startswith('"') and a.endswith('"') and len(a) >= 2:
+        text = a[1:-1]
+    elif (
+        _SINGLE_CELL.fullmatch(a) and isinstance(_INPUT.get(a[3:]), str) and not _INPUT[a[3:]].startswith("#")
+    ):
+        text = _INPUT[a[3:]]
+    else:
+        return False
+    return text.strip().upper() in ("TRUE", "FALSE") or _is_err(engine, "#VALUE!")
 
 
 def _blank_or_zero(a: str, row: int | None) -> bool:

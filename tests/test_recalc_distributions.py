@@ -70,7 +70,6 @@ NUM_NOT_VALUE = {
     "=_xlfn.CONFIDENCE.NORM(0.05,2.5,0.5)": "CONFIDENCE.NORM: size < 1 is #NUM!",
     "=_xlfn.NEGBINOM.DIST(10,0,0.25,TRUE)": "NEGBINOM.DIST: number_s < 1 is #NUM!",
     "=_xlfn.NEGBINOM.DIST(10,5,1.25,TRUE)": "NEGBINOM.DIST: probability_s > 1 is #NUM!",
-    "=_xlfn.HYPGEOM.DIST(5,4,8,20,TRUE)": "HYPGEOM.DIST: sample_s > number_sample is #NUM!",
     "=_xlfn.HYPGEOM.DIST(1,30,8,20,TRUE)": "HYPGEOM.DIST: number_sample > number_pop is #NUM!",
     "=FISHER(1)": "FISHER: x >= 1 is #NUM!",
     "=SUMPRODUCT(_xlfn.POISSON.DIST(Data!A1:A10,3,FALSE))": "POISSON.DIST: x < 0 (-2) is #NUM!",
@@ -293,6 +292,17 @@ EXCEL_NOT_LO = {
     "=_xlfn.POISSON.DIST(0,0,FALSE)": (1.0, "Microsoft: only mean < 0 is #NUM!; P(X=0) is 1"),
     "=_xlfn.F.INV(0,6,4)": (0.0, "Microsoft: only probability < 0 or > 1 is #NUM!; F(0) is 0"),
     "=_xlfn.F.INV(1,6,4)": ("#NUM!", "the quantile of 1 is infinite (LibreOffice: 1.3e162)"),
+    # Excel-saved, against Microsoft's remarks (formulas' test.xlsx; tests/test_recalc_excel_saved_rules.py)
+    "=_xlfn.HYPGEOM.DIST(5,4,8,20,TRUE)": (
+        1.0,
+        "sample_s above min(number_sample, population_s): the cumulative is 1 (STATISTICAL!AI54 "
+        "HYPGEOM.DIST(5,3,2,30,1) cached 1), the remarks' #NUM! is the density's; LibreOffice #VALUE!",
+    ),
+    "=_xlfn.BETA.INV(1,8,10,1,3)": (
+        "#NUM!",
+        "probability 1 (STATISTICAL!AO9, BETA.INV(TRUE,3,2) in an array formula, cached #NUM!); "
+        "LibreOffice B",
+    ),
 }
 
 

@@ -340,3 +340,135 @@ def test_type_of_a_lambda_is_128(tmp_path):
         },
     )
     assert [got[f"B{i}"] for i in range(1, 6)] == [128, 128, 4, 64, 1]
+
+
+# --- scalar arguments: how a value given for a logical argument is read --------------------
+
+
+def test_a_logical_argument_takes_the_texts_true_and_false_and_no_number_text(tmp_path):
+    """A logical argument (a distribution's cumulative) reads a value as a condition does, not as
+    a number: the texts "TRUE" and "FALSE" are logical values, a number's text is #VALUE!.
+    STATISTICAL!U74 =NORM.S.DIST(F74,"TRUE") (F74 3) is 0.9986501019683699, COMPATIBILITY!U26
+    =NORMDIST(F26,-1,2,"TRUE") 0.9772498680518208, STATISTICAL!T74 =NORM.S.DIST(E74,"1") #VALUE!,
+    though "1" given for a number is 1 (T73 =NORM.DIST(E73,"1","3",5) 0.460172162722971); with
+    "TRUE" read, the domain error shows: U102 =T.DIST(F102,-1,"TRUE") and U8, U10, U13, U29, U30,
+    U45, U54, U72, U85, U120 (BETA.DIST ... WEIBULL.DIST with -1) are #NUM!. A logical value
+    given in a cell, or a number, is read as usual (X74 =NORM.S.DIST(I74,1))."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 3,
+            "A2": 0.7,
+            "A3": "TRUE",
+            "A4": True,
+            "B1": '=_xlfn.NORM.S.DIST(A1,"TRUE")',
+            "B2": '=NORMDIST(A1,-1,2,"TRUE")',
+            "B3": '=_xlfn.NORM.S.DIST(A2,"1")',
+            "B4": '=_xlfn.NORM.DIST(A2,"1","3",5)',
+            "B5": '=_xlfn.T.DIST(A1,-1,"TRUE")',
+            "B6": '=_xlfn.BETA.DIST(A1,-1,2,"TRUE")',
+            "B7": "=_xlfn.NORM.S.DIST(A1,A3)",
+            "B8": "=_xlfn.NORM.S.DIST(A1,A4)",
+            "B9": '=_xlfn.NORM.S.DIST(A1,"false")',
+            "B10": '=_xlfn.NORM.S.DIST(A1,"yes")',
+        },
+    )
+    assert got["B1"] == pytest.approx(0.9986501019683699, rel=1e-12)
+    assert got["B2"] == pytest.approx(0.9772498680518208, rel=1e-12)
+    assert str(got["B3"]) == "#VALUE!"
+    assert got["B4"] == pytest.approx(0.460172162722971, rel=1e-12)
+    assert (str(got["B5"]), str(got["B6"])) == ("#NUM!", "#NUM!")
+    assert got["B7"] == got["B8"] == got["B1"]
+    assert got["B9"] == pytest.approx(0.00443184841193801, rel=1e-12)  # the density at 3
+    assert str(got["B10"]) == "#VALUE!"
+
+
+# --- the distributions' domains where Excel's cells differ from Microsoft's remarks -----------
+
+
+def test_hypgeom_dist_cumulative_outside_the_range_and_a_population_of_0(tmp_path):
+    """STATISTICAL!R54 =HYPGEOM.DIST(C54,,,,) (C54 0: the empty arguments 0 and FALSE) is 1: a
+    number_pop of 0 is no error; AG54 =HYPGEOM.DIST(C54:Q54,2,3,3,1) (its first value, 0, below
+    n - N + K = 2) is 0 and AI54 of {=HYPGEOM.DIST(C54:Q54,3,2,30,1)} (D54 5, above min(n, K))
+    is 1, as are AK54 and AL54 (3 and 4): the cumulative distribution is 0 below the values X can
+    take and 1 above them, where Microsoft's remarks say #NUM!; T54
+    =HYPGEOM.DIST(E54,"1",5,8,3) is 0.375."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 0,
+            "B1": "=_xlfn.HYPGEOM.DIST(A1,,,,)",
+            "B2": "=_xlfn.HYPGEOM.DIST(0,2,3,3,1)",
+            "B3": "=_xlfn.HYPGEOM.DIST(5,3,2,30,1)",
+            "B4": "=_xlfn.HYPGEOM.DIST(4,3,2,30,1)",
+            "B5": '=_xlfn.HYPGEOM.DIST(0.7,"1",5,8,3)',
+            "B6": "=_xlfn.HYPGEOM.DIST(4,3,7,4,1)",
+        },
+    )
+    assert (got["B1"], got["B2"], got["B3"], got["B4"]) == (1.0, 0.0, 1.0, 1.0)
+    assert got["B5"] == pytest.approx(0.375, rel=1e-12)
+    assert str(got["B6"]) == "#NUM!"  # V54: population_s 7 > number_pop 4
+
+
+def test_t_dist_density_at_0_degrees_of_freedom_is_div0(tmp_path):
+    """STATISTICAL!R102 =T.DIST(C102,,) (C102 0: T.DIST(0,0,FALSE)) is #DIV/0!, where W102
+    =T.DIST(H102,H102,1) (blank cells: the cumulative at 0 degrees of freedom) is #NUM!, as U102
+    =T.DIST(F102,-1,"TRUE") is."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 0,
+            "B1": "=_xlfn.T.DIST(A1,,)",
+            "B2": "=_xlfn.T.DIST(A2,A2,1)",
+            "B3": "=_xlfn.T.DIST(3,-1,TRUE)",
+        },
+    )
+    assert [str(got[r]) for r in ("B1", "B2", "B3")] == ["#DIV/0!", "#NUM!", "#NUM!"]
+
+
+def test_beta_inv_at_probability_1_is_num(tmp_path):
+    """STATISTICAL!AO9 of {=BETA.INV(C9:Q9,3,2)} is #NUM! at J9 TRUE, which the same array
+    formulas read as 1 (AO74 of {=NORM.S.DIST(C74:Q74,1)} is 0.841344746068543, NORM.S.DIST(1,
+    TRUE)); Y9 =BETA.INV(0.3,J9,2) with J9 TRUE is 0.16333997346592444 (alpha 1). Microsoft's
+    remarks allow a probability of 1."""
+    got = _book(
+        tmp_path,
+        {"A1": True, "B1": "=_xlfn.BETA.INV(A1,3,2)", "B2": "=_xlfn.BETA.INV(0.3,A1,2)"},
+        arrays={"C1:C1": "=_xlfn.BETA.INV(A1:A1,3,2)", "D1:D1": "=_xlfn.NORM.S.DIST(A1:A1,1)"},
+    )
+    assert (str(got["B1"]), str(got["C1"])) == ("#NUM!", "#NUM!")
+    assert got["B2"] == pytest.approx(0.16333997346592444, rel=1e-9)
+    assert got["D1"] == pytest.approx(0.841344746068543, rel=1e-12)
+
+
+# --- MODE.SNGL and MODE.MULT: a single cell is a reference ----------------------------------
+
+
+def test_mode_sngl_and_mode_mult_ignore_a_cell_s_non_number_and_a_typed_empty_text(tmp_path):
+    """STATISTICAL!Y69 =MODE.MULT(J69,G69) and Y71 =MODE.SNGL(J71,G71) (J TRUE, G -0.1) are
+    #N/A, X69 and X71 (I a text) too: a single cell's text or logical value is ignored, as a
+    reference's ("If an array or reference argument contains text, logical values, or empty
+    cells, those values are ignored", Microsoft's MODE.SNGL page), not #VALUE!; S69
+    =MODE.MULT(D69:E69,E69:F69,F69:G69,"") is 0.1 and S71 =MODE.SNGL(D71:E71,E71:F71,F71:G71,"")
+    0.2: an empty text typed is ignored too. (MODE keeps POI's Excel-saved #VALUE! for a blank
+    cell, EverythingTests!M936; a typed text that is no number stays #VALUE! as documented.)"""
+    got = _book(
+        tmp_path,
+        {
+            "A1": True,
+            "A2": -0.1,
+            "A3": "abc",
+            "A4": 0.1,
+            "A5": 0.2,
+            "A6": 0.3,
+            "B1": "=_xlfn.MODE.MULT(A1,A2)",
+            "B2": "=_xlfn.MODE.SNGL(A1,A2)",
+            "B3": "=_xlfn.MODE.SNGL(A3,A2)",
+            "B4": '=_xlfn.MODE.MULT(A4:A4,A4:A5,A5:A6,"")',
+            "B5": '=_xlfn.MODE.SNGL(A4:A5,A5:A6,A6:A6,"")',
+            "B6": '=_xlfn.MODE.SNGL(1,1,"a*")',
+        },
+    )
+    assert [str(got[r]) for r in ("B1", "B2", "B3")] == ["#N/A"] * 3
+    assert (got["B4"], got["B5"]) == (0.1, 0.2)
+    assert str(got["B6"]) == "#VALUE!"

@@ -9,6 +9,7 @@ propagate, the first one (in argument order) winning.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 import re
 from collections.abc import Callable
@@ -164,32 +165,64 @@ def result(values: np.ndarray, err, bad: XlError | None = None) -> np.ndarray:
     return vec.finish(out, None, bad=bad) if bad is not None else vec.finish(out, None)
 
 
-def scalar_nums(*xs):
-    """Numbers of scalar arguments (None stays None) and their merged errors."""
+#: parameters Excel documents as "a logical value" (the distributions' cumulative, VDB's
+#: no_switch, ACCRINT's calc_method, DAYS360's method): :func:`scalar_function` reads an argument
+#: given for a parameter of one of these names as a condition (:func:`.vec.bools`), not as a number
+LOGICAL_PARAMS = frozenset({"cumulative", "no_switch", "calc_method", "method"})
+
+
+def scalar_nums(*xs, logical=()):
+    """Numbers of scalar arguments (None stays None) and their merged errors, leftmost first.
+
+    The arguments at the positions ``logical`` are logical values, read as a condition is
+    (:func:`.vec.bools`): a number is TRUE when non-zero, a blank FALSE, and of texts only
+    "TRUE" and "FALSE" (any case) are logical values; any other text is #VALUE!, a number's text
+    too. They come out as 1.0 or 0.0 (NaN under an error). Excel-saved: formulas' test.xlsx
+    STATISTICAL!U74 ``NORM.S.DIST(3,"TRUE")`` is 0.99865, COMPATIBILITY!U26
+    ``NORMDIST(3,-1,2,"TRUE")`` 0.97725, STATISTICAL!T74 ``NORM.S.DIST(0.7,"1")`` #VALUE!
+    (where "1" given for a number is 1: T73 ``NORM.DIST(0.7,"1","3",5)`` is 0.46017).
+
+    >>> (f, b), e = scalar_nums(vec.const("2"), vec.const("true"), logical=(1,))
+    >>> f.item(), b.item(), e
+    (2.0, 1.0, None)
+    >>> (b,), e = scalar_nums(vec.const("1"), logical=(0,))
+    >>> b.item(), e[1].item()
+    (nan, #VALUE!)
+    """
     out, errs = [], []
-    for x in xs:
+    for i, x in enumerate(xs):
         if x is None:
             out.append(None)
             continue
-        f, e = vec.nums(x)
+        f, e = _logical_num(x) if i in logical else vec.nums(x)
         out.append(f)
         errs.append(e)
     return out, vec.merge(*errs)
+
+
+def _logical_num(x):
+    b, e = vec.bools(x)
+    f = b.astype(vec.FLOAT)
+    if e is not None:
+        f = np.where(e[0], np.nan, f)
+    return f, e
 
 
 def scalar_function(func, n_required: int, *, text: bool = False):
     """An Excel function of scalar numbers, applied element-wise over broadcast arguments.
 
     ``func(*floats)`` gets each argument as a float (None where an optional one is omitted) and
-    returns a float or an :class:`XlError` (with ``text=True``: a str, as BASE and ROMAN do).
-    Argument errors (and #VALUE! for text that is not a number) win over the function's own,
-    leftmost first; a non-finite result is #NUM!.
+    returns a float or an :class:`XlError` (with ``text=True``: a str, as BASE and ROMAN do); an
+    argument for a parameter named in :data:`LOGICAL_PARAMS` is read as a logical value and
+    passed as 1.0 or 0.0. Argument errors (and #VALUE! for text that is not a number) win over
+    the function's own, leftmost first; a non-finite result is #NUM!.
     """
+    logical = tuple(i for i, p in enumerate(inspect.signature(func).parameters) if p in LOGICAL_PARAMS)
 
     def impl(*args):
         # a required argument left empty (NORM.DIST(1,0,1,)) reads as 0 (FALSE), as in Excel
         args = [vec.const(0.0) if a is None and i < n_required else a for i, a in enumerate(args)]
-        vals, e = scalar_nums(*args)
+        vals, e = scalar_nums(*args, logical=logical)
         present = [v for v in vals if v is not None]
         shape = np.broadcast_shapes(*(v.shape for v in present)) if present else (1, 1, 1)
         cols = [None if v is None else np.broadcast_to(v, shape).ravel().tolist() for v in vals]

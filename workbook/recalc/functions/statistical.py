@@ -83,7 +83,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import materialize
+from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
 from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
 
 from ._args import (
@@ -253,17 +253,32 @@ def _quartile_exc(rng, q):
 
 
 def _mode(*args):
-    """MODE/MODE.SNGL: the most frequent number (the first to reach that count, in the order the
-    arguments list them); #N/A when no number repeats. Ranges give their numbers only; a value
-    or single cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in
-    POI's FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    """MODE: the most frequent number (the first to reach that count, in the order the arguments
+    list them); #N/A when no number repeats. Ranges give their numbers only; a value or single
+    cell that is not a number (text, TRUE, blank) is #VALUE! (Excel's cached values in POI's
+    FormulaEvalTestData_Copy.xlsx, EverythingTests row 936); the first error wins."""
+    return _mode_of(args, cells_skipped=False)
+
+
+def _mode_sngl(*args):
+    """MODE.SNGL: as MODE, but a single cell is a reference whose text, logical value or blank is
+    ignored ("If an array or reference argument contains text, logical values, or empty cells,
+    those values are ignored", Microsoft's MODE.SNGL page), and so is an empty text typed:
+    formulas' Excel-saved test.xlsx STATISTICAL!Y71 =MODE.SNGL(J71,G71) (J71 TRUE) is #N/A, S71
+    =MODE.SNGL(D71:E71,E71:F71,F71:G71,"") 0.2; another typed text is #VALUE! ("text that
+    cannot be translated into numbers cause errors")."""
+    return _mode_of(args, cells_skipped=True)
+
+
+def _mode_of(args, cells_skipped: bool):
     parts = []
     for a in args:
         if a is None:
             continue
         arr = materialize(a) if is_rangelike(a) else np.asarray(a)
         arr = arr.reshape(arr.shape[0], -1) if arr.ndim else arr.reshape(1, 1)
-        parts.append((arr.tolist(), arr.shape[1] == 1))
+        single = arr.shape[1] == 1 and not (cells_skipped and isinstance(a, RangeVal))
+        parts.append((arr.tolist(), single))
     m = max((len(rows) for rows, _ in parts), default=1)
     out = np.empty(m, dtype=object)
     for i in range(m):
@@ -275,7 +290,7 @@ def _mode(*args):
                     bad = v
                 elif type(v) is float:
                     seen[v] = seen.get(v, 0) + 1
-                elif single:
+                elif single and not (cells_skipped and v == ""):
                     bad = VALUE
                 if bad is not None:
                     break
@@ -529,7 +544,7 @@ _STATS_FUNCTIONS = {
     "RANK": Spec(_rank(False), 2, 3, "vrv"),
     "RANK.EQ": Spec(_rank(False), 2, 3, "vrv"),
     "RANK.AVG": Spec(_rank(True), 2, 3, "vrv"),
-    "MODE.SNGL": Spec(_mode, 1, 255, "r"),
+    "MODE.SNGL": Spec(_mode_sngl, 1, 255, "r"),
     "SMALL": Spec(_kth(False), 2, 2, "rv"),
     "LARGE": Spec(_kth(True), 2, 2, "rv"),
     "STDEV": Spec(_var(True, True), 1, 255, "r"),
@@ -1036,10 +1051,12 @@ def _t_upper_inv(q: float, df: float) -> float:
 
 
 def _t_dist(x, df, cumulative):
-    """T.DIST(x, deg_freedom, cumulative): deg_freedom < 1 is #NUM!."""
+    """T.DIST(x, deg_freedom, cumulative): deg_freedom < 1 is #NUM!, but the density's at a
+    deg_freedom of 0 (truncated) is #DIV/0! (formulas' Excel-saved test.xlsx STATISTICAL!R102
+    ``T.DIST(0,,)`` #DIV/0!, W102 ``T.DIST(0,0,1)`` with blank cells #NUM!)."""
     d = _df(df)
     if isinstance(d, XlError):
-        return d
+        return DIV0 if not _dist_flag(cumulative) and math.trunc(df) == 0 else d
     return _t_cdf(x, d) if _dist_flag(cumulative) else _t_pdf(x, d)
 
 
@@ -1280,13 +1297,14 @@ def _betadist(x, alpha, beta, lo=None, hi=None):
 
 
 def _beta_inv(p, alpha, beta, lo=None, hi=None):
-    """BETA.INV(probability, alpha, beta, [A=0], [B=1]): 0 < probability <= 1, alpha > 0,
-    beta > 0, A < B (Microsoft's remarks)."""
+    """BETA.INV(probability, alpha, beta, [A=0], [B=1]): 0 < probability < 1, alpha > 0,
+    beta > 0, A < B. Microsoft's remarks allow a probability of 1; Excel gives #NUM! there
+    (formulas' Excel-saved test.xlsx STATISTICAL!AO9, of {=BETA.INV(C9:Q9,3,2)} at J9 TRUE, is
+    #NUM!, where TRUE reads as 1 in the same array formulas: AO74 {=NORM.S.DIST(C74:Q74,1)} is
+    NORM.S.DIST(1,TRUE))."""
     lo, hi = _bounds(lo, hi)
-    if not _prob(p, zero=False, one=True) or alpha <= 0 or beta <= 0 or lo >= hi:
+    if not _prob(p, zero=False, one=False) or alpha <= 0 or beta <= 0 or lo >= hi:
         return NUM
-    if p == 1.0:
-        return hi
     z = _bisect(lambda t: beta_i(alpha, beta, t)[0], p, 0.0, 1.0)
     return lo + z * (hi - lo)
 
@@ -1365,19 +1383,27 @@ def _negbinom_dist(f, s, p, cumulative=None):
 
 def _hypgeom_dist(x, n, big_k, big_n, cumulative=None):
     """HYPGEOM.DIST(sample_s, number_sample, population_s, number_pop, cumulative): all
-    truncated; sample_s < max(0, n - N + K), sample_s > min(n, K), n > N, K > N or any < 0
-    (N <= 0) is #NUM!."""
+    truncated; a negative one, n > N or K > N is #NUM!; the density at a sample_s outside
+    max(0, n - N + K)..min(n, K) is #NUM! (Microsoft's remarks).
+
+    Excel-saved (formulas' test.xlsx, STATISTICAL row 54), where Microsoft's remarks say #NUM!:
+    a number_pop of 0 is no error (R54 ``HYPGEOM.DIST(0,,,,)`` is 1), and the cumulative
+    distribution is 0 below that range and 1 above it (AG54 ``HYPGEOM.DIST(0,2,3,3,1)`` 0, AI54
+    ``HYPGEOM.DIST(5,3,2,30,1)`` 1)."""
     k, n, kk, nn = (math.trunc(v) for v in (x, n, big_k, big_n))
-    if nn <= 0 or n < 0 or kk < 0 or n > nn or kk > nn or k < 0:
+    if nn < 0 or n < 0 or kk < 0 or n > nn or kk > nn or k < 0:
         return NUM
-    if k > min(n, kk) or k < max(0, n - nn + kk):
-        return NUM
+    lo, hi = max(0, n - nn + kk), min(n, kk)
 
     def pmf(j: int) -> float:
         return math.comb(kk, j) * math.comb(nn - kk, n - j) / math.comb(nn, n)
 
     if _dist_flag(cumulative):
-        return min(1.0, math.fsum(pmf(j) for j in range(max(0, n - nn + kk), k + 1)))
+        if k >= hi:
+            return 1.0
+        return min(1.0, math.fsum(pmf(j) for j in range(lo, k + 1)))  # 0 for k < lo
+    if k > hi or k < lo:
+        return NUM
     return pmf(k)
 
 
@@ -1657,11 +1683,14 @@ def _percentrank(exclusive: bool):
 
 
 def _mode_mult(*args):
-    """MODE.MULT: as MODE.SNGL (:func:`_mode`), Microsoft's page says it alike ("Arguments that
-    are error values or text that cannot be translated into numbers cause errors"; ranges give
-    their numbers only): a value or single cell that is not a number is #VALUE!, a number-text
-    typed too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
-    EverythingTests!H936); the first error in argument order wins."""
+    """MODE.MULT: as MODE.SNGL (:func:`_mode_sngl`), Microsoft's page says it alike ("Arguments
+    that are error values or text that cannot be translated into numbers cause errors"; ranges
+    and references give their numbers only): a value typed that is not a number is #VALUE!, a
+    number-text too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
+    EverythingTests!H936), but an empty text is ignored, as a single cell's text, logical value
+    or blank (formulas' Excel-saved test.xlsx STATISTICAL!S69 =MODE.MULT(D69:E69,E69:F69,
+    F69:G69,"") 0.1, Y69 =MODE.MULT(J69,G69) with J69 TRUE #N/A); the first error in argument
+    order wins."""
     for a in args:
         if a is None:
             continue
@@ -1670,7 +1699,7 @@ def _mode_mult(*args):
             v = arr.reshape(-1)[0]
             if isinstance(v, XlError):
                 return vec.const(v)
-            if not isinstance(v, float | np.floating):
+            if not isinstance(v, float | np.floating) and not isinstance(a, RangeVal) and v != "":
                 return vec.const(VALUE)
     vals, err = numbers(list(args), scalars="numbers")
     if vals.shape[0] != 1:
