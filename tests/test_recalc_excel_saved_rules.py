@@ -40,6 +40,29 @@ def _book(tmp_path, cells: dict[str, object], arrays: dict[str, str] | None = No
     return {ref: got[ref].value for ref in refs}
 
 
+def _block(tmp_path, cells: dict[str, object], ref: str, formula: str) -> list[list[object]]:
+    """Every cell of the array formula ``formula`` over ``ref``, row by row (the block's other
+    cells are written as placeholders, so that the recalculated file holds them)."""
+    from openpyxl.utils import get_column_letter, range_boundaries
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, v in cells.items():
+        ws[r] = v
+    c1, r1, c2, r2 = range_boundaries(ref)
+    for row in range(r1, r2 + 1):
+        for col in range(c1, c2 + 1):
+            ws.cell(row, col).value = 0
+    ws[ref.split(":")[0]] = ArrayFormula(ref, formula)
+    path = tmp_path / "b.xlsx"
+    wb.save(path)
+    out = tmp_path / "b-out.xlsx"
+    recalc_file(path, out, engine="gputco")
+    got = openpyxl.load_workbook(out, data_only=True)["S"]
+    return [[got[f"{get_column_letter(c)}{r}"].value for c in range(c1, c2 + 1)] for r in range(r1, r2 + 1)]
+
+
 # --- the Analysis ToolPak functions ---------------------------------------------------------
 
 
@@ -151,7 +174,9 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
     sheet = "xl/worksheets/sheet1.xml"  # (openpyxl writes the texts inline)
-    parts[sheet] = parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    parts[sheet] = (
+        parts[sheet].replace(b"placeholder-1", b"_x0001_").replace(b"placeholder-2", b"_x005F_x0001_")
+    )
     with zipfile.ZipFile(path, "w") as z:
         for n, data in parts.items():
             z.writestr(n, data)
@@ -164,3 +189,18 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     assert b"<v>_x0001_</v>" in written and b"<v>_x005F_x0001_</v>" in written
     report = recalc_file(out, check=True, engine="gputco")  # read back: the values it wrote
     assert report.mismatches == []
+
+
+# --- array formulas: a scalar argument given an array is lifted -------------------------------
+
+
+def test_t_test_of_arrays_of_tails_and_types_fills_its_block(tmp_path):
+    """STATISTICAL!R107:R112 {=T.TEST(C106:D107,E104:E107,{1;2;1;2;1;2},{1;2;3;1;2;3})} with
+    C106:D107 = 10, 0.1; 10, 3.2 and E104:E107 = 0.7 four times: a value per tails and
+    type (0.0660, 0.0855, 0.0660, 0.1319, 0.0427, 0.1319), not the first one alone; Z.TEST's x
+    alike (AH121:AW121 {=Z.TEST(C119:E121, C121:J121)})."""
+    cells = {"A1": 10, "B1": 0.1, "A2": 10, "B2": 3.2, "C1": 0.7, "C2": 0.7, "C3": 0.7, "C4": 0.7}
+    got = _block(tmp_path, cells, "E1:E6", "=_xlfn.T.TEST(A1:B2,C1:C4,{1;2;1;2;1;2},{1;2;3;1;2;3})")
+    excel = [0.06596981193605113, 0.08547090523883295, 0.06596981193605113, 0.13193962387210226]
+    assert [r[0] for r in got[:4]] == pytest.approx(excel, rel=1e-9)
+    assert [r[0] for r in got[4:]] == pytest.approx([0.04273545261941648, 0.13193962387210226], rel=1e-9)

@@ -1389,7 +1389,13 @@ def _test_rows(arg) -> tuple[list[np.ndarray], list]:
 
 
 def _per_row(func, *arrays, scalars=()):
-    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first."""
+    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first. A scalar
+    argument that is an array of several values is lifted by the evaluator (Excel's array
+    formula {=T.TEST(A1:A3,B1:B3,{1;2},{1;2})} fills a row per tails and type, STATISTICAL!R107:
+    R112 of formulas' test.xlsx): it raises for that."""
+    for s in scalars:
+        if isinstance(s, np.ndarray) and s.ndim == 3 and s.shape[1] * s.shape[2] > 1:
+            raise ValueError("an array of scalar arguments: lifted")
     parts = [_test_rows(a) for a in arrays]
     nums, e = scalar_nums(*scalars)
     m = max([len(p[0]) for p in parts] + [1 if s is None else s.shape[0] for s in nums])
