@@ -204,3 +204,76 @@ def test_t_test_of_arrays_of_tails_and_types_fills_its_block(tmp_path):
     excel = [0.06596981193605113, 0.08547090523883295, 0.06596981193605113, 0.13193962387210226]
     assert [r[0] for r in got[:4]] == pytest.approx(excel, rel=1e-9)
     assert [r[0] for r in got[4:]] == pytest.approx([0.04273545261941648, 0.13193962387210226], rel=1e-9)
+
+
+# --- XLOOKUP, XMATCH, MATCH, VLOOKUP and HLOOKUP --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("formula", "excel", "cell"),
+    [
+        # an approximate match orders every type: numbers < texts < FALSE < TRUE < a blank value
+        ("=_xlfn.XMATCH(A1,{-1.1,2.1,3.1,4.1},-1)", 4.0, "LOOKUP!W189 (A1 blank)"),
+        ("=_xlfn.XMATCH(A1,{-1.1,2.1,3.1,4.1},1)", "#N/A", "LOOKUP!W171"),
+        ('=_xlfn.XMATCH(A1,{"a",2.1,"c bau c",4.1},-1)', 3.0, "LOOKUP!W190"),
+        ("=_xlfn.XMATCH(A1,{FALSE,2.1,TRUE,4.1},-1)", 3.0, "LOOKUP!W191"),
+        ('=_xlfn.XMATCH(TRUE,{"a",2.1,"c bau c",4.1},-1)', 3.0, "LOOKUP!Y190"),
+        ('=_xlfn.XMATCH("*b?u*",{-1.1,2.1,3.1,4.1},-1)', 4.0, "LOOKUP!X189"),
+        ('=_xlfn.XMATCH("*b?u*",{"",4.1,"a",1.1},-1)', 1.0, "LOOKUP!X194"),
+        ('=_xlfn.XMATCH("*b?u*",{"a",2.1,"c bau c",4.1},1)', 1.0, "LOOKUP!X172"),
+        ('=_xlfn.XMATCH(-2,{"a",TRUE,2.1,"c bau c",4.1},1)', 3.0, "LOOKUP!R172"),
+        # binary search (search mode 2, -2): where Excel's halving ends on unsorted data
+        ('=_xlfn.XMATCH(1.1,{"c bau c",4.1,"a",1.1},0,2)', "#N/A", "LOOKUP!S175"),
+        ('=_xlfn.XMATCH(-2,{"",4.1,"a",1.1},1,2)', 1.0, "LOOKUP!R176"),
+        ('=_xlfn.XMATCH("*b?u*",{"",4.1,"a",1.1},1,2)', 3.0, "LOOKUP!X176"),
+        ("=_xlfn.XMATCH(1.1,{TRUE,4.1,FALSE,1.1},-1,2)", "#N/A", "LOOKUP!S177"),
+        ('=_xlfn.XMATCH("*b?u*",{TRUE,4.1,FALSE,1.1},-1,2)', 2.0, "LOOKUP!X177"),
+        ("=_xlfn.XMATCH(TRUE,{TRUE,4.1,FALSE,1.1},-1,2)", 4.0, "LOOKUP!Y177"),
+        ('=_xlfn.XMATCH(A1,{TRUE,4.1,FALSE,"c bau c"},-1,-2)', 1.0, "LOOKUP!W178"),
+        ('=_xlfn.XMATCH("*b?u*",{TRUE,4.1,FALSE,"c bau c"},-1,-2)', 2.0, "LOOKUP!X178"),
+        # a wildcard match by binary search is refused
+        ("=_xlfn.XMATCH(4.1,{4.1,3.1,2.1,1.1},2,2)", "#VALUE!", "LOOKUP!V183"),
+        ('=_xlfn.XMATCH("a",{"c bau c",4.1,"a",1.1},2,-2)', "#VALUE!", "LOOKUP!R184:Y184"),
+        # the lookup value's error, not if_not_found nor #VALUE! for an invalid mode
+        ('=_xlfn.XLOOKUP(#N/A,{"a",2.1,"b",4.1},{"L","ML","MR","R"},1)', "#N/A", "LOOKUP!AA163"),
+        ('=_xlfn.XLOOKUP(#NULL!,{-1.1,2.1,3.1,4.1},{"L","ML","MR","R"},1,3)', "#NULL!", "LOOKUP!AT162"),
+        # a search mode is taken as INT: -1.1 is -2, binary descending
+        ('=_xlfn.XLOOKUP(-1.1,{-1.1,2.1,3.1,4.1},{"L","ML","MR","R"},1,1,-1.1)', "R", "LOOKUP!AH162"),
+        ('=_xlfn.XLOOKUP(4,{-1.1,2.1,3.1,4.1},{"L","ML","MR","R"},1,2,-1.1)', "#VALUE!", "LOOKUP!AK162"),
+        # MATCH: a blank value is 0 to an approximate match; type -1 scans (see _descending_scan)
+        ("=MATCH(A1,{-1.1,2.1,3.1,4.1})", 1.0, "LOOKUP!W65"),
+        ("=MATCH(A1,{4.1,3.1,2.1,1.1},-1)", 4.0, "LOOKUP!W86"),
+        ("=MATCH(A1,{-1.1,2.1,3.1,4.1},-1)", "#N/A", "LOOKUP!W83"),
+        ("=MATCH(1.1,{-1.1,2.1,3.1,4.1},-1)", "#N/A", "LOOKUP!S83"),
+        ("=MATCH(-2,{-1.1,2.1,3.1,4.1},-1)", 4.0, "LOOKUP!R83"),
+        ('=MATCH(A1,{TRUE,4.1,FALSE,"c bau c"},-1)', 2.0, "LOOKUP!W90"),
+        ('=MATCH(3,{"c bau c",4.1,"a",1.1},-1)', 2.0, "LOOKUP!T87"),
+        ('=MATCH("*b?u*",{"c bau c",4.1,"a",1.1},-1)', 3.0, "LOOKUP!X87"),
+        ("=VLOOKUP(A1,{-1.1,5;2.1,6;3.1,7;4.1,8},2,-2)", 5.0, "LOOKUP!W144"),
+        ("=HLOOKUP(A1,{-1.1,2.1,3.1,4.1;5,6,7,8},2,-2)", 5.0, "LOOKUP!W45"),
+    ],
+)
+def test_lookups_as_excel_cached_them(tmp_path, formula, excel, cell):
+    got = _book(tmp_path, {"B1": formula})["B1"]
+    assert (str(got) if isinstance(excel, str) and excel.startswith("#") else got) == excel, cell
+
+
+def test_xlookup_lifts_over_arrays_of_lookup_values_and_modes(tmp_path):
+    """LOOKUP!AH162:AW170 {=XLOOKUP(C162:Q162, {-1.1,2.1,3.1,4.1}, {"L","ML","MR","R"}, 1,
+    C163:Q163, C162:C169)}: a value per lookup value, match mode (across) and search mode (down),
+    not #VALUE! for arrays of modes; here the rows of search modes 1 and -2 (AH163:AK163 "L",
+    "ML", 1, 1 and AH166:AK166 "R", "ML", 1, #VALUE! with match modes 1, -1, 0, 2 and values
+    -1.1, 2.1, 3, 4)."""
+    cells = {"A1": -1.1, "B1": 2.1, "C1": 3, "D1": 4, "A2": 1, "B2": -1, "C2": 0, "D2": 2}
+    formula = '=_xlfn.XLOOKUP(A1:D1,{-1.1,2.1,3.1,4.1},{"L","ML","MR","R"},1,A2:D2,{1;-2})'
+    got = _block(tmp_path, cells, "F1:I2", formula)
+    assert got[0] == ["L", "ML", 1, 1]
+    assert got[1] == ["R", "ML", 1, "#VALUE!"]
+
+
+def test_hlookup_of_an_array_of_values_takes_the_first_of_an_array_of_indexes(tmp_path):
+    """LOOKUP!AH44:AW44 {=HLOOKUP(C44:Q44, {-1.1,2.1,3.1,4.1;5,6,7,8}, {2,1}, 0)} with C44:G44 =
+    -1.1, 2.1, 3, 4, 4.1: 5, 6, #N/A, #N/A, 8 (row 2 for each value, not the indexes paired)."""
+    cells = {"A1": -1.1, "B1": 2.1, "C1": 3, "D1": 4, "E1": 4.1}
+    got = _block(tmp_path, cells, "A3:E3", "=HLOOKUP(A1:E1,{-1.1,2.1,3.1,4.1;5,6,7,8},{2,1},0)")
+    assert [str(v) if isinstance(v, str) else v for v in got[0]] == [5, 6, "#N/A", "#N/A", 8]
