@@ -38,7 +38,7 @@ from openpyxl.utils.formulas import FORMULAE
 from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco.workbook.recalc import BUILTINS, FormulaSyntaxError, RecalcError, evaluate_workbook, parse
-from gputco.workbook.recalc.functions import NEVER, excel_functions
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, NEVER, excel_functions
 
 #: functions left out: volatile or reaching outside (NEVER), the application's state (CELL,
 #: INFO), spill helpers that only Excel 365 writes (ANCHORARRAY, SINGLE)
@@ -327,6 +327,10 @@ class Rule:
     test: Callable[..., bool]  # (formula, engine, libreoffice[, row])
     #: the test takes the formula's row on sheet F as a fourth argument (None where unknown)
     by_row: bool = False
+
+
+#: the Analysis ToolPak's functions, as the engine lists them
+_TOOLPAK = {n.removeprefix("_xlfn.").upper() for n in ANALYSIS_TOOLPAK}
 
 
 def _names(formula: str) -> list[str]:
@@ -1769,6 +1773,21 @@ RULES: tuple[Rule, ...] = (
             and _is_err(_engine_value(_first_elements(f), row), "#VALUE!")
         ),
         by_row=True,
+    ),
+    Rule(
+        "excel vs libreoffice",
+        "an Analysis ToolPak function (BESSELI, ERF, EFFECT, TBILLPRICE, ...) given a logical value "
+        "or a reference to several cells in a one-value argument: Excel #VALUE! (an Excel-saved "
+        "workbook decides it: vinci1it2000/formulas test/test_files/test.xlsx, ENGINEERING!Y22 "
+        "=ERF.PRECISE(J22) with J22 TRUE and AG21 =ERF(C21:I21) are cached #VALUE!); LibreOffice "
+        "reads the logical as a number and intersects the reference",
+        "vinci1it2000/formulas test/test_files/test.xlsx (Excel's cached values), "
+        "tests/test_recalc_excel_saved_rules.py",
+        lambda f, e, lo: (
+            _is_err(e, "#VALUE!")
+            and _outer(f) in _TOOLPAK
+            and any(a.strip() in _LOGICAL or ":" in a for a in _args(f))
+        ),
     ),
 )
 
