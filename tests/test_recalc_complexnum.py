@@ -140,8 +140,8 @@ EXCEL_NOT_LO = {
     '=CONVERT(1,"atm","mmHg")': (
         "760.00210017852",
         "Excel's mmHg is 133.322 Pa (vinci1it2000/formulas test/test_files/test.xlsx, an "
-        "Excel-saved workbook: EXTRA!U48 =CONVERT(1,\"mmHg\",\"Pa\") cached 133.322, U46 "
-        "=CONVERT(1,\"atm\",\"Pa\") 101325), so 101325 / 133.322; LibreOffice 760 (101325/760 Pa)",
+        'Excel-saved workbook: EXTRA!U48 =CONVERT(1,"mmHg","Pa") cached 133.322, U46 '
+        '=CONVERT(1,"atm","Pa") 101325), so 101325 / 133.322; LibreOffice 760 (101325/760 Pa)',
     ),
     **{f: (shown, NO_LO) for f, shown, _ in MICROSOFT if f.startswith("=_xlfn.IM")},
     # the true sec(4+3i) is -0.06529402785794704644-0.07522496030277322687i (mpmath, 30 digits):
