@@ -277,3 +277,25 @@ def test_hlookup_of_an_array_of_values_takes_the_first_of_an_array_of_indexes(tm
     cells = {"A1": -1.1, "B1": 2.1, "C1": 3, "D1": 4, "E1": 4.1}
     got = _block(tmp_path, cells, "A3:E3", "=HLOOKUP(A1:E1,{-1.1,2.1,3.1,4.1;5,6,7,8},{2,1},0)")
     assert [str(v) if isinstance(v, str) else v for v in got[0]] == [5, 6, "#N/A", "#N/A", 8]
+
+
+# --- IS functions over a reference in an array formula ---------------------------------------
+
+
+def test_an_is_function_of_a_reference_pads_a_larger_block_with_its_value_of_na(tmp_path):
+    """INFORMATION!AI6:AW6 {=ISBLANK(D6:Q6)}, AH8:AW8 {=ISERROR(C8:Q8)}, AH12:AW12 {=ISNA(C12:
+    Q12)}, AO13:AW13 {=ISNONTEXT(M13:Q13)}: past the end of the range (AW6, AW8, AW12, AT13:AW13)
+    FALSE, TRUE, TRUE, TRUE: the function of #N/A, the reference padded, not #N/A itself."""
+    cells = {"A1": 1, "A2": "x"}
+    assert _block(tmp_path, cells, "C1:C3", "=ISBLANK(A1:A2)") == [[False], [False], [False]]
+    assert _block(tmp_path, cells, "C1:C3", "=ISNA(A1:A2)") == [[False], [False], [True]]
+    assert _block(tmp_path, cells, "C1:C3", "=ISNONTEXT(A1:A2)") == [[True], [False], [True]]
+    got = _block(tmp_path, cells, "C1:C3", "=ISERR(A1:A2)")
+    assert got == [[False], [False], [False]]  # (ISERR of #N/A is FALSE: AW7)
+
+
+def test_isformula_of_a_range_in_an_array_formula_tests_each_cell(tmp_path):
+    """INFORMATION!AH10:AW10 {=ISFORMULA(C10:J10)} with F10 "=10": TRUE at AK10, FALSE at the
+    other cells of the range, #N/A past it (AP10:AW10); EXTRA!BG76:BH94 alike."""
+    got = _block(tmp_path, {"A1": 1, "A2": "=10", "A3": 3}, "C1:C4", "=_xlfn.ISFORMULA(A1:A3)")
+    assert [r[0] for r in got[:3]] == [False, True, False] and str(got[3][0]) == "#N/A"
