@@ -299,3 +299,19 @@ def test_isformula_of_a_range_in_an_array_formula_tests_each_cell(tmp_path):
     other cells of the range, #N/A past it (AP10:AW10); EXTRA!BG76:BH94 alike."""
     got = _block(tmp_path, {"A1": 1, "A2": "=10", "A3": 3}, "C1:C4", "=_xlfn.ISFORMULA(A1:A3)")
     assert [r[0] for r in got[:3]] == [False, True, False] and str(got[3][0]) == "#N/A"
+
+
+# --- error precedence ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("formula", "excel", "cell"),
+    [
+        ('=AND(TRUE,"0",#REF!)', "#REF!", "LOGICAL!AP3"),
+        ('=AND(TRUE,"ciao",#REF!,"0")', "#REF!", "LOGICAL!AS3"),
+        ('=OR(TRUE,"0",#REF!)', "#REF!", "LOGICAL!AP21"),
+        ('=AND(TRUE,#REF!,"0")', "#REF!", "LOGICAL!AQ3"),
+    ],
+)
+def test_and_or_an_error_value_wins_over_a_text_that_is_no_logical(tmp_path, formula, excel, cell):
+    assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell

@@ -80,6 +80,10 @@ def _ifna(value, alt=None):
     return vec.select(mask, alt, value)
 
 
+#: a text argument that is no logical value (its #VALUE! comes after any error value)
+_TEXT_VALUE = object()
+
+
 def _logicals(args):
     """Per row: list of boolean arrays (m, k) and the first error, Excel's AND/OR argument rules."""
     parts, m = [], 1
@@ -107,8 +111,10 @@ def _logicals(args):
                 codes.append(-1)  # text and blanks in ranges are skipped
             else:
                 b = to_bool(v)
-                codes.append(b if isinstance(b, XlError) else int(b))
-        err = np.array([c if isinstance(c, XlError) else None for c in codes], dtype=object)
+                codes.append(_TEXT_VALUE if isinstance(b, XlError) else int(b))
+        err = np.array(
+            [c if isinstance(c, XlError) or c is _TEXT_VALUE else None for c in codes], dtype=object
+        )
         ints = np.array([c if isinstance(c, int) else -1 for c in codes], dtype=np.int8)
         parts.append(ints.reshape(flat.shape))
         errs.append(err.reshape(flat.shape))
@@ -128,12 +134,14 @@ def _combine(args, reduce):
         return out
     res = out.astype(object)
     res[~any_used] = VALUE
-    for e in reversed(errs):
-        e = np.broadcast_to(e, (m, e.shape[1]))
-        for i in range(m):
-            hit = next((x for x in e[i] if x is not None), None)
-            if hit is not None:
-                res[i, 0, 0] = hit
+    rows = [np.broadcast_to(e, (m, e.shape[1])) for e in errs]
+    for i in range(m):
+        found = [x for e in rows for x in e[i] if x is not None]
+        # an error value wins over a text that is no logical, wherever it stands (formulas'
+        # test.xlsx, LOGICAL!AP3 =AND(TRUE,"0",#REF!) and AP21 =OR(TRUE,"0",#REF!) are #REF!)
+        hit = next((x for x in found if x is not _TEXT_VALUE), VALUE if found else None)
+        if hit is not None:
+            res[i, 0, 0] = hit
     return res
 
 
