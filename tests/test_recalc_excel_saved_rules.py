@@ -315,3 +315,14 @@ def test_isformula_of_a_range_in_an_array_formula_tests_each_cell(tmp_path):
 )
 def test_and_or_an_error_value_wins_over_a_text_that_is_no_logical(tmp_path, formula, excel, cell):
     assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell
+
+
+# --- LAMBDA helpers --------------------------------------------------------------------------
+
+
+def test_an_eta_lambda_is_its_function_of_one_value(tmp_path):
+    """LOGICAL!S5:S6 {=BYROW(C4:E5,_xleta.SUM)} with C4:E5 = 0, 1, 2.3; 0, 1, 2.3: 3.3 and 3.3
+    (Excel saves SUM passed as a function, "=BYROW(C4:E5,SUM)", as _xleta.SUM)."""
+    cells = {"A1": 0, "B1": 1, "C1": 2.3, "A2": 1, "B2": 1, "C2": 2.3}
+    got = _block(tmp_path, cells, "E1:E2", "=_xlfn.BYROW(A1:C2,_xleta.SUM)")
+    assert [r[0] for r in got] == pytest.approx([3.3, 4.3])

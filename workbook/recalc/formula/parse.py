@@ -590,6 +590,10 @@ class _Parser:
             two = ":" in part and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
             self.nrefs += 2 if two else 1
             return RefNode(ref)
+        if v.upper().startswith("_XLETA."):  # an eta-reduced LAMBDA: _xleta.SUM is the function
+            # SUM as a LAMBDA of one value (BYROW(C4:E5,_xleta.SUM): formulas' test.xlsx LOGICAL!S5)
+            x = Param("_XLETA.X")
+            return Call("LAMBDA", [x, Call(function_name(v[len("_xleta.") :] + "("), [x])])
         for scope in reversed(self.scopes):  # names of the LETs around
             if (bound := scope.get(_let_key(v))) is not None:
                 return bound
