@@ -326,3 +326,16 @@ def test_an_eta_lambda_is_its_function_of_one_value(tmp_path):
     cells = {"A1": 0, "B1": 1, "C1": 2.3, "A2": 1, "B2": 1, "C2": 2.3}
     got = _block(tmp_path, cells, "E1:E2", "=_xlfn.BYROW(A1:C2,_xleta.SUM)")
     assert [r[0] for r in got] == pytest.approx([3.3, 4.3])
+
+
+def test_makearray_refuses_a_fractional_size_and_lifts_over_an_array_of_sizes(tmp_path):
+    """LOGICAL!R14:AF14 {=MAKEARRAY(C14:Q14,1,LAMBDA(x,y,x+1+y))} with C14:J14 = 0, 2, 2.3, 3,
+    -1, blank, "0", TRUE: #VALUE!, 3, #VALUE!, 3, #VALUE!, #VALUE!, #VALUE!, 3 (each size's
+    array by its top-left value; 2.3 is no size); T15 =MAKEARRAY(E14,"1",...) #VALUE!."""
+    cells = {"A1": 0, "B1": 2, "C1": 2.3, "D1": 3, "E1": -1, "G1": "0", "H1": True}
+    lam = "_xlfn.LAMBDA(_xlpm.x,_xlpm.y,_xlpm.x+1+_xlpm.y)"
+    got = _block(tmp_path, cells, "A3:H3", f"=_xlfn.MAKEARRAY(A1:H1,1,{lam})")
+    assert [str(v) if isinstance(v, str) else v for v in got[0]] == [
+        "#VALUE!", 3, "#VALUE!", 3, "#VALUE!", "#VALUE!", "#VALUE!", 3
+    ]  # fmt: skip
+    assert str(_book(tmp_path, {**cells, "A5": f'=_xlfn.MAKEARRAY(C1,"1",{lam})'})["A5"]) == "#VALUE!"
