@@ -339,3 +339,28 @@ def test_makearray_refuses_a_fractional_size_and_lifts_over_an_array_of_sizes(tm
         "#VALUE!", 3, "#VALUE!", 3, "#VALUE!", "#VALUE!", "#VALUE!", 3
     ]  # fmt: skip
     assert str(_book(tmp_path, {**cells, "A5": f'=_xlfn.MAKEARRAY(C1,"1",{lam})'})["A5"]) == "#VALUE!"
+
+
+# --- ROW, COLUMN, ROWS, COLUMNS of range expressions ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("formula", "excel", "cell"),
+    [
+        ("=COLUMN(C14:E14:G13:I14 E13:F13)", 5.0, "LOOKUP!AG12: C14:E14:G13:I14 is C13:I14"),
+        ("=ROW(C114:E114:G113:I114 E113:F113)", 113.0, "LOOKUP!AG112"),
+        ("=COLUMN(C12:E13 F12:H13)", "#NULL!", "LOOKUP!AG13: no intersection"),
+        ("=ROW(C112:E113 F112:H113)", "#NULL!", "LOOKUP!AG113"),
+        ("=COLUMNS((E15:H15 J15:K15 L15:O15))", "#NULL!", "LOOKUP!T15"),
+        ("=ROWS((E115:H115 J115:K115 L115:O115))", "#NULL!", "LOOKUP!T115"),
+    ],
+)
+def test_row_and_column_of_range_expressions(tmp_path, formula, excel, cell):
+    got = _book(tmp_path, {"A1": formula})["A1"]
+    assert (str(got) if isinstance(excel, str) else got) == excel, cell
+
+
+def test_column_of_a_chained_range_and_an_intersection_in_an_array_formula(tmp_path):
+    """LOOKUP!AT12:AW14 {=COLUMN(Z12:AA13:AF12:AF13 AB13:AD14)}: 28, 29, 30, #N/A in each row."""
+    got = _block(tmp_path, {}, "A1:D2", "=COLUMN(Z12:AA13:AF12:AF13 AB13:AD14)")
+    assert [[str(v) if isinstance(v, str) else v for v in r] for r in got] == [[28, 29, 30, "#N/A"]] * 2

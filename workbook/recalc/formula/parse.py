@@ -138,6 +138,8 @@ _INFIX = {
 _PREFIX_BP, _POSTFIX_BP = 60, 70
 _PREFIXES = ("_xlfn._xlws.", "_xlfn.", "_xlws.", "_xludf.")
 
+#: a range of more than two cells' corners, as Excel writes C14:E14:G13:I14 (same sheet)
+_CHAINED_RANGE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+){2,}$")
 _LET_NAME = re.compile(r"^(?:_xlpm\.)?[A-Za-z_\\][A-Za-z0-9_.]*$")
 
 
@@ -579,6 +581,13 @@ class _Parser:
             if "!" in v:
                 return Call("[external workbook reference]", [])
             return Call("[structured reference]", [])
+        if _CHAINED_RANGE.match(v):  # C14:E14:G13:I14: the range around all its cells
+            cells = [RefNode(parse_ref(c, self.row, self.col)) for c in v.split(":")]
+            self.nrefs += len(cells)
+            node: Node = cells[0]
+            for c in cells[1:]:
+                node = Binary(":", node, c)
+            return node
         try:
             ref = parse_ref(v, self.row, self.col)
         except ValueError as err:

@@ -406,11 +406,24 @@ def _choose(ctx, idx, *options):
     return vec.with_errors(out, e)
 
 
+def _error_of(rng):
+    """The error a range expression gave (an empty intersection's #NULL!), or None: ROWS, COLUMNS,
+    ROW and COLUMN give it (formulas' test.xlsx LOOKUP!AG13 =COLUMN(C12:E13 F12:H13), T15
+    =COLUMNS((E15:H15 J15:K15 L15:O15)) are #NULL!)."""
+    if isinstance(rng, np.ndarray) and rng.size == 1 and isinstance(rng.reshape(-1)[0], XlError):
+        return rng
+    return None
+
+
 def _rows(rng):
+    if (e := _error_of(rng)) is not None:
+        return e
     return vec.const(float(dims(rng)[0]))
 
 
 def _columns(rng):
+    if (e := _error_of(rng)) is not None:
+        return e
     return vec.const(float(dims(rng)[1]))
 
 
@@ -420,7 +433,7 @@ def _row(ctx, rng=None):
     if isinstance(rng, RangeVal):  # a range's rows as a column array ({2;3;4} for A2:A4)
         r0 = np.asarray(rng.r0, dtype=float).reshape(-1, 1, 1)
         return r0 if rng.h == 1 else r0 + np.arange(rng.h, dtype=float).reshape(1, -1, 1)
-    return vec.const(VALUE)
+    return _error_of(rng) if _error_of(rng) is not None else vec.const(VALUE)
 
 
 def _column(ctx, rng=None):
@@ -428,7 +441,7 @@ def _column(ctx, rng=None):
         return vec.const(float(ctx.col))
     if isinstance(rng, RangeVal):  # a range's columns as a row array
         return (rng.c0 + np.arange(rng.w, dtype=float)).reshape(1, 1, -1)
-    return vec.const(VALUE)
+    return _error_of(rng) if _error_of(rng) is not None else vec.const(VALUE)
 
 
 _LOOKUP_FUNCTIONS = {
