@@ -364,3 +364,19 @@ def test_column_of_a_chained_range_and_an_intersection_in_an_array_formula(tmp_p
     """LOOKUP!AT12:AW14 {=COLUMN(Z12:AA13:AF12:AF13 AB13:AD14)}: 28, 29, 30, #N/A in each row."""
     got = _block(tmp_path, {}, "A1:D2", "=COLUMN(Z12:AA13:AF12:AF13 AB13:AD14)")
     assert [[str(v) if isinstance(v, str) else v for v in r] for r in got] == [[28, 29, 30, "#N/A"]] * 2
+
+
+def test_sumproduct_of_arrays_of_different_sizes_gives_their_error_first(tmp_path):
+    """MATH & TRIG!AE75 =SUMPRODUCT(P75:Q75,H75:I75,I75:K75) with P75 #NUM!: #NUM!, AF75 with
+    Q75 #REF! first: #REF! (not the #VALUE! of the sizes); without errors #VALUE!."""
+    cells = {"A1": "=SQRT(-1)", "B1": 1, "C1": 2, "D1": 3, "E1": 4}
+    cells |= {"F1": "=SUMPRODUCT(A1:B1,C1:E1)", "F2": "=SUMPRODUCT(B1:C1,C1:E1)"}
+    got = _book(tmp_path, cells)
+    assert (str(got["F1"]), str(got["F2"])) == ("#NUM!", "#VALUE!")
+
+
+def test_index_of_a_two_dimensional_reference_with_one_number(tmp_path):
+    """LOOKUP!R53 =INDEX(C52:E53,2): #REF! (a reference of several rows and columns wants a row
+    and a column); R54 =INDEX(C52:E53,-1) stays #VALUE!."""
+    got = _book(tmp_path, {"A1": 1, "B2": 2, "D1": "=INDEX(A1:B2,2)", "D2": "=INDEX(A1:B2,-1)"})
+    assert (str(got["D1"]), str(got["D2"])) == ("#REF!", "#VALUE!")

@@ -335,6 +335,10 @@ def _index(rng, row=None, col=None):
     fr, fc = np.trunc(fr.reshape(-1)), np.trunc(fc.reshape(-1))
     if col is None and h == 1 and w > 1:  # INDEX(row_vector, k)
         fr, fc = np.ones_like(fr), fr
+    elif col is None and h > 1 and w > 1 and isinstance(rng, RangeVal) and bool(np.all(fr >= 1)):
+        # a reference of several rows and columns wants both numbers (formulas' test.xlsx
+        # LOOKUP!R53 =INDEX(C52:E53,2) is #REF!; R54 =INDEX(C52:E53,-1) #VALUE! as before)
+        return vec.with_errors(vec.const(REF), e)
     elif col is None:
         fc = np.ones_like(fc) if w == 1 else fc
     if fr.size == 1 and fc.size == 1 and (fr[0] == 0 or fc[0] == 0):
