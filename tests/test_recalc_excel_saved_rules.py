@@ -380,3 +380,35 @@ def test_index_of_a_two_dimensional_reference_with_one_number(tmp_path):
     and a column); R54 =INDEX(C52:E53,-1) stays #VALUE!."""
     got = _book(tmp_path, {"A1": 1, "B2": 2, "D1": "=INDEX(A1:B2,2)", "D2": "=INDEX(A1:B2,-1)"})
     assert (str(got["D1"]), str(got["D2"])) == ("#REF!", "#VALUE!")
+
+
+# --- IRR -------------------------------------------------------------------------------------
+
+
+def test_irr_answers_from_a_guess_newton_does_not_converge_from(tmp_path):
+    """FINANCIAL!T26 =IRR({-7,2,1,4,-3;-7,2,-1,4,4},E26) with E26 = 7: -0.021126011550541612
+    (a 2-D array's values in row order; the rate of the default guess), U26 with guess 4
+    0.18158629375365587, AH26:AL26 {=IRR({-7,2,-1,4,-3;7,2,-1,4,4},C26:G26)} 0.1908646418838569
+    for each guess 3, 6, 7, 4, 9; V26 =IRR(C27:E27,G26) keeps the far root (19) its guess finds."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 7,
+            "B1": "=IRR({-7,2,1,4,-3;-7,2,-1,4,4},A1)",
+            "B2": "=IRR({-7,2,-1,4,-3,7,2,1,4},4)",
+            "B3": "=IRR({-7,2,-1,4,-3;7,2,-1,4,4},9)",
+        },
+    )
+    assert got["B1"] == pytest.approx(-0.021126011550541612, rel=1e-9)
+    assert got["B2"] == pytest.approx(0.18158629375365587, rel=1e-9)
+    assert got["B3"] == pytest.approx(0.19086464188385688, rel=1e-9)
+
+
+def test_irr_of_an_array_holding_an_error_is_value(tmp_path):
+    """FINANCIAL!Z26 =IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A}) and AB26:AF26 alike: #VALUE!, not the
+    error (a reference's error stays its own)."""
+    got = _book(
+        tmp_path,
+        {"A1": -5, "A2": "=1/0", "A3": 6, "B1": "=IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A})", "B2": "=IRR(A1:A3)"},
+    )
+    assert (str(got["B1"]), str(got["B2"])) == ("#VALUE!", "#DIV/0!")
