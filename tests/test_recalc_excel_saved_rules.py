@@ -412,3 +412,21 @@ def test_irr_of_an_array_holding_an_error_is_value(tmp_path):
         {"A1": -5, "A2": "=1/0", "A3": 6, "B1": "=IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A})", "B2": "=IRR(A1:A3)"},
     )
     assert (str(got["B1"]), str(got["B2"])) == ("#VALUE!", "#DIV/0!")
+
+
+# --- regressions -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("formula", "cell"),
+    [
+        ("=LINEST(A1:C1,C1:E1,0,0)", "STATISTICAL!AB58 =LINEST(M58:O58,O58:Q58,0,0)"),
+        ("=LOGEST(A1:C1,C1:E1,0,0)", "STATISTICAL!AB59"),
+        ("=TREND({2;3;4;21;2},{2,1;2,2;5,3;2,4;4,1},A1:B2)", "STATISTICAL!AB113"),
+        ("=GROWTH({2;3;4;21;2},{2,1;2,2;5,3;2,4;4,1},A1:B2)", "STATISTICAL!AB51"),
+    ],
+)
+def test_a_regression_given_an_error_in_its_arrays_is_value(tmp_path, formula, cell):
+    """Excel's #VALUE!, not the #DIV/0! of A1 (M58, M59, M113, M51 there)."""
+    cells = {"A1": "=1/0", "B1": 2, "C1": 3, "D1": 4, "E1": 5, "A2": 1, "B2": 2, "G1": formula}
+    assert str(_book(tmp_path, cells)["G1"]) == "#VALUE!", cell
