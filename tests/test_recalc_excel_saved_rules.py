@@ -430,3 +430,15 @@ def test_a_regression_given_an_error_in_its_arrays_is_value(tmp_path, formula, c
     """Excel's #VALUE!, not the #DIV/0! of A1 (M58, M59, M113, M51 there)."""
     cells = {"A1": "=1/0", "B1": 2, "C1": 3, "D1": 4, "E1": 5, "A2": 1, "B2": 2, "G1": formula}
     assert str(_book(tmp_path, cells)["G1"]) == "#VALUE!", cell
+
+
+# --- UNIQUE ----------------------------------------------------------------------------------
+
+
+def test_unique_tells_a_blank_cell_from_0_and_shows_it_0(tmp_path):
+    """LOOKUP!AN117:AQ119 {=UNIQUE(D117:G119,-1)} with D117:G119 = 3,2,2,1; 2,blank,0,blank;
+    1,blank,0,blank: the four columns, 3,2,2,1; 2,0,0,0; 1,0,0,0 (the columns 2,blank,blank and
+    2,0,0 are not the same; a blank cell comes out 0)."""
+    cells = {"A1": 3, "B1": 2, "C1": 2, "D1": 1, "A2": 2, "C2": 0, "A3": 1, "C3": 0}
+    got = _block(tmp_path, cells, "F1:I3", "=_xlfn.UNIQUE(A1:D3,-1)")
+    assert got == [[3, 2, 2, 1], [2, 0, 0, 0], [1, 0, 0, 0]]

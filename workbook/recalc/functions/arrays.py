@@ -281,7 +281,9 @@ def _key(v):
         return ("b", v)
     if isinstance(v, XlError):
         return ("e", v.code)
-    return ("n", 0.0 if v is None else float(v))
+    if v is None:  # a blank cell is not 0 (formulas' test.xlsx LOOKUP!AN117:AQ119)
+        return ("z",)
+    return ("n", float(v))
 
 
 def _unique(array, by_col=None, exactly_once=None):
@@ -299,7 +301,10 @@ def _unique(array, by_col=None, exactly_once=None):
     rows = [i for k, i in first.items() if not once or counts[k] == 1]
     if not rows:
         return vec.const(CALC)
-    out = lines[rows]
+    out = lines[rows].astype(object)
+    # blank cells come out as 0 (Excel's LOOKUP!AN117:AQ119 {=UNIQUE(D117:G119,-1)}: the
+    # columns 2,blank,blank and 2,0,0 both kept, shown 2,0,0)
+    out[np.equal(out, None)] = 0.0
     return (out.T if by_col else out)[None]
 
 
