@@ -442,3 +442,15 @@ def test_unique_tells_a_blank_cell_from_0_and_shows_it_0(tmp_path):
     cells = {"A1": 3, "B1": 2, "C1": 2, "D1": 1, "A2": 2, "C2": 0, "A3": 1, "C3": 0}
     got = _block(tmp_path, cells, "F1:I3", "=_xlfn.UNIQUE(A1:D3,-1)")
     assert got == [[3, 2, 2, 1], [2, 0, 0, 0], [1, 0, 0, 0]]
+
+
+def test_sort_orders_errors_by_their_codes(tmp_path):
+    """LOOKUP!U119:AH119 {=SORT({#VALUE!,1,3,2,2,"b",#DIV/0!,#N/A,#NAME?,#REF!,#NULL!,TRUE,FALSE,
+    #NUM!},1,1,1)}: 1, 2, 2, 3, "b", FALSE, TRUE, #NULL!, #DIV/0!, #VALUE!, #REF!, #NAME?, #NUM!,
+    #N/A."""
+    formula = (
+        '=_xlfn._xlws.SORT({#VALUE!,1,3,2,2,"b",#DIV/0!,#N/A,#NAME?,#REF!,#NULL!,TRUE,FALSE,#NUM!},1,1,1)'
+    )
+    got = [str(v) if isinstance(v, str) else v for v in _block(tmp_path, {}, "A1:N1", formula)[0]]
+    assert got[:7] == [1, 2, 2, 3, "b", False, True]
+    assert got[7:] == ["#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"]

@@ -314,14 +314,21 @@ def _rank(v) -> int:
     return 1 if isinstance(v, str) else 2 if isinstance(v, bool) else 3 if isinstance(v, XlError) else 4
 
 
+#: SORT's order of errors: #NULL! < #DIV/0! < #VALUE! < #REF! < #NAME? < #NUM! < #N/A
+_ERROR_ORDER = {
+    e: i for i, e in enumerate(("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+}
+
+
 def _order(a, b, descending: bool) -> int:
     ra, rb = _rank(a), _rank(b)
     if ra == 4 or rb == 4:  # blanks last either way
         return (ra == 4) - (rb == 4)
     if ra != rb:
         c = -1 if ra < rb else 1
-    elif ra == 3:
-        c = 0
+    elif ra == 3:  # errors in Excel's order of their codes (formulas' test.xlsx LOOKUP!U118:AI119)
+        ka, kb = _ERROR_ORDER.get(str(a), 99), _ERROR_ORDER.get(str(b), 99)
+        c = (ka > kb) - (ka < kb)
     else:
         c = compare(a, b)
     return -c if descending else c
