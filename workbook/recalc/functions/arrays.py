@@ -185,6 +185,10 @@ def _choose(axis: int):
         for x in nums:
             if x is None:
                 return vec.const(VALUE)
+            if isinstance(x, np.ndarray) and x.ndim == 3 and x.shape[1] > 1 and x.shape[2] > 1:
+                # numbers in several rows and columns: #VALUE! (formulas' test.xlsx LOOKUP!AH6
+                # {=CHOOSECOLS({1,2,3;4,5,6;7,8,9},D6:E7)}, AH9 CHOOSEROWS alike)
+                return vec.const(VALUE)
             f, e = vec.nums(x)
             if e is not None:
                 return vec.const(e[1][e[0]].ravel()[0])
