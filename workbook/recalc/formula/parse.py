@@ -138,6 +138,8 @@ _INFIX = {
 _PREFIX_BP, _POSTFIX_BP = 60, 70
 _PREFIXES = ("_xlfn._xlws.", "_xlfn.", "_xlws.", "_xludf.")
 
+#: a range of more than two cells' corners, as Excel writes C14:E14:G13:I14 (same sheet)
+_CHAINED_RANGE = re.compile(r"^\$?[A-Za-z]{1,3}\$?[0-9]+(?::\$?[A-Za-z]{1,3}\$?[0-9]+){2,}$")
 _LET_NAME = re.compile(r"^(?:_xlpm\.)?[A-Za-z_\\][A-Za-z0-9_.]*$")
 
 
@@ -579,6 +581,13 @@ class _Parser:
             if "!" in v:
                 return Call("[external workbook reference]", [])
             return Call("[structured reference]", [])
+        if _CHAINED_RANGE.match(v):  # C14:E14:G13:I14: the range around all its cells
+            cells = [RefNode(parse_ref(c, self.row, self.col)) for c in v.split(":")]
+            self.nrefs += len(cells)
+            node: Node = cells[0]
+            for c in cells[1:]:
+                node = Binary(":", node, c)
+            return node
         try:
             ref = parse_ref(v, self.row, self.col)
         except ValueError as err:
@@ -590,6 +599,10 @@ class _Parser:
             two = ":" in part and any(c.isdigit() for c in part) and any(c.isalpha() for c in part)
             self.nrefs += 2 if two else 1
             return RefNode(ref)
+        if v.upper().startswith("_XLETA."):  # an eta-reduced LAMBDA: _xleta.SUM is the function
+            # SUM as a LAMBDA of one value (BYROW(C4:E5,_xleta.SUM): formulas' test.xlsx LOGICAL!S5)
+            x = Param("_XLETA.X")
+            return Call("LAMBDA", [x, Call(function_name(v[len("_xleta.") :] + "("), [x])])
         for scope in reversed(self.scopes):  # names of the LETs around
             if (bound := scope.get(_let_key(v))) is not None:
                 return bound

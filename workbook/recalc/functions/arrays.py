@@ -185,6 +185,10 @@ def _choose(axis: int):
         for x in nums:
             if x is None:
                 return vec.const(VALUE)
+            if isinstance(x, np.ndarray) and x.ndim == 3 and x.shape[1] > 1 and x.shape[2] > 1:
+                # numbers in several rows and columns: #VALUE! (formulas' test.xlsx LOOKUP!AH6
+                # {=CHOOSECOLS({1,2,3;4,5,6;7,8,9},D6:E7)}, AH9 CHOOSEROWS alike)
+                return vec.const(VALUE)
             f, e = vec.nums(x)
             if e is not None:
                 return vec.const(e[1][e[0]].ravel()[0])
@@ -281,7 +285,9 @@ def _key(v):
         return ("b", v)
     if isinstance(v, XlError):
         return ("e", v.code)
-    return ("n", 0.0 if v is None else float(v))
+    if v is None:  # a blank cell is not 0 (formulas' test.xlsx LOOKUP!AN117:AQ119)
+        return ("z",)
+    return ("n", float(v))
 
 
 def _unique(array, by_col=None, exactly_once=None):
@@ -299,7 +305,10 @@ def _unique(array, by_col=None, exactly_once=None):
     rows = [i for k, i in first.items() if not once or counts[k] == 1]
     if not rows:
         return vec.const(CALC)
-    out = lines[rows]
+    out = lines[rows].astype(object)
+    # blank cells come out as 0 (Excel's LOOKUP!AN117:AQ119 {=UNIQUE(D117:G119,-1)}: the
+    # columns 2,blank,blank and 2,0,0 both kept, shown 2,0,0)
+    out[np.equal(out, None)] = 0.0
     return (out.T if by_col else out)[None]
 
 
@@ -309,14 +318,21 @@ def _rank(v) -> int:
     return 1 if isinstance(v, str) else 2 if isinstance(v, bool) else 3 if isinstance(v, XlError) else 4
 
 
+#: SORT's order of errors: #NULL! < #DIV/0! < #VALUE! < #REF! < #NAME? < #NUM! < #N/A
+_ERROR_ORDER = {
+    e: i for i, e in enumerate(("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A"))
+}
+
+
 def _order(a, b, descending: bool) -> int:
     ra, rb = _rank(a), _rank(b)
     if ra == 4 or rb == 4:  # blanks last either way
         return (ra == 4) - (rb == 4)
     if ra != rb:
         c = -1 if ra < rb else 1
-    elif ra == 3:
-        c = 0
+    elif ra == 3:  # errors in Excel's order of their codes (formulas' test.xlsx LOOKUP!U118:AI119)
+        ka, kb = _ERROR_ORDER.get(str(a), 99), _ERROR_ORDER.get(str(b), 99)
+        c = (ka > kb) - (ka < kb)
     else:
         c = compare(a, b)
     return -c if descending else c

@@ -225,6 +225,11 @@ def _newton(f_df, x0: np.ndarray, steps: int, tol: float) -> tuple[np.ndarray, n
 
 
 def _irr(values, guess=None):
+    if isinstance(values, np.ndarray) and values.dtype == object and values.shape[0] == 1:
+        if any(isinstance(v, XlError) for v in values.ravel().tolist()):
+            # an error inside an array (not a reference): #VALUE! (formulas' test.xlsx
+            # FINANCIAL!Z26:AF26 =IRR({-7,2,-1,4,-3;7,2,-1,4,#N/A}) and alike are #VALUE!)
+            return vec.const(VALUE)
     vals, err = numbers([values])
     m = vals.shape[0]
     if guess is not None:
@@ -246,6 +251,12 @@ def _irr(values, guess=None):
         return (v * disc).sum(axis=1), (-period * v * disc / base).sum(axis=1)
 
     r, ok = _newton(f_df, g, IRR_STEPS, IRR_TOL)
+    if guess is not None and not ok.all():
+        # a guess Newton's method does not converge from: Excel still answers, the rate found
+        # from its default guess 0.1 (formulas' test.xlsx FINANCIAL!T26 =IRR({-7,2,1,4,-3;-7,2,-1,
+        # 4,4},7) is -0.0211, as with no guess; AH26:AL26 with guesses 3, 6, 7, 4, 9 alike)
+        r2, ok2 = _newton(f_df, np.full(m, 0.1), IRR_STEPS, IRR_TOL)
+        r, ok = np.where(ok, r, r2), ok | ok2
     errs = np.full(m, None, dtype=object)
     errs[~ok | _no_sign_change(vals)] = NUM
     if err is not None:

@@ -61,6 +61,14 @@ def _isformula(ctx, ref):
     texts = getattr(ctx.book, "formulas", None)
     if not isinstance(ref, RangeVal) or ref.store is None or texts is None:
         return vec.const(VALUE)
+    if ctx.array and ctx.n == 1 and not ref.moving and ref.h * ref.w > 1:
+        # an array formula: a value per cell of the reference (formulas' test.xlsx, INFORMATION!
+        # AH10:AW10 {=ISFORMULA(C10:J10)} is TRUE at F10 "=10", EXTRA!BG76:BH94 alike)
+        name = ref.store.name
+        cells = [
+            [texts.get(name, ref.r0 + i, ref.c0 + j) is not None for j in range(ref.w)] for i in range(ref.h)
+        ]
+        return np.array(cells, dtype=vec.BOOL).reshape(1, ref.h, ref.w)
     rows = np.atleast_1d(np.asarray(ref.r0)).tolist()
     return np.array([texts.get(ref.store.name, r, ref.c0) is not None for r in rows]).reshape(-1, 1, 1)
 

@@ -80,6 +80,10 @@ def _ifna(value, alt=None):
     return vec.select(mask, alt, value)
 
 
+#: a text argument that is no logical value (its #VALUE! comes after any error value)
+_TEXT_VALUE = object()
+
+
 def _logicals(args):
     """Per row: list of boolean arrays (m, k) and the first error, Excel's AND/OR argument rules."""
     parts, m = [], 1
@@ -107,8 +111,10 @@ def _logicals(args):
                 codes.append(-1)  # text and blanks in ranges are skipped
             else:
                 b = to_bool(v)
-                codes.append(b if isinstance(b, XlError) else int(b))
-        err = np.array([c if isinstance(c, XlError) else None for c in codes], dtype=object)
+                codes.append(_TEXT_VALUE if isinstance(b, XlError) else int(b))
+        err = np.array(
+            [c if isinstance(c, XlError) or c is _TEXT_VALUE else None for c in codes], dtype=object
+        )
         ints = np.array([c if isinstance(c, int) else -1 for c in codes], dtype=np.int8)
         parts.append(ints.reshape(flat.shape))
         errs.append(err.reshape(flat.shape))
@@ -128,12 +134,14 @@ def _combine(args, reduce):
         return out
     res = out.astype(object)
     res[~any_used] = VALUE
-    for e in reversed(errs):
-        e = np.broadcast_to(e, (m, e.shape[1]))
-        for i in range(m):
-            hit = next((x for x in e[i] if x is not None), None)
-            if hit is not None:
-                res[i, 0, 0] = hit
+    rows = [np.broadcast_to(e, (m, e.shape[1])) for e in errs]
+    for i in range(m):
+        found = [x for e in rows for x in e[i] if x is not None]
+        # an error value wins over a text that is no logical, wherever it stands (formulas'
+        # test.xlsx, LOGICAL!AP3 =AND(TRUE,"0",#REF!) and AP21 =OR(TRUE,"0",#REF!) are #REF!)
+        hit = next((x for x in found if x is not _TEXT_VALUE), VALUE if found else None)
+        if hit is not None:
+            res[i, 0, 0] = hit
     return res
 
 
@@ -365,20 +373,47 @@ def _bycol(array, function):
     return _assemble([[_one(fn(arr[:, :, j : j + 1])) for j in range(arr.shape[2])]])
 
 
-def _size(arg) -> int | XlError:
-    v = arg.value()
+def _size(v) -> int | XlError:
     f, e = vec.nums(v)
     if e is not None:
         return e[1][e[0]].ravel()[0]
-    sizes = set(np.trunc(f).ravel().tolist())
+    sizes = set(f.ravel().tolist())
     if len(sizes) != 1:
         raise UnsupportedValue("MAKEARRAY (sizes that differ between the cells of a filled-down formula)")
-    return int(sizes.pop())
+    size = sizes.pop()
+    # a size that is no whole number is #VALUE! (formulas' test.xlsx LOGICAL!T15
+    # =MAKEARRAY(2.3,"1",...), T14 of {=MAKEARRAY(C14:Q14,1,...)} with E14 2.3)
+    return int(size) if size == int(size) else VALUE
 
 
 def _makearray(rows, cols, function):
     fn = _Function(function, 2)
-    h, w = _size(rows), _size(cols)
+    rv, cv = rows.value(), cols.value()
+    several = [v for v in (rv, cv) if v.ndim == 3 and v.shape[0] == 1 and v.shape[1] * v.shape[2] > 1]
+    if not several:
+        return _make(fn, rv, cv)
+    # arrays of sizes: one array per pair, shown by its top-left value (Excel's LOGICAL!R14:AF14
+    # {=MAKEARRAY(C14:Q14,1,LAMBDA(x,y,x+1+y))} is 3 for each size 1, 2, 3, TRUE)
+    h, w = max(v.shape[1] for v in several), max(v.shape[2] for v in several)
+    out = np.empty((1, h, w), dtype=object)
+    for r in range(h):
+        for c in range(w):
+            parts = []
+            for v in (rv, cv):
+                if v.shape[1] * v.shape[2] == 1:
+                    parts.append(v[:, :1, :1])
+                elif (v.shape[1] == 1 or r < v.shape[1]) and (v.shape[2] == 1 or c < v.shape[2]):
+                    i, j = min(r, v.shape[1] - 1), min(c, v.shape[2] - 1)
+                    parts.append(v[:, i : i + 1, j : j + 1])
+                else:
+                    parts.append(None)
+            one = NA if any(p is None for p in parts) else _make(fn, *parts)
+            out[0, r, c] = one if isinstance(one, XlError) else np.asarray(one, dtype=object).reshape(-1)[0]
+    return out
+
+
+def _make(fn, rv, cv):
+    h, w = _size(rv), _size(cv)
     if isinstance(h, XlError) or isinstance(w, XlError):
         return vec.const(h if isinstance(h, XlError) else w)
     if h < 1 or w < 1:

@@ -102,8 +102,10 @@ class _Index:
         """0-based position or NA; how is 0 (exact), 1 (largest <= x), -1 (smallest >= x)."""
         if isinstance(x, XlError):
             return x
-        if x is None:
-            return NA
+        if x is None:  # a blank lookup value: 0 to an approximate match (Excel's LOOKUP!W65
+            if how == 0:  # MATCH(blank, {-1.1,2.1,3.1,4.1}) is 1, W144 VLOOKUP(blank, ..., -2))
+                return NA
+            x = 0.0
         if how == 0:
             if isinstance(x, str) and (rx := wildcard(x)) is not None:
                 return next(
@@ -113,6 +115,8 @@ class _Index:
         kind = "n" if isinstance(x, float) else "s" if isinstance(x, str) else "b"
         if how > 0 and not self.plain(kind):
             return _bsearch(self.items, kind, text_order(x) if isinstance(x, str) else x)
+        if how < 0 and not self.plain(kind, descending=True):
+            return _descending_scan(self.items, kind, text_order(x) if isinstance(x, str) else x)
         pos, vals = self._typed(kind)
         if not len(vals):
             return NA
@@ -123,15 +127,20 @@ class _Index:
             i = len(vals) - int(np.searchsorted(vals[::-1], xv, side="left")) - 1
         return NA if i < 0 or i >= len(vals) else int(pos[i])
 
-    def plain(self, kind) -> bool:
+    def plain(self, kind, descending: bool = False) -> bool:
         """Every item of this kind and in ascending order: a sorted search gives Excel's answer;
-        otherwise Excel's own binary search (:func:`_bsearch`) decides what unsorted data yields."""
-        key = ("plain", kind)
+        otherwise Excel's own binary search (:func:`_bsearch`) decides what unsorted data yields.
+        Descending: the items of this kind in descending order (others are stepped over), else
+        :func:`_descending_scan` decides."""
+        key = ("plain", kind, descending)
         if key not in self._sorted:
             pos, vals = self._typed(kind)
-            self._sorted[key] = len(pos) == len(self.items) and bool(
-                len(vals) < 2 or np.all(vals[1:] >= vals[:-1])
-            )
+            if descending:
+                self._sorted[key] = bool(len(vals) < 2 or np.all(vals[1:] <= vals[:-1]))
+            else:
+                self._sorted[key] = len(pos) == len(self.items) and bool(
+                    len(vals) < 2 or np.all(vals[1:] >= vals[:-1])
+                )
         return self._sorted[key]
 
     def _typed(self, kind):
@@ -185,6 +194,23 @@ def _bsearch(items: list, kind: str, x):
     return NA if low < 0 else low
 
 
+def _descending_scan(items: list, kind: str, x):
+    """MATCH type -1 (the smallest value >= x, data in descending order) on any data: items of
+    another type are stepped over, the first item of x's type below x ends the scan, and the
+    answer is the last item before it (#N/A if none). Excel's cached values decide it on
+    unsorted data (formulas' test.xlsx, LOOKUP!R83:Y91: MATCH(1.1, {-1.1,2.1,3.1,4.1}, -1) is
+    #N/A, MATCH(-2, {-1.1,2.1,3.1,4.1}, -1) 4, MATCH(3, {"c bau c",4.1,"a",1.1}, -1) 2)."""
+    last = NA
+    for i, v in enumerate(items):
+        k = _key(v)
+        if k is None or k[0] != kind:
+            continue
+        if k[1] < x:
+            break
+        last = i
+    return last
+
+
 def _vectors(arr: np.ndarray, axis: str):
     """Per-row lookup vectors from an (m, h, w) array: its only column/row, or first col/row."""
     if axis == "col":
@@ -218,7 +244,7 @@ def _lookup_fixed(index: _Index, xs: list, how: int, m: int) -> np.ndarray:
             for v in (xs if len(xs) == m else xs * m)
         ]
         return out
-    if all(type(v) is float for v in xs) and (how < 0 or index.plain("n")):
+    if all(type(v) is float for v in xs) and index.plain("n", descending=how < 0):
         pos, vals = index._typed("n")
         if not len(vals):
             out[:] = NA
@@ -257,9 +283,18 @@ def _match(x, rng, how=None):
 def _xlookup_table(axis: str):
     def impl(x, table, idx, approx=None):
         if x.shape[0] == 1 and x.shape[1] * x.shape[2] > 1:
-            # an array of lookup values in one cell: the evaluator lifts the lookup over each
-            # (Excel 365: VLOOKUP({1,2;3,4}, ...) is a 2x2 array; a cell shows its top-left)
-            raise ValueError("lifted over the lookup values")
+            # an array of lookup values in one cell: the lookup over each (Excel 365:
+            # VLOOKUP({1,2;3,4}, ...) is a 2x2 array; a cell shows its top-left), with the first
+            # of an array of indexes (Excel's LOOKUP!AH44:AW44 {=HLOOKUP(C44:Q44, {-1.1,2.1,3.1,
+            # 4.1;5,6,7,8}, {2,1}, 0)} is 5, 6, #N/A, #N/A, 8, ...: row 2 for every value)
+            if isinstance(idx, np.ndarray) and idx.ndim == 3 and idx.shape[0] == 1:
+                idx = idx[:, :1, :1]
+            out = np.empty(x.shape, dtype=object)
+            for r in range(x.shape[1]):
+                for c in range(x.shape[2]):
+                    one = impl(x[:, r : r + 1, c : c + 1], table, idx, approx)
+                    out[0, r, c] = np.asarray(one, dtype=object).reshape(-1)[0]
+            return out
         if not isinstance(table, RangeVal) and table.shape[1:] == (1, 1):
             return vec.const(VALUE)  # a single value is no table (Excel: #VALUE!)
         arr = materialize(table)
@@ -301,6 +336,10 @@ def _index(rng, row=None, col=None):
     fr, fc = np.trunc(fr.reshape(-1)), np.trunc(fc.reshape(-1))
     if col is None and h == 1 and w > 1:  # INDEX(row_vector, k)
         fr, fc = np.ones_like(fr), fr
+    elif col is None and h > 1 and w > 1 and isinstance(rng, RangeVal) and bool(np.all(fr >= 1)):
+        # a reference of several rows and columns wants both numbers (formulas' test.xlsx
+        # LOOKUP!R53 =INDEX(C52:E53,2) is #REF!; R54 =INDEX(C52:E53,-1) #VALUE! as before)
+        return vec.with_errors(vec.const(REF), e)
     elif col is None:
         fc = np.ones_like(fc) if w == 1 else fc
     if fr.size == 1 and fc.size == 1 and (fr[0] == 0 or fc[0] == 0):
@@ -372,11 +411,24 @@ def _choose(ctx, idx, *options):
     return vec.with_errors(out, e)
 
 
+def _error_of(rng):
+    """The error a range expression gave (an empty intersection's #NULL!), or None: ROWS, COLUMNS,
+    ROW and COLUMN give it (formulas' test.xlsx LOOKUP!AG13 =COLUMN(C12:E13 F12:H13), T15
+    =COLUMNS((E15:H15 J15:K15 L15:O15)) are #NULL!)."""
+    if isinstance(rng, np.ndarray) and rng.size == 1 and isinstance(rng.reshape(-1)[0], XlError):
+        return rng
+    return None
+
+
 def _rows(rng):
+    if (e := _error_of(rng)) is not None:
+        return e
     return vec.const(float(dims(rng)[0]))
 
 
 def _columns(rng):
+    if (e := _error_of(rng)) is not None:
+        return e
     return vec.const(float(dims(rng)[1]))
 
 
@@ -386,7 +438,7 @@ def _row(ctx, rng=None):
     if isinstance(rng, RangeVal):  # a range's rows as a column array ({2;3;4} for A2:A4)
         r0 = np.asarray(rng.r0, dtype=float).reshape(-1, 1, 1)
         return r0 if rng.h == 1 else r0 + np.arange(rng.h, dtype=float).reshape(1, -1, 1)
-    return vec.const(VALUE)
+    return _error_of(rng) if _error_of(rng) is not None else vec.const(VALUE)
 
 
 def _column(ctx, rng=None):
@@ -394,7 +446,7 @@ def _column(ctx, rng=None):
         return vec.const(float(ctx.col))
     if isinstance(rng, RangeVal):  # a range's columns as a row array
         return (rng.c0 + np.arange(rng.w, dtype=float)).reshape(1, 1, -1)
-    return vec.const(VALUE)
+    return _error_of(rng) if _error_of(rng) is not None else vec.const(VALUE)
 
 
 _LOOKUP_FUNCTIONS = {
@@ -476,39 +528,88 @@ def _xkey(v):
     return None
 
 
+def _rank(v):
+    """XLOOKUP's and XMATCH's order of values of any type: numbers < texts < FALSE < TRUE, and a
+    blank lookup value after them all (it equals none). Excel's cached values decide it
+    (formulas' test.xlsx, LOOKUP!W189:Y197: XMATCH(blank, {-1.1,2.1,3.1,4.1}, -1) is 4,
+    XMATCH(TRUE, {"a",2.1,"c bau c",4.1}, -1) 3, XMATCH("*b?u*", {"",4.1,"a",1.1}, -1) 1)."""
+    if v is None:
+        return (3, 0)
+    if isinstance(v, bool):
+        return (2, int(v))
+    if isinstance(v, float):
+        return (0, v)
+    if isinstance(v, str):
+        return (1, text_order(v))
+    return None
+
+
 def _position(x, items: list, match: int, search: int):
-    """0-based position of x in items for XLOOKUP/XMATCH, or #N/A."""
+    """0-based position of x in items for XLOOKUP/XMATCH, or #N/A (#VALUE! for a wildcard
+    match by binary search, as Excel's LOOKUP!R183:Y184)."""
     if isinstance(x, XlError):
         return x
-    if x is None:
-        x = 0.0
+    if abs(search) == 2:
+        return VALUE if match == 2 else _binary_position(x, items, match, search < 0)
     order = range(len(items) - 1, -1, -1) if search == -1 else range(len(items))
-    kx = _xkey(x)
     if match == 2 and isinstance(x, str):
         rx = wildcard(x)
         if rx is not None:
             return next((i for i in order if isinstance(items[i], str) and rx.fullmatch(items[i])), NA)
-    exact = next((i for i in order if _xkey(items[i]) == kx), None)
+    kx = _xkey(x)
+    exact = None if kx is None else next((i for i in order if _xkey(items[i]) == kx), None)
     if exact is not None or match in (0, 2):
         return NA if exact is None else exact
+    rx_ = _rank(x)
     best, best_key = None, None
     for i in order:
-        k = _xkey(items[i])
-        if k is None or k[0] != kx[0]:
+        k = _rank(items[i]) if items[i] is not None else None
+        if k is None:
             continue
-        if (match == -1 and k[1] < kx[1]) or (match == 1 and k[1] > kx[1]):
-            closer = best_key is None or (k[1] > best_key if match == -1 else k[1] < best_key)
-            if closer:
-                best, best_key = i, k[1]
+        if (match == -1 and k < rx_) or (match == 1 and k > rx_):
+            if best_key is None or (k > best_key if match == -1 else k < best_key):
+                best, best_key = i, k
     return NA if best is None else best
+
+
+def _binary_position(x, items: list, match: int, descending: bool):
+    """XLOOKUP's and XMATCH's binary search (search mode 2, -2 descending) over values of any
+    type in :func:`_rank`'s order, mid = (low + high) // 2; on unsorted data the answer is where
+    it ends (Excel's LOOKUP!R175:Y178 and R185:Y186: XMATCH(-2, {"",4.1,"a",1.1}, 1, 2) is 1,
+    XMATCH(1.1, {"c bau c",4.1,"a",1.1}, 0, 2) #N/A)."""
+    rx = _rank(x)
+    lo, hi = 0, len(items) - 1
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        k = _rank(items[mid]) if items[mid] is not None else None
+        if k is not None and k == rx:
+            return mid
+        left = k is None or (rx < k) != descending
+        if left:
+            hi = mid - 1
+        else:
+            lo = mid + 1
+    if match == 0:
+        return NA
+    # ascending: items[hi] is the next smaller, items[lo] the next larger; descending: reversed
+    i = (hi if match == -1 else lo) if not descending else (lo if match == -1 else hi)
+    return i if 0 <= i < len(items) else NA
 
 
 def _modes(match, search):
     (m, s), e = scalar_nums(
         match if match is not None else vec.const(0.0), search if search is not None else vec.const(1.0)
     )
-    m, s = np.trunc(m).ravel(), np.trunc(s).ravel()
-    if e is not None or len(set(m.tolist())) != 1 or len(set(s.tolist())) != 1:
+    if any(
+        isinstance(a, np.ndarray) and a.ndim == 3 and a.shape[1] * a.shape[2] > 1 for a in (match, search)
+    ):
+        # an array of modes: the evaluator lifts the function over each (Excel's LOOKUP!AH162:
+        # AW170 {=XLOOKUP(C162:Q162, ..., C163:Q163, C162:C169)}: a value per mode)
+        raise ValueError("lifted over the modes")
+    m, s = np.floor(m).ravel(), np.floor(s).ravel()  # INT: a search mode -1.1 is -2 (LOOKUP!AK162)
+    if len(set(m.tolist())) > 1 or len(set(s.tolist())) > 1:
+        raise ValueError("modes varying by row: cell by cell")
+    if e is not None:
         return None, None
     m, s = int(m[0]), int(s[0])
     if m not in (-1, 0, 1, 2) or s not in (-2, -1, 1, 2):
@@ -516,11 +617,19 @@ def _modes(match, search):
     return m, s
 
 
+def _invalid(x):
+    """#VALUE! for invalid modes or a 2-D lookup array, but a lookup value's error first (Excel's
+    LOOKUP!AT162:AV169: XLOOKUP(#NULL!, ..., match mode 3) is #NULL!)."""
+    if isinstance(x, np.ndarray) and x.size == 1 and isinstance(x.reshape(-1)[0], XlError):
+        return x
+    return vec.const(VALUE)
+
+
 def _xmatch(x, array, match=None, search=None):
     m, s = _modes(match, search)
     h, w = dims(array)
     if m is None or (h > 1 and w > 1):
-        return vec.const(VALUE)
+        return _invalid(x)
     vectors, _ = _xvectors(array)
     xs = x.reshape(-1).tolist()
     n = max(len(xs), len(vectors))
@@ -532,7 +641,7 @@ def _xlookup(x, array, result, if_not_found=None, match=None, search=None):
     m, s = _modes(match, search)
     h, w = dims(array)
     if m is None or (h > 1 and w > 1):
-        return vec.const(VALUE)
+        return _invalid(x)
     vectors, down = _xvectors(array)
     rh, rw = dims(result)
     if (rh if down else rw) != (h if down else w):
@@ -542,8 +651,9 @@ def _xlookup(x, array, result, if_not_found=None, match=None, search=None):
     n = max(len(xs), len(vectors), len(nf or ()))
     out = []
     for i in range(n):
-        p = _position(xs[min(i, len(xs) - 1)], vectors[min(i, len(vectors) - 1)], m, s)
-        if p is NA and nf is not None:
+        xi = xs[min(i, len(xs) - 1)]
+        p = _position(xi, vectors[min(i, len(vectors) - 1)], m, s)
+        if p is NA and nf is not None and not isinstance(xi, XlError):
             out.append(nf[min(i, len(nf) - 1)])
         elif isinstance(p, XlError):
             out.append(p)

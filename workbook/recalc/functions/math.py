@@ -166,8 +166,15 @@ def _product(*args):
 
 def _sumproduct(*args):
     arrays = [materialize(a) for a in args if a is not None]
-    if not arrays or any(a.shape[1:] != arrays[0].shape[1:] for a in arrays):
+    if not arrays:
         return vec.const(VALUE)
+    if any(a.shape[1:] != arrays[0].shape[1:] for a in arrays):
+        # arrays of different sizes: #VALUE!, but an error value in them first (formulas'
+        # test.xlsx MATH & TRIG!AE75 =SUMPRODUCT(P75:Q75,H75:I75,I75:K75) with P75 #NUM! is #NUM!)
+        err = row_errors(arrays)
+        if err is None:
+            return vec.const(VALUE)
+        return np.array([VALUE if e is None else e for e in err], dtype=object).reshape(-1, 1, 1)
     prod = None
     for a in arrays:  # text, blanks and booleans in the arrays count as 0
         f = (

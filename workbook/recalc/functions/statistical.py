@@ -769,11 +769,28 @@ def _flag(x, default: bool) -> bool | None:
     return bool(b.ravel()[0])
 
 
+def _errors_refused(func, arrays: int):
+    """A regression given an error value in one of its arrays: #VALUE!, not that error (formulas'
+    test.xlsx STATISTICAL!AB58:AF58 =LINEST(M58:O58,O58:Q58,0,0) with M58 #DIV/0! and AA51:AF51
+    GROWTH, AB59:AF59 LOGEST, AA113:AF113 TREND alike are #VALUE!)."""
+
+    def impl(*args):
+        for a in args[:arrays]:
+            if a is None:
+                continue
+            arr = materialize(a) if is_rangelike(a) else np.asarray(a)
+            if arr.dtype == object and any(isinstance(v, XlError) for v in arr.ravel().tolist()):
+                return vec.const(VALUE)
+        return func(*args)
+
+    return impl
+
+
 _REGRESSION_FUNCTIONS = {
-    "LINEST": Spec(_linest, 1, 4, "aavv"),
-    "LOGEST": Spec(_logest, 1, 4, "aavv"),
-    "TREND": Spec(_trend_of(False), 1, 4, "aaav"),
-    "GROWTH": Spec(_trend_of(True), 1, 4, "aaav"),
+    "LINEST": Spec(_errors_refused(_linest, 2), 1, 4, "aavv"),
+    "LOGEST": Spec(_errors_refused(_logest, 2), 1, 4, "aavv"),
+    "TREND": Spec(_errors_refused(_trend_of(False), 3), 1, 4, "aaav"),
+    "GROWTH": Spec(_errors_refused(_trend_of(True), 3), 1, 4, "aaav"),
 }
 
 
@@ -1532,7 +1549,13 @@ def _test_rows(arg) -> tuple[list[np.ndarray], list]:
 
 
 def _per_row(func, *arrays, scalars=()):
-    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first."""
+    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first. A scalar
+    argument that is an array of several values is lifted by the evaluator (Excel's array
+    formula {=T.TEST(A1:A3,B1:B3,{1;2},{1;2})} fills a row per tails and type, STATISTICAL!R107:
+    R112 of formulas' test.xlsx): it raises for that."""
+    for s in scalars:
+        if isinstance(s, np.ndarray) and s.ndim == 3 and s.shape[1] * s.shape[2] > 1:
+            raise ValueError("an array of scalar arguments: lifted")
     parts = [_test_rows(a) for a in arrays]
     nums, e = scalar_nums(*scalars)
     m = max([len(p[0]) for p in parts] + [1 if s is None else s.shape[0] for s in nums])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gputco.workbook.recalc.formula.compile import Compiled, Compiler
-from gputco.workbook.recalc.formula.parse import Binary, Call, walk
+from gputco.workbook.recalc.formula.parse import Binary, Call, RefNode, walk
 from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.functions import BUILTINS, Spec, about
 from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
@@ -39,7 +39,7 @@ from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
 from gputco.workbook.recalc.run.plan import Group, GroupBuilder, Unit, order
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
-from gputco.workbook.recalc.run.values import CHARSET, DATE1904, VALUE
+from gputco.workbook.recalc.run.values import CHARSET, DATE1904, NA, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
@@ -469,6 +469,26 @@ def _run_unit(
         store.write(g.col, one, np.asarray(values))
 
 
+#: an IS function of #N/A: its value past the end of its reference argument in a larger block
+_IS_OF_NA = {"ISBLANK": False, "ISERR": False, "ISERROR": True, "ISNA": True, "ISNUMBER": False,
+             "ISTEXT": False, "ISNONTEXT": True, "ISLOGICAL": False}  # fmt: skip
+
+
+def _cse_pad(node) -> object:
+    """What fills a CSE block past its result: #N/A, but for an IS function of a reference the
+    function of #N/A (Excel pads the reference with #N/A, then tests each: formulas' test.xlsx
+    INFORMATION!AH6:AW18, {=ISBLANK(D6:Q6)} is FALSE and {=ISNA(C12:Q12)} TRUE in the last
+    column of blocks one column wider than their range)."""
+    if (
+        type(node) is Call
+        and node.name in _IS_OF_NA
+        and len(node.args) == 1
+        and type(node.args[0]) is RefNode
+    ):
+        return _IS_OF_NA[node.name]
+    return NA
+
+
 def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluation, unsupported: str) -> None:
     """A multi-cell array formula's master: evaluate once as an array, fill its block."""
     store = book.sheet(g.sheet)
@@ -490,7 +510,7 @@ def _run_array(evaluator: Evaluator, book: BookStore, g: Group, result: Evaluati
         _keep_stored(str(why), g, [g.r0], result, unsupported, block)
         return
     if not g.compiled.dynamic:
-        spill.fill_cse(store, g.compiled.area, values)
+        spill.fill_cse(store, g.compiled.area, values, _cse_pad(g.compiled.node))
         return
 
     cells: set[tuple[int, int]] = set()

@@ -103,8 +103,11 @@ def ensure_rows(store: SheetStore, bottom: int) -> None:
     store.max_row, store.length = bottom, bottom + 2
 
 
-def fill_cse(store: SheetStore, area: tuple[int, int, int, int], values: np.ndarray) -> None:
-    """Write a CSE block: one row or column repeats, one value fills, beyond a result is #N/A."""
+def fill_cse(
+    store: SheetStore, area: tuple[int, int, int, int], values: np.ndarray, pad: object = NA
+) -> None:
+    """Write a CSE block: one row or column repeats, one value fills, beyond a result is #N/A
+    (``pad``)."""
     top, left, bottom, right = area
     ensure_rows(store, bottom)
     spilled(store)[(top, left)] = (bottom, right)
@@ -115,7 +118,7 @@ def fill_cse(store: SheetStore, area: tuple[int, int, int, int], values: np.ndar
         for c in range(left, right + 1):
             j = c - left
             j = 0 if w == 1 else j if j < w else -1
-            store.set(r, c, NA if i < 0 or j < 0 else values[i, j])
+            store.set(r, c, pad if i < 0 or j < 0 else values[i, j])
 
 
 def fill_dynamic(
