@@ -775,3 +775,20 @@ def test_choosecols_and_chooserows_refuse_numbers_in_several_rows_and_columns(tm
         },
     )
     assert (str(got["D1"]), str(got["E1"])) == ("#VALUE!", "#VALUE!")
+
+
+def test_sort_by_a_blank_cell_is_value_error(tmp_path):
+    """LOOKUP!AT117 =SORT(D117:G119,H117) with H117 blank is cached #VALUE! (a blank sort_index
+    is 0, outside 1..columns); the engine raised a TypeError on it, kept the stored value and
+    reported an internal error."""
+    got = _book(
+        tmp_path,
+        {
+            "A1": 3,
+            "A2": 1,
+            "A3": 2,
+            "B1": "=_xlfn._xlws.SORT(A1:A3,C1)",
+            "B2": "=_xlfn._xlws.SORT(A1:A3,1,C1)",
+        },
+    )
+    assert (str(got["B1"]), str(got["B2"])) == ("#VALUE!", "#VALUE!")

@@ -343,6 +343,7 @@ def _sort(array, sort_index=None, sort_order=None, by_col=None):
     by_col = _flag(_scalar(by_col, False))
     index = _scalar(sort_index, 1.0)
     order = _scalar(sort_order, 1.0)
+    index, order = (0.0 if v is None else v for v in (index, order))  # a blank cell is 0: #VALUE!
     if by_col is None or isinstance(index, str | XlError) or isinstance(order, str | XlError):
         return vec.const(VALUE)
     lines = arr.T if by_col else arr
