@@ -341,6 +341,8 @@ def _order(a, b, descending: bool) -> int:
 def _sort(array, sort_index=None, sort_order=None, by_col=None):
     arr = _one(array)
     by_col = _flag(_scalar(by_col, False))
+    if any(x is not None and sum(d > 1 for d in np.shape(x)) > 1 for x in (sort_index, sort_order)):
+        return vec.const(VALUE)  # several rows and columns of indexes or orders (LOOKUP!AS117)
     index = _scalar(sort_index, 1.0)
     order = _scalar(sort_order, 1.0)
     index, order = (0.0 if v is None else v for v in (index, order))  # a blank cell is 0: #VALUE!
