@@ -28,21 +28,22 @@ from gputco.workbook.soffice.fallback import libreoffice_values
 
 
 def mixed_book(path):
-    """A supported formula, ACOTH (LibreOffice has it, the engine does not), cells depending on
-    it (one through a TCO_ function, one on another sheet) and TCO_ and NOW cells."""
+    """A supported formula, EUROCONVERT (LibreOffice has it, the engine does not: Excel's Euro
+    Currency Tools add-in), cells depending on it (one through a TCO_ function, one on another
+    sheet) and TCO_ and NOW cells."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "Model"
     ws["A1"], ws["A2"] = 0.1305, 0.5
     ws["B1"] = "=A1*3"
-    ws["C1"] = "=_xlfn.ACOTH(1/A2)"
+    ws["C1"] = '=EUROCONVERT(A2,"DEM","EUR",TRUE)'
     ws["D1"] = "=C1*2"
     ws["E1"] = "=TCO_CAPITAL_PER_GPU_HOUR(31250,A1,5)"
     ws["F1"] = "=TCO_CAPITAL_PER_GPU_HOUR(31250,C1/4,5)"
     for r in range(2, 6):
         ws[f"B{r}"] = f"=A$1*{r}"
     other = wb.create_sheet("Summary")
-    other["A1"] = "Twice ACOTH"
+    other["A1"] = "Twice EUROCONVERT"
     other["B1"] = "=Model!D1+1"
     other["B2"] = "=Model!B1+1"
     wb.save(path)
@@ -66,10 +67,10 @@ def no_process(monkeypatch):
 def test_gputco_engine_keeps_todays_unsupported_cells(tmp_path, no_process):
     src = mixed_book(tmp_path / "mixed.xlsx")
     report = recalc_file(src, check=True, unsupported="stored", engine="gputco")
-    assert report.unsupported == {"ACOTH": ["Model!C1"]}
+    assert report.unsupported == {"EUROCONVERT": ["Model!C1"]}
     assert report.by_engine == {"gputco": 10, "libreoffice": 0}
     assert report.libreoffice_cells == [] and report.notes == [] and not no_process
-    with pytest.raises(UnsupportedFunctionError, match=r"ACOTH \(in Model!C1\)"):
+    with pytest.raises(UnsupportedFunctionError, match=r"EUROCONVERT \(in Model!C1\)"):
         recalc_file(src, check=True, engine="gputco")
 
 
@@ -82,7 +83,7 @@ def test_gputco_engine_writes_the_same_file_as_before(tmp_path, no_process):
         src, tmp_path / "a.xlsx", unsupported="stored", engine="auto", fallback=libreoffice_values
     )
     assert (tmp_path / "g.xlsx").read_bytes() == (tmp_path / "a.xlsx").read_bytes()
-    assert report.unsupported == {"ACOTH": ["Model!C1"]}
+    assert report.unsupported == {"EUROCONVERT": ["Model!C1"]}
     assert report.notes == [
         "LibreOffice is not installed (apt-get install "
         "libreoffice-calc-nogui), so it did not compute 4 cells (the engine "
@@ -109,7 +110,7 @@ def test_text_formats_the_engine_does_not_model_are_not_taken_from_libreoffice(t
     ws = wb.active
     ws["A1"] = '=TEXT(2,"# ?/8")'
     ws["A2"] = '=A1&"!"'
-    ws["B1"] = "=_xlfn.ACOTH(1)"
+    ws["B1"] = '=EUROCONVERT(1,"DEM","EUR",TRUE)'
     wb.save(tmp_path / "t.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "t.xlsx"), unsupported="stored")
     assert evaluation.unsupported["TEXT (a fraction of 0 with a written denominator)"] == ["Sheet!A1"]
@@ -119,7 +120,7 @@ def test_text_formats_the_engine_does_not_model_are_not_taken_from_libreoffice(t
 def test_volatile_cells_and_their_dependents_are_never_taken_from_libreoffice(tmp_path):
     wb = openpyxl.Workbook()
     ws = wb.active
-    ws["A1"] = "=_xlfn.ACOTH(1)"
+    ws["A1"] = '=EUROCONVERT(1,"DEM","EUR",TRUE)'
     ws["A2"] = "=NOW()"
     ws["A3"] = "=A1+A2"  # depends on both: LibreOffice's clock would leak in
     ws["A4"] = "=A1+1"
@@ -139,7 +140,7 @@ def webservice_book(path):
     wb = openpyxl.Workbook()
     ws = wb.active
     ws["A1"] = '=_xlfn.WEBSERVICE("http://example.com/rate")'
-    ws["A2"] = "=_xlfn.ACOTH(2)"  # a cell LibreOffice would otherwise compute
+    ws["A2"] = '=EUROCONVERT(2,"DEM","EUR",TRUE)'  # a cell LibreOffice would otherwise compute
     wb.save(path)
     return path
 
@@ -174,7 +175,7 @@ def test_the_screen_refuses_webservice_before_libreoffice_starts(tmp_path, no_pr
         "or they depend on such cells): the workbook reaches outside "
         "(WEBSERVICE (Sheet!A1))"
     ]
-    assert report.unsupported == {"ACOTH": ["Sheet!A2"], "WEBSERVICE": ["Sheet!A1"]}
+    assert report.unsupported == {"EUROCONVERT": ["Sheet!A2"], "WEBSERVICE": ["Sheet!A1"]}
     assert report.by_engine == {"gputco": 0, "libreoffice": 0}
     assert not no_process, "soffice never started"
 
@@ -264,9 +265,9 @@ def test_formulas_filling_several_cells_are_not_taken_from_libreoffice(tmp_path)
     wb = openpyxl.Workbook()
     ws = wb.active
     ws["A1"], ws["A2"], ws["A3"] = 1, 2, 3
-    ws["B1"] = ArrayFormula("B1:B3", "=_xlfn.ACOTH(4/A1:A3)")
+    ws["B1"] = ArrayFormula("B1:B3", '=EUROCONVERT(4/A1:A3,"DEM","EUR",TRUE)')
     ws["C1"] = "=B1+1"
-    ws["D1"] = "=_xlfn.ACOTH(1)"
+    ws["D1"] = '=EUROCONVERT(1,"DEM","EUR",TRUE)'
     wb.save(tmp_path / "array.xlsx")
     evaluation = evaluate_package(open_package(tmp_path / "array.xlsx"), unsupported="stored")
     assert choose(evaluation, "auto") == {("SHEET", 1, 4)}
@@ -282,7 +283,7 @@ def test_auto_falls_back_when_libreoffice_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(session, "convert", broken)
     src = mixed_book(tmp_path / "mixed.xlsx")
     report = recalc_file(src, check=True, unsupported="stored", fallback=libreoffice_values)
-    assert report.unsupported == {"ACOTH": ["Model!C1"]}
+    assert report.unsupported == {"EUROCONVERT": ["Model!C1"]}
     assert report.notes == [
         "LibreOffice failed, so it did not compute 4 cells (the engine cannot "
         "compute them, or they depend on such cells): soffice failed to "
@@ -297,12 +298,12 @@ def test_cli_engine_gputco_names_the_cells_and_starts_nothing(tmp_path, no_proce
 
     src = mixed_book(tmp_path / "mixed.xlsx")
     assert main(["recalc", str(src), "--check", "--engine", "gputco"]) == 2
-    assert "unsupported functions or features: ACOTH (in Model!C1)" in capsys.readouterr().err
+    assert "unsupported functions or features: EUROCONVERT (in Model!C1)" in capsys.readouterr().err
     out = tmp_path / "out.xlsx"
     assert main(["recalc", str(src), "-o", str(out), "--engine", "gputco", "--keep-unsupported"]) == 0
     line = capsys.readouterr().out.splitlines()[0]
     assert "gputco computed 10;" in line and "LibreOffice" not in line
-    assert "kept stored values for 1 cells with unsupported functions (ACOTH)" in line
+    assert "kept stored values for 1 cells with unsupported functions (EUROCONVERT)" in line
     assert not no_process
 
 
@@ -316,7 +317,7 @@ def test_a_part_the_screen_cannot_read_keeps_the_workbook_from_libreoffice(tmp_p
             zout.writestr(info, zin.read(info.filename))
         zout.writestr("xl/charts/_rels/chart1.xml.rels", b"<Relationships><oops")
     report = recalc_file(damaged, check=True, unsupported="stored", engine="gputco")
-    assert report.unsupported == {"ACOTH": ["Model!C1"]}
+    assert report.unsupported == {"EUROCONVERT": ["Model!C1"]}
     assert report.screened == [
         "part that cannot be read (xl/charts/_rels/chart1.xml.rels is not well-formed XML: "
         "unclosed token: line 1, column 15) (xl/charts/_rels/chart1.xml.rels)"

@@ -1,16 +1,15 @@
 """recalc_file(engine="auto"|"libreoffice") with the real LibreOffice.
 
-The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, ACOTH (which
-LibreOffice has and the engine lacks), cells depending on it (one through a TCO_ function, so the
-add-in must work inside LibreOffice, one on another sheet) and a TCO_ cell of its own. Auto must
-compute every cell; the cells LibreOffice computed must hold exactly the values LibreOffice gives
-on its own (a separate full recalculation with the add-in, ``session.recalculate``), and ACOTH
-(ACOTH(1/x) = ATANH(x)) must equal Python's ``math.atanh``; every other byte of the file stays as it was.
+The workbook of tests/test_recalc_engines.py mixes formulas the engine computes, EUROCONVERT
+(which LibreOffice has and the engine lacks), cells depending on it (one through a TCO_ function,
+so the add-in must work inside LibreOffice, one on another sheet) and a TCO_ cell of its own. Auto
+must compute every cell; the cells LibreOffice computed must hold exactly the values LibreOffice
+gives on its own (a separate full recalculation with the add-in, ``session.recalculate``), and
+EUROCONVERT(x,"DEM","EUR",TRUE) must equal x / 1.95583, the fixed rate of Council Regulation (EC)
+No 2866/98; every other byte of the file stays as it was.
 """
 
 from __future__ import annotations
-
-import math
 
 import openpyxl
 import pytest
@@ -41,12 +40,12 @@ def test_auto_computes_every_cell_and_patches_only_values(tmp_path):
     assert "gputco computed 7, LibreOffice 4 (Model!C1, Model!D1, Model!F1, Summary!B1)" in report.summary()
 
     ours = openpyxl.load_workbook(dst, data_only=True)
-    atanh = math.atanh(0.5)  # Python's math.atanh as the independent source
-    assert ours["Model"]["C1"].value == pytest.approx(atanh, rel=1e-14)
-    assert ours["Model"]["D1"].value == pytest.approx(2 * atanh, rel=1e-14)
-    assert ours["Summary"]["B1"].value == pytest.approx(2 * atanh + 1, rel=1e-14)
+    eur = 0.5 / 1.95583  # the fixed rate, Council Regulation (EC) No 2866/98: 1 EUR = 1.95583 DEM
+    assert ours["Model"]["C1"].value == pytest.approx(eur, rel=1e-14)
+    assert ours["Model"]["D1"].value == pytest.approx(2 * eur, rel=1e-14)
+    assert ours["Summary"]["B1"].value == pytest.approx(2 * eur + 1, rel=1e-14)
     capital = UDFS["TCO_CAPITAL_PER_GPU_HOUR"]
-    assert ours["Model"]["F1"].value == pytest.approx(capital(31250, atanh / 4, 5), rel=1e-12)
+    assert ours["Model"]["F1"].value == pytest.approx(capital(31250, eur / 4, 5), rel=1e-12)
     assert ours["Model"]["E1"].value == pytest.approx(capital(31250, 0.1305, 5), rel=1e-15)
     assert ours["Summary"]["B2"].value == pytest.approx(0.1305 * 3 + 1, rel=1e-15)
 
@@ -71,7 +70,7 @@ def test_libreoffice_engine_computes_every_cell(tmp_path):
     assert report.by_engine == {"gputco": 0, "libreoffice": 11} and report.unsupported == {}
     # gputco's own values agree with LibreOffice's to within --check's 1e-9
     check = recalc_file(tmp_path / "lo-engine.xlsx", check=True, unsupported="stored", engine="gputco")
-    assert check.mismatches == [] and check.unsupported == {"ACOTH": ["Model!C1"]}
+    assert check.mismatches == [] and check.unsupported == {"EUROCONVERT": ["Model!C1"]}
 
 
 @requires_soffice
@@ -91,28 +90,29 @@ def test_cli_check_says_which_engine_computed_which_cells(tmp_path, capsys):
 
 
 def _lambda_book(tmp_path):
-    """TEXTBEFORE (Excel 365; stored "ab"), which neither the engine nor LibreOffice 7.4 knows
-    (#NAME? there), BITAND (LibreOffice has it, the engine not) and a cell depending on the first.
-    (The book held a LAMBDA until the engine learnt LAMBDA.)"""
+    """REGEXEXTRACT (Excel 2024; stored "ab"), which neither the engine nor LibreOffice 7.4 knows
+    (#NAME? there), FORECAST.ETS (LibreOffice has it, the engine not) and a cell depending on the
+    first. (The book held a LAMBDA until the engine learnt LAMBDA, then TEXTBEFORE and BITAND
+    until it learnt those.)"""
     return package(
         tmp_path / "lambda.xlsx",
         sheet(
-            cell("A1", "ab", f='_xlfn.TEXTBEFORE("ab-c","-")', t="str"),
-            cell("A2", 1, f="_xlfn.BITAND(5,3)>0", t="b"),
+            cell("A1", "ab", f='_xlfn.REGEXEXTRACT("ab-c","[a-z]+")', t="str"),
+            cell("A2", 1, f="_xlfn.FORECAST.ETS(4,{1,2,3},{1,2,3})>0", t="b"),
             cell("A3", "abx", f='A1&"x"', t="str"),
         ),
     )
 
 
 #: what LibreOffice 7.4.7.2 gave for the cells of _lambda_book (libreoffice_values, recorded
-#: 2026-12-01)
+#: 2026-12-01; the same answers for REGEXEXTRACT and FORECAST.ETS on 2026-12-04)
 LAMBDA_RECORDED = {("S", 1, 1): "#NAME?", ("S", 2, 1): True, ("S", 3, 1): "#NAME?"}
 
 
 def _check_lambda_kept(report, dst):
     """LibreOffice's error never replaces a value the file holds that is not one."""
     assert report.libreoffice_cells == ["S!A2"]
-    assert report.unsupported == {"TEXTBEFORE": ["S!A1"]}
+    assert report.unsupported == {"REGEXEXTRACT": ["S!A1"]}
     assert report.by_engine == {"gputco": 1, "libreoffice": 1}
     assert any("could not compute 1 cells either" in n and "S!A1" in n for n in report.notes)
     ws = openpyxl.load_workbook(dst, data_only=True)["S"]
@@ -155,7 +155,9 @@ def test_render_keeps_the_stored_value_where_libreoffice_errs(tmp_path):
     render._copy_for_print(src, copy, {"S"}, render.sheet_names(src), kept=kept)
     xml = zipfile.ZipFile(copy).read("xl/worksheets/sheet1.xml").decode()
     assert '<c r="A1" t="str"><v>ab</v></c>' in xml and '<c r="A3" t="str"><v>abx</v></c>' in xml
-    assert "<f>_xlfn.BITAND(5,3)&gt;0</f>" in xml  # the cell LibreOffice computes keeps its formula
+    assert (
+        "<f>_xlfn.FORECAST.ETS(4,{1,2,3},{1,2,3})&gt;0</f>" in xml
+    )  # the cell LibreOffice computes keeps its formula
     stored: dict = {}
     (png,) = render.render_workbook(src, tmp_path / "png", stored=stored)
     assert stored == kept and png.stat().st_size > 0
@@ -174,8 +176,8 @@ def test_render_applies_the_same_rule_recorded(tmp_path, monkeypatch):
         out = package(
             tmp_path / "lo-out.xlsx",
             sheet(
-                cell("A1", "#NAME?", f='_xlfn.TEXTBEFORE("ab-c","-")', t="e"),
-                cell("A2", 1, f="_xlfn.BITAND(5,3)>0", t="b"),
+                cell("A1", "#NAME?", f='_xlfn.REGEXEXTRACT("ab-c","[a-z]+")', t="e"),
+                cell("A2", 1, f="_xlfn.FORECAST.ETS(4,{1,2,3},{1,2,3})>0", t="b"),
                 cell("A3", "#NAME?", f='A1&"x"', t="e"),
             ),
         )

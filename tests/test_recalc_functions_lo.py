@@ -1157,6 +1157,9 @@ FAMILY_MODULES = (
     "test_recalc_corpus_functions.py",
     "test_recalc_stattests.py",
     "test_recalc_volatile.py",
+    "test_recalc_stats_more.py",
+    "test_recalc_math_more.py",
+    "test_recalc_text_more.py",
 )
 
 
