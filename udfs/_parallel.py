@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from typing import Any
 
 
@@ -22,21 +22,31 @@ def threads() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
-_POOL: list[ThreadPoolExecutor] = []
+#: the pool of the thread count in use, made when first needed (one per process)
+_POOL: dict[int, ThreadPoolExecutor] = {}
+
+
+def _pool(count: int) -> ThreadPoolExecutor:
+    pool = _POOL.get(count)
+    if pool is None:
+        for old in _POOL.values():  # GPUTCO_THREADS changed: the old pool's threads end
+            old.shutdown(wait=False)
+        _POOL.clear()
+        pool = _POOL[count] = ThreadPoolExecutor(count, thread_name_prefix="gputco-chunk")
+    return pool
 
 
 def each_chunk(work: Callable[[Any], None], chunks: Iterable[Any]) -> None:
-    """``work(chunk)`` for every chunk, on :func:`threads` threads; the first chunk's error (in
-    chunk order) is raised, after every chunk has run."""
+    """``work(chunk)`` for every chunk, on :func:`threads` threads. Every chunk has run when it
+    returns or raises; an error is the first chunk's (in chunk order), as one thread gives it.
+    ``work`` must not call :func:`each_chunk` (its threads would wait on their own pool)."""
     chunks = list(chunks)
-    count = min(threads(), len(chunks))
-    if count <= 1:
+    count = threads()
+    if count <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             work(chunk)
         return
-    if not _POOL or _POOL[0]._max_workers != count:  # one pool per process, made when first needed
-        if _POOL:
-            _POOL.pop().shutdown(wait=False)
-        _POOL.append(ThreadPoolExecutor(count, thread_name_prefix="gputco-chunk"))
-    for future in [_POOL[0].submit(work, chunk) for chunk in chunks]:
+    futures = [_pool(count).submit(work, chunk) for chunk in chunks]
+    wait(futures)
+    for future in futures:
         future.result()
