@@ -13,6 +13,7 @@ arguments are evaluated as arrays (``array=True``: SUMPRODUCT). ``BUILTINS`` is 
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -30,7 +31,7 @@ from . import (
     statistical,
     text,
 )
-from ._args import Spec
+from ._args import LOGICAL_PARAMS, Spec
 
 #: one module per Excel category (Microsoft's "Excel functions (by category)")
 CATEGORY_MODULES = (
@@ -94,10 +95,19 @@ ANALYSIS_TOOLPAK = frozenset(
     }
 )  # fmt: skip
 
-#: the logical parameters of Analysis ToolPak functions, (name, index from 0), which take TRUE
-#: and FALSE: ACCRINT's calc_method (Microsoft's ACCRINT page: its examples pass TRUE and FALSE,
-#: 7.2222222 and 15.555556)
-TOOLPAK_LOGICAL = frozenset({("ACCRINT", 7)})
+
+@cache
+def logical_positions(name: str) -> frozenset[int]:
+    """The positions (from 0) of the parameters of built-in ``name`` that Excel documents as
+    logical values (:data:`._args.LOGICAL_PARAMS`: ACCRINT's calc_method, the distributions'
+    cumulative, ...); an Analysis ToolPak function takes TRUE and FALSE there only.
+
+    >>> sorted(logical_positions("ACCRINT")), sorted(logical_positions("ERF"))
+    ([7], [])
+    """
+    params = inspect.signature(BUILTINS[name].impl).parameters
+    return frozenset(i for i, p in enumerate(params) if p in LOGICAL_PARAMS)
+
 
 NEVER = frozenset(
     {

@@ -24,7 +24,7 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
 )
 from gputco.workbook.recalc.formula.refs import Ref
-from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, TOOLPAK_LOGICAL, Spec
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, Spec, logical_positions
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.run import operators, vec
 from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, UnsupportedValue
@@ -85,9 +85,9 @@ TEXT_LISTS = frozenset({"CONCAT", "TEXTJOIN"})
 def _toolpak_value(r, logical_ok: bool = False) -> np.ndarray:
     """A one-value argument of an Analysis ToolPak function (:data:`ANALYSIS_TOOLPAK`): a
     reference to several cells is #VALUE! (neither read as an array nor intersected), a logical
-    value is #VALUE! unless the parameter is a logical one (``logical_ok``,
-    :data:`TOOLPAK_LOGICAL`); other values as they are (an array of values is taken element by
-    element)."""
+    value is #VALUE! unless the parameter is a logical one (``logical_ok``:
+    :func:`..functions.logical_positions`); other values as they are (an array of values is
+    taken element by element)."""
     if isinstance(r, RangeVal):
         if r.h * r.w > 1:
             return vec.const(VALUE)
@@ -221,7 +221,7 @@ class Evaluator:
             elif mode == "a":  # an array parameter: expressions are evaluated as arrays
                 vals.append(self.raw(a, sub.arrayed()))
             elif node.name in ANALYSIS_TOOLPAK:
-                vals.append(_toolpak_value(self.raw(a, sub), (node.name, i) in TOOLPAK_LOGICAL))
+                vals.append(_toolpak_value(self.raw(a, sub), i in logical_positions(node.name)))
             else:
                 vals.append(self.value(a, sub))
         try:
