@@ -1,7 +1,8 @@
 """Open an .xlsx package: sheets, defined names, shared strings, and the raw parts.
 
 Only what recalculation needs is parsed (workbook.xml, its relationships, sharedStrings, the
-worksheets, and the application that saved the file from docProps/app.xml); every other part is kept as raw bytes for the writer to copy unchanged. All reads go
+worksheets, and the application that saved the file from docProps/app.xml); every other part is
+kept as raw bytes for the writer to copy unchanged. All reads go
 through :mod:`.limits` and all XML through :mod:`.xmlsafe`.
 """
 
@@ -144,13 +145,7 @@ def _application(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits) -> 
     """docProps/app.xml's <Application> (found through the package relationships), or "" when
     the part is absent, over :data:`_MAX_APP_BYTES` by its zip header, or no well-formed XML
     (it holds no cell: a damaged one does not stop recalculation; a DTD is refused unexpanded)."""
-    part = None
-    if "_rels/.rels" in members:
-        root = xmlsafe.parse_tree(lim.read_member(zf, "_rels/.rels", limits), "_rels/.rels")
-        for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
-            if rel.get("Type", "").endswith(_APP_PROPS) and rel.get("TargetMode") != "External":
-                part = rel.get("Target", "").lstrip("/")
-                break
+    part = _package_target(zf, members, limits, _APP_PROPS)
     if part not in members or zf.getinfo(part).file_size > _MAX_APP_BYTES:
         return ""
     try:
@@ -278,14 +273,24 @@ def _children(root, parent: str | None, child: str):
                 yield from p.iter(f"{{{ns}}}{child}")
 
 
+def _package_target(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits, kind: str) -> str | None:
+    """The member the package relationships (_rels/.rels) name for the relationship type ending
+    in ``kind``, the first one held in the package; None if there is none."""
+    if "_rels/.rels" not in members:
+        return None
+    root = xmlsafe.parse_tree(lim.read_member(zf, "_rels/.rels", limits), "_rels/.rels")
+    for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
+        if rel.get("Type", "").endswith(kind) and rel.get("TargetMode") != "External":
+            target = rel.get("Target", "").lstrip("/")
+            if target in members:
+                return target
+    return None
+
+
 def _main_part(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits) -> str:
-    if "_rels/.rels" in members:
-        root = xmlsafe.parse_tree(lim.read_member(zf, "_rels/.rels", limits), "_rels/.rels")
-        for rel in root.iter(f"{{{_PKG_REL_NS}}}Relationship"):
-            if rel.get("Type", "").endswith(_OFFICE_DOC):
-                target = rel.get("Target", "").lstrip("/")
-                if target in members:
-                    return target
+    target = _package_target(zf, members, limits, _OFFICE_DOC)
+    if target is not None:
+        return target
     if "xl/workbook.xml" in members:
         return "xl/workbook.xml"
     raise WorkbookFormatError("the package has no workbook part (xl/workbook.xml)")
