@@ -874,25 +874,16 @@ def _accrint(issue, first_interest, settlement, rate, par, frequency, basis=None
 # --- discounted securities and Treasury bills --------------------------------------------------
 
 
-def _dates(settlement, maturity):
-    """(settlement, maturity) truncated to whole days, or #NUM! where one is not a valid date
-    (ECMA-376 Part 1, 18.17.7: "settlement or maturity is out of range for the current date base
-    value, #NUM! is returned", for DISC and the Treasury-bill functions)."""
-    if not (0 <= settlement <= max_serial() and 0 <= maturity <= max_serial()):
-        return NUM
-    return math.trunc(settlement), math.trunc(maturity)
-
-
 def _disc(settlement, maturity, pr, redemption, basis=None):
     """DISC(settlement, maturity, pr, redemption, [basis]) = (redemption - pr) / redemption * B /
     DSM, the year fraction DSM / B being YEARFRAC's in the basis; pr <= 0, redemption <= 0, basis
     outside 0..4 or settlement >= maturity is #NUM! (Microsoft's DISC page)."""
-    v = _dates(settlement, maturity)
+    v = _valid_dates(settlement, maturity, error=NUM)
     if isinstance(v, XlError):
         return v
     s, m = v
-    b = math.trunc(0.0 if basis is None else basis)
-    if pr <= 0 or redemption <= 0 or not 0 <= b <= 4 or s >= m:
+    b = _day_basis(basis)
+    if pr <= 0 or redemption <= 0 or b is None or s >= m:
         return NUM
     return (redemption - pr) / redemption / yearfrac(float(s), float(m), b)
 
@@ -905,7 +896,7 @@ def _tbill_days(settlement, maturity, same_day: bool):
     page: "If settlement >= maturity"; for TBILLPRICE, Microsoft's [MS-OI29500] 2.1.1052: "Office
     returns #NUM! if the settlement argument is greater than or equal to the maturity argument";
     TBILLEQ's page names only settlement > maturity)."""
-    v = _dates(settlement, maturity)
+    v = _valid_dates(settlement, maturity, error=NUM)
     if isinstance(v, XlError):
         return v
     s, m = v
@@ -937,11 +928,14 @@ _tbilleq = _tbill(lambda dsm, discount: 365.0 * discount / (360.0 - discount * d
 # --- securities paying at maturity, discounted securities, fractional dollars -----------------
 
 
-def _valid_dates(*dates):
-    """The dates truncated to whole days, or #VALUE! where one is not a valid date (the pages of
-    ACCRINTM, INTRATE, RECEIVED, PRICEDISC, YIELDDISC, PRICEMAT, YIELDMAT: "not a valid date")."""
+def _valid_dates(*dates, error: XlError = VALUE):
+    """The dates truncated to whole days, or ``error`` where one is not a valid date: #VALUE! on
+    the pages of ACCRINTM, INTRATE, RECEIVED, PRICEDISC, YIELDDISC, PRICEMAT, YIELDMAT ("not a
+    valid date"); #NUM! for DISC and the Treasury-bill functions (ECMA-376 Part 1, 18.17.7:
+    "settlement or maturity is out of range for the current date base value, #NUM! is
+    returned")."""
     if not all(0 <= d <= max_serial() for d in dates):
-        return VALUE
+        return error
     return tuple(float(math.trunc(d)) for d in dates)
 
 
