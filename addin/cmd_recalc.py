@@ -67,6 +67,15 @@ def add_parser(sub) -> None:
         "on them are recomputed but not compared with their stored values",
     )
     p.add_argument(
+        "--date-order",
+        choices=("mdy", "dmy"),
+        default="mdy",
+        help="how a date text of two numbers and a year reads (3/4/2024, 29/02/1900), which "
+        "a workbook does not record: mdy (default, Excel in the United States: March 4) or "
+        "dmy (Excel with European regional settings: April 3); cells LibreOffice computes "
+        "read dates as en-US",
+    )
+    p.add_argument(
         "--engine",
         choices=("auto", "gputco", "libreoffice"),
         default="auto",
@@ -139,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             seed=_seed(args.seed),
             engine=args.engine,
             fallback=libreoffice_values,
+            date_order=args.date_order,
         )
     print(report.summary())
     for note in report.notes:

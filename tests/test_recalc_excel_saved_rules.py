@@ -792,3 +792,81 @@ def test_sort_by_a_blank_cell_is_value_error(tmp_path):
         },
     )
     assert (str(got["B1"]), str(got["B2"])) == ("#VALUE!", "#VALUE!")
+
+
+# --- the text of a complex number -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ('=_xlfn.IMCSCH("13+5j")', "1.28233995888454E-06+4.33496947416312E-06j", "ENGINEERING!S37"),
+        ('=_xlfn.IMCSC("7+25j")', "1.82483860060804E-11-2.09403043759793E-11j", "ENGINEERING!R36"),
+        ('=IMEXP("-13+25j")', "2.24044486393732E-06-2.99158552811404E-07j", "ENGINEERING!V39"),
+        ('=_xlfn.IMCSCH("7+25j")', "0.00180772133453839+0.000241378936123788j", "ENGINEERING!R37"),
+        ('=_xlfn.IMCOT("13+5j")', "0.0000692442674613868-1.00005873951153j", "ENGINEERING!S35"),
+    ],
+)
+def test_a_complex_number_writes_parts_below_1e_5_in_scientific_notation(tmp_path, formula, excel, cell):
+    """The IM functions write a part below 1E-5 in absolute value as 1.28233995888454E-06 (15
+    significant digits), a part of 0.0000692... (S35) or 0.000241... (R37) as a decimal: the
+    values Excel cached in the cells named (the engine wrote 0.00000128233995888454)."""
+    got = _book(tmp_path, {"A1": formula})["A1"]
+    assert got == excel, cell
+
+
+# --- the order of day and month in a date text ----------------------------------------------
+
+
+def _dated(tmp_path, cells: dict[str, object], date_order: str | None):
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for ref, v in cells.items():
+        ws[ref] = v
+    path = tmp_path / "d.xlsx"
+    wb.save(path)
+    kw = {} if date_order is None else {"date_order": date_order}
+    return {ref: v for (_s, ref), v in evaluate_workbook(path, **kw).items()}
+
+
+_ITALIAN = {
+    "I1": "29/02/1900",
+    "J1": True,
+    "E1": 0.7,
+    "A1": "=_xlfn.NORM.DIST(I1,,I1,1)",
+    "A2": "=_xlfn.NORM.DIST(J1,I1,E1,1)",
+    "A3": "=_xlfn.POISSON.DIST(I1,I1,1)",
+    "A4": "=NORMDIST(I1,,I1,1)",
+    "A5": '=DATEVALUE("3/4/2024")=DATE(2024,4,3)',
+    "A6": '=DATEVALUE("2024-04-03")=DATE(2024,4,3)',
+}
+
+
+def test_a_day_month_year_text_reads_as_the_saving_excel_read_it_with_date_order_dmy(tmp_path):
+    """The source was computed by an Excel whose regional settings put the day first (Microsoft's
+    DATEVALUE page: dates as "your computer's date and time settings" give them): a cell holding
+    the text "29/02/1900" is serial 60 in STATISTICAL!X73 =NORM.DIST(I73,,I73,1) cached
+    0.841344746068543, Y73 =NORM.DIST(J73,I73,E73,1) with J73 TRUE and E73 0.7 cached 0,
+    X85 =POISSON.DIST(I85,I85,1) cached 0.5342624723609587 and COMPATIBILITY!X26 =NORMDIST(I26,,
+    I26,1) cached 0.841344746068543. A workbook does not record the order: the caller gives it
+    (``date_order="dmy"``, ``gputco recalc --date-order dmy``); ISO dates read either way."""
+    got = _dated(tmp_path, _ITALIAN, "dmy")
+    assert got["A1"] == pytest.approx(0.841344746068543, rel=1e-12)
+    assert got["A2"] == 0.0
+    assert got["A3"] == pytest.approx(0.5342624723609587, rel=1e-12)
+    assert got["A4"] == pytest.approx(0.841344746068543, rel=1e-12)
+    assert (got["A5"], got["A6"]) == (True, True)
+
+
+def test_without_date_order_a_day_month_year_text_is_no_date(tmp_path):
+    """The default is Excel in the United States (month first): "29/02/1900" has no month 29,
+    so it is no number and NORM.DIST of it is #VALUE!; "3/4/2024" is March 4."""
+    got = _dated(tmp_path, {**_ITALIAN, "A5": '=DATEVALUE("3/4/2024")=DATE(2024,3,4)'}, None)
+    assert [str(got[r]) for r in ("A1", "A2", "A3", "A4")] == ["#VALUE!"] * 4
+    assert (got["A5"], got["A6"]) == (True, True)
+
+
+def test_an_unknown_date_order_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match=r"date_order must be one of mdy, dmy, not 'ymd'"):
+        _dated(tmp_path, {"A1": "=1"}, "ymd")

@@ -133,6 +133,7 @@ def recalc_file(
     seed: int | None = None,
     engine: str = "auto",
     fallback: Fallback | None = None,
+    date_order: str = "mdy",
 ) -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
@@ -179,6 +180,11 @@ def recalc_file(
         falls back to the engine and says so in ``report.notes``; "libreoffice" raises
         :class:`.screen.OutsideReachError`). Volatile cells (NOW, RAND, ...) are never taken
         from LibreOffice. See :mod:`.hybrid`.
+    date_order : {"mdy", "dmy"}
+        How a date text such as "3/4/2024" or "29/02/1900" reads (typed in a formula, in a cell,
+        or made by a formula), which a workbook does not record: "mdy" (default, Excel in the
+        United States: March 4) or "dmy" (Excel with most European regional settings: April 3).
+        The cells LibreOffice computes (``engine`` "auto") read dates its own way (en-US).
 
     Returns
     -------
@@ -205,7 +211,14 @@ def recalc_file(
     deadline = None if timeout_s is None else start + timeout_s
     with time_budget(timeout_s):  # reading and screening too, not only the engine
         evaluation = _evaluate(
-            src, functions, timeout_s, "stored" if engine != "gputco" else unsupported, limits, now, seed
+            src,
+            functions,
+            timeout_s,
+            "stored" if engine != "gputco" else unsupported,
+            limits,
+            now,
+            seed,
+            date_order,
         )
         outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
@@ -247,12 +260,14 @@ def evaluate_workbook(
     limits: Limits = DEFAULT_LIMITS,
     now: datetime.datetime | None = None,
     seed: int | None = None,
+    date_order: str = "mdy",
 ) -> dict[tuple[str, str], object]:
     """Every formula cell's computed value, keyed by (sheet name, "A1").
 
     Values are floats, str, bool or :class:`XlError` (compare errors with ``str(v) == "#N/A"``).
+    ``date_order`` as for :func:`recalc_file`.
     """
-    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits, now, seed)
+    evaluation = _evaluate(Path(src), functions, timeout_s, unsupported, limits, now, seed, date_order)
     out = {}
     for part in evaluation.package.sheets:
         for fc in part.formulas:
@@ -265,8 +280,16 @@ def supported_functions() -> list[str]:
     return sorted(BUILTINS)
 
 
-def _evaluate(src: Path, functions, timeout_s, unsupported, limits, now=None, seed=None) -> Evaluation:
+def _evaluate(
+    src: Path, functions, timeout_s, unsupported, limits, now=None, seed=None, date_order="mdy"
+) -> Evaluation:
     package = open_package(src, limits)
     return evaluate_package(
-        package, functions, unsupported=unsupported, timeout_s=timeout_s, now=now, seed=seed
+        package,
+        functions,
+        unsupported=unsupported,
+        timeout_s=timeout_s,
+        now=now,
+        seed=seed,
+        date_order=date_order,
     )

@@ -39,7 +39,7 @@ from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
 from gputco.workbook.recalc.run.plan import Group, GroupBuilder, Unit, order
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
-from gputco.workbook.recalc.run.values import CHARSET, DATE1904, NA, VALUE
+from gputco.workbook.recalc.run.values import CHARSET, DATE1904, DATE_ORDER, DATE_ORDERS, NA, VALUE
 
 
 def default_functions() -> dict[str, Callable]:
@@ -80,6 +80,7 @@ def evaluate_package(
     timeout_s: float | None = None,
     now: datetime.datetime | None = None,
     seed: int | None = None,
+    date_order: str = "mdy",
 ) -> Evaluation:
     """Evaluate every formula of an opened package.
 
@@ -89,10 +90,22 @@ def evaluate_package(
     wall-clock time) is what NOW and TODAY return, ``seed`` (a whole number >= 0) the seed of
     numpy's ``default_rng`` that RAND, RANDBETWEEN and RANDARRAY draw from; without them those
     functions are unsupported (volatile: never evaluated unless pinned, so a recalculation is
-    reproducible; see :mod:`..functions.math`).
+    reproducible; see :mod:`..functions.math`). ``date_order`` is how a date text of two numbers
+    and a year reads: "mdy" (3/4/2024 is March 4, Excel in the United States) or "dmy" (April 3,
+    Excel with European regional settings); see :data:`..values.DATE_ORDER`.
     """
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
+    if date_order not in DATE_ORDERS:
+        raise ValueError(f"date_order must be one of {', '.join(DATE_ORDERS)}, not {date_order!r}")
+    order_token = DATE_ORDER.set(date_order)  # compiling folds constant date texts too
+    try:
+        return _evaluate_package(package, functions, unsupported, timeout_s, now, seed)
+    finally:
+        DATE_ORDER.reset(order_token)
+
+
+def _evaluate_package(package, functions, unsupported, timeout_s, now, seed) -> Evaluation:
     start = time.perf_counter()
     problems: list[str] = []
     table: dict[str, Spec] = dict(BUILTINS)

@@ -95,12 +95,20 @@ DATE1904: ContextVar[bool] = ContextVar("gputco_date1904", default=False)
 CHARSET: ContextVar[str] = ContextVar("gputco_charset", default="cp1252")
 
 
+#: the order of day and month in a date text of two numbers and a year ("3/4/2024"), as the
+#: operating system's regional settings give it to Excel (Microsoft's DATEVALUE page: "the date
+#: format used by your computer's date and time settings"): "mdy" (en-US, default) or "dmy"
+#: (most of Europe: an Italian Excel reads "29/02/1900" as serial 60). A workbook does not record
+#: it; the caller says it (``recalc_file(date_order=...)``, ``gputco recalc --date-order``)
+DATE_ORDER: ContextVar[str] = ContextVar("gputco_date_order", default="mdy")
+DATE_ORDERS = ("mdy", "dmy")
+
 _MONTHS = {m.lower(): i for i, m in enumerate(_cal.month_name) if m}
 _MONTHS.update({m.lower(): i for i, m in enumerate(_cal.month_abbr) if m})
 _TIME = r"(?:\s+(?P<time>\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[AaPp][Mm])?))?\s*$"
 _DATE_FORMS = [
     re.compile(r"^\s*(?P<y>\d{4})[-/](?P<m>\d{1,2})[-/](?P<d>\d{1,2})" + _TIME),
-    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})" + _TIME),
+    re.compile(r"^\s*(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{2}|\d{4})" + _TIME),  # DATE_ORDER
     re.compile(r"^\s*(?P<d>\d{1,2})[- ](?P<mon>[A-Za-z]{3,9})[- ,]+(?P<y>\d{2}|\d{4})" + _TIME),
     re.compile(r"^\s*(?P<mon>[A-Za-z]{3,9})\.?\s+(?P<d>\d{1,2}),?\s+(?P<y>\d{2}|\d{4})" + _TIME),
 ]
@@ -111,12 +119,24 @@ _TIME_ONLY = re.compile(
 
 
 def parse_date(text: str):
-    """(year, month, day, time fraction or None) of a date text, or None."""
-    for rx in _DATE_FORMS:
+    """(year, month, day, time fraction or None) of a date text, or None.
+
+    Two numbers and a year separated by slashes are month/day/year, or day/month/year while
+    :data:`DATE_ORDER` is "dmy":
+
+    >>> parse_date("2/3/2024")[:3]
+    (2024, 2, 3)
+    >>> token = DATE_ORDER.set("dmy"); parse_date("2/3/2024")[:3], parse_date("29/02/1900")[:3]
+    ((2024, 3, 2), (1900, 2, 29))
+    >>> DATE_ORDER.reset(token)
+    """
+    for i, rx in enumerate(_DATE_FORMS):
         m = rx.match(text)
         if not m:
             continue
         g = m.groupdict()
+        if i == 1 and DATE_ORDER.get() == "dmy":
+            g["m"], g["d"] = g["d"], g["m"]
         month = _MONTHS.get(g["mon"].lower()) if g.get("mon") else int(g["m"])
         if month is None:
             return None
