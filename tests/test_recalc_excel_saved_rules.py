@@ -870,3 +870,72 @@ def test_without_date_order_a_day_month_year_text_is_no_date(tmp_path):
 def test_an_unknown_date_order_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match=r"date_order must be one of mdy, dmy, not 'ymd'"):
         _dated(tmp_path, {"A1": "=1"}, "ymd")
+
+
+# --- criteria that compare with a logical value -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "formula, cell",
+    [
+        ('=SUMIF(I1:J1,"<=TRUE",F1:G1)', "MATH & TRIG!Y73"),
+        ('=SUMIFS(F1:G1,I1:J1,"<=TRUE")', "MATH & TRIG!Y74"),
+        ('=AVERAGEIF(I1:J1,"<=TRUE",F1:G1)', "STATISTICAL!Y6"),
+        ('=AVERAGEIFS(F1:G1,I1:J1,"<=TRUE")', "STATISTICAL!Y7"),
+        ('=_xlfn.MAXIFS(F1:G1,I1:J1,"<=TRUE")', "STATISTICAL!Y64"),
+        ('=_xlfn.MINIFS(F1:G1,I1:J1,"<=TRUE")', "STATISTICAL!Y68"),
+    ],
+)
+def test_a_criterion_ordered_against_a_logical_value_takes_logical_cells_alone(tmp_path, formula, cell):
+    """Over I:J = "ciao", TRUE with F:G = 10, -1, Excel cached -1 in each cell named: the text
+    is not "<=TRUE" (the engine compared it as the text "TRUE" and took 10 too)."""
+    cells = {"I1": "ciao", "J1": True, "F1": 10, "G1": -1, "A1": formula}
+    assert _book(tmp_path, cells)["A1"] == -1.0, cell
+
+
+def test_count_of_cells_ordered_against_a_logical_value(tmp_path):
+    """The rule above with the order both ways: FALSE < TRUE among logical cells, texts and
+    numbers never match (COUNTIF counts what the SUMIF cells above sum)."""
+    cells = {
+        "A1": True,
+        "A2": False,
+        "A3": "TRUE",
+        "A4": 1,
+        "B1": '=COUNTIF(A1:A4,"<=TRUE")',
+        "B2": '=COUNTIF(A1:A4,"<TRUE")',
+        "B3": '=COUNTIF(A1:A4,">FALSE")',
+        "B4": '=COUNTIF(A1:A4,"=TRUE")',
+    }
+    got = _book(tmp_path, cells)
+    assert [got[r] for r in ("B1", "B2", "B3", "B4")] == [2.0, 1.0, 1.0, 2.0]
+
+
+# --- the error of two paired arrays with errors ----------------------------------------------
+
+_ERRS = {"J1": True, "K1": "=#VALUE!", "L1": "=NA()", "M1": "=1/0", "N1": "=#NAME?", "O1": "=#NULL!"}
+_ERRS |= {"P1": "=SQRT(-1)", "Q1": "=#REF!", "R1": -0.01, "S1": -0.01, "I1": "29/02/1900"}
+_ERRS |= {"R2": 0.075, "S2": 0.175}
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ("=CORREL(J1:L1,L1:N1)", "#N/A", "STATISTICAL!Y20"),
+        ("=_xlfn.COVARIANCE.P(J1:L1,L1:N1)", "#N/A", "STATISTICAL!Y26"),
+        ("=_xlfn.COVARIANCE.P(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD26"),
+        ("=_xlfn.COVARIANCE.S(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD27"),
+        ("=PEARSON(J1:K1,L1:M1)", "#N/A", "STATISTICAL!Y77"),
+        ("=PEARSON(O1:P1,Q1:R1)", "#NUM!", "STATISTICAL!AD77"),
+        ("=RSQ(O1:P1,Q1:R1)", "#NUM!", "STATISTICAL!AD91"),
+        ("=SLOPE(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD94"),
+        ("=STEYX(O1:P1,Q1:R1)", "#NUM!", "STATISTICAL!AD101"),
+        ("=INTERCEPT(CHOOSE({1,2,3,4,5},O1,P1,Q1,R2,S2),K1:O1)", "#NUM!", "STATISTICAL!AD55"),
+        ("=FORECAST(0.025,CHOOSE({1,2,3},I1,J1,K1),CHOOSE({1,2,3},N1,O1,P1))", "#NAME?", "STATISTICAL!AD37"),
+    ],
+)
+def test_paired_arrays_give_the_first_error_of_their_pairs_that_is_not_null(tmp_path, formula, excel, cell):
+    """The cells of the source's row hold J TRUE, K #VALUE!, L #N/A, M #DIV/0!, N #NAME?, O #NULL!,
+    P #NUM!, Q #REF! (typed error values; here made by formulas); Excel cached the value given
+    in the cell named. The engine gave the first array's first error (#VALUE!, #NULL!)."""
+    got = _book(tmp_path, {**_ERRS, "A1": formula})["A1"]
+    assert str(got) == excel, cell

@@ -75,8 +75,8 @@ def _criterion(c):
         op = op or "="
         if rest.upper() in ERRORS:
             return (op, ERRORS[rest.upper()], None)  # "#N/A": matches error cells of that code
-        if rest.upper() in ("TRUE", "FALSE") and op in ("=", "<>"):
-            return (op, rest.upper() == "TRUE", rest.lower())
+        if rest.upper() in ("TRUE", "FALSE"):  # "<=TRUE": logical cells only, FALSE < TRUE
+            return (op, rest.upper() == "TRUE", rest.lower() if op in ("=", "<>") else None)
         num = parse_number(rest) if rest.strip() else None
         return (op, rest, None) if num is None else (op, num, rest.lower())
     if c is None:
@@ -131,7 +131,12 @@ def _element_test(op, x):
 
         return text_test
     if isinstance(x, bool):
-        return lambda v: (isinstance(v, bool) and v == x) == (op != "<>")
+        if op in ("=", "<>"):
+            return lambda v: (isinstance(v, bool) and v == x) == (op != "<>")
+        # an order with a logical operand compares logical cells alone (Excel-saved: MATH & TRIG!Y73
+        # =SUMIF(I73:J73,"<=TRUE",F73:G73) over "ciao", TRUE is -1, the TRUE cell's value alone)
+        order = {"<": bool.__lt__, ">": bool.__gt__, "<=": bool.__le__, ">=": bool.__ge__}[op]
+        return lambda v: isinstance(v, bool) and order(v, x)
 
     def num_test(v):
         if isinstance(v, bool) or not isinstance(v, float):

@@ -91,6 +91,7 @@ from ._args import (
     added,
     is_rangelike,
     numbers,
+    pair_errors,
     paired_numbers,
     result,
     scalar_function,
@@ -400,12 +401,14 @@ class _Paired:
 
 
 def _pair_moments(ys, xs) -> _Paired | None:
-    """The paired moments of ``ys`` and ``xs`` (in the order of SLOPE's known_y's and known_x's:
-    the first error in that order wins); None when their counts of elements differ (#N/A)."""
+    """The paired moments of ``ys`` and ``xs`` (in the order of SLOPE's known_y's and known_x's;
+    their error as :func:`._args.pair_errors` picks it); None when their counts of elements
+    differ (#N/A)."""
     pairs = paired_numbers(ys, xs)
     if pairs is None:
         return None
-    fy, fx, both, errors = pairs
+    fy, fx, both, _ = pairs
+    errors = pair_errors(ys, xs)
     n = both.sum(axis=1).astype(float)
     with np.errstate(all="ignore"):
         mx = added(np.where(both, fx, np.nan)) / n
