@@ -298,6 +298,14 @@ EXCEL_NOT_LO = {
         "sample_s above min(number_sample, population_s): the cumulative is 1 (STATISTICAL!AI54 "
         "HYPGEOM.DIST(5,3,2,30,1) cached 1), the remarks' #NUM! is the density's; LibreOffice #VALUE!",
     ),
+    **{
+        f: (
+            "#NUM!",
+            "probability_s 0 (STATISTICAL!X72 NEGBINOM.DIST(I72,I72,,1), a blank probability_s, cached "
+            "#NUM!); LibreOffice the limit of no success (ISO/IEC 29500 Part 4's NEGBINOMDIST)",
+        )
+        for f in ("=_xlfn.NEGBINOM.DIST(0,5,0,FALSE)", "=_xlfn.NEGBINOM.DIST(3,5,0,TRUE)")
+    },
     "=_xlfn.BETA.INV(1,8,10,1,3)": (
         "#NUM!",
         "probability 1 (STATISTICAL!AO9, BETA.INV(TRUE,3,2) in an array formula, cached #NUM!); "

@@ -939,3 +939,55 @@ def test_paired_arrays_give_the_first_error_of_their_pairs_that_is_not_null(tmp_
     in the cell named. The engine gave the first array's first error (#VALUE!, #NULL!)."""
     got = _book(tmp_path, {**_ERRS, "A1": formula})["A1"]
     assert str(got) == excel, cell
+
+
+# --- statistical functions' edges ------------------------------------------------------------
+
+_ROW = {"C1": 0, "D1": -10, "E1": 0.9, "F1": 2.2, "G1": -0.1, "I1": "1/01/1900", "J1": True}
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ("=LARGE(C1:J1,E1)", "#NUM!", "STATISTICAL!AG57 (k 0.9: truncated to 0)"),
+        ("=SMALL(C1:J1,E1)", "#NUM!", "STATISTICAL!AG95 (k 0.9)"),
+        ("=SMALL(C1:J1,F1)", -0.1, "STATISTICAL!AK95 (k 2.2: the second smallest)"),
+        ("=QUARTILE(F1:G1,G1)", "#NUM!", "COMPATIBILITY!U32 (quart -0.1 < 0, before truncating)"),
+        ("=_xlfn.QUARTILE.INC(C1:J1,G1)", "#NUM!", "STATISTICAL!AL88"),
+        ("=TRIMMEAN(C1:J1,1)", "#NUM!", "STATISTICAL!S115 (percent 1)"),
+        ("=TRIMMEAN(C1:J1,J1)", "#NUM!", "STATISTICAL!Y115 (percent TRUE)"),
+        ('=_xlfn.MODE.SNGL(E1:F1,F1:G1,G1:G1,"3")', 2.2, "STATISTICAL!T71 (a number text typed counts)"),
+        ("=_xlfn.NEGBINOM.DIST(60,60,H1,1)", "#NUM!", "STATISTICAL!X72 (probability_s 0)"),
+        ("=PROB({1,2,3,4,5},{0.1,0.2,0.3,0.3,0.1},1,H1)", 0.0, "STATISTICAL!Z86 (upper_limit 0 < 1)"),
+    ],
+)
+def test_statistical_edges_as_excel_cached_them(tmp_path, formula, excel, cell):
+    """Each value as the cell named cached it, its arguments rebuilt (the source's row holds 0,
+    -10, 0.9, 2.2, -0.1 in C:G, H blank, a date text in I, TRUE in J; the engine rounded k up,
+    truncated -0.1 to 0, kept percent 1, took a typed number text for #VALUE!, read
+    probability_s 0 as no success and swapped PROB's limits)."""
+    got = _book(tmp_path, {**_ROW, "A1": formula})["A1"]
+    assert (float(got) if type(got) in (int, float) else str(got)) == excel, cell
+
+
+_Z = {"D1": 3.2, "E1": 0.7, "F1": 2, "G1": 4, "I1": "a text", "J1": True, "K1": "=#VALUE!"}
+_Z |= {"L1": "=NA()", "M1": "=1/0", "N1": "=#NAME?", "O1": "=#NULL!", "P1": "=SQRT(-1)", "Q1": "=#REF!"}
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ("=_xlfn.Z.TEST(D1:E1,F1,0)", "#NUM!", "U121 (sigma 0)"),
+        ("=_xlfn.Z.TEST(G1:I1,H1,2)", "#DIV/0!", "V121 (one number, sigma given)"),
+        ("=_xlfn.Z.TEST(J1:K1,L1)", "#N/A", "Y121 (x's error before the array's)"),
+        ("=_xlfn.Z.TEST(K1:L1,M1)", "#DIV/0!", "Z121"),
+        ("=_xlfn.Z.TEST(L1:M1,O1,N1)", "#NULL!", "AA121 (x's error before sigma's)"),
+        ("=_xlfn.Z.TEST(M1:N1,3,N1)", "#NAME?", "AB121 (sigma's error before the array's)"),
+        ("=_xlfn.Z.TEST(O1:P1,Q1)", "#REF!", "AD121"),
+    ],
+)
+def test_z_test_takes_its_scalars_errors_first_and_needs_two_numbers(tmp_path, formula, excel, cell):
+    """STATISTICAL row 121 of the source (D:G 3.2, 0.7, 2, 4; H blank; I a date text; J TRUE;
+    K:Q the seven errors): each cell named cached the value given."""
+    got = _book(tmp_path, {**_Z, "A1": formula})["A1"]
+    assert str(got) == excel, cell

@@ -286,6 +286,12 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
         "[MS-OI29500] 2.1.1023 PROB: 'In Office, values in argument probability-range may be <= 0 or > 1' "
         "(only their sum must be 1); LibreOffice: #VALUE!",
     ),
+    "=PROB(St!H1:H4,St!I1:I4,3,1)": (
+        0.0,
+        "an upper_limit below lower_limit is 0 (Mac Excel cached 0 for PROB({1,2,3,4,5},{0.1,0.2,0.3,"
+        "0.3,0.1},1,H86), H86 blank, in vinci1it2000/formulas test/test_files/test.xlsx STATISTICAL!Z86; "
+        "Microsoft's page is silent); LibreOffice swaps the limits",
+    ),
     f"=INDEX(FREQUENCY(St!F1:F9,{BLANK}),1)": (
         9.0,
         "Microsoft's FREQUENCY page: no bins give the count of data_array; LibreOffice: #VALUE!",

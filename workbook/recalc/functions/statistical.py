@@ -84,7 +84,7 @@ import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError
+from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError, parse_number
 
 from ._args import (
     Spec,
@@ -226,7 +226,8 @@ def _percentile(rng, k):
 def _quartile(rng, q):
     vals, err = numbers([rng])
     (fq,), eq = scalar_nums(q)
-    fq = np.trunc(fq.reshape(-1))
+    fq = fq.reshape(-1)  # quart < 0 is #NUM! before truncating (-0.1 is no 0: Excel-saved
+    fq = np.where(fq < 0, -1.0, np.trunc(fq))  # test.xlsx COMPATIBILITY!U32 =QUARTILE(F32:G32,G32))
     r = _percentile_of(vals, np.where((fq >= 0) & (fq <= 4), fq / 4.0, -1.0))
     return _with_scalar_errors(result(r, err, bad=NUM), eq)
 
@@ -266,8 +267,10 @@ def _mode_sngl(*args):
     ignored ("If an array or reference argument contains text, logical values, or empty cells,
     those values are ignored", Microsoft's MODE.SNGL page), and so is an empty text typed:
     formulas' Excel-saved test.xlsx STATISTICAL!Y71 =MODE.SNGL(J71,G71) (J71 TRUE) is #N/A, S71
-    =MODE.SNGL(D71:E71,E71:F71,F71:G71,"") 0.2; another typed text is #VALUE! ("text that
-    cannot be translated into numbers cause errors")."""
+    =MODE.SNGL(D71:E71,E71:F71,F71:G71,"") 0.2; a typed text that reads as a number is that
+    number (T71 =MODE.SNGL(E71:F71,F71:G71,G71:H71,"29/02/1900") is 0.3, the file's dates read
+    day first), another typed text is #VALUE! ("text that cannot be translated into numbers
+    cause errors")."""
     return _mode_of(args, cells_skipped=True)
 
 
@@ -279,14 +282,16 @@ def _mode_of(args, cells_skipped: bool):
         arr = materialize(a) if is_rangelike(a) else np.asarray(a)
         arr = arr.reshape(arr.shape[0], -1) if arr.ndim else arr.reshape(1, 1)
         single = arr.shape[1] == 1 and not (cells_skipped and isinstance(a, RangeVal))
-        parts.append((arr.tolist(), single))
-    m = max((len(rows) for rows, _ in parts), default=1)
+        parts.append((arr.tolist(), single, not isinstance(a, RangeVal)))
+    m = max((len(rows) for rows, _, _ in parts), default=1)
     out = np.empty(m, dtype=object)
     for i in range(m):
         seen: dict[float, int] = {}
         bad = None
-        for rows, single in parts:
+        for rows, single, typed in parts:
             for v in rows[min(i, len(rows) - 1)]:
+                if typed and single and isinstance(v, str) and v and parse_number(v) is not None:
+                    v = parse_number(v)  # a number typed as text counts
                 if isinstance(v, XlError):
                     bad = v
                 elif type(v) is float:
@@ -331,7 +336,10 @@ def _with_scalar_errors(out, errs):
 
 def _kth(largest: bool):
     """SMALL/LARGE(array, k): the k-th smallest (largest) number; k < 1 or past the count is
-    #NUM!. k may be an array: the result has k's shape, one answer per k."""
+    #NUM!. k may be an array: the result has k's shape, one answer per k. A k that is not a
+    whole number is truncated (Microsoft's pages are silent; Mac Excel cached #NUM! for
+    LARGE(C57:J57,0.9) and SMALL(C95:J95,0.9), and SMALL(C95:J95,2.2) the second smallest, in
+    the formulas project's test.xlsx STATISTICAL!AG57 and AH95:AK95)."""
 
     def impl(rng, k):
         vals, err = numbers([rng])
@@ -339,7 +347,7 @@ def _kth(largest: bool):
         s, n = _sorted(vals)
         mk, hk, wk = fk.shape
         m = max(s.shape[0], mk)
-        kk = np.ceil(np.where(np.isfinite(fk), fk, 0.0) - 1e-12).astype(np.int64)
+        kk = np.floor(np.where(np.isfinite(fk), fk, 0.0) + 1e-12).astype(np.int64)
         kk = np.broadcast_to(kk, (m, hk, wk)).reshape(m, hk * wk)
         n = np.broadcast_to(n, (m,))[:, None]
         s = np.broadcast_to(s, (m, s.shape[1]))
@@ -1388,13 +1396,14 @@ def _binom_inv(trials, p, alpha):
 def _negbinom_dist(f, s, p, cumulative=None):
     """NEGBINOM.DIST(number_f, number_s, probability_s, cumulative): failures before the
     number_s-th success; number_f < 0, number_s < 1, probability_s < 0 or > 1 is #NUM! (Microsoft's
-    page, and NEGBINOMDIST of ISO/IEC 29500 Part 4: 0 and 1 are probabilities, of no success and of
-    success at every trial)."""
+    page), and so is probability_s 0 (Mac Excel cached #NUM! for NEGBINOM.DIST(60,60,0,TRUE) in
+    the formulas project's test.xlsx STATISTICAL!X72, a blank cell as probability_s); 1 is
+    success at every trial (ISO/IEC 29500 Part 4's NEGBINOMDIST: no failure before it)."""
     k, r = math.trunc(f), math.trunc(s)
-    if k < 0 or r < 1 or not 0.0 <= p <= 1.0:
+    if k < 0 or r < 1 or not 0.0 < p <= 1.0:
         return NUM
-    if p in (0.0, 1.0):  # never a success: no number_s-th one; always: no failure before it
-        return float(p == 1.0 and (k == 0 or _dist_flag(cumulative)))
+    if p == 1.0:
+        return float(k == 0 or _dist_flag(cumulative))
     if _dist_flag(cumulative):
         return beta_i(float(r), k + 1.0, p)[0]
     lc = math.lgamma(k + r) - math.lgamma(k + 1.0) - math.lgamma(float(r))
@@ -1551,8 +1560,9 @@ def _test_rows(arg) -> tuple[list[np.ndarray], list]:
     return out, errs
 
 
-def _per_row(func, *arrays, scalars=()):
-    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first. A scalar
+def _per_row(func, *arrays, scalars=(), scalars_first: bool = False):
+    """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first: the arrays'
+    before the scalars' (the scalars' first with ``scalars_first``). A scalar
     argument that is an array of several values is lifted by the evaluator (Excel's array
     formula {=T.TEST(A1:A3,B1:B3,{1;2},{1;2})} fills a row per tails and type, STATISTICAL!R107:
     R112 of formulas' test.xlsx): it raises for that."""
@@ -1567,10 +1577,10 @@ def _per_row(func, *arrays, scalars=()):
         err = next(
             (p[1][min(i, len(p[1]) - 1)] for p in parts if p[1][min(i, len(p[1]) - 1)] is not None), None
         )
-        if err is None and e is not None:
+        if e is not None and (err is None or scalars_first):
             mask, codes = e
             j = min(i, mask.shape[0] - 1)
-            err = codes[j].ravel()[0] if mask[j].ravel()[0] else None
+            err = codes[j].ravel()[0] if mask[j].ravel()[0] else err
         if err is not None:
             out.append(err)
             continue
@@ -1582,17 +1592,24 @@ def _per_row(func, *arrays, scalars=()):
 
 
 def _ztest(array, x, sigma=None):
+    """Z.TEST(array, x, [sigma]). As Mac Excel cached them in the formulas project's test.xlsx,
+    STATISTICAL row 121: an error of x or sigma comes before the array's (Y121 =Z.TEST(J121:K121,
+    L121) of TRUE, #VALUE! and x #N/A is #N/A; AB121 with sigma #NAME? is #NAME?); fewer than two
+    numbers is #DIV/0! with sigma given too (V121 =Z.TEST(G121:I121,H121,2) of one number); a
+    sigma of 0 (or below) is #NUM! (U121 =Z.TEST(D121:E121,F121,0))."""
+
     def one(_, a, x, s):
         n = len(a)
-        if s is None:
-            if n < 2:
-                return DIV0
-            s = float(np.std(a, ddof=1))
-        if n < 1 or s == 0:
+        if n < 2:
+            return DIV0
+        if s is not None and s <= 0:
+            return NUM
+        s = float(np.std(a, ddof=1)) if s is None else s
+        if s == 0:
             return DIV0
         return 1.0 - _norm_s_dist((float(np.mean(a)) - x) / (s / math.sqrt(n)), True)
 
-    return _per_row(one, array, scalars=(x, sigma))
+    return _per_row(one, array, scalars=(x, sigma), scalars_first=True)
 
 
 def _ttest(array1, array2, tails, kind):
@@ -1777,8 +1794,10 @@ _TESTS_FUNCTIONS = {
 #   number_chosen < 0 or number < number_chosen is #NUM!. PERMUTATIONA(number, number_chosen):
 #   number ^ number_chosen, both truncated; either below 0 is #NUM!.
 # - PROB(x_range, prob_range, lower_limit, [upper_limit]): the sum of the probabilities of the x's
-#   from lower_limit to upper_limit (equal to lower_limit without upper_limit; limits in the wrong
-#   order are swapped, as LibreOffice does: Microsoft's page is silent); the two ranges pair
+#   from lower_limit to upper_limit (equal to lower_limit without upper_limit; an upper_limit
+#   below lower_limit, a blank cell's 0 included, is 0: Mac Excel cached 0 for
+#   PROB({1,2,3,4,5},{0.1,0.2,0.3,0.3,0.1},1,H86) with H86 blank in the formulas project's test.xlsx
+#   STATISTICAL!Z86, where LibreOffice swaps the limits; Microsoft's page is silent); the two ranges pair
 #   as COVARIANCE.P's do (different counts #N/A). Probabilities that do not add up to 1 are #NUM!;
 #   single ones outside 0..1 are not an error: Microsoft's page says they are #NUM!, but Office's
 #   own notes on the standard say otherwise ([MS-OI29500] 2.1.1023, PROB: "In Office, values in
@@ -1836,6 +1855,10 @@ def _shape(kind: str):
 
 
 def _trimmean(array, percent):
+    """TRIMMEAN: the mean without 2 * INT(n * percent / 2) numbers (half from each end);
+    percent < 0 or > 1 is #NUM! (Microsoft's page) and so is percent 1 (Mac Excel cached #NUM!
+    for TRIMMEAN(C115:J115,D115) with D115 = 1 and with J115 TRUE in the formulas project's
+    test.xlsx STATISTICAL!S115 and Y115, where the formula leaves one number)."""
     vals, err = numbers([array])
     (fp,), ep = scalar_nums(percent)
     s, n = _sorted(vals)
@@ -1847,7 +1870,7 @@ def _trimmean(array, percent):
         keep = np.arange(s.shape[1])[None, :]
         inside = (keep >= cut[:, None]) & (keep < (n - cut)[:, None])
         r = added(np.where(inside, s, np.nan)) / (n - 2 * cut)
-    ok = (p >= 0) & (p <= 1) & (n - 2 * cut > 0)
+    ok = (p >= 0) & (p < 1) & (n - 2 * cut > 0)
     return _with_scalar_errors(result(np.where(ok, r, np.nan), err, bad=NUM), ep)
 
 
@@ -1878,7 +1901,7 @@ def _prob_of_range(x_range, prob_range, lower, upper=None):
         xs, ps = fx[j][both[j]], fp[j][both[j]]
         if abs(math.fsum(ps.tolist()) - 1.0) > _PROB_TOLERANCE:
             return NUM
-        lo, hi = (lo, lo) if hi is None else (min(lo, hi), max(lo, hi))
+        hi = lo if hi is None else hi  # upper < lower: no x in between, 0
         return math.fsum(ps[(xs >= lo) & (xs <= hi)].tolist())
 
     return _per_row(one, x_range, prob_range, scalars=(lower, upper))
