@@ -921,6 +921,9 @@ _ERRS |= {"R2": 0.075, "S2": 0.175}
     "formula, excel, cell",
     [
         ("=CORREL(J1:L1,L1:N1)", "#N/A", "STATISTICAL!Y20"),
+        ("=CORREL(M1:O1,O1:Q1)", "#DIV/0!", "STATISTICAL!AB20"),
+        ("=_xlfn.T.TEST(J1:K1,L1:M1,1,1)", "#N/A", "STATISTICAL!Y107"),
+        ("=_xlfn.T.TEST(O1:P1,Q1:R1,2,2)", "#NUM!", "STATISTICAL!AD107"),
         ("=_xlfn.COVARIANCE.P(J1:L1,L1:N1)", "#N/A", "STATISTICAL!Y26"),
         ("=_xlfn.COVARIANCE.P(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD26"),
         ("=_xlfn.COVARIANCE.S(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD27"),
@@ -933,7 +936,7 @@ _ERRS |= {"R2": 0.075, "S2": 0.175}
         ("=FORECAST(0.025,CHOOSE({1,2,3},I1,J1,K1),CHOOSE({1,2,3},N1,O1,P1))", "#NAME?", "STATISTICAL!AD37"),
     ],
 )
-def test_paired_arrays_give_the_first_error_of_their_pairs_that_is_not_null(tmp_path, formula, excel, cell):
+def test_paired_arrays_give_their_first_error_passing_over_pairs_that_start_with_null(tmp_path, formula, excel, cell):
     """The cells of the source's row hold J TRUE, K #VALUE!, L #N/A, M #DIV/0!, N #NAME?, O #NULL!,
     P #NUM!, Q #REF! (typed error values; here made by formulas); Excel cached the value given
     in the cell named. The engine gave the first array's first error (#VALUE!, #NULL!)."""

@@ -128,14 +128,15 @@ def paired_numbers(x, y):
 def pair_errors(x, y) -> np.ndarray | None:
     """Each row's error of two arrays paired in reading order as Excel's regressions give it
     (CORREL, PEARSON, RSQ, SLOPE, INTERCEPT, STEYX, FORECAST, COVARIANCE.P/S): the pairs in
-    order, a pair holding #NULL! passed over, in each other pair the first array's element before
-    the second's: the first error (#NULL! where only pairs holding it have errors); None if no
-    error at all. Fitted to the cells
+    order, a pair whose first element is #NULL! passed over, in each other pair the first
+    array's element before the second's: the first error (#NULL! where only the pairs passed over
+    have errors); None if no error at all. Fitted to the cells
     Mac Excel cached in vinci1it2000/formulas test/test_files/test.xlsx, STATISTICAL sheet:
     CORREL!Y20 of (TRUE, #VALUE!, #N/A) and (#N/A, #DIV/0!, #NAME?) is #N/A; COVARIANCE.P!AD26 of
     (#NULL!, #NUM!, #REF!) and (#REF!, -0.01, -0.01) is #NUM!; INTERCEPT!AD55 of (#NULL!, #NUM!,
     #REF!, 0.075, 0.175) and (#VALUE!, #N/A, #DIV/0!, #NAME?, #NULL!) is #NUM!; FORECAST!AD37
-    of ("29/02/1900", TRUE, #VALUE!) and (#NAME?, #NULL!, #NUM!) is #NAME? (neither the first
+    of ("29/02/1900", TRUE, #VALUE!) and (#NAME?, #NULL!, #NUM!) is #NAME?; CORREL!AB20 of
+    (#DIV/0!, #NAME?, #NULL!) and (#NULL!, #NUM!, #REF!) is #DIV/0! (neither the first
     error of the first array nor the highest error code gives all of these)."""
     a, b = materialize(x), materialize(y)
     m = max(a.shape[0], b.shape[0])
@@ -146,7 +147,7 @@ def pair_errors(x, y) -> np.ndarray | None:
     for i in range(m):
         ra, rb = fa[min(i, fa.shape[0] - 1)].tolist(), fb[min(i, fb.shape[0] - 1)].tolist()
         for u, v in zip(ra, rb):
-            if u is NULL or v is NULL:
+            if u is NULL:
                 continue
             e = u if isinstance(u, XlError) else v if isinstance(v, XlError) else None
             if e is not None:

@@ -1560,9 +1560,10 @@ def _test_rows(arg) -> tuple[list[np.ndarray], list]:
     return out, errs
 
 
-def _per_row(func, *arrays, scalars=(), scalars_first: bool = False):
+def _per_row(func, *arrays, scalars=(), scalars_first: bool = False, errors=None):
     """``func(row, *numbers_per_array, *floats)`` for each formula row, errors first: the arrays'
-    before the scalars' (the scalars' first with ``scalars_first``). A scalar
+    before the scalars' (the scalars' first with ``scalars_first``; ``errors``, one per row or
+    None, in place of the arrays' first errors). A scalar
     argument that is an array of several values is lifted by the evaluator (Excel's array
     formula {=T.TEST(A1:A3,B1:B3,{1;2},{1;2})} fills a row per tails and type, STATISTICAL!R107:
     R112 of formulas' test.xlsx): it raises for that."""
@@ -1577,6 +1578,8 @@ def _per_row(func, *arrays, scalars=(), scalars_first: bool = False):
         err = next(
             (p[1][min(i, len(p[1]) - 1)] for p in parts if p[1][min(i, len(p[1]) - 1)] is not None), None
         )
+        if errors is not None:
+            err = errors[min(i, len(errors) - 1)] if err is not None else None
         if e is not None and (err is None or scalars_first):
             mask, codes = e
             j = min(i, mask.shape[0] - 1)
@@ -1641,7 +1644,10 @@ def _ttest(array1, array2, tails, kind):
             return DIV0
         return t * t_upper(diff / se, df)
 
-    return _per_row(one, array1, array2, scalars=(tails, kind))
+    # the arrays' error as the regressions' (pair_errors): STATISTICAL!Y107 =T.TEST(J107:K107,
+    # L107:M107,...) of TRUE, #VALUE! and #N/A, #DIV/0! cached #N/A, AD107 of #NULL!, #NUM! and
+    # #REF!, 0.066 cached #NUM! (the formulas project's test.xlsx)
+    return _per_row(one, array1, array2, scalars=(tails, kind), errors=pair_errors(array1, array2))
 
 
 def _paired(d: np.ndarray, tails: int):
