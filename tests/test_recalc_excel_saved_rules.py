@@ -994,3 +994,18 @@ def test_z_test_takes_its_scalars_errors_first_and_needs_two_numbers(tmp_path, f
     K:Q the seven errors): each cell named cached the value given."""
     got = _book(tmp_path, {**_Z, "A1": formula})["A1"]
     assert str(got) == excel, cell
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ('=IMDIV("3.1+2j","-3+2i")', "#NUM!", "ENGINEERING!T38"),
+        ('=IMDIV("-3+2i","-13+25j")', "#NUM!", "ENGINEERING!U38"),
+        ('=IMSUB("3.1+2j","-3+2i")', "#NUM!", "ENGINEERING!T51"),
+        ('=IMPRODUCT("-3+2i","3.1+2j")', "#VALUE!", "ENGINEERING!T44"),
+    ],
+)
+def test_mixed_suffixes_are_num_in_imsub_and_imdiv_value_in_improduct(tmp_path, formula, excel, cell):
+    """Two complex numbers written with "i" and "j": Excel cached the value given in the cell
+    named (the engine gave #VALUE! to all, as Microsoft's COMPLEX page says of suffixes)."""
+    assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell

@@ -42,7 +42,9 @@ conversions are above).
 - Complex numbers are texts "x+yi" or "x+yj" (a number is a real one); COMPLEX writes them with
   Excel's rules ("3+4i", "i", "-i", "2", "0"), the parts in General format (15 significant
   digits). A text that is not a complex number is #NUM!, COMPLEX's suffix other than "i" or "j"
-  #VALUE!, mixed suffixes in one IMSUM/IMPRODUCT #VALUE!; IMDIV by 0 and IMLN, IMLOG10, IMLOG2 of
+  #VALUE!, mixed suffixes in one IMSUM/IMPRODUCT #VALUE! but in IMSUB/IMDIV #NUM! (Mac Excel's
+  cached values in the formulas project's test.xlsx: ENGINEERING!T44 =IMPRODUCT(F44,E44) of
+  "-3+2i" and "3.1+2j" #VALUE!, T38 =IMDIV(E38,F38) and T51 =IMSUB(E51,F51) #NUM!); IMDIV by 0 and IMLN, IMLOG10, IMLOG2 of
   0 are #NUM!, IMARGUMENT of 0 #DIV/0!.
 - CONVERT(number, from_unit, to_unit): the units of Microsoft's tables (weight and mass,
   distance, time, pressure, force, energy, power, magnetism, temperature, volume, area,
@@ -620,7 +622,7 @@ def _binary(op):
                 return p
         (za, sa), (zb, sb) = pa, pb
         if sa is not None and sb is not None and sa != sb:
-            return VALUE
+            return NUM  # IMSUB and IMDIV; IMSUM and IMPRODUCT #VALUE! (see the module's notes)
         r = op(za, zb)
         return r if isinstance(r, XlError) else format_complex(r, sa or sb)
 
