@@ -290,8 +290,8 @@ def _mode_of(args, cells_skipped: bool):
         bad = None
         for rows, single, typed in parts:
             for v in rows[min(i, len(rows) - 1)]:
-                if typed and single and isinstance(v, str) and v and parse_number(v) is not None:
-                    v = parse_number(v)  # a number typed as text counts
+                if cells_skipped and typed and single and isinstance(v, str) and parse_number(v) is not None:
+                    v = parse_number(v)  # MODE.SNGL/MODE.MULT: a number typed as text counts
                 if isinstance(v, XlError):
                     bad = v
                 elif type(v) is float:

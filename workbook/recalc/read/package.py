@@ -68,6 +68,13 @@ class Package:
     sheet_names: list[str] = field(default_factory=list)
     #: docProps/app.xml's <Application>, the program that saved the file ("" when absent)
     application: str = ""
+    #: Excel's iterative calculation (workbook.xml calcPr: iterate, iterateCount, iterateDelta;
+    #: ECMA-376 Part 1, 18.2.2 calcPr, defaults 100 passes and a change of 0.001): whether a
+    #: circular reference is computed by repeated passes, at most how many, until no value
+    #: changes by more than how much
+    iterate: bool = False
+    iterate_count: int = 100
+    iterate_delta: float = 0.001
 
     @property
     def charset(self) -> str:
@@ -131,6 +138,8 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
         date1904 = pr is not None and pr.get("date1904", "0") in ("1", "true")
         calc = next(iter(_children(wb_root, None, "calcPr")), None)
         manual = calc is not None and calc.get("calcMode", "auto") == "manual"
+        iterate = calc is not None and calc.get("iterate", "0") in ("1", "true")
+        count, delta = _iteration(calc) if iterate else (100, 0.001)
         view = next(iter(_children(wb_root, "bookViews", "workbookView")), None)
         tab = view.get("activeTab", "0") if view is not None else "0"
         active = sheet_names[int(tab)] if tab.isdigit() and int(tab) < len(sheet_names) else None
@@ -138,7 +147,26 @@ def open_package(path: str | Path, limits: lim.Limits = lim.DEFAULT_LIMITS) -> P
             path, zf.infolist(), sheets, names, date1904, limits, tables,
             numfile=len(sheets), calc_mode="Manual" if manual else "Automatic", active_sheet=active,
             sheet_names=sheet_names, application=_application(zf, members, limits),
+            iterate=iterate, iterate_count=count, iterate_delta=delta,
         )  # fmt: skip
+
+
+def _iteration(calc) -> tuple[int, float]:
+    """calcPr's iterateCount and iterateDelta, their defaults where absent; a value that is no
+    number (or out of range: a count below 1, a negative change) is refused, naming it."""
+    count_text = "100" if calc is None else calc.get("iterateCount", "100")
+    delta_text = "0.001" if calc is None else calc.get("iterateDelta", "0.001")
+    try:
+        count, delta = int(count_text), float(delta_text)
+    except ValueError:
+        raise WorkbookFormatError(
+            f"workbook.xml calcPr: iterateCount {count_text!r} or iterateDelta {delta_text!r} is no number"
+        ) from None
+    if count < 1 or not delta >= 0:
+        raise WorkbookFormatError(
+            f"workbook.xml calcPr: iterateCount {count} (>= 1) or iterateDelta {delta} (>= 0) out of range"
+        )
+    return count, delta
 
 
 def _application(zf: zipfile.ZipFile, members: set[str], limits: lim.Limits) -> str:

@@ -36,7 +36,7 @@ from gputco.workbook.recalc.run.errors import (
     WorkbookFormatError,
 )
 from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
-from gputco.workbook.recalc.run.plan import Group, GroupBuilder, Unit, order
+from gputco.workbook.recalc.run.plan import Cycle, Group, GroupBuilder, Unit, order
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
 from gputco.workbook.recalc.run.values import CHARSET, DATE1904, DATE_ORDER, DATE_ORDERS, NA, VALUE
@@ -66,6 +66,8 @@ class Evaluation:
     not_for_libreoffice: set[tuple[str, int, int]] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
     spill_grew: bool = False  # a dynamic array spilled past its stored block (see _run_array)
+    #: cells of a circular reference computed by iteration, with the change Excel stops at
+    iterative: dict[tuple[str, int, int], float] = field(default_factory=dict)
 
     def value(self, sheet: str, row: int, col: int) -> object:
         store = self.book.sheet(sheet)
@@ -129,7 +131,11 @@ def _evaluate_package(package, functions, unsupported, timeout_s, now, seed) -> 
     if bad and unsupported == "raise":
         raise UnsupportedFunctionError(bad, about)
     mark_subtotals(book, groups)
-    units = order(groups)
+    cycles = "iterate" if package.iterate else "stored" if unsupported == "stored" else "raise"
+    units = order(groups, cycles)
+    for unit in units:
+        if isinstance(unit, Cycle) and cycles == "stored":  # Excel without iteration: as saved
+            bad.setdefault(CIRCULAR, []).extend(unit.names)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
     evaluator = Evaluator(book, table, limits)
 
@@ -210,12 +216,52 @@ def _run_units(
     for done, unit in enumerate(units):
         if deadline is not None and time.perf_counter() > deadline:
             raise RecalcTimeoutError(timeout_s, done, len(units))
+        if isinstance(unit, Cycle):
+            _run_cycle(evaluator, book, unit, result, unsupported)
+            continue
         if unit.group.compiled.unsupported:
             g = unit.group
             rows = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)
             result.skipped.update((g.sheet.upper(), r, g.col) for r in rows)
             continue
         _run_unit(evaluator, book, unit, result, unsupported)
+
+
+#: the name under which cells of a circular reference kept as stored are reported unsupported
+CIRCULAR = "[circular reference]"
+
+
+def _run_cycle(evaluator: Evaluator, book: BookStore, cycle: Cycle, result: Evaluation, unsupported: str) -> None:
+    """A circular reference: with the workbook's iterative calculation on (calcPr iterate), its
+    cells evaluated pass after pass from their current (stored) values, at most
+    ``iterate_count`` passes, until no number changes by more than ``iterate_delta`` (Excel's
+    "Maximum Iterations" and "Maximum Change"); their values are then Excel's only to within
+    that change, and ``--check`` compares them so. Without it, kept as stored (Excel leaves a
+    circular reference's cells as they are and warns)."""
+    keys = [(u.group.sheet.upper(), u.row, u.group.col) for u in cycle.cells]
+    package = result.package
+    if not package.iterate:
+        result.skipped.update(keys)
+        return
+    stores = [book.sheet(u.group.sheet) for u in cycle.cells]
+    for _ in range(package.iterate_count):
+        before = [s.get(u.row, u.group.col) for s, u in zip(stores, cycle.cells, strict=True)]
+        for u in cycle.cells:
+            if u.group.compiled.unsupported:
+                result.skipped.add((u.group.sheet.upper(), u.row, u.group.col))
+                continue
+            _run_unit(evaluator, book, u, result, unsupported)
+        after = [s.get(u.row, u.group.col) for s, u in zip(stores, cycle.cells, strict=True)]
+        if all(_within(a, b, package.iterate_delta) for a, b in zip(before, after, strict=True)):
+            break
+    result.iterative.update((k, package.iterate_delta) for k in keys)
+
+
+def _within(a: object, b: object, delta: float) -> bool:
+    """Whether a value moved by at most ``delta`` (numbers) or not at all (anything else)."""
+    if type(a) is float and type(b) is float:
+        return abs(a - b) <= delta
+    return type(a) is type(b) and a == b
 
 
 def check_grid(sheets: list[SheetPart], limits: Limits) -> None:

@@ -5,7 +5,9 @@ evaluated once as a vector. The dependency graph is built over groups: group G d
 when a reference of G (over all of G's rows) overlaps H's cells. Strongly connected components
 (Tarjan) give the evaluation order; a component that is more than one group, or a group that
 reads its own rows (a running total, ``A3 = A2 + 1``), is split into single cells, ordered cell by
-cell. A true cycle among cells raises :class:`.errors.CircularReferenceError` naming them.
+cell. A true cycle among cells raises :class:`.errors.CircularReferenceError` naming them, or
+(``order(groups, cycles="iterate"|"stored")``) becomes a :class:`Cycle` step: its cells are
+evaluated again and again as Excel's iterative calculation does, or kept as stored.
 """
 
 from __future__ import annotations
@@ -40,6 +42,20 @@ class Unit:
 
     group: Group
     row: int | None = None  # None: the whole group at once
+
+
+@dataclass
+class Cycle:
+    """The cells of a circular reference and those computed from them inside it, in sheet order
+    (row by row): one step that the engine evaluates again and again (Excel's iterative
+    calculation) or keeps as stored. ``names`` are the cells of the cycle itself, "Sheet!A1"."""
+
+    cells: list[Unit]
+    names: list[str]
+
+
+#: what :func:`order` does with a true cycle among cells
+CYCLES = ("raise", "iterate", "stored")
 
 
 class GroupBuilder:
@@ -104,8 +120,9 @@ def _group_rect(g: Group, ref) -> tuple[int, int, int, int]:
     return min(a[0], b[0]), a[1], max(a[2], b[2]), a[3]
 
 
-def order(groups: list[Group]) -> list[Unit]:
-    """The evaluation order, as units; raises CircularReferenceError on a true cycle."""
+def order(groups: list[Group], cycles: str = "raise") -> list[Unit | Cycle]:
+    """The evaluation order, as units; a true cycle raises CircularReferenceError ("raise") or
+    is a :class:`Cycle` step ("iterate", "stored")."""
     index = _GroupIndex(groups)
     deps: list[list[int]] = []
     for g in groups:
@@ -120,7 +137,7 @@ def order(groups: list[Group]) -> list[Unit]:
         if len(comp) == 1 and comp[0] not in deps[comp[0]]:
             units.append(Unit(groups[comp[0]]))
         else:
-            units.extend(_cell_order([groups[i] for i in comp]))
+            units.extend(_cell_order([groups[i] for i in comp], cycles))
     return units
 
 
@@ -170,8 +187,9 @@ def _tarjan(n: int, deps: list[list[int]]) -> list[list[int]]:
     return out
 
 
-def _cell_order(groups: list[Group]) -> list[Unit]:
-    """Order the cells of a cyclic set of groups one by one (Kahn), or report the cycle."""
+def _cell_order(groups: list[Group], cycles: str = "raise") -> list[Unit | Cycle]:
+    """Order the cells of a cyclic set of groups one by one (Kahn); the cells left (a true cycle
+    and what it feeds) raise or are one :class:`Cycle` step after the others."""
     index = _GroupIndex(groups)
     cells: list[tuple[Group, int]] = [(g, r) for g in groups for r in range(g.r0, g.r1 + 1)]
     ids = {(g.index, r): i for i, (g, r) in enumerate(cells)}
@@ -204,5 +222,10 @@ def _cell_order(groups: list[Group]) -> list[Unit]:
             if len(comp) > 1 or comp[0] in sub_deps[comp[0]]:
                 cyclic.extend(left[k] for k in comp)
         names = sorted(f"{cells[i][0].sheet}!{cell_name(cells[i][1], cells[i][0].col)}" for i in cyclic)
-        raise CircularReferenceError(names)
+        if cycles == "raise":
+            raise CircularReferenceError(names)
+        sheets = {g.sheet: k for k, g in reversed(list(enumerate(groups)))}  # in the groups' order
+        rest = sorted(left, key=lambda i: (sheets[cells[i][0].sheet], cells[i][1], cells[i][0].col))
+        ordered = [Unit(cells[i][0], cells[i][1]) for i in done]
+        return [*ordered, Cycle([Unit(cells[i][0], cells[i][1]) for i in rest], names)]
     return [Unit(cells[i][0], cells[i][1]) for i in done]

@@ -149,6 +149,10 @@ def mismatches(
             if key in evaluation.skipped or key in volatile:
                 continue
             computed = evaluation.value(part.name, fc.row, fc.col)
+            delta = evaluation.iterative.get(key)  # iterated: Excel's value to within its change
+            if delta is not None and type(computed) is float and type(fc.cached) is float:
+                if abs(computed - fc.cached) <= delta:
+                    continue
             if not same(fc.cached, computed):
                 cell = cell_name(fc.row, fc.col)
                 engine = "libreoffice" if f"{part.name}!{cell}" in libreoffice else "gputco"
