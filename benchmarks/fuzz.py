@@ -49,6 +49,8 @@ def differential(args) -> int:
     from gputco.workbook.soffice.sandbox import SandboxError
 
     live = soffice() is not None
+    if args.not_yet_recorded and not d.not_yet_recorded():
+        print("--not-yet-recorded: every function is in the seeded recording; fuzzing the whole table")
     cache = Path(args.cache) if args.cache else None
     total = d.Outcome()
     crashes, refused, t_engine, t_lo = 0, 0, 0.0, 0.0

@@ -412,3 +412,18 @@ def test_permut_is_the_falling_factorial(number, chosen):
     assert s._permut(number, chosen) == float(math.prod(range(n - k + 1, n + 1)))
     if k * math.log10(n) < 300:
         assert s._permutationa(number, chosen) == float(n**k)
+
+
+@pytest.mark.parametrize(
+    ("data", "bins", "error"),
+    [
+        (np.array([[[XlError("#VALUE!")]]], dtype=object), _array([1e-9]), "#VALUE!"),
+        (np.array([[[True]]], dtype=object), np.array([[[XlError("#NUM!")]]], dtype=object), "#NUM!"),
+        (_array([1.0, 2.0]), np.array([[[XlError("#N/A")]]], dtype=object), "#N/A"),
+    ],
+)
+def test_frequency_returns_an_error_typed_or_given_by_a_call(data, bins, error):
+    """Microsoft's FREQUENCY page: "FREQUENCY ignores blank cells and text", not errors: an error
+    given as a value (FREQUENCY(#VALUE!,1E-9), FREQUENCY(TRUE,#NUM!), FREQUENCY({1,2},NA())) is
+    the answer, as an error cell of a range is; the differential fuzzer found it ignored (0, 1, 2)."""
+    assert str(_value(s.FUNCTIONS["FREQUENCY"].impl(data, bins))) == error

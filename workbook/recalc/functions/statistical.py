@@ -1914,8 +1914,16 @@ def _prob_of_range(x_range, prob_range, lower, upper=None):
 
 
 def _frequency(data, bins):
+    """FREQUENCY(data_array, bins_array): the counts of data_array's numbers at or below each bin
+    and above the last. Microsoft's page: "FREQUENCY ignores blank cells and text"; an error is
+    not ignored, typed or given by a call (as in a range), but returned."""
     parts = []
     for a in (data, bins):
+        if not is_rangelike(a):
+            cells = np.asarray(a, dtype=object).ravel().tolist()
+            first = next((v for v in cells if isinstance(v, XlError)), None)
+            if first is not None:
+                return vec.const(first)
         vals, err = numbers([a], scalars="numbers")
         if vals.shape[0] != 1:
             raise ValueError("FREQUENCY over rows")  # evaluated cell by cell
