@@ -814,11 +814,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        'the same complex number written differently (IMPOWER(1E-9,7): the engine "1E-63" as '
-        'Excel\'s General writes numbers, LibreOffice "1e-63"; IMSQRT(-1): the engine '
-        '"0.0000000000000000612323399573677+i", LibreOffice "i"): the numbers agree to 1e-9; '
-        "Microsoft does not document the text of a complex result",
-        "none (Microsoft's IM* pages show no result of this kind)",
+        'the same complex number written differently (IMPOWER(1E-9,7): the engine "1E-63", '
+        'LibreOffice "1e-63"; IMSQRT(-1): the engine "6.12323399573677E-17+i", LibreOffice "i"): '
+        "the numbers agree to 1e-9; Excel writes a part below 1E-5 in scientific notation (the "
+        "Excel-saved cells below), but whether it drops a part that tiny is not shown",
+        "none for the dropped part (Microsoft's IM* pages show no result of this kind); "
+        + FORMULAS_TEST_XLSX
+        + ' ENGINEERING!S37 =IMCSCH(D37) cached "1.28233995888454E-06+4.33496947416312E-06j"',
         lambda f, e, lo: _same_complex(e, lo),
     ),
     Rule(
@@ -1410,14 +1412,15 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
-        "undecided",
-        "SMALL or LARGE with a k that is not a whole number (SMALL(In!B:B,0.5)): the engine rounds "
-        "k up (the 1st), LibreOffice #VALUE!; Microsoft's pages name #NUM! for k <= 0 or above the "
-        "count, not what a fractional k is",
-        excel_functions()["SMALL"].url + " (silent)",
+        "excel-saved file",
+        "SMALL or LARGE with a k that is not a whole number (SMALL(In!B:B,2.5)): Excel truncates k "
+        "(0.5 is #NUM!, 2.5 the 2nd), LibreOffice #VALUE!",
+        FORMULAS_TEST_XLSX
+        + " STATISTICAL!AG57 {=LARGE(C57:J57,E57:F57)} with E57 0.9 cached #NUM!, AK95"
+        " {=SMALL(C95:J95,C95:Q95)} with k 2.2 the second smallest",
         lambda f, e, lo: (
             _outer(f) in ("SMALL", "LARGE")
-            and _num(e)
+            and (_num(e) or _is_err(e, "#NUM!"))
             and _is_err(lo, "#VALUE!")
             and re.fullmatch(r"\d*\.\d+", _args(f)[-1].strip())
         ),
