@@ -1227,6 +1227,23 @@ RULES: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        "excel-saved file",
+        "BESSELI (and BESSELK below x = 2) as Excel computes it: Abramowitz & Stegun's polynomials "
+        "for I0 and I1 (9.8.1-9.8.4) and Miller's downward recurrence from order "
+        "2 (n + INT(SQRT(40 n))), good to about 1e-7 (worse where x is large against n); "
+        "LibreOffice sums the series",
+        FORMULAS_TEST_XLSX
+        + " ENGINEERING!T3 =BESSELI(2.3,2) cached 1.0054316669125958 and V3 =BESSELI(-1,0) "
+        "1.2660658480342601, the engine's values to the last bit (true: 1.005431663655915, "
+        "1.2660658777520082)",
+        lambda f, e, lo: (
+            _outer(f) in ("BESSELI", "BESSELK")
+            and _num(e)
+            and _num(lo)
+            and math.isclose(e, lo, rel_tol=1e-2)
+        ),
+    ),
+    Rule(
         "undecided",
         "a Bessel function of the order 1E+10: the engine evaluates it (BESSELI and BESSELJ below the "
         "smallest number: 0; BESSELK and BESSELY past the largest: #NUM!), LibreOffice #VALUE!; "

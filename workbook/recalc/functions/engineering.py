@@ -26,7 +26,10 @@ conversions are above).
 
 - ERF(lower, [upper]) is erf(lower), or erf(upper) - erf(lower); ERFC(x) = 1 - erf(x), from
   :func:`math.erfc` (no cancellation in the tail).
-- BESSELJ/BESSELI(x, n) by their power series (I's terms are all positive; J's where |x| <= 12
+- BESSELI(x, n) as Excel computes it (the polynomials of Abramowitz & Stegun 9.8.1-9.8.4 and
+  Miller's downward recurrence: :func:`_besseli`, matched to the last bit on Excel-saved cells;
+  Excel's error, about 1e-7 and more where x is large against n, is kept).
+- BESSELJ(x, n) by its power series (J's where |x| <= 12
   or n > |x|, unless its terms pass the largest number before they cancel), else by Bessel's
   integral (1/pi) int_0^pi cos(n t - x sin t) dt with the trapezoid rule, exact to rounding for this periodic integrand); BESSELY(x, n) by its two integrals (DLMF
   10.9.7), with Gauss-Legendre panels (the second's growing geometrically from 1/x, the scale its
@@ -325,10 +328,73 @@ def _within_work(name: str, points: int) -> None:
         raise UnsupportedValue(f"{name} (|x| + n too large for the engine's integration)")
 
 
+#: Abramowitz & Stegun (1964) 9.8.1-9.8.4, the polynomial approximations of I0 and I1 (|error|
+#: below 1.6e-7 of I0's, 2.2e-7 of I1's scale), lowest degree first: in t^2 = (x/3.75)^2 below
+#: 3.75, in 3.75/x above (times e^x / sqrt(x))
+_I0_NEAR = (1.0, 3.5156229, 3.0899424, 1.2067492, 0.2659732, 0.0360768, 0.0045813)
+_I0_FAR = (0.39894228, 0.01328592, 0.00225319, -0.00157565, 0.00916281, -0.02057706, 0.02635537, -0.01647633, 0.00392377)
+_I1_NEAR = (0.5, 0.87890594, 0.51498869, 0.15084934, 0.02658733, 0.00301532, 0.00032411)
+_I1_FAR = (0.39894228, -0.03988024, -0.00362018, 0.00163801, -0.01031555, 0.02282967, -0.02895312, 0.01787654, -0.00420059)
+#: the largest order BESSELI takes by the recurrence below (the power series above it)
+MAX_MILLER_ORDER = 100_000
+
+
+def _poly(coefs: tuple[float, ...], y: float) -> float:
+    p = coefs[-1]
+    for c in reversed(coefs[:-1]):
+        p = c + y * p
+    return p
+
+
+def _i0(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        return _poly(_I0_NEAR, (x / 3.75) ** 2)
+    with np.errstate(all="ignore"):
+        return float(np.exp(ax) / np.sqrt(ax) * _poly(_I0_FAR, 3.75 / ax))
+
+
+def _i1(x: float) -> float:
+    ax = abs(x)
+    if ax < 3.75:
+        r = ax * _poly(_I1_NEAR, (x / 3.75) ** 2)
+    else:
+        with np.errstate(all="ignore"):
+            r = float(_poly(_I1_FAR, 3.75 / ax) * (np.exp(ax) / np.sqrt(ax)))
+    return -r if x < 0 else r
+
+
 def _besseli(x, n):
-    """BESSELI(x, n): n truncated, n < 0 is #NUM!."""
+    """BESSELI(x, n), n truncated, n < 0 #NUM!, as Excel computes it: I0 and I1 by the
+    polynomials of Abramowitz & Stegun 9.8.1-9.8.4, a higher order by Miller's downward
+    recurrence I_{j-1} = I_{j+1} + (2j/x) I_j from order 2 (n + INT(SQRT(40 n))), rescaled by
+    1E-10 past 1E10 and normalised by the I0 polynomial. Decided by the values Mac Excel cached
+    in the formulas project's test.xlsx, matched to the last bit: ENGINEERING!T3
+    =BESSELI(2.3,2) 1.0054316669125958 (the true value 1.005431663655915), V3 =BESSELI(-1,0)
+    1.2660658480342601 (true 1.2660658777520082). Orders above :data:`MAX_MILLER_ORDER` take
+    the power series."""
     k = math.trunc(n)
-    return NUM if k < 0 else _series(x, k, 1.0)
+    if k < 0:
+        return NUM
+    if k > MAX_MILLER_ORDER:
+        return _series(x, k, 1.0)
+    if k == 0:
+        return _i0(x)
+    if k == 1:
+        return _i1(x)
+    if x == 0:
+        return 0.0
+    tox = 2.0 / abs(x)
+    after, here, got = 0.0, 1.0, 0.0
+    for j in range(2 * (k + int(math.sqrt(40 * k))), 0, -1):
+        after, here = here, after + j * tox * here
+        if abs(here) > 1e10:
+            got, here, after = got * 1e-10, here * 1e-10, after * 1e-10
+        if j == k:
+            got = after
+    with np.errstate(all="ignore"):
+        r = float(got * _i0(x) / here)
+    return -r if x < 0 and k % 2 else r
 
 
 def _tail(x: float, k: int) -> float:
@@ -341,12 +407,14 @@ def _tail(x: float, k: int) -> float:
 
 def _k01(x: float) -> tuple[float, float]:
     """K0(x), K1(x) by the polynomial approximations of Abramowitz & Stegun 9.8.5-9.8.8 (with
-    the exact I0, I1 below x = 2), which Excel's and LibreOffice's BESSELK evidently use:
-    Microsoft's BESSELK(1.5, 1) shows 0.277387804 where the true value is 0.27738780046."""
+    the I0, I1 polynomials of BESSELI, 9.8.1 and 9.8.3, below x = 2), which Excel's BESSELK
+    uses: Microsoft's BESSELK(1.5, 1) shows 0.277387804 where the true value is 0.27738780046,
+    and Mac Excel cached BESSELK(2.3,2) as 0.1617333633782021, these polynomials' value to the
+    last bit, in the formulas project's test.xlsx ENGINEERING!T5."""
     if x <= 2.0:
         y = x * x / 4.0
         lg = math.log(x / 2.0)
-        k0 = -lg * _series(x, 0, 1.0) + (
+        k0 = -lg * _i0(x) + (
             -0.57721566
             + y
             * (
@@ -355,7 +423,7 @@ def _k01(x: float) -> tuple[float, float]:
             )
         )
         k1 = (
-            lg * _series(x, 1, 1.0)
+            lg * _i1(x)
             + (
                 1.0
                 + y
