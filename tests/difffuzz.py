@@ -1228,6 +1228,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
+        "XNPV of a rate of 0 or below (XNPV(0,In!B1:B3,...)): Excel #NUM!, LibreOffice computes",
+        FORMULAS_TEST_XLSX
+        + " FINANCIAL!S56, U56, X56 =XNPV(C56|E56|H56,...) with -0.1, 0 and a blank cached #NUM!",
+        lambda f, e, lo: _outer(f) == "XNPV" and _is_err(e, "#NUM!") and not _is_err(lo),
+    ),
+    Rule(
+        "excel-saved file",
         "BESSELI (and BESSELK below x = 2) as Excel computes it: Abramowitz & Stegun's polynomials "
         "for I0 and I1 (9.8.1-9.8.4) and Miller's downward recurrence from order "
         "2 (n + INT(SQRT(40 n))), good to about 1e-7 (worse where x is large against n); "

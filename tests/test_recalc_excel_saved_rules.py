@@ -1009,3 +1009,20 @@ def test_mixed_suffixes_are_num_in_imsub_and_imdiv_value_in_improduct(tmp_path, 
     """Two complex numbers written with "i" and "j": Excel cached the value given in the cell
     named (the engine gave #VALUE! to all, as Microsoft's COMPLEX page says of suffixes)."""
     assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell
+
+
+@pytest.mark.parametrize(
+    "rate, excel, cell",
+    [(-0.1, "#NUM!", "FINANCIAL!S56"), (0, "#NUM!", "FINANCIAL!U56"), (None, "#NUM!", "FINANCIAL!X56")],
+)
+def test_xnpv_of_a_rate_of_0_or_below_is_num(tmp_path, rate, excel, cell):
+    """XNPV(rate, C55:G55, C54:G54) with values -10, 1, 5, 0.0001, 4.5 on dates 1, 99, 55, 4, 9:
+    Excel cached #NUM! for the rates given (a blank cell as the third), and -0.6124748432976563
+    for a rate of 2 (T56), which the engine gives too."""
+    cells = {"A1": -10, "B1": 1, "C1": 5, "D1": 0.0001, "E1": 4.5, "A2": 1, "B2": 99, "C2": 55, "D2": 4}
+    cells |= {"E2": 9, "F1": "=XNPV(H1,A1:E1,A2:E2)", "F2": "=XNPV(2,A1:E1,A2:E2)"}
+    if rate is not None:
+        cells["H1"] = rate
+    got = _book(tmp_path, cells)
+    assert str(got["F1"]) == excel, cell
+    assert got["F2"] == pytest.approx(-0.6124748432976563, rel=1e-12)

@@ -924,6 +924,12 @@ EXCEL_NOT_LO: dict[str, tuple[object, str]] = {
     # Microsoft's XNPV and XIRR pages: "If any number in dates is not a valid date, ... returns the
     # #VALUE! error value"; LibreOffice computes with the serial
     "=XNPV(0.09,{-10000,2750,4250},{-1,39508,39751})": ("#VALUE!", "Excel: -1 is no valid date"),
+    # a rate of 0 or below: Mac Excel cached #NUM! for XNPV of -0.1, 0 and a blank cell in
+    # vinci1it2000/formulas test/test_files/test.xlsx FINANCIAL!S56, U56, X56; LibreOffice computes
+    **{
+        f: ("#NUM!", "Excel-saved: XNPV of a rate <= 0 is #NUM!")
+        for f in ("=XNPV(-0.5,{-10000,2750},{39448,39508})", "=XNPV(0,{-10000,2750},{39448,39508})")
+    },
     "=XIRR({-10000,2750,4250},{39448,39508,2958466})": ("#VALUE!", "Excel: past 9999-12-31 is no date"),
     # criteria: Excel-saved workbooks (tests/data/excel_corpus) count error cells equal to an error
     # criterion, where LibreOffice returns the error; Microsoft's COUNTIF page: "*" counts cells

@@ -351,6 +351,10 @@ def _cash_and_days(values, dates):
 
 
 def _xnpv(rate, values, dates):
+    """XNPV(rate, values, dates): sum values / (1 + rate)^((date - first date) / 365); a rate of
+    0 or below is #NUM! (Microsoft's page is silent; Mac Excel cached #NUM! for rates -0.1, 0
+    and a blank cell, and a value for 2, 4 and 5, in the formulas project's test.xlsx
+    FINANCIAL!S56, U56, X56 against T56, V56, W56)."""
     (r,), re = scalar_nums(rate)
     cash, days, errs = _cash_and_days(values, dates)
     m = max(cash.shape[0], r.shape[0])
@@ -358,7 +362,7 @@ def _xnpv(rate, values, dates):
     with np.errstate(all="ignore"):
         total = (cash / (1.0 + r[:, None]) ** (days / 365.0)).sum(axis=1)
     errs = np.broadcast_to(errs, (m,)).copy()
-    errs[np.array([e is None for e in errs]) & ~np.isfinite(total)] = NUM
+    errs[np.array([e is None for e in errs]) & (~np.isfinite(total) | (r <= 0))] = NUM
     return _merge_scalar_error(_rows_out(np.where(np.isfinite(total), total, 0.0), errs), re)
 
 
