@@ -16,7 +16,8 @@ arithmetic, function arguments and criteria alike; the examples are Microsoft's 
   checked before the dates (Excel-saved held-out workbooks of issue 23);
 - TEXT: the format codes of "Review guidelines for customizing a number format"
   (https://support.microsoft.com/en-us/office/review-guidelines-for-customizing-a-number-format-c0a1d1fa-d3f4-4018-96b7-9c9354dd99f5):
-  ``mmmmm`` the month's first letter, letters that are no code must be quoted;
+  ``mmmmm`` the month's first letter (letters that are no code, which the page asks to quote,
+  show as written: Excel-saved cells in tests/test_recalc_excel_saved_rules.py);
 - XIRR: the rate where XNPV is 0 (an identity whatever the solver), strongly negative ones too.
 """
 
@@ -190,7 +191,7 @@ def test_yearfrac_checks_its_basis_first(tmp_path, formula, expected):
         ('=TEXT(45000,"mmmmm")', "M"),  # 2023-03-15: March's initial
         ('=TEXT(45000,"dddd")', "Wednesday"),
         ('=TEXT(45000,"ddddd")', "Wednesday"),  # longer runs of d: the day's name
-        ('=TEXT(5,"bogus")', "#VALUE!"),  # letters that are no code
+        ('=TEXT(5,"0 x")', "5 x"),  # a letter that is no code shows (test_recalc_excel_saved_rules)
         ('=TEXT(5,"""USD ""0")', "USD 5"),  # quoted letters are text
         ('=TEXT("2024-01-31 06:00","[h]")', "1087734"),  # a date-time text: its serial's hours
     ],

@@ -1026,3 +1026,24 @@ def test_xnpv_of_a_rate_of_0_or_below_is_num(tmp_path, rate, excel, cell):
     got = _book(tmp_path, cells)
     assert str(got["F1"]) == excel, cell
     assert got["F2"] == pytest.approx(-0.6124748432976563, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ('=TEXT(1,"[<=1]x;[<=2]a;xx")', "x", "EXTRA!A34 (its third section b, an era code here)"),
+        ('=TEXT(2,"[<=1]a;[=2]xx;xcx")', "xx", "EXTRA!A35"),
+        ('=TEXT(3,"[<=1]a;[=2]aa;xxx")', "xxx", "EXTRA!A36"),
+        ('=TEXT(10.93,"#"".505#""°F""#""")', "11.505#°F#", "EXTRA!A3"),
+        ('=TEXT(1.23,"#""°F""""")', "#VALUE!", "EXTRA!A4 (a quote left open)"),
+        ('=TEXT(130,"m mm mmm mmmm mmmmm mmmmmm mmmmmmm")', "5 05 May May M May May", "EXTRA!A37"),
+        ('=TEXT(130.31322,"s ss sss ssss")', "2 02 02 02", "EXTRA!A40"),
+        ('=TEXT(130.63332,"h hh hhh hhhh")', "15 15 15 15", "EXTRA!A41"),
+        ('=TEXT(130.33332,"h hh hhh hhhh")', "7 07 07 07", "EXTRA!A42"),
+    ],
+)
+def test_text_formats_as_excel_cached_them(tmp_path, formula, excel, cell):
+    """Letters that are no code show as written (Microsoft's guidelines ask for them quoted; the
+    engine gave #VALUE!), a quote left open is #VALUE!, mmmmmm and longer the month's name,
+    hhh and sss as hh and ss: the values Excel cached in the cells named."""
+    assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell

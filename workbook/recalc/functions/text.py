@@ -40,8 +40,11 @@ percent (``0.0%``), scientific (``0.00E+00``, ``##0.0E+0``, ``e-``) and fraction
 ``?/?``, ``# ?/8``; both in ._numformat), literal text (``"USD "``, ``\x``, ``$ - + ( ) : /``
 and spaces; ``_x`` is a space, ``*x`` fills nothing), ``General``, and dates and times (``yyyy yy
 mmmm mmm mm m dddd ddd dd d hh h mm ss s AM/PM A/P [h] [m] [s]``, ``.0`` fractions of seconds;
-``mmmmm`` the month's initial, ``ddddd`` and longer the day's name). A letter that is no code
-(unquoted, unescaped: ``TEXT(5, "bogus")``) is #VALUE!, as Excel refuses such a format.
+``mmmmm`` the month's initial, ``mmmmmm`` and longer its name, ``ddddd`` and longer the day's
+name, ``hhh`` and ``sss`` and longer as ``hh`` and ``ss``: the formulas project's Excel-saved
+test.xlsx EXTRA!A37, A40:A42). A letter that is no code
+(unquoted, unescaped: ``TEXT(1, "0 x")``) shows as written, as Excel showed it in an Excel-saved
+file; a quote left open is #VALUE!; b, g and e (Buddhist and era years) are not modelled.
 Colours (``[Red]``) are dropped, conditions (``[>100]``) choose the section, ``[$€-407]`` shows
 its currency symbol. Forms whose Excel output is neither documented nor shown by an Excel-saved
 file (see ._numformat) leave the cell unsupported (its stored value is kept, see
@@ -397,8 +400,8 @@ _TEXTFIND_FUNCTIONS = {
 # --- textformat ------------------------------------------------------------------------------------------
 
 _DATE_CODE = re.compile(
-    r"(\[h+\]|\[m+\]|\[s+\]|y+|m{5,}|mmmm|mmm|mm|m|d{4,}|ddd|dd|d|hh|h|"
-    r"ss|s|am/pm|a/p|\.0+)",
+    r"(\[h+\]|\[m+\]|\[s+\]|y+|m{5,}|mmmm|mmm|mm|m|d{4,}|ddd|dd|d|h{2,}|h|"
+    r"s{2,}|s|am/pm|a/p|\.0+)",
     re.I,
 )
 
@@ -650,6 +653,8 @@ def _format_date(x: float, tokens) -> str:
             if n % 2 == 0:
                 out.append(c)
                 continue
+            if low[:1] in ("h", "s") and len(low) > 2:  # hhh, sss and longer are hh, ss
+                low = low[:2]
             if low in ("m", "mm"):
                 rest = "".join(codes[n + 1 :]).lower() + "".join(pieces[pieces.index(piece) + 1 :])
                 minute = last_was_h or re.match(r"[^a-z]*s", rest) is not None
@@ -663,9 +668,9 @@ def _format_date(x: float, tokens) -> str:
                 out.append(str(round(x * 86400)).zfill(len(low) - 2))
             elif low.startswith("y"):  # y and yy: two digits; yyy and more: four
                 out.append(f"{y:04d}" if len(low) > 2 else f"{y % 100:02d}")
-            elif low.startswith("mmm"):  # mmmmm and longer: the month's initial
+            elif low.startswith("mmm"):  # mmmmm: the month's initial; longer: its name
                 name = _cal.month_name[mo]
-                out.append(name[:3] if low == "mmm" else name if low == "mmmm" else name[0])
+                out.append(name[:3] if low == "mmm" else name[0] if low == "mmmmm" else name)
             elif low in ("d", "dd"):
                 out.append(f"{d:02d}" if low == "dd" else str(d))
             elif low.startswith("ddd"):  # dddd and longer: the day's name
@@ -705,8 +710,10 @@ def _text_one(v, fmt):
         return _text_section(fmt, "TRUE" if v else "FALSE")
     if v is None:
         v = 0.0
-    if _invalid(fmt):
+    if fmt.count('"') % 2:  # a quote left open: Excel refuses the format
         return VALUE
+    if _era(fmt):
+        raise UnsupportedValue("TEXT (an era or Buddhist-year code: b, g, e)")
     if isinstance(v, str):
         n = parse_number(v)
         if n is None:
@@ -724,13 +731,15 @@ _LITERALS = re.compile(r'"[^"]*"?|\\.|_.|\*.|\[[^\]]*\]', re.S)
 _WORDS = re.compile(r"general|am/pm|a/p|e[+-]", re.I)
 
 
-def _invalid(fmt: str) -> bool:
-    """Whether a format has a letter Excel does not read as a code: letters show only quoted
-    (``"USD"``) or escaped (``\\x``); the codes are General, y m d h s (dates and times), e and
-    b (years), E+ E- (scientific), AM/PM, A/P (Microsoft: "Review guidelines for customizing a
-    number format"); TEXT(5, "bogus") is #VALUE!."""
+def _era(fmt: str) -> bool:
+    """Whether a format has, unquoted, one of the calendar codes the engine does not model: b
+    (Buddhist year), g (era), e (era year; not E+/E- of scientific). Other letters that are no
+    code are shown as written: Microsoft's guidelines ask for them quoted ("Review guidelines for
+    customizing a number format"), but Mac Excel showed them bare in the formulas project's
+    test.xlsx: EXTRA!A34 =TEXT(1,"[<=1]x;[<=2]a;b") "x", A36 "xxx", A3 10.93 in the format
+    ``#".505#"°F"#"`` "11.505#°F#"; a quote left open is #VALUE! (A4)."""
     bare = _WORDS.sub("", _LITERALS.sub("", fmt))
-    return any(ch.isalpha() and ch.lower() not in "ymdhseb" for ch in bare)
+    return any(ch in "bgeBG" for ch in bare)
 
 
 def _text_section(fmt: str, text: str) -> str:
