@@ -1047,3 +1047,21 @@ def test_text_formats_as_excel_cached_them(tmp_path, formula, excel, cell):
     engine gave #VALUE!), a quote left open is #VALUE!, mmmmmm and longer the month's name,
     hhh and sss as hh and ss: the values Excel cached in the cells named."""
     assert str(_book(tmp_path, {"A1": formula})["A1"]) == excel, cell
+
+
+def test_check_says_when_differences_may_be_the_saving_excel_s_date_order(tmp_path):
+    """A --check that finds differences in a workbook holding a date text that is a date only
+    day first ("29/02/1900", as the source's cells hold) says so, and names --date-order dmy;
+    with dmy given, or with no such text, it says nothing of it."""
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    ws["I1"], ws["A1"] = "29/02/1900", "=_xlfn.NORM.DIST(I1,,I1,1)"
+    path = tmp_path / "it.xlsx"
+    wb.save(path)  # no cached values: A1 differs from its stored blank either way
+    notes = recalc_file(path, check=True, engine="gputco").notes
+    assert any("S!I1 '29/02/1900'" in n and "--date-order dmy" in n for n in notes), notes
+    assert not any("day first" in n for n in recalc_file(path, check=True, engine="gputco", date_order="dmy").notes)
+    ws["I1"] = "2/9/1900"
+    wb.save(path)
+    assert not any("day first" in n for n in recalc_file(path, check=True, engine="gputco").notes)

@@ -65,7 +65,7 @@ from gputco.workbook.recalc.run.errors import (
 )
 from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete, takes
 from gputco.workbook.recalc.run.reach import recomputed
-from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, mismatches
+from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, day_first_texts, mismatches
 from gputco.workbook.recalc.run.values import XlError
 from gputco.workbook.recalc.write.blocks import fill_blocks
 from gputco.workbook.recalc.write.writer import write_package
@@ -247,6 +247,13 @@ def recalc_file(
     if check:
         report.volatile = recomputed(evaluation)
         report.mismatches = mismatches(evaluation, set(outcome.cells), report.volatile)
+        seen = day_first_texts(evaluation) if report.mismatches and date_order == "mdy" else []
+        if seen:  # the differences may be the saving Excel's regional settings: say so
+            report.notes.append(
+                f"the workbook holds dates written day first ({', '.join(seen)}), which this "
+                "recalculation reads month first (as Excel in the United States): if an Excel with "
+                "day-first regional settings computed it, check again with --date-order dmy"
+            )
     report.seconds = time.perf_counter() - start
     return report
 

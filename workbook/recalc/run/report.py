@@ -7,6 +7,7 @@ are equal when ``|a - b| <= 1e-9 * max(|a|, |b|)``; text, booleans and errors mu
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -170,3 +171,27 @@ def _formula_text(fc, masters) -> str:
         return "(shared formula)"
     origin = cell_name(master.row, master.col)
     return Translator("=" + master.text, origin).translate_formula(cell_name(fc.row, fc.col))[1:]
+
+
+#: a date text of two numbers and a year whose first number is no month (13 to 31): day first
+_DAY_FIRST = re.compile(r"(?<![\d/])(1[3-9]|2\d|3[01])/(0?[1-9]|1[0-2])/(\d{4}|\d{2})(?![\d/])")
+
+
+def day_first_texts(evaluation: Evaluation, most: int = 3) -> list[str]:
+    """Up to ``most`` texts of the workbook (cells, and texts typed in formulas) that are dates
+    only when read day first ("29/02/1900": no month 29), as "Sheet!A1 '29/02/1900'": a sign
+    that the Excel which computed the workbook read dates day first (``date_order="dmy"``)."""
+    found: list[str] = []
+    for part in evaluation.package.sheets:
+        for row, col, v in zip(part.obj_rows, part.obj_cols, part.obj_vals, strict=True):
+            if isinstance(v, str) and _DAY_FIRST.fullmatch(v.strip()):
+                found.append(f"{part.name}!{cell_name(row, col)} {v.strip()!r}")
+                if len(found) >= most:
+                    return found
+        for fc in part.formulas:
+            m = _DAY_FIRST.search(fc.text or "")
+            if m and f'"{m.group(0)}"' in (fc.text or ""):
+                found.append(f"{part.name}!{cell_name(fc.row, fc.col)} {m.group(0)!r}")
+                if len(found) >= most:
+                    return found
+    return found
