@@ -1968,6 +1968,41 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
+        "NUMBERVALUE of a logical value (NUMBERVALUE(In!A4,7), In!A4 TRUE): Excel reads it as the "
+        'text "TRUE", as LEFT(TRUE,2) is "TR", which is no number: #VALUE! (its page: text "not '
+        'in a valid format"); LibreOffice reads TRUE as 1',
+        "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
+        "EverythingTests!I824 =LEFT(TRUE,2) cached 'TR'; " + excel_functions()["NUMBERVALUE"].url,
+        lambda f, e, lo: (
+            _outer(f) == "NUMBERVALUE"
+            and _is_err(e, "#VALUE!")
+            and _num(lo)
+            and (_args(f)[0].strip() in _LOGICAL or bool(_LOGICAL_CALL.match(_args(f)[0].strip())))
+        ),
+    ),
+    Rule(
+        "undecided",
+        "IMSUM or IMPRODUCT with an omitted argument (IMPRODUCT(10,,\"3\",-1)): the engine reads it "
+        "as 0 (the product 0), LibreOffice skips it; Microsoft's pages say nothing of an empty "
+        "inumber",
+        excel_functions()["IMPRODUCT"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("IMSUM", "IMPRODUCT") and any(not a.strip() for a in _args(f)[1:])
+        ),
+    ),
+    Rule(
+        "undecided",
+        "SUMX2MY2, SUMX2PY2 or SUMXMY2 of a number text that a call gives (SUMX2MY2(7,"
+        "IMCONJUGATE(1E+10))): the engine reads it as the number, LibreOffice leaves the pair out "
+        "as text; Microsoft's pages ignore text in an array or reference, not a call's result",
+        excel_functions()["SUMX2MY2"].url + " (silent)",
+        lambda f, e, lo: (
+            _outer(f) in ("SUMX2MY2", "SUMX2PY2", "SUMXMY2")
+            and any(re.match(r"(?:_xlfn\.)?IM[A-Z0-9]*\(", a.strip()) for a in _args(f))
+        ),
+    ),
+    Rule(
+        "excel-saved file",
         "booleans as text in the byte functions and UNICODE (LEFTB(TRUE) \"T\", LENB(FALSE) 5, "
         "UNICODE(TRUE) 84): as LEFT(TRUE,2) is \"TR\"; the *B functions count one byte a "
         "character where the default language has no double-byte character set (Microsoft's "
