@@ -1065,3 +1065,26 @@ def test_check_says_when_differences_may_be_the_saving_excel_s_date_order(tmp_pa
     ws["I1"] = "2/9/1900"
     wb.save(path)
     assert not any("day first" in n for n in recalc_file(path, check=True, engine="gputco").notes)
+
+
+_GROUPED = [
+    ('=TEXT(1234567890,"0,## ##, ##")', "1,234,56 7,8 90", "EXTRA!A13"),
+    ('=TEXT(1234567890,"+0,## ## ##")', "+1,234,56 7,8 90", "EXTRA!A14"),
+    ('=TEXT(1234567890,"0,## ## ,##")', "1,234,56 7,8 ,90", "EXTRA!A15 (a comma after a blank is text)"),
+    ('=TEXT(1000000.555,"0 .  # ,0.00.0,00")', "1000000 .  5 ,5.50.000", "EXTRA!A16 (a second point is text)"),
+    ('=TEXT(1234567.555,"#,##000######## .  # ,0.00.0,00")', "00,01,234,567 .  5 ,5.50.000", "EXTRA!A17"),
+    ('=TEXT(1000000.555,"##00,############# .  # ,0.00.0,00")', "001,000,000 .  5 ,5.50.000", "EXTRA!A18"),
+    ('=TEXT(12345678.555,"#,##000######## .  # ,0.00.0,00")', "00,012,345,678 .  5 ,5.50.000", "EXTRA!A19"),
+    ('=TEXT(1234578.555,"#,##00000000####0### .  # ,0.00.0,00")', "0,000,000,01,234,578 .  5 ,5.50.000", "A20"),
+    ('=TEXT(1234578.555,"#,##000000070###### .  # ,0.00.0,00")', "00,000,0071,234,578 .  5 ,5.50.000", "A22"),
+    ('=TEXT(1234578.555,"0cc###,00")', "1,2cc34,579", "EXTRA!A24"),
+]
+
+
+@pytest.mark.parametrize("formula, excel, cell", _GROUPED)
+def test_thousands_separators_fall_among_placeholders_around_literal_text(tmp_path, formula, excel, cell):
+    """A grouped number keeps the literal text of its format between the placeholders it sits
+    between, the separators counted over the placeholders' positions from the right (an empty
+    # too, a separator showing only left of a shown character); a comma after literal text and a
+    second decimal point are text (the engine put every digit first and the text after)."""
+    assert _book(tmp_path, {"A1": formula})["A1"] == excel, cell

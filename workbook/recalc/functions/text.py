@@ -560,6 +560,39 @@ def _round(x: float, places: int) -> Decimal:
     return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
+_PLACEHOLDERS = {("code", "0"), ("code", "#"), ("code", "?")}
+
+
+def _group_in_place(out: list[str], int_ph: list[int]) -> None:
+    """Thousands separators among the whole-number placeholders' texts in ``out``, in place.
+    Positions count from the right, one a placeholder (an empty ``#`` too) and one each further
+    digit of the leftmost; a separator stands left of every third and shows where a character
+    shows to its left and at its right: "," after a digit, a blank after only blanks (``?``).
+    Literal text keeps its place between placeholders. As Mac Excel cached them in the formulas project's
+    test.xlsx: EXTRA!A13 TEXT(1234567890,"0,## ##, ##") "1,234,56 7,8 90", A17
+    TEXT(1234567.555,"#,##000######## ...") "00,01,234,567 ..." (an empty # keeps its position),
+    A18 TEXT(1000000.555,"##00,############# ...") "001,000,000 ..." (none left of an empty #)."""
+    slots: list[tuple[int, str]] = []  # (placeholder, character or "") from the right
+    for i in reversed(int_ph):
+        text = out[i]
+        if not text:
+            slots.append((i, ""))
+        for ch in reversed(text):
+            slots.append((i, ch))
+    shown = [False] * (len(slots) + 1)  # shown[p]: a non-blank character at position >= p
+    blank = [False] * (len(slots) + 1)
+    for p in range(len(slots) - 1, -1, -1):
+        shown[p] = shown[p + 1] or slots[p][1] not in ("", " ")
+        blank[p] = blank[p + 1] or slots[p][1] == " "
+    chunks = {i: "" for i in int_ph}
+    for p, (i, ch) in enumerate(slots):
+        chunks[i] = ch + chunks[i]
+        if p % 3 == 2 and p + 1 < len(slots) and ch:  # a separator left of a shown position
+            chunks[i] = ("," if shown[p + 1] else " " if blank[p + 1] else "") + chunks[i]
+    for i, c in chunks.items():
+        out[i] = c
+
+
 def _format_number(x: float, tokens, signed: bool) -> str:
     codes = "".join(t if k == "code" else "\x00" for k, t in tokens)
     pct = codes.count("%")
@@ -585,6 +618,21 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     frac_ph = [i for i in digits if dot is not None and i > dot]
     lead = next((i for i, (k, t) in enumerate(tokens) if k == "code" and t in "0#?."), len(tokens))
     tokens = [("lit", t) if i < lead and t == "," else (k, t) for i, (k, t) in enumerate(tokens)]
+    # a comma after literal text, and a comma or a second point after the decimal point, show as
+    # themselves (Excel-saved test.xlsx of the formulas project: EXTRA!A15 TEXT(1234567890,
+    # "0,## ## ,##") "1,234,56 7,8 ,90", A16 TEXT(1000000.555,"0 .  # ,0.00.0,00") "1000000 .  5
+    # ,5.50.000")
+    tokens = [
+        ("lit", t)
+        if k == "code"
+        and (
+            (t == "," and i > 0 and tokens[i - 1] not in _PLACEHOLDERS and tokens[i - 1] != ("lit", ""))
+            or (t == "." and dot is not None and i > dot)
+        )
+        else (k, t)
+        for i, (k, t) in enumerate(tokens)
+    ]
+    frac_ph = [i for i in frac_ph if tokens[i][0] == "code"]
     grouping = any(
         k == "code" and t == "," and int_ph and int_ph[0] < i < int_ph[-1] for i, (k, t) in enumerate(tokens)
     )
@@ -606,11 +654,7 @@ def _format_number(x: float, tokens, signed: bool) -> str:
     if int_ph and ds:
         out[int_ph[0]] = "".join(ds) + out[int_ph[0]]
     if grouping and int_ph:
-        whole = "".join(out[i] for i in int_ph)
-        grouped = group(whole)
-        for i in int_ph:
-            out[i] = ""
-        out[int_ph[0]] = grouped
+        _group_in_place(out, int_ph)
     # fraction digits, left to right; trailing optional zeros dropped
     keep = len(frac_str)
     for n in range(len(frac_ph) - 1, -1, -1):
