@@ -655,15 +655,14 @@ def _format_number(x: float, tokens, signed: bool) -> str:
         out[int_ph[0]] = "".join(ds) + out[int_ph[0]]
     if grouping and int_ph:
         _group_in_place(out, int_ph)
-    # fraction digits, left to right; trailing optional zeros dropped
-    keep = len(frac_str)
-    for n in range(len(frac_ph) - 1, -1, -1):
-        if tokens[frac_ph[n]][1] == "0" or frac_str[n] != "0":
-            break
-        keep = n
+    # fraction digits, left to right; an optional placeholder (# ?) shows its digit only where a
+    # digit other than 0 follows or stands there, even before a 0 placeholder (Excel-saved
+    # test.xlsx of the formulas project: EXTRA!A2 TEXT(1.000000001,"00###.##.0000.00")
+    # "001..0000.00")
     for n, i in enumerate(frac_ph):
         ph = tokens[i][1]
-        out[i] = frac_str[n] if n < keep else (" " if ph == "?" else "")
+        significant = frac_str[n:].strip("0") != ""
+        out[i] = frac_str[n] if ph == "0" or significant else (" " if ph == "?" else "")
     if dot is not None:
         out[dot] = "."
     return ("-" if neg else "") + "".join(out)
