@@ -567,8 +567,9 @@ def _group_in_place(out: list[str], int_ph: list[int]) -> None:
     """Thousands separators among the whole-number placeholders' texts in ``out``, in place.
     Positions count from the right, one a placeholder (an empty ``#`` too) and one each further
     digit of the leftmost; a separator stands left of every third and shows where a character
-    shows to its left and at its right: "," after a digit, a blank after only blanks (``?``).
-    Literal text keeps its place between placeholders. As Mac Excel cached them in the formulas project's
+    shows to its left and at its right: "," after a digit, a blank after only blanks (``?``), at
+    the right end of the placeholder to its left. Literal text keeps its place between
+    placeholders (A23 TEXT(1234578.555,"#,##00000,  ,00 , 0########") "0,000,0  ,00, , 01,234,578"). As Mac Excel cached them in the formulas project's
     test.xlsx: EXTRA!A13 TEXT(1234567890,"0,## ##, ##") "1,234,56 7,8 90", A17
     TEXT(1234567.555,"#,##000######## ...") "00,01,234,567 ..." (an empty # keeps its position),
     A18 TEXT(1000000.555,"##00,############# ...") "001,000,000 ..." (none left of an empty #)."""
@@ -587,8 +588,9 @@ def _group_in_place(out: list[str], int_ph: list[int]) -> None:
     chunks = {i: "" for i in int_ph}
     for p, (i, ch) in enumerate(slots):
         chunks[i] = ch + chunks[i]
-        if p % 3 == 2 and p + 1 < len(slots) and ch:  # a separator left of a shown position
-            chunks[i] = ("," if shown[p + 1] else " " if blank[p + 1] else "") + chunks[i]
+        if p % 3 == 2 and p + 1 < len(slots) and ch:  # a separator left of a shown position,
+            left = slots[p + 1][0]  # at the right end of the placeholder to its left
+            chunks[left] = ("," if shown[p + 1] else " " if blank[p + 1] else "") + chunks[left]
     for i, c in chunks.items():
         out[i] = c
 
