@@ -1734,9 +1734,10 @@ def _percentrank(exclusive: bool):
 def _mode_mult(*args):
     """MODE.MULT: as MODE.SNGL (:func:`_mode_sngl`), Microsoft's page says it alike ("Arguments
     that are error values or text that cannot be translated into numbers cause errors"; ranges
-    and references give their numbers only): a value typed that is not a number is #VALUE!, a
-    number-text too, as Excel's cached =MODE(B8,"1",2,3) is (POI's FormulaEvalTestData_Copy.xlsx,
-    EverythingTests!H936), but an empty text is ignored, as a single cell's text, logical value
+    and references give their numbers only): a value typed that is not a number is #VALUE! (MODE
+    refuses a number-text too, as Excel's cached =MODE(B8,"1",2,3) is: POI's
+    FormulaEvalTestData_Copy.xlsx, EverythingTests!H936; MODE.SNGL and MODE.MULT count it), an
+    empty text is ignored, as a single cell's text, logical value
     or blank (formulas' Excel-saved test.xlsx STATISTICAL!S69 =MODE.MULT(D69:E69,E69:F69,
     F69:G69,"") 0.1, Y69 =MODE.MULT(J69,G69) with J69 TRUE #N/A); the first error in argument
     order wins."""
@@ -1748,7 +1749,13 @@ def _mode_mult(*args):
             v = arr.reshape(-1)[0]
             if isinstance(v, XlError):
                 return vec.const(v)
-            if not isinstance(v, float | np.floating) and not isinstance(a, RangeVal) and v != "":
+            typed_number = isinstance(v, str) and parse_number(v) is not None  # counts, as in
+            if (  # MODE.SNGL (STATISTICAL!T69 =MODE.MULT(...,"29/02/1900") 0.3, day first)
+                not isinstance(v, float | np.floating)
+                and not isinstance(a, RangeVal)
+                and v != ""
+                and not typed_number
+            ):
                 return vec.const(VALUE)
     vals, err = numbers(list(args), scalars="numbers")
     if vals.shape[0] != 1:
