@@ -1943,8 +1943,12 @@ RULES: tuple[Rule, ...] = (
         "excel vs libreoffice",
         'FREQUENCY over texts, blanks or logical values: Excel "FREQUENCY ignores blank cells and '
         'text" (a logical value in a reference too), and without a numeric bin gives one count, '
-        "of every number of data_array; LibreOffice #VALUE!, or counts FALSE as 0",
-        excel_functions()["FREQUENCY"].url + " (tests/test_recalc_stats_more.py)",
+        "of every number of data_array (bins of blank cells alone: one bin of 0, as the "
+        "Excel-saved cells show); LibreOffice #VALUE!, or counts FALSE as 0",
+        excel_functions()["FREQUENCY"].url
+        + " (tests/test_recalc_stats_more.py); "
+        + FORMULAS_TEST_XLSX
+        + " EXTRA!J50:J51 {=FREQUENCY(I41:I44,J41:J44)} with J41:J44 blank cached {0;3}",
         lambda f, e, lo: (
             _outer(f) == "FREQUENCY"
             and _num(e)

@@ -1095,3 +1095,13 @@ def test_thousands_separators_fall_among_placeholders_around_literal_text(tmp_pa
     # too, a separator showing only left of a shown character); a comma after literal text and a
     second decimal point are text (the engine put every digit first and the text after)."""
     assert _book(tmp_path, {"A1": formula})["A1"] == excel, cell
+
+
+def test_frequency_of_blank_bins_is_one_bin_of_0(tmp_path):
+    """EXTRA!J50:J51 {=FREQUENCY(I41:I44,J41:J44)} of 2, 3, 4 with J41:J44 blank: Excel cached
+    0 and 3; STATISTICAL!W43 FREQUENCY(C43:G43,H43) of 1, 2, 3, 0, -1 with H43 blank: 2 (the
+    engine gave the count of data_array, as Microsoft's page says of bins with no values)."""
+    got = _block(tmp_path, {"I1": 2, "I2": 3, "I3": 4}, "A1:A2", "=FREQUENCY(I1:I4,J1:J4)")
+    assert got == [[0], [3]]
+    one = _book(tmp_path, {"C1": 1, "D1": 2, "E1": 3, "F1": 0, "G1": -1, "A3": "=INDEX(FREQUENCY(C1:G1,H1),1)"})
+    assert one["A3"] == 2

@@ -1923,7 +1923,11 @@ def _prob_of_range(x_range, prob_range, lower, upper=None):
 def _frequency(data, bins):
     """FREQUENCY(data_array, bins_array): the counts of data_array's numbers at or below each bin
     and above the last. Microsoft's page: "FREQUENCY ignores blank cells and text"; an error is
-    not ignored, typed or given by a call (as in a range), but returned."""
+    not ignored, typed or given by a call (as in a range), but returned. Bins that are blank
+    cells and no number are one bin of 0, not "no values" (the page: the count of data_array):
+    Mac Excel cached {0;3} for {=FREQUENCY(I41:I44,J41:J44)} with J41:J44 blank and 2 for
+    FREQUENCY(C43:G43,H43) of 1, 2, 3, 0, -1 with H43 blank, in the formulas project's test.xlsx
+    EXTRA!J50:J51 and STATISTICAL!W43."""
     parts = []
     for a in (data, bins):
         if not is_rangelike(a):
@@ -1938,6 +1942,8 @@ def _frequency(data, bins):
             return vec.const(err[0])
         parts.append(vals[0][~np.isnan(vals[0])])
     xs, edges = parts
+    if not len(edges) and any(v is None for v in materialize(bins).ravel().tolist()):
+        edges = np.zeros(1)  # blank bins and no number: one bin of 0
     order = np.argsort(edges, kind="stable")
     sorted_edges = edges[order]
     slot = np.searchsorted(sorted_edges, xs, side="left")  # the first bin >= x; past all: the last
