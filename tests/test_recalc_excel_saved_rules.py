@@ -1105,3 +1105,12 @@ def test_frequency_of_blank_bins_is_one_bin_of_0(tmp_path):
     assert got == [[0], [3]]
     one = _book(tmp_path, {"C1": 1, "D1": 2, "E1": 3, "F1": 0, "G1": -1, "A3": "=INDEX(FREQUENCY(C1:G1,H1),1)"})
     assert one["A3"] == 2
+
+
+def test_datedif_yd_counts_in_the_start_s_year_on_excel_s_serials(tmp_path):
+    """DATE & TIME!R4 =DATEDIF(D4,C4,"YD") with D4 8 (1900-01-08) and C4 1987 (1905-06-09):
+    Excel cached 153, the days to 1900-06-09 with Excel's fictitious 1900-02-29 (from 1905-01-08
+    they are 152, the engine's answer before); Microsoft's example DATEDIF(1/1/2001,6/1/2003,
+    "YD") 151 holds either way."""
+    got = _book(tmp_path, {"A1": '=DATEDIF(8,1987,"YD")', "A2": '=DATEDIF(DATE(2001,1,1),DATE(2003,6,1),"YD")'})
+    assert (got["A1"], got["A2"]) == (153, 151)

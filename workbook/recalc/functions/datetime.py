@@ -505,10 +505,25 @@ def _datedif_one(a: float, b: float, unit) -> float | XlError:
             return float(d2 - d1)
         py, pm = (y2, m2 - 1) if m2 > 1 else (y2 - 1, 12)
         return float(_cal.monthrange(py, pm)[1] - d1 + d2)  # Excel's rule (may be negative)
-    # YD: days since the last anniversary of the start date
-    anniv_year = y2 if (m2, d2) >= (m1, d1) else y2 - 1
+    # YD: the days from the start to the end's month and day moved into the start's year, on
+    # Excel's serials, the fictitious 1900-02-29 counted (Mac Excel cached 153 for
+    # DATEDIF(8,1987,"YD"), 1900-01-08 to 1905-06-09, in the formulas project's test.xlsx
+    # DATE & TIME!R4, where the days from 1905-01-08 are 152); an end earlier in the year than
+    # the start, which no Excel-saved cell shows: the days since the last anniversary of the
+    # start, as LibreOffice counts them
+    if (m2, d2) >= (m1, d1):
+        first = _serial_of(y1, m2)
+        return NUM if first is None else float(first + d2 - 1 - int(a))
+    anniv_year = y2 - 1
     d = min(d1, _cal.monthrange(anniv_year, m1)[1])
     return float((_dt.date(y2, m2, d2) - _dt.date(anniv_year, m1, d)).days)
+
+
+def _serial_of(year: int, month: int) -> float | None:
+    """The serial of the first day of a month in the workbook's date system (None before it)."""
+    from gputco.workbook.recalc.run.values import date_serial
+
+    return date_serial(year, month, 1)
 
 
 def _datedif(start, end, unit):
