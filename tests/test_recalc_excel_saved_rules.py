@@ -1114,3 +1114,25 @@ def test_datedif_yd_counts_in_the_start_s_year_on_excel_s_serials(tmp_path):
     "YD") 151 holds either way."""
     got = _book(tmp_path, {"A1": '=DATEDIF(8,1987,"YD")', "A2": '=DATEDIF(DATE(2001,1,1),DATE(2003,6,1),"YD")'})
     assert (got["A1"], got["A2"]) == (153, 151)
+
+
+_CHI = {"C1": 10, "D1": 0.1, "C2": 10, "D2": 3.2, "E1": 0.7, "E2": 0.7, "E3": 0.7, "E4": 0.7}
+_CHI |= {"G9": 4, "I9": "13/01/1900", "J9": True, "K9": "=#VALUE!", "L9": "=NA()", "M9": "=1/0"}
+_CHI |= {"O9": "=#NULL!", "P9": "=SQRT(-1)", "Q9": "=#REF!", "R9": 9.66e-58}
+
+
+@pytest.mark.parametrize(
+    "formula, excel, cell",
+    [
+        ("=_xlfn.CHISQ.TEST(C1:D2,E1:E4)", 9.66041305483331e-58, "STATISTICAL!R17 (2x2 against 4x1; df 1)"),
+        ("=_xlfn.CHISQ.TEST(G9:I9,H9:J9)", "#DIV/0!", "STATISTICAL!V17 (no pair of numbers)"),
+        ("=_xlfn.CHISQ.TEST(J9:K9,L9:M9)", "#VALUE!", "STATISTICAL!Y17 (actual_range's error first)"),
+        ("=_xlfn.CHISQ.TEST(O9:P9,Q9:R9)", "#NUM!", "STATISTICAL!AD17 (#NULL! passed over)"),
+    ],
+)
+def test_chisq_test_pairs_ranges_of_as_many_cells(tmp_path, formula, excel, cell):
+    got = _book(tmp_path, {**_CHI, "A1": formula})["A1"]
+    if isinstance(excel, float):
+        assert got == pytest.approx(excel, rel=1e-12), cell
+    else:
+        assert str(got) == excel, cell

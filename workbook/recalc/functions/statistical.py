@@ -84,7 +84,7 @@ import numpy as np
 
 from gputco.workbook.recalc.run import vec
 from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import DIV0, NA, NUM, REF, VALUE, XlError, parse_number
+from gputco.workbook.recalc.run.values import DIV0, NA, NULL, NUM, REF, VALUE, XlError, parse_number
 
 from ._args import (
     Spec,
@@ -1674,24 +1674,32 @@ def _ftest(array1, array2):
 
 
 def _chitest(actual, expected):
+    """CHISQ.TEST(actual_range, expected_range) / CHITEST, as Mac Excel cached it in the
+    formulas project's test.xlsx (STATISTICAL row 17): ranges of as many cells pair in reading
+    order whatever their shapes (R17 of a 2x2 and a 4x1 range, 9.66041305483331E-58), different
+    counts #N/A; the degrees of freedom come from actual_range's shape; no pair of two numbers is
+    #DIV/0! (V17); the error is actual_range's first, then expected_range's, #NULL! passed over
+    (Y17 #VALUE! of TRUE, #VALUE! against #N/A, #DIV/0!; AD17 #NUM! of #NULL!, #NUM!)."""
     a, b = materialize(actual), materialize(expected)
-    if a.shape[1:] != b.shape[1:]:
+    if a.shape[1] * a.shape[2] != b.shape[1] * b.shape[2]:
         return vec.const(NA)
     out = []
     for i in range(max(a.shape[0], b.shape[0])):
         ra, rb = a[min(i, a.shape[0] - 1)], b[min(i, b.shape[0] - 1)]
-        err = next((v for v in [*ra.ravel().tolist(), *rb.ravel().tolist()] if isinstance(v, XlError)), None)
+        errs = [v for v in [*ra.ravel().tolist(), *rb.ravel().tolist()] if isinstance(v, XlError)]
+        err = next((v for v in errs if v is not NULL), errs[0] if errs else None)
         if err is not None:
             out.append(err)
             continue
-        stat = 0.0
+        stat, pairs = 0.0, 0
         for x, e in zip(ra.ravel().tolist(), rb.ravel().tolist(), strict=True):
             if _is_num(x) and _is_num(e):
+                pairs += 1
                 if e == 0:
                     stat = math.nan
                     break
                 stat += (x - e) ** 2 / e
-        if math.isnan(stat):
+        if math.isnan(stat) or not pairs:
             out.append(DIV0)
             continue
         r, c = ra.shape
