@@ -924,6 +924,7 @@ _ERRS |= {"R2": 0.075, "S2": 0.175}
         ("=CORREL(M1:O1,O1:Q1)", "#DIV/0!", "STATISTICAL!AB20"),
         ("=_xlfn.T.TEST(J1:K1,L1:M1,1,1)", "#N/A", "STATISTICAL!Y107"),
         ("=_xlfn.T.TEST(O1:P1,Q1:R1,2,2)", "#NUM!", "STATISTICAL!AD107"),
+        ("=_xlfn.F.TEST(O1:P1,Q1:R1)", "#NUM!", "STATISTICAL!AD34 (with #DIV/0! in R34: the same)"),
         ("=_xlfn.COVARIANCE.P(J1:L1,L1:N1)", "#N/A", "STATISTICAL!Y26"),
         ("=_xlfn.COVARIANCE.P(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD26"),
         ("=_xlfn.COVARIANCE.S(O1:Q1,Q1:S1)", "#NUM!", "STATISTICAL!AD27"),

@@ -1670,7 +1670,9 @@ def _ftest(array1, array2):
         f = _f_dist(v1 / v2, len(a) - 1, len(b) - 1, True)
         return 2.0 * min(f, 1.0 - f)
 
-    return _per_row(one, array1, array2)
+    # the arrays' error as T.TEST's (pair_errors): STATISTICAL!AD34 =F.TEST(O34:P34,Q34:R34) of
+    # #NULL!, #NUM! and #REF!, #DIV/0! cached #NUM! (the formulas project's test.xlsx)
+    return _per_row(one, array1, array2, errors=pair_errors(array1, array2))
 
 
 def _chitest(actual, expected):
