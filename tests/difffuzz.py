@@ -1244,10 +1244,7 @@ RULES: tuple[Rule, ...] = (
         "1.2660658480342601, the engine's values to the last bit (true: 1.005431663655915, "
         "1.2660658777520082)",
         lambda f, e, lo: (
-            _outer(f) in ("BESSELI", "BESSELK")
-            and _num(e)
-            and _num(lo)
-            and math.isclose(e, lo, rel_tol=1e-2)
+            _outer(f) in ("BESSELI", "BESSELK") and _num(e) and _num(lo) and math.isclose(e, lo, rel_tol=1e-2)
         ),
     ),
     Rule(
@@ -1439,8 +1436,7 @@ RULES: tuple[Rule, ...] = (
         "excel-saved file",
         "SMALL or LARGE with a k that is not a whole number (SMALL(In!B:B,2.5)): Excel truncates k "
         "(0.5 is #NUM!, 2.5 the 2nd), LibreOffice #VALUE!",
-        FORMULAS_TEST_XLSX
-        + " STATISTICAL!AG57 {=LARGE(C57:J57,E57:F57)} with E57 0.9 cached #NUM!, AK95"
+        FORMULAS_TEST_XLSX + " STATISTICAL!AG57 {=LARGE(C57:J57,E57:F57)} with E57 0.9 cached #NUM!, AK95"
         " {=SMALL(C95:J95,C95:Q95)} with k 2.2 the second smallest",
         lambda f, e, lo: (
             _outer(f) in ("SMALL", "LARGE")
@@ -1893,7 +1889,11 @@ RULES: tuple[Rule, ...] = (
         "excel vs libreoffice",
         'COT, CSC, SEC, COTH, CSCH, SECH of a number whose absolute value is 2^27 or more: "The '
         'absolute value of Number must be less than 2^27" (#NUM!); LibreOffice computes them',
-        excel_functions()["COT"].url + "; " + excel_functions()["SEC"].url + "; " + excel_functions()["CSCH"].url,
+        excel_functions()["COT"].url
+        + "; "
+        + excel_functions()["SEC"].url
+        + "; "
+        + excel_functions()["CSCH"].url,
         lambda f, e, lo, row: (
             _outer(f) in RECIPROCAL_TRIG
             and _is_err(e, "#NUM!")
@@ -1905,7 +1905,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        "GEOMEAN or HARMEAN with a data point <= 0 typed as an argument (0, -1, \"-1\", FALSE, an "
+        'GEOMEAN or HARMEAN with a data point <= 0 typed as an argument (0, -1, "-1", FALSE, an '
         'empty argument): Excel "If any data point <= 0, GEOMEAN returns the #NUM! error value" '
         "(HARMEAN's page the same of HARMEAN); LibreOffice 0 or #VALUE!",
         excel_functions()["GEOMEAN"].url + "; " + excel_functions()["HARMEAN"].url,
@@ -1913,9 +1913,7 @@ RULES: tuple[Rule, ...] = (
             _outer(f) in ("GEOMEAN", "HARMEAN")
             and _is_err(e, "#NUM!")
             and not agree(e, lo)
-            and any(
-                _scalar_arg(a) and _num(v := _arg_number(a, row)) and v <= 0 for a in _args(f)
-            )
+            and any(_scalar_arg(a) and _num(v := _arg_number(a, row)) and v <= 0 for a in _args(f))
         ),
         by_row=True,
     ),
@@ -1986,13 +1984,11 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        "IMSUM or IMPRODUCT with an omitted argument (IMPRODUCT(10,,\"3\",-1)): the engine reads it "
+        'IMSUM or IMPRODUCT with an omitted argument (IMPRODUCT(10,,"3",-1)): the engine reads it '
         "as 0 (the product 0), LibreOffice skips it; Microsoft's pages say nothing of an empty "
         "inumber",
         excel_functions()["IMPRODUCT"].url + " (silent)",
-        lambda f, e, lo: (
-            _outer(f) in ("IMSUM", "IMPRODUCT") and any(not a.strip() for a in _args(f)[1:])
-        ),
+        lambda f, e, lo: _outer(f) in ("IMSUM", "IMPRODUCT") and any(not a.strip() for a in _args(f)[1:]),
     ),
     Rule(
         "undecided",
@@ -2007,8 +2003,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel-saved file",
-        "booleans as text in the byte functions and UNICODE (LEFTB(TRUE) \"T\", LENB(FALSE) 5, "
-        "UNICODE(TRUE) 84): as LEFT(TRUE,2) is \"TR\"; the *B functions count one byte a "
+        'booleans as text in the byte functions and UNICODE (LEFTB(TRUE) "T", LENB(FALSE) 5, '
+        'UNICODE(TRUE) 84): as LEFT(TRUE,2) is "TR"; the *B functions count one byte a '
         "character where the default language has no double-byte character set (Microsoft's "
         "LEFT, LEFTB page); LibreOffice reads TRUE as 1",
         "tests/data/excel_corpus/poi/test-data/spreadsheet/FormulaEvalTestData_Copy.xlsx "
@@ -2038,7 +2034,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        "LEFTB or RIGHTB of more bytes than the text has (LEFTB(-1,1E+10)): Excel \"If num_chars "
+        'LEFTB or RIGHTB of more bytes than the text has (LEFTB(-1,1E+10)): Excel "If num_chars '
         'is greater than the length of text, LEFT returns all of text" (the LEFT, LEFTB page); '
         "LibreOffice #VALUE! for counts above its limit",
         excel_functions()["LEFTB"].url + "; " + excel_functions()["RIGHTB"].url,
@@ -2094,7 +2090,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "undecided",
-        'NUMBERVALUE of a text holding a period where another decimal separator is given '
+        "NUMBERVALUE of a text holding a period where another decimal separator is given "
         '(NUMBERVALUE(-2.5,"?pple")): the engine reads the period as a decimal point still '
         "(-2.5), LibreOffice #VALUE!; Microsoft's page does not say what a character that is no "
         "separator gives",

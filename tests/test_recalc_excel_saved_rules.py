@@ -937,7 +937,9 @@ _ERRS |= {"R2": 0.075, "S2": 0.175}
         ("=FORECAST(0.025,CHOOSE({1,2,3},I1,J1,K1),CHOOSE({1,2,3},N1,O1,P1))", "#NAME?", "STATISTICAL!AD37"),
     ],
 )
-def test_paired_arrays_give_their_first_error_passing_over_pairs_that_start_with_null(tmp_path, formula, excel, cell):
+def test_paired_arrays_give_their_first_error_passing_over_pairs_that_start_with_null(
+    tmp_path, formula, excel, cell
+):
     """The cells of the source's row hold J TRUE, K #VALUE!, L #N/A, M #DIV/0!, N #NAME?, O #NULL!,
     P #NUM!, Q #REF! (typed error values; here made by formulas); Excel cached the value given
     in the cell named. The engine gave the first array's first error (#VALUE!, #NULL!)."""
@@ -1063,7 +1065,9 @@ def test_check_says_when_differences_may_be_the_saving_excel_s_date_order(tmp_pa
     wb.save(path)  # no cached values: A1 differs from its stored blank either way
     notes = recalc_file(path, check=True, engine="gputco").notes
     assert any("S!I1 '29/02/1900'" in n and "--date-order dmy" in n for n in notes), notes
-    assert not any("day first" in n for n in recalc_file(path, check=True, engine="gputco", date_order="dmy").notes)
+    assert not any(
+        "day first" in n for n in recalc_file(path, check=True, engine="gputco", date_order="dmy").notes
+    )
     ws["I1"] = "2/9/1900"
     wb.save(path)
     assert not any("day first" in n for n in recalc_file(path, check=True, engine="gputco").notes)
@@ -1073,14 +1077,26 @@ _GROUPED = [
     ('=TEXT(1234567890,"0,## ##, ##")', "1,234,56 7,8 90", "EXTRA!A13"),
     ('=TEXT(1234567890,"+0,## ## ##")', "+1,234,56 7,8 90", "EXTRA!A14"),
     ('=TEXT(1234567890,"0,## ## ,##")', "1,234,56 7,8 ,90", "EXTRA!A15 (a comma after a blank is text)"),
-    ('=TEXT(1000000.555,"0 .  # ,0.00.0,00")', "1000000 .  5 ,5.50.000", "EXTRA!A16 (a second point is text)"),
+    (
+        '=TEXT(1000000.555,"0 .  # ,0.00.0,00")',
+        "1000000 .  5 ,5.50.000",
+        "EXTRA!A16 (a second point is text)",
+    ),
     ('=TEXT(1234567.555,"#,##000######## .  # ,0.00.0,00")', "00,01,234,567 .  5 ,5.50.000", "EXTRA!A17"),
     ('=TEXT(1000000.555,"##00,############# .  # ,0.00.0,00")', "001,000,000 .  5 ,5.50.000", "EXTRA!A18"),
     ('=TEXT(12345678.555,"#,##000######## .  # ,0.00.0,00")', "00,012,345,678 .  5 ,5.50.000", "EXTRA!A19"),
-    ('=TEXT(1234578.555,"#,##00000000####0### .  # ,0.00.0,00")', "0,000,000,01,234,578 .  5 ,5.50.000", "A20"),
+    (
+        '=TEXT(1234578.555,"#,##00000000####0### .  # ,0.00.0,00")',
+        "0,000,000,01,234,578 .  5 ,5.50.000",
+        "A20",
+    ),
     ('=TEXT(1234578.555,"#,##000000070###### .  # ,0.00.0,00")', "00,000,0071,234,578 .  5 ,5.50.000", "A22"),
     ('=TEXT(1234578.555,"0cc###,00")', "1,2cc34,579", "EXTRA!A24"),
-    ('=TEXT(1.000000001,"00###.##.0000.00")', "001..0000.00", "EXTRA!A2 (an optional # of a 0 shows nothing)"),
+    (
+        '=TEXT(1.000000001,"00###.##.0000.00")',
+        "001..0000.00",
+        "EXTRA!A2 (an optional # of a 0 shows nothing)",
+    ),
     (
         '=TEXT(1234578.555,"#,##00000,  ,00 , 0########    .  # ,0.00.0,00")',
         "0,000,0  ,00, , 01,234,578    .  5 ,5.50.000",
@@ -1104,7 +1120,9 @@ def test_frequency_of_blank_bins_is_one_bin_of_0(tmp_path):
     engine gave the count of data_array, as Microsoft's page says of bins with no values)."""
     got = _block(tmp_path, {"I1": 2, "I2": 3, "I3": 4}, "A1:A2", "=FREQUENCY(I1:I4,J1:J4)")
     assert got == [[0], [3]]
-    one = _book(tmp_path, {"C1": 1, "D1": 2, "E1": 3, "F1": 0, "G1": -1, "A3": "=INDEX(FREQUENCY(C1:G1,H1),1)"})
+    one = _book(
+        tmp_path, {"C1": 1, "D1": 2, "E1": 3, "F1": 0, "G1": -1, "A3": "=INDEX(FREQUENCY(C1:G1,H1),1)"}
+    )
     assert one["A3"] == 2
 
 
@@ -1113,7 +1131,9 @@ def test_datedif_yd_counts_in_the_start_s_year_on_excel_s_serials(tmp_path):
     Excel cached 153, the days to 1900-06-09 with Excel's fictitious 1900-02-29 (from 1905-01-08
     they are 152, the engine's answer before); Microsoft's example DATEDIF(1/1/2001,6/1/2003,
     "YD") 151 holds either way."""
-    got = _book(tmp_path, {"A1": '=DATEDIF(8,1987,"YD")', "A2": '=DATEDIF(DATE(2001,1,1),DATE(2003,6,1),"YD")'})
+    got = _book(
+        tmp_path, {"A1": '=DATEDIF(8,1987,"YD")', "A2": '=DATEDIF(DATE(2001,1,1),DATE(2003,6,1),"YD")'}
+    )
     assert (got["A1"], got["A2"]) == (153, 151)
 
 

@@ -107,7 +107,9 @@ def test_an_iteration_setting_that_is_no_number_is_refused_by_name(tmp_path):
     path = _book(tmp_path, LOAN, iterate=True)
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
-    parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace(b'iterate="1"', b'iterate="1" iterateCount="many"')
+    parts["xl/workbook.xml"] = parts["xl/workbook.xml"].replace(
+        b'iterate="1"', b'iterate="1" iterateCount="many"'
+    )
     bad = tmp_path / "bad.xlsx"
     with zipfile.ZipFile(bad, "w") as z:
         for n, data in parts.items():

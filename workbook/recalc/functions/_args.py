@@ -146,7 +146,7 @@ def pair_errors(x, y) -> np.ndarray | None:
     out = np.full(m, None, dtype=object)
     for i in range(m):
         ra, rb = fa[min(i, fa.shape[0] - 1)].tolist(), fb[min(i, fb.shape[0] - 1)].tolist()
-        for u, v in zip(ra, rb):
+        for u, v in zip(ra, rb, strict=False):  # two samples (F.TEST) may differ in size
             if u is NULL:
                 continue
             e = u if isinstance(u, XlError) else v if isinstance(v, XlError) else None

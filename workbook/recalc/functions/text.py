@@ -89,7 +89,7 @@ from gputco.workbook.recalc.run.values import (
 )
 
 from ._args import Spec, is_rangelike, row_errors, scalar_nums
-from ._numformat import FormatUnsupported, format_fraction, format_scientific, group, is_fraction
+from ._numformat import FormatUnsupported, format_fraction, format_scientific, is_fraction
 from .datetime import parts
 
 # --- text ------------------------------------------------------------------------------------------------

@@ -231,7 +231,9 @@ def _run_units(
 CIRCULAR = "[circular reference]"
 
 
-def _run_cycle(evaluator: Evaluator, book: BookStore, cycle: Cycle, result: Evaluation, unsupported: str) -> None:
+def _run_cycle(
+    evaluator: Evaluator, book: BookStore, cycle: Cycle, result: Evaluation, unsupported: str
+) -> None:
     """A circular reference: with the workbook's iterative calculation on (calcPr iterate), its
     cells evaluated pass after pass from their current (stored) values, at most
     ``iterate_count`` passes, until no number changes by more than ``iterate_delta`` (Excel's
