@@ -1389,18 +1389,25 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "excel vs libreoffice",
-        'LEFT or RIGHT of more characters than the text has (LEFT(7,1E+10)): Excel "If num_chars '
-        'is greater than the length of text, LEFT returns all of text"; LibreOffice #VALUE! for '
-        "counts above its limit",
+        "LEFT, RIGHT, LEFTB or RIGHTB of more characters than the text has (LEFT(7,1E+10), "
+        'LEFTB(-1,1E+10)): Excel "If num_chars is greater than the length of text, LEFT returns '
+        'all of text" (the LEFT, LEFTB page); LibreOffice #VALUE! for counts above its limit',
         excel_functions()["LEFT"].url + "; " + excel_functions()["RIGHT"].url,
-        lambda f, e, lo: _outer(f) in ("LEFT", "RIGHT") and isinstance(e, str) and _is_err(lo, "#VALUE!"),
+        lambda f, e, lo: (
+            _outer(f) in ("LEFT", "RIGHT", "LEFTB", "RIGHTB")
+            and isinstance(e, str)
+            and _is_err(lo, "#VALUE!")
+        ),
     ),
     Rule(
         "undecided",
-        "REPLACE with start_num past the end of the text (REPLACE(In!A2,1E+10,10,10)): the engine "
-        "appends new_text, LibreOffice #VALUE!; Microsoft's REPLACE page does not say",
+        "REPLACE or REPLACEB with start_num past the end of the text (REPLACE(In!A2,1E+10,10,10)): "
+        "the engine appends new_text, LibreOffice #VALUE!; Microsoft's REPLACE, REPLACEB page "
+        "does not say",
         excel_functions()["REPLACE"].url + " (silent)",
-        lambda f, e, lo: _outer(f) == "REPLACE" and isinstance(e, str) and _is_err(lo, "#VALUE!"),
+        lambda f, e, lo: (
+            _outer(f) in ("REPLACE", "REPLACEB") and isinstance(e, str) and _is_err(lo, "#VALUE!")
+        ),
     ),
     Rule(
         "excel vs libreoffice",
@@ -2031,22 +2038,6 @@ RULES: tuple[Rule, ...] = (
             and (_args(f)[0].strip() in ('""', "In!D5") or _blank_or_zero(_args(f)[0], row))
         ),
         by_row=True,
-    ),
-    Rule(
-        "excel vs libreoffice",
-        'LEFTB or RIGHTB of more bytes than the text has (LEFTB(-1,1E+10)): Excel "If num_chars '
-        'is greater than the length of text, LEFT returns all of text" (the LEFT, LEFTB page); '
-        "LibreOffice #VALUE! for counts above its limit",
-        excel_functions()["LEFTB"].url + "; " + excel_functions()["RIGHTB"].url,
-        lambda f, e, lo: _outer(f) in ("LEFTB", "RIGHTB") and isinstance(e, str) and _is_err(lo, "#VALUE!"),
-    ),
-    Rule(
-        "undecided",
-        "REPLACEB with start_num past the end of the text (REPLACEB(In!A7,45322,0.5,45322)): the "
-        "engine appends new_text, as for REPLACE, LibreOffice #VALUE!; Microsoft's REPLACE, "
-        "REPLACEB page does not say",
-        excel_functions()["REPLACEB"].url + " (silent)",
-        lambda f, e, lo: _outer(f) == "REPLACEB" and isinstance(e, str) and _is_err(lo, "#VALUE!"),
     ),
     Rule(
         "excel vs libreoffice",

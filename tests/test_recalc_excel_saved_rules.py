@@ -912,9 +912,15 @@ def test_count_of_cells_ordered_against_a_logical_value(tmp_path):
 
 # --- the error of two paired arrays with errors ----------------------------------------------
 
-_ERRS = {"J1": True, "K1": "=#VALUE!", "L1": "=NA()", "M1": "=1/0", "N1": "=#NAME?", "O1": "=#NULL!"}
-_ERRS |= {"P1": "=SQRT(-1)", "Q1": "=#REF!", "R1": -0.01, "S1": -0.01, "I1": "29/02/1900"}
-_ERRS |= {"R2": 0.075, "S2": 0.175}
+
+def _error_columns(row: int) -> dict[str, object]:
+    """The source's error columns on one row, made by formulas: K #VALUE!, L #N/A, M #DIV/0!,
+    N #NAME?, O #NULL!, P #NUM!, Q #REF! (the file holds them typed), J TRUE before them."""
+    made = ("=#VALUE!", "=NA()", "=1/0", "=#NAME?", "=#NULL!", "=SQRT(-1)", "=#REF!")
+    return {f"J{row}": True, **{f"{c}{row}": v for c, v in zip("KLMNOPQ", made, strict=True)}}
+
+
+_ERRS = {**_error_columns(1), "R1": -0.01, "S1": -0.01, "I1": "29/02/1900", "R2": 0.075, "S2": 0.175}
 
 
 @pytest.mark.parametrize(
@@ -977,8 +983,7 @@ def test_statistical_edges_as_excel_cached_them(tmp_path, formula, excel, cell):
     assert (float(got) if type(got) in (int, float) else str(got)) == excel, cell
 
 
-_Z = {"D1": 3.2, "E1": 0.7, "F1": 2, "G1": 4, "I1": "a text", "J1": True, "K1": "=#VALUE!"}
-_Z |= {"L1": "=NA()", "M1": "=1/0", "N1": "=#NAME?", "O1": "=#NULL!", "P1": "=SQRT(-1)", "Q1": "=#REF!"}
+_Z = {"D1": 3.2, "E1": 0.7, "F1": 2, "G1": 4, "I1": "a text", **_error_columns(1)}
 
 
 @pytest.mark.parametrize(
@@ -1138,8 +1143,7 @@ def test_datedif_yd_counts_in_the_start_s_year_on_excel_s_serials(tmp_path):
 
 
 _CHI = {"C1": 10, "D1": 0.1, "C2": 10, "D2": 3.2, "E1": 0.7, "E2": 0.7, "E3": 0.7, "E4": 0.7}
-_CHI |= {"G9": 4, "I9": "13/01/1900", "J9": True, "K9": "=#VALUE!", "L9": "=NA()", "M9": "=1/0"}
-_CHI |= {"O9": "=#NULL!", "P9": "=SQRT(-1)", "Q9": "=#REF!", "R9": 9.66e-58}
+_CHI |= {"G9": 4, "I9": "13/01/1900", **_error_columns(9), "R9": 9.66e-58}
 
 
 @pytest.mark.parametrize(

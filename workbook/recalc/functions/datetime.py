@@ -512,18 +512,10 @@ def _datedif_one(a: float, b: float, unit) -> float | XlError:
     # the start, which no Excel-saved cell shows: the days since the last anniversary of the
     # start, as LibreOffice counts them
     if (m2, d2) >= (m1, d1):
-        first = _serial_of(y1, m2)
-        return NUM if first is None else float(first + d2 - 1 - int(a))
+        return float(from_ymd(np.array([y1]), np.array([m2]), np.array([d2]))[0] - int(a))
     anniv_year = y2 - 1
     d = min(d1, _cal.monthrange(anniv_year, m1)[1])
     return float((_dt.date(y2, m2, d2) - _dt.date(anniv_year, m1, d)).days)
-
-
-def _serial_of(year: int, month: int) -> float | None:
-    """The serial of the first day of a month in the workbook's date system (None before it)."""
-    from gputco.workbook.recalc.run.values import date_serial
-
-    return date_serial(year, month, 1)
 
 
 def _datedif(start, end, unit):

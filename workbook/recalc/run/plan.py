@@ -54,10 +54,6 @@ class Cycle:
     names: list[str]
 
 
-#: what :func:`order` does with a true cycle among cells
-CYCLES = ("raise", "iterate", "stored")
-
-
 class GroupBuilder:
     """Builds groups as formula cells arrive (in sheet order: row by row).
 
