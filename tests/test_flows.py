@@ -106,7 +106,7 @@ def test_several_sign_changes_with_one_root_proven_by_the_running_sums():
         rows[i, turn[i] : -1] = -rng.uniform(0.0, 10.0, t - 1 - turn[i])
     rows[:, -1] = rng.uniform(1.0, 30.0, n)  # a residual sold at the end
     several = flows.sign_changes(rows) > 1
-    bound, ends_differ, _ = flows._root_bound(np.ascontiguousarray(rows[several].T))
+    bound, ends_differ, _ = flows.root_bound(rows[several])
     proven = np.flatnonzero(several)[(bound == 1) & ends_differ]
     assert proven.size > 400
     got, why = flows.irr(rows[proven])
@@ -156,7 +156,7 @@ def test_a_running_sum_at_zero_proves_nothing_but_leading_and_trailing_zeros_do_
     count nothing. [-1, 1, -1, 2]: the sum after period 1 is 0; [0, -1, 3, -1, 0]: sums
     -1, 2, 1 from the start and -1, 2, 1 from the end, one change each."""
     rows = [np.array([-1.0, 1.0, -1.0, 2.0, 0.0]), np.array([0.0, -1.0, 3.0, -1.0, 0.0])]
-    bound, ends_differ, sides = flows._root_bound(np.ascontiguousarray(np.array(rows).T))
+    bound, ends_differ, sides = flows.root_bound(np.array(rows))
     assert bound.tolist() == [5, 2] and ends_differ.tolist() == [True, False]
     assert sides.tolist() == [flows.ABOVE | flows.BELOW, flows.ABOVE | flows.BELOW]
 
@@ -167,7 +167,7 @@ def test_roots_proven_on_one_side_of_zero_are_bracketed_there_and_found():
     evaluated, and of the roots of the polynomial (numpy's np.roots) the one nearest the guess
     (-50% for a loss, else 10%) is taken."""
     below, above = np.array([-100.0, 50.0, -60.0, 70.0, -5.0]), np.array([14.0, -99.0, 55.0, 96.0, 18.0])
-    bound, _, sides = flows._root_bound(np.ascontiguousarray(np.array([below, above]).T))
+    bound, _, sides = flows.root_bound(np.array([below, above]))
     assert bound.tolist() == [2, 2] and sides.tolist() == [flows.BELOW, flows.ABOVE]
     for row in (below, above):
         x = np.roots(row[::-1])

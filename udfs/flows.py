@@ -2,9 +2,10 @@
 
 A row is the net cash flow of one scenario in periods 0, 1, ..., T - 1 (years, or months with
 ``periods_per_year=12``), end-of-period, signed as cash; ``flows`` is an array (rows, T), or with
-``by_period=True`` (T, rows), period-major, as the kernels work (no copy). Every kernel costs
-O(rows x T) per pass with (rows,) temporaries (Horner's rule and running sums), so time and
-memory are linear in the periods and callers bound memory by passing chunks of rows.
+``by_period=True`` (T, rows), period-major, as the kernels work (no copy). NPV, IRR and sign changes
+are compiled kernels that work on one row at a time (:mod:`gputco.udfs._flowkernels`; Horner's
+rule, O(T) per pass), payback and the lowest running sum numpy passes with (rows,) temporaries,
+so time and memory are linear in the periods and callers bound memory by passing chunks of rows.
 
 - NPV at an annual ``rate``: sum of flow_t x (1 + rate)^(-t / periods_per_year) (Excel's
   ``=flow_0 + NPV(rate, flow_1..)`` for years).
@@ -14,7 +15,7 @@ memory are linear in the periods and callers bound memory by passing chunks of r
   flows change sign several times can have several roots: the one nearest the starting guess is
   taken (-50% a year when the undiscounted sum is a loss, else 10%, as a rate per period: the
   guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates, except
-  where the running sums prove at most one root (:func:`_root_bound`): then none, or the one.
+  where the running sums prove at most one root (:func:`root_bound`): then none, or the one.
 - Payback: the first time the cumulative flow turns >= 0, linear within the period, in periods.
 
 Where many periods repeat the one before in every row (by month: the months of an operating
@@ -23,6 +24,8 @@ flows are built that way, :func:`gputco.udfs.project.project_flows`, and :func:`
 them in a table), with at most one geometric term per row (a level-payment loan's interest); NPV,
 IRR, payback and the lowest running sum are evaluated a run at a time (the geometric sum of the
 run): the same polynomial, rounded differently, so results move in their last bits only.
+
+A row's NPV, IRR and sign changes are its own, whatever rows are passed with it.
 
 >>> flows = np.array([[-100.0, 60.0, 60.0], [-100.0, 10.0, 10.0]])
 >>> npv(flows, 0.1).round(4)
@@ -38,11 +41,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
-#: the per-period rates an IRR is searched in (the old grid's ends)
+#: the per-period rates an IRR is searched in (the grid's ends)
 LOW, HIGH = -1.0 + 1e-9, 1e6
 #: why a row has no IRR: codes of :func:`irr`
 FOUND, NO_SIGN_CHANGE, NO_ROOT = 0, 1, 2
@@ -52,12 +56,33 @@ REASONS = {
 }
 #: rows whose flows change sign several times are bracketed on this many rows at once
 _GRID_BLOCK = 1024
-_MAX_STEPS = 200
-#: Newton steps inside the bracket taken freely before each must also halve the step before last
-_FREE_STEPS = 4
-#: a bisection moves 1 + r by at most this factor: a bracket that still reaches -100% or 1e6 (a
-#: row's first steps) is closed in on from the rate reached, not halved in log(1 + r) from 1e-9
-_REACH = 4.0
+
+
+@functools.cache
+def _kernels() -> ModuleType:
+    """The compiled kernels, imported (and numba with them) at their first use, not with the
+    package: the TCO_ functions that read no cash flows start without numba."""
+    from . import _flowkernels
+
+    return _flowkernels
+
+
+def _arrays(c: np.ndarray | Periodic) -> tuple[np.ndarray, ...]:
+    """The flows ``c`` (T, rows) as the kernels take them: the runs' values (runs, rows), their
+    lengths and first periods, and per row the geometric term's coef, first, count and ratio
+    (count 0 where there is none). A table is taken in runs where :func:`_runs` finds them."""
+    if not isinstance(c, Periodic):
+        runs = _runs(c)
+        c = Periodic(c, np.ones(len(c), dtype=np.int64)) if runs is None else runs
+    m = c.shape[1]
+    if c.geometric is None:
+        geo = (np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64), np.ones(m))
+    else:
+        geo = tuple(
+            np.ascontiguousarray(np.broadcast_to(g, (m,)), dtype=t)
+            for g, t in zip(c.geometric, (float, np.int64, np.int64, float), strict=True)
+        )
+    return (np.ascontiguousarray(c.values, dtype=float), c.lengths, c.starts, *geo)
 
 
 def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> np.ndarray:
@@ -69,14 +94,10 @@ def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> n
     """
     c = _periods(flows, by_period)
     v = (1.0 + np.asarray(rate, dtype=float)) ** (-1.0 / periods_per_year)
-    v = np.broadcast_to(v.reshape(-1) if v.ndim else v, c.shape[1:])
-    if isinstance(c, Periodic):
-        return c.value(v, slope=False)[0]
-    acc = c[-1].copy()
-    for t in range(len(c) - 2, -1, -1):
-        acc *= v
-        acc += c[t]
-    return acc
+    x = np.ascontiguousarray(np.broadcast_to(v.reshape(-1) if v.ndim else v, c.shape[1:]))
+    out = np.empty(c.shape[1])
+    _kernels().npv_rows(*_arrays(c), x, out)
+    return out
 
 
 def payback(flows, periods_per_year: int = 1, *, by_period: bool = False) -> np.ndarray:
@@ -106,42 +127,32 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     """The IRR of each row (annual effective) and why there is none (:data:`REASONS` codes,
     :data:`FOUND` where there is one; the rate is NaN there).
 
+    One sign change: the one root, by a safeguarded Newton/bisection per row
+    (:func:`gputco.udfs._flowkernels.irr_rows`). Several: none, or the one, where the running sums
+    prove at most one root (:func:`root_bound`); else every root bracketed on the grid's rates
+    (:func:`_grid_brackets`) and solved, and the one nearest the guess taken.
+
     >>> rate, why = irr(np.array([[-100.0, 50.0, 50.0, 50.0], [1.0, 1.0, 0.0, 0.0]]))
     >>> round(float(rate[0]), 9), why.tolist()
     (0.233751, [0, 1])
     """
     c = _periods(flows, by_period)
-    runs = c if isinstance(c, Periodic) else _runs(c)  # what the NPV is evaluated on
-    f = c if runs is None else runs
+    kernels = _kernels()
+    arrays = _arrays(c)
     n = c.shape[1]
-    rate = np.full(n, np.nan)
-    why = np.full(n, NO_ROOT, dtype=np.int8)
-    # a run changes no sign but where its geometric term crosses its level: its ends stand for it
-    changes, last_sign = _changes(_extremes(f))
-    why[changes == 0] = NO_SIGN_CHANGE
-    guess = np.where(_total(f) < 0, -0.5, 0.1)
-    if periods_per_year != 1:
-        guess = (1.0 + guess) ** (1.0 / periods_per_year) - 1.0
-    one = changes == 1
-    several = np.flatnonzero(changes > 1)
-    if several.size:  # those with at most one root proven: none, or the one _unique_root finds
-        table = _dense(f, several)
-        bound, ends_differ, sides = _root_bound(table)
-        one[several[(bound == 1) & ends_differ]] = True
-        several, table, sides = several[(bound > 1)], table[:, bound > 1], sides[bound > 1]
-    if one.all():
-        rate = _unique_root(f, _prepared(f, guess, last_sign > 0))
-    elif one.any():
-        scale, up, start = _prepared(f, guess, last_sign > 0)  # every row's: what the flows hold
-        rate[one] = _unique_root(_take(f, one), (scale[one], up[one], start[one]))
+    rate, guess = np.empty(n), np.empty(n)
+    why, sides = np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8)
+    kernels.irr_rows(*arrays, int(periods_per_year), rate, why, sides, guess)
+    several = np.flatnonzero(why == kernels.GRID)
     if several.size:  # bracketed on the grid's rates where their roots may lie, solved at once
+        table = c.dense(several) if isinstance(c, Periodic) else c[:, several]
         parts = []
         for side in (ABOVE, BELOW, ABOVE | BELOW):
-            at = np.flatnonzero(sides == side)
+            at = np.flatnonzero(sides[several] == side)
             for s in range(0, at.size, _GRID_BLOCK):
                 parts.append(_grid_brackets(table[:, at[s : s + _GRID_BLOCK]], side, at[s : s + _GRID_BLOCK]))
-        rate[several] = _nearest_root(f, several, guess[several], parts)
-    why[np.isfinite(rate)] = FOUND
+        rate[several] = _nearest_root(arrays, several, guess[several], parts)
+        why[several] = np.where(np.isfinite(rate[several]), FOUND, NO_ROOT)
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
     return rate, why
@@ -154,71 +165,37 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     [2, 0]
     """
     c = _periods(flows, by_period)
-    return _changes(_extremes(c))[0]
-
-
-def _changes(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`sign_changes` of the table ``c`` (T, rows), and each row's last non-zero sign (+1,
-    -1; 0 for a row of zeros)."""
-    last = np.zeros(c.shape[1])
-    count = np.zeros(c.shape[1], dtype=np.int64)
-    for t in range(len(c)):
-        s = np.sign(c[t])
-        count += (s * last) < 0
-        np.copyto(last, s, where=s != 0)
-    return count, last
-
-
-def _root_bound(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For rows whose flows ``c`` (T, rows) change sign several times: a bound on the number of
-    roots of NPV in x = 1 / (1 + r) > 0, whether the first and last non-zero flows differ in
-    sign (then the number of roots is odd, else even), and the sides of 0 where a root may lie
-    (:data:`ABOVE`: a rate > 0, :data:`BELOW`: a rate < 0; a root at 0 is on both). On 0 < x <
-    1, NPV / (1 - x) is the power series of the running sums S_t (S_(T-1) from then on), so by
-    Descartes' rule for power series it has at most as many roots as the running sums change
-    sign (the criterion of Norstrom, 1972): none there, no root above 0; on x > 1 likewise the
-    running sums from the last period back, for the rates below 0; x = 1 is a root where
-    the sum is 0. The sums from the end are the total less those from period 0, each within 2 T
-    eps x the sum of |flows| of its exact value (recursive summation): a sum within 4 T eps x
-    that of 0 could have either sign, and the row's bound is then the number of periods (nothing
-    proven)."""
-    periods, m = c.shape
-    limit = 4.0 * periods * np.finfo(float).eps
-    nonzero = c != 0
-    first_at = np.argmax(nonzero, axis=0)
-    last_at = periods - 1 - np.argmax(nonzero[::-1], axis=0)
-    size = np.abs(c).sum(axis=0)  # the sum of |flows|: no running sum of them from either end is larger
-    sums = _running(c)  # from period 0: S_t
-    back = np.empty_like(sums)  # from period t to the end: the total - S_(t-1)
-    back[0] = sums[-1]
-    np.subtract(sums[-1], sums[:-1], out=back[1:])
-    t = np.arange(periods)[:, None]
-    bound = np.zeros(m, dtype=np.int64)
-    unsure = np.zeros(m, dtype=bool)
-    sides = np.zeros(m, dtype=np.int8)
-    for side, run, flowing in ((ABOVE, sums, t >= first_at), (BELOW, back, t <= last_at)):
-        # within rounding of 0 (each sum's error is below 2 T eps x the sum of |flows|) once a flow
-        # is in it; before that (after it, from the end) a sum is exactly 0 and counts no change
-        unsure |= ((np.abs(run) < limit * size) & flowing).any(axis=0)
-        sign = np.sign(run)
-        changes = np.count_nonzero(sign[1:] * sign[:-1] < 0, axis=0)
-        bound += changes
-        sides[changes > 0] |= side
-    bound[unsure] = periods
-    sides[unsure] = ABOVE | BELOW
-    first = c[first_at, np.arange(m)]
-    last = c[last_at, np.arange(m)]
-    return bound, (first > 0) != (last > 0), sides
-
-
-def _running(c: np.ndarray) -> np.ndarray:
-    """The running sums of ``c`` (T, rows) from period 0, as ``np.cumsum(c, axis=0)`` to the bit
-    (a period at a time: numpy's cumsum down the first axis of a C-ordered table is far slower)."""
-    out = np.empty_like(c)
-    out[0] = c[0]
-    for t in range(1, len(c)):
-        np.add(out[t - 1], c[t], out=out[t])
+    out = np.empty(c.shape[1], dtype=np.int64)
+    _kernels().changes_rows(*_arrays(c), out)
     return out
+
+
+def root_bound(flows, *, by_period: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For rows whose flows change sign several times: a bound on the number of roots of NPV in
+    x = 1 / (1 + r) > 0, whether the first and last non-zero flows differ in sign (then the
+    number of roots is odd, else even), and the sides of 0 where a root may lie (:data:`ABOVE`: a
+    rate > 0, :data:`BELOW`: a rate < 0; a root at 0 is on both). On 0 < x < 1, NPV / (1 - x) is
+    the power series of the running sums S_t (S_(T-1) from then on), so by Descartes' rule for
+    power series it has at most as many roots as the running sums change sign (the criterion of
+    Norstrom, 1972): none there, no root above 0; on x > 1 likewise the running sums from the
+    last period back, for the rates below 0; x = 1 is a root where the sum is 0. The sums from
+    the end are the total less those from period 0, each within 2 T eps x the sum of |flows| of
+    its exact value (recursive summation): a sum within 4 T eps x that of 0 could have either
+    sign, and the row's bound is then the number of periods (nothing proven).
+
+    >>> bound, ends_differ, sides = root_bound(np.array([[-1.0, 3.0, -1.0]]))
+    >>> bound.tolist(), ends_differ.tolist(), sides.tolist() == [ABOVE | BELOW]
+    ([2], [False], True)
+    """
+    c = np.asarray(_periods(flows, by_period), dtype=float)
+    n = c.shape[1]
+    bound, ends_differ, sides = (
+        np.empty(n, dtype=np.int64),
+        np.empty(n, dtype=bool),
+        np.empty(n, dtype=np.int8),
+    )
+    _kernels().bound_rows(c, bound, ends_differ, sides)
+    return bound, ends_differ, sides
 
 
 def _periods(flows, by_period: bool) -> np.ndarray | Periodic:
@@ -247,18 +224,10 @@ class Periodic:
     lengths: Any
     geometric: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    #: runs whose flows are 0 in every row (skipped by NPV); None: found from the values
-    zero: Any = None
-
     def __post_init__(self) -> None:
         self.lengths = np.asarray(self.lengths, dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
-        if self.zero is None:
-            self.zero = (~self.values.any(axis=1)).tolist()
         self._ends: tuple | None = None
-        self._extremes: np.ndarray | None = None
-        self._shared: tuple | None = None
-        self._source: tuple | None = None  # (the flows these rows were taken from, the rows)
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -291,34 +260,9 @@ class Periodic:
             out -= np.where(inside, coef * power, 0.0)
         return out
 
-    def take(self, rows) -> Periodic:
-        """The flows of ``rows``: the loan's terms already worked out, and the runs' ends and
-        geometric terms taken from these flows' when first asked for (not copied unless used)."""
-        geo = None if self.geometric is None else tuple(g[rows] for g in self.geometric)
-        out = Periodic(self.values[:, rows], self.lengths, geo, self.zero)
-        if self._shared is not None:
-            out._shared = tuple(g[rows] if isinstance(g, np.ndarray) else g for g in self._shared)
-        source = self._source
-        if self._ends is None and self._extremes is None and source is not None:  # its source's
-            out._source = (source[0], _indices(source[1])[rows])
-        else:
-            out._source = (self, rows)
-        return out
-
-    def scaled(self, factor: np.ndarray, divide: bool = False) -> Periodic:
-        """The flows x ``factor`` (per row), or / it."""
-        op = np.divide if divide else np.multiply
-        geo = self.geometric
-        if geo is not None:
-            geo = (op(geo[0], factor), *geo[1:])
-        return Periodic(op(self.values, factor), self.lengths, geo, self.zero)
-
     def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The geometric term of each run and row (runs, rows): in the run's first period, in its
         last, and summed over it (0 where the run is outside the row's span)."""
-        source = self._source
-        if self._ends is None and source is not None and source[0]._ends is not None:
-            self._ends = tuple(e[:, source[1]] for e in source[0]._ends)
         if self._ends is None:
             assert self.geometric is not None
             coef, first, count, ratio = self.geometric
@@ -337,42 +281,6 @@ class Periodic:
                 power = power * run_power
             self._ends = (at_first, at_last, total)
         return self._ends
-
-    def ends(self) -> np.ndarray:
-        """Each run's flows in its first and last periods, (2 runs, rows): within a run the flow is
-        monotone, so these hold its extremes and its sign changes."""
-        if self.geometric is None:
-            return self.values
-        source = self._source
-        if self._extremes is None and source is not None and source[0]._extremes is not None:
-            self._extremes = source[0]._extremes[:, source[1]]
-        if self._extremes is None:
-            at_first, at_last, _ = self._terms()
-            self._extremes = np.empty((2 * len(self.values), self.values.shape[1]))
-            self._extremes[0::2] = self.values - at_first
-            self._extremes[1::2] = self.values - at_last
-        return self._extremes
-
-    def total(self) -> np.ndarray:
-        """The sum of each row's flows."""
-        out = self.lengths.astype(float) @ self.values
-        if self.geometric is not None:
-            out -= self._terms()[2].sum(axis=0)
-        return out
-
-    def value(self, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-        """The polynomial sum flow_t x^t of each row and its derivative in x (x per row; None
-        without ``slope``: the sum alone, the same value)."""
-        acc, d = _value_by_runs(self, x, slope)
-        if self.geometric is not None:
-            if self._shared is None:  # a loan's terms as one number where every row has the same
-                coef, first, count, ratio = self.geometric
-                self._shared = (coef, _common(first), _common(count.astype(float)), _common(ratio))
-            g, dg = _geometric_value(self._shared, x, slope)
-            acc -= g
-            if d is not None and dg is not None:  # (with slope)
-                d -= dg
-        return acc, d
 
     def payback(self) -> np.ndarray:
         """:func:`payback` in periods, a run at a time (the running sum is linear within a run)."""
@@ -414,12 +322,6 @@ class Periodic:
         return low
 
 
-def _indices(rows) -> np.ndarray:
-    """Rows given as a mask or as indices, as indices."""
-    rows = np.asarray(rows)
-    return np.flatnonzero(rows) if rows.dtype == bool else rows
-
-
 def _common(x: np.ndarray) -> np.ndarray | float:
     """``x`` as one number where every row has the same (a loan's rate): its powers once."""
     return float(x[0]) if x.size and x.min() == x.max() else x
@@ -431,33 +333,6 @@ def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
         u = y - 1.0
         s = np.expm1(m * np.log1p(u)) / u
     return np.where(u == 0, np.asarray(m, dtype=float), s)
-
-
-def _geometric_value(geo, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-    """sum over j < count of coef ratio^j x^(first + j) = coef x^first S(ratio x), S(y) = 1 + y +
-    .. + y^(count - 1) = (y^count - 1) / (y - 1), and its derivative in x (None without
-    ``slope``); ``geo``: (coef, first, count as float, ratio), each per row or one number that
-    every row shares."""
-    coef, first, m, ratio = geo
-    with np.errstate(all="ignore"):
-        lx = np.log(x)
-        ly = np.log(ratio) + lx
-        u = np.expm1(ly)  # y - 1
-        e = np.expm1(m * ly)  # y^m - 1
-        s = e / u
-        near = np.abs(u) < 1e-10  # S and S' by their series about y = 1 (0 / 0 at y = 1)
-        some = bool(near.any())
-        if some:
-            s = np.where(near, m + m * (m - 1.0) / 2.0 * u, s)
-        xf = np.exp(first * lx)  # x^first
-        value = coef * xf * s
-        if not slope:
-            return value, None
-        ds = (m * (e + 1.0) / (u + 1.0) * u - e) / (u * u)  # dS/dy
-        if some:
-            ds = np.where(near, m * (m - 1.0) / 2.0 + m * (m - 1.0) * (m - 2.0) / 3.0 * u, ds)
-        deriv = coef * xf * (first / x * s + ratio * ds)
-    return value, deriv
 
 
 def stack(parts: list[tuple[np.ndarray, Periodic]], n: int) -> Periodic:
@@ -496,23 +371,6 @@ def _runs(c: np.ndarray) -> Periodic | None:
     return Periodic(c[starts], lengths)
 
 
-def _take(f: np.ndarray | Periodic, rows) -> np.ndarray | Periodic:
-    return f.take(rows) if isinstance(f, Periodic) else f[:, rows]
-
-
-def _dense(f: np.ndarray | Periodic, rows) -> np.ndarray:
-    return f.dense(rows) if isinstance(f, Periodic) else f[:, rows]
-
-
-def _total(f: np.ndarray | Periodic) -> np.ndarray:
-    return f.total() if isinstance(f, Periodic) else f.sum(axis=0)
-
-
-def _extremes(f: np.ndarray | Periodic) -> np.ndarray:
-    """Per row, the flows where they are largest and smallest stand: the table, or the runs' ends."""
-    return f.ends() if isinstance(f, Periodic) else f
-
-
 def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
     """The lowest running sum of each row (the most negative cumulative flow, or the first flow).
 
@@ -523,221 +381,13 @@ def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
     return c.lowest_sum() if isinstance(c, Periodic) else np.cumsum(c, axis=0).min(axis=0)
 
 
-# --- one sign change: one root, safeguarded Newton ---------------------------------------------
-
-
-def _value(c: np.ndarray | Periodic, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """NPV of the period-major flows ``c`` (T, rows) at per-period rates ``r`` and its derivative
-    in r, by Horner's rule in x = 1 / (1 + r); for :class:`Periodic` flows a run of L equal
-    flows v is one step: v (1 + x + .. + x^(L-1)) + x^L (the rest), with the derivative by the
-    product rule (rows where that overflows are evaluated period by period, as the table)."""
-    x = 1.0 / (1.0 + r)
-    if isinstance(c, Periodic):
-        with np.errstate(over="ignore", invalid="ignore"):  # where it overflows: as the table
-            acc, d = c.value(x)
-        assert d is not None  # (with its slope)
-        bad = ~np.isfinite(acc)
-        if bad.any():
-            acc[bad], d[bad] = _horner(c.dense(bad), x[bad])
-        return acc, -d * x * x
-    acc, d = _horner(c, x)
-    return acc, -d * x * x
-
-
-def _horner(c: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The polynomial sum c_t x^t of each row and its derivative in x, period by period."""
-    acc = c[-1].copy()
-    d = np.zeros_like(acc)
-    for t in range(len(c) - 2, -1, -1):
-        d *= x
-        d += acc
-        acc *= x
-        acc += c[t]
-    return acc, d
-
-
-def _value_by_runs(runs: Periodic, x: np.ndarray, slope: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-    """:func:`_horner` by runs of equal periods: for each run length L the sum S_L = 1 + x + ..
-    + x^(L-1) (Horner: S_(j+1) = 1 + x S_j, all terms positive for x > 0), its derivative and
-    x^L, then one step per run; without ``slope`` the sum alone (the same value; None for the
-    derivative, whose operations are left out)."""
-    lengths = runs.lengths.tolist()
-    c = runs.values
-    m = c.shape[1]
-    if np.shape(x) != (m,):
-        x = np.broadcast_to(x, (m,))
-    longest = max(lengths)
-    need = set(lengths)
-    table: dict[int, tuple] = {}
-    s, ds, p = np.ones(m), np.zeros(m), x  # S_1, S_1', x
-    tmp = np.empty(m)  # in place, the same operations: fewer and warmer arrays
-    for j in range(2, longest + 1):
-        if slope:
-            ds *= x
-            ds += s
-        s *= x
-        s += 1.0
-        p, before = p * x, p
-        if j in need:  # (S_j, S_j', x^j, j x^(j-1))
-            table[j] = (s.copy(), ds.copy(), p, j * before) if slope else (s.copy(), None, p, None)
-    k = len(lengths) - 1
-    d: np.ndarray | None
-    if lengths[k] == 1:
-        acc, d = c[k].copy(), np.zeros(m) if slope else None
-    else:
-        acc, d = c[k] * table[lengths[k]][0], c[k] * table[lengths[k]][1] if slope else None
-    for k in range(len(lengths) - 2, -1, -1):
-        length = lengths[k]
-        if length == 1:
-            if slope:
-                d *= x
-                d += acc
-            acc *= x
-            acc += c[k]
-            continue
-        sl, dsl, pl, dpl = table[length]
-        if slope:
-            d *= pl
-            d += np.multiply(acc, dpl, out=tmp)
-        acc *= pl
-        if not runs.zero[k]:
-            if slope:
-                d += np.multiply(c[k], dsl, out=tmp)
-            acc += np.multiply(c[k], sl, out=tmp)
-    return acc, d if slope else None
-
-
-def _unique_root(c: np.ndarray | Periodic, prepared: tuple) -> np.ndarray:
-    """The per-period root in [LOW, HIGH] of rows with one sign change (NaN if it lies outside).
-
-    With one sign change NPV has one root in (-100%, inf): above -100% NPV has the sign of the
-    last non-zero flow, above the root the other sign. Newton's method from :func:`_start`, each
-    step taken where it stays inside the bracket (after the first :data:`_FREE_STEPS` steps where
-    it also at least halves the step before last, which bounds the steps), else bisection of the
-    bracket in log(1 + r). A row is done once a Newton step is below 1e-8 x (1 + r) (the error
-    after it is of the order of the step squared), its NPV is exactly 0 or its bracket has
-    closed; a row done at an end of [LOW, HIGH] is checked there (its root may lie beyond). Rows
-    are scaled to a largest flow of 1 (the roots are unchanged). ``c``: the flows, (T, rows);
-    ``prepared``: :func:`_prepared` of these rows (their scale, sign and start)."""
-    scale, up, r = prepared
-    c = c.scaled(scale) if isinstance(c, Periodic) else c * scale
-    m = up.size
-    out = _newton(c, r, np.full(m, LOW), np.full(m, HIGH), up)
-    return _inside(c, up, out)
-
-
-def _prepared(
-    c: np.ndarray | Periodic, guess: np.ndarray, up: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of the flows ``c``: the scale to a largest flow of 1, whether NPV > 0 between
-    -100% and the root (``up``: the last non-zero flow is positive, as :func:`_changes` tells),
-    and :func:`_start` within [LOW, HIGH] (``guess`` where it cannot); each row's own, whatever
-    the rows beside it."""
-    ends = _extremes(c)  # a positive scale keeps every sign: the unscaled ends tell them
-    with np.errstate(divide="ignore"):  # (a row of zeros has no root to scale for)
-        scale = 1.0 / np.maximum(ends.max(axis=0), -ends.min(axis=0))
-    return scale, up, np.clip(_start(c, guess), LOW, HIGH)  # (a row's scale does not move its start)
-
-
-def _newton(
-    c: np.ndarray | Periodic, r: np.ndarray, lo: np.ndarray, hi: np.ndarray, up: np.ndarray
-) -> np.ndarray:
-    """The root of each row's NPV in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0
-    elsewhere) by the safeguarded Newton's method of :func:`_unique_root`, from ``r``."""
-    m = c.shape[1]
-    idx = np.arange(m)
-    out = np.full(m, np.nan)
-    step = np.full(m, np.inf)
-    older = step
-    done = np.zeros(m, dtype=bool)
-    for it in range(_MAX_STEPS):
-        fr, dfr = _value(c, r)
-        below = (fr > 0) == up
-        np.copyto(lo, r, where=below)
-        np.copyto(hi, r, where=~below)
-        with np.errstate(all="ignore"):
-            new = r - fr / dfr
-        newton = ((new > lo) & (new < hi)) | (new == r)  # (== r: a step below half an ulp)
-        if it >= _FREE_STEPS:
-            newton &= np.abs(new - r) <= 0.5 * np.abs(older)
-        older, step = step, new - r
-        finished = np.abs(step) <= 1e-8 * (1.0 + new)
-        if not newton.all():  # bisect there; an exact 0 stays; a closed bracket is done
-            exact = fr == 0
-            mid = np.sqrt((1.0 + lo) * (1.0 + hi))  # the bracket's middle in log(1 + r), at most
-            np.clip(mid, (1.0 + r) / _REACH, (1.0 + r) * _REACH, out=mid)  # _REACH from r
-            np.copyto(new, mid - 1.0, where=~newton)
-            np.copyto(new, r, where=exact)
-            finished &= newton
-            closed = hi - lo <= np.maximum(4e-16 * (1.0 + new), 4.0 * np.spacing(np.abs(new)))
-            finished |= exact | closed
-        np.copyto(new, r, where=done)
-        done |= finished
-        r = new
-        left = done.size - np.count_nonzero(done)
-        if left == 0:
-            break
-        if left < 0.8 * done.size:  # drop the finished rows (each row on its own: the same roots)
-            out[idx[done]] = r[done]
-            keep = ~done
-            idx, c, lo, hi, r, up = idx[keep], _take(c, keep), lo[keep], hi[keep], r[keep], up[keep]
-            step, older, done = step[keep], older[keep], done[keep]
-    out[idx[done]] = r[done]
-    return out
-
-
-def _inside(c: np.ndarray | Periodic, up: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """The roots found at (or next to) an end of [LOW, HIGH] kept only where NPV does change sign
-    between the ends; NaN where the root lies beyond them."""
-    edge = np.flatnonzero((out - LOW <= 1e-6) | (out >= HIGH * (1.0 - 1e-6)))
-    if edge.size:
-        f_lo = _value(_take(c, edge), np.full(edge.size, LOW))[0]
-        f_hi = _value(_take(c, edge), np.full(edge.size, HIGH))[0]
-        inside = ((f_lo == 0) | ((f_lo > 0) == up[edge])) & ((f_hi == 0) | ((f_hi > 0) != up[edge]))
-        out[edge[~inside]] = np.nan
-    return out
-
-
-def _start(c: np.ndarray | Periodic, guess: np.ndarray) -> np.ndarray:
-    """A first estimate of the root: with rho = log(1 + r), the inflows' total P at the mean time
-    tP and variance vP of their periods is worth about P exp(-tP rho + vP rho^2 / 2) (the first
-    two cumulants of their times), the outflows' N likewise; the root of the difference of the
-    logs, rho = 2 c / (b + sqrt(b^2 - 4 a c)) with a = (vP - vN) / 2, b = tP - tN, c = log(P / N)
-    (at a = 0: 1 + r = (P / N)^(1 / (tP - tN)), exact for one outflow and one inflow); ``guess``
-    where that is not finite. The outflows' sums are the inflows' less the flows' (three sums
-    by BLAS each); for :class:`Periodic` flows a run's periods count at its mean flow."""
-    if isinstance(c, Periodic):
-        weight = c.lengths.astype(float)
-        v = c.values if c.geometric is None else c.values - c._terms()[2] / weight[:, None]  # means
-        t = c.starts + (weight - 1.0) / 2.0  # the runs' mean periods
-        moments = np.stack([weight, weight * t, weight * (t * t + (weight * weight - 1.0) / 12.0)])
-    else:
-        v = c
-        t = np.arange(len(c), dtype=float)
-        moments = np.stack([np.ones_like(t), t, t * t])
-    p, tpp, ttp = moments @ np.maximum(v, 0.0)
-    n, tnn, ttn = np.array([p, tpp, ttp]) - moments @ v
-    with np.errstate(all="ignore"):
-        mp, mn = tpp / p, tnn / n
-        a = 0.5 * ((ttp / p - mp * mp) - (ttn / n - mn * mn))
-        b, lc = mp - mn, np.log(p / n)
-        root = np.sqrt(b * b - 4.0 * a * lc)
-        rho = np.where(np.isfinite(root), 2.0 * lc / (b + np.copysign(root, b)), lc / b)
-        r = np.expm1(rho)
-        r = np.clip(np.where(np.isfinite(r), r, guess), LOW, HIGH)  # a finite log below
-    # log(1 + r) to single precision: BLAS sums a column in an order that depends on the block
-    # beside it, and Newton's last step keeps a trace of its start; rounded, a row's root is the
-    # same whichever rows are solved with it (the start's own error is far above 1e-7)
-    return np.expm1(np.log1p(r).astype(np.float32).astype(float))
-
-
 # --- several sign changes: the root nearest the guess, bracketed on a grid ---------------------
 
 #: the rates NPV is evaluated at to bracket the roots of rows with several sign changes
 _GRID = np.unique(
     np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
 )
-#: the sides of 0 a root may lie on (:func:`_root_bound`), and the grid's rates on each (0 on both)
+#: the sides of 0 a root may lie on (:func:`root_bound`), and the grid's rates on each (0 on both)
 ABOVE, BELOW = 1, 2
 _GRIDS = {ABOVE: _GRID[_GRID >= 0.0], BELOW: _GRID[_GRID <= 0.0], ABOVE | BELOW: _GRID}
 
@@ -752,7 +402,7 @@ def _grid_discount(periods: int, side: int = ABOVE | BELOW) -> np.ndarray:
 def _grid_brackets(table: np.ndarray, side: int, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     """For ``rows`` (of those :func:`_nearest_root` solves) whose flows are ``table`` (T, rows):
     NPV on the grid's rates on ``side`` of 0 (all of them for both sides; where the rows' roots
-    are proven to lie on one side, :func:`_root_bound`, only those), and from it the rows and
+    are proven to lie on one side, :func:`root_bound`, only those), and from it the rows and
     rates where NPV is exactly 0 (roots) and the rows, brackets and signs (NPV > 0 at the
     bracket's low end) of every sign change between neighbouring rates. Rates where a row's NPV
     overflows are left out of its brackets: they are the grid's lowest (a discount factor
@@ -768,21 +418,16 @@ def _grid_brackets(table: np.ndarray, side: int, rows: np.ndarray) -> tuple[np.n
     return rows[zr], grid[zj], rows[cr], grid[cj], grid[cj + 1], values[cr, cj] > 0
 
 
-def _nearest_root(
-    f: np.ndarray | Periodic, several: np.ndarray, guess: np.ndarray, parts: list
-) -> np.ndarray:
-    """For the rows ``several`` of ``f`` (several sign changes; ``guess``, one per row): every
-    bracket of ``parts`` (:func:`_grid_brackets`, rows numbered within ``several``) solved to its
-    root (:func:`_newton`, all at once), and per row the root nearest its guess (NaN if none); a
-    rate where NPV is exactly 0 is a root."""
+def _nearest_root(arrays: tuple, several: np.ndarray, guess: np.ndarray, parts: list) -> np.ndarray:
+    """For the rows ``several`` of the flows ``arrays`` (:func:`_arrays`; several sign changes;
+    ``guess``, one per row): every bracket of ``parts`` (:func:`_grid_brackets`, rows numbered
+    within ``several``) solved to its root (:func:`gputco.udfs._flowkernels.bracket_roots`), and
+    per row the root nearest its guess (NaN if none); a rate where NPV is exactly 0 is a root."""
     zr, zroot, cr, lo, hi, up = (np.concatenate(x) for x in zip(*parts, strict=True))
-    root = np.empty(0)
+    root = np.empty(cr.size)
     if cr.size:
-        c = _take(f, several[cr])
-        scale = np.abs(_extremes(c)).max(axis=0)
-        c = c.scaled(scale, divide=True) if isinstance(c, Periodic) else c / scale
-        start = -1.0 + np.sqrt((1.0 + lo) * (1.0 + hi))
-        root = _newton(c, start, lo.copy(), hi.copy(), up)
+        rows = np.ascontiguousarray(several[cr], dtype=np.int64)
+        _kernels().bracket_roots(*arrays, rows, lo, hi, up, root)
     row = np.concatenate([zr, cr])
     root = np.concatenate([zroot, root])
     out = np.full(several.size, np.nan)

@@ -1,0 +1,408 @@
+"""Compiled kernels of :mod:`gputco.udfs.flows`: NPV, IRR and sign changes, one row at a time.
+
+The flows of ``m`` rows are held as runs of equal periods (:class:`gputco.udfs.flows.Periodic`;
+a plain table is runs of one period): ``values`` (runs, m), run k covering the periods
+``starts[k] .. starts[k] + lengths[k] - 1``, and per row a geometric term (a level-payment loan's
+interest): in the periods ``first + j``, j = 0 .. count - 1, the flow has ``-coef x ratio^j``
+more (``count`` 0: none). Each kernel loops over the rows and works on one row at a time, so a
+row's result never depends on the rows beside it, and the loops release the GIL (the chunks of
+:func:`gputco.udfs._parallel.each_chunk` run them on every core).
+
+The kernels are compiled by numba where it is installed (every platform with a numba wheel); in
+Pyodide (xlwings Lite) the same functions run as Python, slowly but to the same results (Lite's
+calls are a few rows).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+try:
+    from numba import njit as _njit
+except ImportError:  # pragma: no cover - Pyodide: the same code, interpreted
+
+    def _njit(*args, **kwargs):
+        return args[0] if args and callable(args[0]) else (lambda f: f)
+
+
+def _kernel(f):
+    """A kernel: compiled once per machine (numba's cache beside this file), without the GIL."""
+    return _njit(cache=True, nogil=True, error_model="numpy")(f)
+
+
+def _step(f):
+    """A kernel's step, called once per row or more: compiled without numba's reference counts
+    (it allocates nothing), which would otherwise count each array it is given, atomically, at
+    every call (most of a row's time)."""
+    return _njit(cache=True, nogil=True, error_model="numpy", _nrt=False)(f)
+
+
+#: the per-period rates an IRR is searched in
+LOW, HIGH = -1.0 + 1e-9, 1e6
+#: why a row has no IRR (:func:`irr_rows`); GRID: several roots are possible, the caller brackets
+#: them on a grid of rates (:func:`gputco.udfs.flows.irr`) and :func:`bracket_roots` solves them
+FOUND, NO_SIGN_CHANGE, NO_ROOT, GRID = 0, 1, 2, 3
+#: the sides of 0 a root may lie on (:func:`root_bound`): a rate > 0, a rate < 0
+ABOVE, BELOW = 1, 2
+MAX_STEPS = 200
+#: Newton steps inside the bracket taken freely before each must also halve the step before last
+FREE_STEPS = 4
+#: a bisection moves 1 + r by at most this factor: a bracket that still reaches -100% or 1e6 (a
+#: row's first steps) is closed in on from the rate reached, not halved in log(1 + r) from 1e-9
+REACH = 4.0
+
+
+@_kernel
+def _scratch(lengths):
+    """Scratch of a kernel's rows: each run's geometric term (:func:`_geometric_starts`), the
+    sums and powers of :func:`_value` and the ratio's of :func:`_geometric_starts`."""
+    longest = max(1, lengths.max()) + 1
+    return np.zeros(lengths.size), np.empty((6, longest)), np.empty((2, longest))
+
+
+@_step
+def _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab):
+    """Row i's geometric term in the first period of each run (0 where the run lies outside the
+    row's span; a run lies wholly inside or outside it, and the span starts where a run does)
+    into ``g0``, and whether the row has one; where it has, ``rtab`` (2, longest run + 1) holds
+    ratio^j and 1 + ratio + .. + ratio^(j - 1) for j up to the longest run."""
+    g0[:] = 0.0
+    if count[i] <= 0 or coef[i] == 0.0:
+        return False
+    q = ratio[i]
+    power, level = 1.0, 0.0
+    for j in range(rtab.shape[1]):
+        rtab[0, j] = power
+        rtab[1, j] = level
+        level = level + power
+        power = power * q
+    g = coef[i]
+    for k in range(lengths.size):
+        if first[i] <= starts[k] < first[i] + count[i]:
+            g0[k] = g
+            g = g * rtab[0, lengths[k]]
+    return True
+
+
+@_step
+def _value(values, lengths, i, g0, ratio, x, slope, tab):
+    """Row i's polynomial sum flow_t x^t and its derivative in x (0 without ``slope``), a run at
+    a time: a run of L periods with flow v - g ratio^j is v S_L(x) - g S_L(ratio x) with
+    S_L(y) = 1 + y + .. + y^(L - 1) (Horner: S_(j+1) = 1 + y S_j, all terms positive for
+    y > 0), then x^L times the runs after it. ``tab`` (6, longest run + 1): scratch."""
+    longest = tab.shape[1] - 1
+    y = ratio * x
+    s, ds, p, sy, dsy = 1.0, 0.0, x, 1.0, 0.0
+    tab[0, 1] = 1.0
+    tab[1, 1] = 0.0
+    tab[2, 1] = x
+    tab[3, 1] = 1.0
+    tab[4, 1] = 1.0
+    tab[5, 1] = 0.0
+    for j in range(2, longest + 1):
+        ds = ds * x + s
+        dsy = dsy * y + sy
+        s = s * x + 1.0
+        sy = sy * y + 1.0
+        before = p
+        p = p * x
+        tab[0, j] = s
+        tab[1, j] = ds
+        tab[2, j] = p
+        tab[3, j] = j * before
+        tab[4, j] = sy
+        tab[5, j] = dsy
+    acc, d = 0.0, 0.0
+    for k in range(lengths.size - 1, -1, -1):
+        n = lengths[k]
+        v, g = values[k, i], g0[k]
+        if n == 1:
+            if slope:
+                d = d * x + acc
+            acc = acc * x + (v - g)
+            continue
+        if slope:
+            d = d * tab[2, n] + acc * tab[3, n]
+        acc = acc * tab[2, n]
+        if v != 0.0:
+            acc += v * tab[0, n]
+            if slope:
+                d += v * tab[1, n]
+        if g != 0.0:
+            acc -= g * tab[4, n]
+            if slope:
+                d -= g * ratio * tab[5, n]
+    return acc, d
+
+
+@_step
+def _value_by_period(values, lengths, i, g0, rtab, x):
+    """:func:`_value` period by period (where the runs' sums overflow)."""
+    acc, d = 0.0, 0.0
+    for k in range(lengths.size - 1, -1, -1):
+        for j in range(lengths[k] - 1, -1, -1):
+            f = values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+            d = d * x + acc
+            acc = acc * x + f
+    return acc, d
+
+
+@_step
+def _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab):
+    """Row i's NPV at the per-period rate r and its derivative in r."""
+    x = 1.0 / (1.0 + r)
+    acc, d = _value(values, lengths, i, g0, ratio, x, True, tab)
+    if not (math.isfinite(acc) and math.isfinite(d)):
+        acc, d = _value_by_period(values, lengths, i, g0, rtab, x)
+    return acc, -d * x * x
+
+
+@_kernel
+def npv_rows(values, lengths, starts, coef, first, count, ratio, x, out):
+    """NPV of each row: its flows' sum flow_t x_i^t, x per row (1 / (1 + rate per period))."""
+    m = values.shape[1]
+    g0, tab, rtab = _scratch(lengths)
+    for i in range(m):
+        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        out[i] = _value(values, lengths, i, g0, ratio[i], x[i], False, tab)[0]
+
+
+@_step
+def _changes(values, lengths, i, g0, rtab):
+    """Row i's sign changes (zeros skipped) and its last non-zero sign: within a run the flow is
+    monotone, so its ends hold its sign changes."""
+    count, last = 0, 0.0
+    for k in range(lengths.size):
+        for end in range(2 if g0[k] != 0.0 else 1):
+            f = values[k, i] - g0[k] * (rtab[0, lengths[k] - 1] if end else 1.0)
+            s = 1.0 if f > 0.0 else (-1.0 if f < 0.0 else 0.0)
+            if s * last < 0.0:
+                count += 1
+            if s != 0.0:
+                last = s
+    return count, last
+
+
+@_kernel
+def changes_rows(values, lengths, starts, coef, first, count, ratio, out):
+    """How many times each row's flows change sign (zeros skipped)."""
+    g0, _, rtab = _scratch(lengths)
+    for i in range(values.shape[1]):
+        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        out[i] = _changes(values, lengths, i, g0, rtab)[0]
+
+
+@_step
+def _dense(values, lengths, i, g0, rtab, row):
+    """Row i's flows, period by period, into ``row``."""
+    t = 0
+    for k in range(lengths.size):
+        for j in range(lengths[k]):
+            row[t] = values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+            t += 1
+
+
+@_step
+def _bound(row):
+    """Norstrom's bound on the roots of the NPV of one row of flows (period by period) in
+    x = 1 / (1 + r) > 0, whether its first and last non-zero flows differ in sign, and the sides
+    of 0 where a root may lie (:func:`gputco.udfs.flows.root_bound` says how)."""
+    periods = row.size
+    limit = 4.0 * periods * 2.220446049250313e-16  # 4 T eps
+    first_at, last_at, size = -1, -1, 0.0
+    for t in range(periods):
+        if row[t] != 0.0:
+            if first_at < 0:
+                first_at = t
+            last_at = t
+        size += abs(row[t])
+    if first_at < 0:
+        first_at, last_at = 0, periods - 1
+    total = 0.0
+    for t in range(periods):
+        total += row[t]
+    bound, sides, unsure = 0, 0, False
+    # from period 0: the running sums S_t (a root above 0); from the end: total - S_(t-1) (below)
+    for side in (ABOVE, BELOW):
+        changes, before, run = 0, 0.0, 0.0
+        for t in range(periods):
+            if side == ABOVE:
+                run += row[t]
+                here = run
+                flowing = t >= first_at
+            else:
+                here = total - run
+                run += row[t]
+                flowing = t <= last_at
+            if flowing and abs(here) < limit * size:
+                unsure = True
+            s = 1.0 if here > 0.0 else (-1.0 if here < 0.0 else 0.0)
+            if t > 0 and s * before < 0.0:
+                changes += 1
+            before = s
+        bound += changes
+        if changes > 0:
+            sides |= side
+    if unsure:
+        bound, sides = periods, ABOVE | BELOW
+    return bound, (row[first_at] > 0.0) != (row[last_at] > 0.0), sides
+
+
+@_kernel
+def bound_rows(table, bound, ends_differ, sides):
+    """:func:`_bound` of each column of ``table`` (periods, rows)."""
+    row = np.empty(table.shape[0])
+    for i in range(table.shape[1]):
+        row[:] = table[:, i]
+        bound[i], ends_differ[i], sides[i] = _bound(row)
+
+
+@_step
+def _start(values, lengths, starts, i, g0, rtab, guess):
+    """A first estimate of row i's root: with rho = log(1 + r), the inflows' total P at the mean
+    time tP and variance vP of their periods is worth about P exp(-tP rho + vP rho^2 / 2) (the
+    first two cumulants of their times), the outflows' N likewise; the root of the difference of
+    the logs, rho = 2 c / (b + sqrt(b^2 - 4 a c)) with a = (vP - vN) / 2, b = tP - tN,
+    c = log(P / N) (at a = 0: 1 + r = (P / N)^(1 / (tP - tN)), exact for one outflow and one
+    inflow); ``guess`` where that is not finite. A run's periods count at its mean flow."""
+    p = tp = ttp = sv = tv = ttv = 0.0
+    for k in range(lengths.size):
+        w = float(lengths[k])
+        v = values[k, i]
+        if g0[k] != 0.0:
+            v -= g0[k] * rtab[1, lengths[k]] / w
+        t = starts[k] + (w - 1.0) / 2.0
+        m0, m1, m2 = w, w * t, w * (t * t + (w * w - 1.0) / 12.0)
+        pos = max(v, 0.0)
+        p += m0 * pos
+        tp += m1 * pos
+        ttp += m2 * pos
+        sv += m0 * v
+        tv += m1 * v
+        ttv += m2 * v
+    n, tn, ttn = p - sv, tp - tv, ttp - ttv
+    r = np.nan
+    if p > 0.0 and n > 0.0:
+        mp, mn = tp / p, tn / n
+        a = 0.5 * ((ttp / p - mp * mp) - (ttn / n - mn * mn))
+        b, lc = mp - mn, math.log(p / n)
+        disc = b * b - 4.0 * a * lc
+        if disc >= 0.0:
+            root = math.sqrt(disc)
+            r = math.expm1(2.0 * lc / (b + math.copysign(root, b)))
+        elif b != 0.0:
+            r = math.expm1(lc / b)
+    if not math.isfinite(r):
+        r = guess
+    return min(max(r, LOW), HIGH)
+
+
+@_step
+def _solve(values, lengths, i, g0, ratio, rtab, r, lo, hi, up, tab):
+    """Row i's root in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0 elsewhere) from r:
+    Newton's method, each step taken where it stays inside the bracket (after the first
+    FREE_STEPS steps where it also at least halves the step before last, which bounds the
+    steps), else bisection of the bracket in log(1 + r). Done once a Newton step is below
+    1e-8 x (1 + r) (the error after it is of the order of the step squared), NPV is exactly 0 or
+    the bracket has closed; NaN if not done in MAX_STEPS."""
+    step, older = np.inf, np.inf
+    for it in range(MAX_STEPS):
+        fr, dfr = _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab)
+        if (fr > 0.0) == up:
+            lo = r
+        else:
+            hi = r
+        new = r - fr / dfr if dfr != 0.0 else (np.nan if fr == 0.0 else np.inf)
+        newton = (lo < new < hi) or new == r  # (== r: a step below half an ulp)
+        if it >= FREE_STEPS and not abs(new - r) <= 0.5 * abs(older):
+            newton = False
+        older, step = step, new - r
+        finished = abs(step) <= 1e-8 * (1.0 + new)
+        if not newton:
+            mid = math.sqrt((1.0 + lo) * (1.0 + hi))  # the bracket's middle in log(1 + r)
+            mid = min(max(mid, (1.0 + r) / REACH), (1.0 + r) * REACH)  # at most REACH from r
+            new, finished = mid - 1.0, False
+        if fr == 0.0:
+            new, finished = r, True
+        a = abs(new)
+        if hi - lo <= max(4e-16 * (1.0 + new), 4.0 * (np.nextafter(a, np.inf) - a)):
+            finished = True
+        r = new
+        if finished:
+            return r
+    return np.nan
+
+
+@_step
+def _inside(values, lengths, i, g0, ratio, rtab, up, r, tab):
+    """A root found at (or next to) an end of [LOW, HIGH] kept only where NPV changes sign
+    between the ends; NaN where the root lies beyond them."""
+    if not (r - LOW <= 1e-6 or r >= HIGH * (1.0 - 1e-6)):
+        return r
+    f_lo = _npv_and_slope(values, lengths, i, g0, ratio, rtab, LOW, tab)[0]
+    f_hi = _npv_and_slope(values, lengths, i, g0, ratio, rtab, HIGH, tab)[0]
+    if (f_lo == 0.0 or (f_lo > 0.0) == up) and (f_hi == 0.0 or (f_hi > 0.0) != up):
+        return r
+    return np.nan
+
+
+@_kernel
+def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_year, rate, why, sides, guess):
+    """Per row: the per-period IRR (``rate``) and why there is none (``why``: FOUND,
+    NO_SIGN_CHANGE, NO_ROOT, or GRID where several roots are possible, with the ``sides`` of 0
+    they may lie on), and the guess (per period) of the root to take among several.
+
+    One sign change: one root (Descartes' rule of signs in x = 1 / (1 + r)), by :func:`_solve`
+    from :func:`_start` in [LOW, HIGH]. Several: one root where Norstrom's bound (:func:`_bound`)
+    is 1 and the first and last flows differ in sign, none where the bound is 0 or 1 otherwise."""
+    m = values.shape[1]
+    g0, tab, rtab = _scratch(lengths)
+    row = np.empty(lengths.sum())
+    for i in range(m):
+        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        q = ratio[i]
+        changes, last = _changes(values, lengths, i, g0, rtab)
+        total = 0.0
+        for k in range(lengths.size):
+            total += lengths[k] * values[k, i]
+            if g0[k] != 0.0:
+                total -= g0[k] * rtab[1, lengths[k]]
+        g = -0.5 if total < 0.0 else 0.1
+        if periods_per_year != 1:
+            g = (1.0 + g) ** (1.0 / periods_per_year) - 1.0
+        guess[i], rate[i], sides[i] = g, np.nan, 0
+        if changes == 0:
+            why[i] = NO_SIGN_CHANGE
+            continue
+        if changes > 1:
+            _dense(values, lengths, i, g0, rtab, row)
+            bound, ends_differ, side = _bound(row)
+            if bound > 1:
+                why[i], sides[i] = GRID, side
+                continue
+            if not (bound == 1 and ends_differ):
+                why[i] = NO_ROOT
+                continue
+        up = last > 0.0
+        r = _start(values, lengths, starts, i, g0, rtab, g)
+        r = _solve(values, lengths, i, g0, q, rtab, r, LOW, HIGH, up, tab)
+        r = _inside(values, lengths, i, g0, q, rtab, up, r, tab)
+        rate[i] = r
+        why[i] = FOUND if math.isfinite(r) else NO_ROOT
+
+
+@_kernel
+def bracket_roots(values, lengths, starts, coef, first, count, ratio, rows, lo, hi, up, out):
+    """The root in each bracket [lo, hi] of the row ``rows[j]`` (NPV > 0 at lo where ``up``),
+    by :func:`_solve` from the bracket's middle in log(1 + r)."""
+    g0, tab, rtab = _scratch(lengths)
+    before = -1
+    for j in range(rows.size):
+        i = rows[j]
+        if i != before:
+            _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+            before = i
+        start = -1.0 + math.sqrt((1.0 + lo[j]) * (1.0 + hi[j]))
+        out[j] = _solve(values, lengths, i, g0, ratio[i], rtab, start, lo[j], hi[j], up[j], tab)
