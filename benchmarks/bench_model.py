@@ -23,7 +23,7 @@ evaluate lines also give the process's CPU time, which other processes move less
     python benchmarks/bench_model.py [--n 1000000] [--loop-sample 20000] [--repeat 3]
         [--irr-rows 20000] [--batch-rows 1000000] [--big] [--big-rows 10000000] [--dir DIR]
         [--only evaluate|irr|batch|chain]
-    python benchmarks/bench_model.py --against COMMIT [--repeat 20]   # before/after, one process
+    python benchmarks/bench_model.py --against COMMIT [--rent] [--repeat 20]   # before/after, one process
 """
 
 from __future__ import annotations
@@ -233,59 +233,31 @@ def bench_evaluate(args) -> None:
 
 
 def child_against(n: int, rent: bool, repeat: int, folder: str) -> None:
-    """``scenario.evaluate`` of this checkout and of another commit's (its udfs/ extracted into
-    ``folder`` as the package ``udfs_then``), called alternately in this one process, so that
-    both meet the same machine: per version its best and median time and user time."""
-    sys.path.insert(0, folder)
-    import udfs_then.scenario as then
+    """``scenario.evaluate`` of this checkout and of another commit's (benchmarks/then_now.py),
+    called alternately in this one process: per version its times."""
+    from then_now import alternate, then_module
 
     from gputco.udfs import scenario as now
 
+    then = then_module(folder, "scenario")
     inputs = evaluate_inputs(n, rent)
     coded = inputs["system"]
-    versions = {
-        "then": (then, {**inputs, "system": then.Coded(coded.codes, coded.categories)}),
-        "now": (now, inputs),
-    }
-    runs: dict[str, list] = {"then": [], "now": []}
-    outs = {}  # each version's last result alive during its next call, as a caller keeps it
-    for i in range(repeat):
-        for name in ("then", "now") if i % 2 else ("now", "then"):
-            module, given = versions[name]
-            r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-            outs[name] = module.evaluate(given)
-            seconds, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_SELF)
-            runs[name].append((seconds, r1.ru_utime - r0.ru_utime))
+    given = {**inputs, "system": then.Coded(coded.codes, coded.categories)}
+    now.evaluate(evaluate_inputs(100, rent))  # (the compiled kernels loaded before the timing)
+    runs = alternate({"then": lambda: then.evaluate(given), "now": lambda: now.evaluate(inputs)}, repeat)
     print(json.dumps(runs))
 
 
 def bench_against(args) -> None:
-    """``--against COMMIT``: evaluate without a rent, this checkout beside COMMIT's, alternately in
-    one child process (the same machine state for both: the fairest before/after on a busy
-    machine)."""
-    import statistics
-    import tempfile
+    """``--against COMMIT``: evaluate (with a rent where ``--rent``), this checkout beside
+    COMMIT's, alternately in one child process on one thread (the same machine state for both:
+    the fairest before/after on a busy machine)."""
+    from then_now import extracted, report
 
-    root = Path(__file__).resolve().parents[1]
-    with tempfile.TemporaryDirectory() as folder:
-        tar = subprocess.run(
-            ["git", "archive", args.against, "udfs"], cwd=root, check=True, capture_output=True
-        )
-        subprocess.run(["tar", "-x", "-C", folder], input=tar.stdout, check=True)
-        Path(folder, "udfs").rename(Path(folder, "udfs_then"))
-        runs, _ = _child(["--child-against", str(args.n), str(args.repeat), "0", folder])
-    print(f"scenario.evaluate, {args.n:,} scenarios without a rent, {args.repeat} calls each, alternately:")
-    for name, label in (("then", args.against), ("now", "this checkout")):
-        wall, user = [r[0] for r in runs[name]], [r[1] for r in runs[name]]
-        print(
-            f"  {label}: best {min(wall):.3f} s = {args.n / min(wall) / 1e6:.2f} M/s, median "
-            f"{statistics.median(wall):.3f} s; user best {min(user):.3f} s, median {statistics.median(user):.3f} s"
-        )
-    then, now = ([r[0] for r in runs[k]] for k in ("then", "now"))
-    print(
-        f"  ratio {args.against} / this checkout: best {min(then) / min(now):.2f}x, "
-        f"median {statistics.median(then) / statistics.median(now):.2f}x"
-    )
+    with extracted(args.against) as folder:
+        argv = ["--child-against", str(args.n), str(args.repeat), str(int(args.rent)), folder]
+        runs, _ = _child(argv, threads=1)
+    report(runs, args.against, args.n, f"scenario.evaluate {'with' if args.rent else 'without'} a rent")
 
 
 # --- 3. the IRR kernel against the grid search it replaced -------------------------------------
@@ -423,8 +395,9 @@ def main() -> None:
     ap.add_argument(
         "--against",
         metavar="COMMIT",
-        help="only: evaluate without a rent beside COMMIT's udfs/, alternately in one process",
+        help="only: evaluate beside COMMIT's udfs/, alternately in one process, on one thread",
     )
+    ap.add_argument("--rent", action="store_true", help="with --against: the scenarios give a rent")
     args = ap.parse_args()
     if args.against:
         bench_against(args)

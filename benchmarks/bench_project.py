@@ -15,6 +15,11 @@ two (wall and CPU time), measured side by side in one run (target: >= 0.5 M scen
 memory). The machine's load moves every timing: read the ratio before the absolute rates.
 
     python benchmarks/bench_project.py [--n 1000000] [--only yearly|month+debt] [--repeat 3]
+    python benchmarks/bench_project.py --against COMMIT [--n 200000] [--repeat 6]   # before/after
+
+``--against COMMIT``: each case's ``project.results`` of this checkout and of COMMIT's udfs/ called
+alternately in one child process on one thread (benchmarks/then_now.py): the ratio of the two on
+the same machine state, the fairest before/after on a virtual machine whose speed drifts.
 """
 
 from __future__ import annotations
@@ -81,6 +86,43 @@ def child(case: str, n: int, repeat: int) -> None:
     )
 
 
+def child_against(case: str, folder: str, n: int, repeat: int) -> None:
+    from then_now import alternate, then_module
+
+    from gputco.udfs import project as now
+
+    then = then_module(folder, "project")
+    values = {**scenarios(n), **CASES[case]}
+    now.results({k: v[:100] if isinstance(v, np.ndarray) else v for k, v in values.items()})  # (loaded)
+    runs = alternate({"then": lambda: then.results(values), "now": lambda: now.results(values)}, repeat)
+    print(json.dumps(runs))
+
+
+def against(commit: str, n: int, repeat: int) -> None:
+    from then_now import extracted, report
+
+    with extracted(commit) as folder:
+        for case in CASES:
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    __file__,
+                    "--child-against",
+                    case,
+                    folder,
+                    "--n",
+                    str(n),
+                    "--repeat",
+                    str(repeat),
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+                env={**os.environ, "GPUTCO_THREADS": "1"},
+            )
+            report(json.loads(proc.stdout.strip().splitlines()[-1]), commit, n, f"project.results, {case}")
+
+
 def run(case: str, n: int, repeat: int, threads: int = 1) -> dict:
     """One case in a child process, its chunks on ``threads`` threads (GPUTCO_THREADS)."""
     proc = subprocess.run(
@@ -98,10 +140,18 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--only", choices=list(CASES))
     ap.add_argument("--repeat", type=int, default=3, help="calls per case in its process; the best is shown")
+    ap.add_argument("--against", metavar="COMMIT", help="before/after: COMMIT's udfs/ beside this checkout's")
     ap.add_argument("--child", choices=list(CASES), help=argparse.SUPPRESS)
+    ap.add_argument("--child-against", nargs=2, metavar=("CASE", "FOLDER"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args.child, args.n, args.repeat)
+        return
+    if args.child_against:
+        child_against(*args.child_against, args.n, args.repeat)
+        return
+    if args.against:
+        against(args.against, args.n, args.repeat)
         return
     got = {}
     for case in [args.only] if args.only else list(CASES):

@@ -388,3 +388,77 @@ def test_a_step_added_after_a_run_that_reads_the_table_gets_the_table():
     )
     assert out["net1"] == pytest.approx(cols["net"][:, 1].tolist(), rel=1e-12)
     assert out["npv"][0] == pytest.approx(out["npv"][1], rel=1e-12)
+
+
+def test_a_rows_results_are_its_own_whatever_rows_come_with_it():
+    """The kernels work a row at a time: each row's IRR, NPV and payback alone are bit for bit
+    those it gets among 2,000 others (one sign change and several, yearly and by month)."""
+    rng = np.random.default_rng(31)
+    rows = np.concatenate([_one_sign_change(rng, 1_200)[:1_000], rng.normal(0.0, 1.0, (1_000, 16))])
+    rate, why = flows.irr(rows)
+    monthly, _ = flows.irr(rows, periods_per_year=12)
+    value = flows.npv(rows, 0.08)
+    back = flows.payback(rows)
+    for i in rng.choice(len(rows), 60, replace=False):
+        one = rows[i : i + 1]
+        assert flows.irr(one)[0][0] == rate[i] or (np.isnan(rate[i]) and np.isnan(flows.irr(one)[0][0]))
+        assert flows.irr(one)[1][0] == why[i]
+        alone = flows.irr(one, periods_per_year=12)[0][0]
+        assert alone == monthly[i] or (np.isnan(alone) and np.isnan(monthly[i]))
+        assert flows.npv(one, 0.08)[0] == value[i]
+        got = flows.payback(one)[0]
+        assert got == back[i] or (np.isnan(got) and np.isnan(back[i]))
+
+
+_INTERPRETED = """
+import json, sys
+import numpy as np
+from gputco.udfs import flows
+rows = np.array(json.loads(sys.stdin.read()))
+rate, why = flows.irr(rows)
+print(json.dumps({
+    "irr": [None if np.isnan(r) else float(r) for r in rate], "why": why.tolist(),
+    "npv": flows.npv(rows, 0.08).tolist(), "changes": flows.sign_changes(rows).tolist(),
+    "payback": [None if np.isnan(p) else float(p) for p in flows.payback(rows)],
+    "lowest": flows.lowest_sum(rows).tolist(),
+}))
+"""
+
+
+def test_the_kernels_interpreted_as_in_pyodide_give_the_compiled_results():
+    """Where numba is absent (Pyodide: xlwings Lite) the same kernels run as Python; with numba's
+    own switch NUMBA_DISABLE_JIT=1 they do here: on 120 rows (one sign change and several) every
+    result equals the compiled one (to 1e-12), and the IRRs numpy-financial's."""
+    import os
+
+    rng = np.random.default_rng(32)
+    rows = np.concatenate([_one_sign_change(rng, 100)[:60], rng.normal(0.0, 1.0, (60, 16))])
+    done = subprocess.run(
+        [sys.executable, "-c", _INTERPRETED],
+        input=json.dumps(rows.tolist()),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        timeout=300,
+        check=True,
+    )
+    got = json.loads(done.stdout)
+    rate, why = flows.irr(rows)
+    nan = lambda xs: np.array([np.nan if x is None else x for x in xs])  # noqa: E731
+    np.testing.assert_allclose(nan(got["irr"]), rate, rtol=1e-12, atol=1e-12)
+    assert got["why"] == why.tolist()
+    np.testing.assert_allclose(got["npv"], flows.npv(rows, 0.08), rtol=1e-12)
+    assert got["changes"] == flows.sign_changes(rows).tolist()
+    np.testing.assert_allclose(nan(got["payback"]), flows.payback(rows), rtol=1e-12)
+    np.testing.assert_allclose(got["lowest"], flows.lowest_sum(rows), rtol=1e-12)
+    one = flows.sign_changes(rows) == 1
+    want = np.array([npf.irr(np.trim_zeros(r, "b")) for r in rows[one]])
+    found = (want > flows.LOW) & (want < flows.HIGH)
+    np.testing.assert_allclose(nan(got["irr"])[one][found], want[found], rtol=1e-9, atol=1e-9)
+
+
+@given(st.lists(st.floats(-1e5, 1e5), min_size=1, max_size=30))
+@fuzz_settings(share=0.5)
+def test_the_lowest_sum_is_numpys_lowest_cumulative_sum(row):
+    """lowest_sum is np.cumsum's minimum (the same additions in the same order: to the bit)."""
+    assert flows.lowest_sum(np.array([row]))[0] == np.cumsum(row).min()

@@ -1,4 +1,5 @@
-"""Compiled kernels of :mod:`gputco.udfs.flows`: NPV, IRR and sign changes, one row at a time.
+"""Compiled kernels of :mod:`gputco.udfs.flows`: NPV, IRR, payback, the lowest running sum and
+sign changes, one row at a time.
 
 The flows of ``m`` rows are held as runs of equal periods (:class:`gputco.udfs.flows.Periodic`;
 a plain table is runs of one period): ``values`` (runs, m), run k covering the periods
@@ -15,28 +16,31 @@ calls are a few rows).
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
 
 import numpy as np
 
-try:
-    from numba import njit as _njit
-except ImportError:  # pragma: no cover - Pyodide: the same code, interpreted
+#: numba where it is installed; None in Pyodide
+_NUMBA = importlib.import_module("numba") if importlib.util.find_spec("numba") else None
 
-    def _njit(*args, **kwargs):
-        return args[0] if args and callable(args[0]) else (lambda f: f)
+
+def _compiled(f, **options):
+    """``f`` compiled by numba with ``options``, or as it is without numba."""
+    return f if _NUMBA is None else _NUMBA.njit(**options)(f)
 
 
 def _kernel(f):
     """A kernel: compiled once per machine (numba's cache beside this file), without the GIL."""
-    return _njit(cache=True, nogil=True, error_model="numpy")(f)
+    return _compiled(f, cache=True, nogil=True, error_model="numpy")
 
 
 def _step(f):
     """A kernel's step, called once per row or more: compiled without numba's reference counts
     (it allocates nothing), which would otherwise count each array it is given, atomically, at
     every call (most of a row's time)."""
-    return _njit(cache=True, nogil=True, error_model="numpy", _nrt=False)(f)
+    return _compiled(f, cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 
 #: the per-period rates an IRR is searched in
@@ -183,6 +187,42 @@ def _changes(values, lengths, i, g0, rtab):
             if s != 0.0:
                 last = s
     return count, last
+
+
+@_kernel
+def payback_rows(values, lengths, starts, coef, first, count, ratio, out):
+    """Per row, the periods until its running sum first turns >= 0 from below, linear within the
+    period (NaN where it never does), period by period."""
+    g0, _, rtab = _scratch(lengths)
+    for i in range(values.shape[1]):
+        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        out[i] = np.nan
+        cum, t = 0.0, 0
+        for k in range(lengths.size):
+            for j in range(lengths[k]):
+                f = values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+                after = cum + f
+                if cum < 0.0 and after >= 0.0:
+                    out[i] = t - 1.0 - cum / f
+                    break
+                cum = after
+                t += 1
+            if not math.isnan(out[i]):
+                break
+
+
+@_kernel
+def lowest_sum_rows(values, lengths, starts, coef, first, count, ratio, out):
+    """Per row, the lowest of its running sums, period by period."""
+    g0, _, rtab = _scratch(lengths)
+    for i in range(values.shape[1]):
+        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        cum, low = 0.0, np.inf
+        for k in range(lengths.size):
+            for j in range(lengths[k]):
+                cum += values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+                low = min(low, cum)
+        out[i] = low
 
 
 @_kernel

@@ -2,10 +2,10 @@
 
 A row is the net cash flow of one scenario in periods 0, 1, ..., T - 1 (years, or months with
 ``periods_per_year=12``), end-of-period, signed as cash; ``flows`` is an array (rows, T), or with
-``by_period=True`` (T, rows), period-major, as the kernels work (no copy). NPV, IRR and sign changes
-are compiled kernels that work on one row at a time (:mod:`gputco.udfs._flowkernels`; Horner's
-rule, O(T) per pass), payback and the lowest running sum numpy passes with (rows,) temporaries,
-so time and memory are linear in the periods and callers bound memory by passing chunks of rows.
+``by_period=True`` (T, rows), period-major, as the kernels work (no copy). Every kernel is
+compiled and works on one row at a time (:mod:`gputco.udfs._flowkernels`; Horner's rule and
+running sums, O(T) per pass), so time is linear in the periods, memory is the rows' results,
+and a row's results are its own, whatever rows are passed with it.
 
 - NPV at an annual ``rate``: sum of flow_t x (1 + rate)^(-t / periods_per_year) (Excel's
   ``=flow_0 + NPV(rate, flow_1..)`` for years).
@@ -21,11 +21,9 @@ so time and memory are linear in the periods and callers bound memory by passing
 Where many periods repeat the one before in every row (by month: the months of an operating
 year), the flows are held as runs of equal periods (:class:`Periodic`; the project's monthly
 flows are built that way, :func:`gputco.udfs.project.project_flows`, and :func:`_runs` finds
-them in a table), with at most one geometric term per row (a level-payment loan's interest); NPV,
-IRR, payback and the lowest running sum are evaluated a run at a time (the geometric sum of the
-run): the same polynomial, rounded differently, so results move in their last bits only.
-
-A row's NPV, IRR and sign changes are its own, whatever rows are passed with it.
+them in a table), with at most one geometric term per row (a level-payment loan's interest); NPV
+and IRR are evaluated a run at a time (the geometric sum of the run): the same polynomial, rounded
+differently, so results move in their last bits only.
 
 >>> flows = np.array([[-100.0, 60.0, 60.0], [-100.0, 10.0, 10.0]])
 >>> npv(flows, 0.1).round(4)
@@ -67,22 +65,25 @@ def _kernels() -> ModuleType:
     return _flowkernels
 
 
-def _arrays(c: np.ndarray | Periodic) -> tuple[np.ndarray, ...]:
+def _arrays(c: np.ndarray | Periodic, by_runs: bool = True) -> tuple[np.ndarray, ...]:
     """The flows ``c`` (T, rows) as the kernels take them: the runs' values (runs, rows), their
     lengths and first periods, and per row the geometric term's coef, first, count and ratio
-    (count 0 where there is none). A table is taken in runs where :func:`_runs` finds them."""
-    if not isinstance(c, Periodic):
-        runs = _runs(c)
-        c = Periodic(c, np.ones(len(c), dtype=np.int64)) if runs is None else runs
-    m = c.shape[1]
-    if c.geometric is None:
+    (count 0 where there is none). A table is taken in runs where :func:`_runs` finds them (with
+    ``by_runs``: for the kernels that evaluate a run at once)."""
+    p = c if isinstance(c, Periodic) else (_runs(c) if by_runs else None)
+    if p is None:
+        table = np.asarray(c)
+        p = Periodic(table, np.ones(len(table), dtype=np.int64))
+    m = p.shape[1]
+    geo: tuple[np.ndarray, ...]
+    if p.geometric is None:
         geo = (np.zeros(m), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64), np.ones(m))
     else:
         geo = tuple(
             np.ascontiguousarray(np.broadcast_to(g, (m,)), dtype=t)
-            for g, t in zip(c.geometric, (float, np.int64, np.int64, float), strict=True)
+            for g, t in zip(p.geometric, (float, np.int64, np.int64, float), strict=True)
         )
-    return (np.ascontiguousarray(c.values, dtype=float), c.lengths, c.starts, *geo)
+    return (np.ascontiguousarray(p.values, dtype=float), p.lengths, p.starts, *geo)
 
 
 def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> np.ndarray:
@@ -108,18 +109,8 @@ def payback(flows, periods_per_year: int = 1, *, by_period: bool = False) -> np.
     array([2.5, nan])
     """
     c = _periods(flows, by_period)
-    if isinstance(c, Periodic):
-        return c.payback() / periods_per_year
-    cum = np.zeros(c.shape[1])
-    prev = np.empty_like(cum)
-    out = np.full(c.shape[1], np.nan)
-    for t in range(len(c)):
-        prev[:] = cum
-        cum += c[t]
-        cross = (prev < 0) & (cum >= 0)
-        if cross.any():
-            cross &= np.isnan(out)
-            out[cross] = t - 1.0 - prev[cross] / c[t][cross]
+    out = np.empty(c.shape[1])
+    _kernels().payback_rows(*_arrays(c, by_runs=False), out)
     return out / periods_per_year
 
 
@@ -227,7 +218,6 @@ class Periodic:
     def __post_init__(self) -> None:
         self.lengths = np.asarray(self.lengths, dtype=np.int64)
         self.starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
-        self._ends: tuple | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -260,79 +250,10 @@ class Periodic:
             out -= np.where(inside, coef * power, 0.0)
         return out
 
-    def _terms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The geometric term of each run and row (runs, rows): in the run's first period, in its
-        last, and summed over it (0 where the run is outside the row's span)."""
-        if self._ends is None:
-            assert self.geometric is not None
-            coef, first, count, ratio = self.geometric
-            at_first, at_last, total = (np.empty_like(self.values) for _ in range(3))  # each run set
-            power = _common(ratio) ** (-first.astype(float))  # ratio^(period - first) at a run's start
-            lengths = self.lengths.tolist()
-            one = _common(ratio)
-            by = {n: (one ** (n - 1), one**n, _level_sum(one, n)) for n in set(lengths)}
-            for k, (p0, length) in enumerate(zip(self.starts.tolist(), lengths, strict=True)):
-                inside = (first <= p0) & (p0 < first + count)
-                g = np.where(inside, coef * power, 0.0)
-                last_power, run_power, run_sum = by[length]
-                at_first[k] = g
-                at_last[k] = g * last_power
-                total[k] = g * run_sum
-                power = power * run_power
-            self._ends = (at_first, at_last, total)
-        return self._ends
-
-    def payback(self) -> np.ndarray:
-        """:func:`payback` in periods, a run at a time (the running sum is linear within a run)."""
-        if self.geometric is not None:
-            return payback(self.dense(), by_period=True)
-        cum = np.zeros(self.values.shape[1])
-        out = np.full(cum.size, np.nan)
-        for p0, length, v in zip(self.starts.tolist(), self.lengths.tolist(), self.values, strict=True):
-            after = cum + v if length == 1 else cum + length * v
-            cross = (cum < 0) & (after >= 0)
-            if cross.any():
-                cross &= np.isnan(out)
-                c, f = cum[cross], v[cross]
-                if length == 1:
-                    out[cross] = p0 - 1.0 - c / f
-                else:  # the first period j (1..length) of the run where the sum is >= 0
-                    j = np.clip(np.ceil(-c / f), 1, length)
-                    j = np.where(c + j * f < 0, j + 1, j)
-                    j = np.where((j > 1) & (c + (j - 1) * f >= 0), j - 1, j)
-                    out[cross] = p0 + j - 2.0 - (c + (j - 1) * f) / f
-            cum = after
-        return out
-
-    def lowest_sum(self) -> np.ndarray:
-        """The lowest running sum of each row's flows: within a run the flow is monotone and
-        falling where it has a geometric term (coef >= 0), so the running sum is lowest at an end
-        of the run."""
-        cum = np.zeros(self.values.shape[1])
-        low = np.full(cum.size, np.inf)
-        terms = self._terms() if self.geometric is not None else None
-        for k, (length, v) in enumerate(zip(self.lengths.tolist(), self.values, strict=True)):
-            if terms is None:
-                first, total = cum + v, cum + length * v
-            else:
-                first, total = cum + v - terms[0][k], cum + length * v - terms[2][k]
-            np.minimum(low, first, out=low)
-            np.minimum(low, total, out=low)
-            cum = total
-        return low
-
 
 def _common(x: np.ndarray) -> np.ndarray | float:
     """``x`` as one number where every row has the same (a loan's rate): its powers once."""
     return float(x[0]) if x.size and x.min() == x.max() else x
-
-
-def _level_sum(y: np.ndarray | float, m: np.ndarray | int) -> np.ndarray:
-    """1 + y + .. + y^(m - 1) (m where y = 1)."""
-    with np.errstate(all="ignore"):
-        u = y - 1.0
-        s = np.expm1(m * np.log1p(u)) / u
-    return np.where(u == 0, np.asarray(m, dtype=float), s)
 
 
 def stack(parts: list[tuple[np.ndarray, Periodic]], n: int) -> Periodic:
@@ -378,7 +299,9 @@ def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
     [-10.0]
     """
     c = _periods(flows, by_period)
-    return c.lowest_sum() if isinstance(c, Periodic) else np.cumsum(c, axis=0).min(axis=0)
+    out = np.empty(c.shape[1])
+    _kernels().lowest_sum_rows(*_arrays(c, by_runs=False), out)
+    return out
 
 
 # --- several sign changes: the root nearest the guess, bracketed on a grid ---------------------

@@ -272,6 +272,8 @@ def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
     years = np.arange(1, max_life + 1, dtype=float)[:, None]
     out = np.where((t["method"] == 0) & (years <= dep), rest / dep, 0.0)
     for code, name in enumerate(DEPRECIATION_METHODS[1:], start=1):
+        if not np.any(t["method"] == code):
+            continue
         pct = np.zeros(max_life)
         table = np.array(MACRS[name][:max_life]) / 100.0
         pct[: table.size] = table
@@ -378,16 +380,16 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     dep_per = dep_years / ppy  # per period of each tax year
     ends = set(life.tolist())  # the last periods of the lives (the residual; nothing after)
     repaid = set(tenor[balance > 0].tolist())  # the last repayment periods
-    zero = np.zeros(n)
     keys = ["net", "revenue", "cfads", "service", "equity", "power_use"]
     lines = ("revenue", "opex", "depreciation", "tax", "residual") if table else ()
-    runs: dict[str, list] = {k: [] for k in (*keys, *(f"line_{x}" for x in lines))}
+    # each run's values, written in place (a run per operating period at most, and two before)
+    runs = {k: np.empty((2 + kmax, n)) for k in (*keys, *(f"line_{x}" for x in lines))}
     lengths: list[int] = []
 
     def add(length: int, **values) -> None:
+        for k, into in runs.items():
+            into[len(lengths)] = values.get(k, 0.0)
         lengths.append(length)
-        for k in runs:
-            runs[k].append(values.get(k, zero))
 
     add(1, net=-capex, equity=-capex + t["debt_fraction"] * capex)
     if b:
@@ -449,10 +451,8 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         if table:  # the lines of TCO_PROJECT_CASHFLOWS
             values.update(line_revenue=rev, line_opex=opex, line_depreciation=dep, line_tax=taxed)
             values["line_residual"] = residual * (k == life)
-        add(1, **{key: v if np.shape(v) == (n,) else np.broadcast_to(v, (n,)) for key, v in values.items()})
-    got: dict[str, Any] = {
-        k: flows.Periodic(np.array(runs[k]).reshape(len(lengths), n), lengths) for k in runs
-    }
+        add(1, **values)
+    got: dict[str, Any] = {k: flows.Periodic(runs[k][: len(lengths)], lengths) for k in runs}
     if debt:
         shield = tax * (payment - i * balance)  # tax x (payment - interest of the first period)
         if np.any(shield):
