@@ -380,7 +380,13 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     dep_per = dep_years / ppy  # per period of each tax year
     ends = set(life.tolist())  # the last periods of the lives (the residual; nothing after)
     repaid = set(tenor[balance > 0].tolist())  # the last repayment periods
-    keys = ["net", "revenue", "cfads", "service", "equity", "power_use"]
+    # without debt the equity flows are the project's and there is no debt service (nor a cover)
+    keys = [
+        "net",
+        "revenue",
+        *(("cfads", "service", "equity") if debt else ()),
+        *(("power_use",) if powered else ()),
+    ]
     lines = ("revenue", "opex", "depreciation", "tax", "residual") if table else ()
     # each run's values, written in place (a run per operating period at most, and two before)
     runs = {k: np.empty((2 + kmax, n)) for k in (*keys, *(f"line_{x}" for x in lines))}
@@ -439,20 +445,22 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
         taxed = (dep - f) * tax
         net = taxed + f
-        values = {"net": net, "revenue": sold, "cfads": rev + opex + taxed}
+        values = {"net": net, "revenue": sold}
         if powered:
             values["power_use"] = power_var * a * ramp * live
         if debt:  # the payment, and the tax shield of its interest but for the geometric term
             paying = (k <= tenor) & live
+            values["cfads"] = rev + opex + taxed
             values["service"] = np.where(paying, payment, 0.0)
             values["equity"] = net - values["service"] + np.where(paying, tax * payment, 0.0)
-        else:
-            values["equity"] = net
         if table:  # the lines of TCO_PROJECT_CASHFLOWS
             values.update(line_revenue=rev, line_opex=opex, line_depreciation=dep, line_tax=taxed)
             values["line_residual"] = residual * (k == life)
         add(1, **values)
     got: dict[str, Any] = {k: flows.Periodic(runs[k][: len(lengths)], lengths) for k in runs}
+    if not debt:
+        got["equity"] = got["net"]
+        got["service"] = got["cfads"] = _zeros(got["net"])
     if debt:
         shield = tax * (payment - i * balance)  # tax x (payment - interest of the first period)
         if np.any(shield):
@@ -463,8 +471,8 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     out: dict[str, Any] = {
         "levered": debt,
         "lines": {},
-        **{k: got[k] for k in keys},
-        "power_use": got["power_use"] if powered else None,
+        **{k: got[k] for k in ("net", "revenue", "cfads", "service", "equity")},
+        "power_use": got.get("power_use"),
         "payment": payment,
         "first": np.full(n, b + 1),
         "last": b + tenor,
