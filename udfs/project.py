@@ -34,7 +34,9 @@ Every term is per GPU, USD, signed as cash (outflows negative), end of period. T
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any, cast
 
 import numpy as np
@@ -287,19 +289,6 @@ def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
     return out
 
 
-def _ramp(ppy: int, ramp_months: np.ndarray, k: int) -> np.ndarray | float:
-    """The mean ramp factor of operating period k (1-based): min(1, (m - 1/2) / ramp) over its
-    months m."""
-    per = 12 // ppy
-    if not np.any(ramp_months > 0):
-        return 1.0
-    total: np.ndarray | float = 0.0
-    with np.errstate(all="ignore"):
-        for m in range((k - 1) * per + 1, k * per + 1):
-            total = total + np.where(ramp_months > 0, np.minimum(1.0, (m - 0.5) / ramp_months), 1.0)
-    return total / per
-
-
 def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, Any]:
     """The flows of rows that share one ``ppy``, each (T, rows) as :class:`gputco.udfs.flows.Periodic`
     runs of equal periods, T = 1 + the longest build + life in periods: ``net`` (project),
@@ -331,6 +320,14 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
         for rows, f in parts:
             out[key][rows] = f[key]
     return out
+
+
+@functools.cache
+def _projectkernels() -> ModuleType:
+    """The compiled kernel of the flows, imported (and numba with it) at its first use."""
+    from . import _projectkernels
+
+    return _projectkernels
 
 
 def _zeros(like: flows.Periodic) -> flows.Periodic:
@@ -389,7 +386,9 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     ]
     lines = ("revenue", "opex", "depreciation", "tax", "residual") if table else ()
     # each run's values, written in place (a run per operating period at most, and two before)
-    runs = {k: np.empty((2 + kmax, n)) for k in (*keys, *(f"line_{x}" for x in lines))}
+    runs = {k: np.empty((2 + kmax, n)) for k in keys}
+    lines_all = np.empty((5, 2 + kmax, n)) if table else np.empty((5, 1, 1))
+    runs.update({f"line_{x}": lines_all[j] for j, x in enumerate(lines)})
     lengths: list[int] = []
 
     def add(length: int, **values) -> None:
@@ -400,13 +399,10 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     add(1, net=-capex, equity=-capex + t["debt_fraction"] * capex)
     if b:
         add(b)
+    # the runs: a period every row's terms make equal to the one before joins its run
+    run_of = np.full(kmax + 1, -1, dtype=np.int64)  # the run each operating period starts (-1: none)
     under_before = None
     for k in range(1, kmax + 1):
-        if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
-            sold_base = sold_base * decline
-            opex_base = opex_base * escalation
-            power_var = power_var * escalation
-            fixed_base = fixed_base * escalation
         ramping = (k - 1) * (12 // ppy) + 0.5 < ramp_end
         under = np.clip(contracted_periods - (k - 1), 0.0, 1.0) if has_contract else None
         same = (
@@ -423,40 +419,34 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         if same:  # every row's flows equal the period before's: the run grows
             lengths[-1] += 1
             continue
-        everyone = k <= kmin  # every row is in its life: no mask needed
-        live = True if everyone else k <= life
-        year = (k - 1) // ppy
-        ramp = _ramp(ppy, t["ramp_months"], k) if ramping else 1.0
-        if has_contract:
-            sold = sold_base * ramp * (1.0 - t["contracted_fraction"] * under)
-            rev = sold + contract * under
-        else:
-            sold = sold_base * ramp if ramping else sold_base
-            rev = sold
-        opex = opex_base + power_var * (1.0 - u * a * ramp) if powered else opex_base
-        if extra:
-            opex = opex + fixed_base
-        if not everyone:
-            rev, sold, opex = rev * live, sold * live, opex * live
-        dep = (dep_per[year] if everyone else dep_per[year] * live) if year < max_life else 0.0
-        f = rev + opex
-        if k >= kmin:
-            f = f + residual * (k == life)
-        # tax = -tax rate x (revenue + opex - depreciation + residual), as (dep - f) x tax
-        taxed = (dep - f) * tax
-        net = taxed + f
-        values = {"net": net, "revenue": sold}
-        if powered:
-            values["power_use"] = power_var * a * ramp * live
-        if debt:  # the payment, and the tax shield of its interest but for the geometric term
-            paying = (k <= tenor) & live
-            values["cfads"] = rev + opex + taxed
-            values["service"] = np.where(paying, payment, 0.0)
-            values["equity"] = net - values["service"] + np.where(paying, tax * payment, 0.0)
-        if table:  # the lines of TCO_PROJECT_CASHFLOWS
-            values.update(line_revenue=rev, line_opex=opex, line_depreciation=dep, line_tax=taxed)
-            values["line_residual"] = residual * (k == life)
-        add(1, **values)
+        run_of[k] = len(lengths)
+        lengths.append(1)
+    unused = np.empty((1, 1))
+    row = lambda v: np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float), (n,)))  # noqa: E731
+    _projectkernels().operating_runs(
+        run_of,
+        ppy,
+        kmin,
+        max_life,
+        has_contract,
+        powered,
+        extra,
+        debt,
+        table,
+        np.ascontiguousarray(life, dtype=np.int64),
+        np.ascontiguousarray(np.broadcast_to(tenor, (n,)), dtype=np.int64),
+        *(row(v) for v in (sold_base, opex_base, power_var, fixed_base, decline, escalation, u, a, tax)),
+        *(row(t[k]) for k in ("contracted_fraction",)),
+        row(contract),
+        row(contracted_periods),
+        row(t["ramp_months"]),
+        ramp_end,
+        row(residual),
+        row(payment),
+        np.ascontiguousarray(dep_per, dtype=float),
+        *(runs.get(k, unused) for k in ("net", "revenue", "cfads", "service", "equity", "power_use")),
+        lines_all,
+    )
     got: dict[str, Any] = {k: flows.Periodic(runs[k][: len(lengths)], lengths) for k in runs}
     if not debt:
         got["equity"] = got["net"]
