@@ -10,8 +10,8 @@ row's result never depends on the rows beside it, and the loops release the GIL 
 :func:`gputco.udfs._parallel.each_chunk` run them on every core).
 
 The kernels are compiled by numba where it is installed (every platform with a numba wheel); in
-Pyodide (xlwings Lite) the same functions run as Python, slowly but to the same results (Lite's
-calls are a few rows).
+Pyodide (xlwings Lite), and in LibreOffice's own Python where numba cannot load, the same
+functions run as Python, slowly but to the same results (their calls are a few rows).
 """
 
 from __future__ import annotations
@@ -19,11 +19,31 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import warnings
 
 import numpy as np
 
-#: numba where it is installed; None in Pyodide
-_NUMBA = importlib.import_module("numba") if importlib.util.find_spec("numba") else None
+
+def _numba():
+    """numba, or None where it is not installed (Pyodide) or cannot be imported: LibreOffice's own
+    Python runs the TCO_ functions with the user's site-packages, whose binary packages (numba
+    imports cffi) need not match its interpreter's; there the kernels run as Python, with a
+    warning."""
+    if importlib.util.find_spec("numba") is None:
+        return None
+    try:
+        numba = importlib.import_module("numba")
+        from numba.core.registry import cpu_target
+
+        cpu_target.typing_context.refresh()  # its registries (cffi's): what compiling loads first
+        return numba
+    except Exception as err:  # any failure of a binary package to load
+        message = f"numba cannot be imported here ({type(err).__name__}: {str(err)[:160]})"
+        warnings.warn(f"{message}; gputco's cash-flow kernels run as Python", RuntimeWarning, stacklevel=2)
+        return None
+
+
+_NUMBA = _numba()
 
 
 def _compiled(f, **options):
