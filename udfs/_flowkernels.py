@@ -320,21 +320,20 @@ def bound_rows(table, bound, ends_differ, sides):
 
 
 @_step
-def _start(values, lengths, starts, i, g0, rtab, guess):
+def _start(values, lengths, moments, i, g0, rtab, guess):
     """A first estimate of row i's root: with rho = log(1 + r), the inflows' total P at the mean
     time tP and variance vP of their periods is worth about P exp(-tP rho + vP rho^2 / 2) (the
     first two cumulants of their times), the outflows' N likewise; the root of the difference of
     the logs, rho = 2 c / (b + sqrt(b^2 - 4 a c)) with a = (vP - vN) / 2, b = tP - tN,
     c = log(P / N) (at a = 0: 1 + r = (P / N)^(1 / (tP - tN)), exact for one outflow and one
-    inflow); ``guess`` where that is not finite. A run's periods count at its mean flow."""
+    inflow); ``guess`` where that is not finite. A run's periods count at its mean flow, with the
+    runs' ``moments`` (:func:`_moments`)."""
     p = tp = ttp = sv = tv = ttv = 0.0
     for k in range(lengths.size):
-        w = float(lengths[k])
         v = values[k, i]
         if g0[k] != 0.0:
-            v -= g0[k] * rtab[1, lengths[k]] / w
-        t = starts[k] + (w - 1.0) / 2.0
-        m0, m1, m2 = w, w * t, w * (t * t + (w * w - 1.0) / 12.0)
+            v -= g0[k] * rtab[1, lengths[k]] / lengths[k]
+        m0, m1, m2 = moments[0, k], moments[1, k], moments[2, k]
         pos = max(v, 0.0)
         p += m0 * pos
         tp += m1 * pos
@@ -357,6 +356,19 @@ def _start(values, lengths, starts, i, g0, rtab, guess):
     if not math.isfinite(r):
         r = guess
     return min(max(r, LOW), HIGH)
+
+
+@_kernel
+def _moments(lengths, starts):
+    """Each run's number of periods, the sum of its periods and of their squares (3, runs)."""
+    out = np.empty((3, lengths.size))
+    for k in range(lengths.size):
+        w = float(lengths[k])
+        t = starts[k] + (w - 1.0) / 2.0  # the run's mean period
+        out[0, k] = w
+        out[1, k] = w * t
+        out[2, k] = w * (t * t + (w * w - 1.0) / 12.0)
+    return out
 
 
 @_step
@@ -420,6 +432,7 @@ def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_yea
     m = values.shape[1]
     g0, tab, rtab = _scratch(lengths)
     row = np.empty(lengths.sum())
+    moments = _moments(lengths, starts)
     for i in range(m):
         _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
         q = ratio[i]
@@ -446,7 +459,7 @@ def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_yea
                 why[i] = NO_ROOT
                 continue
         up = last > 0.0
-        r = _start(values, lengths, starts, i, g0, rtab, g)
+        r = _start(values, lengths, moments, i, g0, rtab, g)
         r = _solve(values, lengths, i, g0, q, rtab, r, LOW, HIGH, up, tab)
         r = _inside(values, lengths, i, g0, q, rtab, up, r, tab)
         rate[i] = r
