@@ -305,7 +305,7 @@ def bench_irr(args) -> None:
     out = scenario.evaluate(inputs)
     values = {**used, "opex_usd_per_gpu_hour": out["opex_usd_per_gpu_hour"]}
     net = yearflows.by_period({k: values[k] for k in decisions.CASH_TERMS})["net"]
-    rows = np.ascontiguousarray(net.T)
+    rows = np.ascontiguousarray(np.asarray(net).T)  # (the flows held as runs: their table)
     t_new, (new, _) = best_of(lambda: flows.irr(rows), args.repeat)
     t_old, old = best_of(lambda: old_grid_irr(rows), 1)
     both = np.isfinite(new) & np.isfinite(old)
