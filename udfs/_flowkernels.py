@@ -111,11 +111,12 @@ def _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab):
 
 
 @_step
-def _value(values, lengths, i, g0, ratio, x, slope, tab):
+def _value(values, lengths, i, g0, ratio, x, slope, tab, geo=True):
     """Row i's polynomial sum flow_t x^t and its derivative in x (0 without ``slope``), a run at
     a time: a run of L periods with flow v - g ratio^j is v S_L(x) - g S_L(ratio x) with
     S_L(y) = 1 + y + .. + y^(L - 1) (Horner: S_(j+1) = 1 + y S_j, all terms positive for
-    y > 0), then x^L times the runs after it. ``tab`` (6, longest run + 1): scratch."""
+    y > 0), then x^L times the runs after it. ``tab`` (6, longest run + 1): scratch; ``geo``:
+    whether the row has a geometric term (else its sums in ratio x are not worked out)."""
     longest = tab.shape[1] - 1
     y = ratio * x
     s, ds, p, sy, dsy = 1.0, 0.0, x, 1.0, 0.0
@@ -127,17 +128,18 @@ def _value(values, lengths, i, g0, ratio, x, slope, tab):
     tab[5, 1] = 0.0
     for j in range(2, longest + 1):
         ds = ds * x + s
-        dsy = dsy * y + sy
         s = s * x + 1.0
-        sy = sy * y + 1.0
         before = p
         p = p * x
         tab[0, j] = s
         tab[1, j] = ds
         tab[2, j] = p
         tab[3, j] = j * before
-        tab[4, j] = sy
-        tab[5, j] = dsy
+        if geo:
+            dsy = dsy * y + sy
+            sy = sy * y + 1.0
+            tab[4, j] = sy
+            tab[5, j] = dsy
     acc, d = 0.0, 0.0
     for k in range(lengths.size - 1, -1, -1):
         n = lengths[k]
@@ -174,10 +176,10 @@ def _value_by_period(values, lengths, i, g0, rtab, x):
 
 
 @_step
-def _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab):
+def _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab, geo):
     """Row i's NPV at the per-period rate r and its derivative in r."""
     x = 1.0 / (1.0 + r)
-    acc, d = _value(values, lengths, i, g0, ratio, x, True, tab)
+    acc, d = _value(values, lengths, i, g0, ratio, x, True, tab, geo)
     if not (math.isfinite(acc) and math.isfinite(d)):
         acc, d = _value_by_period(values, lengths, i, g0, rtab, x)
     return acc, -d * x * x
@@ -189,8 +191,8 @@ def npv_rows(values, lengths, starts, coef, first, count, ratio, x, out):
     m = values.shape[1]
     g0, tab, rtab = _scratch(lengths)
     for i in range(m):
-        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
-        out[i] = _value(values, lengths, i, g0, ratio[i], x[i], False, tab)[0]
+        geo = _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        out[i] = _value(values, lengths, i, g0, ratio[i], x[i], False, tab, geo)[0]
 
 
 @_step
@@ -372,7 +374,7 @@ def _moments(lengths, starts):
 
 
 @_step
-def _solve(values, lengths, i, g0, ratio, rtab, r, lo, hi, up, tab):
+def _solve(values, lengths, i, g0, ratio, rtab, r, lo, hi, up, tab, geo):
     """Row i's root in its bracket [lo, hi] (NPV > 0 at lo where ``up``, < 0 elsewhere) from r:
     Newton's method, each step taken where it stays inside the bracket (after the first
     FREE_STEPS steps where it also at least halves the step before last, which bounds the
@@ -381,7 +383,7 @@ def _solve(values, lengths, i, g0, ratio, rtab, r, lo, hi, up, tab):
     the bracket has closed; NaN if not done in MAX_STEPS."""
     step, older = np.inf, np.inf
     for it in range(MAX_STEPS):
-        fr, dfr = _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab)
+        fr, dfr = _npv_and_slope(values, lengths, i, g0, ratio, rtab, r, tab, geo)
         if (fr > 0.0) == up:
             lo = r
         else:
@@ -408,13 +410,13 @@ def _solve(values, lengths, i, g0, ratio, rtab, r, lo, hi, up, tab):
 
 
 @_step
-def _inside(values, lengths, i, g0, ratio, rtab, up, r, tab):
+def _inside(values, lengths, i, g0, ratio, rtab, up, r, tab, geo):
     """A root found at (or next to) an end of [LOW, HIGH] kept only where NPV changes sign
     between the ends; NaN where the root lies beyond them."""
     if not (r - LOW <= 1e-6 or r >= HIGH * (1.0 - 1e-6)):
         return r
-    f_lo = _npv_and_slope(values, lengths, i, g0, ratio, rtab, LOW, tab)[0]
-    f_hi = _npv_and_slope(values, lengths, i, g0, ratio, rtab, HIGH, tab)[0]
+    f_lo = _npv_and_slope(values, lengths, i, g0, ratio, rtab, LOW, tab, geo)[0]
+    f_hi = _npv_and_slope(values, lengths, i, g0, ratio, rtab, HIGH, tab, geo)[0]
     if (f_lo == 0.0 or (f_lo > 0.0) == up) and (f_hi == 0.0 or (f_hi > 0.0) != up):
         return r
     return np.nan
@@ -434,7 +436,7 @@ def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_yea
     row = np.empty(lengths.sum())
     moments = _moments(lengths, starts)
     for i in range(m):
-        _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+        geo = _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
         q = ratio[i]
         changes, last = _changes(values, lengths, i, g0, rtab)
         total = 0.0
@@ -460,8 +462,8 @@ def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_yea
                 continue
         up = last > 0.0
         r = _start(values, lengths, moments, i, g0, rtab, g)
-        r = _solve(values, lengths, i, g0, q, rtab, r, LOW, HIGH, up, tab)
-        r = _inside(values, lengths, i, g0, q, rtab, up, r, tab)
+        r = _solve(values, lengths, i, g0, q, rtab, r, LOW, HIGH, up, tab, geo)
+        r = _inside(values, lengths, i, g0, q, rtab, up, r, tab, geo)
         rate[i] = r
         why[i] = FOUND if math.isfinite(r) else NO_ROOT
 
@@ -471,11 +473,11 @@ def bracket_roots(values, lengths, starts, coef, first, count, ratio, rows, lo, 
     """The root in each bracket [lo, hi] of the row ``rows[j]`` (NPV > 0 at lo where ``up``),
     by :func:`_solve` from the bracket's middle in log(1 + r)."""
     g0, tab, rtab = _scratch(lengths)
-    before = -1
+    before, geo = -1, False
     for j in range(rows.size):
         i = rows[j]
         if i != before:
-            _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
+            geo = _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
             before = i
         start = -1.0 + math.sqrt((1.0 + lo[j]) * (1.0 + hi[j]))
-        out[j] = _solve(values, lengths, i, g0, ratio[i], rtab, start, lo[j], hi[j], up[j], tab)
+        out[j] = _solve(values, lengths, i, g0, ratio[i], rtab, start, lo[j], hi[j], up[j], tab, geo)

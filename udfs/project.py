@@ -422,7 +422,11 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         run_of[k] = len(lengths)
         lengths.append(1)
     unused = np.empty((1, 1))
-    row = lambda v: np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float), (n,)))  # noqa: E731
+
+    def row(v) -> np.ndarray:
+        """A term as the kernel takes it: one float per row, contiguous."""
+        return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float), (n,)))
+
     _projectkernels().operating_runs(
         run_of,
         ppy,
