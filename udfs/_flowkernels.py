@@ -23,6 +23,9 @@ import warnings
 
 import numpy as np
 
+# the IRR's range [LOW, HIGH], the reasons for no IRR and the sides of 0 of a root: flows' own
+from .flows import ABOVE, BELOW, FOUND, HIGH, LOW, NO_ROOT, NO_SIGN_CHANGE
+
 
 def _numba():
     """numba, or None where it is not installed (Pyodide) or cannot be imported: LibreOffice's own
@@ -63,13 +66,10 @@ def _step(f):
     return _compiled(f, cache=True, nogil=True, error_model="numpy", _nrt=False)
 
 
-#: the per-period rates an IRR is searched in
-LOW, HIGH = -1.0 + 1e-9, 1e6
-#: why a row has no IRR (:func:`irr_rows`); GRID: several roots are possible, the caller brackets
-#: them on a grid of rates (:func:`gputco.udfs.flows.irr`) and :func:`bracket_roots` solves them
-FOUND, NO_SIGN_CHANGE, NO_ROOT, GRID = 0, 1, 2, 3
-#: the sides of 0 a root may lie on (:func:`root_bound`): a rate > 0, a rate < 0
-ABOVE, BELOW = 1, 2
+#: beside the reasons of :data:`gputco.udfs.flows.REASONS` (FOUND, NO_SIGN_CHANGE, NO_ROOT), why
+#: :func:`irr_rows` left a row: several roots are possible, the caller brackets them on a grid of
+#: rates (:func:`gputco.udfs.flows.irr`) and :func:`bracket_roots` solves them
+GRID = 3
 MAX_STEPS = 200
 #: Newton steps inside the bracket taken freely before each must also halve the step before last
 FREE_STEPS = 4
