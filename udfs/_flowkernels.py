@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-# the IRR's range [LOW, HIGH], the reasons for no IRR and the sides of 0 of a root: flows' own
-from .flows import ABOVE, BELOW, FOUND, HIGH, LOW, NO_ROOT, NO_SIGN_CHANGE
+# the IRR's range [LOW, HIGH], the reasons for no IRR and the sides of 0 of a root, shared with flows
+from ._flowcodes import ABOVE, BELOW, FOUND, HIGH, LOW, NO_ROOT, NO_SIGN_CHANGE
 
 
 def _numba():

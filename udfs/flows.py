@@ -44,10 +44,11 @@ from typing import Any
 
 import numpy as np
 
-#: the per-period rates an IRR is searched in (the grid's ends)
-LOW, HIGH = -1.0 + 1e-9, 1e6
-#: why a row has no IRR: codes of :func:`irr`
-FOUND, NO_SIGN_CHANGE, NO_ROOT = 0, 1, 2
+# the codes shared with the kernels; LOW and HIGH (the IRR's range) are part of this module's face
+from ._flowcodes import ABOVE, BELOW, FOUND, NO_ROOT, NO_SIGN_CHANGE
+from ._flowcodes import HIGH as HIGH
+from ._flowcodes import LOW as LOW
+
 REASONS = {
     NO_SIGN_CHANGE: "no IRR: the cash flows never change sign",
     NO_ROOT: "no IRR: NPV does not reach 0 at any rate above -100%",
@@ -310,8 +311,7 @@ def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
 _GRID = np.unique(
     np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
 )
-#: the sides of 0 a root may lie on (:func:`root_bound`), and the grid's rates on each (0 on both)
-ABOVE, BELOW = 1, 2
+#: the grid's rates on each side of 0 a root may lie on (:func:`root_bound`; 0 on both)
 _GRIDS = {ABOVE: _GRID[_GRID >= 0.0], BELOW: _GRID[_GRID <= 0.0], ABOVE | BELOW: _GRID}
 
 
