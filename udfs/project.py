@@ -214,12 +214,16 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
     years in year mode."""
     life = t["life_years"]
     for k in ("depreciation_years", "debt_years"):
+        if np.max(t[k]) <= np.min(life):  # two reductions: every row within every life
+            continue
         bad = t[k] > life
         if bad.any():
             i = int(np.argmax(bad))
             raise InputRangeError(
                 k, t[k][i], f"[1, life_years = {life[i]:g}]", (i,) if life.size > 1 else None
             )
+    if not np.any(t["build_months"]):
+        return
     bad = (t["ppy"] == 1) & (t["build_months"] % 12 != 0)
     if bad.any():
         i = int(np.argmax(bad))
@@ -272,18 +276,21 @@ def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
     bonus = t["bonus_depreciation_fraction"]
     rest = capex * (1.0 - bonus)
     years = np.arange(1, max_life + 1, dtype=float)[:, None]
-    out = np.where((t["method"] == 0) & (years <= dep), rest / dep, 0.0)
+    used = {0} if not np.any(t["method"]) else set(np.unique(t["method"]).tolist())  # the methods
+    straight = (years <= dep) if used == {0} else (t["method"] == 0) & (years <= dep)
+    out = np.where(straight, rest / dep, 0.0)
     for code, name in enumerate(DEPRECIATION_METHODS[1:], start=1):
-        if not np.any(t["method"] == code):
+        if code not in used:
             continue
         pct = np.zeros(max_life)
         table = np.array(MACRS[name][:max_life]) / 100.0
         pct[: table.size] = table
         out += np.where(t["method"] == code, pct[:, None] * rest, 0.0)
     out[0] += bonus * capex
-    out *= years <= life
-    macrs = t["method"] > 0
-    if macrs.any():
+    if np.min(life) < max_life:  # (else every year counted lies within every life)
+        out *= years <= life
+    if used != {0}:
+        macrs = t["method"] > 0
         left = capex - out.sum(axis=0)
         out += np.where((years == life) & macrs, left, 0.0)
     return out
@@ -360,14 +367,18 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     )
     decline, escalation = 1.0 - t["rent_decline_per_year"], 1.0 + t["opex_escalation_per_year"]
     residual = t["residual_fraction"] * capex
-    # debt: the balance at in-service and the level payment over the tenor
-    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
+    # debt: the balance at in-service and the level payment over the tenor (none without a loan)
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
-    balance = t["debt_fraction"] * capex * (1.0 + i) ** b
-    with np.errstate(all="ignore"):
-        payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
-    payment = np.where(balance > 0, payment, 0.0)
-    debt = bool(np.any(balance > 0))
+    drawn = t["debt_fraction"] * capex
+    debt = bool(np.any(drawn > 0))
+    if debt:
+        i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
+        balance = drawn * (1.0 + i) ** b
+        with np.errstate(all="ignore"):
+            payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
+        payment = np.where(balance > 0, payment, 0.0)
+    else:
+        balance, payment = np.zeros(n), np.zeros(n)
     kmax, kmin = int(np.max(life)), int(np.min(life))
     sold_base, opex_base, fixed_base = merchant * u, opex_rate, fixed  # falling / rising by year
     powered = bool(np.any(power_var))
@@ -375,8 +386,9 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     extra = bool(np.any(fixed))
     has_contract = bool(np.any(contract))
     dep_per = dep_years / ppy  # per period of each tax year
-    ends = set(life.tolist())  # the last periods of the lives (the residual; nothing after)
-    repaid = set(tenor[balance > 0].tolist())  # the last repayment periods
+    # the last periods of the lives (the residual; nothing after) and of the repayments
+    ends = {kmax} if kmin == kmax else set(np.unique(life).tolist())
+    repaid = set(np.unique(tenor[balance > 0]).tolist()) if debt else set()
     # without debt the equity flows are the project's and there is no debt service (nor a cover)
     keys = [
         "net",
@@ -396,7 +408,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             into[len(lengths)] = values.get(k, 0.0)
         lengths.append(length)
 
-    add(1, net=-capex, equity=-capex + t["debt_fraction"] * capex)
+    add(1, net=-capex, equity=-capex + drawn)
     if b:
         add(b)
     # the runs: a period every row's terms make equal to the one before joins its run
