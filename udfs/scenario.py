@@ -78,6 +78,8 @@ class _Shared:
     codes: np.ndarray
     table: Any
     rows: np.ndarray | None = None
+    #: the table's least and largest number, worked out at the first :meth:`at`
+    extent: tuple[float, float] | None = None
 
     def full(self) -> Any:
         if self.rows is None:
@@ -87,11 +89,16 @@ class _Shared:
         return self.rows
 
     def at(self, idx: np.ndarray | slice) -> Any:
-        if self.rows is not None:
-            return self.rows[idx]
-        if isinstance(self.table, Coded):
+        """The value on the scenarios ``idx``; within :func:`gputco.udfs._check.extents_kept`
+        numbers carry the table's least and largest, so a check of them reads the table only."""
+        if isinstance(self.table, Coded) and self.rows is None:
             return Coded(self.table.codes[self.codes[idx]], self.table.categories)
-        return self.table.take(self.codes[idx])
+        got = self.rows[idx] if self.rows is not None else self.table.take(self.codes[idx])
+        if not isinstance(self.table, Coded):
+            if self.extent is None:
+                self.extent = _table_extent(self)
+            chk.keep_extent(got, *self.extent)
+        return got
 
 
 def _full(value: Any) -> Any:
@@ -508,30 +515,35 @@ def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
     fast = all(s.key in yearflows.FROM_FLOWS for s in steps if _YEAR_KEYS & set(s.args))
 
     def chunk(start: int) -> None:
-        for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
-            values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
-            here: dict[str, Any] = {}  # the used values on these rows, each gathered once
-            for s in steps:
-                sub = gives[s.key][idx]
-                if not sub.any():
-                    continue
-                if fast and s.key in yearflows.FROM_FLOWS:
-                    for a in _kernel_inputs(s):
-                        if a not in here:
-                            here[a] = _rows_of(used[a], idx, n)
-                    got = yearflows.FROM_FLOWS[s.key](values, here)
-                    if not sub.all():
-                        got = np.where(sub, got, np.nan)
-                else:
-                    args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
-                    if not sub.all():
-                        args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
-                    got = np.full(idx.size, np.nan)
-                    got[sub] = s.func(*args)
-                values[s.key] = got
-                used[s.key][idx] = got
-            if fast:
-                _project_results(values, used, idx, n)
+        with chk.extents_kept():  # an array several checks read is reduced once
+            for idx in _period_groups(used, rows[start : start + CHUNK_ROWS], n):
+                group(idx)
+
+    def group(idx: np.ndarray) -> None:
+        """The steps on the scenarios ``idx`` of one kind of period."""
+        values = _year_flows(used, idx, n) if fast else _year_table(used, idx, n)
+        here: dict[str, Any] = {}  # the used values on these rows, each gathered once
+        for s in steps:
+            sub = gives[s.key][idx]
+            if not sub.any():
+                continue
+            if fast and s.key in yearflows.FROM_FLOWS:
+                for a in _kernel_inputs(s):
+                    if a not in here:
+                        here[a] = _rows_of(used[a], idx, n)
+                got = yearflows.FROM_FLOWS[s.key](values, here)
+                if not sub.all():
+                    got = np.where(sub, got, np.nan)
+            else:
+                args = [values[a] if a in values else _rows_of(used[a], idx, n) for a in s.args]
+                if not sub.all():
+                    args = [a[sub] if np.ndim(a) and len(a) == idx.size else a for a in args]
+                got = np.full(idx.size, np.nan)
+                got[sub] = s.func(*args)
+            values[s.key] = got
+            used[s.key][idx] = got
+        if fast:
+            _project_results(values, used, idx, n)
 
     each_chunk(chunk, range(0, rows.size, CHUNK_ROWS))
 
@@ -584,7 +596,6 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
     ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
     t = values["terms"]
     # without debt the equity flows are the project's: their IRR is the chain's irr step's, not
-    # solved a second time
     # solved a second time; their NPV at a cost of equity equal to the cost of capital likewise
     reused = {}
     if not values["levered"]:
