@@ -222,15 +222,28 @@ def _changes(values, lengths, i, g0, rtab):
 @_kernel
 def payback_rows(values, lengths, starts, coef, first, count, ratio, out):
     """Per row, the periods until its running sum first turns >= 0 from below, linear within the
-    period (NaN where it never does), period by period."""
+    period (NaN where it never does). A run of equal flows f is one step: its sums rise or fall
+    linearly, the sum crosses 0 within it where it is below 0 before it and at or above 0 after
+    it, and the interpolation within the period of the crossing, t + j - 1 - (sum + j f) / f,
+    is t - 1 - sum / f whichever period j of the run it is; the runs with a geometric term
+    period by period."""
     g0, _, rtab = _scratch(lengths)
     for i in range(values.shape[1]):
         _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
         out[i] = np.nan
         cum, t = 0.0, 0
         for k in range(lengths.size):
-            for j in range(lengths[k]):
-                f = values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+            n = lengths[k]
+            if g0[k] == 0.0:
+                f = values[k, i]
+                after = cum + n * f
+                if cum < 0.0 and f > 0.0 and (cum + f >= 0.0 or after >= 0.0):
+                    out[i] = t - 1.0 - cum / f
+                    break
+                cum, t = after, t + n
+                continue
+            for j in range(n):
+                f = values[k, i] - g0[k] * rtab[0, j]
                 after = cum + f
                 if cum < 0.0 and after >= 0.0:
                     out[i] = t - 1.0 - cum / f
@@ -243,14 +256,22 @@ def payback_rows(values, lengths, starts, coef, first, count, ratio, out):
 
 @_kernel
 def lowest_sum_rows(values, lengths, starts, coef, first, count, ratio, out):
-    """Per row, the lowest of its running sums, period by period."""
+    """Per row, the lowest of its running sums: in a run of equal flows the sums are linear, so
+    the lowest is after its first or its last period; the runs with a geometric term period by
+    period."""
     g0, _, rtab = _scratch(lengths)
     for i in range(values.shape[1]):
         _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
         cum, low = 0.0, np.inf
         for k in range(lengths.size):
-            for j in range(lengths[k]):
-                cum += values[k, i] - (g0[k] * rtab[0, j] if g0[k] != 0.0 else 0.0)
+            n = lengths[k]
+            if g0[k] == 0.0:
+                f = values[k, i]
+                low = min(low, cum + f, cum + n * f)
+                cum = cum + n * f
+                continue
+            for j in range(n):
+                cum += values[k, i] - g0[k] * rtab[0, j]
                 low = min(low, cum)
         out[i] = low
 

@@ -269,6 +269,12 @@ def depreciation_fractions(method: str, depreciation_years: float, life_years: i
     return _tax_years(t, int(life_years))[:, 0].tolist()
 
 
+def _distinct(codes: np.ndarray) -> set[int]:
+    """The distinct values of an array of small whole numbers >= 0 (periods, method codes): one
+    count of each, not a sort."""
+    return set(np.flatnonzero(np.bincount(np.ravel(codes))).tolist()) if np.size(codes) else set()
+
+
 def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
     """USD deducted in tax years 1..max_life (years, rows), 0 after the life: bonus x capex in
     year 1, the method on the rest; for MACRS the basis left at the end of the life then."""
@@ -276,7 +282,7 @@ def _tax_years(t: dict[str, np.ndarray], max_life: int) -> np.ndarray:
     bonus = t["bonus_depreciation_fraction"]
     rest = capex * (1.0 - bonus)
     years = np.arange(1, max_life + 1, dtype=float)[:, None]
-    used = {0} if not np.any(t["method"]) else set(np.unique(t["method"]).tolist())  # the methods
+    used = _distinct(t["method"])  # the methods the rows use
     straight = (years <= dep) if used == {0} else (t["method"] == 0) & (years <= dep)
     out = np.where(straight, rest / dep, 0.0)
     for code, name in enumerate(DEPRECIATION_METHODS[1:], start=1):
@@ -387,8 +393,8 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     has_contract = bool(np.any(contract))
     dep_per = dep_years / ppy  # per period of each tax year
     # the last periods of the lives (the residual; nothing after) and of the repayments
-    ends = {kmax} if kmin == kmax else set(np.unique(life).tolist())
-    repaid = set(np.unique(tenor[balance > 0]).tolist()) if debt else set()
+    ends = _distinct(life)
+    repaid = _distinct(tenor[balance > 0]) if debt else set()
     # without debt the equity flows are the project's and there is no debt service (nor a cover)
     keys = [
         "net",
@@ -532,7 +538,7 @@ def results(
         out["equity_irr_why"] = np.zeros(n, dtype=np.int8)
 
     def chunk(rows: np.ndarray) -> None:
-        sub = {k: v[rows] for k, v in t.items()}
+        sub = {k: _rows(v, rows) for k, v in t.items()}
         f = project_flows(sub)
         ppy = int(sub["ppy"][0])
         for k, v in summaries(f, sub, ppy, need).items():
@@ -540,6 +546,13 @@ def results(
 
     each_chunk(chunk, _chunks(t))
     return out
+
+
+def _rows(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """A term on some rows: a term every row shares (a scalar broadcast) stays one, unread."""
+    if v.ndim == 1 and v.strides == (0,) and v.size:
+        return np.broadcast_to(v[:1], rows.shape)
+    return v[rows]
 
 
 def summaries(f, t, ppy: int, need=RESULTS) -> dict[str, np.ndarray]:
