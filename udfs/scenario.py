@@ -106,12 +106,13 @@ def _full(value: Any) -> Any:
     return value.full() if isinstance(value, _Shared) else value
 
 
-def _coded(name: str, value: object, n: int) -> Coded:
+def _coded(name: str, value: object) -> Coded:
     if isinstance(value, Coded):
         return value
     if value is None or isinstance(value, str):
         default = chain.get_input(name).default
-        return Coded(np.zeros(n, dtype=np.intp), [cast(str, default) if value is None else value])
+        # one code for every scenario (a column of n zeros cost a millisecond per million)
+        return Coded(np.zeros(1, dtype=np.intp), [cast(str, default) if value is None else value])
     arr = np.asarray(value, dtype=object)
     cats, codes = np.unique(arr.astype(str), return_inverse=True)
     return Coded(codes.reshape(-1), list(cats))
@@ -182,7 +183,7 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
     if need_mfu and inputs.get("mfu") is None:
         raise MissingValueError("mfu", "every scenario needs an MFU in (0, 1]")
     n = _length(inputs)
-    text = {name: _coded(name, inputs.get(name), n) for name in TEXT_INPUTS}
+    text = {name: _coded(name, inputs.get(name)) for name in TEXT_INPUTS}
     codes, combo = _combinations(text)
 
     tables = {
@@ -355,22 +356,29 @@ def _by_kind(plan: list, used: dict[str, Any], n: int, wanted: tuple[str, ...] =
         else:
             used[step.key] = _apply(step, used)
     if rows:
-        _row_steps(rows, used, n, [k for k in wanted if _gathered(used.get(k))])
+        row_keys = {step.key for step in rows}
+        read_later = {a for step, _, _ in plan if step.key not in row_keys for a in step.args}
+        kept = {*wanted, *read_later} if wanted else None
+        _row_steps(rows, used, n, [k for k in wanted if _gathered(used.get(k))], kept)
     for step in later:
         used[step.key] = _on_given_rows(step, used, n)
 
 
-def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int, shared: list[str]) -> None:
+def _row_steps(
+    steps: list[chain.Step], used: dict[str, Any], n: int, shared: list[str], kept: set[str] | None = None
+) -> None:
     """Steps that read per-scenario values, a chunk of scenarios through all of them at a time;
     the ``shared`` values (gathered per scenario for the caller) are gathered chunk by chunk too,
-    each into its column, which the steps that read it read there."""
+    each into its column, which the steps that read it read there. Of the steps' results only
+    those in ``kept`` (None: all) get a column for every scenario: an intermediate no caller and
+    no later step reads stays in its chunk."""
     keys = {step.key for step in steps}
     reads = {a for step in steps for a in step.args if a not in keys}
     if any(not isinstance(used[a], np.ndarray | _Shared) and _per_row(used[a]) for a in reads):
         for step in steps:  # lists as given: each step converts (and checks) them
             used[step.key] = _apply(step, used)
         return
-    out = {key: np.empty(n) for key in (*keys, *shared)}
+    out = {key: np.empty(n) for key in (*keys, *shared) if kept is None or key in kept or key in shared}
     extents = {
         a: _table_extent(used[a])
         for a in (*reads, *shared)
@@ -388,7 +396,8 @@ def _row_steps(steps: list[chain.Step], used: dict[str, Any], n: int, shared: li
                     chk.keep_extent(here[a], least, most)
             for step in steps:
                 here[step.key] = got = step.func(*(here[a] for a in step.args))
-                out[step.key][rows] = got
+                if step.key in out:
+                    out[step.key][rows] = got
 
     each_chunk(chunk, (slice(start, min(n, start + ROW_CHUNK)) for start in range(0, n, ROW_CHUNK)))
     for a in shared:
