@@ -82,8 +82,11 @@ _EXTENTS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("gputco_e
 
 
 def _extent(x: np.ndarray) -> tuple[float, float]:
+    if x.ndim == 0:  # a scalar: itself, without two reductions
+        value = float(x)
+        return value, value
     kept = _EXTENTS.get()
-    if kept is None or x.ndim == 0:
+    if kept is None:
         return x.min(), x.max()
     got = kept.get(id(x))
     if got is None or got[0] is not x:
@@ -220,7 +223,11 @@ def broadcast(**values: object) -> None:
     """
     shapes = {}
     for name, v in values.items():
-        if not isinstance(v, list | tuple | np.ndarray):
+        if isinstance(v, np.ndarray):
+            if v.ndim:
+                shapes[name] = v.shape
+            continue
+        if not isinstance(v, list | tuple):
             continue
         try:
             shape = np.shape(v)
@@ -232,6 +239,9 @@ def broadcast(**values: object) -> None:
         if shape:
             shapes[name] = shape
     if len(shapes) < 2:
+        return
+    first = next(iter(shapes.values()))
+    if all(shape == first for shape in shapes.values()):  # one shape: nothing to work out
         return
     try:
         np.broadcast_shapes(*shapes.values())
