@@ -358,6 +358,7 @@ def _by_kind(plan: list, used: dict[str, Any], n: int, wanted: tuple[str, ...] =
     if rows:
         row_keys = {step.key for step in rows}
         read_later = {a for step, _, _ in plan if step.key not in row_keys for a in step.args}
+        read_later.update(yearflows.INPUTS)  # the per-year table reads its inputs by name
         kept = {*wanted, *read_later} if wanted else None
         _row_steps(rows, used, n, [k for k in wanted if _gathered(used.get(k))], kept)
     for step in later:
