@@ -237,7 +237,7 @@ def payback_rows(values, lengths, starts, coef, first, count, ratio, out):
             if g0[k] == 0.0:
                 f = values[k, i]
                 after = cum + n * f
-                if cum < 0.0 and f > 0.0 and (cum + f >= 0.0 or after >= 0.0):
+                if cum < 0.0 and f > 0.0 and after >= 0.0:  # (cum + f >= 0 implies it)
                     out[i] = t - 1.0 - cum / f
                     break
                 cum, t = after, t + n

@@ -458,7 +458,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         np.ascontiguousarray(life, dtype=np.int64),
         np.ascontiguousarray(np.broadcast_to(tenor, (n,)), dtype=np.int64),
         *(row(v) for v in (sold_base, opex_base, power_var, fixed_base, decline, escalation, u, a, tax)),
-        *(row(t[k]) for k in ("contracted_fraction",)),
+        row(t["contracted_fraction"]),
         row(contract),
         row(contracted_periods),
         row(t["ramp_months"]),
@@ -473,7 +473,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     if not debt:
         got["equity"] = got["net"]
         got["service"] = got["cfads"] = _zeros(got["net"])
-    if debt:
+    else:
         shield = tax * (payment - i * balance)  # tax x (payment - interest of the first period)
         if np.any(shield):
             span = np.where(balance > 0, tenor, 0)

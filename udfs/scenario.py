@@ -78,7 +78,7 @@ class _Shared:
     codes: np.ndarray
     table: Any
     rows: np.ndarray | None = None
-    #: the table's least and largest number, worked out at the first :meth:`at`
+    #: the table's least and largest number, worked out once (:meth:`bounds`)
     extent: tuple[float, float] | None = None
 
     def full(self) -> Any:
@@ -95,10 +95,19 @@ class _Shared:
             return Coded(self.table.codes[self.codes[idx]], self.table.categories)
         got = self.rows[idx] if self.rows is not None else self.table.take(self.codes[idx])
         if not isinstance(self.table, Coded):
-            if self.extent is None:
-                self.extent = _table_extent(self)
-            chk.keep_extent(got, *self.extent)
+            chk.keep_extent(got, *self.bounds())
         return got
+
+    def bounds(self) -> tuple[float, float]:
+        """The least and largest number of the table (NaN if it has one: the checks then read
+        the values themselves, and name the scenario)."""
+        if self.extent is None:
+            self.extent = (
+                (float(np.min(self.table)), float(np.max(self.table)))
+                if np.size(self.table)
+                else (np.nan, np.nan)
+            )
+        return self.extent
 
 
 def _full(value: Any) -> Any:
@@ -381,7 +390,7 @@ def _row_steps(
         return
     out = {key: np.empty(n) for key in (*keys, *shared) if kept is None or key in kept or key in shared}
     extents = {
-        a: _table_extent(used[a])
+        a: used[a].bounds()
         for a in (*reads, *shared)
         if isinstance(used[a], _Shared) and not isinstance(used[a].table, Coded)
     }
@@ -409,14 +418,6 @@ def _row_steps(
 def _gathered(value: Any) -> bool:
     """Whether a used value is a shared table of numbers not yet gathered per scenario."""
     return isinstance(value, _Shared) and value.rows is None and not isinstance(value.table, Coded)
-
-
-def _table_extent(value: _Shared) -> tuple[float, float]:
-    """The least and largest value of a shared table (NaN if it has one: the checks then read the
-    values themselves, and name the scenario)."""
-    if not np.size(value.table):
-        return np.nan, np.nan
-    return float(np.min(value.table)), float(np.max(value.table))
 
 
 _PLANS: list[tuple[tuple, list]] = []
