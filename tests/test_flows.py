@@ -462,3 +462,51 @@ def test_the_kernels_interpreted_as_in_pyodide_give_the_compiled_results():
 def test_the_lowest_sum_is_numpys_lowest_cumulative_sum(row):
     """lowest_sum is np.cumsum's minimum (the same additions in the same order: to the bit)."""
     assert flows.lowest_sum(np.array([row]))[0] == np.cumsum(row).min()
+
+
+@st.composite
+def _runs_of_flows(draw):
+    """Flows of a few rows held as runs of equal periods (as the project builds them by month),
+    with a level-payment loan's geometric term in some rows or none."""
+    rows = draw(st.integers(1, 4))
+    lengths = draw(st.lists(st.integers(1, 14), min_size=1, max_size=8))
+    values = np.array(
+        [[draw(st.floats(-1e4, 1e4)) for _ in range(rows)] for _ in lengths], dtype=float
+    ).reshape(len(lengths), rows)
+    geometric = None
+    if draw(st.booleans()) and len(lengths) > 1:
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        k = draw(st.integers(1, len(lengths) - 1))  # the loan's span starts and ends where runs do
+        end = draw(st.integers(k, len(lengths) - 1))
+        count = int(starts[end] + lengths[end] - starts[k])
+        coef = np.array([draw(st.floats(0.0, 500.0)) for _ in range(rows)])
+        ratio = np.full(rows, 1.0 + draw(st.floats(0.0, 0.02)))
+        geometric = (coef, np.full(rows, int(starts[k])), np.full(rows, count), ratio)
+    return flows.Periodic(values, lengths, geometric)
+
+
+@given(_runs_of_flows())
+@fuzz_settings(share=0.5)
+def test_flows_held_as_runs_give_the_results_of_their_table(p):
+    """Payback, the lowest running sum and NPV step over a run of equal flows at once (the running
+    sum is linear within it) or period by period under a loan's geometric term: whatever the
+    runs, they are those of the same flows written period by period (``Periodic.dense``), from
+    numpy's running sums and discounting, to rounding (1e-9 of the flows' size)."""
+    table = p.dense()  # (periods, rows)
+    size = np.abs(table).sum(axis=0) + 1.0
+    cum = np.cumsum(table, axis=0)
+    np.testing.assert_allclose(
+        flows.lowest_sum(p, by_period=True), cum.min(axis=0), rtol=0, atol=1e-9 * size.max()
+    )
+    x = 1.0 / 1.01 ** np.arange(len(table))
+    np.testing.assert_allclose(flows.npv(p, 0.01, by_period=True), x @ table, rtol=0, atol=1e-9 * size.max())
+    got = flows.payback(p, by_period=True)
+    for i in range(table.shape[1]):
+        before = np.concatenate([[0.0], cum[:-1, i]])
+        cross = np.flatnonzero((before < 0) & (cum[:, i] >= 0))
+        # a crossing within rounding of 0 may land a period apart; elsewhere the same time
+        if cross.size and min(abs(before[cross[0]]), abs(cum[cross[0], i])) > 1e-9 * size[i]:
+            t = cross[0]
+            assert got[i] == pytest.approx(t - 1.0 - before[t] / table[t, i], rel=1e-9, abs=1e-9)
+        elif not cross.size and np.all(np.abs(cum[:, i]) > 1e-9 * size[i]):
+            assert np.isnan(got[i])
