@@ -2,7 +2,7 @@
 
 numpy's BLAS and pyarrow's allocator start threads of their own at import; a process with more
 than one thread must not fork, so the engine could not read and write large sheets on both
-cores (:mod:`gputco.workbook.recalc.run.forked` counts the operating system's threads). Each
+cores (:mod:`gputco.workbook.recalc.read.forked` counts the operating system's threads). Each
 variable is set only where the user has not set it.
 """
 

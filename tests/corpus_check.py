@@ -23,7 +23,7 @@ from pathlib import Path
 from openpyxl.formula.tokenizer import Token, Tokenizer
 
 from gputco.workbook.recalc import RecalcError, recalc_file
-from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.base.refs import cell_name
 from gputco.workbook.soffice.fallback import libreoffice_values
 
 CORPUS = Path(__file__).resolve().parent / "data" / "excel_corpus"

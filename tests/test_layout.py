@@ -190,7 +190,7 @@ def test_the_face_exports_what_it_names():
 
 def test_the_engine_is_laid_out_by_stage():
     top = sorted(p.name for p in (ROOT / "workbook" / "recalc").iterdir() if p.name != "__pycache__")
-    assert top == ["__init__.py", "formula", "functions", "read", "run", "write"]
+    assert top == ["__init__.py", "base", "formula", "functions", "read", "run", "write"]
 
 
 def test_the_wheel_lists_every_package():
@@ -201,3 +201,86 @@ def test_the_wheel_lists_every_package():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {name for name, path in MODULES.items() if path.name == "__init__.py"}
     assert listed == found
+
+
+#: the engine's stages, bottom first: a module imports only from its own stage or those before it
+#: (the face, workbook/recalc/__init__.py, sits above them all)
+STAGES = ("base", "read", "formula", "functions", "run", "write")
+
+
+def engine_import_faults(folder: Path) -> list[str]:
+    """What in the engine at ``folder`` (a copy of workbook/recalc) breaks its fence: an import of
+    the rest of gputco, or an import against the stage order. Imports at any depth count (a
+    function's too), except those under ``if TYPE_CHECKING`` (they never run)."""
+    faults = []
+    for path in sorted(folder.rglob("*.py")):
+        parts = path.relative_to(folder).with_suffix("").parts
+        stage = parts[0] if len(parts) > 1 else None  # None: the face
+        name = ".".join([RECALC, *(parts[:-1] if parts[-1] == "__init__" else parts)])
+        base = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        where = f"workbook/recalc/{path.relative_to(folder).as_posix()}"
+        hidden: set[int] = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                hidden.update(id(n) for n in ast.walk(node))
+        for node in ast.walk(tree):
+            if id(node) in hidden:
+                continue
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    pkg = base
+                    for _ in range(node.level - 1):
+                        pkg = pkg.rpartition(".")[0]
+                    targets = [f"{pkg}.{node.module}" if node.module else pkg]
+                else:
+                    targets = [node.module or ""]
+            else:
+                continue
+            for target in targets:
+                if not (target == "gputco" or target.startswith("gputco.")):
+                    continue
+                if target != RECALC and not target.startswith(RECALC + "."):
+                    faults.append(f"{where}:{node.lineno} imports {target}, outside the engine")
+                    continue
+                if stage is None:
+                    continue
+                to = target[len(RECALC) + 1 :].partition(".")[0] or None
+                if (
+                    to is None
+                    or to not in STAGES
+                    or stage not in STAGES
+                    or STAGES.index(to) > STAGES.index(stage)
+                ):
+                    faults.append(
+                        f"{where}:{node.lineno} ({stage}) imports {target}, against the stage order"
+                    )
+    return faults
+
+
+def test_the_engine_keeps_its_stage_order():
+    faults = [f for f in engine_import_faults(ROOT / "workbook" / "recalc") if "stage order" in f]
+    assert faults == []
+
+
+def test_the_fence_check_catches_mutants(tmp_path):
+    """Two mutants of a copy of the engine: an import of the rest of gputco, and a back-arrow (the
+    bottom layer importing the run stage); the check names each, with its file and line."""
+    import shutil
+
+    copy = tmp_path / "recalc"
+    shutil.copytree(ROOT / "workbook" / "recalc", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    before = engine_import_faults(copy)
+    values = copy / "base" / "values.py"
+    values.write_text(values.read_text() + "\nfrom gputco.workbook.recalc.run import engine\n")
+    lines = len(values.read_text().splitlines())
+    package = copy / "read" / "package.py"
+    package.write_text(package.read_text() + "\n\ndef _mutant():\n    from gputco.udfs import UDFS\n")
+    plines = len(package.read_text().splitlines())
+    added = sorted(set(engine_import_faults(copy)) - set(before))
+    assert added == [
+        f"workbook/recalc/base/values.py:{lines} (base) imports gputco.workbook.recalc.run, against the stage order",
+        f"workbook/recalc/read/package.py:{plines} imports gputco.udfs, outside the engine",
+    ]

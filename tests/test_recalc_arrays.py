@@ -26,7 +26,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 from recalc_book import mark_dynamic
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
-from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.base.refs import split_cell
 from gputco.workbook.recalc.read.package import open_package
 from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.soffice.fallback import libreoffice_values

@@ -20,7 +20,7 @@ import pytest
 from lo_record import same
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.base.refs import cell_name
 from gputco.workbook.recalc.read.package import open_package
 from gputco.workbook.soffice.fallback import libreoffice_values
 

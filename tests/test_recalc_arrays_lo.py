@@ -30,7 +30,7 @@ from lo_record import recorded, same, verify_or_refresh
 from openpyxl.utils import get_column_letter
 
 from gputco.workbook.recalc import recalc_file
-from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.base.refs import split_cell
 from gputco.workbook.recalc.read.package import open_package
 from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.soffice.fallback import libreoffice_values

@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from recalc_book import ms
 
+from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.functions import engineering as cx
-from gputco.workbook.recalc.run import vec
 
 MICROSOFT = [
     ("=ERF(0.745)", "0.70792892", ms("erf")),

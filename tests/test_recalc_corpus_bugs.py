@@ -14,8 +14,8 @@ import pytest
 from corpus_check import CORPUS
 
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
+from gputco.workbook.recalc.base.values import error
 from gputco.workbook.recalc.functions.text import format_value, general
-from gputco.workbook.recalc.run.values import error
 from gputco.workbook.soffice.fallback import libreoffice_values
 
 POI = "poi/test-data/spreadsheet/"

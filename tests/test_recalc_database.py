@@ -14,8 +14,8 @@ import pytest
 from family_probes import FamilyProbes
 from recalc_book import ms
 
+from gputco.workbook.recalc.base.errors import UnsupportedValue
 from gputco.workbook.recalc.functions import database
-from gputco.workbook.recalc.run.errors import UnsupportedValue
 
 ORCHARD = [
     ["Tree", "Height", "Age", "Yield", "Profit", "Height"],

@@ -19,8 +19,8 @@ from openpyxl.packaging.relationship import Relationship
 from openpyxl.workbook.external_link.external import ExternalBook, ExternalLink
 
 from gputco.workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
+from gputco.workbook.recalc.formula.screen import called, screen_parts
 from gputco.workbook.recalc.read.package import open_package
-from gputco.workbook.recalc.read.screen import called, screen_parts
 from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.recalc.run.reach import choose
 from gputco.workbook.soffice import process

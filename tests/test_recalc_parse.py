@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from gputco.workbook.recalc.formula.compile import Compiler
+from gputco.workbook.recalc.base.errors import FormulaSyntaxError
+from gputco.workbook.recalc.base.refs import MAX_ROW, Ref, RowTemplate, parse_ref, shape_key
 from gputco.workbook.recalc.formula.parse import Binary, Call, Const, RefNode, Unary, parse
-from gputco.workbook.recalc.formula.refs import MAX_ROW, Ref, RowTemplate, parse_ref, shape_key
 from gputco.workbook.recalc.read.package import DefinedName
-from gputco.workbook.recalc.run.errors import FormulaSyntaxError
+from gputco.workbook.recalc.run.compile import Compiler
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ import openpyxl
 from openpyxl.worksheet.formula import ArrayFormula
 from recalc_book import mark_dynamic
 
-from gputco.workbook.recalc.formula.refs import split_cell
+from gputco.workbook.recalc.base.refs import split_cell
 from gputco.workbook.recalc.read.package import open_package
 from gputco.workbook.recalc.run.engine import evaluate_package
 

@@ -24,8 +24,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from recalc_book import ms
 
+from gputco.workbook.recalc.base.values import XlError
 from gputco.workbook.recalc.functions import statistical as s
-from gputco.workbook.recalc.run.values import XlError
 
 RSQ_Y, RSQ_X = "{2,3,9,1,8,7,5}", "{6,5,11,7,5,4,4}"  # RSQ's, SLOPE's and STEYX's example
 SCORES = "{79,85,78,85,83,81,95,88,97}"  # FREQUENCY's (Excel 97's page)

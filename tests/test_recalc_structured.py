@@ -94,8 +94,8 @@ def test_an_unknown_table_is_named_not_guessed(tmp_path):
 
 
 def test_external_references_are_left_alone():
-    from gputco.workbook.recalc.formula.structured import Table as T
-    from gputco.workbook.recalc.formula.structured import expand
+    from gputco.workbook.recalc.base.structured import Table as T
+    from gputco.workbook.recalc.base.structured import expand
 
     tables = {"SYSTEMS": T("Systems", "S", 1, 1, 6, 4, 1, 1, ("System", "Capex", "kW", "Cost"))}
     assert expand("SUM(Systems[Capex],[1]Other!A1)", tables, "X", 1, 1) == "SUM('S'!$B$2:$B$5,[1]Other!A1)"

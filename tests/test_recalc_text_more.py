@@ -29,9 +29,9 @@ from openpyxl.workbook.defined_name import DefinedName
 from recalc_book import ms
 
 from gputco.workbook.recalc import XlError, evaluate_workbook
+from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.functions import datetime as dates
 from gputco.workbook.recalc.functions import text
-from gputco.workbook.recalc.run import vec
 
 HOOD = '"Red riding hood\'s, red hood"'
 

@@ -10,9 +10,9 @@ import zipfile
 import pytest
 
 from gputco.workbook.recalc import recalc_file
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
 from gputco.workbook.recalc.read.sheetscan import scan
 from gputco.workbook.recalc.read.sheetxml import read_sheet
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
 from gputco.workbook.soffice.fallback import libreoffice_values
 
 NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'

@@ -143,11 +143,11 @@ def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path):
 
 def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch, tmp_path):
     """Large sheets are read in two halves at once, the second by a forked child
-    (workbook/recalc/run/forked.py): forced on every part here, every result must still be expat's,
+    (workbook/recalc/read/forked.py): forced on every part here, every result must still be expat's,
     and a child that dies leaves the reading to this process. (The test process has numpy's and
     pyarrow's threads, so the guard is told there is one: the guard itself is tested below, in
     processes of their own.)"""
-    from gputco.workbook.recalc.run import forked
+    from gputco.workbook.recalc.read import forked
 
     started = []
     real = forked.Child
@@ -176,7 +176,7 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
 
 
 def test_one_process_when_asked(monkeypatch):
-    from gputco.workbook.recalc.run import forked
+    from gputco.workbook.recalc.read import forked
 
     monkeypatch.setenv("GPUTCO_RECALC_WORKERS", "1")
     assert not forked.available()
@@ -186,7 +186,7 @@ _GUARD = (
     "import sys\n"
     "if sys.argv[1] == 'cli': import gputco.addin.cli\n"
     "import numpy, pyarrow\n"
-    "from gputco.workbook.recalc.run import forked\n"
+    "from gputco.workbook.recalc.read import forked\n"
     "print(forked.os_threads(), forked.available())\n"
 )
 
@@ -215,7 +215,7 @@ def test_no_fork_while_libraries_run_threads_of_their_own():
 def test_a_child_that_hangs_is_stopped_at_its_time_limit():
     import time
 
-    from gputco.workbook.recalc.run import forked
+    from gputco.workbook.recalc.read import forked
 
     t0 = time.monotonic()
     child = forked.Child(time.sleep, 60)

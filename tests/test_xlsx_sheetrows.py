@@ -12,7 +12,7 @@ import openpyxl
 import pyarrow as pa
 import pytest
 
-from gputco.workbook.recalc.run.values import DIV0, NA
+from gputco.workbook.recalc.base.values import DIV0, NA
 from gputco.workbook.recalc.write.cellxml import value_xml as engine_value_xml
 from gputco.workbook.xlsx.files import atomic_output
 from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows

@@ -15,16 +15,19 @@ Usage::
     evaluate_workbook("model.xlsx")[("Model", "B2")]          # values without writing
 
 This module is the engine's one public face (``__all__``); nothing outside workbook/recalc
-imports what lies behind it (tests/test_layout.py). Behind it, folders by pipeline stage:
+imports what lies behind it (tests/test_layout.py). Behind it, a bottom layer and folders by
+pipeline stage; a module imports only from its own stage or those listed before it:
 
-- ``read/``: the package (zip limits, XML safety, DTDs refused), the screen, the sheet readers
-  (the regex fast path, expat for the rest, and the streaming reader batch input uses);
-- ``formula/``: references, the parser, compiled shapes, structured references;
-- ``run/``: the plan (groups, order, cycles), the vectorised evaluator and operators, the value
+- ``base/``: values and Excel's errors, the engine's exceptions, vectors, operators, references,
+  structured-reference tables, ranges during evaluation;
+- ``read/``: the package (zip limits, XML safety, DTDs refused), the sheet readers (the regex fast
+  path, expat for the rest, and the streaming reader batch input uses);
+- ``formula/``: the parser, and the screen (formulas that reach outside the workbook);
+- ``functions/``: Excel's functions by category, and the generated table of them;
+- ``run/``: compiled shapes, the plan (groups, order, cycles), the vectorised evaluator, the value
   store, spills, custom functions, the fallback for cells the engine cannot compute (a callable
   the caller hands in, e.g. LibreOffice: :mod:`gputco.workbook.soffice.fallback`), the report;
-- ``write/``: the byte-preserving patcher and ``fill_blocks`` (rows written with their values);
-- ``functions/``: Excel's functions by category, and the generated table of them.
+- ``write/``: the byte-preserving patcher and ``fill_blocks`` (rows written with their values).
 """
 
 from __future__ import annotations
@@ -34,8 +37,19 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from gputco.workbook.recalc.base.errors import (
+    CircularReferenceError,
+    FormulaSyntaxError,
+    LimitExceededError,
+    RecalcError,
+    RecalcTimeoutError,
+    UnsupportedFunctionError,
+    WorkbookFormatError,
+)
+from gputco.workbook.recalc.base.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.base.values import XlError
 from gputco.workbook.recalc.formula.parse import parse
-from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.formula.screen import OutsideReachError, refuse_outside
 from gputco.workbook.recalc.functions import BUILTINS, about
 from gputco.workbook.recalc.read.limits import (
     DEFAULT_LIMITS,
@@ -50,23 +64,12 @@ from gputco.workbook.recalc.read.limits import (
     time_limit,
 )
 from gputco.workbook.recalc.read.package import list_sheets, open_package, open_zip
-from gputco.workbook.recalc.read.screen import OutsideReachError, refuse_outside
 from gputco.workbook.recalc.read.stream import shared_strings, stream_rows
 from gputco.workbook.recalc.read.xmlsafe import refuse_dtd
 from gputco.workbook.recalc.run.engine import Evaluation, evaluate_package
-from gputco.workbook.recalc.run.errors import (
-    CircularReferenceError,
-    FormulaSyntaxError,
-    LimitExceededError,
-    RecalcError,
-    RecalcTimeoutError,
-    UnsupportedFunctionError,
-    WorkbookFormatError,
-)
 from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavailable, complete, takes
 from gputco.workbook.recalc.run.reach import recomputed
 from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, day_first_texts, mismatches
-from gputco.workbook.recalc.run.values import XlError
 from gputco.workbook.recalc.write.blocks import fill_blocks
 from gputco.workbook.recalc.write.writer import write_package
 

@@ -1,6 +1,6 @@
 """The one runner for LibreOffice (and the tools reading its output): a sandbox around the tree.
 
-Screening a workbook (:mod:`gputco.workbook.recalc.read.screen`) is the first line; this is the
+Screening a workbook (:mod:`gputco.workbook.recalc.formula.screen`) is the first line; this is the
 second, so that a screen miss cannot reach anything (the rule of Excel's Protected View and of
 browser sandboxes). Every LibreOffice process gputco starts goes through :func:`run` (a
 conversion: waits) or :func:`spawn` (``gputco open``: returns at once), which

@@ -12,7 +12,7 @@ recalculation writes, byte for byte:
 - text: ``t="s"`` and its index in the shared-string table, or ``t="inlineStr"`` with the text
   in the cell, as the package chooses (:class:`SharedStrings`, :class:`InlineStrings`); text is
   never a formula, even when it starts with ``=``;
-- boolean: ``t="b"``, 1 or 0; error (:class:`gputco.workbook.recalc.run.values.XlError`): ``t="e"``, its code;
+- boolean: ``t="b"``, 1 or 0; error (:class:`gputco.workbook.recalc.base.values.XlError`): ``t="e"``, its code;
 - empty (None, a null): no ``<c>`` at all;
 - formula: ``<f>`` without the ``=``, then its cached value written as that value alone would be
   (number without ``t``, text ``t="str"``, boolean ``t="b"``, error ``t="e"``; a NaN or infinity
@@ -151,7 +151,7 @@ def number_texts(values):
 
 def _error_code(v: object) -> str | None:
     """The code of an Excel error value (no error can exist before its module is loaded)."""
-    values = sys.modules.get("gputco.workbook.recalc.run.values")
+    values = sys.modules.get("gputco.workbook.recalc.base.values")
     return v.code if values is not None and isinstance(v, values.XlError) else None
 
 

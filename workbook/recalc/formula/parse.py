@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from openpyxl.formula.tokenizer import Token, Tokenizer, TokenizerError
 
-from gputco.workbook.recalc.formula.refs import Ref, parse_ref
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import FormulaSyntaxError
-from gputco.workbook.recalc.run.values import NAME, error
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.errors import FormulaSyntaxError
+from gputco.workbook.recalc.base.refs import Ref, parse_ref
+from gputco.workbook.recalc.base.values import NAME, error
 
 
 class Node:
@@ -202,7 +202,7 @@ def parse_counted(
 
 def tokenize(formula: str) -> list[Token]:
     """The tokens of a formula (with or without the leading ``=``) as the parser reads them; the
-    screen (read/screen.py) reads formulas through this too.
+    screen (formula/screen.py) reads formulas through this too.
 
     >>> [t.value for t in tokenize("SUM(A1,'x y'!B2)")]
     ['SUM(', 'A1', ',', "'x y'!B2", ')']

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import NULL, NUM, VALUE, XlError, to_number
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import NULL, NUM, VALUE, XlError, to_number
 
 
 def added(vals: np.ndarray) -> np.ndarray:

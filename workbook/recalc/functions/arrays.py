@@ -71,9 +71,9 @@ import functools
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal
-from gputco.workbook.recalc.run.values import CALC, NA, NUM, REF, VALUE, XlError, compare
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal
+from gputco.workbook.recalc.base.values import CALC, NA, NUM, REF, VALUE, XlError, compare
 
 from ._args import Spec, scalar_nums
 

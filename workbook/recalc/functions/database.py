@@ -42,10 +42,10 @@ import math
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import UnsupportedValue
-from gputco.workbook.recalc.run.rangeval import dims, materialize
-from gputco.workbook.recalc.run.values import (
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.errors import UnsupportedValue
+from gputco.workbook.recalc.base.rangeval import dims, materialize
+from gputco.workbook.recalc.base.values import (
     DIV0,
     ERRORS,
     NUM,

@@ -58,9 +58,9 @@ import math
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import DATE1904, NUM, VALUE, XlError, parse_date, parse_time
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import materialize
+from gputco.workbook.recalc.base.values import DATE1904, NUM, VALUE, XlError, parse_date, parse_time
 
 from ._args import Spec, scalar_function, scalar_nums
 

@@ -69,10 +69,10 @@ import re
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import UnsupportedValue
-from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import DIV0, NA, NUM, VALUE, XlError, number_text, parse_number
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.errors import UnsupportedValue
+from gputco.workbook.recalc.base.rangeval import materialize
+from gputco.workbook.recalc.base.values import DIV0, NA, NUM, VALUE, XlError, number_text, parse_number
 
 from ._args import Spec, scalar_function
 

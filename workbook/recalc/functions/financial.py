@@ -74,9 +74,9 @@ import math
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import dims, materialize
-from gputco.workbook.recalc.run.values import DIV0, NUM, VALUE, XlError
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import dims, materialize
+from gputco.workbook.recalc.base.values import DIV0, NUM, VALUE, XlError
 
 from ._args import Spec, numbers, result, scalar_function, scalar_nums
 from .datetime import _yearfrac_one as yearfrac

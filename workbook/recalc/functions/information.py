@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import ERRORS, NA, REF, VALUE, XlError, to_number
 from gputco.workbook.recalc.formula.parse import Call, Const, Missing
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import ERRORS, NA, REF, VALUE, XlError, to_number
 
 from ._args import Spec, is_rangelike
 

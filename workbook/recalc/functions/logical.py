@@ -47,11 +47,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.errors import UnsupportedValue
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import CALC, NA, VALUE, XlError, approx_equal, to_bool
 from gputco.workbook.recalc.formula.parse import Call, Const, Missing, Param, substitute
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import UnsupportedValue
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import CALC, NA, VALUE, XlError, approx_equal, to_bool
 
 from ._args import Spec, as_value, is_rangelike
 

@@ -62,12 +62,12 @@ from pathlib import Path
 import numpy as np
 from openpyxl.formula.translate import Translator
 
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, dims, materialize
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, cell_name, col_letters, parse_ref
+from gputco.workbook.recalc.base.values import NA, REF, VALUE, XlError, text_order
 from gputco.workbook.recalc.formula.parse import Call, Const, RefNode
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col_letters, parse_ref
 from gputco.workbook.recalc.read.cells import area_of
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, dims, materialize
-from gputco.workbook.recalc.run.values import NA, REF, VALUE, XlError, text_order
 
 from ._args import Spec, as_value, scalar_nums, wildcard
 

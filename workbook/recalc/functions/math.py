@@ -58,10 +58,10 @@ import math
 
 import numpy as np
 
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import CALC, DIV0, NA, NUM, VALUE, XlError, to_number, to_text
 from gputco.workbook.recalc.formula.parse import Binary, Call, Node, Unary
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import CALC, DIV0, NA, NUM, VALUE, XlError, to_number, to_text
 
 from . import statistical as _stats
 from ._args import (
@@ -137,7 +137,7 @@ def _mod(n, d):
 
 
 def _power(x, y):
-    from gputco.workbook.recalc.run.operators import arith
+    from gputco.workbook.recalc.base.operators import arith
 
     return arith("^", x, y)
 
@@ -997,7 +997,7 @@ FUNCTIONS = {**_MATH_FUNCTIONS, **_TRIG_FUNCTIONS, **_MORE_FUNCTIONS, **_SUBTOTA
 #
 # A LET name bound to a draw and used twice (``LET(x, RAND(), x - x)``, 0 in Excel, which
 # calculates a name once) would be drawn at each use: such cells are unsupported instead
-# (formula/compile.py).
+# (run/compile.py).
 #
 # One generator serves the whole recalculation: cells draw in the engine's evaluation order
 # (groups in dependency order, a group's cells top to bottom), so the same file with the same seed

@@ -82,9 +82,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import DIV0, NA, NULL, NUM, REF, VALUE, XlError, parse_number
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import DIV0, NA, NULL, NUM, REF, VALUE, XlError, parse_number
 
 from ._args import (
     Spec,

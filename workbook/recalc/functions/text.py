@@ -71,10 +71,10 @@ from decimal import ROUND_HALF_UP, Decimal, localcontext
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.errors import UnsupportedValue
-from gputco.workbook.recalc.run.rangeval import materialize
-from gputco.workbook.recalc.run.values import (
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.errors import UnsupportedValue
+from gputco.workbook.recalc.base.rangeval import materialize
+from gputco.workbook.recalc.base.values import (
     CHARSET,
     DATE1904,
     MAX_TEXT,

@@ -13,9 +13,9 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col_index
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
-from gputco.workbook.recalc.run.values import error
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, cell_name, col_index
+from gputco.workbook.recalc.base.values import error
 
 _NAMESPACES = (
     "http://schemas.openxmlformats.org/spreadsheetml/2006/main",

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from gputco.workbook.recalc.formula.refs import RowTemplate
+from gputco.workbook.recalc.base.refs import RowTemplate
 from gputco.workbook.recalc.read.cells import FormulaCell
 
 

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from gputco.workbook.recalc.run.errors import LimitExceededError, RecalcTimeoutError, WorkbookFormatError
+from gputco.workbook.recalc.base.errors import LimitExceededError, RecalcTimeoutError, WorkbookFormatError
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def budgets(
     >>> budgets(["max_cels=10"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gputco.workbook.recalc.run.errors.WorkbookFormatError: --budget max_cels=10: no budget max_cels; ...
+    gputco.workbook.recalc.base.errors.WorkbookFormatError: --budget max_cels=10: no budget max_cels; ...
     """
     environ = os.environ if environ is None else environ
     fields = {f.name: f.type for f in dataclasses.fields(Limits)}
@@ -138,7 +138,7 @@ def time_budget(seconds: float | None, *, alarm: bool = False) -> Iterator[None]
     ...     check_time("screening the package")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gputco.workbook.recalc.run.errors.RecalcTimeoutError: stopped after the time limit of 1e-09 s (screening the package); raise it with --timeout SECONDS or GPUTCO_TIMEOUT=SECONDS...
+    gputco.workbook.recalc.base.errors.RecalcTimeoutError: stopped after the time limit of 1e-09 s (screening the package); raise it with --timeout SECONDS or GPUTCO_TIMEOUT=SECONDS...
     """
     if seconds is None:
         yield

@@ -13,13 +13,13 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gputco.workbook.recalc.formula.refs import split_cell
-from gputco.workbook.recalc.formula.structured import Table
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.refs import split_cell
+from gputco.workbook.recalc.base.structured import Table
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
 from gputco.workbook.recalc.read.cells import SheetPart
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings, read_sheet
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 _REL_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _PKG_REL_NS = "http://schemas.openxmlformats.org/package/2006/relationships"

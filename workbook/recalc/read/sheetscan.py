@@ -26,12 +26,11 @@ import re
 
 import numpy as np
 
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, col_index
-from gputco.workbook.recalc.read import xmlsafe
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, col_index
+from gputco.workbook.recalc.read import forked, xmlsafe
 from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode, xstring
 from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined, shape_starts
-from gputco.workbook.recalc.run import forked
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 _WS = rb"[ \t\r\n]"
 _ATTR = (

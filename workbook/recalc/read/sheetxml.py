@@ -8,7 +8,8 @@ the cached value, and the byte offsets of the ``<c>``, ``<f>`` and ``<v>`` eleme
 
 from __future__ import annotations
 
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, cell_name, col_index
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, cell_name, col_index
 from gputco.workbook.recalc.read import xmlsafe
 from gputco.workbook.recalc.read.cells import (
     _NAMESPACES,
@@ -20,7 +21,6 @@ from gputco.workbook.recalc.read.cells import (
     xstring,
 )
 from gputco.workbook.recalc.read.sheetscan import scan
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 SHEETDATA, ROW, C, F, V, IS, T, RPH = range(8)
 _TAGS = {

@@ -11,7 +11,8 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Iterator
 
-from gputco.workbook.recalc.formula.refs import MAX_COL, cell_name, col_index
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.refs import MAX_COL, cell_name, col_index
 from gputco.workbook.recalc.read.cells import _NAMESPACES, decode
 from gputco.workbook.recalc.read.limits import (
     DEFAULT_LIMITS,
@@ -22,7 +23,6 @@ from gputco.workbook.recalc.read.limits import (
 )
 from gputco.workbook.recalc.read.sheetxml import read_shared_strings
 from gputco.workbook.recalc.read.xmlsafe import make_parser, run_piece
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
 
 _TAGS = {
     f"{ns} {local}": local

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pyexpat
 import xml.etree.ElementTree as ET
 
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
 
 DTD_REFUSED = "declares a DTD or entities; refused for safety (entity expansion, external entities)"
 
@@ -65,7 +65,7 @@ def refuse_dtd(data: bytes, part: str) -> None:
     >>> refuse_dtd(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "bad.xml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gputco.workbook.recalc.run.errors.WorkbookFormatError: bad.xml declares a DTD or entities; ...
+    gputco.workbook.recalc.base.errors.WorkbookFormatError: bad.xml declares a DTD or entities; ...
     """
     p = make_parser()
 
@@ -94,7 +94,7 @@ def parse_tree(data: bytes, part: str) -> ET.Element:
     >>> parse_tree(b'<!DOCTYPE a [<!ENTITY e "x">]><a>&e;</a>', "test")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    gputco.workbook.recalc.run.errors.WorkbookFormatError: test declares a DTD or entities; refused for safety ...
+    gputco.workbook.recalc.base.errors.WorkbookFormatError: test declares a DTD or entities; refused for safety ...
     """
     builder = ET.TreeBuilder()
     p = make_parser()

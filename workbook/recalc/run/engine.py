@@ -14,18 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gputco.workbook.recalc.formula.compile import Compiled, Compiler
-from gputco.workbook.recalc.formula.parse import Binary, Call, RefNode, walk
-from gputco.workbook.recalc.formula.refs import cell_name
-from gputco.workbook.recalc.functions import BUILTINS, Spec, about
-from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
-from gputco.workbook.recalc.functions.math import calls, mark_subtotals, pinned_functions
-from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
-from gputco.workbook.recalc.read.formulacols import columns, shape_starts
-from gputco.workbook.recalc.read.limits import Limits
-from gputco.workbook.recalc.read.package import Package
-from gputco.workbook.recalc.run import spill
-from gputco.workbook.recalc.run.errors import (
+from gputco.workbook.recalc.base.errors import (
     CellFailure,
     CircularReferenceError,
     LimitExceededError,
@@ -35,11 +24,22 @@ from gputco.workbook.recalc.run.errors import (
     UnsupportedValue,
     WorkbookFormatError,
 )
+from gputco.workbook.recalc.base.refs import cell_name
+from gputco.workbook.recalc.base.values import CHARSET, DATE1904, DATE_ORDER, DATE_ORDERS, NA, VALUE
+from gputco.workbook.recalc.formula.parse import Binary, Call, RefNode, walk
+from gputco.workbook.recalc.functions import BUILTINS, Spec, about
+from gputco.workbook.recalc.functions.lookup import DYNAMIC, FormulaTexts
+from gputco.workbook.recalc.functions.math import calls, mark_subtotals, pinned_functions
+from gputco.workbook.recalc.read.cells import FormulaCell, SheetPart, area_of
+from gputco.workbook.recalc.read.formulacols import columns, shape_starts
+from gputco.workbook.recalc.read.limits import Limits
+from gputco.workbook.recalc.read.package import Package
+from gputco.workbook.recalc.run import spill
+from gputco.workbook.recalc.run.compile import Compiled, Compiler
 from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
 from gputco.workbook.recalc.run.plan import Cycle, Group, GroupBuilder, Unit, order
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
-from gputco.workbook.recalc.run.values import CHARSET, DATE1904, DATE_ORDER, DATE_ORDERS, NA, VALUE
 
 
 def default_functions() -> dict[str, Callable]:

@@ -13,6 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from gputco.workbook.recalc.base import operators, vec
+from gputco.workbook.recalc.base.errors import CellFailure, RecalcError, UnsupportedValue
+from gputco.workbook.recalc.base.rangeval import RangeVal
+from gputco.workbook.recalc.base.refs import Ref
+from gputco.workbook.recalc.base.values import NA, NULL, REF, VALUE
 from gputco.workbook.recalc.formula.parse import (
     ArrayConst,
     Binary,
@@ -23,15 +28,10 @@ from gputco.workbook.recalc.formula.parse import (
     RefNode,
     Unary,
 )
-from gputco.workbook.recalc.formula.refs import Ref
 from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, Spec, logical_positions
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
-from gputco.workbook.recalc.run import operators, vec
-from gputco.workbook.recalc.run.errors import CellFailure, RecalcError, UnsupportedValue
-from gputco.workbook.recalc.run.rangeval import RangeVal
 from gputco.workbook.recalc.run.store import BookStore
 from gputco.workbook.recalc.run.udf import TableResult
-from gputco.workbook.recalc.run.values import NA, NULL, REF, VALUE
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 """A fallback for the cells the engine cannot compute: ``recalc_file(engine="auto"|"libreoffice")``.
 
 After gputco's engine has evaluated a workbook (cells using unsupported functions kept as
-stored), :func:`complete` screens it (:mod:`gputco.workbook.recalc.read.screen`), picks the cells
+stored), :func:`complete` screens it (:mod:`gputco.workbook.recalc.formula.screen`), picks the cells
 the fallback should compute (:mod:`.reach`: for ``"auto"`` the cells the engine left unsupported
 and every cell depending on them, for ``"libreoffice"`` every formula cell; never volatile ones)
 and fills in its values. A workbook that reaches outside is never handed over. The fallback is a
@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gputco.udfs.errors import GputcoError
-from gputco.workbook.recalc.formula.refs import cell_name
-from gputco.workbook.recalc.read.screen import OutsideReachError, describe, screen
+from gputco.workbook.recalc.base.errors import RecalcError
+from gputco.workbook.recalc.base.refs import cell_name
+from gputco.workbook.recalc.base.values import ERRORS, XlError
+from gputco.workbook.recalc.formula.screen import OutsideReachError, describe, screen
 from gputco.workbook.recalc.run.engine import Evaluation
-from gputco.workbook.recalc.run.errors import RecalcError
 from gputco.workbook.recalc.run.reach import Cell, choose
-from gputco.workbook.recalc.run.values import ERRORS, XlError
 
 ENGINES = ("auto", "gputco", "libreoffice")
 

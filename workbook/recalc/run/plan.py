@@ -16,9 +16,9 @@ from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
-from gputco.workbook.recalc.formula.compile import Compiled
-from gputco.workbook.recalc.formula.refs import cell_name
-from gputco.workbook.recalc.run.errors import CircularReferenceError
+from gputco.workbook.recalc.base.errors import CircularReferenceError
+from gputco.workbook.recalc.base.refs import cell_name
+from gputco.workbook.recalc.run.compile import Compiled
 
 
 @dataclass(eq=False)

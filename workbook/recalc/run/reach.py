@@ -17,11 +17,11 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 
+from gputco.workbook.recalc.base.refs import MAX_ROW
 from gputco.workbook.recalc.formula.parse import Call, Const, walk
-from gputco.workbook.recalc.formula.refs import MAX_ROW
+from gputco.workbook.recalc.formula.screen import EXTERNAL_REF, OUTSIDE
 from gputco.workbook.recalc.functions.lookup import DYNAMIC
 from gputco.workbook.recalc.functions.math import CLOCK, SEEDED, calls
-from gputco.workbook.recalc.read.screen import EXTERNAL_REF, OUTSIDE
 from gputco.workbook.recalc.run.engine import Evaluation
 from gputco.workbook.recalc.run.plan import order
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from openpyxl.formula.translate import Translator
 
-from gputco.workbook.recalc.formula.refs import cell_name
+from gputco.workbook.recalc.base.refs import cell_name
+from gputco.workbook.recalc.base.values import XlError
 from gputco.workbook.recalc.run.engine import Evaluation
-from gputco.workbook.recalc.run.values import XlError
 
 REL_TOL = 1e-9
 

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.formula.compile import Compiled
+from gputco.workbook.recalc.base.rangeval import RangeVal
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, Ref, cell_name
+from gputco.workbook.recalc.base.values import NA, SPILL, VALUE
 from gputco.workbook.recalc.formula.parse import RefNode
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, Ref, cell_name
-from gputco.workbook.recalc.run.rangeval import RangeVal
+from gputco.workbook.recalc.run.compile import Compiled
 from gputco.workbook.recalc.run.store import BLANK, SheetStore
-from gputco.workbook.recalc.run.values import NA, SPILL, VALUE
 
 
 def master_compiled(compiled: Compiled, area: tuple[int, int, int, int], dynamic: bool) -> Compiled:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from gputco.workbook.recalc.base.errors import LimitExceededError
+from gputco.workbook.recalc.base.values import XlError
 from gputco.workbook.recalc.read.cells import SheetPart
-from gputco.workbook.recalc.run.errors import LimitExceededError
-from gputco.workbook.recalc.run.values import XlError
 
 BLANK, NUMBER, TEXT, BOOL, ERROR = 0, 1, 2, 3, 4
 

@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.values import VALUE, XlError, error
 from gputco.workbook.recalc.functions import Spec
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.rangeval import RangeVal, materialize
-from gputco.workbook.recalc.run.values import VALUE, XlError, error
 
 
 class TableResult(Exception):

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 
+from gputco.workbook.recalc.base.errors import WorkbookFormatError
+from gputco.workbook.recalc.base.values import XlError
 from gputco.workbook.recalc.read.cells import SheetPart
 from gputco.workbook.recalc.run.engine import Evaluation
-from gputco.workbook.recalc.run.errors import WorkbookFormatError
-from gputco.workbook.recalc.run.values import XlError
 
 _TAG = re.compile(rb"""<[^>"']*(?:(?:"[^"]*"|'[^']*')[^>"']*)*>""")
 

@@ -15,8 +15,8 @@ import re
 
 import numpy as np
 
+from gputco.workbook.recalc.read import forked
 from gputco.workbook.recalc.read.formulacols import columns
-from gputco.workbook.recalc.run import forked
 from gputco.workbook.recalc.run.store import NUMBER, TEXT, SheetStore
 from gputco.workbook.recalc.write.cellxml import _QNAME, _T_ATTR, _start_tag, _utf8, patch_sheet, value_xml
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gputco.workbook.recalc.formula.refs import col_letters
+from gputco.workbook.recalc.base.refs import col_letters
 
 
 @dataclass(frozen=True)

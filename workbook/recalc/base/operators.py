@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.values import DIV0, EPS48, NUM, XlError, compare
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.values import DIV0, EPS48, NUM, XlError, compare
 
 _ARITH = frozenset("+-*/^")
 _COMPARE = frozenset(("=", "<>", "<", ">", "<=", ">="))

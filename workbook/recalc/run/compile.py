@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from gputco.workbook.recalc.base.errors import FormulaSyntaxError
+from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, Ref, RowTemplate, shape_key
+from gputco.workbook.recalc.base.structured import Table, expand
+from gputco.workbook.recalc.base.values import NAME
 from gputco.workbook.recalc.formula.parse import (
     Binary,
     Call,
@@ -26,16 +30,12 @@ from gputco.workbook.recalc.formula.parse import (
     references,
     walk,
 )
-from gputco.workbook.recalc.formula.refs import MAX_COL, MAX_ROW, Ref, RowTemplate, shape_key
-from gputco.workbook.recalc.formula.structured import Table, expand
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.recalc.functions.information import info_supported
 from gputco.workbook.recalc.functions.lookup import cell_supported
 from gputco.workbook.recalc.functions.math import CLOCK, SEEDED
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
 from gputco.workbook.recalc.read.package import DefinedName
-from gputco.workbook.recalc.run.errors import FormulaSyntaxError
-from gputco.workbook.recalc.run.values import NAME
 
 #: functions evaluated only for some info types: the check, and the name a cell is unsupported by
 _INFO_TYPES = {
@@ -306,7 +306,7 @@ def expanded_size(node: Node, sizes: dict[int, int]) -> int:
 
 
 def _a1(row: int, col: int) -> str:
-    from gputco.workbook.recalc.formula.refs import cell_name
+    from gputco.workbook.recalc.base.refs import cell_name
 
     return cell_name(row, col)
 

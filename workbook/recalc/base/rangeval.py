@@ -7,11 +7,15 @@ after Excel's implicit intersection when the formula is not an array formula.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from gputco.workbook.recalc.run import vec
-from gputco.workbook.recalc.run.store import SheetStore
-from gputco.workbook.recalc.run.values import REF, VALUE
+from gputco.workbook.recalc.base import vec
+from gputco.workbook.recalc.base.values import REF, VALUE
+
+if TYPE_CHECKING:  # the store is a run-stage object the bottom layer only names
+    from gputco.workbook.recalc.run.store import SheetStore
 
 
 class RangeVal:

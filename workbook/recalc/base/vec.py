@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gputco.workbook.recalc.run.values import MAX_TEXT, NA, NUM, VALUE, XlError, to_bool, to_number, to_text
+from gputco.workbook.recalc.base.values import MAX_TEXT, NA, NUM, VALUE, XlError, to_bool, to_number, to_text
 
 FLOAT, BOOL, OBJ = np.dtype(np.float64), np.dtype(np.bool_), np.dtype(object)
 

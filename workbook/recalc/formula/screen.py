@@ -39,12 +39,12 @@ from dataclasses import dataclass
 
 from openpyxl.formula.tokenizer import Token
 
+from gputco.workbook.recalc.base.errors import RecalcError
+from gputco.workbook.recalc.base.refs import cell_name
 from gputco.workbook.recalc.formula.parse import function_name, tokenize
-from gputco.workbook.recalc.formula.refs import cell_name
 from gputco.workbook.recalc.read import limits as lim
 from gputco.workbook.recalc.read import xmlsafe
 from gputco.workbook.recalc.read.package import list_sheets, open_zip
-from gputco.workbook.recalc.run.errors import RecalcError
 
 #: functions that make a spreadsheet application reach outside the workbook
 OUTSIDE = frozenset(
