@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from installed import editable_checkout
+
 from gputco import udfs
 from gputco.addin import cli
 from gputco.addin.docs import PAGE, render
@@ -15,7 +17,7 @@ CHECKED_IN = Path(__file__).resolve().parents[1] / "docs" / "udfs.md"
 
 def test_the_checked_in_page_is_what_the_generator_writes():
     # on failure: run `python -m gputco.addin.docs` and commit docs/udfs.md
-    if CHECKED_IN.parents[1] in PAGE.parents:  # gputco runs from this checkout (pip install -e)
+    if editable_checkout() == CHECKED_IN.parents[1]:  # pip recorded an editable install of this checkout
         assert PAGE == CHECKED_IN  # its default output is the checked-in page
     assert CHECKED_IN.read_text(encoding="utf-8") == render()
 
