@@ -964,3 +964,35 @@ def soffice_recorder(folder: Path) -> tuple[Path, Path]:
     script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
     script.chmod(0o755)
     return bin_dir, log
+
+
+# --- round three (issue 43): files built, not checked in ----------------------------------------
+
+
+def wide_csv(d: Path, columns: int = 100_000) -> Path:
+    """A 1 MB CSV of one scenario with ``columns`` label columns (finding 7: quadratic in columns
+    while columns were found by a scan of the names)."""
+    path = d / "wide.csv"
+    names = ["mfu", *(f"_c{i}" for i in range(columns))]
+    path.write_text(",".join(names) + "\n" + ",".join(["0.5", *("1" * columns)]) + "\n")
+    return path
+
+
+def nested_parquet(d: Path, nan_inside: bool = False) -> Path:
+    """A Parquet file whose label columns hold a list, a struct and a map (finding 9: batch to
+    CSV stopped with "internal error"); with ``nan_inside``, a list holding NaN, which JSON text
+    cannot hold."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {
+        "mfu": [0.5, 0.4],
+        "label": pa.array([[1, 2], [3]]),
+        "_struct": pa.array([{"a": 1, "b": "=x"}, None]),
+        "_map": pa.array([[("k", 1)], [("j", 2)]], pa.map_(pa.string(), pa.int64())),
+    }
+    if nan_inside:
+        cols["_floats"] = pa.array([[1.0], [float("nan")]])
+    path = d / ("nested_nan.parquet" if nan_inside else "nested.parquet")
+    pq.write_table(pa.table(cols), path)
+    return path

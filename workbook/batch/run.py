@@ -98,7 +98,7 @@ def read_chunks(
         done = 0
         with pq.ParquetFile(path) as f:
             for batch in f.iter_batches(batch_size=chunk_rows):
-                table = from_arrow(batch)
+                table = from_arrow(batch, done + 2)
                 yield _drop_empty(table, np.arange(done + 2, done + 2 + table.num_rows))
                 done += table.num_rows
     elif fmt == "csv":

@@ -15,8 +15,10 @@ Python object per cell where pyarrow is installed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 
 import numpy as np
 
@@ -31,6 +33,9 @@ class Table:
 
     names: list[str]
     columns: list[np.ndarray]
+    #: name -> position of its first column, built on the first look-up (a 100,000-column file:
+    #: one dictionary, not a scan of the names per column)
+    _pos: dict[str, int] | None = dc_field(default=None, init=False, repr=False, compare=False)
 
     @property
     def column_names(self) -> list[str]:
@@ -45,7 +50,16 @@ class Table:
         return len(self.columns[0]) if self.columns else 0
 
     def column(self, name: str) -> np.ndarray:
-        return self.columns[self.names.index(name)]
+        return self.columns[self.position(name)]
+
+    def position(self, name: str) -> int:
+        """Where the first column called ``name`` is (KeyError when there is none)."""
+        if self._pos is None:
+            pos: dict[str, int] = {}
+            for i, n in enumerate(self.names):
+                pos.setdefault(n, i)
+            self._pos = pos
+        return self._pos[name]
 
     def filter(self, keep: np.ndarray) -> Table:
         if any(is_arrow(c) for c in self.columns):
@@ -127,10 +141,12 @@ def need_arrow(path, doing: str):
     return pa
 
 
-def from_arrow(table) -> Table:
+def from_arrow(table, first_row: int = 2) -> Table:
     """A pyarrow table as numpy columns: numbers as float (null: NaN; int and bool without nulls
     as they are), text of any Arrow encoding as a pyarrow string array (bytes that are not UTF-8
-    are refused), any other type as its Python values."""
+    are refused), a list, struct or map as JSON text per cell, any other type as its Python
+    values. ``first_row``: the row (as a spreadsheet numbers it, the header row 1) of the first
+    row, for messages."""
     import pyarrow as pa
 
     names, cols = [], []
@@ -151,11 +167,29 @@ def from_arrow(table) -> Table:
                         f"column {field.name!r} holds bytes that are not UTF-8 text ({err})"
                     ) from None
             out = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        elif pa.types.is_nested(t):  # list, struct, map, union: one JSON text per cell
+            out = text_column(_json_cells(field.name, str(t), col.to_pylist(), first_row))
         else:
             out = text_column(col.to_pylist())
         names.append(field.name)
         cols.append(out)
     return Table(names, cols)
+
+
+def _json_cells(name: str, type_name: str, values: list, first_row: int) -> list:
+    """Nested Parquet values (list, struct, map) as JSON text (None stays an empty cell): a map is
+    its [key, value] pairs, a value JSON has no form for (a date, bytes, a decimal) its text; a
+    NaN or infinity inside one has no JSON form and is refused, naming the column and row."""
+    out = []
+    for i, v in enumerate(values):
+        try:
+            out.append(None if v is None else json.dumps(v, default=str, ensure_ascii=False, allow_nan=False))
+        except ValueError:
+            raise BatchError(
+                f"column {name!r} ({type_name}), row {first_row + i}: holds NaN or an infinity inside a"
+                " nested value, which has no JSON text to write it as"
+            ) from None
+    return out
 
 
 def _textual(pa, t) -> bool:

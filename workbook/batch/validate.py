@@ -183,8 +183,7 @@ def check_chunk(
     ``columns`` maps each input present to its column name in the file; ``rows`` holds the
     spreadsheet row of each table row.
     """
-    given = table.column_names
-    pos = {name: given.index(col) for name, col in columns.items()}
+    pos = {name: table.position(col) for name, col in columns.items()}
     ranges = input_ranges()
     inputs: dict[str, object] = {}
     empties: dict[str, np.ndarray] = {}
