@@ -189,7 +189,7 @@ def _settle(book: BookStore, units: list[Unit], run_units: Callable[[], None]) -
 
 def _snapshot(book: BookStore, units: list[Unit]) -> dict[str, object]:
     out = {}
-    for unit in units:
+    for unit in (cell for u in units for cell in (u.cells if isinstance(u, Cycle) else (u,))):
         g = unit.group
         store = book.sheet(g.sheet)
         rows = range(g.r0, g.r1 + 1) if unit.row is None else (unit.row,)

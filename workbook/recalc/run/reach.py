@@ -23,7 +23,7 @@ from gputco.workbook.recalc.formula.screen import EXTERNAL_REF, OUTSIDE
 from gputco.workbook.recalc.functions.lookup import DYNAMIC
 from gputco.workbook.recalc.functions.math import CLOCK, SEEDED, calls
 from gputco.workbook.recalc.run.engine import Evaluation
-from gputco.workbook.recalc.run.plan import order
+from gputco.workbook.recalc.run.plan import Cycle, order
 
 Cell = tuple[str, int, int]  # (upper-case sheet name, row, column)
 
@@ -57,7 +57,7 @@ def choose(evaluation: Evaluation, engine: str) -> set[Cell]:
     kept |= evaluation.not_for_libreoffice  # LibreOffice's TEXT differs from Excel's there too
     if not seeds - kept:
         return set()
-    units = order(evaluation.groups)
+    units = order(evaluation.groups, "stored")  # a circular reference is a step here, never an error
     return dependents(units, seeds) - dependents(units, kept)
 
 
@@ -73,7 +73,7 @@ def recomputed(evaluation: Evaluation) -> set[Cell]:
     seeds -= evaluation.skipped
     if not seeds:
         return set()
-    return dependents(order(evaluation.groups), seeds) - evaluation.skipped
+    return dependents(order(evaluation.groups, "stored"), seeds) - evaluation.skipped
 
 
 def _asks_filename(node) -> bool:
@@ -115,14 +115,16 @@ def dependents(units, seeds: set[Cell]) -> set[Cell]:
                     return True
         return False
 
-    for unit in units:
+    def visit(unit) -> bool:
+        """Add the unit's cells that depend on ``out``; whether it added any."""
         g = unit.group
         key = g.sheet.upper()
         rows = range(g.r0, g.r1 + 1) if unit.row is None else range(unit.row, unit.row + 1)
         dynamic = bool(DYNAMIC & set(calls(g.compiled.node)))
         refs = [((ref.sheet or g.sheet).upper(), ref) for ref in g.compiled.refs]
         if not dynamic and not any(hit(s, *_span(ref, rows, g.col)) for s, ref in refs):
-            continue
+            return False
+        added = False
         for r in rows:
             cell = (key, r, g.col)
             if cell in out:
@@ -130,6 +132,15 @@ def dependents(units, seeds: set[Cell]) -> set[Cell]:
             if dynamic or any(hit(s, *ref.rect(r, g.col)) for s, ref in refs):
                 out.add(cell)
                 bisect.insort(rows_of[key][g.col], r)
+                added = True
+        return added
+
+    for unit in units:
+        if isinstance(unit, Cycle):  # a cell of a circular reference may depend on a later one
+            while any([visit(u) for u in unit.cells]):
+                pass
+        else:
+            visit(unit)
     return out
 
 
