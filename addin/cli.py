@@ -114,7 +114,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         "kind",
         nargs="?",
         choices=[*presets.KINDS, *presets.TABLES],
-        help="only this kind of preset or table (default: system, buyer, model, run, serving, grid)",
+        help="only this kind of preset or table (default: system, buyer, model, run, serving, grid, finance)",
     )
     p.set_defaults(run=_presets)
 

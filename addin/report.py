@@ -251,13 +251,15 @@ def comparison_table(
 
 def presets_listing(kind: str | None = None) -> str:
     """Every preset value with unit, source and date, one line each (``gputco presets``): the preset
-    kinds, the published serving throughputs and the grid factors; ``kind`` also names one of the
-    further tables (rent, inferencex, moe_run, training_fact)."""
-    kinds = [kind] if kind else [*presets.KINDS, "serving", "grid"]
+    kinds, the published serving throughputs, the grid factors and the finance presets (each with
+    its group and basis: measured, derived or assumption); ``kind`` also names one of the further
+    tables (rent, inferencex, moe_run, training_fact)."""
+    kinds = [kind] if kind else [*presets.KINDS, "serving", "grid", "finance"]
     lines = []
     for k in kinds:
         for key, p in presets.catalog(presets.normalize(k).rstrip("s")).items():
-            lines.append(f"[{k} {key}] {p.label}")
+            basis = f" ({p.texts['group']}, {p.texts['basis']})" if "basis" in p.texts else ""
+            lines.append(f"[{k} {key}] {p.label}{basis}")
             for name, e in p.entries.items():
                 value = "(none)" if e.value is None else f"{e.value:g}"
                 lines.append(f"  {name} = {value} {e.unit}; {e.source}; as of {e.as_of}")

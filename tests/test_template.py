@@ -120,6 +120,7 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
         "tbl_runs",
         "tbl_serving",
         "tbl_grid",
+        "tbl_finance",
     }
     rows = {}
     for table in ws.tables.values():
@@ -128,7 +129,7 @@ def test_presets_tables_hold_every_value_with_unit_source_and_date(wb):
         for r in cells[1:]:
             rows[r[0].value] = [c.value for c in r]
     n = 0
-    kinds = [*presets.KINDS, "serving", "grid"]  # serving throughputs, grid factors
+    kinds = [*presets.KINDS, "serving", "grid", "finance"]  # serving throughputs, grid factors
     for kind in kinds:
         for key, p in presets.catalog(kind).items():
             for name, e in p.entries.items():

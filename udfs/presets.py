@@ -46,6 +46,7 @@ TABLES = {
     "training_fact": "training_facts.toml",
     "grid": "grid_factors.toml",
     "serving": "serving.toml",
+    "finance": "finance.toml",
 }
 
 #: numeric fields each kind must define (the schema checked by tests/test_catalog.py)
@@ -93,6 +94,7 @@ REQUIRED_FIELDS = {
     "training_fact": ("gpu_hours",),
     "grid": ("kg_co2_per_kwh",),
     "serving": ("tokens_per_gpu_second", "concurrency", "median_tpot_ms", "input_tokens", "output_tokens"),
+    "finance": (),  # a figure (value, or low and high) or a curve (t0, t1, ...): checked on reading
 }
 
 #: text fields each kind must define
@@ -107,7 +109,29 @@ TEXT_FIELDS = {
     "training_fact": ("label", "model", "system"),
     "grid": ("label",),
     "serving": ("label", "benchmark", "system", "model", "precision", "framework"),
+    "finance": ("label", "group", "basis"),
 }
+
+#: what each finance preset (udfs/data/finance.toml) is; the curve groups hold factors by year t
+FINANCE_GROUPS = (
+    "rent_index",
+    "rent_curve",
+    "resale",
+    "value_curve",
+    "base_rate_curve",
+    "spread",
+    "loan_rate",
+    "advance_rate",
+    "pue_cap",
+    "colocation",
+    "power_price",
+)
+CURVE_GROUPS = ("rent_curve", "value_curve", "base_rate_curve")
+#: how a finance figure is known: stated by its public source, computed from stated figures (the
+#: source says "derived:" and how), or a labelled default (the source says "assumption")
+FINANCE_BASES = ("measured", "derived", "assumption")
+#: the value-curve bands every system has (udfs/data/finance.toml ``value_<band>``)
+VALUE_BANDS = ("low", "base", "high")
 
 #: precisions with a peak_tflops_<precision> field on every system
 PRECISIONS = ("bf16", "fp8", "fp4")
@@ -208,6 +232,8 @@ source and as_of
             texts["price_source"] = price_source(entries["unit_all_in_usd"])
         if kind == "model":
             _derive_model(key, entries)
+        if kind == "finance":
+            _check_finance(filename, key, texts, entries)
         presets[key] = Preset(kind, key, texts, entries)
     if kind == "system" and REFERENCE_SYSTEM in presets:
         _derive_default_mfu(presets)
@@ -222,6 +248,31 @@ def _entry(filename: str, key: str, name: str, raw: dict) -> Entry:
     if not isinstance(raw["as_of"], dt.date):
         raise MissingValueError(f"{where}: as_of", f"a date (YYYY-MM-DD), got {raw['as_of']!r}")
     return Entry(_float_or_none(raw.get("value")), raw["unit"], raw["source"], raw["as_of"])
+
+
+def _check_finance(filename: str, key: str, texts: dict[str, str], entries: dict[str, Entry]) -> None:
+    """A finance preset names its group and basis; a curve holds t0, t1, ... without a gap, any
+    other preset a ``value`` or a ``low`` and a ``high``.
+
+    >>> parse("finance", "f.toml", "[c]\\nlabel = 'C'\\ngroup = 'value_curve'\\nbasis = 'derived'\\n"
+    ...       "t1 = { value = 1, unit = 'x', source = 'derived: s', as_of = 2026-01-01 }\\n")
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.MissingValueError: f.toml [c] t0 is required: a curve holds t0, t1, ... in order
+    """
+    where = f"{filename} [{key}]"
+    group, basis = texts.get("group"), texts.get("basis")
+    if group not in FINANCE_GROUPS:
+        raise UnknownNameError(f"{where} group", group, FINANCE_GROUPS)
+    if basis not in FINANCE_BASES:
+        raise UnknownNameError(f"{where} basis", basis, FINANCE_BASES)
+    names = list(entries)
+    if group in CURVE_GROUPS:
+        for i, name in enumerate(names):
+            if name != f"t{i}":
+                raise MissingValueError(f"{where} t{i}", "a curve holds t0, t1, ... in order")
+    elif names not in (["value"], ["low", "high"]):
+        raise MissingValueError(f"{where} value", f"a figure is value, or low and high; got {names}")
 
 
 def _float_or_none(value: object) -> float | None:
@@ -446,3 +497,57 @@ def serving(system_name: object, benchmark: object = DEFAULT_SERVING) -> Preset 
         if normalize(p.texts["benchmark"]) == wanted and p.texts["system"] == key:
             return p
     return None
+
+
+def finance(name: object) -> Preset:
+    """A finance preset of udfs/data/finance.toml (a figure with its source, or a curve).
+
+    >>> finance("spread_a3_2026").value("value")
+    0.0225
+    """
+    return lookup("finance", name)
+
+
+def curve_keys(group: str) -> list[str]:
+    """The keys of the finance curves of one group ("rent_curve", "value_curve", "base_rate_curve").
+
+    >>> curve_keys("value_curve")
+    ['value_base', 'value_low', 'value_high']
+    """
+    if group not in CURVE_GROUPS:
+        raise UnknownNameError("curve group", group, CURVE_GROUPS)
+    return [k for k, p in catalog("finance").items() if p.texts["group"] == group]
+
+
+def finance_curve(group: str, name: object) -> tuple[float, ...]:
+    """The factors t0, t1, ... of a finance curve of ``group``, by key (case-insensitive).
+
+    >>> finance_curve("rent_curve", "rent_h100_2024_25")
+    (1.0, 0.5916, 0.35, 0.4865)
+    >>> finance_curve("value_curve", "rent_h100_2024_25")
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.UnknownNameError: unknown value_curve 'rent_h100_2024_25'; valid: value_base, value_high, value_low.
+    """
+    keys = curve_keys(group)
+    wanted = normalize(text(group, name))
+    for key in keys:
+        if normalize(key) == wanted:
+            p = catalog("finance")[key]
+            return tuple(cast(float, e.value) for e in p.entries.values())
+    raise UnknownNameError(group, name, keys)
+
+
+def value_curve_key(system_name: object, band: object = "base") -> str:
+    """The value-curve preset of a system in a band ("low", "base", "high"): the system's own
+    (``value_<system>_<band>``) where finance.toml has one, else the band every system shares.
+
+    >>> value_curve_key("GB200 NVL72")
+    'value_base'
+    """
+    key = system(system_name).key
+    b = normalize(text("value curve band", band))
+    if b not in VALUE_BANDS:
+        raise UnknownNameError("value curve band", band, VALUE_BANDS)
+    own = f"value_{key.lower()}_{b}"
+    return own if own in catalog("finance") else f"value_{b}"

@@ -33,6 +33,14 @@ TABLES = {
         "serving.toml): SemiAnalysis InferenceX, highest-throughput point, 8k in / 1k out",
     ),
     "grid": ("grid", "tbl_grid", "Grid CO2 emission factors (udfs/data/grid_factors.toml)"),
+    "finance": (
+        "fin",
+        "tbl_finance",
+        "Finance presets (udfs/data/finance.toml; docs/finance-presets.md): rent index points and "
+        "paths, resale prices, value curves (t0, t1, ...: factors by year), the SOFR path, spreads by "
+        "credit grade, loan and advance rates, PUE caps, colocation, power prices; basis = measured, "
+        "derived or assumption",
+    ),
 }
 COLUMNS = ("id", "preset", "field", "value", "unit", "source", "as_of")
 #: the data file of each table
