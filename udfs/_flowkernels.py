@@ -1,4 +1,4 @@
-"""Compiled kernels of :mod:`gputco.udfs.flows`: NPV, IRR, payback, the lowest running sum and
+"""The kernels of :mod:`gputco.udfs.flows`: NPV, IRR, payback, the lowest running sum and
 sign changes, one row at a time.
 
 The flows of ``m`` rows are held as runs of equal periods (:class:`gputco.udfs.flows.Periodic`;
@@ -9,70 +9,28 @@ more (``count`` 0: none). Each kernel loops over the rows and works on one row a
 row's result never depends on the rows beside it, and the loops release the GIL (the chunks of
 :func:`gputco.udfs._parallel.each_chunk` run them on every core).
 
-The kernels are compiled by numba where it is installed (every platform with a numba wheel); in
-Pyodide (xlwings Lite), and in LibreOffice's own Python where numba cannot load, the same
-functions run as Python, slowly but to the same results (their calls are a few rows).
+Each kernel is written once and runs either as Python (small calls: the TCO_ functions, the
+workbooks; and wherever numba is absent, Pyodide: xlwings Lite) or compiled by numba (batch-sized
+calls), to the same results: :mod:`gputco.udfs._jit` chooses.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import math
-import warnings
 
 import numpy as np
 
 # the IRR's range [LOW, HIGH], the reasons for no IRR and the sides of 0 of a root, shared with flows
 from ._flowcodes import ABOVE, BELOW, FOUND, HIGH, LOW, NO_ROOT, NO_SIGN_CHANGE
 
-
-def _numba():
-    """numba, or None where it is not installed (Pyodide) or cannot be imported: LibreOffice's own
-    Python runs the TCO_ functions with the user's site-packages, whose binary packages (numba
-    imports cffi) need not match its interpreter's; there the kernels run as Python, with a
-    warning."""
-    if importlib.util.find_spec("numba") is None:
-        return None
-    try:
-        numba = importlib.import_module("numba")
-        from numba.core.registry import cpu_target
-
-        cpu_target.typing_context.refresh()  # its registries (cffi's): what compiling loads first
-        return numba
-    except Exception as err:  # any failure of a binary package to load
-        message = f"numba cannot be imported here ({type(err).__name__}: {str(err)[:160]})"
-        warnings.warn(f"{message}; gputco's cash-flow kernels run as Python", RuntimeWarning, stacklevel=2)
-        return None
-
-
-_NUMBA = _numba()
-
-
-def _compiled(f, **options):
-    """``f`` compiled by numba with ``options``, or as it is without numba."""
-    return f if _NUMBA is None else _NUMBA.njit(**options)(f)
-
-
-def _kernel(f):
-    """A kernel: compiled once per machine (numba's cache beside this file), without the GIL."""
-    return _compiled(f, cache=True, nogil=True, error_model="numpy")
-
-
-def _step(f):
-    """A kernel's step, called once per row or more: compiled without numba's reference counts
-    (it allocates nothing), which would otherwise count each array it is given, atomically, at
-    every call (most of a row's time)."""
-    return _compiled(f, cache=True, nogil=True, error_model="numpy", _nrt=False)
-
-
-def _inner_step(f):
-    """A step of the innermost loop (a row's NPV and its slope at one rate, called at every Newton
-    step): a :func:`_step` numba also writes into each caller (``inline="always"``), so that a call
-    passes no array descriptors (the IRR of a row of yearly flows 1.23x faster, measured side by
-    side; inlining the outer steps as well made the kernels larger and slower)."""
-    return _compiled(f, cache=True, nogil=True, error_model="numpy", _nrt=False, inline="always")
-
+# the marks of a kernel, a kernel's step and a step of the innermost loop (numba's options for
+# each, :mod:`gputco.udfs._jit`: the step of the innermost loop, a row's NPV and its slope at one
+# rate at every Newton step, is written into each caller, so that a call passes no array
+# descriptors: the IRR of a row of yearly flows 1.23x faster, measured side by side; inlining the
+# outer steps as well made the kernels larger and slower)
+from ._jit import inner_step as _inner_step
+from ._jit import kernel as _kernel
+from ._jit import step as _step
 
 #: beside the reasons of :data:`gputco.udfs.flows.REASONS` (FOUND, NO_SIGN_CHANGE, NO_ROOT), why
 #: :func:`irr_rows` left a row: several roots are possible, the caller brackets them on a grid of

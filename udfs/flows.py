@@ -3,7 +3,8 @@
 A row is the net cash flow of one scenario in periods 0, 1, ..., T - 1 (years, or months with
 ``periods_per_year=12``), end-of-period, signed as cash; ``flows`` is an array (rows, T), or with
 ``by_period=True`` (T, rows), period-major, as the kernels work (no copy). Every kernel is
-compiled and works on one row at a time (:mod:`gputco.udfs._flowkernels`; Horner's rule and
+written once and works on one row at a time (:mod:`gputco.udfs._flowkernels`, run as Python
+for small calls and compiled for batch-sized ones: :mod:`gputco.udfs._jit`; Horner's rule and
 running sums, O(T) per pass), so time is linear in the periods, memory is the rows' results,
 and a row's results are its own, whatever rows are passed with it.
 
@@ -39,12 +40,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 # the codes shared with the kernels; LOW and HIGH (the IRR's range) are part of this module's face
+from . import _flowkernels, _jit
 from ._flowcodes import ABOVE, BELOW, FOUND, NO_ROOT, NO_SIGN_CHANGE
 from ._flowcodes import HIGH as HIGH
 from ._flowcodes import LOW as LOW
@@ -57,13 +58,10 @@ REASONS = {
 _GRID_BLOCK = 1024
 
 
-@functools.cache
-def _kernels() -> ModuleType:
-    """The compiled kernels, imported (and numba with them) at their first use, not with the
-    package: the TCO_ functions that read no cash flows start without numba."""
-    from . import _flowkernels
-
-    return _flowkernels
+def _kernels(work: int) -> Any:
+    """The kernels for a call of ``work`` (rows x runs of periods): interpreted for small work,
+    compiled for batch-sized work (:func:`gputco.udfs._jit.kernels`, the one place that chooses)."""
+    return _jit.kernels(_flowkernels, work)
 
 
 def _arrays(c: np.ndarray | Periodic, by_runs: bool = True) -> tuple[np.ndarray, ...]:
@@ -98,7 +96,8 @@ def npv(flows, rate, periods_per_year: int = 1, *, by_period: bool = False) -> n
     v = (1.0 + np.asarray(rate, dtype=float)) ** (-1.0 / periods_per_year)
     x = np.ascontiguousarray(np.broadcast_to(v.reshape(-1) if v.ndim else v, c.shape[1:]))
     out = np.empty(c.shape[1])
-    _kernels().npv_rows(*_arrays(c), x, out)
+    arrays = _arrays(c)
+    _kernels(arrays[0].size).npv_rows(*arrays, x, out)
     return out
 
 
@@ -111,7 +110,8 @@ def payback(flows, periods_per_year: int = 1, *, by_period: bool = False) -> np.
     """
     c = _periods(flows, by_period)
     out = np.empty(c.shape[1])
-    _kernels().payback_rows(*_arrays(c, by_runs=False), out)
+    arrays = _arrays(c, by_runs=False)
+    _kernels(arrays[0].size).payback_rows(*arrays, out)
     return out / periods_per_year
 
 
@@ -129,8 +129,8 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     (0.233751, [0, 1])
     """
     c = _periods(flows, by_period)
-    kernels = _kernels()
     arrays = _arrays(c)
+    kernels = _kernels(arrays[0].size)
     n = c.shape[1]
     rate, guess = np.empty(n), np.empty(n)
     why, sides = np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8)
@@ -158,7 +158,8 @@ def sign_changes(flows, *, by_period: bool = False) -> np.ndarray:
     """
     c = _periods(flows, by_period)
     out = np.empty(c.shape[1], dtype=np.int64)
-    _kernels().changes_rows(*_arrays(c), out)
+    arrays = _arrays(c)
+    _kernels(arrays[0].size).changes_rows(*arrays, out)
     return out
 
 
@@ -186,7 +187,7 @@ def root_bound(flows, *, by_period: bool = False) -> tuple[np.ndarray, np.ndarra
         np.empty(n, dtype=bool),
         np.empty(n, dtype=np.int8),
     )
-    _kernels().bound_rows(c, bound, ends_differ, sides)
+    _kernels(c.size).bound_rows(c, bound, ends_differ, sides)
     return bound, ends_differ, sides
 
 
@@ -301,7 +302,8 @@ def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
     """
     c = _periods(flows, by_period)
     out = np.empty(c.shape[1])
-    _kernels().lowest_sum_rows(*_arrays(c, by_runs=False), out)
+    arrays = _arrays(c, by_runs=False)
+    _kernels(arrays[0].size).lowest_sum_rows(*arrays, out)
     return out
 
 
@@ -350,7 +352,7 @@ def _nearest_root(arrays: tuple, several: np.ndarray, guess: np.ndarray, parts: 
     root = np.empty(cr.size)
     if cr.size:
         rows = np.ascontiguousarray(several[cr], dtype=np.int64)
-        _kernels().bracket_roots(*arrays, rows, lo, hi, up, root)
+        _kernels(rows.size * len(arrays[0])).bracket_roots(*arrays, rows, lo, hi, up, root)
     row = np.concatenate([zr, cr])
     root = np.concatenate([zroot, root])
     out = np.full(several.size, np.nan)

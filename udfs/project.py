@@ -34,9 +34,7 @@ Every term is per GPU, USD, signed as cash (outflows negative), end of period. T
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any, cast
 
 import numpy as np
@@ -335,12 +333,12 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
     return out
 
 
-@functools.cache
-def _projectkernels() -> ModuleType:
-    """The compiled kernel of the flows, imported (and numba with it) at its first use."""
-    from . import _projectkernels
+def _projectkernels(work: int) -> Any:
+    """The kernel of the flows for ``work`` (rows x operating periods): interpreted for small
+    work, compiled for batch-sized work (:func:`gputco.udfs._jit.kernels` chooses)."""
+    from . import _jit, _projectkernels
 
-    return _projectkernels
+    return _jit.kernels(_projectkernels, work)
 
 
 def _zeros(like: flows.Periodic) -> flows.Periodic:
@@ -445,7 +443,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         """A term as the kernel takes it: one float per row, contiguous."""
         return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype=float), (n,)))
 
-    _projectkernels().operating_runs(
+    _projectkernels(n * run_of.size).operating_runs(
         run_of,
         ppy,
         kmin,
