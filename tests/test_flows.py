@@ -412,6 +412,7 @@ def test_a_rows_results_are_its_own_whatever_rows_come_with_it():
 
 _INTERPRETED = """
 import json, sys
+sys.modules["numba"] = None  # as in Pyodide (xlwings Lite): no numba to import
 import numpy as np
 from gputco.udfs import flows
 rows = np.array(json.loads(sys.stdin.read()))
@@ -421,14 +422,16 @@ print(json.dumps({
     "npv": flows.npv(rows, 0.08).tolist(), "changes": flows.sign_changes(rows).tolist(),
     "payback": [None if np.isnan(p) else float(p) for p in flows.payback(rows)],
     "lowest": flows.lowest_sum(rows).tolist(),
+    "numba": "numba" in sys.modules and sys.modules["numba"] is not None,
 }))
 """
 
 
-def test_the_kernels_interpreted_as_in_pyodide_give_the_compiled_results():
-    """Where numba is absent (Pyodide: xlwings Lite) the same kernels run as Python; with numba's
-    own switch NUMBA_DISABLE_JIT=1 they do here: on 120 rows (one sign change and several) every
-    result equals the compiled one (to 1e-12), and the IRRs numpy-financial's."""
+def test_the_kernels_interpreted_as_in_pyodide_give_the_compiled_results(monkeypatch):
+    """Where numba is absent (Pyodide: xlwings Lite) the same kernels run as Python, whatever the
+    work (udfs/_jit.py): on 120 rows (one sign change and several) every result equals the
+    compiled one here to the last bit (JSON carries a float's every bit), and the IRRs
+    numpy-financial's."""
     import os
 
     rng = np.random.default_rng(32)
@@ -438,19 +441,21 @@ def test_the_kernels_interpreted_as_in_pyodide_give_the_compiled_results():
         input=json.dumps(rows.tolist()),
         capture_output=True,
         text=True,
-        env={**os.environ, "NUMBA_DISABLE_JIT": "1"},
+        env={**os.environ, "GPUTCO_KERNELS": "auto"},
         timeout=300,
         check=True,
     )
     got = json.loads(done.stdout)
+    assert got["numba"] is False
+    monkeypatch.setenv("GPUTCO_KERNELS", "compiled")
     rate, why = flows.irr(rows)
     nan = lambda xs: np.array([np.nan if x is None else x for x in xs])  # noqa: E731
-    np.testing.assert_allclose(nan(got["irr"]), rate, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(nan(got["irr"]), rate)
     assert got["why"] == why.tolist()
-    np.testing.assert_allclose(got["npv"], flows.npv(rows, 0.08), rtol=1e-12)
+    np.testing.assert_array_equal(got["npv"], flows.npv(rows, 0.08))
     assert got["changes"] == flows.sign_changes(rows).tolist()
-    np.testing.assert_allclose(nan(got["payback"]), flows.payback(rows), rtol=1e-12)
-    np.testing.assert_allclose(got["lowest"], flows.lowest_sum(rows), rtol=1e-12)
+    np.testing.assert_array_equal(nan(got["payback"]), flows.payback(rows))
+    np.testing.assert_array_equal(got["lowest"], flows.lowest_sum(rows))
     one = flows.sign_changes(rows) == 1
     want = np.array([npf.irr(np.trim_zeros(r, "b")) for r in rows[one]])
     found = (want > flows.LOW) & (want < flows.HIGH)
