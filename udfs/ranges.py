@@ -140,6 +140,12 @@ RANGES: dict[str, Range] = {
     "debt_rate": Range(0.0, 1.0),
     "debt_years": Range(0.0, 100.0, lo_open=True),
     "cost_of_equity": Range(0.0, 1.0),
+    # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
+    "rent_curve": NON_NEGATIVE,
+    "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value
+    "base_rate_curve": Range(0.0, 1.0),
+    "debt_spread": Range(0.0, 1.0),
+    "max_ltv_covenant": POSITIVE,
     "bonus_depreciation_fraction": Range(0.0, 1.0),
     "layers": POSITIVE,
     "d_model": POSITIVE,
