@@ -59,7 +59,7 @@ MODULES = [name for name in _modules() if _with_examples(name)]
 def test_modules_with_examples_are_found():
     """The walk reaches the modules we know hold examples (a walk that finds none passes nothing)."""
     assert {"gputco.udfs", "gputco.udfs.chain", "gputco.workbook.recalc.formula.parse"} <= set(MODULES)
-    assert len(MODULES) >= 25
+    assert len(MODULES) >= 64  # the measured count (2026-12-06)
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,10 +1,13 @@
-"""udfs.scenario: the full chain from named inputs equals the catalog functions, row by row."""
+"""udfs.scenario: the full chain from named inputs, row by row, against numpy-financial and the
+unit definitions of each step."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
+import numpy_financial as npf
 import pytest
 
 from gputco import udfs
@@ -16,36 +19,45 @@ BUYERS = list(presets.catalog("buyer"))
 MODELS = list(presets.catalog("model"))
 
 
-def test_every_preset_combination_matches_the_catalog_functions():
+def test_every_preset_combination_obeys_the_definitions_and_numpy_financial():
+    """Every preset combination through the chain, against outside oracles rather than the catalog
+    functions the chain itself calls: the capital charge is numpy-financial's level payment over
+    the buyer's life at its cost of capital, per hour of a 8,760-hour year; power and facility are
+    kW x PUE x USD/kWh and kW x colo USD/kW-month x 12 / 8,760; the rest are the unit identities
+    (FLOP/s delivered = peak TFLOPS x 1e12 x MFU; USD per million tokens, cost, days, J/token)."""
     combos = list(itertools.product(SYSTEMS, BUYERS, MODELS, ["bf16", "fp8"], udfs.CONVENTIONS))
     cols = {
         name: [c[i] for c in combos]
         for i, name in enumerate(["system", "buyer", "model", "precision", "convention"])
     }
     mfu = np.linspace(0.2, 0.6, len(combos))
-    out = scenario.evaluate({**cols, "mfu": mfu, "tokens": 1e12, "gpus": 1024})
+    tokens, gpus = 1e12, 1024
+    out = scenario.evaluate({**cols, "mfu": mfu, "tokens": tokens, "gpus": gpus})
+    approx = functools.partial(pytest.approx, rel=1e-12)
     for i, (sy, bu, mo, pr, co) in enumerate(combos):
-        tco = udfs.tco_gpu_hour(sy, bu)
-        fpt = udfs.tco_flops_per_token(mo, convention=co)
-        peak = presets.peak_tflops(sy, pr)
-        watts = udfs.tco_utility_watts_per_gpu(
-            udfs.tco_system(sy, "it_kw_per_gpu"), udfs.tco_buyer(bu, "pue")
-        )
-        expected = {
-            "capex_per_gpu": udfs.tco_capex_per_gpu(sy, bu),
-            "tco_usd_per_gpu_hour": tco,
-            "flops_per_token": fpt,
-            "tokens_per_gpu_second": udfs.tco_tokens_per_gpu_second(fpt, peak, mfu[i]),
-            "usd_per_mtok": udfs.tco_cost_per_mtok(tco, fpt, peak, mfu[i]),
-            "training_cost_usd": udfs.tco_training_cost(1e12, tco, fpt, peak, mfu[i]),
-            "training_days": udfs.tco_training_days(1e12, 1024, fpt, peak, mfu[i]),
-            "joules_per_token": udfs.tco_joules_per_token(watts, fpt, peak, mfu[i]),
-        }
-        for key, value in expected.items():
-            assert out[key][i] == pytest.approx(value, rel=1e-12), (key, sy, bu, mo, pr, co)
-        parts = dict(udfs.tco_breakdown(sy, bu)[1:])
-        assert out["capital_usd_per_gpu_hour"][i] == pytest.approx(parts["capital"], rel=1e-12)
-        assert out["facility_usd_per_gpu_hour"][i] == pytest.approx(parts["facility"], rel=1e-12)
+        row = {key: float(values[i]) for key, values in out.items()}
+        where = (sy, bu, mo, pr, co)
+        kw = udfs.tco_system(sy, "it_kw_per_gpu")
+        capex = udfs.tco_system(sy, "capex_per_gpu") * udfs.tco_buyer(bu, "capex_multiplier")
+        rate, life, pue = (udfs.tco_buyer(bu, f) for f in ("cost_of_capital", "life_years", "pue"))
+        assert row["capex_per_gpu"] == approx(capex), where
+        assert row["capital_usd_per_gpu_hour"] == approx(-npf.pmt(rate, life, capex) / 8760), where
+        assert row["power_usd_per_gpu_hour"] == approx(kw * pue * udfs.tco_buyer(bu, "usd_per_kwh")), where
+        colo = udfs.tco_buyer(bu, "colo_usd_per_kw_month")
+        assert row["facility_usd_per_gpu_hour"] == approx(kw * colo * 12 / 8760), where
+        parts = ("capital", "power", "facility", "other")
+        assert row["tco_usd_per_gpu_hour"] == approx(sum(row[f"{p}_usd_per_gpu_hour"] for p in parts)), where
+        assert row["utility_watts_per_gpu"] == approx(kw * pue * 1000), where
+        tps = row["tokens_per_gpu_second"]
+        assert tps * row["flops_per_token"] == approx(presets.peak_tflops(sy, pr) * 1e12 * mfu[i]), where
+        assert row["usd_per_mtok"] == approx(row["delivered_usd_per_gpu_hour"] / (3600 * tps) * 1e6), where
+        assert row["training_cost_usd"] == approx(tokens * row["usd_per_mtok"] / 1e6), where
+        assert row["training_gpu_hours"] == approx(tokens / tps / 3600), where
+        gpu_seconds = row["training_gpu_hours"] * 3600
+        # availability and goodput at their documented default of 1 (udfs/chain.py's inputs)
+        assert row["delivered_usd_per_gpu_hour"] == approx(row["tco_usd_per_gpu_hour"]), where
+        assert row["training_days"] == approx(gpu_seconds / gpus / 86400), where
+        assert row["joules_per_token"] == approx(row["utility_watts_per_gpu"] * gpu_seconds / tokens), where
 
 
 def test_overrides_replace_presets_and_nan_means_preset():

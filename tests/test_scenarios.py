@@ -160,11 +160,11 @@ def test_every_row_carries_the_template_rows_styles(written):
     assert tco.number_format == "#,##0.0000" and tco.font.b  # no currency: docs/excel-currency.md
 
 
-def test_cached_values_are_what_the_engine_computes(written):
-    _spec, path, result = written
+def test_the_engine_evaluated_every_formula_it_wrote(written):
+    # the cached values themselves are checked against LibreOffice's recalculation of the same
+    # specs (tests/test_scenarios_lo.py), not against this engine's second pass over its own file
+    _spec, _path, result = written
     assert not result.recalc_report.problems
-    report = recalc_file(path, check=True, fallback=libreoffice_values)
-    assert not report.mismatches, report.mismatches[:5]
 
 
 def test_summary_per_system_by_formulas(written):
