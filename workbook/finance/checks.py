@@ -203,10 +203,10 @@ def build(book: BookBuilder) -> None:
     book.define_cell("chk_ok", ws, 4, 3)
     for rng in (f"G{header + 1}:G{last}", "C4"):
         ws.conditional_formatting.add(
-            rng, CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_FILL)
+            rng, CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_DXF_FILL)
         )
         ws.conditional_formatting.add(
-            rng, CellIsRule(operator="equal", formula=["FALSE"], fill=styles.BAD_FILL)
+            rng, CellIsRule(operator="equal", formula=["FALSE"], fill=styles.BAD_DXF_FILL)
         )
     styles.widths(ws, {1: 26, 2: 44, 3: 16, 4: 16, 5: 12, 6: 9, 7: 8})
     ws.freeze_panes = f"A{header + 1}"

@@ -73,4 +73,4 @@ def build_banners(book: BookBuilder, sheets: tuple[str, ...] = ("Model", "Compar
         )
         cell.font = styles.BOLD  # formulas stay black
         # the fill only while the banner shows: an empty banner is no pink bar
-        ws.conditional_formatting.add("A3", FormulaRule(formula=[f"{COUNT}>0"], fill=styles.BAD_FILL))
+        ws.conditional_formatting.add("A3", FormulaRule(formula=[f"{COUNT}>0"], fill=styles.BAD_DXF_FILL))

@@ -174,10 +174,10 @@ def build(
     ok.font = styles.BOLD
     book.define_cell("chk_ok", ws, row, 3)
     ws.conditional_formatting.add(
-        f"C{row}", CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_FILL)
+        f"C{row}", CellIsRule(operator="equal", formula=["TRUE"], fill=styles.OK_DXF_FILL)
     )
     ws.conditional_formatting.add(
-        f"C{row}", CellIsRule(operator="notEqual", formula=["TRUE"], fill=styles.BAD_FILL)
+        f"C{row}", CellIsRule(operator="notEqual", formula=["TRUE"], fill=styles.BAD_DXF_FILL)
     )
     styles.widths(ws, {1: 26, 2: 12, **{c: 13 for c in range(3, 9)}, 9: 16, **{c: 13 for c in range(10, 26)}})
     ws.freeze_panes = "A5"

@@ -24,6 +24,18 @@ HEADER_FILL = PatternFill("solid", fgColor=DARK_BLUE)
 OK_FILL = PatternFill("solid", fgColor="C6EFCE")
 BAD_FILL = PatternFill("solid", fgColor="FFC7CE")
 
+
+def dxf_fill(rgb: str) -> PatternFill:
+    """A solid fill for a conditional format (a dxf). Excel's conditional formats colour the cell
+    with the dxf's ``bgColor`` (its own files: ``<patternFill><bgColor rgb=.../></patternFill>``, or
+    solid with both colours); a cell's own solid fill uses ``fgColor``. Both are set, so every reader
+    shows the one colour."""
+    return PatternFill("solid", fgColor=rgb, bgColor=rgb)
+
+
+OK_DXF_FILL = dxf_fill(OK_FILL.fgColor.rgb)
+BAD_DXF_FILL = dxf_fill(BAD_FILL.fgColor.rgb)
+
 INPUT_FONT = Font(color=BLUE)
 FORMULA_FONT = Font(color=BLACK)
 NOTE_FONT = Font(color=GREY_TEXT, italic=True, size=9)
