@@ -33,7 +33,7 @@ from gputco.workbook.finance import cover as sheet_cover
 from gputco.workbook.finance import inputs as sheet_inputs
 from gputco.workbook.finance import model as sheet_model
 from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
-from gputco.workbook.xlsx import inputcheck, xlwings_sheet
+from gputco.workbook.xlsx import cells, chartcache, inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
@@ -103,6 +103,7 @@ def build_workbook(
     for i, name in enumerate(order):
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
+    cells.blank_empty_texts(wb)
     wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open
     return wb
 
@@ -143,5 +144,6 @@ def write_template(
         wb.save(tmp)
         t1 = time.perf_counter()
         report = fill_cached_values(tmp)
+        chartcache.add_caches(tmp)
         t2 = time.perf_counter()
     return TemplateResult(Path(path), keys, presets.buyer(buyer).key, t1 - t0, t2 - t1, report)

@@ -40,7 +40,7 @@ from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
 from gputco.workbook.scenarios.spec import Spec, SpecError, load_spec, parse_spec
-from gputco.workbook.xlsx import inputcheck, xlwings_sheet
+from gputco.workbook.xlsx import cells, chartcache, inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
@@ -166,6 +166,7 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
     for i, name in enumerate(order):
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
+    cells.blank_empty_texts(wb)
     wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open
     return Built(wb, fills, cases)
 
@@ -197,5 +198,6 @@ def _write(
             raise RecalcError(
                 "the scenario workbook did not recalculate cleanly: " + "; ".join(report.problems[:5])
             )
+        chartcache.add_caches(tmp)
         t2 = time.perf_counter()
     return ScenariosResult(Path(path), spec, results, built.sensitivity, mc, t1 - t0, t2 - t1, report)

@@ -1,0 +1,145 @@
+"""Charts in Excel's own form: every data reference carries the values it points at.
+
+openpyxl writes a chart's categories, values and series names as bare references
+(``<cat><numRef><f>'Model'!$D$6:$E$6</f></numRef></cat>``), categories always as ``numRef`` even
+over text cells. Excel writes a text category as ``strRef`` with a ``strCache``, a numeric one as
+``numRef`` with a ``numCache``, values with a ``numCache`` and a series name with a ``strCache``
+(ECMA-376 Part 1 §21.2.2: ``cat``, ``strRef``, ``strCache``, ``numCache``), and readers that draw from
+the caches (viewers, Excel before it recalculates) show labels 1, 2, 3 or empty charts without them.
+
+:func:`add_caches` runs on a written package whose formulas hold their cached values (after the
+recalculation): it reads the referenced cells' values and rewrites the chart parts, nothing else.
+A category range is text when any of its cells holds text; empty and error cells get no point
+(as Excel writes them).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from pathlib import Path
+
+from openpyxl import load_workbook
+from openpyxl.utils.cell import range_boundaries
+
+from gputco.workbook.xlsx.sheetrows import clean_text, number_text
+
+#: a reference in a chart part: its role (the element around it), its kind and its formula
+_REF = re.compile(
+    r"<(?P<p>(?:\w+:)?)(?P<role>cat|val|tx|xVal|yVal)>"
+    r"<(?P=p)(?P<kind>numRef|strRef)><(?P=p)f>(?P<f>[^<]*)</(?P=p)f></(?P=p)(?P=kind)>"
+)
+_CHART = re.compile(r"xl/charts/chart\d+\.xml$")
+
+
+def _unescape(text: str) -> str:
+    return (
+        text.replace("&apos;", "'")
+        .replace("&quot;", '"')
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+    )
+
+
+def _split(ref: str) -> tuple[str, str]:
+    """('Sheet name', 'A1:B2') of ``'Sheet name'!$A$1:$B$2``."""
+    sheet, _, cells = ref.rpartition("!")
+    if sheet.startswith("'") and sheet.endswith("'"):
+        sheet = sheet[1:-1].replace("''", "'")
+    return sheet, cells.replace("$", "")
+
+
+def _read(path: Path, refs: set[str]) -> dict[str, list[tuple[str, object]]]:
+    """Each reference's cells in order, as (data type, cached value)."""
+    out: dict[str, list[tuple[str, object]]] = {}
+    with open(path, "rb") as fh:  # a file object: openpyxl refuses names without .xlsx
+        wb = load_workbook(fh, read_only=True, data_only=True)
+        _read_into(wb, refs, out)
+    return out
+
+
+def _read_into(wb, refs: set[str], out: dict[str, list[tuple[str, object]]]) -> None:
+    try:
+        for ref in refs:
+            sheet, cells = _split(ref)
+            if sheet not in wb.sheetnames:
+                raise ValueError(f"a chart refers to {ref}: no sheet {sheet!r}")
+            min_col, min_row, max_col, max_row = range_boundaries(cells)
+            ws = wb[sheet]
+            got = []
+            for row in ws.iter_rows(min_row=min_row, max_row=max_row, min_col=min_col, max_col=max_col):
+                for cell in row:
+                    got.append((getattr(cell, "data_type", "n"), cell.value))
+            expected = (max_row - min_row + 1) * (max_col - min_col + 1)
+            got += [("n", None)] * (expected - len(got))  # rows past the sheet's end are empty
+            out[ref] = got
+    finally:
+        wb.close()
+
+
+def _is_number(kind: str, value: object) -> bool:
+    return kind in ("n", "b") and isinstance(value, int | float) and value is not None
+
+
+def _points(cells: list[tuple[str, object]], text: bool) -> list[str]:
+    pts = []
+    for i, (kind, value) in enumerate(cells):
+        if value is None or value == "" or kind == "e":
+            continue
+        if text:
+            shown = value if isinstance(value, str) else number_text(float(value))
+            pts.append(f'<c:pt idx="{i}"><c:v>{clean_text(str(shown))}</c:v></c:pt>')
+        elif _is_number(kind, value):
+            pts.append(f'<c:pt idx="{i}"><c:v>{number_text(float(value))}</c:v></c:pt>')
+    return pts
+
+
+def _cached(match: re.Match, values: dict[str, list[tuple[str, object]]]) -> str:
+    p, role, ref = match["p"], match["role"], match["f"]
+    cells = values[_unescape(ref)]
+    if role == "tx":
+        text = True
+    elif role in ("cat", "xVal"):
+        text = any(
+            kind in ("s", "str", "inlineStr") or isinstance(v, str) for kind, v in cells if kind != "e"
+        )
+    else:
+        text = False
+    pts = "".join(_points(cells, text)).replace("<c:", f"<{p}").replace("</c:", f"</{p}")
+    n = len(cells)
+    if text:
+        cache = f'<{p}strCache><{p}ptCount val="{n}"/>{pts}</{p}strCache>'
+        ref_xml = f"<{p}strRef><{p}f>{ref}</{p}f>{cache}</{p}strRef>"
+    else:
+        cache = (
+            f'<{p}numCache><{p}formatCode>General</{p}formatCode><{p}ptCount val="{n}"/>{pts}</{p}numCache>'
+        )
+        ref_xml = f"<{p}numRef><{p}f>{ref}</{p}f>{cache}</{p}numRef>"
+    return f"<{p}{role}>{ref_xml}"
+
+
+def add_caches(path: str | os.PathLike) -> int:
+    """Give every chart reference of the package at ``path`` its cached values, in place (text
+    categories become ``strRef``); returns the number of references rewritten."""
+    path = Path(path)
+    with zipfile.ZipFile(path) as z:
+        charts = {n: z.read(n).decode("utf-8") for n in z.namelist() if _CHART.match(n)}
+    refs = {_unescape(m["f"]) for xml in charts.values() for m in _REF.finditer(xml)}
+    if not refs:
+        return 0
+    values = _read(path, refs)
+    rewritten = {name: _REF.sub(lambda m: _cached(m, values), xml) for name, xml in charts.items()}
+    tmp = path.with_name(path.name + ".charts")
+    try:
+        with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp, "w") as zout:
+            for info in zin.infolist():
+                data = (
+                    rewritten[info.filename].encode("utf-8") if info.filename in rewritten else zin.read(info)
+                )
+                zout.writestr(info, data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return sum(len(_REF.findall(xml)) for xml in charts.values())
