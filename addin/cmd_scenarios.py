@@ -6,7 +6,7 @@ import argparse
 
 import numpy as np
 
-from gputco.addin.budget_flags import add_budget_argument
+from gputco.addin.budget_flags import add_budget_argument, add_timeout_argument, timeout_of
 
 from .commands import add_workbook_output, command
 
@@ -27,6 +27,7 @@ def add_parser(sub) -> None:
     add_workbook_output(p, DEFAULT_OUTPUT)
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     add_budget_argument(p)
+    add_timeout_argument(p, None, "reading the SPEC, computing and writing the workbook")
     p.add_argument("--example", action="store_true", help="print a commented example SPEC and exit")
     p.set_defaults(run=run)
 
@@ -49,10 +50,12 @@ def run(args: argparse.Namespace) -> int:
         raise MissingValueError(
             "SPEC", "name a SPEC file (TOML), or print an example with gputco scenarios --example"
         )
-    from gputco.workbook.recalc import budgets
+    from gputco.workbook.recalc import budgets, time_budget
 
-    spec = load_spec(args.spec, budgets(args.budget))
-    result = write_scenarios(spec, args.output, force=args.force, xlwings_rows=_xlwings_rows())
+    limits, timeout = budgets(args.budget), timeout_of(args)
+    with time_budget(timeout, alarm=True):  # every phase: the SPEC's reading included
+        spec = load_spec(args.spec, limits)
+        result = write_scenarios(spec, args.output, force=args.force, xlwings_rows=_xlwings_rows())
     print(summary(result))
     return 0
 

@@ -76,3 +76,31 @@ def test_batch_refuses_nan_inside_a_nested_label(tmp_path):
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "'_floats'" in run.stderr and "row 3" in run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["nested_nan.parquet"]
+
+
+def test_scenarios_refuses_a_spec_past_its_size_budget(tmp_path):
+    """Finding 8: a 100 MB SPEC is refused from its size, one line, exit 2, nothing written."""
+    src = hostile.big_spec(tmp_path)
+    run = _gputco("scenarios", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    assert "max_spec_bytes" in run.stderr and "1,048,576" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]
+
+
+def test_scenarios_timeout_covers_reading_the_spec(tmp_path):
+    """With the size budget raised, --timeout stops the TOML reader (the alarm), one line, exit 2."""
+    src = hostile.big_spec(tmp_path, 30_000_000)
+    run = _gputco(
+        "scenarios",
+        str(src),
+        "-o",
+        "out.xlsx",
+        "--budget",
+        "max_spec_bytes=100000000",
+        "--timeout",
+        "1",
+        cwd=tmp_path,
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "time limit of 1 s" in run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]

@@ -187,7 +187,7 @@ def load_spec(path: str | Path, limits=None) -> Spec:
     path = check_input(path)
     deep = f"{path}: tables and arrays nested more than {limits.max_spec_depth} deep"
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(_read_spec(path, limits).decode("utf-8"))
     except UnicodeDecodeError:
         raise SpecError(str(path), "not a text file (TOML is UTF-8 text)") from None
     except tomllib.TOMLDecodeError as err:
@@ -197,6 +197,23 @@ def load_spec(path: str | Path, limits=None) -> Spec:
     if _depth(data) > limits.max_spec_depth:
         raise over("max_spec_depth", deep, limits)
     return parse_spec(data)
+
+
+def _read_spec(path: Path, limits) -> bytes:
+    """The SPEC's bytes, refused past ``max_spec_bytes`` before any is parsed (a 100 MB SPEC took
+    85 s and 2.2 GiB in the TOML reader): the size on disk first, then what is read (a pipe or a
+    file that grows), at most one byte past the budget."""
+    big = f"{path}: the SPEC is larger than {limits.max_spec_bytes:,} bytes"
+    try:
+        if path.stat().st_size > limits.max_spec_bytes:
+            raise over("max_spec_bytes", big, limits)
+        with open(path, "rb") as fh:
+            data = fh.read(limits.max_spec_bytes + 1)
+    except OSError as err:
+        raise SpecError(str(path), f"cannot read it ({err.strerror or err})") from None
+    if len(data) > limits.max_spec_bytes:
+        raise over("max_spec_bytes", big, limits)
+    return data
 
 
 def _depth(data: object) -> int:

@@ -59,6 +59,7 @@ class Limits:
     max_name_depth: int = 64  # defined names through defined names
     max_name_size: int = 100_000  # nodes of a defined name's formula with its names expanded
     max_spec_depth: int = 32  # nesting of tables and arrays in a scenario SPEC (TOML)
+    max_spec_bytes: int = 1 << 20  # size of a scenario SPEC file (TOML), checked before it is read
     max_styles: int = 65_490  # cell formats of the styles part (Excel's own limit), screened
     libreoffice_memory_mb: int = 2048  # resident memory of LibreOffice's whole process tree
 
@@ -185,6 +186,7 @@ _PHASES = (
     ("gputco.workbook.soffice", "running LibreOffice"),
     ("gputco.workbook.xlsx", "writing the output"),
     ("gputco.workbook.batch", "reading and computing the scenarios"),
+    ("gputco.workbook.scenarios", "reading the SPEC and building the scenario workbook"),
     ("gputco.udfs", "computing the scenarios"),
 )
 
@@ -196,6 +198,9 @@ _CRITICAL = {
     ("gputco.workbook.xlsx.files", "atomic_output"),
     ("gputco.workbook.xlsx.files", "remove_stale"),
     ("gputco.workbook.soffice.sandbox", "run"),
+    # numba's import: an alarm inside it was taken for a broken binary package (a warning, then
+    # the kernels as Python) instead of the time limit
+    ("gputco.udfs._flowkernels", "_numba"),
     ("tempfile", "__exit__"),
     ("tempfile", "cleanup"),
     ("tempfile", "mkdtemp"),
