@@ -100,3 +100,114 @@ def test_the_rate_basis_is_fixed_or_floating():
         curves.rate_basis("float")
     with pytest.raises(InputTypeError, match="debt_rate_basis must be fixed or floating"):
         curves.rate_basis(1.0)
+
+
+def test_one_curve_per_project_padded_with_its_last_factor():
+    got = curves.table(
+        "value_curve", np.array(["1, 0.5", "", "value_low", "1, 0.5"], dtype=object), 4, (1.0, 0.9)
+    )
+    low = presets.finance_curve("value_curve", "value_low")
+    assert got.shape == (4, len(low))
+    assert got[0].tolist() == [1.0, 0.5, *[0.5] * (len(low) - 2)] == got[3].tolist()
+    assert got[1].tolist() == [1.0, 0.9, *[0.9] * (len(low) - 2)]
+    assert tuple(got[2]) == low
+    for t in range(40):  # column min(t, length - 1) is factor t of every row
+        col = got[:, min(t, got.shape[1] - 1)]
+        assert col.tolist() == [curves.at(tuple(r), t) for r in ((1.0, 0.5), (1.0, 0.9), low, (1.0, 0.5))]
+    assert curves.table("rent_curve", "1, 0.8", 3, (1.0,)).tolist() == [[1.0, 0.8]] * 3
+    assert curves.table("rent_curve", [1.0, 0.8], 2, (1.0,)).tolist() == [[1.0, 0.8]] * 2
+    assert curves.table("rent_curve", None, 2, (1.0, 0.7)).tolist() == [[1.0, 0.7]] * 2
+
+
+def test_a_bad_curve_in_one_project_names_its_row():
+    with pytest.raises(
+        InputRangeError, match=r"rent_curve factor t1 must be in \[0, inf\), got -1 \(element \[2\]\)"
+    ) as e:
+        curves.table("rent_curve", ["1", "1, 0.5", "1, -1"], 3, (1.0,))
+    assert e.value.index == (2,)
+    with pytest.raises(UnknownNameError, match=r"rent_curve \(element \[1\]\) 'nope'"):
+        curves.table("rent_curve", ["1", "nope"], 2, (1.0,))
+    with pytest.raises(InputRangeError, match=r"rent_curve \(rows\) must be in 1 or 3"):
+        curves.table("rent_curve", ["1", "1"], 3, (1.0,))
+
+
+def _curve_book(path, cases):
+    """A sheet of curve texts (A), years (B), the factor formula (C) and the value formula (D)."""
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "S"
+    for r, (curve, t, years) in enumerate(cases, start=1):
+        ws.cell(r, 1, curve)
+        ws.cell(r, 2, t)
+        ws.cell(r, 5, years)
+        ws.cell(r, 3, "=" + curves.excel_at(f"A{r}", f"B{r}"))
+        ws.cell(r, 4, "=" + curves.excel_value_at(f"A{r}", f"E{r}"))
+    wb.save(path)
+
+
+def _cases():
+    """20 drawn curves (up to 100 factors, commas or semicolons, 15 significant digits as Excel
+    reads a number) with a year within, at and past their end, and a time between two years."""
+    rng = np.random.default_rng(41)
+    out = []
+    for i in range(20):
+        n = int(rng.choice([1, 2, 5, 15, 100]))
+        xs = [float(f"{x:.15g}") for x in rng.uniform(0.01, 3.0, n)]
+        sep = ", " if i % 2 else ";"
+        out.append((sep.join(repr(x) for x in xs), int(rng.integers(0, n + 3)), float(rng.uniform(0, n + 2))))
+    out.append(("1, 0.85, 0.7225", 1, 1.5))
+    out.append(("0.9", 7, 3.25))
+    return out
+
+
+def _expected(cases):
+    want = {}
+    for r, (text_, t, years) in enumerate(cases, start=1):
+        c = curves.parse("rent_curve", text_)
+        want[("S", f"C{r}")] = float(curves.at(c, t))
+        want[("S", f"D{r}")] = float(curves.value_at(np.array([c]), [years])[0])
+    return want
+
+
+def test_the_workbook_formulas_give_the_factor_and_the_value_as_python_engine(tmp_path):
+    from gputco.workbook.recalc import evaluate_workbook
+
+    cases = _cases()
+    _curve_book(tmp_path / "c.xlsx", cases)
+    got = evaluate_workbook(tmp_path / "c.xlsx")
+    for cell, want in _expected(cases).items():
+        assert got[cell] == pytest.approx(want, rel=1e-12, abs=1e-15), cell
+
+
+def test_the_workbook_formulas_give_the_factor_and_the_value_as_python_libreoffice(tmp_path):
+    import lo
+
+    lo.check_soffice()
+    cases = _cases()
+    _curve_book(tmp_path / "c.xlsx", cases)
+    got = lo.values(lo.recalculate(tmp_path / "c.xlsx", tmp_path / "out"))
+    for cell, want in _expected(cases).items():
+        assert got[cell] == pytest.approx(want, rel=1e-12, abs=1e-15), cell
+
+
+def test_a_preset_key_in_a_cell_gives_the_presets_factors_in_the_workbook(tmp_path):
+    # the Presets sheet as both workbooks write it, and a curve cell naming a preset or typed
+    import openpyxl
+
+    from gputco.workbook.recalc import evaluate_workbook
+    from gputco.workbook.xlsx import presets_sheet
+    from gputco.workbook.xlsx.book import BookBuilder
+
+    book = BookBuilder(openpyxl.Workbook(), ["H100_HGX"], "hyperscaler")
+    presets_sheet.build(book)
+    ws = book.wb.create_sheet("S")
+    names = ["rent_h100_2024_25", "VALUE_LOW", "sofr_2026", "1, 0.5"]
+    for r, name in enumerate(names, start=1):
+        ws.cell(r, 1, name)
+        ws.cell(r, 2, "=" + curves.excel_at(presets_sheet.curve_text(f"A{r}"), "3"))
+    book.wb.save(tmp_path / "p.xlsx")
+    got = evaluate_workbook(tmp_path / "p.xlsx")
+    assert [got[("S", f"B{r}")] for r in range(1, 5)] == [0.4865, 0.25, 0.0365, 0.5]
+    assert openpyxl.load_workbook(tmp_path / "p.xlsx")["S"]["A1"].value == "rent_h100_2024_25"

@@ -143,6 +143,68 @@ def _within(x: float, r: ranges.Range) -> bool:
     return above and below
 
 
+def table(arg: str, value: object, n: int, default: tuple[float, ...] | None = None) -> np.ndarray:
+    """The curves of ``n`` projects as one array (n, length), each padded with its last factor
+    (so column min(t, length - 1) is factor t of every row): ``value`` one curve for every row
+    (text, a number, a list) or one per row (an array of texts, or codes into categories as
+    :class:`gputco.udfs.scenario.Coded`); an empty row takes ``default``, or is NaN without one
+    (the caller's own default applies there, e.g. today's constant decline). A row's error names it.
+
+    >>> table("rent_curve", ["1, 0.5", "", "0.9"], 3, (1.0, 0.8, 0.64))
+    array([[1.  , 0.5 , 0.5 ],
+           [1.  , 0.8 , 0.64],
+           [0.9 , 0.9 , 0.9 ]])
+    """
+    if value is None or isinstance(value, str | np.str_ | Real) or _is_flat_numbers(value):
+        one = parse(arg, value) or default or (math.nan,)
+        return np.broadcast_to(np.asarray(one, dtype=float), (n, len(one)))
+    if hasattr(value, "codes"):
+        categories, codes = list(value.categories), np.asarray(value.codes).reshape(-1)  # type: ignore[attr-defined]
+    else:
+        cells = np.asarray(value, dtype=object).reshape(-1)
+        categories, codes = [], np.empty(cells.size, dtype=np.intp)
+        seen: dict[object, int] = {}
+        for i, c in enumerate(cells.tolist()):
+            key = "" if c is None else c
+            codes[i] = seen.setdefault(key, len(seen))
+        categories = list(seen)
+    if codes.size == 1:
+        codes = np.broadcast_to(codes, (n,))
+    if codes.size != n:
+        raise InputRangeError(f"{arg} (rows)", int(codes.size), f"1 or {n}, one per project")
+    parsed = []
+    for c in categories:
+        try:
+            parsed.append(parse(arg, c) or default or (math.nan,))
+        except (InputRangeError, InputTypeError, MissingValueError, UnknownNameError) as err:
+            row = int(np.argmax(codes == len(parsed)))
+            raise _with_row(err, row) from None
+    length = max(len(c) for c in parsed)
+    padded = np.array([[*c, *[c[-1]] * (length - len(c))] for c in parsed], dtype=float)
+    return padded[codes]
+
+
+def _is_flat_numbers(value: object) -> bool:
+    """A list of numbers (one curve for every row), not a column of texts."""
+    if not isinstance(value, list | tuple | np.ndarray):
+        return False
+    cells = np.asarray(value, dtype=object).reshape(-1)
+    return all(c is None or (isinstance(c, Real) and not isinstance(c, bool)) for c in cells.tolist())
+
+
+def _with_row(err: Exception, row: int) -> Exception:
+    """``err`` again, naming the project's row as other array errors do (``element [row]``,
+    0-based; a range error carries it as its index, which batch maps to the file's row)."""
+    if isinstance(err, InputRangeError):
+        return InputRangeError(err.arg, err.value, err.valid, (row,))
+    arg = f"{err.arg} (element [{row}])"  # type: ignore[attr-defined]
+    if isinstance(err, InputTypeError):
+        return InputTypeError(arg, err.value, err.expected)
+    if isinstance(err, UnknownNameError):
+        return UnknownNameError(arg, err.value, err.valid)
+    return MissingValueError(arg, str(err).partition(": ")[2])
+
+
 def at(curve: tuple[float, ...], t: object) -> np.ndarray:
     """The factors of ``curve`` at years ``t`` (whole numbers >= 0); past the last the last holds."""
     index = np.minimum(np.asarray(t, dtype=np.intp), len(curve) - 1)
@@ -172,3 +234,65 @@ def rate_basis(value: object) -> str:
     if key not in RATE_BASES:
         raise UnknownNameError("debt_rate_basis", value, RATE_BASES)
     return key
+
+
+def excel_at(curve: str, t: str) -> str:
+    """An Excel formula for factor ``t`` (an expression, 0-based) of the curve whose factors are the
+    text ``curve`` (a cell or an expression: "1, 0.85, 0.7225", commas or semicolons), past the
+    last the last: what :func:`at` computes, in functions Excel and LibreOffice share. With the
+    text between two added commas, factor i lies between comma i + 1 and comma i + 2, found by
+    marking that one comma (SUBSTITUTE's instance) and FIND.
+
+    >>> excel_at("A1", "B1")[:40]
+    'VALUE(MID(","&SUBSTITUTE(A1,";",",")&","'
+    """
+    text = f'","&SUBSTITUTE({curve},";",",")&","'
+    count = f'(LEN({text})-LEN(SUBSTITUTE({text},",",""))-1)'
+    i = f"MIN({t},{count}-1)"
+
+    def comma(k: str) -> str:
+        return f'FIND(CHAR(1),SUBSTITUTE({text},",",CHAR(1),{k}))'
+
+    start = comma(f"{i}+1")
+    return f"VALUE(MID({text},{start}+1,{comma(f'{i}+2')}-{start}-1))"
+
+
+def excel_value_at(curve: str, years: str) -> str:
+    """An Excel formula for the value factor ``years`` after purchase (:func:`value_at`): the
+    factors of the whole years around it joined linearly."""
+    whole = f"INT(MAX(0,{years}))"
+    a, b = excel_at(curve, whole), excel_at(curve, f"{whole}+1")
+    return f"{a}+(MAX(0,{years})-{whole})*({b}-{a})"
+
+
+def text(curve: tuple[float, ...]) -> str:
+    """The text of a curve's factors, which :func:`parse` reads back exactly.
+
+    >>> text((1.0, 0.85, 0.7225))
+    '1.0, 0.85, 0.7225'
+    """
+    return ", ".join(repr(float(x)) for x in curve)
+
+
+def value_at(curves: np.ndarray, years: object) -> np.ndarray:
+    """The value factor of each project (a row of ``curves``, :func:`table`) ``years`` after
+    purchase: between the ends of years the factors are joined linearly; past the last factor the
+    last holds.
+
+    >>> value_at(np.array([[1.0, 0.7, 0.5]]), [1.5])
+    array([0.6])
+    """
+    y = np.maximum(np.asarray(years, dtype=float), 0.0)
+    last = curves.shape[1] - 1
+    whole = np.floor(y)
+    lo = np.minimum(whole, last).astype(np.intp)
+    hi = np.minimum(whole + 1, last).astype(np.intp)
+    rows = np.arange(curves.shape[0])
+    a, b = curves[rows, lo], curves[rows, hi]
+    return a + (y - whole) * (b - a)
+
+
+def factor_at(curves: np.ndarray, t: object) -> np.ndarray:
+    """Factor ``t`` (whole years, 0-based) of each project's curve, past the last the last."""
+    index = np.minimum(np.asarray(t, dtype=float), curves.shape[1] - 1).astype(np.intp)
+    return curves[np.arange(curves.shape[0]), index]

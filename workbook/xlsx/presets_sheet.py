@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from openpyxl.utils import get_column_letter
 from openpyxl.worksheet.table import Table, TableStyleInfo
 
-from gputco.udfs import chain, presets
+from gputco.udfs import chain, curves, presets
 from gputco.udfs.compute import CONVENTIONS
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -87,6 +87,17 @@ LISTS = {
 }
 
 
+def curve_text(ref: str) -> str:
+    """The formula text of a curve input's factors: the factors of the finance preset the cell
+    ``ref`` names (its ``<key>.factors`` row on this sheet, any case), else the cell's own text.
+
+    >>> curve_text("B5")
+    'IF(ISNUMBER(MATCH(B5&".factors",fin_id,0)),INDEX(fin_value,MATCH(B5&".factors",fin_id,0)),B5)'
+    """
+    match = f'MATCH({ref}&".factors",fin_id,0)'
+    return f"IF(ISNUMBER({match}),INDEX(fin_value,{match}),{ref})"
+
+
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Presets")
     styles.title(
@@ -125,6 +136,10 @@ def _table(book: BookBuilder, ws, kind: str, prefix: str, table_name: str, headi
         for name, text in p.texts.items():
             r += 1
             _write(ws, r, [f"{key}.{name}", key, name, text, "text", f"udfs/data/{FILES[kind]}", None])
+        if kind == "finance" and p.texts["group"] in presets.CURVE_GROUPS:
+            r += 1  # the curve as the text a curve input takes (udfs/curves.py reads it)
+            factors = curves.text(presets.finance_curve(p.texts["group"], key))
+            _write(ws, r, [f"{key}.factors", key, "factors", factors, "text", "t0, t1, ... below", None])
         for name, e in p.entries.items():
             if name in DERIVED.get(kind, ()):
                 continue
