@@ -44,7 +44,7 @@ INNER_STEP = {**STEP, "inline": "always"}
 
 #: the work (a call's rows x periods or runs) from which the compiled kernels serve; below it the
 #: interpreted ones (measured: benchmarks/bench_first_call.py, docs/speed.md)
-COMPILE_FROM = 20_000
+COMPILE_FROM = 50_000
 
 _ATTR = "_gputco_jit"
 
