@@ -15,8 +15,7 @@ Which one: the work of a call (rows x periods, or runs) against :data:`COMPILE_F
 numba would have been imported and its cached kernels loaded, so the TCO_ functions, the
 workbooks' recalculation and the LibreOffice add-in never wait for a compiler; at and above it
 (``gputco batch``, :func:`gputco.udfs.scenario.evaluate` of many scenarios) the compiled kernels
-serve. Where numba is not installed (Pyodide: xlwings Lite; the core install without the
-``fast`` extra) or cannot load (LibreOffice's own Python with the user's binary packages), the
+serve. Where numba is not installed (Pyodide: xlwings Lite has no numba wheel) or cannot load (LibreOffice's own Python with the user's binary packages), the
 interpreted kernels serve all work, to the same results.
 
 ``GPUTCO_KERNELS`` overrides the choice: ``python`` (always interpreted), ``compiled`` (always
