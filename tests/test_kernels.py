@@ -178,12 +178,14 @@ def test_rows_of_flows_are_bit_for_bit_the_same_interpreted_and_compiled(monkeyp
 
 def test_the_choice_is_by_work_and_the_switch_is_checked(monkeypatch):
     """Below COMPILE_FROM the module itself (interpreted) serves, at and above it the compiled
-    twin; GPUTCO_KERNELS forces either; a bad value is an error naming the variable, the value
+    twin, and then the twin serves every call; GPUTCO_KERNELS forces either; a bad value is an error naming the variable, the value
     and the valid ones; without numba (Pyodide) every call is interpreted."""
     monkeypatch.delenv("GPUTCO_KERNELS", raising=False)
+    monkeypatch.setattr(_jit, "_TWINS", {})  # none loaded yet in this process
     assert _jit.kernels(_flowkernels, _jit.COMPILE_FROM - 1) is _flowkernels
     big = _jit.kernels(_flowkernels, _jit.COMPILE_FROM)
     assert big is not _flowkernels and type(big.npv_rows).__name__ == "CPUDispatcher"
+    assert _jit.kernels(_flowkernels, 1) is big  # once loaded, the twin serves every call
     assert big.npv_rows.py_func.__code__ is _flowkernels.npv_rows.__code__  # one definition
     assert big.GRID == _flowkernels.GRID
     monkeypatch.setenv("GPUTCO_KERNELS", "python")
