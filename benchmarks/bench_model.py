@@ -243,7 +243,9 @@ def child_against(n: int, rent: bool, repeat: int, folder: str) -> None:
     inputs = evaluate_inputs(n, rent)
     coded = inputs["system"]
     given = {**inputs, "system": then.Coded(coded.codes, coded.categories)}
-    now.evaluate(evaluate_inputs(100, rent))  # (the compiled kernels loaded before the timing)
+    # the compiled kernels loaded before the timing: a call of batch size (udfs/_jit.py's
+    # COMPILE_FROM rows x periods) loads them, a smaller one runs interpreted
+    now.evaluate(evaluate_inputs(20_000, rent))
     runs = alternate({"then": lambda: then.evaluate(given), "now": lambda: now.evaluate(inputs)}, repeat)
     print(json.dumps(runs))
 
