@@ -1011,3 +1011,28 @@ def big_spec(d: Path, size: int = 100_000_000) -> Path:
             fh.write(block)
         fh.write("\n")
     return path
+
+
+def hostile_arguments() -> dict[str, object]:
+    """Python arguments each of which must be refused with gputco's error naming the argument
+    (finding 10): RecursionError, OverflowError, MemoryError or a silent cast before."""
+    import decimal
+
+    import numpy as np
+
+    deep: object = 0.5
+    for _ in range(3000):
+        deep = [deep]
+    return {
+        "nested 3,000 deep": deep,
+        "object array holding 10**400": np.array([0.5, 10**400], dtype=object),
+        "10**400": 10**400,
+        "range(10**12)": range(10**12),
+        "complex": 1 + 2j,
+        "numpy complex": np.complex128(1),
+        "complex array": np.array([1 + 2j]),
+        "text array": np.array(["0.5"]),
+        "date array": np.array(["2020-01-01"], dtype="datetime64[D]"),
+        "Decimal 1E+400": decimal.Decimal("1E+400"),
+        "generator": (x for x in [0.5]),
+    }

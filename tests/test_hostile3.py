@@ -104,3 +104,57 @@ def test_scenarios_timeout_covers_reading_the_spec(tmp_path):
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "time limit of 1 s" in run.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big.toml"]
+
+
+def _numeric_calls():
+    """(function name, argument name, the example's arguments, position) for every number
+    argument of every function in the registry."""
+    from gputco.udfs.excel import NUMBER
+    from gputco.udfs.registry import SPECS
+
+    for name, spec in SPECS.items():
+        example = list(spec.example) + [a.default for a in spec.args[len(spec.example) :]]
+        for i, arg in enumerate(spec.args):
+            if arg.kind == NUMBER:
+                yield name, arg.name, example, i
+
+
+@pytest.mark.parametrize("case", sorted(hostile.hostile_arguments()))
+def test_python_functions_name_a_hostile_argument(case):
+    """Finding 10: every number argument of every registry function, given each hostile value,
+    raises GputcoError naming that argument (never RecursionError, OverflowError, MemoryError,
+    nor a silent cast: ComplexWarning is an error here)."""
+    import warnings
+
+    from gputco.udfs.errors import GputcoError
+    from gputco.udfs.registry import SPECS
+
+    value = hostile.hostile_arguments()[case]
+    calls = list(_numeric_calls())
+    assert len(calls) > 50
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for name, arg, example, i in calls:
+            args = list(example)
+            args[i] = value if not hasattr(value, "__next__") else hostile.hostile_arguments()[case]
+            with pytest.raises(GputcoError) as got:
+                SPECS[name].plain(*args)
+            assert arg in str(got.value) or got.value.__class__.__name__ == "InputShapeError", (name, arg)
+
+
+@pytest.mark.parametrize(
+    "case", ["complex", "numpy complex", "10**400", "nested 3,000 deep", "range(10**12)"]
+)
+def test_excel_calls_show_the_error_not_a_traceback(case, caplog):
+    """Finding 10, the Excel-facing side: the cell shows #VALUE! naming the argument; nothing is
+    logged as an unexpected error."""
+    from gputco.udfs.excel import call
+    from gputco.udfs.registry import SPECS
+
+    spec = SPECS["TCO_CAPITAL_PER_GPU_HOUR"]
+    for value in (hostile.hostile_arguments()[case], [[hostile.hostile_arguments()[case], 1.0]]):
+        got = call(spec, (value, 0.1, 5.0, None))
+        texts = [got] if isinstance(got, str) else [got[0][0]]
+        assert texts[0].startswith("#VALUE! capex_per_gpu"), texts
+        assert "internal error" not in texts[0]
+    assert "unexpected error" not in caplog.text

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import decimal
 import functools
 import inspect
 import math
@@ -168,38 +169,127 @@ def non_negative(arg: str, value: object) -> np.ndarray | float:
     return number(arg, value, 0.0, INF)
 
 
+#: elements an argument may hold (8 GiB of floats): past it, one error naming the argument, not
+#: numpy's MemoryError (``range(10**12)``)
+MAX_ELEMENTS = 1 << 30
+#: a number a float cannot hold (10**400 as a Python int): its text in the error
+_FLOAT_RANGE = "a number within a float's range (magnitude below 1.8e308)"
+
+
 def as_float(arg: str, value: object) -> np.ndarray:
-    """Convert to a float ndarray, refusing None, text, booleans and other non-numbers."""
+    """Convert to a float ndarray, refusing None, text, booleans, complex numbers, dates and
+    other non-numbers, numbers no float holds, and sizes or nesting past what memory and numpy
+    hold: every refusal a :class:`GputcoError` naming ``arg``.
+
+    >>> as_float("mfu", [0.5, 1]).tolist()
+    [0.5, 1.0]
+    >>> as_float("mfu", 1 + 2j)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.InputTypeError: mfu must be a real number, not complex, got (1+2j) (complex)
+    >>> as_float("mfu", np.array([0.5, 10**400], dtype=object))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    gputco.udfs.errors.InputRangeError: mfu must be a number within a float's range ..., got 1000...
+    """
     if value is None:
         raise MissingValueError(arg, "a number is expected")
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "fiu":
-            return value.astype(float, copy=False)
-        if value.dtype.kind == "b":
-            raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
-    elif isinstance(value, bool | np.bool_):
+        return _array_as_float(arg, value)
+    if isinstance(value, bool | np.bool_):
         raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
-    elif isinstance(value, Real):
-        return np.asarray(float(value))
-    elif isinstance(value, str | bytes):
+    if isinstance(value, complex | np.complexfloating):
+        raise InputTypeError(arg, value, "a real number, not complex")
+    if isinstance(value, Real):
+        return np.asarray(_real(arg, value))
+    if isinstance(value, str | bytes | bytearray | memoryview):
         raise InputTypeError(arg, value, "a number")
+    if isinstance(value, range):
+        _check_size(arg, len(value))
+    elif not isinstance(value, list | tuple) and not hasattr(value, "__array__"):
+        if isinstance(value, decimal.Decimal):
+            return np.asarray(_real(arg, value))
+        raise InputTypeError(arg, value, "a number, or a list or array of numbers")
     try:
-        x = np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        bad = _first_non_number(value)
-        if bad is None:
-            raise MissingValueError(arg, "a number is expected in every element") from None
-        raise InputTypeError(arg, bad, "a number") from None
-    if np.asarray(value).dtype.kind == "b":
+        arr = np.asarray(value)
+    except MemoryError:
+        raise InputShapeError(
+            f"{arg} holds more elements than memory holds; at most {MAX_ELEMENTS:,}"
+        ) from None
+    except ValueError as err:
+        if "number of dim" in str(err):
+            raise InputShapeError(
+                f"{arg} is nested deeper than the dimensions numpy holds; a number, or a list or table"
+                " of numbers, is expected"
+            ) from None
+        arr = _ragged(arg, value)
+    return _array_as_float(arg, arr)
+
+
+def _ragged(arg: str, value: object) -> np.ndarray:
+    """A ragged list (rows of unequal length): the first element that is not a number, else a
+    shape error."""
+    try:
+        arr = np.asarray(value, dtype=object)
+    except ValueError:
+        arr = None
+    if arr is not None:
+        bad = _first_non_number(arr)
+        if bad is not None:
+            raise InputTypeError(arg, bad, "a number")
+    raise InputShapeError(f"{arg} must be a number, or a list or table of numbers with rows of equal length")
+
+
+def _check_size(arg: str, n: int) -> None:
+    if n > MAX_ELEMENTS:
+        raise InputShapeError(f"{arg} holds {n:,} elements; at most {MAX_ELEMENTS:,}")
+
+
+def _array_as_float(arg: str, value: np.ndarray) -> np.ndarray:
+    kind = value.dtype.kind
+    if kind in "fiu":
+        return value.astype(float, copy=False)
+    if kind == "b":
         raise InputTypeError(arg, value, "a number, not TRUE/FALSE")
+    if kind == "c":
+        raise InputTypeError(arg, value, "a real number, not complex")
+    if kind == "O":
+        bad = _first_non_number(value)
+        if bad is not None:
+            raise InputTypeError(arg, bad, "a number")
+        if any(v is None for v in value.flat):
+            raise MissingValueError(arg, "a number is expected in every element")
+        try:
+            return value.astype(float)
+        except OverflowError:
+            for idx in np.ndindex(value.shape):
+                _real(arg, value[idx], idx)
+            raise  # pragma: no cover - _real raised for the element float() could not take
+    what = {"M": "a date", "m": "a duration", "U": "text", "S": "bytes"}.get(kind, f"{value.dtype} elements")
+    raise InputTypeError(arg, value, f"a number, not {what}")
+
+
+def _real(arg: str, value: object, index: tuple[int, ...] | None = None) -> float:
+    """``float(value)`` for a real number (an int, a Fraction or a Decimal beyond a float's range
+    is refused, not turned into inf or OverflowError)."""
+    try:
+        x = float(value)  # type: ignore[arg-type]
+    except OverflowError:
+        raise InputRangeError(arg, value, _FLOAT_RANGE, index) from None
+    if math.isinf(x) and isinstance(value, decimal.Decimal) and value.is_finite():
+        raise InputRangeError(arg, value, _FLOAT_RANGE, index)
     return x
 
 
 def _first_non_number(value: object) -> object:
+    """The first element that is not a real number (a bool, text, complex, a nested list), or
+    None when every element is one or None."""
     for v in np.asarray(value, dtype=object).ravel():
         if v is None:
-            return None
-        if isinstance(v, bool) or not isinstance(v, Real):
+            continue
+        if isinstance(v, bool | np.bool_ | complex | np.complexfloating) or not isinstance(
+            v, Real | decimal.Decimal
+        ):
             return v
     return None
 

@@ -15,6 +15,7 @@ mfu must be in (0, 1], got 1.5
 from __future__ import annotations
 
 import difflib
+import reprlib
 from collections.abc import Iterable
 
 
@@ -102,12 +103,22 @@ class UnknownNameError(GputcoError, KeyError):
 def _show(value: object) -> str:
     """A short readable rendering of a bad value for an error message."""
     if isinstance(value, str):
-        text = repr(value)
+        text = repr(value[:61])
     elif isinstance(value, float):
         text = f"{value:.15g}"
+    elif isinstance(value, int) and abs(value) > 10**60:  # 10**400: its first digits, no 4,300-digit limit
+        text = (
+            f"{str(value)[:40]}... ({len(str(abs(value))) if abs(value) < 10**4000 else 'over 4,000'} digits)"
+        )
+    elif isinstance(value, list | tuple | dict | set | frozenset):
+        text = _BRIEF.repr(value)  # nested 3,000 deep: a few levels shown, no recursion
     else:
         text = str(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxlevel, _BRIEF.maxlist, _BRIEF.maxtuple = 3, 4, 4
 
 
 class NoSolutionError(GputcoError, ValueError):

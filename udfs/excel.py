@@ -306,7 +306,7 @@ def _call_elementwise(spec: UdfSpec, values: tuple) -> object:
         ) from None
     n = math.prod(shape)
     cols = [
-        _Column(a, v, shape, arr if arr is not None else np.array([v], dtype=object))
+        _Column(a, v, shape, arr if arr is not None else _one(v))
         for a, v, arr in zip(spec.args, values, arrays, strict=True)
     ]
     out = _evaluate(spec, cols, n)
@@ -503,14 +503,23 @@ def _is_array(value: object) -> bool:
 def _object_array(arg: ArgDoc, value: object) -> np.ndarray:
     try:
         arr = np.array(value, dtype=object)
-    except ValueError:
+    except (ValueError, MemoryError):  # ragged, nested past numpy's dimensions, too large
         raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)") from None
-    if any(isinstance(x, list | tuple | np.ndarray) for x in arr.flat):
-        raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)")
     if arr.ndim > 2 or arr.size == 0:
         raise InputShapeError(
-            f"{arg.name} must be a cell or a range with rows and columns, got an array of shape {arr.shape}"
+            f"{arg.name} must be a cell or a range with rows and columns, got an array of shape {arr.shape[:4]}"
+            + ("..." if arr.ndim > 4 else "")
         )
+    if any(isinstance(x, list | tuple | np.ndarray) for x in arr.flat):
+        raise InputShapeError(f"{arg.name} must be a rectangular range (rows of equal length)")
+    return arr
+
+
+def _one(value: object) -> np.ndarray:
+    """A one-element object array holding ``value`` as it is (np.array([v]) would unpack a
+    sequence: range(10**12) into memory)."""
+    arr = np.empty(1, dtype=object)
+    arr[0] = value
     return arr
 
 
@@ -519,9 +528,16 @@ def _dims(shape: tuple) -> str:
 
 
 def _is_number(x: object) -> bool:
-    return type(x) is float or (
-        isinstance(x, Real | decimal.Decimal) and not isinstance(x, bool | np.bool_) and not _is_com_error(x)
-    )
+    """A real number a float holds (an int past 1.8e308 is not: its check names it)."""
+    if type(x) is float:
+        return True
+    if not isinstance(x, Real | decimal.Decimal) or isinstance(x, bool | np.bool_) or _is_com_error(x):
+        return False
+    try:
+        float(x)  # type: ignore[arg-type]
+    except OverflowError:
+        return False
+    return True
 
 
 def _is_error_text(x: object) -> bool:
