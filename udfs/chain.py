@@ -1306,6 +1306,14 @@ def formula(
     return REF.sub(sub, text)
 
 
+def expand(template: str, ref: Callable[[str], str | None], cells: Callable[[str, str], str | None]) -> str:
+    """The one expander of a table's template (the per-year table's columns, the project's
+    period lines of :mod:`gputco.udfs.periodlines`, a sheet's run table): ``ref(name)`` gives
+    each ``[name]`` (None inlines a chain step), ``cells(line, spec)`` each ``<line@spec>`` (spec
+    "" for the same row; None inlines a per-year column of the same year)."""
+    return formula("", ref, template=template, year=cells)
+
+
 def _year_operand(column: str, spec: str, year: Callable[[str, str], str | None]) -> str:
     """A per-year reference; a column with no place of its own (``year`` gives None) is inlined
     in parentheses for the same year, as :func:`formula` inlines a step."""

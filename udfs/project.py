@@ -40,7 +40,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _check as chk
-from . import flows
+from . import flows, periodlines
 from ._parallel import each_chunk
 from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
@@ -49,12 +49,9 @@ from .finance import HOURS_PER_YEAR
 PERIODS = {"year": 1, "month": 12}
 #: IRS Publication 946 (2023), Appendix A, Table A-1: MACRS, general depreciation system, 200%
 #: declining balance switching to straight line, half-year convention; percent of the basis by
-#: recovery year (docs/project.md quotes the table with its source)
-MACRS = {
-    "macrs_5": (20.00, 32.00, 19.20, 11.52, 11.52, 5.76),
-    "macrs_7": (14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46),
-}
-DEPRECIATION_METHODS = ("straight_line", *MACRS)
+#: recovery year (docs/project.md quotes the table with its source; the period lines' table holds it)
+MACRS = periodlines.MACRS
+DEPRECIATION_METHODS = periodlines.DEPRECIATION_METHODS
 
 #: the numeric terms of a project and their defaults (a str: the value of that term)
 TERMS: dict[str, object] = {
@@ -132,7 +129,7 @@ RESULTS = (
     "peak_funding_usd_per_gpu",
 )
 #: the longest life (years) a project has
-MAX_LIFE = 15
+MAX_LIFE = periodlines.TAX_YEARS
 #: about this many floats per flow array in one chunk (rows x periods, 8 MiB): memory stays
 #: bounded (five such arrays and the IRR's temporaries) whatever the number of rows; by month
 #: 2^20 ran 15-25% faster than 2^21 and as fast as 2^19 (benchmarks/bench_project.py's case)
@@ -205,6 +202,18 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
     _check_together(out)
     return out
+
+
+def period_lines(values: Mapping[str, object]) -> dict[str, np.ndarray]:
+    """Every line of the projects in ``values`` (as :func:`terms` takes them), period by period,
+    from the period lines' Python computations (:func:`gputco.udfs.periodlines.evaluate`).
+
+    >>> lines = period_lines({"capex_per_gpu": 1000.0, "rent_usd_per_gpu_hour": 0.05,
+    ...                       "opex_usd_per_gpu_hour": 0.01, "life_years": 2, "periods": "month"})
+    >>> lines["net"].shape, round(float(lines["revenue"][1, 0]), 2)
+    ((25, 1), 36.5)
+    """
+    return periodlines.evaluate(terms(values))
 
 
 def _check_together(t: dict[str, np.ndarray]) -> None:

@@ -216,7 +216,8 @@ def build(ws, row: int) -> int:
 
 
 def _expand(template: str, col_of: dict[str, int], row: int) -> str:
-    out = template
-    for key, col in sorted(col_of.items(), key=lambda kv: -len(kv[0])):
-        out = out.replace(f"<{key}>", f"{get_column_letter(col)}{row}")
-    return out
+    """A fact column's template for ``row``: ``<key>`` the row's cell of column ``key``, through
+    the chain's one expander."""
+    return chain.expand(
+        template, lambda n: f"[{n}]", lambda key, _at: f"{get_column_letter(col_of[key])}{row}"
+    )

@@ -398,7 +398,8 @@ def _cell_value(key, template, run_key, pub, col_of, row):
 
 
 def _expand(template: str, col_of: dict[str, int], row: int, run_key: str) -> str:
-    out = template
-    for key, col in sorted(col_of.items(), key=lambda kv: -len(kv[0])):
-        out = out.replace(f"<{key}>", f"{get_column_letter(col)}{row}")
-    return out
+    """A run column's template for ``row``: ``<key>`` the run's cell of column ``key``, through
+    the chain's one expander."""
+    return chain.expand(
+        template, lambda n: f"[{n}]", lambda key, _at: f"{get_column_letter(col_of[key])}{row}"
+    )

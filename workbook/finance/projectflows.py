@@ -28,7 +28,7 @@ from openpyxl.chart import LineChart, Reference
 from openpyxl.utils import get_column_letter, quote_sheetname
 from openpyxl.worksheet.datavalidation import DataValidation
 
-from gputco.udfs import project, ranges, registry
+from gputco.udfs import chain, periodlines, project, ranges, registry
 from gputco.workbook.finance import flags
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -329,87 +329,22 @@ HEAD_ROW = 5
 FIRST_ROW = HEAD_ROW + 1
 LAST_ROW = FIRST_ROW + PERIODS - 1
 
-#: the period table's columns: key, heading, unit, formula (``{x}``: this row's cell of column x,
-#: ``{x@first}``: its first row's, ``{x@all}``: the whole column, ``<m>``: Model row m of this
-#: system, ``{p}``: the period's cell). No cell reads the row above: each row's formulas are one
-#: shape down a column, which the engine computes column by column. ``ramp_sum`` is the sum over
-#: months j = 1..m of min(1, (j - 1/2) / ramp) for a whole number of ramp months (m^2 / (2 ramp)
-#: within the ramp, ramp / 2 + m - ramp after it); ``opening`` the balance in closed form: during
-#: the build the drawn debt with its interest added, then the balance at in-service after k - 1
-#: level payments (an annuity's remaining balance).
-COLUMNS = table(
-    """
-    period | period | - | -
-    k | operating period | - | ={p}-<build_periods>
-    live | in service | - | =IF(AND({k}>=1,{k}<=<life_periods>),1,0)
-    year | year of operation | - | =IF({live}=1,ROUNDUP({k}/<periods_per_year>,0)-1,0)
-    ramp_sum | ramp of months 1..m summed (m = period) | ratio | =IF(<ramp_months>=0,{p},
-    ... IF({p}<=<ramp_months>,{p}^2/(2*<ramp_months>),<ramp_months>/2+{p}-<ramp_months>))
-    ramp | ramp | fraction | =IF({live}=1,(INDEX({ramp_sum@all},{k}*<months_per_period>+1)
-    ... -INDEX({ramp_sum@all},({k}-1)*<months_per_period>+1))/<months_per_period>,0)
-    contract | contract share of the period | fraction
-    ... | =IF({live}=1,MAX(0,MIN(1,<contract_years>*<periods_per_year>-({k}-1))),0)
-    revenue | revenue | USD | =IF(AND({live}=1,ISNUMBER(<rent_usd_per_gpu_hour>)),<hours_per_period>
-    ... *<availability>*(<rent_usd_per_gpu_hour>*<utilisation>*{ramp}*(1-<rent_decline_per_year>)^{year}
-    ... *(1-<contracted_fraction>*{contract})+<contract_rent_usd_per_gpu_hour>*<contracted_fraction>
-    ... *{contract}),0)
-    opex | opex | USD | =IF({live}=1,(-<opex_usd_per_gpu_hour>*<hours_per_period>
-    ... +<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>*(1-<utilisation>
-    ... *<availability>*{ramp})-((<maintenance_fraction_per_year>+<insurance_fraction_per_year>)
-    ... *<capex_per_gpu>+<staff_usd_per_gpu_year>)/<periods_per_year>-<software_usd_per_gpu_hour>
-    ... *<hours_per_period>)*(1+<opex_escalation_per_year>)^{year},0)
-    depreciation | tax depreciation (memo) | USD
-    ... | =IF({live}=1,INDEX({deduction@tax},{year}+1)/<periods_per_year>,0)
-    residual | residual | USD | =IF({k}=<life_periods>,<residual_fraction>*<capex_per_gpu>,0)
-    tax | tax | USD | =({depreciation}-({revenue}+{opex}+{residual}))*<tax_rate>
-    capex | capex | USD | =IF({p}=0,-<capex_per_gpu>,0)
-    net | project net | USD | ={capex}+{revenue}+{opex}+{residual}+{tax}
-    net_pv | project net, discounted | USD | ={net}*(1+<cost_of_capital>)^(-{p}/<periods_per_year>)
-    drawn | debt drawn | USD | =IF({p}=0,<debt_drawn_usd_per_gpu>,0)
-    opening | debt at start | USD | =IF({p}=0,0,IF({k}<=1,<debt_drawn_usd_per_gpu>
-    ... *(1+<debt_period_rate>)^({p}-1),IF({k}-1<=<tenor_periods>,<debt_at_in_service>
-    ... *(1+<debt_period_rate>)^({k}-1)-IF(<debt_period_rate>>0,<debt_payment>
-    ... *((1+<debt_period_rate>)^({k}-1)-1)/<debt_period_rate>,<debt_payment>*({k}-1)),0)))
-    capitalised | interest capitalised (build) | USD | =IF({k}<=0,{opening}*<debt_period_rate>,0)
-    paying | repaying | - | =IF(AND({live}=1,{k}<=<tenor_periods>),1,0)
-    interest | interest paid | USD | =IF({paying}=1,{opening}*<debt_period_rate>,0)
-    service | debt service | USD | =IF({paying}=1,<debt_payment>,0)
-    principal | principal repaid | USD | ={service}-{interest}
-    closing | debt at end | USD | ={opening}+{drawn}+{capitalised}-{principal}
-    shield | interest tax shield | USD | =<tax_rate>*{interest}
-    equity | equity net | USD | ={net}+{drawn}-{service}+{shield}
-    cfads | CFADS | USD | ={revenue}+{opex}+{tax}
-    dscr | DSCR | ratio | =IF({service}>0,{cfads}/{service},"")
-    cum_equity | cumulative equity | USD | =SUM({equity@first}:{equity})
-    equity_pv | equity net, discounted | USD | ={equity}*(1+<cost_of_equity>)^(-{p}/<periods_per_year>)
-    cum_equity_pv | cumulative equity, discounted | USD | =SUM({equity_pv@first}:{equity_pv})
-    """
-)
+#: the lines the period table leaves out: those read from the period before (the table's rows are
+#: one shape down a column, which the engine computes column by column) and those only the
+#: scenario rows read (the break-even rent and utilisation's parts)
+LEFT_OUT = ("sold", "power_use", "cumulative", "payback_point")
+#: the period table's columns: key, heading, unit, formula template (the lines of
+#: :data:`gputco.udfs.periodlines.PERIOD_LINES`, in the chain's dialect), the period first
+COLUMNS: list[tuple[str, str, str, str]] = [
+    ("period", "period", "", ""),
+    *((x.key, x.label, x.unit, x.formula) for x in periodlines.PERIOD_LINES if x.key not in LEFT_OUT),
+]
 _KEYS = [c[0] for c in COLUMNS]
 #: the tax years' table right of the period table: tax year, MACRS rate, its running sum, deduction
 TAX_FIRST_COL = FIRST_COL + len(COLUMNS) + 1
 TAX_COLUMNS: list[tuple[str, str, str, str]] = [
     ("tax_year", "tax year", "", ""),
-    (
-        "macrs",
-        "MACRS rate of the method",
-        "fraction",
-        '=IF(OR(<depreciation_method>="straight_line",{tax_year}>MAX(macrs_years)),0,'
-        "INDEX(macrs_rates,{tax_year},MATCH(<depreciation_method>,macrs_methods,0)))",
-    ),
-    ("macrs_sum", "MACRS rates summed", "fraction", "=SUM({macrs@first}:{macrs})"),
-    (
-        "deduction",
-        "deduction",
-        "USD",
-        "=IF({tax_year}><life_years>,0,"
-        '(IF(<depreciation_method>="straight_line",IF({tax_year}<=<depreciation_years>,'
-        "<capex_per_gpu>*(1-<bonus_depreciation_fraction>)/<depreciation_years>,0),"
-        "<capex_per_gpu>*(1-<bonus_depreciation_fraction>)*{macrs})"
-        "+IF({tax_year}=1,<bonus_depreciation_fraction>*<capex_per_gpu>,0))"
-        '+IF(AND(<depreciation_method><>"straight_line",{tax_year}=<life_years>),'
-        "<capex_per_gpu>*(1-<bonus_depreciation_fraction>)*(1-{macrs_sum}),0))",
-    ),
+    *((x.key, x.label, x.unit, x.formula) for x in periodlines.TAX_LINES),
 ]
 _TAX_KEYS = [c[0] for c in TAX_COLUMNS]
 #: the yearly summary right of the tax years: year 0..20 (year y: months 12y-11..12y)
@@ -442,28 +377,30 @@ def column_ref(key: str, sheet: str | None = None) -> str:
     return ref if sheet is None else f"{quote_sheetname(sheet)}!{ref}"
 
 
-def _expand(template: str, keys: list[str], letter, r: int, first: int, last: int, model) -> str:
-    """A column template for row ``r``: ``{x}`` this row of column x, ``{x@all}`` the column's rows
-    first..last, ``{x@first}`` its first row, ``{deduction@tax}`` the tax years' deductions,
-    ``<m>`` Model row m."""
-    import re
+def _expand(template: str, r: int, model) -> str:
+    """A line's template (:mod:`gputco.udfs.periodlines`) for row ``r`` of its table (the
+    period table's, or the tax years'): ``[m]`` the system's Model row m, ``<x>`` this row of
+    line x, ``<x@prev>`` the row above (0 in the first), ``<x@all>`` the whole line,
+    ``<x@0:p>`` / ``<x@1:t>`` its first row to this one, ``<period>`` / ``<tax_year>`` the row's
+    number."""
 
-    def cell(m: re.Match) -> str:
-        key, at = m.group(1), m.group(2)
-        if key == "p":
-            return f"${col('period')}{r}"
-        if at == "tax":
-            c = _tax_col(key)
-            return f"${c}${FIRST_ROW}:${c}${FIRST_ROW + TAX_YEARS - 1}"
-        c = letter(key)
+    def cell(key: str, at: str) -> str:
+        if key in ("period", "tax_year"):
+            return f"${col(key) if key == 'period' else _tax_col(key)}{r}"
+        tax = periodlines.table_of(key) == "tax"
+        c = _tax_col(key) if tax else col(key)
+        last = FIRST_ROW + (TAX_YEARS if tax else PERIODS) - 1
         if at == "all":
-            return f"${c}${first}:${c}${last}"
-        if at == "first":
-            return f"${c}${first}"
+            return f"${c}${FIRST_ROW}:${c}${last}"
+        if at in ("0:p", "1:t"):
+            return f"${c}${FIRST_ROW}:{c}{r}"
+        if at == "prev":
+            return "0" if r == FIRST_ROW else f"{c}{r - 1}"
+        if at:
+            raise ValueError(f"<{key}@{at}> has no place in the period table")
         return f"{c}{r}"
 
-    text = re.sub(r"\{([a-z_]+)(?:@([a-z]+))?\}", cell, template)
-    return re.sub(r"<([a-z0-9_]+)>", lambda m: model(m.group(1)), text)
+    return chain.expand(template, model, cell)
 
 
 def build_periods(book: BookBuilder, ws, k: int, model) -> None:
@@ -486,9 +423,9 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
         cell.font = styles.BOLD
     styles.header_row(ws, HEAD_ROW, [h for _, h, _, _ in COLUMNS], first_col=FIRST_COL)
     style = styles.formula_styler()
-    _fill(ws, COLUMNS, _KEYS, col, FIRST_COL, PERIODS, model, style)
+    _fill(ws, COLUMNS, FIRST_COL, PERIODS, model, style)
     styles.header_row(ws, HEAD_ROW, [h for _, h, _, _ in TAX_COLUMNS], first_col=TAX_FIRST_COL)
-    _fill(ws, TAX_COLUMNS, _TAX_KEYS, _tax_col, TAX_FIRST_COL, TAX_YEARS, model, style, start=1)
+    _fill(ws, TAX_COLUMNS, TAX_FIRST_COL, TAX_YEARS, model, style, start=1)
     ws.cell(row=HEAD_ROW - 1, column=TAX_FIRST_COL, value="Tax years from in-service").font = styles.BOLD
     _summary(ws, model)
     _equity_chart(ws, system)
@@ -498,21 +435,23 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
     styles.widths(ws, widths)
 
 
-def _fill(ws, columns, keys, letter, first_col: int, rows: int, model, style, start: int = 0) -> None:
+def _fill(ws, columns, first_col: int, rows: int, model, style, start: int = 0) -> None:
     """Rows ``FIRST_ROW ..`` of a table: its first column numbered from ``start``, then each
-    column's template expanded once with a marker row and the marker replaced row by row."""
-    last = FIRST_ROW + rows - 1
-    texts = [_expand(c[3], keys, letter, _MARK, FIRST_ROW, last, model) for c in columns[1:]]
+    column's template expanded once for the first row and once with a marker row, the marker
+    replaced row by row."""
+    firsts = [_expand(c[3], FIRST_ROW, model) for c in columns[1:]]
+    texts = [_expand(c[3], _MARK, model) for c in columns[1:]]
     for i in range(rows):
         r, row = FIRST_ROW + i, str(FIRST_ROW + i)
         ws.cell(row=r, column=first_col, value=start + i)
         for j, ((_key, _h, unit, _t), text) in enumerate(zip(columns[1:], texts, strict=True), start=1):
-            style(ws.cell(row=r, column=first_col + j, value=text.replace(_MARK_TEXT, row)), unit)
+            value = firsts[j - 1] if i == 0 else text.replace(_MARK_TEXT, row).replace(_PREV_TEXT, str(r - 1))
+            style(ws.cell(row=r, column=first_col + j, value=value), unit)
 
 
 #: the row marker templates are expanded with (a row no table reaches; its digits appear nowhere else)
 _MARK = 987654
-_MARK_TEXT = str(_MARK)
+_MARK_TEXT, _PREV_TEXT = str(_MARK), str(_MARK - 1)
 
 
 def _summary(ws, model) -> None:
@@ -653,87 +592,8 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             )
         else:
             out.append((field, label, unit, f"={cell}", "Inputs"))
+    out += [(x.key, x.label, x.unit, x.formula, x.how) for x in periodlines.SCALARS]
     out += [
-        (
-            "periods_per_year",
-            "Periods a year",
-            "",
-            '=IF([periods]="month",k_months_per_year,1)',
-            "1 by year, 12 by month",
-        ),
-        (
-            "months_per_period",
-            "Months a period",
-            "months",
-            "=k_months_per_year/[periods_per_year]",
-            "12 by year, 1 by month",
-        ),
-        (
-            "hours_per_period",
-            "Hours a period",
-            "h",
-            "=k_hours_per_year/[periods_per_year]",
-            "8760 / periods a year",
-        ),
-        (
-            "build_periods",
-            "Build, periods",
-            "",
-            "=[build_months]/[months_per_period]",
-            "the in-service period; by year a whole number of years",
-        ),
-        (
-            "life_periods",
-            "Life, periods",
-            "",
-            "=[life_years]*[periods_per_year]",
-            "the last period of the life after the build",
-        ),
-        (
-            "project_inputs_check",
-            "Project inputs fit together",
-            "text",
-            '=IF([build_periods]<>ROUNDUP([build_periods],0),"build_months must be a multiple of 12 with periods year",'
-            'IF([debt_years]>[life_years],"debt_years must be within the life",'
-            'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))',
-            "empty when they do; else what to change (the results say it too)",
-        ),
-        (
-            "debt_period_rate",
-            "Debt rate a period",
-            "fraction",
-            "=(1+[debt_rate])^(1/[periods_per_year])-1",
-            "(1 + annual rate)^(1 / periods a year) - 1",
-        ),
-        (
-            "debt_drawn_usd_per_gpu",
-            "Debt drawn with the capex",
-            "USD",
-            "=[debt_fraction]*[capex_per_gpu]",
-            "debt share x capex",
-        ),
-        (
-            "debt_at_in_service",
-            "Debt at in-service",
-            "USD",
-            "=[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^[build_periods]",
-            "with the build's interest added",
-        ),
-        (
-            "tenor_periods",
-            "Debt tenor, periods",
-            "",
-            "=[debt_years]*[periods_per_year]",
-            "debt years x periods a year",
-        ),
-        (
-            "debt_payment",
-            "Level debt payment a period",
-            "USD",
-            "=IF([debt_at_in_service]>0,IF([debt_period_rate]>0,[debt_at_in_service]*[debt_period_rate]"
-            "/(1-(1+[debt_period_rate])^(-[tenor_periods])),[debt_at_in_service]/[tenor_periods]),0)",
-            "the annuity that repays the debt at in-service over the tenor (Excel PMT)",
-        ),
         (
             "project_npv_usd_per_gpu",
             "Project NPV (unlevered)",

@@ -11,7 +11,8 @@ model chain per row in native formulas. :class:`Layout` decides where each quant
   ``<inp><input>`` for an input (``inp_pue``) and ``<use><key>`` for a used value (``use_pue``).
 
 Formula templates: ``[key]`` is the quantity's reference for the row (``$F6`` or a name),
-``<key>`` the input cell of that input (blank = use the preset), ``{r}`` the row. Preset values
+``<key>`` the input cell of that input (blank = use the preset), ``{r}`` the row (expanded by
+the chain's one expander, :func:`gputco.udfs.chain.expand`). Preset values
 come from the Presets sheet's long tables (``INDEX(sys_value, MATCH(system & ".field", sys_id,
 0))``, as on the finance workbook); FLOPs per token is the chain's own steps on the model's
 architecture, a column only where the model, the convention or the sequence length varies. The
@@ -215,7 +216,6 @@ CHECKS = (
 )
 
 _REF = re.compile(r"\[([a-z0-9_]+)\]")
-_INPUT_CELL = re.compile(r"<([a-z0-9_]+)>")
 
 
 class Layout:
@@ -359,8 +359,7 @@ class Layout:
 
     def expand(self, template: str) -> str:
         """A formula template with every ``[key]`` and ``<key>`` replaced."""
-        text = _INPUT_CELL.sub(lambda m: f"{self.inp}{m.group(1)}", template)
-        return _REF.sub(lambda m: self.ref(m.group(1)), text)
+        return chain.expand(template, self.ref, lambda key, _at: f"{self.inp}{key}")
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""

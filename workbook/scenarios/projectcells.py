@@ -1,17 +1,15 @@
 """The cluster as a financed project along a scenario row, in native formulas.
 
-The finance workbook lays the project out as a period table per system
-(:mod:`gputco.workbook.finance.projectflows`: one row per period, one column per term). A
-scenario row carries the same table turned on its side: one cell per period 0..P of the few
-terms other cells read (:data:`CELLS`), each formula the finance table's own template with
-``{p}`` the period's number, ``<m>`` the row's quantity ``m`` and every other term inlined for
-the same period; the tax years' deductions (1..15) the same way. The row's project terms as
-used (periods a year, build and life in periods, the debt's level payment...) are the finance
-Model rows' templates (:data:`SCALARS`). Written here and not in projectflows: the market
-revenue (the revenue template with the contract rent set to 0: the revenue the break-even rent
-scales), the power an idle GPU saves per unit of utilisation (:data:`OWN`), and the results
-read from the cells (:func:`results`); tests/test_scenarios_project.py holds them equal to
-``gputco.udfs.scenario.evaluate``.
+The project's lines are written once (:mod:`gputco.udfs.periodlines`); the finance workbook lays
+them out as a period table per system (:mod:`gputco.workbook.finance.projectflows`: one row per
+period, one column per line). A scenario row carries the same lines turned on their side: one
+cell per period 0..P of the few lines other cells read (:data:`CELLS`), each the line's template
+through the chain's one expander (:func:`gputco.udfs.chain.expand`) with ``<period>`` the
+period's number, ``[m]`` the row's quantity ``m`` and every other line inlined for the same
+period; the tax years' MACRS rates and deductions (1..15) the same way. The row's project terms
+as used are :data:`gputco.udfs.periodlines.SCALARS` (:data:`SCALARS`). Written here: the
+results read from the cells (:func:`result_formulas`); tests/test_scenarios_project.py holds
+them equal to ``gputco.udfs.scenario.evaluate``.
 
 >>> period_formula("live", 3, 12)
 '=IF(AND((3-[build_periods])>=1,(3-[build_periods])<=[life_periods]),1,0)'
@@ -22,34 +20,13 @@ True
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 
 import numpy as np
 
-from gputco.udfs import chain, project
+from gputco.udfs import chain, periodlines, project
 from gputco.workbook.finance import projectflows
 
-#: the finance table's columns (key -> template)
-_TEMPLATES = {c[0]: c[3] for c in projectflows.COLUMNS}
-_TAX_TEMPLATES = {c[0]: c[3] for c in projectflows.TAX_COLUMNS}
-#: terms of the row not in the finance table: the revenue at the market rent alone (the part the
-#: break-even rent scales: contracts keep their rent) and the power an idle GPU saves per unit of
-#: utilisation (the slope of the opex in the utilisation, for the break-even utilisation)
-OWN = {
-    "sold": _TEMPLATES["revenue"].replace("<contract_rent_usd_per_gpu_hour>", "0"),
-    "power_use": "=IF({live}=1,<power_usd_per_gpu_hour>*(1-<idle_power_fraction>)*<hours_per_period>"
-    "*<availability>*{ramp}*(1+<opex_escalation_per_year>)^{year},0)",
-    # the chain's per-year running sum and payback point, on the project's net by period
-    "cumulative": chain.year_step("cumulative")
-    .formula.replace("<cumulative@prev>", "{cumulative@prev}")
-    .replace("<net>", "{net}"),
-    "payback_point": chain.year_step("payback_point")
-    .formula.replace("<cumulative@prev>", "{cumulative@prev}")
-    .replace("<cumulative>", "{cumulative}")
-    .replace("<net>", "{net}")
-    .replace("<year>", "{p}"),
-}
 #: the terms with a cell per period (the others are inlined where they are read)
 CELLS = (
     "live",
@@ -71,12 +48,10 @@ CELLS = (
 )
 #: the tax years 1..TAX_YEARS: the MACRS rate and the deduction of each
 TAX_CELLS = ("macrs", "deduction")
-TAX_YEARS = projectflows.TAX_YEARS
-#: the finance Model rows of the project's terms as used, one column each
-_MODEL = {row[0]: row for row in projectflows.model_rows() if row[0]}
-SCALARS = tuple(
-    k for k in list(_MODEL)[list(_MODEL).index("periods_per_year") : list(_MODEL).index("debt_payment") + 1]
-)
+TAX_YEARS = periodlines.TAX_YEARS
+#: the project's terms as used, one column each (:data:`gputco.udfs.periodlines.SCALARS`)
+_SCALARS = {x.key: x for x in periodlines.SCALARS}
+SCALARS = tuple(_SCALARS)
 #: the most rows x periods a block of rows may carry (beyond it the SPEC is refused). Measured
 #: 2026-12-02 on the shared 2-core machine: 600 scenarios by month (73 periods, 43,800
 #: row-periods, about 700,000 period cells) take 15 s to write and 0.9 GB; 10,000 by year (7
@@ -87,10 +62,6 @@ UNFIT = "cash flows need whole life and depreciation years 1..15 and at most {P}
 NEEDS_RENT = "needs rent_usd_per_gpu_hour (give one in the SPEC: the cash-flow columns come with it)"
 NO_DEBT = projectflows.NO_DEBT
 
-_BRACE = re.compile(r"\{([a-z_]+)(?:@([a-z]+))?\}")
-_INDEX_ALL = re.compile(r"INDEX\(\{([a-z_]+)@all\},")
-_MODEL_REF = re.compile(r"<([a-z0-9_]+)>")
-
 
 def key(term: str, p: int) -> str:
     """The column key of a period's cell: ``net_p3``; a tax year's: ``deduction_t2``."""
@@ -98,73 +69,47 @@ def key(term: str, p: int) -> str:
 
 
 def scalar_formula(name: str) -> str:
-    """The finance Model row's template of a project term (``[x]``: the row's quantity x)."""
-    return _MODEL[name][3]
+    """The template of a project term as used (``[x]``: the row's quantity x)."""
+    return _SCALARS[name].formula
 
 
 def scalar_label(name: str) -> tuple[str, str]:
-    return _MODEL[name][1], _MODEL[name][2]
-
-
-def _index_all(text: str) -> str:
-    """``INDEX({x@all},E+1)`` (the term x at period E) as x's template at period (E)."""
-    while m := _INDEX_ALL.search(text):
-        start, name = m.start(), m.group(1)
-        depth, i = 1, m.end()
-        while depth:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            i += 1
-        arg = text[m.end() : i - 1]
-        if not arg.endswith("+1"):
-            raise ValueError(f"INDEX over {name} at {arg!r}: expected an index E+1")
-        inner = _TEMPLATES[name][1:].replace("{p}", f"({arg[:-2]})")
-        text = text[:start] + f"({inner})" + text[i:]
-    return text
+    return _SCALARS[name].label, _SCALARS[name].unit
 
 
 def period_formula(term: str, p: int, last: int) -> str:
-    """The formula of ``term`` at period ``p`` of a row with cells 0..``last`` (Layout dialect:
-    ``[x]`` the row's quantity or cell x)."""
-    return "=" + _expand(_index_all((OWN.get(term) or _TEMPLATES[term])[1:]), p, last)
-
-
-def _expand(text: str, p: int, last: int) -> str:
-    text = _MODEL_REF.sub(lambda m: f"[{m.group(1)}]", text)
-
-    def cell(m: re.Match) -> str:
-        name, at = m.group(1), m.group(2)
-        if name == "p":
-            return str(p)
-        if at == "tax":
-            return f"[{key(name, 1)}]:[{key(name, TAX_YEARS)}]"
-        if at == "first":
-            return f"[{key(name, 0)}]"
-        if at == "prev":
-            return "0" if p == 0 else f"[{key(name, p - 1)}]"
-        if at:
-            raise ValueError(f"{{{name}@{at}}} has no place in a scenario row")
-        if name in CELLS:
-            return f"[{key(name, p)}]"
-        return "(" + _expand(_index_all((OWN.get(name) or _TEMPLATES[name])[1:]), p, last) + ")"
-
-    return _BRACE.sub(cell, text)
+    """The formula of line ``term`` at period ``p`` of a row with cells 0..``last`` (Layout
+    dialect: ``[x]`` the row's quantity or cell x); a line without cells is inlined."""
+    return _formula(term, p, last, "p")
 
 
 def tax_formula(term: str, t: int) -> str:
     """The formula of tax year ``t`` (1-based) of the MACRS rate or the deduction."""
+    return _formula(term, t, TAX_YEARS, "t")
 
-    def cell(m: re.Match) -> str:
-        name, at = m.group(1), m.group(2)
-        if name == "tax_year":
-            return str(t)
-        if at == "first":
-            return f"[{key(name, 1)}]"
-        if name in TAX_CELLS:
-            return f"[{key(name, t)}]"
-        return "(" + _BRACE.sub(cell, _TAX_TEMPLATES[name][1:]) + ")"
 
-    text = _MODEL_REF.sub(lambda m: f"[{m.group(1)}]", _TAX_TEMPLATES[term][1:])
-    return "=" + _BRACE.sub(cell, text)
+def _formula(term: str, n: int, last: int, table: str) -> str:
+    """Line ``term`` at period (``table`` "p") or tax year ("t") ``n``, cells 0..``last``
+    (tax years 1..``last``), through the chain's one expander."""
+
+    def cells(name: str, at: str) -> str:
+        if name in ("period", "tax_year"):
+            return str(n)
+        tax = periodlines.table_of(name) == "tax"
+        first, end = (1, TAX_YEARS) if tax else (0, last)
+        if at == "all":
+            return f"[{key(name, first)}]:[{key(name, end)}]"
+        if at in ("0:p", "1:t"):
+            return f"[{key(name, first)}]:[{key(name, n)}]"
+        if at == "prev":
+            return "0" if n == first else f"[{key(name, n - 1)}]"
+        if at:
+            raise ValueError(f"<{name}@{at}> has no place in a scenario row")
+        if name in CELLS or name in TAX_CELLS:
+            return f"[{key(name, n)}]"
+        return "(" + _formula(name, n, last, table)[1:] + ")"
+
+    return chain.expand(periodlines.line(term).formula, lambda m: f"[{m}]", cells)
 
 
 def _range(term: str, first: int, last: int) -> str:

@@ -1,0 +1,706 @@
+"""The cluster project's period table, described once: every line of it, as the chain's steps are.
+
+A project (docs/project.md) is a table of periods 0..build + life (years, or months with
+``periods = "month"``) whose lines are written here once, each with its key, label, unit, a
+plain-language "how", one Excel formula template and its Python computation:
+
+- :data:`SCALARS`: the project's terms as the lines use them (periods a year, the build and the
+  life in periods, the debt at in-service and its level payment...), one value per project;
+- :data:`TAX_LINES`: the tax years 1..:data:`TAX_YEARS` (the MACRS rate and the deduction);
+- :data:`PERIOD_LINES`: the periods (operations, tax, debt, equity), in the order they are
+  computed (a line reads only lines above it, or lines of earlier periods).
+
+Templates are in the chain's one dialect (:mod:`gputco.udfs.chain`): ``[name]`` a scalar
+quantity (an input of the chain or a :data:`SCALARS` line), ``k_*`` a unit constant, and, as in
+the chain's per-year table, ``<line>`` another line of the same period, ``<line@prev>`` the
+period before (0 in the first), ``<line@all>`` the whole line (every period, or every tax year),
+``<line@0:p>`` periods 0 to this one (``<line@1:t>`` tax years 1 to this one), ``<period>`` the
+period's number and ``<tax_year>`` the tax year's. :func:`gputco.udfs.chain.expand` is the one
+expander: the finance workbook's period table (``workbook/finance/projectflows.py``), the scenario
+rows' period cells (``workbook/scenarios/projectcells.py``) and docs/project.md's table
+(``python -m gputco.addin.chain_docs``) come from here, each saying where a line lives.
+
+Each line's ``func`` computes it for every project at once, period by period (:func:`evaluate`):
+the table's definition in Python, which the compiled flows of :mod:`gputco.udfs.project` (the
+runs of equal periods batch uses) are held to (tests/test_periodlines.py). A new line is a row
+of :data:`PERIOD_LINES` here: it appears in both workbooks' tables, in docs and in
+:func:`evaluate`.
+
+>>> line("net").formula
+'=<capex>+<revenue>+<opex>+<residual>+<tax>'
+>>> from gputco.udfs import project
+>>> out = evaluate(project.terms({"capex_per_gpu": 1000.0, "rent_usd_per_gpu_hour": 0.05,
+...                               "opex_usd_per_gpu_hour": 0.01, "life_years": 2}))
+>>> [round(float(x), 2) for x in out["net"][:, 0]]
+[-1000.0, 350.4, 350.4]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import chain
+from .finance import HOURS_PER_YEAR
+
+#: the longest life (years) a project has, and so the tax years of the table
+TAX_YEARS = 15
+#: IRS Publication 946 (2023), Appendix A, Table A-1 (docs/project.md quotes it)
+MACRS = {
+    "macrs_5": (20.00, 32.00, 19.20, 11.52, 11.52, 5.76),
+    "macrs_7": (14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46),
+}
+DEPRECIATION_METHODS = ("straight_line", *MACRS)
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the project's table: ``key`` = ``func(v)`` for every project at once, in Excel
+    ``formula`` (the chain's dialect, see the module). ``v`` is the period being computed
+    (:class:`Period`): ``v["x"]`` a scalar or a line of this period, ``v.prev("x")``,
+    ``v.all("x")``, ``v.upto("x")``, ``v.number``."""
+
+    key: str
+    label: str
+    unit: str
+    how: str
+    formula: str
+    func: Callable[[Any], Any]
+
+
+def _if(test, yes, no=0.0):
+    return np.where(test, yes, no)
+
+
+def _ramp_sum(months, ramp):
+    """The ramp of months 1..m summed, in closed form for a whole number of ramp months:
+    m^2 / (2 ramp) within the ramp, ramp / 2 + m - ramp after it; m without a ramp."""
+    with np.errstate(all="ignore"):
+        inside = months**2 / (2 * ramp)
+    return np.where(ramp == 0, months, np.where(months <= ramp, inside, ramp / 2 + months - ramp))
+
+
+def _ramp_sum_formula(months: str) -> str:
+    return (
+        f"IF([ramp_months]=0,{months},IF({months}<=[ramp_months],({months})^2/(2*[ramp_months]),"
+        f"[ramp_months]/2+{months}-[ramp_months]))"
+    )
+
+
+def _payment(balance, rate, periods):
+    with np.errstate(all="ignore"):
+        level = np.where(rate > 0, balance * rate / (1 - (1 + rate) ** (-periods)), balance / periods)
+    return np.where(balance > 0, level, 0.0)
+
+
+#: the project's terms as the lines use them, one value per project
+SCALARS: list[Line] = [
+    Line(
+        "periods_per_year",
+        "Periods a year",
+        "",
+        "1 by year, 12 by month",
+        '=IF([periods]="month",k_months_per_year,1)',
+        lambda v: np.where(v["periods"] == "month", 12.0, 1.0),
+    ),
+    Line(
+        "months_per_period",
+        "Months a period",
+        "months",
+        "12 by year, 1 by month",
+        "=k_months_per_year/[periods_per_year]",
+        lambda v: 12.0 / v["periods_per_year"],
+    ),
+    Line(
+        "hours_per_period",
+        "Hours a period",
+        "h",
+        "8760 / periods a year",
+        "=k_hours_per_year/[periods_per_year]",
+        lambda v: HOURS_PER_YEAR / v["periods_per_year"],
+    ),
+    Line(
+        "build_periods",
+        "Build, periods",
+        "",
+        "the in-service period; by year a whole number of years",
+        "=[build_months]/[months_per_period]",
+        lambda v: v["build_months"] / v["months_per_period"],
+    ),
+    Line(
+        "life_periods",
+        "Life, periods",
+        "",
+        "the last period of the life after the build",
+        "=[life_years]*[periods_per_year]",
+        lambda v: v["life_years"] * v["periods_per_year"],
+    ),
+    Line(
+        "project_inputs_check",
+        "Project inputs fit together",
+        "text",
+        "empty when they do; else what to change (the results say it too)",
+        '=IF([build_periods]<>ROUNDUP([build_periods],0),"build_months must be a multiple of 12 with periods year",'
+        'IF([debt_years]>[life_years],"debt_years must be within the life",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))',
+        lambda v: np.where(
+            v["build_periods"] != np.ceil(v["build_periods"]),
+            "build_months must be a multiple of 12 with periods year",
+            np.where(
+                v["debt_years"] > v["life_years"],
+                "debt_years must be within the life",
+                np.where(
+                    v["depreciation_years"] > v["life_years"],
+                    "depreciation_years must be within the life",
+                    "",
+                ),
+            ),
+        ),
+    ),
+    Line(
+        "debt_period_rate",
+        "Debt rate a period",
+        "fraction",
+        "(1 + annual rate)^(1 / periods a year) - 1",
+        "=(1+[debt_rate])^(1/[periods_per_year])-1",
+        lambda v: (1 + v["debt_rate"]) ** (1 / v["periods_per_year"]) - 1,
+    ),
+    Line(
+        "debt_drawn_usd_per_gpu",
+        "Debt drawn with the capex",
+        "USD",
+        "debt share x capex",
+        "=[debt_fraction]*[capex_per_gpu]",
+        lambda v: v["debt_fraction"] * v["capex_per_gpu"],
+    ),
+    Line(
+        "debt_at_in_service",
+        "Debt at in-service",
+        "USD",
+        "with the build's interest added",
+        "=[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^[build_periods]",
+        lambda v: v["debt_drawn_usd_per_gpu"] * (1 + v["debt_period_rate"]) ** v["build_periods"],
+    ),
+    Line(
+        "tenor_periods",
+        "Debt tenor, periods",
+        "",
+        "debt years x periods a year",
+        "=[debt_years]*[periods_per_year]",
+        lambda v: v["debt_years"] * v["periods_per_year"],
+    ),
+    Line(
+        "debt_payment",
+        "Level debt payment a period",
+        "USD",
+        "the annuity that repays the debt at in-service over the tenor (Excel PMT)",
+        "=IF([debt_at_in_service]>0,IF([debt_period_rate]>0,[debt_at_in_service]*[debt_period_rate]"
+        "/(1-(1+[debt_period_rate])^(-[tenor_periods])),[debt_at_in_service]/[tenor_periods]),0)",
+        lambda v: _payment(v["debt_at_in_service"], v["debt_period_rate"], v["tenor_periods"]),
+    ),
+]
+
+
+def _macrs_rate(v):
+    t = v.number
+    out = np.zeros_like(v["capex_per_gpu"], dtype=float)
+    for name, table in MACRS.items():
+        if t <= len(table):
+            out = np.where(v["depreciation_method"] == name, table[t - 1] / 100.0, out)
+    return out
+
+
+#: the tax years 1..TAX_YEARS from in-service (``<tax_year>`` the year)
+TAX_LINES: list[Line] = [
+    Line(
+        "macrs",
+        "MACRS rate of the method",
+        "fraction",
+        "the method's percentage for this recovery year (0 after its last, and for straight line)",
+        '=IF(OR([depreciation_method]="straight_line",<tax_year>>MAX(macrs_years)),0,'
+        "INDEX(macrs_rates,<tax_year>,MATCH([depreciation_method],macrs_methods,0)))",
+        _macrs_rate,
+    ),
+    Line(
+        "macrs_sum",
+        "MACRS rates summed",
+        "fraction",
+        "the rates of tax years 1 to this one",
+        "=SUM(<macrs@1:t>)",
+        lambda v: v.upto("macrs").sum(axis=0),
+    ),
+    Line(
+        "deduction",
+        "deduction",
+        "USD",
+        "bonus x capex in year 1, the method on the rest; by MACRS the basis left at the end of the life",
+        "=IF(<tax_year>>[life_years],0,"
+        '(IF([depreciation_method]="straight_line",IF(<tax_year><=[depreciation_years],'
+        "[capex_per_gpu]*(1-[bonus_depreciation_fraction])/[depreciation_years],0),"
+        "[capex_per_gpu]*(1-[bonus_depreciation_fraction])*<macrs>)"
+        "+IF(<tax_year>=1,[bonus_depreciation_fraction]*[capex_per_gpu],0))"
+        '+IF(AND([depreciation_method]<>"straight_line",<tax_year>=[life_years]),'
+        "[capex_per_gpu]*(1-[bonus_depreciation_fraction])*(1-<macrs_sum>),0))",
+        lambda v: _if(
+            v.number > v["life_years"],
+            0.0,
+            _if(
+                v["depreciation_method"] == "straight_line",
+                _if(
+                    v.number <= v["depreciation_years"],
+                    v["capex_per_gpu"] * (1 - v["bonus_depreciation_fraction"]) / v["depreciation_years"],
+                ),
+                v["capex_per_gpu"] * (1 - v["bonus_depreciation_fraction"]) * v["macrs"],
+            )
+            + (v["bonus_depreciation_fraction"] * v["capex_per_gpu"] if v.number == 1 else 0.0)
+            + _if(
+                (v["depreciation_method"] != "straight_line") & (v.number == v["life_years"]),
+                v["capex_per_gpu"] * (1 - v["bonus_depreciation_fraction"]) * (1 - v["macrs_sum"]),
+            ),
+        ),
+    ),
+]
+
+
+def _revenue(v, contract_rent):
+    return _if(
+        (v["live"] == 1) & np.isfinite(v["rent_usd_per_gpu_hour"]),
+        v["hours_per_period"]
+        * v["availability"]
+        * (
+            v["rent_usd_per_gpu_hour"]
+            * v["utilisation"]
+            * v["ramp"]
+            * (1 - v["rent_decline_per_year"]) ** v["year"]
+            * (1 - v["contracted_fraction"] * v["contract"])
+            + contract_rent * v["contracted_fraction"] * v["contract"]
+        ),
+    )
+
+
+_REVENUE = (
+    "=IF(AND(<live>=1,ISNUMBER([rent_usd_per_gpu_hour])),[hours_per_period]*[availability]"
+    "*([rent_usd_per_gpu_hour]*[utilisation]*<ramp>*(1-[rent_decline_per_year])^<year>"
+    "*(1-[contracted_fraction]*<contract>)+{contract_rent}*[contracted_fraction]*<contract>),0)"
+)
+
+
+def _opening(v):
+    k, p, i = v["k"], v.number, v["debt_period_rate"]
+    with np.errstate(all="ignore"):
+        repaid = np.where(
+            i > 0, v["debt_payment"] * ((1 + i) ** (k - 1) - 1) / i, v["debt_payment"] * (k - 1)
+        )
+        during = v["debt_at_in_service"] * (1 + i) ** (k - 1) - repaid
+        build = v["debt_drawn_usd_per_gpu"] * (1 + i) ** (p - 1)
+    if p == 0:
+        return np.zeros_like(k)
+    return np.where(k <= 1, build, np.where(k - 1 <= v["tenor_periods"], during, 0.0))
+
+
+#: the periods 0..build + life, in the order they are computed
+PERIOD_LINES: list[Line] = [
+    Line(
+        "k",
+        "operating period",
+        "",
+        "the period's number from in-service (0 and below: paying the capex and the build)",
+        "=<period>-[build_periods]",
+        lambda v: v.number - v["build_periods"],
+    ),
+    Line(
+        "live",
+        "in service",
+        "",
+        "1 in operating periods 1..life, else 0",
+        "=IF(AND(<k>>=1,<k><=[life_periods]),1,0)",
+        lambda v: _if((v["k"] >= 1) & (v["k"] <= v["life_periods"]), 1.0),
+    ),
+    Line(
+        "year",
+        "year of operation",
+        "",
+        "whole years since in-service (0 in the first)",
+        "=IF(<live>=1,ROUNDUP(<k>/[periods_per_year],0)-1,0)",
+        lambda v: _if(v["live"] == 1, np.ceil(v["k"] / v["periods_per_year"]) - 1),
+    ),
+    Line(
+        "ramp_to",
+        "ramp of the months to the period's end, summed",
+        "months",
+        "the ramp of months 1..m summed, m = this period's last month from in-service",
+        "=" + _ramp_sum_formula("<k>*[months_per_period]"),
+        lambda v: _ramp_sum(v["k"] * v["months_per_period"], v["ramp_months"]),
+    ),
+    Line(
+        "ramp_from",
+        "ramp of the months before the period, summed",
+        "months",
+        "the ramp of months 1..m summed, m = the period before's last month",
+        "=" + _ramp_sum_formula("(<k>-1)*[months_per_period]"),
+        lambda v: _ramp_sum((v["k"] - 1) * v["months_per_period"], v["ramp_months"]),
+    ),
+    Line(
+        "ramp",
+        "ramp",
+        "fraction",
+        "the mean over the period's months m of min(1, (m - 1/2) / ramp months)",
+        "=IF(<live>=1,(<ramp_to>-<ramp_from>)/[months_per_period],0)",
+        lambda v: _if(v["live"] == 1, (v["ramp_to"] - v["ramp_from"]) / v["months_per_period"]),
+    ),
+    Line(
+        "contract",
+        "contract share of the period",
+        "fraction",
+        "the part of the period within the contract's term",
+        "=IF(<live>=1,MAX(0,MIN(1,[contract_years]*[periods_per_year]-(<k>-1))),0)",
+        lambda v: _if(
+            v["live"] == 1,
+            np.maximum(0.0, np.minimum(1.0, v["contract_years"] * v["periods_per_year"] - (v["k"] - 1))),
+        ),
+    ),
+    Line(
+        "revenue",
+        "revenue",
+        "USD",
+        "hours x availability x (market rent x utilisation x ramp x (1 - decline)^year on the GPUs "
+        "not under contract + contract rent on those under it)",
+        _REVENUE.format(contract_rent="[contract_rent_usd_per_gpu_hour]"),
+        lambda v: _revenue(v, v["contract_rent_usd_per_gpu_hour"]),
+    ),
+    Line(
+        "sold",
+        "revenue at the market rent",
+        "USD",
+        "the revenue without the contracts' rent: the part a break-even rent scales",
+        _REVENUE.format(contract_rent="0"),
+        lambda v: _revenue(v, 0.0),
+    ),
+    Line(
+        "opex",
+        "opex",
+        "USD",
+        "-(opex at full load less the power an idle GPU saves) x hours - the yearly lines / "
+        "periods a year - software x hours, all x (1 + escalation)^year",
+        "=IF(<live>=1,(-[opex_usd_per_gpu_hour]*[hours_per_period]"
+        "+[power_usd_per_gpu_hour]*(1-[idle_power_fraction])*[hours_per_period]*(1-[utilisation]"
+        "*[availability]*<ramp>)-(([maintenance_fraction_per_year]+[insurance_fraction_per_year])"
+        "*[capex_per_gpu]+[staff_usd_per_gpu_year])/[periods_per_year]-[software_usd_per_gpu_hour]"
+        "*[hours_per_period])*(1+[opex_escalation_per_year])^<year>,0)",
+        lambda v: _if(
+            v["live"] == 1,
+            (
+                -v["opex_usd_per_gpu_hour"] * v["hours_per_period"]
+                + v["power_usd_per_gpu_hour"]
+                * (1 - v["idle_power_fraction"])
+                * v["hours_per_period"]
+                * (1 - v["utilisation"] * v["availability"] * v["ramp"])
+                - (
+                    (v["maintenance_fraction_per_year"] + v["insurance_fraction_per_year"])
+                    * v["capex_per_gpu"]
+                    + v["staff_usd_per_gpu_year"]
+                )
+                / v["periods_per_year"]
+                - v["software_usd_per_gpu_hour"] * v["hours_per_period"]
+            )
+            * (1 + v["opex_escalation_per_year"]) ** v["year"],
+        ),
+    ),
+    Line(
+        "power_use",
+        "power an idle GPU saves, per unit of utilisation",
+        "USD",
+        "the slope of the opex in the utilisation (the break-even utilisation reads it)",
+        "=IF(<live>=1,[power_usd_per_gpu_hour]*(1-[idle_power_fraction])*[hours_per_period]"
+        "*[availability]*<ramp>*(1+[opex_escalation_per_year])^<year>,0)",
+        lambda v: _if(
+            v["live"] == 1,
+            v["power_usd_per_gpu_hour"]
+            * (1 - v["idle_power_fraction"])
+            * v["hours_per_period"]
+            * v["availability"]
+            * v["ramp"]
+            * (1 + v["opex_escalation_per_year"]) ** v["year"],
+        ),
+    ),
+    Line(
+        "depreciation",
+        "tax depreciation (memo)",
+        "USD",
+        "the tax year's deduction spread over its periods",
+        "=IF(<live>=1,INDEX(<deduction@all>,<year>+1)/[periods_per_year],0)",
+        lambda v: _if(v["live"] == 1, v.tax_year_of("deduction", v["year"]) / v["periods_per_year"]),
+    ),
+    Line(
+        "residual",
+        "residual",
+        "USD",
+        "residual fraction x capex in the last period of the life",
+        "=IF(<k>=[life_periods],[residual_fraction]*[capex_per_gpu],0)",
+        lambda v: _if(v["k"] == v["life_periods"], v["residual_fraction"] * v["capex_per_gpu"]),
+    ),
+    Line(
+        "tax",
+        "tax",
+        "USD",
+        "-tax rate x (revenue + opex - depreciation + residual); a loss is a credit",
+        "=(<depreciation>-(<revenue>+<opex>+<residual>))*[tax_rate]",
+        lambda v: (v["depreciation"] - (v["revenue"] + v["opex"] + v["residual"])) * v["tax_rate"],
+    ),
+    Line(
+        "capex",
+        "capex",
+        "USD",
+        "-capex in period 0",
+        "=IF(<period>=0,-[capex_per_gpu],0)",
+        lambda v: -v["capex_per_gpu"] if v.number == 0 else 0.0 * v["capex_per_gpu"],
+    ),
+    Line(
+        "net",
+        "project net",
+        "USD",
+        "capex + revenue + opex + residual + tax",
+        "=<capex>+<revenue>+<opex>+<residual>+<tax>",
+        lambda v: v["capex"] + v["revenue"] + v["opex"] + v["residual"] + v["tax"],
+    ),
+    Line(
+        "net_pv",
+        "project net, discounted",
+        "USD",
+        "at the cost of capital, (1 + rate)^(-period / periods a year)",
+        "=<net>*(1+[cost_of_capital])^(-<period>/[periods_per_year])",
+        lambda v: v["net"] * (1 + v["cost_of_capital"]) ** (-v.number / v["periods_per_year"]),
+    ),
+    Line(
+        "cumulative",
+        "cumulative project net",
+        "USD",
+        "running sum of the project net",
+        chain.year_step("cumulative").formula,
+        lambda v: v.prev("cumulative") + v["net"],
+    ),
+    Line(
+        "payback_point",
+        "payback within this period",
+        "periods",
+        "period - 1 + what was still owed / this period's net, where the cumulative turns >= 0",
+        chain.year_step("payback_point").formula.replace("<year>", "<period>"),
+        lambda v: _if(
+            (v.prev("cumulative") < 0) & (v["cumulative"] >= 0),
+            v.number - 1 - v.prev("cumulative") / np.where(v["net"] == 0, np.nan, v["net"]),
+            np.nan,
+        ),
+    ),
+    Line(
+        "drawn",
+        "debt drawn",
+        "USD",
+        "the debt, drawn with the capex in period 0",
+        "=IF(<period>=0,[debt_drawn_usd_per_gpu],0)",
+        lambda v: v["debt_drawn_usd_per_gpu"] if v.number == 0 else 0.0 * v["capex_per_gpu"],
+    ),
+    Line(
+        "opening",
+        "debt at start",
+        "USD",
+        "during the build the drawn debt with its interest added, then the balance at in-service "
+        "after k - 1 level payments (an annuity's remaining balance)",
+        "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^(<period>-1),"
+        "IF(<k>-1<=[tenor_periods],[debt_at_in_service]*(1+[debt_period_rate])^(<k>-1)"
+        "-IF([debt_period_rate]>0,[debt_payment]*((1+[debt_period_rate])^(<k>-1)-1)/[debt_period_rate],"
+        "[debt_payment]*(<k>-1)),0)))",
+        _opening,
+    ),
+    Line(
+        "capitalised",
+        "interest capitalised (build)",
+        "USD",
+        "interest added to the balance during the build",
+        "=IF(<k><=0,<opening>*[debt_period_rate],0)",
+        lambda v: _if(v["k"] <= 0, v["opening"] * v["debt_period_rate"]),
+    ),
+    Line(
+        "paying",
+        "repaying",
+        "",
+        "1 in operating periods within the tenor",
+        "=IF(AND(<live>=1,<k><=[tenor_periods]),1,0)",
+        lambda v: _if((v["live"] == 1) & (v["k"] <= v["tenor_periods"]), 1.0),
+    ),
+    Line(
+        "interest",
+        "interest paid",
+        "USD",
+        "the opening balance x the period rate, while repaying",
+        "=IF(<paying>=1,<opening>*[debt_period_rate],0)",
+        lambda v: _if(v["paying"] == 1, v["opening"] * v["debt_period_rate"]),
+    ),
+    Line(
+        "service",
+        "debt service",
+        "USD",
+        "the level payment, while repaying",
+        "=IF(<paying>=1,[debt_payment],0)",
+        lambda v: _if(v["paying"] == 1, v["debt_payment"]),
+    ),
+    Line(
+        "principal",
+        "principal repaid",
+        "USD",
+        "debt service - interest",
+        "=<service>-<interest>",
+        lambda v: v["service"] - v["interest"],
+    ),
+    Line(
+        "closing",
+        "debt at end",
+        "USD",
+        "opening + drawn + capitalised - principal",
+        "=<opening>+<drawn>+<capitalised>-<principal>",
+        lambda v: v["opening"] + v["drawn"] + v["capitalised"] - v["principal"],
+    ),
+    Line(
+        "shield",
+        "interest tax shield",
+        "USD",
+        "tax rate x interest",
+        "=[tax_rate]*<interest>",
+        lambda v: v["tax_rate"] * v["interest"],
+    ),
+    Line(
+        "equity",
+        "equity net",
+        "USD",
+        "project net + debt drawn - debt service + interest tax shield",
+        "=<net>+<drawn>-<service>+<shield>",
+        lambda v: v["net"] + v["drawn"] - v["service"] + v["shield"],
+    ),
+    Line(
+        "cfads",
+        "CFADS",
+        "USD",
+        "cash available for debt service: revenue + opex + tax",
+        "=<revenue>+<opex>+<tax>",
+        lambda v: v["revenue"] + v["opex"] + v["tax"],
+    ),
+    Line(
+        "dscr",
+        "DSCR",
+        "ratio",
+        "CFADS / debt service in each period with service (empty without)",
+        '=IF(<service>>0,<cfads>/<service>,"")',
+        lambda v: np.divide(
+            v["cfads"], v["service"], out=np.full_like(v["cfads"], np.nan), where=v["service"] > 0
+        ),
+    ),
+    Line(
+        "cum_equity",
+        "cumulative equity",
+        "USD",
+        "running sum of the equity net",
+        "=SUM(<equity@0:p>)",
+        lambda v: v.upto("equity").sum(axis=0),
+    ),
+    Line(
+        "equity_pv",
+        "equity net, discounted",
+        "USD",
+        "at the cost of equity",
+        "=<equity>*(1+[cost_of_equity])^(-<period>/[periods_per_year])",
+        lambda v: v["equity"] * (1 + v["cost_of_equity"]) ** (-v.number / v["periods_per_year"]),
+    ),
+    Line(
+        "cum_equity_pv",
+        "cumulative equity, discounted",
+        "USD",
+        "running sum of the discounted equity net",
+        "=SUM(<equity_pv@0:p>)",
+        lambda v: v.upto("equity_pv").sum(axis=0),
+    ),
+]
+
+_ALL = {x.key: x for x in (*SCALARS, *TAX_LINES, *PERIOD_LINES)}
+
+
+def line(key: str) -> Line:
+    """The line (or scalar) ``key``."""
+    return _ALL[key]
+
+
+def is_line(key: str) -> bool:
+    return key in _ALL
+
+
+def table_of(key: str) -> str:
+    """Which table ``key`` is in: "scalar", "tax" or "period"."""
+    if any(x.key == key for x in SCALARS):
+        return "scalar"
+    return "tax" if any(x.key == key for x in TAX_LINES) else "period"
+
+
+class Period:
+    """The values :func:`evaluate` has for one period (or tax year) ``number``: scalars, this
+    period's lines, and every earlier period's."""
+
+    def __init__(self, scalars: dict, done: dict[str, list], number: int, tax: dict[str, np.ndarray]):
+        self.scalars, self.done, self.number, self.tax = scalars, done, number, tax
+        self.now: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str):
+        if name in self.now:
+            return self.now[name]
+        return self.scalars[name]
+
+    def prev(self, name: str):
+        got = self.done[name]
+        return got[-1] if got else np.zeros_like(self.scalars["capex_per_gpu"])
+
+    def upto(self, name: str) -> np.ndarray:
+        return np.array([*self.done[name], self.now[name]])
+
+    def tax_year_of(self, name: str, year) -> np.ndarray:
+        """``name`` of tax year ``year + 1`` (0-based ``year``), row by row (0 beyond the table)."""
+        table = self.tax[name]
+        index = np.clip(np.asarray(year, dtype=int), 0, table.shape[0] - 1)
+        got = np.take_along_axis(table, index[None, :], axis=0)[0]
+        return np.where(np.asarray(year) < table.shape[0], got, 0.0)
+
+
+def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[str, np.ndarray]:
+    """Every line of the projects of checked terms ``t`` (:func:`gputco.udfs.project.terms`;
+    :func:`gputco.udfs.project.period_lines` takes the inputs), from the lines' Python
+    computations: each scalar (rows,), each tax line (TAX_YEARS, rows), each period line
+    (periods, rows), periods 0..``periods`` - 1 (default: the longest build + life of the rows,
+    + 1). As the workbooks' formulas compute them, in Python."""
+    n = t["capex_per_gpu"].size
+    scalars: dict[str, Any] = {
+        k: np.asarray(v, dtype=float) for k, v in t.items() if k not in ("ppy", "method")
+    }
+    scalars["periods"] = np.where(t["ppy"] == 12, "month", "year")
+    scalars["depreciation_method"] = np.array(DEPRECIATION_METHODS, dtype=object)[t["method"]].astype(str)
+    assert scalars["periods"].shape == (n,)
+    one = Period(scalars, {}, 0, {})
+    for x in SCALARS:
+        scalars[x.key] = x.func(one)
+    tax: dict[str, np.ndarray] = {}
+    done: dict[str, list] = {x.key: [] for x in TAX_LINES}
+    for year in range(1, TAX_YEARS + 1):
+        v = Period(scalars, done, year, tax)
+        for x in TAX_LINES:
+            v.now[x.key] = np.broadcast_to(np.asarray(x.func(v), dtype=float), (n,))
+        for k, got in v.now.items():
+            done[k].append(got)
+    tax = {k: np.array(got) for k, got in done.items()}
+    if periods is None:
+        periods = int(np.max(scalars["build_periods"] + scalars["life_periods"])) + 1
+    done = {x.key: [] for x in PERIOD_LINES}
+    for p in range(periods):
+        v = Period(scalars, done, p, tax)
+        for x in PERIOD_LINES:
+            v.now[x.key] = np.broadcast_to(np.asarray(x.func(v), dtype=float), (n,))
+        for k, got in v.now.items():
+            done[k].append(got)
+    return {**scalars, **tax, **{k: np.array(got) for k, got in done.items()}}
