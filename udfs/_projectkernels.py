@@ -1,4 +1,4 @@
-"""The compiled kernel of :func:`gputco.udfs.project.project_flows`: a project's flows in each
+"""The kernel of :func:`gputco.udfs.project.project_flows`: a project's flows in each
 run of equal operating periods, one row (project) at a time.
 
 :func:`gputco.udfs.project._flows_of_one_build` finds the runs (a period every row's terms make
@@ -6,8 +6,8 @@ equal to the one before joins its run) and writes the capex and the build; this 
 operating periods 1..kmax in the order of time (each row's rent falling and opex rising at each
 new year of operation) and writes every row's flows in each period that starts a run, the same
 operations in the same order as the formulas of docs/project.md, so the flows are bit for bit
-those of the period-by-period definition. Compiled as the flow kernels are
-(:mod:`gputco.udfs._flowkernels`: numba, or Python in Pyodide).
+those of the period-by-period definition. Run as the flow kernels are: as Python for small
+calls, compiled by numba for batch-sized ones, to the same bits (:mod:`gputco.udfs._jit`).
 """
 
 from __future__ import annotations
