@@ -1,6 +1,12 @@
-"""Test-session hooks: the fuzz tests' case counts; the LibreOffice fixture (skip, or fail in CI)."""
+"""Test-session hooks: the fuzz tests' case counts; the LibreOffice fixture (skip, or fail in CI)
+and the ``libreoffice`` marker on every test that uses it, with a warning naming any test that
+starts LibreOffice without it."""
 
 from __future__ import annotations
+
+import os
+import shutil
+import warnings
 
 import pytest
 
@@ -11,6 +17,57 @@ def soffice_required():
     from lo import check_soffice
 
     check_soffice()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test that needs LibreOffice (the soffice_required fixture, through
+    ``lo.requires_soffice``) carries the ``libreoffice`` marker: ``pytest -m "not libreoffice"``
+    runs the model's tests alone."""
+    for item in items:
+        if "soffice_required" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.libreoffice)
+
+
+class UnmarkedLibreOfficeWarning(pytest.PytestWarning):
+    """A test started LibreOffice without the ``libreoffice`` marker: ``-m "not libreoffice"``
+    would still run it (mark it, or use ``lo.requires_soffice``)."""
+
+
+#: the test being run in this process (set around each test's setup, call and teardown)
+_RUNNING: dict[str, pytest.Item | None] = {"item": None}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    _RUNNING["item"] = item
+    try:
+        yield
+    finally:
+        _RUNNING["item"] = None
+
+
+def pytest_configure(config):
+    """Every LibreOffice run goes through ``sandbox.run``: one started by the installed soffice
+    (not a stand-in a test puts on PATH) for a test without the marker warns, naming the test."""
+    found = shutil.which("soffice") or shutil.which("libreoffice")
+    if found is None:
+        return
+    real = os.path.realpath(found)
+    from gputco.workbook.soffice import sandbox
+
+    started = sandbox.run
+
+    def run(cmd, *args, **kwargs):
+        item = _RUNNING["item"]
+        if item is not None and item.get_closest_marker("libreoffice") is None and cmd:
+            if os.path.realpath(cmd[0]) == real:
+                warnings.warn(
+                    UnmarkedLibreOfficeWarning(f"{item.nodeid} starts LibreOffice without the marker"),
+                    stacklevel=2,
+                )
+        return started(cmd, *args, **kwargs)
+
+    sandbox.run = run
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -55,7 +55,18 @@ def _cli(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("name", sorted(CORPUS))
+#: cases the command line's default engine (auto) hands to LibreOffice (a circular reference):
+#: without soffice their message is the install hint, so they carry the libreoffice marker
+STARTS_LIBREOFFICE = {"circular"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.libreoffice) if n in STARTS_LIBREOFFICE else n
+        for n in sorted(CORPUS)
+    ],
+)
 def test_corpus_through_the_cli(name, tmp_path, capsys):
     case = CORPUS[name]
     path = case.make(tmp_path)

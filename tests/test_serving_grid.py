@@ -100,7 +100,7 @@ def _recalculated(tmp_path, engine, changes):
     return openpyxl.load_workbook(src, data_only=True)
 
 
-@pytest.mark.parametrize("engine", ["gputco", "libreoffice"])
+@pytest.mark.parametrize("engine", ["gputco", pytest.param("libreoffice", marks=pytest.mark.libreoffice)])
 @pytest.mark.parametrize("serving,region", [("dsr1_8k1k", "us_average"), ("gptoss_8k1k", "egrid_srvc")])
 def test_inputs_show_the_presets_beside_the_inputs_and_replace_nothing(tmp_path, engine, serving, region):
     if engine == "libreoffice":
