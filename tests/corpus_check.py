@@ -1,6 +1,6 @@
 """Run the Excel-saved corpus (tests/data/excel_corpus) through ``recalc_file(check=True)``.
 
-Shared by benchmarks/bench_corpus.py (prints the figures) and tests/test_excel_corpus.py (asserts
+Shared by benchmarks/bench_corpus.py (prints the figures) and tests/recalc/test_excel_corpus.py (asserts
 no crash and no regression). Each difference between the engine and Excel's cached value gets a
 class: volatile (NOW/TODAY/RAND...), stale cache (no cached value in the file, or listed with the
 reason in tests/data/excel_corpus/differences.toml after reading the file), locale (listed there

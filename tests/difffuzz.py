@@ -11,7 +11,7 @@ sheet ``In`` (:data:`INPUTS`). Sometimes an argument is itself a call (depth 2).
 One batch is one workbook (``F!A1:A{n}``, many formulas), evaluated by the engine in-process and
 by ONE LibreOffice run (never one process per formula). LibreOffice's answers are recorded in
 ``tests/data/fuzz_lo.json`` so that the comparison runs, and can fail, where LibreOffice is
-absent (tests/test_fuzz_differential.py); ``benchmarks/fuzz.py --differential`` runs 100,000+.
+absent (tests/recalc/test_fuzz_differential.py); ``benchmarks/fuzz.py --differential`` runs 100,000+.
 
 Every disagreement gets a class from :data:`RULES` (first match wins): a documented
 Excel-vs-LibreOffice difference (the engine follows Excel; the rule cites Microsoft's page), one
@@ -1582,7 +1582,7 @@ RULES: tuple[Rule, ...] = (
         "an Excel-saved workbook, vinci1it2000/formulas test/test_files/test.xlsx: ENGINEERING!Y22 "
         "=ERF.PRECISE(J22), Y3 =BESSELI(J3,1), FINANCIAL!Y13 =CUMIPMT(J13,...) with J22, J3, J13 "
         "TRUE and FINANCIAL!Y54 =XIRR(C55:G55,C54:G54,TRUE) are cached #VALUE! "
-        "(tests/test_recalc_excel_saved_rules.py)",
+        "(tests/recalc/test_excel_saved_rules.py)",
         lambda f, e, lo: (
             _outer(f) in ANALYSIS_TOOLPAK
             and _is_err(e, "#VALUE!")
@@ -1859,7 +1859,7 @@ RULES: tuple[Rule, ...] = (
         "PERMUT of a number that truncates to 0 or less, a number_chosen below 0 or above the "
         'number (PERMUT("10%",1E-9), PERMUT(0,0)): Excel "If number <= 0 or if number_chosen < 0, '
         'PERMUT returns the #NUM! error value" (both truncated); LibreOffice 1',
-        excel_functions()["PERMUT"].url + " (tests/test_recalc_stats_more.py)",
+        excel_functions()["PERMUT"].url + " (tests/recalc/functions/test_statistical.py)",
         lambda f, e, lo, row: (
             _outer(f) == "PERMUT" and _is_err(e, "#NUM!") and _num(lo) and _permut_domain(f, row)
         ),
@@ -1886,7 +1886,7 @@ RULES: tuple[Rule, ...] = (
         + "; "
         + FORMULAS_TEST_XLSX
         + " ENGINEERING!R10 =BITAND(2^48,...), S10 =BITAND(1.5,...) cached #NUM! "
-        "(tests/test_recalc_math_more.py)",
+        "(tests/recalc/functions/test_math.py)",
         lambda f, e, lo, row: (
             _outer(f) in BIT_FUNCTIONS and _is_err(e, "#NUM!") and not _is_err(lo) and _bit_domain(f, row)
         ),
@@ -1951,7 +1951,7 @@ RULES: tuple[Rule, ...] = (
         "of every number of data_array (bins of blank cells alone: one bin of 0, as the "
         "Excel-saved cells show); LibreOffice #VALUE!, or counts FALSE as 0",
         excel_functions()["FREQUENCY"].url
-        + " (tests/test_recalc_stats_more.py); "
+        + " (tests/recalc/functions/test_statistical.py); "
         + FORMULAS_TEST_XLSX
         + " EXTRA!J50:J51 {=FREQUENCY(I41:I44,J41:J44)} with J41:J44 blank cached {0;3}",
         lambda f, e, lo: (
@@ -2069,7 +2069,7 @@ RULES: tuple[Rule, ...] = (
         'NUMBERVALUE("",10)): Excel "If multiple characters are used in the Decimal_separator or '
         'Group_separator arguments, only the first character is used" (and "" is 0); '
         "LibreOffice #VALUE!",
-        excel_functions()["NUMBERVALUE"].url + " (tests/test_recalc_text_more.py)",
+        excel_functions()["NUMBERVALUE"].url + " (tests/recalc/functions/test_text.py)",
         lambda f, e, lo, row: (
             _outer(f) == "NUMBERVALUE"
             and _num(e)
@@ -2095,7 +2095,7 @@ RULES: tuple[Rule, ...] = (
         "excel-saved file",
         "GCD or LCM of a blank cell: Excel #VALUE!; LibreOffice reads it as 0",
         FORMULAS_TEST_XLSX + " MATH & TRIG!W34 =GCD(...) and W37 =LCM(...) of a blank cell cached "
-        "#VALUE! (tests/test_recalc_math_more.py)",
+        "#VALUE! (tests/recalc/functions/test_math.py)",
         lambda f, e, lo, row: (
             _outer(f) in ("GCD", "LCM")
             and _is_err(e, "#VALUE!")
@@ -2153,7 +2153,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "excel-saved file",
         "FACTDOUBLE(-1): Excel 1 (the empty product); LibreOffice #VALUE!",
-        FORMULAS_TEST_XLSX + " MATH & TRIG!V31 cached 1 (tests/test_recalc_math_more.py)",
+        FORMULAS_TEST_XLSX + " MATH & TRIG!V31 cached 1 (tests/recalc/functions/test_math.py)",
         lambda f, e, lo, row: (
             _outer(f) == "FACTDOUBLE" and e == 1.0 and _is_err(lo) and _arg_number(_args(f)[0], row) == -1.0
         ),
@@ -2164,7 +2164,7 @@ RULES: tuple[Rule, ...] = (
         'FIXED with a text no_commas other than "TRUE" or "FALSE" (a number\'s text too, "0"): '
         "Excel #VALUE! (no_commas is a logical value); LibreOffice reads it as a number",
         FORMULAS_TEST_XLSX + ' EXTRA!O4 =FIXED(...,"3","0"), Q3 =FIXED(...,"3","1"), R3 '
-        '=FIXED(...,"3","d") cached #VALUE! (tests/test_recalc_excel_saved_rules.py)',
+        '=FIXED(...,"3","d") cached #VALUE! (tests/recalc/test_excel_saved_rules.py)',
         lambda f, e, lo: (
             _outer(f) == "FIXED"
             and _is_err(e, "#VALUE!")
@@ -2633,8 +2633,8 @@ def explain_nested(
 RECORDING = Path(__file__).parent / "data" / "fuzz_lo.json"
 #: the seeded subset the tests run: formulas of :func:`generate` (SEED, COUNT)
 SEED, COUNT = 23, 3000
-REFRESH_COMMAND = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_fuzz_differential.py -k live"
-RELIST_COMMAND = "GPUTCO_FUZZ_RELIST=1 python -m pytest -q tests/test_fuzz_differential.py"
+REFRESH_COMMAND = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/recalc/test_fuzz_differential.py -k live"
+RELIST_COMMAND = "GPUTCO_FUZZ_RELIST=1 python -m pytest -q tests/recalc/test_fuzz_differential.py"
 
 
 def _encode(v: object) -> object:

@@ -36,12 +36,12 @@ from gputco.workbook.recalc import XlError, evaluate_workbook
 
 RECORDING = Path(__file__).parent / "data" / "lo_families.json"
 REGENERATE = (
-    "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_distributions.py "
-    "tests/test_recalc_financial.py tests/test_recalc_database.py "
-    "tests/test_recalc_complexnum.py tests/test_recalc_corpus_functions.py "
-    "tests/test_recalc_text_more.py "
-    "tests/test_recalc_math_more.py "
-    "tests/test_recalc_stats_more.py -k recording_equals_live"
+    "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/recalc/functions/test_statistical_distributions.py "
+    "tests/recalc/functions/test_financial.py tests/recalc/functions/test_database.py "
+    "tests/recalc/functions/test_engineering.py tests/recalc/functions/test_corpus_functions.py "
+    "tests/recalc/functions/test_text.py "
+    "tests/recalc/functions/test_math.py "
+    "tests/recalc/functions/test_statistical.py -k recording_equals_live"
 )
 
 

@@ -7,8 +7,8 @@ tests always compare with this recording, so they run, and can fail, everywhere.
 that it still gives the recorded answers; to refresh the recording (after adding probes or
 upgrading LibreOffice) run::
 
-    GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_functions_lo.py \
-        tests/test_recalc_groups_lo.py tests/test_recalc_udfs.py -k recording_equals_live
+    GPUTCO_LO_REFRESH=1 python -m pytest -q tests/recalc/functions/test_functions_lo.py \
+        tests/recalc/run/test_groups_lo.py tests/recalc/run/test_udfs.py -k recording_equals_live
 
 Values are JSON numbers, strings, booleans, null (blank) or ``{"error": "#N/A"}``.
 """
@@ -30,8 +30,8 @@ from gputco.workbook.soffice.process import soffice, soffice_env
 PATH = Path(__file__).parent / "data" / "lo_probes.json"
 REFRESH = os.environ.get("GPUTCO_LO_REFRESH") == "1"
 REGENERATE = (
-    "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_recalc_functions_lo.py "
-    "tests/test_recalc_groups_lo.py tests/test_recalc_udfs.py -k recording_equals_live"
+    "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/recalc/functions/test_functions_lo.py "
+    "tests/recalc/run/test_groups_lo.py tests/recalc/run/test_udfs.py -k recording_equals_live"
 )
 
 

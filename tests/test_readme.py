@@ -53,3 +53,13 @@ def test_python_block_runs_with_its_printed_values(where):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     result = runner.run(test, out=lambda text: pytest.fail(text))
     assert result.failed == 0 and result.attempted >= 3
+
+
+def test_the_readmes_counts_are_the_registrys():
+    """The README's count of TCO_ functions is the registry's (udfs/registry.py), not a word that
+    drifts ("thirty-odd" stood where there were 43)."""
+    from gputco.udfs.registry import SPECS
+
+    text = README.read_text(encoding="utf-8")
+    counts = re.findall(r"(\d+) `=TCO_\.\.\.` functions", text)
+    assert counts == [str(len(SPECS))], (counts, len(SPECS))

@@ -11,7 +11,7 @@ it is written (``/8``). Where the fraction is 0 and the numerator has no ``0`` p
 fraction is not shown: blanks of its width where a ``?`` asks for alignment, nothing else; a whole
 part of 0 beside a fraction shows no digit (``?`` a blank), and its separator goes with it.
 These rules are read off Excel's own answers in POI's NumberFormatTests.xlsx (rows 120-332 of
-tests/data/excel_corpus, which tests/test_excel_corpus.py compares cell by cell).
+tests/data/excel_corpus, which tests/recalc/test_excel_corpus.py compares cell by cell).
 
 Scientific: digits before ``E+``/``E-``/``e+``/``e-`` are the mantissa, after it the exponent;
 with more than one whole-number placeholder the exponent is a multiple of their count

@@ -20,7 +20,7 @@ they fill the formula's block (see :mod:`..spill`); elsewhere a cell shows the t
 Excel 365's dynamic-array functions that choose and order rows: FILTER, UNIQUE, SORT, SORTBY.
 
 LibreOffice 7.4 has none of them, so their oracle is Microsoft's documentation (cited in
-tests/test_recalc_arrays.py). Their results have a size known only when they run: in a formula
+tests/recalc/run/test_spill.py). Their results have a size known only when they run: in a formula
 group whose rows would give arrays of different sizes the engine evaluates row by row.
 
 - FILTER(array, include, [if_empty]): the rows (include a column as tall as array) or columns
@@ -43,7 +43,7 @@ Excel 365's functions that cut, join and reshape arrays: TAKE, DROP, EXPAND, HST
 TOCOL, TOROW, WRAPROWS, WRAPCOLS.
 
 LibreOffice 7.4 has none of them, so their oracle is Microsoft's documentation (the examples of
-each function's page, in tests/test_recalc_reshape.py). Like FILTER and SORT (above)
+each function's page, in tests/recalc/functions/test_arrays_reshape.py). Like FILTER and SORT (above)
 their result has a size known only when they run and spills from the formula's cell; a blank cell
 they pass on shows as 0 there (:func:`..spill.result_array`).
 

@@ -4,7 +4,7 @@ Microsoft support page, behind docs/functions.md and the "unsupported function" 
 The facts are in ``excel_functions.tsv`` (read by :func:`gputco.workbook.recalc.functions.excel_functions`;
 where they come from: the section "Where the table comes from" of docs/functions.md). ``python -m gputco.workbook.recalc.functions.catalog``
 prints the generated section; ``--write docs/functions.md`` replaces the part of that page between
-the ``recalc-functions`` markers (tests/test_recalc_catalog.py checks that the checked-in page matches).
+the ``recalc-functions`` markers (tests/recalc/functions/test_function_catalog.py checks that the checked-in page matches).
 """
 
 from __future__ import annotations

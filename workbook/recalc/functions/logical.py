@@ -31,7 +31,7 @@ for every cell of a filled-down group at once (values of shape (m, 1, 1)). Micro
 and a LAMBDA that returns an array where one value is expected is #CALC! (Excel's nested-array
 error); a function argument that is not a LAMBDA, or that takes another number of parameters,
 is #VALUE!. LibreOffice 7.4 has none of these: the oracle is Microsoft's documentation
-(tests/test_recalc_lambdas.py).
+(tests/recalc/functions/test_logical_lambdas.py).
 
 LET: names for intermediate results inside one formula (Excel 365).
 
@@ -40,7 +40,7 @@ LET: names for intermediate results inside one formula (Excel 365).
 what reaches the evaluator is ``LET(calculation)``, and this function hands the calculation's
 result on unchanged (references stay references: ``LET(r, A1:A3, SUM(r))``). A LET without a
 calculation is #VALUE!. LibreOffice 7.4 has no LET; the oracle is Microsoft's LET page (cited in
-tests/test_recalc_arrays.py).
+tests/recalc/run/test_spill.py).
 """
 
 from __future__ import annotations

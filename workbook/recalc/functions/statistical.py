@@ -41,7 +41,7 @@ given a coefficient of 0 and a standard error of 0 ... df is affected"), an x co
 columns before it (and the constant, with const TRUE) already span is left out: coefficient 0,
 standard error 0, and df counts only the columns kept. The columns are taken in order, so of two
 equal columns the second is dropped. LibreOffice 7.4 does not drop them (it returns the
-meaningless solution of a near-singular system: tests/test_recalc_arrays_lo.py lists it).
+meaningless solution of a near-singular system: tests/recalc/test_lo_arrays.py lists it).
 
 - LOGEST(known_y's, [known_x's], [const], [stats]): LINEST of ln(y), its first row raised to
   ``e`` (``y = b * m1^x1 * ...``; const FALSE makes b 1); the statistics are those of the
@@ -1530,7 +1530,7 @@ _DISTRIBUTIONS_FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name,
 # --- hypothesis tests, ranks and modes ----------------------------------------------------------
 # Excel's Statistical functions, continued: the hypothesis tests, PERCENTRANK and MODE.MULT.
 #
-# Each follows its Microsoft page (tests/test_recalc_stattests.py holds the pages' examples):
+# Each follows its Microsoft page (tests/recalc/functions/test_statistical_tests.py holds the pages' examples):
 #
 # - Z.TEST(array, x, [sigma]) and ZTEST: the one-tailed P-value ``1 - NORM.S.DIST((AVERAGE(array)
 #   - x) / (sigma / SQRT(n)), TRUE)``; sigma omitted is the sample standard deviation. Fewer than
@@ -1801,7 +1801,7 @@ _TESTS_FUNCTIONS = {
 
 
 # --- means, shape, permutations, PROB and FREQUENCY ----------------------------------------------
-# Each as its Microsoft page defines it (tests/test_recalc_stats_more.py holds the pages' examples):
+# Each as its Microsoft page defines it (tests/recalc/functions/test_statistical.py holds the pages' examples):
 #
 # - GEOMEAN and HARMEAN take their numbers as SUM does (numbers, logical values and number texts
 #   typed as arguments count; text, logical values and blanks in ranges and arrays are ignored);
