@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import signal
 import sys
 from collections.abc import Iterator
 from typing import NoReturn
@@ -25,9 +26,12 @@ EXIT_INTERRUPTED = 130
 def run(args: argparse.Namespace) -> int:
     """Run the parsed command ``args.run(args)``; every failure becomes one line and a code."""
     command = args.command
-    with quiet_finalizers(args.debug):
+    with quiet_finalizers(args.debug), signals_as_interrupts():
         try:
             return args.run(args)
+        except Terminated as stop:
+            print(f"gputco {command}: terminated by {signal.Signals(stop.signum).name}", file=sys.stderr)
+            return 128 + stop.signum
         except KeyboardInterrupt:
             print(f"gputco {command}: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -43,6 +47,48 @@ def run(args: argparse.Namespace) -> int:
         if wrote:
             gc.collect()  # a failed write's half-written streams are cleaned up now, quietly
         return code
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP while a command runs: raised where the command is, like Ctrl-C's
+    KeyboardInterrupt, so every cleanup Ctrl-C runs (temporary outputs, LibreOffice's process
+    tree, temporary folders) runs for them too; the exit code is 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: the signals a command cleans up after as after Ctrl-C
+STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+@contextlib.contextmanager
+def signals_as_interrupts() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` (main thread only, and only
+    where the signal's handler is the default: an embedding program's own is kept). The first
+    one raises; later ones are ignored, so that the cleanup it starts runs to its end."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signums = [getattr(signal, n) for n in STOP_SIGNALS if hasattr(signal, n)]
+    previous = {s: signal.getsignal(s) for s in signums}
+    mine = [s for s in signums if previous[s] is signal.SIG_DFL]
+
+    def stop(signum, _frame) -> None:
+        for s in mine:
+            signal.signal(s, signal.SIG_IGN)
+        raise Terminated(signum)
+
+    for s in mine:
+        signal.signal(s, stop)
+    try:
+        yield
+    finally:
+        for s in mine:
+            signal.signal(s, previous[s])
 
 
 def timed_out(err: BaseException) -> BaseException | None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import hostile
 import pytest
+from lo import requires_soffice
 
 from gputco.workbook.batch.table import Table, text_column
 
@@ -158,3 +159,101 @@ def test_excel_calls_show_the_error_not_a_traceback(case, caplog):
         assert texts[0].startswith("#VALUE! capex_per_gpu"), texts
         assert "internal error" not in texts[0]
     assert "unexpected error" not in caplog.text
+
+
+# -- signals (findings 15 and 16) -----------------------------------------------------------------
+
+
+def _start(argv: list[str], cwd: Path, tmp: Path):
+    import os
+    import signal
+
+    def defaults() -> None:  # a test runner started in the background inherits SIGINT ignored
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_DFL)
+
+    env = {**os.environ, "TMPDIR": str(tmp)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=defaults,
+    )
+
+
+def _wait_for(check, seconds: float = 60) -> bool:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _processes_naming(text: str) -> list[str]:
+    """Command lines of live processes (not zombies) that name ``text``."""
+    import os
+
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmd = fh.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                state = fh.read().rpartition(b")")[2].split()[0]
+        except OSError:
+            continue
+        if text in cmd and state != b"Z":
+            found.append(cmd)
+    return found
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_batch_cleans_up_its_hidden_output_on_a_signal(tmp_path, signame):
+    """Finding 15: SIGTERM and SIGHUP remove batch's hidden temporary output, as SIGINT did; one
+    line, exit 128 + the signal's number (130 for SIGINT)."""
+    import signal
+
+    work, tmp = tmp_path / "work", tmp_path / "tmp"
+    work.mkdir(), tmp.mkdir()
+    with open(work / "big.csv", "w") as fh:
+        fh.write("mfu,pue\n" + "0.4,1.3\n" * 3_000_000)
+    proc = _start(["batch", "big.csv", "-o", "out.csv"], work, tmp)
+    assert _wait_for(lambda: any(p.name.endswith(".tmp") for p in work.iterdir())), "no temporary output"
+    proc.send_signal(getattr(signal, signame))
+    err = proc.communicate(timeout=60)[1]
+    signum = getattr(signal, signame)
+    assert proc.returncode == (130 if signame == "SIGINT" else 128 + signum), err
+    assert err.count("\n") == 1 and ("interrupted" if signame == "SIGINT" else signame) in err
+    assert sorted(p.name for p in work.iterdir()) == ["big.csv"]
+    assert not list(tmp.iterdir())
+
+
+@requires_soffice
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGKILL"])
+def test_render_leaves_no_libreoffice_and_no_folder_on_a_signal(tmp_path, signame):
+    """Finding 16: a signal while LibreOffice runs under `render` leaves no LibreOffice process
+    (SIGKILL included: the parent-death signal takes the sandbox's process namespace down); with
+    SIGTERM, no temporary folder and no empty --png folder either."""
+    import signal
+
+    work, tmp = tmp_path / "work", tmp_path / "tmp"
+    work.mkdir(), tmp.mkdir()
+    src = hostile.package(
+        work / "book.xlsx", hostile.sheet(*(hostile.cell(f"A{i}", i) for i in range(1, 200)))
+    )
+    proc = _start(["render", str(src), "--png", "pngs"], work, tmp)
+    converting = lambda: any("soffice.bin" in c and "--convert-to" in c for c in _processes_naming(str(tmp)))  # noqa: E731
+    assert _wait_for(converting), proc.stderr.read()
+    proc.send_signal(getattr(signal, signame))
+    err = proc.communicate(timeout=60)[1]
+    assert _wait_for(lambda: not _processes_naming(str(tmp)), 3), _processes_naming(str(tmp))
+    if signame == "SIGTERM":
+        assert proc.returncode == 143 and err.count("\n") == 1 and "SIGTERM" in err, err
+        assert sorted(p.name for p in work.iterdir()) == ["book.xlsx"]
+        assert not list(tmp.iterdir())

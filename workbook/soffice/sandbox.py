@@ -28,6 +28,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -46,11 +47,18 @@ MEMORY_ENV = "GPUTCO_LIBREOFFICE_MEMORY_MB"
 _POLL_S = 0.1
 
 #: ways to get a network namespace, tried in order (the first that runs ``true`` is used)
+#: (a process namespace of its own too, whose first process takes every other with it when it
+#: dies: ``--kill-child``, bubblewrap's ``--die-with-parent``)
 _PREFIXES = (
-    ("unshare", "--net", "--"),
-    ("unshare", "--user", "--map-root-user", "--net", "--"),
-    ("bwrap", "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--"),
+    ("unshare", "--net", "--pid", "--fork", "--kill-child", "--"),
+    ("unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--"),
+    ("bwrap", "--dev-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent", "--"),
 )
+#: the parent-death signal for the sandbox's first process (util-linux's setpriv, where present;
+#: else prctl(PR_SET_PDEATHSIG) in the child before exec): gputco killed, even by SIGKILL, takes
+#: LibreOffice's whole tree with it
+_PDEATHSIG = ("setpriv", "--pdeathsig", "KILL", "--")
+_PR_SET_PDEATHSIG = 1
 
 
 class SandboxError(GputcoError, RuntimeError):
@@ -140,13 +148,15 @@ def run(
     env = {**env, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
     peak = 0
     try:
+        tied, preexec = _tied_to_us()
         proc = subprocess.Popen(
-            [*prefix, *cmd],
+            [*tied, *prefix, *cmd],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=True,
+            preexec_fn=preexec,
         )
         end = time.monotonic() + timeout
         try:
@@ -176,6 +186,24 @@ def run(
         return Ran(proc.returncode, text[0], text[1], peak)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tied_to_us():
+    """(a command prefix, a preexec function) that make the started process die with this
+    thread of gputco (the parent-death signal; Linux only: elsewhere, nothing)."""
+    if not sys.platform.startswith("linux"):
+        return (), None
+    exe = shutil.which(_PDEATHSIG[0])
+    if exe is not None:
+        return (exe, *_PDEATHSIG[1:]), None
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def preexec() -> None:  # pragma: no cover - runs in the child
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+    return (), preexec
 
 
 def spawn(cmd: Sequence[str], *, env: dict[str, str], untrusted: bool = True) -> subprocess.Popen:
