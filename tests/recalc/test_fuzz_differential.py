@@ -5,7 +5,7 @@ mixes; LibreOffice's answers to the seeded subset (3,000 formulas, one workbook,
 run) are recorded in tests/data/fuzz_lo.json, so the comparison runs, and fails, everywhere:
 
 - no formula crashes or is refused by the engine;
-- every disagreement is explained by a rule of difffuzz.RULES (a documented Excel-vs-LibreOffice
+- every disagreement is explained by a rule of difffuzz.RULES (tests/data/difffuzz_rules.toml) (a documented Excel-vs-LibreOffice
   difference, citing Microsoft's page, or a function LibreOffice lacks) or is one of the
   recording's "undecided" cases, with the engine's answer pinned: a new disagreement, or a
   changed answer on an undecided one, fails (after an engine fix, ``GPUTCO_FUZZ_RELIST=1``
@@ -165,3 +165,18 @@ def test_the_rules_of_the_functions_of_2026_12_04_are_narrow(what, formula, engi
     rule = _rule(what)
     got = rule.test(formula, engine, lo, 1) if rule.by_row else rule.test(formula, engine, lo)
     assert bool(got) is explained
+
+
+def test_the_rules_page_is_what_the_generator_writes():
+    # on failure: python tests/difffuzz.py --write-docs, and commit docs/recalc-excel-rules.md
+    assert d.RULES_PAGE.read_text(encoding="utf-8") == d.rules_page()
+    assert d.render_rules().count("\n| ") == len(d.RULES) + 1  # the header and one row per rule
+
+
+def test_a_rule_without_its_test_or_a_test_without_its_rule_is_refused():
+    first, *_ = d.RULE_TESTS
+    with pytest.raises(ValueError, match=f"without a test in RULE_TESTS \\['{first}'\\]"):
+        d.load_rules({k: t for k, t in d.RULE_TESTS.items() if k != first})
+    with pytest.raises(ValueError, match=r"tests without a rule \['no-such-rule'\]"):
+        d.load_rules({**d.RULE_TESTS, "no-such-rule": lambda f, e, lo: False})
+    assert [r.what for r in d.load_rules(d.RULE_TESTS)] == [r.what for r in d.RULES]
