@@ -43,7 +43,7 @@ Excel 365's functions that cut, join and reshape arrays: TAKE, DROP, EXPAND, HST
 TOCOL, TOROW, WRAPROWS, WRAPCOLS.
 
 LibreOffice 7.4 has none of them, so their oracle is Microsoft's documentation (the examples of
-each function's page, in tests/recalc/functions/test_arrays_reshape.py). Like FILTER and SORT (above)
+each function's page, in tests/recalc/functions/test_arrays.py). Like FILTER and SORT (above)
 their result has a size known only when they run and spills from the formula's cell; a blank cell
 they pass on shows as 0 there (:func:`..spill.result_array`).
 

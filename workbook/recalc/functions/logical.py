@@ -31,7 +31,7 @@ for every cell of a filled-down group at once (values of shape (m, 1, 1)). Micro
 and a LAMBDA that returns an array where one value is expected is #CALC! (Excel's nested-array
 error); a function argument that is not a LAMBDA, or that takes another number of parameters,
 is #VALUE!. LibreOffice 7.4 has none of these: the oracle is Microsoft's documentation
-(tests/recalc/functions/test_logical_lambdas.py).
+(tests/recalc/functions/test_logical.py).
 
 LET: names for intermediate results inside one formula (Excel 365).
 
