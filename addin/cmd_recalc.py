@@ -123,8 +123,10 @@ def _seed(text: str | None) -> int | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from gputco.udfs import UDFS
     from gputco.workbook.recalc import budgets, recalc_file, time_budget
     from gputco.workbook.soffice.fallback import libreoffice_values
+    from gputco.workbook.xlsx.files import atomic_output
 
     src = check_input(args.file)
     if not (args.output or args.in_place or args.check):
@@ -149,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
             engine=args.engine,
             fallback=libreoffice_values,
             date_order=args.date_order,
+            functions=UDFS,
+            output=lambda path: atomic_output(path, force=True),
         )
     print(report.summary())
     for note in report.notes:

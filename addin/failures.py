@@ -113,7 +113,9 @@ def describe(command: str, err: Exception) -> tuple[str, int]:
     """
     from gputco.udfs.errors import GputcoError  # here: --help and --version import no numpy
 
-    if isinstance(err, GputcoError):
+    engine = sys.modules.get("gputco.workbook.recalc")  # its errors have their own base
+    ours = (GputcoError,) if engine is None else (GputcoError, engine.RecalcError)
+    if isinstance(err, ours):
         code = EXIT_WRITE if isinstance(err, OSError) and not isinstance(err, FileExistsError) else EXIT_USAGE
         if getattr(err, "listing", False):  # a summary line, then one line per bad cell
             head, *lines = str(err).splitlines()

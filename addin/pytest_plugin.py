@@ -70,10 +70,11 @@ class RecalculatedWorkbook:
 def recalculated(path: str | Path, check: bool = True) -> RecalculatedWorkbook:
     """Recalculate ``path`` once (nothing is written) and read it; with ``check``, fail the
     current test when a stored value differs from the computed one."""
+    from gputco.udfs import UDFS
     from gputco.workbook.recalc import recalc_file
 
     path = Path(path)
-    report = recalc_file(path, check=True)
+    report = recalc_file(path, check=True, functions=UDFS)
     if check and report.mismatches:
         pytest.fail(
             f"{path.name}: {len(report.mismatches)} formula cells differ from their stored values "

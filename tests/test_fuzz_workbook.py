@@ -26,10 +26,14 @@ from hypothesis import strategies as st
 
 from gputco import udfs
 from gputco.addin.cli import main
-from gputco.udfs.errors import GputcoError
-from gputco.workbook.recalc import BUILTINS, recalc_file
+from gputco.udfs.errors import GputcoError as _GputcoError
+from gputco.workbook.recalc import BUILTINS, RecalcError, recalc_file
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.soffice.fallback import libreoffice_values
+
+#: the errors raised on purpose: gputco's, and the engine's (a base of its own)
+GputcoError = (_GputcoError, RecalcError)
+
 
 TEXTS = ("alpha", "H100_HGX", "hyperscaler", "=1+1")
 BASE_CELLS = [

@@ -111,7 +111,7 @@ def test_template_udfs_compute_live_in_libreoffice(profile, tmp_path):
     build_workbook(["H100_HGX", "GB200_NVL72", "B200_HGX"], "neocloud_giant").save(raw)
     udf_cells = _udf_cells(raw)
     assert len(udf_cells) > 50
-    ours = evaluate_workbook(raw)  # our engine: the registry's Python functions (udfs)
+    ours = evaluate_workbook(raw, functions=UDFS)  # our engine: the registry's Python functions (udfs)
     out = convert(raw, tmp_path / "lo", "xlsx", profile=profile)
     got = openpyxl.load_workbook(out, data_only=True)
     bad = []

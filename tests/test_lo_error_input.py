@@ -16,6 +16,7 @@ import pytest
 from lo import requires_soffice
 from lo_record import Err, recorded, same, verify_or_refresh
 
+from gputco.udfs import UDFS
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.soffice import session
 
@@ -45,7 +46,7 @@ def keyed(values: dict) -> dict:
 
 
 def test_the_engine_shows_the_inputs_error_as_libreoffice_does(book):
-    got = keyed({ref: v for (_sheet, ref), v in evaluate_workbook(book).items()})
+    got = keyed({ref: v for (_sheet, ref), v in evaluate_workbook(book, functions=UDFS).items()})
     rec = recorded(SET)
     for key in ("Sheet!B1", "Sheet!B2", "Sheet!C1", "Sheet!B3"):
         assert same(got[key], rec[key]), (key, got[key], rec[key])

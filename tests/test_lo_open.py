@@ -22,6 +22,7 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
+from gputco.udfs import UDFS
 from gputco.workbook.finance.build import write_template
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.soffice import lo_addin, session
@@ -93,7 +94,7 @@ def _chk_ok(path: Path) -> object:
 def template(tmp_path_factory) -> tuple[Path, dict]:
     book = tmp_path_factory.mktemp("tpl") / "gpu-tco.xlsx"
     write_template(book)
-    return book, evaluate_workbook(book)
+    return book, evaluate_workbook(book, functions=UDFS)
 
 
 def _assert_computed_like_the_engine(out: Path, template) -> None:
@@ -228,7 +229,7 @@ def _answers(values: dict) -> dict[str, object]:
 
 
 def test_the_engine_keeps_a_failing_function_as_text(tmp_path):
-    values = evaluate_workbook(_probe_book(tmp_path / "probe.xlsx"))
+    values = evaluate_workbook(_probe_book(tmp_path / "probe.xlsx"), functions=UDFS)
     engine = _answers({ref: values[("Sheet", ref)] for ref in PROBES})
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
     assert engine["A1"].startswith("#N/A unknown system 'H100_HXG'")

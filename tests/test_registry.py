@@ -200,7 +200,7 @@ def test_nothing_headless_imports_xlwings():
         "import sys, tempfile, pathlib, udfs; udfs.UDFS; import udfs.registry, workbook.recalc, "
         "workbook.finance.build, workbook.scenarios.build, workbook.batch.run; "
         "p = pathlib.Path(tempfile.mkdtemp()) / 't.xlsx'; "
-        "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p); "
+        "workbook.finance.build.write_template(p); workbook.recalc.recalc_file(p, p, functions=udfs.UDFS); "
         "assert 'xlwings' not in sys.modules, 'xlwings imported'; "
         "import addin.xlwings_udfs; assert 'xlwings' in sys.modules"
     )

@@ -5,15 +5,23 @@ engine's value of that formula (so Excel and openpyxl readers see computed numbe
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import zipfile
 
 import openpyxl
 from openpyxl.utils.datetime import to_excel
 
-from gputco.workbook.recalc import evaluate_workbook, recalc_file
+from gputco.udfs import UDFS
+from gputco.workbook.recalc import evaluate_workbook as _evaluate_workbook
+from gputco.workbook.recalc import recalc_file as _recalc_file
 from gputco.workbook.scenarios.build import write_scenarios
 from gputco.workbook.scenarios.spec import parse_spec
+
+#: gputco's TCO_ functions handed in, as the command line and gputco's workbooks do
+evaluate_workbook = functools.partial(_evaluate_workbook, functions=UDFS)
+recalc_file = functools.partial(_recalc_file, functions=UDFS)
+
 
 SPEC = {
     "grid": {"system": ["H100_HGX", "GB200_NVL72"], "mfu": [0.4, 0.5], "usd_per_kwh": [0.05, 0.12]},

@@ -321,6 +321,7 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
     that says so, recalculated by gputco's engine, instead of numbers that ignore it."""
     import openpyxl
 
+    from gputco.udfs import UDFS
     from gputco.workbook.recalc import recalc_file
     from gputco.workbook.scenarios.layout import NEEDS_PROJECT
 
@@ -334,7 +335,7 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
     ((sheet, ref),) = wb.defined_names["inp_debt_fraction"].destinations
     wb[sheet][ref.replace("$", "")] = 0.5
     wb.save(tmp_path / "typed.xlsx")
-    recalc_file(tmp_path / "typed.xlsx", tmp_path / "out.xlsx")
+    recalc_file(tmp_path / "typed.xlsx", tmp_path / "out.xlsx", functions=UDFS)
     keys, data, _ = block(load(tmp_path / "out.xlsx")["Scenarios"], "scenario")
     for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
         assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key

@@ -33,7 +33,7 @@ from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.table import Table, arrow, blank, coded_text, from_arrow, need_arrow, to_arrow
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
-from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, check_time
+from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, RecalcError, check_time
 from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")
@@ -147,7 +147,7 @@ def _guarded(chunks: Iterator[Chunk], path, fmt: str, found: str = "") -> Iterat
             chunk = next(chunks)
         except StopIteration:
             return
-        except GputcoError:
+        except (GputcoError, RecalcError):
             raise
         except _READ_ERRORS + _arrow_errors() as err:
             reason = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]

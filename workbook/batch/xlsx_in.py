@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from gputco.udfs import UDFS
 from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.table import Table, text_column
 from gputco.workbook.recalc import (
@@ -50,6 +51,7 @@ class FormulaValues:
             try:
                 self._evaluation = evaluate_package(
                     open_package(self.path, self.limits),
+                    UDFS,
                     timeout_s=time_left(None, "computing the input's formulas"),
                 )
             except RecalcTimeoutError:

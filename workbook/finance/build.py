@@ -23,7 +23,7 @@ from pathlib import Path
 
 from openpyxl import Workbook
 
-from gputco.udfs import presets
+from gputco.udfs import UDFS, presets
 from gputco.udfs.errors import MissingValueError
 from gputco.workbook.finance import benchmarks as sheet_benchmarks
 from gputco.workbook.finance import cashflow, flags
@@ -115,7 +115,9 @@ def fill_cached_values(path: str | os.PathLike) -> RecalcReport:
     ``gputco.udfs.UDFS``); a function it does not know raises, and so does anything it could not
     evaluate, so a written workbook never lacks a value.
     """
-    report = recalc_file(path, path, engine="gputco")
+    report = recalc_file(
+        path, path, engine="gputco", functions=UDFS, output=lambda p: atomic_output(p, force=True)
+    )
     if report.problems:
         raise RecalcError(
             "the finance workbook did not recalculate cleanly: " + "; ".join(report.problems[:5])

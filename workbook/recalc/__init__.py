@@ -3,13 +3,15 @@
 Formulas are grouped by shape (the same R1C1 formula in consecutive rows of a column) and each
 group is evaluated once as a numpy vector, so evaluating a 10,000-row scenario sheet costs about
 as much as evaluating its first row; most of the time goes to reading and writing the XML. Custom
-functions (gputco's ``TCO_*`` UDFs by default) are called once per
-group. Only the values of formula cells change in the file; everything else is copied unchanged.
+functions, handed in (``functions=``; gputco's ``TCO_*`` UDFs are ``gputco.udfs.UDFS``), are called
+once per group. Only the values of formula cells change in the file; everything else is copied
+unchanged. The engine imports nothing of the rest of gputco (docs/architecture.md).
 
 Usage::
 
+    from gputco.udfs import UDFS
     from gputco.workbook.recalc import recalc_file, evaluate_workbook
-    report = recalc_file("model.xlsx", "model.filled.xlsx")   # or in_place=True
+    report = recalc_file("model.xlsx", "model.filled.xlsx", functions=UDFS)   # or in_place=True
     report.by_engine                     # {"gputco": cells, "libreoffice": cells} (engine="auto")
     recalc_file("model.xlsx", check=True).mismatches          # cells whose stored value differs
     evaluate_workbook("model.xlsx")[("Model", "B2")]          # values without writing
@@ -71,7 +73,7 @@ from gputco.workbook.recalc.run.hybrid import ENGINES, Fallback, FallbackUnavail
 from gputco.workbook.recalc.run.reach import recomputed
 from gputco.workbook.recalc.run.report import Mismatch, RecalcReport, day_first_texts, mismatches
 from gputco.workbook.recalc.write.blocks import fill_blocks
-from gputco.workbook.recalc.write.writer import write_package
+from gputco.workbook.recalc.write.writer import Output, write_package
 
 __all__ = [
     "BUILTINS",
@@ -137,6 +139,7 @@ def recalc_file(
     engine: str = "auto",
     fallback: Fallback | None = None,
     date_order: str = "mdy",
+    output: Output | None = None,
 ) -> RecalcReport:
     """Recalculate ``src`` and write the values into ``dst`` (or check them).
 
@@ -148,7 +151,8 @@ def recalc_file(
         Where to write the recalculated copy (may equal ``src``). Required unless ``check`` or
         ``in_place`` is set.
     functions : mapping, optional
-        Custom functions, upper-case Excel name -> callable (default: gputco's ``gputco.udfs.UDFS``).
+        Custom functions, upper-case Excel name -> callable (default: none; gputco's command line
+        and workbooks hand in ``gputco.udfs.UDFS``).
     check : bool
         Write nothing; report every formula cell whose stored value differs from the computed one
         (``report.mismatches``).
@@ -188,6 +192,11 @@ def recalc_file(
         or made by a formula), which a workbook does not record: "mdy" (default, Excel in the
         United States: March 4) or "dmy" (Excel with most European regional settings: April 3).
         The cells LibreOffice computes (``engine`` "auto") read dates its own way (en-US).
+    output : callable, optional
+        ``output(dst)``, a context manager yielding the temporary path the new file is written
+        to and moving it onto ``dst`` when done (gputco's command line hands in
+        :func:`gputco.workbook.xlsx.files.atomic_output` with ``force=True``); default: a
+        temporary file beside ``dst`` renamed onto it.
 
     Returns
     -------
@@ -229,7 +238,7 @@ def recalc_file(
         err.args = (" ".join([err.args[0], *outcome.notes]),)
         raise err
     if target is not None:
-        write_package(evaluation, target, limits)
+        write_package(evaluation, target, limits, output)
     report = RecalcReport(
         src,
         target,

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 from openpyxl import Workbook
 
-from gputco.udfs import presets
+from gputco.udfs import UDFS, presets
 from gputco.workbook.recalc import RecalcError, RecalcReport, fill_blocks
 from gputco.workbook.scenarios import inputs as sheet_scenario_inputs
 from gputco.workbook.scenarios import montecarlo as sheet_montecarlo
@@ -44,6 +44,7 @@ from gputco.workbook.xlsx import cells, chartcache, inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
+from gputco.workbook.xlsx.rowfill import fill_rows
 
 __all__ = ["ScenariosResult", "build", "load_spec", "parse_spec", "write_scenarios"]
 
@@ -181,7 +182,7 @@ def write_scenarios(
     """Build, recalculate and atomically write the scenario workbook of ``spec`` to ``path``.
 
     The big blocks' rows are written once, formulas with their values (:func:`gputco.workbook.recalc.fill_blocks`)."""
-    return _write(spec, path, force, xlwings_rows, fill_blocks)
+    return _write(spec, path, force, xlwings_rows, lambda p, fills: fill_blocks(p, fills, fill_rows, UDFS))
 
 
 def _write(

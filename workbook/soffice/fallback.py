@@ -13,6 +13,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from gputco.udfs.errors import GputcoError
 from gputco.workbook.recalc import FallbackUnavailable, open_package
 from gputco.workbook.soffice import process, session
 
@@ -38,6 +39,10 @@ def libreoffice_values(src: Path, cells: set[Cell], limits, timeout: float) -> d
         shutil.copyfile(src, copy)  # LibreOffice never sees (or locks) the original
         made = session.convert(copy, Path(tmp) / "out", "xlsx", timeout=timeout, limits=limits)
         return read_values(made, cells, limits)
+
+
+#: what the engine takes for LibreOffice failing (a note with ``--engine auto``), not for a bug
+libreoffice_values.errors = (GputcoError,)  # type: ignore[attr-defined]
 
 
 def read_values(path: Path, cells: set[Cell], limits) -> dict[Cell, object]:

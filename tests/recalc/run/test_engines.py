@@ -10,6 +10,7 @@ real LibreOffice.
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import zipfile
 
@@ -18,13 +19,18 @@ import pytest
 from openpyxl.packaging.relationship import Relationship
 from openpyxl.workbook.external_link.external import ExternalBook, ExternalLink
 
-from gputco.workbook.recalc import OutsideReachError, UnsupportedFunctionError, recalc_file
+from gputco.udfs import UDFS
+from gputco.workbook.recalc import OutsideReachError, UnsupportedFunctionError
+from gputco.workbook.recalc import recalc_file as _recalc_file
 from gputco.workbook.recalc.formula.screen import called, screen_parts
 from gputco.workbook.recalc.read.package import open_package
 from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.recalc.run.reach import choose
 from gputco.workbook.soffice import process
 from gputco.workbook.soffice.fallback import libreoffice_values
+
+#: gputco's TCO_ functions handed in, as the command line and gputco's workbooks do
+recalc_file = functools.partial(_recalc_file, functions=UDFS)
 
 
 def mixed_book(path):
@@ -94,7 +100,7 @@ def test_gputco_engine_writes_the_same_file_as_before(tmp_path, no_process):
 
 def test_auto_picks_the_unsupported_cells_and_their_dependents(tmp_path):
     src = mixed_book(tmp_path / "mixed.xlsx")
-    evaluation = evaluate_package(open_package(src), unsupported="stored")
+    evaluation = evaluate_package(open_package(src), UDFS, unsupported="stored")
     picked = sorted(choose(evaluation, "auto"))
     assert picked == [("MODEL", 1, 3), ("MODEL", 1, 4), ("MODEL", 1, 6), ("SUMMARY", 1, 2)]
     assert len(choose(evaluation, "libreoffice")) == 11

@@ -11,6 +11,8 @@ No 2866/98; every other byte of the file stays as it was.
 
 from __future__ import annotations
 
+import functools
+
 import openpyxl
 import pytest
 from hostile import cell, package, sheet
@@ -20,9 +22,14 @@ from xlsx_parts import _compare_sheet, _members
 
 from gputco.addin.cli import main
 from gputco.udfs import UDFS
-from gputco.workbook.recalc import DEFAULT_LIMITS, recalc_file
+from gputco.workbook.recalc import DEFAULT_LIMITS
+from gputco.workbook.recalc import recalc_file as _recalc_file
 from gputco.workbook.soffice import session
 from gputco.workbook.soffice.fallback import libreoffice_values
+
+#: gputco's TCO_ functions handed in, as the command line and gputco's workbooks do
+recalc_file = functools.partial(_recalc_file, functions=UDFS)
+
 
 LO_CELLS = ["Model!C1", "Model!D1", "Model!F1", "Summary!B1"]
 

@@ -310,11 +310,11 @@ def test_table_udf_fills_an_array_block(tmp_path):
     h, w = len(table), len(table[0])
     last = f"{chr(ord('A') + w - 1)}{h}"
     book = _book(tmp_path / "t.xlsx", {"A1": (f"A1:{last}", "=TCO_SYSTEMS()")}, dynamic=False)
-    evaluation = evaluate_package(open_package(book))
+    evaluation = evaluate_package(open_package(book), udfs.UDFS)
     got = [[evaluation.value("S", r + 1, c + 1) for c in range(w)] for r in range(h)]
     assert got == table
     short = _book(tmp_path / "d.xlsx", {"A1": (f"A1:{chr(ord('A') + w - 1)}{h - 1}", "=TCO_SYSTEMS()")})
-    evaluation = evaluate_package(open_package(short))
+    evaluation = evaluate_package(open_package(short), udfs.UDFS)
     assert evaluation.value("S", h, 1) == table[-1][0]
     assert len(evaluation.problems) == 1 and f"{w} cells" in evaluation.problems[0]
 

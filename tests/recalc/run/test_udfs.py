@@ -14,6 +14,7 @@ from lo import values as lo_values
 from lo_record import REGENERATE, recorded, verify_or_refresh
 
 from gputco import udfs
+from gputco.udfs import UDFS
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
 from gputco.workbook.soffice.fallback import libreoffice_values
 
@@ -102,8 +103,9 @@ def test_unknown_custom_functions_are_unsupported(tmp_path):
     assert err.value.functions == {"NOT_A_UDF": ["S!B1", "S!B2"]}
 
 
-def test_gputco_registry_is_the_default(tmp_path):
-    """TCO_ functions over 1,000 rows equal the plain numpy functions of udfs."""
+def test_gputco_registry_handed_in(tmp_path):
+    """TCO_ functions over 1,000 rows equal the plain numpy functions of udfs; the engine alone
+    (no ``functions``) knows none of them and says so."""
     wb = openpyxl.Workbook()
     ws = wb.active
     ws.title = "S"
@@ -116,7 +118,9 @@ def test_gputco_registry_is_the_default(tmp_path):
     ws["E1"] = '=TCO_GPU_HOUR("H100")'
     src = tmp_path / "tco.xlsx"
     wb.save(src)
-    values = evaluate_workbook(src)
+    with pytest.raises(UnsupportedFunctionError, match="TCO_CAPITAL_PER_GPU_HOUR"):
+        evaluate_workbook(src)
+    values = evaluate_workbook(src, functions=UDFS)
     want_b = udfs.tco_capital_per_gpu_hour(31250, rates, 5)
     got_b = np.array([values[("S", f"B{i}")] for i in range(1, 1001)])
     np.testing.assert_allclose(got_b, want_b, rtol=1e-12)
@@ -131,7 +135,7 @@ def test_gputco_registry_is_the_default(tmp_path):
 def test_table_functions_are_reported_not_guessed(tmp_path):
     src = _column_book(tmp_path / "t.xlsx", 1, "=TCO_SYSTEMS()")
     with pytest.raises(UnsupportedFunctionError, match="returns a table"):
-        evaluate_workbook(src)
+        evaluate_workbook(src, functions=UDFS)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +150,7 @@ def pmt_book(tmp_path_factory):
         ws[f"E{i}"] = f"=TCO_CAPITAL_PER_GPU_HOUR(A{i},B{i},C{i})"
     src = tmp_path_factory.mktemp("pmt") / "pmt.xlsx"
     wb.save(src)
-    return src, evaluate_workbook(src)
+    return src, evaluate_workbook(src, functions=UDFS)
 
 
 def test_udf_equals_recorded_libreoffice_native_pmt(pmt_book):

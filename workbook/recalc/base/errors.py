@@ -1,4 +1,5 @@
-"""Typed errors of the recalculation engine, under gputco's one hierarchy (:mod:`gputco.udfs.errors`).
+"""Typed errors of the recalculation engine, all under :class:`RecalcError` (the engine's own base:
+it imports nothing of the rest of gputco, whose command line shows these errors as its own).
 
 Each error also derives from the built-in that fits and carries structured fields, so callers can
 catch ``ValueError`` or read ``err.cells`` / ``err.functions`` to show what went wrong and where.
@@ -8,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gputco.udfs.errors import GputcoError
 
-
-class RecalcError(GputcoError):
+class RecalcError(Exception):
     """Base class of every error the recalculation engine raises on purpose."""
 
 

@@ -293,14 +293,20 @@ def wildcard(text: str):
     """Excel wildcard criterion (* ? and ~ escapes) as a case-insensitive regex; None if plain text."""
     if not any(ch in text for ch in "*?~"):
         return None
+    return wildcard_regex(text)
+
+
+def wildcard_regex(text: str, star: str = ".*", escaped: str | None = None):
+    """Excel's wildcards as a case-insensitive regex: * any run (as ``star``), ? one character,
+    ~x a literal x (any x, or only one of ``escaped``: another ~ is itself)."""
     out, i = [], 0
     while i < len(text):
         ch = text[i]
-        if ch == "~" and i + 1 < len(text):
+        if ch == "~" and i + 1 < len(text) and (escaped is None or text[i + 1] in escaped):
             out.append(re.escape(text[i + 1]))
             i += 2
             continue
-        out.append(".*" if ch == "*" else "." if ch == "?" else re.escape(ch))
+        out.append(star if ch == "*" else "." if ch == "?" else re.escape(ch))
         i += 1
     return re.compile("".join(out), re.I | re.S)
 

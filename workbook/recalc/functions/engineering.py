@@ -82,14 +82,23 @@ BASES = {"BIN": (2, 10), "OCT": (8, 30), "HEX": (16, 40), "DEC": (10, 0)}
 _DIGITS = "0123456789ABCDEF"
 
 
-def _decimal(v):
-    """A decimal argument as an integer (truncated), or an error."""
+def _settled(v):
+    """What an integer argument is before its digits are read: its error, #VALUE! for a boolean,
+    0 for a blank; None for a number or a text."""
     if isinstance(v, XlError):
         return v
     if isinstance(v, bool):
         return VALUE
     if v is None:
         return 0
+    return None
+
+
+def _decimal(v):
+    """A decimal argument as an integer (truncated), or an error."""
+    early = _settled(v)
+    if early is not None:
+        return early
     if isinstance(v, str):
         v = parse_number(v)
         if v is None:
@@ -101,12 +110,9 @@ def _decimal(v):
 
 def _from_base(v, base: str):
     """A BIN/OCT/HEX argument (text or a number written in that base) as an integer."""
-    if isinstance(v, XlError):
-        return v
-    if isinstance(v, bool):
-        return VALUE
-    if v is None:
-        return 0
+    early = _settled(v)
+    if early is not None:
+        return early
     if isinstance(v, float):
         if v != math.trunc(v) or v < 0:
             return NUM

@@ -518,16 +518,6 @@ def _lookup(x, vector, result=None):
     return vec.from_list(out, (len(out), 1, 1))
 
 
-def _xkey(v):
-    if isinstance(v, bool):
-        return ("b", v)
-    if isinstance(v, float):
-        return ("n", v)
-    if isinstance(v, str):
-        return ("s", text_order(v))
-    return None
-
-
 def _rank(v):
     """XLOOKUP's and XMATCH's order of values of any type: numbers < texts < FALSE < TRUE, and a
     blank lookup value after them all (it equals none). Excel's cached values decide it
@@ -556,8 +546,8 @@ def _position(x, items: list, match: int, search: int):
         rx = wildcard(x)
         if rx is not None:
             return next((i for i in order if isinstance(items[i], str) and rx.fullmatch(items[i])), NA)
-    kx = _xkey(x)
-    exact = None if kx is None else next((i for i in order if _xkey(items[i]) == kx), None)
+    kx = _key(x)
+    exact = None if kx is None else next((i for i in order if _key(items[i]) == kx), None)
     if exact is not None or match in (0, 2):
         return NA if exact is None else exact
     rx_ = _rank(x)

@@ -600,21 +600,25 @@ class _Fit:
     const: bool
 
 
+def _one_row(a):
+    """(the numbers of one row's argument, None) or (None, its first error)."""
+    v, err = _strict_numbers(full(a))
+    if err is not None:
+        return None, err
+    if v.shape[0] != 1:
+        raise ValueError("a regression over arrays varying by row")
+    return v[0], None
+
+
 def _data(ys, xs) -> _Data | XlError:
-    y, err = _strict_numbers(full(ys))
+    y, err = _one_row(ys)
     if err is not None:
         return err
-    if y.shape[0] != 1:
-        raise ValueError("a regression over arrays varying by row")
-    y = y[0]
     xa = None
     if xs is not None:
-        xa, err = _strict_numbers(full(xs))
+        xa, err = _one_row(xs)
         if err is not None:
             return err
-        if xa.shape[0] != 1:
-            raise ValueError("a regression over arrays varying by row")
-        xa = xa[0]
     n = y.size
     if y.shape[1] == 1 or y.shape[0] == 1:
         by_row = y.shape[1] != 1

@@ -88,7 +88,7 @@ from gputco.workbook.recalc.base.values import (
     to_text,
 )
 
-from ._args import Spec, is_rangelike, row_errors, scalar_nums
+from ._args import Spec, is_rangelike, row_errors, scalar_nums, wildcard_regex
 from ._numformat import FormatUnsupported, format_fraction, format_scientific, is_fraction
 from .datetime import parts
 
@@ -346,17 +346,9 @@ _TEXTEDIT_FUNCTIONS = {
 
 
 def _search_regex(pattern: str):
-    """SEARCH's wildcards as a regex: * any run, ? one character, ~x a literal x."""
-    out, i = [], 0
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "~" and i + 1 < len(pattern) and pattern[i + 1] in "*?~":
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        out.append(".*?" if ch == "*" else "." if ch == "?" else re.escape(ch))
-        i += 1
-    return re.compile("".join(out), re.I | re.S)
+    """SEARCH's wildcards as a regex: * any run (the shortest), ? one character, ~x a literal x
+    for x one of * ? ~."""
+    return wildcard_regex(pattern, ".*?", "*?~")
 
 
 def _finder(case_sensitive: bool):

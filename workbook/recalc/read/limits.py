@@ -178,6 +178,8 @@ def _disarm(armed, token) -> None:
 
 #: where the alarm found the command, by the folder of the innermost gputco frame
 _PHASES = (
+    ("gputco.workbook.recalc.formula.screen", "reading and screening the package"),
+    ("gputco.workbook.recalc.run.compile", "compiling the formulas and the defined names they use"),
     ("gputco.workbook.recalc.formula", "compiling the formulas and the defined names they use"),
     ("gputco.workbook.recalc.functions", "evaluating the formulas"),
     ("gputco.workbook.recalc.run", "evaluating the formulas"),

@@ -42,13 +42,6 @@ from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
 
 
-def default_functions() -> dict[str, Callable]:
-    """gputco's registry of UDFs (``gputco.udfs.UDFS``), or nothing while it does not exist yet."""
-    from gputco import udfs
-
-    return dict(getattr(udfs, "UDFS", {}))
-
-
 @dataclass
 class Evaluation:
     """A recalculated package: the stores hold the new values of every formula cell."""
@@ -86,7 +79,8 @@ def evaluate_package(
 ) -> Evaluation:
     """Evaluate every formula of an opened package.
 
-    ``functions`` maps upper-case names to custom functions (default: ``gputco.udfs.UDFS``); they take
+    ``functions`` maps upper-case names to custom functions (default: none; gputco's callers hand in
+    ``gputco.udfs.UDFS``); they take
     precedence over built-ins of the same name. ``unsupported`` is "raise" (default) or "stored"
     (keep the stored values of cells whose formulas use unsupported functions). ``now`` (a
     wall-clock time) is what NOW and TODAY return, ``seed`` (a whole number >= 0) the seed of
@@ -111,7 +105,7 @@ def _evaluate_package(package, functions, unsupported, timeout_s, now, seed) -> 
     start = time.perf_counter()
     problems: list[str] = []
     table: dict[str, Spec] = dict(BUILTINS)
-    custom = default_functions() if functions is None else functions
+    custom = {} if functions is None else functions
     for name, func in custom.items():
         table[name.upper()] = spec_for(name.upper(), func, problems)
     table.update(pinned_functions(now, seed))

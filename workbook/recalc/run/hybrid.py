@@ -6,8 +6,9 @@ the fallback should compute (:mod:`.reach`: for ``"auto"`` the cells the engine 
 and every cell depending on them, for ``"libreoffice"`` every formula cell; never volatile ones)
 and fills in its values. A workbook that reaches outside is never handed over. The fallback is a
 callable handed in by the caller (``fallback(src, cells, limits, timeout) -> {cell: value}``,
-raising :class:`FallbackUnavailable` when it cannot run at all): the engine knows nothing of
-LibreOffice. gputco's is :func:`gputco.workbook.soffice.fallback.libreoffice_values`, which
+raising :class:`FallbackUnavailable` when it cannot run at all, and on a failure a
+:class:`RecalcError` or one of the exception types it lists in its attribute ``errors``): the
+engine knows nothing of LibreOffice. gputco's is :func:`gputco.workbook.soffice.fallback.libreoffice_values`, which
 opens a copy in a sandboxed LibreOffice and reads back the values it saved; the values go into
 the evaluation, so the writer patches them into the original file like the engine's own
 values. A cell LibreOffice cannot compute either (an error where the file stored a value: a
@@ -22,12 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gputco.udfs.errors import GputcoError
-from gputco.workbook.recalc.base.errors import RecalcError
+from gputco.workbook.recalc.base.errors import CircularReferenceError, RecalcError
 from gputco.workbook.recalc.base.refs import cell_name
 from gputco.workbook.recalc.base.values import ERRORS, XlError
 from gputco.workbook.recalc.formula.screen import OutsideReachError, describe, screen
-from gputco.workbook.recalc.run.engine import Evaluation
+from gputco.workbook.recalc.run.engine import CIRCULAR, Evaluation
 from gputco.workbook.recalc.run.reach import Cell, choose
 
 ENGINES = ("auto", "gputco", "libreoffice")
@@ -75,6 +75,9 @@ def complete(
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if all_or_nothing and engine != "gputco" and CIRCULAR in evaluation.unsupported:
+        # said, as by the engine alone: LibreOffice would give #VALUE! (its Err:522), Excel warns
+        raise CircularReferenceError(evaluation.unsupported[CIRCULAR])
     targets = set() if engine == "gputco" else choose(evaluation, engine)
     # every part parsed again only where LibreOffice may open the file; else the report's screen
     findings = screen(evaluation.package, evaluation.groups, worksheets=bool(targets))
@@ -117,7 +120,7 @@ def complete(
             raise
         outcome.notes.append(f"{err.reason}, so it did not compute {which}")
         return outcome
-    except GputcoError as err:  # RecalcError, or the fallback's own (LibreOfficeError)
+    except (RecalcError, *getattr(fallback, "errors", ())) as err:  # e.g. LibreOfficeError
         if engine == "libreoffice":
             raise
         outcome.notes.append(f"LibreOffice failed, so it did not compute {which}: {err}")

@@ -2,10 +2,10 @@
 
 The scenario workbook's blocks (the Scenarios rows, the Monte Carlo draws) are written so: the engine evaluates the
 workbook as openpyxl saved it, each block's one template row replaced in memory by the block's
-cells (numbers, texts and formula texts straight from its :class:`BlockColumn` s, no XML read),
-then each block's rows go into the file once, formulas and values together
-(:func:`gputco.workbook.xlsx.rowfill.fill_rows`), and the other formula cells get their values
-patched in (:mod:`.patch`). Recalculating the file with ``recalc_file`` changes no byte of it
+cells (numbers, texts and formula texts straight from its columns, no XML read), then each
+block's rows go into the file once, formulas and values together, by the row writer the caller
+hands in (gputco's: :func:`gputco.workbook.xlsx.rowfill.fill_rows`, whose ``BlockColumn`` is
+the column), and the other formula cells get their values patched in (:mod:`.patch`). Recalculating the file with ``recalc_file`` changes no byte of it
 (tests/test_scenarios_onepass.py).
 """
 
@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -24,14 +26,30 @@ from gputco.workbook.recalc.run.engine import evaluate_package
 from gputco.workbook.recalc.run.report import RecalcReport
 from gputco.workbook.recalc.write.cellxml import value_xml
 from gputco.workbook.recalc.write.patch import column_xml, patch_part
-from gputco.workbook.xlsx.rowfill import BlockColumn, fill_rows
+
+
+class BlockColumn(Protocol):
+    """One column of a block: a formula template (``{r}`` for the row), or a number or a text
+    (codes per row, categories) per row; ``col`` is 1-based."""
+
+    col: int
+    formula: str | None
+    numbers: np.ndarray | None
+    texts: tuple[np.ndarray, list[str]] | None
+
 
 Fill = tuple[str, int, list[BlockColumn]]  # (sheet, first row of the block, its columns)
+#: ``write_rows(path, sheet, first_row, columns, values=..., parts=...)``: writes the block's rows
+#: (``values``: the formula columns' ``<v>`` texts by column) and the other parts given, in place
+RowWriter = Callable[..., None]
 
 
-def fill_blocks(path: Path, fills: list[Fill]) -> RecalcReport:
+def fill_blocks(
+    path: Path, fills: list[Fill], write_rows: RowWriter, functions: Mapping[str, Callable] | None = None
+) -> RecalcReport:
     """Evaluate the workbook at ``path`` (each block a template row) with the blocks' cells in
-    place, write the blocks' rows with values and every other formula's value, in place."""
+    place, write the blocks' rows with values (``write_rows``) and every other formula's value,
+    in place. ``functions``: custom functions, as for :func:`.engine.evaluate_package`."""
     start = time.perf_counter()
     package = open_package(path)
     blocks = {sheet: (first, cols) for sheet, first, cols in fills}
@@ -39,7 +57,7 @@ def fill_blocks(path: Path, fills: list[Fill]) -> RecalcReport:
     for part in package.sheets:
         if part.name in blocks:
             heads[part.name] = _put_block(part, *blocks[part.name])
-    evaluation = evaluate_package(package, None)
+    evaluation = evaluate_package(package, functions)
     patched = {}
     for part in package.sheets:
         part = heads.get(part.name, part)
@@ -51,7 +69,7 @@ def fill_blocks(path: Path, fills: list[Fill]) -> RecalcReport:
         rows = np.arange(first, first + n, dtype=np.int64)
         values = {c.col: column_xml(store, c.col, rows, value_xml) for c in cols if c.formula is not None}
         others = {p: x for p, x in patched.items() if p not in {heads[s].path for s in blocks if s != sheet}}
-        fill_rows(path, sheet, first, cols, values=values, parts=others)
+        write_rows(path, sheet, first, cols, values=values, parts=others)
     return RecalcReport(
         path,
         path,
