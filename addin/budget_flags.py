@@ -51,7 +51,7 @@ def timeout_of(args: argparse.Namespace) -> float | None:
     ...
     gputco.udfs.errors.InputRangeError: --timeout must be in (0, inf) seconds, got -1
     """
-    from gputco.workbook.recalc import TIMEOUT_ENV
+    from gputco.workbook.timebudget import TIMEOUT_ENV
 
     if args.timeout is not None:
         seconds, name = args.timeout, "--timeout"

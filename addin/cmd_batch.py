@@ -80,7 +80,8 @@ class Once(argparse.Action):
 
 def run(args: argparse.Namespace) -> int:
     from gputco.workbook.batch.run import Progress, run_batch
-    from gputco.workbook.recalc import budgets, time_budget
+    from gputco.workbook.recalc import budgets
+    from gputco.workbook.timebudget import time_budget
 
     if args.chunk_rows < 1:
         from gputco.udfs.errors import InputRangeError

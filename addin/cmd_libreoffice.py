@@ -115,7 +115,8 @@ def _open(args: argparse.Namespace) -> int:
             "gputco add-in: run `gputco addin libreoffice` first, or leave "
             "out --own-profile"
         )
-    from gputco.workbook.recalc import budgets, refuse_outside, time_budget
+    from gputco.workbook.recalc import budgets, refuse_outside
+    from gputco.workbook.timebudget import time_budget
     from gputco.workbook.xlsx.files import check_input
 
     limits, timeout = budgets(args.budget), timeout_of(args)
@@ -176,8 +177,9 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from gputco.workbook.recalc import budgets, time_budget
+    from gputco.workbook.recalc import budgets
     from gputco.workbook.soffice.render import render_workbook
+    from gputco.workbook.timebudget import time_budget
 
     shown: dict = {}
     stored: dict = {}

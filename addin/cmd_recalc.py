@@ -124,8 +124,9 @@ def _seed(text: str | None) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     from gputco.udfs import UDFS
-    from gputco.workbook.recalc import budgets, recalc_file, time_budget
+    from gputco.workbook.recalc import budgets, recalc_file
     from gputco.workbook.soffice.fallback import libreoffice_values
+    from gputco.workbook.timebudget import time_budget
     from gputco.workbook.xlsx.files import atomic_output
 
     src = check_input(args.file)

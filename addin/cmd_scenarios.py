@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
         raise MissingValueError(
             "SPEC", "name a SPEC file (TOML), or print an example with gputco scenarios --example"
         )
-    from gputco.workbook.recalc import budgets, time_budget
+    from gputco.workbook.recalc import budgets
+    from gputco.workbook.timebudget import time_budget
 
     limits, timeout = budgets(args.budget), timeout_of(args)
     with time_budget(timeout, alarm=True):  # every phase: the SPEC's reading included

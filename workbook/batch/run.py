@@ -33,7 +33,8 @@ from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.table import Table, arrow, blank, coded_text, from_arrow, need_arrow, to_arrow
 from gputco.workbook.batch.validate import Checked, Problems, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
-from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, RecalcError, check_time
+from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, RecalcError
+from gputco.workbook.timebudget import check_time
 from gputco.workbook.xlsx.files import atomic_output, check_input
 
 FORMATS = ("csv", "parquet", "xlsx")

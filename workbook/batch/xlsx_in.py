@@ -28,15 +28,14 @@ from gputco.workbook.recalc import (
     WorkbookFormatError,
     XlError,
     cell_name,
-    check_time,
     evaluate_package,
     list_sheets,
     open_package,
     open_zip,
     shared_strings,
     stream_rows,
-    time_left,
 )
+from gputco.workbook.timebudget import check_time, time_left
 
 
 class FormulaValues:

@@ -55,13 +55,12 @@ from gputco.workbook.recalc.formula.screen import OutsideReachError, refuse_outs
 from gputco.workbook.recalc.functions import BUILTINS, about
 from gputco.workbook.recalc.read.limits import (
     DEFAULT_LIMITS,
-    TIMEOUT_ENV,
     Limits,
     budgets,
     check_time,
+    deadline,
     over,
     read_member,
-    time_budget,
     time_left,
     time_limit,
 )
@@ -80,7 +79,6 @@ __all__ = [
     "DEFAULT_LIMITS",
     "ENGINES",
     "MAX_COL",
-    "TIMEOUT_ENV",
     "CircularReferenceError",
     "Evaluation",
     "Fallback",
@@ -100,6 +98,7 @@ __all__ = [
     "cell_name",
     "check_time",
     "col_index",
+    "deadline",
     "evaluate_package",
     "evaluate_workbook",
     "fill_blocks",
@@ -116,7 +115,6 @@ __all__ = [
     "stream_rows",
     "supported_functions",
     "takes",
-    "time_budget",
     "time_left",
     "time_limit",
 ]
@@ -220,8 +218,8 @@ def recalc_file(
         raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
     if unsupported not in ("raise", "stored"):
         raise ValueError("unsupported must be 'raise' or 'stored'")
-    deadline = None if timeout_s is None else start + timeout_s
-    with time_budget(timeout_s):  # reading and screening too, not only the engine
+    stop_at = None if timeout_s is None else start + timeout_s
+    with deadline(timeout_s):  # reading and screening too, not only the engine
         evaluation = _evaluate(
             src,
             functions,
@@ -232,7 +230,7 @@ def recalc_file(
             seed,
             date_order,
         )
-        outcome = complete(evaluation, engine, deadline, fallback, all_or_nothing=unsupported == "raise")
+        outcome = complete(evaluation, engine, stop_at, fallback, all_or_nothing=unsupported == "raise")
     if evaluation.unsupported and unsupported == "raise":
         err = UnsupportedFunctionError(evaluation.unsupported, about)
         err.args = (" ".join([err.args[0], *outcome.notes]),)

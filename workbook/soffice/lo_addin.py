@@ -267,9 +267,9 @@ def _ensure_profile(profile: Path) -> None:
             "it once, or name an existing profile with --profile"
         )
     profile.mkdir(parents=True, exist_ok=True)
-    from gputco.workbook.recalc import time_left
     from gputco.workbook.soffice import sandbox
     from gputco.workbook.soffice.process import soffice_env
+    from gputco.workbook.timebudget import time_left
 
     cmd = [exe, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--norestore"]
     # no document: only LibreOffice's own first start, trusted

@@ -37,11 +37,10 @@ from gputco.workbook.recalc import (
     refuse_dtd,
     refuse_outside,
     takes,
-    time_budget,
-    time_left,
 )
 from gputco.workbook.soffice import sandbox, session
 from gputco.workbook.soffice.process import LibreOfficeError
+from gputco.workbook.timebudget import time_budget, time_left
 from gputco.workbook.xlsx.files import atomic_output
 
 _SHEET_TAG = re.compile(r"<(?:\w+:)?sheet\b[^>]*/>")

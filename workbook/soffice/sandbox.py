@@ -140,7 +140,7 @@ def run(
     """Run ``cmd`` in the sandbox and wait; kill its whole session past ``timeout`` seconds or
     ``memory`` bytes (default :func:`memory_budget`) of summed resident memory."""
     prefix = _prefix(untrusted)
-    from gputco.workbook.recalc import time_limit
+    from gputco.workbook.timebudget import time_limit
 
     limit = memory_budget() if memory is None else memory
     shown = time_limit() or timeout  # the command's --timeout, of which this run had what was left

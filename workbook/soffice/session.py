@@ -72,7 +72,7 @@ def convert(
     :func:`~gputco.workbook.recalc.time_left`, else :data:`DEFAULT_TIMEOUT_S`); ``limits``: the
     budgets (its ``libreoffice_memory_mb`` bounds the process tree).
     """
-    from gputco.workbook.recalc import time_left
+    from gputco.workbook.timebudget import time_left
 
     timeout = time_left(DEFAULT_TIMEOUT_S) if timeout is None else timeout
     exe = process.soffice()

@@ -290,6 +290,11 @@ def _quotient(n, s):
     return np.sign(q) * _approx15(np.abs(q))
 
 
+def _num_where(out, e, bad):
+    """The result, #NUM! where ``bad`` (a number and a significance or multiple of opposite signs)."""
+    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+
+
 def _ceiling(number, significance):
     (n, s), e = scalar_nums(number, significance)
     q = _quotient(n, s)
@@ -297,8 +302,7 @@ def _ceiling(number, significance):
         # up in the quotient: away from zero when number and significance share a sign, toward
         # zero for a negative number with a positive significance
         out = np.where(s == 0, 0.0, _snap(np.ceil(q) * s))
-    bad = (n > 0) & (s < 0)
-    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+    return _num_where(out, e, (n > 0) & (s < 0))
 
 
 def _floor(number, significance):
@@ -311,8 +315,7 @@ def _floor(number, significance):
         out = _snap(k * s)
     e = vec.add_error(e, np.broadcast_to((s == 0) & (n != 0), out.shape), DIV0)
     out = np.where((s == 0) & (n == 0), 0.0, out)
-    bad = (n > 0) & (s < 0)
-    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+    return _num_where(out, e, (n > 0) & (s < 0))
 
 
 def _mround(number, multiple):
@@ -321,8 +324,7 @@ def _mround(number, multiple):
     with np.errstate(all="ignore"):
         k = np.sign(q) * np.floor(np.abs(q) + 0.5)
         out = np.where(m == 0, 0.0, _snap(k * m))
-    bad = n * m < 0
-    return vec.finish(out, vec.add_error(e, np.broadcast_to(bad, out.shape), NUM))
+    return _num_where(out, e, n * m < 0)
 
 
 def _math_multiple(up: bool):
@@ -504,6 +506,11 @@ def _base(number: float, radix: float, min_length: float | None = None) -> str |
     return digits.rjust(width, "0")
 
 
+def _first_error(*values) -> XlError | None:
+    """The first of ``values`` that is an error (arguments, then what they read as, in order)."""
+    return next((v for v in values if isinstance(v, XlError)), None)
+
+
 def _decimal(text, radix) -> float | XlError:
     """DECIMAL(text, radix): the text's digits read in radix (2..36, truncated, else #NUM!),
     letters in either case; a character that is not a digit of the radix is #NUM! (Excel-saved
@@ -511,16 +518,10 @@ def _decimal(text, radix) -> float | XlError:
     #NUM!, DECIMAL("FF",15) #NUM!, a blank or TRUE radix #NUM!, DECIMAL("FF","ciao") #VALUE!); a
     text longer than 255 characters is #VALUE! (Microsoft's DECIMAL page: "must be less than or
     equal to 255")."""
-    if isinstance(text, XlError):
-        return text
-    if isinstance(radix, XlError):
-        return radix
-    r = to_number(radix)
-    if isinstance(r, XlError):
-        return r
-    t = to_text(text)
-    if isinstance(t, XlError):
-        return t
+    r, t = to_number(radix), to_text(text)
+    bad = _first_error(text, radix, r, t)
+    if bad is not None:
+        return bad
     if len(t) > 255:
         return VALUE
     if not 2 <= r < 37:
@@ -577,16 +578,10 @@ def _roman(number, form=None) -> str | XlError:
     """ROMAN(number, [form]): number truncated; negative or above 3999 #VALUE!, 0 the empty
     text (Microsoft's ROMAN page; test.xlsx MATH & TRIG AH58, ROMAN(0), is empty). Greedy: the
     largest symbol or pair of the form that fits, again and again."""
-    if isinstance(number, XlError):
-        return number
-    if isinstance(form, XlError):
-        return form
-    n = to_number(number)
-    if isinstance(n, XlError):
-        return n
-    k = _roman_form(form)
-    if isinstance(k, XlError):
-        return k
+    n, k = to_number(number), _roman_form(form)
+    bad = _first_error(number, form, n, k)
+    if bad is not None:
+        return bad
     if not 0 <= n < 4000:
         return VALUE
     left, out = math.trunc(n), []

@@ -16,10 +16,11 @@ command line or the environment variable ``GPUTCO_NAME`` (upper case), e.g.
 defaults and the largest legitimate file each was measured against. Every door that reads a
 package (recalc, render, open, batch, scenarios) takes both.
 
-Time is the one budget that is not a size: :func:`time_budget` sets it for everything one command
-does (``--timeout SECONDS`` or ``GPUTCO_TIMEOUT``), and every phase checks it: the screen and the
-readers at each piece of a part (:func:`check_time`), the engine between formula groups, and
-LibreOffice is given what is left (:func:`time_left`).
+Time is the one budget that is not a size: :func:`deadline` sets it (gputco's commands through
+:mod:`gputco.workbook.timebudget`, for everything one command does: ``--timeout SECONDS`` or
+``GPUTCO_TIMEOUT``), and every phase checks it: the screen and the readers at each piece of a part
+(:func:`check_time`), the engine between formula groups, and LibreOffice is given what is left
+(:func:`time_left`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import contextlib
 import contextvars
 import dataclasses
 import os
-import signal
 import time
 import weakref
 import zipfile
@@ -117,8 +117,6 @@ def budgets(
 
 #: what the screen and the readers never take for a damaged part: a budget ran out
 BUDGET_ERRORS = (LimitExceededError, RecalcTimeoutError)
-#: the environment variable that sets ``--timeout`` for every command
-TIMEOUT_ENV = "GPUTCO_TIMEOUT"
 #: (seconds, deadline on time.perf_counter) of the command running in this context, or None
 _DEADLINE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.ContextVar(
     "gputco_deadline", default=None
@@ -126,15 +124,13 @@ _DEADLINE: contextvars.ContextVar[tuple[float, float] | None] = contextvars.Cont
 
 
 @contextlib.contextmanager
-def time_budget(seconds: float | None, *, alarm: bool = False) -> Iterator[None]:
-    """Everything inside has ``seconds`` (None: no limit) of wall-clock time, every phase.
+def deadline(seconds: float | None) -> Iterator[tuple[float, float] | None]:
+    """Everything inside has ``seconds`` (None: no limit) of wall-clock time: the readers, the
+    screen and the engine check it (:func:`check_time`). Yields (seconds, the deadline on
+    ``time.perf_counter``), or None. gputco's commands set it for every phase, with an alarm that
+    also interrupts code that does not check (:mod:`gputco.workbook.timebudget`).
 
-    The phases check it themselves (:func:`check_time`). With ``alarm`` (the command line's
-    doors, in the main thread), a SIGALRM timer also interrupts whatever Python code runs when the
-    time is up (a defined name written out 2^30 times, one huge formula), repeated every half
-    second in case a containment handler took the first for a cell's error.
-
-    >>> with time_budget(1e-9):
+    >>> with deadline(1e-9):
     ...     time.sleep(0.001)
     ...     check_time("screening the package")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -142,101 +138,14 @@ def time_budget(seconds: float | None, *, alarm: bool = False) -> Iterator[None]
     gputco.workbook.recalc.base.errors.RecalcTimeoutError: stopped after the time limit of 1e-09 s (screening the package); raise it with --timeout SECONDS or GPUTCO_TIMEOUT=SECONDS...
     """
     if seconds is None:
-        yield
+        yield None
         return
     budget = (seconds, time.perf_counter() + seconds)
     token = _DEADLINE.set(budget)
-    armed = _arm(budget) if alarm else None
     try:
-        yield
+        yield budget
     finally:
-        _disarm(armed, token)
-
-
-def _disarm(armed, token) -> None:
-    """Stop the timer, put back the handler and timer it replaced, end the budget: each step
-    once, retried if the alarm rings in the middle (it raises between any two lines)."""
-    done: set[str] = set()
-    while True:
-        try:
-            if armed is not None and "timer" not in done:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                done.add("timer")
-            if "budget" not in done:
-                _DEADLINE.reset(token)
-                done.add("budget")
-            if armed is not None and "handler" not in done:
-                previous, (delay, _interval), started = armed
-                signal.signal(signal.SIGALRM, previous)
-                if delay > 0:  # an outer timer (a test's hard limit): what it had left
-                    signal.setitimer(signal.ITIMER_REAL, max(delay - (time.perf_counter() - started), 1e-3))
-                done.add("handler")
-            return
-        except RecalcTimeoutError:
-            continue
-
-
-#: where the alarm found the command, by the folder of the innermost gputco frame
-_PHASES = (
-    ("gputco.workbook.recalc.formula.screen", "reading and screening the package"),
-    ("gputco.workbook.recalc.run.compile", "compiling the formulas and the defined names they use"),
-    ("gputco.workbook.recalc.formula", "compiling the formulas and the defined names they use"),
-    ("gputco.workbook.recalc.functions", "evaluating the formulas"),
-    ("gputco.workbook.recalc.run", "evaluating the formulas"),
-    ("gputco.workbook.recalc.read", "reading and screening the package"),
-    ("gputco.workbook.recalc.write", "writing the result"),
-    ("gputco.workbook.soffice", "running LibreOffice"),
-    ("gputco.workbook.xlsx", "writing the output"),
-    ("gputco.workbook.batch", "reading and computing the scenarios"),
-    ("gputco.workbook.scenarios", "reading the SPEC and building the scenario workbook"),
-    ("gputco.udfs", "computing the scenarios"),
-)
-
-
-#: code the alarm never interrupts (it rings again 50 ms later): making, renaming and removing
-#: temporary files and folders, and the sandbox's run, which ends itself on the same deadline
-#: and kills its process tree on the way out
-_CRITICAL = {
-    ("gputco.workbook.xlsx.files", "atomic_output"),
-    ("gputco.workbook.xlsx.files", "remove_stale"),
-    ("gputco.workbook.soffice.sandbox", "run"),
-    # numba's import: an alarm inside it was taken for a broken binary package (a warning, then
-    # the kernels as Python) instead of the time limit
-    ("gputco.udfs._flowkernels", "_numba"),
-    ("tempfile", "__exit__"),
-    ("tempfile", "cleanup"),
-    ("tempfile", "mkdtemp"),
-    ("tempfile", "mkstemp"),
-    ("shutil", "rmtree"),
-}
-
-
-def _arm(budget: tuple[float, float]):
-    """Install the SIGALRM handler and timer (main thread, POSIX only): (the handler and timer
-    they replace, when), or None where no alarm can be set."""
-    if not hasattr(signal, "setitimer"):
-        return None
-
-    def ring(_signum, frame) -> None:
-        stage = None
-        while frame is not None:
-            name = frame.f_globals.get("__name__", "")
-            if (name, frame.f_code.co_name) in _CRITICAL:
-                signal.setitimer(signal.ITIMER_REAL, 0.05)  # after it
-                return
-            if stage is None:
-                stage = next((what for prefix, what in _PHASES if name.startswith(prefix)), None)
-            frame = frame.f_back
-        signal.setitimer(signal.ITIMER_REAL, 0.5)  # again, if this one is swallowed
-        raise RecalcTimeoutError(budget[0], 0, 0, stage=stage or "working")
-
-    try:
-        previous = signal.signal(signal.SIGALRM, ring)
-    except ValueError:  # not the main thread
-        return None
-    started = time.perf_counter()
-    old = signal.setitimer(signal.ITIMER_REAL, max(budget[1] - started, 1e-3))
-    return (signal.SIG_DFL if previous is None else previous), old, started
+        _DEADLINE.reset(token)
 
 
 def check_time(stage: str) -> None:
@@ -247,7 +156,7 @@ def check_time(stage: str) -> None:
 
 
 def time_limit() -> float | None:
-    """The seconds :func:`time_budget` gave the command running here (None: no limit)."""
+    """The seconds :func:`deadline` gave the command running here (None: no limit)."""
     budget = _DEADLINE.get()
     return None if budget is None else budget[0]
 
