@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"udfs": "gputco.udfs", "workbook": "gputco.workbook", "addin": "gputco.addin"}
 RECALC = "gputco.workbook.recalc"
@@ -291,3 +293,40 @@ def test_the_fence_check_catches_mutants(tmp_path):
         f"workbook/recalc/base/values.py:{lines} (base) imports gputco.workbook.recalc.run, against the stage order",
         f"workbook/recalc/read/package.py:{plines} imports gputco.udfs, outside the engine",
     ]
+
+
+def test_the_engine_runs_as_a_package_of_its_own(tmp_path):
+    """Copied out as ``xlrecalc`` with its import prefix rewritten (docs/architecture.md, "Publishing
+    it on its own"), the engine recalculates a workbook in a Python where gputco cannot be imported."""
+    import math
+    import shutil
+    import subprocess
+    import sys
+
+    import openpyxl
+
+    package = tmp_path / "xlrecalc"
+    shutil.copytree(ROOT / "workbook" / "recalc", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for path in package.rglob("*.py"):
+        text = path.read_text(encoding="utf-8").replace(RECALC, "xlrecalc")
+        path.write_text(text, encoding="utf-8")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws["A1"], ws["A2"], ws["A3"] = 2, "=A1*PI()", "=-PMT(0.05/12,60,31250)"
+    wb.save(tmp_path / "book.xlsx")
+    code = (
+        "import sys; sys.modules['gputco'] = None; import xlrecalc; "
+        "v = xlrecalc.evaluate_workbook(sys.argv[1]); print(v[('Sheet', 'A2')], v[('Sheet', 'A3')])"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "book.xlsx")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    pi2, pmt = map(float, run.stdout.split())
+    r = 0.05 / 12
+    assert pi2 == 2 * math.pi
+    assert pmt == pytest.approx(31250 * r / (1 - (1 + r) ** -60), rel=1e-12)  # the annuity identity

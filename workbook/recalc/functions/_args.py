@@ -284,6 +284,19 @@ def scalar_function(func, n_required: int, *, text: bool = False):
     return functools.update_wrapper(impl, func)  # the function's module: its Excel category
 
 
+def given_rows(args) -> tuple[list[tuple[object, np.ndarray]], int]:
+    """The arguments given (an omitted one is None), each with its values as rows (rows, cells),
+    and the most rows of any (at least 1)."""
+    out, m = [], 1
+    for a in args:
+        if a is None:
+            continue
+        arr = materialize(a)
+        m = max(m, arr.shape[0])
+        out.append((a, arr.reshape(arr.shape[0], -1)))
+    return out, m
+
+
 def int_arg(f: np.ndarray) -> np.ndarray:
     """Excel truncates non-integer counts and indexes."""
     return np.trunc(f)

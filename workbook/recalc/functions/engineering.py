@@ -71,10 +71,9 @@ import numpy as np
 
 from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.base.errors import UnsupportedValue
-from gputco.workbook.recalc.base.rangeval import materialize
 from gputco.workbook.recalc.base.values import DIV0, NA, NUM, VALUE, XlError, number_text, parse_number
 
-from ._args import Spec, scalar_function
+from ._args import Spec, given_rows, scalar_function
 
 # --- engineering -----------------------------------------------------------------------------------------
 
@@ -641,14 +640,8 @@ def _fold(op, unit):
     """IMSUM / IMPRODUCT over any number of complex numbers, ranges included."""
 
     def impl(*args):
-        shape_m = 1
-        flat = []
-        for a in args:
-            if a is None:
-                continue
-            arr = materialize(a)
-            shape_m = max(shape_m, arr.shape[0])
-            flat.append(arr.reshape(arr.shape[0], -1))
+        given, shape_m = given_rows(args)
+        flat = [part for _a, part in given]
         out = []
         for i in range(shape_m):
             acc, suffix = unit, None

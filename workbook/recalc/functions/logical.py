@@ -49,11 +49,11 @@ import numpy as np
 
 from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.base.errors import UnsupportedValue
-from gputco.workbook.recalc.base.rangeval import RangeVal, materialize
+from gputco.workbook.recalc.base.rangeval import RangeVal
 from gputco.workbook.recalc.base.values import CALC, NA, VALUE, XlError, approx_equal, to_bool
 from gputco.workbook.recalc.formula.parse import Call, Const, Missing, Param, substitute
 
-from ._args import Spec, as_value, is_rangelike
+from ._args import Spec, as_value, given_rows, is_rangelike
 
 # --- logic -----------------------------------------------------------------------------------------------
 
@@ -86,14 +86,9 @@ _TEXT_VALUE = object()
 
 def _logicals(args):
     """Per row: list of boolean arrays (m, k) and the first error, Excel's AND/OR argument rules."""
-    parts, m = [], 1
-    errs = []
-    for a in args:
-        if a is None:
-            continue
-        arr = materialize(a)
-        m = max(m, arr.shape[0])
-        flat = arr.reshape(arr.shape[0], -1)
+    given, m = given_rows(args)
+    parts, errs = [], []
+    for a, flat in given:
         if flat.dtype == vec.FLOAT:
             parts.append((flat != 0.0).astype(np.int8))
             continue
