@@ -213,7 +213,7 @@ STAGES = ("base", "read", "formula", "functions", "run", "write")
 def engine_import_faults(folder: Path) -> list[str]:
     """What in the engine at ``folder`` (a copy of workbook/recalc) breaks its fence: an import of
     the rest of gputco, or an import against the stage order. Imports at any depth count (a
-    function's too), except those under ``if TYPE_CHECKING`` (they never run)."""
+    function's, and those under ``if TYPE_CHECKING``: a published engine must not need them)."""
     faults = []
     for path in sorted(folder.rglob("*.py")):
         parts = path.relative_to(folder).with_suffix("").parts
@@ -221,14 +221,7 @@ def engine_import_faults(folder: Path) -> list[str]:
         name = ".".join([RECALC, *(parts[:-1] if parts[-1] == "__init__" else parts)])
         base = name if path.name == "__init__.py" else name.rpartition(".")[0]
         where = f"workbook/recalc/{path.relative_to(folder).as_posix()}"
-        hidden: set[int] = set()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                hidden.update(id(n) for n in ast.walk(node))
-        for node in ast.walk(tree):
-            if id(node) in hidden:
-                continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom):

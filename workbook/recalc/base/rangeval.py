@@ -7,15 +7,19 @@ after Excel's implicit intersection when the formula is not an array formula.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.base.values import REF, VALUE
 
-if TYPE_CHECKING:  # the store is a run-stage object the bottom layer only names
-    from gputco.workbook.recalc.run.store import SheetStore
+
+class Cells(Protocol):
+    """Where a range reads its values (the run stage's :class:`SheetStore`): rows r0..r0+h-1
+    (``r0`` an int or an (n,) array) by columns c0..c0+w-1."""
+
+    def block(self, r0, h: int, c0: int, w: int) -> np.ndarray: ...
 
 
 class RangeVal:
@@ -23,7 +27,7 @@ class RangeVal:
 
     __slots__ = ("c0", "h", "r0", "store", "w")
 
-    def __init__(self, store: SheetStore | None, r0, h: int, c0: int, w: int) -> None:
+    def __init__(self, store: Cells | None, r0, h: int, c0: int, w: int) -> None:
         self.store, self.r0, self.h, self.c0, self.w = store, r0, h, c0, w
 
     @property
