@@ -796,6 +796,7 @@ _MORE_FUNCTIONS = {
 
 # --- subtotal --------------------------------------------------------------------------------------------
 
+#: SUBTOTAL's functions by function_num 1-11 (101-111 the same, skipping hidden rows)
 SUBTOTAL_FUNCS = (
     "AVERAGE",
     "COUNT",
@@ -809,26 +810,11 @@ SUBTOTAL_FUNCS = (
     "VAR",
     "VARP",
 )
+#: AGGREGATE's by function_num 1-19: SUBTOTAL's first six (1-6), then 7-11 by their newer names, then 12-19
 AGGREGATE_FUNCS = (
-    "AVERAGE",
-    "COUNT",
-    "COUNTA",
-    "MAX",
-    "MIN",
-    "PRODUCT",
-    "STDEV.S",
-    "STDEV.P",
-    "SUM",
-    "VAR.S",
-    "VAR.P",
-    "MEDIAN",
-    "MODE.SNGL",
-    "LARGE",
-    "SMALL",
-    "PERCENTILE.INC",
-    "QUARTILE.INC",
-    "PERCENTILE.EXC",
-    "QUARTILE.EXC",
+    *SUBTOTAL_FUNCS[:6],
+    *("STDEV.S", "STDEV.P", "SUM", "VAR.S", "VAR.P", "MEDIAN", "MODE.SNGL", "LARGE", "SMALL"),
+    *("PERCENTILE.INC", "QUARTILE.INC", "PERCENTILE.EXC", "QUARTILE.EXC"),
 )
 _NESTED = frozenset({"SUBTOTAL", "AGGREGATE"})
 
