@@ -12,6 +12,15 @@ import pytest
 
 
 @pytest.fixture(scope="session")
+def default_template(tmp_path_factory):
+    """The finance workbook as `gputco template -o gpu-tco.xlsx` writes it, written once per test
+    process for the tests that only read it (a test that changes a workbook writes its own)."""
+    from gputco.workbook.finance.build import write_template
+
+    return write_template(tmp_path_factory.mktemp("default-template") / "gpu-tco.xlsx").path
+
+
+@pytest.fixture(scope="session")
 def soffice_required():
     """Used through ``lo.requires_soffice``: skip without LibreOffice, fail in CI (CI=true)."""
     from lo import check_soffice

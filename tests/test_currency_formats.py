@@ -83,12 +83,11 @@ def cells_read_by_tco_formulas(path) -> dict[tuple[str, str], str]:
 
 
 @pytest.fixture(scope="module")
-def workbooks(tmp_path_factory):
+def workbooks(tmp_path_factory, default_template):
     where = tmp_path_factory.mktemp("currency")
-    write_template(where / "finance.xlsx")
     write_template(where / "ten.xlsx", list(presets.catalog("system")))
     write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), where / "scenarios.xlsx")
-    return {name: where / f"{name}.xlsx" for name in ("finance", "ten", "scenarios")}
+    return {"finance": default_template, **{name: where / f"{name}.xlsx" for name in ("ten", "scenarios")}}
 
 
 @pytest.mark.parametrize("name", ["finance", "ten", "scenarios"])

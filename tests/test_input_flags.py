@@ -17,7 +17,6 @@ from openpyxl.utils import column_index_from_string
 from openpyxl.utils.cell import coordinate_from_string
 
 from gputco.udfs import ranges
-from gputco.workbook.finance.build import write_template
 from gputco.workbook.finance.flags import COUNT
 from gputco.workbook.recalc import recalc_file
 
@@ -33,10 +32,10 @@ def _cell(wb, name):
 
 
 @pytest.fixture(scope="module")
-def books(tmp_path_factory):
+def books(tmp_path_factory, default_template):
     """(clean workbook, the workbook with two bad inputs, {key: Sheet!A1 of the cells to read})."""
     where = tmp_path_factory.mktemp("flags")
-    clean = write_template(where / "clean.xlsx").path
+    clean = default_template
     wb = openpyxl.load_workbook(clean)
     sheet, count_ref = _cell(wb, COUNT)
     rows = {}

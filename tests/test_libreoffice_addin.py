@@ -19,7 +19,7 @@ import pytest
 from lo import formula_cells, requires_soffice, same
 
 from gputco.udfs.registry import UDFS
-from gputco.workbook.finance.build import build_workbook, write_template
+from gputco.workbook.finance.build import build_workbook
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.soffice import lo_addin
 from gputco.workbook.soffice.process import LibreOfficeError, convert
@@ -186,9 +186,8 @@ def _png_info(path: Path) -> tuple[int, int, int]:
 
 
 @requires_soffice
-def test_render_writes_a_readable_png_per_sheet(tmp_path):
-    book = tmp_path / "gpu-tco.xlsx"
-    write_template(book)
+def test_render_writes_a_readable_png_per_sheet(tmp_path, default_template):
+    book = default_template
     proc = _gputco("render", str(book), "--png", str(tmp_path / "png"))
     assert proc.returncode == 0, proc.stderr
     names = [n for n, _, visible in sheet_names(book) if visible]
@@ -207,8 +206,7 @@ def test_render_writes_a_readable_png_per_sheet(tmp_path):
     assert again.returncode == 2 and "refusing to overwrite" in again.stderr
 
 
-def test_render_names_unknown_sheets(tmp_path):
-    book = tmp_path / "b.xlsx"
-    write_template(book)
+def test_render_names_unknown_sheets(tmp_path, default_template):
+    book = default_template
     with pytest.raises(LibreOfficeError, match=r"no sheet 'Nope'.*sheets: Cover, Inputs"):
         render_workbook(book, tmp_path / "png", ["Nope"])

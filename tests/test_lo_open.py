@@ -23,7 +23,6 @@ import pytest
 from lo import requires_soffice, same
 
 from gputco.udfs import UDFS
-from gputco.workbook.finance.build import write_template
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.soffice import lo_addin, session
 from gputco.workbook.soffice.process import soffice, soffice_env
@@ -91,10 +90,8 @@ def _chk_ok(path: Path) -> object:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> tuple[Path, dict]:
-    book = tmp_path_factory.mktemp("tpl") / "gpu-tco.xlsx"
-    write_template(book)
-    return book, evaluate_workbook(book, functions=UDFS)
+def template(default_template) -> tuple[Path, dict]:
+    return default_template, evaluate_workbook(default_template, functions=UDFS)
 
 
 def _assert_computed_like_the_engine(out: Path, template) -> None:

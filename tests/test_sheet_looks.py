@@ -16,7 +16,6 @@ import tomllib
 import openpyxl
 import pytest
 
-from gputco.workbook.finance.build import write_template
 from gputco.workbook.scenarios.build import write_scenarios
 from gputco.workbook.scenarios.example import EXAMPLE
 from gputco.workbook.scenarios.spec import parse_spec
@@ -25,9 +24,9 @@ ERRORS = ("#DIV/0!", "#VALUE!", "#NAME?", "#REF!", "#NUM!", "#NULL!", "#N/A")
 
 
 @pytest.fixture(scope="module")
-def books(tmp_path_factory):
+def books(tmp_path_factory, default_template):
     where = tmp_path_factory.mktemp("looks")
-    finance = write_template(where / "f.xlsx").path
+    finance = default_template
     scenarios = where / "s.xlsx"
     write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), scenarios)
     return {"finance": finance, "scenarios": scenarios}

@@ -151,12 +151,11 @@ def test_changed_inputs_recalculate_to_what_udfs_predicts(tmp_path, engine):
         assert n > 40
 
 
-def test_render_prints_only_the_chosen_sheet_to_png(tmp_path):
+def test_render_prints_only_the_chosen_sheet_to_png(tmp_path, default_template):
     from gputco.workbook.soffice.process import LibreOfficeError
     from gputco.workbook.soffice.render import render_sheet
 
-    path = tmp_path / "gpu-tco.xlsx"
-    write_template(path)
+    path = default_template
     png = render_sheet(path, tmp_path / "compare.png", "Compare")
     data = png.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000

@@ -165,17 +165,16 @@ def test_cli_writes_the_default_workbook_and_prints_the_summary(tmp_path, capsys
     assert openpyxl.load_workbook(path, data_only=True)["Inputs"]["D5"].value == "emerging_neocloud"
 
 
-def test_benchmarks_calibration_and_speedups_equal_udfs(tmp_path):
+def test_benchmarks_calibration_and_speedups_equal_udfs(default_template):
     """The Calibration block's workbook ratios equal udfs.calibration (engine formulas vs numpy),
     all within 5% of SemiAnalysis's published ratios; the speed-up block's break-even speed-ups
     and verdicts equal udfs.published.speedup_table."""
     from gputco.udfs.calibration import calibration_table
     from gputco.udfs.published import speedup_table
-    from gputco.workbook.finance.build import write_template
 
-    path = tmp_path / "t.xlsx"
-    write_template(path)
-    rows = list(openpyxl.load_workbook(path, data_only=True)["Benchmarks"].iter_rows(values_only=True))
+    rows = list(
+        openpyxl.load_workbook(default_template, data_only=True)["Benchmarks"].iter_rows(values_only=True)
+    )
     start = next(i for i, r in enumerate(rows) if str(r[0]).startswith("Calibration"))
     got = {r[0]: r for r in rows[start + 2 : start + 2 + len(calibration_table()) - 1]}
     for system, _published, pub_ratio, _ours, ours_ratio, _diff, kind in calibration_table()[1:]:
