@@ -16,7 +16,7 @@ from lo_record import recorded, verify_or_refresh
 from openpyxl.utils import column_index_from_string
 from openpyxl.utils.cell import coordinate_from_string
 
-from gputco.udfs import ranges
+from gputco.udfs import UDFS, ranges
 from gputco.workbook.finance.flags import COUNT
 from gputco.workbook.recalc import recalc_file
 
@@ -94,7 +94,7 @@ def test_a_generated_workbook_flags_nothing(books):
 
 def test_the_engine_flags_the_rows_and_shows_the_banner(books, tmp_path):
     _clean, bad, cells = books
-    out = recalc_file(bad, tmp_path / "engine.xlsx", engine="gputco").destination
+    out = recalc_file(bad, tmp_path / "engine.xlsx", engine="gputco", functions=UDFS).destination
     got = read(out, cells)
     assert got == expected(cells)
     # LibreOffice's recorded answers for the same cells

@@ -75,9 +75,10 @@ def test_the_scenario_inputs_notes_are_readable_whole(books):
 def test_the_cash_flow_table_shows_no_year_after_the_life(books, tmp_path):
     """The 5-year life's table ends at year 5: the later years' labels are hidden (white) while
     their rows are blank, as the engine computes them."""
+    from gputco.udfs import UDFS
     from gputco.workbook.recalc import recalc_file
 
-    out = recalc_file(books["finance"], tmp_path / "r.xlsx", engine="gputco").destination
+    out = recalc_file(books["finance"], tmp_path / "r.xlsx", engine="gputco", functions=UDFS).destination
     ws = openpyxl.load_workbook(out, data_only=True)["Cash flow 1"]
     formulas = openpyxl.load_workbook(books["finance"])["Cash flow 1"]
     ((sqref, rule),) = [
