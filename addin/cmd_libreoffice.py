@@ -100,6 +100,9 @@ def add_open_parser(sub: argparse._SubParsersAction) -> None:
         default=".",
         help="folder for --convert-to's file (default: the current folder)",
     )
+    p.add_argument(
+        "--force", action="store_true", help="with --convert-to: replace the file in DIR if it exists"
+    )
     add_budget_argument(p)
     add_timeout_argument(p, DEFAULT_TIMEOUT_S, "the screen, and with --convert-to LibreOffice's run")
     p.set_defaults(run=_open)
@@ -128,16 +131,10 @@ def _open(args: argparse.Namespace) -> int:
             raise LibreOfficeError(
                 "--convert-to runs headless in gputco's own profile or --profile DIR, not in your own profile"
             )
-        out = Path(args.outdir)
         with time_budget(timeout, alarm=True):  # the screen and LibreOffice's run share it
-            refuse_outside(check_input(args.file), limits)  # whatever its name: LibreOffice reads content
-            written = session.convert(
-                args.file,
-                out,
-                args.convert_to,
-                profile=args.profile or session.cached_profile_dir(),
-                limits=limits,
-            )
+            src = check_input(args.file)
+            refuse_outside(src, limits)  # whatever its name: LibreOffice reads content
+            written = _convert(args, src, limits)
         print(written)
         return 0
     pid, where = session.start_calc(args.file, profile=args.profile, own_profile=args.own_profile)
@@ -146,6 +143,45 @@ def _open(args: argparse.Namespace) -> int:
         f"(profile {where or lo_addin.default_profile()})"
     )
     return 0
+
+
+def _convert(args: argparse.Namespace, src: Path, limits) -> Path:
+    """``open --convert-to``: LibreOffice writes into a temporary folder; the file is then put
+    in place through the one safe output (:func:`atomic_output`: never onto the input, an
+    existing file only with --force, never through a symbolic link unless --force says so,
+    atomically). A --outdir it made is removed again when nothing was written."""
+    import contextlib
+    import shutil
+    import tempfile
+
+    from gputco.workbook.soffice import session
+    from gputco.workbook.xlsx.files import WriteError, atomic_output
+
+    out = Path(args.outdir)
+    dst = out / f"{src.stem}.{args.convert_to.split(':')[0]}"
+    made_dir = not out.exists()
+    if made_dir:
+        try:
+            out.mkdir(parents=True)
+        except OSError as err:
+            raise WriteError(out, err.strerror or str(err)) from None
+    try:
+        with atomic_output(dst, force=args.force, inputs=[src]) as tmp_out:
+            with tempfile.TemporaryDirectory(prefix="gputco-lo-convert-") as tmp:
+                made = session.convert(
+                    src,
+                    tmp,
+                    args.convert_to,
+                    profile=args.profile or session.cached_profile_dir(),
+                    limits=limits,
+                )
+                shutil.copyfile(made, tmp_out)
+    except BaseException:
+        if made_dir:
+            with contextlib.suppress(OSError):
+                out.rmdir()  # only when empty
+        raise
+    return dst
 
 
 def add_render_parser(sub: argparse._SubParsersAction) -> None:

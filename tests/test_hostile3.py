@@ -257,3 +257,89 @@ def test_render_leaves_no_libreoffice_and_no_folder_on_a_signal(tmp_path, signam
         assert proc.returncode == 143 and err.count("\n") == 1 and "SIGTERM" in err, err
         assert sorted(p.name for p in work.iterdir()) == ["book.xlsx"]
         assert not list(tmp.iterdir())
+
+
+# -- open --convert-to through the one safe output (findings 14 and 17) ---------------------------
+
+
+def _recorded(tmp_path: Path) -> tuple[dict, Path]:
+    import os
+
+    bin_dir, log = hostile.soffice_recorder(tmp_path)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, log
+
+
+def test_convert_to_never_writes_onto_its_input(tmp_path):
+    """Finding 14: onto its own input (the same name, or a hard link to it), with --force or not:
+    one line, exit 2, the input unchanged, LibreOffice never started."""
+    import os
+
+    env, log = _recorded(tmp_path)
+    src = hostile.package(tmp_path / "in.xlsx", hostile.sheet(hostile.cell("A1", 2)))
+    before = src.read_bytes()
+    os.link(src, tmp_path / "alias.xlsx")
+    for argv in (
+        ["open", "in.xlsx", "--convert-to", "xlsx", "--outdir", "."],
+        ["open", "in.xlsx", "--convert-to", "xlsx", "--outdir", ".", "--force"],
+        ["open", "alias.xlsx", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", ".", "--force"],
+    ):
+        run = subprocess.run(
+            [sys.executable, "-m", "gputco.addin.cli", *argv],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+        assert "is the input" in run.stderr
+    assert src.read_bytes() == before and not log.exists()
+
+
+def test_convert_to_refuses_an_existing_file_and_a_link(tmp_path):
+    """Finding 17: an existing file in --outdir is kept without --force; a symbolic link to a file
+    outside is not written through; one line, exit 2, LibreOffice never started."""
+    env, log = _recorded(tmp_path)
+    src = hostile.package(tmp_path / "in.xlsx", hostile.sheet(hostile.cell("A1", 2)))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "in.pdf").write_bytes(b"keep")
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "in.pdf").symlink_to(tmp_path / "outside.pdf")
+    for outdir, says in (("out", "exists; refusing"), ("links", "symbolic link")):
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "gputco.addin.cli",
+                "open",
+                str(src),
+                "--convert-to",
+                "pdf",
+                "--outdir",
+                outdir,
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
+    assert (tmp_path / "out" / "in.pdf").read_bytes() == b"keep"
+    assert not (tmp_path / "outside.pdf").exists() and not log.exists()
+
+
+@requires_soffice
+def test_convert_to_writes_atomically_and_replaces_only_with_force(tmp_path):
+    """The file is written (a PDF: its magic bytes), only with --force over an existing one, and
+    no temporary file is left beside it; a --outdir it made holds just the file."""
+    src = hostile.package(tmp_path / "in.xlsx", hostile.sheet(hostile.cell("A1", 2)))
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "in.pdf").write_bytes(b"old")
+    run = _gputco(
+        "open", str(src), "--convert-to", "pdf", "--outdir", "out", "--force", cwd=tmp_path, timeout=300
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "out" / "in.pdf").read_bytes()[:5] == b"%PDF-"
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["in.pdf"]
+    run = _gputco("open", str(src), "--convert-to", "pdf", "--outdir", "new/deep", cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert sorted(p.name for p in (tmp_path / "new" / "deep").iterdir()) == ["in.pdf"]

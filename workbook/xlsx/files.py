@@ -19,7 +19,7 @@ import errno
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from gputco.udfs.errors import GputcoError
@@ -31,6 +31,14 @@ class FileExistsRefusal(GputcoError, FileExistsError):
     def __init__(self, path: Path, flag: str = "--force") -> None:
         self.path = path
         super().__init__(f"{path} exists; refusing to overwrite it (use {flag} to replace it)")
+
+
+class InputRefusal(GputcoError, FileExistsError):
+    """The destination is the command's own input (under any name): never replaced."""
+
+    def __init__(self, path: Path, src: str | os.PathLike) -> None:
+        self.path = path
+        super().__init__(f"{path} is the input {src}; refusing to write over it (name another output)")
 
 
 class SymlinkRefusal(GputcoError, FileExistsError):
@@ -111,8 +119,16 @@ def check_input(path: str | os.PathLike) -> Path:
 
 
 @contextlib.contextmanager
-def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "--force") -> Iterator[Path]:
+def atomic_output(
+    dst: str | os.PathLike,
+    *,
+    force: bool = False,
+    flag: str = "--force",
+    inputs: Sequence[str | os.PathLike] = (),
+) -> Iterator[Path]:
     """Yield a temporary path beside ``dst``; rename it onto ``dst`` when the block succeeds.
+    ``inputs``: files the block reads, never replaced (with ``--force`` or not: the same file
+    under another name or through a link included).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -127,6 +143,9 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
     gputco.workbook.xlsx.files.FileExistsRefusal: ... exists; refusing to overwrite it (use --force to replace it)
     """
     shown = dst = Path(dst)
+    for src in inputs:
+        if _same_file(src, dst):
+            raise InputRefusal(shown, src)
     if dst.is_symlink():  # only when asked: through the link, so that it stays a link
         if not force:
             raise SymlinkRefusal(shown, os.readlink(dst), dst.exists(), flag)
@@ -165,6 +184,13 @@ def atomic_output(dst: str | os.PathLike, *, force: bool = False, flag: str = "-
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # either is missing: not the same file
+        return False
 
 
 def remove_stale(folder: Path, name: str) -> list[Path]:
