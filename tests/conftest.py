@@ -21,6 +21,20 @@ def default_template(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def example_scenarios(tmp_path_factory):
+    """The scenario workbook of `gputco scenarios --example` (its SPEC as written), written once per
+    test process for the tests that only read it."""
+    import tomllib
+
+    from gputco.workbook.scenarios.build import write_scenarios
+    from gputco.workbook.scenarios.example import EXAMPLE
+    from gputco.workbook.scenarios.spec import parse_spec
+
+    path = tmp_path_factory.mktemp("example-scenarios") / "scenarios.xlsx"
+    return write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), path).path
+
+
+@pytest.fixture(scope="session")
 def soffice_required():
     """Used through ``lo.requires_soffice``: skip without LibreOffice, fail in CI (CI=true)."""
     from lo import check_soffice

@@ -12,7 +12,6 @@ ten systems) and the example scenario workbook (grid, Sensitivity, Monte Carlo).
 from __future__ import annotations
 
 import re
-import tomllib
 
 import openpyxl
 import pytest
@@ -21,9 +20,6 @@ from openpyxl.utils.cell import range_boundaries
 
 from gputco.udfs import presets
 from gputco.workbook.finance.build import write_template
-from gputco.workbook.scenarios.build import write_scenarios
-from gputco.workbook.scenarios.example import EXAMPLE
-from gputco.workbook.scenarios.spec import parse_spec
 
 #: Excel's built-in currency and accounting formats (ECMA-376 Part 1, 18.8.30 numFmt: ids 5-8 are
 #: currency, 41-44 accounting) as openpyxl names them
@@ -83,11 +79,11 @@ def cells_read_by_tco_formulas(path) -> dict[tuple[str, str], str]:
 
 
 @pytest.fixture(scope="module")
-def workbooks(tmp_path_factory, default_template):
-    where = tmp_path_factory.mktemp("currency")
-    write_template(where / "ten.xlsx", list(presets.catalog("system")))
-    write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), where / "scenarios.xlsx")
-    return {"finance": default_template, **{name: where / f"{name}.xlsx" for name in ("ten", "scenarios")}}
+def workbooks(tmp_path_factory, default_template, example_scenarios):
+    ten = write_template(
+        tmp_path_factory.mktemp("currency") / "ten.xlsx", list(presets.catalog("system"))
+    ).path
+    return {"finance": default_template, "ten": ten, "scenarios": example_scenarios}
 
 
 @pytest.mark.parametrize("name", ["finance", "ten", "scenarios"])

@@ -11,25 +11,15 @@ pictures were looked at too: `gputco render FILE --png DIR`):
 
 from __future__ import annotations
 
-import tomllib
-
 import openpyxl
 import pytest
-
-from gputco.workbook.scenarios.build import write_scenarios
-from gputco.workbook.scenarios.example import EXAMPLE
-from gputco.workbook.scenarios.spec import parse_spec
 
 ERRORS = ("#DIV/0!", "#VALUE!", "#NAME?", "#REF!", "#NUM!", "#NULL!", "#N/A")
 
 
 @pytest.fixture(scope="module")
-def books(tmp_path_factory, default_template):
-    where = tmp_path_factory.mktemp("looks")
-    finance = default_template
-    scenarios = where / "s.xlsx"
-    write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), scenarios)
-    return {"finance": finance, "scenarios": scenarios}
+def books(default_template, example_scenarios):
+    return {"finance": default_template, "scenarios": example_scenarios}
 
 
 @pytest.mark.parametrize("which", ["finance", "scenarios"])

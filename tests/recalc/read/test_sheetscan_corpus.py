@@ -128,20 +128,12 @@ def test_the_regex_reader_reads_the_excel_corpus_as_expat_does():
     assert total > 700 and taken > 0.9 * total, (taken, total)
 
 
-def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path):
-    import tomllib
-
-    from gputco.workbook.scenarios.build import write_scenarios
-    from gputco.workbook.scenarios.example import EXAMPLE
-    from gputco.workbook.scenarios.spec import parse_spec
-
-    out = tmp_path / "s.xlsx"
-    write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), out, force=True)
-    taken, total = compare_package(out)
+def test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(example_scenarios):
+    taken, total = compare_package(example_scenarios)
     assert taken == total >= 4
 
 
-def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch, tmp_path):
+def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(monkeypatch, example_scenarios):
     """Large sheets are read in two halves at once, the second by a forked child
     (workbook/recalc/read/forked.py): forced on every part here, every result must still be expat's,
     and a child that dies leaves the reading to this process. (The test process has numpy's and
@@ -164,7 +156,7 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
     for path in _files()[:60]:
         if path.suffix.lower() in (".xlsx", ".xlsm") and path.exists():
             compare_package(path)
-    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path)
+    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(example_scenarios)
     assert len(started) > 50
 
     def dies(self, timeout=None):
@@ -172,7 +164,7 @@ def test_a_sheet_read_in_two_halves_by_two_processes_is_the_sheet_read_whole(mon
         raise forked.ChildFailed("killed")
 
     monkeypatch.setattr(Counted, "result", dies)
-    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(tmp_path)
+    test_the_regex_reader_reads_a_scenario_workbook_as_expat_does(example_scenarios)
 
 
 def test_one_process_when_asked(monkeypatch):
