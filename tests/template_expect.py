@@ -241,6 +241,7 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "cost_of_equity": p.get("cost_of_equity", coc),
         "depreciation_method": p.get("depreciation_method", "straight_line"),
         "bonus_depreciation_fraction": p.get("bonus_depreciation_fraction", 0.0),
+        "covenant_dscr": p.get("covenant_dscr", 1.0),
     }
     ppy = project.PERIODS[str(used["periods"])]
     i = (1 + used["debt_rate"]) ** (1 / ppy) - 1
@@ -277,6 +278,11 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "equity_npv_usd_per_gpu": got["equity_npv_usd_per_gpu"],
         "min_dscr": projectflows.NO_DEBT if math.isnan(dscr) else dscr,
         "peak_funding_usd_per_gpu": got["peak_funding_usd_per_gpu"],
+        **{
+            k: projectflows.NO_DEBT if math.isnan(got[k]) else got[k]
+            for k in ("avg_dscr", "llcr", "plcr", "dscr_breach_periods")
+        },
+        "debt_usd_per_gpu": got["debt_usd_per_gpu"],
         "cluster_npv_usd": got["npv_usd_per_gpu"] * n,
         "cluster_equity_npv_usd": got["equity_npv_usd_per_gpu"] * n,
         "cluster_peak_funding_usd": got["peak_funding_usd_per_gpu"] * n,
@@ -422,6 +428,11 @@ def _rent_or_buy(m: dict, ref: dict) -> dict[str, object]:
                 "project_irr",
                 "equity_irr",
                 "min_dscr",
+                "avg_dscr",
+                "llcr",
+                "plcr",
+                "dscr_breach_periods",
+                "debt_usd_per_gpu",
                 "cluster_peak_funding_usd",
             )
         },

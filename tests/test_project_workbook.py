@@ -136,6 +136,7 @@ def _expected(name: str, got: dict[str, object], k: int) -> dict[str, float]:
         "equity_npv_usd_per_gpu": out["equity_npv_usd_per_gpu"],
         "min_dscr": out["min_dscr"],
         "peak_funding_usd_per_gpu": out["peak_funding_usd_per_gpu"],
+        **{key: out[key] for key in ("avg_dscr", "llcr", "plcr", "dscr_breach_periods", "debt_usd_per_gpu")},
         "cluster_npv_usd": out["npv_usd_per_gpu"] * n,
         "cluster_equity_npv_usd": out["equity_npv_usd_per_gpu"] * n,
         "cluster_peak_funding_usd": out["peak_funding_usd_per_gpu"] * n,
@@ -172,7 +173,7 @@ def _mismatches(got: dict[str, object], name: str, want_of) -> list[str]:
         for key in projectflows.RESULTS:
             value, expected = got[f"{key}_{k}"], want[key]
             if math.isnan(expected):  # none: the workbook says why
-                ok = value == (projectflows.NO_DEBT if key == "min_dscr" else projectflows.NO_IRR)
+                ok = value == (projectflows.NO_DEBT if key in project.NEED_DEBT else projectflows.NO_IRR)
             else:
                 ok = isinstance(value, int | float) and math.isclose(
                     value, expected, rel_tol=REL, abs_tol=1e-9

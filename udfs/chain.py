@@ -443,6 +443,15 @@ INPUTS: tuple[Input, ...] = (
                 0.0,
                 "share of the capex deducted in the in-service year before the method (default 0)",
             ),
+            (
+                "covenant_dscr",
+                "DSCR covenant",
+                "ratio",
+                "number",
+                1.0,
+                "the cover the breach count tests each repayment period against (default 1.0, an "
+                "assumption: a common minimum in GPU-backed loans; set your loan's)",
+            ),
         )
     ),
     Input(
@@ -1062,6 +1071,31 @@ PROJECT_OUTPUTS: dict[str, tuple[str, str, str, str]] = {
         "the most negative cumulative equity cash flow (undiscounted)",
         "peak_funding_usd_per_gpu",
     ),
+    "avg_dscr": (
+        "Mean debt-service cover",
+        "ratio",
+        "simple mean of CFADS / debt service over the repayment periods",
+        "avg_dscr",
+    ),
+    "llcr": (
+        "Loan-life cover ratio",
+        "ratio",
+        "CFADS of the repayment periods at the debt rate, at in-service, / the debt then",
+        "llcr",
+    ),
+    "plcr": (
+        "Project-life cover ratio",
+        "ratio",
+        "CFADS of the life at the debt rate, at in-service, / the debt then",
+        "plcr",
+    ),
+    "dscr_breach_periods": (
+        "Periods below the DSCR covenant",
+        "periods",
+        "repayment periods whose DSCR is below covenant_dscr",
+        "dscr_breach_periods",
+    ),
+    "debt_usd_per_gpu": ("Debt per GPU", "USD", "the debt drawn with the capex", "debt_usd_per_gpu"),
     "cluster_npv_usd": ("Cluster NPV", "USD", "NPV per GPU x GPUs installed", "npv_usd_per_gpu"),
     "cluster_equity_npv_usd": (
         "Cluster equity NPV",

@@ -329,19 +329,19 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "ramp_to",
-        "ramp of the months to the period's end, summed",
+        "ramp summed to the period's end",
         "months",
-        "the ramp of months 1..m summed, m = this period's last month from in-service",
-        "=" + _ramp_sum_formula("<k>*[months_per_period]"),
-        lambda v: _ramp_sum(v["k"] * v["months_per_period"], v["ramp_months"]),
+        "in service: the ramp of months 1..m summed, m = this period's last month from in-service",
+        "=IF(<live>=1," + _ramp_sum_formula("<k>*[months_per_period]") + ",0)",
+        lambda v: _if(v["live"] == 1, _ramp_sum(v["k"] * v["months_per_period"], v["ramp_months"])),
     ),
     Line(
         "ramp_from",
-        "ramp of the months before the period, summed",
+        "ramp summed before the period",
         "months",
-        "the ramp of months 1..m summed, m = the period before's last month",
-        "=" + _ramp_sum_formula("(<k>-1)*[months_per_period]"),
-        lambda v: _ramp_sum((v["k"] - 1) * v["months_per_period"], v["ramp_months"]),
+        "in service: the ramp of months 1..m summed, m = the period before's last month",
+        "=IF(<live>=1," + _ramp_sum_formula("(<k>-1)*[months_per_period]") + ",0)",
+        lambda v: _if(v["live"] == 1, _ramp_sum((v["k"] - 1) * v["months_per_period"], v["ramp_months"])),
     ),
     Line(
         "ramp",
@@ -595,6 +595,25 @@ PERIOD_LINES: list[Line] = [
         lambda v: np.divide(
             v["cfads"], v["service"], out=np.full_like(v["cfads"], np.nan), where=v["service"] > 0
         ),
+    ),
+    Line(
+        "cfads_loan_pv",
+        "CFADS of the loan's life, at in-service",
+        "USD",
+        "CFADS x (1 + debt rate)^(-k / periods a year) in the periods with debt service (the LLCR's "
+        "numerator summed)",
+        "=IF(<service>>0,<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year]),0)",
+        lambda v: _if(
+            v["service"] > 0, v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"])
+        ),
+    ),
+    Line(
+        "cfads_life_pv",
+        "CFADS of the project's life, at in-service",
+        "USD",
+        "CFADS x (1 + debt rate)^(-k / periods a year) (the PLCR's numerator summed)",
+        "=<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year])",
+        lambda v: v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"]),
     ),
     Line(
         "cum_equity",

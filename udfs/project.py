@@ -83,7 +83,11 @@ TERMS: dict[str, object] = {
     "debt_years": "life_years",
     "cost_of_equity": "cost_of_capital",
     "bonus_depreciation_fraction": 0.0,
+    "covenant_dscr": 1.0,
 }
+#: the lender's terms: after the text terms among the project functions' optional arguments (so
+#: the arguments before them keep their places)
+LENDER_TERMS = ("covenant_dscr",)
 #: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
 TABLE_COLUMNS = (
     "period",
@@ -127,7 +131,14 @@ RESULTS = (
     "equity_npv_usd_per_gpu",
     "min_dscr",
     "peak_funding_usd_per_gpu",
+    "avg_dscr",
+    "llcr",
+    "plcr",
+    "dscr_breach_periods",
+    "debt_usd_per_gpu",
 )
+#: the results that need debt (NaN without)
+NEED_DEBT = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods")
 #: the longest life (years) a project has
 MAX_LIFE = periodlines.TAX_YEARS
 #: about this many floats per flow array in one chunk (rows x periods, 8 MiB): memory stays
@@ -594,7 +605,40 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         got["min_dscr"] = np.where(np.isfinite(low), low, np.nan)
     if "peak_funding_usd_per_gpu" in need:
         got["peak_funding_usd_per_gpu"] = np.minimum(flows.lowest_sum(f["equity"], by_period=True), 0.0)
+    if "debt_usd_per_gpu" in need:
+        got["debt_usd_per_gpu"] = t["debt_fraction"] * t["capex_per_gpu"]
+    if any(k in need for k in ("avg_dscr", "dscr_breach_periods", "llcr", "plcr")):
+        got.update(_lender(f, t, ppy, need))
     return got
+
+
+def _lender(f, t, ppy: int, need) -> dict[str, np.ndarray]:
+    """The lender's results of flows ``f`` (docs/project.md): over the periods with debt service,
+    the mean DSCR and the count below ``covenant_dscr``; LLCR and PLCR, the CFADS of the repayment
+    periods (of the life) discounted at the debt rate to in-service over the balance then. NaN
+    without debt."""
+    service, cfads = f["service"].values, f["cfads"].values  # runs of one partition
+    lengths = np.asarray(f["service"].lengths, dtype=float)[:, None]
+    paying = service > 0
+    n = np.sum(np.where(paying, lengths, 0.0), axis=0)
+    with np.errstate(all="ignore"):
+        cover = np.where(paying, cfads / service, 0.0)
+        none = np.where(n > 0, 0.0, np.nan)
+        out: dict[str, np.ndarray] = {}
+        if "avg_dscr" in need:
+            out["avg_dscr"] = np.sum(lengths * cover, axis=0) / n + none
+        if "dscr_breach_periods" in need:
+            low = paying & (cover < t["covenant_dscr"])
+            out["dscr_breach_periods"] = np.sum(np.where(low, lengths, 0.0), axis=0) + none
+        if "llcr" in need or "plcr" in need:
+            # at in-service PV / (drawn x (1 + rate)^(build / ppy)) = at period 0 PV / drawn
+            rate, grow = t["debt_rate"], 1.0 / (t["debt_fraction"] * t["capex_per_gpu"])
+            if "llcr" in need:
+                loan = flows.Periodic(np.where(paying, cfads, 0.0), f["cfads"].lengths)
+                out["llcr"] = flows.npv(loan, rate, ppy, by_period=True) * grow + none
+            if "plcr" in need:
+                out["plcr"] = flows.npv(f["cfads"], rate, ppy, by_period=True) * grow + none
+    return out
 
 
 # --- the TCO_ functions of the project (udfs/registry.py) --------------------------------------
@@ -602,8 +646,13 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
 #: the arguments of every project function after the required five, with their defaults (None:
 #: the default of :data:`TERMS`, another term's value)
 OPTIONAL_ARGS: dict[str, object] = {
-    **{k: (None if isinstance(v, str) else v) for k, v in TERMS.items() if k not in _REQUIRED},
+    **{
+        k: (None if isinstance(v, str) else v)
+        for k, v in TERMS.items()
+        if k not in _REQUIRED and k not in LENDER_TERMS
+    },
     **CHOICES,
+    **{k: TERMS[k] for k in LENDER_TERMS},
 }
 
 
@@ -636,7 +685,7 @@ def _project_function(result: str | None, name: str, doc: str | None):
         why = out.get(f"{result}_why")
         if why is not None and (why != flows.FOUND).any():
             raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
-        if result == "min_dscr" and np.isnan(out[result]).any():
+        if result in NEED_DEBT and np.isnan(out[result]).any():
             raise NoSolutionError("no debt service: debt_fraction is 0, so there is no cover ratio")
         value = out[result]
         return chk.out(value.reshape(shape) if shape else value.reshape(()))
@@ -697,6 +746,26 @@ _FUNCTIONS = (
         "0.1353",
     ),
     (
+        "tco_avg_dscr",
+        "avg_dscr",
+        """The mean debt-service cover over the repayment periods (a simple mean of CFADS / debt
+    service); an error without debt.""",
+        "1.9739",
+    ),
+    (
+        "tco_llcr",
+        "llcr",
+        """Loan-life cover ratio: the CFADS of the repayment periods discounted at the debt rate to
+    in-service, over the debt then; an error without debt.""",
+        "1.9658",
+    ),
+    (
+        "tco_debt_per_gpu",
+        "debt_usd_per_gpu",
+        "The debt drawn with the capex, USD per GPU (debt_fraction x capex).",
+        "18750.0",
+    ),
+    (
         "tco_peak_funding",
         "peak_funding_usd_per_gpu",
         """The most negative cumulative equity cash flow (undiscounted), USD per GPU: the equity
@@ -738,6 +807,9 @@ tco_equity_irr = _made("tco_equity_irr")
 tco_equity_npv = _made("tco_equity_npv")
 tco_min_dscr = _made("tco_min_dscr")
 tco_peak_funding = _made("tco_peak_funding")
+tco_avg_dscr = _made("tco_avg_dscr")
+tco_llcr = _made("tco_llcr")
+tco_debt_per_gpu = _made("tco_debt_per_gpu")
 
 tco_project_cashflows = _project_function(None, "tco_project_cashflows", _project_table.__doc__)
 _TABLE_SIGNATURE = tco_project_cashflows.__signature__

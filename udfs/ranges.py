@@ -140,6 +140,7 @@ RANGES: dict[str, Range] = {
     "debt_rate": Range(0.0, 1.0),
     "debt_years": Range(0.0, 100.0, lo_open=True),
     "cost_of_equity": Range(0.0, 1.0),
+    "covenant_dscr": POSITIVE,  # the lender's default covenant (docs/project.md)
     # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
     "rent_curve": NON_NEGATIVE,
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value
@@ -178,6 +179,9 @@ PROJECT_FUNCTIONS = (
     "TCO_EQUITY_NPV",
     "TCO_MIN_DSCR",
     "TCO_PEAK_FUNDING",
+    "TCO_AVG_DSCR",
+    "TCO_LLCR",
+    "TCO_DEBT_PER_GPU",
 )
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {

@@ -115,6 +115,7 @@ PROJECT_DOCS = (
     ArgDoc("bonus_depreciation_fraction", "Share of the capex deducted in the in-service year", "fraction"),
     ArgDoc("periods", 'Cash-flow periods: "year" (end of year) or "month"', "", TEXT),
     ArgDoc("depreciation_method", 'Tax depreciation: "straight_line", "macrs_5" or "macrs_7" (IRS Pub 946)', "", TEXT),
+    ArgDoc("covenant_dscr", "The DSCR covenant the breach count tests against (default 1.0, an assumption)", "ratio"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as
@@ -535,7 +536,7 @@ _PROJECT_SPECS = (
         summary,
         returns,
         unit,
-        DSCR_EXAMPLE if name == "TCO_MIN_DSCR" else PROJECT_EXAMPLE,
+        DSCR_EXAMPLE if name in ("TCO_MIN_DSCR", "TCO_AVG_DSCR", "TCO_LLCR", "TCO_DEBT_PER_GPU") else PROJECT_EXAMPLE,
         docs=PROJECT_DOCS,
     )
     for name, summary, returns, unit in (
@@ -572,6 +573,26 @@ _PROJECT_SPECS = (
             "tax) / debt service; an error without debt.",
             "lowest DSCR",
             "ratio",
+        ),
+        (
+            "TCO_AVG_DSCR",
+            "Mean debt-service cover over the repayment periods (simple mean of "
+            "CFADS / debt service); an error without debt.",
+            "mean DSCR",
+            "ratio",
+        ),
+        (
+            "TCO_LLCR",
+            "Loan-life cover ratio: CFADS of the repayment periods discounted at the "
+            "debt rate to in-service, over the debt then; an error without debt.",
+            "LLCR",
+            "ratio",
+        ),
+        (
+            "TCO_DEBT_PER_GPU",
+            "The debt drawn with the capex per GPU: debt_fraction x capex.",
+            "debt per GPU",
+            "USD",
         ),
         (
             "TCO_PEAK_FUNDING",

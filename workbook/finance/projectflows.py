@@ -208,6 +208,17 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "discounts the equity cash flows",
     ),
     (
+        "Financing",
+        "covenant_dscr",
+        False,
+        "DSCR covenant",
+        "ratio",
+        1.0,
+        None,
+        "default 1.0 (an assumption: a common minimum cover in GPU-backed loans; set your loan's); "
+        "the breach count tests each repayment period's DSCR against it",
+    ),
+    (
         "Tax",
         "depreciation_method",
         False,
@@ -517,6 +528,11 @@ RESULTS = (
     "equity_npv_usd_per_gpu",
     "min_dscr",
     "peak_funding_usd_per_gpu",
+    "avg_dscr",
+    "llcr",
+    "plcr",
+    "dscr_breach_periods",
+    "debt_usd_per_gpu",
     "cluster_npv_usd",
     "cluster_equity_npv_usd",
     "cluster_peak_funding_usd",
@@ -527,6 +543,7 @@ RESULTS_SHOWN = (
     ("equity_irr", "Equity IRR"),
     ("equity_npv_usd_per_gpu", "Equity NPV"),
     ("min_dscr", "Lowest DSCR"),
+    ("llcr", "LLCR"),
     ("peak_funding_usd_per_gpu", "Peak funding"),
 )
 _UNIT = {
@@ -536,6 +553,7 @@ _UNIT = {
     "equity_npv_usd_per_gpu": "USD",
     "min_dscr": "ratio",
     "peak_funding_usd_per_gpu": "USD",
+    "llcr": "ratio",
 }
 NEEDS_RENT = "needs rent_usd_per_gpu_hour"
 NO_DEBT = "no debt"
@@ -637,6 +655,41 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "the most negative cumulative equity cash flow (undiscounted)",
         ),
         (
+            "avg_dscr",
+            "Mean debt-service cover",
+            "ratio",
+            _guarded(f'IF([debt_payment]>0,AVERAGE({_cash("dscr")}),"{NO_DEBT}")'),
+            "simple mean of CFADS / debt service over the repayment periods",
+        ),
+        (
+            "llcr",
+            "Loan-life cover ratio (LLCR)",
+            "ratio",
+            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_loan_pv")})/[debt_at_in_service],"{NO_DEBT}")'),
+            "CFADS of the repayment periods discounted at the debt rate to in-service / the debt then",
+        ),
+        (
+            "plcr",
+            "Project-life cover ratio (PLCR)",
+            "ratio",
+            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_life_pv")})/[debt_at_in_service],"{NO_DEBT}")'),
+            "CFADS of the life discounted at the debt rate to in-service / the debt then",
+        ),
+        (
+            "dscr_breach_periods",
+            "Periods below the DSCR covenant",
+            "periods",
+            _guarded(f'IF([debt_payment]>0,COUNTIF({_cash("dscr")},"<"&[covenant_dscr]),"{NO_DEBT}")'),
+            "repayment periods whose DSCR is below the covenant on Inputs",
+        ),
+        (
+            "debt_usd_per_gpu",
+            "Debt per GPU",
+            "USD",
+            _guarded("[debt_drawn_usd_per_gpu]"),
+            "the debt drawn with the capex",
+        ),
+        (
             "cluster_npv_usd",
             "Cluster NPV",
             "USD",
@@ -672,6 +725,11 @@ COMPARE_ROWS: list[tuple] = [
         project_irr | Project IRR | 1/year | =[Model:project_irr] | unlevered, annual effective
         equity_irr | Equity IRR | 1/year | =[Model:equity_irr] | with the debt on Inputs
         min_dscr | Lowest DSCR | ratio | =[Model:min_dscr] | CFADS / debt service, lowest repayment period
+        avg_dscr | Mean DSCR | ratio | =[Model:avg_dscr] | simple mean over the repayment periods
+        llcr | LLCR | ratio | =[Model:llcr] | CFADS over the loan at the debt rate / the debt at in-service
+        plcr | PLCR | ratio | =[Model:plcr] | CFADS over the life at the debt rate / the debt at in-service
+        dscr_breach_periods | Periods below the covenant | periods | =[Model:dscr_breach_periods] | repayment periods with DSCR < the covenant on Inputs
+        debt_usd_per_gpu | Debt per GPU | USD | =[Model:debt_usd_per_gpu] | drawn with the capex
         cluster_peak_funding_usd | Cluster peak funding | USD | =[Model:cluster_peak_funding_usd] | the equity the cluster needs at its worst
         """
     ),
@@ -687,6 +745,9 @@ CHECKS = {
     "equity_irr": "TCO_EQUITY_IRR",
     "equity_npv_usd_per_gpu": "TCO_EQUITY_NPV",
     "min_dscr": "TCO_MIN_DSCR",
+    "avg_dscr": "TCO_AVG_DSCR",
+    "llcr": "TCO_LLCR",
+    "debt_usd_per_gpu": "TCO_DEBT_PER_GPU",
     "peak_funding_usd_per_gpu": "TCO_PEAK_FUNDING",
 }
 
@@ -711,7 +772,7 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
             f'{m("project_inputs_check")}=""',
             f"{flags.COUNT}=0",  # a TCO_ function refuses an input out of range (the banner says so)
         ]
-        if key == "min_dscr":
+        if key in ("min_dscr", "avg_dscr", "llcr"):
             tests.append(f"{m('debt_payment')}>0")
         if key.endswith("irr"):
             tests.append(f"ISNUMBER({m(key)})")

@@ -43,6 +43,8 @@ CELLS = (
     "equity",
     "cum_equity",
     "dscr",
+    "cfads_loan_pv",
+    "cfads_life_pv",
     "sold",
     "power_use",
 )
@@ -149,6 +151,12 @@ def result_formulas(last: int) -> dict[str, str]:
         "equity_npv_usd_per_gpu": _npv("equity", "cost_of_equity", last),
         "min_dscr": f'IF([debt_payment]>0,MIN({_range("dscr", 0, last)}),"{NO_DEBT}")',
         "peak_funding_usd_per_gpu": f"MIN(0,MIN({_range('cum_equity', 0, last)}))",
+        "avg_dscr": f'IF([debt_payment]>0,AVERAGE({_range("dscr", 0, last)}),"{NO_DEBT}")',
+        "llcr": f'IF([debt_payment]>0,SUM({_range("cfads_loan_pv", 0, last)})/[debt_at_in_service],"{NO_DEBT}")',
+        "plcr": f'IF([debt_payment]>0,SUM({_range("cfads_life_pv", 0, last)})/[debt_at_in_service],"{NO_DEBT}")',
+        "dscr_breach_periods": f'IF([debt_payment]>0,COUNTIF({_range("dscr", 0, last)},"<"&[covenant_dscr]),'
+        f'"{NO_DEBT}")',
+        "debt_usd_per_gpu": "[debt_drawn_usd_per_gpu]",
     }
     for name, (_label, _unit, _how, per_gpu) in chain.PROJECT_OUTPUTS.items():
         if name.startswith("cluster_"):
