@@ -1036,3 +1036,135 @@ def hostile_arguments() -> dict[str, object]:
         "Decimal 1E+400": decimal.Decimal("1E+400"),
         "generator": (x for x in [0.5]),
     }
+
+
+# escapes: what LibreOffice would read that the screen did not see (findings 2 to 5)
+
+_ODS_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:xlink="http://www.w3.org/1999/xlink" '
+    'xmlns:script="urn:oasis:names:tc:opendocument:xmlns:script:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"'
+)
+
+
+def _ods(d: Path, name: str, table_body: str, *, head: str = "", extra: dict[str, str] | None = None) -> Path:
+    """An OpenDocument spreadsheet: one table holding ``table_body`` (rows, or elements that go
+    before them), ``head`` before the body (scripts, event listeners), ``extra`` parts."""
+    path = d / name
+    content = (
+        f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {_ODS_NS} office:version="1.2">'
+        f'{head}<office:body><office:spreadsheet><table:table table:name="S">{table_body}'
+        "</table:table></office:spreadsheet></office:body></office:document-content>"
+    )
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet", zipfile.ZIP_STORED)
+        z.writestr("content.xml", content)
+        for member, data in (extra or {}).items():
+            z.writestr(member, data)
+    return path
+
+
+def _ods_cell(formula: str) -> str:
+    return f'<table:table-row><table:table-cell table:formula="{escape(formula, {chr(34): "&quot;"})}"/></table:table-row>'
+
+
+def ods_namespaced_webservice(d: Path) -> Path:
+    """Finding 4: WEBSERVICE as LibreOffice writes Excel's function in OpenDocument."""
+    return _ods(d, "ns_web.ods", _ods_cell('of:=COM.MICROSOFT.WEBSERVICE("http://127.0.0.1:9/")'))
+
+
+def ods_namespaced_filterxml(d: Path) -> Path:
+    """Finding 4: FILTERXML under its OpenDocument namespace, in lower case."""
+    return _ods(d, "ns_filterxml.ods", _ods_cell('of:=com.microsoft.filterxml("<a/>";"//a")'))
+
+
+def ods_other_file(d: Path) -> Path:
+    """Finding 5: a reference into a local file."""
+    return _ods(d, "other_file.ods", _ods_cell("of:=['file:///etc/passwd'#$Sheet1.A1]"))
+
+
+def ods_linked_sheet(d: Path) -> Path:
+    """Finding 5: a sheet linked to a local file (table:table-source)."""
+    source = '<table:table-source xlink:type="simple" xlink:href="file:///etc/hosts" table:mode="copy-all"/>'
+    return _ods(d, "linked_sheet.ods", source + _ods_cell("of:=1"))
+
+
+def ods_web_query(d: Path) -> Path:
+    """Finding 5: a web query (table:cell-range-source) into a cell range."""
+    body = (
+        '<table:table-row><table:table-cell><table:cell-range-source table:name="q" '
+        'xlink:type="simple" xlink:href="http://127.0.0.1:9/q" table:filter-name="calc_HTML_WebQuery" '
+        'table:last-column-spanned="1" table:last-row-spanned="1"/></table:table-cell></table:table-row>'
+    )
+    return _ods(d, "web_query.ods", body)
+
+
+def ods_event_macro(d: Path) -> Path:
+    """Finding 5: a Basic module bound to the document's load event."""
+    head = (
+        '<office:scripts><office:event-listeners><script:event-listener script:language="ooo:script" '
+        'script:event-name="dom:load" xlink:href="vnd.sun.star.script:Standard.Module1.Main?'
+        'language=Basic&amp;location=document"/></office:event-listeners></office:scripts>'
+    )
+    module = '<?xml version="1.0"?><script:module script:name="Module1">Sub Main\nEnd Sub</script:module>'
+    return _ods(
+        d, "event_macro.ods", _ods_cell("of:=1"), head=head, extra={"Basic/Standard/Module1.xml": module}
+    )
+
+
+def ods_linked_image(d: Path) -> Path:
+    """Finding 5: an image linked to a local file (embedded into the PDF LibreOffice wrote)."""
+    body = (
+        '<table:table-row><table:table-cell><draw:frame draw:name="i"><draw:image xlink:type="simple" '
+        'xlink:href="file:///usr/share/pixmaps/debian-logo.png"/></draw:frame></table:table-cell></table:table-row>'
+    )
+    return _ods(d, "linked_image.ods", body)
+
+
+def spreadsheetml_formula_attribute(d: Path) -> Path:
+    """Finding 3: SpreadsheetML 2003 writes ss:Formula with a capital F."""
+    path = d / "ss2003.xml"
+    path.write_text(
+        '<?xml version="1.0"?><Workbook xmlns="urn:schemas-microsoft-com:office:spreadsheet" '
+        'xmlns:ss="urn:schemas-microsoft-com:office:spreadsheet"><Worksheet ss:Name="S"><Table><Row>'
+        '<Cell ss:Formula="=FILTERXML(&quot;&lt;a/&gt;&quot;,&quot;//a&quot;)"><Data ss:Type="String"/></Cell>'
+        "</Row></Table></Worksheet></Workbook>"
+    )
+    return path
+
+
+def blank_headed_sheet(d: Path) -> Path:
+    """Finding 2: the worksheet under a name without .xml, no content-type override for it, and
+    400 blanks before its XML; the workbook's relationship points to it."""
+    path = d / "blank_head.xlsx"
+    body = " " * 400 + sheet(cell("A1", f='WEBSERVICE("http://127.0.0.1:9/")'))[len(XML_DECL) :]
+    package(path, "", drop=("xl/worksheets/sheet1.xml",), extra={"xl/worksheets/sheet1": body})
+    data = zipfile.ZipFile(path).read("xl/_rels/workbook.xml.rels").decode().replace("sheet1.xml", "sheet1")
+    ct = zipfile.ZipFile(path).read("[Content_Types].xml").decode()
+    ct = ct.replace(
+        '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>',
+        "",
+    )
+    members = {n: zipfile.ZipFile(path).read(n) for n in zipfile.ZipFile(path).namelist()}
+    members["xl/_rels/workbook.xml.rels"], members["[Content_Types].xml"] = data.encode(), ct.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b in members.items():
+            z.writestr(n, b)
+    return path
+
+
+#: round three's escapes: (builder, what the one line names); LibreOffice is never started
+ESCAPES = {
+    "blank_headed_sheet": (blank_headed_sheet, "WEBSERVICE"),
+    "spreadsheetml_formula_attribute": (spreadsheetml_formula_attribute, "FILTERXML"),
+    "ods_namespaced_webservice": (ods_namespaced_webservice, "WEBSERVICE (content.xml)"),
+    "ods_namespaced_filterxml": (ods_namespaced_filterxml, "FILTERXML (content.xml)"),
+    "ods_other_file": (ods_other_file, "reference to another workbook (content.xml)"),
+    "ods_linked_sheet": (ods_linked_sheet, "linked sheet"),
+    "ods_web_query": (ods_web_query, "web query"),
+    "ods_event_macro": (ods_event_macro, "macro"),
+    "ods_linked_image": (ods_linked_image, "link to a file or URL outside the package"),
+}

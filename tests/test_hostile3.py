@@ -343,3 +343,30 @@ def test_convert_to_writes_atomically_and_replaces_only_with_force(tmp_path):
     run = _gputco("open", str(src), "--convert-to", "pdf", "--outdir", "new/deep", cwd=tmp_path, timeout=300)
     assert run.returncode == 0, run.stderr
     assert sorted(p.name for p in (tmp_path / "new" / "deep").iterdir()) == ["in.pdf"]
+
+
+# -- escapes: what LibreOffice would read, screened (findings 2 to 5) -------------------------------
+
+
+@pytest.mark.parametrize("door", ["open", "render"])
+@pytest.mark.parametrize("name", sorted(hostile.ESCAPES))
+def test_escapes_are_refused_before_libreoffice(name, door, tmp_path):
+    """Each escape: one line naming the finding, exit 2, nothing written, soffice (a recorder
+    first on PATH) never started."""
+    env, log = _recorded(tmp_path)
+    make, says = hostile.ESCAPES[name]
+    src = make(tmp_path)
+    argv = (
+        ["open", str(src), "--convert-to", "pdf", "--outdir", "out"]
+        if door == "open"
+        else ["render", str(src), "--png", "out"]
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
+    assert not log.exists() and not (tmp_path / "out").exists()

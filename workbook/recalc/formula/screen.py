@@ -81,12 +81,37 @@ _BY_NAME = (
     (re.compile(r"(^|/)queryTables/[^/]+\.xml$", re.I), "query table (external data)"),
     (re.compile(r"(^|/)vbaProject\.bin$", re.I), "macros (VBA project)"),
     (re.compile(r"(^|/)activeX/[^/]+$", re.I), "ActiveX control"),
+    (re.compile(r"^(Basic|Scripts)/.+", re.I), "macros (OpenDocument Basic or scripts)"),
 )
 _FORMULA_TAGS = frozenset({"f", "formula", "formula1", "formula2", "definedName"})
 #: first bytes of an XML part in any encoding expat reads (UTF-8/16 with or without BOM)
 _XML_START = (b"<", b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00<")
 _XML_NAMES = (".xml", ".rels", ".vml")
 _ODF_FORMULA = ("of:", "msoxl:", "oooc:")  # OpenDocument's formula attributes: of:=SUM([.A1])
+#: namespaces OpenDocument puts before function names (OpenFormula, ODF 1.2 part 2, 6.1.5)
+_ODF_PREFIXES = ("COM.MICROSOFT.", "ORG.OPENOFFICE.", "ORG.LIBREOFFICE.", "COM.SUN.STAR.SHEET.ADDIN.")
+#: an OpenDocument reference into another file: ['file:///x.ods'#$Sheet1.A1], 'x.ods'#$Sheet1.A1
+_ODF_OTHER_FILE = re.compile(r"'[^']*'\s*#|\]\s*#|#\s*\$")
+#: OpenDocument elements that load from outside the package or run code (by local name)
+_ODF_OUTSIDE = {
+    "table-source": "linked sheet (table:table-source)",
+    "cell-range-source": "web query or linked range (table:cell-range-source)",
+    "dde-source": "DDE link",
+    "dde-connection-decl": "DDE link",
+    "dde-connection": "DDE link",
+    "section-source": "linked section",
+    "event-listener": "macro bound to an event",
+    "script": "macros (office:script)",
+    "module": "macros (Basic module)",
+    "libraries": "macros (Basic library)",
+    "library-linked": "macros (linked Basic library)",
+    "library-embedded": "macros (Basic library)",
+}
+#: elements whose xlink:href is a hyperlink, followed only when someone clicks it
+_HYPERLINKS = frozenset({"a"})
+#: a link to a file or URL (a scheme, or a path leaving the package); "./Object 1" and
+#: "Pictures/x.png" are the package's own parts
+_OUTSIDE_HREF = re.compile(r"^\s*([a-z][a-z0-9+.-]*:|/|\\|\.\./)", re.I)
 
 
 @dataclass(frozen=True)
@@ -208,19 +233,30 @@ def _called(formula: str) -> tuple[str, ...]:
     for tok in tokens:
         v = tok.value
         if tok.type == Token.FUNC and tok.subtype == Token.OPEN:
-            name = function_name(v)
+            name = _odf_name(function_name(v))
         elif tok.type == Token.OPERAND and tok.subtype == Token.RANGE:
             book = v.split("!")[0] if "!" in v else ""
             if "|" in book:
                 found.add("DDE link")
             elif "[" in book:
                 found.add(_WORKBOOK_REF)
-            name = function_name(v + "(")  # "DDE (1)": a name, a space, then "("
+            if _ODF_OTHER_FILE.search(v):
+                found.add(_WORKBOOK_REF)
+            name = _odf_name(function_name(v + "("))  # "DDE (1)": a name, a space, then "("
         else:
             continue
         if name in OUTSIDE:
             found.add(name)
     return tuple(sorted(found))
+
+
+def _odf_name(name: str) -> str:
+    """A function name without OpenDocument's namespaces (``COM.MICROSOFT.WEBSERVICE``: the name
+    LibreOffice writes for Excel's WEBSERVICE in an .ods, and reads back as it)."""
+    for prefix in _ODF_PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix) :]
+    return name
 
 
 def screen_parts(
@@ -340,18 +376,26 @@ def _sheet_names(zf, by_lower, limits) -> dict[str, str]:
     return {by_lower.get(s.part.lower(), s.part): s.name for s in book.sheets if s.part}
 
 
-def _is_xml(zf, name: str, ctype: str) -> bool:
+def _is_xml(zf, name: str, ctype: str, limits: lim.Limits = lim.DEFAULT_LIMITS) -> bool:
+    """Whether a part is XML by its content type, its name, or its first bytes after any
+    blanks (400 leading blanks hide nothing: the blanks are read through, within the budgets)."""
     if "xml" in ctype or name.lower().endswith(_XML_NAMES):
         return True
-    with zf.open(name) as fh:
-        return fh.read(256).lstrip(b" \t\r\n").startswith(_XML_START)
+    for piece in lim.stream_member(zf, name, limits):
+        head = piece.lstrip(_BLANKS)
+        if head:
+            return head.startswith(_XML_START) or head[:1] in (b"\xef", b"\xff", b"\xfe")
+    return False
+
+
+_BLANKS = b" \t\r\n\x00"  # UTF-16's blanks include NUL bytes
 
 
 def _scan(zf, name: str, ctype: str, limits, sheet: str | None, cells: bool) -> _Part:
     """Parse one part (if XML) and screen the formulas it holds."""
     found = _Part()
     try:
-        if not _is_xml(zf, name, ctype):
+        if not _is_xml(zf, name, ctype, limits):
             return found
         if name.lower().endswith(".rels") or name.lower() == "[content_types].xml":
             return found  # parsed above
@@ -387,9 +431,16 @@ def _parse_part(zf, name, limits, sheet, cells, found: _Part) -> None:
                 )
         if local == "c" and sheet is not None:
             ref = attrs.get("r", "")
+        if local in _ODF_OUTSIDE:
+            found.findings.append(Finding(_ODF_OUTSIDE[local], name))
         for key, value in attrs.items():  # a pivot cache's calculated field; OpenDocument cells
-            if key.rpartition(":")[2] == "formula" or value.startswith(_ODF_FORMULA):
+            attr = key.rpartition(":")[2].lower()  # SpreadsheetML 2003: ss:Formula
+            if attr == "formula" or value.startswith(_ODF_FORMULA):
                 formula(value.partition(":")[2] if value.startswith(_ODF_FORMULA) else value, name)
+            elif attr == "href" and local not in _HYPERLINKS and _OUTSIDE_HREF.match(value):
+                found.findings.append(
+                    Finding(f"link to a file or URL outside the package ({value[:80]!r})", name)
+                )
         stack.append(local)
         if local in _FORMULA_TAGS:
             in_cell = local == "f" and len(stack) > 1 and stack[-2] == "c" and sheet is not None
