@@ -28,7 +28,7 @@ from scenario_book import (
 )
 
 from gputco.addin.cli import main
-from gputco.udfs import scenario
+from gputco.udfs import UDFS, scenario
 from gputco.workbook.recalc import recalc_file, supported_functions
 from gputco.workbook.scenarios.build import SHEET_ORDER, write_scenarios
 from gputco.workbook.scenarios.example import EXAMPLE
@@ -263,11 +263,9 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written):
     assert close(named(load(path), "sens_base_usd_per_mtok"), base_cost)
 
 
-def test_example_monte_carlo_percentiles_equal_numpy(tmp_path):
-    spec = parse_spec(SPECS["example"])
-    path = tmp_path / "mc.xlsx"
-    write_scenarios(spec, path)
-    wb = load(path)
+def test_example_monte_carlo_percentiles_equal_numpy(example_scenarios):
+    spec = parse_spec(SPECS["example"])  # the --example SPEC, as example_scenarios was written
+    wb = load(example_scenarios)
     ws = wb["MonteCarlo"]
     keys, data, _ = block(ws, "draw")
     assert len(data) == spec.monte_carlo.draws == 2000
@@ -329,7 +327,7 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     for r in (6, 7):
         ws.cell(row=r, column=keys.index("life_years") + 1).value = 7 if r == 6 else 4
     wb.save(path)
-    recalc_file(path, in_place=True, fallback=libreoffice_values)
+    recalc_file(path, in_place=True, functions=UDFS, fallback=libreoffice_values)
     values = load(path)["Scenarios"]
     row6 = [
         values.cell(row=6, column=keys.index(k) + 1).value
@@ -342,10 +340,9 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     assert close(values.cell(row=7, column=keys.index("npv_usd_per_gpu") + 1).value, want)
 
 
-def test_monte_carlo_is_reproducible_for_a_seed(tmp_path):
+def test_monte_carlo_is_reproducible_for_a_seed(tmp_path, example_scenarios):
     spec = parse_spec(SPECS["example"])
-    a, b = tmp_path / "a.xlsx", tmp_path / "b.xlsx"
-    write_scenarios(spec, a)
+    a, b = example_scenarios, tmp_path / "b.xlsx"  # written earlier in this process, and again now
     write_scenarios(parse_spec(SPECS["example"]), b)
     va = [r for r in load(a)["MonteCarlo"].iter_rows(values_only=True)]
     vb = [r for r in load(b)["MonteCarlo"].iter_rows(values_only=True)]
