@@ -1168,3 +1168,60 @@ ESCAPES = {
     "ods_event_macro": (ods_event_macro, "macro"),
     "ods_linked_image": (ods_linked_image, "link to a file or URL outside the package"),
 }
+
+
+def two_directories(d: Path) -> Path:
+    """Finding 1: one file, two central directories. The ZIP64 end record (where Python's
+    zipfile looks first) lists a clean sheet; the classic end record (LibreOffice's) lists a
+    sheet calling FILTERXML. Both sets of local headers are in the file."""
+    import io
+    import struct
+    import warnings
+
+    clean, evil = d / "clean.xlsx", d / "evil.xlsx"
+    package(clean, sheet(cell("A1", 2)))
+    package(evil, sheet(cell("A1", f='FILTERXML("<a>1</a>","//a")')))
+    buf = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the same names twice, on purpose
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+            for src in (clean, evil):
+                with zipfile.ZipFile(src) as s:
+                    for name in s.namelist():
+                        z.writestr(name, s.read(name))
+    data = buf.getvalue()
+    n_clean = len(zipfile.ZipFile(clean).namelist())
+    eocd = data.rfind(b"PK\x05\x06")
+    _sig, _a, _b, _c, n, _size, cd_offset, _k = struct.unpack_from("<4s4H2LH", data, eocd)
+    entries, at = [], cd_offset
+    for _ in range(n):  # the central directory's entries, as written
+        name_len, extra_len, comment_len = struct.unpack_from("<3H", data, at + 28)
+        end = at + 46 + name_len + extra_len + comment_len
+        entries.append(data[at:end])
+        at = end
+    cd_clean, cd_evil = b"".join(entries[:n_clean]), b"".join(entries[n_clean:])
+    body = data[:cd_offset]
+    evil_at = len(body)
+    clean_at = evil_at + len(cd_evil)
+    z64_at = clean_at + len(cd_clean)
+    n_evil = n - n_clean
+    z64 = struct.pack(
+        "<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, n_clean, n_clean, len(cd_clean), clean_at
+    )
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, z64_at, 1)
+    classic = struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, n_evil, n_evil, len(cd_evil), evil_at, 0)
+    path = d / "two_directories.xlsx"
+    path.write_bytes(body + cd_evil + cd_clean + z64 + locator + classic)
+    clean.unlink()
+    evil.unlink()
+    return path
+
+
+def local_header_renamed(d: Path) -> Path:
+    """A part whose local header names another part than the central directory does."""
+    path = package(d / "local_renamed.xlsx", sheet(cell("A1", 2)))
+    data = path.read_bytes()
+    target = zipfile.ZipFile(path).getinfo("xl/worksheets/sheet1.xml").header_offset + 30  # its name
+    assert data[target : target + 24] == b"xl/worksheets/sheet1.xml"
+    path.write_bytes(data[:target] + b"xl/worksheets/sheet9.xml" + data[target + 24 :])
+    return path

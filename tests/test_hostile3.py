@@ -370,3 +370,30 @@ def test_escapes_are_refused_before_libreoffice(name, door, tmp_path):
     )
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
     assert not log.exists() and not (tmp_path / "out").exists()
+
+
+# -- one view of a package (finding 1) -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("door", ["open", "render", "recalc"])
+@pytest.mark.parametrize("make", [hostile.two_directories, hostile.local_header_renamed])
+def test_a_package_whose_directories_disagree_is_refused(make, door, tmp_path):
+    """Python's zipfile and LibreOffice would read different parts: refused by every door, one
+    line, exit 2, nothing written, soffice never started."""
+    env, log = _recorded(tmp_path)
+    src = make(tmp_path)
+    argv = {
+        "open": ["open", str(src), "--convert-to", "pdf", "--outdir", "out"],
+        "render": ["render", str(src), "--png", "out"],
+        "recalc": ["recalc", str(src), "-o", "out.xlsx"],
+    }[door]
+    run = subprocess.run(
+        [sys.executable, "-m", "gputco.addin.cli", *argv],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "directories disagree" in run.stderr
+    assert not log.exists() and not (tmp_path / "out").exists() and not (tmp_path / "out.xlsx").exists()

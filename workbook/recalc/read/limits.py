@@ -29,6 +29,7 @@ import contextlib
 import contextvars
 import dataclasses
 import os
+import struct
 import time
 import weakref
 import zipfile
@@ -170,6 +171,80 @@ def time_left(default: float | None, stage: str = "before starting LibreOffice")
     return budget[1] - time.perf_counter()
 
 
+_EOCD = struct.Struct("<4s4H2LH")  # the classic end of central directory record
+_EOCD64 = struct.Struct("<4sQ2H2L4Q")  # the ZIP64 end record
+_LOCATOR64 = struct.Struct("<4sLQL")  # the ZIP64 end record's locator
+_LOCAL = struct.Struct("<4s5H3L2H")  # a local file header
+
+
+def check_one_view(zf: zipfile.ZipFile) -> None:
+    """Refuse a package whose directories disagree, so that every reader (the screen, the
+    engine, LibreOffice) sees the same parts: a classic end record and a ZIP64 end record that
+    list different central directories (Python's zipfile takes the ZIP64 one, LibreOffice the
+    classic one), a classic record whose part count is not the directory's, and a part whose
+    local header names another part or another compression than the central directory.
+    The records are read from the file itself, as Python's zipfile finds them."""
+    fp = zf.fp
+    if fp is None or not hasattr(fp, "seek"):
+        return
+    where = fp.tell()
+    try:
+        _check_one_view(zf, fp)
+    finally:
+        fp.seek(where)
+
+
+def _check_one_view(zf: zipfile.ZipFile, fp) -> None:
+    def refuse(what: str) -> WorkbookFormatError:
+        return WorkbookFormatError(
+            f"the package's directories disagree ({what}): readers would see different parts; "
+            "damaged or tampered with"
+        )
+
+    fp.seek(0, os.SEEK_END)
+    size = fp.tell()
+    take = min(size, _EOCD.size + 0xFFFF)
+    fp.seek(size - take)
+    tail = fp.read(take)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + _EOCD.size > len(tail):
+        return  # zipfile opened it without one: nothing to compare
+    _sig, _d, _dcd, _n_disk, n_total, cd_size, cd_offset, _c = _EOCD.unpack_from(tail, at)
+    infos = zf.infolist()
+    eocd = size - take + at
+    if eocd >= _LOCATOR64.size:
+        fp.seek(eocd - _LOCATOR64.size)
+        loc = fp.read(_LOCATOR64.size)
+        if loc[:4] == b"PK\x06\x07" and eocd >= _LOCATOR64.size + _EOCD64.size:
+            fp.seek(eocd - _LOCATOR64.size - _EOCD64.size)
+            rec = fp.read(_EOCD64.size)
+            if rec[:4] == b"PK\x06\x06":
+                fields = _EOCD64.unpack(rec)
+                n64, size64, offset64 = fields[7], fields[8], fields[9]
+                for classic, sentinel, z64, what in (
+                    (n_total, 0xFFFF, n64, "part counts"),
+                    (cd_size, 0xFFFFFFFF, size64, "central directory sizes"),
+                    (cd_offset, 0xFFFFFFFF, offset64, "central directory offsets"),
+                ):
+                    if classic != sentinel and classic != z64:
+                        raise refuse(f"the classic and ZIP64 end records give different {what}")
+                n_total = n64
+    if n_total != 0xFFFF and n_total != len(infos):
+        raise refuse(f"the end record counts {n_total} parts, the central directory lists {len(infos)}")
+    for info in infos:
+        fp.seek(info.header_offset)
+        head = fp.read(_LOCAL.size)
+        if len(head) < _LOCAL.size or head[:4] != b"PK\x03\x04":
+            raise refuse(f"part {info.filename} has no local header where the directory says")
+        fields = _LOCAL.unpack(head)
+        method, name_len = fields[3], fields[9]
+        name = fp.read(name_len)
+        utf8 = fields[2] & 0x800
+        text = name.decode("utf-8" if utf8 else "cp437", "replace")
+        if text != info.orig_filename or method != info.compress_type:
+            raise refuse(f"part {info.filename}: its local header says {text!r}, compression {method}")
+
+
 def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
     """Refuse archives with too many members or declared sizes beyond the limits."""
     infos = zf.infolist()
@@ -183,6 +258,7 @@ def check_archive(zf: zipfile.ZipFile, limits: Limits = DEFAULT_LIMITS) -> None:
             f"the package has two parts named {' and '.join(dict.fromkeys(twice[:2]))} "
             "(part names are case-insensitive; damaged or tampered with)"
         )
+    check_one_view(zf)
     total = 0
     for info in infos:
         if info.flag_bits & 0x1:
