@@ -305,8 +305,24 @@ def test_bad_project_inputs_name_the_input_the_value_and_the_range():
         InputRangeError, match=r'build_months must be a multiple of 12 with periods "year", got 6'
     ):
         project.results({**base, "build_months": 6.0})
-    with pytest.raises(InputRangeError, match=r"debt_years must be in \[1, life_years = 5\], got 6"):
+    with pytest.raises(InputRangeError, match=r"debt_years must be in \(0, life_years = 5\], got 6"):
         project.results({**base, "debt_years": 6.0})
+    # the tenor: whole periods where there is debt, one rule on every route
+    with pytest.raises(InputRangeError, match=r"debt_years must be a whole number of periods .*got 2.5"):
+        project.results({**base, "debt_years": 2.5, "debt_fraction": 0.5})
+    with pytest.raises(InputRangeError, match=r"debt_years must be a whole number of periods .*got 2.51"):
+        project.results({**base, "debt_years": 2.51, "debt_fraction": 0.5, "periods": "month"})
+    with pytest.raises(InputRangeError, match=r"debt_years must be a whole number of periods .*got 2.5"):
+        project.tco_equity_irr(30000, 2.0, 0.4, 5, 0.1, debt_fraction=0.5, debt_years=2.5)
+    with pytest.raises(
+        InputRangeError, match=r"debt_years must be a whole number of periods .*got 2.5 \(element \[1\]\)"
+    ):
+        scenario.evaluate({"system": "H100_HGX", "mfu": 0.5, "rent_usd_per_gpu_hour": 2.0,
+                           "debt_fraction": 0.5, "debt_years": [2.0, 2.5]})  # fmt: skip
+    # 2.5 years by month is 30 months: computed on every route (the function's range was whole years)
+    monthly = {**base, "cost_of_capital": 0.1, "debt_years": 2.5, "debt_fraction": 0.5, "periods": "month"}
+    got = project.tco_equity_irr(30000, 2.0, 0.4, 5, 0.1, debt_fraction=0.5, debt_years=2.5, periods="month")
+    assert got == project.results(monthly, ("equity_irr",))["equity_irr"][0]
     with pytest.raises(InputRangeError, match=r"debt_fraction must be in \[0, 1\), got 1"):
         project.results({**base, "debt_fraction": 1.0})
     with pytest.raises(UnknownNameError, match="depreciation_method"):

@@ -15,6 +15,7 @@ import pytest
 
 from gputco.addin.cli import main
 from gputco.udfs import scenario
+from gputco.udfs.errors import InputRangeError
 
 MEMO_SET = {
     "inp_gpus_1": "1152",
@@ -98,3 +99,26 @@ def test_a_value_the_cell_would_refuse_is_refused_and_nothing_is_written(
     err = capsys.readouterr().err
     assert message in err, err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("periods", ["year", "month"])
+def test_a_tenor_of_two_and_a_half_years_is_one_rule_in_the_workbook_and_in_python(tmp_path, capsys, periods):
+    """2.5 years of debt: by month 30 payments, computed alike by the workbook and by Python; by
+    year no whole number of periods, refused alike (the workbook's results say why)."""
+    out = tmp_path / "tenor.xlsx"
+    sets = {"inp_periods": periods, "inp_rent_usd_per_gpu_hour_1": 2.0, "inp_debt_fraction": 0.5,
+            "inp_debt_years": 2.5}  # fmt: skip
+    argv = ["template", "-o", str(out), "--systems", "H100_HGX", "--buyer", "neocloud_giant"]
+    assert main(argv + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]) == 0
+    capsys.readouterr()
+    wb = openpyxl.load_workbook(out, data_only=True)
+    inputs = {"system": ["H100_HGX"], "mfu": 0.5, "buyer": "neocloud_giant", "rent_usd_per_gpu_hour": [2.0],
+              "periods": periods, "debt_fraction": 0.5, "debt_years": 2.5}  # fmt: skip
+    if periods == "month":
+        want = scenario.evaluate(inputs)
+        for key in ("equity_irr", "min_dscr", "llcr"):
+            assert math.isclose(_value(wb, f"out_{key}_1"), want[key][0], rel_tol=1e-9), key
+    else:
+        with pytest.raises(InputRangeError, match="debt_years must be a whole number of periods"):
+            scenario.evaluate(inputs)
+        assert "debt_years must be a whole number of periods" in _value(wb, "out_equity_irr_1")

@@ -145,7 +145,9 @@ SCALARS: list[Line] = [
         "empty when they do; else what to change (the results say it too)",
         '=IF([build_periods]<>ROUNDUP([build_periods],0),"build_months must be a multiple of 12 with periods year",'
         'IF([debt_years]>[life_years],"debt_years must be within the life",'
-        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))',
+        "IF(AND([debt_fraction]>0,[debt_years]*[periods_per_year]<>ROUNDUP([debt_years]*[periods_per_year],0)),"
+        '"debt_years must be a whole number of periods (years by year, months by month)",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life",""))))',
         lambda v: np.where(
             v["build_periods"] != np.ceil(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
@@ -153,9 +155,17 @@ SCALARS: list[Line] = [
                 v["debt_years"] > v["life_years"],
                 "debt_years must be within the life",
                 np.where(
-                    v["depreciation_years"] > v["life_years"],
-                    "depreciation_years must be within the life",
-                    "",
+                    (v["debt_fraction"] > 0)
+                    & (
+                        v["debt_years"] * v["periods_per_year"]
+                        != np.ceil(v["debt_years"] * v["periods_per_year"])
+                    ),
+                    "debt_years must be a whole number of periods (years by year, months by month)",
+                    np.where(
+                        v["depreciation_years"] > v["life_years"],
+                        "depreciation_years must be within the life",
+                        "",
+                    ),
                 ),
             ),
         ),

@@ -227,9 +227,13 @@ def period_lines(values: Mapping[str, object]) -> dict[str, np.ndarray]:
     return periodlines.evaluate(terms(values))
 
 
+#: the debt tenor's rule, one on every route (the functions, batch, SPECs, both workbooks)
+TENOR_RULE = 'a whole number of periods (whole years with periods "year", whole months with "month")'
+
+
 def _check_together(t: dict[str, np.ndarray]) -> None:
-    """The terms that bound one another: depreciation and debt within the life, a build of whole
-    years in year mode."""
+    """The terms that bound one another: depreciation and debt within the life, a debt tenor of
+    whole periods where there is debt, a build of whole years in year mode."""
     life = t["life_years"]
     for k in ("depreciation_years", "debt_years"):
         if np.max(t[k]) <= np.min(life):  # two reductions: every row within every life
@@ -238,8 +242,13 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
         if bad.any():
             i = int(np.argmax(bad))
             raise InputRangeError(
-                k, t[k][i], f"[1, life_years = {life[i]:g}]", (i,) if life.size > 1 else None
+                k, t[k][i], f"(0, life_years = {life[i]:g}]", (i,) if life.size > 1 else None
             )
+    periods = t["debt_years"] * t["ppy"]
+    bad = (periods != np.round(periods)) & (t["debt_fraction"] > 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise InputRangeError("debt_years", t["debt_years"][i], TENOR_RULE, (i,) if life.size > 1 else None)
     if not np.any(t["build_months"]):
         return
     bad = (t["ppy"] == 1) & (t["build_months"] % 12 != 0)

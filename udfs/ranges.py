@@ -196,6 +196,20 @@ FUNCTION_RANGES: dict[tuple[str, str], Range] = {
             *PROJECT_FUNCTIONS,
         )
         for a in WHOLE_YEARS
+        if a != "debt_years"
+    },
+    # the debt tenor: (0, 15] on every route, and (udfs/project.py, TENOR_RULE) within the life,
+    # a whole number of periods where there is debt
+    **{
+        (f, "debt_years"): Range(0.0, 15.0, lo_open=True)
+        for f in (
+            "TCO_CASHFLOWS",
+            "TCO_NPV",
+            "TCO_IRR",
+            "TCO_PAYBACK_YEARS",
+            "TCO_BREAKEVEN_RENT",
+            *PROJECT_FUNCTIONS,
+        )
     },
 }
 

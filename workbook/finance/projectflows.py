@@ -195,7 +195,7 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "years",
         None,
         None,
-        "whole years within the life",
+        "within the life, a whole number of periods (years by year, months by month: 2.5 needs month)",
     ),
     (
         "Financing",
