@@ -175,6 +175,9 @@ def test_formulas_use_functions_libreoffice_74_knows(wb):
         "MIN",
         "ISERROR",
         "ISTEXT",
+        "EXACT",  # Checks: the same documented text on both sides
+        "LEFT",
+        "LEN",
         "COUNTA",
         "TRUE",
         "NPV",

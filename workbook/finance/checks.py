@@ -1,9 +1,20 @@
 """The Checks sheet: the gputco UDFs (``=TCO_...``) computing the same results as the native formulas.
 
 One row per (quantity, column): the native value, the UDF's value, their relative difference and
-whether it is within ``chk_tolerance``. Where neither is a number (no payback within the
-life: a text in the native cell, an error text from the function) they agree. ``chk_ok`` is TRUE
-when every applicable row agrees.
+whether it is within ``chk_tolerance``. A row is OK only where both sides are numbers that agree, or
+both say the same documented text (the native cell's text, e.g. "no payback within life", and the
+function's error text for it, "#NUM! no payback within life: ..."); an Excel error on either side
+(#NAME? without the add-in, #N/A, #NUM!...) makes the row FALSE, whether it applies or not, and so
+``chk_ok``. A row that does not apply (its inputs are not given, the check is of a name-based function
+while a preset is overridden) says so on both sides and is OK. ``chk_ok`` is TRUE when every row is.
+
+An IRR's native side is the Model sheet's own IRR, Newton started from the sheet's guess (-0.5 for
+flows summing below 0, else 0.1), not from the function's answer: an error in the TCO_ cell cannot
+carry over into the native side. Only where both are numbers that differ (flows with several sign
+changes have several IRRs) is it Excel's IRR started at the function's answer, equal to it exactly
+when that answer is an IRR (:func:`irr_native`). Where Excel's IRR does not converge from the
+sheet's guess (a deeply negative IRR), the native side says "no IRR from the sheet's guess" and the
+row does not apply.
 The name-based UDFs (``TCO_GPU_HOUR(system, buyer)``...) read the presets, so they only apply
 while no preset is overridden on Inputs; their "applies" cell says so.
 
@@ -28,6 +39,8 @@ from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Checks"
 HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]
+#: the native side of an IRR row where Excel's IRR does not converge from the sheet's guess
+NO_NATIVE_IRR = "no IRR from the sheet's guess"
 
 #: per system column: the chain's steps that a TCO_ function computes (udfs.chain Step.check)
 MODEL_CHECKS = [s.key for s in chain.STEPS if s.check is not None]
@@ -88,6 +101,36 @@ def udf_names() -> set[str]:
     return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
 
 
+def irr_native(own: str, udf: str, from_udf: str) -> str:
+    """The native side of an IRR row: ``own``, the Model's IRR (Excel's IRR from the sheet's guess),
+    where it is a number the function's answer ``udf`` agrees with (or ``udf`` is no number);
+    where both are numbers that differ, Excel's IRR started at the function's answer
+    (``from_udf``): flows that change sign more than once have several IRRs, Newton from the
+    sheet's guess may find another one, and started at a root it stays there, so it equals the
+    function's answer exactly when that answer is an IRR of the flows. An error in the function's
+    cell never reaches this side; where ``own`` is no number it says so in text."""
+    differ = f"ABS({own}-{udf})>chk_tolerance*MAX(ABS({own}),ABS({udf}))"
+    # nested IFs, not AND: Excel's AND evaluates every argument and passes an error on
+    return f'IF(ISNUMBER({own}),IF(ISNUMBER({udf}),IF({differ},{from_udf},{own}),{own}),"{NO_NATIVE_IRR}")'
+
+
+def difference(r: int) -> str:
+    """Column E of row ``r``: 0 where both sides are the same number or the same documented text
+    (the function's error text is ``#NUM! `` and the native text, then its reason), their relative
+    difference where both are numbers, else 1 (an error, a number against a text, two texts)."""
+    c, d = f"C{r}", f"D{r}"
+    return (
+        f"=IF(AND(ISNUMBER({c}),ISNUMBER({d})),IF({d}={c},0,ABS({d}-{c})/MAX(ABS({c}),ABS({d}))),"
+        f'IF(AND(ISTEXT({c}),ISTEXT({d})),IF(OR(EXACT({d},{c}),EXACT(LEFT({d},LEN({c})+6),"#NUM! "&{c})),0,1),1))'
+    )
+
+
+def verdict(r: int) -> str:
+    """Column G of row ``r``: FALSE where either side or the "applies" cell is an Excel error, else
+    TRUE where the row does not apply or its difference is within the tolerance."""
+    return f"=IF(OR(ISERROR(C{r}),ISERROR(D{r}),ISERROR(F{r})),FALSE,OR(NOT(F{r}),E{r}<=chk_tolerance))"
+
+
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet(SHEET)
     styles.title(
@@ -117,16 +160,12 @@ def build(book: BookBuilder) -> None:
             if tests:  # the function is called only where its optional inputs are given
                 udf = f'=IF(AND({",".join(tests)}),{udf[1:]},"needs {" and ".join(needs)}")'
             where = f"Model!{letter} (System {k})"
-            if key in ("irr", "breakeven_utilisation"):  # Excel's IRR may not reach a deeply
-                # negative IRR (#NUM!); no utilisation in (0, 1] may break even (both say so)
+            if key == "irr":  # Excel's IRR may not reach a deeply negative IRR from the sheet's
+                # guess (#NUM!): the row says so and does not apply
                 tests.append(f"ISNUMBER({native[1:]})")
-            if key == "irr":  # flows that change sign more than once have several IRRs, and
-                # Newton's search from the sheet's guess may find another one than TCO_IRR: the
-                # native side is Excel's IRR of the same flows started at the UDF's answer, equal
-                # to it exactly when that answer is a root
                 flows = sheet_cashflow.year_ref("net", "0:last", sheet=sheet_cashflow.sheet_name(k))
-                native = f"=IRR({flows},{{udf}})"
-                where += ": Excel's IRR started at TCO_IRR's root"
+                native = "=" + irr_native(native[1:], "{udf}", f"IRR({flows},{{udf}})")
+                where += ": Excel's IRR from the sheet's guess"
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
             rows.append((key, where, native, udf, applies))
         rows += projectflows.check_rows(book, col)
@@ -186,17 +225,9 @@ def build(book: BookBuilder) -> None:
         native = native.replace("{udf}", f"D{r}")
         ws.cell(row=r, column=3, value=native).number_format = "0.000000E+00"
         ws.cell(row=r, column=4, value=udf).number_format = "0.000000E+00"
-        ws.cell(
-            row=r,
-            column=5,
-            value=(
-                f"=IF(ISERROR(C{r}),IF(OR(ISERROR(D{r}),ISTEXT(D{r})),0,1),"
-                f"IF(NOT(ISNUMBER(C{r})),IF(ISNUMBER(D{r}),1,0),"
-                f"IF(ISNUMBER(D{r}),IF(D{r}=C{r},0,ABS(D{r}-C{r})/MAX(ABS(C{r}),ABS(D{r}))),1)))"
-            ),
-        ).number_format = "0.0E+00"
+        ws.cell(row=r, column=5, value=difference(r)).number_format = "0.0E+00"
         ws.cell(row=r, column=6, value=applies)
-        ws.cell(row=r, column=7, value=f"=OR(NOT(F{r}),E{r}<=chk_tolerance)")
+        ws.cell(row=r, column=7, value=verdict(r))
     last = header + len(rows)
     ws["C4"] = f"=AND(G{header + 1}:G{last})"
     ws["C4"].font = styles.BOLD

@@ -756,7 +756,9 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
     """(key, where, native, udf, applies) of the project's checks of system column ``col``: the
     TCO_ function on the same Model cells. A check applies with a rent, inputs in range that fit
     together and (the DSCR) debt; where it does not, the native cell is empty. An IRR's native side is
-    Excel's IRR of the same periods started at the function's root ({udf}), as for TCO_IRR."""
+    the Model's own IRR cell (Excel's IRR from the sheet's guess), or where the function found
+    another root, Excel's IRR started at it (checks.irr_native); an IRR check applies where the
+    Model's cell found one."""
     k = col - book.system_col(1) + 1
     letter = get_column_letter(col)
 
@@ -779,10 +781,13 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
         native = m(key)
         where = f"Model!{letter} (System {k})"
         if key.endswith("irr"):
+            from gputco.workbook.finance.checks import irr_native  # checks imports this module
+
             flows = column_ref("net" if key == "project_irr" else "equity", f"Cash flow {k}")
             ppy = m("periods_per_year")
-            native = f"(1+IRR({flows},(1+{{udf}})^(1/{ppy})-1))^{ppy}-1"
-            where += ": Excel's IRR started at the function's root"
+            from_udf = f"(1+IRR({flows},(1+{{udf}})^(1/{ppy})-1))^{ppy}-1"
+            native = irr_native(native, "{udf}", from_udf)
+            where += ": Excel's IRR from the sheet's guess"
         applies = f"AND({','.join(tests)})"
         # the function is called only where the check applies (TCO_MIN_DSCR without debt is an
         # error by design: there is no cover ratio)

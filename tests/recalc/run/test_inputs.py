@@ -48,7 +48,9 @@ def test_a_cost_of_capital_of_13_is_named_and_check_exits_1(finance, tmp_path, c
         "warning: check failed: Checks row 8: capital_usd_per_gpu_hour (Model!D (System 1)) is FALSE"
         in failed
     )
-    assert len(failed) == 8, failed  # capital, TCO, NPV and break-even rent of both systems
+    # capital, TCO, NPV, break-even rent and break-even utilisation of both systems (the last: the
+    # native side's "no utilisation in (0, 1] breaks even", the function's refusal of the input)
+    assert len(failed) == 10, failed
     # writing the recalculated copy warns the same and still writes it (exit 0)
     assert main(["recalc", str(bad), "-o", str(tmp_path / "out.xlsx")]) == 0
     err = capsys.readouterr().err
