@@ -420,7 +420,8 @@ def test_inputs_sheet_names_every_input_the_rows_read(written):
         "scn_usd_per_mtok",
         "chk_ok",
     } <= names
-    assert wb.calculation.fullCalcOnLoad
+    assert not wb.calculation.fullCalcOnLoad  # opens showing its values (docs/workbook.md)
+    assert wb.calculation.calcId == 191029
 
 
 #: functions Excel stores as ``_xlfn.NAME`` (Microsoft Support, "Issue: An _xlfn. prefix is

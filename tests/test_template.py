@@ -230,8 +230,12 @@ def test_xlwings_conf_sheet(wb):
     assert conf["UDF Modules"]
 
 
-def test_excel_recalculates_on_open(wb):
-    assert wb.calculation.fullCalcOnLoad
+def test_excel_opens_showing_the_cached_values(wb):
+    """No full calculation on load (ECMA-376 Part 1 §18.2.2): without the add-in Excel would turn
+    every TCO_ cell into #NAME?; the engine id of Excel 2019/365, else Excel recalculates anyway
+    (docs/workbook.md)."""
+    assert not wb.calculation.fullCalcOnLoad
+    assert wb.calculation.calcId == 191029
 
 
 def test_one_column_per_system_up_to_all_ten():

@@ -33,7 +33,7 @@ from gputco.workbook.finance import cover as sheet_cover
 from gputco.workbook.finance import inputs as sheet_inputs
 from gputco.workbook.finance import model as sheet_model
 from gputco.workbook.recalc import RecalcError, RecalcReport, recalc_file
-from gputco.workbook.xlsx import cells, chartcache, inputcheck, xlwings_sheet
+from gputco.workbook.xlsx import calc, cells, chartcache, inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
@@ -104,7 +104,7 @@ def build_workbook(
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
     cells.blank_empty_texts(wb)
-    wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open
+    calc.show_cached_values(wb)  # every formula is written with its value (calc.py)
     return wb
 
 

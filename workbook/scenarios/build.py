@@ -40,7 +40,7 @@ from gputco.workbook.scenarios import sensitivity as sheet_sensitivity
 from gputco.workbook.scenarios import summary as sheet_summary
 from gputco.workbook.scenarios.layout import Layout, cash_flow_years
 from gputco.workbook.scenarios.spec import Spec, SpecError, load_spec, parse_spec
-from gputco.workbook.xlsx import cells, chartcache, inputcheck, xlwings_sheet
+from gputco.workbook.xlsx import calc, cells, chartcache, inputcheck, xlwings_sheet
 from gputco.workbook.xlsx import presets_sheet as sheet_presets
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.files import atomic_output
@@ -168,7 +168,7 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
     cells.blank_empty_texts(wb)
-    wb.calculation.fullCalcOnLoad = True  # Excel recalculates on open
+    calc.show_cached_values(wb)  # every formula is written with its value (calc.py)
     return Built(wb, fills, cases)
 
 

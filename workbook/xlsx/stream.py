@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from gputco.workbook.xlsx.calc import CALC_ID
 from gputco.workbook.xlsx.sheetrows import (
     MAIN_NS,
     Formula,
@@ -138,7 +139,7 @@ class XlsxStream:
             (
                 f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<workbook xmlns="{_NS}" '
                 f'xmlns:r="{_R}"><bookViews><workbookView/></bookViews><sheets>{sheets}</sheets>'
-                '<calcPr calcId="191029" fullCalcOnLoad="1"/></workbook>'
+                f'<calcPr calcId="{CALC_ID}"/></workbook>'
             ),
         )
         z.writestr(
