@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gputco import udfs
+from gputco.addin.report import aligned
 from gputco.udfs import presets
 
 from .commands import add_workbook_output, command
@@ -100,11 +101,10 @@ def workbook_table(path, keys: list[str]) -> str:
         sheet, ref = next(iter(wb.defined_names[name].destinations))
         return wb[sheet][ref.replace("$", "")].value
 
-    lines = ["the workbook's values with your inputs:", f"{'':<28}" + "".join(f"{k:>16}" for k in keys)]
+    rows = [["", *keys]]
     for key in WORKBOOK_ROWS:
-        cells = (_shown(key, value(f"out_{key}_{k}")) for k in range(1, len(keys) + 1))
-        lines.append(f"{key:<28}" + "".join(f"{c:>16}" for c in cells))
-    return "\n".join(lines)
+        rows.append([key, *(_shown(key, value(f"out_{key}_{k}")) for k in range(1, len(keys) + 1))])
+    return "\n".join(["the workbook's values with your inputs:", *aligned(rows)])
 
 
 def summary_table(keys: list[str], buyer: str) -> str:
@@ -112,9 +112,9 @@ def summary_table(keys: list[str], buyer: str) -> str:
 
     >>> print(summary_table(["H100_HGX", "GB200_NVL72"], "hyperscaler"))  # doctest: +ELLIPSIS
     default run: gpt3_175b, bf16, 300B tokens
-    system           capex/GPU   TCO $/GPU-h   $/Mtok   J/token   household-years   TCO ratio     MFU
-    H100_HGX            31,250        1.4199   0.7966     3.647             28.16       1.000   54.0%
-    GB200_NVL72         54,167        2.2494   0.4994     1.746             13.48       1.584   54.0%
+    system       capex/GPU  TCO $/GPU-h  $/Mtok  J/token  household-years  TCO ratio    MFU
+    H100_HGX        31,250       1.4199  0.7966    3.647            28.16      1.000  54.0%
+    GB200_NVL72     54,167       2.2494  0.4994    1.746            13.48      1.584  54.0%
     MFU source: H100_HGX measured: sa_gpt3_175b_bf16_dec2024; GB200_NVL72 assumed (the H100 figure)
     """
     from gputco.workbook.finance.inputs import SCENARIO_DEFAULTS
@@ -123,10 +123,8 @@ def summary_table(keys: list[str], buyer: str) -> str:
     tokens = SCENARIO_DEFAULTS["inp_tokens"]
     fpt = udfs.tco_flops_per_token(model, None, SCENARIO_DEFAULTS["inp_convention"])
     ref = keys[0]
-    lines = [
-        f"default run: {model}, {precision}, {tokens / 1e9:.0f}B tokens",
-        f"{'system':<14}{'capex/GPU':>12}{'TCO $/GPU-h':>14}{'$/Mtok':>9}{'J/token':>10}"
-        f"{'household-years':>18}{'TCO ratio':>12}{'MFU':>8}",
+    rows = [
+        ["system", "capex/GPU", "TCO $/GPU-h", "$/Mtok", "J/token", "household-years", "TCO ratio", "MFU"]
     ]
     sources = []
     for key in keys:
@@ -138,13 +136,20 @@ def summary_table(keys: list[str], buyer: str) -> str:
             presets.system(key).value("it_kw_per_gpu"), presets.buyer(buyer).value("pue")
         )
         jpt = udfs.tco_joules_per_token(watts, fpt, peak, mfu)
-        lines.append(
-            f"{key:<14}{udfs.tco_capex_per_gpu(key, buyer):>12,.0f}{tco:>14.4f}"
-            f"{udfs.tco_cost_per_mtok(tco, fpt, peak, mfu):>9.4f}{jpt:>10.3f}"
-            f"{udfs.tco_household_years(jpt * tokens):>18.2f}"
-            f"{udfs.tco_ratio(ref, key, buyer):>12.3f}{mfu:>8.1%}"
+        rows.append(
+            [
+                key,
+                f"{udfs.tco_capex_per_gpu(key, buyer):,.0f}",
+                f"{tco:.4f}",
+                f"{udfs.tco_cost_per_mtok(tco, fpt, peak, mfu):.4f}",
+                f"{jpt:.3f}",
+                f"{udfs.tco_household_years(jpt * tokens):.2f}",
+                f"{udfs.tco_ratio(ref, key, buyer):.3f}",
+                f"{mfu:.1%}",
+            ]
         )
         source = presets.mfu_source(default)
         sources.append(f"{key} {source}" + (" (the H100 figure)" if source == "assumed" else ""))
+    lines = [f"default run: {model}, {precision}, {tokens / 1e9:.0f}B tokens", *aligned(rows)]
     lines.append("MFU source: " + "; ".join(sources))
     return "\n".join(lines)

@@ -208,6 +208,25 @@ def published_verdicts(keys: list[str], model: str) -> list[str]:
     return lines
 
 
+def aligned(rows: list[list[str]], left: int = 1) -> list[str]:
+    """Rows of texts as lines of a table: each column as wide as its widest text, two spaces
+    apart, the first ``left`` columns aligned left, the others right, so no two texts run together.
+
+    >>> for line in aligned([["", "H100_HGX"], ["dscr", "needs rent_usd_per_gpu_hour"], ["irr", "45.02%"]]):
+    ...     print(line)
+                             H100_HGX
+    dscr  needs rent_usd_per_gpu_hour
+    irr                        45.02%
+    """
+    widths = [max(len(r[j]) for r in rows) for j in range(len(rows[0]))]
+    return [
+        "  ".join(
+            f"{t:<{w}}" if j < left else f"{t:>{w}}" for j, (t, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in rows
+    ]
+
+
 def _cell(value, unit: str, width: int) -> str:
     if value is None or (isinstance(value, float) and value != value):
         text = "-"
