@@ -206,6 +206,12 @@ def add_render_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--rows", type=int, default=HEAD_ROWS, help="rows of a long sheet to show (default: %(default)s)"
     )
+    p.add_argument(
+        "--columns",
+        metavar="FIRST:LAST",
+        help="the columns to show, e.g. S:AH for the period table's debt columns (as many as fit "
+        "legibly; default: from A, as many as fit)",
+    )
     p.add_argument("--force", action="store_true", help="replace existing PNG files")
     add_budget_argument(p)
     add_timeout_argument(p, DEFAULT_TIMEOUT_S, "everything: the screen, reading, LibreOffice, pdftoppm")
@@ -225,7 +231,7 @@ def _render(args: argparse.Namespace) -> int:
             args.file,
             args.png,
             sheets=args.sheet,
-            **options(args, "dpi", "force", "rows"),
+            **options(args, "dpi", "force", "rows", "columns"),
             shown=shown,
             stored=stored,
             limits=budgets(args.budget),
@@ -235,7 +241,9 @@ def _render(args: argparse.Namespace) -> int:
         print(path)
     for sheet, cut in shown.items():
         if cut:
-            print(f"gputco render: sheet {sheet!r} shows {cut} (--rows to change)", file=sys.stderr)
+            print(
+                f"gputco render: sheet {sheet!r} shows {cut} (--rows, --columns to change)", file=sys.stderr
+            )
     if stored:
         cells = ", ".join(f"{s}!{ref}" for s, refs in stored.items() for ref in refs)
         print(

@@ -22,6 +22,7 @@ import openpyxl
 import pytest
 from lo import requires_soffice, same
 
+from gputco.addin.cli import main
 from gputco.udfs import UDFS
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.soffice import lo_addin, session
@@ -246,13 +247,14 @@ def test_libreoffice_with_the_addin_agrees_live(tmp_path):
 # -- gputco render: the add-in's values, the head of long sheets ----------------------------------
 
 
-def _printed_text(book: Path, sheets: list[str], tmp: Path) -> tuple[str, dict]:
+def _printed_text(book: Path, sheets: list[str], tmp: Path, columns=None) -> tuple[str, dict]:
     """The text LibreOffice prints for ``sheets`` of ``book`` as gputco render prints them."""
-    from gputco.workbook.soffice.render import _copy_for_print, sheet_names
+    from gputco.workbook.soffice.render import _copy_for_print, parse_columns, sheet_names
 
     tmp.mkdir()
     copy = tmp / "copy.xlsx"
-    shown = _copy_for_print(book, copy, set(sheets), sheet_names(book))
+    cols = None if columns is None else parse_columns(columns)
+    shown = _copy_for_print(book, copy, set(sheets), sheet_names(book), columns=cols)
     pdf = session.convert(copy, tmp / "pdf", "pdf")
     text = subprocess.run(
         ["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True
@@ -297,6 +299,27 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
         "rows 1-60 of 2,053"
     )  # 2,000 draws below the stats (and P(NPV < 0), P(IRR < cost of capital))
     assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
+
+
+@requires_soffice
+def test_render_columns_shows_the_period_tables_debt_columns(template, tmp_path):
+    """`render --columns AB:AP`: the period table's debt columns, which the sheet's head from A
+    (columns A-R fit) never reaches."""
+    text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "head")
+    assert "debt at start" not in text and "payback point" in text
+    text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "debt", columns="AB:AP")
+    for heading in ("debt at start", "interest paid", "DSCR", "equity net"):
+        assert heading in text, heading
+    assert "payback point" not in text
+    assert "columns AB-AP of A-" in shown["Cash flow 1"]
+
+
+def test_render_columns_must_be_a_range_of_columns(template, tmp_path, capsys):
+    for bad in ("AP:AB", "S-AH", "A1:B2", "XFE"):
+        assert main(["render", str(template[0]), "--png", str(tmp_path), "--columns", bad]) == 2
+        err = capsys.readouterr().err
+        assert f"--columns {bad!r} is not a range of columns" in err and "A:XFD" in err
+    assert not list(tmp_path.glob("*.png"))
 
 
 @requires_soffice

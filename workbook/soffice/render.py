@@ -156,15 +156,34 @@ def _column_inches(xml: str):
     return lambda c: (widths.get(c, 8.43) * 7 + 5) / 96  # Excel's character width, 96 dpi
 
 
-def columns_that_fit(xml: str, last: int, inches: float = WIDTH_INCHES) -> int:
-    """How many of the first ``last`` columns fit in ``inches`` (at least one)."""
+def columns_that_fit(xml: str, last: int, inches: float = WIDTH_INCHES, first: int = 1) -> int:
+    """The last of the columns ``first`` to ``last`` that fit in ``inches`` (at least ``first``)."""
     width = _column_inches(xml)
     used = 0.0
-    for c in range(1, last + 1):
+    for c in range(first, last + 1):
         used += width(c)
         if used > inches:
-            return max(1, c - 1)
+            return max(first, c - 1)
     return last
+
+
+def parse_columns(text: str) -> tuple[int, int]:
+    """(first, last) column numbers of a range of columns such as ``S:AH`` (or one column, ``S``).
+
+    >>> parse_columns("S:AH"), parse_columns("b")
+    ((19, 34), (2, 2))
+    """
+    m = re.fullmatch(r"\s*([A-Za-z]{1,3})\s*(?::\s*([A-Za-z]{1,3})\s*)?", text or "")
+    first = last = 0
+    if m:
+        first = column_index_from_string(m.group(1).upper())
+        last = column_index_from_string((m.group(2) or m.group(1)).upper())
+    if not m or not 1 <= first <= last <= 16384:
+        raise LibreOfficeError(
+            f"--columns {text!r} is not a range of columns: give FIRST:LAST letters, the first not "
+            "after the last, within A:XFD (e.g. S:AH)"
+        )
+    return first, last
 
 
 def _fit_one_page(xml: str, footer: str = "") -> str:
@@ -198,8 +217,8 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
-    """workbook.xml with the print area of sheet ``index`` set to A1:<last>."""
+def _print_area(wb: str, index: int, name: str, last: tuple[str, int], first: str = "A") -> str:
+    """workbook.xml with the print area of sheet ``index`` set to <first>1:<last>."""
     wb = re.sub(
         rf'<definedName\b[^>]*name="_xlnm.Print_Area"[^>]*localSheetId="{index}"[^>]*>'
         r".*?</definedName>",
@@ -217,7 +236,7 @@ def _print_area(wb: str, index: int, name: str, last: tuple[str, int]) -> str:
     quoted = "'" + name.replace("'", "''") + "'"
     tag = (
         f'<definedName name="_xlnm.Print_Area" localSheetId="{index}">'
-        f"{_escape(quoted)}!$A$1:${last[0]}${last[1]}</definedName>"
+        f"{_escape(quoted)}!${first}$1:${last[0]}${last[1]}</definedName>"
     )
     if "<definedNames>" in wb or re.search(r"<definedNames\b", wb):
         return re.sub(r"(<definedNames\b[^>]*>)", lambda m: m.group(1) + tag, wb, count=1)
@@ -268,9 +287,11 @@ def _copy_for_print(
     rows: int = HEAD_ROWS,
     kept: dict | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    columns: tuple[int, int] | None = None,
 ) -> dict[str, str]:
     """Write the print copy; returns what is left out of each chosen sheet ("" for nothing).
-    The cells of ``kept`` (sheet -> cells) print their stored values (see :func:`libreoffice_errors`)."""
+    The cells of ``kept`` (sheet -> cells) print their stored values (see :func:`libreoffice_errors`);
+    ``columns`` (first, last): print those columns (as many as fit), not the sheet's from A."""
     parts = {part: name for name, part, _ in sheets if name in chosen}
     shown: dict[str, str] = {}
     with open_zip(src, limits) as zin:
@@ -296,16 +317,21 @@ def _copy_for_print(
             width = max(column_index_from_string(col), draw_col)
             col = get_column_letter(width)
             last = min(used, rows)
-            fit = columns_that_fit(xml, width)
+            start = 1
+            if columns is not None:
+                start, width = columns
+            fit = columns_that_fit(xml, width, first=start)
             cut = [f"rows 1-{last} of {used:,}"] if last < used else []
-            if fit < width:
+            if columns is not None:
+                cut.append(f"columns {get_column_letter(start)}-{get_column_letter(fit)} of A-{col}")
+            elif fit < width:
                 cut.append(f"columns A-{get_column_letter(fit)} of A-{col}")
             shown[name] = ", ".join(cut)
             footer = f"gputco render: {shown[name]}" if cut else ""
             sheet_xml[part] = _fit_one_page(_keep_stored(xml, (kept or {}).get(name, [])), footer).encode(
                 "utf-8"
             )
-            wb = _print_area(wb, index[name], name, (get_column_letter(fit), last))
+            wb = _print_area(wb, index[name], name, (get_column_letter(fit), last), get_column_letter(start))
         with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
             for item in zin.infolist():
                 data = read_member(zin, item.filename, limits)
@@ -345,10 +371,11 @@ def _print(
     shown: dict,
     kept=None,
     limits: Limits = DEFAULT_LIMITS,
+    columns: tuple[int, int] | None = None,
 ) -> list[Path]:
     copy = tmp / tag / f"{src.stem}.xlsx"
     copy.parent.mkdir()
-    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows, kept or {}, limits))
+    shown.update(_copy_for_print(src, copy, set(chosen), sheets, rows, kept or {}, limits, columns))
     pdf = session.convert(copy, tmp / tag / "pdf", "pdf", limits=limits)  # recalculated with the add-in
     return _pdf_to_pngs(pdf, tmp / tag / "page", dpi)
 
@@ -376,21 +403,24 @@ def render_workbook(
     stored: dict | None = None,
     limits: Limits = DEFAULT_LIMITS,
     timeout: float | None = None,
+    columns: str | None = None,
 ) -> list[Path]:
     """Render sheets of ``xlsx`` (default: every visible sheet) to one PNG each in ``out_dir``.
 
-    Each picture shows the sheet's first ``rows`` rows and the columns that fit; ``shown`` (a
+    Each picture shows the sheet's first ``rows`` rows and the columns that fit (from A, or from
+    the first of ``columns``, a range such as ``"S:AH"``, as many of them as fit); ``shown`` (a
     dict, if given) receives sheet name -> what is shown of a cut sheet ("rows 1-60 of 2,049"),
     "" for a whole sheet. ``stored`` (a dict, if given) receives sheet name -> the cells whose
     stored values are shown because LibreOffice gave an error for them (:func:`libreoffice_errors`).
     ``limits``: the budgets (docs/safety.md); ``timeout``: seconds for all of it, the screen,
     the reading and every LibreOffice and pdftoppm run (None: each run has 300 s).
     """
+    cols = None if columns is None else parse_columns(columns)
     with time_budget(timeout):
-        return _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits)
+        return _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits, cols)
 
 
-def _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits) -> list[Path]:
+def _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, limits, columns) -> list[Path]:
     if rows < 1:
         raise LibreOfficeError(f"rows must be at least 1, got {rows}")
     shown = {} if shown is None else shown
@@ -420,23 +450,27 @@ def _render_workbook(xlsx, out_dir, sheets, dpi, force, rows, shown, stored, lim
     made = not out_dir.exists()  # a folder this call makes goes again if it fails
     out_dir.mkdir(parents=True, exist_ok=True)
     try:
-        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits)
+        return _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits, columns)
     except BaseException:
         if made:
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
 
 
-def _render(xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits) -> list[Path]:
+def _render(
+    xlsx, out_dir, chosen, all_sheets, targets, dpi, rows, shown, stored, limits, columns
+) -> list[Path]:
     with tempfile.TemporaryDirectory(prefix="gputco-render-") as tmp:
         kept = libreoffice_errors(xlsx, Path(tmp) / "values", limits)
         if stored is not None:
             stored.update(kept)
-        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown, kept, limits)
+        pages = _print(xlsx, chosen, all_sheets, Path(tmp), "all", dpi, rows, shown, kept, limits, columns)
         if len(pages) != len(chosen):  # an empty sheet prints no page: one run per sheet
             pages = []
             for i, sheet in enumerate(chosen):
-                one = _print(xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown, kept, limits)
+                one = _print(
+                    xlsx, [sheet], all_sheets, Path(tmp), f"s{i}", dpi, rows, shown, kept, limits, columns
+                )
                 if not one:
                     raise LibreOfficeError(f"sheet {sheet!r} printed no page (is it empty?)")
                 pages.append(one[0])
