@@ -12,7 +12,7 @@ An IRR's native side is the Model sheet's own IRR, Newton started from the sheet
 flows summing below 0, else 0.1), not from the function's answer: an error in the TCO_ cell cannot
 carry over into the native side. Only where both are numbers that differ (flows with several sign
 changes have several IRRs) is it Excel's IRR started at the function's answer, equal to it exactly
-when that answer is an IRR (:func:`irr_native`). Where Excel's IRR does not converge from the
+when that answer is an IRR (:func:`gputco.workbook.finance.projectflows.irr_native`). Where Excel's IRR does not converge from the
 sheet's guess (a deeply negative IRR), the native side says "no IRR from the sheet's guess" and the
 row does not apply.
 The name-based UDFs (``TCO_GPU_HOUR(system, buyer)``...) read the presets, so they only apply
@@ -39,8 +39,6 @@ from gputco.workbook.xlsx.book import BookBuilder
 
 SHEET = "Checks"
 HEADINGS = ["check", "where", "native", "UDF", "relative difference", "applies", "OK"]
-#: the native side of an IRR row where Excel's IRR does not converge from the sheet's guess
-NO_NATIVE_IRR = "no IRR from the sheet's guess"
 
 #: per system column: the chain's steps that a TCO_ function computes (udfs.chain Step.check)
 MODEL_CHECKS = [s.key for s in chain.STEPS if s.check is not None]
@@ -101,19 +99,6 @@ def udf_names() -> set[str]:
     return {m for t in templates for m in re.findall(r"TCO_[A-Z_]+(?=\()", t)}
 
 
-def irr_native(own: str, udf: str, from_udf: str) -> str:
-    """The native side of an IRR row: ``own``, the Model's IRR (Excel's IRR from the sheet's guess),
-    where it is a number the function's answer ``udf`` agrees with (or ``udf`` is no number);
-    where both are numbers that differ, Excel's IRR started at the function's answer
-    (``from_udf``): flows that change sign more than once have several IRRs, Newton from the
-    sheet's guess may find another one, and started at a root it stays there, so it equals the
-    function's answer exactly when that answer is an IRR of the flows. An error in the function's
-    cell never reaches this side; where ``own`` is no number it says so in text."""
-    differ = f"ABS({own}-{udf})>chk_tolerance*MAX(ABS({own}),ABS({udf}))"
-    # nested IFs, not AND: Excel's AND evaluates every argument and passes an error on
-    return f'IF(ISNUMBER({own}),IF(ISNUMBER({udf}),IF({differ},{from_udf},{own}),{own}),"{NO_NATIVE_IRR}")'
-
-
 def difference(r: int) -> str:
     """Column E of row ``r``: 0 where both sides are the same number or the same documented text
     (the function's error text is ``#NUM! `` and the native text, then its reason), their relative
@@ -164,7 +149,7 @@ def build(book: BookBuilder) -> None:
                 # guess (#NUM!): the row says so and does not apply
                 tests.append(f"ISNUMBER({native[1:]})")
                 flows = sheet_cashflow.year_ref("net", "0:last", sheet=sheet_cashflow.sheet_name(k))
-                native = "=" + irr_native(native[1:], "{udf}", f"IRR({flows},{{udf}})")
+                native = "=" + projectflows.irr_native(native[1:], "{udf}", f"IRR({flows},{{udf}})")
                 where += ": Excel's IRR from the sheet's guess"
             applies = "=AND(" + ",".join(tests) + ")" if tests else "=TRUE()"
             rows.append((key, where, native, udf, applies))

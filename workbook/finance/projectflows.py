@@ -752,12 +752,29 @@ CHECKS = {
 }
 
 
+#: the native side of an IRR row of Checks where Excel's IRR does not converge from the sheet's guess
+NO_NATIVE_IRR = "no IRR from the sheet's guess"
+
+
+def irr_native(own: str, udf: str, from_udf: str) -> str:
+    """The native side of an IRR row: ``own``, the Model's IRR (Excel's IRR from the sheet's guess),
+    where it is a number the function's answer ``udf`` agrees with (or ``udf`` is no number);
+    where both are numbers that differ, Excel's IRR started at the function's answer
+    (``from_udf``): flows that change sign more than once have several IRRs, Newton from the
+    sheet's guess may find another one, and started at a root it stays there, so it equals the
+    function's answer exactly when that answer is an IRR of the flows. An error in the function's
+    cell never reaches this side; where ``own`` is no number it says so in text."""
+    differ = f"ABS({own}-{udf})>chk_tolerance*MAX(ABS({own}),ABS({udf}))"
+    # nested IFs, not AND: Excel's AND evaluates every argument and passes an error on
+    return f'IF(ISNUMBER({own}),IF(ISNUMBER({udf}),IF({differ},{from_udf},{own}),{own}),"{NO_NATIVE_IRR}")'
+
+
 def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, str]]:
     """(key, where, native, udf, applies) of the project's checks of system column ``col``: the
     TCO_ function on the same Model cells. A check applies with a rent, inputs in range that fit
     together and (the DSCR) debt; where it does not, the native cell is empty. An IRR's native side is
     the Model's own IRR cell (Excel's IRR from the sheet's guess), or where the function found
-    another root, Excel's IRR started at it (checks.irr_native); an IRR check applies where the
+    another root, Excel's IRR started at it (:func:`irr_native`); an IRR check applies where the
     Model's cell found one."""
     k = col - book.system_col(1) + 1
     letter = get_column_letter(col)
@@ -781,8 +798,6 @@ def check_rows(book: BookBuilder, col: int) -> list[tuple[str, str, str, str, st
         native = m(key)
         where = f"Model!{letter} (System {k})"
         if key.endswith("irr"):
-            from gputco.workbook.finance.checks import irr_native  # checks imports this module
-
             flows = column_ref("net" if key == "project_irr" else "equity", f"Cash flow {k}")
             ppy = m("periods_per_year")
             from_udf = f"(1+IRR({flows},(1+{{udf}})^(1/{ppy})-1))^{ppy}-1"
