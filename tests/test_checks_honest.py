@@ -13,6 +13,7 @@ import openpyxl
 import pytest
 from lo import recalculate, requires_soffice
 
+from gputco.udfs import UDFS
 from gputco.workbook.finance.build import write_template
 from gputco.workbook.recalc import recalc_file
 
@@ -66,7 +67,7 @@ def test_one_tco_cell_in_error_fails_its_row_and_chk_ok(written, tmp_path, key):
     src = tmp_path / "broken.xlsx"
     out = tmp_path / "recalculated.xlsx"
     (row,) = _break(written, src, lambda ws, rows: [next(r for r in rows if ws.cell(r, 1).value == key)])
-    recalc_file(src, out, engine="gputco")
+    recalc_file(src, out, engine="gputco", functions=UDFS)
     ok, verdicts, _ = _verdicts(out)
     assert verdicts[row] is False
     assert ok is False
@@ -77,7 +78,7 @@ def test_every_tco_cell_in_error_fails_every_row(written, tmp_path):
     src = tmp_path / "broken.xlsx"
     out = tmp_path / "recalculated.xlsx"
     rows = _break(written, src, lambda ws, rows: rows)
-    recalc_file(src, out, engine="gputco")
+    recalc_file(src, out, engine="gputco", functions=UDFS)
     ok, verdicts, _ = _verdicts(out)
     assert ok is False
     assert [r for r in rows if verdicts[r] is not False] == []

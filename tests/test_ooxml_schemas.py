@@ -29,7 +29,7 @@ import pytest
 from ooxml import package_errors, part_errors
 
 from gputco.addin.cli import main
-from gputco.udfs import presets
+from gputco.udfs import UDFS, presets
 from gputco.workbook.finance.build import write_template
 from gputco.workbook.recalc import recalc_file
 from gputco.workbook.scenarios.example import EXAMPLE
@@ -93,7 +93,7 @@ def books(tmp_path_factory) -> dict[str, Path]:
         out[name] = d / f"{name}.xlsx"
         assert main(["scenarios", str(spec), "-o", str(out[name])]) == 0
     out["recalc"] = d / "recalc.xlsx"
-    recalc_file(out["finance"], out["recalc"], engine="gputco")
+    recalc_file(out["finance"], out["recalc"], engine="gputco", functions=UDFS)
     csv = d / "batch.csv"
     csv.write_text(BATCH_CSV)
     out["batch"] = d / "batch.xlsx"
