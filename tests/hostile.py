@@ -1225,3 +1225,12 @@ def local_header_renamed(d: Path) -> Path:
     assert data[target : target + 24] == b"xl/worksheets/sheet1.xml"
     path.write_bytes(data[:target] + b"xl/worksheets/sheet9.xml" + data[target + 24 :])
     return path
+
+
+#: stored numbers Python's float() reads and the file format's grammar (xsd:double) does not
+#: (finding 11): each refused by recalc, one line naming the cell
+BAD_STORED_NUMBERS = ("1_000", "nan", "-Infinity", "1e309", "0x10", "١")
+
+
+def stored_number(d: Path, text: str) -> Path:
+    return package(d / "stored.xlsx", sheet(cell("A1", text), cell("A2", 0, f="A1*2")))

@@ -397,3 +397,74 @@ def test_a_package_whose_directories_disagree_is_refused(make, door, tmp_path):
     assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
     assert "directories disagree" in run.stderr
     assert not log.exists() and not (tmp_path / "out").exists() and not (tmp_path / "out.xlsx").exists()
+
+
+# -- numbers and dates as the file format and Excel bound them (findings 11 to 13) -----------------
+
+
+@pytest.mark.parametrize("text", hostile.BAD_STORED_NUMBERS)
+def test_stored_numbers_are_read_by_the_file_formats_grammar(text, tmp_path):
+    """Finding 11: xsd:double (ECMA-376's v element) has no underscores, NaN, infinities or other
+    scripts' digits, and 1e309 is no double: refused, naming the cell, not read as float() does
+    (LibreOffice reads 1_000 as 1)."""
+    src = hostile.stored_number(tmp_path, text)
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    assert "S!A1" in run.stderr and "not a number" in run.stderr
+    assert not (tmp_path / "out.xlsx").exists()
+
+
+def test_stored_numbers_of_the_grammar_are_read():
+    """The grammar's own forms, as Excel writes them and as XML Schema allows."""
+    from gputco.workbook.recalc.read.cells import numbers
+
+    assert numbers([b"1", b"-2.5E-3", b".5", b"5.", b" 7 ", b"1E+308"]) == [
+        1.0,
+        -0.0025,
+        0.5,
+        5.0,
+        7.0,
+        1e308,
+    ]
+
+
+def _recalculated(tmp_path: Path, formulas: list[str]) -> tuple[list, bytes]:
+    import zipfile
+
+    import openpyxl
+
+    cells = [hostile.cell(f"A{i + 1}", 0, f=f) for i, f in enumerate(formulas)]
+    src = hostile.package(tmp_path / "in.xlsx", hostile.sheet(*cells))
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    ws = openpyxl.load_workbook(tmp_path / "out.xlsx", data_only=True).active
+    xml = zipfile.ZipFile(tmp_path / "out.xlsx").read("xl/worksheets/sheet1.xml")
+    return [ws.cell(i + 1, 1).value for i in range(len(formulas))], xml
+
+
+def test_non_finite_results_are_written_as_num_errors(tmp_path):
+    """Finding 12: =1E+309 is #NUM! in Excel; the file never holds <v>inf</v> (not a number in
+    the file format), nor does a cell that reads it."""
+    values, xml = _recalculated(tmp_path, ["1E+309", "A1*2", "-1E+309"])
+    assert values == ["#NUM!", "#NUM!", "#NUM!"]
+    assert b"inf" not in xml.lower() and b"nan" not in xml.lower()
+
+
+def test_dates_past_9999_are_refused_as_excel_does(tmp_path):
+    """Finding 13, by Microsoft's docs: DAYS "returns the #NUM! error value" for a number outside
+    the range of valid dates (1900 system: 0 to 2,958,465 = 9999-12-31); TEXT with a date format
+    past the last date is #VALUE!; an elapsed-time format ([h]) has no such bound."""
+    values, _xml = _recalculated(
+        tmp_path,
+        [
+            'TEXT(2958466,"yyyy-mm-dd")',
+            'TEXT(2958465,"yyyy-mm-dd")',
+            "DAYS(1E+300,0)",
+            "DAYS(2958466,0)",
+            "DAYS(-1,0)",
+            "DAYS(2958465,0)",
+            "DAYS(10.5,1)",
+            'TEXT(2958466,"[h]")',
+        ],
+    )
+    assert values == ["#VALUE!", "9999-12-31", "#NUM!", "#NUM!", "#NUM!", 2958465, 9.5, "71003184"]

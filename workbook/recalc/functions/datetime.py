@@ -476,8 +476,13 @@ def _snap15(x: np.ndarray) -> np.ndarray:
 
 
 def _days(end, start):
+    """Microsoft: "EndDate-StartDate" (numbers are not truncated); "if either argument is a
+    number outside the range of valid dates, DAYS returns the #NUM! error value" (0 to
+    9999-12-31's serial; DAYS(1E+300,0) is #NUM!)."""
     (b, a), e = scalar_nums(end, start)
-    return vec.finish(b - a, e)  # Microsoft: "EndDate-StartDate" (numbers are not truncated)
+    last = max_serial() + 1
+    bad = (b < 0) | (b >= last) | (a < 0) | (a >= last)
+    return vec.finish(np.where(bad, np.nan, b - a), e)  # NaN: #NUM! (an input's error first)
 
 
 _DATEDIF_UNITS = ("Y", "M", "D", "MD", "YM", "YD")

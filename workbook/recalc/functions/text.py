@@ -90,7 +90,7 @@ from gputco.workbook.recalc.base.values import (
 
 from ._args import Spec, is_rangelike, row_errors, scalar_nums, wildcard_regex
 from ._numformat import FormatUnsupported, format_fraction, format_scientific, is_fraction
-from .datetime import parts
+from .datetime import max_serial, parts
 
 # --- text ------------------------------------------------------------------------------------------------
 
@@ -525,6 +525,10 @@ def _is_date(tokens) -> bool:
     return bool(re.search(r"[ymdhs]|am/pm|a/p|\[", text))
 
 
+class DateOutOfRange(ValueError):
+    """A date format given a serial past the last date the workbook's system has (9999-12-31)."""
+
+
 def format_value(x: float, fmt: str) -> str:
     sec, x, signed = _pick(_sections(fmt), x)
     if sec.strip().lower() == "general" or sec == "":
@@ -536,6 +540,8 @@ def format_value(x: float, fmt: str) -> str:
             return ("-" if signed else "") + _format_date(-x, tokens)
         if x < 0:
             raise FormatUnsupported("negative date")
+        if not elapsed and x >= max_serial() + 1:  # past 9999-12-31: no date (Excel: #VALUE!)
+            raise DateOutOfRange(x)
         return _format_date(x, tokens)
     if is_fraction(tokens):
         return format_fraction(x, tokens, signed)
@@ -758,6 +764,8 @@ def _text_one(v, fmt):
         v = n
     try:
         return format_value(v, fmt)
+    except DateOutOfRange:
+        return VALUE
     except FormatUnsupported as err:
         raise UnsupportedValue(f"TEXT ({err.args[0]})") from None
     except (ValueError, IndexError, KeyError, StopIteration):

@@ -9,6 +9,7 @@ decoder (:mod:`.stream`).
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -235,8 +236,34 @@ def decode(t: str, v: str | None, inline: list[str] | None, strings: list[str], 
     return _float(v) if v.strip() else None
 
 
+#: a stored number as the file format writes it: xsd:double's lexical form (ECMA-376 Part 1,
+#: 18.3.1.96, the v element; XML Schema 2, 3.2.5) without INF and NaN, which Excel never writes;
+#: Python's float() would also take "1_000", "nan", "-Infinity" and digits of other scripts
+NUMBER = re.compile(r"\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*")
+_NUMBER_BYTES = re.compile(NUMBER.pattern.encode())
+
+
 def _float(v: str) -> float:
-    try:
-        return float(v)
-    except ValueError:
-        raise ValueError(f"the stored value {v[:40]!r} is not a number") from None
+    """A stored number, by the file format's grammar: anything else (``1_000``, ``nan``,
+    ``-Infinity``) and a number no float holds (``1e309``) is refused, not read as Python reads
+    it (LibreOffice reads ``1_000`` as 1: gputco says so instead)."""
+    x = float(v) if NUMBER.fullmatch(v) else math.nan
+    if not math.isfinite(x):
+        raise ValueError(
+            f"the stored value {v[:40]!r} is not a number as the file format writes one "
+            "(xsd:double: digits, a point, an exponent; finite)"
+        )
+    return x
+
+
+def numbers(texts) -> list[float]:
+    """:func:`_float` of many stored numbers (bytes or str) at once: float() of each, then the
+    grammar checked only where float() took something the grammar does not (an underscore,
+    letters other than an exponent's e, a non-finite result)."""
+    out = list(map(float, texts))
+    if not all(map(math.isfinite, out)) or any(
+        b"_" in t if isinstance(t, bytes) else "_" in t for t in texts
+    ):
+        for t in texts:
+            _float(t.decode("utf-8", "replace") if isinstance(t, bytes) else t)
+    return out

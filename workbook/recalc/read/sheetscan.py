@@ -29,7 +29,7 @@ import numpy as np
 from gputco.workbook.recalc.base.errors import WorkbookFormatError
 from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, col_index
 from gputco.workbook.recalc.read import forked, xmlsafe
-from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode, xstring
+from gputco.workbook.recalc.read.cells import SheetPart, _add_formula, decode, numbers, xstring
 from gputco.workbook.recalc.read.formulacols import FormulaColumns, joined, shape_starts
 
 _WS = rb"[ \t\r\n]"
@@ -328,7 +328,7 @@ def _cells(part, g, gi, index: np.ndarray, tags: _Tags, strings: list[str]) -> N
         vt = tags.inner(data, v_at[vk])
         num = np.flatnonzero(plain[vk] & (_lengths(vt) > 0))
         if len(num):  # numbers: float() of the text, as the expat reader (ValueError: its message)
-            values[vk[num]] = list(map(float, _taker(num)(vt)))
+            values[vk[num]] = numbers(_taker(num)(vt))
         vt_of = dict(zip(vk[~plain[vk]].tolist(), _taker_list(np.flatnonzero(~plain[vk]), vt), strict=True))
     other = np.flatnonzero(~plain)
     if len(other):

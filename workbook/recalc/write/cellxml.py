@@ -10,6 +10,7 @@ through :func:`.patch.patch_part`.
 
 from __future__ import annotations
 
+import math
 import re
 
 from gputco.workbook.recalc.base.errors import WorkbookFormatError
@@ -42,6 +43,8 @@ def value_xml(v: object) -> tuple[bytes | None, bytes]:
     if isinstance(v, bool):
         return b"b", b"1" if v else b"0"
     if isinstance(v, float):
+        if not math.isfinite(v):  # inf is no number in the file format: #NUM!, as Excel shows
+            return b"e", b"#NUM!"
         if v.is_integer() and abs(v) < 1e16:
             return None, str(int(v)).encode()
         return None, repr(v).encode()

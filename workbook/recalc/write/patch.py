@@ -182,7 +182,7 @@ def column_xml(store: SheetStore, col: int, rows: np.ndarray, value_xml) -> tupl
         nums = column.num[r]
     texts = np.empty(n, dtype=object)
     types = np.empty(n, dtype=object)
-    number = kinds == NUMBER
+    number = (kinds == NUMBER) & np.isfinite(nums)  # inf: value_xml's #NUM!, below
     whole = number & (np.abs(nums) < 1e16) & (nums == np.floor(nums))
     rest = number & ~whole
     for sel, vals in ((whole, nums[whole].astype(np.int64)), (rest, nums[rest])):
