@@ -4,6 +4,9 @@ Table A-1 for MACRS, and today's cash flows (the chain's per-year table) at the 
 
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 import numpy_financial as npf
 import pytest
@@ -476,3 +479,21 @@ def test_project_chunks_on_several_threads_give_the_values_of_one(monkeypatch):
     for key, one in got["1"].items():
         assert np.array_equal(got["2"][key], one, equal_nan=True), key
     assert np.isfinite(got["1"]["equity_irr"]).mean() > 0.5
+
+
+def test_the_breakeven_rent_with_contracts_is_the_market_rent_and_never_infinite():
+    """Take-or-pay contracts keep their rent: the break-even rent is the market rent at which the
+    NPV is 0 (an identity, by re-evaluating there); where every GPU is under contract for the
+    life no market rent moves the NPV, so there is none (NaN, no numpy warning, not -inf)."""
+    base = {"system": "H100_HGX", "mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "tax_rate": 0.2,
+            "contract_rent_usd_per_gpu_hour": 1.5, "periods": "month", "ramp_months": 3}  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = scenario.evaluate({**base, "contracted_fraction": [1.0, 0.5, 0.8]})
+    rent = out["breakeven_rent_usd_per_gpu_hour"]
+    assert math.isnan(rent[0])
+    for i, share in ((1, 0.5), (2, 0.8)):
+        again = scenario.evaluate(
+            {**base, "contracted_fraction": share, "rent_usd_per_gpu_hour": float(rent[i])}
+        )
+        assert abs(again["npv_usd_per_gpu"][0]) < 1e-6 * out["capex_per_gpu"][i]

@@ -204,11 +204,18 @@ def npv_per_unit_rent(revenue, cost_of_capital, rent_usd_per_gpu_hour, tax_rate)
 
 
 def breakeven_rent_of_table(rent_usd_per_gpu_hour, npv_usd_per_gpu, npv_per_unit_rent):
-    """The rent with NPV = 0: rent - NPV / (NPV of $1 of rent); NPV is linear in the rent."""
-    return chk.out(
-        np.asarray(rent_usd_per_gpu_hour, dtype=float)
-        - np.asarray(npv_usd_per_gpu, dtype=float) / npv_per_unit_rent
-    )
+    """The rent with NPV = 0: rent - NPV / (NPV of $1 of rent); NPV is linear in the rent. With
+    take-or-pay contracts it is the market rent (the contracts' rent as given, docs/project.md);
+    NaN where no GPU-hour is sold at the market rent (every GPU under contract for the life: the
+    rent moves nothing, so no rent breaks even), not an infinity.
+
+    >>> breakeven_rent_of_table([2.0, 2.0], [100.0, 100.0], [50.0, 0.0]).tolist()
+    [0.0, nan]
+    """
+    weight = np.asarray(npv_per_unit_rent, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.asarray(rent_usd_per_gpu_hour, dtype=float) - np.asarray(npv_usd_per_gpu, dtype=float) / weight
+    return chk.out(np.where(weight != 0, out, np.nan))
 
 
 @chk.broadcasting
