@@ -616,7 +616,10 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         got["peak_funding_usd_per_gpu"] = np.minimum(flows.lowest_sum(f["equity"], by_period=True), 0.0)
     if "debt_usd_per_gpu" in need:
         got["debt_usd_per_gpu"] = t["debt_fraction"] * t["capex_per_gpu"]
-    if any(k in need for k in ("avg_dscr", "dscr_breach_periods", "llcr", "plcr")):
+    lender = [k for k in ("avg_dscr", "dscr_breach_periods", "llcr", "plcr") if k in need]
+    if lender and same:  # no debt: no cover ratios, nothing to compute
+        got.update({k: np.full(t["capex_per_gpu"].size, np.nan) for k in lender})
+    elif lender:
         got.update(_lender(f, t, ppy, need))
     return got
 
