@@ -214,7 +214,9 @@ def breakeven_rent_of_table(rent_usd_per_gpu_hour, npv_usd_per_gpu, npv_per_unit
     """
     weight = np.asarray(npv_per_unit_rent, dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(rent_usd_per_gpu_hour, dtype=float) - np.asarray(npv_usd_per_gpu, dtype=float) / weight
+        out = (
+            np.asarray(rent_usd_per_gpu_hour, dtype=float) - np.asarray(npv_usd_per_gpu, dtype=float) / weight
+        )
     return chk.out(np.where(weight != 0, out, np.nan))
 
 
