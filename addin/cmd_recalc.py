@@ -155,12 +155,14 @@ def run(args: argparse.Namespace) -> int:
             functions=UDFS,
             output=lambda path: atomic_output(path, force=True),
         )
+        inputs_said, bad_inputs = _input_warnings(src, report, dst or src)  # inside --timeout too
     print(report.summary())
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)
     for problem in report.problems:
         print(f"warning: {problem}", file=sys.stderr)
-    bad_inputs = _input_warnings(src, report, dst or src)
+    for line in inputs_said:
+        print(line, file=sys.stderr)
     if args.check:
         if report.mismatches:
             print(report.mismatch_table(args.limit))
@@ -169,26 +171,27 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _input_warnings(src: Path, report, result: Path) -> bool:
+def _input_warnings(src: Path, report, result: Path) -> tuple[list[str], bool]:
     """For a workbook gputco wrote (its marker, see gputco.workbook.xlsx.inputcheck): one warning
     line per named input outside its valid range, and the Checks rows that fail when chk_ok is
-    not TRUE. True when any input is out of range or a check fails."""
+    not TRUE, and whether any input is out of range or a check fails. Run inside the command's
+    --timeout: the time limit stops it as every other phase."""
+    from gputco.workbook.recalc import RecalcTimeoutError
     from gputco.workbook.xlsx import inputcheck
 
     try:
         kind, bad = inputcheck.out_of_range(src)
         if kind is None:
-            return False
+            return [], False
         if report.checked:  # nothing written: the computed values are the stored ones but these
             computed = {(m.sheet, m.cell): m.computed for m in report.mismatches}
             failed = inputcheck.failed_checks(src, computed)
         else:
             failed = inputcheck.failed_checks(result, {})
+    except RecalcTimeoutError:
+        raise
     except Exception as err:  # a part openpyxl cannot read (the engine reads only what it needs)
-        print(f"note: the named inputs were not checked: {type(err).__name__}: {err}", file=sys.stderr)
-        return False
-    for item in bad:
-        print(f"warning: input {item.line()}", file=sys.stderr)
-    for line in failed or ():
-        print(f"warning: check failed: {line}", file=sys.stderr)
-    return bool(bad or failed)
+        return [f"note: the named inputs were not checked: {type(err).__name__}: {err}"], False
+    lines = [f"warning: input {item.line()}" for item in bad]
+    lines += [f"warning: check failed: {line}" for line in failed or ()]
+    return lines, bool(bad or failed)

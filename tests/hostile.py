@@ -1234,3 +1234,36 @@ BAD_STORED_NUMBERS = ("1_000", "nan", "-Infinity", "1e309", "0x10", "١")
 
 def stored_number(d: Path, text: str) -> Path:
     return package(d / "stored.xlsx", sheet(cell("A1", text), cell("A2", 0, f="A1*2")))
+
+
+def far_named_input(d: Path) -> Path:
+    """Finding 6: 2 KB, gputco's marker, a named input at row 1,048,576 and a 16,384-column
+    dimension (recalc's input check walked every row whole through openpyxl: 24 minutes)."""
+    custom = (
+        XML_DECL
+        + '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" '
+        'xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><property '
+        'fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="2" name="gputco">'
+        "<vt:lpwstr>finance workbook, gputco 0.1.0</vt:lpwstr></property></Properties>"
+    )
+    path = package(
+        d / "far_input.xlsx",
+        sheet(cell("A1", 2, f="1+1"), cell("A1048576", 13), before='<dimension ref="A1:XFD1048576"/>'),
+        names={"inp_cost_of_capital": "S!$A$1048576"},
+        extra={"docProps/custom.xml": custom},
+    )
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    members["_rels/.rels"] = members["_rels/.rels"].replace(
+        b"</Relationships>",
+        f'<Relationship Id="rId9" Type="{REL}/custom-properties" Target="docProps/custom.xml"/></Relationships>'.encode(),
+    )
+    members["[Content_Types].xml"] = members["[Content_Types].xml"].replace(
+        b"</Types>",
+        b'<Override PartName="/docProps/custom.xml" '
+        b'ContentType="application/vnd.openxmlformats-officedocument.custom-properties+xml"/></Types>',
+    )
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path

@@ -468,3 +468,14 @@ def test_dates_past_9999_are_refused_as_excel_does(tmp_path):
         ],
     )
     assert values == ["#VALUE!", "9999-12-31", "#NUM!", "#NUM!", "#NUM!", 2958465, 9.5, "71003184"]
+
+
+def test_the_input_check_reads_only_the_named_cells(tmp_path):
+    """Finding 6: the input check after the run reads the named cells, not every cell of the
+    dimension: the far input is named (13 is outside [0, 1]) and the run stays inside a 30 s
+    --timeout (24 minutes before, outside every budget)."""
+    src = hostile.far_named_input(tmp_path)
+    assert src.stat().st_size < 4096
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", "--timeout", "30", cwd=tmp_path, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "inp_cost_of_capital = 13 is outside its valid range [0, 1] (S!A1048576)" in run.stderr

@@ -93,13 +93,28 @@ def values_of(wb: openpyxl.Workbook, cells: dict[str, tuple[str, str]]) -> dict[
     for sheet, wanted in by_sheet.items():
         if sheet not in wb.sheetnames:
             continue
-        last = max(r for r, _ in wanted)
-        for r, row in enumerate(wb[sheet].iter_rows(min_row=1, max_row=last), 1):
-            for col, c in enumerate(row, 1):
+        ws = wb[sheet]
+        r0, r1 = min(r for r, _ in wanted), max(r for r, _ in wanted)
+        c0, c1 = min(c for _, c in wanted), max(c for _, c in wanted)
+        if (r1 - r0 + 1) * (c1 - c0 + 1) > _BLOCK_CELLS:  # far apart (an input at row 1,048,576
+            for (r, col), key in wanted.items():  # and one at column XFD): each cell on its own
+                ((out[key],),) = ws.iter_rows(
+                    min_row=r, max_row=r, min_col=col, max_col=col, values_only=True
+                )
+            continue
+        rows = ws.iter_rows(min_row=r0, max_row=r1, min_col=c0, max_col=c1, values_only=True)
+        for r, row in enumerate(rows, r0):  # only the block the inputs span, never the whole sheet
+            for col, value in enumerate(row, c0):
                 key = wanted.get((r, col))
                 if key is not None:
-                    out[key] = c.value
+                    out[key] = value
     return out
+
+
+#: cells of the block the named inputs span read in one pass; past it, each input alone (the
+#: sheet's dimension and the other cells are never walked: a 2 KB file with an input at row
+#: 1,048,576 and a 16,384-column dimension took 24 minutes when every row was walked whole)
+_BLOCK_CELLS = 100_000
 
 
 def _valid(value: object, r: ranges.Range) -> bool:
