@@ -479,3 +479,19 @@ def test_the_input_check_reads_only_the_named_cells(tmp_path):
     run = _gputco("recalc", str(src), "-o", "out.xlsx", "--timeout", "30", cwd=tmp_path, timeout=60)
     assert run.returncode == 0, run.stderr
     assert "inp_cost_of_capital = 13 is outside its valid range [0, 1] (S!A1048576)" in run.stderr
+
+
+def test_sequence_past_the_array_budget_is_refused(tmp_path):
+    """Earlier round: SUM(SEQUENCE(7000,7000)) was #VALUE! with exit 0 (a fixed cap of 2^20
+    cells, said only as a warning). Now the array budget decides before the array is made: past
+    it one line, exit 2, nothing written; within it the sum (1 + ... + 10,000 = 50,005,000)."""
+    src = hostile.package(
+        tmp_path / "seq.xlsx", hostile.sheet(hostile.cell("A1", 0, f="SUM(SEQUENCE(8000,8000))"))
+    )
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "max_array_cells" in run.stderr, run.stderr
+    assert not (tmp_path / "out.xlsx").exists()
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", "--budget", "max_array_cells=1000", cwd=tmp_path)
+    assert run.returncode == 2 and "SEQUENCE(8,000, 8,000) would hold 64,000,000 cells" in run.stderr
+    values, _xml = _recalculated(tmp_path, ["SUM(SEQUENCE(100,100))", "SUM(SEQUENCE(1100,1000))"])
+    assert values == [50005000, 1100 * 1000 * (1100 * 1000 + 1) // 2]

@@ -74,6 +74,7 @@ import numpy as np
 from gputco.workbook.recalc.base import vec
 from gputco.workbook.recalc.base.rangeval import RangeVal
 from gputco.workbook.recalc.base.values import CALC, NA, NUM, REF, VALUE, XlError, compare
+from gputco.workbook.recalc.read.limits import check_array_cells
 
 from ._args import Spec, scalar_nums
 
@@ -140,8 +141,7 @@ def _sequence(rows, columns=None, start=None, step=None):
         return vec.const(VALUE)
     if n == 0 or k == 0:
         return vec.const(CALC)
-    if n * k > 1 << 20:
-        raise ValueError(f"SEQUENCE of {n:,} x {k:,} cells")
+    check_array_cells(f"SEQUENCE({n:,}, {k:,})", n * k)  # past the budget: refused, exit 2
     return (first + inc * np.arange(n * k, dtype=vec.FLOAT)).reshape(1, n, k)
 
 

@@ -66,6 +66,21 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+#: the budgets of the evaluation running in this context (set by the engine's evaluator), for
+#: functions that size an array before they make it (SEQUENCE)
+EVALUATING: contextvars.ContextVar[Limits] = contextvars.ContextVar(
+    "gputco_evaluating", default=DEFAULT_LIMITS
+)
+
+
+def check_array_cells(what: str, cells: int) -> None:
+    """Refuse, before it is made, an array past ``max_array_cells`` of the running evaluation:
+    one line and exit 2, never a silent error value in the cell."""
+    limits = EVALUATING.get()
+    if cells > limits.max_array_cells:
+        raise over("max_array_cells", f"{what} would hold {cells:,} cells", limits)
+
+
 ENV_PREFIX = "GPUTCO_"
 
 

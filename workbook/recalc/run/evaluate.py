@@ -29,7 +29,7 @@ from gputco.workbook.recalc.formula.parse import (
     Unary,
 )
 from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, Spec, logical_positions
-from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, Limits, over
+from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, EVALUATING, Limits, over
 from gputco.workbook.recalc.run.store import BookStore
 from gputco.workbook.recalc.run.udf import TableResult
 
@@ -134,6 +134,7 @@ class Evaluator:
         self.book = book
         self.functions = functions
         self.limits = limits
+        EVALUATING.set(limits)  # what functions that size an array first (SEQUENCE) check
 
     def _sized(self, what: str, cells: int) -> None:
         """The array-size budget on every intermediate result (limits.max_array_cells)."""
