@@ -30,6 +30,7 @@ from scenario_book import (
 from gputco.addin.cli import main
 from gputco.udfs import UDFS, scenario
 from gputco.workbook.recalc import recalc_file, supported_functions
+from gputco.workbook.scenarios import montecarlo
 from gputco.workbook.scenarios.build import SHEET_ORDER, write_scenarios
 from gputco.workbook.scenarios.example import EXAMPLE
 from gputco.workbook.scenarios.spec import parse_spec
@@ -460,3 +461,40 @@ def test_formulas_use_functions_excel_and_libreoffice_74_know(written):
                     for f in re.findall(r"(?<![\w.])([A-Z][A-Z0-9_.]*)\(", text):
                         assert f not in NEEDS_XLFN, (ws.title, c.coordinate, f)
                     assert "XLOOKUP" not in text and "LET(" not in text
+
+
+def test_irr_percentiles_count_every_draw_and_a_draw_without_irr_below(tmp_path):
+    """A rent low enough that some draws never earn their opex back: their IRR does not exist.
+    The percentiles of the IRR count every draw, those without one below every draw with one (at
+    a percentile among them the sheet says so), P(no IRR) is their share and P(IRR < cost of
+    capital) counts them: numpy's inclusive percentile of the draws' own IRR cells, -inf for
+    a draw without one."""
+    spec = parse_spec(
+        {
+            "grid": {"system": ["H100_HGX"]},
+            "fixed": {"mfu": 0.4},
+            "monte_carlo": {"draws": 300, "seed": 7, "rent_usd_per_gpu_hour": {"dist": "uniform", "low": 0.05, "high": 3.0}},
+        }
+    )  # fmt: skip
+    path = tmp_path / "s.xlsx"
+    write_scenarios(spec, path)
+    ws = load(path)["MonteCarlo"]
+    keys, data, _ = block(ws, "draw")
+    cells = [r[keys.index("irr")] for r in data]
+    irr = np.array(
+        [c if isinstance(c, float | int) and not isinstance(c, bool) else -np.inf for c in cells], float
+    )
+    none = np.isinf(irr)
+    assert 0.1 < none.mean() < 0.6  # the case has draws without an IRR, and most have one
+    rows = {r[0]: r for r in ws.iter_rows(min_row=1, max_row=60, values_only=True) if r[0]}
+    for got, q in zip(rows["irr"][3:6], (10, 50, 90), strict=True):
+        h = (irr.size - 1) * q / 100
+        if none[np.argsort(irr, kind="stable")[int(h)]]:
+            assert got == montecarlo.NO_IRR, q
+        else:
+            assert close(got, np.percentile(irr, q), 1e-12), q
+    assert close(rows["p_no_irr"][3], none.mean())
+    coc = float(
+        np.asarray(scenario.used_inputs({"system": "H100_HGX", "mfu": 0.4})["cost_of_capital"]).ravel()[0]
+    )
+    assert close(rows["p_irr_below_cost_of_capital"][3], np.mean(irr < coc))

@@ -102,14 +102,15 @@ def build(
         for i in range(len(PERCENTILES)):
             col = 4 + i
             letter = "DEF"[i]
+            every = _every_draw(key, f"{letter}${k_row}")
             styles.style_formula(
                 ws.cell(
                     row=row,
                     column=col,
                     value=_stat(
                         key,
-                        f"PERCENTILE(mc_{key},{letter}${k_row})",
-                        f"_xlfn.AGGREGATE(16,6,mc_{key},{letter}${k_row})",
+                        every or f"PERCENTILE(mc_{key},{letter}${k_row})",
+                        every or f"_xlfn.AGGREGATE(16,6,mc_{key},{letter}${k_row})",
                     ),
                 ),
                 unit,
@@ -135,8 +136,14 @@ def build(
         (
             "p_irr_below_cost_of_capital",
             "irr",
-            "P(IRR < cost of capital): share of the draws with an IRR",
-            "SUM(mc_irr_below_cost_of_capital)/COUNT(mc_irr_below_cost_of_capital)",
+            "P(IRR < cost of capital): share of every draw (a draw without an IRR counts below)",
+            "(SUM(mc_irr_below_cost_of_capital)+ROWS(mc_irr)-COUNT(mc_irr))/ROWS(mc_irr)",
+        ),
+        (
+            "p_no_irr",
+            "irr",
+            "P(no IRR): share of the draws whose IRR does not exist or is not found",
+            "(ROWS(mc_irr)-COUNT(mc_irr))/ROWS(mc_irr)",
         ),
     ):
         row += 1
@@ -200,6 +207,24 @@ def build(
     ws.freeze_panes = "A4"
     styles.page_setup(ws, one_page=False)
     return first, cols, stat_rows
+
+
+#: the results whose percentiles count every draw, a draw without one below every draw with one
+EVERY_DRAW = ("irr", "equity_irr")
+NO_IRR = "no IRR (the draws at this percentile have none)"
+
+
+def _every_draw(key: str, p: str) -> str | None:
+    """The inclusive percentile ``p`` (Excel's PERCENTILE, numpy's default) of every draw of an
+    IRR, the draws without one (Excel's IRR finds none: an error or a text) counted below every
+    draw with one: where the percentile's lower point is such a draw it says so."""
+    if key not in EVERY_DRAW:
+        return None
+    col, n = f"mc_{key}", f"ROWS(mc_{key})"
+    none, h = f"({n}-COUNT({col}))", f"(({n}-1)*{p})"
+    lo = f"_xlfn.AGGREGATE(15,6,{col},INT({h})-{none}+1)"
+    hi = f"_xlfn.AGGREGATE(15,6,{col},MIN(INT({h})-{none}+2,COUNT({col})))"
+    return f'IF(INT({h})<{none},"{NO_IRR}",{lo}+({h}-INT({h}))*({hi}-{lo}))'
 
 
 def _stat(key: str, plain: str, ignoring_errors: str) -> str:
