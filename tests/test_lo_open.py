@@ -296,8 +296,8 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
     assert "#NAME?" not in text and "#VALUE!" not in text
     assert shown["Summary"] == ""
     assert shown["MonteCarlo"].startswith(
-        "rows 1-60 of 2,053"
-    )  # 2,000 draws below the stats (and P(NPV < 0), P(IRR < cost of capital))
+        "rows 1-60 of 2,054"
+    )  # 2,000 draws below the stats (and P(NPV < 0), P(IRR < cost of capital), P(no IRR))
     assert shown["Scenarios"].startswith("rows 1-60 of ") and ", columns A-" in shown["Scenarios"]
 
 
