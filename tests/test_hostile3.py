@@ -495,3 +495,38 @@ def test_sequence_past_the_array_budget_is_refused(tmp_path):
     assert run.returncode == 2 and "SEQUENCE(8,000, 8,000) would hold 64,000,000 cells" in run.stderr
     values, _xml = _recalculated(tmp_path, ["SUM(SEQUENCE(100,100))", "SUM(SEQUENCE(1100,1000))"])
     assert values == [50005000, 1100 * 1000 * (1100 * 1000 + 1) // 2]
+
+
+def test_recalc_refuses_a_dtd_in_a_part_the_engine_does_not_read(tmp_path):
+    """The earlier round: a DTD in [Content_Types].xml (UTF-16) or in the styles part passed
+    recalc; refused now, one line, exit 2, nothing written."""
+    styles = (
+        '<?xml version="1.0"?><!DOCTYPE styleSheet [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+        f'<styleSheet xmlns="{hostile.MAIN}"><numFmts count="1"><numFmt numFmtId="164" formatCode="&e;"/>'
+        "</numFmts></styleSheet>"
+    )
+    cases = [
+        hostile.dtd_utf16_content_types(tmp_path),
+        hostile.package(
+            tmp_path / "styles_dtd.xlsx",
+            hostile.sheet(hostile.cell("A1", 2)),
+            extra={"xl/styles.xml": styles},
+        ),
+    ]
+    for src in cases:
+        run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+        assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+        assert "declares a DTD or entities; refused for safety" in run.stderr
+        assert not (tmp_path / "out.xlsx").exists()
+
+
+@pytest.mark.parametrize("make", [hostile.dde_link_renamed, hostile.vba_renamed, hostile.web_query_renamed])
+def test_recalc_names_parts_that_reach_outside_in_its_note(make, tmp_path):
+    """The earlier round: DDE, VBA and connection parts under other names are named in recalc's
+    note (the engine computes the workbook; LibreOffice is never given it)."""
+    src = make(tmp_path)
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert (
+        "note: the workbook reaches outside (" in run.stderr and "never handed to LibreOffice" in run.stderr
+    )

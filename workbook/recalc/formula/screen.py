@@ -140,6 +140,11 @@ class OutsideReachError(RecalcError, ValueError):
         )
 
 
+def is_dtd(finding: Finding) -> bool:
+    """Whether a finding is a document type declaration (refused wherever it is)."""
+    return finding.what == _DTD
+
+
 def describe(findings: list[Finding], limit: int = 6) -> str:
     """The findings as one line, the first ``limit`` named and the rest counted."""
     shown = "; ".join(map(str, findings[:limit]))

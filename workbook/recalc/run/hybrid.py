@@ -26,7 +26,7 @@ from pathlib import Path
 from gputco.workbook.recalc.base.errors import CircularReferenceError, RecalcError
 from gputco.workbook.recalc.base.refs import cell_name
 from gputco.workbook.recalc.base.values import ERRORS, XlError
-from gputco.workbook.recalc.formula.screen import OutsideReachError, describe, screen
+from gputco.workbook.recalc.formula.screen import OutsideReachError, describe, is_dtd, screen
 from gputco.workbook.recalc.run.engine import CIRCULAR, Evaluation
 from gputco.workbook.recalc.run.reach import Cell, choose
 
@@ -81,7 +81,15 @@ def complete(
     targets = set() if engine == "gputco" else choose(evaluation, engine)
     # every part parsed again only where LibreOffice may open the file; else the report's screen
     findings = screen(evaluation.package, evaluation.groups, worksheets=bool(targets))
+    dtds = [f for f in findings if is_dtd(f)]
+    if dtds:  # in a part the engine does not read (styles, [Content_Types].xml): refused all the same
+        raise OutsideReachError(dtds)
     outcome = Outcome(screened=[str(f) for f in findings])
+    if findings and not targets:  # said, though nothing goes to LibreOffice this time
+        outcome.notes.append(
+            f"the workbook reaches outside ({describe(findings)}): gputco computed it alone, and it "
+            "is never handed to LibreOffice"
+        )
     if engine == "gputco":
         return outcome
     if findings and engine == "libreoffice":
