@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import datetime
 import decimal
 import functools
 import inspect
@@ -202,8 +203,8 @@ def as_float(arg: str, value: object) -> np.ndarray:
         raise InputTypeError(arg, value, "a real number, not complex")
     if isinstance(value, Real):
         return np.asarray(_real(arg, value))
-    if isinstance(value, str | bytes | bytearray | memoryview):
-        raise InputTypeError(arg, value, "a number")
+    if isinstance(value, str | bytes | bytearray | memoryview | datetime.date | datetime.timedelta):
+        raise InputTypeError(arg, value, "a number")  # a date is a number in Excel, never here
     if isinstance(value, range):
         _check_size(arg, len(value))
     elif not isinstance(value, list | tuple) and not hasattr(value, "__array__"):

@@ -1309,7 +1309,7 @@ def formula(
     ref: Callable[[str], str | None],
     *,
     template: str | None = None,
-    year: Callable[[str, str], str] | None = None,
+    year: Callable[[str, str], str | None] | None = None,
 ) -> str:
     """The Excel formula of step ``key`` (or of ``template``) with every ``[name]`` replaced.
 

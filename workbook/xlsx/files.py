@@ -180,10 +180,31 @@ def atomic_output(
         if isinstance(err, GputcoError):
             raise
         raise WriteError(shown, _reason(err, folder)) from None
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+        io = _serialiser_io_error(err)
+        if io is not None:
+            raise WriteError(shown, _reason(io, folder)) from None
         raise
+
+
+def _serialiser_io_error(err: BaseException) -> OSError | None:
+    """lxml's serialiser (openpyxl writes through it where lxml is installed) reports a failed
+    write as ``SerialisationError("IO_EFBIG")``, not an OSError: the OS error it stands for, or
+    None for any other error.
+
+    >>> class SerialisationError(Exception): ...
+    >>> _serialiser_io_error(SerialisationError("IO_ENOSPC")).errno == errno.ENOSPC
+    True
+    >>> _serialiser_io_error(ValueError("IO_ENOSPC")) is None
+    True
+    """
+    if type(err).__name__ != "SerialisationError":
+        return None
+    name = str(err).removeprefix("IO_")
+    code = getattr(errno, name, None) if name.startswith("E") else None
+    return None if code is None else OSError(code, os.strerror(code))
 
 
 def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
