@@ -183,34 +183,26 @@ PROJECT_FUNCTIONS = (
     "TCO_LLCR",
     "TCO_DEBT_PER_GPU",
 )
+#: every TCO_ function that builds the cash flows: the hardware ones and the project's
+CASHFLOW_FUNCTIONS = (
+    "TCO_CASHFLOWS",
+    "TCO_NPV",
+    "TCO_IRR",
+    "TCO_PAYBACK_YEARS",
+    "TCO_BREAKEVEN_RENT",
+    *PROJECT_FUNCTIONS,
+)
 #: narrower ranges of one function's argument: (Excel name, argument) -> range
 FUNCTION_RANGES: dict[tuple[str, str], Range] = {
     **{
         (f, a): Range(1.0, 15.0, whole=True)
-        for f in (
-            "TCO_CASHFLOWS",
-            "TCO_NPV",
-            "TCO_IRR",
-            "TCO_PAYBACK_YEARS",
-            "TCO_BREAKEVEN_RENT",
-            *PROJECT_FUNCTIONS,
-        )
+        for f in CASHFLOW_FUNCTIONS
         for a in WHOLE_YEARS
         if a != "debt_years"
     },
     # the debt tenor: (0, 15] on every route, and (udfs/project.py, TENOR_RULE) within the life,
     # a whole number of periods where there is debt
-    **{
-        (f, "debt_years"): Range(0.0, 15.0, lo_open=True)
-        for f in (
-            "TCO_CASHFLOWS",
-            "TCO_NPV",
-            "TCO_IRR",
-            "TCO_PAYBACK_YEARS",
-            "TCO_BREAKEVEN_RENT",
-            *PROJECT_FUNCTIONS,
-        )
-    },
+    **{(f, "debt_years"): Range(0.0, 15.0, lo_open=True) for f in CASHFLOW_FUNCTIONS},
 }
 
 

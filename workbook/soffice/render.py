@@ -23,6 +23,7 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from xml.sax.saxutils import unescape
 
 from openpyxl.utils import column_index_from_string, get_column_letter
 
@@ -65,14 +66,13 @@ def sheet_names(xlsx: str | os.PathLike, limits: Limits = DEFAULT_LIMITS) -> lis
     return [(s.name, s.part or "", s.state == "visible") for s in sheets]
 
 
+#: the two named entities beside &lt; &gt; &amp; (which xml.sax.saxutils.unescape knows)
+_QUOTES = {"&quot;": '"', "&apos;": "'"}
+
+
 def _unescape(text: str) -> str:
-    return (
-        text.replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", '"')
-        .replace("&apos;", "'")
-        .replace("&amp;", "&")
-    )
+    """XML's five named entities in an attribute or text, ``&amp;`` last (so ``&amp;lt;`` is ``&lt;``)."""
+    return unescape(text, _QUOTES)
 
 
 def extent(xml: str) -> tuple[str, int]:

@@ -19,6 +19,7 @@ import os
 import re
 import zipfile
 from pathlib import Path
+from xml.sax.saxutils import unescape
 
 from openpyxl import load_workbook
 from openpyxl.utils.cell import range_boundaries
@@ -34,15 +35,13 @@ _CHART = re.compile(r"xl/charts/chart\d+\.xml$")
 #: parts larger than this are compressed fast (level 1) when the package is written again
 FAST_ZIP_BYTES = 1 << 20
 
+#: the two named entities beside &lt; &gt; &amp; (which xml.sax.saxutils.unescape knows)
+_QUOTES = {"&quot;": '"', "&apos;": "'"}
+
 
 def _unescape(text: str) -> str:
-    return (
-        text.replace("&apos;", "'")
-        .replace("&quot;", '"')
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
-    )
+    """XML's five named entities in an attribute or text, ``&amp;`` last (so ``&amp;lt;`` is ``&lt;``)."""
+    return unescape(text, _QUOTES)
 
 
 def _split(ref: str) -> tuple[str, str]:
