@@ -33,6 +33,8 @@ def operating_runs(
     power_var0,
     fixed_base0,
     decline,
+    curved,
+    rent_factor,
     escalation,
     u,
     a,
@@ -58,7 +60,9 @@ def operating_runs(
     ``revenue`` (sold at the merchant rent), with ``debt`` ``cfads``, ``service`` and ``equity``
     (but the loan interest's geometric tax shield), with ``powered`` ``power_use``, with
     ``table`` the lines (revenue, opex, depreciation, tax, residual: ``lines`` (5, runs, rows)).
-    ``dep_per`` (tax years, rows): the depreciation per period of each tax year."""
+    ``dep_per`` (tax years, rows): the depreciation per period of each tax year. With ``curved``
+    a row whose ``rent_factor`` (rows, factors) is not NaN sells in year y at its rent x factor
+    min(y, last) (a rent curve) instead of falling by ``decline`` each year."""
     per = 12 // ppy
     kmax = run_of.size - 1
     n = sold_base0.size
@@ -66,10 +70,18 @@ def operating_runs(
     # time, every row at once: the runs' rows are written along the rows, in order)
     sold_base, opex_base = sold_base0.copy(), opex_base0.copy()
     power_var, fixed_base = power_var0.copy(), fixed_base0.copy()
+    last = rent_factor.shape[1] - 1
+    if curved:
+        for i in range(n):
+            if rent_factor[i, 0] == rent_factor[i, 0]:  # not NaN: the row has a curve
+                sold_base[i] = sold_base0[i] * rent_factor[i, 0]
     for k in range(1, kmax + 1):
         if k > 1 and (k - 1) % ppy == 0:  # a new year of operation
             for i in range(n):
-                sold_base[i] = sold_base[i] * decline[i]
+                if curved and rent_factor[i, 0] == rent_factor[i, 0]:
+                    sold_base[i] = sold_base0[i] * rent_factor[i, min((k - 1) // ppy, last)]
+                else:
+                    sold_base[i] = sold_base[i] * decline[i]
                 opex_base[i] = opex_base[i] * escalation[i]
                 power_var[i] = power_var[i] * escalation[i]
                 fixed_base[i] = fixed_base[i] * escalation[i]

@@ -294,6 +294,29 @@ INPUTS: tuple[Input, ...] = (
         "yearly fall of the rent (default 0)",
     ),
     Input(
+        "rent_curve",
+        "Rent curve",
+        "factors by year",
+        "text",
+        "system",
+        "",
+        'the rent in year t of operation = the rent x factor t: factors as text ("1, 0.85, 0.7225"; '
+        "past the last the last holds) or a finance preset key (rent_h100_2024_25: the 2024-25 H100 "
+        "path; docs/finance-presets.md); empty: the constant rent decline (default)",
+    ),
+    Input(
+        "value_curve",
+        "Value curve",
+        "factors by year",
+        "text",
+        "system",
+        "",
+        "the GPUs' market value t years after purchase = the all-in capex x factor t (joined linearly "
+        'between whole years; past the last the last): factors as text ("1, 0.7, 0.5") or a finance '
+        "preset key (value_low, value_base, value_high); empty: value_base (the collateral of the "
+        "loan-to-value results; the cash flows keep residual_fraction)",
+    ),
+    Input(
         "opex_escalation_per_year",
         "Opex escalation",
         "1/year",
@@ -434,6 +457,15 @@ INPUTS: tuple[Input, ...] = (
                 "text",
                 "straight_line",
                 "straight_line (over the depreciation period), macrs_5 or macrs_7 (IRS Pub 946, Table A-1)",
+            ),
+            (
+                "max_ltv_covenant",
+                "Loan-to-value covenant",
+                "ratio",
+                "number",
+                0.0,
+                "the highest debt / collateral value the loan allows; periods above it are counted "
+                "(ltv_breach_periods); 0 = none (default)",
             ),
             (
                 "bonus_depreciation_fraction",
@@ -1096,6 +1128,24 @@ PROJECT_OUTPUTS: dict[str, tuple[str, str, str, str]] = {
         "dscr_breach_periods",
     ),
     "debt_usd_per_gpu": ("Debt per GPU", "USD", "the debt drawn with the capex", "debt_usd_per_gpu"),
+    "max_ltv": (
+        "Highest loan to value",
+        "ratio",
+        "highest debt at a period's end / the collateral value then (value curve x capex; NaN without debt)",
+        "max_ltv",
+    ),
+    "ltv_at_maturity": (
+        "Loan to value at maturity",
+        "ratio",
+        "the loan to value at the end of the tenor (NaN without debt)",
+        "ltv_at_maturity",
+    ),
+    "ltv_breach_periods": (
+        "Periods above the LTV covenant",
+        "periods",
+        "periods whose loan to value is above max_ltv_covenant (0 without a covenant)",
+        "ltv_breach_periods",
+    ),
     "cluster_npv_usd": ("Cluster NPV", "USD", "NPV per GPU x GPUs installed", "npv_usd_per_gpu"),
     "cluster_equity_npv_usd": (
         "Cluster equity NPV",

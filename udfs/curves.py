@@ -155,7 +155,7 @@ def table(arg: str, value: object, n: int, default: tuple[float, ...] | None = N
            [1.  , 0.8 , 0.64],
            [0.9 , 0.9 , 0.9 ]])
     """
-    if value is None or isinstance(value, str | np.str_ | Real) or _is_flat_numbers(value):
+    if is_one_curve(value):
         one = parse(arg, value) or default or (math.nan,)
         return np.broadcast_to(np.asarray(one, dtype=float), (n, len(one)))
     if hasattr(value, "codes"):
@@ -182,6 +182,12 @@ def table(arg: str, value: object, n: int, default: tuple[float, ...] | None = N
     length = max(len(c) for c in parsed)
     padded = np.array([[*c, *[c[-1]] * (length - len(c))] for c in parsed], dtype=float)
     return padded[codes]
+
+
+def is_one_curve(value: object) -> bool:
+    """Is ``value`` one curve for every project (text, a number, a list of numbers), not one per
+    project (an array of texts)?"""
+    return value is None or isinstance(value, str | np.str_ | Real) or _is_flat_numbers(value)
 
 
 def _is_flat_numbers(value: object) -> bool:
@@ -257,6 +263,18 @@ def excel_at(curve: str, t: str) -> str:
     return f"VALUE(MID({text},{start}+1,{comma(f'{i}+2')}-{start}-1))"
 
 
+def excel_text(ref: str) -> str:
+    """The formula text of a curve input's factors in a workbook: the factors of the finance
+    preset the cell ``ref`` names (its ``<key>.factors`` row on the Presets sheet, any case), else
+    the cell's own text.
+
+    >>> excel_text("B5")
+    'IF(ISNUMBER(MATCH(B5&".factors",fin_id,0)),INDEX(fin_value,MATCH(B5&".factors",fin_id,0)),""&B5)'
+    """
+    match = f'MATCH({ref}&".factors",fin_id,0)'
+    return f'IF(ISNUMBER({match}),INDEX(fin_value,{match}),""&{ref})'
+
+
 def excel_value_at(curve: str, years: str) -> str:
     """An Excel formula for the value factor ``years`` after purchase (:func:`value_at`): the
     factors of the whole years around it joined linearly."""
@@ -276,7 +294,7 @@ def text(curve: tuple[float, ...]) -> str:
 
 def value_at(curves: np.ndarray, years: object) -> np.ndarray:
     """The value factor of each project (a row of ``curves``, :func:`table`) ``years`` after
-    purchase: between the ends of years the factors are joined linearly; past the last factor the
+    purchase (one per row, or an array whose first axis is the rows): between the ends of years the factors are joined linearly; past the last factor the
     last holds.
 
     >>> value_at(np.array([[1.0, 0.7, 0.5]]), [1.5])
@@ -287,7 +305,7 @@ def value_at(curves: np.ndarray, years: object) -> np.ndarray:
     whole = np.floor(y)
     lo = np.minimum(whole, last).astype(np.intp)
     hi = np.minimum(whole + 1, last).astype(np.intp)
-    rows = np.arange(curves.shape[0])
+    rows = np.arange(curves.shape[0]).reshape((-1,) + (1,) * max(y.ndim - 1, 0))  # years (rows, ...)
     a, b = curves[rows, lo], curves[rows, hi]
     return a + (y - whole) * (b - a)
 

@@ -43,9 +43,11 @@ from typing import Any
 
 import numpy as np
 
-from . import chain
+from . import chain, curves
 from .finance import HOURS_PER_YEAR
 
+#: what the period table says where the residual and the value curve disagree by more than half
+RESIDUAL_WARNING = "residual_fraction differs from the value curve's end-of-life value by more than half"
 #: the longest life (years) a project has, and so the tax years of the table
 TAX_YEARS = 15
 #: IRS Publication 946 (2023), Appendix A, Table A-1 (docs/project.md quotes it)
@@ -171,6 +173,49 @@ SCALARS: list[Line] = [
         ),
     ),
     Line(
+        "rent_curve_factors",
+        "Rent curve, factors by year",
+        "text",
+        "the factors of the finance preset the rent curve names (Presets sheet), else as typed",
+        "=" + curves.excel_text("[rent_curve]"),
+        lambda v: v["rent_curve"],
+    ),
+    Line(
+        "value_curve_factors",
+        "Value curve, factors by year",
+        "text",
+        "the factors of the finance preset the value curve names (Presets sheet), else as typed; "
+        "empty: the base curve (value_base)",
+        '=IF([value_curve]="",INDEX(fin_value,MATCH("value_base.factors",fin_id,0)),'
+        + curves.excel_text("[value_curve]")
+        + ")",
+        lambda v: v["value_curve"],
+    ),
+    Line(
+        "end_value_fraction",
+        "Value curve at the end of the life",
+        "fraction",
+        "the GPUs' value (build + life) years after purchase, as a fraction of the capex (the cash "
+        "flows keep residual_fraction)",
+        "="
+        + curves.excel_value_at("[value_curve_factors]", "[build_periods]/[periods_per_year]+[life_years]"),
+        lambda v: curves.value_at(
+            v["value_curve"], v["build_periods"] / v["periods_per_year"] + v["life_years"]
+        ),
+    ),
+    Line(
+        "residual_check",
+        "Residual against the value curve",
+        "text",
+        "empty when residual_fraction is within half of the curve's end-of-life value; else a warning",
+        f'=IF(ABS([residual_fraction]-[end_value_fraction])>[end_value_fraction]/2,"{RESIDUAL_WARNING}","")',
+        lambda v: np.where(
+            np.abs(v["residual_fraction"] - v["end_value_fraction"]) > v["end_value_fraction"] / 2,
+            RESIDUAL_WARNING,
+            "",
+        ),
+    ),
+    Line(
         "debt_period_rate",
         "Debt rate a period",
         "fraction",
@@ -275,6 +320,19 @@ TAX_LINES: list[Line] = [
 ]
 
 
+def _rent_factor(v):
+    """The rent curve's factor of the year of operation, or (1 - decline)^year without a curve."""
+    f = curves.factor_at(v["rent_curve"], v["year"])
+    return np.where(np.isnan(f), (1 - v["rent_decline_per_year"]) ** v["year"], f)
+
+
+_RENT_FACTOR = (
+    'IF([rent_curve]="",(1-[rent_decline_per_year])^<year>,'
+    + curves.excel_at("[rent_curve_factors]", "<year>")
+    + ")"
+)
+
+
 def _revenue(v, contract_rent):
     return _if(
         (v["live"] == 1) & np.isfinite(v["rent_usd_per_gpu_hour"]),
@@ -284,7 +342,7 @@ def _revenue(v, contract_rent):
             v["rent_usd_per_gpu_hour"]
             * v["utilisation"]
             * v["ramp"]
-            * (1 - v["rent_decline_per_year"]) ** v["year"]
+            * v["rent_factor"]
             * (1 - v["contracted_fraction"] * v["contract"])
             + contract_rent * v["contracted_fraction"] * v["contract"]
         ),
@@ -293,7 +351,7 @@ def _revenue(v, contract_rent):
 
 _REVENUE = (
     "=IF(AND(<live>=1,ISNUMBER([rent_usd_per_gpu_hour])),[hours_per_period]*[availability]"
-    "*([rent_usd_per_gpu_hour]*[utilisation]*<ramp>*(1-[rent_decline_per_year])^<year>"
+    "*([rent_usd_per_gpu_hour]*[utilisation]*<ramp>*<rent_factor>"
     "*(1-[contracted_fraction]*<contract>)+{contract_rent}*[contracted_fraction]*<contract>),0)"
 )
 
@@ -371,6 +429,15 @@ PERIOD_LINES: list[Line] = [
             v["live"] == 1,
             np.maximum(0.0, np.minimum(1.0, v["contract_years"] * v["periods_per_year"] - (v["k"] - 1))),
         ),
+    ),
+    Line(
+        "rent_factor",
+        "rent factor of the year",
+        "fraction",
+        "the rent curve's factor of the year of operation (past its last, the last), or "
+        "(1 - decline)^year without a curve",
+        "=IF(<live>=1," + _RENT_FACTOR + ",0)",
+        lambda v: _if(v["live"] == 1, _rent_factor(v)),
     ),
     Line(
         "revenue",
@@ -571,6 +638,53 @@ PERIOD_LINES: list[Line] = [
         "opening + drawn + capitalised - principal",
         "=<opening>+<drawn>+<capitalised>-<principal>",
         lambda v: v["opening"] + v["drawn"] + v["capitalised"] - v["principal"],
+    ),
+    Line(
+        "value_fraction",
+        "GPUs' market value",
+        "fraction",
+        "the value curve at the period's end, period / periods a year years after purchase (the "
+        "factors of whole years joined linearly; past the last, the last)",
+        "=" + curves.excel_value_at("[value_curve_factors]", "<period>/[periods_per_year]"),
+        lambda v: curves.value_at(v["value_curve"], v.number / v["periods_per_year"]),
+    ),
+    Line(
+        "collateral",
+        "collateral value",
+        "USD",
+        "market value fraction x capex",
+        "=<value_fraction>*[capex_per_gpu]",
+        lambda v: v["value_fraction"] * v["capex_per_gpu"],
+    ),
+    Line(
+        "ltv",
+        "loan to value",
+        "ratio",
+        "debt at end / collateral value (0 without debt, and from the end of the tenor: repaid)",
+        "=IF(AND(<closing>>0,<k><[tenor_periods]),<closing>/<collateral>,0)",
+        lambda v: np.divide(
+            v["closing"],
+            v["collateral"],
+            out=np.zeros_like(v["closing"]),
+            where=(v["closing"] > 0) & (v["k"] < v["tenor_periods"]),
+        ),
+    ),
+    Line(
+        "ltv_breach",
+        "LTV above the covenant",
+        "",
+        "1 where a covenant is set (max_ltv_covenant > 0) and the LTV is above it",
+        "=IF(AND([max_ltv_covenant]>0,<ltv>>[max_ltv_covenant]),1,0)",
+        lambda v: _if((v["max_ltv_covenant"] > 0) & (v["ltv"] > v["max_ltv_covenant"]), 1.0),
+    ),
+    Line(
+        "recovery",
+        "recovery if sold",
+        "USD",
+        "what the lender recovers if the GPUs are sold at the period's end: the smaller of the "
+        "collateral value and the debt",
+        "=MIN(<collateral>,<closing>)",
+        lambda v: np.minimum(v["collateral"], v["closing"]),
     ),
     Line(
         "shield",

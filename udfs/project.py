@@ -40,7 +40,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _check as chk
-from . import flows, periodlines
+from . import curves, flows, periodlines
 from ._parallel import each_chunk
 from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
@@ -84,6 +84,7 @@ TERMS: dict[str, object] = {
     "cost_of_equity": "cost_of_capital",
     "bonus_depreciation_fraction": 0.0,
     "covenant_dscr": 1.0,
+    "max_ltv_covenant": 0.0,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
@@ -104,6 +105,9 @@ TABLE_COLUMNS = (
     "equity",
     "cumulative_equity",
 )
+#: the numeric terms of the market curves (docs/finance-presets.md): the TCO_ functions take them
+#: after the choices
+MARKET_TERMS = ("max_ltv_covenant",)
 #: the terms every project function needs (its first arguments)
 _REQUIRED = (
     "capex_per_gpu",
@@ -114,12 +118,22 @@ _REQUIRED = (
 )
 #: the text terms and their defaults
 CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
+#: the curves by year (udfs/curves.py: text "1, 0.85", a finance preset key, numbers), empty by
+#: default: ``rent_curve`` (the rent in year t of operation = the rent x factor t; empty: the
+#: constant decline (1 - rent_decline_per_year)^t, today's), ``value_curve`` (the GPUs' market
+#: value t years after purchase = capex x factor t, joined linearly between whole years; the
+#: collateral of the loan-to-value lines and results)
+CURVE_TERMS = {"rent_curve": "", "value_curve": ""}
+#: the curve a project without one takes (None: none, the term's own default applies): the GPUs'
+#: market value, the base curve of the finance presets (udfs/data/finance.toml value_base)
+CURVE_DEFAULTS = {"value_curve": "value_base"}
 #: the inputs of the chain that only the project's cash flows read (scenario inputs; the finance
 #: workbook carries them in its period tables, the scenario workbooks along each row)
 PROJECT_INPUTS = (
     "periods",
     *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),
     "depreciation_method",
+    *CURVE_TERMS,
 )
 #: the results :func:`results` can give
 RESULTS = (
@@ -136,6 +150,9 @@ RESULTS = (
     "plcr",
     "dscr_breach_periods",
     "debt_usd_per_gpu",
+    "max_ltv",
+    "ltv_at_maturity",
+    "ltv_breach_periods",
 )
 #: the results that need debt (NaN without)
 NEED_DEBT = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods")
@@ -192,10 +209,14 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     default), each a float array (rows,); ``ppy`` (periods per year) and ``method`` (an index into
     :data:`DEPRECIATION_METHODS`) as integer arrays. Errors name the term, the value and the
     valid range (and the row of an array)."""
-    unknown = set(values) - set(TERMS) - set(CHOICES)
+    unknown = set(values) - set(TERMS) - set(CHOICES) - set(CURVE_TERMS)
     if unknown:
-        raise UnknownNameError("project term", sorted(unknown)[0], (*TERMS, *CHOICES))
-    sizes = {_size(v) for v in values.values() if v is not None and _size(v) != 1}
+        raise UnknownNameError("project term", sorted(unknown)[0], (*TERMS, *CHOICES, *CURVE_TERMS))
+    sizes = {
+        _size(v)
+        for k, v in values.items()
+        if v is not None and _size(v) != 1 and not (k in CURVE_TERMS and curves.is_one_curve(v))
+    }
     if len(sizes) > 1:
         raise InputRangeError("project terms", sorted(sizes), "arrays of one length")
     n = sizes.pop() if sizes else 1
@@ -211,6 +232,9 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     ppy = np.array(list(PERIODS.values()))[_choice("periods", values.get("periods"), n, PERIODS)]
     out["ppy"] = ppy
     out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
+    for k in CURVE_TERMS:  # (rows, factors), NaN in a row without a curve
+        default = CURVE_DEFAULTS.get(k)
+        out[k] = curves.table(k, values.get(k), n, None if default is None else curves.parse(k, default))
     _check_together(out)
     return out
 
@@ -399,6 +423,10 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         + t["software_usd_per_gpu_hour"] * h
     )
     decline, escalation = 1.0 - t["rent_decline_per_year"], 1.0 + t["opex_escalation_per_year"]
+    # a rent curve (udfs/curves.py) where a row has one: its factor of each year of operation
+    rent_curve = t.get("rent_curve")
+    curved = rent_curve is not None and not bool(np.all(np.isnan(rent_curve[:, 0])))
+    rent_factor = np.ascontiguousarray(rent_curve, dtype=float) if curved else np.full((1, 1), np.nan)
     residual = t["residual_fraction"] * capex
     # debt: the balance at in-service and the level payment over the tenor (none without a loan)
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
@@ -484,7 +512,10 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         table,
         np.ascontiguousarray(life, dtype=np.int64),
         np.ascontiguousarray(np.broadcast_to(tenor, (n,)), dtype=np.int64),
-        *(row(v) for v in (sold_base, opex_base, power_var, fixed_base, decline, escalation, u, a, tax)),
+        *(row(v) for v in (sold_base, opex_base, power_var, fixed_base, decline)),
+        curved,
+        rent_factor,
+        *(row(v) for v in (escalation, u, a, tax)),
         row(t["contracted_fraction"]),
         row(contract),
         row(contracted_periods),
@@ -621,6 +652,8 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         got.update({k: np.full(t["capex_per_gpu"].size, np.nan) for k in lender})
     elif lender:
         got.update(_lender(f, t, ppy, need))
+    if {"max_ltv", "ltv_at_maturity", "ltv_breach_periods"} & set(need):
+        got.update({k: v for k, v in _ltv(f, t, ppy).items() if k in need})
     return got
 
 
@@ -653,6 +686,37 @@ def _lender(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     return out
 
 
+def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
+    """The loan-to-value results: debt at each period's end (the level-payment schedule's balance,
+    0 after the tenor) / the collateral (value curve x capex) over periods 0..build + life: the
+    highest, the one at maturity (the end of the tenor; NaN without debt) and how many periods
+    are above ``max_ltv_covenant`` (where one is set, > 0). As the period lines ``ltv``."""
+    capex = t["capex_per_gpu"]
+    b = np.rint(t["build_months"] * ppy / 12.0)
+    life, tenor = np.rint(t["life_years"] * ppy), np.rint(t["debt_years"] * ppy)
+    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    drawn = t["debt_fraction"] * capex
+    balance = drawn * (1.0 + i) ** b
+    pay = f["payment"]
+    p = np.arange(int(np.max(b + life)) + 1, dtype=float)[:, None]
+    k = p - b
+    with np.errstate(all="ignore"):
+        grown = (1.0 + i) ** np.maximum(k, 0.0)
+        repaid = np.where(i > 0, pay * (grown - 1.0) / i, pay * np.maximum(k, 0.0))
+        closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, balance * grown - repaid, 0.0))
+        value = curves.value_at(t["value_curve"], np.broadcast_to(p / ppy, (p.size, capex.size)).T).T * capex
+        ltv = np.where(closing > 0, closing / value, 0.0)
+    ltv = np.where(p <= b + life, ltv, 0.0)
+    cov = t["max_ltv_covenant"]
+    levered = drawn > 0
+    at = np.minimum(b + tenor, b + life).astype(np.intp)
+    return {
+        "max_ltv": np.where(levered, ltv.max(axis=0), np.nan),
+        "ltv_at_maturity": np.where(levered, ltv[at, np.arange(capex.size)], np.nan),
+        "ltv_breach_periods": np.where(cov > 0, (ltv > cov).sum(axis=0), 0.0).astype(float),
+    }
+
+
 # --- the TCO_ functions of the project (udfs/registry.py) --------------------------------------
 
 #: the arguments of every project function after the required five, with their defaults (None:
@@ -661,10 +725,13 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{
         k: (None if isinstance(v, str) else v)
         for k, v in TERMS.items()
-        if k not in _REQUIRED and k not in LENDER_TERMS
+        if k not in _REQUIRED and k not in LENDER_TERMS and k not in MARKET_TERMS
     },
     **CHOICES,
     **{k: TERMS[k] for k in LENDER_TERMS},
+    # the market curves' arguments after the lender's: a workbook's positional calls keep their places
+    **{k: TERMS[k] for k in MARKET_TERMS},
+    **dict.fromkeys(CURVE_TERMS),
 }
 
 
@@ -675,6 +742,9 @@ def _arguments(signature, args, kwargs) -> tuple[dict[str, object], tuple]:
     bound.apply_defaults()
     given = dict(bound.arguments)
     out: dict[str, object] = {k: chk.text(k, given.pop(k)) for k in CHOICES}
+    for k in CURVE_TERMS:  # one curve for every scenario: text, a preset key or a range of factors
+        curve = given.pop(k)
+        out[k] = curves.parse(k, curve.tolist() if isinstance(curve, np.ndarray) else curve)
     numbers = {k: v for k, v in given.items() if v is not None}
     chk.broadcast(**numbers)
     arrays = {k: chk.as_float(k, v) for k, v in numbers.items()}

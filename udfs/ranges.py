@@ -146,7 +146,7 @@ RANGES: dict[str, Range] = {
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value
     "base_rate_curve": Range(0.0, 1.0),
     "debt_spread": Range(0.0, 1.0),
-    "max_ltv_covenant": POSITIVE,
+    "max_ltv_covenant": NON_NEGATIVE,  # 0: none
     "bonus_depreciation_fraction": Range(0.0, 1.0),
     "layers": POSITIVE,
     "d_model": POSITIVE,

@@ -116,6 +116,9 @@ PROJECT_DOCS = (
     ArgDoc("periods", 'Cash-flow periods: "year" (end of year) or "month"', "", TEXT),
     ArgDoc("depreciation_method", 'Tax depreciation: "straight_line", "macrs_5" or "macrs_7" (IRS Pub 946)', "", TEXT),
     ArgDoc("covenant_dscr", "The DSCR covenant the breach count tests against (default 1.0, an assumption)", "ratio"),
+    ArgDoc("max_ltv_covenant", "Highest debt / collateral value the loan allows; 0 for none", "ratio"),
+    ArgDoc("rent_curve", 'Rent factors by year of operation ("1, 0.85, 0.7225") or a finance preset key; empty for the rent decline', "", TEXT),
+    ArgDoc("value_curve", 'Market value of the GPUs, fraction of capex by year ("1, 0.7, 0.5") or a finance preset key; empty for value_base', "", TEXT),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

@@ -20,7 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _check as chk
-from . import chain, presets, project, yearflows
+from . import chain, curves, presets, project, yearflows
 from ._parallel import each_chunk
 from ._parallel import threads as threads  # scenario.threads(): the chunks evaluate runs at once
 from .compute import CONVENTIONS
@@ -46,6 +46,9 @@ def text_key(name: str, text: str) -> str:
         return presets.precision_key(text)
     if name in project.CHOICES:
         return project.choice(name, text)
+    if name in project.CURVE_TERMS:  # a curve: its text as given, once read (udfs/curves.py)
+        curves.parse(name, text)
+        return text.strip()
     key = presets.normalize(text)
     if key not in CONVENTIONS:
         raise UnknownNameError("convention", text, CONVENTIONS)
@@ -123,6 +126,8 @@ def _coded(name: str, value: object) -> Coded:
         # one code for every scenario (a column of n zeros cost a millisecond per million)
         return Coded(np.zeros(1, dtype=np.intp), [cast(str, default) if value is None else value])
     arr = np.asarray(value, dtype=object)
+    if name in project.CURVE_TERMS:  # an empty cell: no curve (None would read as "None")
+        arr = np.array(["" if v is None else v for v in arr.reshape(-1).tolist()], dtype=object)
     cats, codes = np.unique(arr.astype(str), return_inverse=True)
     return Coded(codes.reshape(-1), list(cats))
 
@@ -230,7 +235,8 @@ def _used(inputs: Mapping[str, Any], need_mfu: bool = True) -> tuple[int, dict[s
         return tab[at, combo["precision"]]
 
     used: dict[str, Any] = {
-        k: shared(Coded(combo[k], text[k].categories)) for k in ("convention", *project.CHOICES)
+        k: shared(Coded(combo[k], text[k].categories))
+        for k in ("convention", *project.CHOICES, *project.CURVE_TERMS)
     }
     for i in chain.INPUTS:
         if i.kind == "text":
@@ -628,7 +634,7 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
 def _refuse_project_terms(used: dict[str, Any], idx: np.ndarray, n: int) -> None:
     """An error naming the first project input of the scenarios ``idx`` away from its default."""
     for name in project.PROJECT_INPUTS:
-        default = project.CHOICES.get(name, project.TERMS.get(name))
+        default = {**project.CHOICES, **project.CURVE_TERMS}.get(name, project.TERMS.get(name))
         value = _at(used[name], idx, n)
         if isinstance(value, Coded):
             off = np.asarray(value.categories, dtype=str)[value.codes] != default

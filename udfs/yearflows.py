@@ -27,7 +27,7 @@ from . import flows, project
 from .decision_steps import breakeven_utilisation_of_table
 
 #: the inputs of the cash flows (the names of the project's terms and choices)
-INPUTS = (*project.TERMS, *project.CHOICES)
+INPUTS = (*project.TERMS, *project.CHOICES, *project.CURVE_TERMS)
 
 
 def by_period(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict[str, Any]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from gputco.udfs import presets, ranges, scenario
-from gputco.udfs.errors import UnknownNameError
+from gputco.udfs.errors import InputRangeError, InputTypeError, MissingValueError, UnknownNameError
 from gputco.workbook.batch.table import Table, coded_text, is_arrow, is_text
 
 #: how many bad cells a failed run lists (the rest are counted)
@@ -205,8 +205,8 @@ def check_chunk(
             for code, value in enumerate(t or str(inp.default) for t in texts):
                 try:
                     keys.append(scenario.text_key(name, value))
-                except UnknownNameError as err:
-                    keys.append(str(inp.default))
+                except (UnknownNameError, InputRangeError, InputTypeError, MissingValueError) as err:
+                    keys.append(str(inp.default))  # a curve's bad factor too (udfs/curves.py)
                     hit = codes == code
                     refused |= hit
                     problems.add(rows[hit], pos[name], label, [str(err)] * int(hit.sum()), lambda msg: msg)

@@ -136,7 +136,7 @@ def build(book: BookBuilder) -> None:
                 cell.number_format = styles.ARCHITECTURE
             if key == "tco_usd_per_gpu_hour":
                 cell.font = styles.BOLD
-            if key in outputs or key in projectflows.RESULTS:
+            if key in outputs or key in projectflows.RESULTS or key in projectflows.LTV_RESULTS:
                 book.define_cell(f"out_{key}_{col - book.system_col(1) + 1}", ws, row, col)
         ws.cell(row=row, column=how_col, value=how).font = styles.NOTE_FONT
     styles.widths(ws, {1: 26, 2: 40, 3: 14, **{c: 16 for c in book.system_cols()}, how_col: 62})

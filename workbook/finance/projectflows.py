@@ -138,6 +138,18 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
     ),
     (
         "Revenue",
+        "rent_curve",
+        True,
+        "Rent curve: factors by year of operation, or a finance preset key",
+        "factors",
+        None,
+        None,
+        'blank = the rent decline above; "1, 0.85, 0.7225": the rent in year t = the rent x factor t '
+        "(past the last, the last); or a key of the finance presets (Presets sheet, tbl_finance: "
+        "rent_h100_2024_25 = the 2024-25 H100 path)",
+    ),
+    (
+        "Revenue",
         "contracted_fraction",
         True,
         "Share of the GPUs let take-or-pay",
@@ -196,6 +208,29 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         None,
         None,
         "within the life, a whole number of periods (years by year, months by month: 2.5 needs month)",
+    ),
+    (
+        "Financing",
+        "max_ltv_covenant",
+        False,
+        "Loan-to-value covenant (0 = none)",
+        "ratio",
+        0.0,
+        None,
+        "periods whose debt / collateral value is above it are counted (ltv_breach_periods)",
+    ),
+    (
+        "Financing",
+        "value_curve",
+        True,
+        "Market value of the GPUs: fraction of the all-in capex by year, or a finance preset key",
+        "factors",
+        None,
+        None,
+        'blank = value_base (Epoch AI\'s decay, 10^(-0.14 t)); "1, 0.7, 0.5": the value t years after '
+        "purchase = capex x factor t, joined linearly between years; value_low / value_high: the "
+        "bands (Presets sheet, tbl_finance). The collateral of the LTV lines; the cash flows keep "
+        "the residual fraction",
     ),
     (
         "Financing",
@@ -286,7 +321,7 @@ def build_inputs(book: BookBuilder, ws, row: int) -> int:
             if dv is not None:
                 dv.add(cell)
             book.define_cell(name.replace("{k}", str(col - first + 1)), ws, row, col)
-        if not choices:
+        if not choices and field not in project.CURVE_TERMS:  # a curve: text, read by the lines
             validate_range(ws, field, row, cols[0], row, cols[-1])
         styles.note_cell(ws, row, cols[-1] + 2, text)  # + 1: the range check (finance/flags.py)
     row += 2
@@ -537,6 +572,8 @@ RESULTS = (
     "cluster_equity_npv_usd",
     "cluster_peak_funding_usd",
 )
+#: the loan-to-value results on Model (out_<key>_<n>), from the period table's ltv lines
+LTV_RESULTS = ("max_ltv", "ltv_at_maturity", "ltv_breach_periods")
 RESULTS_SHOWN = (
     ("project_npv_usd_per_gpu", "Project NPV"),
     ("project_irr", "Project IRR"),
@@ -608,6 +645,8 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
                     f"your value on Inputs, else the {like}",
                 )
             )
+        elif field in project.CURVE_TERMS:  # text, blank as ""
+            out.append((field, label, unit, f'=""&{cell}', "Inputs (text; blank: none)"))
         else:
             out.append((field, label, unit, f"={cell}", "Inputs"))
     out += [(x.key, x.label, x.unit, x.formula, x.how) for x in periodlines.SCALARS]
@@ -688,6 +727,30 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "USD",
             _guarded("[debt_drawn_usd_per_gpu]"),
             "the debt drawn with the capex",
+        ),
+        (
+            "max_ltv",
+            "Highest loan to value",
+            "ratio",
+            _guarded(f'IF([debt_drawn_usd_per_gpu]>0,MAX({_cash("ltv")}),"{NO_DEBT}")'),
+            "highest debt at a period's end / the collateral value then (value curve x capex)",
+        ),
+        (
+            "ltv_at_maturity",
+            "Loan to value at maturity",
+            "ratio",
+            _guarded(
+                f"IF([debt_drawn_usd_per_gpu]>0,INDEX({_cash('ltv')},[build_periods]+[tenor_periods]+1),"
+                f'"{NO_DEBT}")'
+            ),
+            "the loan to value at the end of the tenor (the debt repaid: 0)",
+        ),
+        (
+            "ltv_breach_periods",
+            "Periods above the LTV covenant",
+            "periods",
+            _guarded(f"SUM({_cash('ltv_breach')})"),
+            "periods whose loan to value is above max_ltv_covenant (none without a covenant)",
         ),
         (
             "cluster_npv_usd",

@@ -153,8 +153,8 @@ def _at_defaults() -> Quantity:
     without the project's cells reads the yearly table, which is right only then."""
     tests = []
     for name in project.PROJECT_INPUTS:
-        default = project.CHOICES.get(name, project.TERMS.get(name))
-        if name in project.CHOICES:
+        default = {**project.CHOICES, **project.CURVE_TERMS}.get(name, project.TERMS.get(name))
+        if name in project.CHOICES or name in project.CURVE_TERMS:
             tests.append(f'<{name}>="{default}"')
         elif isinstance(default, str):  # another input's value: blank
             tests.append(f'<{name}>=""')

@@ -45,6 +45,8 @@ CELLS = (
     "dscr",
     "cfads_loan_pv",
     "cfads_life_pv",
+    "ltv",
+    "ltv_breach",
     "sold",
     "power_use",
 )
@@ -157,6 +159,10 @@ def result_formulas(last: int) -> dict[str, str]:
         "dscr_breach_periods": f'IF([debt_payment]>0,COUNTIF({_range("dscr", 0, last)},"<"&[covenant_dscr]),'
         f'"{NO_DEBT}")',
         "debt_usd_per_gpu": "[debt_drawn_usd_per_gpu]",
+        "max_ltv": f'IF([debt_drawn_usd_per_gpu]>0,MAX({_range("ltv", 0, last)}),"{NO_DEBT}")',
+        "ltv_at_maturity": f"IF([debt_drawn_usd_per_gpu]>0,INDEX({_range('ltv', 0, last)},"
+        f'[build_periods]+[tenor_periods]+1),"{NO_DEBT}")',
+        "ltv_breach_periods": f"SUM({_range('ltv_breach', 0, last)})",
     }
     for name, (_label, _unit, _how, per_gpu) in chain.PROJECT_OUTPUTS.items():
         if name.startswith("cluster_"):

@@ -87,17 +87,6 @@ LISTS = {
 }
 
 
-def curve_text(ref: str) -> str:
-    """The formula text of a curve input's factors: the factors of the finance preset the cell
-    ``ref`` names (its ``<key>.factors`` row on this sheet, any case), else the cell's own text.
-
-    >>> curve_text("B5")
-    'IF(ISNUMBER(MATCH(B5&".factors",fin_id,0)),INDEX(fin_value,MATCH(B5&".factors",fin_id,0)),B5)'
-    """
-    match = f'MATCH({ref}&".factors",fin_id,0)'
-    return f"IF(ISNUMBER({match}),INDEX(fin_value,{match}),{ref})"
-
-
 def build(book: BookBuilder) -> None:
     ws = book.wb.create_sheet("Presets")
     styles.title(
