@@ -77,6 +77,11 @@ def _model(field: str) -> str:
     return lookup(chain.Preset("model", field), {"model": "<model>"})
 
 
+def _published(key: str, unit: str, diff: str = "ours / published - 1") -> list[tuple[str, str, str, str]]:
+    """The two columns beside one of ours: the published figure and the relative difference."""
+    return [(f"published_{key}", "published", unit, "published"), (f"diff_{key}", diff, "rel. diff", "diff")]
+
+
 #: the run table's columns: key, heading, unit, formula template (<key> = that column, same row)
 COLUMNS = [
     ("run", "Run (runs.toml key)", "key", None),
@@ -104,8 +109,7 @@ COLUMNS = [
         "tokens/s/GPU",
         chain.formula("tokens_per_gpu_second", lambda q: f"<{q}>"),
     ),
-    ("published_tokens_per_gpu_second", "published", "tokens/s/GPU", "published"),
-    ("diff_tokens_per_gpu_second", "ours / published - 1", "rel. diff", "diff"),
+    *_published("tokens_per_gpu_second", "tokens/s/GPU"),
     (
         "tco_usd_per_gpu_hour",
         "Workbook TCO per GPU-hour",
@@ -121,8 +125,7 @@ COLUMNS = [
             "usd_per_mtok", lambda q: _run_ref(q, tco_usd_per_gpu_hour="inp_article_usd_per_gpu_hour")
         ),
     ),
-    ("published_usd_per_mtok", "published", "USD/Mtok", "published"),
-    ("diff_usd_per_mtok", "ours at $/GPU-h / published - 1", "rel. diff", "diff"),
+    *_published("usd_per_mtok", "USD/Mtok", "ours at $/GPU-h / published - 1"),
     (
         "utility_watts_per_gpu",
         "Utility W per GPU",
@@ -130,8 +133,7 @@ COLUMNS = [
         "=INDEX(bench_watts,MATCH(<system>,bench_systems,0))",
     ),
     ("joules_per_token", "J per token", "J/token", chain.formula("joules_per_token", _run_ref)),
-    ("published_joules_per_token", "published", "J/token", "published"),
-    ("diff_joules_per_token", "ours / published - 1", "rel. diff", "diff"),
+    *_published("joules_per_token", "J/token"),
     (
         "household_years",
         "Household-years for the benchmark tokens",
@@ -145,8 +147,7 @@ COLUMNS = [
             ),
         ),
     ),
-    ("published_household_years", "published", "household-years", "published"),
-    ("diff_household_years", "ours / published - 1", "rel. diff", "diff"),
+    *_published("household_years", "household-years"),
     (
         "tokens_per_household_year",
         "Tokens per household-year",
@@ -155,8 +156,7 @@ COLUMNS = [
             "tokens_per_household_year", lambda q: f"inp_{q}" if q == "kwh_per_household_year" else f"<{q}>"
         ),
     ),
-    ("published_tokens_per_household_year", "published", "tokens", "published"),
-    ("diff_tokens_per_household_year", "ours / published - 1", "rel. diff", "diff"),
+    *_published("tokens_per_household_year", "tokens"),
 ]
 #: the value each published column is set against
 COMPARED = {

@@ -122,21 +122,8 @@ def build(book: BookBuilder) -> None:
         row += 1
     row += 1
 
-    styles.section_row(ws, row, "Sheets", 3)
-    for sheet, text in SHEETS:
-        row += 1
-        ws.cell(row=row, column=1, value=sheet).font = styles.BOLD
-        ws.cell(row=row, column=1).alignment = styles.WRAP
-        ws.cell(row=row, column=2, value=text).alignment = styles.WRAP
-        styles.wrap_height(ws, row, text, TEXT_WIDTH)
-    row += 2
-    styles.section_row(ws, row, "Defined names (Formulas > Name Manager)", 3)
-    for name, text in NAMES:
-        row += 1
-        ws.cell(row=row, column=1, value=name).font = styles.KEY_FONT
-        ws.cell(row=row, column=1).alignment = styles.WRAP
-        ws.cell(row=row, column=2, value=text).alignment = styles.WRAP
-        styles.wrap_height(ws, row, text, TEXT_WIDTH)
+    row = _glossary(ws, row, "Sheets", SHEETS, styles.BOLD) + 2
+    _glossary(ws, row, "Defined names (Formulas > Name Manager)", NAMES, styles.KEY_FONT)
     styles.widths(ws, {1: 22, 2: TEXT_WIDTH})
     styles.page_setup(ws, landscape=False, one_page=True)
 
@@ -148,3 +135,16 @@ def _paragraph(ws, row: int, heading: str, lines: list[str]) -> int:
         ws.cell(row=row, column=2, value=line).alignment = styles.WRAP
         styles.wrap_height(ws, row, line, TEXT_WIDTH)
     return row + 2
+
+
+def _glossary(ws, row: int, heading: str, items: list[tuple[str, str]], font) -> int:
+    """A heading at ``row``, then one row per (term, text): the term in ``font`` in column A, the
+    text wrapped in column B; returns the last row written."""
+    styles.section_row(ws, row, heading, 3)
+    for term, text in items:
+        row += 1
+        ws.cell(row=row, column=1, value=term).font = font
+        ws.cell(row=row, column=1).alignment = styles.WRAP
+        ws.cell(row=row, column=2, value=text).alignment = styles.WRAP
+        styles.wrap_height(ws, row, text, TEXT_WIDTH)
+    return row
