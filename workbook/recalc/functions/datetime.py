@@ -224,22 +224,29 @@ def _date_serial(y: int, m: int, d: int) -> float | XlError:
     return s if 0 <= s <= max_serial() else VALUE
 
 
+def _text_only(one):
+    """One element of a text argument: an error passes through, anything but text is #VALUE!."""
+
+    def element(v):
+        if isinstance(v, XlError):
+            return v
+        if not isinstance(v, str):
+            return VALUE
+        return one(v)
+
+    return element
+
+
+@_text_only
 def _datevalue_one(v):
-    if isinstance(v, XlError):
-        return v
-    if not isinstance(v, str):
-        return VALUE
     p = parse_date(v)
     if p is None:
         return VALUE
     return _date_serial(p[0], p[1], p[2])
 
 
+@_text_only
 def _timevalue_one(v):
-    if isinstance(v, XlError):
-        return v
-    if not isinstance(v, str):
-        return VALUE
     t = parse_time(v)
     if t is not None:
         return t % 1.0  # "25:00" is 1:00 on the next day: TIMEVALUE gives the time of day
