@@ -18,14 +18,24 @@ from gputco.workbook.batch.table import Table, text_column
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _gputco(*argv: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
+def _gputco(
+    *argv: str, cwd: Path, timeout: float = 120, env: dict | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "gputco.addin.cli", *argv],
         cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
     )
+
+
+def _refused(argv: list[str], cwd: Path, env: dict) -> str:
+    """The one line a refusal prints on stderr, after asserting it is one line and exit 2."""
+    run = _gputco(*argv, cwd=cwd, env=env)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+    return run.stderr
 
 
 def test_table_finds_the_first_column_of_a_name():
@@ -283,15 +293,7 @@ def test_convert_to_never_writes_onto_its_input(tmp_path):
         ["open", "in.xlsx", "--convert-to", "xlsx", "--outdir", ".", "--force"],
         ["open", "alias.xlsx", "--convert-to", "xlsx:Calc MS Excel 2007 XML", "--outdir", ".", "--force"],
     ):
-        run = subprocess.run(
-            [sys.executable, "-m", "gputco.addin.cli", *argv],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
-        assert "is the input" in run.stderr
+        assert "is the input" in _refused(argv, tmp_path, env)
     assert src.read_bytes() == before and not log.exists()
 
 
@@ -305,24 +307,8 @@ def test_convert_to_refuses_an_existing_file_and_a_link(tmp_path):
     (tmp_path / "links").mkdir()
     (tmp_path / "links" / "in.pdf").symlink_to(tmp_path / "outside.pdf")
     for outdir, says in (("out", "exists; refusing"), ("links", "symbolic link")):
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "gputco.addin.cli",
-                "open",
-                str(src),
-                "--convert-to",
-                "pdf",
-                "--outdir",
-                outdir,
-            ],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
+        stderr = _refused(["open", str(src), "--convert-to", "pdf", "--outdir", outdir], tmp_path, env)
+        assert says in stderr, stderr
     assert (tmp_path / "out" / "in.pdf").read_bytes() == b"keep"
     assert not (tmp_path / "outside.pdf").exists() and not log.exists()
 
@@ -361,14 +347,8 @@ def test_escapes_are_refused_before_libreoffice(name, door, tmp_path):
         if door == "open"
         else ["render", str(src), "--png", "out"]
     )
-    run = subprocess.run(
-        [sys.executable, "-m", "gputco.addin.cli", *argv],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert run.returncode == 2 and run.stderr.count("\n") == 1 and says in run.stderr, run.stderr
+    stderr = _refused(argv, tmp_path, env)
+    assert says in stderr, stderr
     assert not log.exists() and not (tmp_path / "out").exists()
 
 
@@ -387,15 +367,8 @@ def test_a_package_whose_directories_disagree_is_refused(make, door, tmp_path):
         "render": ["render", str(src), "--png", "out"],
         "recalc": ["recalc", str(src), "-o", "out.xlsx"],
     }[door]
-    run = subprocess.run(
-        [sys.executable, "-m", "gputco.addin.cli", *argv],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
-    assert "directories disagree" in run.stderr
+    stderr = _refused(argv, tmp_path, env)
+    assert "directories disagree" in stderr, stderr
     assert not log.exists() and not (tmp_path / "out").exists() and not (tmp_path / "out.xlsx").exists()
 
 
