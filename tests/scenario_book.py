@@ -24,6 +24,19 @@ MODELS_GRID = {
     "precision": ["bf16", "fp8"],
 }
 
+#: a grid of buyers with a sensitivity sheet (a SPEC of tests/test_scenarios.py and
+#: tests/test_scenarios_lo.py)
+BUYERS = {
+    "grid": {
+        "buyer": ["hyperscaler", "emerging_neocloud"],
+        "residual_fraction": [0.0, 0.15],
+        "other_usd_per_gpu_hour": [0.0, 0.05],
+        "colo_usd_per_kw_month": [100, 160],
+    },
+    "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
+    "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"], "swing": {"pue": 0.3}},
+}
+
 #: Scenarios columns with TCO_ functions or computed from them (LibreOffice: #NAME?)
 UDF_KEYS = ("tco_udf", "tco_udf_diff", "usd_per_mtok_udf", "usd_per_mtok_udf_diff")
 

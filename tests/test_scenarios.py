@@ -15,6 +15,7 @@ import numpy as np
 import openpyxl
 import pytest
 from scenario_book import (
+    BUYERS,
     MODELS_GRID,
     UDF_KEYS,
     block,
@@ -51,16 +52,7 @@ SPECS = {
             "kwh_per_household_year": 10000,
         },
     },
-    "buyers": {
-        "grid": {
-            "buyer": ["hyperscaler", "emerging_neocloud"],
-            "residual_fraction": [0.0, 0.15],
-            "other_usd_per_gpu_hour": [0.0, 0.05],
-            "colo_usd_per_kw_month": [100, 160],
-        },
-        "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
-        "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"], "swing": {"pue": 0.3}},
-    },
+    "buyers": BUYERS,
 }
 
 

@@ -20,7 +20,17 @@ import tomllib
 import pytest
 from lo import formula_cells, mismatches, recalculate, requires_soffice, values
 from openpyxl.utils import get_column_letter
-from scenario_book import MODELS_GRID, UDF_KEYS, block, close, expected_outputs, load, output, unrecalculated
+from scenario_book import (
+    BUYERS,
+    MODELS_GRID,
+    UDF_KEYS,
+    block,
+    close,
+    expected_outputs,
+    load,
+    output,
+    unrecalculated,
+)
 
 from gputco.udfs import chain, scenario
 from gputco.workbook.scenarios.build import write_scenarios
@@ -42,17 +52,7 @@ SPECS = {
             "capex_per_gpu": {"dist": "lognormal", "median": 50000, "sigma": 0.2, "max": 80000},
         },
     },
-    # a grid of buyers with a sensitivity sheet (as in tests/test_scenarios.py)
-    "buyers": {
-        "grid": {
-            "buyer": ["hyperscaler", "emerging_neocloud"],
-            "residual_fraction": [0.0, 0.15],
-            "other_usd_per_gpu_hour": [0.0, 0.05],
-            "colo_usd_per_kw_month": [100, 160],
-        },
-        "fixed": {"system": "B200_HGX", "mfu": 0.5, "model": "llama3_70b"},
-        "sensitivity": {"inputs": ["it_kw_per_gpu", "peak_tflops", "tokens", "pue"], "swing": {"pue": 0.3}},
-    },
+    "buyers": BUYERS,
 }
 
 
