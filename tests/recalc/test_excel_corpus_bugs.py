@@ -12,6 +12,7 @@ import functools
 import openpyxl
 import pytest
 from corpus_check import CORPUS
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import UnsupportedFunctionError, evaluate_workbook, recalc_file
 from gputco.workbook.recalc.base.values import error
@@ -196,12 +197,9 @@ def test_an_undecided_fraction_stops_the_run_by_default(tmp_path):
 
 def test_if_with_empty_else_is_zero_in_a_small_book(tmp_path):
     """57181.xlsm General!CG41 (Excel caches 0): the smallest book with the same formula shape."""
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    ws["B1"] = "=IF(COUNT(A1:A3)<>0,AVERAGE(A1:A3),)"
-    ws["B2"] = "=IF(FALSE,1)"
-    ws["B3"] = "=IF(TRUE,,2)"
+    wb, _ = s_sheet(
+        cells={"B1": "=IF(COUNT(A1:A3)<>0,AVERAGE(A1:A3),)", "B2": "=IF(FALSE,1)", "B3": "=IF(TRUE,,2)"}
+    )
     wb.save(tmp_path / "if.xlsx")
     got = evaluate_workbook(tmp_path / "if.xlsx", functions={})
     assert got[("S", "B1")] == 0.0 and got[("S", "B3")] == 0.0

@@ -17,6 +17,7 @@ import zipfile
 import openpyxl
 import pytest
 from openpyxl.worksheet.formula import ArrayFormula
+from recalc_book import s_sheet
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
@@ -162,15 +163,8 @@ def test_escaped_characters_of_stored_strings_are_read_and_written_back(tmp_path
     cell is 1: the reader decodes the escape (a literal "_x0001_" is stored "_x005F_x0001_"), and
     the writer writes both back so."""
     path = tmp_path / "esc.xlsx"
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "S"
-    ws["A1"] = "placeholder-1"
-    ws["A2"] = "placeholder-2"
-    ws["B1"] = "=CODE(A1)"
-    ws["B2"] = "=LEN(A2)"
-    ws["B3"] = "=CHAR(1)"
-    ws["B4"] = '="_x0001_"'
+    codes = {"B1": "=CODE(A1)", "B2": "=LEN(A2)", "B3": "=CHAR(1)", "B4": '="_x0001_"'}
+    wb, _ = s_sheet([["placeholder-1"], ["placeholder-2"]], codes)
     wb.save(path)
     with zipfile.ZipFile(path) as z:
         parts = {n: z.read(n) for n in z.namelist()}
