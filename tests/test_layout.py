@@ -323,3 +323,112 @@ def test_the_engine_runs_as_a_package_of_its_own(tmp_path):
     r = 0.05 / 12
     assert pi2 == 2 * math.pi
     assert pmt == pytest.approx(31250 * r / (1 - (1 + r) ** -60), rel=1e-12)  # the annuity identity
+
+
+UDFS_PKG = "gputco.udfs"
+
+
+def _udfs_face() -> tuple[dict[str, frozenset[str] | None], set[str]]:
+    """(module -> names or None for all) of udfs/_face.py's FACE, and the public face's names
+    (udfs/__init__.py's ``__all__`` and ``UDFS``), both read from the checkout's files."""
+    import runpy
+
+    declared = runpy.run_path(str(ROOT / "udfs" / "_face.py"))["FACE"]
+    face: dict[str, frozenset[str] | None] = {module: names for module, (_, names, _) in declared.items()}
+    public = {"UDFS"}
+    for node in ast.parse((ROOT / "udfs" / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+            public |= set(ast.literal_eval(node.value))
+    assert face and len(public) > 40
+    return face, public
+
+
+def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin")) -> list[str]:
+    """Imports (at any depth) of udfs internals from ``folders`` under ``root`` that udfs/_face.py
+    does not declare: an undeclared module, or a name outside a module's declared names (in
+    ``from gputco.udfs.m import name`` and in ``m.name`` after ``from gputco.udfs import m``)."""
+    face, public = _udfs_face()
+    modules = {p.stem for p in (ROOT / "udfs").glob("*.py")} - {"__init__"}
+    faults = []
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            where = path.relative_to(root).as_posix()
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            alias: dict[str, str] = {}
+
+            def use(module: str, name: str | None, line: int, where: str = where) -> None:
+                if module not in face:
+                    faults.append(f"{where}:{line} imports {UDFS_PKG}.{module}, not in udfs' face")
+                elif name is not None and face[module] is not None and name not in face[module]:
+                    faults.append(f"{where}:{line} uses {UDFS_PKG}.{module}.{name}, not in udfs' face")
+
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    for a in node.names:
+                        if a.name.startswith(UDFS_PKG + "."):
+                            use(a.name.split(".")[2], None, node.lineno)
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    if node.module == UDFS_PKG:
+                        for a in node.names:
+                            if a.name in modules:
+                                use(a.name, None, node.lineno)
+                                alias[a.asname or a.name] = a.name
+                            elif a.name not in public:
+                                faults.append(
+                                    f"{where}:{node.lineno} imports {UDFS_PKG}.{a.name}, not public"
+                                )
+                    elif node.module.startswith(UDFS_PKG + "."):
+                        for a in node.names:
+                            use(node.module.split(".")[2], a.name, node.lineno)
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id in alias
+                ):
+                    use(alias[node.value.id], node.attr, node.lineno)
+    return faults
+
+
+def test_workbook_and_addin_import_only_udfs_face():
+    """workbook/ and addin/ import from udfs only its public face and the modules (names) that
+    udfs/_face.py declares; the rest of udfs is private (docs/architecture.md)."""
+    assert udfs_face_faults(ROOT) == []
+
+
+def test_the_udfs_face_names_real_modules_and_names():
+    """Each declared module exists and each declared name is defined there (a face naming what is
+    gone would let nothing through yet look complete)."""
+    import importlib
+
+    face, _ = _udfs_face()
+    missing = []
+    for module, names in face.items():
+        mod = importlib.import_module(f"{UDFS_PKG}.{module}")
+        missing += [f"{module}.{n}" for n in sorted(names or ()) if not hasattr(mod, n)]
+    assert missing == []
+
+
+def test_the_udfs_face_check_catches_mutants(tmp_path):
+    """Three mutants of a copy of addin/: an undeclared module (flows, the maths' kernels), a name
+    outside a narrow module's declared names, and the same through a module alias; each is named
+    with its file and line."""
+    import shutil
+
+    shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
+    assert udfs_face_faults(tmp_path, ("addin",)) == []
+    lite = tmp_path / "addin" / "lite.py"
+    lite.write_text(
+        lite.read_text()
+        + "\n\ndef _mutant():\n    from gputco.udfs import flows\n"
+        + "    from gputco.udfs.compute import flops_per_token_palm\n"
+        + "    from gputco.udfs import excel\n    return excel.SOMETHING_PRIVATE\n"
+    )
+    n = len(lite.read_text().splitlines())
+    assert sorted(udfs_face_faults(tmp_path, ("addin",))) == sorted(
+        [
+            f"addin/lite.py:{n - 3} imports gputco.udfs.flows, not in udfs' face",
+            f"addin/lite.py:{n - 2} uses gputco.udfs.compute.flops_per_token_palm, not in udfs' face",
+            f"addin/lite.py:{n} uses gputco.udfs.excel.SOMETHING_PRIVATE, not in udfs' face",
+        ]
+    )
