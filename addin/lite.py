@@ -12,7 +12,7 @@ them. Lite brings its own xlwings, so the requirements do not name it. See docs/
 
 from __future__ import annotations
 
-from gputco.udfs._version import __version__
+from gputco.udfs import __version__
 
 #: the main.py of a workbook using gputco in xlwings Lite
 MAIN_PY = '''"""gputco's TCO_ functions for this workbook (written by `gputco addin lite`, gputco {version}).

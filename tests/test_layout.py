@@ -355,6 +355,7 @@ def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin"
             where = path.relative_to(root).as_posix()
             tree = ast.parse(path.read_text(encoding="utf-8"))
             alias: dict[str, str] = {}
+            package: set[str] = set()  # names bound to gputco.udfs itself (from gputco import udfs)
 
             def use(module: str, name: str | None, line: int, where: str = where) -> None:
                 if module not in face:
@@ -368,7 +369,9 @@ def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin"
                         if a.name.startswith(UDFS_PKG + "."):
                             use(a.name.split(".")[2], None, node.lineno)
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    if node.module == UDFS_PKG:
+                    if node.module == "gputco":
+                        package |= {a.asname or a.name for a in node.names if a.name == "udfs"}
+                    elif node.module == UDFS_PKG:
                         for a in node.names:
                             if a.name in modules:
                                 use(a.name, None, node.lineno)
@@ -381,12 +384,15 @@ def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin"
                         for a in node.names:
                             use(node.module.split(".")[2], a.name, node.lineno)
             for node in ast.walk(tree):
-                if (
-                    isinstance(node, ast.Attribute)
-                    and isinstance(node.value, ast.Name)
-                    and node.value.id in alias
-                ):
+                if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+                    continue
+                if node.value.id in alias:
                     use(alias[node.value.id], node.attr, node.lineno)
+                elif node.value.id in package:
+                    if node.attr in modules:  # udfs.chain.X: a submodule through the package
+                        use(node.attr, None, node.lineno)
+                    elif node.attr not in public and not node.attr.startswith("__"):  # __file__
+                        faults.append(f"{where}:{node.lineno} uses {UDFS_PKG}.{node.attr}, not public")
     return faults
 
 
@@ -410,9 +416,9 @@ def test_the_udfs_face_names_real_modules_and_names():
 
 
 def test_the_udfs_face_check_catches_mutants(tmp_path):
-    """Three mutants of a copy of addin/: an undeclared module (flows, the maths' kernels), a name
-    outside a narrow module's declared names, and the same through a module alias; each is named
-    with its file and line."""
+    """Mutants of a copy of addin/: an undeclared module (flows, the maths' kernels), a name outside
+    a narrow module's declared names, the same through a module alias, and through the package
+    (``udfs.energy``, ``udfs.NOT_PUBLIC``); each is named with its file and line."""
     import shutil
 
     shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
@@ -423,12 +429,15 @@ def test_the_udfs_face_check_catches_mutants(tmp_path):
         + "\n\ndef _mutant():\n    from gputco.udfs import flows\n"
         + "    from gputco.udfs.compute import flops_per_token_palm\n"
         + "    from gputco.udfs import excel\n    return excel.SOMETHING_PRIVATE\n"
+        + "\n\ndef _mutant2():\n    from gputco import udfs\n    return udfs.energy, udfs.NOT_PUBLIC\n"
     )
     n = len(lite.read_text().splitlines())
     assert sorted(udfs_face_faults(tmp_path, ("addin",))) == sorted(
         [
-            f"addin/lite.py:{n - 3} imports gputco.udfs.flows, not in udfs' face",
-            f"addin/lite.py:{n - 2} uses gputco.udfs.compute.flops_per_token_palm, not in udfs' face",
-            f"addin/lite.py:{n} uses gputco.udfs.excel.SOMETHING_PRIVATE, not in udfs' face",
+            f"addin/lite.py:{n - 8} imports gputco.udfs.flows, not in udfs' face",
+            f"addin/lite.py:{n - 7} uses gputco.udfs.compute.flops_per_token_palm, not in udfs' face",
+            f"addin/lite.py:{n - 5} uses gputco.udfs.excel.SOMETHING_PRIVATE, not in udfs' face",
+            f"addin/lite.py:{n} imports gputco.udfs.energy, not in udfs' face",
+            f"addin/lite.py:{n} uses gputco.udfs.NOT_PUBLIC, not public",
         ]
     )

@@ -43,9 +43,4 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         frozenset({"checked", "in_range", "parameters"}),
         "argument checks with the model's own messages (setinputs, the report)",
     ),
-    "_version": (
-        RANGES,
-        frozenset({"__version__"}),
-        "the version without loading the model (lite, --version)",
-    ),
 }

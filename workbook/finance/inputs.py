@@ -92,7 +92,7 @@ SCENARIO = [
         "inp_kg_co2_per_kwh",
         "Grid emission factor used (CO2 step)",
         "kg CO2/kWh",
-        udfs.energy.KG_CO2_PER_KWH_US,
+        udfs.KG_CO2_PER_KWH_US,
         None,
         "Default: US average 2022 (EIA: 1,650 Mt CO2 / 4.23 trillion kWh). Type the region's factor "
         "above to use it; the cell right of the factor says whether they differ.",

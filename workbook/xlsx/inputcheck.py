@@ -24,8 +24,7 @@ import openpyxl
 from openpyxl.packaging.custom import StringProperty
 from openpyxl.utils.cell import coordinate_from_string, range_boundaries
 
-from gputco.udfs import ranges
-from gputco.udfs._version import __version__
+from gputco.udfs import __version__, ranges
 
 #: the custom document property that marks a workbook gputco wrote
 MARKER = "gputco"
