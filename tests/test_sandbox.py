@@ -51,6 +51,7 @@ def test_a_probe_through_the_runner_cannot_reach_a_local_listener():
 
 def test_no_namespace_means_no_untrusted_run_unless_allowed(monkeypatch):
     monkeypatch.setattr(sandbox, "namespace_prefix", lambda: None)
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
     monkeypatch.delenv(sandbox.ALLOW_ENV, raising=False)
     with pytest.raises(
         sandbox.SandboxError, match="--unsandboxed-libreoffice or GPUTCO_LIBREOFFICE_UNSANDBOXED"
@@ -232,3 +233,80 @@ def test_libreoffice_memory_is_a_budget_like_every_other(monkeypatch):
         match=r"at least 64 \(MiB\), not 10 \(--budget libreoffice_memory_mb=N or GPUTCO_LIBREOFFICE_MEMORY_MB=N\)",
     ):
         sandbox.memory_budget(budgets(["libreoffice_memory_mb=10"]))
+
+
+READ = """
+import json, sys
+seen = {}
+for path in sys.argv[1:]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            seen[path] = fh.read()
+    except OSError as err:
+        seen[path] = type(err).__name__
+print(json.dumps(seen))
+"""
+
+
+def test_the_tree_sees_only_its_input_and_output_of_the_users_files(tmp_path):
+    """Issue 43, finding 5: a secret file beside the input, the user's home and the project's
+    folder are out of the sandbox's view; the input is readable, the output folder writable. The
+    positive control: the same reads started directly see the secret."""
+    import os
+
+    (tmp_path / "in.txt").write_text("input", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("secret", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    home = Path(os.path.expanduser("~"))
+    probe = home / f".gputco-sandbox-probe-{os.getpid()}"
+    probe.write_text("home", encoding="utf-8")
+    try:
+        paths = [str(tmp_path / "in.txt"), str(tmp_path / "secret.txt"), str(probe)]
+        direct = subprocess.run(
+            [sys.executable, "-c", READ, *paths], capture_output=True, text=True, timeout=30, check=True
+        )
+        seen = json.loads(direct.stdout)
+        assert seen[paths[1]] == "secret" and seen[paths[2]] == "home"  # the control: readable outside
+        write = f"open({str(out / 'made.txt')!r}, 'w').write('made')\n"
+        boxed = sandbox.run(
+            [sys.executable, "-c", write + READ, *paths],
+            timeout=30,
+            env={"PATH": "/usr/bin:/bin"},
+            reads=[tmp_path / "in.txt"],
+            writes=[out],
+        )
+    finally:
+        probe.unlink()
+    assert boxed.returncode == 0, boxed.stderr
+    seen = json.loads(boxed.stdout)
+    assert seen[paths[0]] == "input"
+    assert seen[paths[1]] == "FileNotFoundError", "the sandbox let the tree read a file beside its input"
+    assert seen[paths[2]] == "FileNotFoundError", "the sandbox let the tree read the user's home"
+    assert (out / "made.txt").read_text(encoding="utf-8") == "made"
+    assert not (tmp_path / "secret.txt").parent.joinpath("made.txt").exists()
+
+
+def test_the_input_is_read_only_in_the_view(tmp_path):
+    (tmp_path / "in.txt").write_text("input", encoding="utf-8")
+    ran = sandbox.run(
+        ["/bin/sh", "-c", f"echo changed > {tmp_path / 'in.txt'}"],
+        timeout=30,
+        env={"PATH": "/usr/bin:/bin"},
+        reads=[tmp_path / "in.txt"],
+    )
+    assert ran.returncode != 0
+    assert (tmp_path / "in.txt").read_text(encoding="utf-8") == "input"
+
+
+@requires_soffice
+@pytest.mark.parametrize("to", ["ods", "xlsx"])
+def test_libreoffice_converts_through_the_view(tmp_path, to):
+    """An ODS and an XLSX conversion still work in the file-system view (recalculated: 42)."""
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(tmp_path / "t.xlsx")
+    out = process.convert(tmp_path / "t.xlsx", tmp_path / "out", to)
+    assert out.exists() and out.parent == (tmp_path / "out").resolve()
+    back = process.convert(out, tmp_path / "back", "xlsx") if to == "ods" else out
+    assert openpyxl.load_workbook(back, data_only=True).active["A2"].value == 42

@@ -278,6 +278,7 @@ def _ensure_profile(profile: Path) -> None:
         timeout=time_left(120, "before LibreOffice made its profile"),
         env=soffice_env(),
         untrusted=False,
+        writes=[profile],
     )
     if not xlb.exists():
         raise AddinError(f"LibreOffice did not create a Basic library in {profile}")

@@ -164,6 +164,26 @@ def force_recalc(profile: str | os.PathLike) -> None:
     xcu.write_text(text.replace("</oor:items>", items + "</oor:items>"), encoding="utf-8")
 
 
+def addin_code(profile: str | os.PathLike) -> list[str]:
+    """The import folders the gputco add-in's bridge in ``profile`` names (gputco's environment,
+    ``--path`` folders: code); [] without a bridge. The sandbox shows them read-only."""
+    import ast
+
+    bridge = Path(profile) / "user" / "Scripts" / "python" / "gputco_bridge.py"  # lo_addin.BRIDGE
+    try:
+        tree = ast.parse(bridge.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["PATHS"]:
+            try:
+                found = ast.literal_eval(node.value)
+            except ValueError:
+                return []
+            return [p for p in found if isinstance(p, str) and os.path.isdir(p)]
+    return []
+
+
 def convert(
     src: str | os.PathLike,
     out_dir: str | os.PathLike,
@@ -178,7 +198,9 @@ def convert(
 
     ``to`` is a LibreOffice filter spec, e.g. ``"xlsx"`` or ``"pdf"``. ``profile`` is a private
     profile folder to use (e.g. one with the gputco add-in); it is set to force recalculation.
-    By default each call gets a throw-away profile. Returns the written file.
+    By default each call gets a throw-away profile. Of the user's files the sandbox shows
+    LibreOffice only ``src`` (read-only), ``out_dir`` and the profile, and the folders the
+    profile's add-in imports from (:func:`addin_code`, read-only). Returns the written file.
     """
     exe = soffice()
     if exe is None:
@@ -200,8 +222,14 @@ def convert(
             str(out_dir),
             str(src),
         ]
-        proc = sandbox.run(
-            cmd, timeout=timeout, env=soffice_env(), what=f"soffice converting {src.name}", memory=memory
+        proc = sandbox.run(  # of the user's files it sees only its input, its output folder, the profile
+            cmd,
+            timeout=timeout,
+            env=soffice_env(),
+            what=f"soffice converting {src.name}",
+            memory=memory,
+            reads=[src, *addin_code(where)],
+            writes=[out_dir, where],
         )
     out = out_dir / f"{src.stem}.{to.split(':')[0]}"
     if proc.returncode != 0 or not out.exists():

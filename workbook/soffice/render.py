@@ -354,6 +354,8 @@ def _pdf_to_pngs(pdf: Path, stem: Path, dpi: int) -> list[Path]:
         timeout=time_left(session.DEFAULT_TIMEOUT_S, "before pdftoppm"),
         env=dict(os.environ),
         what="pdftoppm",
+        reads=[pdf],
+        writes=[stem.parent],
     )
     if proc.returncode != 0:
         raise LibreOfficeError(f"pdftoppm failed: {proc.stderr.strip()[:300]}")

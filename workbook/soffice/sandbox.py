@@ -10,6 +10,12 @@ conversion: waits) or :func:`spawn` (``gputco open``: returns at once), which
   no URL, link, data connection or DDE server is reachable, 127.0.0.1 included;
 - refuse to start it on an untrusted file where no namespace can be made, unless the user says
   otherwise (``--unsandboxed-libreoffice`` or ``GPUTCO_LIBREOFFICE_UNSANDBOXED=1``), and say so;
+- with bubblewrap, give the tree a file-system view of its own (:func:`view`): the system's
+  programs, libraries, fonts and LibreOffice's configuration read-only, a minimal /dev and /proc,
+  gputco's own Python and code read-only (the add-in's bridge imports it), the files it reads
+  (``reads``) read-only and the folders it writes (``writes``: the output folder, the profile)
+  writable; nothing else of $HOME, /root, /tmp or the user's folders is there (with ``unshare``,
+  where bubblewrap cannot run, the network is taken away but the file system stays in view);
 - give the tree a private TMPDIR (LibreOffice's ``lu*.tmp`` folders go there), removed afterwards;
 - bound the whole process tree (its session) by wall-clock time and by the sum of its resident
   memory, killing the session when either is passed (the budget ``libreoffice_memory_mb``:
@@ -27,6 +33,7 @@ import functools
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import tempfile
@@ -54,6 +61,35 @@ _PREFIXES = (
     ("unshare", "--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child", "--"),
     ("bwrap", "--dev-bind", "/", "/", "--unshare-net", "--unshare-pid", "--die-with-parent", "--"),
 )
+#: bubblewrap's namespaces for the file-system view (network, processes; dies with its parent)
+_BWRAP_FLAGS = ("--unshare-net", "--unshare-pid", "--unshare-ipc", "--die-with-parent")
+#: the system's folders in the view, read-only (a link among them, e.g. /lib -> usr/lib, stays a link)
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt/libreoffice")
+#: the pieces of /etc LibreOffice, fontconfig, the loader and Python read (no shadow, no keys)
+_ETC = (
+    "alternatives",
+    "fonts",
+    "libreoffice",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "localtime",
+    "timezone",
+    "locale.alias",
+    "mime.types",
+    "xdg",
+    "python3",
+    "python3.11",
+    "python3.12",
+    "python3.13",
+    "machine-id",
+)
+#: caches the view holds read-only: fontconfig's (else every run rebuilds it)
+_CACHES = ("/var/cache/fontconfig",)
+
 #: the parent-death signal for the sandbox's first process (util-linux's setpriv, where present;
 #: else prctl(PR_SET_PDEATHSIG) in the child before exec): gputco killed, even by SIGKILL, takes
 #: LibreOffice's whole tree with it
@@ -91,6 +127,63 @@ def namespace_prefix() -> tuple[str, ...] | None:
     return None
 
 
+def _code_paths() -> list[str]:
+    """gputco's own Python and code (read-only in the view): the add-in's bridge in LibreOffice's
+    Python imports gputco from there, and a probe may run this Python."""
+    package = Path(__file__).resolve().parents[2]  # the gputco package folder
+    paths = [str(package), sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages()]
+    if site.ENABLE_USER_SITE and os.path.isdir(site.getusersitepackages()):
+        paths.append(site.getusersitepackages())
+    # the import path as .pth files made it (a virtualenv seeing another's packages), less its first
+    # entry: the script's folder or, with -m, the working folder (the user's, not code)
+    paths += [p for p in sys.path[1:] if p]
+    real = dict.fromkeys(os.path.realpath(p) for p in paths)
+    return [p for p in real if os.path.isdir(p) and p != "/"]
+
+
+def view(reads: Sequence[str | os.PathLike] = (), writes: Sequence[str | os.PathLike] = ()) -> list[str]:
+    """bubblewrap's arguments for the tree's file-system view: the system read-only (programs,
+    libraries, fonts, LibreOffice, the /etc pieces they read), a minimal /dev, its own /proc, an
+    empty /tmp, gputco's own Python and code read-only, ``reads`` read-only and ``writes``
+    writable; nothing else (no $HOME, /root, /work, /tmp beyond these)."""
+    args: list[str] = []
+    for top in _SYSTEM:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.exists(top):
+            args += ["--ro-bind", top, top]
+    for name in _ETC:
+        if os.path.lexists(f"/etc/{name}"):
+            args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for cache in _CACHES:
+        args += ["--ro-bind-try", cache, cache]
+    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    for path in _code_paths():
+        args += ["--ro-bind", path, path]
+    for path in reads:
+        real = os.path.realpath(path)
+        args += ["--ro-bind", real, real]
+    for path in writes:
+        real = os.path.realpath(path)
+        args += ["--bind", real, real]
+    return args
+
+
+@functools.cache
+def _bwrap() -> str | None:
+    """bubblewrap, when it can make the view here (it runs ``true`` in an empty one), else None."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run(
+            [exe, *view(), *_BWRAP_FLAGS, "--", "true"], capture_output=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return exe if proc.returncode == 0 else None
+
+
 def allowed_unsandboxed() -> bool:
     """Whether the user allowed LibreOffice on untrusted files without a network namespace."""
     return os.environ.get(ALLOW_ENV, "").strip().lower() in ("1", "true", "yes")
@@ -115,7 +208,18 @@ def memory_budget(limits=None) -> int:
     return int(mb) << 20
 
 
-def _prefix(untrusted: bool) -> tuple[str, ...]:
+def _prefix(untrusted: bool, reads=(), writes=(), tmp: Path | None = None) -> tuple[str, ...]:
+    """The sandbox's command prefix: bubblewrap with the file-system view where it works, else a
+    network namespace only (``unshare``), else nothing (refused on an untrusted file)."""
+    exe = _bwrap()
+    if exe is not None:
+        writable = [*writes, tmp] if tmp is not None else list(writes)
+        home = [] if tmp is None else ["--setenv", "HOME", str(tmp), "--chdir", str(tmp)]
+        return (exe, *view(reads, writable), *_BWRAP_FLAGS, *home, "--")
+    return _net_prefix(untrusted)
+
+
+def _net_prefix(untrusted: bool) -> tuple[str, ...]:
     prefix = namespace_prefix()
     if prefix is not None:
         return prefix
@@ -136,15 +240,22 @@ def run(
     untrusted: bool = True,
     what: str = "LibreOffice",
     memory: int | None = None,
+    reads: Sequence[str | os.PathLike] = (),
+    writes: Sequence[str | os.PathLike] = (),
 ) -> Ran:
     """Run ``cmd`` in the sandbox and wait; kill its whole session past ``timeout`` seconds or
-    ``memory`` bytes (default :func:`memory_budget`) of summed resident memory."""
-    prefix = _prefix(untrusted)
+    ``memory`` bytes (default :func:`memory_budget`) of summed resident memory. With bubblewrap,
+    the tree sees of the user's files only ``reads`` (read-only) and ``writes`` (writable)."""
     from gputco.workbook.timebudget import time_limit
 
     limit = memory_budget() if memory is None else memory
     shown = time_limit() or timeout  # the command's --timeout, of which this run had what was left
     tmp = Path(tempfile.mkdtemp(prefix="gputco-lo-tmp-"))
+    try:
+        prefix = _prefix(untrusted, reads, writes, tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     env = {**env, "TMPDIR": str(tmp), "TMP": str(tmp), "TEMP": str(tmp)}
     peak = 0
     try:
@@ -207,8 +318,9 @@ def _tied_to_us():
 
 
 def spawn(cmd: Sequence[str], *, env: dict[str, str], untrusted: bool = True) -> subprocess.Popen:
-    """Start ``cmd`` in the sandbox and return at once (an interactive LibreOffice window)."""
-    prefix = _prefix(untrusted)
+    """Start ``cmd`` in the sandbox and return at once (an interactive LibreOffice window: no
+    network, but the file system in view, for the user's own Open and Save As dialogs)."""
+    prefix = _net_prefix(untrusted)
     return subprocess.Popen(
         [*prefix, *cmd],
         env=env,
