@@ -155,7 +155,14 @@ def run(args: argparse.Namespace) -> int:
             functions=UDFS,
             output=lambda path: atomic_output(path, force=True),
         )
-        inputs_said, bad_inputs = _input_warnings(src, report, dst or src)  # inside --timeout too
+        try:
+            inputs_said, bad_inputs = _input_warnings(src, report, dst or src)  # inside --timeout too
+        except BaseException:
+            # the command fails: the output it wrote before the input check is not left behind
+            # (with --in-place the input was replaced by then; nothing to take back)
+            if dst is not None and not args.check and dst.resolve() != src.resolve():
+                dst.unlink(missing_ok=True)
+            raise
     print(report.summary())
     for note in report.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -169,3 +169,34 @@ def test_a_closed_stdout_is_not_an_error():
     proc.stdout.close()  # long before the child has started writing its ~18 kB
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 0 and err == ""
+
+
+def test_a_timeout_in_recalcs_input_check_leaves_no_output(tmp_path, monkeypatch, capsys):
+    """Engineer h43's note on issue 43: the input check runs after the output is written; when
+    --timeout fires there, the command fails (exit 2, the time limit named) and the output it
+    wrote is removed. The control: the same run with a quick check writes the output."""
+    import time
+
+    import openpyxl
+
+    from gputco.workbook.xlsx import inputcheck
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    wb.save(tmp_path / "book.xlsx")
+    assert (
+        main(["recalc", str(tmp_path / "book.xlsx"), "-o", str(tmp_path / "ok.xlsx"), "--timeout", "30"]) == 0
+    )
+    assert openpyxl.load_workbook(tmp_path / "ok.xlsx", data_only=True).active["A2"].value == 42
+    capsys.readouterr()
+
+    def slow(src):
+        time.sleep(10)
+        return None, []
+
+    monkeypatch.setattr(inputcheck, "out_of_range", slow)
+    code = main(["recalc", str(tmp_path / "book.xlsx"), "-o", str(tmp_path / "out.xlsx"), "--timeout", "2"])
+    assert code == 2
+    assert "time limit" in capsys.readouterr().err
+    assert not (tmp_path / "out.xlsx").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx", "ok.xlsx"]
