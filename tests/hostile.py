@@ -959,12 +959,20 @@ def measured(runs: list[list[str]], folder: Path, env: dict[str, str], cwd: Path
 
 def soffice_recorder(folder: Path) -> tuple[Path, Path]:
     """A program named soffice in ``folder``/recorder-bin that appends its arguments to the log
-    (the second path) and fails: put the folder first on PATH to see whether soffice starts."""
+    (the second path) and fails: put the folder first on PATH to see whether soffice starts.
+
+    The log is outside the file-system view bubblewrap gives LibreOffice (tests/test_sandbox.py
+    tests that view), so the folder also holds a ``bwrap`` that cannot make one: gputco falls back
+    to the network-only sandbox, in which the recorder can write its log. In-process tests also
+    set ``sandbox._bwrap`` to None (it is cached per process)."""
     bin_dir, log = folder / "recorder-bin", folder / "soffice-starts.log"
     bin_dir.mkdir(exist_ok=True)
     script = bin_dir / "soffice"
     script.write_text(f'#!/bin/sh\necho "$@" >> {log}\nexit 1\n')
     script.chmod(0o755)
+    fence = bin_dir / "bwrap"
+    fence.write_text("#!/bin/sh\nexit 1\n")
+    fence.chmod(0o755)
     return bin_dir, log
 
 

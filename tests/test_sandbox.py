@@ -310,3 +310,22 @@ def test_libreoffice_converts_through_the_view(tmp_path, to):
     assert out.exists() and out.parent == (tmp_path / "out").resolve()
     back = process.convert(out, tmp_path / "back", "xlsx") if to == "ods" else out
     assert openpyxl.load_workbook(back, data_only=True).active["A2"].value == 42
+
+
+def test_a_program_installed_outside_the_system_folders_starts_in_the_view(tmp_path):
+    """LibreOffice installed anywhere (a folder of its own, found on PATH, <install>/program/soffice)
+    starts in the file-system view: its installation is shown read-only, the folder beside it
+    not. Before, bubblewrap said 'execvp ...: No such file or directory'."""
+    install = tmp_path / "lo"
+    (install / "program").mkdir(parents=True)
+    (install / "share.txt").write_text("shipped\n", encoding="utf-8")
+    (tmp_path / "secret.txt").write_text("secret", encoding="utf-8")
+    script = install / "program" / "soffice"
+    script.write_text(
+        f"#!/bin/sh\ncat {install / 'share.txt'}\ncat {tmp_path / 'secret.txt'} 2>/dev/null || echo hidden\n"
+    )
+    script.chmod(0o755)
+    ran = sandbox.run(["soffice"], timeout=30, env={"PATH": f"{install / 'program'}:/usr/bin:/bin"})
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split() == ["shipped", "hidden"]
+    assert sandbox.program_folder("soffice", f"{install / 'program'}:/usr/bin") == str(install)

@@ -208,14 +208,29 @@ def memory_budget(limits=None) -> int:
     return int(mb) << 20
 
 
-def _prefix(untrusted: bool, reads=(), writes=(), tmp: Path | None = None) -> tuple[str, ...]:
-    """The sandbox's command prefix: bubblewrap with the file-system view where it works, else a
-    network namespace only (``unshare``), else nothing (refused on an untrusted file)."""
+def program_folder(program: str, path: str | None = None) -> str | None:
+    """The folder the view must show read-only for ``program`` (a name looked up on ``path``, or
+    a path) to start: its installation (``<install>/program/soffice`` shows ``<install>``), else
+    its own folder; None where it is not found."""
+    found = shutil.which(program, path=path)
+    if found is None:
+        return None
+    real = Path(os.path.realpath(found)).parent
+    return str(real.parent if real.name == "program" else real)
+
+
+def _prefix(
+    untrusted: bool, reads=(), writes=(), tmp: Path | None = None, program: str | None = None
+) -> tuple[str, ...]:
+    """The sandbox's command prefix: bubblewrap with the file-system view where it works (with
+    ``program``'s folder read-only, wherever it is installed), else a network namespace only
+    (``unshare``), else nothing (refused on an untrusted file)."""
     exe = _bwrap()
     if exe is not None:
         writable = [*writes, tmp] if tmp is not None else list(writes)
         home = [] if tmp is None else ["--setenv", "HOME", str(tmp), "--chdir", str(tmp)]
-        return (exe, *view(reads, writable), *_BWRAP_FLAGS, *home, "--")
+        shown = [*reads, program] if program is not None else list(reads)
+        return (exe, *view(shown, writable), *_BWRAP_FLAGS, *home, "--")
     return _net_prefix(untrusted)
 
 
@@ -252,7 +267,7 @@ def run(
     shown = time_limit() or timeout  # the command's --timeout, of which this run had what was left
     tmp = Path(tempfile.mkdtemp(prefix="gputco-lo-tmp-"))
     try:
-        prefix = _prefix(untrusted, reads, writes, tmp)
+        prefix = _prefix(untrusted, reads, writes, tmp, program_folder(cmd[0], env.get("PATH")))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
