@@ -242,6 +242,9 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "depreciation_method": p.get("depreciation_method", "straight_line"),
         "bonus_depreciation_fraction": p.get("bonus_depreciation_fraction", 0.0),
         "covenant_dscr": p.get("covenant_dscr", 1.0),
+        "max_ltv_covenant": p.get("max_ltv_covenant", 0.0),
+        "rent_curve": p.get("rent_curve", ""),
+        "value_curve": p.get("value_curve", ""),
     }
     ppy = project.PERIODS[str(used["periods"])]
     i = (1 + used["debt_rate"]) ** (1 / ppy) - 1
@@ -264,9 +267,20 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "tenor_periods": tenor,
         "debt_payment": payment,
     }
-    if not isinstance(rent, float | int) or rent == "":
-        return {**out, **{k: projectflows.NEEDS_RENT for k in projectflows.RESULTS}}
     terms = {k: col[k] for k in project.TERMS if k in col and k not in used}
+    # the curves' text rows and the residual check, from udfs's period lines (any rent: they do
+    # not read it)
+    stand_in = {} if _has(rent) else {"rent_usd_per_gpu_hour": 1.0, "contract_rent_usd_per_gpu_hour": 1.0}
+    lines = project.period_lines({**terms, **used, **stand_in})
+    out["rent_curve_factors"] = _curve_text("rent_curve", used["rent_curve"])
+    out["value_curve_factors"] = _curve_text("value_curve", used["value_curve"] or "value_base")
+    out["end_value_fraction"] = float(lines["end_value_fraction"][0])
+    out["residual_check"] = str(lines["residual_check"][0])
+    if not _has(rent):
+        return {
+            **out,
+            **{k: projectflows.NEEDS_RENT for k in (*projectflows.RESULTS, *projectflows.LTV_RESULTS)},
+        }
     got = {k: float(v[0]) for k, v in project.results({**terms, **used}).items() if not k.endswith("_why")}
     n = col["cluster_gpus_installed"]
     dscr = got["min_dscr"]
@@ -280,13 +294,28 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "peak_funding_usd_per_gpu": got["peak_funding_usd_per_gpu"],
         **{
             k: projectflows.NO_DEBT if math.isnan(got[k]) else got[k]
-            for k in ("avg_dscr", "llcr", "plcr", "dscr_breach_periods")
+            for k in ("avg_dscr", "llcr", "plcr", "dscr_breach_periods", "max_ltv", "ltv_at_maturity")
         },
+        "ltv_breach_periods": got["ltv_breach_periods"],
         "debt_usd_per_gpu": got["debt_usd_per_gpu"],
         "cluster_npv_usd": got["npv_usd_per_gpu"] * n,
         "cluster_equity_npv_usd": got["equity_npv_usd_per_gpu"] * n,
         "cluster_peak_funding_usd": got["peak_funding_usd_per_gpu"] * n,
     }
+
+
+def _curve_text(group: str, typed: object) -> str:
+    """What a curve's factors row shows: a finance preset's factors (the Presets sheet's
+    ``<key>.factors`` text, udfs.curves.text of udfs.presets.finance_curve), else the text typed."""
+    from gputco.udfs import curves, presets
+
+    if typed and str(typed).strip().lower() in presets.curve_keys(group):
+        return curves.text(presets.finance_curve(group, typed))
+    return str(typed)
+
+
+def _has(rent) -> bool:
+    return isinstance(rent, float | int) and rent != ""
 
 
 def _breakeven_utilisation(capex, rent, opex, life, rate, res) -> float | str:

@@ -303,15 +303,27 @@ def test_render_shows_passing_checks_and_the_head_of_long_sheets(template, tmp_p
 
 @requires_soffice
 def test_render_columns_shows_the_period_tables_debt_columns(template, tmp_path):
-    """`render --columns AB:AP`: the period table's debt columns, which the sheet's head from A
-    (columns A-R fit) never reaches."""
+    """`render --columns FIRST:LAST`: the period table's debt columns (found by their headings in
+    the workbook, as a user reads them off the sheet), which the sheet's head from A never
+    reaches."""
+    import openpyxl
+    from openpyxl.utils import get_column_letter
+
+    ws = openpyxl.load_workbook(template[0], read_only=True)["Cash flow 1"]
+    heads = {
+        c.value: c.column
+        for row in ws.iter_rows(min_row=1, max_row=12)
+        for c in row
+        if isinstance(c.value, str)
+    }
+    first, last = get_column_letter(heads["debt at start"]), get_column_letter(heads["DSCR"])
     text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "head")
     assert "debt at start" not in text and "payback point" in text
-    text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "debt", columns="AB:AP")
+    text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "debt", columns=f"{first}:{last}")
     for heading in ("debt at start", "interest paid", "DSCR", "equity net"):
         assert heading in text, heading
     assert "payback point" not in text
-    assert "columns AB-AP of A-" in shown["Cash flow 1"]
+    assert f"columns {first}-{last} of A-" in shown["Cash flow 1"]
 
 
 def test_render_columns_must_be_a_range_of_columns(template, tmp_path, capsys):
