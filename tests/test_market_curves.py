@@ -248,8 +248,12 @@ def test_max_ltv_scales_with_the_debt_and_inversely_with_the_value_curve():
     half = project.results({**v, "value_curve": "0.5, 0.35, 0.25, 0.2"}, ("max_ltv",))["max_ltv"][0]
     assert double == pytest.approx(2 * base, rel=1e-12)
     assert half == pytest.approx(2 * base, rel=1e-12)
-    none = project.results({**v, "debt_fraction": np.array([0.0])}, ("max_ltv", "ltv_at_maturity"))
+    keys = ("max_ltv", "ltv_at_maturity", "ltv_breach_periods")
+    none = project.results({**v, "debt_fraction": np.array([0.0]), "max_ltv_covenant": 0.01}, keys)
     assert np.isnan(none["max_ltv"][0]) and np.isnan(none["ltv_at_maturity"][0])
+    assert none["ltv_breach_periods"][0] == 0  # no debt, no breach of even a tight covenant
+    tight = project.results({**v, "max_ltv_covenant": 0.01}, keys)
+    assert tight["ltv_breach_periods"][0] > 0  # the control: with the debt, the covenant is breached
 
 
 def test_batch_takes_the_curves_as_text_columns_and_names_a_bad_cell(tmp_path):

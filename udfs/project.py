@@ -652,7 +652,16 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         got.update({k: np.full(t["capex_per_gpu"].size, np.nan) for k in lender})
     elif lender:
         got.update(_lender(f, t, ppy, need))
-    if {"max_ltv", "ltv_at_maturity", "ltv_breach_periods"} & set(need):
+    ltv = [k for k in ("max_ltv", "ltv_at_maturity", "ltv_breach_periods") if k in need]
+    if ltv and same:  # no debt: no loan to value, no breach (as _ltv gives), nothing to compute
+        n = t["capex_per_gpu"].size
+        none = {
+            "max_ltv": np.full(n, np.nan),
+            "ltv_at_maturity": np.full(n, np.nan),
+            "ltv_breach_periods": np.zeros(n),
+        }
+        got.update({k: none[k] for k in ltv})
+    elif ltv:
         got.update({k: v for k, v in _ltv(f, t, ppy).items() if k in need})
     return got
 
