@@ -503,3 +503,20 @@ def test_recalc_names_parts_that_reach_outside_in_its_note(make, tmp_path):
     assert (
         "note: the workbook reaches outside (" in run.stderr and "never handed to LibreOffice" in run.stderr
     )
+
+
+@pytest.mark.parametrize(
+    "make", [hostile.cf_char_references, hostile.dv_char_references, hostile.comment_hides_cf]
+)
+def test_recalc_names_a_rule_that_reaches_outside_in_its_note(make, tmp_path):
+    """The earlier round: WEBSERVICE in a conditional format or a validation, spelt with character
+    references or after a comment that cuts text scans, was not named in recalc's note when
+    LibreOffice had nothing to compute (the worksheets were not parsed again). Named now; the
+    control, the same sheet without the rule, gets no note."""
+    src = make(tmp_path)
+    run = _gputco("recalc", str(src), "-o", "out.xlsx", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "note: the workbook reaches outside (WEBSERVICE (xl/worksheets/sheet1.xml))" in run.stderr
+    clean = hostile.package(tmp_path / "clean.xlsx", hostile.sheet(*hostile._OK_CELLS))
+    run = _gputco("recalc", str(clean), "-o", "clean-out.xlsx", cwd=tmp_path)
+    assert run.returncode == 0 and "reaches outside" not in run.stderr, run.stderr

@@ -154,9 +154,10 @@ def describe(findings: list[Finding], limit: int = 6) -> str:
 
 def screen(package, groups=(), *, worksheets: bool = True) -> list[Finding]:
     """Everything in an opened package (and its compiled formula ``groups``) that reaches out;
-    the cells' formulas are the compiled ``groups``'. Without ``worksheets``, the worksheet parts
-    are not parsed again (their conditional formats and validations not screened): for a report
-    only, where LibreOffice will not open the file."""
+    the cells' formulas are the compiled ``groups``'. Without ``worksheets`` (for a report only,
+    where LibreOffice will not open the file), a worksheet part is parsed again only where its
+    bytes may hold a formula outside its cells (:func:`_may_hold_rules`: a conditional format, a
+    validation) and then for those only."""
     with open_zip(package.path, package.limits) as zf:
         return list(screen_formulas(groups)) + screen_parts(
             zf, package.limits, cells=False, worksheets=worksheets
@@ -319,7 +320,7 @@ def screen_parts(
         sheet = sheet_names.get(n)
         part = (
             _Part()
-            if sheet is not None and not worksheets
+            if sheet is not None and not worksheets and not _may_hold_rules(zf, n, limits)
             else _scan(zf, n, types.get(n, ""), limits, sheet, cells)
         )
         for what in sorted(kinds[n]):
@@ -394,6 +395,29 @@ def _is_xml(zf, name: str, ctype: str, limits: lim.Limits = lim.DEFAULT_LIMITS) 
 
 
 _BLANKS = b" \t\r\n\x00"  # UTF-16's blanks include NUL bytes
+
+
+#: what a worksheet's bytes hold where it has a formula outside its cells (a conditional format,
+#: a validation, x14's extensions of both, a formula attribute) or a link: element and attribute
+#: names, which neither a character reference nor a comment can split
+_RULES = re.compile(rb"ormula|onditionalformatting|atavalidation|href", re.I)
+
+
+def _may_hold_rules(zf, name: str, limits) -> bool:
+    """Whether a worksheet part may hold formulas outside its cells: :data:`_RULES` found in its
+    bytes, or bytes that are not UTF-8 (a UTF-16 part: parsed whole), read in pieces with an
+    overlap. The report's screen parses only such worksheets again: the engine has compiled the
+    cells' formulas, and most worksheets hold nothing else."""
+    tail = b""
+    first = True
+    for piece in lim.stream_member(zf, name, limits):
+        if first and (piece[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in piece[:64]):
+            return True
+        first = False
+        if _RULES.search(tail + piece):
+            return True
+        tail = piece[-32:]
+    return False
 
 
 def _scan(zf, name: str, ctype: str, limits, sheet: str | None, cells: bool) -> _Part:
