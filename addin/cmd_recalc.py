@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import os
 import sys
 from pathlib import Path
 
@@ -138,12 +139,14 @@ def run(args: argparse.Namespace) -> int:
     dst = Path(args.output) if args.output else None
     if dst is not None and dst.exists() and not args.force:
         raise FileExistsRefusal(dst)
+    # --in-place: written beside the input first, put over it only once the input check is done
+    # (a time limit or an error there leaves the input as it was)
+    staged = _staged(src) if args.in_place else None
     with time_budget(timeout, alarm=True):  # every phase, names and one huge formula included
         report = recalc_file(
             src,
-            dst,
+            staged or dst,
             check=args.check,
-            in_place=args.in_place,
             timeout_s=timeout,
             limits=budgets(args.budget),
             unsupported="stored" if args.keep_unsupported else "raise",
@@ -156,12 +159,16 @@ def run(args: argparse.Namespace) -> int:
             output=lambda path: atomic_output(path, force=True),
         )
         try:
-            inputs_said, bad_inputs = _input_warnings(src, report, dst or src)  # inside --timeout too
+            inputs_said, bad_inputs = _input_warnings(src, report, staged or dst or src)  # in --timeout
+            if staged is not None:
+                os.replace(staged, os.path.realpath(src))  # atomic; through a link, the link stays
+                report.destination = src
         except BaseException:
-            # the command fails: the output it wrote before the input check is not left behind
-            # (with --in-place the input was replaced by then; nothing to take back)
-            if dst is not None and not args.check and dst.resolve() != src.resolve():
-                dst.unlink(missing_ok=True)
+            # the command fails: the output it wrote before the input check is not left behind,
+            # and with --in-place the input is as it was
+            for written in (staged, dst):
+                if written is not None and not args.check and written.resolve() != src.resolve():
+                    written.unlink(missing_ok=True)
             raise
     print(report.summary())
     for note in report.notes:
@@ -176,6 +183,13 @@ def run(args: argparse.Namespace) -> int:
         return 1 if report.mismatches or bad_inputs else 0
     print(f"wrote {report.destination}")
     return 0
+
+
+def _staged(src: Path) -> Path:
+    """Where ``--in-place`` writes before the result replaces the input: a hidden file beside the
+    input's real path (same folder, so the replacement is one atomic rename)."""
+    real = Path(os.path.realpath(src))
+    return real.with_name(f".{real.stem}.gputco-{os.getpid()}{real.suffix}")
 
 
 def _input_warnings(src: Path, report, result: Path) -> tuple[list[str], bool]:

@@ -200,3 +200,37 @@ def test_a_timeout_in_recalcs_input_check_leaves_no_output(tmp_path, monkeypatch
     assert "time limit" in capsys.readouterr().err
     assert not (tmp_path / "out.xlsx").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["book.xlsx", "ok.xlsx"]
+
+
+def test_a_timeout_in_recalcs_input_check_leaves_the_input_of_in_place_as_it_was(
+    tmp_path, monkeypatch, capsys
+):
+    """--in-place writes beside the input and replaces it only once the input check is done: a
+    time limit there (exit 2) leaves the input's bytes as they were and no staged file. The
+    control: a quick check replaces the input with the recalculated workbook (A2 = 42 stored)."""
+    import time
+
+    import openpyxl
+
+    from gputco.workbook.xlsx import inputcheck
+
+    wb = openpyxl.Workbook()
+    wb.active["A1"], wb.active["A2"] = 2, "=A1*21"
+    book = tmp_path / "book.xlsx"
+    wb.save(book)
+    before = book.read_bytes()
+
+    def slow(src):
+        time.sleep(10)
+        return None, []
+
+    with monkeypatch.context() as m:
+        m.setattr(inputcheck, "out_of_range", slow)
+        assert main(["recalc", str(book), "--in-place", "--timeout", "2"]) == 2
+    assert "time limit" in capsys.readouterr().err
+    assert book.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]
+    assert main(["recalc", str(book), "--in-place", "--timeout", "30"]) == 0
+    assert f"wrote {book}" in capsys.readouterr().out
+    assert openpyxl.load_workbook(book, data_only=True).active["A2"].value == 42
+    assert [p.name for p in tmp_path.iterdir()] == ["book.xlsx"]
