@@ -127,11 +127,42 @@ def _read(path: Path) -> dict[str, object]:
         for r in wb["MonteCarlo"].iter_rows(max_row=60, values_only=True):
             if r[0] in MC_STATS:
                 out[f"mcstat:{r[0]}"] = list(r[3:7])
+            if r[0] in MC_SHARES:
+                out[f"mcshare:{r[0]}"] = r[3]
     return out
 
 
 #: the Monte Carlo statistics compared with numpy's (percentile, inclusive, and mean)
 MC_STATS = ("npv_usd_per_gpu", "irr", *montecarlo.PROJECT_STATS)
+
+#: the lender's and the equity's shares of every draw (compared with numpy on the draws' own cells)
+MC_SHARES = tuple(k for k, *_ in montecarlo.LENDER_SHARES)
+
+
+def _number(value, missing: float) -> float:
+    """A cell's number, or ``missing`` for a text or an error (no DSCR without debt, no IRR)."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else missing
+
+
+def _shares(spec, got: dict[str, object]) -> dict[str, float]:
+    """numpy's shares of the draws' own cells: min DSCR below the draw's covenant (a draw without
+    debt has none to breach), equity IRR below its cost of equity (a draw without one counts
+    below: -inf), and the share without an equity IRR."""
+    draws = {**spec.base, **spec.monte_carlo.sample()}
+    n = spec.monte_carlo.draws
+    used = scenario.used_inputs(draws)
+    covenant = np.broadcast_to(np.asarray(used["covenant_dscr"], dtype=float).ravel(), (n,))
+    coe = np.broadcast_to(np.asarray(used["cost_of_equity"], dtype=float).ravel(), (n,))
+    dscr = np.array([_number(got[f"draw:{i}:min_dscr"], np.nan) for i in range(n)])
+    eirr = np.array([_number(got[f"draw:{i}:equity_irr"], -np.inf) for i in range(n)])
+    with np.errstate(invalid="ignore"):
+        below = dscr < covenant
+    return {
+        "p_min_dscr_below_covenant": float(np.mean(below)),
+        "p_equity_irr_below_cost_of_equity": float(np.mean(eirr < coe)),
+        "p_no_equity_irr": float(np.mean(np.isinf(eirr))),
+    }
+
 
 #: the IRR of each flow
 IRRS = {"irr": "net", "equity_irr": "equity"}
@@ -191,6 +222,9 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
                 for a, b in zip(got_stats, expected, strict=True)
             ):
                 bad.append(f"Monte Carlo {key}: workbook {got_stats}, numpy {expected}")
+        for key, expected in _shares(spec, got).items():
+            if not math.isclose(got[f"mcshare:{key}"], expected, rel_tol=1e-12, abs_tol=1e-12):
+                bad.append(f"Monte Carlo {key}: workbook {got[f'mcshare:{key}']}, numpy {expected}")
     return bad
 
 
@@ -222,6 +256,15 @@ def test_the_drawn_rows_pay_back_and_borrow(engine):
     assert sum(isinstance(v, float) for v in values) >= 50
     covers = [v for got in engine.values() for k, v in got.items() if k.endswith(":min_dscr")]
     assert sum(isinstance(v, float) for v in covers) >= 50
+
+
+def test_the_drawn_draws_breach_and_clear_the_covenant(engine):
+    """The lender's shares are tested on draws of both kinds: some below the covenant and some
+    above, some equity IRRs below the cost of equity and some above."""
+    shares = [got for got in engine.values() if "mcshare:p_min_dscr_below_covenant" in got]
+    assert len(shares) == 2
+    assert any(0 < got["mcshare:p_min_dscr_below_covenant"] < 1 for got in shares)
+    assert any(0 < got["mcshare:p_equity_irr_below_cost_of_equity"] < 1 for got in shares)
 
 
 @pytest.mark.parametrize("name", list(SPECS))
@@ -361,11 +404,20 @@ def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_p
                 "debt_years": 4,
                 "depreciation_method": "macrs_5",
             },
+            "sensitivity": {"inputs": ["debt_fraction", "rent_usd_per_gpu_hour"]},
         }
     )
     path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    # the tornado's lender columns: the lowest DSCR and the equity IRR at each case, as Python
+    table = list(load(path)["Sensitivity"].iter_rows(min_row=5, max_row=7, values_only=True))
+    for r in table[1:]:
+        for side, moved in (("low", r[6]), ("high", r[7])):
+            want = scenario.evaluate({**spec.base, r[0]: moved})
+            for key, heading in (("min_dscr", "min DSCR"), ("equity_irr", "equity IRR")):
+                got = r[table[0].index(f"{heading} at {side}")]
+                assert math.isclose(got, float(want[key][0]), rel_tol=1e-9), (r[0], side, key)
     rows = list(load(path)["Summary"].iter_rows(values_only=True))
-    (head,) = [i for i, r in enumerate(rows) if r[0] == "system" and "its equity IRR" in r]
+    (head,) = [i for i, r in enumerate(rows) if r[0] == "system" and "rank by NPV" in r]
     names = list(rows[head])
     systems = np.asarray(spec.grid["system"])[spec.grid_columns()["system"].codes]
     npv = spec.results["npv_usd_per_gpu"]
@@ -379,3 +431,27 @@ def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_p
             ("peak_funding_usd_per_gpu", "its peak funding per GPU"),
         ):
             assert math.isclose(r[names.index(heading)], spec.results[key][best], rel_tol=1e-9), (r[0], key)
+    # the lender's table: per system the scenario of the highest lowest DSCR, ranked, its equity
+    # IRR and cover, and the share of its scenarios whose lowest DSCR is below the covenant
+    (head,) = [i for i, r in enumerate(rows) if r[0] == "system" and "rank by lowest DSCR" in r]
+    names = list(rows[head])
+    dscr = spec.results["min_dscr"]
+    best_of = {}
+    for r in rows[head + 1 : head + 3]:
+        mine = np.flatnonzero(systems == r[0])
+        best = int(mine[np.argmax(dscr[mine])])
+        best_of[r[0]] = dscr[best]
+        assert r[names.index("scenario (by lowest DSCR)")] == best + 1
+        assert math.isclose(r[names.index("best lowest DSCR")], dscr[best], rel_tol=1e-9)
+        for key, heading in (
+            ("equity_irr", "its equity IRR"),
+            ("debt_usd_per_gpu", "its debt per GPU"),
+            ("avg_dscr", "its average DSCR"),
+            ("llcr", "its LLCR"),
+            ("dscr_breach_periods", "its periods below the covenant"),
+        ):
+            assert math.isclose(r[names.index(heading)], spec.results[key][best], rel_tol=1e-9), (r[0], key)
+        share = np.mean(dscr[mine] < 1.0)  # covenant_dscr's default
+        assert math.isclose(r[names.index("share with min DSCR < covenant")], share), r[0]
+    for r in rows[head + 1 : head + 3]:
+        assert r[names.index("rank by lowest DSCR")] == 1 + sum(v > best_of[r[0]] for v in best_of.values())

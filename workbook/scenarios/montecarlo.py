@@ -6,7 +6,8 @@ Every draw's row runs the whole chain in formulas (the Scenarios layout, with th
 from the base scenario ``base_*``). Above the draws: the random inputs, P10/P50/P90 of the results
 (``PERCENTILE``, Excel's inclusive percentile, numpy's default) with the NPV's and IRR's, the
 probability of a loss (P(NPV < 0)) and of an IRR below the cost of capital (where a rent is
-given), and a histogram of the cost per million tokens (20 bins between the smallest and the largest
+given); with the project's cells also the lender's and the equity's: P(min DSCR < covenant_dscr)
+and P(equity IRR < cost of equity) over every draw (:data:`LENDER_SHARES`), and a histogram of the cost per million tokens (20 bins between the smallest and the largest
 draw, with a bar chart). The draws' columns are also defined names ``mc_<key>``.
 """
 
@@ -39,6 +40,41 @@ STATS = (
 PROJECT_STATS = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "peak_funding_usd_per_gpu")
 #: what a project statistic says where no draw has a number
 NO_PROJECT_NUMBER = "no draw has one (they need a rent; the DSCR needs debt)"
+#: with the project's cells, the lender's and the equity's risk over every draw: key, the result
+#: whose guard applies (no draw with a number: says what is missing), label, formula of the share
+LENDER_SHARES = (
+    (
+        "p_min_dscr_below_covenant",
+        "min_dscr",
+        "P(min DSCR < covenant_dscr): share of every draw (a draw without debt has no covenant to breach)",
+        "SUM(mc_min_dscr_below_covenant)/ROWS(mc_min_dscr)",
+    ),
+    (
+        "p_equity_irr_below_cost_of_equity",
+        "equity_irr",
+        "P(equity IRR < cost of equity): share of every draw (a draw without an equity IRR counts below)",
+        "(SUM(mc_equity_irr_below_cost_of_equity)+ROWS(mc_equity_irr)-COUNT(mc_equity_irr))/ROWS(mc_equity_irr)",
+    ),
+    (
+        "p_no_equity_irr",
+        "equity_irr",
+        "P(no equity IRR): share of the draws whose equity IRR does not exist or is not found",
+        "(ROWS(mc_equity_irr)-COUNT(mc_equity_irr))/ROWS(mc_equity_irr)",
+    ),
+)
+#: the draws' columns the lender's shares count: key, label, template (Layout dialect)
+LENDER_DRAW_COLUMNS = (
+    (
+        "min_dscr_below_covenant",
+        "Lowest DSCR below the covenant (1) or not (0; blank without debt)",
+        '=IF(ISNUMBER([min_dscr]),IF([min_dscr]<[covenant_dscr],1,0),"")',
+    ),
+    (
+        "equity_irr_below_cost_of_equity",
+        "Equity IRR below the cost of equity (1) or not (0; blank without one)",
+        '=IF(ISNUMBER([equity_irr]),IF([equity_irr]<[cost_of_equity],1,0),"")',
+    ),
+)
 #: results that need the rent: their percentiles count the draws with a number (AGGREGATE
 #: ignoring errors: a draw whose IRR Excel cannot find is left out), or say what is missing
 RENT_STATS = frozenset(k for k in STATS if chain.optional_inputs_of(k))
@@ -145,6 +181,7 @@ def build(
             "P(no IRR): share of the draws whose IRR does not exist or is not found",
             "(ROWS(mc_irr)-COUNT(mc_irr))/ROWS(mc_irr)",
         ),
+        *(LENDER_SHARES if project is not None else ()),
     ):
         row += 1
         stat_rows[key] = row
@@ -188,7 +225,10 @@ def build(
         "=IF(mc_hist_width=0,1,MIN(mc_bins,INT(([usd_per_mtok]-mc_hist_min)/mc_hist_width)+1))"
     )
     below_formula = layout.expand('=IF(ISNUMBER([irr]),IF([irr]<[cost_of_capital],1,0),"")')
-    below_formula = layout.expand('=IF(ISNUMBER([irr]),IF([irr]<[cost_of_capital],1,0),"")')
+    lender = tuple(
+        (key, label, "", layout.expand(template))
+        for key, label, template in (LENDER_DRAW_COLUMNS if project is not None else ())
+    )
     first, cols = row_block(
         book,
         ws,
@@ -201,6 +241,7 @@ def build(
         extra=(
             ("bin", "Histogram bin of the cost per Mtok", "", bin_formula),
             ("irr_below_cost_of_capital", "IRR below the cost of capital (1) or not (0)", "", below_formula),
+            *lender,
         ),
     )
     styles.widths(ws, {1: 22, 2: 24, 3: 12, 4: 40})

@@ -5,7 +5,8 @@ Each driver is moved down and up by its swing, a fraction of its base value (PUE
 overhead above 1, see ``scenario_spec.FLOORS``), with every other input at the base scenario
 (Inputs: ``base_*``). The table gives the low and high values, the cost per Mtok at each and the
 change from the base, and beside them the NPV and IRR of owning one GPU and renting it out at
-each (they need the rent; life and depreciation move in whole years) and the NPV's change; the bar
+each (they need the rent; life and depreciation move in whole years) and the NPV's change; with
+the project's cells also the lowest DSCR and the equity IRR at each (:data:`LENDER`); the bar
 chart shows the changes of the ranking metric, largest range on top (the order is computed when
 the file is written). Below it, the *cases* block runs the whole chain once per
 case (base, then each driver low and high), so every number is a formula.
@@ -49,6 +50,12 @@ HEADINGS = [
 ]
 #: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
 DECISIONS = (("npv_usd_per_gpu", "USD", 13), ("irr", "1/year", 15))
+#: with the project's cells, the lender's and the equity's results at each case (columns S..V;
+#: "no debt" where the case has none): key, unit, first column, headings
+LENDER = (
+    ("min_dscr", "ratio", 19, ("min DSCR at low", "min DSCR at high")),
+    ("equity_irr", "1/year", 21, ("equity IRR at low", "equity IRR at high")),
+)
 
 
 def metric(spec: Spec) -> str:
@@ -84,7 +91,7 @@ def build(
         "overhead above 1), everything else at the base scenario (Inputs, base_*). "
         "Change the swings or the base and the table, the cases and the chart follow.",
     )
-    styles.header_row(ws, TABLE_ROW, HEADINGS)
+    styles.header_row(ws, TABLE_ROW, HEADINGS + ([h for *_k, hs in LENDER for h in hs] if project else []))
     ws.row_dimensions[TABLE_ROW].height = 30
     k = len(cases)
     first_case = TABLE_ROW + max(k + 8, 30)  # the cases block's data rows, below the chart
@@ -119,7 +126,7 @@ def build(
             styles.style_formula(
                 ws.cell(row=r, column=col, value=f"={src}{r}-sens_base_usd_per_mtok"), "USD/Mtok"
             )
-        for key, unit, first_col in DECISIONS:
+        for key, unit, first_col in (*DECISIONS, *((k, u, c) for k, u, c, _h in LENDER if project)):
             letter = layout.letter(key)
             for col, case_row in ((first_col, low_row), (first_col + 1, high_row)):
                 styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"), unit)
@@ -133,7 +140,7 @@ def build(
     styles.style_formula(cell, "USD/Mtok")
     cell.font = styles.BOLD
     book.define_cell("sens_base_usd_per_mtok", ws, base_row, 9)
-    _chart(ws, k, metric(spec))
+    _chart(ws, k, metric(spec), "X4" if project else "T4")
 
     head = first_case - 2
     styles.section_row(
@@ -157,13 +164,13 @@ def build(
             cell = ws.cell(row=first + i, column=layout.col[d], value=f"=${src}${rows[d]}")
             styles.style_formula(cell, INPUTS[d].unit)
             cell.fill, cell.border = PatternFill(), Border()
-    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 19)}})
+    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 23 if project else 19)}})
     ws.freeze_panes = "A6"
     styles.page_setup(ws, one_page=False)
     return cases
 
 
-def _chart(ws, k: int, ranked_by: str) -> None:
+def _chart(ws, k: int, ranked_by: str, anchor: str) -> None:
     """The tornado of the metric the table is sorted by (NPV with a rent, else $/Mtok)."""
     chart = BarChart()
     chart.type = "bar"
@@ -188,4 +195,4 @@ def _chart(ws, k: int, ranked_by: str) -> None:
     chart.y_axis.majorGridlines = None
     chart.legend.position = "b"
     chart.height, chart.width = 7.5 + 0.4 * k, 18
-    ws.add_chart(chart, "T4")
+    ws.add_chart(chart, anchor)

@@ -22,6 +22,7 @@ from openpyxl.worksheet.formula import ArrayFormula
 
 from gputco import udfs
 from gputco.workbook.scenarios.layout import INPUTS, Layout
+from gputco.workbook.scenarios.montecarlo import LENDER_SHARES
 from gputco.workbook.scenarios.sensitivity import TABLE_ROW
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
@@ -81,6 +82,8 @@ def build(
         row = _npv_table(
             ws, row + 2, labels if systems else ["=inp_system"], bool(systems), grid.project is not None
         )
+        if grid.project is not None:  # the lender's view: ranked by the lowest DSCR
+            row = _lender_table(ws, row + 2, labels if systems else ["=inp_system"], bool(systems))
 
     row += 2
     inputs = [q.key for q in grid.columns if q.kind == "input"]
@@ -124,7 +127,8 @@ def build(
             ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
             for j, letter in enumerate("DEFG"):
                 styles.style_formula(ws.cell(row=row, column=3 + j, value=f"=MonteCarlo!{letter}{src}"), unit)
-        for key in ("p_npv_below_0", "p_irr_below_cost_of_capital"):
+        shares = ("p_npv_below_0", "p_irr_below_cost_of_capital", *(k for k, *_ in LENDER_SHARES))
+        for key in (k for k in shares if k in mc_rows):
             row += 1
             ws.cell(row=row, column=1, value=key).font = styles.KEY_FONT
             ws.cell(row=row, column=2, value="fraction").font = styles.KEY_FONT
@@ -297,6 +301,68 @@ def _npv_table(ws, row: int, labels: list[str], per_system: bool, project: bool 
         for j, value in enumerate(cells):
             cell = ws.cell(row=row, column=2 + j, value=value)
             unit = headings[1 + j][1]
+            if unit:
+                styles.style_formula(cell, unit)
+            else:
+                cell.number_format = "#,##0"
+    return row
+
+
+#: the lender's table (project cells): heading, unit
+LENDER_HEADINGS = [
+    ("system", ""),
+    ("rank by lowest DSCR", ""),
+    ("best lowest DSCR", "ratio"),
+    ("scenario (by lowest DSCR)", ""),
+    ("its equity IRR", "fraction"),
+    ("its debt per GPU", "USD"),
+    ("its average DSCR", "ratio"),
+    ("its LLCR", "ratio"),
+    ("its periods below the covenant", ""),
+    ("share with min DSCR < covenant", "fraction"),
+]
+#: what the lender's table says of a system none of whose scenarios borrows
+NO_DEBT_ROWS = "no scenario with debt"
+
+
+def _lender_table(ws, row: int, labels: list[str], per_system: bool) -> int:
+    """Per system: the scenario whose lowest DSCR is the highest (ranked across systems), its
+    equity IRR, debt per GPU, average DSCR, LLCR and periods below its covenant, and the share of
+    the system's scenarios with debt whose lowest DSCR is below their covenant (a breach period).
+    Returns the last row."""
+    styles.section_row(
+        ws,
+        row,
+        "The lender's view by system: the scenario with the highest lowest DSCR (ranked), its equity "
+        "IRR and cover, and the share of scenarios with debt that breach their DSCR covenant",
+        len(LENDER_HEADINGS),
+    )
+    row += 1
+    styles.header_row(ws, row, [h for h, _u in LENDER_HEADINGS])
+    ws.row_dimensions[row].height = 30
+    first, last = row + 1, row + len(labels)
+    for system in labels:
+        row += 1
+        ws.cell(row=row, column=1, value=system)
+        crit = f",scn_system,$A{row}" if per_system else ""
+        of_system = f"(scn_system=$A{row})*" if per_system else ""
+        with_debt = f"SUMPRODUCT({of_system}ISNUMBER(scn_min_dscr))"
+        best = f"_xlfn.MAXIFS(scn_min_dscr{crit})" if per_system else "MAX(scn_min_dscr)"
+        match = f"MATCH($D{row},scn_scenario,0)"
+        cells = [
+            f'=IF(ISNUMBER($C{row}),RANK($C{row},$C${first}:$C${last}),"")',
+            f'=IF({with_debt}=0,"{NO_DEBT_ROWS}",{best})',
+            f'=IF(ISNUMBER($C{row}),_xlfn.MINIFS(scn_scenario{crit},scn_min_dscr,$C{row}),"")',
+            *(
+                f'=IF(ISNUMBER($C{row}),INDEX(scn_{key},{match}),"")'
+                for key in ("equity_irr", "debt_usd_per_gpu", "avg_dscr", "llcr", "dscr_breach_periods")
+            ),
+            f'=IF({with_debt}=0,"{NO_DEBT_ROWS}",SUMPRODUCT({of_system}ISNUMBER(scn_min_dscr)'
+            f"*ISNUMBER(scn_dscr_breach_periods)*(scn_dscr_breach_periods>0))/{with_debt})",
+        ]
+        for j, value in enumerate(cells):
+            cell = ws.cell(row=row, column=2 + j, value=value)
+            unit = LENDER_HEADINGS[1 + j][1]
             if unit:
                 styles.style_formula(cell, unit)
             else:
