@@ -32,7 +32,18 @@ def _compare(args: argparse.Namespace) -> int:
             args.model,
             args.precision,
             args.mfu,
-            **options(args, "rent", "availability", "utilisation", "goodput", "gpus"),
+            **options(
+                args,
+                "rent",
+                "availability",
+                "utilisation",
+                "goodput",
+                "gpus",
+                "debt_fraction",
+                "debt_rate",
+                "debt_years",
+                "covenant_dscr",
+            ),
         )
     except udfs.InputRangeError as err:
         if err.arg != "mfu_a":
@@ -78,7 +89,9 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         "Print capex, TCO per GPU-hour by component, the TCO ratio, the break-even "
         "speed-up and MFU (on the delivered cost per kept token) and the verdict of each system "
         "against the first; with --rent the rent-or-buy rows (rent parity, NPV, IRR, payback, "
-        "break-even rent and utilisation), with --gpus the cluster totals. Every per-system "
+        "break-even rent and utilisation), with --rent and --debt-fraction the lender's rows (debt "
+        "per GPU, lowest and mean DSCR, LLCR, PLCR, periods below the covenant, highest LTV, "
+        "equity IRR), with --gpus the cluster totals. Every per-system "
         "option takes one value or one per system (2.0,4.0).",
     )
     p.add_argument(
@@ -105,6 +118,10 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         ("--utilisation", "fraction of available hours used or sold (default 1)"),
         ("--goodput", "fraction of paid GPU time kept as training progress (default 1)"),
         ("--gpus", "GPUs in the cluster (adds the cluster totals, on whole servers or racks)"),
+        ("--debt-fraction", "share of the capex borrowed, [0, 1) (with --rent adds the lender's rows)"),
+        ("--debt-rate", "annual interest rate of the debt (default: the cost of capital)"),
+        ("--debt-years", "years of level payments from in-service (default: the life)"),
+        ("--covenant-dscr", "the DSCR covenant the breach count is measured against (default 1.0)"),
     ):
         p.add_argument(option, default=None, help=f"{what}: one for every system or one per system")
     p.set_defaults(run=_compare)

@@ -61,7 +61,17 @@ PER_SYSTEM = (
     ("--utilisation", "utilisation"),
     ("--goodput", "goodput"),
     ("--gpus", "gpus"),
+    ("--debt-fraction", "debt_fraction"),
+    ("--debt-rate", "debt_rate"),
+    ("--debt-years", "debt_years"),
+    ("--covenant-dscr", "covenant_dscr"),
 )
+
+
+def _given(option: str) -> str:
+    """The keyword of a per-system option: ``--debt-fraction`` -> ``debt_fraction``."""
+    return option[2:].replace("-", "_")
+
 
 #: rows of the comparison: (key, label), the key one of the chain's outputs, inputs or comparisons
 #: and the unit the chain's; (key, label, unit) for the rest
@@ -101,6 +111,20 @@ _RENT_ROWS = (
     ("breakeven_utilisation", "Break-even utilisation (NPV = 0)"),
     ("cash_breakeven_utilisation", "Cash break-even utilisation (undiscounted)"),
 )
+#: the lender's rows, where a debt is given (with a rent): the financed project's results
+#: (docs/project.md), units from :data:`gputco.udfs.chain.PROJECT_OUTPUTS`
+_LENDER_ROWS = (
+    ("debt_fraction", "Debt share of capex"),
+    ("debt_usd_per_gpu", "Debt per GPU (drawn)"),
+    ("min_dscr", "Lowest DSCR"),
+    ("avg_dscr", "Mean DSCR"),
+    ("llcr", "LLCR (loan-life cover)"),
+    ("plcr", "PLCR (project-life cover)"),
+    ("covenant_dscr", "DSCR covenant"),
+    ("dscr_breach_periods", "Periods with DSCR below the covenant"),
+    ("max_ltv", "Highest loan to value"),
+    ("equity_irr", "Equity IRR"),
+)
 _CLUSTER_ROWS = (
     ("gpus", "GPUs typed"),
     ("cluster_units", "Servers or racks"),
@@ -113,6 +137,8 @@ _CLUSTER_ROWS = (
 
 def _chain_unit(key: str) -> str:
     """The unit of the chain's quantity or comparison ``key``."""
+    if key in chain.PROJECT_OUTPUTS:
+        return chain.PROJECT_OUTPUTS[key][1]
     if chain.is_step(key):
         return chain.step(key).unit
     if chain.is_input(key):
@@ -142,7 +168,7 @@ def _system_columns(keys, buyer_key, model, precision, mfus, options) -> list[di
 @parameters(
     ("systems",),
     {"buyer": "hyperscaler", "model": "gpt3_175b", "precision": "bf16", "mfu": None},
-    {option[2:]: None for option, _name in PER_SYSTEM},  # rent, availability, ..., gpus: by name
+    {_given(option): None for option, _name in PER_SYSTEM},  # rent, ..., gpus, debt_fraction...: by name
 )
 def comparison_rows(systems, buyer, model, precision, mfu, **given):
     """The comparison as (label, unit, [value per system]) rows; the first system is the reference.
@@ -150,7 +176,9 @@ def comparison_rows(systems, buyer, model, precision, mfu, **given):
     ``mfu`` is one MFU for every system or one per system; None: each system's default at the
     precision (:func:`default_mfus`, its source in the row "MFU source"). ``rent``,
     ``availability``, ``utilisation``, ``goodput`` and ``gpus`` likewise (one value or one per
-    system); with a rent the rent-or-buy rows follow, with GPUs the cluster totals. The
+    system); with a rent the rent-or-buy rows follow, with a rent and a debt (``debt_fraction``
+    > 0; ``debt_rate``, ``debt_years``, ``covenant_dscr`` as in docs/project.md) the lender's
+    rows, with GPUs the cluster totals. The
     comparisons are the chain's (:data:`gputco.udfs.chain.COMPARISONS`).
     """
     keys = _split(systems)
@@ -162,7 +190,10 @@ def comparison_rows(systems, buyer, model, precision, mfu, **given):
     if mfu is not None:
         sources = ["entered" if m != d else s for m, d, s in zip(mfus, defaults, sources, strict=True)]
     buyer_key = presets.buyer(buyer).key
-    options = {name: per_system(option, name, given[option[2:]], n) for option, name in PER_SYSTEM}
+    options = {name: per_system(option, name, given[_given(option)], n) for option, name in PER_SYSTEM}
+    lender = options["debt_fraction"] is not None and any(f > 0 for f in options["debt_fraction"])
+    if lender and options["rent_usd_per_gpu_hour"] is None:
+        raise udfs.MissingValueError("--rent", "the lender rows (--debt-fraction) need a rent per GPU-hour")
     cols = _system_columns(keys, buyer_key, model_key, prec, mfus, options)
     ref = cols[0]
     for key, col, source in zip(keys, cols, sources, strict=True):
@@ -179,6 +210,8 @@ def comparison_rows(systems, buyer, model, precision, mfu, **given):
     layout = list(_COST_ROWS)
     if options["rent_usd_per_gpu_hour"] is not None:
         layout += _RENT_ROWS
+        if lender:
+            layout += _LENDER_ROWS
     if options["gpus"] is not None:
         layout += _CLUSTER_ROWS
     fill = {"ref": keys[0], "precision": prec, "model": model_key}
@@ -233,7 +266,7 @@ def _cell(value, unit: str, width: int) -> str:
     elif isinstance(value, str):
         text = value
     else:
-        text = f"{value:,.0f}" if unit in ("USD", "USD/GPU", "GPU", "units") else f"{value:.4f}"
+        text = f"{value:,.0f}" if unit in ("USD", "USD/GPU", "GPU", "units", "periods") else f"{value:.4f}"
     return f"{text:>{width}}"
 
 
