@@ -1156,12 +1156,10 @@ PROBED_IN_BLOCKS = {
 #: function families probed in their own modules (Microsoft's examples and LibreOffice's recorded
 #: answers, tests/family_probes.py)
 FAMILY_MODULES = (
-    "recalc/functions/test_statistical_distributions.py",
     "recalc/functions/test_financial.py",
     "recalc/functions/test_database.py",
     "recalc/functions/test_engineering.py",
     "recalc/functions/test_corpus_functions.py",
-    "recalc/functions/test_statistical_tests.py",
     "recalc/functions/test_volatile.py",
     "recalc/functions/test_statistical.py",
     "recalc/functions/test_math.py",

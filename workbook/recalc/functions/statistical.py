@@ -1534,7 +1534,7 @@ _DISTRIBUTIONS_FUNCTIONS = {name: Spec(scalar_function(f, lo), lo, hi) for name,
 # --- hypothesis tests, ranks and modes ----------------------------------------------------------
 # Excel's Statistical functions, continued: the hypothesis tests, PERCENTRANK and MODE.MULT.
 #
-# Each follows its Microsoft page (tests/recalc/functions/test_statistical_tests.py holds the pages' examples):
+# Each follows its Microsoft page (tests/recalc/functions/test_statistical.py holds the pages' examples):
 #
 # - Z.TEST(array, x, [sigma]) and ZTEST: the one-tailed P-value ``1 - NORM.S.DIST((AVERAGE(array)
 #   - x) / (sigma / SQRT(n)), TRUE)``; sigma omitted is the sample standard deviation. Fewer than
