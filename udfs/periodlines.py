@@ -784,6 +784,36 @@ def table_of(key: str) -> str:
     return "tax" if any(x.key == key for x in TAX_LINES) else "period"
 
 
+def place(
+    name: str,
+    at: str,
+    n: int,
+    first: int,
+    last: int,
+    one: Callable[[int], str],
+    span: Callable[[int, int, bool], str],
+    where: str,
+) -> str | None:
+    """Where ``<name@at>`` of a template points from row ``n`` of a table whose rows of ``name``
+    run ``first``..``last``: ``one(i)`` names row i, ``span(a, b, whole)`` rows a..b (``whole``
+    for the full line). None for ``at`` "" (this row, which each table places its own way); a
+    spec other than all, 0:p, 1:t or prev has no place in ``where``. The one reading of the
+    specs, for the finance workbook's period table and the scenario rows' cells.
+
+    >>> place("x", "prev", 0, 0, 9, str, None, "t"), place("x", "0:p", 3, 0, 9, str, lambda a, b, w: f"{a}:{b}", "t")
+    ('0', '0:3')
+    """
+    if at == "all":
+        return span(first, last, True)
+    if at in ("0:p", "1:t"):
+        return span(first, n, False)
+    if at == "prev":
+        return "0" if n == first else one(n - 1)
+    if at:
+        raise ValueError(f"<{name}@{at}> has no place in {where}")
+    return None
+
+
 class Period:
     """The values :func:`evaluate` has for one period (or tax year) ``number``: scalars, this
     period's lines, and every earlier period's."""

@@ -436,15 +436,19 @@ def _expand(template: str, r: int, model) -> str:
         tax = periodlines.table_of(key) == "tax"
         c = _tax_col(key) if tax else col(key)
         last = FIRST_ROW + (TAX_YEARS if tax else PERIODS) - 1
-        if at == "all":
-            return f"${c}${FIRST_ROW}:${c}${last}"
-        if at in ("0:p", "1:t"):
-            return f"${c}${FIRST_ROW}:{c}{r}"
-        if at == "prev":
-            return "0" if r == FIRST_ROW else f"{c}{r - 1}"
-        if at:
-            raise ValueError(f"<{key}@{at}> has no place in the period table")
-        return f"{c}{r}"
+        return (
+            periodlines.place(
+                key,
+                at,
+                r,
+                FIRST_ROW,
+                last,
+                lambda i: f"{c}{i}",
+                lambda a, b, whole: f"${c}${a}:{'$' if whole else ''}{c}{'$' if whole else ''}{b}",
+                "the period table",
+            )
+            or f"{c}{r}"
+        )
 
     return chain.expand(template, model, cell)
 

@@ -99,16 +99,13 @@ def _formula(term: str, n: int, last: int, table: str) -> str:
     def cells(name: str, at: str) -> str:
         if name in ("period", "tax_year"):
             return str(n)
-        tax = periodlines.table_of(name) == "tax"
-        first, end = (1, TAX_YEARS) if tax else (0, last)
-        if at == "all":
-            return f"[{key(name, first)}]:[{key(name, end)}]"
-        if at in ("0:p", "1:t"):
-            return f"[{key(name, first)}]:[{key(name, n)}]"
-        if at == "prev":
-            return "0" if n == first else f"[{key(name, n - 1)}]"
-        if at:
-            raise ValueError(f"<{name}@{at}> has no place in a scenario row")
+        first, end = (1, TAX_YEARS) if periodlines.table_of(name) == "tax" else (0, last)
+        one = lambda i: f"[{key(name, i)}]"  # noqa: E731
+        ref = periodlines.place(
+            name, at, n, first, end, one, lambda a, b, _: f"{one(a)}:{one(b)}", "a scenario row"
+        )
+        if ref is not None:
+            return ref
         if name in CELLS or name in TAX_CELLS:
             return f"[{key(name, n)}]"
         return "(" + _formula(name, n, last, table)[1:] + ")"
