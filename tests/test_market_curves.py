@@ -285,3 +285,50 @@ def test_batch_takes_the_curves_as_text_columns_and_names_a_bad_cell(tmp_path):
     assert proc.returncode != 0 and not (tmp_path / "bad_out.csv").exists()
     assert "row 2, column rent_curve: rent_curve factor t1 must be in [0, inf), got -0.8" in proc.stderr
     assert "row 3, column value_curve: unknown value_curve 'nope'" in proc.stderr
+
+
+# --- the residual check: a residual given (> 0) against the value curve's end ------------------
+
+#: per system column a value curve and its end-of-life value (past the last factor the last
+#: holds): against a residual of 0.1 the first agrees (within half of 0.1), the second is 5x the
+#: residual (|0.1 - 0.5| > 0.25) and the third a fifth of it (|0.1 - 0.02| > 0.01)
+RESIDUAL_CURVES = ("1, 0.1", "1, 0.5", "1, 0.02")
+
+
+def _residual_book(path, residual):
+    from gputco.workbook.finance.build import build_workbook, fill_cached_values
+
+    wb = build_workbook(list(SYSTEMS[: len(RESIDUAL_CURVES)]), "hyperscaler")
+    values = {"inp_residual_fraction": residual, "inp_rent_usd_per_gpu_hour_1": 2.5}
+    values.update({f"inp_value_curve_{k}": c for k, c in enumerate(RESIDUAL_CURVES, start=1)})
+    for key, value in values.items():
+        ((sheet, ref),) = wb.defined_names[key].destinations
+        wb[sheet][ref.replace("$", "")] = value
+    wb.save(path)
+    fill_cached_values(path)
+    import openpyxl
+
+    model = openpyxl.load_workbook(path, data_only=True)["Model"]
+    rows = {model.cell(row=r, column=1).value: r for r in range(1, model.max_row + 1)}
+    return [
+        (model.cell(row=rows["residual_check"], column=3 + k).value or "",
+         model.cell(row=rows["end_value_fraction"], column=3 + k).value)
+        for k in range(1, len(RESIDUAL_CURVES) + 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    "residual, warned",
+    [(0.1, [False, True, True]), (0.0, [False, False, False])],  # 0: not modelled, no warning
+)
+def test_the_residual_check_warns_only_for_a_residual_given_and_far_from_the_curve(tmp_path, residual, warned):
+    from gputco.udfs.periodlines import RESIDUAL_WARNING
+
+    v = {k: x[:1] for k, x in _drawn(1, 5).items()}
+    v.update(residual_fraction=np.array([residual]), build_months=np.array([0.0]))
+    py = [str(project.period_lines({**v, "value_curve": c})["residual_check"][0]) for c in RESIDUAL_CURVES]
+    assert py == [RESIDUAL_WARNING if w else "" for w in warned]
+    # the finance workbook's Model row, recalculated by the engine, says the same
+    got = _residual_book(tmp_path / "residual.xlsx", residual)
+    assert [text for text, _end in got] == py
+    assert [end for _text, end in got] == pytest.approx([0.1, 0.5, 0.02], rel=1e-12)

@@ -207,10 +207,14 @@ SCALARS: list[Line] = [
         "residual_check",
         "Residual against the value curve",
         "text",
-        "empty when residual_fraction is within half of the curve's end-of-life value; else a warning",
-        f'=IF(ABS([residual_fraction]-[end_value_fraction])>[end_value_fraction]/2,"{RESIDUAL_WARNING}","")',
+        "a warning where a residual_fraction > 0 is given and differs from the curve's end-of-life "
+        "value by more than half; empty where it is within half, and for a residual of 0 (not "
+        "modelled: no disagreement)",
+        "=IF(AND([residual_fraction]>0,ABS([residual_fraction]-[end_value_fraction])>[end_value_fraction]/2),"
+        f'"{RESIDUAL_WARNING}","")',
         lambda v: np.where(
-            np.abs(v["residual_fraction"] - v["end_value_fraction"]) > v["end_value_fraction"] / 2,
+            (v["residual_fraction"] > 0)
+            & (np.abs(v["residual_fraction"] - v["end_value_fraction"]) > v["end_value_fraction"] / 2),
             RESIDUAL_WARNING,
             "",
         ),
