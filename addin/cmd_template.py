@@ -42,7 +42,8 @@ def add_parser(sub) -> None:
         metavar="NAME=VALUE",
         help="type VALUE into the Inputs cell named NAME before the workbook is calculated "
         "(repeatable; e.g. --set inp_debt_fraction=0.6 --set inp_periods=month; 60%% is 0.6; "
-        "checked as the cell's data validation checks it in Excel)",
+        "checked as the cell's data validation checks it in Excel; a curve as text, "
+        '--set inp_rent_curve_1="1, 0.6", each factor checked)',
     )
     p.add_argument("--force", action="store_true", help="replace FILE if it exists")
     p.set_defaults(run=run)

@@ -89,6 +89,14 @@ def test_the_memo_case_typed_in_by_set_equals_the_python_model(tmp_path, capsys)
         ("inp_system_1=H100", "inp_system_1 must be a value of its list: "),
         ("inp_debt_fractio=0.5", "Did you mean inp_debt_fraction?"),
         ("inp_debt_fraction", "--set must be in NAME=VALUE"),
+        (
+            "inp_rent_curve_1=1, -0.6",
+            "inp_rent_curve_1 must be a curve: factors by year as text ('1, 0.85'), each in [0, inf), "
+            "or a rent_curve finance preset key (Inputs!",
+        ),
+        ("inp_rent_curve_1=1, -0.6", "rent_curve factor t1 must be in [0, inf), got -0.6"),
+        ("inp_value_curve_2=1, 0.7x", "value_curve factor t1 must be a number, got '0.7x'"),
+        ("inp_value_curve_2=value_nope", "unknown value_curve 'value_nope'; valid: value_base, "),
     ],
 )
 def test_a_value_the_cell_would_refuse_is_refused_and_nothing_is_written(
@@ -122,3 +130,42 @@ def test_a_tenor_of_two_and_a_half_years_is_one_rule_in_the_workbook_and_in_pyth
         with pytest.raises(InputRangeError, match="debt_years must be a whole number of periods"):
             scenario.evaluate(inputs)
         assert "debt_years must be a whole number of periods" in _value(wb, "out_equity_irr_1")
+
+
+def test_a_curve_typed_in_by_set_is_the_curve_of_the_python_model(tmp_path, capsys):
+    """``--set inp_rent_curve_1="1, 0.6"``: a curve is text in its cell, not a number out of its
+    range. The workbook's revenue by year follows the typed factors (year 1 x 1, then x 0.6 every
+    year after: past the last factor the last holds), its results equal the numpy model's with
+    the same curve, its own range check counts nothing out of range, and gputco recalc warns
+    about nothing."""
+    from gputco.workbook.finance import projectflows
+    from gputco.workbook.finance.cashflow import sheet_name
+    from gputco.workbook.xlsx import inputcheck
+
+    out = tmp_path / "curve.xlsx"
+    sets = {"inp_rent_usd_per_gpu_hour_1": "2.5", "inp_rent_curve_1": "1, 0.6", "inp_value_curve_1": "1; 0.5"}
+    argv = ["template", "-o", str(out), "--systems", "H100_HGX", "--buyer", "neocloud_giant"]
+    assert main(argv + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]) == 0
+    capsys.readouterr()
+    wb = openpyxl.load_workbook(out, data_only=True)
+    assert _value(wb, "inp_rent_curve_1") == "1, 0.6"
+    ws = wb[sheet_name(1)]
+    life = int(_value(wb, "use_life_years"))
+    c = projectflows.col("revenue")
+    revenue = [ws[f"{c}{projectflows.FIRST_ROW + p}"].value for p in range(1, life + 1)]
+    assert [r / revenue[0] for r in revenue] == pytest.approx([1.0] + [0.6] * (life - 1), rel=1e-12)
+    want = scenario.evaluate(
+        {"system": ["H100_HGX"], "mfu": 0.5, "buyer": "neocloud_giant", "rent_usd_per_gpu_hour": [2.5],
+         "rent_curve": "1, 0.6", "value_curve": "1; 0.5"}  # fmt: skip
+    )
+    for key, name in (("irr", "out_project_irr_1"), ("cluster_npv_usd", "out_cluster_npv_usd_1")):
+        assert math.isclose(_value(wb, name), float(want[key][0]), rel_tol=1e-9), key
+    assert _value(wb, "chk_inputs_out_of_range") == 0
+    assert inputcheck.out_of_range(out)[1] == []
+    # the control: a curve the reading refuses, written past --set, is what recalc warns about
+    book = openpyxl.load_workbook(out)
+    sheet, ref = next(iter(book.defined_names["inp_rent_curve_1"].destinations))
+    book[sheet][ref.replace("$", "")] = "1, -0.6"
+    book.save(tmp_path / "bad.xlsx")
+    (bad,) = inputcheck.out_of_range(tmp_path / "bad.xlsx")[1]
+    assert bad.name == "inp_rent_curve_1" and "rent_curve factor t1 must be in [0, inf), got -0.6" in bad.line()

@@ -24,7 +24,8 @@ import openpyxl
 from openpyxl.packaging.custom import StringProperty
 from openpyxl.utils.cell import coordinate_from_string, range_boundaries
 
-from gputco.udfs import __version__, ranges
+from gputco.udfs import __version__, curves, ranges
+from gputco.udfs.errors import GputcoError
 
 #: the custom document property that marks a workbook gputco wrote
 MARKER = "gputco"
@@ -62,13 +63,38 @@ class OutOfRange:
 
 
 def range_of(name: str) -> ranges.Range | None:
-    """The valid range of the input a defined name holds, or None (not an input with a range)."""
-    if not name.startswith("inp_"):
+    """The valid range of the input a defined name holds, or None (not an input with a range; a
+    curve's cell holds text, checked by :func:`curve_problem`, its range is each factor's)."""
+    if not name.startswith("inp_") or curve_of(name) is not None:
         return None
     key = name[4:]
     if key not in ranges.RANGES:
         key = _SUFFIX.sub("", key)
     return ranges.RANGES.get(key)
+
+
+def curve_of(name: str) -> str | None:
+    """The curve input (:data:`gputco.udfs.curves.CURVES`) a defined name holds, or None."""
+    if not name.startswith("inp_"):
+        return None
+    key = name[4:] if name[4:] in curves.CURVES else _SUFFIX.sub("", name[4:])
+    return key if key in curves.CURVES else None
+
+
+def curve_form(name: str) -> str:
+    """What the curve input ``name`` takes, with each factor's range."""
+    key = curve_of(name)
+    return f"a curve: factors by year as text ('1, 0.85'), each in {ranges.of(key).interval}, or a {key} finance preset key"
+
+
+def curve_problem(name: str, value: object) -> str | None:
+    """What is wrong with ``value`` in the curve input ``name``'s cell (the curve's own reading,
+    :func:`gputco.udfs.curves.parse`, says it), or None where it reads."""
+    try:
+        curves.parse(curve_of(name), value)
+    except GputcoError as e:
+        return str(e)
+    return None
 
 
 def single_cells(wb: openpyxl.Workbook, names: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -132,12 +158,18 @@ def out_of_range(path: str | Path) -> tuple[str | None, list[OutOfRange]]:
         kind = marker(wb)
         if kind is None:
             return None, []
-        cells = single_cells(wb, [n for n in wb.defined_names if range_of(n) is not None])
+        checked = [n for n in wb.defined_names if range_of(n) is not None or curve_of(n) is not None]
+        cells = single_cells(wb, checked)
         values = values_of(wb, cells)
     bad = []
     for name, (sheet, ref) in cells.items():
         value = values.get(name)
         if value is None or value == "":  # blank: the preset is used
+            continue
+        if curve_of(name) is not None:
+            problem = curve_problem(name, value)
+            if problem is not None:
+                bad.append(OutOfRange(name, value, f"{curve_form(name)} ({problem})", f"{sheet}!{ref}"))
             continue
         r = range_of(name)
         if not _valid(value, r):

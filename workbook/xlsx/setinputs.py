@@ -67,6 +67,11 @@ def _check(wb: Workbook, ws, coord: str, name: str, value: object) -> None:
         choices = _choices(wb, dv.formula1)
         if value is not None and str(value) not in choices:
             raise InputRangeError(name, value, f"a value of its list: {', '.join(choices)} ({where})")
+    if inputcheck.curve_of(name) is not None:  # text: factors by year or a preset key
+        problem = None if value is None else inputcheck.curve_problem(name, value)
+        if problem is not None:
+            raise InputRangeError(name, value, f"{inputcheck.curve_form(name)} ({where}): {problem}")
+        return
     r = inputcheck.range_of(name)
     if r is None or value is None:  # a blank number means "use the preset"
         return
