@@ -79,7 +79,7 @@ def _same(a, b) -> bool:
 def test_bad_number_names_the_row(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("system,mfu\nH100_HGX,0.4\nH100_HGX,0.5\nGB200_NVL72,1.7\n")
-    with pytest.raises(BatchError, match=r"\nrow 4, column mfu: mfu must be in \(0, 1\], got 1.7"):
+    with pytest.raises(BatchError, match=r"\nrow 4, column B \(mfu\): mfu must be in \(0, 1\], got 1.7"):
         run_batch(path, tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
     assert not list(tmp_path.glob(".~*"))  # no temporary file left behind
@@ -93,7 +93,7 @@ def test_unknown_column_and_unknown_preset(tmp_path):
     path.write_text("system,mfu\nH100_HXG,0.4\n")
     with pytest.raises(
         BatchError,
-        match=r"row 2, column system: unknown system 'H100_HXG'.*Did "
+        match=r"row 2, column A \(system\): unknown system 'H100_HXG'.*Did "
         r"you mean H100_HGX",
     ):
         run_batch(path, tmp_path / "out.csv")
@@ -115,7 +115,7 @@ def test_a_failure_mid_write_leaves_the_original_intact(tmp_path):
     path.write_text("system,mfu\nH100_HGX,0.4\nH100_HGX,0.5\nH100_HGX,-1\n")
     out = tmp_path / "out.parquet"
     out.write_bytes(b"original bytes")
-    with pytest.raises(BatchError, match="row 4, column mfu"):
+    with pytest.raises(BatchError, match=r"row 4, column B \(mfu\)"):
         run_batch(path, out, chunk_rows=2, force=True)
     assert out.read_bytes() == b"original bytes"
     assert not list(tmp_path.glob(".~*"))
@@ -175,12 +175,12 @@ BAD_ROWS = {
     150002: ("usd_per_kwh", "twelve cents"),
 }
 EXPECTED_LINES = [
-    "row 7, column mfu: mfu must be in (0, 1], got 1.5",
-    "row 11, column system: unknown system 'GB400_NVL72'; valid: B200_HGX, B300_HGX, "
+    "row 7, column B (mfu): mfu must be in (0, 1], got 1.5",
+    "row 11, column A (system): unknown system 'GB400_NVL72'; valid: B200_HGX, B300_HGX, "
     "GB200_NVL72, GB300_NVL72, H100_HGX, H200_HGX, H800_HGX, MI300X, MI325X, MI355X. "
     "Did you mean GB300_NVL72?",
-    "row 20002, column mfu: mfu is empty; every scenario needs one in (0, 1]",
-    "row 150002, column usd_per_kwh: 'twelve cents' is not a number",
+    "row 20002, column B (mfu): mfu is empty; every scenario needs one in (0, 1]",
+    "row 150002, column C (usd_per_kwh): 'twelve cents' is not a number",
 ]
 
 
@@ -259,24 +259,24 @@ def test_every_kind_of_bad_cell_and_the_first_20_then_a_count(tmp_path):
     lines = _lines(info.value)
     assert str(info.value).splitlines()[0].endswith("31 bad cells; nothing was written")
     assert lines[0] == (
-        "row 2, column precision: system H100_HGX has no fp4 peak; give peak_tflops or another precision"
+        "row 2, column D (precision): system H100_HGX has no fp4 peak; give peak_tflops or another precision"
     )
     assert [line.split(":")[0] for line in lines[1:6]] == [
-        "row 3, column buyer",
-        "row 3, column model",
-        "row 3, column precision",
-        "row 3, column convention",
-        "row 4, column pue",
+        "row 3, column B (buyer)",
+        "row 3, column C (model)",
+        "row 3, column D (precision)",
+        "row 3, column E (convention)",
+        "row 4, column G (pue)",
     ]
     assert "unknown convention 'chinchilla'" in lines[4] and "got 0.9" in lines[5]
-    assert lines[6] == "row 8, column mfu: mfu must be in (0, 1], got 2"
+    assert lines[6] == "row 8, column F (mfu): mfu must be in (0, 1], got 2"
     assert len(lines) == 21 and lines[20] == "... and 11 more bad cells"
 
 
 def test_an_empty_required_cell_is_empty_not_nan(tmp_path):
     path = tmp_path / "in.csv"
     path.write_text("system,mfu\nH100_HGX,\n")
-    with pytest.raises(BadRowsError, match="row 2, column mfu: mfu is empty"):
+    with pytest.raises(BadRowsError, match=r"row 2, column B \(mfu\): mfu is empty"):
         run_batch(path, tmp_path / "out.csv")
 
 
@@ -314,7 +314,7 @@ def test_a_formula_the_engine_cannot_evaluate_is_refused_naming_its_cell(tmp_pat
         (
             "=1/0",
             BadRowsError,
-            r"row 2, column usd_per_kwh: '#DIV/0! \(the formula in Sheet!D2\)' is not a number",
+            r"row 2, column D \(usd_per_kwh\): '#DIV/0! \(the formula in Sheet!D2\)' is not a number",
         ),
     ):
         path = _book_with(tmp_path, formula)
@@ -367,7 +367,7 @@ def test_column_names_match_case_insensitively_and_twice_is_refused(tmp_path):
 def test_blank_lines_keep_the_row_numbers_a_spreadsheet_shows(tmp_path):
     path = tmp_path / "in.csv"
     path.write_text("system,mfu\nH100_HGX,0.5\n\nH100_HGX,7\n")
-    with pytest.raises(BadRowsError, match="row 4, column mfu"):
+    with pytest.raises(BadRowsError, match=r"row 4, column B \(mfu\)"):
         run_batch(path, tmp_path / "out.csv")
 
 
@@ -387,3 +387,89 @@ def test_a_byte_order_mark_and_windows_line_ends(tmp_path):
     run_batch(path, tmp_path / "out.csv")
     out = pd.read_csv(tmp_path / "out.csv")
     assert list(out.columns[:2]) == ["System", "MFU"] and out["MFU"][0] == 0.54
+
+
+# -- the project's inputs: every bad one named by row and column (issue 40) ----------------------
+
+PROJECT_HEAD = (
+    "system,mfu,rent_usd_per_gpu_hour,life_years,periods,debt_fraction,debt_years,"
+    "depreciation_years,depreciation_method,build_months"
+)
+PROJECT_CLEAN = ["H100_HGX", "0.5", "2.0", "5", "year", "0.5", "4", "5", "macrs_5", "12"]
+#: a bad cell in row 3 (column, value) and the line `gputco batch` prints for it: the row and
+#: the column as a spreadsheet shows them, the argument, the value and the valid range
+PROJECT_BAD = [
+    (
+        ("debt_years", "2.5"),
+        'row 3, column G (debt_years): debt_years must be a whole number of periods (whole years '
+        'with periods "year", whole months with "month"), got 2.5',
+    ),
+    (("debt_years", "7"), "row 3, column G (debt_years): debt_years must be in (0, life_years = 5], got 7"),
+    (("debt_years", "0"), "row 3, column G (debt_years): debt_years must be in (0, 100], got 0"),
+    (
+        ("depreciation_years", "8"),
+        "row 3, column H (depreciation_years): depreciation_years must be in (0, life_years = 5], got 8",
+    ),
+    (
+        ("life_years", "4.5"),
+        "row 3, column D (life_years): life_years must be a whole number in [1, 15], got 4.5",
+    ),
+    (
+        ("periods", "yaer"),
+        "row 3, column E (periods): unknown periods 'yaer'; valid: month, year. Did you mean year?",
+    ),
+    (
+        ("depreciation_method", "macrs_6"),
+        "row 3, column I (depreciation_method): unknown depreciation_method 'macrs_6'; valid: "
+        "macrs_5, macrs_7, straight_line. Did you mean macrs_7?",
+    ),
+    (("debt_fraction", "-0.5"), "row 3, column F (debt_fraction): debt_fraction must be in [0, 1), got -0.5"),
+    (
+        ("build_months", "6"),
+        'row 3, column J (build_months): build_months must be a multiple of 12 with periods "year", got 6',
+    ),
+]
+
+
+def _project_file(tmp_path, ext: str, rows: list[list[str]]):
+    """A CSV or an .xlsx (numbers as numbers) of PROJECT_HEAD and ``rows``."""
+    path = tmp_path / f"in.{ext}"
+    if ext == "csv":
+        path.write_text("\n".join([PROJECT_HEAD, *(",".join(r) for r in rows)]) + "\n")
+        return path
+    wb = openpyxl.Workbook()
+    wb.active.append(PROJECT_HEAD.split(","))
+    for r in rows:
+        wb.active.append([float(v) if v and v[0] in "-0123456789" else v for v in r])
+    wb.save(path)
+    return path
+
+
+@pytest.mark.parametrize("ext", ["csv", "xlsx"])
+@pytest.mark.parametrize(("cell", "line"), PROJECT_BAD, ids=[f"{c}={v}" for (c, v), _ in PROJECT_BAD])
+def test_every_bad_project_input_names_its_row_and_column(tmp_path, capsys, ext, cell, line):
+    """Through the CLI: a bad project input, in a cell of its own or against another input (a
+    tenor beyond the life, a tenor of part of a period), is one line naming the row and column
+    (the latter's rules lost both); exit 2, nothing written. Control: the clean rows run."""
+    bad = dict(zip(PROJECT_HEAD.split(","), PROJECT_CLEAN, strict=True))
+    bad[cell[0]] = cell[1]
+    src = _project_file(tmp_path, ext, [PROJECT_CLEAN, list(bad.values())])
+    assert main(["batch", str(src), "-o", str(tmp_path / "out.csv")]) == 2
+    assert line in capsys.readouterr().err.splitlines()[-1]
+    assert not (tmp_path / "out.csv").exists()
+    clean = _project_file(tmp_path, ext, [PROJECT_CLEAN, PROJECT_CLEAN])
+    assert main(["batch", str(clean), "-o", str(tmp_path / "out.csv"), "--force"]) == 0
+
+
+def test_a_scenario_alone_in_its_kind_of_period_keeps_its_row(tmp_path, capsys):
+    """The one month scenario among year scenarios, and a file of one scenario: the model checks
+    each kind of period apart, and its error on a group of one had no index (no row)."""
+    month = [*PROJECT_CLEAN[:4], "month", "0.5", "4.3", "5", "macrs_5", "3"]
+    src = _project_file(tmp_path, "csv", [PROJECT_CLEAN, PROJECT_CLEAN, month, PROJECT_CLEAN])
+    assert main(["batch", str(src), "-o", str(tmp_path / "out.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "row 4, column G (debt_years): debt_years must be a whole number of periods" in err
+    assert err.rstrip().endswith("got 4.3")
+    one = _project_file(tmp_path, "csv", [month])
+    assert main(["batch", str(one), "-o", str(tmp_path / "out.csv")]) == 2
+    assert "row 2, column G (debt_years): " in capsys.readouterr().err

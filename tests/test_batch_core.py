@@ -91,9 +91,9 @@ def test_without_pyarrow_the_results_and_errors_are_pyarrows(tmp_path, monkeypat
         assert (
             without.splitlines()[1:4]
             == [  # the reports are real ones
-                "row 2, column pue: 'x' is not a number",
-                "row 3, column mfu: '1_000' is not a number",  # float() reads it; a number text does not
-                "row 4, column system: unknown system 'nope'" + without.splitlines()[3][43:],
+                "row 2, column C (pue): 'x' is not a number",
+                "row 3, column B (mfu): '1_000' is not a number",  # float() reads it; a number text does not
+                "row 4, column A (system): unknown system 'nope'" + without.splitlines()[3][47:],
             ]
         )
         return

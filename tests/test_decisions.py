@@ -178,8 +178,8 @@ def test_bad_input_in_the_cell_and_in_batch_rows(tmp_path):
     with pytest.raises(BatchError) as err:
         run_batch(src, tmp_path / "out.csv")
     text = str(err.value)
-    assert "row 2, column availability: availability must be in (0, 1], got 1.2" in text
-    assert "row 3, column rent_usd_per_gpu_hour: rent_usd_per_gpu_hour must be in (0, inf), got 0" in text
+    assert "row 2, column C (availability): availability must be in (0, 1], got 1.2" in text
+    assert "row 3, column D (rent_usd_per_gpu_hour): rent_usd_per_gpu_hour must be in (0, inf), got 0" in text
 
 
 def test_batch_outputs_the_decisions_and_leaves_them_empty_without_a_rent(tmp_path):

@@ -283,8 +283,8 @@ def test_batch_takes_the_curves_as_text_columns_and_names_a_bad_cell(tmp_path):
         [*cli, str(bad), "-o", str(tmp_path / "bad_out.csv")], capture_output=True, text=True
     )
     assert proc.returncode != 0 and not (tmp_path / "bad_out.csv").exists()
-    assert "row 2, column rent_curve: rent_curve factor t1 must be in [0, inf), got -0.8" in proc.stderr
-    assert "row 3, column value_curve: unknown value_curve 'nope'" in proc.stderr
+    assert "row 2, column D (rent_curve): rent_curve factor t1 must be in [0, inf), got -0.8" in proc.stderr
+    assert "row 3, column E (value_curve): unknown value_curve 'nope'" in proc.stderr
 
 
 # --- the residual check: a residual given (> 0) against the value curve's end ------------------

@@ -370,7 +370,7 @@ def test_zip_accepts_repeated_values_and_batch_takes_the_project_inputs(tmp_path
     assert df["equity_irr"][1] == df["irr"][1] and df["min_dscr"].isna().tolist() == [False, True]
     bad = tmp_path / "bad.csv"
     bad.write_text("system,mfu,rent_usd_per_gpu_hour,periods\nH100_HGX,0.5,2.0,week\n", encoding="utf-8")
-    with pytest.raises(Exception, match="row 2, column periods: unknown periods 'week'"):
+    with pytest.raises(Exception, match=r"row 2, column D \(periods\): unknown periods 'week'"):
         run_batch(bad, tmp_path / "bad_out.csv")
 
 

@@ -573,14 +573,24 @@ def _kernel_inputs(step: chain.Step) -> list[str]:
     )
 
 
-def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray) -> np.ndarray | float:
+def _of_scenario(err: InputRangeError, idx: np.ndarray, n: int) -> InputRangeError:
+    """``err`` of the scenarios ``idx`` again, naming the scenario by its index among all ``n``;
+    a group of one scenario among several is named too (its error has no index of its own), so
+    batch can say the row."""
+    if err.index is not None:
+        at: tuple[int, ...] | None = (int(idx[err.index[0]]),)
+    else:
+        at = (int(idx[0]),) if idx.size == 1 and n > 1 else None
+    return InputRangeError(err.arg, err.value, err.valid, at)
+
+
+def _whole_years(a: str, arr: np.ndarray, idx: np.ndarray, n: int) -> np.ndarray | float:
     """Life and depreciation are whole years 1..15 where the table is built; an error names the
     scenario (its index among all the scenarios)."""
     try:
         return chk.checked(a, arr, "TCO_CASHFLOWS")
     except InputRangeError as err:
-        at = None if err.index is None else (int(idx[err.index[0]]),)
-        raise InputRangeError(err.arg, err.value, err.valid, at) from None
+        raise _of_scenario(err, idx, n) from None
 
 
 def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]:
@@ -590,12 +600,11 @@ def _year_flows(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     for a in yearflows.INPUTS:
         v = used[a]  # a value shared by every scenario stays one (the terms broadcast it)
         arr = _at(v, idx, n) if a == "capex_per_gpu" or isinstance(v, _Shared) or _per_row(v) else v
-        cols[a] = _whole_years(a, arr, idx) if a in ("life_years", "depreciation_years") else arr
+        cols[a] = _whole_years(a, arr, idx, n) if a in ("life_years", "depreciation_years") else arr
     try:
         return yearflows.by_period(cols)
     except InputRangeError as err:
-        at = None if err.index is None else (int(idx[err.index[0]]),)
-        raise InputRangeError(err.arg, err.value, err.valid, at) from None
+        raise _of_scenario(err, idx, n) from None
 
 
 def _period_groups(used: dict[str, Any], idx: np.ndarray, n: int):
@@ -669,7 +678,7 @@ def _year_table(used: dict[str, Any], idx: np.ndarray, n: int) -> dict[str, Any]
     for a in names - {"year"}:
         arr = _at(used[a], idx, n)
         if a in ("life_years", "depreciation_years"):
-            arr = _whole_years(a, arr, idx)
+            arr = _whole_years(a, arr, idx, n)
         values[a] = np.asarray(arr, dtype=float).reshape(-1, 1)
     for y in chain.YEAR_STEPS:
         values[y.key] = y.func(*(values[a] for a in y.args))

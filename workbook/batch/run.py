@@ -31,7 +31,7 @@ from gputco.workbook.batch import dialect
 from gputco.workbook.batch.csv_out import CsvWriter
 from gputco.workbook.batch.errors import BatchError
 from gputco.workbook.batch.table import Table, arrow, blank, coded_text, from_arrow, need_arrow, to_arrow
-from gputco.workbook.batch.validate import Checked, Problems, check_chunk
+from gputco.workbook.batch.validate import Checked, Problems, cell, check_chunk
 from gputco.workbook.batch.xlsx_in import read_xlsx
 from gputco.workbook.recalc import DEFAULT_LIMITS, Limits, RecalcError
 from gputco.workbook.timebudget import check_time
@@ -215,10 +215,7 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
         used = scenario.used_inputs(checked.inputs)
         results = scenario.evaluate(checked.inputs)
     except InputRangeError as err:  # a check the pre-pass does not make (a backstop)
-        if err.index is None:
-            raise
-        row = int(chunk.rows[err.index[0]])
-        raise BatchError(f"row {row}: {err}") from None
+        raise BatchError(_bad_cell(err, chunk, inputs)) from None
     by_given = {given: name for name, given in inputs.items()}
     cols, names = [], []
     for given in echoed:
@@ -247,6 +244,22 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
         cols.append(np.broadcast_to(values, (n,)) if values.ndim == 0 else values)
         names.append(name)
     return Table(names, cols)
+
+
+def _bad_cell(err: InputRangeError, chunk: Chunk, inputs: dict[str, str]) -> str:
+    """The model's error on a chunk's scenario (a rule between inputs: a debt tenor within the
+    life, a whole number of periods...) as the pre-pass says a bad cell: the row and column as a
+    spreadsheet shows them, then the argument, the value and the valid range."""
+    if err.index is not None:
+        row = int(chunk.rows[err.index[0]])
+    elif chunk.table.num_rows == 1:
+        row = int(chunk.rows[0])
+    else:  # one value every scenario shares: no row of its own
+        raise BatchError(str(err)) from None
+    arg = err.arg.split(" (element", 1)[0]
+    given = inputs.get(arg)
+    where = cell(row, None if given is None else chunk.table.position(given), given or arg)
+    return f"{where}: {InputRangeError(arg, err.value, err.valid)}"
 
 
 # -- writing -------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import numpy as np
 from gputco.udfs import presets, ranges, scenario
 from gputco.udfs.errors import InputRangeError, InputTypeError, MissingValueError, UnknownNameError
 from gputco.workbook.batch.table import Table, coded_text, is_arrow, is_text
+from gputco.workbook.xlsx.sheetrows import column_letter
 
 #: how many bad cells a failed run lists (the rest are counted)
 SHOWN = 20
@@ -86,7 +87,7 @@ class Problems:
         self.cells += len(rows)
         for k in order[: max(SHOWN - len(self.lines), 0)]:
             _, _, column, values, say = self._pending[check[k]]
-            self.lines.append(f"row {rows[k]}, column {column}: {say(values[index[k]])}")
+            self.lines.append(f"{cell(rows[k], pos[k], column)}: {say(values[index[k]])}")
         self._pending.clear()
 
     def message(self, where: str) -> str:
@@ -96,6 +97,18 @@ class Problems:
             f"{where}: {self.cells:,} bad cell{'s' if self.cells > 1 else ''}; nothing was "
             "written\n" + "\n".join(self.lines) + tail
         )
+
+
+def cell(row: int, colpos: int | None, column: str) -> str:
+    """A cell as a spreadsheet shows it: the row (the header is row 1), the column's letter and
+    its name in the file (``colpos`` 0-based; None: an input the file has no column for).
+
+    >>> cell(7, 3, "debt_years"), cell(2, None, "life_years")
+    ('row 7, column D (debt_years)', 'row 2 (life_years, not a column of the file: its default)')
+    """
+    if colpos is None:
+        return f"row {row} ({column}, not a column of the file: its default)"
+    return f"row {row}, column {column_letter(colpos + 1)} ({column})"
 
 
 def _show(value: object) -> str:
