@@ -32,7 +32,12 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
     "compute": (MATHS, frozenset({"CONVENTIONS"}), "the FLOPs-per-token conventions listed on Presets"),
     "excel": (MATHS, frozenset({"formula_literal"}), "a value written as an Excel literal, one way"),
     "presets": (CATALOG, None, "the workbooks, batch and the CLI show and look up the presets"),
-    "curves": (CATALOG, frozenset({"text"}), "a market curve written as text on Presets"),
+    "curves": (
+        CATALOG,
+        frozenset({"CURVES", "parse", "text"}),
+        "a market curve written as text on Presets; a curve typed into an input cell read as the "
+        "model reads it (--set, gputco recalc's range warnings)",
+    ),
     "calibration": (CATALOG, frozenset({"calibration_table"}), "the calibration table on Benchmarks"),
     "published": (CATALOG, frozenset({"speedup_table"}), "published speed-ups on Benchmarks and the report"),
     "ranges": (RANGES, None, "the one range table behind validation, input flags and batch checks"),
