@@ -473,3 +473,53 @@ def test_a_scenario_alone_in_its_kind_of_period_keeps_its_row(tmp_path, capsys):
     one = _project_file(tmp_path, "csv", [month])
     assert main(["batch", str(one), "-o", str(tmp_path / "out.csv")]) == 2
     assert "row 2, column G (debt_years): " in capsys.readouterr().err
+
+
+# -- the break-even rent with contracts (issue 40) -----------------------------------------------
+
+
+@pytest.mark.parametrize("ext", ["csv", "xlsx"])
+def test_the_breakeven_rent_with_contracts_says_why_it_is_empty_without_a_warning(tmp_path, ext):
+    """Through the CLI, warnings as errors: every GPU under contract for the life gives an empty
+    break-even rent and breakeven_rent_why says so; contracts that pay alone give the market
+    rent's root of the NPV line below 0, kept as the number (the NPV at two market rents,
+    extrapolated to 0); no rent says that; a rent without contracts has no reason."""
+    import subprocess
+    import sys
+
+    head = "id,system,mfu,rent_usd_per_gpu_hour,contracted_fraction,contract_rent_usd_per_gpu_hour,periods"
+    rows = [
+        ["full", "H100_HGX", "0.5", "2.0", "1", "3.0", "month"],
+        ["pays", "H100_HGX", "0.5", "2.0", "0.9", "6.0", "month"],
+        ["none", "H100_HGX", "0.5", "2.0", "0", "", "year"],
+        ["norent", "H100_HGX", "0.5", "", "", "", ""],
+    ]
+    src = tmp_path / f"in.{ext}"
+    if ext == "csv":
+        src.write_text("\n".join([head, *(",".join(r) for r in rows)]) + "\n")
+    else:
+        wb = openpyxl.Workbook()
+        wb.active.append(head.split(","))
+        for r in rows:
+            wb.active.append([float(v) if v[:1].isdigit() else (v or None) for v in r])
+        wb.save(src)
+    out = tmp_path / "out.csv"
+    proc = subprocess.run(
+        [sys.executable, "-W", "error", "-m", "gputco.addin.cli", "batch", str(src), "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and "Warning" not in proc.stderr, proc.stderr
+    df = pd.read_csv(out, keep_default_na=False)
+    rent = df["breakeven_rent_usd_per_gpu_hour"]
+    why = list(df["breakeven_rent_why"])
+    assert rent[0] == "" and why[0] == "no market rent: every GPU is under contract for the whole life"
+    assert rent[3] == "" and why[3] == "no rent_usd_per_gpu_hour given"
+    assert why[1] == why[2] == ""
+    pays = {"system": "H100_HGX", "mfu": 0.5, "contracted_fraction": 0.9,
+            "contract_rent_usd_per_gpu_hour": 6.0, "periods": "month"}  # fmt: skip
+    npv = [scenario.evaluate({**pays, "rent_usd_per_gpu_hour": r})["npv_usd_per_gpu"][0] for r in (1.0, 3.0)]
+    root = 1.0 - npv[0] * (3.0 - 1.0) / (npv[1] - npv[0])
+    assert float(rent[1]) < 0 and float(rent[1]) == pytest.approx(root, rel=1e-9)
+    assert float(rent[2]) == pytest.approx(scenario.evaluate({**pays, "contracted_fraction": 0.0,
+        "periods": "year", "rent_usd_per_gpu_hour": 2.0})["breakeven_rent_usd_per_gpu_hour"][0], rel=1e-12)  # fmt: skip

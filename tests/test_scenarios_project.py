@@ -455,3 +455,25 @@ def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_p
         assert math.isclose(r[names.index("share with min DSCR < covenant")], share), r[0]
     for r in rows[head + 1 : head + 3]:
         assert r[names.index("rank by lowest DSCR")] == 1 + sum(v > best_of[r[0]] for v in best_of.values())
+
+
+def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
+    """The scenario rows' break-even rent, recalculated by gputco's engine: every GPU under
+    contract for the life sells no GPU-hour at the market rent, so the row says so
+    (decision_steps.NO_MARKET_RENT, as it says 'no payback within life'), not #DIV/0!; contracts
+    that pay alone give a break-even market rent below 0, kept; each equals Python's (1e-9)."""
+    from gputco.udfs.decision_steps import NO_MARKET_RENT
+
+    spec = parse_spec(
+        {
+            "grid": {"contracted_fraction": [1.0, 0.9, 0.0]},
+            "fixed": {"system": "H100_HGX", "mfu": 0.5, "rent_usd_per_gpu_hour": 2.0,
+                      "contract_rent_usd_per_gpu_hour": 6.0, "periods": "month", "ramp_months": 3},
+        }  # fmt: skip
+    )
+    keys, data, _ = block(load(write_scenarios(spec, tmp_path / "s.xlsx").path)["Scenarios"], "scenario")
+    got = [r[keys.index("breakeven_rent_usd_per_gpu_hour")] for r in data]
+    want = scenario.evaluate(spec.scenario_inputs())["breakeven_rent_usd_per_gpu_hour"]
+    assert got[0] == NO_MARKET_RENT and math.isnan(want[0])
+    assert got[1] < 0 and want[2] > 0
+    assert np.allclose(got[1:], want[1:], rtol=1e-9, atol=0)

@@ -985,10 +985,14 @@ STEPS: tuple[Step, ...] = (
         "breakeven_rent_usd_per_gpu_hour",
         "Break-even rent (NPV = 0)",
         "USD/GPU-h",
-        "rent - NPV / NPV of $1 of rent (NPV is linear in the rent)",
-        "=[rent_usd_per_gpu_hour]-[npv_usd_per_gpu]/[npv_per_unit_rent]",
+        "rent - NPV / NPV of $1 of rent (NPV is linear in the rent); with take-or-pay contracts the "
+        "market rent, the contracts as given: below 0 where the contracts alone pay, a text where "
+        "no GPU-hour is sold at the market rent",
+        f'=IF([npv_per_unit_rent]=0,"{decision_steps.NO_MARKET_RENT}",'
+        "[rent_usd_per_gpu_hour]-[npv_usd_per_gpu]/[npv_per_unit_rent])",
         decision_steps.breakeven_rent_of_table,
         "Rent or buy",
+        args=("rent_usd_per_gpu_hour", "npv_usd_per_gpu", "npv_per_unit_rent"),
         check=Check("TCO_BREAKEVEN_RENT", _CASH),
     ),
     _step(

@@ -12,6 +12,9 @@ from . import flows
 from .finance import HOURS_PER_YEAR
 
 CHEAPER, NOT_CHEAPER = "cheaper per token", "not cheaper per token"
+#: what the break-even rent says where no GPU-hour is sold at the market rent (every GPU under
+#: contract for the whole life): the workbooks' text and batch's breakeven_rent_why
+NO_MARKET_RENT = "no market rent: every GPU is under contract for the whole life"
 
 
 @chk.broadcasting
@@ -207,7 +210,9 @@ def breakeven_rent_of_table(rent_usd_per_gpu_hour, npv_usd_per_gpu, npv_per_unit
     """The rent with NPV = 0: rent - NPV / (NPV of $1 of rent); NPV is linear in the rent. With
     take-or-pay contracts it is the market rent (the contracts' rent as given, docs/project.md);
     NaN where no GPU-hour is sold at the market rent (every GPU under contract for the life: the
-    rent moves nothing, so no rent breaks even), not an infinity.
+    rent moves nothing, so no rent breaks even: :data:`NO_MARKET_RENT`), not an infinity. Below 0
+    where the contracts alone make the NPV positive: kept as the number (the line's root, which no
+    market can charge; docs/project.md).
 
     >>> breakeven_rent_of_table([2.0, 2.0], [100.0, 100.0], [50.0, 0.0]).tolist()
     [0.0, nan]

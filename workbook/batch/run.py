@@ -26,6 +26,7 @@ from xml.etree.ElementTree import ParseError
 import numpy as np
 
 from gputco.udfs import scenario
+from gputco.udfs.decision_steps import NO_MARKET_RENT
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
 from gputco.workbook.batch.csv_out import CsvWriter
@@ -47,7 +48,23 @@ RESULTS = (
     tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None)
     + tuple(o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES)
     + tuple(scenario.PROJECT_OUTPUTS)
+    + ("breakeven_rent_why",)
 )
+#: why a scenario's break-even rent is empty (the text, empty where there is one)
+NO_RENT = "no rent_usd_per_gpu_hour given"
+
+
+def breakeven_rent_why(rent: np.ndarray, breakeven: np.ndarray) -> tuple[np.ndarray, list]:
+    """(code of each row, texts) of the column ``breakeven_rent_why``: nothing where the
+    break-even rent is a number, :data:`NO_RENT` where no rent was given (every rent-or-buy result
+    is empty then), else :data:`gputco.udfs.decision_steps.NO_MARKET_RENT` (the only other empty
+    break-even: no GPU-hour sold at the market rent, docs/project.md).
+
+    >>> breakeven_rent_why(np.array([2.0, np.nan, 2.0]), np.array([1.4, np.nan, np.nan]))[0].tolist()
+    [0, 1, 2]
+    """
+    codes = np.where(np.isnan(breakeven), np.where(np.isnan(rent), 1, 2), 0)
+    return codes, [None, NO_RENT, NO_MARKET_RENT]
 
 
 @dataclass
@@ -239,10 +256,13 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
             col = np.broadcast_to(col, (n,)) if col.ndim == 0 else col
         cols.append(col)
         names.append(f"use_{inp.name}")
-    for name in RESULTS[len(names) - len(echoed) :]:
+    for name in RESULTS[len(names) - len(echoed) : -1]:
         values = np.asarray(results[name], float)  # NaN: no value (no rent, no payback): empty
         cols.append(np.broadcast_to(values, (n,)) if values.ndim == 0 else values)
         names.append(name)
+    rent = np.broadcast_to(np.asarray(used["rent_usd_per_gpu_hour"], float), (n,))
+    cols.append(coded_text(*breakeven_rent_why(rent, cols[names.index("breakeven_rent_usd_per_gpu_hour")])))
+    names.append("breakeven_rent_why")
     return Table(names, cols)
 
 
