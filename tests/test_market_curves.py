@@ -311,8 +311,10 @@ def _residual_book(path, residual):
     model = openpyxl.load_workbook(path, data_only=True)["Model"]
     rows = {model.cell(row=r, column=1).value: r for r in range(1, model.max_row + 1)}
     return [
-        (model.cell(row=rows["residual_check"], column=3 + k).value or "",
-         model.cell(row=rows["end_value_fraction"], column=3 + k).value)
+        (
+            model.cell(row=rows["residual_check"], column=3 + k).value or "",
+            model.cell(row=rows["end_value_fraction"], column=3 + k).value,
+        )
         for k in range(1, len(RESIDUAL_CURVES) + 1)
     ]
 
@@ -321,7 +323,9 @@ def _residual_book(path, residual):
     "residual, warned",
     [(0.1, [False, True, True]), (0.0, [False, False, False])],  # 0: not modelled, no warning
 )
-def test_the_residual_check_warns_only_for_a_residual_given_and_far_from_the_curve(tmp_path, residual, warned):
+def test_the_residual_check_warns_only_for_a_residual_given_and_far_from_the_curve(
+    tmp_path, residual, warned
+):
     from gputco.udfs.periodlines import RESIDUAL_WARNING
 
     v = {k: x[:1] for k, x in _drawn(1, 5).items()}

@@ -155,8 +155,14 @@ def test_a_curve_typed_in_by_set_is_the_curve_of_the_python_model(tmp_path, caps
     revenue = [ws[f"{c}{projectflows.FIRST_ROW + p}"].value for p in range(1, life + 1)]
     assert [r / revenue[0] for r in revenue] == pytest.approx([1.0] + [0.6] * (life - 1), rel=1e-12)
     want = scenario.evaluate(
-        {"system": ["H100_HGX"], "mfu": 0.5, "buyer": "neocloud_giant", "rent_usd_per_gpu_hour": [2.5],
-         "rent_curve": "1, 0.6", "value_curve": "1; 0.5"}  # fmt: skip
+        {
+            "system": ["H100_HGX"],
+            "mfu": 0.5,
+            "buyer": "neocloud_giant",
+            "rent_usd_per_gpu_hour": [2.5],
+            "rent_curve": "1, 0.6",
+            "value_curve": "1; 0.5",
+        }
     )
     for key, name in (("irr", "out_project_irr_1"), ("cluster_npv_usd", "out_cluster_npv_usd_1")):
         assert math.isclose(_value(wb, name), float(want[key][0]), rel_tol=1e-9), key
@@ -168,4 +174,6 @@ def test_a_curve_typed_in_by_set_is_the_curve_of_the_python_model(tmp_path, caps
     book[sheet][ref.replace("$", "")] = "1, -0.6"
     book.save(tmp_path / "bad.xlsx")
     (bad,) = inputcheck.out_of_range(tmp_path / "bad.xlsx")[1]
-    assert bad.name == "inp_rent_curve_1" and "rent_curve factor t1 must be in [0, inf), got -0.6" in bad.line()
+    assert (
+        bad.name == "inp_rent_curve_1" and "rent_curve factor t1 must be in [0, inf), got -0.6" in bad.line()
+    )
