@@ -284,7 +284,8 @@ def test_xlwings_fallback_rows_match_the_addin():
 def test_cash_flow_charts_end_at_the_project_s_last_year(tmp_path):
     """The charts stop where the project does, as written after --set (LibreOffice draws the
     #N/A past the end as 0, and a cumulative line past the end is flat): the cash flow at the
-    life (7 years), the equity cash flow at build + life (1 + 7 years for system 1, 7 for 2)."""
+    life (7 years), the equity cash flow and the collateral at build + life (1 + 7 years for
+    system 1, 7 for 2), the rent path at the last year of operation (6)."""
     path = tmp_path / "t.xlsx"
     write_template(path, ["H100_HGX", "GB200_NVL72"], inputs={"inp_life_years": 7, "inp_build_months_1": 12})
     wb = openpyxl.load_workbook(path)
@@ -298,4 +299,7 @@ def test_cash_flow_charts_end_at_the_project_s_last_year(tmp_path):
         assert ends == {
             "Cumulative cash flow": {cashflow.FIRST_ROW + 7},
             "Cumulative equity cash flow": {projectflows.FIRST_ROW + equity_years},
+            # the market curves: years of operation 0..6, periods 0..build + life
+            "Rent path": {projectflows.FIRST_ROW + 6},
+            "Collateral value against the debt,": {projectflows.FIRST_ROW + equity_years},
         }

@@ -104,6 +104,7 @@ def build_workbook(
         wb.move_sheet(name, i - wb.sheetnames.index(name))
     wb.active = 0
     cells.blank_empty_texts(wb)
+    cashflow.fit_charts(wb)  # the charts drawn for the inputs as built (a rent, a contract)
     calc.show_cached_values(wb)  # every formula is written with its value (calc.py)
     return wb
 

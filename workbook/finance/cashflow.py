@@ -20,7 +20,7 @@ from openpyxl.styles import Font
 from openpyxl.utils import get_column_letter, quote_sheetname
 
 from gputco.udfs import chain, presets
-from gputco.workbook.finance import projectflows
+from gputco.workbook.finance import marketcharts, projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 
@@ -41,11 +41,13 @@ CHART_CELL = f"A{LAST_ROW + 3}"
 def fit_charts(wb) -> None:
     """End the Cash flow sheets' charts at the project's last year as the workbook holds it
     (after ``--set``): the cumulative cash flow at the life, the cumulative equity cash flow at
-    the year of build + life; the tables run on (they follow a life changed later on Inputs,
+    the year of build + life, the rent path and the collateral drawn again for the inputs
+    (:func:`.marketcharts.place`); the tables run on (they follow a life changed later on Inputs,
     where a chart's series cannot: LibreOffice draws the #N/A past the end as 0)."""
     life = _input(wb, "inp_life_years")
     if life is None:
         life = presets.buyer(_input(wb, "inp_buyer")).value("life_years")
+    periods = _input(wb, "inp_periods") or "year"
     k = 1
     while sheet_name(k) in wb.sheetnames:
         build = _input(wb, f"inp_build_months_{k}") or 0
@@ -58,6 +60,15 @@ def fit_charts(wb) -> None:
             last = ends.get(chart.anchor) if isinstance(chart.anchor, str) else None
             if last is not None:
                 _end_series_at(chart, last)
+        contracted = _input(wb, f"inp_contracted_fraction_{k}") or 0
+        drawn = marketcharts.Drawn(
+            life,
+            build,
+            periods,
+            rent=isinstance(_input(wb, f"inp_rent_usd_per_gpu_hour_{k}"), int | float),
+            contract_years=(_input(wb, f"inp_contract_years_{k}") or life) if contracted > 0 else 0.0,
+        )
+        marketcharts.place(wb[sheet_name(k)], _input(wb, f"inp_system_{k}"), drawn)
         k += 1
 
 
@@ -199,4 +210,5 @@ def _build_one(book: BookBuilder, k: int) -> None:
     chart.width, chart.height = 18, 8
     ws.add_chart(chart, CHART_CELL)
     projectflows.build_periods(book, ws, k, model)
+    marketcharts.build(ws, system, model, presets.buyer(book.buyer).value("life_years"))
     styles.page_setup(ws, landscape=True, one_page=True)
