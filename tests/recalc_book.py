@@ -67,6 +67,18 @@ def s_sheet(rows=(), cells=None):
     return wb, ws
 
 
+def formulas_in_a(path: Path, title: str, formulas, wb=None) -> Path:
+    """Save ``wb`` (a new workbook if None) at ``path`` with ``formulas`` down column A of its
+    first sheet, which is named ``title`` (row i + 1 holds formulas[i]); returns ``path``."""
+    wb = openpyxl.Workbook() if wb is None else wb
+    ws = wb.worksheets[0]
+    ws.title = title
+    for row, formula in enumerate(formulas, start=1):
+        ws.cell(row, 1).value = formula
+    wb.save(path)
+    return path
+
+
 def mark_dynamic(path: Path, cells, part: str) -> None:
     """Add cm="1" (Excel 365's dynamic-array marker) to the given cells of the sheet stored in
     ``part`` (``"xl/worksheets/sheet2.xml"``), as Excel 365 saves spilling formulas."""

@@ -28,6 +28,7 @@ import pytest
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
 from lo_record import recorded, same, verify_or_refresh
+from recalc_book import formulas_in_a
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
@@ -87,14 +88,7 @@ UNDECIDED: dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def book(tmp_path_factory) -> Path:
-    wb = openpyxl.Workbook()
-    ws = wb.active
-    ws.title = "P"
-    for row, formula in enumerate(PROBES, start=1):
-        ws.cell(row, 1).value = formula
-    path = tmp_path_factory.mktemp("numformat") / "numformat.xlsx"
-    wb.save(path)
-    return path
+    return formulas_in_a(tmp_path_factory.mktemp("numformat") / "numformat.xlsx", "P", PROBES)
 
 
 @pytest.fixture(scope="module")

@@ -23,6 +23,7 @@ import pytest
 from lo import recalculate, requires_soffice
 from lo import values as lo_values
 from lo_record import recorded, same, verify_or_refresh
+from recalc_book import formulas_in_a
 
 from gputco.workbook.recalc import evaluate_workbook, recalc_file
 
@@ -64,17 +65,11 @@ FORMULAS = LO_PROBES + [f for pair in IDENTITIES for f in pair] + UNSUPPORTED
 @pytest.fixture(scope="module")
 def book(tmp_path_factory) -> Path:
     wb = openpyxl.Workbook()
-    out = wb.active
-    out.title = "F"
     for i, name in enumerate(SHEETS):
         ws = wb.create_sheet(name)
         ws["A1"], ws["B1"], ws["B2"] = 10.0 * (i + 1), i + 0.5, -float(i)
         ws["A2"] = {1: "x", 2: True}.get(i)
-    for row, formula in enumerate(FORMULAS, start=1):
-        out.cell(row, 1).value = formula
-    path = tmp_path_factory.mktemp("three_d") / "3d.xlsx"
-    wb.save(path)
-    return path
+    return formulas_in_a(tmp_path_factory.mktemp("three_d") / "3d.xlsx", "F", FORMULAS, wb)
 
 
 @pytest.fixture(scope="module")
