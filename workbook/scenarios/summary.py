@@ -265,27 +265,14 @@ def _npv_table(ws, row: int, labels: list[str], per_system: bool, project: bool 
     ``project`` (the rows carry the project's cells) also its equity IRR, lowest DSCR and peak
     funding. Returns the last row."""
     headings = NPV_HEADINGS + ([(h, u) for _k, h, u in PROJECT_COLUMNS] if project else [])
-    styles.section_row(
-        ws,
-        row,
-        "Rent or buy by system: the scenario with the highest NPV of owning one GPU and renting it "
-        "out (ranked), beside its cost per million tokens",
-        len(headings),
-    )
-    row += 1
-    styles.header_row(ws, row, [h for h, _u in headings])
-    ws.row_dimensions[row].height = 30
-    first = row + 1
-    last = row + len(labels)
-    for system in labels:
-        row += 1
-        ws.cell(row=row, column=1, value=system)
+
+    def cells(row: int, first: int, last: int) -> list[str]:
         crit = f",scn_system,$A{row}" if per_system else ""
         best = f"_xlfn.MAXIFS(scn_npv_usd_per_gpu{crit})" if per_system else "MAX(scn_npv_usd_per_gpu)"
         scenario = f"_xlfn.MINIFS(scn_scenario{crit},scn_npv_usd_per_gpu,$C{row})"
         match = f"MATCH($D{row},scn_scenario,0)"
         of_system = f"(scn_system=$A{row})*" if per_system else ""
-        cells = [
+        out = [
             f"=RANK($C{row},$C${first}:$C${last})",
             f"={best}",
             f"={scenario}",
@@ -297,8 +284,29 @@ def _npv_table(ws, row: int, labels: list[str], per_system: bool, project: bool 
             f"/SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu))",
         ]
         if project:
-            cells += [f"=INDEX(scn_{key},{match})" for key, _h, _u in PROJECT_COLUMNS]
-        for j, value in enumerate(cells):
+            out += [f"=INDEX(scn_{key},{match})" for key, _h, _u in PROJECT_COLUMNS]
+        return out
+
+    title = (
+        "Rent or buy by system: the scenario with the highest NPV of owning one GPU and renting it "
+        "out (ranked), beside its cost per million tokens"
+    )
+    return _system_table(ws, row, title, headings, labels, cells)
+
+
+def _system_table(ws, row: int, title: str, headings, labels: list[str], cells) -> int:
+    """A table of one row per system: a section row ``title``, the ``headings`` (heading, unit),
+    then per label its name in column A and ``cells(row, first, last)`` from column B, each
+    styled by its heading's unit (a count without one). Returns the last row."""
+    styles.section_row(ws, row, title, len(headings))
+    row += 1
+    styles.header_row(ws, row, [h for h, _u in headings])
+    ws.row_dimensions[row].height = 30
+    first, last = row + 1, row + len(labels)
+    for system in labels:
+        row += 1
+        ws.cell(row=row, column=1, value=system)
+        for j, value in enumerate(cells(row, first, last)):
             cell = ws.cell(row=row, column=2 + j, value=value)
             unit = headings[1 + j][1]
             if unit:
@@ -330,26 +338,14 @@ def _lender_table(ws, row: int, labels: list[str], per_system: bool) -> int:
     equity IRR, debt per GPU, average DSCR, LLCR and periods below its covenant, and the share of
     the system's scenarios with debt whose lowest DSCR is below their covenant (a breach period).
     Returns the last row."""
-    styles.section_row(
-        ws,
-        row,
-        "The lender's view by system: the scenario with the highest lowest DSCR (ranked), its equity "
-        "IRR and cover, and the share of scenarios with debt that breach their DSCR covenant",
-        len(LENDER_HEADINGS),
-    )
-    row += 1
-    styles.header_row(ws, row, [h for h, _u in LENDER_HEADINGS])
-    ws.row_dimensions[row].height = 30
-    first, last = row + 1, row + len(labels)
-    for system in labels:
-        row += 1
-        ws.cell(row=row, column=1, value=system)
+
+    def cells(row: int, first: int, last: int) -> list[str]:
         crit = f",scn_system,$A{row}" if per_system else ""
         of_system = f"(scn_system=$A{row})*" if per_system else ""
         with_debt = f"SUMPRODUCT({of_system}ISNUMBER(scn_min_dscr))"
         best = f"_xlfn.MAXIFS(scn_min_dscr{crit})" if per_system else "MAX(scn_min_dscr)"
         match = f"MATCH($D{row},scn_scenario,0)"
-        cells = [
+        return [
             f'=IF(ISNUMBER($C{row}),RANK($C{row},$C${first}:$C${last}),"")',
             f'=IF({with_debt}=0,"{NO_DEBT_ROWS}",{best})',
             f'=IF(ISNUMBER($C{row}),_xlfn.MINIFS(scn_scenario{crit},scn_min_dscr,$C{row}),"")',
@@ -360,14 +356,12 @@ def _lender_table(ws, row: int, labels: list[str], per_system: bool) -> int:
             f'=IF({with_debt}=0,"{NO_DEBT_ROWS}",SUMPRODUCT({of_system}ISNUMBER(scn_min_dscr)'
             f"*ISNUMBER(scn_dscr_breach_periods)*(scn_dscr_breach_periods>0))/{with_debt})",
         ]
-        for j, value in enumerate(cells):
-            cell = ws.cell(row=row, column=2 + j, value=value)
-            unit = LENDER_HEADINGS[1 + j][1]
-            if unit:
-                styles.style_formula(cell, unit)
-            else:
-                cell.number_format = "#,##0"
-    return row
+
+    title = (
+        "The lender's view by system: the scenario with the highest lowest DSCR (ranked), its equity "
+        "IRR and cover, and the share of scenarios with debt that breach their DSCR covenant"
+    )
+    return _system_table(ws, row, title, LENDER_HEADINGS, labels, cells)
 
 
 def _stats_row(ws, row: int, system: str | None, per_system: bool) -> None:
