@@ -467,9 +467,15 @@ def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
     spec = parse_spec(
         {
             "grid": {"contracted_fraction": [1.0, 0.9, 0.0]},
-            "fixed": {"system": "H100_HGX", "mfu": 0.5, "rent_usd_per_gpu_hour": 2.0,
-                      "contract_rent_usd_per_gpu_hour": 6.0, "periods": "month", "ramp_months": 3},
-        }  # fmt: skip
+            "fixed": {
+                "system": "H100_HGX",
+                "mfu": 0.5,
+                "rent_usd_per_gpu_hour": 2.0,
+                "contract_rent_usd_per_gpu_hour": 6.0,
+                "periods": "month",
+                "ramp_months": 3,
+            },
+        }
     )
     keys, data, _ = block(load(write_scenarios(spec, tmp_path / "s.xlsx").path)["Scenarios"], "scenario")
     got = [r[keys.index("breakeven_rent_usd_per_gpu_hour")] for r in data]
