@@ -31,24 +31,17 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(var, "1")
 
 import numpy as np
 
-CASES = {
-    "yearly": {},
-    "month+debt": {
-        "periods": "month",
-        "debt_fraction": 0.6,
-        "debt_rate": 0.09,
-        "debt_years": 4.0,
-        "build_months": 12.0,
-        "ramp_months": 3.0,
-        "depreciation_method": "macrs_5",
-    },
-}
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from project_draws import MONTH_DEBT  # the financed case the threads test runs too
+
+CASES = {"yearly": {}, "month+debt": MONTH_DEBT}
 
 
 def scenarios(n: int, seed: int = 11) -> dict[str, np.ndarray]:

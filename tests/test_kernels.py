@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from project_draws import drawn
 
 from gputco.udfs import _flowkernels, _jit, flows, project, scenario
 
@@ -114,11 +115,7 @@ def test_drawn_projects_are_bit_for_bit_the_same_interpreted_and_compiled(monkey
     rng = np.random.default_rng(42)
     n = 400
     monthly = {
-        "capex_per_gpu": rng.uniform(25_000, 60_000, n),
-        "rent_usd_per_gpu_hour": rng.uniform(1.0, 5.0, n),
-        "opex_usd_per_gpu_hour": rng.uniform(0.3, 0.7, n),
-        "life_years": rng.integers(3, 8, n).astype(float),
-        "cost_of_capital": rng.uniform(0.05, 0.15, n),
+        **drawn(rng, n, rent=(1.0, 5.0), life=(3, 8), rate=(0.05, 0.15)),
         "tax_rate": rng.uniform(0.0, 0.3, n),
         "rent_decline_per_year": rng.uniform(0.0, 0.2, n),
         "periods": "month",

@@ -13,6 +13,7 @@ import pytest
 from fuzzing import fuzz_settings
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from project_draws import MONTH_DEBT, drawn
 
 from gputco.udfs import decisions, project, scenario
 from gputco.udfs.errors import InputRangeError, UnknownNameError
@@ -456,21 +457,7 @@ def test_project_chunks_on_several_threads_give_the_values_of_one(monkeypatch):
     the one-thread value."""
     rng = np.random.default_rng(8)
     n = 3000  # several chunks of the monthly flows
-    values = {
-        "capex_per_gpu": rng.uniform(25_000, 60_000, n),
-        "rent_usd_per_gpu_hour": rng.uniform(2.0, 5.0, n),
-        "opex_usd_per_gpu_hour": rng.uniform(0.3, 0.7, n),
-        "life_years": rng.integers(4, 7, n).astype(float),
-        "cost_of_capital": rng.uniform(0.08, 0.15, n),
-        "tax_rate": np.full(n, 0.21),
-        "periods": "month",
-        "debt_fraction": 0.6,
-        "debt_rate": 0.09,
-        "debt_years": 4.0,
-        "build_months": 12.0,
-        "ramp_months": 3.0,
-        "depreciation_method": "macrs_5",
-    }
+    values = {**drawn(rng, n), "tax_rate": np.full(n, 0.21), **MONTH_DEBT}
     got = {}
     for count in ("1", "2"):
         monkeypatch.setenv("GPUTCO_THREADS", count)
