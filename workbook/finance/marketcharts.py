@@ -37,8 +37,8 @@ RENT_YEARS = projectflows.MAX_LIFE_YEARS
 #: the rent path table's columns: key, heading
 RENT_COLUMNS = [
     ("year", "year of operation"),
-    ("market_rent", "market rent, USD per GPU-hour"),
-    ("contract_rent", "contract rent, USD per GPU-hour"),
+    ("market_rent", "market rent"),
+    ("contract_rent", "contract rent"),
 ]
 #: the collateral chart's period-table columns
 COLLATERAL_LINES = ("collateral", "closing", "recovery")
@@ -85,7 +85,9 @@ def place(ws, system: str, drawn: Drawn) -> None:
 def _rent_table(ws, model) -> None:
     first, head = RENT_FIRST_COL, projectflows.HEAD_ROW
     ws.cell(
-        row=head - 1, column=first, value="Rent path by year of operation (the chart at A60)"
+        row=head - 1,
+        column=first,
+        value="Rent path by year of operation, USD per GPU-hour (the chart at A60)",
     ).font = styles.BOLD
     styles.header_row(ws, head, [h for _, h in RENT_COLUMNS], first_col=first)
     factor, contract = (projectflows.column_ref(k) for k in ("rent_factor", "contract"))
@@ -106,11 +108,18 @@ def _rent_table(ws, model) -> None:
             styles.style_formula(ws[f"{rent_col(key)}{r}"], "USD/GPU-h")
             ws[f"{rent_col(key)}{r}"] = text
     last = projectflows.FIRST_ROW + RENT_YEARS - 1
-    for key in ("market_rent", "contract_rent"):  # the gaps: #N/A, shown blank
+    # the gaps: #N/A, shown blank; a year without a market rent (past the life) not shown
+    for key, test in (
+        ("market_rent", "market_rent"),
+        ("contract_rent", "contract_rent"),
+        ("year", "market_rent"),
+    ):
         c = rent_col(key)
         ws.conditional_formatting.add(
             f"{c}{projectflows.FIRST_ROW}:{c}{last}",
-            FormulaRule(formula=[f"ISNA({c}{projectflows.FIRST_ROW})"], font=Font(color="FFFFFF")),
+            FormulaRule(
+                formula=[f"ISNA(${rent_col(test)}{projectflows.FIRST_ROW})"], font=Font(color="FFFFFF")
+            ),
         )
     styles.widths(ws, {first + i: 15 for i in range(len(RENT_COLUMNS))})
 
@@ -132,9 +141,7 @@ def _chart(title: str, y_title: str, x_title: str, number_format: str) -> LineCh
 def _rent_chart(ws, system: str, drawn: Drawn) -> LineChart:
     years = max(1, min(RENT_YEARS, math.ceil(drawn.life)))  # year t: operating months 12t+1..12t+12
     chart = _chart(
-        f"Rent path per GPU-hour, {system}: market rent x the year's rent factor"
-        + ("; contract rent" if drawn.contract_years > 0 else "")
-        + ("" if drawn.rent else " (no rent typed in: nothing to draw)"),
+        f"Rent path per GPU-hour, {system}" + ("" if drawn.rent else ": no rent typed in"),
         "USD per GPU-hour",
         "year of operation",
         '"$"#,##0.00',
