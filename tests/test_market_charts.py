@@ -165,3 +165,12 @@ def test_libreoffice_opens_the_workbook_with_its_charts_and_draws_the_same_rent(
     # the charts came through LibreOffice's own reading and writing
     charts = openpyxl.load_workbook(out)[sheet_name(1)]._charts
     assert len(charts) == 4
+
+
+def test_the_charts_with_a_contract_line_and_without_a_rent_are_schema_valid(book):
+    """The ECMA-376 schemas (tests/ooxml.py) over every part of the workbook whose charts carry a
+    contract series shorter than its categories and a rent chart without series."""
+    from ooxml import package_errors
+
+    parts, errors = package_errors(book)
+    assert parts > 0 and errors == []
