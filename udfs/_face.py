@@ -24,6 +24,11 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         "the project's inputs, choices and MACRS table for the workbooks' input cells",
     ),
     "decisions": (MODEL, frozenset({"MAX_LIFE"}), "the longest life a year table holds"),
+    "decision_steps": (
+        MODEL,
+        frozenset({"NO_MARKET_RENT"}),
+        "batch tells a break-even rent that cannot exist (no market rent sold) from a missing one",
+    ),
     "sampling": (
         MATHS,
         frozenset({"check", "describe", "draw"}),
