@@ -80,3 +80,58 @@ def system_terms(rng: np.random.Generator, rent: float, year: bool, life: int, b
     given = (not blanks) or rng.random() < 0.7
     values["contract_years"] = int(rng.integers(1, life + 1)) if given else None
     return values
+
+
+def write_finance_book(path, systems, inputs: dict[str, object]):
+    """A finance workbook of ``systems`` (hyperscaler buyer) with ``inputs`` (defined name ->
+    value, the ``inp_`` cells) written, saved at ``path``."""
+    from gputco.workbook.finance.build import build_workbook
+
+    wb = build_workbook(list(systems), "hyperscaler")
+    for key, value in inputs.items():
+        ((sheet, ref),) = wb.defined_names[key].destinations
+        wb[sheet][ref.replace("$", "")] = value
+    wb.save(path)
+    return path
+
+
+def read_finance_book(path, n: int, lines) -> list[tuple[dict[str, object], dict[str, list]]]:
+    """Per system column 1..``n`` of a recalculated finance workbook: the Model sheet's rows by key
+    (column A) and the period table's ``lines`` (each a list over the table's rows)."""
+    import openpyxl
+
+    from gputco.workbook.finance import projectflows
+    from gputco.workbook.finance.cashflow import sheet_name
+
+    wb = openpyxl.load_workbook(path, data_only=True)
+    model = wb["Model"]
+    rows = {model.cell(row=r, column=1).value: r for r in range(1, model.max_row + 1)}
+    out = []
+    for k in range(1, n + 1):
+        ws = wb[sheet_name(k)]
+        table = {
+            key: [
+                ws[f"{projectflows.col(key)}{r}"].value
+                for r in range(projectflows.FIRST_ROW, projectflows.LAST_ROW + 1)
+            ]
+            for key in lines
+        }
+        out.append(({key: model.cell(row=r, column=3 + k).value for key, r in rows.items() if key}, table))
+    return out
+
+
+def batch_refusal(tmp_path, csv_text: str) -> str:
+    """``gputco batch`` of a CSV of ``csv_text`` that must be refused: no output written, exit
+    not 0; its stderr."""
+    import subprocess
+    import sys
+
+    bad, out = tmp_path / "bad.csv", tmp_path / "bad_out.csv"
+    bad.write_text(csv_text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gputco.addin.cli", "batch", str(bad), "-o", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0 and not out.exists()
+    return proc.stderr

@@ -10,6 +10,7 @@ identities that hold whatever the implementation, on drawn projects.
 from __future__ import annotations
 
 import numpy as np
+import project_cases
 import pytest
 from lo import requires_soffice
 
@@ -135,40 +136,19 @@ LTV_BOOKS = {f"ltv_{seed}": _ltv_book(seed) for seed in (41, 42, 43, 44)}
 
 
 def _write_ltv(path, name):
-    from gputco.workbook.finance.build import build_workbook
-
-    wb = build_workbook(list(SYSTEMS), "hyperscaler")
-    for key, value in LTV_BOOKS[name].items():
-        ((sheet, ref),) = wb.defined_names[key].destinations
-        wb[sheet][ref.replace("$", "")] = value
-    wb.save(path)
-    return path
+    return project_cases.write_finance_book(path, SYSTEMS, LTV_BOOKS[name])
 
 
 def _read_ltv(path) -> dict:
     """Per system column: the Model rows of the project's terms and the period table's LTV lines."""
-    import openpyxl
-
     from gputco.workbook.finance import projectflows
-    from gputco.workbook.finance.cashflow import sheet_name
 
-    wb = openpyxl.load_workbook(path, data_only=True)
-    model = wb["Model"]
-    rows = {model.cell(row=r, column=1).value: r for r in range(1, model.max_row + 1)}
     out = {}
-    for k in range(1, len(SYSTEMS) + 1):
-        terms = {key: model.cell(row=rows[key], column=3 + k).value for key in project.OPTIONAL_ARGS}
-        terms.update({key: model.cell(row=rows[key], column=3 + k).value for key in project._REQUIRED})
-        terms.update(
-            {f"out_{key}": model.cell(row=rows[key], column=3 + k).value for key in projectflows.LTV_RESULTS}
-        )
-        ws = wb[sheet_name(k)]
-        lines = {}
-        for key in LTV_LINES:
-            c = projectflows.col(key)
-            lines[key] = [
-                ws[f"{c}{r}"].value for r in range(projectflows.FIRST_ROW, projectflows.LAST_ROW + 1)
-            ]
+    for k, (cell, lines) in enumerate(
+        project_cases.read_finance_book(path, len(SYSTEMS), LTV_LINES), start=1
+    ):
+        terms = {key: cell[key] for key in (*project.OPTIONAL_ARGS, *project._REQUIRED)}
+        terms.update({f"out_{key}": cell[key] for key in projectflows.LTV_RESULTS})
         out[k] = (terms, lines)
     return out
 
@@ -275,16 +255,12 @@ def test_batch_takes_the_curves_as_text_columns_and_names_a_bad_cell(tmp_path):
     assert (
         float(rows[1]["max_ltv"]) > float(rows[0]["max_ltv"]) > 0 and float(rows[0]["ltv_at_maturity"]) == 0
     )
-    bad = tmp_path / "bad.csv"
-    bad.write_text(
-        'system,mfu,rent_usd_per_gpu_hour,rent_curve,value_curve\nH100_HGX,0.5,2,"1, -0.8",\nH100_HGX,0.5,2,,nope\n'
+    said = project_cases.batch_refusal(
+        tmp_path,
+        'system,mfu,rent_usd_per_gpu_hour,rent_curve,value_curve\nH100_HGX,0.5,2,"1, -0.8",\nH100_HGX,0.5,2,,nope\n',
     )
-    proc = subprocess.run(
-        [*cli, str(bad), "-o", str(tmp_path / "bad_out.csv")], capture_output=True, text=True
-    )
-    assert proc.returncode != 0 and not (tmp_path / "bad_out.csv").exists()
-    assert "row 2, column D (rent_curve): rent_curve factor t1 must be in [0, inf), got -0.8" in proc.stderr
-    assert "row 3, column E (value_curve): unknown value_curve 'nope'" in proc.stderr
+    assert "row 2, column D (rent_curve): rent_curve factor t1 must be in [0, inf), got -0.8" in said
+    assert "row 3, column E (value_curve): unknown value_curve 'nope'" in said
 
 
 # --- the residual check: a residual given (> 0) against the value curve's end ------------------

@@ -18,7 +18,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
     "project": (
         MODEL,
         frozenset(
-            {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS"}
+            {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS", "REPAYMENTS"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),
         "the project's inputs, choices and MACRS table for the workbooks' input cells",

@@ -484,6 +484,24 @@ INPUTS: tuple[Input, ...] = (
                 "the cover the breach count tests each repayment period against (default 1.0, an "
                 "assumption: a common minimum in GPU-backed loans; set your loan's)",
             ),
+            (
+                "debt_repayment",
+                "Debt repayment",
+                "key",
+                "text",
+                "level",
+                "level (an annuity over the repayment periods, default) or straight (equal principal, "
+                "interest on the balance; docs/project.md)",
+            ),
+            (
+                "debt_grace_months",
+                "Debt grace",
+                "months",
+                "number",
+                0.0,
+                "months of interest only from in-service (default 0); whole periods (a multiple of 12 "
+                'with periods "year"), below the tenor; the repayment runs over the rest of the tenor',
+            ),
         )
     ),
     Input(

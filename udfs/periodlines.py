@@ -48,6 +48,8 @@ from .finance import HOURS_PER_YEAR
 
 #: what the period table says where the residual and the value curve disagree by more than half
 RESIDUAL_WARNING = "residual_fraction differs from the value curve's end-of-life value by more than half"
+#: what the period table says where the grace period does not fit the tenor
+GRACE_CHECK = "debt_grace_months must be whole periods (a multiple of 12 by year) below the tenor"
 #: the longest life (years) a project has, and so the tax years of the table
 TAX_YEARS = 15
 #: IRS Publication 946 (2023), Appendix A, Table A-1 (docs/project.md quotes it)
@@ -56,6 +58,8 @@ MACRS = {
     "macrs_7": (14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46),
 }
 DEPRECIATION_METHODS = ("straight_line", *MACRS)
+#: ``debt_repayment``: level (an annuity, today's), straight (equal principal)
+REPAYMENTS = ("level", "straight")
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,10 @@ SCALARS: list[Line] = [
         'IF([debt_years]>[life_years],"debt_years must be within the life",'
         "IF(AND([debt_fraction]>0,[debt_years]*[periods_per_year]<>ROUNDUP([debt_years]*[periods_per_year],0)),"
         '"debt_years must be a whole number of periods (years by year, months by month)",'
-        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life",""))))',
+        "IF(AND([debt_fraction]>0,OR([debt_grace_months]/[months_per_period]<>ROUNDUP([debt_grace_months]"
+        "/[months_per_period],0),[debt_grace_months]/[months_per_period]>=[debt_years]*[periods_per_year])),"
+        f'"{GRACE_CHECK}",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))',
         lambda v: np.where(
             v["build_periods"] != np.ceil(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
@@ -164,9 +171,23 @@ SCALARS: list[Line] = [
                     ),
                     "debt_years must be a whole number of periods (years by year, months by month)",
                     np.where(
-                        v["depreciation_years"] > v["life_years"],
-                        "depreciation_years must be within the life",
-                        "",
+                        (v["debt_fraction"] > 0)
+                        & (
+                            (
+                                v["debt_grace_months"] / v["months_per_period"]
+                                != np.ceil(v["debt_grace_months"] / v["months_per_period"])
+                            )
+                            | (
+                                v["debt_grace_months"] / v["months_per_period"]
+                                >= v["debt_years"] * v["periods_per_year"]
+                            )
+                        ),
+                        GRACE_CHECK,
+                        np.where(
+                            v["depreciation_years"] > v["life_years"],
+                            "depreciation_years must be within the life",
+                            "",
+                        ),
                     ),
                 ),
             ),
@@ -252,13 +273,43 @@ SCALARS: list[Line] = [
         lambda v: v["debt_years"] * v["periods_per_year"],
     ),
     Line(
+        "grace_periods",
+        "Debt grace, periods",
+        "",
+        "interest only from in-service for this many periods: debt grace months / months a period",
+        "=[debt_grace_months]/[months_per_period]",
+        lambda v: v["debt_grace_months"] / v["months_per_period"],
+    ),
+    Line(
+        "repay_periods",
+        "Debt repayment, periods",
+        "",
+        "the tenor's periods after the grace",
+        "=[tenor_periods]-[grace_periods]",
+        lambda v: v["tenor_periods"] - v["grace_periods"],
+    ),
+    Line(
         "debt_payment",
         "Level debt payment a period",
         "USD",
-        "the annuity that repays the debt at in-service over the tenor (Excel PMT)",
+        "the annuity that repays the debt at in-service over the repayment periods (Excel PMT; "
+        "level repayment)",
         "=IF([debt_at_in_service]>0,IF([debt_period_rate]>0,[debt_at_in_service]*[debt_period_rate]"
-        "/(1-(1+[debt_period_rate])^(-[tenor_periods])),[debt_at_in_service]/[tenor_periods]),0)",
-        lambda v: _payment(v["debt_at_in_service"], v["debt_period_rate"], v["tenor_periods"]),
+        "/(1-(1+[debt_period_rate])^(-[repay_periods])),[debt_at_in_service]/[repay_periods]),0)",
+        lambda v: _payment(v["debt_at_in_service"], v["debt_period_rate"], v["repay_periods"]),
+    ),
+    Line(
+        "debt_straight_principal",
+        "Straight principal a period",
+        "USD",
+        "the debt at in-service / the repayment periods (straight repayment)",
+        "=IF(AND([debt_at_in_service]>0,[repay_periods]>0),[debt_at_in_service]/[repay_periods],0)",
+        lambda v: np.divide(
+            v["debt_at_in_service"],
+            v["repay_periods"],
+            out=np.zeros_like(v["debt_at_in_service"]),
+            where=(v["debt_at_in_service"] > 0) & (v["repay_periods"] > 0),
+        ),
     ),
 ]
 
@@ -362,11 +413,14 @@ _REVENUE = (
 
 def _opening(v):
     k, p, i = v["k"], v.number, v["debt_period_rate"]
+    j = np.maximum(k - 1 - v["grace_periods"], 0.0)  # payments made (none in the grace)
     with np.errstate(all="ignore"):
-        repaid = np.where(
-            i > 0, v["debt_payment"] * ((1 + i) ** (k - 1) - 1) / i, v["debt_payment"] * (k - 1)
+        repaid = np.where(i > 0, v["debt_payment"] * ((1 + i) ** j - 1) / i, v["debt_payment"] * j)
+        during = np.where(
+            v["debt_repayment"] == "straight",
+            v["debt_at_in_service"] - v["debt_straight_principal"] * j,
+            v["debt_at_in_service"] * (1 + i) ** j - repaid,
         )
-        during = v["debt_at_in_service"] * (1 + i) ** (k - 1) - repaid
         build = v["debt_drawn_usd_per_gpu"] * (1 + i) ** (p - 1)
     if p == 0:
         return np.zeros_like(k)
@@ -588,11 +642,14 @@ PERIOD_LINES: list[Line] = [
         "debt at start",
         "USD",
         "during the build the drawn debt with its interest added, then the balance at in-service "
-        "after k - 1 level payments (an annuity's remaining balance)",
+        "after j = max(0, k - 1 - grace periods) payments: level, an annuity's remaining balance; "
+        "straight, less j straight principals",
         "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^(<period>-1),"
-        "IF(<k>-1<=[tenor_periods],[debt_at_in_service]*(1+[debt_period_rate])^(<k>-1)"
-        "-IF([debt_period_rate]>0,[debt_payment]*((1+[debt_period_rate])^(<k>-1)-1)/[debt_period_rate],"
-        "[debt_payment]*(<k>-1)),0)))",
+        'IF(<k>-1<=[tenor_periods],IF([debt_repayment]="straight",[debt_at_in_service]'
+        "-[debt_straight_principal]*MAX(0,<k>-1-[grace_periods]),"
+        "[debt_at_in_service]*(1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])"
+        "-IF([debt_period_rate]>0,[debt_payment]*((1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])-1)"
+        "/[debt_period_rate],[debt_payment]*MAX(0,<k>-1-[grace_periods]))),0)))",
         _opening,
     ),
     Line(
@@ -623,9 +680,22 @@ PERIOD_LINES: list[Line] = [
         "service",
         "debt service",
         "USD",
-        "the level payment, while repaying",
-        "=IF(<paying>=1,[debt_payment],0)",
-        lambda v: _if(v["paying"] == 1, v["debt_payment"]),
+        "while repaying: the interest in the grace periods, then the level payment (level) or the "
+        "interest + the straight principal (straight)",
+        '=IF(<paying>=1,IF(<k><=[grace_periods],<interest>,IF([debt_repayment]="straight",'
+        "<interest>+[debt_straight_principal],[debt_payment])),0)",
+        lambda v: _if(
+            v["paying"] == 1,
+            _if(
+                v["k"] <= v["grace_periods"],
+                v["interest"],
+                _if(
+                    v["debt_repayment"] == "straight",
+                    v["interest"] + v["debt_straight_principal"],
+                    v["debt_payment"],
+                ),
+            ),
+        ),
     ),
     Line(
         "principal",
@@ -854,8 +924,9 @@ def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[st
     + 1). As the workbooks' formulas compute them, in Python."""
     n = t["capex_per_gpu"].size
     scalars: dict[str, Any] = {
-        k: np.asarray(v, dtype=float) for k, v in t.items() if k not in ("ppy", "method")
+        k: np.asarray(v, dtype=float) for k, v in t.items() if k not in ("ppy", "method", "repayment")
     }
+    scalars["debt_repayment"] = np.array(REPAYMENTS, dtype=object)[t["repayment"]].astype(str)
     scalars["periods"] = np.where(t["ppy"] == 12, "month", "year")
     scalars["depreciation_method"] = np.array(DEPRECIATION_METHODS, dtype=object)[t["method"]].astype(str)
     assert scalars["periods"].shape == (n,)

@@ -85,10 +85,16 @@ TERMS: dict[str, object] = {
     "bonus_depreciation_fraction": 0.0,
     "covenant_dscr": 1.0,
     "max_ltv_covenant": 0.0,
+    "debt_grace_months": 0.0,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
 LENDER_TERMS = ("covenant_dscr",)
+#: the shape of the debt (docs/project.md): after the market curves among the project functions'
+#: optional arguments (so the arguments before them keep their places)
+DEBT_TERMS = ("debt_repayment", "debt_grace_months")
+#: ``debt_repayment``: level (today's annuity) or straight (equal principal)
+REPAYMENTS = periodlines.REPAYMENTS
 #: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
 TABLE_COLUMNS = (
     "period",
@@ -117,7 +123,13 @@ _REQUIRED = (
     "cost_of_capital",
 )
 #: the text terms and their defaults
-CHOICES = {"periods": "year", "depreciation_method": "straight_line"}
+CHOICES = {"periods": "year", "depreciation_method": "straight_line", "debt_repayment": "level"}
+#: the keys each text term takes
+_VALID = {
+    "periods": tuple(PERIODS),
+    "depreciation_method": DEPRECIATION_METHODS,
+    "debt_repayment": REPAYMENTS,
+}
 #: the curves by year (udfs/curves.py: text "1, 0.85", a finance preset key, numbers), empty by
 #: default: ``rent_curve`` (the rent in year t of operation = the rent x factor t; empty: the
 #: constant decline (1 - rent_decline_per_year)^t, today's), ``value_curve`` (the GPUs' market
@@ -134,6 +146,7 @@ PROJECT_INPUTS = (
     *(k for k in list(TERMS)[list(TERMS).index("idle_power_fraction") :]),
     "depreciation_method",
     *CURVE_TERMS,
+    "debt_repayment",
 )
 #: the results :func:`results` can give
 RESULTS = (
@@ -192,7 +205,7 @@ def choice(name: str, text: str) -> str:
     >>> choice("periods", " Month")
     'month'
     """
-    valid = tuple(PERIODS) if name == "periods" else DEPRECIATION_METHODS
+    valid = _VALID[name]
     key = text.strip().lower()
     if key not in valid:
         raise UnknownNameError(name, text, valid)
@@ -232,6 +245,7 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     ppy = np.array(list(PERIODS.values()))[_choice("periods", values.get("periods"), n, PERIODS)]
     out["ppy"] = ppy
     out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
+    out["repayment"] = _choice("debt_repayment", values.get("debt_repayment"), n, REPAYMENTS)
     for k in CURVE_TERMS:  # (rows, factors), NaN in a row without a curve
         default = CURVE_DEFAULTS.get(k)
         out[k] = curves.table(k, values.get(k), n, None if default is None else curves.parse(k, default))
@@ -255,6 +269,10 @@ def period_lines(values: Mapping[str, object]) -> dict[str, np.ndarray]:
 TENOR_RULE = 'a whole number of periods (whole years with periods "year", whole months with "month")'
 
 
+#: the grace period's rule (with debt): whole periods, shorter than the tenor
+GRACE_RULE = 'whole periods (a multiple of 12 months with periods "year")'
+
+
 def _check_together(t: dict[str, np.ndarray]) -> None:
     """The terms that bound one another: depreciation and debt within the life, a debt tenor of
     whole periods where there is debt, a build of whole years in year mode."""
@@ -273,6 +291,18 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
     if bad.any():
         i = int(np.argmax(bad))
         raise InputRangeError("debt_years", t["debt_years"][i], TENOR_RULE, (i,) if life.size > 1 else None)
+    grace = t["debt_grace_months"]
+    if np.any(grace):  # interest only from in-service: whole periods, within the tenor
+        per = 12.0 / t["ppy"]
+        bad = (t["debt_fraction"] > 0) & ((grace % per != 0) | (grace >= t["debt_years"] * 12.0))
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputRangeError(
+                "debt_grace_months",
+                grace[i],
+                f"[0, {t['debt_years'][i] * 12.0:g}) months (below the tenor, debt_years x 12) in {GRACE_RULE}",
+                (i,) if life.size > 1 else None,
+            )
     if not np.any(t["build_months"]):
         return
     bad = (t["ppy"] == 1) & (t["build_months"] % 12 != 0)
@@ -379,10 +409,16 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
         out[key] = flows.stack(
             [(rows, f[key] if f[key] is not None else _zeros(f["net"])) for rows, f in parts], n
         )
-    for key in ("payment", "first", "last"):
+    for key in ("payment", "scheduled", "first", "last"):
         out[key] = np.zeros(n, dtype=parts[0][1][key].dtype)
         for rows, f in parts:
             out[key][rows] = f[key]
+    if any(f["closing"] is not None for _, f in parts):
+        out["closing"] = flows.stack(
+            [(rows, f["closing"] if f["closing"] is not None else _zeros(f["net"])) for rows, f in parts], n
+        )
+    else:
+        out["closing"] = None
     return out
 
 
@@ -432,14 +468,21 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
     drawn = t["debt_fraction"] * capex
     debt = bool(np.any(drawn > 0))
+    grace = np.rint(t["debt_grace_months"] * ppy / 12.0).astype(int)
     if debt:
         i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
         balance = drawn * (1.0 + i) ** b
         with np.errstate(all="ignore"):
             payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
         payment = np.where(balance > 0, payment, 0.0)
+        # rows whose service is not today's level payment from in-service: scheduled period by
+        # period after the kernel (which gives them no service)
+        scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0))
+        if scheduled.any():
+            payment = np.where(scheduled, 0.0, payment)
     else:
         balance, payment = np.zeros(n), np.zeros(n)
+        scheduled = np.zeros(n, dtype=bool)
     kmax, kmin = int(np.max(life)), int(np.min(life))
     sold_base, opex_base, fixed_base = merchant * u, opex_rate, fixed  # falling / rising by year
     powered = bool(np.any(power_var))
@@ -533,17 +576,33 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         got["service"] = got["cfads"] = _zeros(got["net"])
     else:
         shield = tax * (payment - i * balance)  # tax x (payment - interest of the first period)
+        shield = np.where(scheduled, 0.0, shield)
         if np.any(shield):
             span = np.where(balance > 0, tenor, 0)
             got["equity"] = flows.Periodic(
                 got["equity"].values, lengths, (shield, np.full(n, b + 1), span, 1.0 + i)
             )
+    closing = None
+    if scheduled.any():  # every line by period (runs of one), the scheduled rows' debt in them
+        got = {k: _dense(v) for k, v in got.items()}
+        rows = np.flatnonzero(scheduled)
+        sub = {k: v[rows] for k, v in (("i", i), ("balance", balance), ("grace", grace), ("tenor", tenor))}
+        service, interest, closing_rows = _scheduled_debt(
+            got["cfads"].values[:, rows], b, t["repayment"][rows], **sub
+        )
+        got["service"].values[:, rows] = service
+        got["equity"].values[:, rows] += tax[rows] * interest - service
+        closing = np.zeros_like(got["net"].values)
+        closing[:, rows] = closing_rows
+        closing = flows.Periodic(closing, got["net"].lengths)
     out: dict[str, Any] = {
         "levered": debt,
         "lines": {},
         **{k: got[k] for k in ("net", "revenue", "cfads", "service", "equity")},
         "power_use": got.get("power_use"),
         "payment": payment,
+        "scheduled": scheduled,
+        "closing": closing,
         "first": np.full(n, b + 1),
         "last": b + tenor,
     }
@@ -559,6 +618,39 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         out["lines"]["net"], out["lines"]["equity"] = net, equity
         out["lines"]["cumulative_equity"] = np.cumsum(equity, axis=0)
     return out
+
+
+def _dense(f: flows.Periodic) -> flows.Periodic:
+    """``f`` as runs of one period (a table of its own, to write into)."""
+    return flows.Periodic(f.dense().copy(), np.ones(f.shape[0], dtype=np.int64))
+
+
+def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
+    """Debt service, interest and the balance at each operating period's end (periods, rows) of rows with
+    debt ``balance`` at in-service (after ``b`` build periods at the period rate ``i``), repaid
+    over operating periods ``grace + 1 .. tenor`` by ``shape`` (an index into
+    :data:`REPAYMENTS`), interest only in the grace: period by period, rows at once
+    (docs/project.md; the period lines ``opening`` .. ``closing`` define it)."""
+    periods, m = cfads.shape
+    service, interest, closing = np.zeros((periods, m)), np.zeros((periods, m)), np.zeros((periods, m))
+    repay = (tenor - grace).astype(float)
+    with np.errstate(all="ignore"):
+        level = np.where(i > 0, balance * i / -np.expm1(-repay * np.log1p(i)), balance / repay)
+    straight = balance / repay
+    owed = balance.copy()
+    for k in range(1, int(tenor.max()) + 1):
+        p = b + k
+        if p >= periods:
+            break
+        live = k <= tenor
+        due = np.where(live, owed * i, 0.0)
+        principal = np.where(
+            live & (k > grace), np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0)), 0.0
+        )
+        interest[p], service[p] = due, due + principal
+        owed = np.where(live, owed - principal, 0.0)
+        closing[p] = owed
+    return service, interest, closing
 
 
 def _chunks(t: dict[str, np.ndarray]):
@@ -713,6 +805,10 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
         grown = (1.0 + i) ** np.maximum(k, 0.0)
         repaid = np.where(i > 0, pay * (grown - 1.0) / i, pay * np.maximum(k, 0.0))
         closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, balance * grown - repaid, 0.0))
+        if f.get("closing") is not None:  # the scheduled rows' balance, from their schedule
+            closing = np.where(
+                f["scheduled"] & (k > 0) & (k < tenor), f["closing"].dense()[: p.size], closing
+            )
         value = curves.value_at(t["value_curve"], np.broadcast_to(p / ppy, (p.size, capex.size)).T).T * capex
         ltv = np.where(closing > 0, closing / value, 0.0)
     ltv = np.where(p <= b + life, ltv, 0.0)
@@ -734,13 +830,15 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{
         k: (None if isinstance(v, str) else v)
         for k, v in TERMS.items()
-        if k not in _REQUIRED and k not in LENDER_TERMS and k not in MARKET_TERMS
+        if k not in _REQUIRED and k not in LENDER_TERMS and k not in MARKET_TERMS and k not in DEBT_TERMS
     },
-    **CHOICES,
+    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
     # the market curves' arguments after the lender's: a workbook's positional calls keep their places
     **{k: TERMS[k] for k in MARKET_TERMS},
     **dict.fromkeys(CURVE_TERMS),
+    # the debt's shape after the curves, for the same reason
+    **{k: {**CHOICES, **TERMS}[k] for k in DEBT_TERMS},
 }
 
 

@@ -141,6 +141,8 @@ RANGES: dict[str, Range] = {
     "debt_years": Range(0.0, 100.0, lo_open=True),
     "cost_of_equity": Range(0.0, 1.0),
     "covenant_dscr": POSITIVE,  # the lender's default covenant (docs/project.md)
+    # interest only from in-service; with debt also whole periods below the tenor (udfs/project.py)
+    "debt_grace_months": Range(0.0, 180.0, whole=True),
     # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
     "rent_curve": NON_NEGATIVE,
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value

@@ -254,6 +254,28 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "the breach count tests each repayment period's DSCR against it",
     ),
     (
+        "Financing",
+        "debt_repayment",
+        False,
+        "Debt repayment",
+        "key",
+        "level",
+        project.REPAYMENTS,
+        "level = an annuity over the repayment periods (today's); straight = equal principal, "
+        "interest on the balance (docs/project.md)",
+    ),
+    (
+        "Financing",
+        "debt_grace_months",
+        False,
+        "Debt grace: months of interest only from in-service",
+        "months",
+        0,
+        None,
+        "default 0; whole periods (a multiple of 12 by year), below the tenor; the repayment runs "
+        "over the rest of the tenor",
+    ),
+    (
         "Tax",
         "depreciation_method",
         False,

@@ -1,0 +1,337 @@
+"""Debt as lenders write it (issue 40, docs/project.md): the repayment's shape (``debt_repayment``
+level or straight) and a grace period of interest only (``debt_grace_months``), on every route.
+
+Oracles: numpy-financial's ipmt / ppmt for the level annuity after the grace, and the straight
+schedule written here from its definition (equal principal, interest on the opening balance); the
+balance never below 0 and 0 at maturity on drawn cases (Hypothesis); the compiled batch path held
+to the period lines; the finance workbook recalculated by gputco's engine and by LibreOffice
+(live) against Python; the scenario evaluator, the TCO_ functions and batch against
+:func:`gputco.udfs.project.results`."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import numpy_financial as npf
+import project_cases
+import project_pin_record
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from lo import requires_soffice
+
+from gputco.udfs import project
+from gputco.udfs.errors import InputRangeError, UnknownNameError
+
+LENDER = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods", "debt_usd_per_gpu")
+#: the memo case of docs/project.md, with debt
+MEMO = {
+    "capex_per_gpu": 31250.0,
+    "rent_usd_per_gpu_hour": 2.0,
+    "opex_usd_per_gpu_hour": 0.4045,
+    "life_years": 5.0,
+    "cost_of_capital": 0.1,
+    "build_months": 12.0,
+    "ramp_months": 3.0,
+    "debt_fraction": 0.6,
+    "debt_rate": 0.09,
+    "debt_years": 4.0,
+    "tax_rate": 0.21,
+    "depreciation_method": "macrs_5",
+}
+
+
+def _schedule(case: dict) -> dict[str, np.ndarray]:
+    """Interest and principal of operating periods 1..tenor from the definitions: numpy-financial's
+    annuity over the repayment periods for level, B / R a period for straight; interest only in
+    the grace."""
+    ppy = 12 if case.get("periods") == "month" else 1
+    i = (1 + case["debt_rate"]) ** (1 / ppy) - 1
+    b = round(case.get("build_months", 0) * ppy / 12)
+    owed = case["debt_fraction"] * case["capex_per_gpu"] * (1 + i) ** b
+    tenor = round(case["debt_years"] * ppy)
+    grace = round(case.get("debt_grace_months", 0) * ppy / 12)
+    repay = tenor - grace
+    interest, principal = np.zeros(tenor), np.zeros(tenor)
+    interest[:grace] = owed * i
+    j = np.arange(1, repay + 1)
+    if case.get("debt_repayment", "level") == "level":
+        interest[grace:] = -npf.ipmt(i, j, repay, owed)
+        principal[grace:] = -npf.ppmt(i, j, repay, owed)
+    else:
+        principal[grace:] = owed / repay
+        interest[grace:] = (owed - owed / repay * (j - 1)) * i
+    return {"interest": interest, "principal": principal, "b": b, "tenor": tenor, "owed": owed}
+
+
+@pytest.mark.parametrize("periods", ["year", "month"])
+@pytest.mark.parametrize("shape", ["level", "straight"])
+@pytest.mark.parametrize("grace", [0, 12, 24])
+def test_the_schedule_is_numpy_financials_and_the_definitions(periods, shape, grace):
+    case = {**MEMO, "periods": periods, "debt_repayment": shape, "debt_grace_months": grace}
+    want = _schedule(case)
+    b, tenor = want["b"], want["tenor"]
+    lines = project.period_lines(case)
+    at = slice(b + 1, b + tenor + 1)
+    assert lines["interest"][at, 0] == pytest.approx(want["interest"], rel=1e-12, abs=1e-9)
+    assert lines["principal"][at, 0] == pytest.approx(want["principal"], rel=1e-12, abs=1e-9)
+    assert lines["service"][b + tenor + 1 :, 0].tolist() == [0.0] * (
+        lines["service"].shape[0] - b - tenor - 1
+    )
+    # the compiled batch path: the same service and equity (equity = net + drawn - service + tax x interest)
+    f = project.project_flows(project.terms(case))
+    assert f["service"].dense()[:, 0] == pytest.approx(lines["service"][:, 0], rel=1e-12, abs=1e-9)
+    assert f["equity"].dense()[:, 0] == pytest.approx(lines["equity"][:, 0], rel=1e-12, abs=1e-9)
+    # the lender's results read that service: the DSCRs of every period with service, grace included
+    cfads = lines["cfads"][at, 0]
+    dscr = cfads / (want["interest"] + want["principal"])
+    out = {k: float(v[0]) for k, v in project.results(case, LENDER).items()}
+    assert out["min_dscr"] == pytest.approx(dscr.min(), rel=1e-12)
+    assert out["avg_dscr"] == pytest.approx(dscr.mean(), rel=1e-12)
+    assert out["dscr_breach_periods"] == np.sum(dscr < 1.0)
+
+
+def test_a_grace_period_defers_the_repayment_and_keeps_the_balance():
+    case = {**MEMO, "periods": "month", "debt_grace_months": 6}
+    lines = project.period_lines(case)
+    b, owed = 12, case["debt_fraction"] * case["capex_per_gpu"] * 1.09
+    grace = slice(b + 1, b + 7)
+    assert lines["principal"][grace, 0] == pytest.approx([0.0] * 6, abs=1e-9)
+    assert lines["closing"][grace, 0] == pytest.approx([owed] * 6, rel=1e-12)
+    # over the ramp the grace lifts the lowest cover: the first month pays interest only
+    low = project.results(case, ("min_dscr",))["min_dscr"][0]
+    level = project.results({**case, "debt_grace_months": 0}, ("min_dscr",))["min_dscr"][0]
+    assert low > level
+
+
+def _shaped(seed: int, month: bool) -> dict:
+    """A drawn project with debt, a shape and a grace that fits its tenor."""
+    rng = np.random.default_rng(seed)
+    case = project_pin_record.draw(rng, month)
+    case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
+    case["debt_repayment"] = str(rng.choice(project.REPAYMENTS))
+    ppy = 12 if month else 1
+    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    case["debt_grace_months"] = int(rng.integers(0, tenor)) * 12 // ppy
+    return case
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
+def test_the_balance_never_goes_below_zero_and_is_zero_at_maturity(seed, month):
+    case = _shaped(seed, month)
+    lines = project.period_lines(case)
+    ppy = 12 if month else 1
+    b = round(case.get("build_months", 0) * ppy / 12)
+    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    owed = float(lines["debt_at_in_service"][0])
+    closing = lines["closing"][:, 0]
+    assert closing.min() >= -1e-9 * owed
+    assert abs(closing[b + tenor]) <= 1e-9 * owed
+    assert lines["principal"][:, 0].sum() == pytest.approx(owed, rel=1e-12)
+    # the compiled path (batch's) equals the lines, and its loan to value reads the same balance
+    f = project.project_flows(project.terms(case))
+    for key in ("service", "equity", "cfads"):
+        assert np.allclose(f[key].dense()[:, 0], lines[key][:, 0], rtol=1e-12, atol=1e-9 * owed), key
+    got = project.results(case, ("max_ltv", "ltv_at_maturity"))
+    assert got["max_ltv"][0] == pytest.approx(lines["ltv"][:, 0].max(), rel=1e-12)
+    assert got["ltv_at_maturity"][0] == 0.0
+
+
+def test_many_rows_of_many_shapes_at_once_are_each_row_alone():
+    cases = [_shaped(seed, month=seed % 2 == 0) for seed in range(40)]
+    for month in (False, True):
+        rows = [c for c in cases if (c["periods"] == "month") == month]
+        keys = sorted({k for c in rows for k in c})
+        given_ = {k: [c.get(k) for c in rows] for k in keys}
+        for k in list(given_):
+            if any(v is None for v in given_[k]):  # a default left out: fill it as terms() would
+                given_[k] = [
+                    v
+                    if v is not None
+                    else project.terms(c)[k][0]
+                    if k in project.TERMS
+                    else project.CHOICES[k]
+                    for c, v in zip(rows, given_[k], strict=True)
+                ]
+        together = project.results(given_, (*LENDER, "equity_irr", "max_ltv"))
+        for j, c in enumerate(rows):
+            alone = project.results(c, (*LENDER, "equity_irr", "max_ltv"))
+            for k, v in alone.items():
+                if k.endswith("_why"):
+                    continue
+                assert together[k][j] == pytest.approx(v[0], rel=1e-12, nan_ok=True), (j, k)
+
+
+def test_bad_values_are_named_with_their_range():
+    with pytest.raises(UnknownNameError, match=r"unknown debt_repayment .balloon.; valid: level, straight"):
+        project.results({**MEMO, "debt_repayment": "balloon"})
+    with pytest.raises(
+        InputRangeError, match=r"debt_grace_months must be in \[0, 48\) months .*multiple of 12 .*got 6$"
+    ):
+        project.results({**MEMO, "debt_grace_months": 6})  # by year: whole years
+    with pytest.raises(
+        InputRangeError, match=r"debt_grace_months must be in \[0, 48\) months \(below the tenor.*got 48$"
+    ):
+        project.results({**MEMO, "debt_grace_months": 48, "periods": "month"})
+    with pytest.raises(InputRangeError, match=r"debt_grace_months.*whole.*2\.5"):
+        project.results({**MEMO, "debt_grace_months": 2.5, "periods": "month"})
+    with pytest.raises(InputRangeError, match=r"debt_grace_months.*-12"):
+        project.results({**MEMO, "debt_grace_months": -12})
+    # without debt there is no grace to fit
+    assert project.results({**MEMO, "debt_fraction": 0.0, "debt_grace_months": 60}, ("npv_usd_per_gpu",))
+
+
+def test_the_functions_take_the_shape_after_every_existing_argument():
+    from gputco import udfs
+
+    names = list(project.OPTIONAL_ARGS)
+    assert names[-2:] == ["debt_repayment", "debt_grace_months"]
+    case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
+    want = project.results(case, LENDER)
+    args = {k: v for k, v in case.items() if k not in project._REQUIRED}
+    req = [case[k] for k in project._REQUIRED]
+    assert udfs.tco_avg_dscr(*req, **args) == pytest.approx(want["avg_dscr"][0], rel=1e-12)
+    assert udfs.tco_min_dscr(*req, **args) == pytest.approx(want["min_dscr"][0], rel=1e-12)
+    assert udfs.tco_llcr(*req, **args) == pytest.approx(want["llcr"][0], rel=1e-12)
+    rows = udfs.tco_project_cashflows(*req, **args)
+    service = [-r[rows[0].index("debt_service")] for r in rows[1:]]
+    lines = project.period_lines(case)
+    assert service == pytest.approx(lines["service"][:, 0].tolist(), rel=1e-12, abs=1e-9)
+
+
+def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
+    import csv
+    import subprocess
+    import sys
+
+    from gputco.udfs import scenario
+
+    spec = {
+        "system": "H100_HGX",
+        "mfu": [0.5, 0.5, 0.5],
+        "rent_usd_per_gpu_hour": [2.0, 2.0, 2.0],
+        "debt_fraction": [0.6, 0.6, 0.6],
+        "periods": "month",
+        "debt_repayment": ["level", "straight", "straight"],
+        "debt_grace_months": [0, 0, 6],
+    }
+    out = scenario.evaluate(spec)
+    used = scenario.used_inputs(spec)
+    src = {**used, **out}
+    for j in range(3):
+        terms = {key: src[key][j] for key in project.TERMS if key in src}
+        terms.update(periods="month", debt_repayment=spec["debt_repayment"][j])
+        want = project.results(terms, LENDER)
+        for key in ("min_dscr", "avg_dscr", "llcr"):
+            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
+    assert len({round(float(x), 9) for x in out["min_dscr"]}) == 3  # each shape its own cover
+    good = tmp_path / "in.csv"
+    good.write_text(
+        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,debt_repayment,debt_grace_months\n"
+        + "".join(
+            f"H100_HGX,0.5,2.0,0.6,month,{s},{g}\n"
+            for s, g in zip(spec["debt_repayment"], spec["debt_grace_months"], strict=True)
+        )
+    )
+    cli = [sys.executable, "-m", "gputco.addin.cli", "batch"]
+    subprocess.run([*cli, str(good), "-o", str(tmp_path / "out.csv")], check=True, capture_output=True)
+    rows = list(csv.DictReader(open(tmp_path / "out.csv")))
+    for j, r in enumerate(rows):
+        assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
+    said = project_cases.batch_refusal(
+        tmp_path,
+        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,debt_repayment,debt_grace_months\n"
+        "H100_HGX,0.5,2,0.6,balloon,0\nH100_HGX,0.5,2,0.6,level,-1\n",
+    )
+    assert "row 2, column E (debt_repayment): unknown debt_repayment 'balloon'" in said
+    assert "row 3, column F (debt_grace_months): debt_grace_months must be in [0, 180], got -1" in said
+
+
+# --- the finance workbook: 4 books x 5 systems, engine and LibreOffice ----------------------------
+
+SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
+DEBT_LINES = ("opening", "interest", "service", "principal", "closing", "dscr", "equity")
+DEBT_RESULTS = ("min_dscr", "avg_dscr", "llcr", "dscr_breach_periods", "equity_irr", "max_ltv")
+
+
+def _book(seed: int) -> dict[str, object]:
+    rng = np.random.default_rng(seed)
+    month = seed % 2 == 0
+    years = int(rng.integers(2, 5))
+    out: dict[str, object] = {
+        "inp_periods": "month" if month else "year",
+        "inp_debt_fraction": round(float(rng.uniform(0.3, 0.8)), 4),
+        "inp_debt_rate": round(float(rng.uniform(0.04, 0.12)), 4),
+        "inp_debt_years": years,
+        "inp_tax_rate": 0.21,
+        # 51: year, straight; 52: month, straight with a grace; 53: year, level with a grace; 54: month, level
+        "inp_debt_repayment": "straight" if seed in (51, 52) else "level",
+        "inp_debt_grace_months": (int(rng.integers(1, 12)) if month else 12) if seed in (52, 53) else 0,
+    }
+    for k in range(1, len(SYSTEMS) + 1):
+        out[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(2.0, 4.0)), 4)
+        out[f"inp_mfu_{k}"] = 0.5
+        out[f"inp_build_months_{k}"] = int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
+        out[f"inp_ramp_months_{k}"] = int(rng.integers(0, 7))
+    return out
+
+
+BOOKS = {f"debt_{seed}": _book(seed) for seed in (51, 52, 53, 54)}
+
+
+def _write(path, name):
+    return project_cases.write_finance_book(path, SYSTEMS, BOOKS[name])
+
+
+def _check(path) -> None:
+    for k, (cell, lines) in enumerate(
+        project_cases.read_finance_book(path, len(SYSTEMS), DEBT_LINES), start=1
+    ):
+        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
+        terms = {key: v for key, v in terms.items() if v is not None and v != ""}
+        assert cell["project_inputs_check"] in ("", None)
+        py = project.period_lines(terms)
+        n = py["net"].shape[0]
+        for key in DEBT_LINES:
+            got = lines[key][:n]
+            want = py[key][:, 0]
+            if key == "dscr":
+                got = [np.nan if v in ("", None) else v for v in got]
+            assert np.allclose(np.array(got, float), want, rtol=1e-9, atol=1e-6, equal_nan=True), (k, key)
+        res = project.results(terms, DEBT_RESULTS)
+        for key in DEBT_RESULTS:
+            assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+
+
+@pytest.mark.parametrize("name", list(BOOKS))
+def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, name):
+    from gputco.workbook.finance.build import fill_cached_values
+
+    path = _write(tmp_path / f"{name}.xlsx", name)
+    fill_cached_values(path)
+    _check(path)
+
+
+@requires_soffice
+@pytest.mark.parametrize("name", list(BOOKS)[:2])
+def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path, name):
+    import lo
+
+    _check(lo.recalculate(_write(tmp_path / f"{name}.xlsx", name), tmp_path / "lo"))
+
+
+def test_a_grace_that_does_not_fit_is_said_on_the_model(tmp_path):
+    from gputco.workbook.finance.build import fill_cached_values
+
+    inputs = {"inp_rent_usd_per_gpu_hour_1": 2.0, "inp_debt_fraction": 0.5, "inp_debt_years": 2}
+    path = project_cases.write_finance_book(
+        tmp_path / "g.xlsx", ["H100_HGX"], {**inputs, "inp_debt_grace_months": 24}
+    )
+    fill_cached_values(path)
+    ((cell, _),) = project_cases.read_finance_book(path, 1, ())
+    said = cell["project_inputs_check"]
+    assert said.startswith("debt_grace_months must be whole periods")
+    assert cell["min_dscr"] == said
+    assert math.isfinite(project.results({**MEMO, "debt_grace_months": 36}, ("min_dscr",))["min_dscr"][0])
