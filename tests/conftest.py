@@ -21,9 +21,10 @@ def default_template(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def example_scenarios(tmp_path_factory):
-    """The scenario workbook of `gputco scenarios --example` (its SPEC as written), written once per
-    test process for the tests that only read it."""
+def example_scenarios_written(tmp_path_factory):
+    """What `write_scenarios` returned for the workbook of `gputco scenarios --example` (its SPEC
+    as written; its path and its recalculation report), written once per test process for the
+    tests that only read it."""
     import tomllib
 
     from gputco.workbook.scenarios.build import write_scenarios
@@ -31,7 +32,13 @@ def example_scenarios(tmp_path_factory):
     from gputco.workbook.scenarios.spec import parse_spec
 
     path = tmp_path_factory.mktemp("example-scenarios") / "scenarios.xlsx"
-    return write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), path).path
+    return write_scenarios(parse_spec(tomllib.loads(EXAMPLE)), path)
+
+
+@pytest.fixture(scope="session")
+def example_scenarios(example_scenarios_written):
+    """The path of the --example scenario workbook (example_scenarios_written)."""
+    return example_scenarios_written.path
 
 
 @pytest.fixture(scope="session")

@@ -59,9 +59,20 @@ SPECS = {
 @pytest.fixture(scope="module", params=list(SPECS))
 def written(request, tmp_path_factory):
     spec = parse_spec(SPECS[request.param])
+    if request.param == "example":  # the --example SPEC: conftest's workbook, written once per process
+        result = request.getfixturevalue("example_scenarios_written")
+        return spec, result.path, result
     path = tmp_path_factory.mktemp(request.param) / "scenarios.xlsx"
     result = write_scenarios(spec, path)
     return spec, path, result
+
+
+@pytest.fixture(scope="module")
+def books(written):
+    """The written workbook read once per SPEC, with its cached values (True) and with its formulas
+    (False), for the tests that only read it (reading the example takes seconds; no test changes it)."""
+    _spec, path, _ = written
+    return {True: load(path), False: load(path, data_only=False)}
 
 
 def test_the_workbook_knows_every_scenario_input():
@@ -80,9 +91,9 @@ def test_the_workbook_knows_every_scenario_input():
     assert [q.key for q in USED if q.key not in INPUTS] == arch + flops
 
 
-def test_every_row_equals_udfs_scenario_evaluate(written):
-    spec, path, _ = written
-    wb = load(path)
+def test_every_row_equals_udfs_scenario_evaluate(written, books):
+    spec, _path, _ = written
+    wb = books[True]
     keys, data, _first = block(wb["Scenarios"], "scenario")
     assert len(data) == spec.n_scenarios
     assert column(keys, data, "scenario").tolist() == list(range(1, spec.n_scenarios + 1))
@@ -116,9 +127,9 @@ def test_every_row_equals_udfs_scenario_evaluate(written):
             assert column(keys, data, key).tolist() == values.tolist()
 
 
-def test_udf_columns_agree_with_the_native_formulas(written):
-    spec, path, _ = written
-    wb = load(path)
+def test_udf_columns_agree_with_the_native_formulas(written, books):
+    spec, _path, _ = written
+    wb = books[True]
     keys, data, _ = block(wb["Scenarios"], "scenario")
     expected = expected_outputs(spec)
     assert close(column(keys, data, "tco_udf"), expected["tco_usd_per_gpu_hour"])
@@ -129,9 +140,9 @@ def test_udf_columns_agree_with_the_native_formulas(written):
     assert named(wb, "chk_max_difference") < 1e-12
 
 
-def test_row_formulas_have_the_same_shape_on_every_row(written):
-    _spec, path, _ = written
-    ws = load(path, data_only=False)["Scenarios"]
+def test_row_formulas_have_the_same_shape_on_every_row(written, books):
+    _spec, _path, _ = written
+    ws = books[False]["Scenarios"]
     keys, data, first = block(ws, "scenario")
     formula_cols = [j for j, v in enumerate(data[0]) if isinstance(v, str) and v.startswith("=")]
     assert len(formula_cols) >= 14
@@ -141,9 +152,9 @@ def test_row_formulas_have_the_same_shape_on_every_row(written):
             assert row_shape(row[j], first + i) == shape, (keys[j], first + i, row[j])
 
 
-def test_every_row_carries_the_template_rows_styles(written):
-    _spec, path, _ = written
-    ws = load(path, data_only=False)["Scenarios"]
+def test_every_row_carries_the_template_rows_styles(written, books):
+    _spec, _path, _ = written
+    ws = books[False]["Scenarios"]
     keys, data, first = block(ws, "scenario")
     last = first + len(data) - 1
     for col in range(1, len(keys) + 1):
@@ -160,9 +171,9 @@ def test_the_engine_evaluated_every_formula_it_wrote(written):
     assert not result.recalc_report.problems
 
 
-def test_summary_per_system_by_formulas(written):
-    spec, path, _ = written
-    wb = load(path)
+def test_summary_per_system_by_formulas(written, books):
+    spec, _path, _ = written
+    wb = books[True]
     ws = wb["Summary"]
     expected = expected_outputs(spec)
     tco, mtok = expected["tco_usd_per_gpu_hour"], expected["usd_per_mtok"]
@@ -186,14 +197,14 @@ def _default(name):
     return next(i.default for i in scenario.INPUTS if i.name == name)
 
 
-def test_summary_shows_each_systems_mfu_beside_its_published_source(written):
+def test_summary_shows_each_systems_mfu_beside_its_published_source(written, books):
     """The Summary shows where the MFU comes from, as Inputs does for every input:
     the scenarios' MFU (min, max) beside the system's published default with its unit, run,
     date and source, as the presets state them (udfs/data/*.toml)."""
     from gputco.udfs import presets
 
-    spec, path, _ = written
-    ws = load(path)["Summary"]
+    spec, _path, _ = written
+    ws = books[True]["Summary"]
     head = next(c.row for c in ws["B"] if c.value == "MFU in the scenarios, min")
     got = {}
     for r in ws.iter_rows(min_row=head + 1, values_only=True):
@@ -212,9 +223,9 @@ def test_summary_shows_each_systems_mfu_beside_its_published_source(written):
     assert ws.cell(row=head + 1, column=4).number_format == "0.00%"  # a fraction shown as one
 
 
-def test_tornado_bars_equal_the_model_with_one_input_moved(written):
-    spec, path, _result = written
-    ws = load(path)["Sensitivity"]
+def test_tornado_bars_equal_the_model_with_one_input_moved(written, books):
+    spec, _path, _result = written
+    ws = books[True]["Sensitivity"]
     base_used = scenario.used_inputs(spec.base)
     base_cost = scenario.evaluate(spec.base)["usd_per_mtok"][0]
     table = [r for r in ws.iter_rows(min_row=6, max_row=5 + len(spec.drivers), values_only=True)]
@@ -253,7 +264,7 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written):
         ranges.append(abs(c_hi - c_lo) if np.isnan(npv).all() else abs(npv[1] - npv[0]))
     assert ranges == sorted(ranges, reverse=True)  # the largest bar on top
     assert ws._charts and ws._charts[0].type == "bar"
-    assert close(named(load(path), "sens_base_usd_per_mtok"), base_cost)
+    assert close(named(books[True], "sens_base_usd_per_mtok"), base_cost)
 
 
 def test_example_monte_carlo_percentiles_equal_numpy(example_scenarios):
@@ -382,7 +393,7 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
         for *_, a, _dots, b in map(str.split, tornado)
     ]
     assert swings == sorted(swings, reverse=True)  # largest NPV range first, as the sheet's chart
-    draws = load(out)["MonteCarlo"]
+    draws = wb["MonteCarlo"]
     mc_keys, mc_rows, _ = block(draws, "draw")
     mc_npv = [r[mc_keys.index("npv_usd_per_gpu")] for r in mc_rows]
     assert f"P(NPV < 0) {sum(v < 0 for v in mc_npv) / len(mc_npv):.1%} of {len(mc_npv):,} draws" in printed
@@ -395,9 +406,9 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert main(["scenarios", str(spec_file), "-o", str(out), "--force"]) == 0
 
 
-def test_inputs_sheet_names_every_input_the_rows_read(written):
-    spec, path, _ = written
-    wb = load(path, data_only=False)
+def test_inputs_sheet_names_every_input_the_rows_read(written, books):
+    spec, _path, _ = written
+    wb = books[False]
     names = set(wb.defined_names)
     for key in scenario.INPUT_NAMES:
         assert (f"inp_{key}" in names) == (key not in spec.grid), key
@@ -437,9 +448,9 @@ NEEDS_XLFN = {
 }
 
 
-def test_formulas_use_functions_excel_and_libreoffice_74_know(written):
-    _spec, path, _ = written
-    wb = load(path, data_only=False)
+def test_formulas_use_functions_excel_and_libreoffice_74_know(written, books):
+    _spec, _path, _ = written
+    wb = books[False]
     known = set(supported_functions()) | {"TCO_TOTAL_PER_GPU_HOUR", "TCO_COST_PER_MTOK"}
     for ws in wb.worksheets:
         for row in ws.iter_rows(max_row=120):
