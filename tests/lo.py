@@ -7,7 +7,8 @@ One shared place for every test that asks LibreOffice to recalculate a workbook:
 - ``recalculate(src, out_dir)``: LibreOffice headless opens ``src`` with a profile that forces a
   full recalculation (OOXMLRecalcMode = 0, see docs/engines.md) and saves it as
   .xlsx; returns the new file's path;
-- ``formula_cells(path)`` / ``values(path)``: formulas and cached values by (sheet, cell);
+- ``formula_cells(path)`` / ``values(path)``: formulas and cached values by (sheet, cell)
+  (``formula_cells`` also of a workbook already read);
 - ``mismatches(expected, actual, cells)``: a per-cell mismatch report (cell, stored, computed).
 """
 
@@ -46,9 +47,10 @@ def recalculate(src: str | Path, out_dir: str | Path, timeout: float = 180) -> P
     return convert(src, out_dir, "xlsx", timeout=timeout)
 
 
-def formula_cells(path: str | Path) -> dict[tuple[str, str], str]:
-    """Every formula cell: (sheet, coordinate) -> formula text."""
-    wb = openpyxl.load_workbook(path)
+def formula_cells(path: str | Path | openpyxl.Workbook) -> dict[tuple[str, str], str]:
+    """Every formula cell: (sheet, coordinate) -> formula text (of a file, or of a workbook
+    already read with its formulas, which is not read again)."""
+    wb = path if isinstance(path, openpyxl.Workbook) else openpyxl.load_workbook(path)
     return {
         (ws.title, c.coordinate): c.value
         for ws in wb.worksheets

@@ -56,9 +56,9 @@ SPECS = {
 }
 
 
-def _udf_cells(path) -> set[tuple[str, str]]:
-    """Scenarios cells of the TCO_ columns and Summary's check cells."""
-    wb = load(path, data_only=False)
+def _udf_cells(wb) -> set[tuple[str, str]]:
+    """Scenarios cells of the TCO_ columns and Summary's check cells (of the workbook read with
+    its formulas)."""
     ws = wb["Scenarios"]
     keys, data, first = block(ws, "scenario")
     out = {
@@ -73,13 +73,17 @@ def _udf_cells(path) -> set[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("name", list(SPECS))
-def test_libreoffice_recalculates_our_cached_values(tmp_path, name):
+def test_libreoffice_recalculates_our_cached_values(request, tmp_path, name):
     spec = parse_spec(SPECS[name])
-    path = tmp_path / "scenarios.xlsx"
-    write_scenarios(spec, path)
+    if name == "example":  # conftest's --example workbook, written once per test process
+        path = request.getfixturevalue("example_scenarios")
+    else:
+        path = tmp_path / "scenarios.xlsx"
+        write_scenarios(spec, path)
     lo = recalculate(path, tmp_path / "lo")
-    formulas = formula_cells(path)
-    udf = _udf_cells(path)
+    read = load(path, data_only=False)
+    formulas = formula_cells(read)
+    udf = _udf_cells(read)
     assert udf <= set(formulas)
     lo_values = values(lo)
     assert {lo_values.get(c) for c in udf} == {"#NAME?"}  # no TCO_ functions in LibreOffice yet
@@ -121,8 +125,9 @@ def test_with_the_addin_libreoffice_computes_the_tco_cells_too(tmp_path):
     profile = tmp_path / "profile"
     lo_addin.install(profile)
     lo = convert(path, tmp_path / "lo", "xlsx", profile=profile)
-    formulas = formula_cells(path)
-    udf = _udf_cells(path)
+    read = load(path, data_only=False)
+    formulas = formula_cells(read)
+    udf = _udf_cells(read)
     lo_values = values(lo)
     assert all(isinstance(lo_values.get(c), int | float | bool) for c in udf), sorted(
         (c, lo_values.get(c)) for c in udf
