@@ -125,21 +125,26 @@ CHANGED = Scenario(
 )
 
 
-def _changed_workbook(tmp_path):
-    src = tmp_path / "default.xlsx"
+@pytest.fixture(scope="module")
+def changed_workbook(tmp_path_factory) -> bytes:
+    """The default workbook's formulas with CHANGES typed into its inputs (no cached values), made
+    once per module; each test writes its own copy (the gputco engine fills it in place)."""
+    where = tmp_path_factory.mktemp("changed")
+    src = where / "default.xlsx"
     build_workbook(["H100_HGX", "GB200_NVL72"]).save(src)
     wb = openpyxl.load_workbook(src)
     for name, value in CHANGES.items():
         ((sheet, ref),) = wb.defined_names[name].destinations
         wb[sheet][ref.replace("$", "")] = value
-    changed = tmp_path / "changed.xlsx"
+    changed = where / "changed.xlsx"
     wb.save(changed)
-    return changed
+    return changed.read_bytes()
 
 
 @pytest.mark.parametrize("engine", ["libreoffice", "gputco"])
-def test_changed_inputs_recalculate_to_what_udfs_predicts(tmp_path, engine):
-    changed = _changed_workbook(tmp_path)
+def test_changed_inputs_recalculate_to_what_udfs_predicts(tmp_path, engine, changed_workbook):
+    changed = tmp_path / "changed.xlsx"
+    changed.write_bytes(changed_workbook)
     if engine == "libreoffice":
         result = recalculate(changed, tmp_path / "lo")
     else:
