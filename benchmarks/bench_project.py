@@ -8,7 +8,9 @@ equity IRR and NPV, min DSCR, peak funding), each case in a fresh child process 
 
 - ``yearly``: today's model (end-of-year flows, no build, no debt);
 - ``month+debt``: by month, 60% debt at 9% over 4 years, a 12-month build, a 3-month ramp,
-  MACRS 5-year, 21% tax.
+  MACRS 5-year, 21% tax;
+- ``month+sculpted``: the same debt sculpted (service = CFADS / one cover; issue 40), its
+  throughput beside month+debt's (target: >= 0.5x).
 
 It prints scenarios per second, the peak RSS of each child (its own ru_maxrss) and the ratios of the
 two (wall and CPU time), measured side by side in one run (target: >= 0.5 M scenarios/s by month with debt, bounded
@@ -41,7 +43,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from project_draws import MONTH_DEBT  # the financed case the threads test runs too
 
-CASES = {"yearly": {}, "month+debt": MONTH_DEBT}
+CASES = {
+    "yearly": {},
+    "month+debt": MONTH_DEBT,
+    "month+sculpted": {**MONTH_DEBT, "debt_repayment": "sculpted"},
+}
 
 
 def scenarios(n: int, seed: int = 11) -> dict[str, np.ndarray]:
@@ -96,7 +102,7 @@ def against(commit: str, n: int, repeat: int) -> None:
     from then_now import extracted, report
 
     with extracted(commit) as folder:
-        for case in CASES:
+        for case in ("yearly", "month+debt"):  # the cases every commit has (a before and an after)
             proc = subprocess.run(
                 [
                     sys.executable,
@@ -151,11 +157,17 @@ def main() -> None:
     for case in [args.only] if args.only else list(CASES):
         r = got[case] = run(case, args.n, args.repeat)
         print(
-            f"{case:>11}: {args.n:,} scenarios in {r['seconds']:.2f} s ({args.n / r['seconds']:,.0f}/s; "
+            f"{case:>14}: {args.n:,} scenarios in {r['seconds']:.2f} s ({args.n / r['seconds']:,.0f}/s; "
             f"CPU {r['cpu']:.2f} s; best of {args.repeat}, the first {r['first']:.2f} s), "
             f"peak RSS {r['peak_mib']:,.0f} MiB, IRR found {r['irr_found']:.1%} (one thread)"
         )
-    if len(got) == 2:
+    if "month+sculpted" in got and "month+debt" in got:
+        shaped, level = got["month+sculpted"], got["month+debt"]
+        print(
+            f"month+sculpted / month+debt throughput: {level['seconds'] / shaped['seconds']:.2f}x wall, "
+            f"{level['cpu'] / shaped['cpu']:.2f}x CPU (target >= 0.5x)"
+        )
+    if "month+debt" in got and "yearly" in got:
         month, year = got["month+debt"], got["yearly"]
         print(
             f"month+debt / yearly time: {month['seconds'] / year['seconds']:.1f}x wall, "

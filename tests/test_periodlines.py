@@ -85,7 +85,8 @@ def test_the_lines_give_the_compiled_flows_and_results(seed, month):
 
 def test_every_template_is_in_the_chains_dialect_and_reads_what_comes_before():
     """``[name]``: an input of the chain or a project term; ``<line>``: a line of its own table
-    computed before it (or itself / another table through @prev, @all and the running ranges)."""
+        computed before it (or itself / another table through @all and the running ranges; any line of
+    its table through @prev: the period before is complete)."""
     names = {i.key for i in chain.INPUTS} | set(project.TERMS) | set(project.CHOICES)
     seen: set[str] = set()
     for x in periodlines.SCALARS:
@@ -105,7 +106,9 @@ def test_every_template_is_in_the_chains_dialect_and_reads_what_comes_before():
                     continue
                 if at == "all":
                     assert periodlines.is_line(name), (x.key, name)
-                elif at in ("prev", "0:p", "1:t"):
+                elif at == "prev":  # the period before is complete: any line of the table
+                    assert name in {y.key for y in table}, (x.key, name)
+                elif at in ("0:p", "1:t"):
                     assert name in before | {x.key}, (x.key, name)
                 else:
                     assert at == "" and name in before, (x.key, name)

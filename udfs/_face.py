@@ -19,6 +19,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         MODEL,
         frozenset(
             {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS", "REPAYMENTS"}
+            | {"ON_DEBT"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),
         "the project's inputs, choices and MACRS table for the workbooks' input cells",

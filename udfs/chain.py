@@ -490,8 +490,9 @@ INPUTS: tuple[Input, ...] = (
                 "key",
                 "text",
                 "level",
-                "level (an annuity over the repayment periods, default) or straight (equal principal, "
-                "interest on the balance; docs/project.md)",
+                "level (an annuity over the repayment periods, default), straight (equal principal, "
+                "interest on the balance) or sculpted (service = CFADS / one cover that repays the debt "
+                "at maturity; interest only where CFADS <= 0; docs/project.md)",
             ),
             (
                 "debt_grace_months",

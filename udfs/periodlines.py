@@ -58,8 +58,19 @@ MACRS = {
     "macrs_7": (14.29, 24.49, 17.49, 12.49, 8.93, 8.92, 8.93, 4.46),
 }
 DEPRECIATION_METHODS = ("straight_line", *MACRS)
-#: ``debt_repayment``: level (an annuity, today's), straight (equal principal)
-REPAYMENTS = ("level", "straight")
+#: ``debt_repayment``: level (an annuity, today's), straight (equal principal), sculpted (service =
+#: CFADS / one cover, the cover that repays the debt at maturity)
+REPAYMENTS = ("level", "straight", "sculpted")
+#: what the results say where sculpted debt cannot be repaid
+UNPAYABLE = "debt_repayment sculpted: no repayment period has CFADS > 0, so the debt cannot be repaid"
+
+
+def unpayable(result: str, cover: str) -> str:
+    """A workbook result's formula (``=...``) that says :data:`UNPAYABLE` instead where sculpted
+    debt cannot be repaid; ``cover`` is a cell of the line ``sculpt_cover`` (0 there)."""
+    return (
+        f'=IF(AND([debt_repayment]="sculpted",[debt_at_in_service]>0,{cover}=0),"{UNPAYABLE}",{result[1:]})'
+    )
 
 
 @dataclass(frozen=True)
@@ -411,6 +422,20 @@ _REVENUE = (
 )
 
 
+def _sculpted_period(v):
+    """1 in the repayment periods (grace < k <= tenor) with CFADS > 0, else 0."""
+    return _if(
+        (v["live"] == 1) & (v["k"] > v["grace_periods"]) & (v["k"] <= v["tenor_periods"]) & (v["cfads"] > 0),
+        1.0,
+    )
+
+
+def _sculpted_service(v):
+    c = v["sculpt_cover"]
+    with np.errstate(all="ignore"):
+        return np.where((v["cfads"] > 0) & (c > 0), v["cfads"] / np.where(c > 0, c, 1.0), v["interest"])
+
+
 def _opening(v):
     k, p, i = v["k"], v.number, v["debt_period_rate"]
     j = np.maximum(k - 1 - v["grace_periods"], 0.0)  # payments made (none in the grace)
@@ -421,6 +446,7 @@ def _opening(v):
             v["debt_at_in_service"] - v["debt_straight_principal"] * j,
             v["debt_at_in_service"] * (1 + i) ** j - repaid,
         )
+        during = np.where(v["debt_repayment"] == "sculpted", v.prev("closing"), during)
         build = v["debt_drawn_usd_per_gpu"] * (1 + i) ** (p - 1)
     if p == 0:
         return np.zeros_like(k)
@@ -630,6 +656,47 @@ PERIOD_LINES: list[Line] = [
         ),
     ),
     Line(
+        "cfads",
+        "CFADS",
+        "USD",
+        "cash available for debt service: revenue + opex + tax",
+        "=<revenue>+<opex>+<tax>",
+        lambda v: v["revenue"] + v["opex"] + v["tax"],
+    ),
+    Line(
+        "sculpt_count",
+        "repayment periods with CFADS > 0, so far",
+        "",
+        "m(k): the repayment periods (grace < k <= tenor) with CFADS > 0 up to this one",
+        "=<sculpt_count@prev>+IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),1,0)",
+        lambda v: v.prev("sculpt_count") + _sculpted_period(v),
+    ),
+    Line(
+        "sculpt_pv",
+        "CFADS sculpted against, at repayment start",
+        "USD",
+        "CFADS x (1 + period rate)^(-m(k)) in the repayment periods with CFADS > 0",
+        "=IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),"
+        "<cfads>*(1+[debt_period_rate])^(-<sculpt_count>),0)",
+        lambda v: _if(
+            _sculpted_period(v) == 1, v["cfads"] * (1 + v["debt_period_rate"]) ** (-v["sculpt_count"])
+        ),
+    ),
+    Line(
+        "sculpt_cover",
+        "sculpted cover",
+        "ratio",
+        "c = the sculpt PVs summed / the debt at in-service (0 without debt or without a repayment "
+        "period with CFADS > 0): sculpted service = CFADS / c repays the debt at maturity",
+        "=IF(AND([debt_at_in_service]>0,SUM(<sculpt_pv@all>)>0),SUM(<sculpt_pv@all>)/[debt_at_in_service],0)",
+        lambda v: np.divide(
+            v.all("sculpt_pv").sum(axis=0),
+            v["debt_at_in_service"],
+            out=np.zeros_like(v["debt_at_in_service"]),
+            where=(v["debt_at_in_service"] > 0) & (v.all("sculpt_pv").sum(axis=0) > 0),
+        ),
+    ),
+    Line(
         "drawn",
         "debt drawn",
         "USD",
@@ -643,13 +710,13 @@ PERIOD_LINES: list[Line] = [
         "USD",
         "during the build the drawn debt with its interest added, then the balance at in-service "
         "after j = max(0, k - 1 - grace periods) payments: level, an annuity's remaining balance; "
-        "straight, less j straight principals",
+        "straight, less j straight principals; sculpted, the balance at the end of the period before",
         "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^(<period>-1),"
-        'IF(<k>-1<=[tenor_periods],IF([debt_repayment]="straight",[debt_at_in_service]'
+        'IF(<k>-1<=[tenor_periods],IF([debt_repayment]="sculpted",<closing@prev>,IF([debt_repayment]="straight",[debt_at_in_service]'
         "-[debt_straight_principal]*MAX(0,<k>-1-[grace_periods]),"
         "[debt_at_in_service]*(1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])"
         "-IF([debt_period_rate]>0,[debt_payment]*((1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])-1)"
-        "/[debt_period_rate],[debt_payment]*MAX(0,<k>-1-[grace_periods]))),0)))",
+        "/[debt_period_rate],[debt_payment]*MAX(0,<k>-1-[grace_periods])))),0)))",
         _opening,
     ),
     Line(
@@ -680,10 +747,12 @@ PERIOD_LINES: list[Line] = [
         "service",
         "debt service",
         "USD",
-        "while repaying: the interest in the grace periods, then the level payment (level) or the "
-        "interest + the straight principal (straight)",
+        "while repaying: the interest in the grace periods, then the level payment (level), the "
+        "interest + the straight principal (straight), or CFADS / the sculpted cover where CFADS > 0 "
+        "and the interest where not (sculpted)",
         '=IF(<paying>=1,IF(<k><=[grace_periods],<interest>,IF([debt_repayment]="straight",'
-        "<interest>+[debt_straight_principal],[debt_payment])),0)",
+        '<interest>+[debt_straight_principal],IF([debt_repayment]="sculpted",'
+        "IF(AND(<cfads>>0,<sculpt_cover>>0),<cfads>/<sculpt_cover>,<interest>),[debt_payment]))),0)",
         lambda v: _if(
             v["paying"] == 1,
             _if(
@@ -692,7 +761,7 @@ PERIOD_LINES: list[Line] = [
                 _if(
                     v["debt_repayment"] == "straight",
                     v["interest"] + v["debt_straight_principal"],
-                    v["debt_payment"],
+                    _if(v["debt_repayment"] == "sculpted", _sculpted_service(v), v["debt_payment"]),
                 ),
             ),
         ),
@@ -775,14 +844,6 @@ PERIOD_LINES: list[Line] = [
         "project net + debt drawn - debt service + interest tax shield",
         "=<net>+<drawn>-<service>+<shield>",
         lambda v: v["net"] + v["drawn"] - v["service"] + v["shield"],
-    ),
-    Line(
-        "cfads",
-        "CFADS",
-        "USD",
-        "cash available for debt service: revenue + opex + tax",
-        "=<revenue>+<opex>+<tax>",
-        lambda v: v["revenue"] + v["opex"] + v["tax"],
     ),
     Line(
         "dscr",
@@ -899,14 +960,20 @@ class Period:
     def __getitem__(self, name: str):
         if name in self.now:
             return self.now[name]
+        if name in self.done and len(self.done[name]) > self.number:  # a line of an earlier block
+            return self.done[name][self.number]
         return self.scalars[name]
 
     def prev(self, name: str):
         got = self.done[name]
-        return got[-1] if got else np.zeros_like(self.scalars["capex_per_gpu"])
+        return got[self.number - 1] if self.number else np.zeros_like(self.scalars["capex_per_gpu"])
 
     def upto(self, name: str) -> np.ndarray:
-        return np.array([*self.done[name], self.now[name]])
+        return np.array([*self.done[name][: self.number], self[name]])
+
+    def all(self, name: str) -> np.ndarray:
+        """Every period of a line of an earlier block (:func:`blocks`)."""
+        return np.array(self.done[name])
 
     def tax_year_of(self, name: str, year) -> np.ndarray:
         """``name`` of tax year ``year + 1`` (0-based ``year``), row by row (0 beyond the table)."""
@@ -914,6 +981,20 @@ class Period:
         index = np.clip(np.asarray(year, dtype=int), 0, table.shape[0] - 1)
         got = np.take_along_axis(table, index[None, :], axis=0)[0]
         return np.where(np.asarray(year) < table.shape[0], got, 0.0)
+
+
+def blocks() -> list[list[Line]]:
+    """:data:`PERIOD_LINES` in blocks computed one after the other over every period: a line that
+    reads ``<x@all>`` of a period line starts a block (x's block is complete by then)."""
+    out: list[list[Line]] = [[]]
+    keys: set[str] = set()
+    for x in PERIOD_LINES:
+        if any(f"<{k}@all>" in x.formula for k in keys):
+            out.append([])
+            keys = set()
+        out[-1].append(x)
+        keys.add(x.key)
+    return out
 
 
 def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[str, np.ndarray]:
@@ -945,10 +1026,11 @@ def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[st
     if periods is None:
         periods = int(np.max(scalars["build_periods"] + scalars["life_periods"])) + 1
     done = {x.key: [] for x in PERIOD_LINES}
-    for p in range(periods):
-        v = Period(scalars, done, p, tax)
-        for x in PERIOD_LINES:
-            v.now[x.key] = np.broadcast_to(np.asarray(x.func(v), dtype=float), (n,))
-        for k, got in v.now.items():
-            done[k].append(got)
+    for block in blocks():
+        for p in range(periods):
+            v = Period(scalars, done, p, tax)
+            for x in block:
+                v.now[x.key] = np.broadcast_to(np.asarray(x.func(v), dtype=float), (n,))
+            for k, got in v.now.items():
+                done[k].append(got)
     return {**scalars, **tax, **{k: np.array(got) for k, got in done.items()}}

@@ -93,7 +93,7 @@ LENDER_TERMS = ("covenant_dscr",)
 #: the shape of the debt (docs/project.md): after the market curves among the project functions'
 #: optional arguments (so the arguments before them keep their places)
 DEBT_TERMS = ("debt_repayment", "debt_grace_months")
-#: ``debt_repayment``: level (today's annuity) or straight (equal principal)
+#: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
 REPAYMENTS = periodlines.REPAYMENTS
 #: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
 TABLE_COLUMNS = (
@@ -409,7 +409,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
         out[key] = flows.stack(
             [(rows, f[key] if f[key] is not None else _zeros(f["net"])) for rows, f in parts], n
         )
-    for key in ("payment", "scheduled", "first", "last"):
+    for key in ("payment", "scheduled", "unpayable", "first", "last"):
         out[key] = np.zeros(n, dtype=parts[0][1][key].dtype)
         for rows, f in parts:
             out[key][rows] = f[key]
@@ -582,19 +582,20 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             got["equity"] = flows.Periodic(
                 got["equity"].values, lengths, (shield, np.full(n, b + 1), span, 1.0 + i)
             )
-    closing = None
-    if scheduled.any():  # every line by period (runs of one), the scheduled rows' debt in them
-        got = {k: _dense(v) for k, v in got.items()}
+    closing, unpayable = None, np.zeros(n, dtype=bool)
+    if scheduled.any():  # the debt's lines by period (runs of one), the scheduled rows' debt in them
+        got.update({k: _dense(got[k]) for k in ("cfads", "service", "equity")})  # the debt's lines
         rows = np.flatnonzero(scheduled)
         sub = {k: v[rows] for k, v in (("i", i), ("balance", balance), ("grace", grace), ("tenor", tenor))}
-        service, interest, closing_rows = _scheduled_debt(
+        service, interest, closing_rows, stuck = _scheduled_debt(
             got["cfads"].values[:, rows], b, t["repayment"][rows], **sub
         )
         got["service"].values[:, rows] = service
         got["equity"].values[:, rows] += tax[rows] * interest - service
-        closing = np.zeros_like(got["net"].values)
+        closing = np.zeros_like(got["cfads"].values)
         closing[:, rows] = closing_rows
-        closing = flows.Periodic(closing, got["net"].lengths)
+        closing = flows.Periodic(closing, got["cfads"].lengths)
+        unpayable[rows] = stuck
     out: dict[str, Any] = {
         "levered": debt,
         "lines": {},
@@ -602,6 +603,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         "power_use": got.get("power_use"),
         "payment": payment,
         "scheduled": scheduled,
+        "unpayable": unpayable,
         "closing": closing,
         "first": np.full(n, b + 1),
         "last": b + tenor,
@@ -622,7 +624,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
 
 def _dense(f: flows.Periodic) -> flows.Periodic:
     """``f`` as runs of one period (a table of its own, to write into)."""
-    return flows.Periodic(f.dense().copy(), np.ones(f.shape[0], dtype=np.int64))
+    return flows.Periodic(f.dense(), np.ones(f.shape[0], dtype=np.int64))  # a new table
 
 
 def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
@@ -630,13 +632,24 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
     debt ``balance`` at in-service (after ``b`` build periods at the period rate ``i``), repaid
     over operating periods ``grace + 1 .. tenor`` by ``shape`` (an index into
     :data:`REPAYMENTS`), interest only in the grace: period by period, rows at once
-    (docs/project.md; the period lines ``opening`` .. ``closing`` define it)."""
+    (docs/project.md; the period lines ``opening`` .. ``closing`` define it); and the rows whose
+    sculpted debt cannot be repaid (no repayment period with CFADS > 0: interest only)."""
     periods, m = cfads.shape
     service, interest, closing = np.zeros((periods, m)), np.zeros((periods, m)), np.zeros((periods, m))
     repay = (tenor - grace).astype(float)
     with np.errstate(all="ignore"):
         level = np.where(i > 0, balance * i / -np.expm1(-repay * np.log1p(i)), balance / repay)
     straight = balance / repay
+    # sculpted: service = CFADS / c in the repayment periods with CFADS > 0, c = the sum of their
+    # CFADS x (1 + i)^(-m(k)) / the balance (m(k): such periods up to k); 0 where there is none
+    top = min(int(tenor.max()), periods - 1 - b)
+    k = np.arange(1, top + 1)[:, None]
+    flow = cfads[b + 1 : b + 1 + top]
+    counted = (k > grace) & (k <= tenor) & (flow > 0) & (shape == 2)
+    with np.errstate(all="ignore"):
+        pv = np.where(counted, flow * (1.0 + i) ** -np.cumsum(counted, axis=0), 0.0).sum(axis=0)
+        cover = np.where(pv > 0, pv / balance, 0.0)
+        sculpted = np.where(counted & (cover > 0), flow / np.where(cover > 0, cover, 1.0), np.nan)
     owed = balance.copy()
     for k in range(1, int(tenor.max()) + 1):
         p = b + k
@@ -644,13 +657,14 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
             break
         live = k <= tenor
         due = np.where(live, owed * i, 0.0)
-        principal = np.where(
-            live & (k > grace), np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0)), 0.0
-        )
+        shaped = np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0))
+        if k <= top:
+            shaped = np.where((shape == 2) & ~np.isnan(sculpted[k - 1]), sculpted[k - 1] - due, shaped)
+        principal = np.where(live & (k > grace), shaped, 0.0)
         interest[p], service[p] = due, due + principal
         owed = np.where(live, owed - principal, 0.0)
         closing[p] = owed
-    return service, interest, closing
+    return service, interest, closing, (shape == 2) & (cover == 0)
 
 
 def _chunks(t: dict[str, np.ndarray]):
@@ -682,6 +696,7 @@ def results(
     t = terms(values, function)
     n = t["capex_per_gpu"].size
     out = {k: np.full(n, np.nan) for k in need}
+    out["unpayable"] = np.zeros(n, dtype=bool)
     if "irr" in need:
         out["irr_why"] = np.zeros(n, dtype=np.int8)
     if "equity_irr" in need:
@@ -705,10 +720,27 @@ def _rows(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
     return v[rows]
 
 
+#: the results a debt that cannot be repaid leaves without a number (NaN, ``unpayable`` True)
+ON_DEBT = tuple(
+    k
+    for k in RESULTS
+    if k not in ("npv_usd_per_gpu", "irr", "payback_years", "revenue_npv", "debt_usd_per_gpu")
+)
+
+
 def summaries(f, t, ppy: int, need=RESULTS) -> dict[str, np.ndarray]:
-    """The results ``need`` of flows ``f`` (:func:`project_flows`) of rows with terms ``t``."""
+    """The results ``need`` of flows ``f`` (:func:`project_flows`) of rows with terms ``t``; where
+    sculpted debt cannot be repaid (:data:`gputco.udfs.periodlines.UNPAYABLE`) the results on the
+    debt are NaN and ``unpayable`` says so."""
     with np.errstate(all="ignore"):  # an IRR search may overflow at rates near -100%: handled
-        return _summaries(f, t, ppy, need)
+        got = _summaries(f, t, ppy, need)
+    stuck = f.get("unpayable")
+    if stuck is not None and stuck.any():
+        for k in ON_DEBT:
+            if k in got:
+                got[k] = np.where(stuck, np.nan, got[k])
+    got["unpayable"] = np.zeros(t["capex_per_gpu"].size, dtype=bool) if stuck is None else stuck
+    return got
 
 
 def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
@@ -801,14 +833,17 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
     pay = f["payment"]
     p = np.arange(int(np.max(b + life)) + 1, dtype=float)[:, None]
     k = p - b
+    scheduled = f.get("closing") is not None  # some rows' balance from their schedule
     with np.errstate(all="ignore"):
-        grown = (1.0 + i) ** np.maximum(k, 0.0)
-        repaid = np.where(i > 0, pay * (grown - 1.0) / i, pay * np.maximum(k, 0.0))
-        closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, balance * grown - repaid, 0.0))
-        if f.get("closing") is not None:  # the scheduled rows' balance, from their schedule
-            closing = np.where(
-                f["scheduled"] & (k > 0) & (k < tenor), f["closing"].dense()[: p.size], closing
-            )
+        if scheduled and f["scheduled"].all():
+            during = f["closing"].dense()[: p.size]
+        else:
+            grown = (1.0 + i) ** np.maximum(k, 0.0)
+            repaid = np.where(i > 0, pay * (grown - 1.0) / i, pay * np.maximum(k, 0.0))
+            during = balance * grown - repaid
+            if scheduled:
+                during = np.where(f["scheduled"], f["closing"].dense()[: p.size], during)
+        closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, during, 0.0))
         value = curves.value_at(t["value_curve"], np.broadcast_to(p / ppy, (p.size, capex.size)).T).T * capex
         ltv = np.where(closing > 0, closing / value, 0.0)
     ltv = np.where(p <= b + life, ltv, 0.0)
@@ -874,6 +909,8 @@ def _project_function(result: str | None, name: str, doc: str | None):
         why = out.get(f"{result}_why")
         if why is not None and (why != flows.FOUND).any():
             raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
+        if result in ON_DEBT and out["unpayable"].any():
+            raise NoSolutionError(periodlines.UNPAYABLE)
         if result in NEED_DEBT and np.isnan(out[result]).any():
             raise NoSolutionError("no debt service: debt_fraction is 0, so there is no cover ratio")
         value = out[result]

@@ -119,7 +119,7 @@ PROJECT_DOCS = (
     ArgDoc("max_ltv_covenant", "Highest debt / collateral value the loan allows; 0 for none", "ratio"),
     ArgDoc("rent_curve", 'Rent factors by year of operation ("1, 0.85, 0.7225") or a finance preset key; empty for the rent decline', "", TEXT),
     ArgDoc("value_curve", 'Market value of the GPUs, fraction of capex by year ("1, 0.7, 0.5") or a finance preset key; empty for value_base', "", TEXT),
-    ArgDoc("debt_repayment", 'Debt repayment: "level" (annuity) or "straight" (equal principal)', "", TEXT),
+    ArgDoc("debt_repayment", 'Debt repayment: "level" (annuity), "straight" (equal principal) or "sculpted" (service = CFADS / one cover)', "", TEXT),
     ArgDoc("debt_grace_months", "Months of interest only from in-service, whole periods below the tenor", "months"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)

@@ -262,7 +262,8 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "level",
         project.REPAYMENTS,
         "level = an annuity over the repayment periods (today's); straight = equal principal, "
-        "interest on the balance (docs/project.md)",
+        "interest on the balance; sculpted = service CFADS / one cover (the period table's "
+        "sculpt_cover), interest only where CFADS <= 0 (docs/project.md)",
     ),
     (
         "Financing",
@@ -800,7 +801,12 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "peak funding per GPU x GPUs installed",
         ),
     ]
-    return out
+    on_debt = {*project.ON_DEBT, "cluster_equity_npv_usd", "cluster_peak_funding_usd"}
+    cover = f"INDEX({_cash('sculpt_cover')},1)"
+    return [
+        (key, label, unit, periodlines.unpayable(f, cover) if key in on_debt else f, how)
+        for key, label, unit, f, how in out
+    ]
 
 
 #: the Compare rows of the project: key, label, unit, formula template, how

@@ -39,7 +39,11 @@ CELLS = (
     "net",
     "cumulative",
     "payback_point",
+    "cfads",
+    "sculpt_count",
+    "sculpt_pv",
     "interest",
+    "closing",
     "equity",
     "cum_equity",
     "dscr",
@@ -164,7 +168,12 @@ def result_formulas(last: int) -> dict[str, str]:
     for name, (_label, _unit, _how, per_gpu) in chain.PROJECT_OUTPUTS.items():
         if name.startswith("cluster_"):
             out[name] = f"[{per_gpu}]*[cluster_gpus_installed]"
-    return {k: _guarded(v, last) for k, v in out.items()}
+    cover = "(" + period_formula("sculpt_cover", 0, last)[1:] + ")" if last else "0"
+    on_debt = {*project.ON_DEBT, "cluster_equity_npv_usd", "cluster_peak_funding_usd"}
+    return {
+        k: _guarded(periodlines.unpayable("=" + v, cover)[1:] if k in on_debt else v, last)
+        for k, v in out.items()
+    }
 
 
 def _guarded(formula: str, last: int) -> str:
