@@ -68,11 +68,25 @@ def written(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def books(written):
-    """The written workbook read once per SPEC, with its cached values (True) and with its formulas
-    (False), for the tests that only read it (reading the example takes seconds; no test changes it)."""
+def read():
+    """load(path, data_only), each file read once per module, for the tests that only read it
+    (reading the example takes seconds; no test changes what it returns)."""
+    cache = {}
+
+    def read(path, data_only: bool = True):
+        key = (str(path), data_only)
+        if key not in cache:
+            cache[key] = load(path, data_only=data_only)
+        return cache[key]
+
+    return read
+
+
+@pytest.fixture(scope="module")
+def books(written, read):
+    """The written workbook with its cached values (True) and with its formulas (False)."""
     _spec, path, _ = written
-    return {True: load(path), False: load(path, data_only=False)}
+    return {True: read(path), False: read(path, data_only=False)}
 
 
 def test_the_workbook_knows_every_scenario_input():
@@ -267,9 +281,9 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written, books):
     assert close(named(books[True], "sens_base_usd_per_mtok"), base_cost)
 
 
-def test_example_monte_carlo_percentiles_equal_numpy(example_scenarios):
+def test_example_monte_carlo_percentiles_equal_numpy(example_scenarios, read):
     spec = parse_spec(SPECS["example"])  # the --example SPEC, as example_scenarios was written
-    wb = load(example_scenarios)
+    wb = read(example_scenarios)
     ws = wb["MonteCarlo"]
     keys, data, _ = block(ws, "draw")
     assert len(data) == spec.monte_carlo.draws == 2000
@@ -344,11 +358,11 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     assert close(values.cell(row=7, column=keys.index("npv_usd_per_gpu") + 1).value, want)
 
 
-def test_monte_carlo_is_reproducible_for_a_seed(tmp_path, example_scenarios):
+def test_monte_carlo_is_reproducible_for_a_seed(tmp_path, example_scenarios, read):
     spec = parse_spec(SPECS["example"])
     a, b = example_scenarios, tmp_path / "b.xlsx"  # written earlier in this process, and again now
     write_scenarios(parse_spec(SPECS["example"]), b)
-    va = [r for r in load(a)["MonteCarlo"].iter_rows(values_only=True)]
+    va = [r for r in read(a)["MonteCarlo"].iter_rows(values_only=True)]
     vb = [r for r in load(b)["MonteCarlo"].iter_rows(values_only=True)]
     assert va == vb
     other = dict(SPECS["example"], monte_carlo={**SPECS["example"]["monte_carlo"], "seed": 1})
