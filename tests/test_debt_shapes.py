@@ -194,7 +194,7 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
     from gputco import udfs
 
     names = list(project.OPTIONAL_ARGS)
-    assert names[-2:] == ["debt_repayment", "debt_grace_months"]
+    assert names[-4:] == ["debt_repayment", "debt_grace_months", "debt_sizing", "target_dscr"]
     case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
     want = project.results(case, LENDER)
     args = {k: v for k, v in case.items() if k not in project._REQUIRED}
@@ -221,25 +221,37 @@ def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
         "rent_usd_per_gpu_hour": [2.0, 2.0, 2.0],
         "debt_fraction": [0.6, 0.6, 0.6],
         "periods": "month",
-        "debt_repayment": ["level", "straight", "straight"],
-        "debt_grace_months": [0, 0, 6],
+        "debt_repayment": ["level", "straight", "straight", "sculpted"],
+        "debt_grace_months": [0, 0, 6, 0],
+        "debt_sizing": ["fraction", "fraction", "fraction", "dscr"],
+        "target_dscr": [1.3, 1.3, 1.3, 3.0],  # above the cover at the cap (2.77): sized below it
     }
+    spec.update({k: [v[0]] * 4 for k, v in spec.items() if isinstance(v, list) and len(v) == 3})
     out = scenario.evaluate(spec)
     used = scenario.used_inputs(spec)
     src = {**used, **out}
-    for j in range(3):
+    for j in range(4):
         terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms.update(periods="month", debt_repayment=spec["debt_repayment"][j])
+        terms.update(
+            periods="month", debt_repayment=spec["debt_repayment"][j], debt_sizing=spec["debt_sizing"][j]
+        )
         want = project.results(terms, LENDER)
-        for key in ("min_dscr", "avg_dscr", "llcr"):
+        for key in ("min_dscr", "avg_dscr", "llcr", "debt_usd_per_gpu"):
             assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
-    assert len({round(float(x), 9) for x in out["min_dscr"]}) == 3  # each shape its own cover
+    assert len({round(float(x), 9) for x in out["min_dscr"]}) == 4  # each shape its own cover
+    assert out["min_dscr"][3] == pytest.approx(3.0, rel=1e-9)  # sized to its target
     good = tmp_path / "in.csv"
     good.write_text(
-        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,debt_repayment,debt_grace_months\n"
+        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,debt_repayment,debt_grace_months,debt_sizing,target_dscr\n"
         + "".join(
-            f"H100_HGX,0.5,2.0,0.6,month,{s},{g}\n"
-            for s, g in zip(spec["debt_repayment"], spec["debt_grace_months"], strict=True)
+            f"H100_HGX,0.5,2.0,0.6,month,{s},{g},{z},{c}\n"
+            for s, g, z, c in zip(
+                spec["debt_repayment"],
+                spec["debt_grace_months"],
+                spec["debt_sizing"],
+                spec["target_dscr"],
+                strict=True,
+            )
         )
     )
     cli = [sys.executable, "-m", "gputco.addin.cli", "batch"]
@@ -259,8 +271,27 @@ def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
 # --- the finance workbook: 4 books x 5 systems, engine and LibreOffice ----------------------------
 
 SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
-DEBT_LINES = ("opening", "interest", "service", "principal", "closing", "dscr", "equity", "sculpt_cover")
-DEBT_RESULTS = ("min_dscr", "avg_dscr", "llcr", "dscr_breach_periods", "equity_irr", "max_ltv")
+DEBT_LINES = (
+    "opening",
+    "interest",
+    "service",
+    "principal",
+    "closing",
+    "dscr",
+    "equity",
+    "sculpt_cover",
+    "debt_scale",
+)
+DEBT_RESULTS = (
+    "min_dscr",
+    "avg_dscr",
+    "llcr",
+    "plcr",
+    "dscr_breach_periods",
+    "equity_irr",
+    "max_ltv",
+    "debt_usd_per_gpu",
+)
 
 
 def _book(seed: int) -> dict[str, object]:
@@ -274,10 +305,13 @@ def _book(seed: int) -> dict[str, object]:
         "inp_debt_years": years,
         "inp_tax_rate": 0.21,
         # 51: year, straight; 52: month, straight with a grace; 53: year, sculpted with a grace; 54: month,
-        # sculpted (level is tests/test_project_workbook.py's)
+        # sculpted and sized to a cover of 2.2 (below the cap: min DSCR 2.2) (level is
+        # tests/test_project_workbook.py's)
         "inp_debt_repayment": "straight" if seed in (51, 52) else "sculpted",
         "inp_debt_grace_months": (int(rng.integers(1, 12)) if month else 12) if seed in (52, 53) else 0,
     }
+    if seed == 54:
+        out.update(inp_debt_sizing="dscr", inp_target_dscr=2.2)
     for k in range(1, len(SYSTEMS) + 1):
         out[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(2.0, 4.0)), 4)
         out[f"inp_mfu_{k}"] = 0.5
@@ -311,6 +345,13 @@ def _check(path) -> None:
         res = project.results(terms, DEBT_RESULTS)
         for key in DEBT_RESULTS:
             assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+        if terms.get("debt_sizing") == "dscr":  # the identities in the workbook's own numbers
+            capped = lines["debt_scale"][0] == 1
+            assert (
+                cell["min_dscr"] >= terms["target_dscr"] - 1e-9
+                if capped
+                else cell["min_dscr"] == pytest.approx(terms["target_dscr"], rel=1e-9)
+            )
 
 
 @pytest.mark.parametrize("name", list(BOOKS))
@@ -447,3 +488,60 @@ def test_sculpted_debt_that_cannot_be_repaid_is_said_not_numbered(tmp_path):
     for key in ("min_dscr", "llcr", "equity_irr", "cluster_equity_npv_usd"):
         assert cell[key] == periodlines.UNPAYABLE, key
     assert isinstance(cell["project_npv_usd_per_gpu"], float)
+
+
+# --- dscr sizing --------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), month=st.booleans(), target=st.floats(0.5, 4.0))
+def test_dscr_sizing_keeps_the_lowest_repayment_cover_at_the_target_or_caps_the_debt(seed, month, target):
+    """Below the cap min DSCR over the repayment periods = target_dscr (1e-9); at the cap >= it;
+    the drawn debt = the balance at repayment start / (1 + i)^build."""
+    case = {
+        **_shaped(seed, month),
+        "debt_repayment": "sculpted",
+        "debt_sizing": "dscr",
+        "target_dscr": target,
+    }
+    case["rent_usd_per_gpu_hour"] = case["rent_usd_per_gpu_hour"] + 3.0
+    lines = project.period_lines(case)
+    ppy = 12 if month else 1
+    b = round(case.get("build_months", 0) * ppy / 12)
+    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    grace = round(case["debt_grace_months"] * ppy / 12)
+    repay = slice(b + grace + 1, b + tenor + 1)
+    assume(bool((lines["cfads"][repay, 0] > 0).all()))
+    cover = lines["cfads"][repay, 0] / lines["service"][repay, 0]
+    scale = float(lines["debt_scale"][0, 0])
+    cap = case["debt_fraction"] * case["capex_per_gpu"]
+    got = {k: float(v[0]) for k, v in project.results(case, LENDER).items()}
+    rate = (1 + case.get("debt_rate", case["cost_of_capital"])) ** (1 / ppy) - 1
+    pv = sum(float(x) / (1 + rate) ** m for m, x in enumerate(lines["cfads"][repay, 0], start=1))
+    owed = min(cap * (1 + rate) ** b, pv / target)
+    assert got["debt_usd_per_gpu"] == pytest.approx(owed / (1 + rate) ** b, rel=1e-9)
+    if scale < 1:
+        assert cover.min() == pytest.approx(target, rel=1e-9)
+        assert np.allclose(cover, target, rtol=1e-9)
+        if grace == 0:
+            assert got["min_dscr"] == pytest.approx(target, rel=1e-9)
+    else:
+        assert cover.min() >= target * (1 - 1e-9)
+        assert got["debt_usd_per_gpu"] == pytest.approx(cap, rel=1e-12)
+    f = project.project_flows(project.terms(case))
+    for key in ("service", "equity"):
+        assert np.allclose(f[key].dense()[:, 0], lines[key][:, 0], rtol=1e-12, atol=1e-9 * cap), key
+    assert abs(lines["closing"][b + tenor, 0]) <= 1e-9 * cap
+
+
+def test_dscr_sizing_with_another_repayment_is_refused_naming_both():
+    for shape in ("level", "straight"):
+        with pytest.raises(
+            InputRangeError, match=f'debt_sizing .*debt_repayment "{shape}".*sculpted.*got .dscr.'
+        ):
+            project.results({**MEMO, "debt_sizing": "dscr", "debt_repayment": shape})
+    with pytest.raises(InputRangeError, match=r"target_dscr must be in \(0, inf\), got 0"):
+        project.results({**MEMO, "debt_sizing": "dscr", "debt_repayment": "sculpted", "target_dscr": 0})
+    # the default target is 1.30: the memo case by month sized to it sits at the cap (cover 1.95 > 1.3)
+    out = project.results({**MEMO, "periods": "month", "debt_sizing": "dscr", "debt_repayment": "sculpted"})
+    assert out["debt_usd_per_gpu"][0] == MEMO["debt_fraction"] * MEMO["capex_per_gpu"]

@@ -19,6 +19,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         MODEL,
         frozenset(
             {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS", "REPAYMENTS"}
+            | {"SIZINGS"}
             | {"ON_DEBT"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),

@@ -495,6 +495,25 @@ INPUTS: tuple[Input, ...] = (
                 "at maturity; interest only where CFADS <= 0; docs/project.md)",
             ),
             (
+                "debt_sizing",
+                "Debt sizing",
+                "key",
+                "text",
+                "fraction",
+                "fraction (debt_fraction x capex, default) or dscr (the largest debt whose sculpted "
+                "service keeps the DSCR at target_dscr, capped at debt_fraction x capex; needs "
+                "debt_repayment sculpted; docs/project.md)",
+            ),
+            (
+                "target_dscr",
+                "Target DSCR",
+                "ratio",
+                "number",
+                1.3,
+                "the cover dscr sizing sizes the debt to (default 1.30, an assumption: no sourced "
+                "default; set your lender's)",
+            ),
+            (
                 "debt_grace_months",
                 "Debt grace",
                 "months",

@@ -61,6 +61,11 @@ DEPRECIATION_METHODS = ("straight_line", *MACRS)
 #: ``debt_repayment``: level (an annuity, today's), straight (equal principal), sculpted (service =
 #: CFADS / one cover, the cover that repays the debt at maturity)
 REPAYMENTS = ("level", "straight", "sculpted")
+#: ``debt_sizing``: fraction (debt_fraction x capex, today's) or dscr (the largest sculpted debt
+#: whose cover is target_dscr, capped at debt_fraction x capex)
+SIZINGS = ("fraction", "dscr")
+#: what the period table says where dscr sizing meets another repayment
+SIZING_CHECK = 'debt_sizing "dscr" needs debt_repayment "sculpted"'
 #: what the results say where sculpted debt cannot be repaid
 UNPAYABLE = "debt_repayment sculpted: no repayment period has CFADS > 0, so the debt cannot be repaid"
 
@@ -167,7 +172,9 @@ SCALARS: list[Line] = [
         "IF(AND([debt_fraction]>0,OR([debt_grace_months]/[months_per_period]<>ROUNDUP([debt_grace_months]"
         "/[months_per_period],0),[debt_grace_months]/[months_per_period]>=[debt_years]*[periods_per_year])),"
         f'"{GRACE_CHECK}",'
-        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))',
+        'IF(AND([debt_fraction]>0,[debt_sizing]="dscr",[debt_repayment]<>"sculpted"),'
+        f'"{SIZING_CHECK.replace(chr(34), chr(34) * 2)}",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life",""))))))',
         lambda v: np.where(
             v["build_periods"] != np.ceil(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
@@ -195,9 +202,15 @@ SCALARS: list[Line] = [
                         ),
                         GRACE_CHECK,
                         np.where(
-                            v["depreciation_years"] > v["life_years"],
-                            "depreciation_years must be within the life",
-                            "",
+                            (v["debt_fraction"] > 0)
+                            & (v["debt_sizing"] == "dscr")
+                            & (v["debt_repayment"] != "sculpted"),
+                            SIZING_CHECK,
+                            np.where(
+                                v["depreciation_years"] > v["life_years"],
+                                "depreciation_years must be within the life",
+                                "",
+                            ),
                         ),
                     ),
                 ),
@@ -430,6 +443,13 @@ def _sculpted_period(v):
     )
 
 
+def _debt_scale(v):
+    pv, owed = v.all("sculpt_pv").sum(axis=0), v["debt_at_in_service"]
+    with np.errstate(all="ignore"):
+        sized = np.minimum(1.0, pv / v["target_dscr"] / np.where(owed > 0, owed, 1.0))
+    return np.where((v["debt_sizing"] == "dscr") & (owed > 0) & (pv > 0), sized, 1.0)
+
+
 def _sculpted_service(v):
     c = v["sculpt_cover"]
     with np.errstate(all="ignore"):
@@ -447,7 +467,7 @@ def _opening(v):
             v["debt_at_in_service"] * (1 + i) ** j - repaid,
         )
         during = np.where(v["debt_repayment"] == "sculpted", v.prev("closing"), during)
-        build = v["debt_drawn_usd_per_gpu"] * (1 + i) ** (p - 1)
+        build = v["debt_drawn_usd_per_gpu"] * v["debt_scale"] * (1 + i) ** (p - 1)
     if p == 0:
         return np.zeros_like(k)
     return np.where(k <= 1, build, np.where(k - 1 <= v["tenor_periods"], during, 0.0))
@@ -683,15 +703,28 @@ PERIOD_LINES: list[Line] = [
         ),
     ),
     Line(
+        "debt_scale",
+        "debt drawn / debt_fraction x capex",
+        "fraction",
+        "1, or with debt_sizing dscr the largest debt whose sculpted cover is target_dscr: "
+        "min(1, the sculpt PVs summed / target_dscr / the debt at in-service) (1 where no repayment "
+        "period has CFADS > 0)",
+        '=IF(AND([debt_sizing]="dscr",[debt_at_in_service]>0,SUM(<sculpt_pv@all>)>0),'
+        "MIN(1,SUM(<sculpt_pv@all>)/[target_dscr]/[debt_at_in_service]),1)",
+        lambda v: _debt_scale(v),
+    ),
+    Line(
         "sculpt_cover",
         "sculpted cover",
         "ratio",
-        "c = the sculpt PVs summed / the debt at in-service (0 without debt or without a repayment "
-        "period with CFADS > 0): sculpted service = CFADS / c repays the debt at maturity",
-        "=IF(AND([debt_at_in_service]>0,SUM(<sculpt_pv@all>)>0),SUM(<sculpt_pv@all>)/[debt_at_in_service],0)",
+        "c = the sculpt PVs summed / the debt at in-service x the debt scale (0 without debt or "
+        "without a repayment period with CFADS > 0): sculpted service = CFADS / c repays the debt at "
+        "maturity",
+        "=IF(AND([debt_at_in_service]>0,SUM(<sculpt_pv@all>)>0),"
+        "SUM(<sculpt_pv@all>)/([debt_at_in_service]*<debt_scale>),0)",
         lambda v: np.divide(
             v.all("sculpt_pv").sum(axis=0),
-            v["debt_at_in_service"],
+            v["debt_at_in_service"] * v["debt_scale"],
             out=np.zeros_like(v["debt_at_in_service"]),
             where=(v["debt_at_in_service"] > 0) & (v.all("sculpt_pv").sum(axis=0) > 0),
         ),
@@ -700,9 +733,11 @@ PERIOD_LINES: list[Line] = [
         "drawn",
         "debt drawn",
         "USD",
-        "the debt, drawn with the capex in period 0",
-        "=IF(<period>=0,[debt_drawn_usd_per_gpu],0)",
-        lambda v: v["debt_drawn_usd_per_gpu"] if v.number == 0 else 0.0 * v["capex_per_gpu"],
+        "the debt, drawn with the capex in period 0 (x the debt scale)",
+        "=IF(<period>=0,[debt_drawn_usd_per_gpu]*<debt_scale>,0)",
+        lambda v: (
+            v["debt_drawn_usd_per_gpu"] * v["debt_scale"] if v.number == 0 else 0.0 * v["capex_per_gpu"]
+        ),
     ),
     Line(
         "opening",
@@ -711,7 +746,7 @@ PERIOD_LINES: list[Line] = [
         "during the build the drawn debt with its interest added, then the balance at in-service "
         "after j = max(0, k - 1 - grace periods) payments: level, an annuity's remaining balance; "
         "straight, less j straight principals; sculpted, the balance at the end of the period before",
-        "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*(1+[debt_period_rate])^(<period>-1),"
+        "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*<debt_scale>*(1+[debt_period_rate])^(<period>-1),"
         'IF(<k>-1<=[tenor_periods],IF([debt_repayment]="sculpted",<closing@prev>,IF([debt_repayment]="straight",[debt_at_in_service]'
         "-[debt_straight_principal]*MAX(0,<k>-1-[grace_periods]),"
         "[debt_at_in_service]*(1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])"
@@ -1005,8 +1040,11 @@ def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[st
     + 1). As the workbooks' formulas compute them, in Python."""
     n = t["capex_per_gpu"].size
     scalars: dict[str, Any] = {
-        k: np.asarray(v, dtype=float) for k, v in t.items() if k not in ("ppy", "method", "repayment")
+        k: np.asarray(v, dtype=float)
+        for k, v in t.items()
+        if k not in ("ppy", "method", "repayment", "sizing")
     }
+    scalars["debt_sizing"] = np.array(SIZINGS, dtype=object)[t["sizing"]].astype(str)
     scalars["debt_repayment"] = np.array(REPAYMENTS, dtype=object)[t["repayment"]].astype(str)
     scalars["periods"] = np.where(t["ppy"] == 12, "month", "year")
     scalars["depreciation_method"] = np.array(DEPRECIATION_METHODS, dtype=object)[t["method"]].astype(str)

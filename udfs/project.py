@@ -86,15 +86,18 @@ TERMS: dict[str, object] = {
     "covenant_dscr": 1.0,
     "max_ltv_covenant": 0.0,
     "debt_grace_months": 0.0,
+    "target_dscr": 1.3,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
 LENDER_TERMS = ("covenant_dscr",)
 #: the shape of the debt (docs/project.md): after the market curves among the project functions'
 #: optional arguments (so the arguments before them keep their places)
-DEBT_TERMS = ("debt_repayment", "debt_grace_months")
+DEBT_TERMS = ("debt_repayment", "debt_grace_months", "debt_sizing", "target_dscr")
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
 REPAYMENTS = periodlines.REPAYMENTS
+#: ``debt_sizing``: fraction (debt_fraction x capex) or dscr (sized to target_dscr, sculpted)
+SIZINGS = periodlines.SIZINGS
 #: the columns of TCO_PROJECT_CASHFLOWS: USD per GPU, signed as cash (depreciation a positive memo)
 TABLE_COLUMNS = (
     "period",
@@ -123,12 +126,18 @@ _REQUIRED = (
     "cost_of_capital",
 )
 #: the text terms and their defaults
-CHOICES = {"periods": "year", "depreciation_method": "straight_line", "debt_repayment": "level"}
+CHOICES = {
+    "periods": "year",
+    "depreciation_method": "straight_line",
+    "debt_repayment": "level",
+    "debt_sizing": "fraction",
+}
 #: the keys each text term takes
 _VALID = {
     "periods": tuple(PERIODS),
     "depreciation_method": DEPRECIATION_METHODS,
     "debt_repayment": REPAYMENTS,
+    "debt_sizing": SIZINGS,
 }
 #: the curves by year (udfs/curves.py: text "1, 0.85", a finance preset key, numbers), empty by
 #: default: ``rent_curve`` (the rent in year t of operation = the rent x factor t; empty: the
@@ -147,6 +156,7 @@ PROJECT_INPUTS = (
     "depreciation_method",
     *CURVE_TERMS,
     "debt_repayment",
+    "debt_sizing",
 )
 #: the results :func:`results` can give
 RESULTS = (
@@ -246,6 +256,7 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     out["ppy"] = ppy
     out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
     out["repayment"] = _choice("debt_repayment", values.get("debt_repayment"), n, REPAYMENTS)
+    out["sizing"] = _choice("debt_sizing", values.get("debt_sizing"), n, SIZINGS)
     for k in CURVE_TERMS:  # (rows, factors), NaN in a row without a curve
         default = CURVE_DEFAULTS.get(k)
         out[k] = curves.table(k, values.get(k), n, None if default is None else curves.parse(k, default))
@@ -303,6 +314,16 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
                 f"[0, {t['debt_years'][i] * 12.0:g}) months (below the tenor, debt_years x 12) in {GRACE_RULE}",
                 (i,) if life.size > 1 else None,
             )
+    bad = (t["sizing"] == 1) & (t["repayment"] != 2) & (t["debt_fraction"] > 0)
+    if bad.any():  # dscr sizing sculpts the service: another repayment is refused, not redefined
+        i = int(np.argmax(bad))
+        raise InputRangeError(
+            "debt_sizing",
+            "dscr",
+            f'"fraction" with debt_repayment "{REPAYMENTS[int(t["repayment"][i])]}" (dscr sizing needs '
+            'debt_repayment "sculpted")',
+            (i,) if life.size > 1 else None,
+        )
     if not np.any(t["build_months"]):
         return
     bad = (t["ppy"] == 1) & (t["build_months"] % 12 != 0)
@@ -409,7 +430,7 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
         out[key] = flows.stack(
             [(rows, f[key] if f[key] is not None else _zeros(f["net"])) for rows, f in parts], n
         )
-    for key in ("payment", "scheduled", "unpayable", "first", "last"):
+    for key in ("payment", "scheduled", "unpayable", "drawn", "first", "last"):
         out[key] = np.zeros(n, dtype=parts[0][1][key].dtype)
         for rows, f in parts:
             out[key][rows] = f[key]
@@ -587,9 +608,18 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         got.update({k: _dense(got[k]) for k in ("cfads", "service", "equity")})  # the debt's lines
         rows = np.flatnonzero(scheduled)
         sub = {k: v[rows] for k, v in (("i", i), ("balance", balance), ("grace", grace), ("tenor", tenor))}
-        service, interest, closing_rows, stuck = _scheduled_debt(
-            got["cfads"].values[:, rows], b, t["repayment"][rows], **sub
+        service, interest, closing_rows, stuck, scale = _scheduled_debt(
+            got["cfads"].values[:, rows],
+            b,
+            t["repayment"][rows],
+            **sub,
+            sized=t["sizing"][rows] == 1,
+            target=t["target_dscr"][rows],
         )
+        if np.any(scale != 1.0):  # a debt sized to its cover: less drawn at period 0
+            got["equity"].values[0, rows] += drawn[rows] * (scale - 1.0)
+            drawn = drawn.copy()
+            drawn[rows] *= scale
         got["service"].values[:, rows] = service
         got["equity"].values[:, rows] += tax[rows] * interest - service
         closing = np.zeros_like(got["cfads"].values)
@@ -604,6 +634,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         "payment": payment,
         "scheduled": scheduled,
         "unpayable": unpayable,
+        "drawn": drawn,
         "closing": closing,
         "first": np.full(n, b + 1),
         "last": b + tenor,
@@ -627,13 +658,14 @@ def _dense(f: flows.Periodic) -> flows.Periodic:
     return flows.Periodic(f.dense(), np.ones(f.shape[0], dtype=np.int64))  # a new table
 
 
-def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
+def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, target):
     """Debt service, interest and the balance at each operating period's end (periods, rows) of rows with
     debt ``balance`` at in-service (after ``b`` build periods at the period rate ``i``), repaid
     over operating periods ``grace + 1 .. tenor`` by ``shape`` (an index into
     :data:`REPAYMENTS`), interest only in the grace: period by period, rows at once
     (docs/project.md; the period lines ``opening`` .. ``closing`` define it); and the rows whose
-    sculpted debt cannot be repaid (no repayment period with CFADS > 0: interest only)."""
+    sculpted debt cannot be repaid (no repayment period with CFADS > 0: interest only); and each
+    row's debt scale (``sized`` rows: min(1, the sculpted PV / ``target`` / ``balance``), else 1)."""
     periods, m = cfads.shape
     service, interest, closing = np.zeros((periods, m)), np.zeros((periods, m)), np.zeros((periods, m))
     repay = (tenor - grace).astype(float)
@@ -648,6 +680,9 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
     counted = (k > grace) & (k <= tenor) & (flow > 0) & (shape == 2)
     with np.errstate(all="ignore"):
         pv = np.where(counted, flow * (1.0 + i) ** -np.cumsum(counted, axis=0), 0.0).sum(axis=0)
+        # dscr sizing: the largest debt whose cover is the target, capped at the fraction's
+        scale = np.where(sized & (pv > 0), np.minimum(1.0, pv / target / balance), 1.0)
+        balance = balance * scale
         cover = np.where(pv > 0, pv / balance, 0.0)
         sculpted = np.where(counted & (cover > 0), flow / np.where(cover > 0, cover, 1.0), np.nan)
     owed = balance.copy()
@@ -664,7 +699,7 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor):
         interest[p], service[p] = due, due + principal
         owed = np.where(live, owed - principal, 0.0)
         closing[p] = owed
-    return service, interest, closing, (shape == 2) & (cover == 0)
+    return service, interest, closing, (shape == 2) & (cover == 0), scale
 
 
 def _chunks(t: dict[str, np.ndarray]):
@@ -770,7 +805,7 @@ def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     if "peak_funding_usd_per_gpu" in need:
         got["peak_funding_usd_per_gpu"] = np.minimum(flows.lowest_sum(f["equity"], by_period=True), 0.0)
     if "debt_usd_per_gpu" in need:
-        got["debt_usd_per_gpu"] = t["debt_fraction"] * t["capex_per_gpu"]
+        got["debt_usd_per_gpu"] = f["drawn"]
     lender = [k for k in ("avg_dscr", "dscr_breach_periods", "llcr", "plcr") if k in need]
     if lender and same:  # no debt: no cover ratios, nothing to compute
         got.update({k: np.full(t["capex_per_gpu"].size, np.nan) for k in lender})
@@ -810,7 +845,7 @@ def _lender(f, t, ppy: int, need) -> dict[str, np.ndarray]:
             out["dscr_breach_periods"] = np.sum(np.where(low, lengths, 0.0), axis=0) + none
         if "llcr" in need or "plcr" in need:
             # at in-service PV / (drawn x (1 + rate)^(build / ppy)) = at period 0 PV / drawn
-            rate, grow = t["debt_rate"], 1.0 / (t["debt_fraction"] * t["capex_per_gpu"])
+            rate, grow = t["debt_rate"], 1.0 / f["drawn"]
             if "llcr" in need:
                 loan = flows.Periodic(np.where(paying, cfads, 0.0), f["cfads"].lengths)
                 out["llcr"] = flows.npv(loan, rate, ppy, by_period=True) * grow + none
@@ -828,7 +863,7 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
     b = np.rint(t["build_months"] * ppy / 12.0)
     life, tenor = np.rint(t["life_years"] * ppy), np.rint(t["debt_years"] * ppy)
     i = np.expm1(np.log1p(t["debt_rate"]) / ppy)
-    drawn = t["debt_fraction"] * capex
+    drawn = f["drawn"]
     balance = drawn * (1.0 + i) ** b
     pay = f["payment"]
     p = np.arange(int(np.max(b + life)) + 1, dtype=float)[:, None]

@@ -121,6 +121,8 @@ PROJECT_DOCS = (
     ArgDoc("value_curve", 'Market value of the GPUs, fraction of capex by year ("1, 0.7, 0.5") or a finance preset key; empty for value_base', "", TEXT),
     ArgDoc("debt_repayment", 'Debt repayment: "level" (annuity), "straight" (equal principal) or "sculpted" (service = CFADS / one cover)', "", TEXT),
     ArgDoc("debt_grace_months", "Months of interest only from in-service, whole periods below the tenor", "months"),
+    ArgDoc("debt_sizing", 'Debt sizing: "fraction" (debt_fraction x capex) or "dscr" (the largest sculpted debt at target_dscr, capped there)', "", TEXT),
+    ArgDoc("target_dscr", "The cover dscr sizing sizes to (default 1.30, an assumption)", "ratio"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

@@ -267,6 +267,29 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
     ),
     (
         "Financing",
+        "debt_sizing",
+        False,
+        "Debt sizing",
+        "key",
+        "fraction",
+        project.SIZINGS,
+        "fraction = the debt share above x capex (today's); dscr = the largest debt whose sculpted "
+        "service keeps the DSCR at the target below, capped at the debt share x capex (needs "
+        "debt_repayment sculpted)",
+    ),
+    (
+        "Financing",
+        "target_dscr",
+        False,
+        "Target DSCR for dscr sizing",
+        "ratio",
+        1.3,
+        None,
+        "ASSUMPTION: 1.30 (no sourced default; a cover often asked of contracted GPU cash flows - set "
+        "your lender's); > 0; used only with debt_sizing dscr",
+    ),
+    (
+        "Financing",
         "debt_grace_months",
         False,
         "Debt grace: months of interest only from in-service",
@@ -639,6 +662,16 @@ def _irr(key: str) -> str:
     return f'IF(ISNUMBER({rate}),{rate},"{NO_IRR}")'
 
 
+def _scale() -> str:
+    """The period table's debt scale (the same in every period): 1, or below with dscr sizing."""
+    return f"INDEX({_cash('debt_scale')},1)"
+
+
+def _owed() -> str:
+    """The debt at in-service as drawn (x the debt scale)."""
+    return f"[debt_at_in_service]*{_scale()}"
+
+
 def _guarded(formula: str) -> str:
     """A result: empty with the reason without a rent, or where the inputs do not fit together."""
     return (
@@ -731,14 +764,14 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "llcr",
             "Loan-life cover ratio (LLCR)",
             "ratio",
-            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_loan_pv")})/[debt_at_in_service],"{NO_DEBT}")'),
+            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_loan_pv")})/({_owed()}),"{NO_DEBT}")'),
             "CFADS of the repayment periods discounted at the debt rate to in-service / the debt then",
         ),
         (
             "plcr",
             "Project-life cover ratio (PLCR)",
             "ratio",
-            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_life_pv")})/[debt_at_in_service],"{NO_DEBT}")'),
+            _guarded(f'IF([debt_payment]>0,SUM({_cash("cfads_life_pv")})/({_owed()}),"{NO_DEBT}")'),
             "CFADS of the life discounted at the debt rate to in-service / the debt then",
         ),
         (
@@ -752,8 +785,8 @@ def model_rows() -> list[tuple[str | None, str, str, str, str]]:
             "debt_usd_per_gpu",
             "Debt per GPU",
             "USD",
-            _guarded("[debt_drawn_usd_per_gpu]"),
-            "the debt drawn with the capex",
+            _guarded(f"[debt_drawn_usd_per_gpu]*{_scale()}"),
+            "the debt drawn with the capex (x the period table's debt scale: dscr sizing)",
         ),
         (
             "max_ltv",

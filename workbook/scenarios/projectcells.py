@@ -142,6 +142,7 @@ def result_formulas(last: int) -> dict[str, str]:
     power = f"({_npv('power_use', 'cost_of_capital', last)})*(1-[tax_rate])"
     slope = f"(([npv_per_unit_rent]*[rent_usd_per_gpu_hour]-[utilisation]*{power})/[utilisation])"
     util = f"[utilisation]-[npv_usd_per_gpu]/{slope}"
+    scale = "(" + period_formula("debt_scale", 0, last)[1:] + ")" if last else "1"
     out = {
         "npv_usd_per_gpu": _npv("net", "cost_of_capital", last),
         "irr": _irr("net", last),
@@ -155,11 +156,13 @@ def result_formulas(last: int) -> dict[str, str]:
         "min_dscr": f'IF([debt_payment]>0,MIN({_range("dscr", 0, last)}),"{NO_DEBT}")',
         "peak_funding_usd_per_gpu": f"MIN(0,MIN({_range('cum_equity', 0, last)}))",
         "avg_dscr": f'IF([debt_payment]>0,AVERAGE({_range("dscr", 0, last)}),"{NO_DEBT}")',
-        "llcr": f'IF([debt_payment]>0,SUM({_range("cfads_loan_pv", 0, last)})/[debt_at_in_service],"{NO_DEBT}")',
-        "plcr": f'IF([debt_payment]>0,SUM({_range("cfads_life_pv", 0, last)})/[debt_at_in_service],"{NO_DEBT}")',
+        "llcr": f"IF([debt_payment]>0,SUM({_range('cfads_loan_pv', 0, last)})/([debt_at_in_service]*{scale}),"
+        f'"{NO_DEBT}")',
+        "plcr": f"IF([debt_payment]>0,SUM({_range('cfads_life_pv', 0, last)})/([debt_at_in_service]*{scale}),"
+        f'"{NO_DEBT}")',
         "dscr_breach_periods": f'IF([debt_payment]>0,COUNTIF({_range("dscr", 0, last)},"<"&[covenant_dscr]),'
         f'"{NO_DEBT}")',
-        "debt_usd_per_gpu": "[debt_drawn_usd_per_gpu]",
+        "debt_usd_per_gpu": f"[debt_drawn_usd_per_gpu]*{scale}",
         "max_ltv": f'IF([debt_drawn_usd_per_gpu]>0,MAX({_range("ltv", 0, last)}),"{NO_DEBT}")',
         "ltv_at_maturity": f"IF([debt_drawn_usd_per_gpu]>0,INDEX({_range('ltv', 0, last)},"
         f'[build_periods]+[tenor_periods]+1),"{NO_DEBT}")',
