@@ -212,7 +212,7 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
     """The Model rows of the cluster project (workbook/finance/projectflows.py) from
     udfs.project.results on the column's chain values and the project inputs ``given`` (by
     their names in udfs.project; none: the defaults, where the results are today's)."""
-    from gputco.udfs import project
+    from gputco.udfs import periodlines, project
     from gputco.workbook.finance import projectflows
 
     p = {k: v for k, v in (given or {}).items() if v is not None}
@@ -246,6 +246,12 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "rent_curve": p.get("rent_curve", ""),
         "value_curve": p.get("value_curve", ""),
     }
+    # the project inputs added since (debt shapes, ...): as given, else their defaults
+    for k, default in (*project.CHOICES.items(), *project.TERMS.items()):
+        if k not in used and k not in col and not isinstance(default, str | type(None)):
+            used[k] = p.get(k, default)
+        elif k in project.CHOICES and k not in used:
+            used[k] = p.get(k, default)
     ppy = project.PERIODS[str(used["periods"])]
     i = (1 + used["debt_rate"]) ** (1 / ppy) - 1
     build = used["build_months"] * ppy / 12
@@ -275,6 +281,11 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
     out["rent_curve_factors"] = _curve_text("rent_curve", used["rent_curve"])
     out["value_curve_factors"] = _curve_text("value_curve", used["value_curve"] or "value_base")
     out["end_value_fraction"] = float(lines["end_value_fraction"][0])
+    # the debt schedule's scalars added since (grace, repayment periods, ...): udfs's period lines
+    for x in periodlines.SCALARS:
+        if x.key not in out:
+            got = lines[x.key][0]
+            out[x.key] = str(got) if isinstance(got, str) else float(got)
     out["residual_check"] = str(lines["residual_check"][0])
     if not _has(rent):
         return {
