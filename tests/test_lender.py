@@ -114,3 +114,28 @@ def test_the_functions_give_the_results_and_refuse_without_debt():
     assert project.tco_debt_per_gpu(31250, 2.0, 0.4045, 5, 0.1) == 0.0
     with pytest.raises(Exception, match="covenant_dscr"):
         project.tco_llcr(31250, 2.0, 0.4045, 5, 0.1, debt_fraction=0.5, covenant_dscr=0)
+
+
+@pytest.mark.parametrize("rate", [5e-324, 1e-310, 1e-17])
+def test_a_rate_too_small_to_show_gives_the_covers_and_ltv_of_a_rate_of_zero(rate):
+    """The limit of the annuity as the rate goes to 0 is balance / n: Hypothesis found the
+    smallest subnormal rate, where balance x rate rounded (DSCR 5.2959 against an LLCR of 5.2949,
+    the level payment 2,812 for 2,812.50); (1 + rate)^k - 1 is 0 in floats below about 1e-16, so
+    the balance did not fall. The case: 10,000 capex, 28.125% debt over 1 and 2 years."""
+    for years, periods in ((1, "year"), (2, "month")):
+        case = {
+            "capex_per_gpu": 10000.0,
+            "rent_usd_per_gpu_hour": 2.0,
+            "opex_usd_per_gpu_hour": 0.3,
+            "life_years": 2,
+            "cost_of_capital": 0.1,
+            "debt_fraction": 0.28125,
+            "debt_years": years,
+            "periods": periods,
+            "max_ltv_covenant": 0.2,
+        }
+        keys = (*LENDER, "max_ltv", "ltv_at_maturity", "ltv_breach_periods")
+        tiny = project.results(dict(case, debt_rate=rate), keys)
+        zero = project.results(dict(case, debt_rate=0.0), keys)
+        for k in keys:
+            assert math.isclose(tiny[k][0], zero[k][0], rel_tol=1e-12), (k, tiny[k][0], zero[k][0])

@@ -443,6 +443,26 @@ def project_flows(t: dict[str, np.ndarray], table: bool = False) -> dict[str, An
     return out
 
 
+#: a period rate below this is tiny: balance x rate loses bits (a subnormal rate rounds the product)
+#: and (1 + rate)^k - 1 cancels, so the level payment and the balance use the annuity factor
+#: -expm1(-n log1p(i)) / i, which is exact there (n for the smallest rates); above it the usual
+#: expressions, to the last bit as before
+TINY_RATE = 1e-8
+
+
+def level_payment(balance, i, n):
+    """The level payment that repays ``balance`` over ``n`` periods at period rate ``i`` (Excel's
+    PMT, signs aside): balance x i / (1 - (1 + i)^-n), balance / n at 0, 0 without a balance.
+
+    >>> float(level_payment(np.array([2812.5]), np.array([5e-324]), 1)[0])  # the smallest rate
+    2812.5
+    """
+    with np.errstate(all="ignore"):
+        factor = -np.expm1(-n * np.log1p(i))
+        level = np.where(i >= TINY_RATE, balance * i / factor, balance / (factor / i))
+        return np.where(balance > 0, np.where(i > 0, level, balance / n), 0.0)
+
+
 def _projectkernels(work: int) -> Any:
     """The kernel of the flows for ``work`` (rows x operating periods): interpreted for small
     work, compiled for batch-sized work (:func:`gputco.udfs._jit.kernels` chooses)."""
@@ -493,8 +513,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     if debt:
         i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
         balance = drawn * (1.0 + i) ** b
-        with np.errstate(all="ignore"):
-            payment = np.where(i > 0, balance * i / -np.expm1(-tenor * np.log1p(i)), balance / tenor)
+        payment = level_payment(balance, i, tenor)
         payment = np.where(balance > 0, payment, 0.0)
         # rows whose service is not today's level payment from in-service: scheduled period by
         # period after the kernel (which gives them no service)
@@ -669,8 +688,7 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
     periods, m = cfads.shape
     service, interest, closing = np.zeros((periods, m)), np.zeros((periods, m)), np.zeros((periods, m))
     repay = (tenor - grace).astype(float)
-    with np.errstate(all="ignore"):
-        level = np.where(i > 0, balance * i / -np.expm1(-repay * np.log1p(i)), balance / repay)
+    level = level_payment(balance, i, repay)
     straight = balance / repay
     # sculpted: service = CFADS / c in the repayment periods with CFADS > 0, c = the sum of their
     # CFADS x (1 + i)^(-m(k)) / the balance (m(k): such periods up to k); 0 where there is none
@@ -874,7 +892,14 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
             during = f["closing"].dense()[: p.size]
         else:
             grown = (1.0 + i) ** np.maximum(k, 0.0)
-            repaid = np.where(i > 0, pay * (grown - 1.0) / i, pay * np.maximum(k, 0.0))
+            repaid = np.where(
+                i >= TINY_RATE,
+                pay * (grown - 1.0) / i,
+                # (1 + i)^k - 1 is 0 in floats for i below about 1e-16: expm1(k log1p(i)) / i is k there
+                np.where(
+                    i > 0, pay * (np.expm1(np.maximum(k, 0.0) * np.log1p(i)) / i), pay * np.maximum(k, 0.0)
+                ),
+            )
             during = balance * grown - repaid
             if scheduled:
                 during = np.where(f["scheduled"], f["closing"].dense()[: p.size], during)
