@@ -194,7 +194,15 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
     from gputco import udfs
 
     names = list(project.OPTIONAL_ARGS)
-    assert names[-4:] == ["debt_repayment", "debt_grace_months", "debt_sizing", "target_dscr"]
+    i = names.index("debt_repayment")  # after the curves; only arguments added later come after
+    assert names[i - 1 : i + 4] == [
+        "value_curve",
+        "debt_repayment",
+        "debt_grace_months",
+        "debt_sizing",
+        "target_dscr",
+    ]
+    assert names[i + 4 :] == list(project.MOVE_TERMS)  # issue 41's curve moves, added after
     case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
     want = project.results(case, LENDER)
     args = {k: v for k, v in case.items() if k not in project._REQUIRED}

@@ -522,6 +522,42 @@ INPUTS: tuple[Input, ...] = (
                 "months of interest only from in-service (default 0); whole periods (a multiple of 12 "
                 'with periods "year"), below the tenor; the repayment runs over the rest of the tenor',
             ),
+            (
+                "rent_curve_shift",
+                "Rent path shift",
+                "fraction",
+                "number",
+                0.0,
+                "level shift of the rent path: its factor x (1 + shift) (default 0), (-1, 10] "
+                "(docs/project.md)",
+            ),
+            (
+                "rent_curve_slope",
+                "Rent path tilt",
+                "1/year",
+                "number",
+                0.0,
+                "tilt of the rent path: its factor x (1 + slope)^t, t the year of operation (default 0), "
+                "(-1, 1] (docs/project.md)",
+            ),
+            (
+                "value_curve_shift",
+                "Value curve shift",
+                "fraction",
+                "number",
+                0.0,
+                "level shift of the value curve: its factor x (1 + shift) (default 0), (-1, 10] "
+                "(docs/project.md)",
+            ),
+            (
+                "value_curve_slope",
+                "Value curve tilt",
+                "1/year",
+                "number",
+                0.0,
+                "tilt of the value curve: its factor x (1 + slope)^t, t the years after purchase "
+                "(default 0), (-1, 1] (docs/project.md)",
+            ),
         )
     ),
     Input(

@@ -314,3 +314,29 @@ def factor_at(curves: np.ndarray, t: object) -> np.ndarray:
     """Factor ``t`` (whole years, 0-based) of each project's curve, past the last the last."""
     index = np.minimum(np.asarray(t, dtype=float), curves.shape[1] - 1).astype(np.intp)
     return curves[np.arange(curves.shape[0]), index]
+
+
+#: the level shift and the tilt of each curve (docs/project.md, "Shifting and tilting a curve"):
+#: the factor at t = the curve's factor at t x (1 + shift) x (1 + slope)^t, t the curve's own time
+#: (the rent's year of operation; the value's years after purchase)
+MOVES = {
+    "rent_curve": ("rent_curve_shift", "rent_curve_slope"),
+    "value_curve": ("value_curve_shift", "value_curve_slope"),
+}
+
+
+def moved(shift: object, slope: object, t: object) -> np.ndarray:
+    """The multiplier (1 + shift) x (1 + slope)^t of a curve shifted by ``shift`` and tilted by
+    ``slope`` at its time ``t`` (1.0 exactly at shift = slope = 0, so the defaults change no bit).
+
+    >>> float(moved(0.1, -0.5, 2))
+    0.275
+    """
+    return (1.0 + np.asarray(shift, dtype=float)) * (1.0 + np.asarray(slope, dtype=float)) ** np.asarray(
+        t, dtype=float
+    )
+
+
+def excel_moved(shift: str, slope: str, t: str) -> str:
+    """The Excel formula of :func:`moved` (cells or expressions ``shift``, ``slope``, ``t``)."""
+    return f"(1+{shift})*(1+{slope})^({t})"

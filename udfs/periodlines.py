@@ -242,10 +242,19 @@ SCALARS: list[Line] = [
         "fraction",
         "the GPUs' value (build + life) years after purchase, as a fraction of the capex (the cash "
         "flows keep residual_fraction)",
-        "="
-        + curves.excel_value_at("[value_curve_factors]", "[build_periods]/[periods_per_year]+[life_years]"),
-        lambda v: curves.value_at(
-            v["value_curve"], v["build_periods"] / v["periods_per_year"] + v["life_years"]
+        "=("
+        + curves.excel_value_at("[value_curve_factors]", "[build_periods]/[periods_per_year]+[life_years]")
+        + ")*"
+        + curves.excel_moved(
+            "[value_curve_shift]", "[value_curve_slope]", "[build_periods]/[periods_per_year]+[life_years]"
+        ),
+        lambda v: (
+            curves.value_at(v["value_curve"], v["build_periods"] / v["periods_per_year"] + v["life_years"])
+            * curves.moved(
+                v["value_curve_shift"],
+                v["value_curve_slope"],
+                v["build_periods"] / v["periods_per_year"] + v["life_years"],
+            )
         ),
     ),
     Line(
@@ -400,15 +409,18 @@ TAX_LINES: list[Line] = [
 
 
 def _rent_factor(v):
-    """The rent curve's factor of the year of operation, or (1 - decline)^year without a curve."""
+    """The rent curve's factor of the year of operation, or (1 - decline)^year without a curve,
+    x (1 + rent_curve_shift) x (1 + rent_curve_slope)^year (docs/project.md)."""
     f = curves.factor_at(v["rent_curve"], v["year"])
-    return np.where(np.isnan(f), (1 - v["rent_decline_per_year"]) ** v["year"], f)
+    f = np.where(np.isnan(f), (1 - v["rent_decline_per_year"]) ** v["year"], f)
+    return f * curves.moved(v["rent_curve_shift"], v["rent_curve_slope"], v["year"])
 
 
 _RENT_FACTOR = (
-    'IF([rent_curve]="",(1-[rent_decline_per_year])^<year>,'
+    '(IF([rent_curve]="",(1-[rent_decline_per_year])^<year>,'
     + curves.excel_at("[rent_curve_factors]", "<year>")
-    + ")"
+    + "))*"
+    + curves.excel_moved("[rent_curve_shift]", "[rent_curve_slope]", "<year>")
 )
 
 
@@ -539,7 +551,7 @@ PERIOD_LINES: list[Line] = [
         "rent factor of the year",
         "fraction",
         "the rent curve's factor of the year of operation (past its last, the last), or "
-        "(1 - decline)^year without a curve",
+        "(1 - decline)^year without a curve, x (1 + rent_curve_shift) x (1 + rent_curve_slope)^year",
         "=IF(<live>=1," + _RENT_FACTOR + ",0)",
         lambda v: _if(v["live"] == 1, _rent_factor(v)),
     ),
@@ -821,10 +833,17 @@ PERIOD_LINES: list[Line] = [
         "value_fraction",
         "GPUs' market value",
         "fraction",
-        "the value curve at the period's end, period / periods a year years after purchase (the "
-        "factors of whole years joined linearly; past the last, the last)",
-        "=" + curves.excel_value_at("[value_curve_factors]", "<period>/[periods_per_year]"),
-        lambda v: curves.value_at(v["value_curve"], v.number / v["periods_per_year"]),
+        "the value curve at the period's end, t = period / periods a year years after purchase (the "
+        "factors of whole years joined linearly; past the last, the last) x (1 + value_curve_shift) "
+        "x (1 + value_curve_slope)^t",
+        "=("
+        + curves.excel_value_at("[value_curve_factors]", "<period>/[periods_per_year]")
+        + ")*"
+        + curves.excel_moved("[value_curve_shift]", "[value_curve_slope]", "<period>/[periods_per_year]"),
+        lambda v: (
+            curves.value_at(v["value_curve"], v.number / v["periods_per_year"])
+            * curves.moved(v["value_curve_shift"], v["value_curve_slope"], v.number / v["periods_per_year"])
+        ),
     ),
     Line(
         "collateral",

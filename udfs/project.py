@@ -87,6 +87,10 @@ TERMS: dict[str, object] = {
     "max_ltv_covenant": 0.0,
     "debt_grace_months": 0.0,
     "target_dscr": 1.3,
+    "rent_curve_shift": 0.0,
+    "rent_curve_slope": 0.0,
+    "value_curve_shift": 0.0,
+    "value_curve_slope": 0.0,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
@@ -94,6 +98,10 @@ LENDER_TERMS = ("covenant_dscr",)
 #: the shape of the debt (docs/project.md): after the market curves among the project functions'
 #: optional arguments (so the arguments before them keep their places)
 DEBT_TERMS = ("debt_repayment", "debt_grace_months", "debt_sizing", "target_dscr")
+#: the curves' level shifts and tilts (docs/project.md, "Shifting and tilting a curve"): the
+#: factor at t x (1 + shift) x (1 + slope)^t; last among the project functions' optional
+#: arguments (so the arguments before them keep their places)
+MOVE_TERMS = ("rent_curve_shift", "rent_curve_slope", "value_curve_shift", "value_curve_slope")
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
 REPAYMENTS = periodlines.REPAYMENTS
 #: ``debt_sizing``: fraction (debt_fraction x capex) or dscr (sized to target_dscr, sculpted)
@@ -499,11 +507,24 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         + t["staff_usd_per_gpu_year"] / ppy
         + t["software_usd_per_gpu_hour"] * h
     )
+    # the rent's shift s and tilt g (docs/project.md) folded into the terms the kernel takes: the
+    # rent x (1 + s), a yearly factor (1 - decline)(1 + g), a curve's factor t x (1 + g)^t
+    shift, slope = t["rent_curve_shift"], t["rent_curve_slope"]
+    moved = bool(np.any(shift) or np.any(slope))
     decline, escalation = 1.0 - t["rent_decline_per_year"], 1.0 + t["opex_escalation_per_year"]
+    if moved:
+        merchant = merchant * (1.0 + shift)
+        decline = decline * (1.0 + slope)
     # a rent curve (udfs/curves.py) where a row has one: its factor of each year of operation
     rent_curve = t.get("rent_curve")
     curved = rent_curve is not None and not bool(np.all(np.isnan(rent_curve[:, 0])))
     rent_factor = np.ascontiguousarray(rent_curve, dtype=float) if curved else np.full((1, 1), np.nan)
+    if curved and moved:  # past the last factor the last holds, tilted on: a factor a year of the life
+        years = max(rent_factor.shape[1], int(np.ceil(np.max(t["life_years"]))))
+        held = np.pad(rent_factor, ((0, 0), (0, years - rent_factor.shape[1])), mode="edge")
+        rent_factor = np.ascontiguousarray(
+            held * curves.moved(0.0, slope[:, None], np.arange(years)[None, :])
+        )
     residual = t["residual_fraction"] * capex
     # debt: the balance at in-service and the level payment over the tenor (none without a loan)
     tenor = np.rint(t["debt_years"] * ppy).astype(int)
@@ -905,6 +926,7 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
                 during = np.where(f["scheduled"], f["closing"].dense()[: p.size], during)
         closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, during, 0.0))
         value = curves.value_at(t["value_curve"], np.broadcast_to(p / ppy, (p.size, capex.size)).T).T * capex
+        value = value * curves.moved(t["value_curve_shift"], t["value_curve_slope"], p / ppy)
         ltv = np.where(closing > 0, closing / value, 0.0)
     ltv = np.where(p <= b + life, ltv, 0.0)
     cov = t["max_ltv_covenant"]
@@ -925,7 +947,11 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{
         k: (None if isinstance(v, str) else v)
         for k, v in TERMS.items()
-        if k not in _REQUIRED and k not in LENDER_TERMS and k not in MARKET_TERMS and k not in DEBT_TERMS
+        if k not in _REQUIRED
+        and k not in LENDER_TERMS
+        and k not in MARKET_TERMS
+        and k not in DEBT_TERMS
+        and k not in MOVE_TERMS
     },
     **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
@@ -934,6 +960,8 @@ OPTIONAL_ARGS: dict[str, object] = {
     **dict.fromkeys(CURVE_TERMS),
     # the debt's shape after the curves, for the same reason
     **{k: {**CHOICES, **TERMS}[k] for k in DEBT_TERMS},
+    # the curves' shifts and tilts last, for the same reason
+    **{k: TERMS[k] for k in MOVE_TERMS},
 }
 
 

@@ -147,6 +147,11 @@ RANGES: dict[str, Range] = {
     # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
     "rent_curve": NON_NEGATIVE,
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value
+    # a curve's level shift and tilt (docs/project.md): x (1 + shift) x (1 + slope)^t, > 0
+    "rent_curve_shift": Range(-1.0, 10.0, lo_open=True),
+    "rent_curve_slope": Range(-1.0, 1.0, lo_open=True),
+    "value_curve_shift": Range(-1.0, 10.0, lo_open=True),
+    "value_curve_slope": Range(-1.0, 1.0, lo_open=True),
     "base_rate_curve": Range(0.0, 1.0),
     "debt_spread": Range(0.0, 1.0),
     "max_ltv_covenant": NON_NEGATIVE,  # 0: none

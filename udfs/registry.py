@@ -123,6 +123,10 @@ PROJECT_DOCS = (
     ArgDoc("debt_grace_months", "Months of interest only from in-service, whole periods below the tenor", "months"),
     ArgDoc("debt_sizing", 'Debt sizing: "fraction" (debt_fraction x capex) or "dscr" (the largest sculpted debt at target_dscr, capped there)', "", TEXT),
     ArgDoc("target_dscr", "The cover dscr sizing sizes to (default 1.30, an assumption)", "ratio"),
+    ArgDoc("rent_curve_shift", "Level shift of the rent path: its factor x (1 + shift)", "fraction"),
+    ArgDoc("rent_curve_slope", "Tilt of the rent path: its factor x (1 + slope)^year of operation", "1/year"),
+    ArgDoc("value_curve_shift", "Level shift of the value curve: its factor x (1 + shift)", "fraction"),
+    ArgDoc("value_curve_slope", "Tilt of the value curve: its factor x (1 + slope)^years after purchase", "1/year"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

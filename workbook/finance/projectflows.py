@@ -150,6 +150,26 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
     ),
     (
         "Revenue",
+        "rent_curve_shift",
+        True,
+        "Rent path shift: the rent factor x (1 + shift)",
+        "fraction",
+        0.0,
+        None,
+        "default 0; (-1, 10]; on the curve or, blank curve, on (1 - decline)^year (docs/project.md)",
+    ),
+    (
+        "Revenue",
+        "rent_curve_slope",
+        True,
+        "Rent path tilt: the rent factor x (1 + slope)^year of operation",
+        "1/year",
+        0.0,
+        None,
+        "default 0; (-1, 1]; without a curve the same as a decline of 1 - (1 - decline)(1 + slope)",
+    ),
+    (
+        "Revenue",
         "contracted_fraction",
         True,
         "Share of the GPUs let take-or-pay",
@@ -231,6 +251,26 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "purchase = capex x factor t, joined linearly between years; value_low / value_high: the "
         "bands (Presets sheet, tbl_finance). The collateral of the LTV lines; the cash flows keep "
         "the residual fraction",
+    ),
+    (
+        "Financing",
+        "value_curve_shift",
+        True,
+        "Value curve shift: the value factor x (1 + shift)",
+        "fraction",
+        0.0,
+        None,
+        "default 0; (-1, 10]; the collateral of the LTV lines (docs/project.md)",
+    ),
+    (
+        "Financing",
+        "value_curve_slope",
+        True,
+        "Value curve tilt: the value factor x (1 + slope)^t, t years after purchase",
+        "1/year",
+        0.0,
+        None,
+        "default 0; (-1, 1]; t = period / periods a year, as the value line reads the curve",
     ),
     (
         "Financing",
