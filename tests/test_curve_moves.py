@@ -269,3 +269,20 @@ def test_a_replay_runs_from_the_in_service_date():
     later = project.period_lines({**v, "build_months": np.array([12.0])})["revenue"][:, 0]
     assert later[2 : 1 + now.size] == pytest.approx(now[1:], rel=1e-15)
     assert later[1] == 0
+
+
+@requires_soffice
+def test_the_docs_spec_in_libreoffice_equals_the_evaluator(tmp_path):
+    """The same SPEC's rows, cases and 20 draws recalculated by LibreOffice (live)."""
+    from lo import recalculate
+    from scenario_book import unrecalculated
+    from test_scenarios_project import _mismatches, _read
+
+    from gputco.workbook.scenarios.spec import parse_spec
+
+    raw = _doc_spec()
+    raw["fixed"]["periods"] = "year"
+    raw["monte_carlo"]["draws"] = 20
+    spec = parse_spec(raw)
+    path = recalculate(unrecalculated(spec, tmp_path / "moves.xlsx"), tmp_path / "lo")
+    assert _mismatches(spec, _read(path)) == []
