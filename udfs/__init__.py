@@ -66,6 +66,7 @@ from .finance import (
 from .project import (
     tco_avg_dscr,
     tco_debt_per_gpu,
+    tco_dscr_breakeven_rent,
     tco_equity_irr,
     tco_equity_npv,
     tco_llcr,
@@ -125,6 +126,7 @@ __all__ = [
     "tco_cost_per_mtok_at_rate",
     "tco_debt_per_gpu",
     "tco_delivered_gpu_hour",
+    "tco_dscr_breakeven_rent",
     "tco_equity_irr",
     "tco_equity_npv",
     "tco_flops_per_token",

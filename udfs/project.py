@@ -184,8 +184,26 @@ RESULTS = (
     "max_ltv",
     "ltv_at_maturity",
     "ltv_breach_periods",
+    "dscr_breakeven_rent_usd_per_gpu_hour",
 )
-#: the results that need debt (NaN without)
+#: the DSCR break-even rent: the market rent at which ``min_dscr`` = ``covenant_dscr``
+#: (docs/project.md "DSCR break-even rent"); its reasons where there is none (``*_why`` codes)
+DSCR_BREAKEVEN = "dscr_breakeven_rent_usd_per_gpu_hour"
+DSCR_BREAKEVEN_REASONS = (
+    "",
+    "no debt service: debt_fraction is 0, so there is no DSCR to break even",
+    "debt_repayment 'sculpted' or debt_sizing 'dscr': the debt service follows CFADS, so min_dscr "
+    "does not cross covenant_dscr at one market rent; use level or straight repayment with "
+    "fraction sizing",
+    "min_dscr stays below covenant_dscr at every market rent: a repayment period's CFADS does not "
+    "rise with the market rent (no market GPU-hour sold then: contracts or the ramp)",
+    periodlines.UNPAYABLE,
+)
+#: the results of one pass over the flows (:func:`results`' default): all but the DSCR break-even
+#: rent, whose search evaluates ``min_dscr`` about 40 times (ask for it by name)
+ONE_PASS = tuple(k for k in RESULTS if k != DSCR_BREAKEVEN)
+#: the relative width the DSCR break-even rent's bisection stops at
+DSCR_BREAKEVEN_TOLERANCE = 1e-10
 NEED_DEBT = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods")
 #: the longest life (years) a project has
 MAX_LIFE = periodlines.TAX_YEARS
@@ -759,16 +777,27 @@ def _chunks(t: dict[str, np.ndarray]):
 
 
 def results(
-    values: Mapping[str, object], need=RESULTS, function: str = "TCO_CASHFLOWS"
+    values: Mapping[str, object], need=ONE_PASS, function: str = "TCO_CASHFLOWS"
 ) -> dict[str, np.ndarray]:
     """The results ``need`` (of :data:`RESULTS`) of every project in ``values`` (see :func:`terms`),
     each a float array (rows,); ``irr_why`` and ``equity_irr_why`` give why an IRR is missing
-    (:data:`gputco.udfs.flows.REASONS`). NPVs discount period p by (1 + rate)^(-p / ppy); IRRs are
+    (:data:`gputco.udfs.flows.REASONS`); the DSCR break-even rent (asked by name: by default
+    :data:`ONE_PASS`) comes with ``dscr_breakeven_rent_usd_per_gpu_hour_why``
+    (:data:`DSCR_BREAKEVEN_REASONS`). NPVs discount period p by (1 + rate)^(-p / ppy); IRRs are
     annual effective; payback in years from the capex; ``revenue_npv`` is the NPV of the revenue
     proportional to the rent, before tax; ``min_dscr`` is NaN without debt;
     ``peak_funding_usd_per_gpu`` is the most negative cumulative equity cash flow (undiscounted)."""
-    t = terms(values, function)
+    return _results(terms(values, function), need)
+
+
+def _results(t: dict[str, np.ndarray], need) -> dict[str, np.ndarray]:
+    """:func:`results` of checked terms ``t``."""
     n = t["capex_per_gpu"].size
+    if DSCR_BREAKEVEN in need:
+        rest = tuple(k for k in need if k != DSCR_BREAKEVEN)
+        got = _results(t, rest) if rest else {"unpayable": np.zeros(n, dtype=bool)}
+        got[DSCR_BREAKEVEN], got[f"{DSCR_BREAKEVEN}_why"] = dscr_breakeven_rent(t)
+        return got
     out = {k: np.full(n, np.nan) for k in need}
     out["unpayable"] = np.zeros(n, dtype=bool)
     if "irr" in need:
@@ -787,6 +816,51 @@ def results(
     return out
 
 
+def dscr_breakeven_rent(t: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The market rent (USD per GPU-hour) at which ``min_dscr`` = ``covenant_dscr`` of each row of
+    checked terms ``t``, contracts as given (their rent is the one ``t`` holds), and a code into
+    :data:`DSCR_BREAKEVEN_REASONS` (0: found; else the value is NaN). With level or straight
+    repayment and fraction sizing the debt service does not depend on the market rent and each
+    period's CFADS is nondecreasing in it, so ``min_dscr`` is: a bisection on every row at once
+    between 0 and a rent doubled until the covenant holds, to :data:`DSCR_BREAKEVEN_TOLERANCE`
+    relative. 0 where the covenant holds even at a market rent of 0; none (code 3) where it does
+    not hold at 2^64 x the given rent (at least 1 USD) (docs/project.md)."""
+    n = t["capex_per_gpu"].size
+    cov = t["covenant_dscr"]
+
+    def low(rent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        got = _results({**t, "rent_usd_per_gpu_hour": rent}, ("min_dscr",))
+        return got["min_dscr"], got["unpayable"]
+
+    why = np.zeros(n, dtype=np.int8)
+    why[(t["repayment"] == REPAYMENTS.index("sculpted")) | (t["sizing"] == SIZINGS.index("dscr"))] = 2
+    lo = np.zeros(n)
+    at0, stuck = low(lo)
+    why[(why == 0) & (t["debt_fraction"] <= 0)] = 1
+    why[(why == 0) & stuck] = 4
+    why[(why == 0) & np.isnan(at0)] = 1
+    hi = np.maximum(np.asarray(t["rent_usd_per_gpu_hour"], dtype=float), 1.0).copy()
+    for _ in range(64):  # doubling up to 2^64 (1.8e19) x the rent: past it, no rent is a market's
+        m, _stuck = low(hi)
+        short = (why == 0) & (at0 < cov) & ~(m >= cov)
+        if not short.any():
+            break
+        hi = np.where(short, hi * 2.0, hi)
+    m, _stuck = low(hi)
+    why[(why == 0) & (at0 < cov) & ~(m >= cov)] = 3
+    open_ = (why == 0) & (at0 < cov)
+    for _ in range(2200):  # each halves the bracket: ends within the tolerance long before
+        going = open_ & (hi - lo > DSCR_BREAKEVEN_TOLERANCE * hi)
+        if not going.any():
+            break
+        mid = np.where(going, 0.5 * (lo + hi), hi)
+        m, _stuck = low(mid)
+        up = going & (m >= cov)
+        hi, lo = np.where(up, mid, hi), np.where(going & ~up, mid, lo)
+    rent = np.where(open_, hi, 0.0)
+    return np.where(why == 0, rent, np.nan), why
+
+
 def _rows(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """A term on some rows: a term every row shares (a scalar broadcast) stays one, unread."""
     if v.ndim == 1 and v.strides == (0,) and v.size:
@@ -802,7 +876,7 @@ ON_DEBT = tuple(
 )
 
 
-def summaries(f, t, ppy: int, need=RESULTS) -> dict[str, np.ndarray]:
+def summaries(f, t, ppy: int, need=ONE_PASS) -> dict[str, np.ndarray]:
     """The results ``need`` of flows ``f`` (:func:`project_flows`) of rows with terms ``t``; where
     sculpted debt cannot be repaid (:data:`gputco.udfs.periodlines.UNPAYABLE`) the results on the
     debt are NaN and ``unpayable`` says so."""
@@ -995,6 +1069,8 @@ def _project_function(result: str | None, name: str, doc: str | None):
         flat, shape = _arguments(signature, args, kwargs)
         out = results(flat, (result,), name.upper())
         why = out.get(f"{result}_why")
+        if result == DSCR_BREAKEVEN and why.any():
+            raise NoSolutionError(DSCR_BREAKEVEN_REASONS[int(why[np.argmax(why != 0)])])
         if why is not None and (why != flows.FOUND).any():
             raise NoSolutionError(flows.REASONS[int(why[np.argmax(why != flows.FOUND)])])
         if result in ON_DEBT and out["unpayable"].any():
@@ -1074,6 +1150,15 @@ _FUNCTIONS = (
         "1.9658",
     ),
     (
+        "tco_dscr_breakeven_rent",
+        DSCR_BREAKEVEN,
+        """The market rent (USD per GPU-hour) at which the lowest DSCR equals covenant_dscr, the
+    contracts as given (level or straight repayment); 0 where the covenant holds even at a market
+    rent of 0; an error without debt, with sculpted repayment or dscr sizing, or where no market
+    rent reaches the covenant.""",
+        "6.545",
+    ),
+    (
         "tco_debt_per_gpu",
         "debt_usd_per_gpu",
         "The debt drawn with the capex, USD per GPU (debt_fraction x capex).",
@@ -1124,6 +1209,7 @@ tco_peak_funding = _made("tco_peak_funding")
 tco_avg_dscr = _made("tco_avg_dscr")
 tco_llcr = _made("tco_llcr")
 tco_debt_per_gpu = _made("tco_debt_per_gpu")
+tco_dscr_breakeven_rent = _made("tco_dscr_breakeven_rent")
 
 tco_project_cashflows = _project_function(None, "tco_project_cashflows", _project_table.__doc__)
 _TABLE_SIGNATURE = tco_project_cashflows.__signature__

@@ -190,6 +190,7 @@ PROJECT_FUNCTIONS = (
     "TCO_AVG_DSCR",
     "TCO_LLCR",
     "TCO_DEBT_PER_GPU",
+    "TCO_DSCR_BREAKEVEN_RENT",
 )
 #: every TCO_ function that builds the cash flows: the hardware ones and the project's
 CASHFLOW_FUNCTIONS = (

@@ -547,7 +547,8 @@ _PROJECT_SPECS = (
         summary,
         returns,
         unit,
-        DSCR_EXAMPLE if name in ("TCO_MIN_DSCR", "TCO_AVG_DSCR", "TCO_LLCR", "TCO_DEBT_PER_GPU") else PROJECT_EXAMPLE,
+        DSCR_EXAMPLE if name in ("TCO_MIN_DSCR", "TCO_AVG_DSCR", "TCO_LLCR", "TCO_DEBT_PER_GPU",
+                    "TCO_DSCR_BREAKEVEN_RENT") else PROJECT_EXAMPLE,
         docs=PROJECT_DOCS,
     )
     for name, summary, returns, unit in (
@@ -611,6 +612,14 @@ _PROJECT_SPECS = (
             "equity the project needs at its worst.",
             "peak funding per GPU",
             "USD",
+        ),
+        (
+            "TCO_DSCR_BREAKEVEN_RENT",
+            "The market rent at which the lowest DSCR equals covenant_dscr, contracts as given "
+            "(level or straight repayment); 0 where the covenant holds at a rent of 0; an error "
+            "without debt, with sculpted repayment or dscr sizing.",
+            "DSCR break-even rent",
+            "USD/GPU-hour",
         ),
     )
     ),
