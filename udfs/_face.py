@@ -20,6 +20,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         frozenset(
             {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS", "REPAYMENTS"}
             | {"SIZINGS"}
+            | {"TAX_LOSSES"}
             | {"ON_DEBT"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),

@@ -558,6 +558,15 @@ INPUTS: tuple[Input, ...] = (
                 "tilt of the value curve: its factor x (1 + slope)^t, t the years after purchase "
                 "(default 0), (-1, 1] (docs/project.md)",
             ),
+            (
+                "tax_losses",
+                "Tax losses",
+                "key",
+                "text",
+                "refund",
+                "refund (a period's loss is a tax credit, default) or carry_forward (a loss is carried "
+                "to later periods, the tax paid is never negative; docs/project.md)",
+            ),
         )
     ),
     Input(

@@ -64,6 +64,9 @@ REPAYMENTS = ("level", "straight", "sculpted")
 #: ``debt_sizing``: fraction (debt_fraction x capex, today's) or dscr (the largest sculpted debt
 #: whose cover is target_dscr, capped at debt_fraction x capex)
 SIZINGS = ("fraction", "dscr")
+#: ``tax_losses``: refund (a period's loss is a tax credit, today's) or carry_forward (a loss is
+#: carried to later periods, the tax paid is never negative; docs/project.md)
+TAX_LOSSES = ("refund", "carry_forward")
 #: what the period table says where dscr sizing meets another repayment
 SIZING_CHECK = 'debt_sizing "dscr" needs debt_repayment "sculpted"'
 #: what the results say where sculpted debt cannot be repaid
@@ -95,6 +98,11 @@ class Line:
 
 def _if(test, yes, no=0.0):
     return np.where(test, yes, no)
+
+
+def _taxable(v):
+    """A period's taxable income: revenue + opex - depreciation + residual."""
+    return v["revenue"] + v["opex"] - v["depreciation"] + v["residual"]
 
 
 def _ramp_sum(months, ramp):
@@ -636,12 +644,30 @@ PERIOD_LINES: list[Line] = [
         lambda v: _if(v["k"] == v["life_periods"], v["residual_fraction"] * v["capex_per_gpu"]),
     ),
     Line(
+        "loss_pool",
+        "tax losses carried forward",
+        "USD",
+        "with tax_losses carry_forward: max(0, the pool before - taxable income), taxable income = "
+        "revenue + opex - depreciation + residual (losses not yet used; what is left after the life "
+        "is lost); 0 with refund",
+        '=IF([tax_losses]="carry_forward",MAX(0,<loss_pool@prev>-(<revenue>+<opex>-<depreciation>+<residual>)),0)',
+        lambda v: _if(
+            v["tax_losses"] == "carry_forward", np.maximum(0.0, v.prev("loss_pool") - _taxable(v))
+        ),
+    ),
+    Line(
         "tax",
         "tax",
         "USD",
-        "-tax rate x (revenue + opex - depreciation + residual); a loss is a credit",
-        "=(<depreciation>-(<revenue>+<opex>+<residual>))*[tax_rate]",
-        lambda v: (v["depreciation"] - (v["revenue"] + v["opex"] + v["residual"])) * v["tax_rate"],
+        "-tax rate x taxable income; with tax_losses refund a loss is a credit, with carry_forward "
+        "-tax rate x max(0, taxable income - the loss pool before) (tax paid, no credit)",
+        '=IF([tax_losses]="carry_forward",-MAX(0,<revenue>+<opex>-<depreciation>+<residual>-<loss_pool@prev>)*[tax_rate],'
+        "(<depreciation>-(<revenue>+<opex>+<residual>))*[tax_rate])",
+        lambda v: np.where(
+            v["tax_losses"] == "carry_forward",
+            -np.maximum(0.0, _taxable(v) - v.prev("loss_pool")) * v["tax_rate"],
+            (v["depreciation"] - (v["revenue"] + v["opex"] + v["residual"])) * v["tax_rate"],
+        ),
     ),
     Line(
         "capex",
@@ -1061,8 +1087,9 @@ def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[st
     scalars: dict[str, Any] = {
         k: np.asarray(v, dtype=float)
         for k, v in t.items()
-        if k not in ("ppy", "method", "repayment", "sizing")
+        if k not in ("ppy", "method", "repayment", "sizing", "losses")
     }
+    scalars["tax_losses"] = np.array(TAX_LOSSES, dtype=object)[t["losses"]].astype(str)
     scalars["debt_sizing"] = np.array(SIZINGS, dtype=object)[t["sizing"]].astype(str)
     scalars["debt_repayment"] = np.array(REPAYMENTS, dtype=object)[t["repayment"]].astype(str)
     scalars["periods"] = np.where(t["ppy"] == 12, "month", "year")

@@ -102,6 +102,11 @@ DEBT_TERMS = ("debt_repayment", "debt_grace_months", "debt_sizing", "target_dscr
 #: factor at t x (1 + shift) x (1 + slope)^t; last among the project functions' optional
 #: arguments (so the arguments before them keep their places)
 MOVE_TERMS = ("rent_curve_shift", "rent_curve_slope", "value_curve_shift", "value_curve_slope")
+#: how a tax loss counts (docs/project.md): after the curves' moves among the project functions'
+#: optional arguments (so the arguments before them keep their places)
+TAX_TERMS = ("tax_losses",)
+#: ``tax_losses``: refund (a loss is a tax credit, today's) or carry_forward (carried to later periods)
+TAX_LOSSES = periodlines.TAX_LOSSES
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
 REPAYMENTS = periodlines.REPAYMENTS
 #: ``debt_sizing``: fraction (debt_fraction x capex) or dscr (sized to target_dscr, sculpted)
@@ -139,6 +144,7 @@ CHOICES = {
     "depreciation_method": "straight_line",
     "debt_repayment": "level",
     "debt_sizing": "fraction",
+    "tax_losses": "refund",
 }
 #: the keys each text term takes
 _VALID = {
@@ -146,6 +152,7 @@ _VALID = {
     "depreciation_method": DEPRECIATION_METHODS,
     "debt_repayment": REPAYMENTS,
     "debt_sizing": SIZINGS,
+    "tax_losses": TAX_LOSSES,
 }
 #: the curves by year (udfs/curves.py: text "1, 0.85", a finance preset key, numbers), empty by
 #: default: ``rent_curve`` (the rent in year t of operation = the rent x factor t; empty: the
@@ -165,6 +172,7 @@ PROJECT_INPUTS = (
     *CURVE_TERMS,
     "debt_repayment",
     "debt_sizing",
+    "tax_losses",
 )
 #: the results :func:`results` can give
 RESULTS = (
@@ -283,6 +291,7 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     out["method"] = _choice("depreciation_method", values.get("depreciation_method"), n, DEPRECIATION_METHODS)
     out["repayment"] = _choice("debt_repayment", values.get("debt_repayment"), n, REPAYMENTS)
     out["sizing"] = _choice("debt_sizing", values.get("debt_sizing"), n, SIZINGS)
+    out["losses"] = _choice("tax_losses", values.get("tax_losses"), n, TAX_LOSSES)
     for k in CURVE_TERMS:  # (rows, factors), NaN in a row without a curve
         default = CURVE_DEFAULTS.get(k)
         out[k] = curves.table(k, values.get(k), n, None if default is None else curves.parse(k, default))
@@ -579,10 +588,12 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         *(("cfads", "service", "equity") if debt else ()),
         *(("power_use",) if powered else ()),
     ]
-    lines = ("revenue", "opex", "depreciation", "tax", "residual") if table else ()
+    # rows whose losses are carried forward: their tax recomputed from these lines after the kernel
+    carried = t["losses"] == 1
+    lines = ("revenue", "opex", "depreciation", "tax", "residual") if table or carried.any() else ()
     # each run's values, written in place (a run per operating period at most, and two before)
     runs = {k: np.empty((2 + kmax, n)) for k in keys}
-    lines_all = np.empty((5, 2 + kmax, n)) if table else np.empty((5, 1, 1))
+    lines_all = np.empty((5, 2 + kmax, n)) if lines else np.empty((5, 1, 1))
     runs.update({f"line_{x}": lines_all[j] for j, x in enumerate(lines)})
     lengths: list[int] = []
 
@@ -631,7 +642,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         powered,
         extra,
         debt,
-        table,
+        bool(lines),
         np.ascontiguousarray(life, dtype=np.int64),
         np.ascontiguousarray(np.broadcast_to(tenor, (n,)), dtype=np.int64),
         *(row(v) for v in (sold_base, opex_base, power_var, fixed_base, decline)),
@@ -661,6 +672,19 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             got["equity"] = flows.Periodic(
                 got["equity"].values, lengths, (shield, np.full(n, b + 1), span, 1.0 + i)
             )
+    if carried.any():  # the tax paid of rows carrying losses forward: by period (runs of one)
+        rows = np.flatnonzero(carried)
+        got.update({f"line_{x}": _dense(got[f"line_{x}"]) for x in lines})
+        taxable = sum(got[f"line_{x}"].values[:, rows] for x in ("revenue", "opex", "residual"))
+        paid = carried_tax(taxable - got["line_depreciation"].values[:, rows], tax[rows])
+        change = paid - got["line_tax"].values[:, rows]
+        got["line_tax"].values[:, rows] = paid
+        for k in ("net", "cfads", "service", "equity") if debt else ("net",):
+            got[k] = _dense(got[k])  # every period line a table of the same periods
+            if k != "service":
+                got[k].values[:, rows] += change
+        if not debt:
+            got["equity"] = got["net"]
     closing, unpayable = None, np.zeros(n, dtype=bool)
     if scheduled.any():  # the debt's lines by period (runs of one), the scheduled rows' debt in them
         got.update({k: _dense(got[k]) for k in ("cfads", "service", "equity")})  # the debt's lines
@@ -709,6 +733,18 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         out["lines"]["net"], out["lines"]["equity"] = net, equity
         out["lines"]["cumulative_equity"] = np.cumsum(equity, axis=0)
     return out
+
+
+def carried_tax(taxable: np.ndarray, rate: np.ndarray) -> np.ndarray:
+    """The tax paid (periods, rows), signed as cash, of taxable income ``taxable`` (periods, rows)
+    with tax_losses carry_forward (docs/project.md): a running loss pool, pool_p = max(0, pool_(p-1)
+    - taxable_p), tax_p = -rate x max(0, taxable_p - pool_(p-1)); no credit; periods in turn, rows at
+    once (the period lines ``loss_pool`` and ``tax`` define it)."""
+    pool, paid = np.zeros(taxable.shape[1]), np.zeros_like(taxable)
+    for p in range(taxable.shape[0]):
+        paid[p] = -np.maximum(0.0, taxable[p] - pool) * rate
+        pool = np.maximum(0.0, pool - taxable[p])
+    return paid
 
 
 def _dense(f: flows.Periodic) -> flows.Periodic:
@@ -1027,7 +1063,7 @@ OPTIONAL_ARGS: dict[str, object] = {
         and k not in DEBT_TERMS
         and k not in MOVE_TERMS
     },
-    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS},
+    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
     # the market curves' arguments after the lender's: a workbook's positional calls keep their places
     **{k: TERMS[k] for k in MARKET_TERMS},
@@ -1036,6 +1072,8 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{k: {**CHOICES, **TERMS}[k] for k in DEBT_TERMS},
     # the curves' shifts and tilts last, for the same reason
     **{k: TERMS[k] for k in MOVE_TERMS},
+    # how a tax loss counts after the moves, for the same reason
+    **{k: CHOICES[k] for k in TAX_TERMS},
 }
 
 

@@ -359,6 +359,18 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         None,
         "default 0; deducted in the in-service year, before the method on the rest",
     ),
+    (
+        "Tax",
+        "tax_losses",
+        False,
+        "Tax losses",
+        "key",
+        "refund",
+        project.TAX_LOSSES,
+        "refund = a period's loss is a tax credit (today's); carry_forward = a loss is carried to "
+        "later periods and the tax paid is never negative; what is left after the life is lost "
+        "(a simplification: IRC 172's 80% limit not modelled; docs/project.md)",
+    ),
 ]
 
 #: the defined names of the MACRS table on Inputs

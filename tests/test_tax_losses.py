@@ -1,0 +1,194 @@
+"""Tax losses carried forward (issue 40, docs/project.md): ``tax_losses`` refund (a loss is a tax
+credit, the default) or carry_forward (a running loss pool, the tax paid never a credit), on every
+route.
+
+Oracles: a loop written here from docs/project.md's definition, fed the taxable income of the
+refund case's own lines (tax = -rate x taxable there); the identities carry_forward NPV <= refund
+NPV with equality where no period is a loss, pool >= 0, tax paid >= 0; the compiled batch path
+held to the period lines; the finance workbook recalculated by gputco's engine against Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import project_cases
+import project_pin_record
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gputco.udfs import project
+from gputco.udfs.errors import UnknownNameError
+
+#: the memo case of docs/project.md, with debt (MACRS 5 makes the first years losses)
+MEMO = {
+    "capex_per_gpu": 31250.0,
+    "rent_usd_per_gpu_hour": 2.0,
+    "opex_usd_per_gpu_hour": 0.4045,
+    "life_years": 5.0,
+    "cost_of_capital": 0.1,
+    "build_months": 12.0,
+    "ramp_months": 3.0,
+    "debt_fraction": 0.6,
+    "debt_rate": 0.09,
+    "debt_years": 4.0,
+    "tax_rate": 0.21,
+    "depreciation_method": "macrs_5",
+}
+RESULTS = ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr")
+
+
+def _carried_by_hand(taxable: list[float], rate: float) -> tuple[list[float], list[float]]:
+    """docs/project.md's definition, one period at a time: (tax paid as cash, pool after)."""
+    pool, paid, pools = 0.0, [], []
+    for x in taxable:
+        paid.append(-rate * max(0.0, x - pool))
+        pool = max(0.0, pool - x)
+        pools.append(pool)
+    return paid, pools
+
+
+def _npv(net: np.ndarray, rate: float, ppy: int) -> float:
+    return float(sum(v * (1 + rate) ** (-p / ppy) for p, v in enumerate(net)))
+
+
+def _drawn(seed: int, month: bool) -> dict:
+    rng = np.random.default_rng(seed)
+    case = project_pin_record.draw(rng, month)
+    if rng.random() < 0.5:
+        case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
+    return case
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
+def test_carry_forward_is_the_definitions_loop_and_never_worth_more(seed, month):
+    case = _drawn(seed, month)
+    refund = project.period_lines({**case, "tax_losses": "refund"})
+    carried = project.period_lines({**case, "tax_losses": "carry_forward"})
+    rate = float(refund["tax_rate"][0])
+    taxable = (refund["revenue"] + refund["opex"] - refund["depreciation"] + refund["residual"])[:, 0]
+    paid, pools = _carried_by_hand(list(taxable), rate)
+    assert np.allclose(carried["tax"][:, 0], paid, rtol=1e-12, atol=1e-9)
+    assert np.allclose(carried["loss_pool"][:, 0], pools, rtol=1e-12, atol=1e-9)
+    assert np.all(carried["loss_pool"] >= 0) and np.all(carried["tax"] <= 0)  # tax paid >= 0
+    assert np.all(refund["loss_pool"] == 0)
+    ppy = 12 if month else 1
+    r = {k: project.results({**case, "tax_losses": k}, RESULTS) for k in project.TAX_LOSSES}
+    coc = float(refund["cost_of_capital"][0])
+    # the compiled path's NPV is the NPV of the lines' net, and of the definition's
+    want = _npv(carried["net"][:, 0], coc, ppy)
+    assert r["carry_forward"]["npv_usd_per_gpu"][0] == pytest.approx(want, rel=1e-9, abs=1e-6)
+    net_by_hand = refund["net"][:, 0] - refund["tax"][:, 0] + np.array(paid)
+    assert want == pytest.approx(_npv(net_by_hand, coc, ppy), rel=1e-9, abs=1e-6)
+    for k in ("npv_usd_per_gpu", "equity_npv_usd_per_gpu"):
+        if np.all(taxable >= 0) or rate == 0:  # no loss: the same cash
+            assert r["carry_forward"][k][0] == pytest.approx(r["refund"][k][0], rel=1e-12, abs=1e-7)
+        else:
+            assert r["carry_forward"][k][0] <= r["refund"][k][0] + 1e-7
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
+def test_the_compiled_path_equals_the_period_lines(seed, month):
+    case = {**_drawn(seed, month), "tax_losses": "carry_forward"}
+    lines = project.period_lines(case)
+    f = project.project_flows(project.terms(case), table=True)
+    n = f["net"].shape[0]
+    for key, got in (("net", f["net"]), ("cfads", f["cfads"]), ("equity", f["equity"])):
+        if case.get("debt_fraction", 0) == 0 and key == "cfads":
+            continue
+        assert np.allclose(got.dense()[:, 0], lines[key][:n, 0], rtol=1e-9, atol=1e-6), key
+    assert np.allclose(f["lines"]["tax"][:, 0], lines["tax"][:n, 0], rtol=1e-9, atol=1e-6)
+
+
+def test_many_rows_of_both_choices_at_once_are_each_row_alone():
+    rng = np.random.default_rng(40)
+    for periods in ("month", "year"):
+        m = 30
+        values = {
+            **MEMO,
+            "periods": periods,
+            "rent_usd_per_gpu_hour": rng.uniform(0.8, 4.0, m).round(4),
+            "tax_rate": rng.uniform(0.0, 0.35, m).round(4),
+            "debt_fraction": rng.choice([0.0, 0.6], m),
+            "build_months": (12 * rng.integers(0, 2, m)) if periods == "year" else rng.integers(0, 13, m),
+            "depreciation_method": [str(x) for x in rng.choice(project.DEPRECIATION_METHODS, m)],
+            "tax_losses": [str(x) for x in rng.choice(project.TAX_LOSSES, m)],
+        }
+        together = project.results(values, RESULTS)
+        for j in range(m):
+            one = {k: (v[j] if isinstance(v, (list, np.ndarray)) else v) for k, v in values.items()}
+            alone = project.results(one, RESULTS)
+            for k in RESULTS:
+                assert together[k][j] == pytest.approx(alone[k][0], rel=1e-12, nan_ok=True), (j, k)
+
+
+def test_the_memo_case_pays_no_tax_while_its_losses_last():
+    memo = {**MEMO, "periods": "month"}
+    refund = project.results(memo, RESULTS)
+    carried = project.results({**memo, "tax_losses": "carry_forward"}, RESULTS)
+    # MACRS 5's first years are losses: their refunds are cash only with refund
+    assert carried["min_dscr"][0] < refund["min_dscr"][0]
+    assert carried["npv_usd_per_gpu"][0] < refund["npv_usd_per_gpu"][0]
+    # the default is refund, today's
+    assert project.results({**memo, "tax_losses": "refund"}, RESULTS)["npv_usd_per_gpu"][0] == refund[
+        "npv_usd_per_gpu"
+    ][0]
+
+
+def test_a_bad_value_is_named_with_the_valid_ones():
+    with pytest.raises(UnknownNameError, match=r"unknown tax_losses .carry.; valid: carry_forward, refund"):
+        project.results({**MEMO, "tax_losses": "carry"})
+
+
+def test_the_functions_take_tax_losses_after_every_existing_argument():
+    assert list(project.OPTIONAL_ARGS)[-1] == "tax_losses"
+    from gputco.udfs import tco_project_npv
+
+    base = tco_project_npv(31250, 2.0, 0.4045, 5, 0.1)
+    assert tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, tax_losses="refund") == base
+    kw = {k: v for k, v in MEMO.items() if k not in project._REQUIRED}
+    carried = tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, periods="month", tax_losses="carry_forward", **kw)
+    want = project.results({**MEMO, "periods": "month", "tax_losses": "carry_forward"}, ("npv_usd_per_gpu",))
+    assert carried == pytest.approx(want["npv_usd_per_gpu"][0], rel=1e-12)
+    assert carried < tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, periods="month", **kw)
+
+
+SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
+
+
+@pytest.mark.parametrize("month", [True, False])
+def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
+    from gputco.workbook.finance.build import fill_cached_values
+
+    rng = np.random.default_rng(40 + month)
+    inputs: dict[str, object] = {
+        "inp_periods": "month" if month else "year",
+        "inp_debt_fraction": 0.6,
+        "inp_debt_years": 4,
+        "inp_tax_rate": 0.21,
+        "inp_depreciation_method": "macrs_5",
+        "inp_tax_losses": "carry_forward",
+    }
+    for k in range(1, len(SYSTEMS) + 1):
+        inputs[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(1.0, 4.0)), 4)
+        inputs[f"inp_build_months_{k}"] = int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
+    path = project_cases.write_finance_book(tmp_path / "t.xlsx", SYSTEMS, inputs)
+    fill_cached_values(path)
+    losses = 0
+    for k, (cell, lines) in enumerate(
+        project_cases.read_finance_book(path, len(SYSTEMS), ("tax", "loss_pool", "net", "equity")), start=1
+    ):
+        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
+        terms = {key: v for key, v in terms.items() if v is not None and v != ""}
+        assert terms["tax_losses"] == "carry_forward"
+        py = project.period_lines(terms)
+        n = py["net"].shape[0]
+        for key in ("tax", "loss_pool", "net", "equity"):
+            got = np.array(lines[key][:n], float)
+            assert np.allclose(got, py[key][:, 0], rtol=1e-9, atol=1e-6), (k, key)
+        losses += int(np.any(py["loss_pool"] > 0))
+        res = project.results(terms, ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
+        for key in ("equity_npv_usd_per_gpu", "min_dscr"):
+            assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+    assert losses  # the books test a carried loss
