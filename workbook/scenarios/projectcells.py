@@ -35,6 +35,7 @@ CELLS = (
     "contract",
     "revenue",
     "opex",
+    "loss_pool",
     "tax",
     "net",
     "cumulative",
