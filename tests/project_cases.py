@@ -10,6 +10,21 @@ import numpy as np
 SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
 #: the relative tolerance of every comparison with Python
 REL = 1e-9
+#: the memo case of docs/project.md, with debt
+MEMO = {
+    "capex_per_gpu": 31250.0,
+    "rent_usd_per_gpu_hour": 2.0,
+    "opex_usd_per_gpu_hour": 0.4045,
+    "life_years": 5.0,
+    "cost_of_capital": 0.1,
+    "build_months": 12.0,
+    "ramp_months": 3.0,
+    "debt_fraction": 0.6,
+    "debt_rate": 0.09,
+    "debt_years": 4.0,
+    "tax_rate": 0.21,
+    "depreciation_method": "macrs_5",
+}
 
 #: the structure of each drawn case: the inputs set once (a SPEC's [fixed], a workbook's Inputs)
 BOOKS = {

@@ -28,20 +28,7 @@ from gputco.udfs.errors import InputRangeError, UnknownNameError
 
 LENDER = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods", "debt_usd_per_gpu")
 #: the memo case of docs/project.md, with debt
-MEMO = {
-    "capex_per_gpu": 31250.0,
-    "rent_usd_per_gpu_hour": 2.0,
-    "opex_usd_per_gpu_hour": 0.4045,
-    "life_years": 5.0,
-    "cost_of_capital": 0.1,
-    "build_months": 12.0,
-    "ramp_months": 3.0,
-    "debt_fraction": 0.6,
-    "debt_rate": 0.09,
-    "debt_years": 4.0,
-    "tax_rate": 0.21,
-    "depreciation_method": "macrs_5",
-}
+MEMO = project_cases.MEMO
 
 
 def _schedule(case: dict) -> dict[str, np.ndarray]:
@@ -202,7 +189,8 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
         "debt_sizing",
         "target_dscr",
     ]
-    assert names[i + 4 :] == list(project.MOVE_TERMS)  # issue 41's curve moves, added after
+    # issue 41's curve moves, then issue 40's tax_losses, added after
+    assert names[i + 4 :] == [*project.MOVE_TERMS, *project.TAX_TERMS]
     case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
     want = project.results(case, LENDER)
     args = {k: v for k, v in case.items() if k not in project._REQUIRED}

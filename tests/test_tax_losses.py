@@ -19,21 +19,8 @@ from hypothesis import strategies as st
 from gputco.udfs import project
 from gputco.udfs.errors import UnknownNameError
 
-#: the memo case of docs/project.md, with debt (MACRS 5 makes the first years losses)
-MEMO = {
-    "capex_per_gpu": 31250.0,
-    "rent_usd_per_gpu_hour": 2.0,
-    "opex_usd_per_gpu_hour": 0.4045,
-    "life_years": 5.0,
-    "cost_of_capital": 0.1,
-    "build_months": 12.0,
-    "ramp_months": 3.0,
-    "debt_fraction": 0.6,
-    "debt_rate": 0.09,
-    "debt_years": 4.0,
-    "tax_rate": 0.21,
-    "depreciation_method": "macrs_5",
-}
+#: the memo case of docs/project.md, with debt (MACRS 5 makes the first months losses)
+MEMO = project_cases.MEMO
 RESULTS = ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr")
 
 
