@@ -15,6 +15,7 @@ import project_pin_record
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lo import requires_soffice
 
 from gputco.udfs import project
 from gputco.udfs.errors import UnknownNameError
@@ -141,13 +142,56 @@ def test_the_functions_take_tax_losses_after_every_existing_argument():
     assert carried < tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, periods="month", **kw)
 
 
+def test_the_scenario_evaluator_and_batch_take_tax_losses(tmp_path):
+    import csv
+    import subprocess
+    import sys
+
+    from gputco.udfs import scenario
+
+    spec = {
+        "system": "H100_HGX",
+        "mfu": [0.5, 0.5],
+        "rent_usd_per_gpu_hour": [1.5, 1.5],
+        "debt_fraction": [0.6, 0.6],
+        "periods": "month",
+        "build_months": [12, 12],
+        "ramp_months": [3, 3],
+        "depreciation_method": "macrs_5",
+        "tax_rate": 0.21,
+        "tax_losses": ["refund", "carry_forward"],
+    }
+    out = scenario.evaluate(spec)
+    src = {**scenario.used_inputs(spec), **out}
+    for j in range(2):
+        terms = {key: src[key][j] for key in project.TERMS if key in src}
+        terms.update(periods="month", depreciation_method="macrs_5", tax_losses=spec["tax_losses"][j])
+        assert terms["tax_rate"] == 0.21
+        want = project.results(terms, RESULTS)
+        for key in RESULTS:
+            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
+    assert out["min_dscr"][1] < out["min_dscr"][0]  # the ramp's losses are no cash when carried
+    good = tmp_path / "in.csv"
+    good.write_text(
+        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,build_months,ramp_months,depreciation_method,tax_rate,tax_losses\n"
+        + "".join(f"H100_HGX,0.5,1.5,0.6,month,12,3,macrs_5,0.21,{x}\n" for x in spec["tax_losses"])
+    )
+    cli = [sys.executable, "-m", "gputco.addin.cli", "batch"]
+    subprocess.run([*cli, str(good), "-o", str(tmp_path / "out.csv")], check=True, capture_output=True)
+    rows = list(csv.DictReader(open(tmp_path / "out.csv")))
+    for j, r in enumerate(rows):
+        assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
+    said = project_cases.batch_refusal(
+        tmp_path,
+        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,tax_losses\nH100_HGX,0.5,2,0.6,refund\nH100_HGX,0.5,2,0.6,carry\n",
+    )
+    assert "row 3, column E (tax_losses): unknown tax_losses 'carry'" in said
+
+
 SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "H200_HGX", "MI300X")
 
 
-@pytest.mark.parametrize("month", [True, False])
-def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
-    from gputco.workbook.finance.build import fill_cached_values
-
+def _write_book(path, month: bool):
     rng = np.random.default_rng(40 + month)
     inputs: dict[str, object] = {
         "inp_periods": "month" if month else "year",
@@ -160,8 +204,10 @@ def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
     for k in range(1, len(SYSTEMS) + 1):
         inputs[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(1.0, 4.0)), 4)
         inputs[f"inp_build_months_{k}"] = int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
-    path = project_cases.write_finance_book(tmp_path / "t.xlsx", SYSTEMS, inputs)
-    fill_cached_values(path)
+    return project_cases.write_finance_book(path, SYSTEMS, inputs)
+
+
+def _check_book(path) -> None:
     losses = 0
     for k, (cell, lines) in enumerate(
         project_cases.read_finance_book(path, len(SYSTEMS), ("tax", "loss_pool", "net", "equity")), start=1
@@ -179,3 +225,19 @@ def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
         for key in ("equity_npv_usd_per_gpu", "min_dscr"):
             assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
     assert losses  # the books test a carried loss
+
+
+@pytest.mark.parametrize("month", [True, False])
+def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
+    from gputco.workbook.finance.build import fill_cached_values
+
+    path = _write_book(tmp_path / "t.xlsx", month)
+    fill_cached_values(path)
+    _check_book(path)
+
+
+@requires_soffice
+def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
+    import lo
+
+    _check_book(lo.recalculate(_write_book(tmp_path / "t.xlsx", True), tmp_path / "lo"))
