@@ -135,6 +135,22 @@ def read_finance_book(path, n: int, lines) -> list[tuple[dict[str, object], dict
     return out
 
 
+def batch_rows(tmp_path, csv_path) -> list[dict[str, str]]:
+    """``gputco batch`` of the CSV at ``csv_path`` (it must succeed): its output rows by column."""
+    import csv
+    import subprocess
+    import sys
+
+    out = tmp_path / "batch_out.csv"
+    subprocess.run(
+        [sys.executable, "-m", "gputco.addin.cli", "batch", str(csv_path), "-o", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    with open(out, newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def batch_refusal(tmp_path, csv_text: str) -> str:
     """``gputco batch`` of a CSV of ``csv_text`` that must be refused: no output written, exit
     not 0; its stderr."""

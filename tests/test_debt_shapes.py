@@ -205,9 +205,6 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
 
 
 def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
-    import csv
-    import subprocess
-    import sys
 
     from gputco.udfs import scenario
 
@@ -250,10 +247,7 @@ def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
             )
         )
     )
-    cli = [sys.executable, "-m", "gputco.addin.cli", "batch"]
-    subprocess.run([*cli, str(good), "-o", str(tmp_path / "out.csv")], check=True, capture_output=True)
-    rows = list(csv.DictReader(open(tmp_path / "out.csv")))
-    for j, r in enumerate(rows):
+    for j, r in enumerate(project_cases.batch_rows(tmp_path, good)):
         assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
     said = project_cases.batch_refusal(
         tmp_path,

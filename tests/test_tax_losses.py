@@ -119,9 +119,10 @@ def test_the_memo_case_pays_no_tax_while_its_losses_last():
     assert carried["min_dscr"][0] < refund["min_dscr"][0]
     assert carried["npv_usd_per_gpu"][0] < refund["npv_usd_per_gpu"][0]
     # the default is refund, today's
-    assert project.results({**memo, "tax_losses": "refund"}, RESULTS)["npv_usd_per_gpu"][0] == refund[
-        "npv_usd_per_gpu"
-    ][0]
+    assert (
+        project.results({**memo, "tax_losses": "refund"}, RESULTS)["npv_usd_per_gpu"][0]
+        == refund["npv_usd_per_gpu"][0]
+    )
 
 
 def test_a_bad_value_is_named_with_the_valid_ones():
@@ -143,9 +144,6 @@ def test_the_functions_take_tax_losses_after_every_existing_argument():
 
 
 def test_the_scenario_evaluator_and_batch_take_tax_losses(tmp_path):
-    import csv
-    import subprocess
-    import sys
 
     from gputco.udfs import scenario
 
@@ -176,10 +174,7 @@ def test_the_scenario_evaluator_and_batch_take_tax_losses(tmp_path):
         "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,build_months,ramp_months,depreciation_method,tax_rate,tax_losses\n"
         + "".join(f"H100_HGX,0.5,1.5,0.6,month,12,3,macrs_5,0.21,{x}\n" for x in spec["tax_losses"])
     )
-    cli = [sys.executable, "-m", "gputco.addin.cli", "batch"]
-    subprocess.run([*cli, str(good), "-o", str(tmp_path / "out.csv")], check=True, capture_output=True)
-    rows = list(csv.DictReader(open(tmp_path / "out.csv")))
-    for j, r in enumerate(rows):
+    for j, r in enumerate(project_cases.batch_rows(tmp_path, good)):
         assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
     said = project_cases.batch_refusal(
         tmp_path,

@@ -651,9 +651,7 @@ PERIOD_LINES: list[Line] = [
         "revenue + opex - depreciation + residual (losses not yet used; what is left after the life "
         "is lost); 0 with refund",
         '=IF([tax_losses]="carry_forward",MAX(0,<loss_pool@prev>-(<revenue>+<opex>-<depreciation>+<residual>)),0)',
-        lambda v: _if(
-            v["tax_losses"] == "carry_forward", np.maximum(0.0, v.prev("loss_pool") - _taxable(v))
-        ),
+        lambda v: _if(v["tax_losses"] == "carry_forward", np.maximum(0.0, v.prev("loss_pool") - _taxable(v))),
     ),
     Line(
         "tax",
