@@ -721,7 +721,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "sculpt_count",
-        "repayment periods with CFADS > 0, so far",
+        "sculpted periods so far",
         "",
         "m(k): the repayment periods (grace < k <= tenor) with CFADS > 0 up to this one",
         "=<sculpt_count@prev>+IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),1,0)",
@@ -729,7 +729,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "sculpt_pv",
-        "CFADS sculpted against, at repayment start",
+        "sculpted CFADS, PV",
         "USD",
         "CFADS x (1 + period rate)^(-m(k)) in the repayment periods with CFADS > 0",
         "=IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),"
@@ -740,7 +740,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "debt_scale",
-        "debt drawn / debt_fraction x capex",
+        "debt scale (sizing)",
         "fraction",
         "1, or with debt_sizing dscr the largest debt whose sculpted cover is target_dscr: "
         "min(1, the sculpt PVs summed / target_dscr / the debt at in-service) (1 where no repayment "
