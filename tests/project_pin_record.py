@@ -119,3 +119,16 @@ def record() -> dict:
 if __name__ == "__main__":
     OUT.write_text(json.dumps(record(), indent=0) + "\n")
     print(OUT, OUT.stat().st_size)
+
+
+def seeded(seed: int, month: bool, debt_chance: float = 1.0, covenant: bool = False) -> dict:
+    """One drawn case (:func:`draw`) from ``seed``, then a debt of 10-80% of the capex in
+    ``debt_chance`` of the draws (every one at 1) and, with ``covenant``, a DSCR covenant of
+    0.5-2.5x: the lender's and the tax-loss tests' cases."""
+    rng = np.random.default_rng(seed)
+    case = draw(rng, month)
+    if debt_chance >= 1 or rng.random() < debt_chance:
+        case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
+    if covenant:
+        case["covenant_dscr"] = round(float(rng.uniform(0.5, 2.5)), 3)
+    return case

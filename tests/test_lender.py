@@ -21,11 +21,7 @@ LENDER = ("min_dscr", "avg_dscr", "llcr", "plcr", "dscr_breach_periods", "debt_u
 
 
 def _levered(seed: int, month: bool) -> dict:
-    rng = np.random.default_rng(seed)
-    case = project_pin_record.draw(rng, month)
-    case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
-    case["covenant_dscr"] = round(float(rng.uniform(0.5, 2.5)), 3)
-    return case
+    return project_pin_record.seeded(seed, month, covenant=True)
 
 
 @settings(max_examples=60, deadline=None)

@@ -40,11 +40,7 @@ def _npv(net: np.ndarray, rate: float, ppy: int) -> float:
 
 
 def _drawn(seed: int, month: bool) -> dict:
-    rng = np.random.default_rng(seed)
-    case = project_pin_record.draw(rng, month)
-    if rng.random() < 0.5:
-        case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
-    return case
+    return project_pin_record.seeded(seed, month, debt_chance=0.5)
 
 
 @settings(max_examples=60, deadline=None)

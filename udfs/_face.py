@@ -22,6 +22,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
             | {"SIZINGS"}
             | {"TAX_LOSSES"}
             | {"ON_DEBT"}
+            | {"FINANCED", "LTV"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),
         "the project's inputs, choices and MACRS table for the workbooks' input cells",

@@ -174,12 +174,9 @@ PROJECT_INPUTS = (
     "debt_sizing",
     "tax_losses",
 )
-#: the results :func:`results` can give
-RESULTS = (
-    "npv_usd_per_gpu",
-    "irr",
-    "payback_years",
-    "revenue_npv",
+#: the financed project's results, under these names on every route (the finance workbook's
+#: Model rows out_<key>_<n> too): the equity's, the lender's and the debt drawn
+FINANCED = (
     "equity_irr",
     "equity_npv_usd_per_gpu",
     "min_dscr",
@@ -189,9 +186,17 @@ RESULTS = (
     "plcr",
     "dscr_breach_periods",
     "debt_usd_per_gpu",
-    "max_ltv",
-    "ltv_at_maturity",
-    "ltv_breach_periods",
+)
+#: the loan-to-value results (the value curve's collateral)
+LTV = ("max_ltv", "ltv_at_maturity", "ltv_breach_periods")
+#: the results :func:`results` can give
+RESULTS = (
+    "npv_usd_per_gpu",
+    "irr",
+    "payback_years",
+    "revenue_npv",
+    *FINANCED,
+    *LTV,
     "dscr_breakeven_rent_usd_per_gpu_hour",
 )
 #: the DSCR break-even rent: the market rent at which ``min_dscr`` = ``covenant_dscr``

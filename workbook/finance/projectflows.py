@@ -661,21 +661,13 @@ def _equity_chart(ws, system: str) -> None:
 RESULTS = (
     "project_npv_usd_per_gpu",
     "project_irr",
-    "equity_irr",
-    "equity_npv_usd_per_gpu",
-    "min_dscr",
-    "peak_funding_usd_per_gpu",
-    "avg_dscr",
-    "llcr",
-    "plcr",
-    "dscr_breach_periods",
-    "debt_usd_per_gpu",
+    *project.FINANCED,
     "cluster_npv_usd",
     "cluster_equity_npv_usd",
     "cluster_peak_funding_usd",
 )
 #: the loan-to-value results on Model (out_<key>_<n>), from the period table's ltv lines
-LTV_RESULTS = ("max_ltv", "ltv_at_maturity", "ltv_breach_periods")
+LTV_RESULTS = project.LTV
 RESULTS_SHOWN = (
     ("project_npv_usd_per_gpu", "Project NPV"),
     ("project_irr", "Project IRR"),
