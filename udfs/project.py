@@ -684,10 +684,10 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         paid = carried_tax(taxable - got["line_depreciation"].values[:, rows], tax[rows])
         change = paid - got["line_tax"].values[:, rows]
         got["line_tax"].values[:, rows] = paid
-        for k in ("net", "cfads", "service", "equity") if debt else ("net",):
-            got[k] = _dense(got[k])  # every period line a table of the same periods
-            if k != "service":
-                got[k].values[:, rows] += change
+        for key in ("net", "cfads", "service", "equity") if debt else ("net",):
+            got[key] = _dense(got[key])  # every period line a table of the same periods
+            if key != "service":
+                got[key].values[:, rows] += change
         if not debt:
             got["equity"] = got["net"]
     closing, unpayable = None, np.zeros(n, dtype=bool)
@@ -784,16 +784,16 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         cover = np.where(pv > 0, pv / balance, 0.0)
         sculpted = np.where(counted & (cover > 0), flow / np.where(cover > 0, cover, 1.0), np.nan)
     owed = balance.copy()
-    for k in range(1, int(tenor.max()) + 1):
-        p = b + k
+    for step in range(1, int(tenor.max()) + 1):
+        p = b + step
         if p >= periods:
             break
-        live = k <= tenor
+        live = step <= tenor
         due = np.where(live, owed * i, 0.0)
         shaped = np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0))
-        if k <= top:
-            shaped = np.where((shape == 2) & ~np.isnan(sculpted[k - 1]), sculpted[k - 1] - due, shaped)
-        principal = np.where(live & (k > grace), shaped, 0.0)
+        if step <= top:
+            shaped = np.where((shape == 2) & ~np.isnan(sculpted[step - 1]), sculpted[step - 1] - due, shaped)
+        principal = np.where(live & (step > grace), shaped, 0.0)
         interest[p], service[p] = due, due + principal
         owed = np.where(live, owed - principal, 0.0)
         closing[p] = owed
