@@ -23,6 +23,7 @@ from fuzzing import CASES, fuzz_settings, hard_timeout
 from hostile import cell, package, shared_strings, sheet
 from hypothesis import given
 from hypothesis import strategies as st
+from lo import requires_soffice
 
 from gputco import udfs
 from gputco.addin.cli import main
@@ -395,6 +396,7 @@ def test_damaged_zip(tmp_path):
     fuzz_settings(1 / 8)(_zip_case)(tmp_path)
 
 
+@requires_soffice
 def test_the_base_workbook_recalculates(tmp_path):
     """The unmutated workbook is valid: the fuzz cases start from a real workbook."""
     path = _zip(dict(BASE), tmp_path / "base.xlsx")
