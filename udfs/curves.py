@@ -316,15 +316,6 @@ def factor_at(curves: np.ndarray, t: object) -> np.ndarray:
     return curves[np.arange(curves.shape[0]), index]
 
 
-#: the level shift and the tilt of each curve (docs/project.md, "Shifting and tilting a curve"):
-#: the factor at t = the curve's factor at t x (1 + shift) x (1 + slope)^t, t the curve's own time
-#: (the rent's year of operation; the value's years after purchase)
-MOVES = {
-    "rent_curve": ("rent_curve_shift", "rent_curve_slope"),
-    "value_curve": ("value_curve_shift", "value_curve_slope"),
-}
-
-
 def moved(shift: object, slope: object, t: object) -> np.ndarray:
     """The multiplier (1 + shift) x (1 + slope)^t of a curve shifted by ``shift`` and tilted by
     ``slope`` at its time ``t`` (1.0 exactly at shift = slope = 0, so the defaults change no bit).

@@ -566,8 +566,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     if debt:
         i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
         balance = drawn * (1.0 + i) ** b
-        payment = level_payment(balance, i, tenor)
-        payment = np.where(balance > 0, payment, 0.0)
+        payment = level_payment(balance, i, tenor)  # 0 without a balance
         # rows whose service is not today's level payment from in-service: scheduled period by
         # period after the kernel (which gives them no service)
         scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0))
