@@ -145,7 +145,12 @@ def test_rows_of_flows_are_bit_for_bit_the_same_interpreted_and_compiled(monkeyp
     bound, and flows held as runs with a loan's geometric term: the same to the last bit."""
     rng = np.random.default_rng(32)
     one = np.c_[-rng.uniform(50, 100, (200, 1)), rng.uniform(1, 30, (200, 15))]
-    rows = np.concatenate([one, rng.normal(0.0, 1.0, (200, 16))])
+    # NPV (x - x1)(x - x2) Q(x), Q > 0: two roots 0.1 to 0.5 points apart in one of the grid's
+    # cells, found by the dips' search (udfs/_flowkernels.dip_roots)
+    r1 = rng.uniform(-0.3, 0.6, 100)
+    x1, x2 = 1 / (1 + r1), 1 / (1 + r1 + rng.uniform(0.001, 0.005, 100))
+    close = np.array([np.convolve([a * b, -(a + b), 1.0], rng.uniform(0.1, 1.0, 14)) for a, b in zip(x1, x2)])
+    rows = np.concatenate([one, rng.normal(0.0, 1.0, (200, 16)), close])
     values = rng.normal(0.0, 100.0, (6, 50))
     values[0] = -rng.uniform(1000, 2000, 50)
     runs = flows.Periodic(
@@ -171,6 +176,7 @@ def test_rows_of_flows_are_bit_for_bit_the_same_interpreted_and_compiled(monkeyp
     _same(interpreted, compiled)
     assert (interpreted["rows changes"] > 1).sum() > 100  # the several-roots path is exercised
     assert np.isfinite(interpreted["runs irr"]).sum() > 10
+    assert np.isfinite(interpreted["rows irr"][-100:]).all()  # the close roots found
 
 
 def test_the_choice_is_by_work_and_the_switch_is_checked(monkeypatch):

@@ -456,16 +456,78 @@ def irr_rows(values, lengths, starts, coef, first, count, ratio, periods_per_yea
         why[i] = FOUND if math.isfinite(r) else NO_ROOT
 
 
+@_step
+def _row_of(starts, lengths, rows, j, coef, first, count, ratio, g0, rtab, geo):
+    """Whether row ``rows[j]`` has a geometric term (its terms into ``g0`` and ``rtab``, worked
+    out where it is not the row before, ``rows[j - 1]``: a row's brackets come one after the
+    other; ``geo``: the answer for the row before)."""
+    if j > 0 and rows[j] == rows[j - 1]:
+        return geo
+    return _geometric_starts(starts, lengths, rows[j], coef, first, count, ratio, g0, rtab)
+
+
 @_kernel
 def bracket_roots(values, lengths, starts, coef, first, count, ratio, rows, lo, hi, up, out):
     """The root in each bracket [lo, hi] of the row ``rows[j]`` (NPV > 0 at lo where ``up``),
     by :func:`_solve` from the bracket's middle in log(1 + r)."""
     g0, tab, rtab = _scratch(lengths)
-    before, geo = -1, False
+    geo = False
     for j in range(rows.size):
         i = rows[j]
-        if i != before:
-            geo = _geometric_starts(starts, lengths, i, coef, first, count, ratio, g0, rtab)
-            before = i
+        geo = _row_of(starts, lengths, rows, j, coef, first, count, ratio, g0, rtab, geo)
         start = -1.0 + math.sqrt((1.0 + lo[j]) * (1.0 + hi[j]))
         out[j] = _solve(values, lengths, i, g0, ratio[i], rtab, start, lo[j], hi[j], up[j], tab, geo)
+
+
+@_kernel
+def dip_roots(values, lengths, starts, coef, first, count, ratio, rows, lo, hi, sign, split, at, least):
+    """Where the grid of rates saw NPV keep its sign (``sign[j]``) at lo[j] and hi[j] but |NPV|
+    least at a rate between (a dip: two close roots may lie in it, or one where NPV touches 0):
+    the extremum of NPV in [lo, hi], the root of its slope found by regula falsi (Illinois) with
+    a bisection in log(1 + r) every third step, stopped at the first rate where NPV has the other
+    sign (``split[j]``, NaN where there is none; where there is one, [lo, split] and
+    [split, hi] each bracket a root). ``at[j]``, ``least[j]``: the rate where sign x NPV was least and that value (NaN where
+    the slope does not go from falling at lo to rising at hi: no one extremum inside)."""
+    g0, tab, rtab = _scratch(lengths)
+    geo = False
+    for j in range(rows.size):
+        i = rows[j]
+        geo = _row_of(starts, lengths, rows, j, coef, first, count, ratio, g0, rtab, geo)
+        split[j], at[j], least[j] = np.nan, np.nan, np.nan
+        s = sign[j]
+        a, b = lo[j], hi[j]
+        fa, da = _npv_and_slope(values, lengths, i, g0, ratio[i], rtab, a, tab, geo)
+        fb, db = _npv_and_slope(values, lengths, i, g0, ratio[i], rtab, b, tab, geo)
+        ha, sa, hb, sb = s * fa, s * da, s * fb, s * db
+        if not (sa < 0.0 < sb and ha > 0.0 and hb > 0.0):
+            continue
+        best, low = (a, ha) if ha < hb else (b, hb)
+        kept = 0  # which end the last step kept: -1 a, 1 b (Illinois halves a twice-kept end's slope)
+        for it in range(MAX_STEPS):
+            m = a - sa * (b - a) / (sb - sa)
+            if not (a < m < b) or it % 3 == 2:
+                m = math.sqrt((1.0 + a) * (1.0 + b)) - 1.0
+                if not (a < m < b):
+                    break
+            fm, dm = _npv_and_slope(values, lengths, i, g0, ratio[i], rtab, m, tab, geo)
+            hm, sm = s * fm, s * dm
+            if hm < low:
+                best, low = m, hm
+            if hm < 0.0:
+                split[j] = m
+                break
+            if sm == 0.0:
+                break
+            if sm < 0.0:
+                a, sa = m, sm
+                if kept == 1:
+                    sb *= 0.5
+                kept = 1
+            else:
+                b, sb = m, sm
+                if kept == -1:
+                    sa *= 0.5
+                kept = -1
+            if b - a <= max(4e-16 * (1.0 + m), 8.881784197001252e-16 * abs(m)):
+                break
+        at[j], least[j] = best, low

@@ -15,8 +15,10 @@ and a row's results are its own, whatever rows are passed with it.
   rule of signs in x = 1 / (1 + r)), found by a safeguarded Newton/bisection per row. Rows whose
   flows change sign several times can have several roots: the one nearest the starting guess is
   taken (-50% a year when the undiscounted sum is a loss, else 10%, as a rate per period: the
-  guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates, except
-  where the running sums prove at most one root (:func:`root_bound`): then none, or the one.
+  guess the workbook's ``IRR`` is given), with roots bracketed on a fixed grid of rates, and two
+  close roots between two of its rates found where NPV dips between them (:func:`_dips`), except
+  where the running sums prove at most one root (:func:`root_bound`): then none, or the one. So
+  "no IRR" only where NPV neither changes sign nor touches 0 at any rate in the range.
 - Payback: the first time the cumulative flow turns >= 0, linear within the period, in periods.
 
 Where many periods repeat the one before in every row (by month: the months of an operating
@@ -56,6 +58,9 @@ REASONS = {
 }
 #: rows whose flows change sign several times are bracketed on this many rows at once
 _GRID_BLOCK = 1024
+#: NPV touches 0 (a double root, no sign change) where its least |NPV| in a dip is at most this
+#: share of the sum of its discounted |flows| (their rounding is about periods x 2.2e-16 of it)
+TOUCH = 1e-12
 
 
 def _kernels(work: int) -> Any:
@@ -122,7 +127,9 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
     One sign change: the one root, by a safeguarded Newton/bisection per row
     (:func:`gputco.udfs._flowkernels.irr_rows`). Several: none, or the one, where the running sums
     prove at most one root (:func:`root_bound`); else every root bracketed on the grid's rates
-    (:func:`_grid_brackets`) and solved, and the one nearest the guess taken.
+    (:func:`_grid_brackets`; two close roots between two rates where NPV dips between them,
+    :func:`_dips`, and a root where it touches 0 within :data:`TOUCH`) and solved, and the one
+    nearest the guess taken.
 
     >>> rate, why = irr(np.array([[-100.0, 50.0, 50.0, 50.0], [1.0, 1.0, 0.0, 0.0]]))
     >>> round(float(rate[0]), 9), why.tolist()
@@ -143,7 +150,7 @@ def irr(flows, periods_per_year: int = 1, *, by_period: bool = False) -> tuple[n
             at = np.flatnonzero(sides[several] == side)
             for s in range(0, at.size, _GRID_BLOCK):
                 parts.append(_grid_brackets(table[:, at[s : s + _GRID_BLOCK]], side, at[s : s + _GRID_BLOCK]))
-        rate[several] = _nearest_root(arrays, several, guess[several], parts)
+        rate[several] = _nearest_root(arrays, several, guess[several], parts, table)
         why[several] = np.where(np.isfinite(rate[several]), FOUND, NO_ROOT)
     if periods_per_year != 1:
         rate = (1.0 + rate) ** periods_per_year - 1.0
@@ -309,46 +316,118 @@ def lowest_sum(flows, *, by_period: bool = False) -> np.ndarray:
 
 # --- several sign changes: the root nearest the guess, bracketed on a grid ---------------------
 
-#: the rates NPV is evaluated at to bracket the roots of rows with several sign changes
-_GRID = np.unique(
+#: the 600 rates the roots of rows with several sign changes were first bracketed between (1 + r
+#: geometric towards -100%, r geometric from 1e-9 to 1e6 above 0): a root alone in one of their
+#: cells is still bracketed by it, so that it is solved to the same bits as before
+_COARSE = np.unique(
     np.concatenate([-1.0 + np.geomspace(1e-9, 1.0, 200)[:-1], np.geomspace(1e-9, 1e6, 400), [0.0]])
 )
+#: the rates NPV is evaluated at to bracket the roots of rows with several sign changes: those
+#: and r geometric from -1e-9 to -50% as densely as above 0 (27 a decade): the rates a month's
+#: root lies at, a few % at most, are in cells a few % of the rate wide on either side of 0 (the
+#: 600 left (-9.9%, 0) one cell), where NPV has at most one extremum (:func:`_dips`)
+_GRID = np.unique(np.concatenate([_COARSE, -np.geomspace(1e-9, 0.5, 235)]))
 #: the grid's rates on each side of 0 a root may lie on (:func:`root_bound`; 0 on both)
 _GRIDS = {ABOVE: _GRID[_GRID >= 0.0], BELOW: _GRID[_GRID <= 0.0], ABOVE | BELOW: _GRID}
 
 
+def _coarse_ends(grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per rate of ``grid``: the index of the nearest rate of :data:`_COARSE` at or below it
+    (0 where none) and at or above it (the last where none)."""
+    coarse = np.isin(grid, _COARSE)
+    at = np.flatnonzero(coarse)
+    below = at[np.maximum(np.searchsorted(at, np.arange(grid.size), side="right") - 1, 0)]
+    above = at[np.minimum(np.searchsorted(at, np.arange(grid.size), side="left"), at.size - 1)]
+    return below, above
+
+
+_COARSE_ENDS = {side: _coarse_ends(grid) for side, grid in _GRIDS.items()}
+
+
 @functools.lru_cache(maxsize=8)
-def _grid_discount(periods: int, side: int = ABOVE | BELOW) -> np.ndarray:
-    """(1 + rate)^-t for the grid's rates on ``side`` (rows) and periods 0..periods - 1 (columns)."""
+def _grid_discount(periods: int, side: int = ABOVE | BELOW) -> tuple[np.ndarray, np.ndarray]:
+    """(1 + rate)^-t for the grid's rates on ``side`` (rows) and periods t = 0..periods - 1
+    (columns), and its derivative in the rate, -t (1 + rate)^(-t - 1)."""
+    grid = 1.0 + _GRIDS[side][:, None]
+    t = np.arange(periods, dtype=float)[None, :]
     with np.errstate(all="ignore"):
-        return (1.0 + _GRIDS[side])[:, None] ** -np.arange(periods, dtype=float)[None, :]
+        discount = grid**-t
+        return discount, -t * discount / grid
 
 
 def _grid_brackets(table: np.ndarray, side: int, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     """For ``rows`` (of those :func:`_nearest_root` solves) whose flows are ``table`` (T, rows):
-    NPV on the grid's rates on ``side`` of 0 (all of them for both sides; where the rows' roots
-    are proven to lie on one side, :func:`root_bound`, only those), and from it the rows and
-    rates where NPV is exactly 0 (roots) and the rows, brackets and signs (NPV > 0 at the
-    bracket's low end) of every sign change between neighbouring rates. Rates where a row's NPV
+    NPV and its slope on the grid's rates on ``side`` of 0 (all of them for both sides; where the
+    rows' roots are proven to lie on one side, :func:`root_bound`, only those), and from it the
+    rows and rates where NPV is exactly 0 (roots), the rows, brackets and signs (NPV > 0 at the
+    bracket's low end) of every sign change between neighbouring rates, and the dips between
+    neighbouring rates where two close roots may hide (:func:`_dips`). Rates where a row's NPV
     overflows are left out of its brackets: they are the grid's lowest (a discount factor
     (1 + r)^-t only grows as r falls towards -100%), so the brackets are those between its
     finite values."""
     grid = _GRIDS[side]
+    discount, slope = _grid_discount(len(table), side)
     with np.errstate(all="ignore"):
-        values = np.ascontiguousarray(table.T) @ _grid_discount(len(table), side).T
-    values[~np.isfinite(values)] = np.nan
+        flows_t = np.ascontiguousarray(table.T)
+        values, slopes = flows_t @ discount.T, flows_t @ slope.T
+    bad = ~(np.isfinite(values) & np.isfinite(slopes))
+    values[bad], slopes[bad] = np.nan, np.nan
     sign = np.sign(values)
     zr, zj = np.nonzero(sign == 0)
-    cr, cj = np.nonzero(sign[:, :-1] * sign[:, 1:] < 0)
-    return rows[zr], grid[zj], rows[cr], grid[cj], grid[cj + 1], values[cr, cj] > 0
+    change = sign[:, :-1] * sign[:, 1:] < 0
+    cr, cj = np.nonzero(change)
+    # a sign change alone in a cell of the 600 first rates, whose ends differ in sign: that cell
+    below, above = _COARSE_ENDS[side]
+    lo, hi = below[cj], above[cj + 1]
+    count = np.concatenate([np.zeros((len(sign), 1), dtype=np.int64), np.cumsum(change, axis=1)], axis=1)
+    alone = (count[cr, hi] - count[cr, lo] == 1) & (sign[cr, lo] * sign[cr, hi] < 0)
+    lo, hi = np.where(alone, lo, cj), np.where(alone, hi, cj + 1)
+    dr, dlo, dhi, dsign = _dips(values, slopes, sign, grid)
+    return rows[zr], grid[zj], rows[cr], grid[lo], grid[hi], values[cr, lo] > 0, rows[dr], dlo, dhi, dsign
 
 
-def _nearest_root(arrays: tuple, several: np.ndarray, guess: np.ndarray, parts: list) -> np.ndarray:
+def _dips(
+    values: np.ndarray, slopes: np.ndarray, sign: np.ndarray, grid: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """The dips of NPV between the grid's rates (``values`` and their ``slopes`` in r, rows x
+    rates; NaN where they overflow): neighbouring rates where NPV has one sign and moves towards
+    0 at the lower and away from it at the higher, so that |NPV| is least between them, where
+    two close roots, or one where NPV touches 0, may lie without a sign change on the grid: the
+    rows, the two rates and NPV's sign there, for :func:`gputco.udfs._flowkernels.dip_roots`."""
+    with np.errstate(invalid="ignore"):
+        falls, rises = sign * slopes < 0, sign * slopes > 0
+    dip = (sign[:, :-1] == sign[:, 1:]) & (sign[:, :-1] != 0) & falls[:, :-1] & rises[:, 1:]
+    r, j = np.nonzero(dip)
+    return r, grid[j], grid[j + 1], sign[r, j]
+
+
+def _nearest_root(
+    arrays: tuple, several: np.ndarray, guess: np.ndarray, parts: list, table: np.ndarray
+) -> np.ndarray:
     """For the rows ``several`` of the flows ``arrays`` (:func:`_arrays`; several sign changes;
-    ``guess``, one per row): every bracket of ``parts`` (:func:`_grid_brackets`, rows numbered
-    within ``several``) solved to its root (:func:`gputco.udfs._flowkernels.bracket_roots`), and
-    per row the root nearest its guess (NaN if none); a rate where NPV is exactly 0 is a root."""
-    zr, zroot, cr, lo, hi, up = (np.concatenate(x) for x in zip(*parts, strict=True))
+    ``guess``, one per row; their flows ``table``, periods x rows): every bracket of ``parts``
+    (:func:`_grid_brackets`, rows numbered within ``several``) solved to its root
+    (:func:`gputco.udfs._flowkernels.bracket_roots`), each dip searched for a rate where NPV takes
+    the other sign, which splits it into two such brackets, or touches 0 (within :data:`TOUCH`:
+    a root; :func:`gputco.udfs._flowkernels.dip_roots`), and per row the root nearest its guess
+    (NaN if none); a rate where NPV is exactly 0 is a root."""
+    zr, zroot, cr, lo, hi, up, dr, dlo, dhi, dsign = (np.concatenate(x) for x in zip(*parts, strict=True))
+    if dr.size:  # a dip holding two roots splits into two brackets; one touching 0 is a root
+        split, at, least = np.empty(dr.size), np.empty(dr.size), np.empty(dr.size)
+        rows = np.ascontiguousarray(several[dr], dtype=np.int64)
+        _kernels(rows.size * len(arrays[0])).dip_roots(*arrays, rows, dlo, dhi, dsign, split, at, least)
+        two = np.isfinite(split)
+        cr = np.concatenate([cr, dr[two], dr[two]])
+        lo = np.concatenate([lo, dlo[two], split[two]])
+        hi = np.concatenate([hi, split[two], dhi[two]])
+        up = np.concatenate([up, dsign[two] > 0, dsign[two] < 0])
+        touch = np.flatnonzero(~two & np.isfinite(least))
+        if touch.size:
+            with np.errstate(all="ignore"):  # the scale: sum of |flow_t| (1 + r)^-t at the dip
+                power = (1.0 + at[touch])[None, :] ** -np.arange(len(table), dtype=float)[:, None]
+                scale = (np.abs(table[:, dr[touch]]) * power).sum(axis=0)
+            touch = touch[least[touch] <= TOUCH * scale]
+            zr, zroot = np.concatenate([zr, dr[touch]]), np.concatenate([zroot, at[touch]])
     root = np.empty(cr.size)
     if cr.size:
         rows = np.ascontiguousarray(several[cr], dtype=np.int64)
