@@ -97,6 +97,26 @@ def system_terms(rng: np.random.Generator, rent: float, year: bool, life: int, b
     return values
 
 
+def drawn_finance_book(seed: int, per_system) -> dict[str, object]:
+    """A drawn finance workbook's ``inp_`` cells: debt, by month (odd ``seed``) or year, a rent
+    decline, 21% tax, and per system of :data:`SYSTEMS` a rent, an MFU of 0.5 and what
+    ``per_system(rng, k)`` draws (cells left as None are not written)."""
+    rng = np.random.default_rng(seed)
+    out: dict[str, object] = {
+        "inp_periods": "month" if seed % 2 else "year",
+        "inp_debt_fraction": round(float(rng.uniform(0.3, 0.8)), 4),
+        "inp_debt_rate": round(float(rng.uniform(0.04, 0.12)), 4),
+        "inp_debt_years": int(rng.integers(2, 5)),
+        "inp_rent_decline_per_year": round(float(rng.uniform(0.0, 0.3)), 4),
+        "inp_tax_rate": 0.21,
+    }
+    for k in range(1, len(SYSTEMS) + 1):
+        out[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(2.0, 4.0)), 4)
+        out[f"inp_mfu_{k}"] = 0.5
+        out.update(per_system(rng, k))
+    return {key: v for key, v in out.items() if v is not None}
+
+
 def write_finance_book(path, systems, inputs: dict[str, object]):
     """A finance workbook of ``systems`` (hyperscaler buyer) with ``inputs`` (defined name ->
     value, the ``inp_`` cells) written, saved at ``path``."""

@@ -106,8 +106,9 @@ def test_the_defaults_change_no_bit():
 
 def test_positional_calls_keep_their_places():
     args = list(project.OPTIONAL_ARGS)
-    first = args.index(MOVES[0])  # only arguments added later (issue 40's tax_losses) after them
-    assert args[first : first + 4] == list(MOVES) and args[first + 4 :] == list(project.TAX_TERMS)
+    first = args.index(MOVES[0])  # only arguments added later (tax_losses, contract escalation) after them
+    assert args[first : first + 4] == list(MOVES)
+    assert args[first + 4 :] == [*project.TAX_TERMS, *project.CONTRACT_TERMS]
     assert args.index("debt_grace_months") < args.index("rent_curve_shift")
 
 
@@ -157,24 +158,17 @@ LINES = ("rent_factor", "revenue", "net", "equity", "value_fraction", "collatera
 def _book(seed: int) -> dict[str, object]:
     """One drawn finance workbook: debt, by year or month, and per system a rent curve (typed, a
     preset, none) and drawn shifts and slopes on both curves."""
-    rng = np.random.default_rng(seed)
-    out: dict[str, object] = {
-        "inp_periods": "month" if seed % 2 else "year",
-        "inp_debt_fraction": round(float(rng.uniform(0.3, 0.8)), 4),
-        "inp_debt_rate": round(float(rng.uniform(0.04, 0.12)), 4),
-        "inp_debt_years": int(rng.integers(2, 5)),
-        "inp_rent_decline_per_year": round(float(rng.uniform(0.0, 0.3)), 4),
-        "inp_tax_rate": 0.21,
-    }
-    for k in range(1, len(project_cases.SYSTEMS) + 1):
-        out[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(2.0, 4.0)), 4)
-        out[f"inp_mfu_{k}"] = 0.5
-        out[f"inp_rent_curve_{k}"] = ("1, 0.6, 0.7, 0.5", "rent_h100_2024_25", None)[k % 3]
-        out[f"inp_rent_curve_shift_{k}"] = round(float(rng.uniform(-0.5, 1.0)), 4)
-        out[f"inp_rent_curve_slope_{k}"] = round(float(rng.uniform(-0.3, 0.3)), 4)
-        out[f"inp_value_curve_shift_{k}"] = round(float(rng.uniform(-0.5, 1.0)), 4)
-        out[f"inp_value_curve_slope_{k}"] = round(float(rng.uniform(-0.3, 0.3)), 4)
-    return {key: v for key, v in out.items() if v is not None}
+
+    def moves(rng, k: int) -> dict[str, object]:
+        return {
+            f"inp_rent_curve_{k}": ("1, 0.6, 0.7, 0.5", "rent_h100_2024_25", None)[k % 3],
+            f"inp_rent_curve_shift_{k}": round(float(rng.uniform(-0.5, 1.0)), 4),
+            f"inp_rent_curve_slope_{k}": round(float(rng.uniform(-0.3, 0.3)), 4),
+            f"inp_value_curve_shift_{k}": round(float(rng.uniform(-0.5, 1.0)), 4),
+            f"inp_value_curve_slope_{k}": round(float(rng.uniform(-0.3, 0.3)), 4),
+        }
+
+    return project_cases.drawn_finance_book(seed, moves)
 
 
 BOOKS = {f"moves_{seed}": _book(seed) for seed in (411, 412)}

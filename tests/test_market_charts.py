@@ -22,7 +22,7 @@ from gputco.workbook.finance import marketcharts, projectflows
 from gputco.workbook.finance.build import write_template
 from gputco.workbook.finance.cashflow import sheet_name
 
-RENT, CURVE, CONTRACT_RENT = 2.5, (1.0, 0.6, 0.5), 3.0
+RENT, CURVE, CONTRACT_RENT, ESCALATION = 2.5, (1.0, 0.6, 0.5), 3.0, 0.1
 INPUTS = {
     "inp_life_years": 6,
     "inp_periods": "month",
@@ -35,6 +35,7 @@ INPUTS = {
     "inp_contracted_fraction_1": 0.5,
     "inp_contract_years_1": 2.5,
     "inp_contract_rent_usd_per_gpu_hour_1": CONTRACT_RENT,
+    "inp_contract_escalation_per_year_1": ESCALATION,
     "inp_rent_usd_per_gpu_hour_2": None,  # no rent: nothing to draw
 }
 
@@ -120,15 +121,17 @@ def test_each_cash_flow_sheet_has_the_rent_path_and_the_collateral_charts(book):
 
 
 def test_the_rent_path_draws_the_rent_times_the_typed_curve(book):
-    """Market rent in year y = rent x factor y (past the last, the last); the contract rent in
-    the contract's years; #N/A after (Excel leaves a gap; the series end before it)."""
+    """Market rent in year y = rent x factor y (past the last, the last); the contract rent x
+    (1 + escalation)^y in the contract's years; #N/A after (Excel leaves a gap; the series end
+    before it)."""
     ws = openpyxl.load_workbook(book, data_only=True)[sheet_name(1)]
     first = projectflows.FIRST_ROW
     market = [ws[f"{marketcharts.rent_col('market_rent')}{first + y}"].value for y in range(6)]
     under = [ws[f"{marketcharts.rent_col('contract_rent')}{first + y}"].value for y in range(6)]
     want = [RENT * CURVE[min(y, len(CURVE) - 1)] for y in range(6)]
     assert market == pytest.approx(want, rel=1e-12)
-    assert under[:3] == pytest.approx([CONTRACT_RENT] * 3, rel=1e-12) and under[3:] == ["#N/A"] * 3
+    assert under[:3] == pytest.approx([CONTRACT_RENT * (1 + ESCALATION) ** y for y in range(3)], rel=1e-12)
+    assert under[3:] == ["#N/A"] * 3
     assert ws[f"{marketcharts.rent_col('market_rent')}{first + 6}"].value == "#N/A"  # past the life
 
 

@@ -127,7 +127,8 @@ def test_a_bad_value_is_named_with_the_valid_ones():
 
 
 def test_the_functions_take_tax_losses_after_every_existing_argument():
-    assert list(project.OPTIONAL_ARGS)[-1] == "tax_losses"
+    # after every argument before it; only issue 41's contract escalation added after
+    assert list(project.OPTIONAL_ARGS)[-2:] == ["tax_losses", *project.CONTRACT_TERMS]
     from gputco.udfs import tco_project_npv
 
     base = tco_project_npv(31250, 2.0, 0.4045, 5, 0.1)

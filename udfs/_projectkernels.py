@@ -40,7 +40,8 @@ def operating_runs(
     a,
     tax,
     contracted_fraction,
-    contract,
+    contract0,
+    contract_escalation,
     contracted_periods,
     ramp_months,
     ramp_end,
@@ -62,7 +63,9 @@ def operating_runs(
     ``table`` the lines (revenue, opex, depreciation, tax, residual: ``lines`` (5, runs, rows)).
     ``dep_per`` (tax years, rows): the depreciation per period of each tax year. With ``curved``
     a row whose ``rent_factor`` (rows, factors) is not NaN sells in year y at its rent x factor
-    min(y, last) (a rent curve) instead of falling by ``decline`` each year."""
+    min(y, last) (a rent curve) instead of falling by ``decline`` each year. The ``contract``
+    rent (USD a period, x the contracted fraction) rises by ``contract_escalation`` (1 + the
+    escalation a year) each new year of operation, as the opex by ``escalation``."""
     per = 12 // ppy
     kmax = run_of.size - 1
     n = sold_base0.size
@@ -70,6 +73,7 @@ def operating_runs(
     # time, every row at once: the runs' rows are written along the rows, in order)
     sold_base, opex_base = sold_base0.copy(), opex_base0.copy()
     power_var, fixed_base = power_var0.copy(), fixed_base0.copy()
+    contract = contract0.copy()  # the contract rent of the year: x (1 + escalation) each new year
     last = rent_factor.shape[1] - 1
     if curved:
         for i in range(n):
@@ -85,6 +89,8 @@ def operating_runs(
                 opex_base[i] = opex_base[i] * escalation[i]
                 power_var[i] = power_var[i] * escalation[i]
                 fixed_base[i] = fixed_base[i] * escalation[i]
+                if has_contract:
+                    contract[i] = contract[i] * contract_escalation[i]
         r = run_of[k]
         if r < 0:
             continue

@@ -408,7 +408,7 @@ INPUTS: tuple[Input, ...] = (
                 "USD/GPU-h",
                 "number",
                 Like("rent_usd_per_gpu_hour"),
-                "take-or-pay rent per available GPU-hour, no decline (default: the rent)",
+                "take-or-pay rent per available GPU-hour in the first year of operation, no decline; then x (1 + contract_escalation_per_year)^year (default: the rent)",
             ),
             (
                 "contract_years",
@@ -417,6 +417,15 @@ INPUTS: tuple[Input, ...] = (
                 "number",
                 Like("life_years"),
                 "years of the contract from in-service (default: the life)",
+            ),
+            (
+                "contract_escalation_per_year",
+                "Contract escalation",
+                "1/year",
+                "number",
+                0.0,
+                "the contract rent's escalation a year: year y of operation at the contract rent x "
+                "(1 + escalation)^y (default 0), (-1, 1] (docs/project.md)",
             ),
             (
                 "debt_fraction",

@@ -567,10 +567,14 @@ PERIOD_LINES: list[Line] = [
         "revenue",
         "revenue",
         "USD",
-        "hours x availability x (market rent x utilisation x ramp x (1 - decline)^year on the GPUs "
-        "not under contract + contract rent on those under it)",
-        _REVENUE.format(contract_rent="[contract_rent_usd_per_gpu_hour]"),
-        lambda v: _revenue(v, v["contract_rent_usd_per_gpu_hour"]),
+        "hours x availability x (market rent x utilisation x ramp x rent factor on the GPUs "
+        "not under contract + contract rent x (1 + contract escalation)^year on those under it)",
+        _REVENUE.format(
+            contract_rent="[contract_rent_usd_per_gpu_hour]*(1+[contract_escalation_per_year])^<year>"
+        ),
+        lambda v: _revenue(
+            v, v["contract_rent_usd_per_gpu_hour"] * (1 + v["contract_escalation_per_year"]) ** v["year"]
+        ),
     ),
     Line(
         "sold",

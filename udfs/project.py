@@ -8,8 +8,9 @@ Every term is per GPU, USD, signed as cash (outflows negative), end of period. T
 ``b`` build periods and ``L = life x ppy`` operating periods ``k = 1..L`` (period ``b + k``):
 
 - period 0: -capex; the debt ``debt_fraction x capex`` is drawn then.
-- revenue_k = 8760 / ppy x availability x (contracted share_k x contract rent + (1 - contracted
-  share_k) x rent x utilisation x ramp_k x (1 - decline)^y), y = the whole years since in-service,
+- revenue_k = 8760 / ppy x availability x (contracted share_k x contract rent x (1 +
+  contract escalation)^y + (1 - contracted share_k) x rent x utilisation x ramp_k x
+  (1 - decline)^y), y = the whole years since in-service,
   contracted share_k = contracted_fraction x the part of period k within ``contract_years``;
   ramp_k = the mean over the period's months m of min(1, (m - 1/2) / ramp_months).
 - opex_k = -(opex - power x (1 - idle) x (1 - utilisation x availability x ramp_k)) x 8760 / ppy
@@ -78,6 +79,7 @@ TERMS: dict[str, object] = {
     "contracted_fraction": 0.0,
     "contract_rent_usd_per_gpu_hour": "rent_usd_per_gpu_hour",
     "contract_years": "life_years",
+    "contract_escalation_per_year": 0.0,
     "debt_fraction": 0.0,
     "debt_rate": "cost_of_capital",
     "debt_years": "life_years",
@@ -105,6 +107,10 @@ MOVE_TERMS = ("rent_curve_shift", "rent_curve_slope", "value_curve_shift", "valu
 #: how a tax loss counts (docs/project.md): after the curves' moves among the project functions'
 #: optional arguments (so the arguments before them keep their places)
 TAX_TERMS = ("tax_losses",)
+#: the contract rent's escalation per year (docs/project.md): the contract rent of year y of
+#: operation = contract rent x (1 + escalation)^y; after how a tax loss counts among the project
+#: functions' optional arguments (so the arguments before them keep their places)
+CONTRACT_TERMS = ("contract_escalation_per_year",)
 #: ``tax_losses``: refund (a loss is a tax credit, today's) or carry_forward (carried to later periods)
 TAX_LOSSES = periodlines.TAX_LOSSES
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
@@ -655,6 +661,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         *(row(v) for v in (escalation, u, a, tax)),
         row(t["contracted_fraction"]),
         row(contract),
+        row(1.0 + t["contract_escalation_per_year"]),
         row(contracted_periods),
         row(t["ramp_months"]),
         ramp_end,
@@ -1066,6 +1073,7 @@ OPTIONAL_ARGS: dict[str, object] = {
         and k not in MARKET_TERMS
         and k not in DEBT_TERMS
         and k not in MOVE_TERMS
+        and k not in CONTRACT_TERMS
     },
     **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
@@ -1078,6 +1086,8 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{k: TERMS[k] for k in MOVE_TERMS},
     # how a tax loss counts after the moves, for the same reason
     **{k: CHOICES[k] for k in TAX_TERMS},
+    # the contract rent's escalation after it, for the same reason
+    **{k: TERMS[k] for k in CONTRACT_TERMS},
 }
 
 

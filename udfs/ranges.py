@@ -136,6 +136,8 @@ RANGES: dict[str, Range] = {
     "contracted_fraction": Range(0.0, 1.0),
     "contract_rent_usd_per_gpu_hour": NON_NEGATIVE,
     "contract_years": Range(0.0, 100.0),
+    # the contract rent of year y of operation x (1 + escalation)^y (docs/project.md): > 0
+    "contract_escalation_per_year": Range(-1.0, 1.0, lo_open=True),
     "debt_fraction": Range(0.0, 1.0, hi_open=True),
     "debt_rate": Range(0.0, 1.0),
     "debt_years": Range(0.0, 100.0, lo_open=True),

@@ -128,6 +128,7 @@ PROJECT_DOCS = (
     ArgDoc("value_curve_shift", "Level shift of the value curve: its factor x (1 + shift)", "fraction"),
     ArgDoc("value_curve_slope", "Tilt of the value curve: its factor x (1 + slope)^years after purchase", "1/year"),
     ArgDoc("tax_losses", 'Tax losses: "refund" (a loss is a tax credit) or "carry_forward" (carried to later periods)', "", TEXT),
+    ArgDoc("contract_escalation_per_year", "Contract rent escalation a year: year y of operation at the contract rent x (1 + escalation)^y", "1/year"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

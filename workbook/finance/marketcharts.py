@@ -2,7 +2,8 @@
 
 - **Rent path** (:data:`RENT_CHART_CELL`): the market rent per GPU-hour by year of operation, the
   rent x the rent curve's factor of that year (the period table's own ``rent factor of the year``
-  cell of the year's first operating period), and the contract rent in the years under contract.
+  cell of the year's first operating period), and the contract rent x (1 + contract escalation)^year
+  in the years under contract.
   A small table right of the yearly summary holds the two lines, one row a year of operation
   (0..14), #N/A (shown blank) past the life and outside the contract, so Excel leaves a gap.
 - **Collateral** (:data:`COLLATERAL_CHART_CELL`): the period table's collateral value, debt at
@@ -102,7 +103,7 @@ def _rent_table(ws, model) -> None:
         market = f"=IF(AND(ISNUMBER({rent}),{year}<{life}),{rent}*INDEX({factor},{at}),NA())"
         under = (
             f"=IF(AND(ISNUMBER({contract_rent}),{year}<{life},{model('contracted_fraction')}>0,"
-            f"INDEX({contract},{at})>0),{contract_rent},NA())"
+            f"INDEX({contract},{at})>0),{contract_rent}*(1+{model('contract_escalation_per_year')})^{year},NA())"
         )
         for key, text in (("market_rent", market), ("contract_rent", under)):
             styles.style_formula(ws[f"{rent_col(key)}{r}"], "USD/GPU-h")

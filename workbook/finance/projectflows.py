@@ -176,7 +176,8 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "fraction",
         0.0,
         None,
-        "default 0 = all sold at the market rent; contracted GPUs are paid every available hour, no decline",
+        "default 0 = all sold at the market rent; contracted GPUs are paid every available hour, no decline "
+        "(the contract escalation below applies)",
     ),
     (
         "Revenue",
@@ -197,6 +198,16 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         None,
         None,
         "after it the contracted GPUs sell at the falling market rent",
+    ),
+    (
+        "Revenue",
+        "contract_escalation_per_year",
+        True,
+        "Contract rent escalation a year",
+        "1/year",
+        0.0,
+        None,
+        "default 0; (-1, 1]; the contract rent of year y of operation x (1 + escalation)^y",
     ),
     (
         "Financing",

@@ -59,11 +59,20 @@ DEFAULT_DRIVERS = ("mfu", "usd_per_kwh", "cost_of_capital", "life_years", "pue",
 DEFAULT_SWING = 0.2
 DEFAULT_DRAWS = 1000
 #: drivers moved about a floor rather than zero: low = floor + (base - floor) x (1 - swing)
-#: a curve's shift and slope multiply it by (1 + x): they move as that multiplier, about -1, so a
-#: base of 0 at 20% gives -0.2 and +0.2 (docs/scenarios.md)
+#: a curve's shift and slope and the contract escalation multiply by (1 + x): they move as that
+#: multiplier, about -1, so a base of 0 at 20% gives -0.2 and +0.2 (docs/scenarios.md)
 FLOORS = {
     "pue": 1.0,
-    **dict.fromkeys(("rent_curve_shift", "rent_curve_slope", "value_curve_shift", "value_curve_slope"), -1.0),
+    **dict.fromkeys(
+        (
+            "rent_curve_shift",
+            "rent_curve_slope",
+            "value_curve_shift",
+            "value_curve_slope",
+            "contract_escalation_per_year",
+        ),
+        -1.0,
+    ),
 }
 #: drivers added to the default tornado when the base scenario gives a rent (the NPV's drivers)
 RENT_DRIVERS = ("rent_usd_per_gpu_hour", "utilisation", "availability")
