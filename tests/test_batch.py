@@ -401,11 +401,19 @@ PROJECT_CLEAN = ["H100_HGX", "0.5", "2.0", "5", "year", "0.5", "4", "5", "macrs_
 PROJECT_BAD = [
     (
         ("debt_years", "2.5"),
-        "row 3, column G (debt_years): debt_years must be a whole number of periods (whole years "
-        'with periods "year", whole months with "month"), got 2.5',
+        "row 3, column G (debt_years): debt_years must be a whole number of periods in (0, life_years] "
+        '(whole years with periods "year", whole months with "month"), got 2.5',
     ),
-    (("debt_years", "7"), "row 3, column G (debt_years): debt_years must be in (0, life_years = 5], got 7"),
-    (("debt_years", "0"), "row 3, column G (debt_years): debt_years must be in (0, 100], got 0"),
+    (
+        ("debt_years", "7"),
+        "row 3, column G (debt_years): debt_years must be a whole number of periods in (0, life_years = 5] "
+        '(whole years with periods "year", whole months with "month"), got 7',
+    ),
+    (
+        ("debt_years", "0"),
+        "row 3, column G (debt_years): debt_years must be a whole number of periods in (0, life_years] "
+        '(whole years with periods "year", whole months with "month"), got 0',
+    ),
     (
         ("depreciation_years", "8"),
         "row 3, column H (depreciation_years): depreciation_years must be in (0, life_years = 5], got 8",

@@ -309,7 +309,7 @@ def test_bad_project_inputs_name_the_input_the_value_and_the_range():
         InputRangeError, match=r'build_months must be a multiple of 12 with periods "year", got 6'
     ):
         project.results({**base, "build_months": 6.0})
-    with pytest.raises(InputRangeError, match=r"debt_years must be in \(0, life_years = 5\], got 6"):
+    with pytest.raises(InputRangeError, match=r"debt_years must be .* in \(0, life_years = 5\] .*, got 6"):
         project.results({**base, "debt_years": 6.0})
     # the tenor: whole periods where there is debt, one rule on every route
     with pytest.raises(InputRangeError, match=r"debt_years must be a whole number of periods .*got 2.5"):

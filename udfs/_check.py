@@ -151,7 +151,12 @@ def checked(arg: str, value: object, function: str | None = None) -> np.ndarray 
 
 def in_range(arg: str, value: object, r: ranges.Range) -> np.ndarray | float:
     """Check ``value`` against the range ``r`` (its interval, and whole numbers where it says so)."""
-    x = number(arg, value, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open)
+    try:
+        x = number(arg, value, r.lo, r.hi, lo_open=r.lo_open, hi_open=r.hi_open)
+    except InputRangeError as err:  # said as the range's rule, where it has one (the debt tenor)
+        if r.rule is None:
+            raise
+        raise InputRangeError(arg, err.value, r.rule, err.index, err.bad) from None
     if r.whole:
         arr = np.asarray(x)
         ok = arr == np.floor(arr)

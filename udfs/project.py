@@ -41,7 +41,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _check as chk
-from . import curves, flows, periodlines
+from . import curves, flows, periodlines, ranges
 from ._parallel import each_chunk
 from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
@@ -323,7 +323,7 @@ def period_lines(values: Mapping[str, object]) -> dict[str, np.ndarray]:
 
 
 #: the debt tenor's rule, one on every route (the functions, batch, SPECs, both workbooks)
-TENOR_RULE = 'a whole number of periods (whole years with periods "year", whole months with "month")'
+TENOR_RULE = ranges.TENOR_RULE
 
 
 #: the grace period's rule (with debt): whole periods, shorter than the tenor
@@ -340,9 +340,8 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
         bad = t[k] > life
         if bad.any():
             i = int(np.argmax(bad))
-            raise InputRangeError(
-                k, t[k][i], f"(0, life_years = {life[i]:g}]", (i,) if life.size > 1 else None
-            )
+            rule = ranges.tenor_rule(life[i]) if k == "debt_years" else f"(0, life_years = {life[i]:g}]"
+            raise InputRangeError(k, t[k][i], rule, (i,) if life.size > 1 else None)
     periods = t["debt_years"] * t["ppy"]
     bad = (periods != np.round(periods)) & (t["debt_fraction"] > 0)
     if bad.any():

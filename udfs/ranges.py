@@ -20,6 +20,21 @@ from dataclasses import dataclass
 INF = math.inf
 
 
+def tenor_rule(life: float | None = None) -> str:
+    """The debt tenor's rule (``debt_years``), one text on every route: the functions, batch,
+    SPECs and the finance workbook's inputs (``life``: the row's life, where the tenor passes it).
+
+    >>> tenor_rule(5)
+    'a whole number of periods in (0, life_years = 5] (whole years with periods "year", whole months with "month")'
+    """
+    life_years = "life_years" if life is None else f"life_years = {life:g}"
+    return f'a whole number of periods in (0, {life_years}] (whole years with periods "year", whole months with "month")'
+
+
+#: the debt tenor's rule, one on every route (:func:`tenor_rule`)
+TENOR_RULE = tenor_rule()
+
+
 @dataclass(frozen=True)
 class Range:
     """An interval of valid values, optionally whole numbers only."""
@@ -29,6 +44,15 @@ class Range:
     lo_open: bool = False
     hi_open: bool = False
     whole: bool = False
+    #: what an error says the value must be, where the interval alone is not the rule (the debt
+    #: tenor: :data:`TENOR_RULE`)
+    rule: str | None = None
+
+    @property
+    def valid(self) -> str:
+        """What an error says a bad value must be: the rule where there is one, else the interval
+        (a whole number in it)."""
+        return self.rule if self.rule else str(self) if self.whole else self.interval
 
     def __str__(self) -> str:
         if self.hi == INF and self.lo > -INF:
@@ -140,7 +164,7 @@ RANGES: dict[str, Range] = {
     "contract_escalation_per_year": Range(-1.0, 1.0, lo_open=True),
     "debt_fraction": Range(0.0, 1.0, hi_open=True),
     "debt_rate": Range(0.0, 1.0),
-    "debt_years": Range(0.0, 100.0, lo_open=True),
+    "debt_years": Range(0.0, 100.0, lo_open=True, rule=TENOR_RULE),
     "cost_of_equity": Range(0.0, 1.0),
     "covenant_dscr": POSITIVE,  # the lender's default covenant (docs/project.md)
     # interest only from in-service; with debt also whole periods below the tenor (udfs/project.py)
@@ -211,9 +235,9 @@ FUNCTION_RANGES: dict[tuple[str, str], Range] = {
         for a in WHOLE_YEARS
         if a != "debt_years"
     },
-    # the debt tenor: (0, 15] on every route, and (udfs/project.py, TENOR_RULE) within the life,
-    # a whole number of periods where there is debt
-    **{(f, "debt_years"): Range(0.0, 15.0, lo_open=True) for f in CASHFLOW_FUNCTIONS},
+    # the debt tenor: (0, 15] in the functions (their life is at most 15), and (udfs/project.py)
+    # within the life, a whole number of periods where there is debt: one rule, TENOR_RULE
+    **{(f, "debt_years"): Range(0.0, 15.0, lo_open=True, rule=TENOR_RULE) for f in CASHFLOW_FUNCTIONS},
 }
 
 

@@ -37,6 +37,8 @@ class ColumnRange:
     hi: float
     lo_open: bool
     hi_open: bool
+    #: what a bad value must be, as the model says it: "in (0, 1]", or the range's rule
+    must: str = ""
 
     def bad(self, x: np.ndarray) -> np.ndarray:
         """True where a value (not NaN) lies outside the interval or is not finite."""
@@ -58,7 +60,10 @@ def input_ranges() -> dict[str, ColumnRange]:
     for inp in scenario.INPUTS:
         if inp.kind == "number" and inp.name in ranges.RANGES:
             r = ranges.of(inp.name)
-            out[inp.name] = ColumnRange(r.interval, r.lo, r.hi, r.lo_open, r.hi_open or r.hi == ranges.INF)
+            must = r.rule or f"in {r.interval}"
+            out[inp.name] = ColumnRange(
+                r.interval, r.lo, r.hi, r.lo_open, r.hi_open or r.hi == ranges.INF, must
+            )
     return out
 
 
@@ -250,7 +255,7 @@ def check_chunk(
                 pos[name],
                 label,
                 values[out],
-                lambda v, nm=name, r=rng: f"{nm} must be in {r.text}, got {_show(v)}",
+                lambda v, nm=name, r=rng: f"{nm} must be {r.must}, got {_show(v)}",
             )
         inputs[name] = values
         empties[name] = empty

@@ -78,7 +78,7 @@ def _check(wb: Workbook, ws, coord: str, name: str, value: object) -> None:
     try:
         chk.in_range(name, value, r)
     except GputcoError:  # out of range, or not a number: said with the cell
-        raise InputRangeError(name, value, f"{r.interval if not r.whole else r} ({where})") from None
+        raise InputRangeError(name, value, f"{r.valid} ({where})") from None
 
 
 def _choices(wb: Workbook, formula: str) -> list[str]:
