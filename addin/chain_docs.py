@@ -32,7 +32,11 @@ function (the Python API, `gputco.udfs.scenario.evaluate`, `gputco batch`) and o
 finance workbook's Model sheet, the scenario workbooks' columns, the Benchmarks sheet). In the
 formulas, `[name]` is another quantity of the chain and `k_*` a unit constant; each workbook puts
 its own cell references in their place. Results marked "output" are batch output columns and the
-finance workbook's defined names `out_<key>_<n>` (n = system column).
+finance workbook's defined names `out_<key>_<n>` (n = system column). The results that read the
+per-year cash-flow table (NPV, IRR, payback, the break-evens) are, under these keys, the table's
+paid-in-cash numbers (the finance workbook, `TCO_NPV`...); batch, `scenario.evaluate` and the
+scenario workbooks compute them from the project's period table and give them as
+`project_<key>` (docs/project.md, "Which NPV is which").
 """
 
 

@@ -72,7 +72,7 @@ def summary(result) -> str:
     sheets = "Summary, Scenarios, Sensitivity" + (
         f", MonteCarlo ({mc.draws:,} draws, seed {mc.seed})" if mc else ""
     )
-    tco, mtok, npv = out["tco_usd_per_gpu_hour"], out["usd_per_mtok"], out["npv_usd_per_gpu"]
+    tco, mtok, npv = out["tco_usd_per_gpu_hour"], out["usd_per_mtok"], out["project_npv_usd_per_gpu"]
     rented = bool(np.isfinite(npv).any())  # a rent is given: the decision is the NPV's
     lines = [
         f"wrote {result.path} in {result.build_seconds + result.recalc_seconds:.2f} s "
@@ -109,7 +109,7 @@ def summary(result) -> str:
     )
     if result.sensitivity:
         key = metric(spec)
-        label, shown = ("NPV", "{:,.0f}") if key == "npv_usd_per_gpu" else ("$/Mtok", "{:.4f}")
+        label, shown = ("NPV", "{:,.0f}") if key == "project_npv_usd_per_gpu" else ("$/Mtok", "{:.4f}")
         at_base = float(scenario.evaluate(spec.base)[key][0])
         lines.append(
             f"sensitivity, ranked by {label}: {label} {shown.format(at_base)} at the base ({base}); "
@@ -121,7 +121,7 @@ def summary(result) -> str:
                 f"{shown.format(m_lo)} .. {shown.format(m_hi)}"
             )
     if result.monte_carlo is not None:
-        draws_npv = result.monte_carlo["npv_usd_per_gpu"]
+        draws_npv = result.monte_carlo["project_npv_usd_per_gpu"]
         if np.isfinite(draws_npv).any():
             given = draws_npv[np.isfinite(draws_npv)]
             lines.append(

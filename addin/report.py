@@ -104,11 +104,11 @@ _RENT_ROWS = (
     ("rent_usd_per_gpu_hour", "Rent per GPU-hour"),
     ("rent_parity", "Rent parity vs {ref}'s rent"),
     ("usd_per_mtok_rented", "Cost per Mtok rented ({model})", "USD/Mtok"),
-    ("npv_usd_per_gpu", "NPV of owning and renting out", "USD/GPU"),
-    ("irr", "IRR"),
-    ("payback_years", "Payback"),
-    ("breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)"),
-    ("breakeven_utilisation", "Break-even utilisation (NPV = 0)"),
+    ("project_npv_usd_per_gpu", "NPV of owning and renting out", "USD/GPU"),
+    ("project_irr", "IRR"),
+    ("project_payback_years", "Payback"),
+    ("project_breakeven_rent_usd_per_gpu_hour", "Break-even rent (NPV = 0)"),
+    ("project_breakeven_utilisation", "Break-even utilisation (NPV = 0)"),
     ("cash_breakeven_utilisation", "Cash break-even utilisation (undiscounted)"),
 )
 #: the lender's rows, where a debt is given (with a rent): the financed project's results
@@ -139,8 +139,8 @@ def _chain_unit(key: str) -> str:
     """The unit of the chain's quantity or comparison ``key``."""
     if key in chain.PROJECT_OUTPUTS:
         return chain.PROJECT_OUTPUTS[key][1]
-    if chain.is_step(key):
-        return chain.step(key).unit
+    if chain.is_step(chain.step_of(key)):
+        return chain.step(chain.step_of(key)).unit
     if chain.is_input(key):
         return chain.get_input(key).unit
     return chain.comparison(key).unit

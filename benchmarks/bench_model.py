@@ -148,7 +148,7 @@ def child_evaluate(n: int, rent: bool, repeat: int) -> None:
             }
         )
     best = min(runs, key=lambda r: r["seconds"])
-    found = int(np.isfinite(out["irr"]).sum())
+    found = int(np.isfinite(out["project_irr"]).sum())
     print(json.dumps({**best, "irr_found": found}))
 
 

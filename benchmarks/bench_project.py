@@ -77,7 +77,7 @@ def child(case: str, n: int, repeat: int) -> None:
         del out
     seconds, cpu = min(runs)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    found = float(np.isfinite(project.results(values, ("irr",))["irr"]).mean())
+    found = float(np.isfinite(project.results(values, (project.PROJECT_IRR,))[project.PROJECT_IRR]).mean())
     print(
         json.dumps(
             {"seconds": seconds, "cpu": cpu, "first": runs[0][0], "peak_mib": peak, "irr_found": found}

@@ -18,7 +18,12 @@ import numpy as np
 from gputco.udfs import scenario
 
 OUT = Path(__file__).parent / "data" / "decisions_recorded.json"
-KEYS = ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour")
+KEYS = (
+    "project_npv_usd_per_gpu",
+    "project_irr",
+    "project_payback_years",
+    "project_breakeven_rent_usd_per_gpu_hour",
+)
 SYSTEMS = ("H100_HGX", "GB200_NVL72", "B200_HGX", "MI300X")
 
 

@@ -297,8 +297,8 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
     dscr = got["min_dscr"]
     return {
         **out,
-        "project_npv_usd_per_gpu": got["npv_usd_per_gpu"],
-        "project_irr": got["irr"],
+        "project_npv_usd_per_gpu": got["project_npv_usd_per_gpu"],
+        "project_irr": got["project_irr"],
         "equity_irr": got["equity_irr"],
         "equity_npv_usd_per_gpu": got["equity_npv_usd_per_gpu"],
         "min_dscr": projectflows.NO_DEBT if math.isnan(dscr) else dscr,
@@ -309,7 +309,7 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         },
         "ltv_breach_periods": got["ltv_breach_periods"],
         "debt_usd_per_gpu": got["debt_usd_per_gpu"],
-        "cluster_npv_usd": got["npv_usd_per_gpu"] * n,
+        "cluster_npv_usd": got["project_npv_usd_per_gpu"] * n,
         "cluster_equity_npv_usd": got["equity_npv_usd_per_gpu"] * n,
         "cluster_peak_funding_usd": got["peak_funding_usd_per_gpu"] * n,
     }

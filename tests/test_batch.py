@@ -519,15 +519,18 @@ def test_the_breakeven_rent_with_contracts_says_why_it_is_empty_without_a_warnin
     )
     assert proc.returncode == 0 and "Warning" not in proc.stderr, proc.stderr
     df = pd.read_csv(out, keep_default_na=False)
-    rent = df["breakeven_rent_usd_per_gpu_hour"]
-    why = list(df["breakeven_rent_why"])
+    rent = df["project_breakeven_rent_usd_per_gpu_hour"]
+    why = list(df["project_breakeven_rent_why"])
     assert rent[0] == "" and why[0] == "no market rent: every GPU is under contract for the whole life"
     assert rent[3] == "" and why[3] == "no rent_usd_per_gpu_hour given"
     assert why[1] == why[2] == ""
     pays = {"system": "H100_HGX", "mfu": 0.5, "contracted_fraction": 0.9,
             "contract_rent_usd_per_gpu_hour": 6.0, "periods": "month"}  # fmt: skip
-    npv = [scenario.evaluate({**pays, "rent_usd_per_gpu_hour": r})["npv_usd_per_gpu"][0] for r in (1.0, 3.0)]
+    npv = [
+        scenario.evaluate({**pays, "rent_usd_per_gpu_hour": r})["project_npv_usd_per_gpu"][0]
+        for r in (1.0, 3.0)
+    ]
     root = 1.0 - npv[0] * (3.0 - 1.0) / (npv[1] - npv[0])
     assert float(rent[1]) < 0 and float(rent[1]) == pytest.approx(root, rel=1e-9)
     assert float(rent[2]) == pytest.approx(scenario.evaluate({**pays, "contracted_fraction": 0.0,
-        "periods": "year", "rent_usd_per_gpu_hour": 2.0})["breakeven_rent_usd_per_gpu_hour"][0], rel=1e-12)  # fmt: skip
+        "periods": "year", "rent_usd_per_gpu_hour": 2.0})["project_breakeven_rent_usd_per_gpu_hour"][0], rel=1e-12)  # fmt: skip

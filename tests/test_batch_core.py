@@ -109,7 +109,7 @@ def test_a_core_install_run_equals_the_model(tmp_path, no_pyarrow):
     rows = _read(dst)
     head, body = rows[0], rows[1:]
     expected = scenario.evaluate({**THREE, "rent_usd_per_gpu_hour": [2.0, np.nan, 4.5]})
-    for name in ("tco_usd_per_gpu_hour", "usd_per_mtok", "npv_usd_per_gpu"):
+    for name in ("tco_usd_per_gpu_hour", "usd_per_mtok", "project_npv_usd_per_gpu"):
         got = np.array([np.nan if r[head.index(name)] is None else r[head.index(name)] for r in body])
         np.testing.assert_allclose(got, expected[name], rtol=1e-15)
     assert body[1][0] == "'=b, quoted"  # formula-like text neutralised, its comma quoted

@@ -137,10 +137,15 @@ def _close(got, want, key: str = "") -> bool:
     return isinstance(got, int | float) and math.isclose(got, want, rel_tol=rel, abs_tol=1e-12)
 
 
-def _expected(common: dict, col: dict) -> dict[str, float]:
+def _expected(common: dict, col: dict, finance: bool = True) -> dict[str, float]:
+    """The chain's results by scenario.evaluate under the names of the finance workbook's Model
+    (``finance``) or of the scenario rows. The drawn inputs leave the project's at their defaults,
+    where the project's NPV, IRR... (evaluate's and the scenario rows' ``project_npv_usd_per_gpu``)
+    are the yearly table's paid in cash (the Model's ``npv_usd_per_gpu``)."""
     inputs = {k: v for k, v in {**common, **col}.items() if v is not None}
     out = scenario.evaluate({k: v if isinstance(v, str) else [v] for k, v in inputs.items()})
-    return {k: float(v[0]) for k, v in out.items() if k in chain.outputs()}  # the workbooks' results
+    name = chain.step_of if finance else str
+    return {name(k): float(v[0]) for k, v in out.items() if chain.step_of(k) in chain.outputs()}
 
 
 def _finance_book(common: dict, columns: list[dict]):
@@ -342,9 +347,10 @@ def _check_rows(path: Path, rows: list[dict]) -> list:
     keys = [c.value for c in ws[5]]
     bad = []
     for r, row in enumerate(rows, start=6):
-        want = _expected(row, {})
+        want = _expected(row, {}, finance=False)
         for key, value in want.items():
             got = ws.cell(row=r, column=keys.index(key) + 1).value
+            key = chain.step_of(key)  # project_irr: an IRR
             if not _close(got, value, key) and not (key == "irr" and _another_irr(row, want, got)):
                 bad.append((r, key, got, value))
     return bad

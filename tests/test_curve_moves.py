@@ -97,7 +97,7 @@ def test_a_value_shift_divides_the_ltv_and_leaves_the_cash_flows(repayment):
 def test_the_defaults_change_no_bit():
     v = _drawn(40, 18)
     v["rent_curve"] = np.where(np.arange(40) % 2, "rent_h100_2024_25", "").astype(object)
-    keys = (*RESULTS, *LTV, "irr", "avg_dscr", "llcr")
+    keys = (*RESULTS, *LTV, "project_irr", "avg_dscr", "llcr")
     want = project.results(v, keys)
     got = project.results({**v, **dict.fromkeys(MOVES, 0.0)}, keys)
     for k in keys:
@@ -123,12 +123,12 @@ def test_the_compiled_path_equals_the_period_lines_with_moves(seed):
     ).astype(object)
     for k, (lo, hi) in zip(MOVES, ((-0.5, 1.0), (-0.3, 0.3), (-0.5, 1.0), (-0.3, 0.3)), strict=True):
         v[k] = rng.uniform(lo, hi, 40)
-    got = project.results(v, ("npv_usd_per_gpu", "min_dscr", "max_ltv"))
+    got = project.results(v, ("project_npv_usd_per_gpu", "min_dscr", "max_ltv"))
     lines = project.period_lines(v)
     ppy = np.where(v["periods"] == "month", 12.0, 1.0)
     p = np.arange(lines["net"].shape[0])[:, None]
     npv = np.nansum(lines["net"] * (1 + v["cost_of_capital"]) ** (-p / ppy), axis=0)
-    _close(got["npv_usd_per_gpu"], npv, 1e-9)
+    _close(got["project_npv_usd_per_gpu"], npv, 1e-9)
     _close(got["max_ltv"], np.where(v["debt_fraction"] > 0, np.nanmax(lines["ltv"], axis=0), np.nan), 1e-9)
 
 
@@ -185,8 +185,10 @@ def _check(path) -> None:
         n = py["net"].shape[0]
         for key in LINES:
             assert lines[key][:n] == pytest.approx(py[key][:, 0].tolist(), rel=1e-9, abs=1e-9), (k, key)
-        res = project.results(given, ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"))
-        assert cell["project_npv_usd_per_gpu"] == pytest.approx(res["npv_usd_per_gpu"][0], rel=1e-9), k
+        res = project.results(given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"))
+        assert cell["project_npv_usd_per_gpu"] == pytest.approx(
+            res["project_npv_usd_per_gpu"][0], rel=1e-9
+        ), k
         assert cell["equity_npv_usd_per_gpu"] == pytest.approx(res["equity_npv_usd_per_gpu"][0], rel=1e-9), k
         assert cell["max_ltv"] == pytest.approx(res["max_ltv"][0], rel=1e-9), k
 
@@ -240,8 +242,8 @@ def test_the_docs_spec_draws_and_cases_equal_the_evaluator(tmp_path):
     from gputco.udfs import scenario
 
     drawn = spec.monte_carlo.sample()
-    npv = scenario.evaluate({**spec.base, **drawn})["npv_usd_per_gpu"]
-    cells = np.array([got[f"draw:{i}:npv_usd_per_gpu"] for i in range(60)], dtype=float)
+    npv = scenario.evaluate({**spec.base, **drawn})["project_npv_usd_per_gpu"]
+    cells = np.array([got[f"draw:{i}:project_npv_usd_per_gpu"] for i in range(60)], dtype=float)
     assert np.allclose(cells, npv, rtol=1e-9) and np.ptp(cells) > 1000
     # the tornado's cases move the slope about -1: base 0 at swing 0.1 gives -0.1 and +0.1
     cases = {d: (lo, hi) for d, _b, lo, hi in spec.sensitivity_cases()}

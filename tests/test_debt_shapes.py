@@ -174,7 +174,9 @@ def test_bad_values_are_named_with_their_range():
     with pytest.raises(InputRangeError, match=r"debt_grace_months.*-12"):
         project.results({**MEMO, "debt_grace_months": -12})
     # without debt there is no grace to fit
-    assert project.results({**MEMO, "debt_fraction": 0.0, "debt_grace_months": 60}, ("npv_usd_per_gpu",))
+    assert project.results(
+        {**MEMO, "debt_fraction": 0.0, "debt_grace_months": 60}, ("project_npv_usd_per_gpu",)
+    )
 
 
 def test_the_functions_take_the_shape_after_every_existing_argument():
@@ -461,7 +463,7 @@ def test_sculpted_debt_that_cannot_be_repaid_is_said_not_numbered(tmp_path):
     got = project.results(case)
     assert got["unpayable"][0]
     assert np.isnan(got["min_dscr"][0]) and np.isnan(got["equity_irr"][0])
-    assert math.isfinite(got["npv_usd_per_gpu"][0])  # the project's own results stand
+    assert math.isfinite(got["project_npv_usd_per_gpu"][0])  # the project's own results stand
     req = [case[k] for k in project._REQUIRED]
     args = {k: v for k, v in case.items() if k not in project._REQUIRED}
     with pytest.raises(NoSolutionError, match="no repayment period has CFADS > 0"):

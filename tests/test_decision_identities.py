@@ -169,7 +169,9 @@ def test_npv_is_zero_at_the_breakeven_utilisation_and_rises_with_utilisation(cas
         want = udfs.tco_breakeven_utilisation(capex, rent, opex_chain, life, rate, **kw)
     except NoSolutionError:
         want = math.nan  # batch and the Python API give NaN where none exists
-    assert float(out["breakeven_utilisation"][0]) == pytest.approx(want, rel=1e-9, abs=1e-12, nan_ok=True)
+    assert float(out["project_breakeven_utilisation"][0]) == pytest.approx(
+        want, rel=1e-9, abs=1e-12, nan_ok=True
+    )
 
 
 @given(st.sampled_from([*SYSTEMS, "B200_HGX", "MI355X"]), st.integers(1, 5000))

@@ -193,16 +193,16 @@ def test_batch_outputs_the_decisions_and_leaves_them_empty_without_a_rent(tmp_pa
     rows = list(csv.DictReader(open(tmp_path / "out.csv")))
     assert rows[0]["delivered_usd_per_gpu_hour"] != "" and rows[1]["delivered_usd_per_gpu_hour"]
     for key in (
-        "breakeven_utilisation",
-        "breakeven_rent_usd_per_gpu_hour",
-        "npv_usd_per_gpu",
-        "irr",
-        "payback_years",
+        "project_breakeven_utilisation",
+        "project_breakeven_rent_usd_per_gpu_hour",
+        "project_npv_usd_per_gpu",
+        "project_irr",
+        "project_payback_years",
     ):
         assert rows[0][key] != "", key
         assert rows[1][key] == "", key  # no rent: empty
     assert math.isclose(
-        float(rows[0]["breakeven_rent_usd_per_gpu_hour"]),
+        float(rows[0]["project_breakeven_rent_usd_per_gpu_hour"]),
         float(rows[0]["tco_usd_per_gpu_hour"]),
         rel_tol=1e-9,
     )

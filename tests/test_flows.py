@@ -358,7 +358,7 @@ chain.add_step(chain.Step(
     "=<net@1>", first_year_net, ("net",), "Rent or buy"))
 after = scenario.evaluate(inputs)
 print(json.dumps({"before": "first_year_net" in before, "net1": after["first_year_net"].tolist(),
-                  "npv": [before["npv_usd_per_gpu"].tolist(), after["npv_usd_per_gpu"].tolist()]}))
+                  "npv": [before["project_npv_usd_per_gpu"].tolist(), after["project_npv_usd_per_gpu"].tolist()]}))
 """
 
 

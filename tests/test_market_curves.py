@@ -16,7 +16,14 @@ from lo import requires_soffice
 
 from gputco.udfs import curves, project
 
-RESULTS = ("npv_usd_per_gpu", "irr", "equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "payback_years")
+RESULTS = (
+    "project_npv_usd_per_gpu",
+    "project_irr",
+    "equity_irr",
+    "equity_npv_usd_per_gpu",
+    "min_dscr",
+    "project_payback_years",
+)
 
 
 def _drawn(n: int, seed: int) -> dict:
@@ -251,7 +258,7 @@ def test_batch_takes_the_curves_as_text_columns_and_names_a_bad_cell(tmp_path):
     subprocess.run([*cli, str(good), "-o", str(tmp_path / "out.csv")], check=True, capture_output=True)
     rows = list(csv.DictReader(open(tmp_path / "out.csv")))
     assert [r["rent_curve"] for r in rows] == ["", "rent_h100_2024_25"]
-    assert float(rows[1]["npv_usd_per_gpu"]) < float(rows[0]["npv_usd_per_gpu"])
+    assert float(rows[1]["project_npv_usd_per_gpu"]) < float(rows[0]["project_npv_usd_per_gpu"])
     assert (
         float(rows[1]["max_ltv"]) > float(rows[0]["max_ltv"]) > 0 and float(rows[0]["ltv_at_maturity"]) == 0
     )

@@ -70,7 +70,7 @@ def test_the_lines_give_the_compiled_flows_and_results(seed, month):
     lines = project.period_lines(case)
     out = project.results(case)
     capex = case["capex_per_gpu"]
-    assert _close(lines["net_pv"].sum(), out["npv_usd_per_gpu"][0], capex, 1e-9)
+    assert _close(lines["net_pv"].sum(), out["project_npv_usd_per_gpu"][0], capex, 1e-9)
     assert _close(lines["equity_pv"].sum(), out["equity_npv_usd_per_gpu"][0], capex, 1e-9)
     assert _close(min(0.0, lines["cum_equity"].min()), out["peak_funding_usd_per_gpu"][0], capex, 1e-9)
     dscr = lines["dscr"][:, 0]
@@ -79,8 +79,8 @@ def test_the_lines_give_the_compiled_flows_and_results(seed, month):
     else:
         assert _close(np.nanmin(dscr), out["min_dscr"][0], 1.0, 1e-9)
     points = lines["payback_point"][:, 0]
-    if not np.isnan(points).all() and not math.isnan(out["payback_years"][0]):
-        assert _close(np.nanmin(points) / (12 if month else 1), out["payback_years"][0], 1.0, 1e-9)
+    if not np.isnan(points).all() and not math.isnan(out["project_payback_years"][0]):
+        assert _close(np.nanmin(points) / (12 if month else 1), out["project_payback_years"][0], 1.0, 1e-9)
 
 
 def test_every_template_is_in_the_chains_dialect_and_reads_what_comes_before():

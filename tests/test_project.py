@@ -75,11 +75,13 @@ def test_defaults_give_todays_npv_and_irr_exactly(v, data):
     end-of-year cash flows), to the last bit."""
     v = {**v, "depreciation_years": float(data.draw(st.integers(1, int(v["life_years"]))))}
     cash = {k: v[k] for k in decisions.CASH_TERMS}
-    got = project.results(v, ("npv_usd_per_gpu", "irr", "equity_irr"))
-    assert got["npv_usd_per_gpu"][0] == decisions.tco_npv(cost_of_capital=v["cost_of_capital"], **cash)
-    if got["irr_why"][0] == 0:
-        assert got["irr"][0] == decisions.tco_irr(**cash)
-        assert got["equity_irr"][0] == got["irr"][0]
+    got = project.results(v, ("project_npv_usd_per_gpu", "project_irr", "equity_irr"))
+    assert got["project_npv_usd_per_gpu"][0] == decisions.tco_npv(
+        cost_of_capital=v["cost_of_capital"], **cash
+    )
+    if got["project_irr_why"][0] == 0:
+        assert got["project_irr"][0] == decisions.tco_irr(**cash)
+        assert got["equity_irr"][0] == got["project_irr"][0]
 
 
 @given(profitable, periods, st.floats(0.0, 0.4), st.sampled_from(list(project.DEPRECIATION_METHODS)))
@@ -89,8 +91,8 @@ def test_without_debt_equity_is_the_project(v, per, tax, method):
     capital), whatever the period, tax and depreciation."""
     values = {**v, "periods": per, "tax_rate": tax, "depreciation_method": method, "build_months": 12.0}
     out = project.results(values)
-    assert out["equity_irr"][0] == out["irr"][0]
-    assert out["equity_npv_usd_per_gpu"][0] == out["npv_usd_per_gpu"][0]
+    assert out["equity_irr"][0] == out["project_irr"][0]
+    assert out["equity_npv_usd_per_gpu"][0] == out["project_npv_usd_per_gpu"][0]
     assert np.isnan(out["min_dscr"][0])
 
 
@@ -102,7 +104,7 @@ def test_leverage_raises_equity_irr_above_the_debt_rate_and_lowers_it_below(v, p
     values = {**v, "periods": per, "debt_fraction": debt, "debt_rate": rate}
     values["build_months"] = float(12 * (build // 12) if per == "year" else build)
     out = project.results(values)
-    irr, eq = out["irr"][0], out["equity_irr"][0]
+    irr, eq = out["project_irr"][0], out["equity_irr"][0]
     assume(np.isfinite(irr) and np.isfinite(eq) and abs(irr - rate) > 1e-6)
     if irr > rate:
         assert eq > irr
@@ -161,7 +163,7 @@ def test_monthly_equity_irr_is_numpy_financial_irr_of_the_months(v, debt, rate, 
     monthly = npf.irr(equity)
     assert out["equity_irr"][0] == pytest.approx((1.0 + monthly) ** 12 - 1.0, abs=1e-9)
     r = (1.0 + v["cost_of_capital"]) ** (1.0 / 12.0) - 1.0
-    assert out["npv_usd_per_gpu"][0] == pytest.approx(npf.npv(r, net), rel=1e-9, abs=1e-6)
+    assert out["project_npv_usd_per_gpu"][0] == pytest.approx(npf.npv(r, net), rel=1e-9, abs=1e-6)
 
 
 @given(profitable, periods, st.floats(0.05, 0.45), st.floats(0.0, 1.0))
@@ -172,15 +174,16 @@ def test_depreciation_changes_only_the_timing_of_tax(v, per, tax, bonus):
     5 years <= MACRS 5 <= 100% bonus (earlier deductions are worth more)."""
     v = {**v, "periods": per, "tax_rate": tax, "life_years": max(v["life_years"], 5.0)}
     flat = {**v, "cost_of_capital": 0.0}
-    base = one({**flat, "depreciation_years": 5.0}, "npv_usd_per_gpu")
+    base = one({**flat, "depreciation_years": 5.0}, "project_npv_usd_per_gpu")
     for method in project.DEPRECIATION_METHODS:
         got = one(
-            {**flat, "depreciation_method": method, "bonus_depreciation_fraction": bonus}, "npv_usd_per_gpu"
+            {**flat, "depreciation_method": method, "bonus_depreciation_fraction": bonus},
+            "project_npv_usd_per_gpu",
         )
         assert got == pytest.approx(base, rel=1e-9, abs=1e-6)
-    sl5 = one({**v, "depreciation_years": 5.0}, "npv_usd_per_gpu")
-    macrs5 = one({**v, "depreciation_method": "macrs_5"}, "npv_usd_per_gpu")
-    bonus_all = one({**v, "bonus_depreciation_fraction": 1.0}, "npv_usd_per_gpu")
+    sl5 = one({**v, "depreciation_years": 5.0}, "project_npv_usd_per_gpu")
+    macrs5 = one({**v, "depreciation_method": "macrs_5"}, "project_npv_usd_per_gpu")
+    bonus_all = one({**v, "bonus_depreciation_fraction": 1.0}, "project_npv_usd_per_gpu")
     assert sl5 <= macrs5 + 1e-6 <= bonus_all + 2e-6
 
 
@@ -191,8 +194,8 @@ def test_a_twelve_month_build_discounts_everything_after_the_capex_by_a_year(v, 
     (1 + cost_of_capital)."""
     values = {**v, "periods": per, "tax_rate": tax, "rent_decline_per_year": dec}
     values.update(opex_escalation_per_year=esc, ramp_months=2.0, maintenance_fraction_per_year=0.02)
-    now = one(values, "npv_usd_per_gpu")
-    later = one({**values, "build_months": 12.0}, "npv_usd_per_gpu")
+    now = one(values, "project_npv_usd_per_gpu")
+    later = one({**values, "build_months": 12.0}, "project_npv_usd_per_gpu")
     c, r = v["capex_per_gpu"], v["cost_of_capital"]
     assert later == pytest.approx(-c + (now + c) / (1.0 + r), rel=1e-10, abs=1e-6)
 
@@ -206,7 +209,7 @@ def test_a_whole_life_contract_makes_the_rent_decline_irrelevant(v, per, tax, de
     values.update(contract_years=v["life_years"] + 1, contract_rent_usd_per_gpu_hour=rent)
     flat = project.results(values)
     falling = project.results({**values, "rent_decline_per_year": dec})
-    assert falling["npv_usd_per_gpu"][0] == flat["npv_usd_per_gpu"][0]
+    assert falling["project_npv_usd_per_gpu"][0] == flat["project_npv_usd_per_gpu"][0]
     # and the revenue is the contract's: rent x 8760 x availability a year, undiscounted
     f = project.project_flows(project.terms({**values, "tax_rate": 0.0, "opex_usd_per_gpu_hour": 0.0}))
     yearly = rent * 8760 * v["availability"] * v["life_years"]
@@ -248,10 +251,10 @@ def test_the_breakeven_utilisation_has_npv_zero_whatever_the_idle_power(idle):
         "ramp_months": 3,
         "utilisation": 0.9,
     }
-    u = scenario.evaluate(base)["breakeven_utilisation"]
+    u = scenario.evaluate(base)["project_breakeven_utilisation"]
     assert np.all((u > 0.3) & (u < 1))
     again = scenario.evaluate({**base, "utilisation": u})
-    np.testing.assert_allclose(again["npv_usd_per_gpu"], 0.0, atol=1e-6)
+    np.testing.assert_allclose(again["project_npv_usd_per_gpu"], 0.0, atol=1e-6)
 
 
 def test_cluster_results_are_per_gpu_times_the_gpus_installed():
@@ -274,12 +277,12 @@ def test_cluster_results_are_per_gpu_times_the_gpus_installed():
     out = scenario.evaluate(inputs)
     np.testing.assert_array_equal(out["cluster_gpus_installed"], [1152, 2048, 1008])
     for cluster, per_gpu in (
-        ("cluster_npv_usd", "npv_usd_per_gpu"),
+        ("cluster_npv_usd", "project_npv_usd_per_gpu"),
         ("cluster_equity_npv_usd", "equity_npv_usd_per_gpu"),
         ("cluster_peak_funding_usd", "peak_funding_usd_per_gpu"),
     ):
         np.testing.assert_allclose(out[cluster], out[per_gpu] * out["cluster_gpus_installed"], rtol=1e-15)
-    assert out["equity_irr"][1] == out["irr"][1] and np.isnan(out["min_dscr"][1])
+    assert out["equity_irr"][1] == out["project_irr"][1] and np.isnan(out["min_dscr"][1])
     # peak funding: year 0 of an all-equity GPU is its capex; with debt, the equity part at least
     assert out["peak_funding_usd_per_gpu"][1] == pytest.approx(-out["capex_per_gpu"][1])
     assert out["peak_funding_usd_per_gpu"][0] <= -0.4 * out["capex_per_gpu"][0]
@@ -290,11 +293,16 @@ def test_defaults_leave_the_evaluator_unchanged():
     years, the TCO_ functions' doctests) with every project input at its default, given or not."""
     base = {"system": "H100_HGX", "mfu": 0.5, "rent_usd_per_gpu_hour": 2.0}
     out = scenario.evaluate(base)
-    assert round(float(out["npv_usd_per_gpu"][0]), 2) == 17850.43
-    assert round(float(out["irr"][0]), 6) == 0.346044
+    assert round(float(out["project_npv_usd_per_gpu"][0]), 2) == 17850.43
+    assert round(float(out["project_irr"][0]), 6) == 0.346044
     defaults = {"periods": "year", "build_months": 0.0, "idle_power_fraction": 1.0, "debt_fraction": 0.0}
     again = scenario.evaluate({**base, **defaults, "depreciation_method": "straight_line"})
-    for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
+    for key in (
+        "project_npv_usd_per_gpu",
+        "project_irr",
+        "project_payback_years",
+        "project_breakeven_rent_usd_per_gpu_hour",
+    ):
         assert again[key][0] == out[key][0], key
 
 
@@ -367,8 +375,8 @@ def test_zip_accepts_repeated_values_and_batch_takes_the_project_inputs(tmp_path
 
     df = pd.read_csv(tmp_path / "out.csv")
     assert list(df["use_periods"]) == ["month", "year"]
-    assert df["npv_usd_per_gpu"][1] == pytest.approx(17850.43, abs=0.005)
-    assert df["equity_irr"][1] == df["irr"][1] and df["min_dscr"].isna().tolist() == [False, True]
+    assert df["project_npv_usd_per_gpu"][1] == pytest.approx(17850.43, abs=0.005)
+    assert df["equity_irr"][1] == df["project_irr"][1] and df["min_dscr"].isna().tolist() == [False, True]
     bad = tmp_path / "bad.csv"
     bad.write_text("system,mfu,rent_usd_per_gpu_hour,periods\nH100_HGX,0.5,2.0,week\n", encoding="utf-8")
     with pytest.raises(Exception, match=r"row 2, column D \(periods\): unknown periods 'week'"):
@@ -417,7 +425,9 @@ def test_a_spec_takes_project_inputs_for_python_and_its_workbook():
     assert spec.n_scenarios == 4
     draws = spec.draw_results
     assert np.all(np.isfinite(draws["equity_irr"])) and np.all(draws["min_dscr"] > 0)
-    assert np.all(draws["equity_irr"] > draws["irr"])  # the project's IRR (34.6%) is above the 9% debt
+    assert np.all(
+        draws["equity_irr"] > draws["project_irr"]
+    )  # the project's IRR (34.6%) is above the 9% debt
     keys = [c.value for c in build(spec).wb["Scenarios"][5]]
     assert {"debt_fraction", "periods", "equity_irr", "min_dscr", "equity_p0", "deduction_t1"} <= set(keys)
 
@@ -477,10 +487,10 @@ def test_the_breakeven_rent_with_contracts_is_the_market_rent_and_never_infinite
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out = scenario.evaluate({**base, "contracted_fraction": [1.0, 0.5, 0.8]})
-    rent = out["breakeven_rent_usd_per_gpu_hour"]
+    rent = out["project_breakeven_rent_usd_per_gpu_hour"]
     assert math.isnan(rent[0])
     for i, share in ((1, 0.5), (2, 0.8)):
         again = scenario.evaluate(
             {**base, "contracted_fraction": share, "rent_usd_per_gpu_hour": float(rent[i])}
         )
-        assert abs(again["npv_usd_per_gpu"][0]) < 1e-6 * out["capex_per_gpu"][i]
+        assert abs(again["project_npv_usd_per_gpu"][0]) < 1e-6 * out["capex_per_gpu"][i]

@@ -130,14 +130,14 @@ def _expected(name: str, got: dict[str, object], k: int) -> dict[str, float]:
     out = {key: float(v[0]) for key, v in project.results(values).items() if not key.endswith("_why")}
     n = float(got[f"cluster_gpus_installed_{k}"])
     return {
-        "project_npv_usd_per_gpu": out["npv_usd_per_gpu"],
-        "project_irr": out["irr"],
+        "project_npv_usd_per_gpu": out["project_npv_usd_per_gpu"],
+        "project_irr": out["project_irr"],
         "equity_irr": out["equity_irr"],
         "equity_npv_usd_per_gpu": out["equity_npv_usd_per_gpu"],
         "min_dscr": out["min_dscr"],
         "peak_funding_usd_per_gpu": out["peak_funding_usd_per_gpu"],
         **{key: out[key] for key in ("avg_dscr", "llcr", "plcr", "dscr_breach_periods", "debt_usd_per_gpu")},
-        "cluster_npv_usd": out["npv_usd_per_gpu"] * n,
+        "cluster_npv_usd": out["project_npv_usd_per_gpu"] * n,
         "cluster_equity_npv_usd": out["equity_npv_usd_per_gpu"] * n,
         "cluster_peak_funding_usd": out["peak_funding_usd_per_gpu"] * n,
     }
@@ -158,12 +158,8 @@ def _evaluated(name: str, k: int) -> dict[str, float]:
             given[field] = value
     given.setdefault("mfu", 0.54)
     out = scenario.evaluate({key: v if isinstance(v, str) else [v] for key, v in given.items()})
-    got = {key: float(v[0]) for key, v in out.items()}
-    return {
-        "project_npv_usd_per_gpu": got["npv_usd_per_gpu"],
-        "project_irr": got["irr"],
-        **{key: got[key] for key in projectflows.RESULTS if key in got},
-    }
+    got = {key: float(v[0]) for key, v in out.items()}  # the finance workbook's names (one meaning)
+    return {key: got[key] for key in projectflows.RESULTS}
 
 
 def _mismatches(got: dict[str, object], name: str, want_of) -> list[str]:

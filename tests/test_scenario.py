@@ -125,7 +125,7 @@ def test_chunks_on_several_threads_give_the_values_of_one(monkeypatch):
     for key, one in got["1"].items():
         for count in ("2", "3"):
             assert np.array_equal(got[count][key], one, equal_nan=True), (key, count)
-    assert np.isfinite(got["1"]["irr"]).sum() > n // 2
+    assert np.isfinite(got["1"]["project_irr"]).sum() > n // 2
     for bad in ("0", "two", "-1"):
         monkeypatch.setenv("GPUTCO_THREADS", bad)
         with pytest.raises(ValueError, match=f"GPUTCO_THREADS must be a whole number >= 1, got '{bad}'"):

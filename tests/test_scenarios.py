@@ -115,18 +115,19 @@ def test_every_row_equals_udfs_scenario_evaluate(written, books):
     from gputco.udfs import chain
 
     for key in scenario.OUTPUTS:
-        if chain.optional_inputs_of(key) and np.isnan(expected[key]).all():
-            needs = "needs " + " and ".join(chain.optional_inputs_of(key))
+        step = chain.step_of(key)  # project_irr: the chain's irr step, from the project's flows
+        if chain.optional_inputs_of(step) and np.isnan(expected[key]).all():
+            needs = "needs " + " and ".join(chain.optional_inputs_of(step))
             assert key not in keys or all(r[keys.index(key)].startswith(needs) for r in data), key
             continue
-        if chain.reads_year_table(key):  # NaN = no IRR or no payback: the cell says why
+        if chain.reads_year_table(step):  # NaN = no IRR or no payback: the cell says why
             j = keys.index(key)
             texts = [isinstance(r[j], str) for r in data]
             assert texts == np.isnan(expected[key]).tolist(), key
             got = np.array([np.nan if t else r[j] for t, r in zip(texts, data, strict=True)], dtype=float)
             ok = np.isnan(expected[key]) | (
                 np.abs(got - expected[key])
-                <= (1e-7 if key == "irr" else 1e-9) * np.abs(expected[key]) + 1e-12
+                <= (1e-7 if key == "project_irr" else 1e-9) * np.abs(expected[key]) + 1e-12
             )
             assert ok.all(), (key, got[:3], expected[key][:3])
             continue
@@ -268,13 +269,13 @@ def test_tornado_bars_equal_the_model_with_one_input_moved(written, books):
         moved = out["usd_per_mtok"]
         assert close([c_lo, c_hi], moved), d
         assert close([ch_lo, ch_hi], moved - base_cost), d
-        for key, cells in (("npv_usd_per_gpu", r[12:14]), ("irr", r[14:16])):
+        for key, cells in (("project_npv_usd_per_gpu", r[12:14]), ("project_irr", r[14:16])):
             if np.isnan(out[key]).all():  # no rent in this SPEC
                 assert all(c.startswith("needs rent_usd_per_gpu_hour") for c in cells), (d, key)
             else:
                 assert np.allclose(cells, out[key], rtol=1e-7, atol=1e-9), (d, key, cells)
         # the tornado ranks by the NPV where the base gives a rent (a decision), else by $/Mtok
-        npv = out["npv_usd_per_gpu"]
+        npv = out["project_npv_usd_per_gpu"]
         ranges.append(abs(c_hi - c_lo) if np.isnan(npv).all() else abs(npv[1] - npv[0]))
     assert ranges == sorted(ranges, reverse=True)  # the largest bar on top
     assert ws._charts and ws._charts[0].type == "bar"
@@ -297,12 +298,12 @@ def test_example_monte_carlo_percentiles_equal_numpy(example_scenarios, read):
         "usd_per_mtok",
         "training_cost_usd",
         "joules_per_token",
-        "npv_usd_per_gpu",
-        "irr",
+        "project_npv_usd_per_gpu",
+        "project_irr",
     ):
         p10, p50, p90, mean = rows[key][3:7]
         assert p10 <= p50 <= p90
-        rel = 1e-7 if key == "irr" else 1e-9  # IRR is solved to 1e-7
+        rel = 1e-7 if key == "project_irr" else 1e-9  # IRR is solved to 1e-7
         assert close([p10, p50, p90], np.percentile(results[key], [10, 50, 90]), rel), key
         assert close(mean, results[key].mean(), rel)
         assert close(column(keys, data, key), results[key], rel)
@@ -349,13 +350,13 @@ def test_life_moves_in_whole_years_and_a_longer_life_than_the_cash_flow_block_sa
     values = load(path)["Scenarios"]
     row6 = [
         values.cell(row=6, column=keys.index(k) + 1).value
-        for k in ("npv_usd_per_gpu", "irr", "payback_years")
+        for k in ("project_npv_usd_per_gpu", "project_irr", "project_payback_years")
     ]
     assert row6 == ["cash flows need whole life and depreciation years 1..4"] * 3
     want = scenario.evaluate(
         {"system": "H100_HGX", "mfu": 0.4, "rent_usd_per_gpu_hour": 2.2, "life_years": [4.0]}
-    )["npv_usd_per_gpu"][0]
-    assert close(values.cell(row=7, column=keys.index("npv_usd_per_gpu") + 1).value, want)
+    )["project_npv_usd_per_gpu"][0]
+    assert close(values.cell(row=7, column=keys.index("project_npv_usd_per_gpu") + 1).value, want)
 
 
 def test_monte_carlo_is_reproducible_for_a_seed(tmp_path, example_scenarios, read):
@@ -396,7 +397,7 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     for key in UDF_KEYS:
         assert key in keys
     # the example gives rents: the printed decision is the NPV's, as the workbook's rows say
-    npv = [row[keys.index("npv_usd_per_gpu")] for row in data]
+    npv = [row[keys.index("project_npv_usd_per_gpu")] for row in data]
     (every,) = [line.split() for line in printed.splitlines() if line.startswith("all scenarios")]
     assert int(every[-1]) == 1 + max(range(90), key=lambda i: npv[i])  # best NPV: its number
     assert float(every[-2].replace(",", "")) == pytest.approx(max(npv), abs=0.5)
@@ -409,7 +410,7 @@ def test_example_end_to_end_from_the_command_line(tmp_path, capsys):
     assert swings == sorted(swings, reverse=True)  # largest NPV range first, as the sheet's chart
     draws = wb["MonteCarlo"]
     mc_keys, mc_rows, _ = block(draws, "draw")
-    mc_npv = [r[mc_keys.index("npv_usd_per_gpu")] for r in mc_rows]
+    mc_npv = [r[mc_keys.index("project_npv_usd_per_gpu")] for r in mc_rows]
     assert f"P(NPV < 0) {sum(v < 0 for v in mc_npv) / len(mc_npv):.1%} of {len(mc_npv):,} draws" in printed
     # refuses to overwrite, keeps the file, one line on stderr; --force replaces it
     before = out.read_bytes()
@@ -497,14 +498,14 @@ def test_irr_percentiles_count_every_draw_and_a_draw_without_irr_below(tmp_path)
     write_scenarios(spec, path)
     ws = load(path)["MonteCarlo"]
     keys, data, _ = block(ws, "draw")
-    cells = [r[keys.index("irr")] for r in data]
+    cells = [r[keys.index("project_irr")] for r in data]
     irr = np.array(
         [c if isinstance(c, float | int) and not isinstance(c, bool) else -np.inf for c in cells], float
     )
     none = np.isinf(irr)
     assert 0.1 < none.mean() < 0.6  # the case has draws without an IRR, and most have one
     rows = {r[0]: r for r in ws.iter_rows(min_row=1, max_row=60, values_only=True) if r[0]}
-    for got, q in zip(rows["irr"][3:6], (10, 50, 90), strict=True):
+    for got, q in zip(rows["project_irr"][3:6], (10, 50, 90), strict=True):
         h = (irr.size - 1) * q / 100
         if none[np.argsort(irr, kind="stable")[int(h)]]:
             assert got == montecarlo.NO_IRR, q

@@ -38,11 +38,11 @@ REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_scenarios_proje
 PPY = {"year": 1, "month": 12}
 #: the results compared on every row: those that read the cash flows, and the project's own
 RESULTS = (
-    "npv_usd_per_gpu",
-    "irr",
-    "payback_years",
-    "breakeven_rent_usd_per_gpu_hour",
-    "breakeven_utilisation",
+    "project_npv_usd_per_gpu",
+    "project_irr",
+    "project_payback_years",
+    "project_breakeven_rent_usd_per_gpu_hour",
+    "project_breakeven_utilisation",
     "tco_usd_per_gpu_hour",
     "usd_per_mtok",
     *chain.PROJECT_OUTPUTS,
@@ -133,7 +133,7 @@ def _read(path: Path) -> dict[str, object]:
 
 
 #: the Monte Carlo statistics compared with numpy's (percentile, inclusive, and mean)
-MC_STATS = ("npv_usd_per_gpu", "irr", *montecarlo.PROJECT_STATS)
+MC_STATS = ("project_npv_usd_per_gpu", "project_irr", *montecarlo.PROJECT_STATS)
 
 #: the lender's and the equity's shares of every draw (compared with numpy on the draws' own cells)
 MC_SHARES = tuple(k for k, *_ in montecarlo.LENDER_SHARES)
@@ -165,7 +165,7 @@ def _shares(spec, got: dict[str, object]) -> dict[str, float]:
 
 
 #: the IRR of each flow
-IRRS = {"irr": "net", "equity_irr": "equity"}
+IRRS = {"project_irr": "net", "equity_irr": "equity"}
 
 
 def _sign_changes(flows) -> int:
@@ -185,7 +185,7 @@ def _is_root(rate: object, flows, ppy: int) -> bool:
 
 def _mismatches(spec, got: dict[str, object]) -> list[str]:
     want = _expected(spec)
-    n_cases = sum(1 for k in got if k.startswith("case:") and k.endswith(":npv_usd_per_gpu"))
+    n_cases = sum(1 for k in got if k.startswith("case:") and k.endswith(":project_npv_usd_per_gpu"))
     if n_cases:
         drivers = [d for d in spec.drivers]
         moved = {d: np.array([got[f"case:{i}:{d}"] for i in range(n_cases)], dtype=float) for d in drivers}
@@ -194,8 +194,11 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
     for id_key, results in want.items():
         if results is None:
             continue
-        n = len(results["npv_usd_per_gpu"])
-        assert f"{id_key}:{n - 1}:npv_usd_per_gpu" in got and f"{id_key}:{n}:npv_usd_per_gpu" not in got
+        n = len(results["project_npv_usd_per_gpu"])
+        assert (
+            f"{id_key}:{n - 1}:project_npv_usd_per_gpu" in got
+            and f"{id_key}:{n}:project_npv_usd_per_gpu" not in got
+        )
         for i in range(n):
             for key in RESULTS:
                 value, expected = got[f"{id_key}:{i}:{key}"], float(results[key][i])
@@ -252,7 +255,7 @@ def test_the_drawn_specs_meet_every_feature():
 
 def test_the_drawn_rows_pay_back_and_borrow(engine):
     """Not only losses: rows with a payback, a positive equity IRR and a debt-service cover."""
-    values = [v for got in engine.values() for k, v in got.items() if k.endswith(":payback_years")]
+    values = [v for got in engine.values() for k, v in got.items() if k.endswith(":project_payback_years")]
     assert sum(isinstance(v, float) for v in values) >= 50
     covers = [v for got in engine.values() for k, v in got.items() if k.endswith(":min_dscr")]
     assert sum(isinstance(v, float) for v in covers) >= 50
@@ -353,7 +356,7 @@ def test_without_a_rent_the_project_results_say_what_they_need(tmp_path):
     spec = parse_spec({"grid": {"system": ["H100_HGX"], "debt_fraction": [0.0, 0.5]}, "fixed": {"mfu": 0.5}})
     path = write_scenarios(spec, tmp_path / "s.xlsx").path
     keys, data, _ = block(load(path)["Scenarios"], "scenario")
-    for key in ("npv_usd_per_gpu", "equity_irr", "min_dscr"):
+    for key in ("project_npv_usd_per_gpu", "equity_irr", "min_dscr"):
         assert {r[keys.index(key)] for r in data} == {projectcells.NEEDS_RENT}
     assert not any(k.startswith("net_p") for k in keys)  # no period cells without a rent
 
@@ -373,14 +376,19 @@ def test_a_project_input_typed_into_a_workbook_without_project_cells_is_said_not
     )
     path = write_scenarios(spec, tmp_path / "s.xlsx").path
     keys, data, _ = block(load(path)["Scenarios"], "scenario")
-    assert all(isinstance(r[keys.index("npv_usd_per_gpu")], float) for r in data)
+    assert all(isinstance(r[keys.index("project_npv_usd_per_gpu")], float) for r in data)
     wb = openpyxl.load_workbook(path)
     ((sheet, ref),) = wb.defined_names["inp_debt_fraction"].destinations
     wb[sheet][ref.replace("$", "")] = 0.5
     wb.save(tmp_path / "typed.xlsx")
     recalc_file(tmp_path / "typed.xlsx", tmp_path / "out.xlsx", functions=UDFS)
     keys, data, _ = block(load(tmp_path / "out.xlsx")["Scenarios"], "scenario")
-    for key in ("npv_usd_per_gpu", "irr", "payback_years", "breakeven_rent_usd_per_gpu_hour"):
+    for key in (
+        "project_npv_usd_per_gpu",
+        "project_irr",
+        "project_payback_years",
+        "project_breakeven_rent_usd_per_gpu_hour",
+    ):
         assert {r[keys.index(key)] for r in data} == {NEEDS_PROJECT}, key
     # the chain's own steps read no project input
     assert all(isinstance(r[keys.index("usd_per_mtok")], float) for r in data)
@@ -420,7 +428,7 @@ def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_p
     (head,) = [i for i, r in enumerate(rows) if r[0] == "system" and "rank by NPV" in r]
     names = list(rows[head])
     systems = np.asarray(spec.grid["system"])[spec.grid_columns()["system"].codes]
-    npv = spec.results["npv_usd_per_gpu"]
+    npv = spec.results["project_npv_usd_per_gpu"]
     for r in rows[head + 1 : head + 3]:
         mine = np.flatnonzero(systems == r[0])
         best = int(mine[np.argmax(npv[mine])])
@@ -478,8 +486,8 @@ def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
         }
     )
     keys, data, _ = block(load(write_scenarios(spec, tmp_path / "s.xlsx").path)["Scenarios"], "scenario")
-    got = [r[keys.index("breakeven_rent_usd_per_gpu_hour")] for r in data]
-    want = scenario.evaluate(spec.scenario_inputs())["breakeven_rent_usd_per_gpu_hour"]
+    got = [r[keys.index("project_breakeven_rent_usd_per_gpu_hour")] for r in data]
+    want = scenario.evaluate(spec.scenario_inputs())["project_breakeven_rent_usd_per_gpu_hour"]
     assert got[0] == NO_MARKET_RENT and math.isnan(want[0])
     assert got[1] < 0 and want[2] > 0
     assert np.allclose(got[1:], want[1:], rtol=1e-9, atol=0)

@@ -22,7 +22,7 @@ from gputco.udfs.errors import UnknownNameError
 
 #: the memo case of docs/project.md, with debt (MACRS 5 makes the first months losses)
 MEMO = project_cases.MEMO
-RESULTS = ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr")
+RESULTS = ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr")
 
 
 def _carried_by_hand(taxable: list[float], rate: float) -> tuple[list[float], list[float]]:
@@ -61,10 +61,10 @@ def test_carry_forward_is_the_definitions_loop_and_never_worth_more(seed, month)
     coc = float(refund["cost_of_capital"][0])
     # the compiled path's NPV is the NPV of the lines' net, and of the definition's
     want = _npv(carried["net"][:, 0], coc, ppy)
-    assert r["carry_forward"]["npv_usd_per_gpu"][0] == pytest.approx(want, rel=1e-9, abs=1e-6)
+    assert r["carry_forward"]["project_npv_usd_per_gpu"][0] == pytest.approx(want, rel=1e-9, abs=1e-6)
     net_by_hand = refund["net"][:, 0] - refund["tax"][:, 0] + np.array(paid)
     assert want == pytest.approx(_npv(net_by_hand, coc, ppy), rel=1e-9, abs=1e-6)
-    for k in ("npv_usd_per_gpu", "equity_npv_usd_per_gpu"):
+    for k in ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu"):
         if np.all(taxable >= 0) or rate == 0:  # no loss: the same cash
             assert r["carry_forward"][k][0] == pytest.approx(r["refund"][k][0], rel=1e-12, abs=1e-7)
         else:
@@ -113,11 +113,11 @@ def test_the_memo_case_pays_no_tax_while_its_losses_last():
     carried = project.results({**memo, "tax_losses": "carry_forward"}, RESULTS)
     # MACRS 5's first years are losses: their refunds are cash only with refund
     assert carried["min_dscr"][0] < refund["min_dscr"][0]
-    assert carried["npv_usd_per_gpu"][0] < refund["npv_usd_per_gpu"][0]
+    assert carried["project_npv_usd_per_gpu"][0] < refund["project_npv_usd_per_gpu"][0]
     # the default is refund, today's
     assert (
-        project.results({**memo, "tax_losses": "refund"}, RESULTS)["npv_usd_per_gpu"][0]
-        == refund["npv_usd_per_gpu"][0]
+        project.results({**memo, "tax_losses": "refund"}, RESULTS)["project_npv_usd_per_gpu"][0]
+        == refund["project_npv_usd_per_gpu"][0]
     )
 
 
@@ -135,8 +135,10 @@ def test_the_functions_take_tax_losses_after_every_existing_argument():
     assert tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, tax_losses="refund") == base
     kw = {k: v for k, v in MEMO.items() if k not in project._REQUIRED}
     carried = tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, periods="month", tax_losses="carry_forward", **kw)
-    want = project.results({**MEMO, "periods": "month", "tax_losses": "carry_forward"}, ("npv_usd_per_gpu",))
-    assert carried == pytest.approx(want["npv_usd_per_gpu"][0], rel=1e-12)
+    want = project.results(
+        {**MEMO, "periods": "month", "tax_losses": "carry_forward"}, ("project_npv_usd_per_gpu",)
+    )
+    assert carried == pytest.approx(want["project_npv_usd_per_gpu"][0], rel=1e-12)
     assert carried < tco_project_npv(31250, 2.0, 0.4045, 5, 0.1, periods="month", **kw)
 
 
@@ -213,7 +215,7 @@ def _check_book(path) -> None:
             got = np.array(lines[key][:n], float)
             assert np.allclose(got, py[key][:, 0], rtol=1e-9, atol=1e-6), (k, key)
         losses += int(np.any(py["loss_pool"] > 0))
-        res = project.results(terms, ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
+        res = project.results(terms, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
         for key in ("equity_npv_usd_per_gpu", "min_dscr"):
             assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
     assert losses  # the books test a carried loss

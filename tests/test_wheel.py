@@ -136,8 +136,8 @@ def test_a_core_install_runs_a_csv_batch_and_names_the_extra_for_parquet(wheel, 
     )
     assert [float(r["tco_usd_per_gpu_hour"]) for r in rows] == expected["tco_usd_per_gpu_hour"].tolist()
     assert (
-        float(rows[0]["npv_usd_per_gpu"]) == expected["npv_usd_per_gpu"][0]
-        and rows[1]["npv_usd_per_gpu"] == ""
+        float(rows[0]["project_npv_usd_per_gpu"]) == expected["project_npv_usd_per_gpu"][0]
+        and rows[1]["project_npv_usd_per_gpu"] == ""
     )
     wb_rows = subprocess.run(
         [str(python), "-I", "-c", "import openpyxl, sys; ws = openpyxl.load_workbook(sys.argv[1]).active; "

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from . import compute, decision_steps, energy, finance
+from .errors import RenamedError
 
 #: a quantity's reference in a template
 REF = re.compile(r"\[([a-z0-9_]+)\]")
@@ -1588,3 +1589,78 @@ def inputs_of(keys: list[str] | tuple[str, ...]) -> list[str]:
 def is_quantity(name: str) -> bool:
     """True for the key of a chain input or step."""
     return name in _INPUTS or name in _STEPS
+
+
+# --- one name, one meaning: the chain's paid-in-cash results and the project's ------------------
+
+#: the prefix of the cluster project's own results where the chain has a result of the same kind
+#: (docs/project.md, "Which NPV is which")
+PROJECT_PREFIX = "project_"
+#: the steps that read the per-year table which the project's routes compute from the project's
+#: period table instead (:data:`gputco.udfs.yearflows.FROM_FLOWS` and the steps on them; a step
+#: added later reads the yearly table there too, refusing project terms, and keeps its key)
+PROJECT_NAMED = (
+    "npv_usd_per_gpu",
+    "irr",
+    "payback_years",
+    "npv_per_unit_rent",
+    "breakeven_rent_usd_per_gpu_hour",
+    "breakeven_utilisation",
+)
+
+
+def project_name(key: str) -> str:
+    """The name of the chain's result ``key`` on the routes that compute it from the cluster
+    project's period table (build, ramp, contracts, curves, tax depreciation): batch, the scenario
+    workbooks, :func:`gputco.udfs.scenario.evaluate` and :func:`gputco.udfs.project.results`. A
+    step that reads the per-year table (paid in cash, in service at once: the finance workbook's
+    Model and Compare, TCO_NPV, TCO_IRR...) keeps its key for that table's number; the project's
+    number carries :data:`PROJECT_PREFIX`, so one name has one meaning on every route. Any other
+    result keeps its key (:data:`PROJECT_NAMED`).
+
+    >>> project_name("npv_usd_per_gpu"), project_name("tco_usd_per_gpu_hour")
+    ('project_npv_usd_per_gpu', 'tco_usd_per_gpu_hour')
+    """
+    return PROJECT_PREFIX + key if key in PROJECT_NAMED else key
+
+
+def step_of(name: str) -> str:
+    """The chain's key of the result ``name`` (:func:`project_name`'s inverse).
+
+    >>> step_of("project_irr"), step_of("usd_per_mtok")
+    ('irr', 'usd_per_mtok')
+    """
+    key = name[len(PROJECT_PREFIX) :] if name.startswith(PROJECT_PREFIX) else ""
+    return key if key in PROJECT_NAMED else name
+
+
+def renamed(name: str) -> str | None:
+    """The project's name of a result once given under the chain's (:func:`project_name`), or
+    None where ``name`` was not renamed."""
+    if name in PROJECT_NAMED and _STEPS[name].output:
+        return project_name(name)
+    return None
+
+
+def renamed_error(name: str, new: str, where: str) -> RenamedError:
+    """The error that refuses ``name`` where the cluster project's result is ``new`` (``where``:
+    what ``name`` is, as the message says it: "batch column", "result")."""
+    return RenamedError(
+        f"{where} {name!r} is now {new!r}: there it is the cluster project's result, computed from "
+        f"its period table (build, ramp, contracts, curves, tax depreciation); {name!r} names the "
+        "chain's paid-in-cash result (the yearly table: the finance workbook's Model, the TCO_NPV, "
+        'TCO_IRR... functions). docs/project.md, "Which NPV is which"',
+        name,
+        new,
+    )
+
+
+class Results(dict):
+    """Results by name: an old name of a project result (:func:`renamed`) raises a KeyError that
+    names the new one, never the other number."""
+
+    def __missing__(self, key):
+        new = renamed(key) if isinstance(key, str) else None
+        if new is not None:
+            raise renamed_error(key, new, "result")
+        raise KeyError(key)

@@ -100,6 +100,17 @@ class UnknownNameError(GputcoError, KeyError):
         return self.message
 
 
+class RenamedError(UnknownNameError):
+    """A name that gputco once gave to another number (a result that now carries a prefix): the
+    message names the new name and what the old one means now."""
+
+    def __init__(self, message: str, old: str = "", new: str = "") -> None:
+        self.arg, self.value, self.valid = "name", old, [new] if new else []
+        self.new = new
+        self.message = message
+        KeyError.__init__(self, message)
+
+
 def _show(value: object) -> str:
     """A short readable rendering of a bad value for an error message."""
     if isinstance(value, str):

@@ -29,7 +29,7 @@ Every term is per GPU, USD, signed as cash (outflows negative), end of period. T
 
 >>> out = results({"capex_per_gpu": 31250.0, "rent_usd_per_gpu_hour": 2.0,
 ...                "opex_usd_per_gpu_hour": 0.4045, "life_years": 5.0, "cost_of_capital": 0.1})
->>> round(float(out["npv_usd_per_gpu"][0]), 2), round(float(out["irr"][0]), 6)
+>>> round(float(out["project_npv_usd_per_gpu"][0]), 2), round(float(out["project_irr"][0]), 6)
 (21732.23, 0.346027)
 """
 
@@ -41,7 +41,7 @@ from typing import Any, cast
 import numpy as np
 
 from . import _check as chk
-from . import curves, flows, periodlines, ranges
+from . import chain, curves, flows, periodlines, ranges
 from ._parallel import each_chunk
 from .errors import InputRangeError, NoSolutionError, UnknownNameError
 from .finance import HOURS_PER_YEAR
@@ -195,11 +195,23 @@ FINANCED = (
 )
 #: the loan-to-value results (the value curve's collateral)
 LTV = ("max_ltv", "ltv_at_maturity", "ltv_breach_periods")
+#: the project's (unlevered) NPV, IRR and payback: ``project_`` names, as on every route that
+#: computes them from the period table (docs/project.md "Which NPV is which"; the chain's
+#: ``npv_usd_per_gpu``, ``irr``, ``payback_years`` are the paid-in-cash yearly table's)
+PROJECT_NPV, PROJECT_IRR, PROJECT_PAYBACK = "project_npv_usd_per_gpu", "project_irr", "project_payback_years"
+#: the old names of the project's results (before they carried ``project_``) -> the new ones:
+#: asked for by an old name, :func:`results` raises an error naming the new one
+RENAMED = {
+    "npv_usd_per_gpu": PROJECT_NPV,
+    "irr": PROJECT_IRR,
+    "payback_years": PROJECT_PAYBACK,
+    "irr_why": f"{PROJECT_IRR}_why",
+}
 #: the results :func:`results` can give
 RESULTS = (
-    "npv_usd_per_gpu",
-    "irr",
-    "payback_years",
+    PROJECT_NPV,
+    PROJECT_IRR,
+    PROJECT_PAYBACK,
     "revenue_npv",
     *FINANCED,
     *LTV,
@@ -826,14 +838,32 @@ def results(
     values: Mapping[str, object], need=ONE_PASS, function: str = "TCO_CASHFLOWS"
 ) -> dict[str, np.ndarray]:
     """The results ``need`` (of :data:`RESULTS`) of every project in ``values`` (see :func:`terms`),
-    each a float array (rows,); ``irr_why`` and ``equity_irr_why`` give why an IRR is missing
+    each a float array (rows,); ``project_irr_why`` and ``equity_irr_why`` give why an IRR is missing
     (:data:`gputco.udfs.flows.REASONS`); the DSCR break-even rent (asked by name: by default
     :data:`ONE_PASS`) comes with ``dscr_breakeven_rent_usd_per_gpu_hour_why``
     (:data:`DSCR_BREAKEVEN_REASONS`). NPVs discount period p by (1 + rate)^(-p / ppy); IRRs are
     annual effective; payback in years from the capex; ``revenue_npv`` is the NPV of the revenue
     proportional to the rent, before tax; ``min_dscr`` is NaN without debt;
-    ``peak_funding_usd_per_gpu`` is the most negative cumulative equity cash flow (undiscounted)."""
-    return _results(terms(values, function), need)
+    ``peak_funding_usd_per_gpu`` is the most negative cumulative equity cash flow (undiscounted).
+    A name not in :data:`RESULTS` is an error; an old name (:data:`RENAMED`: ``npv_usd_per_gpu``,
+    ``irr``, ``payback_years``) says the new one, and so does the returned mapping asked for it."""
+    if isinstance(need, str):
+        need = (need,)
+    for k in need:
+        if k in RENAMED:
+            raise chain.renamed_error(k, RENAMED[k], "project result")
+        if k not in RESULTS:
+            raise UnknownNameError("project result", k, RESULTS)
+    return _Results(_results(terms(values, function), need))
+
+
+class _Results(dict):
+    """:func:`results`' mapping: an old name (:data:`RENAMED`) raises an error naming the new one."""
+
+    def __missing__(self, key):
+        if key in RENAMED:
+            raise chain.renamed_error(key, RENAMED[key], "project result")
+        raise KeyError(key)
 
 
 def _results(t: dict[str, np.ndarray], need) -> dict[str, np.ndarray]:
@@ -846,8 +876,8 @@ def _results(t: dict[str, np.ndarray], need) -> dict[str, np.ndarray]:
         return got
     out = {k: np.full(n, np.nan) for k in need}
     out["unpayable"] = np.zeros(n, dtype=bool)
-    if "irr" in need:
-        out["irr_why"] = np.zeros(n, dtype=np.int8)
+    if PROJECT_IRR in need:
+        out[f"{PROJECT_IRR}_why"] = np.zeros(n, dtype=np.int8)
     if "equity_irr" in need:
         out["equity_irr_why"] = np.zeros(n, dtype=np.int8)
 
@@ -918,7 +948,7 @@ def _rows(v: np.ndarray, rows: np.ndarray) -> np.ndarray:
 ON_DEBT = tuple(
     k
     for k in RESULTS
-    if k not in ("npv_usd_per_gpu", "irr", "payback_years", "revenue_npv", "debt_usd_per_gpu")
+    if k not in (PROJECT_NPV, PROJECT_IRR, PROJECT_PAYBACK, "revenue_npv", "debt_usd_per_gpu")
 )
 
 
@@ -939,18 +969,21 @@ def summaries(f, t, ppy: int, need=ONE_PASS) -> dict[str, np.ndarray]:
 
 def _summaries(f, t, ppy: int, need) -> dict[str, np.ndarray]:
     got: dict[str, np.ndarray] = {}
-    if "npv_usd_per_gpu" in need:
-        got["npv_usd_per_gpu"] = flows.npv(f["net"], t["cost_of_capital"], ppy, by_period=True)
+    if PROJECT_NPV in need:
+        got[PROJECT_NPV] = flows.npv(f["net"], t["cost_of_capital"], ppy, by_period=True)
     if "revenue_npv" in need:
         got["revenue_npv"] = flows.npv(f["revenue"], t["cost_of_capital"], ppy, by_period=True)
-    if "irr" in need:
-        got["irr"], got["irr_why"] = flows.irr(f["net"], ppy, by_period=True)
-    if "payback_years" in need:
-        got["payback_years"] = flows.payback(f["net"], ppy, by_period=True)
+    if PROJECT_IRR in need:
+        got[PROJECT_IRR], got[f"{PROJECT_IRR}_why"] = flows.irr(f["net"], ppy, by_period=True)
+    if PROJECT_PAYBACK in need:
+        got[PROJECT_PAYBACK] = flows.payback(f["net"], ppy, by_period=True)
     same = not f["levered"]  # no debt: the equity flows are the project's, bit for bit
     if "equity_irr" in need:
-        if same and "irr" in got:
-            got["equity_irr"], got["equity_irr_why"] = got["irr"].copy(), got["irr_why"].copy()
+        if same and PROJECT_IRR in got:
+            got["equity_irr"], got["equity_irr_why"] = (
+                got[PROJECT_IRR].copy(),
+                got[f"{PROJECT_IRR}_why"].copy(),
+            )
         else:
             got["equity_irr"], got["equity_irr_why"] = flows.irr(f["equity"], ppy, by_period=True)
     if "equity_npv_usd_per_gpu" in need:
@@ -1155,14 +1188,14 @@ _EXAMPLE = """
 _FUNCTIONS = (
     (
         "tco_project_npv",
-        "npv_usd_per_gpu",
+        PROJECT_NPV,
         """NPV of one GPU as a project (build, ramp, contracts, opex lines, tax depreciation; by
     year or month), USD per GPU at the cost of capital: the unlevered cash flows, debt aside.""",
         "11802.6129",
     ),
     (
         "tco_project_irr",
-        "irr",
+        PROJECT_IRR,
         "IRR of the project (unlevered) cash flows, annual effective (monthly: (1 + monthly IRR)^12 - 1).",
         "0.212",
     ),

@@ -419,8 +419,8 @@ _CATALOG = (
     _spec(
         decisions.tco_breakeven_utilisation,
         "The utilisation at which owning one GPU and renting it out has NPV = 0, with tax, rent "
-        "decline, opex escalation and residual (NPV is linear in the utilisation: solved "
-        "exactly); an error text where no utilisation in (0, 1] breaks even.",
+        "decline, escalation and residual (solved exactly); an error text where none in (0, 1] "
+        "does. Paid in cash; the project's: batch's project_breakeven_utilisation.",
         "break-even utilisation",
         "fraction",
         (31250, 2.0, 0.4045, 5, 0.1305),
@@ -470,7 +470,8 @@ _CATALOG = (
     _spec(
         decisions.tco_npv,
         "Net present value of owning one GPU and renting it out, at the cost of "
-        "capital (end-of-year cash flows, year 0 undiscounted).",
+        "capital (end-of-year cash flows, year 0 undiscounted). Paid in cash (the yearly table); "
+        "the project's: TCO_PROJECT_NPV.",
         "NPV per GPU",
         "USD",
         (31250, 2.0, 0.4045, 5, 0.1305),
@@ -478,7 +479,8 @@ _CATALOG = (
     _spec(
         decisions.tco_irr,
         "Internal rate of return of owning one GPU and renting it out (NPV = 0); an "
-        "error text where the cash flows never change sign or have no root.",
+        "error text where the cash flows never change sign or have no root. Paid in cash (the "
+        "yearly table); the project's: TCO_PROJECT_IRR.",
         "IRR",
         "decimal/year",
         (31250, 2.0, 0.4045, 5),
@@ -486,7 +488,8 @@ _CATALOG = (
     _spec(
         decisions.tco_payback_years,
         "Years until the cumulative net cash flow (residual included) reaches "
-        "0, linear within the year; an error text where it does not within the life.",
+        "0, linear within the year; an error text where it does not within the life. Paid in "
+        "cash (the yearly table); the project's is batch's project_payback_years.",
         "payback",
         "years",
         (31250, 2.0, 0.4045, 5),
@@ -494,7 +497,8 @@ _CATALOG = (
     _spec(
         decisions.tco_breakeven_rent,
         "The rent per GPU-hour with NPV = 0 at the cost of capital; with "
-        "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR.",
+        "availability = utilisation = 1 and no tax it equals TCO_TOTAL_PER_GPU_HOUR. Paid in "
+        "cash (the yearly table); the project's is batch's project_breakeven_rent_usd_per_gpu_hour.",
         "break-even rent",
         "USD/GPU-hour",
         (31250, 0.404452, 5, 0.1305),
@@ -557,14 +561,15 @@ _PROJECT_SPECS = (
         (
             "TCO_PROJECT_NPV",
             "NPV of one GPU as a project: build, ramp, contracts, opex lines, MACRS "
-            "or bonus depreciation, by year or month; the unlevered cash flows at the cost of capital.",
+            "or bonus depreciation, by year or month; the unlevered cash flows at the cost of capital "
+            "(batch's project_npv_usd_per_gpu; TCO_NPV is paid in cash).",
             "project NPV per GPU",
             "USD",
         ),
         (
             "TCO_PROJECT_IRR",
             "IRR of one GPU's project (unlevered) cash flows, annual effective "
-            "(monthly periods: (1 + monthly IRR)^12 - 1).",
+            "(monthly periods: (1 + monthly IRR)^12 - 1); batch's project_irr (TCO_IRR is paid in cash).",
             "project IRR",
             "decimal/year",
         ),

@@ -57,9 +57,11 @@ def text_key(name: str, text: str) -> str:
 
 def __getattr__(name: str) -> object:
     """``OUTPUTS``: every result column with its unit, read from the chain when asked (so a step
-    added with :func:`gputco.udfs.chain.add_step` is a result too)."""
+    added with :func:`gputco.udfs.chain.add_step` is a result too); the results computed from the
+    project's period table under their project names (:func:`gputco.udfs.chain.project_name`:
+    ``project_npv_usd_per_gpu``, ``project_irr``...)."""
     if name == "OUTPUTS":
-        return chain.outputs()
+        return {chain.project_name(k): unit for k, unit in chain.outputs().items()}
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -708,11 +710,16 @@ def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
     -------
     dict of str to ndarray
         The columns of :data:`OUTPUTS`, one value per scenario: each step of
-        :data:`gputco.udfs.chain.STEPS` computed by its numpy function; then those of
-        :data:`PROJECT_OUTPUTS` (the financed project: equity IRR and NPV, lowest DSCR, peak
-        funding, cluster NPV; NaN without a rent).
+        :data:`gputco.udfs.chain.STEPS` computed by its numpy function, those that read the cash
+        flows from the project's period table and named so (``project_npv_usd_per_gpu``,
+        ``project_irr``, ``project_payback_years``...: docs/project.md, "Which NPV is which";
+        an old name raises an error naming the new one); then those of :data:`PROJECT_OUTPUTS`
+        (the financed project: equity IRR and NPV, lowest DSCR, peak funding, cluster NPV; NaN
+        without a rent).
     """
     n, used = _used(inputs)
     keys = (*chain.outputs(), *chain.PROJECT_OUTPUTS)
     out = _run(used, n, wanted=keys)
-    return {k: np.broadcast_to(np.asarray(_full(out[k]), dtype=float), (n,)) for k in keys}
+    return chain.Results(
+        (chain.project_name(k), np.broadcast_to(np.asarray(_full(out[k]), dtype=float), (n,))) for k in keys
+    )

@@ -25,7 +25,7 @@ from xml.etree.ElementTree import ParseError
 
 import numpy as np
 
-from gputco.udfs import scenario
+from gputco.udfs import chain, scenario
 from gputco.udfs.decision_steps import NO_MARKET_RENT
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
@@ -42,20 +42,25 @@ FORMATS = ("csv", "parquet", "xlsx")
 DEFAULT_CHUNK_ROWS = 500_000
 LABEL_COLUMNS = ("id", "scenario", "name", "label")
 XLSX_MAX_ROWS = 1_048_575  # Excel's sheet limit less the header row
-#: result columns: the value used for each input with a default, then the model's results and
-#: the project's (equity IRR, DSCR, cluster NPV...: docs/project.md)
+#: the column that says why the project's break-even rent is empty
+BREAKEVEN_WHY = "project_breakeven_rent_why"
+#: result columns: the value used for each input with a default, then the model's results (those
+#: from the cash flows under the project's names: project_npv_usd_per_gpu...) and the project's
+#: (equity IRR, DSCR, cluster NPV...: docs/project.md, "Which NPV is which")
 RESULTS = (
     tuple(f"use_{i.name}" for i in scenario.INPUTS if i.default is not None)
     + tuple(o for o in scenario.OUTPUTS if o not in scenario.INPUT_NAMES)
     + tuple(scenario.PROJECT_OUTPUTS)
-    + ("breakeven_rent_why",)
+    + (BREAKEVEN_WHY,)
 )
+#: batch's own old column names -> the new ones (besides the chain's: chain.renamed)
+RENAMED = {"breakeven_rent_why": BREAKEVEN_WHY}
 #: why a scenario's break-even rent is empty (the text, empty where there is one)
 NO_RENT = "no rent_usd_per_gpu_hour given"
 
 
 def breakeven_rent_why(rent: np.ndarray, breakeven: np.ndarray) -> tuple[np.ndarray, list]:
-    """(code of each row, texts) of the column ``breakeven_rent_why``: nothing where the
+    """(code of each row, texts) of the column ``project_breakeven_rent_why``: nothing where the
     break-even rent is a number, :data:`NO_RENT` where no rent was given (every rent-or-buy result
     is empty then), else :data:`gputco.udfs.decision_steps.NO_MARKET_RENT` (the only other empty
     break-even: no GPU-hour sold at the market rent, docs/project.md).
@@ -183,8 +188,10 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
     """(input name -> column as the file names it, columns echoed in the output).
 
     Names match case-insensitively and ignoring surrounding spaces. Columns of an earlier run's
-    results are left out (recomputed); labels are echoed; any other column is an error that
-    names what was found (``found``: how the file was read, e.g. its CSV separator).
+    results are left out (recomputed), except a result under a name gputco no longer gives it
+    (``npv_usd_per_gpu``: now ``project_npv_usd_per_gpu``), an error that names the new one;
+    labels are echoed; any other column is an error that names what was found (``found``: how
+    the file was read, e.g. its CSV separator).
     """
     inputs: dict[str, str] = {}
     echoed: list[str] = []
@@ -204,6 +211,8 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
             echoed.append(given)
         elif key in results:
             continue
+        elif (new := RENAMED.get(key) or chain.renamed(key)) is not None:
+            raise chain.renamed_error(given, new, "batch column")
         else:
             err = UnknownNameError("batch column", given, scenario.INPUT_NAMES)
             err.message += (
@@ -261,8 +270,9 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
         cols.append(np.broadcast_to(values, (n,)) if values.ndim == 0 else values)
         names.append(name)
     rent = np.broadcast_to(np.asarray(used["rent_usd_per_gpu_hour"], float), (n,))
-    cols.append(coded_text(*breakeven_rent_why(rent, cols[names.index("breakeven_rent_usd_per_gpu_hour")])))
-    names.append("breakeven_rent_why")
+    breakeven = cols[names.index(chain.project_name("breakeven_rent_usd_per_gpu_hour"))]
+    cols.append(coded_text(*breakeven_rent_why(rent, breakeven)))
+    names.append(BREAKEVEN_WHY)
     return Table(names, cols)
 
 

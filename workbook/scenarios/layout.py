@@ -282,7 +282,9 @@ class Layout:
             self._project(project)
             return
         self.results = [
-            Quantity(st.key, st.label, st.unit, "result", _guarded(st.key, self.last_year))
+            Quantity(
+                chain.project_name(st.key), st.label, st.unit, "result", _guarded(st.key, self.last_year)
+            )
             for st in _result_steps()
         ]
         self.year_columns = [
@@ -313,7 +315,13 @@ class Layout:
         self.last_year = last
         own = projectcells.result_formulas(last)
         self.results = [
-            Quantity(st.key, st.label, st.unit, "result", own.get(st.key) or _guarded(st.key, LAST_YEAR))
+            Quantity(
+                chain.project_name(st.key),
+                st.label,
+                st.unit,
+                "result",
+                own.get(st.key) or _guarded(st.key, LAST_YEAR),
+            )
             for st in _result_steps()
         ] + [Quantity(k, v[0], v[1], "result", own[k]) for k, v in chain.PROJECT_OUTPUTS.items()]
         terms = [
@@ -348,7 +356,9 @@ class Layout:
         return get_column_letter(self.col[key])
 
     def ref(self, key: str) -> str:
-        """The reference of a quantity for row ``{r}``: its column, else its named cell."""
+        """The reference of a quantity for row ``{r}``: its column, else its named cell (a chain
+        step's column under its project name: ``[irr]`` is the column ``project_irr``)."""
+        key = chain.project_name(key)
         if key in self.col:
             return f"${self.letter(key)}{{r}}"
         if key in INPUTS and key not in PRESET_BACKED:
@@ -363,6 +373,7 @@ class Layout:
 
     def formula(self, key: str) -> str:
         """The formula of a quantity with a column or a named cell ({r} marks the row)."""
+        key = chain.project_name(key)
         q = next(
             q for q in (*USED, *self.constants, *self.results, *CHECKS, *self.year_columns) if q.key == key
         )

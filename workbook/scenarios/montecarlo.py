@@ -33,8 +33,8 @@ STATS = (
     "training_cost_usd",
     "training_days",
     "joules_per_token",
-    "npv_usd_per_gpu",
-    "irr",
+    "project_npv_usd_per_gpu",
+    "project_irr",
 )
 #: the project's results with percentiles where the draws carry the project's cells
 PROJECT_STATS = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "peak_funding_usd_per_gpu")
@@ -77,7 +77,7 @@ LENDER_DRAW_COLUMNS = (
 )
 #: results that need the rent: their percentiles count the draws with a number (AGGREGATE
 #: ignoring errors: a draw whose IRR Excel cannot find is left out), or say what is missing
-RENT_STATS = frozenset(k for k in STATS if chain.optional_inputs_of(k))
+RENT_STATS = frozenset(k for k in STATS if chain.optional_inputs_of(chain.step_of(k)))
 
 
 def build(
@@ -126,9 +126,10 @@ def build(
     stat_rows = {}
     for key in (*STATS, *(PROJECT_STATS if project is not None else ())):
         row += 1
+        step = chain.step_of(key)
         label, unit = (
-            (chain.step(key).label, chain.step(key).unit)
-            if chain.is_step(key)
+            (chain.step(step).label, chain.step(step).unit)
+            if chain.is_step(step)
             else chain.PROJECT_OUTPUTS[key][:2]
         )
         stat_rows[key] = row
@@ -165,21 +166,21 @@ def build(
     for key, src, label, share in (
         (
             "p_npv_below_0",
-            "npv_usd_per_gpu",
+            "project_npv_usd_per_gpu",
             "P(NPV < 0): share of the draws that lose money",
-            'COUNTIF(mc_npv_usd_per_gpu,"<0")/COUNT(mc_npv_usd_per_gpu)',
+            'COUNTIF(mc_project_npv_usd_per_gpu,"<0")/COUNT(mc_project_npv_usd_per_gpu)',
         ),
         (
             "p_irr_below_cost_of_capital",
-            "irr",
+            "project_irr",
             "P(IRR < cost of capital): share of every draw (a draw without an IRR counts below)",
-            "(SUM(mc_irr_below_cost_of_capital)+ROWS(mc_irr)-COUNT(mc_irr))/ROWS(mc_irr)",
+            "(SUM(mc_irr_below_cost_of_capital)+ROWS(mc_project_irr)-COUNT(mc_project_irr))/ROWS(mc_project_irr)",
         ),
         (
             "p_no_irr",
-            "irr",
+            "project_irr",
             "P(no IRR): share of the draws whose IRR does not exist or is not found",
-            "(ROWS(mc_irr)-COUNT(mc_irr))/ROWS(mc_irr)",
+            "(ROWS(mc_project_irr)-COUNT(mc_project_irr))/ROWS(mc_project_irr)",
         ),
         *(LENDER_SHARES if project is not None else ()),
     ):
@@ -251,7 +252,7 @@ def build(
 
 
 #: the results whose percentiles count every draw, a draw without one below every draw with one
-EVERY_DRAW = ("irr", "equity_irr")
+EVERY_DRAW = ("project_irr", "equity_irr")
 NO_IRR = "no IRR (the draws at this percentile have none)"
 
 
@@ -275,7 +276,7 @@ def _stat(key: str, plain: str, ignoring_errors: str) -> str:
         return f'=IF(COUNT(mc_{key})=0,"{NO_PROJECT_NUMBER}",{ignoring_errors})'
     if key not in RENT_STATS:
         return "=" + plain
-    needs = " and ".join(chain.optional_inputs_of(key))
+    needs = " and ".join(chain.optional_inputs_of(chain.step_of(key)))
     return f'=IF(COUNT(mc_{key})=0,"needs {needs}",{ignoring_errors})'
 
 

@@ -49,7 +49,7 @@ HEADINGS = [
     "NPV change at high",
 ]
 #: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
-DECISIONS = (("npv_usd_per_gpu", "USD", 13), ("irr", "1/year", 15))
+DECISIONS = (("project_npv_usd_per_gpu", "USD", 13), ("project_irr", "1/year", 15))
 #: with the project's cells, the lender's and the equity's results at each case (columns S..V;
 #: "no debt" where the case has none): key, unit, first column, headings
 LENDER = (
@@ -60,7 +60,7 @@ LENDER = (
 
 def metric(spec: Spec) -> str:
     """What the tornado ranks by: the NPV where the base scenario gives a rent, else $/Mtok."""
-    return "npv_usd_per_gpu" if cash_flow_years(spec.base) else "usd_per_mtok"
+    return "project_npv_usd_per_gpu" if cash_flow_years(spec.base) else "usd_per_mtok"
 
 
 def ordered_cases(spec: Spec) -> list[tuple[str, float, float, float, float, float]]:
@@ -85,7 +85,7 @@ def build(
     styles.title(
         ws,
         "Sensitivity: "
-        + ("NPV per GPU" if metric(spec) == "npv_usd_per_gpu" else "cost per million tokens")
+        + ("NPV per GPU" if metric(spec) == "project_npv_usd_per_gpu" else "cost per million tokens")
         + " when one driver moves (largest range first)",
         "Each driver down and up by its swing (a fraction of its base value; PUE: of its "
         "overhead above 1), everything else at the base scenario (Inputs, base_*). "
@@ -130,7 +130,7 @@ def build(
             letter = layout.letter(key)
             for col, case_row in ((first_col, low_row), (first_col + 1, high_row)):
                 styles.style_formula(ws.cell(row=r, column=col, value=f"={letter}{case_row}"), unit)
-        npv = layout.letter("npv_usd_per_gpu")
+        npv = layout.letter("project_npv_usd_per_gpu")
         for col, src in ((17, "M"), (18, "N")):
             text = f'=IF(ISNUMBER({src}{r}),{src}{r}-{npv}{first_case},"needs rent_usd_per_gpu_hour")'
             styles.style_formula(ws.cell(row=r, column=col, value=text), "USD")
@@ -177,7 +177,7 @@ def _chart(ws, k: int, ranked_by: str, anchor: str) -> None:
     chart.grouping = "clustered"
     chart.overlap = 100
     chart.gapWidth = 40
-    npv = ranked_by == "npv_usd_per_gpu"
+    npv = ranked_by == "project_npv_usd_per_gpu"
     chart.title = (
         "Change in NPV per GPU from the base (USD)"
         if npv

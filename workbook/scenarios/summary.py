@@ -119,7 +119,7 @@ def build(
         row += 1
         styles.header_row(ws, row, ["result", "unit", "P10", "P50", "P90", "mean"])
         units = {"tco_usd_per_gpu_hour": "USD/GPU-h", "usd_per_mtok": "USD/Mtok"}
-        units.update(npv_usd_per_gpu="USD", irr="fraction")
+        units.update(project_npv_usd_per_gpu="USD", project_irr="fraction")
         for key, unit in units.items():
             row += 1
             src = mc_rows[key]
@@ -268,20 +268,24 @@ def _npv_table(ws, row: int, labels: list[str], per_system: bool, project: bool 
 
     def cells(row: int, first: int, last: int) -> list[str]:
         crit = f",scn_system,$A{row}" if per_system else ""
-        best = f"_xlfn.MAXIFS(scn_npv_usd_per_gpu{crit})" if per_system else "MAX(scn_npv_usd_per_gpu)"
-        scenario = f"_xlfn.MINIFS(scn_scenario{crit},scn_npv_usd_per_gpu,$C{row})"
+        best = (
+            f"_xlfn.MAXIFS(scn_project_npv_usd_per_gpu{crit})"
+            if per_system
+            else "MAX(scn_project_npv_usd_per_gpu)"
+        )
+        scenario = f"_xlfn.MINIFS(scn_scenario{crit},scn_project_npv_usd_per_gpu,$C{row})"
         match = f"MATCH($D{row},scn_scenario,0)"
         of_system = f"(scn_system=$A{row})*" if per_system else ""
         out = [
             f"=RANK($C{row},$C${first}:$C${last})",
             f"={best}",
             f"={scenario}",
-            f"=INDEX(scn_irr,{match})",
-            f"=INDEX(scn_payback_years,{match})",
-            f"=INDEX(scn_breakeven_rent_usd_per_gpu_hour,{match})",
+            f"=INDEX(scn_project_irr,{match})",
+            f"=INDEX(scn_project_payback_years,{match})",
+            f"=INDEX(scn_project_breakeven_rent_usd_per_gpu_hour,{match})",
             f"=INDEX(scn_usd_per_mtok,{match})",
-            f"=SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu)*(scn_npv_usd_per_gpu<0))"
-            f"/SUMPRODUCT({of_system}ISNUMBER(scn_npv_usd_per_gpu))",
+            f"=SUMPRODUCT({of_system}ISNUMBER(scn_project_npv_usd_per_gpu)*(scn_project_npv_usd_per_gpu<0))"
+            f"/SUMPRODUCT({of_system}ISNUMBER(scn_project_npv_usd_per_gpu))",
         ]
         if project:
             out += [f"=INDEX(scn_{key},{match})" for key, _h, _u in PROJECT_COLUMNS]
