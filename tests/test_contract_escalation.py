@@ -26,7 +26,14 @@ from gputco.udfs import project
 from gputco.udfs.errors import InputRangeError
 
 KEY = "contract_escalation_per_year"
-RESULTS = ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "irr", "equity_irr", "min_dscr", "payback_years")
+RESULTS = (
+    "project_npv_usd_per_gpu",
+    "equity_npv_usd_per_gpu",
+    "project_irr",
+    "equity_irr",
+    "min_dscr",
+    "project_payback_years",
+)
 
 
 def _drawn(n: int, seed: int) -> dict[str, np.ndarray]:
@@ -115,7 +122,7 @@ def test_the_npvs_move_by_the_extra_revenue_after_tax(monkeypatch, seed):
             after = extra * (1 - row["tax_rate"])
             p = np.arange(extra.size) / (12 if row["periods"] == "month" else 1)
             moved = float(np.sum(after * (1 + row["cost_of_capital"]) ** -p))  # = the cost of equity here
-            for key in ("npv_usd_per_gpu", "equity_npv_usd_per_gpu"):
+            for key in ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu"):
                 assert got[key][j] - flat[key][j] == pytest.approx(moved, rel=1e-9, abs=1e-6), (how, j, key)
 
 
@@ -149,10 +156,10 @@ def test_the_tco_functions_take_it_last():
 
     assert list(project.OPTIONAL_ARGS)[-1] == KEY
     v = {k: x[:1] for k, x in _drawn(1, 72).items()}
-    want = project.results(v, ("npv_usd_per_gpu", "min_dscr"))
+    want = project.results(v, ("project_npv_usd_per_gpu", "min_dscr"))
     args = {k: (x[0] if k == "periods" else float(x[0])) for k, x in v.items() if k not in project._REQUIRED}
     req = [float(v[k][0]) for k in project._REQUIRED]
-    assert udfs.tco_project_npv(*req, **args) == pytest.approx(want["npv_usd_per_gpu"][0], rel=1e-12)
+    assert udfs.tco_project_npv(*req, **args) == pytest.approx(want["project_npv_usd_per_gpu"][0], rel=1e-12)
     positional = [args.get(k, d) for k, d in project.OPTIONAL_ARGS.items()]
     assert udfs.tco_min_dscr(*req, *positional) == pytest.approx(want["min_dscr"][0], rel=1e-12)
     table = udfs.tco_project_cashflows(*req, **args)
@@ -182,16 +189,24 @@ def test_the_scenario_evaluator_batch_and_the_tornado_take_it(tmp_path):
         terms = {key: src[key][j] for key in project.TERMS if key in src}
         terms["periods"] = "month"
         assert terms[KEY] == spec[KEY][j]
-        want = project.results(terms, ("npv_usd_per_gpu", "min_dscr"))
-        assert out["npv_usd_per_gpu"][j] == pytest.approx(want["npv_usd_per_gpu"][0], rel=1e-12), j
-    assert out["npv_usd_per_gpu"][2] < out["npv_usd_per_gpu"][0] < out["npv_usd_per_gpu"][1]
+        want = project.results(terms, ("project_npv_usd_per_gpu", "min_dscr"))
+        assert out["project_npv_usd_per_gpu"][j] == pytest.approx(
+            want["project_npv_usd_per_gpu"][0], rel=1e-12
+        ), j
+    assert (
+        out["project_npv_usd_per_gpu"][2]
+        < out["project_npv_usd_per_gpu"][0]
+        < out["project_npv_usd_per_gpu"][1]
+    )
     csv = tmp_path / "in.csv"
     csv.write_text(
         f"system,mfu,rent_usd_per_gpu_hour,contracted_fraction,contract_rent_usd_per_gpu_hour,contract_years,debt_fraction,periods,tax_rate,{KEY}\n"
         + "".join(f"H100_HGX,0.5,2.0,0.7,1.8,2.5,0.6,month,0.21,{e}\n" for e in spec[KEY])
     )
     for j, r in enumerate(project_cases.batch_rows(tmp_path, csv)):
-        assert float(r["npv_usd_per_gpu"]) == pytest.approx(out["npv_usd_per_gpu"][j], rel=1e-9)
+        assert float(r["project_npv_usd_per_gpu"]) == pytest.approx(
+            out["project_npv_usd_per_gpu"][j], rel=1e-9
+        )
         assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
     said = project_cases.batch_refusal(
         tmp_path, f"system,mfu,rent_usd_per_gpu_hour,{KEY}\nH100_HGX,0.5,2,0.02\nH100_HGX,0.5,2,-1\n"
@@ -245,8 +260,10 @@ def _check(path, name: str) -> None:
         # the Model rows hold every term as used (blanks as their defaults)
         hand = _revenue_by_hand({key: terms[key] for key in (*project.TERMS, "periods")})
         assert lines["revenue"][: len(hand)] == pytest.approx(hand, rel=1e-9, abs=1e-9), k
-        res = project.results(given, ("npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
-        assert cell["project_npv_usd_per_gpu"] == pytest.approx(res["npv_usd_per_gpu"][0], rel=1e-9), k
+        res = project.results(given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
+        assert cell["project_npv_usd_per_gpu"] == pytest.approx(
+            res["project_npv_usd_per_gpu"][0], rel=1e-9
+        ), k
         assert cell["equity_npv_usd_per_gpu"] == pytest.approx(res["equity_npv_usd_per_gpu"][0], rel=1e-9), k
         assert cell["min_dscr"] == pytest.approx(res["min_dscr"][0], rel=1e-9), k
 
