@@ -59,6 +59,14 @@ def add_parser(sub) -> None:
         default=DEFAULT_CHUNK_ROWS,
         help="scenarios per chunk (default: %(default)s)",
     )
+    p.add_argument(
+        "--dscr-breakeven",
+        action="store_true",
+        help="also the DSCR break-even rent, dscr_breakeven_rent_usd_per_gpu_hour (the market rent at "
+        "which min_dscr = covenant_dscr, contracts as given: docs/project.md), and why it is empty, "
+        "dscr_breakeven_rent_why; its search evaluates min_dscr about 40 times, so a run takes "
+        "several times longer",
+    )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
     add_budget_argument(p)
@@ -98,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
             sep="\t" if args.sep == "tab" else args.sep,
             decimal=args.decimal,
             limits=limits,
+            dscr_breakeven=args.dscr_breakeven,
         )
     progress.done()
     print(

@@ -33,6 +33,10 @@ INPUTS = chain.SCENARIO_INPUTS
 INPUT_NAMES = tuple(i.name for i in INPUTS)
 #: the project's results beside the chain's (docs/project.md): name -> unit
 PROJECT_OUTPUTS = {k: v[1] for k, v in chain.PROJECT_OUTPUTS.items()}
+#: results :func:`evaluate` gives only where asked for (``extra``): the DSCR break-even rent
+#: (:data:`gputco.udfs.project.DSCR_BREAKEVEN`, its search evaluates ``min_dscr`` about 40 times)
+#: and its reason's code (:data:`gputco.udfs.project.DSCR_BREAKEVEN_REASONS`; NaN without a rent)
+EXTRA_OUTPUTS = (project.DSCR_BREAKEVEN, f"{project.DSCR_BREAKEVEN}_why")
 TEXT_INPUTS = tuple(i.name for i in INPUTS if i.kind == "text")
 
 
@@ -348,7 +352,7 @@ def _run(
         raise AssertionError("a step failed on chunks but not on every scenario") from None
     table = [step for step, reads_table, _ in plan if reads_table]
     if table:
-        _table_steps(table, used, n)
+        _table_steps(table, used, n, tuple(k for k in wanted if k in EXTRA_OUTPUTS))
     return used
 
 
@@ -518,15 +522,16 @@ def _given(used: dict[str, Any], names, n: int) -> np.ndarray:
 _YEAR_KEYS = frozenset(y.key for y in chain.YEAR_STEPS)
 
 
-def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
+def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int, extra: tuple[str, ...] = ()) -> None:
     """The steps that read the per-year table (chain.YEAR_STEPS), chunk by chunk of the scenarios
     that give the table's optional inputs (the rent); NaN on the others. Where every step that
     reads a column of the table has a kernel in :data:`gputco.udfs.yearflows.FROM_FLOWS`, only
     the table's net and revenue are built (:func:`gputco.udfs.yearflows.by_period`); otherwise
-    the table's every column, by the chain's own functions."""
+    the table's every column, by the chain's own functions; with ``extra`` (of
+    :data:`EXTRA_OUTPUTS`) those too."""
     needs = {k for y in chain.YEAR_STEPS for k in chain.optional_inputs_of(y.key)}
     rows = np.flatnonzero(_given(used, needs, n))
-    for key in (*(s.key for s in steps), *chain.PROJECT_OUTPUTS):
+    for key in (*(s.key for s in steps), *chain.PROJECT_OUTPUTS, *extra):
         used[key] = np.full(n, np.nan) if rows.size else _NOTHING
     if not rows.size:
         return
@@ -562,7 +567,7 @@ def _table_steps(steps: list[chain.Step], used: dict[str, Any], n: int) -> None:
             values[s.key] = got
             used[s.key][idx] = got
         if fast:
-            _project_results(values, used, idx, n)
+            _project_results(values, used, idx, n, extra)
 
     each_chunk(chunk, range(0, rows.size, CHUNK_ROWS))
 
@@ -619,9 +624,12 @@ def _period_groups(used: dict[str, Any], idx: np.ndarray, n: int):
         yield idx[codes == c]
 
 
-def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarray, n: int) -> None:
+def _project_results(
+    values: dict[str, Any], used: dict[str, Any], idx: np.ndarray, n: int, extra: tuple[str, ...] = ()
+) -> None:
     """The project's own results (:data:`gputco.udfs.chain.PROJECT_OUTPUTS`) of the scenarios
-    ``idx`` from their flows, per GPU and for the cluster (x GPUs installed)."""
+    ``idx`` from their flows, per GPU and for the cluster (x GPUs installed); with ``extra`` the
+    DSCR break-even rent and its reason (:func:`gputco.udfs.project.dscr_breakeven_rent`)."""
     t = values["terms"]
     # without debt the equity flows are the project's: their IRR is the chain's irr step's, not
     # solved a second time; their NPV at a cost of equity equal to the cost of capital likewise
@@ -640,6 +648,8 @@ def _project_results(values: dict[str, Any], used: dict[str, Any], idx: np.ndarr
         per_gpu = chain.PROJECT_OUTPUTS[key][3]
         value = _at(used[per_gpu], idx, n) if chain.is_step(per_gpu) else got[per_gpu]  # the step's own
         used[key][idx] = value * gpus if key.startswith("cluster_") else value
+    if extra:
+        used[EXTRA_OUTPUTS[0]][idx], used[EXTRA_OUTPUTS[1]][idx] = project.dscr_breakeven_rent(t)
 
 
 def _refuse_project_terms(used: dict[str, Any], idx: np.ndarray, n: int) -> None:
@@ -697,7 +707,7 @@ def cost_per_gpu_hour(inputs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _full(v) for k, v in _run(used, n, until="tco_usd_per_gpu_hour").items()}
 
 
-def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
+def evaluate(inputs: Mapping[str, Any], extra: tuple[str, ...] = ()) -> dict[str, np.ndarray]:
     """Run the full chain for every scenario.
 
     Parameters
@@ -715,10 +725,14 @@ def evaluate(inputs: Mapping[str, Any]) -> dict[str, np.ndarray]:
         ``project_irr``, ``project_payback_years``...: docs/project.md, "Which NPV is which";
         an old name raises an error naming the new one); then those of :data:`PROJECT_OUTPUTS`
         (the financed project: equity IRR and NPV, lowest DSCR, peak funding, cluster NPV; NaN
-        without a rent).
+        without a rent); and those of ``extra`` (of :data:`EXTRA_OUTPUTS`: asked for by name, as
+        ``gputco batch --dscr-breakeven`` does).
     """
+    unknown = set(extra) - set(EXTRA_OUTPUTS)
+    if unknown:
+        raise UnknownNameError("extra output", sorted(unknown)[0], EXTRA_OUTPUTS)
     n, used = _used(inputs)
-    keys = (*chain.outputs(), *chain.PROJECT_OUTPUTS)
+    keys = (*chain.outputs(), *chain.PROJECT_OUTPUTS, *extra)
     out = _run(used, n, wanted=keys)
     return chain.Results(
         (chain.project_name(k), np.broadcast_to(np.asarray(_full(out[k]), dtype=float), (n,))) for k in keys

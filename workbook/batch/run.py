@@ -25,7 +25,7 @@ from xml.etree.ElementTree import ParseError
 
 import numpy as np
 
-from gputco.udfs import chain, scenario
+from gputco.udfs import chain, project, scenario
 from gputco.udfs.decision_steps import NO_MARKET_RENT
 from gputco.udfs.errors import GputcoError, InputRangeError, UnknownNameError
 from gputco.workbook.batch import dialect
@@ -57,6 +57,24 @@ RESULTS = (
 RENAMED = {"breakeven_rent_why": BREAKEVEN_WHY}
 #: why a scenario's break-even rent is empty (the text, empty where there is one)
 NO_RENT = "no rent_usd_per_gpu_hour given"
+#: the result columns of ``--dscr-breakeven`` (opt-in: its search evaluates min_dscr about 40
+#: times): the DSCR break-even rent and why it is empty (:func:`dscr_breakeven_why`)
+DSCR_BREAKEVEN = (scenario.EXTRA_OUTPUTS[0], "dscr_breakeven_rent_why")
+
+
+def dscr_breakeven_why(why: np.ndarray) -> tuple[np.ndarray, list]:
+    """(code of each row, texts) of the column ``dscr_breakeven_rent_why`` from the reason codes
+    :func:`gputco.udfs.scenario.evaluate` gives (NaN where no rent was given): nothing where the
+    DSCR break-even rent is a number, else :data:`gputco.udfs.project.DSCR_BREAKEVEN_REASONS`'
+    text, or :data:`NO_RENT`.
+
+    >>> codes, texts = dscr_breakeven_why(np.array([0.0, 1.0, np.nan]))
+    >>> [texts[c] for c in codes][1:] == [project.DSCR_BREAKEVEN_REASONS[1], NO_RENT]
+    True
+    """
+    reasons = project.DSCR_BREAKEVEN_REASONS
+    codes = np.where(np.isnan(why), len(reasons), np.nan_to_num(why)).astype(np.intp)
+    return codes, [None, *reasons[1:], NO_RENT]
 
 
 def breakeven_rent_why(rent: np.ndarray, breakeven: np.ndarray) -> tuple[np.ndarray, list]:
@@ -196,7 +214,7 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
     inputs: dict[str, str] = {}
     echoed: list[str] = []
     seen: dict[str, str] = {}
-    results = {r.lower() for r in (*RESULTS, *scenario.OUTPUTS, *scenario.PROJECT_OUTPUTS)}
+    results = {r.lower() for r in (*RESULTS, *scenario.OUTPUTS, *scenario.PROJECT_OUTPUTS, *DSCR_BREAKEVEN)}
     for given in names:
         key = given.strip().lower()
         if key in seen:
@@ -235,11 +253,14 @@ def plan_columns(names: list[str], found: str = "") -> tuple[dict[str, str], lis
 # -- evaluating ----------------------------------------------------------------------------------
 
 
-def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], checked: Checked) -> Table:
-    """The output of one clean chunk: the echoed columns as given, then the results."""
+def evaluate_chunk(
+    chunk: Chunk, inputs: dict[str, str], echoed: list[str], checked: Checked, dscr_breakeven: bool = False
+) -> Table:
+    """The output of one clean chunk: the echoed columns as given, then the results (with
+    ``dscr_breakeven`` also :data:`DSCR_BREAKEVEN`'s)."""
     try:
         used = scenario.used_inputs(checked.inputs)
-        results = scenario.evaluate(checked.inputs)
+        results = scenario.evaluate(checked.inputs, scenario.EXTRA_OUTPUTS if dscr_breakeven else ())
     except InputRangeError as err:  # a check the pre-pass does not make (a backstop)
         raise BatchError(_bad_cell(err, chunk, inputs)) from None
     by_given = {given: name for name, given in inputs.items()}
@@ -273,6 +294,10 @@ def evaluate_chunk(chunk: Chunk, inputs: dict[str, str], echoed: list[str], chec
     breakeven = cols[names.index(chain.project_name("breakeven_rent_usd_per_gpu_hour"))]
     cols.append(coded_text(*breakeven_rent_why(rent, breakeven)))
     names.append(BREAKEVEN_WHY)
+    if dscr_breakeven:
+        rent_key, why_key = scenario.EXTRA_OUTPUTS
+        cols += [np.asarray(results[rent_key], float), coded_text(*dscr_breakeven_why(results[why_key]))]
+        names += list(DSCR_BREAKEVEN)
     return Table(names, cols)
 
 
@@ -366,8 +391,10 @@ def run_batch(
     sep=None,
     decimal=None,
     limits: Limits = DEFAULT_LIMITS,
+    dscr_breakeven: bool = False,
 ) -> BatchReport:
-    """Run every scenario of ``src`` and write inputs + results to ``dst`` (atomically).
+    """Run every scenario of ``src`` and write inputs + results to ``dst`` (atomically), with
+    ``dscr_breakeven`` also the DSCR break-even rent and its reason (:data:`DSCR_BREAKEVEN`).
 
     Every chunk is checked before it runs; when any cell of the file is bad, the whole file is
     still read (so every bad cell is reported, in row order) and nothing is written.
@@ -401,7 +428,7 @@ def run_batch(
                 done += chunk.table.num_rows
                 chunks += 1
                 if not problems.cells:
-                    writer.write(evaluate_chunk(chunk, *plan, checked))
+                    writer.write(evaluate_chunk(chunk, *plan, checked, dscr_breakeven))
                 if progress:
                     progress(done)
             if problems.cells:
