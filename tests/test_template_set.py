@@ -69,7 +69,7 @@ def test_the_memo_case_typed_in_by_set_equals_the_python_model(tmp_path, capsys)
         for key, got_name in (
             ("cluster_capex_usd", "out_cluster_capex_usd"),
             ("cluster_npv_usd", "out_cluster_npv_usd"),
-            ("irr", "out_project_irr"),
+            ("project_irr", "out_project_irr"),
             ("equity_irr", "out_equity_irr"),
             ("min_dscr", "out_min_dscr"),
             ("cluster_peak_funding_usd", "out_cluster_peak_funding_usd"),
@@ -164,7 +164,7 @@ def test_a_curve_typed_in_by_set_is_the_curve_of_the_python_model(tmp_path, caps
             "value_curve": "1; 0.5",
         }
     )
-    for key, name in (("irr", "out_project_irr_1"), ("cluster_npv_usd", "out_cluster_npv_usd_1")):
+    for key, name in (("project_irr", "out_project_irr_1"), ("cluster_npv_usd", "out_cluster_npv_usd_1")):
         assert math.isclose(_value(wb, name), float(want[key][0]), rel_tol=1e-9), key
     assert _value(wb, "chk_inputs_out_of_range") == 0
     assert inputcheck.out_of_range(out)[1] == []
