@@ -144,10 +144,11 @@ def _number(value, missing: float) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else missing
 
 
-def _shares(spec, got: dict[str, object]) -> dict[str, float]:
+def _shares(spec, got: dict[str, object]) -> dict[str, float | None]:
     """numpy's shares of the draws' own cells: min DSCR below the draw's covenant (a draw without
     debt has none to breach), equity IRR below its cost of equity (a draw without one counts
-    below: -inf), and the share without an equity IRR."""
+    below: -inf), the share without an equity IRR, and max LTV above the draw's max_ltv_covenant
+    (None where no draw has both debt and a covenant: the workbook says so)."""
     draws = {**spec.base, **spec.monte_carlo.sample()}
     n = spec.monte_carlo.draws
     used = scenario.used_inputs(draws)
@@ -155,12 +156,18 @@ def _shares(spec, got: dict[str, object]) -> dict[str, float]:
     coe = np.broadcast_to(np.asarray(used["cost_of_equity"], dtype=float).ravel(), (n,))
     dscr = np.array([_number(got[f"draw:{i}:min_dscr"], np.nan) for i in range(n)])
     eirr = np.array([_number(got[f"draw:{i}:equity_irr"], -np.inf) for i in range(n)])
+    ltv_cov = np.broadcast_to(np.asarray(used["max_ltv_covenant"], dtype=float).ravel(), (n,))
+    ltv = np.array([_number(got[f"draw:{i}:max_ltv"], np.nan) for i in range(n)])
     with np.errstate(invalid="ignore"):
         below = dscr < covenant
+        above = (ltv > ltv_cov) & (ltv_cov > 0)
     return {
         "p_min_dscr_below_covenant": float(np.mean(below)),
         "p_equity_irr_below_cost_of_equity": float(np.mean(eirr < coe)),
         "p_no_equity_irr": float(np.mean(np.isinf(eirr))),
+        "p_max_ltv_above_covenant": float(np.mean(above))
+        if np.any(np.isfinite(ltv) & (ltv_cov > 0))
+        else None,
     }
 
 
@@ -226,7 +233,12 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
             ):
                 bad.append(f"Monte Carlo {key}: workbook {got_stats}, numpy {expected}")
         for key, expected in _shares(spec, got).items():
-            if not math.isclose(got[f"mcshare:{key}"], expected, rel_tol=1e-12, abs_tol=1e-12):
+            if expected is None:  # no draw to count: the workbook says why
+                if got[f"mcshare:{key}"] != montecarlo.NO_LTV_COVENANT:
+                    bad.append(
+                        f"Monte Carlo {key}: workbook {got[f'mcshare:{key}']}, no draw with a covenant"
+                    )
+            elif not math.isclose(got[f"mcshare:{key}"], expected, rel_tol=1e-12, abs_tol=1e-12):
                 bad.append(f"Monte Carlo {key}: workbook {got[f'mcshare:{key}']}, numpy {expected}")
     return bad
 

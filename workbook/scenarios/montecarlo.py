@@ -6,8 +6,9 @@ Every draw's row runs the whole chain in formulas (the Scenarios layout, with th
 from the base scenario ``base_*``). Above the draws: the random inputs, P10/P50/P90 of the results
 (``PERCENTILE``, Excel's inclusive percentile, numpy's default) with the NPV's and IRR's, the
 probability of a loss (P(NPV < 0)) and of an IRR below the cost of capital (where a rent is
-given); with the project's cells also the lender's and the equity's: P(min DSCR < covenant_dscr)
-and P(equity IRR < cost of equity) over every draw (:data:`LENDER_SHARES`), and a histogram of the cost per million tokens (20 bins between the smallest and the largest
+given); with the project's cells also the lender's and the equity's: the percentiles of the max
+LTV among them (:data:`PROJECT_STATS`), P(min DSCR < covenant_dscr), P(equity IRR < cost of
+equity) and P(max LTV > max_ltv_covenant) over every draw (:data:`LENDER_SHARES`), and a histogram of the cost per million tokens (20 bins between the smallest and the largest
 draw, with a bar chart). The draws' columns are also defined names ``mc_<key>``.
 """
 
@@ -37,9 +38,11 @@ STATS = (
     "project_irr",
 )
 #: the project's results with percentiles where the draws carry the project's cells
-PROJECT_STATS = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "peak_funding_usd_per_gpu")
+PROJECT_STATS = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "peak_funding_usd_per_gpu", "max_ltv")
 #: what a project statistic says where no draw has a number
-NO_PROJECT_NUMBER = "no draw has one (they need a rent; the DSCR needs debt)"
+NO_PROJECT_NUMBER = "no draw has one (they need a rent; the DSCR and the LTV need debt)"
+#: what P(max LTV > covenant) says where no draw has both debt and a covenant
+NO_LTV_COVENANT = "no draw has both debt and a max_ltv_covenant (0: none)"
 #: with the project's cells, the lender's and the equity's risk over every draw: key, the result
 #: whose guard applies (no draw with a number: says what is missing), label, formula of the share
 LENDER_SHARES = (
@@ -61,6 +64,14 @@ LENDER_SHARES = (
         "P(no equity IRR): share of the draws whose equity IRR does not exist or is not found",
         "(ROWS(mc_equity_irr)-COUNT(mc_equity_irr))/ROWS(mc_equity_irr)",
     ),
+    (
+        "p_max_ltv_above_covenant",
+        "max_ltv",
+        "P(max LTV > max_ltv_covenant): share of every draw (a draw without debt or without a "
+        "covenant has none to breach)",
+        f'IF(COUNT(mc_max_ltv_above_covenant)=0,"{NO_LTV_COVENANT}",'
+        "SUM(mc_max_ltv_above_covenant)/ROWS(mc_max_ltv))",
+    ),
 )
 #: the draws' columns the lender's shares count: key, label, template (Layout dialect)
 LENDER_DRAW_COLUMNS = (
@@ -73,6 +84,11 @@ LENDER_DRAW_COLUMNS = (
         "equity_irr_below_cost_of_equity",
         "Equity IRR below the cost of equity (1) or not (0; blank without one)",
         '=IF(ISNUMBER([equity_irr]),IF([equity_irr]<[cost_of_equity],1,0),"")',
+    ),
+    (
+        "max_ltv_above_covenant",
+        "Highest loan to value above max_ltv_covenant (1) or not (0; blank without debt or covenant)",
+        '=IF(AND(ISNUMBER([max_ltv]),[max_ltv_covenant]>0),IF([max_ltv]>[max_ltv_covenant],1,0),"")',
     ),
 )
 #: results that need the rent: their percentiles count the draws with a number (AGGREGATE

@@ -6,7 +6,8 @@ overhead above 1, see ``scenario_spec.FLOORS``), with every other input at the b
 (Inputs: ``base_*``). The table gives the low and high values, the cost per Mtok at each and the
 change from the base, and beside them the NPV and IRR of owning one GPU and renting it out at
 each (they need the rent; life and depreciation move in whole years) and the NPV's change; with
-the project's cells also the lowest DSCR and the equity IRR at each (:data:`LENDER`); the bar
+the project's cells also the lowest DSCR, the equity IRR and the highest loan to value at each
+(:data:`LENDER`: a value curve's shift or slope moves the LTV alone); the bar
 chart shows the changes of the ranking metric, largest range on top (the order is computed when
 the file is written). Below it, the *cases* block runs the whole chain once per
 case (base, then each driver low and high), so every number is a formula.
@@ -50,12 +51,16 @@ HEADINGS = [
 ]
 #: the rent-or-buy results beside the tornado (columns M..P): key, unit, first column
 DECISIONS = (("project_npv_usd_per_gpu", "USD", 13), ("project_irr", "1/year", 15))
-#: with the project's cells, the lender's and the equity's results at each case (columns S..V;
-#: "no debt" where the case has none): key, unit, first column, headings
+#: with the project's cells, the lender's and the equity's results at each case (columns S..X;
+#: "no debt" where the case has none; the max LTV moves with the value curve, which the cash
+#: flows do not read): key, unit, first column, headings
 LENDER = (
     ("min_dscr", "ratio", 19, ("min DSCR at low", "min DSCR at high")),
     ("equity_irr", "1/year", 21, ("equity IRR at low", "equity IRR at high")),
+    ("max_ltv", "ratio", 23, ("max LTV at low", "max LTV at high")),
 )
+#: where the tornado chart goes: right of the table (with the project's columns, right of those)
+CHART_CELL = {False: "T4", True: "Z4"}
 
 
 def metric(spec: Spec) -> str:
@@ -140,7 +145,7 @@ def build(
     styles.style_formula(cell, "USD/Mtok")
     cell.font = styles.BOLD
     book.define_cell("sens_base_usd_per_mtok", ws, base_row, 9)
-    _chart(ws, k, metric(spec), "X4" if project else "T4")
+    _chart(ws, k, metric(spec), CHART_CELL[project])
 
     head = first_case - 2
     styles.section_row(
@@ -164,7 +169,7 @@ def build(
             cell = ws.cell(row=first + i, column=layout.col[d], value=f"=${src}${rows[d]}")
             styles.style_formula(cell, INPUTS[d].unit)
             cell.fill, cell.border = PatternFill(), Border()
-    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 23 if project else 19)}})
+    styles.widths(ws, {1: 22, 2: 30, 3: 12, **{c: 13 for c in range(4, 25 if project else 19)}})
     ws.freeze_panes = "A6"
     styles.page_setup(ws, one_page=False)
     return cases

@@ -11,7 +11,8 @@ INDEX/MATCH. Without ``system`` in the grid there is one row, for all scenarios.
 Where the SPEC gives a rent, a second table ranks the systems by their best NPV (MAXIFS) and shows
 that scenario's IRR, payback, break-even rent and cost per Mtok, and the share of scenarios with
 NPV < 0; the Monte Carlo section adds the NPV and IRR percentiles, P(NPV < 0) and P(IRR < cost of
-capital).
+capital), and with the project's cells the max LTV's percentiles and the lender's and the equity's
+shares (P(min DSCR < covenant_dscr), P(max LTV > max_ltv_covenant), ...).
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ def build(
         styles.header_row(ws, row, ["result", "unit", "P10", "P50", "P90", "mean"])
         units = {"tco_usd_per_gpu_hour": "USD/GPU-h", "usd_per_mtok": "USD/Mtok"}
         units.update(project_npv_usd_per_gpu="USD", project_irr="fraction")
+        if "max_ltv" in mc_rows:  # with the project's cells: the collateral's risk
+            units["max_ltv"] = "ratio"
         for key, unit in units.items():
             row += 1
             src = mc_rows[key]
