@@ -70,6 +70,12 @@ MAX_ROW_PERIODS = 50_000
 UNFIT = "cash flows need whole life and depreciation years 1..15 and at most {P} periods"
 NEEDS_RENT = "needs rent_usd_per_gpu_hour (give one in the SPEC: the cash-flow columns come with it)"
 NO_DEBT = projectflows.NO_DEBT
+#: what a row's break-even rent and utilisation say with tax_losses carry_forward: the tax is then
+#: not linear in them, their root is searched (udfs/yearflows.py), which no formula does
+CARRIED = (
+    "tax_losses carry_forward: the break-even is searched, not a formula's line "
+    "(gputco batch and scenario.evaluate give it)"
+)
 
 
 def key(term: str, p: int) -> str:
@@ -150,8 +156,11 @@ def result_formulas(last: int) -> dict[str, str]:
         "payback_years": f'IF(COUNT({_range("payback_point", 0, last)})=0,"no payback within life",'
         f"MIN({_range('payback_point', 0, last)})/[periods_per_year])",
         "npv_per_unit_rent": per_rent,
-        "breakeven_rent_usd_per_gpu_hour": chain.step("breakeven_rent_usd_per_gpu_hour").formula[1:],
-        "breakeven_utilisation": f'IF(AND({util}>0,{util}<=1),{util},"no utilisation in (0, 1] breaks even")',
+        "breakeven_rent_usd_per_gpu_hour": f'IF([tax_losses]="carry_forward","{CARRIED}",'
+        + chain.step("breakeven_rent_usd_per_gpu_hour").formula[1:]
+        + ")",
+        "breakeven_utilisation": f'IF([tax_losses]="carry_forward","{CARRIED}",'
+        f'IF(AND({util}>0,{util}<=1),{util},"no utilisation in (0, 1] breaks even"))',
         "equity_irr": _irr("equity", last),
         "equity_npv_usd_per_gpu": _npv("equity", "cost_of_equity", last),
         "min_dscr": f'IF([debt_payment]>0,MIN({_range("dscr", 0, last)}),"{NO_DEBT}")',
