@@ -79,9 +79,18 @@ def rows() -> list[tuple[str | None, str, str, str, str]]:
             template = guarded(
                 s.key, chain.formula(s.key, lambda name: f"[{name}]", year=_cash_flow_ref), lambda n: f"[{n}]"
             )
-            out.append((s.key, s.label, s.unit, template, s.how))
+            how = s.how + (PAID_IN_CASH if s.key in chain.PROJECT_NAMED and s.output else "")
+            out.append((s.key, s.label, s.unit, template, how))
             shown.add(s.key)
     return out + projectflows.model_rows()
+
+
+#: what the "how" of a paid-in-cash result adds: which number it is (docs/project.md, "Which NPV
+#: is which"; batch and the scenario workbooks give the project's as project_<key>)
+PAID_IN_CASH = (
+    "; paid in cash, in service at once (the Cash flow sheet's yearly table); the project's (build, "
+    "ramp, contracts, MACRS...) is project_<key>: docs/project.md, Which NPV is which"
+)
 
 
 def _cash_flow_ref(column: str, spec: str) -> str:
