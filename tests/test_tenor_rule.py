@@ -103,3 +103,21 @@ def test_template_set_says_the_rule_with_the_cell(tmp_path, capsys, tenor):
     assert f"inp_debt_years must be {RULE} (Inputs!" in err, err
     assert err.rstrip().endswith(f"got {tenor}"), err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("tenor", "periods"), [("2.5", "year"), ("6", "year"), ("2.51", "month")])
+def test_the_finance_workbook_says_the_rule_in_its_results(tmp_path, capsys, tenor, periods):
+    """A tenor the model refuses, typed into the finance workbook's inputs (here by --set, the
+    cell's own range passed): the workbook's inputs check, and so its project results, say the
+    rule (udfs.periodlines.TENOR_CHECK), the same text as every other route."""
+    import openpyxl
+    from test_template_set import _value
+
+    out = tmp_path / "t.xlsx"
+    sets = {"inp_periods": periods, "inp_rent_usd_per_gpu_hour_1": 2.0, "inp_debt_fraction": 0.5,
+            "inp_debt_years": tenor, "inp_life_years": 5}  # fmt: skip
+    argv = ["template", "-o", str(out), "--systems", "H100_HGX"]
+    assert main(argv + [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]) == 0
+    capsys.readouterr()
+    wb = openpyxl.load_workbook(out, data_only=True)
+    assert _value(wb, "out_equity_irr_1") == f"debt_years must be {RULE}"

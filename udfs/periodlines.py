@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from . import chain, curves
+from . import chain, curves, ranges
 from .finance import HOURS_PER_YEAR
 
 #: what the period table says where the residual and the value curve disagree by more than half
@@ -69,6 +69,8 @@ SIZINGS = ("fraction", "dscr")
 TAX_LOSSES = ("refund", "carry_forward")
 #: what the period table says where dscr sizing meets another repayment
 SIZING_CHECK = 'debt_sizing "dscr" needs debt_repayment "sculpted"'
+#: what the inputs check says of a debt tenor that breaks its rule (the one rule of every route)
+TENOR_CHECK = f"debt_years must be {ranges.TENOR_RULE}"
 #: what the results say where sculpted debt cannot be repaid
 UNPAYABLE = "debt_repayment sculpted: no repayment period has CFADS > 0, so the debt cannot be repaid"
 
@@ -174,9 +176,9 @@ SCALARS: list[Line] = [
         "text",
         "empty when they do; else what to change (the results say it too)",
         '=IF([build_periods]<>ROUNDUP([build_periods],0),"build_months must be a multiple of 12 with periods year",'
-        'IF([debt_years]>[life_years],"debt_years must be within the life",'
+        f'IF(OR([debt_years]>[life_years],[debt_years]<=0),"{TENOR_CHECK.replace(chr(34), chr(34) * 2)}",'
         "IF(AND([debt_fraction]>0,[debt_years]*[periods_per_year]<>ROUNDUP([debt_years]*[periods_per_year],0)),"
-        '"debt_years must be a whole number of periods (years by year, months by month)",'
+        f'"{TENOR_CHECK.replace(chr(34), chr(34) * 2)}",'
         "IF(AND([debt_fraction]>0,OR([debt_grace_months]/[months_per_period]<>ROUNDUP([debt_grace_months]"
         "/[months_per_period],0),[debt_grace_months]/[months_per_period]>=[debt_years]*[periods_per_year])),"
         f'"{GRACE_CHECK}",'
@@ -187,15 +189,15 @@ SCALARS: list[Line] = [
             v["build_periods"] != np.ceil(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
             np.where(
-                v["debt_years"] > v["life_years"],
-                "debt_years must be within the life",
+                (v["debt_years"] > v["life_years"]) | (v["debt_years"] <= 0),
+                TENOR_CHECK,
                 np.where(
                     (v["debt_fraction"] > 0)
                     & (
                         v["debt_years"] * v["periods_per_year"]
                         != np.ceil(v["debt_years"] * v["periods_per_year"])
                     ),
-                    "debt_years must be a whole number of periods (years by year, months by month)",
+                    TENOR_CHECK,
                     np.where(
                         (v["debt_fraction"] > 0)
                         & (
