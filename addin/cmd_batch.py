@@ -64,8 +64,8 @@ def add_parser(sub) -> None:
         action="store_true",
         help="also the DSCR break-even rent, dscr_breakeven_rent_usd_per_gpu_hour (the market rent at "
         "which min_dscr = covenant_dscr, contracts as given: docs/project.md), and why it is empty, "
-        "dscr_breakeven_rent_why; its search evaluates min_dscr about 40 times, so a run takes "
-        "several times longer",
+        "dscr_breakeven_rent_why; its search evaluates min_dscr about 40 times per scenario "
+        "(measured: 20,000 month scenarios with debt 1.6x the time without it)",
     )
     p.add_argument("--force", action="store_true", help="replace OUT if it exists")
     p.add_argument("--progress", action="store_true", help="show progress even when stderr is not a terminal")
