@@ -10,7 +10,9 @@ equity IRR and NPV, min DSCR, peak funding), each case in a fresh child process 
 - ``month+debt``: by month, 60% debt at 9% over 4 years, a 12-month build, a 3-month ramp,
   MACRS 5-year, 21% tax;
 - ``month+sculpted``: the same debt sculpted (service = CFADS / one cover; issue 40), its
-  throughput beside month+debt's (target: >= 0.5x).
+  throughput beside month+debt's (target: >= 0.5x);
+- ``month+waterfall``: sculpted with a 6-month debt service reserve and a 50% cash sweep (issue
+  40's waterfall), its throughput beside month+debt's (target: >= 0.5x).
 
 It prints scenarios per second, the peak RSS of each child (its own ru_maxrss) and the ratios of the
 two (wall and CPU time), measured side by side in one run (target: >= 0.5 M scenarios/s by month with debt, bounded
@@ -47,6 +49,7 @@ CASES = {
     "yearly": {},
     "month+debt": MONTH_DEBT,
     "month+sculpted": {**MONTH_DEBT, "debt_repayment": "sculpted"},
+    "month+waterfall": {**MONTH_DEBT, "debt_repayment": "sculpted", "dsra_months": 6, "sweep_fraction": 0.5},
 }
 
 
@@ -166,6 +169,12 @@ def main() -> None:
         print(
             f"month+sculpted / month+debt throughput: {level['seconds'] / shaped['seconds']:.2f}x wall, "
             f"{level['cpu'] / shaped['cpu']:.2f}x CPU (target >= 0.5x)"
+        )
+    if "month+waterfall" in got and "month+debt" in got:
+        water, level = got["month+waterfall"], got["month+debt"]
+        print(
+            f"month+waterfall / month+debt throughput: {level['seconds'] / water['seconds']:.2f}x wall, "
+            f"{level['cpu'] / water['cpu']:.2f}x CPU (target >= 0.5x)"
         )
     if "month+debt" in got and "yearly" in got:
         month, year = got["month+debt"], got["yearly"]

@@ -66,6 +66,22 @@ BOOKS = {
         "debt_rate": 0.06,
         "tax_rate": 0.0,
     },
+    "month_lender_waterfall": {
+        "buyer": "neocloud_giant",
+        "periods": "month",
+        "depreciation_method": "macrs_5",
+        "debt_fraction": 0.6,
+        "debt_rate": 0.09,
+        "debt_years": 4,
+        "debt_repayment": "sculpted",
+        "debt_grace_months": 3,
+        "dsra_months": 6,
+        "sweep_fraction": 0.5,
+        "lockup_dscr": 1.3,
+        "debt_upfront_fee_fraction": 0.01,
+        "tax_losses": "carry_forward",
+        "tax_rate": 0.21,
+    },
 }
 
 

@@ -31,7 +31,7 @@ from gputco.udfs import chain, scenario
 from gputco.workbook.finance.inputs import default_rent
 from gputco.workbook.scenarios import montecarlo, projectcells
 from gputco.workbook.scenarios.build import build, write_scenarios
-from gputco.workbook.scenarios.spec import SpecError, parse_spec
+from gputco.workbook.scenarios.spec import ROW_REFUSED, SpecError, parse_spec
 
 RECORDING = Path(__file__).parent / "data" / "lo_scenarios_project.json"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_scenarios_project.py -k live"
@@ -77,7 +77,9 @@ PROBES = {
 def _drawn(name: str, seed: int) -> dict:
     """A SPEC: its structure (BOOKS), five systems zipped with per-row draws from ``seed``."""
     rng = np.random.default_rng(seed)
-    fixed = dict(BOOKS[name])
+    # the scenario workbooks refuse a reserve, sweep or lock-up (spec.ROW_REFUSED): the lender's
+    # waterfall book keeps its fee, sculpting, grace and carried losses here
+    fixed = {k: v for k, v in BOOKS[name].items() if k not in ROW_REFUSED}
     year = fixed["periods"] == "year"
     life = fixed.get("life_years", 5)
     fixed["mfu"] = 0.5
@@ -257,7 +259,7 @@ def test_the_drawn_specs_meet_every_feature():
     rows = [
         dict(zip(s.grid, values, strict=True)) for s in specs for values in zip(*s.grid.values(), strict=True)
     ]
-    assert len(rows) == 20
+    assert len(rows) == len(SYSTEMS) * len(BOOKS)
     assert {s.fixed["periods"] for s in specs} == {"year", "month"}
     assert {s.fixed["depreciation_method"] for s in specs} == {"straight_line", "macrs_5", "macrs_7"}
     assert sum(r["build_months"] > 0 for r in rows) >= 5 and sum(r["ramp_months"] > 0 for r in rows) >= 10
@@ -503,3 +505,21 @@ def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
     assert got[0] == NO_MARKET_RENT and math.isnan(want[0])
     assert got[1] < 0 and want[2] > 0
     assert np.allclose(got[1:], want[1:], rtol=1e-9, atol=0)
+
+
+@pytest.mark.parametrize("table", ["fixed", "grid", "monte_carlo", "sensitivity"])
+def test_a_reserve_sweep_or_lockup_is_refused_with_where_to_go(table):
+    """LibreOffice computes a scenario row's waterfall wrongly (spec.ROW_REFUSED): refused, naming
+    the input, the value and the routes that take it; 0 (the default) is taken."""
+    base = {"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "debt_fraction": 0.6}}
+    parse_spec({**base, "fixed": {**base["fixed"], "sweep_fraction": 0}})
+    spec = {
+        "fixed": {**base, "fixed": {**base["fixed"], "sweep_fraction": 0.5}},
+        "grid": {**base, "grid": {**base["grid"], "dsra_months": [0, 6]}},
+        "monte_carlo": {**base, "monte_carlo": {"lockup_dscr": {"dist": "uniform", "low": 1.1, "high": 1.5}}},
+        "sensitivity": {**base, "sensitivity": {"inputs": ["sweep_fraction"]}},
+    }[table]
+    with pytest.raises(SpecError) as e:
+        parse_spec(spec)
+    said = str(e.value)
+    assert any(name in said for name in ROW_REFUSED) and "gputco batch" in said and "finance workbook" in said

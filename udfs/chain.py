@@ -577,6 +577,43 @@ INPUTS: tuple[Input, ...] = (
                 "refund (a period's loss is a tax credit, default) or carry_forward (a loss is carried "
                 "to later periods, the tax paid is never negative; docs/project.md)",
             ),
+            (
+                "dsra_months",
+                "Debt service reserve",
+                "months",
+                "number",
+                0.0,
+                "months of scheduled debt service held in a reserve: funded by the equity at "
+                "in-service, topped up from cash after service, drawn on a shortfall, released at "
+                "maturity (default 0: none); whole periods (docs/project.md)",
+            ),
+            (
+                "sweep_fraction",
+                "Cash sweep",
+                "fraction",
+                "number",
+                0.0,
+                "share of the cash left after service and the reserve that prepays the debt (default "
+                "0), [0, 1] (docs/project.md)",
+            ),
+            (
+                "lockup_dscr",
+                "Lock-up DSCR",
+                "ratio",
+                "number",
+                0.0,
+                "while a period's DSCR is below it, its cash after service and the reserve is trapped "
+                "and prepays the debt instead of going to the equity (default 0: none), >= 0",
+            ),
+            (
+                "debt_upfront_fee_fraction",
+                "Upfront fee",
+                "fraction",
+                "number",
+                0.0,
+                "fee on the debt drawn, paid by the equity at the draw (default 0), [0, 1); not "
+                "deducted from tax (an assumption; docs/project.md)",
+            ),
         )
     ),
     Input(

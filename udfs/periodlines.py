@@ -71,6 +71,8 @@ TAX_LOSSES = ("refund", "carry_forward")
 SIZING_CHECK = 'debt_sizing "dscr" needs debt_repayment "sculpted"'
 #: what the inputs check says of a debt tenor that breaks its rule (the one rule of every route)
 TENOR_CHECK = f"debt_years must be {ranges.TENOR_RULE}"
+#: what the period table says where the reserve's months are not whole periods
+RESERVE_CHECK = "dsra_months must be whole periods (a multiple of 12 by year)"
 #: what the results say where sculpted debt cannot be repaid
 UNPAYABLE = "debt_repayment sculpted: no repayment period has CFADS > 0, so the debt cannot be repaid"
 
@@ -184,7 +186,9 @@ SCALARS: list[Line] = [
         f'"{GRACE_CHECK}",'
         'IF(AND([debt_fraction]>0,[debt_sizing]="dscr",[debt_repayment]<>"sculpted"),'
         f'"{SIZING_CHECK.replace(chr(34), chr(34) * 2)}",'
-        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life",""))))))',
+        "IF(AND([debt_fraction]>0,[dsra_months]/[months_per_period]<>ROUNDUP([dsra_months]/[months_per_period],0)),"
+        f'"{RESERVE_CHECK}",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))))',
         lambda v: np.where(
             v["build_periods"] != np.ceil(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
@@ -217,9 +221,17 @@ SCALARS: list[Line] = [
                             & (v["debt_repayment"] != "sculpted"),
                             SIZING_CHECK,
                             np.where(
-                                v["depreciation_years"] > v["life_years"],
-                                "depreciation_years must be within the life",
-                                "",
+                                (v["debt_fraction"] > 0)
+                                & (
+                                    v["dsra_months"] / v["months_per_period"]
+                                    != np.ceil(v["dsra_months"] / v["months_per_period"])
+                                ),
+                                RESERVE_CHECK,
+                                np.where(
+                                    v["depreciation_years"] > v["life_years"],
+                                    "depreciation_years must be within the life",
+                                    "",
+                                ),
                             ),
                         ),
                     ),
@@ -330,6 +342,23 @@ SCALARS: list[Line] = [
         "the tenor's periods after the grace",
         "=[tenor_periods]-[grace_periods]",
         lambda v: v["tenor_periods"] - v["grace_periods"],
+    ),
+    Line(
+        "dsra_periods",
+        "Debt service reserve, periods",
+        "",
+        "the reserve holds the scheduled service of this many periods ahead: dsra months / months a period",
+        "=[dsra_months]/[months_per_period]",
+        lambda v: v["dsra_months"] / v["months_per_period"],
+    ),
+    Line(
+        "prepaying",
+        "Prepayments possible",
+        "",
+        "1 where a sweep or a lock-up can prepay the debt (sweep_fraction > 0 or lockup_dscr > 0), "
+        "else 0: the debt then follows its schedule",
+        "=IF(AND([debt_fraction]>0,OR([sweep_fraction]>0,[lockup_dscr]>0)),1,0)",
+        lambda v: _if((v["debt_fraction"] > 0) & ((v["sweep_fraction"] > 0) | (v["lockup_dscr"] > 0)), 1.0),
     ),
     Line(
         "debt_payment",
@@ -476,6 +505,11 @@ def _sculpted_service(v):
     c = v["sculpt_cover"]
     with np.errstate(all="ignore"):
         return np.where((v["cfads"] > 0) & (c > 0), v["cfads"] / np.where(c > 0, c, 1.0), v["interest"])
+
+
+def _at(line, index):
+    """``line`` (periods, rows) at period ``index`` (rows,) of each row."""
+    return np.take_along_axis(line, np.asarray(index, dtype=int)[None, :], axis=0)[0]
 
 
 def _opening(v):
@@ -814,17 +848,17 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "interest",
-        "interest paid",
+        "scheduled interest",
         "USD",
-        "the opening balance x the period rate, while repaying",
+        "the opening balance x the period rate, while repaying (the schedule, before any prepayment)",
         "=IF(<paying>=1,<opening>*[debt_period_rate],0)",
         lambda v: _if(v["paying"] == 1, v["opening"] * v["debt_period_rate"]),
     ),
     Line(
         "service",
-        "debt service",
+        "scheduled debt service",
         "USD",
-        "while repaying: the interest in the grace periods, then the level payment (level), the "
+        "the schedule before any prepayment, while repaying: the interest in the grace periods, then the level payment (level), the "
         "interest + the straight principal (straight), or CFADS / the sculpted cover where CFADS > 0 "
         "and the interest where not (sculpted)",
         '=IF(<paying>=1,IF(<k><=[grace_periods],<interest>,IF([debt_repayment]="straight",'
@@ -845,19 +879,220 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "principal",
-        "principal repaid",
+        "scheduled principal",
         "USD",
-        "debt service - interest",
+        "scheduled debt service - scheduled interest",
         "=<service>-<interest>",
         lambda v: v["service"] - v["interest"],
     ),
     Line(
         "closing",
+        "scheduled debt at end",
+        "USD",
+        "opening + drawn + capitalised - scheduled principal; sculpted, 0 from the last repayment "
+        "period with CFADS > 0 (repaid there: no rounding's dust left to bear interest)",
+        '=IF(AND([debt_repayment]="sculpted",<k>>=1,<sculpt_count>>0,<sculpt_count>=MAX(<sculpt_count@all>)),0,'
+        "<opening>+<drawn>+<capitalised>-<principal>)",
+        lambda v: np.where(
+            (v["debt_repayment"] == "sculpted")
+            & (v["k"] >= 1)
+            & (v["sculpt_count"] > 0)
+            & (v["sculpt_count"] >= v.all("sculpt_count").max(axis=0)),
+            0.0,
+            v["opening"] + v["drawn"] + v["capitalised"] - v["principal"],
+        ),
+    ),
+    Line(
+        "service_sum",
+        "scheduled debt service so far",
+        "USD",
+        "the scheduled debt service of periods 0..p summed (the reserve reads it)",
+        "=<service_sum@prev>+<service>",
+        lambda v: v.prev("service_sum") + v["service"],
+    ),
+    # the waterfall (docs/project.md "Reserve, sweep and lock-up"): what the debt is paid, the
+    # reserve, the prepayments; without a reserve, sweep or lock-up it is the schedule, bit for bit
+    Line(
+        "service_ahead",
+        "scheduled service ahead",
+        "USD",
+        "the scheduled debt service of the next dsra periods (p + 1 .. p + dsra periods, within the "
+        "life)",
+        "=INDEX(<service_sum@all>,MIN(<period>+[dsra_periods],[build_periods]+[life_periods])+1)-<service_sum>",
+        lambda v: (
+            _at(v.all("service_sum"), np.minimum(v.number + v["dsra_periods"], v["build_periods"] + v["life_periods"]))
+            - v["service_sum"]
+        ),
+    ),
+    Line(
+        "owed",
+        "debt at start",
+        "USD",
+        "the scheduled debt at start; where prepayments are possible (prepaying), from in-service "
+        "the debt at end of the period before",
+        "=IF(OR([prepaying]=0,<k><=1),<opening>,<owed_end@prev>)",
+        lambda v: np.where((v["prepaying"] == 0) | (v["k"] <= 1), v["opening"], v.prev("owed_end")),
+    ),
+    Line(
+        "paid_interest",
+        "interest paid",
+        "USD",
+        "the scheduled interest; where prepaying, the debt at start x the period rate while repaying",
+        "=IF([prepaying]=0,<interest>,IF(<paying>=1,<owed>*[debt_period_rate],0))",
+        lambda v: np.where(
+            v["prepaying"] == 0, v["interest"], _if(v["paying"] == 1, v["owed"] * v["debt_period_rate"])
+        ),
+    ),
+    Line(
+        "paid_principal",
+        "principal paid",
+        "USD",
+        "the scheduled principal; where prepaying, at most the debt at start (a prepayment shortens "
+        "the schedule from its end: inverse order of maturity), and all of it at maturity or where "
+        "the schedule is repaid",
+        "=IF([prepaying]=0,<principal>,IF(AND(<k>>=1,OR(<k>=[tenor_periods],<closing>=0)),<owed>,"
+        "MIN(<principal>,<owed>)))",
+        lambda v: np.where(
+            v["prepaying"] == 0,
+            v["principal"],
+            np.where(
+                (v["k"] >= 1) & ((v["k"] == v["tenor_periods"]) | (v["closing"] == 0)),
+                v["owed"],
+                np.minimum(v["principal"], v["owed"]),
+            ),
+        ),
+    ),
+    Line(
+        "paid_service",
+        "debt service",
+        "USD",
+        "interest paid + principal paid (the scheduled service without prepayments); the DSCR's "
+        "denominator",
+        "=IF([prepaying]=0,<service>,<paid_interest>+<paid_principal>)",
+        lambda v: np.where(v["prepaying"] == 0, v["service"], v["paid_interest"] + v["paid_principal"]),
+    ),
+    Line(
+        "reserve_target",
+        "reserve target",
+        "USD",
+        "from in-service to the period before maturity, while debt is owed after this period's "
+        "principal: the scheduled service ahead; else 0 (released)",
+        "=IF(AND(<k>>=0,<k><[tenor_periods],OR(<k>=0,<owed>-<paid_principal>>0)),<service_ahead>,0)",
+        lambda v: _if(
+            (v["k"] >= 0) & (v["k"] < v["tenor_periods"]) & ((v["k"] == 0) | (v["owed"] - v["paid_principal"] > 0)),
+            v["service_ahead"],
+        ),
+    ),
+    Line(
+        "reserve_draw",
+        "reserve drawn",
+        "USD",
+        "in service, what the reserve pays of a shortfall (debt service > CFADS): min(the reserve "
+        "before, the shortfall)",
+        "=IF(<k>>=1,MIN(<reserve@prev>,MAX(0,<paid_service>-<cfads>)),0)",
+        lambda v: _if(v["k"] >= 1, np.minimum(v.prev("reserve"), np.maximum(0.0, v["paid_service"] - v["cfads"]))),
+    ),
+    Line(
+        "reserve_in",
+        "reserve funded",
+        "USD",
+        "at in-service (k = 0) the target, paid by the equity; then topped up to the target from the "
+        "cash after service (at most that cash)",
+        "=IF(<k>=0,<reserve_target>,IF(<k>>=1,MIN(MAX(0,<reserve_target>-(<reserve@prev>-<reserve_draw>)),"
+        "MAX(0,<cfads>-<paid_service>)),0))",
+        lambda v: np.where(
+            v["k"] == 0,
+            v["reserve_target"],
+            _if(
+                v["k"] >= 1,
+                np.minimum(
+                    np.maximum(0.0, v["reserve_target"] - (v.prev("reserve") - v["reserve_draw"])),
+                    np.maximum(0.0, v["cfads"] - v["paid_service"]),
+                ),
+            ),
+        ),
+    ),
+    Line(
+        "reserve_out",
+        "reserve released",
+        "USD",
+        "in service, what the reserve holds above its target after a draw, to the equity (all of it "
+        "at maturity)",
+        "=IF(<k>>=1,MAX(0,<reserve@prev>-<reserve_draw>-<reserve_target>),0)",
+        lambda v: _if(v["k"] >= 1, np.maximum(0.0, v.prev("reserve") - v["reserve_draw"] - v["reserve_target"])),
+    ),
+    Line(
+        "reserve",
+        "reserve at end",
+        "USD",
+        "the reserve before + funded - drawn - released (never below 0)",
+        "=<reserve@prev>+<reserve_in>-<reserve_draw>-<reserve_out>",
+        lambda v: v.prev("reserve") + v["reserve_in"] - v["reserve_draw"] - v["reserve_out"],
+    ),
+    Line(
+        "free_cash",
+        "cash after service and reserve",
+        "USD",
+        "in service: CFADS - debt service + reserve drawn - reserve funded",
+        "=IF(<k>>=1,<cfads>-<paid_service>+<reserve_draw>-<reserve_in>,0)",
+        lambda v: _if(v["k"] >= 1, v["cfads"] - v["paid_service"] + v["reserve_draw"] - v["reserve_in"]),
+    ),
+    Line(
+        "locked",
+        "locked up",
+        "",
+        "1 where lockup_dscr > 0 and the period's DSCR (CFADS / debt service) is below it, else 0",
+        "=IF(AND([lockup_dscr]>0,<paid_service>>0),IF(<cfads><[lockup_dscr]*<paid_service>,1,0),0)",
+        lambda v: _if(
+            (v["lockup_dscr"] > 0) & (v["paid_service"] > 0) & (v["cfads"] < v["lockup_dscr"] * v["paid_service"]),
+            1.0,
+        ),
+    ),
+    Line(
+        "trapped",
+        "trapped cash, prepaid",
+        "USD",
+        "locked up: the cash after service and reserve (if > 0), at most the debt left after this "
+        "period's principal, prepays the debt instead of going to the equity",
+        "=IF(AND(<k>>=1,<locked>=1),MIN(<owed>-<paid_principal>,MAX(0,<free_cash>)),0)",
+        lambda v: _if(
+            (v["k"] >= 1) & (v["locked"] == 1),
+            np.minimum(v["owed"] - v["paid_principal"], np.maximum(0.0, v["free_cash"])),
+        ),
+    ),
+    Line(
+        "swept",
+        "cash swept, prepaid",
+        "USD",
+        "not locked up: sweep_fraction x the cash after service and reserve (if > 0), at most the "
+        "debt left after this period's principal, prepays the debt",
+        "=IF(AND(<k>>=1,<locked>=0,[sweep_fraction]>0),MIN(<owed>-<paid_principal>,[sweep_fraction]*MAX(0,<free_cash>)),0)",
+        lambda v: _if(
+            (v["k"] >= 1) & (v["locked"] == 0) & (v["sweep_fraction"] > 0),
+            np.minimum(v["owed"] - v["paid_principal"], v["sweep_fraction"] * np.maximum(0.0, v["free_cash"])),
+        ),
+    ),
+    Line(
+        "owed_end",
         "debt at end",
         "USD",
-        "opening + drawn + capitalised - principal",
-        "=<opening>+<drawn>+<capitalised>-<principal>",
-        lambda v: v["opening"] + v["drawn"] + v["capitalised"] - v["principal"],
+        "the scheduled debt at end; where prepaying, debt at start + drawn + capitalised - principal "
+        "paid - trapped - swept",
+        "=IF([prepaying]=0,<closing>,<owed>+<drawn>+<capitalised>-<paid_principal>-<trapped>-<swept>)",
+        lambda v: np.where(
+            v["prepaying"] == 0,
+            v["closing"],
+            v["owed"] + v["drawn"] + v["capitalised"] - v["paid_principal"] - v["trapped"] - v["swept"],
+        ),
+    ),
+    Line(
+        "debt_fee",
+        "upfront fee",
+        "USD",
+        "debt_upfront_fee_fraction x the debt drawn, paid by the equity at the draw (not deducted "
+        "from tax: an assumption)",
+        "=IF(<period>=0,[debt_upfront_fee_fraction]*<drawn>,0)",
+        lambda v: _if(v.number == 0, v["debt_upfront_fee_fraction"] * v["drawn"]),
     ),
     Line(
         "value_fraction",
@@ -888,12 +1123,12 @@ PERIOD_LINES: list[Line] = [
         "loan to value",
         "ratio",
         "debt at end / collateral value (0 without debt, and from the end of the tenor: repaid)",
-        "=IF(AND(<closing>>0,<k><[tenor_periods]),<closing>/<collateral>,0)",
+        "=IF(AND(<owed_end>>0,<k><[tenor_periods]),<owed_end>/<collateral>,0)",
         lambda v: np.divide(
-            v["closing"],
+            v["owed_end"],
             v["collateral"],
-            out=np.zeros_like(v["closing"]),
-            where=(v["closing"] > 0) & (v["k"] < v["tenor_periods"]),
+            out=np.zeros_like(v["owed_end"]),
+            where=(v["owed_end"] > 0) & (v["k"] < v["tenor_periods"]),
         ),
     ),
     Line(
@@ -910,33 +1145,45 @@ PERIOD_LINES: list[Line] = [
         "USD",
         "what the lender recovers if the GPUs are sold at the period's end: the smaller of the "
         "collateral value and the debt",
-        "=MIN(<collateral>,<closing>)",
-        lambda v: np.minimum(v["collateral"], v["closing"]),
+        "=MIN(<collateral>,<owed_end>)",
+        lambda v: np.minimum(v["collateral"], v["owed_end"]),
     ),
     Line(
         "shield",
         "interest tax shield",
         "USD",
-        "tax rate x interest",
-        "=[tax_rate]*<interest>",
-        lambda v: v["tax_rate"] * v["interest"],
+        "tax rate x interest paid",
+        "=[tax_rate]*<paid_interest>",
+        lambda v: v["tax_rate"] * v["paid_interest"],
     ),
     Line(
         "equity",
         "equity net",
         "USD",
-        "project net + debt drawn - debt service + interest tax shield",
-        "=<net>+<drawn>-<service>+<shield>",
-        lambda v: v["net"] + v["drawn"] - v["service"] + v["shield"],
+        "project net + debt drawn - debt service + interest tax shield - upfront fee - reserve "
+        "funded + reserve drawn + reserve released - trapped - swept",
+        "=<net>+<drawn>-<paid_service>+<shield>-<debt_fee>-<reserve_in>+<reserve_draw>+<reserve_out>-<trapped>-<swept>",
+        lambda v: (
+            v["net"]
+            + v["drawn"]
+            - v["paid_service"]
+            + v["shield"]
+            - v["debt_fee"]
+            - v["reserve_in"]
+            + v["reserve_draw"]
+            + v["reserve_out"]
+            - v["trapped"]
+            - v["swept"]
+        ),
     ),
     Line(
         "dscr",
         "DSCR",
         "ratio",
         "CFADS / debt service in each period with service (empty without)",
-        '=IF(<service>>0,<cfads>/<service>,"")',
+        '=IF(<paid_service>>0,<cfads>/<paid_service>,"")',
         lambda v: np.divide(
-            v["cfads"], v["service"], out=np.full_like(v["cfads"], np.nan), where=v["service"] > 0
+            v["cfads"], v["paid_service"], out=np.full_like(v["cfads"], np.nan), where=v["paid_service"] > 0
         ),
     ),
     Line(
@@ -945,9 +1192,9 @@ PERIOD_LINES: list[Line] = [
         "USD",
         "CFADS x (1 + debt rate)^(-k / periods a year) in the periods with debt service (the LLCR's "
         "numerator summed)",
-        "=IF(<service>>0,<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year]),0)",
+        "=IF(<paid_service>>0,<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year]),0)",
         lambda v: _if(
-            v["service"] > 0, v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"])
+            v["paid_service"] > 0, v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"])
         ),
     ),
     Line(

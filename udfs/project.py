@@ -93,6 +93,10 @@ TERMS: dict[str, object] = {
     "rent_curve_slope": 0.0,
     "value_curve_shift": 0.0,
     "value_curve_slope": 0.0,
+    "dsra_months": 0.0,
+    "sweep_fraction": 0.0,
+    "lockup_dscr": 0.0,
+    "debt_upfront_fee_fraction": 0.0,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
@@ -111,6 +115,9 @@ TAX_TERMS = ("tax_losses",)
 #: operation = contract rent x (1 + escalation)^y; after how a tax loss counts among the project
 #: functions' optional arguments (so the arguments before them keep their places)
 CONTRACT_TERMS = ("contract_escalation_per_year",)
+#: the waterfall's terms (docs/project.md "Reserve, sweep, lock-up and fee"): last among the
+#: project functions' optional arguments (so the arguments before them keep their places)
+WATERFALL_TERMS = ("dsra_months", "sweep_fraction", "lockup_dscr", "debt_upfront_fee_fraction")
 #: ``tax_losses``: refund (a loss is a tax credit, today's) or carry_forward (carried to later periods)
 TAX_LOSSES = periodlines.TAX_LOSSES
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
@@ -132,6 +139,9 @@ TABLE_COLUMNS = (
     "interest_tax_shield",
     "equity",
     "cumulative_equity",
+    "debt_fee",
+    "reserve_flow",
+    "prepaid",
 )
 #: the numeric terms of the market curves (docs/finance-presets.md): the TCO_ functions take them
 #: after the choices
@@ -371,6 +381,14 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
                 f"[0, {t['debt_years'][i] * 12.0:g}) months (below the tenor, debt_years x 12) in {GRACE_RULE}",
                 (i,) if life.size > 1 else None,
             )
+    reserve = t["dsra_months"]
+    if np.any(reserve):  # the reserve holds whole periods of service
+        bad = (t["debt_fraction"] > 0) & (reserve % (12.0 / t["ppy"]) != 0)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise InputRangeError(
+                "dsra_months", reserve[i], f"whole months in {GRACE_RULE}", (i,) if life.size > 1 else None
+            )
     bad = (t["sizing"] == 1) & (t["repayment"] != 2) & (t["debt_fraction"] > 0)
     if bad.any():  # dscr sizing sculpts the service: another repayment is refused, not redefined
         i = int(np.argmax(bad))
@@ -584,9 +602,11 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
         balance = drawn * (1.0 + i) ** b
         payment = level_payment(balance, i, tenor)  # 0 without a balance
-        # rows whose service is not today's level payment from in-service: scheduled period by
-        # period after the kernel (which gives them no service)
-        scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0))
+        # rows whose service is not today's level payment from in-service, or whose cash after
+        # service runs through a reserve, a sweep or a lock-up: scheduled period by period after
+        # the kernel (which gives them no service)
+        water = (balance > 0) & ((t["dsra_months"] > 0) | (t["sweep_fraction"] > 0) | (t["lockup_dscr"] > 0))
+        scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0) | water)
         if scheduled.any():
             payment = np.where(scheduled, 0.0, payment)
     else:
@@ -708,6 +728,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         if not debt:
             got["equity"] = got["net"]
     closing, unpayable = None, np.zeros(n, dtype=bool)
+    flowed: dict[str, np.ndarray] = {}  # the reserve's and the prepayments' table lines (waterfall rows)
     if scheduled.any():  # the debt's lines by period (runs of one), the scheduled rows' debt in them
         got.update({k: _dense(got[k]) for k in ("cfads", "service", "equity")})  # the debt's lines
         rows = np.flatnonzero(scheduled)
@@ -724,12 +745,40 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             got["equity"].values[0, rows] += drawn[rows] * (scale - 1.0)
             drawn = drawn.copy()
             drawn[rows] *= scale
+        extra = 0.0
+        if water.any():  # the reserve, sweep and lock-up after the schedule
+            wet = water[rows]
+            w = rows[wet]
+            paid = _waterfall(
+                got["cfads"].values[:, w],
+                service[:, wet],
+                interest[:, wet],
+                closing_rows[:, wet],
+                b,
+                balance=balance[w] * scale[wet],
+                i=i[w],
+                tenor=tenor[w],
+                end=b + life[w],
+                reserve=np.rint(t["dsra_months"][w] * ppy / 12.0).astype(int),
+                sweep=t["sweep_fraction"][w],
+                lockup=t["lockup_dscr"][w],
+            )
+            service, interest, closing_rows = service.copy(), interest.copy(), closing_rows.copy()
+            service[:, wet], interest[:, wet], closing_rows[:, wet], reserved, prepaid = paid
+            extra = np.zeros_like(service)
+            extra[:, wet] = reserved - prepaid
+            if table:
+                flowed = {k: np.zeros_like(got["cfads"].values) for k in ("reserve_flow", "prepaid")}
+                flowed["reserve_flow"][:, w], flowed["prepaid"][:, w] = reserved, -prepaid
         got["service"].values[:, rows] = service
-        got["equity"].values[:, rows] += tax[rows] * interest - service
+        got["equity"].values[:, rows] += tax[rows] * interest - service + extra
         closing = np.zeros_like(got["cfads"].values)
         closing[:, rows] = closing_rows
         closing = flows.Periodic(closing, got["cfads"].lengths)
         unpayable[rows] = stuck
+    fee = t["debt_upfront_fee_fraction"] * drawn
+    if np.any(fee):  # the upfront fee: paid by the equity at the draw (period 0, a run of its own)
+        got["equity"].values[0] -= fee
     out: dict[str, Any] = {
         "levered": debt,
         "lines": {},
@@ -749,9 +798,21 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         out["lines"]["capex"] = np.zeros_like(net)
         out["lines"]["capex"][0] = -capex
         out["lines"]["debt_drawn"] = np.zeros_like(net)
-        out["lines"]["debt_drawn"][0] = t["debt_fraction"] * capex
+        out["lines"]["debt_drawn"][0] = drawn  # x the debt scale where sized to a cover
         out["lines"]["debt_service"] = -service
-        out["lines"]["interest_tax_shield"] = equity - net - out["lines"]["debt_drawn"] + service
+        out["lines"]["debt_fee"] = np.zeros_like(net)
+        out["lines"]["debt_fee"][0] = -fee
+        for k in ("reserve_flow", "prepaid"):
+            out["lines"][k] = flowed[k] if k in flowed else np.zeros_like(net)
+        out["lines"]["interest_tax_shield"] = (
+            equity
+            - net
+            - out["lines"]["debt_drawn"]
+            + service
+            - out["lines"]["debt_fee"]
+            - out["lines"]["reserve_flow"]
+            - out["lines"]["prepaid"]
+        )
         out["lines"]["net"], out["lines"]["equity"] = net, equity
         out["lines"]["cumulative_equity"] = np.cumsum(equity, axis=0)
     return out
@@ -801,6 +862,8 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         cover = np.where(pv > 0, pv / balance, 0.0)
         sculpted = np.where(counted & (cover > 0), flow / np.where(cover > 0, cover, 1.0), np.nan)
     owed = balance.copy()
+    # sculpted: repaid at the last repayment period with CFADS > 0 (0 from there: no rounding's dust)
+    count, total = np.cumsum(counted, axis=0), counted.sum(axis=0)
     for step in range(1, int(tenor.max()) + 1):
         p = b + step
         if p >= periods:
@@ -813,8 +876,60 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         principal = np.where(live & (step > grace), shaped, 0.0)
         interest[p], service[p] = due, due + principal
         owed = np.where(live, owed - principal, 0.0)
+        if step <= top:
+            owed = np.where((shape == 2) & (total > 0) & (count[step - 1] >= total), 0.0, owed)
         closing[p] = owed
     return service, interest, closing, (shape == 2) & (cover == 0), scale
+
+
+def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end, reserve, sweep, lockup):
+    """The debt service, interest and balance at each period's end actually paid (periods, rows),
+    the equity's cash moved by the reserve (- funded + drawn + released) and the prepayments
+    (trapped + swept), of rows whose scheduled ``service``, ``interest`` and ``closing`` (periods,
+    rows, :func:`_scheduled_debt`) run through a debt service reserve of ``reserve`` periods, a
+    ``sweep`` and a ``lockup`` cover: period by period, rows at once (docs/project.md; the period
+    lines ``service_ahead`` .. ``owed_end`` define it). ``balance``: the debt at in-service;
+    ``end``: each row's last period (build + life)."""
+    periods, m = cfads.shape
+    paid_service, paid_interest, owed_end = service.copy(), interest.copy(), closing.copy()
+    reserved, prepaid_all = np.zeros_like(cfads), np.zeros_like(cfads)
+    prepaying = (sweep > 0) | (lockup > 0)
+    so_far = np.cumsum(service, axis=0)
+    cols = np.arange(m)
+
+    def ahead(p: int) -> np.ndarray:  # the scheduled service of periods p + 1 .. p + reserve (within the life)
+        return so_far[np.minimum(p + reserve, end), cols] - so_far[p]
+
+    held = np.where(tenor > 0, ahead(b), 0.0)  # funded at in-service by the equity
+    reserved[b] = -held
+    owed = balance.copy()
+    for step in range(1, int(tenor.max()) + 1):
+        p = b + step
+        if p >= periods:
+            break
+        principal = service[p] - interest[p]
+        due = np.where(step <= tenor, owed * i, 0.0)
+        # at most what is owed; all of it at maturity or where the schedule is repaid
+        clear = (step == tenor) | (closing[p] == 0)
+        principal = np.where(prepaying, np.where(clear, owed, np.minimum(principal, owed)), principal)
+        paid = np.where(prepaying, due + principal, service[p])
+        left = np.where(prepaying, owed - principal, closing[p])
+        cash = cfads[p] - paid
+        target = np.where((step < tenor) & (left > 0), ahead(p), 0.0)
+        draw = np.minimum(held, np.maximum(0.0, -cash))
+        funded = np.minimum(np.maximum(0.0, target - (held - draw)), np.maximum(0.0, cash))
+        released = np.maximum(0.0, held - draw - target)
+        held = held + funded - draw - released
+        free = np.maximum(0.0, cash + draw - funded)
+        locked = (lockup > 0) & (paid > 0) & (cfads[p] < lockup * paid)
+        prepaid = np.where(prepaying, np.minimum(left, np.where(locked, free, sweep * free)), 0.0)
+        owed = np.where(prepaying, left - prepaid, owed)
+        paid_service[p] = paid
+        paid_interest[p] = np.where(prepaying, due, interest[p])
+        owed_end[p] = np.where(prepaying, owed, closing[p])
+        reserved[p] = -funded + draw + released
+        prepaid_all[p] = prepaid
+    return paid_service, paid_interest, owed_end, reserved, prepaid_all
 
 
 def _chunks(t: dict[str, np.ndarray]):
@@ -1106,6 +1221,7 @@ OPTIONAL_ARGS: dict[str, object] = {
         and k not in DEBT_TERMS
         and k not in MOVE_TERMS
         and k not in CONTRACT_TERMS
+        and k not in WATERFALL_TERMS
     },
     **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
@@ -1120,6 +1236,8 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{k: CHOICES[k] for k in TAX_TERMS},
     # the contract rent's escalation after it, for the same reason
     **{k: TERMS[k] for k in CONTRACT_TERMS},
+    # the waterfall last, for the same reason
+    **{k: TERMS[k] for k in WATERFALL_TERMS},
 }
 
 

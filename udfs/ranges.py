@@ -169,7 +169,13 @@ RANGES: dict[str, Range] = {
     "covenant_dscr": POSITIVE,  # the lender's default covenant (docs/project.md)
     # interest only from in-service; with debt also whole periods below the tenor (udfs/project.py)
     "debt_grace_months": Range(0.0, 180.0, whole=True),
-    "target_dscr": POSITIVE,  # the cover dscr sizing sizes the debt to (an assumption, 1.30)
+    "target_dscr": POSITIVE,
+    # the waterfall (docs/project.md): a reserve of whole months (whole periods with debt), a sweep,
+    # a lock-up cover (0: none) and an upfront fee
+    "dsra_months": Range(0.0, 180.0, whole=True),
+    "sweep_fraction": Range(0.0, 1.0),
+    "lockup_dscr": NON_NEGATIVE,
+    "debt_upfront_fee_fraction": Range(0.0, 1.0, hi_open=True),  # the cover dscr sizing sizes the debt to (an assumption, 1.30)
     # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
     "rent_curve": NON_NEGATIVE,
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value

@@ -129,6 +129,10 @@ PROJECT_DOCS = (
     ArgDoc("value_curve_slope", "Tilt of the value curve: its factor x (1 + slope)^years after purchase", "1/year"),
     ArgDoc("tax_losses", 'Tax losses: "refund" (a loss is a tax credit) or "carry_forward" (carried to later periods)', "", TEXT),
     ArgDoc("contract_escalation_per_year", "Contract rent escalation a year: year y of operation at the contract rent x (1 + escalation)^y", "1/year"),
+    ArgDoc("dsra_months", "Months of scheduled debt service held in a reserve (funded at in-service, released at maturity)", "months"),
+    ArgDoc("sweep_fraction", "Share of the cash after service and the reserve that prepays the debt", "fraction"),
+    ArgDoc("lockup_dscr", "Below this DSCR a period's cash after service is trapped and prepays the debt; 0 for none", "ratio"),
+    ArgDoc("debt_upfront_fee_fraction", "Fee on the debt drawn, paid by the equity at the draw", "fraction"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

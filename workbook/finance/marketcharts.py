@@ -42,7 +42,7 @@ RENT_COLUMNS = [
     ("contract_rent", "contract rent"),
 ]
 #: the collateral chart's period-table columns
-COLLATERAL_LINES = ("collateral", "closing", "recovery")
+COLLATERAL_LINES = ("collateral", "owed_end", "recovery")
 
 
 def rent_col(key: str) -> str:

@@ -54,6 +54,15 @@ CELLS = (
     "ltv_breach",
     "sold",
     "power_use",
+    # the waterfall's (docs/project.md): read from the period before or read often, so that no
+    # formula inlines them (the fee's alone: the scenario workbooks refuse a reserve, sweep or lock-up)
+    "service",
+    "service_sum",
+    "paid_principal",
+    "paid_service",
+    "reserve",
+    "free_cash",
+    "owed_end",
 )
 #: the tax years 1..TAX_YEARS: the MACRS rate and the deduction of each
 TAX_CELLS = ("macrs", "deduction")

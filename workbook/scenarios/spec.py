@@ -308,9 +308,24 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
 # --- values ----------------------------------------------------------------------------------
 
 
+#: the waterfall's inputs a scenario workbook refuses (other than 0): LibreOffice, which the
+#: workbooks must recalculate in, computes a scenario row's reserve, sweep and lock-up wrongly
+#: (issue 40: measured 2026-12-06 with LibreOffice 7; its recursion through the row's period cells,
+#: laid out along the row, leaves cells at 0 or #VALUE!, where gputco's engine, Python and the
+#: finance workbook's period table in LibreOffice agree to 1e-9); batch and the finance workbook take them
+ROW_REFUSED = ("dsra_months", "sweep_fraction", "lockup_dscr")
+ROW_REFUSED_WHY = (
+    "a debt service reserve, sweep or lock-up is not in the scenario workbooks (LibreOffice computes "
+    "the row layout's waterfall wrongly); use `gputco batch` (the same inputs as CSV columns) or the "
+    "finance workbook (`gputco template --set inp_{name}=...`), which take it"
+)
+
+
 def _input_name(path: str, name: str) -> str:
     if name not in scenario.INPUT_NAMES:
         raise SpecError(path, _unknown("scenario input", name, scenario.INPUT_NAMES))
+    if name in ROW_REFUSED and not path.startswith(("grid.", "fixed.", "base.")):
+        raise SpecError(path, ROW_REFUSED_WHY.format(name=name))
     return name
 
 
@@ -355,6 +370,8 @@ def _scalar(path: str, name: str, value: object) -> object:
         raise SpecError(path, f"must be a number, got {_show(value)}")
     if not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {value}")
+    if name in ROW_REFUSED and value != 0:
+        raise SpecError(path, ROW_REFUSED_WHY.format(name=name) + f"; got {value:g}")
     return float(value)
 
 
@@ -466,6 +483,7 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
             )
         if name not in NUMERIC:
             raise SpecError(path, f"{name} is text; only numeric inputs take a distribution")
+        _input_name(path, name)  # a reserve, sweep or lock-up is refused (ROW_REFUSED)
         if not isinstance(value, dict) or "dist" not in value:
             raise SpecError(
                 path,
