@@ -310,9 +310,10 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
 
 #: the waterfall's inputs a scenario workbook refuses (other than 0): LibreOffice, which the
 #: workbooks must recalculate in, computes a scenario row's reserve, sweep and lock-up wrongly
-#: (issue 40: measured 2026-12-06 with LibreOffice 7; its recursion through the row's period cells,
-#: laid out along the row, leaves cells at 0 or #VALUE!, where gputco's engine, Python and the
-#: finance workbook's period table in LibreOffice agree to 1e-9); batch and the finance workbook take them
+#: (issue 40, measured 2026-12-06 with LibreOffice 7.4: on a drawn month SPEC, a row whose sweep
+#: prepays in its first month shows no prepayment and an equity IRR of #N/A, where gputco's engine
+#: and Python agree to 1e-9; the same lines down the finance workbook's period table agree in
+#: LibreOffice too). Batch and the finance workbook take them.
 ROW_REFUSED = ("dsra_months", "sweep_fraction", "lockup_dscr")
 ROW_REFUSED_WHY = (
     "a debt service reserve, sweep or lock-up is not in the scenario workbooks (LibreOffice computes "
