@@ -151,10 +151,12 @@ def test_a_bad_value_is_named_with_its_range(value):
     assert KEY in text and "(-1, 1]" in text, text
 
 
-def test_the_tco_functions_take_it_last():
+def test_the_tco_functions_take_it_after_the_earlier_arguments():
     from gputco import udfs
 
-    assert list(project.OPTIONAL_ARGS)[-1] == KEY
+    # after every argument before it (issue 40's waterfall came after it)
+    names = list(project.OPTIONAL_ARGS)
+    assert names[names.index(KEY) + 1 :] == list(project.WATERFALL_TERMS)
     v = {k: x[:1] for k, x in _drawn(1, 72).items()}
     want = project.results(v, ("project_npv_usd_per_gpu", "min_dscr"))
     args = {k: (x[0] if k == "periods" else float(x[0])) for k, x in v.items() if k not in project._REQUIRED}
