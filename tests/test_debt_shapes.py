@@ -193,7 +193,12 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
     ]
     # issue 41's curve moves, then issue 40's tax_losses, then issue 41's contract escalation, then
     # issue 40's waterfall, added after
-    assert names[i + 4 :] == [*project.MOVE_TERMS, *project.TAX_TERMS, *project.CONTRACT_TERMS, *project.WATERFALL_TERMS]
+    assert names[i + 4 :] == [
+        *project.MOVE_TERMS,
+        *project.TAX_TERMS,
+        *project.CONTRACT_TERMS,
+        *project.WATERFALL_TERMS,
+    ]
     case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
     want = project.results(case, LENDER)
     args = {k: v for k, v in case.items() if k not in project._REQUIRED}

@@ -217,8 +217,14 @@ def _mismatches(spec, got: dict[str, object]) -> list[str]:
                     ok = isinstance(value, int | float) and math.isclose(
                         value, expected, rel_tol=REL, abs_tol=1e-9
                     )
-                if not ok and value == projectcells.CARRIED and spec.fixed.get("tax_losses") == "carry_forward":
-                    ok = True  # a carried loss's break-even is searched: the cells say where (batch, evaluate)
+                if (
+                    not ok
+                    and value == projectcells.CARRIED
+                    and spec.fixed.get("tax_losses") == "carry_forward"
+                ):
+                    ok = (
+                        True  # a carried loss's break-even is searched: the cells say where (batch, evaluate)
+                    )
                 if not ok and key in IRRS and _sign_changes(got[f"{id_key}:{i}:{IRRS[key]}"]) > 1:
                     # flows that change sign more than once may have several IRRs: Excel's IRR and
                     # Python's pick a root each (not always the same one); the workbook's must be one
@@ -513,7 +519,10 @@ def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
 def test_a_reserve_sweep_or_lockup_is_refused_with_where_to_go(table):
     """LibreOffice computes a scenario row's waterfall wrongly (spec.ROW_REFUSED): refused, naming
     the input, the value and the routes that take it; 0 (the default) is taken."""
-    base = {"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "debt_fraction": 0.6}}
+    base = {
+        "grid": {"system": ["H100_HGX"]},
+        "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "debt_fraction": 0.6},
+    }
     parse_spec({**base, "fixed": {**base["fixed"], "sweep_fraction": 0}})
     spec = {
         "fixed": {**base, "fixed": {**base["fixed"], "sweep_fraction": 0.5}},

@@ -121,7 +121,7 @@ def test_one_wrapper_per_udf_with_its_arguments():
 
 
 def test_the_addin_variant_passes_the_active_workbook():
-    text = vba_module(addin=True)
+    text = re.sub(r" _\n\s*", " ", vba_module(addin=True))  # a continued line read as one (test above)
     assert "ThisWorkbook" not in text
     assert text.count("ActiveWorkbook, Application.Caller)") == len(udfs.UDFS)
 

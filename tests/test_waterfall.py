@@ -152,7 +152,9 @@ def test_the_balance_and_the_reserve_never_go_below_zero_and_end_at_zero(seed, m
     assert abs(lines["reserve"][b + tenor :, 0]).max() <= eps  # released at maturity
     # what the reserve took from the equity it gave back (funded = drawn + released over the life)
     taken = lines["reserve_in"][:, 0].sum()
-    assert taken == pytest.approx(lines["reserve_draw"][:, 0].sum() + lines["reserve_out"][:, 0].sum(), abs=eps)
+    assert taken == pytest.approx(
+        lines["reserve_draw"][:, 0].sum() + lines["reserve_out"][:, 0].sum(), abs=eps
+    )
     # principal paid + prepaid = the debt at in-service (x the debt scale)
     repaid = lines["paid_principal"][:, 0].sum() + lines["trapped"][:, 0].sum() + lines["swept"][:, 0].sum()
     assert repaid == pytest.approx(owed * lines["debt_scale"][0, 0], rel=1e-9)
@@ -215,7 +217,9 @@ def test_a_reserve_is_funded_at_in_service_and_pays_a_shortfall():
     assert lines["reserve_draw"][b + 1, 0] == pytest.approx(short, rel=1e-12)
     plain = project.period_lines(project_cases.MEMO | {"periods": "month"})
     # the equity pays the reserve at in-service and gets the shortfall back in the month
-    assert lines["equity"][b, 0] == pytest.approx(plain["equity"][b, 0] - lines["reserve_in"][b, 0], rel=1e-12)
+    assert lines["equity"][b, 0] == pytest.approx(
+        plain["equity"][b, 0] - lines["reserve_in"][b, 0], rel=1e-12
+    )
     got, before = project.results(case), project.results(project_cases.MEMO | {"periods": "month"})
     assert got["peak_funding_usd_per_gpu"][0] < before["peak_funding_usd_per_gpu"][0]  # more equity up front
     assert got["min_dscr"][0] == before["min_dscr"][0]  # the cover is CFADS / service, reserve aside
@@ -225,7 +229,9 @@ def test_a_lockup_traps_the_cash_of_a_period_below_its_cover():
     case = {**project_cases.MEMO, "periods": "month", "lockup_dscr": 3.0}
     lines = project.period_lines(case)
     dscr = lines["dscr"][:, 0]
-    low = (dscr < 3.0) & (lines["free_cash"][:, 0] > 0) & (lines["owed"][:, 0] > lines["paid_principal"][:, 0])
+    low = (
+        (dscr < 3.0) & (lines["free_cash"][:, 0] > 0) & (lines["owed"][:, 0] > lines["paid_principal"][:, 0])
+    )
     assert low.any()
     assert np.all(lines["trapped"][low, 0] > 0)
     assert np.all(lines["trapped"][dscr >= 3.0, 0] == 0)
@@ -240,7 +246,9 @@ def test_the_fee_is_paid_by_the_equity_at_the_draw():
     assert np.array_equal(f["equity"][1:, 0], a["equity"][1:, 0])
     eq = project.results({**base, "debt_upfront_fee_fraction": 0.02}, ("equity_npv_usd_per_gpu",))
     before = project.results(base, ("equity_npv_usd_per_gpu",))
-    assert eq["equity_npv_usd_per_gpu"][0] == pytest.approx(before["equity_npv_usd_per_gpu"][0] - 375.0, rel=1e-12)
+    assert eq["equity_npv_usd_per_gpu"][0] == pytest.approx(
+        before["equity_npv_usd_per_gpu"][0] - 375.0, rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(
@@ -269,7 +277,9 @@ def test_the_functions_take_the_waterfall_after_every_existing_argument():
     required = [args.pop(k) for k in project._REQUIRED]
     water = dict(dsra_months=6, sweep_fraction=0.5, lockup_dscr=1.2, debt_upfront_fee_fraction=0.01)
     got = project.tco_equity_irr(*required, **args, **water)
-    want = project.results({**project_cases.MEMO, "periods": "month", **water}, ("equity_irr",))["equity_irr"][0]
+    want = project.results({**project_cases.MEMO, "periods": "month", **water}, ("equity_irr",))[
+        "equity_irr"
+    ][0]
     assert got == pytest.approx(want, rel=1e-12)
     names = list(project.OPTIONAL_ARGS)
     assert names[-len(WATER) :] == list(WATER)
@@ -369,7 +379,9 @@ def _check_finance(path) -> None:
 def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
     from gputco.workbook.finance.build import fill_cached_values
 
-    path = project_cases.write_finance_book(tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(month))
+    path = project_cases.write_finance_book(
+        tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(month)
+    )
     fill_cached_values(path)
     _check_finance(path)
 
@@ -378,7 +390,9 @@ def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
 def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
     import lo
 
-    path = project_cases.write_finance_book(tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(True))
+    path = project_cases.write_finance_book(
+        tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(True)
+    )
     _check_finance(lo.recalculate(path, tmp_path / "lo"))
 
 
@@ -392,7 +406,15 @@ def test_the_cash_flow_table_shows_the_waterfall_and_adds_up():
     rows = project.tco_project_cashflows(*required, **given_, **water)
     cols = {k: np.array([r[j] for r in rows[1:]]) for j, k in enumerate(rows[0])}
     assert list(rows[0][-3:]) == ["debt_fee", "reserve_flow", "prepaid"]
-    parts = ("net", "debt_drawn", "debt_service", "interest_tax_shield", "debt_fee", "reserve_flow", "prepaid")
+    parts = (
+        "net",
+        "debt_drawn",
+        "debt_service",
+        "interest_tax_shield",
+        "debt_fee",
+        "reserve_flow",
+        "prepaid",
+    )
     assert np.allclose(sum(cols[k] for k in parts), cols["equity"], rtol=0, atol=1e-9)
     lines = project.period_lines({**case, **water})
     assert np.allclose(cols["interest_tax_shield"], 0.21 * lines["paid_interest"][:, 0], rtol=0, atol=1e-9)

@@ -22,6 +22,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
             | {"SIZINGS"}
             | {"TAX_LOSSES"}
             | {"ON_DEBT"}
+            | {"DSCR_BREAKEVEN_REASONS", "WATERFALL_TERMS"}
             | {"FINANCED", "LTV"}
             | {"PROJECT_INPUTS", "TERMS", "choice"}
         ),

@@ -916,11 +916,13 @@ PERIOD_LINES: list[Line] = [
         "service_ahead",
         "scheduled service ahead",
         "USD",
-        "the scheduled debt service of the next dsra periods (p + 1 .. p + dsra periods, within the "
-        "life)",
+        "the scheduled debt service of the next dsra periods (p + 1 .. p + dsra periods, within the life)",
         "=INDEX(<service_sum@all>,MIN(<period>+[dsra_periods],[build_periods]+[life_periods])+1)-<service_sum>",
         lambda v: (
-            _at(v.all("service_sum"), np.minimum(v.number + v["dsra_periods"], v["build_periods"] + v["life_periods"]))
+            _at(
+                v.all("service_sum"),
+                np.minimum(v.number + v["dsra_periods"], v["build_periods"] + v["life_periods"]),
+            )
             - v["service_sum"]
         ),
     ),
@@ -966,8 +968,7 @@ PERIOD_LINES: list[Line] = [
         "paid_service",
         "debt service",
         "USD",
-        "interest paid + principal paid (the scheduled service without prepayments); the DSCR's "
-        "denominator",
+        "interest paid + principal paid (the scheduled service without prepayments); the DSCR's denominator",
         "=IF([prepaying]=0,<service>,<paid_interest>+<paid_principal>)",
         lambda v: np.where(v["prepaying"] == 0, v["service"], v["paid_interest"] + v["paid_principal"]),
     ),
@@ -979,7 +980,9 @@ PERIOD_LINES: list[Line] = [
         "principal: the scheduled service ahead; else 0 (released)",
         "=IF(AND(<k>>=0,<k><[tenor_periods],OR(<k>=0,<owed>-<paid_principal>>0)),<service_ahead>,0)",
         lambda v: _if(
-            (v["k"] >= 0) & (v["k"] < v["tenor_periods"]) & ((v["k"] == 0) | (v["owed"] - v["paid_principal"] > 0)),
+            (v["k"] >= 0)
+            & (v["k"] < v["tenor_periods"])
+            & ((v["k"] == 0) | (v["owed"] - v["paid_principal"] > 0)),
             v["service_ahead"],
         ),
     ),
@@ -990,7 +993,9 @@ PERIOD_LINES: list[Line] = [
         "in service, what the reserve pays of a shortfall (debt service > CFADS): min(the reserve "
         "before, the shortfall)",
         "=IF(<k>>=1,MIN(<reserve@prev>,MAX(0,<paid_service>-<cfads>)),0)",
-        lambda v: _if(v["k"] >= 1, np.minimum(v.prev("reserve"), np.maximum(0.0, v["paid_service"] - v["cfads"]))),
+        lambda v: _if(
+            v["k"] >= 1, np.minimum(v.prev("reserve"), np.maximum(0.0, v["paid_service"] - v["cfads"]))
+        ),
     ),
     Line(
         "reserve_in",
@@ -1019,7 +1024,9 @@ PERIOD_LINES: list[Line] = [
         "in service, what the reserve holds above its target after a draw, to the equity (all of it "
         "at maturity)",
         "=IF(<k>>=1,MAX(0,<reserve@prev>-<reserve_draw>-<reserve_target>),0)",
-        lambda v: _if(v["k"] >= 1, np.maximum(0.0, v.prev("reserve") - v["reserve_draw"] - v["reserve_target"])),
+        lambda v: _if(
+            v["k"] >= 1, np.maximum(0.0, v.prev("reserve") - v["reserve_draw"] - v["reserve_target"])
+        ),
     ),
     Line(
         "reserve",
@@ -1044,7 +1051,9 @@ PERIOD_LINES: list[Line] = [
         "1 where lockup_dscr > 0 and the period's DSCR (CFADS / debt service) is below it, else 0",
         "=IF(AND([lockup_dscr]>0,<paid_service>>0),IF(<cfads><[lockup_dscr]*<paid_service>,1,0),0)",
         lambda v: _if(
-            (v["lockup_dscr"] > 0) & (v["paid_service"] > 0) & (v["cfads"] < v["lockup_dscr"] * v["paid_service"]),
+            (v["lockup_dscr"] > 0)
+            & (v["paid_service"] > 0)
+            & (v["cfads"] < v["lockup_dscr"] * v["paid_service"]),
             1.0,
         ),
     ),
@@ -1069,7 +1078,9 @@ PERIOD_LINES: list[Line] = [
         "=IF(AND(<k>>=1,<locked>=0,[sweep_fraction]>0),MIN(<owed>-<paid_principal>,[sweep_fraction]*MAX(0,<free_cash>)),0)",
         lambda v: _if(
             (v["k"] >= 1) & (v["locked"] == 0) & (v["sweep_fraction"] > 0),
-            np.minimum(v["owed"] - v["paid_principal"], v["sweep_fraction"] * np.maximum(0.0, v["free_cash"])),
+            np.minimum(
+                v["owed"] - v["paid_principal"], v["sweep_fraction"] * np.maximum(0.0, v["free_cash"])
+            ),
         ),
     ),
     Line(

@@ -897,7 +897,9 @@ def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end
     so_far = np.cumsum(service, axis=0)
     cols = np.arange(m)
 
-    def ahead(p: int) -> np.ndarray:  # the scheduled service of periods p + 1 .. p + reserve (within the life)
+    def ahead(
+        p: int,
+    ) -> np.ndarray:  # the scheduled service of periods p + 1 .. p + reserve (within the life)
         return so_far[np.minimum(p + reserve, end), cols] - so_far[p]
 
     held = np.where(tenor > 0, ahead(b), 0.0)  # funded at in-service by the equity

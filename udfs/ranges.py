@@ -175,7 +175,9 @@ RANGES: dict[str, Range] = {
     "dsra_months": Range(0.0, 180.0, whole=True),
     "sweep_fraction": Range(0.0, 1.0),
     "lockup_dscr": NON_NEGATIVE,
-    "debt_upfront_fee_fraction": Range(0.0, 1.0, hi_open=True),  # the cover dscr sizing sizes the debt to (an assumption, 1.30)
+    "debt_upfront_fee_fraction": Range(
+        0.0, 1.0, hi_open=True
+    ),  # the cover dscr sizing sizes the debt to (an assumption, 1.30)
     # market curves (udfs/curves.py, docs/finance-presets.md): each factor by year of the curve
     "rent_curve": NON_NEGATIVE,
     "value_curve": POSITIVE,  # > 0: the LTV divides by the collateral value
