@@ -149,7 +149,9 @@ def test_rows_of_flows_are_bit_for_bit_the_same_interpreted_and_compiled(monkeyp
     # cells, found by the dips' search (udfs/_flowkernels.dip_roots)
     r1 = rng.uniform(-0.3, 0.6, 100)
     x1, x2 = 1 / (1 + r1), 1 / (1 + r1 + rng.uniform(0.001, 0.005, 100))
-    close = np.array([np.convolve([a * b, -(a + b), 1.0], rng.uniform(0.1, 1.0, 14)) for a, b in zip(x1, x2, strict=True)])
+    close = np.array(
+        [np.convolve([a * b, -(a + b), 1.0], rng.uniform(0.1, 1.0, 14)) for a, b in zip(x1, x2, strict=True)]
+    )
     rows = np.concatenate([one, rng.normal(0.0, 1.0, (200, 16)), close])
     values = rng.normal(0.0, 100.0, (6, 50))
     values[0] = -rng.uniform(1000, 2000, 50)

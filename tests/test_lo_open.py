@@ -320,10 +320,15 @@ def test_render_columns_shows_the_period_tables_debt_columns(template, tmp_path)
     text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "head")
     assert "debt at start" not in text and "payback point" in text
     text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "debt", columns=f"{first}:{last}")
-    for heading in ("debt at start", "interest paid", "DSCR", "equity net"):
+    for heading in ("debt at start", "interest paid", "debt service", "DSCR"):
         assert heading in text, heading
     assert "payback point" not in text
     assert f"columns {first}-{last} of A-" in shown["Cash flow 1"]
+    # the waterfall's columns to the equity, a second range
+    first, last = get_column_letter(heads["reserve at end"]), get_column_letter(heads["equity net"])
+    text, shown = _printed_text(template[0], ["Cash flow 1"], tmp_path / "water", columns=f"{first}:{last}")
+    for heading in ("reserve", "swept", "trapped", "equity net"):  # a long heading wraps: its words
+        assert heading in text, heading
 
 
 def test_render_columns_must_be_a_range_of_columns(template, tmp_path, capsys):

@@ -122,3 +122,9 @@ def test_the_project_page_shows_the_lines_the_code_has():
     assert chain_docs.project_page(page) == page
     for x in periodlines.PERIOD_LINES:
         assert f"| `{x.key}` |" in page
+
+
+def test_every_line_has_a_heading_of_its_own():
+    """The period table's headings are how a user finds a column (render --columns): no two alike."""
+    labels = [x.label for x in (*periodlines.SCALARS, *periodlines.PERIOD_LINES)]
+    assert sorted(k for k in set(labels) if labels.count(k) > 1) == []

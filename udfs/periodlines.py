@@ -817,7 +817,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "opening",
-        "debt at start",
+        "scheduled debt at start",
         "USD",
         "during the build the drawn debt with its interest added, then the balance at in-service "
         "after j = max(0, k - 1 - grace periods) payments: level, an annuity's remaining balance; "
@@ -971,6 +971,16 @@ PERIOD_LINES: list[Line] = [
         "interest paid + principal paid (the scheduled service without prepayments); the DSCR's denominator",
         "=IF([prepaying]=0,<service>,<paid_interest>+<paid_principal>)",
         lambda v: np.where(v["prepaying"] == 0, v["service"], v["paid_interest"] + v["paid_principal"]),
+    ),
+    Line(
+        "dscr",
+        "DSCR",
+        "ratio",
+        "CFADS / debt service in each period with service (empty without)",
+        '=IF(<paid_service>>0,<cfads>/<paid_service>,"")',
+        lambda v: np.divide(
+            v["cfads"], v["paid_service"], out=np.full_like(v["cfads"], np.nan), where=v["paid_service"] > 0
+        ),
     ),
     Line(
         "reserve_target",
@@ -1185,16 +1195,6 @@ PERIOD_LINES: list[Line] = [
             + v["reserve_out"]
             - v["trapped"]
             - v["swept"]
-        ),
-    ),
-    Line(
-        "dscr",
-        "DSCR",
-        "ratio",
-        "CFADS / debt service in each period with service (empty without)",
-        '=IF(<paid_service>>0,<cfads>/<paid_service>,"")',
-        lambda v: np.divide(
-            v["cfads"], v["paid_service"], out=np.full_like(v["cfads"], np.nan), where=v["paid_service"] > 0
         ),
     ),
     Line(

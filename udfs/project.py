@@ -356,6 +356,8 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
     """The terms that bound one another: depreciation and debt within the life, a debt tenor of
     whole periods where there is debt, a build of whole years in year mode."""
     life = t["life_years"]
+    if life.size == 0:  # no project (an empty range): nothing bounds anything
+        return
     for k in ("depreciation_years", "debt_years"):
         if np.max(t[k]) <= np.min(life):  # two reductions: every row within every life
             continue
@@ -745,7 +747,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             got["equity"].values[0, rows] += drawn[rows] * (scale - 1.0)
             drawn = drawn.copy()
             drawn[rows] *= scale
-        extra = 0.0
+        poured: Any = 0.0  # the equity's cash the reserve and the prepayments move (waterfall rows)
         if water.any():  # the reserve, sweep and lock-up after the schedule
             wet = water[rows]
             w = rows[wet]
@@ -765,13 +767,13 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             )
             service, interest, closing_rows = service.copy(), interest.copy(), closing_rows.copy()
             service[:, wet], interest[:, wet], closing_rows[:, wet], reserved, prepaid = paid
-            extra = np.zeros_like(service)
-            extra[:, wet] = reserved - prepaid
+            poured = np.zeros_like(service)
+            poured[:, wet] = reserved - prepaid
             if table:
                 flowed = {k: np.zeros_like(got["cfads"].values) for k in ("reserve_flow", "prepaid")}
                 flowed["reserve_flow"][:, w], flowed["prepaid"][:, w] = reserved, -prepaid
         got["service"].values[:, rows] = service
-        got["equity"].values[:, rows] += tax[rows] * interest - service + extra
+        got["equity"].values[:, rows] += tax[rows] * interest - service + poured
         closing = np.zeros_like(got["cfads"].values)
         closing[:, rows] = closing_rows
         closing = flows.Periodic(closing, got["cfads"].lengths)
@@ -802,8 +804,8 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         out["lines"]["debt_service"] = -service
         out["lines"]["debt_fee"] = np.zeros_like(net)
         out["lines"]["debt_fee"][0] = -fee
-        for k in ("reserve_flow", "prepaid"):
-            out["lines"][k] = flowed[k] if k in flowed else np.zeros_like(net)
+        for name in ("reserve_flow", "prepaid"):
+            out["lines"][name] = flowed[name] if name in flowed else np.zeros_like(net)
         out["lines"]["interest_tax_shield"] = (
             equity
             - net
