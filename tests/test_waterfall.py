@@ -421,3 +421,49 @@ def test_the_cash_flow_table_shows_the_waterfall_and_adds_up():
     assert np.allclose(cols["prepaid"], -(lines["trapped"][:, 0] + lines["swept"][:, 0]), rtol=0, atol=1e-9)
     assert cols["debt_fee"][0] == pytest.approx(-0.01 * 0.6 * 31250.0, rel=1e-12)
     assert abs(cols["reserve_flow"].sum()) < 1e-9  # what the reserve takes it gives back
+
+
+def test_many_rows_of_mixed_waterfalls_at_once_are_each_row_alone():
+    """Rows with and without a reserve, sweep or lock-up in one call (the compiled path picks its
+    work by the rows' mix) give each row's own results."""
+    keys = ("equity_irr", "min_dscr", "avg_dscr", "llcr", "max_ltv", "peak_funding_usd_per_gpu")
+    for month in (False, True):
+        cases = [_case(seed, month) for seed in range(24)]
+        for j, c in enumerate(cases):  # some rows without a waterfall, some with a part of it
+            if j % 4 == 0:
+                c.update(dict.fromkeys(WATER, 0.0))
+            elif j % 4 == 1:
+                c.update(sweep_fraction=0.0, lockup_dscr=0.0)
+        names = sorted({k for c in cases for k in c})
+
+        def filled(c: dict, k: str):
+            if k in c:
+                return c[k]
+            return project.CHOICES[k] if k in project.CHOICES else project.terms(c)[k][0]
+
+        together = project.results({k: [filled(c, k) for c in cases] for k in names}, keys)
+        for j, c in enumerate(cases):
+            alone = project.results(c, keys)
+            for k in keys:
+                assert together[k][j] == pytest.approx(alone[k][0], rel=1e-12, nan_ok=True), (month, j, k)
+
+
+def test_the_waterfall_kernel_is_the_same_bits_interpreted_and_compiled(monkeypatch):
+    """udfs/_projectkernels.waterfall_rows runs as Python for small calls and compiled by numba for
+    batch-sized ones (udfs/_jit.py): the same results to the last bit either way."""
+    keys = ("equity_irr", "equity_npv_usd_per_gpu", "min_dscr", "avg_dscr", "llcr", "max_ltv")
+    cases = [_case(seed, month=True) for seed in range(12)]
+    names = sorted({k for c in cases for k in c})
+    values = {
+        k: [
+            c[k] if k in c else project.CHOICES[k] if k in project.CHOICES else project.terms(c)[k][0]
+            for c in cases
+        ]
+        for k in names
+    }
+    got = {}
+    for how in ("python", "compiled"):
+        monkeypatch.setenv("GPUTCO_KERNELS", how)
+        got[how] = project.results(values, keys)
+    for k in keys:
+        assert np.array_equal(got["python"][k], got["compiled"][k], equal_nan=True), k

@@ -141,3 +141,75 @@ def operating_runs(
                 lines[2, r, i] = dep
                 lines[3, r, i] = taxed
                 lines[4, r, i] = residual[i] * at_end
+
+
+@_kernel
+def waterfall_rows(
+    cfads,
+    service,
+    interest,
+    closing,
+    so_far,
+    b,
+    balance,
+    i,
+    tenor,
+    end,
+    reserve,
+    sweep,
+    lockup,
+    paid_service,
+    paid_interest,
+    owed_end,
+    reserved,
+    prepaid_all,
+):
+    """The debt's waterfall (docs/project.md "Reserve, sweep, lock-up and fee"; the period lines
+    ``service_ahead`` .. ``owed_end``), one row at a time, periods in turn: what
+    :func:`gputco.udfs.project._waterfall` asks for, written into ``paid_service``,
+    ``paid_interest``, ``owed_end`` (the schedule's copies), ``reserved`` and ``prepaid_all``.
+    ``so_far``: the scheduled service summed over periods 0..p (read where a row has a reserve)."""
+    periods, m = cfads.shape
+    for r in range(m):
+        pre = sweep[r] > 0.0 or lockup[r] > 0.0
+        n, last, stop = reserve[r], tenor[r], end[r]
+        held = 0.0
+        if n > 0 and last > 0:
+            held = so_far[min(b + n, stop), r] - so_far[b, r]
+        reserved[b, r] = -held
+        owed = balance[r]
+        for step in range(1, last + 1):
+            p = b + step
+            if p >= periods:
+                break
+            scheduled = service[p, r] - interest[p, r]
+            if pre:
+                due = owed * i[r]
+                # at most what is owed; all of it at maturity or where the schedule is repaid
+                principal = owed if step == last or closing[p, r] == 0.0 else min(scheduled, owed)
+                paid = due + principal
+                left = owed - principal
+            else:
+                due, paid, left = interest[p, r], service[p, r], closing[p, r]
+            cash = cfads[p, r] - paid
+            if n > 0:
+                target = 0.0
+                if step < last and left > 0.0:
+                    target = so_far[min(p + n, stop), r] - so_far[p, r]
+                draw = min(held, max(0.0, -cash))
+                funded = min(max(0.0, target - (held - draw)), max(0.0, cash))
+                released = max(0.0, held - draw - target)
+                held = held + funded - draw - released
+                free = max(0.0, cash + draw - funded)
+                reserved[p, r] = -funded + draw + released
+            else:
+                free = max(0.0, cash)
+            prepaid = 0.0
+            if pre:
+                locked = lockup[r] > 0.0 and paid > 0.0 and cfads[p, r] < lockup[r] * paid
+                prepaid = min(left, free if locked else sweep[r] * free)
+                owed = left - prepaid
+                owed_end[p, r] = owed
+                paid_interest[p, r] = due
+            paid_service[p, r] = paid
+            prepaid_all[p, r] = prepaid

@@ -765,10 +765,14 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
                 sweep=t["sweep_fraction"][w],
                 lockup=t["lockup_dscr"][w],
             )
-            service, interest, closing_rows = service.copy(), interest.copy(), closing_rows.copy()
-            service[:, wet], interest[:, wet], closing_rows[:, wet], reserved, prepaid = paid
-            poured = np.zeros_like(service)
-            poured[:, wet] = reserved - prepaid
+            if wet.all():
+                service, interest, closing_rows, reserved, prepaid = paid
+                poured = reserved - prepaid
+            else:
+                service, interest, closing_rows = service.copy(), interest.copy(), closing_rows.copy()
+                service[:, wet], interest[:, wet], closing_rows[:, wet], reserved, prepaid = paid
+                poured = np.zeros_like(service)
+                poured[:, wet] = reserved - prepaid
             if table:
                 flowed = {k: np.zeros_like(got["cfads"].values) for k in ("reserve_flow", "prepaid")}
                 flowed["reserve_flow"][:, w], flowed["prepaid"][:, w] = reserved, -prepaid
@@ -895,44 +899,27 @@ def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end
     periods, m = cfads.shape
     paid_service, paid_interest, owed_end = service.copy(), interest.copy(), closing.copy()
     reserved, prepaid_all = np.zeros_like(cfads), np.zeros_like(cfads)
-    prepaying = (sweep > 0) | (lockup > 0)
-    so_far = np.cumsum(service, axis=0)
-    cols = np.arange(m)
+    so_far = np.cumsum(service, axis=0) if np.any(reserve > 0) else np.zeros((1, 1))
 
-    def ahead(
-        p: int,
-    ) -> np.ndarray:  # the scheduled service of periods p + 1 .. p + reserve (within the life)
-        return so_far[np.minimum(p + reserve, end), cols] - so_far[p]
+    def rows(v, dtype=float) -> np.ndarray:
+        return np.ascontiguousarray(v, dtype=dtype)
 
-    held = np.where(tenor > 0, ahead(b), 0.0)  # funded at in-service by the equity
-    reserved[b] = -held
-    owed = balance.copy()
-    for step in range(1, int(tenor.max()) + 1):
-        p = b + step
-        if p >= periods:
-            break
-        principal = service[p] - interest[p]
-        due = np.where(step <= tenor, owed * i, 0.0)
-        # at most what is owed; all of it at maturity or where the schedule is repaid
-        clear = (step == tenor) | (closing[p] == 0)
-        principal = np.where(prepaying, np.where(clear, owed, np.minimum(principal, owed)), principal)
-        paid = np.where(prepaying, due + principal, service[p])
-        left = np.where(prepaying, owed - principal, closing[p])
-        cash = cfads[p] - paid
-        target = np.where((step < tenor) & (left > 0), ahead(p), 0.0)
-        draw = np.minimum(held, np.maximum(0.0, -cash))
-        funded = np.minimum(np.maximum(0.0, target - (held - draw)), np.maximum(0.0, cash))
-        released = np.maximum(0.0, held - draw - target)
-        held = held + funded - draw - released
-        free = np.maximum(0.0, cash + draw - funded)
-        locked = (lockup > 0) & (paid > 0) & (cfads[p] < lockup * paid)
-        prepaid = np.where(prepaying, np.minimum(left, np.where(locked, free, sweep * free)), 0.0)
-        owed = np.where(prepaying, left - prepaid, owed)
-        paid_service[p] = paid
-        paid_interest[p] = np.where(prepaying, due, interest[p])
-        owed_end[p] = np.where(prepaying, owed, closing[p])
-        reserved[p] = -funded + draw + released
-        prepaid_all[p] = prepaid
+    _projectkernels(m * periods).waterfall_rows(
+        *(rows(x) for x in (cfads, service, interest, closing, so_far)),
+        int(b),
+        rows(balance),
+        rows(i),
+        rows(tenor, np.int64),
+        rows(end, np.int64),
+        rows(reserve, np.int64),
+        rows(sweep),
+        rows(lockup),
+        paid_service,
+        paid_interest,
+        owed_end,
+        reserved,
+        prepaid_all,
+    )
     return paid_service, paid_interest, owed_end, reserved, prepaid_all
 
 
