@@ -904,7 +904,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "service_sum",
-        "scheduled debt service so far",
+        "service so far",
         "USD",
         "the scheduled debt service of periods 0..p summed (the reserve reads it)",
         "=<service_sum@prev>+<service>",
@@ -1048,9 +1048,10 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "free_cash",
-        "cash after service and reserve",
+        "free cash",
         "USD",
-        "in service: CFADS - debt service + reserve drawn - reserve funded",
+        "the cash after service and the reserve, in service: CFADS - debt service + reserve drawn - "
+        "reserve funded",
         "=IF(<k>>=1,<cfads>-<paid_service>+<reserve_draw>-<reserve_in>,0)",
         lambda v: _if(v["k"] >= 1, v["cfads"] - v["paid_service"] + v["reserve_draw"] - v["reserve_in"]),
     ),
@@ -1069,7 +1070,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "trapped",
-        "trapped cash, prepaid",
+        "trapped, prepaid",
         "USD",
         "locked up: the cash after service and reserve (if > 0), at most the debt left after this "
         "period's principal, prepays the debt instead of going to the equity",
@@ -1081,7 +1082,7 @@ PERIOD_LINES: list[Line] = [
     ),
     Line(
         "swept",
-        "cash swept, prepaid",
+        "swept, prepaid",
         "USD",
         "not locked up: sweep_fraction x the cash after service and reserve (if > 0), at most the "
         "debt left after this period's principal, prepays the debt",
