@@ -104,6 +104,12 @@ def _if(test, yes, no=0.0):
     return np.where(test, yes, no)
 
 
+def _not_whole(x):
+    """True where ``x`` (periods) is not a whole number: the inputs check's rule for a tenor, a
+    grace and a reserve (Excel: ``x<>ROUNDUP(x,0)``)."""
+    return x != np.ceil(x)
+
+
 def _taxable(v):
     """A period's taxable income: revenue + opex - depreciation + residual."""
     return v["revenue"] + v["opex"] - v["depreciation"] + v["residual"]
@@ -190,25 +196,18 @@ SCALARS: list[Line] = [
         f'"{RESERVE_CHECK}",'
         'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))))',
         lambda v: np.where(
-            v["build_periods"] != np.ceil(v["build_periods"]),
+            _not_whole(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
             np.where(
                 (v["debt_years"] > v["life_years"]) | (v["debt_years"] <= 0),
                 TENOR_CHECK,
                 np.where(
-                    (v["debt_fraction"] > 0)
-                    & (
-                        v["debt_years"] * v["periods_per_year"]
-                        != np.ceil(v["debt_years"] * v["periods_per_year"])
-                    ),
+                    (v["debt_fraction"] > 0) & _not_whole(v["debt_years"] * v["periods_per_year"]),
                     TENOR_CHECK,
                     np.where(
                         (v["debt_fraction"] > 0)
                         & (
-                            (
-                                v["debt_grace_months"] / v["months_per_period"]
-                                != np.ceil(v["debt_grace_months"] / v["months_per_period"])
-                            )
+                            _not_whole(v["debt_grace_months"] / v["months_per_period"])
                             | (
                                 v["debt_grace_months"] / v["months_per_period"]
                                 >= v["debt_years"] * v["periods_per_year"]
@@ -222,10 +221,7 @@ SCALARS: list[Line] = [
                             SIZING_CHECK,
                             np.where(
                                 (v["debt_fraction"] > 0)
-                                & (
-                                    v["dsra_months"] / v["months_per_period"]
-                                    != np.ceil(v["dsra_months"] / v["months_per_period"])
-                                ),
+                                & _not_whole(v["dsra_months"] / v["months_per_period"]),
                                 RESERVE_CHECK,
                                 np.where(
                                     v["depreciation_years"] > v["life_years"],

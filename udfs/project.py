@@ -893,9 +893,9 @@ def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end
     the equity's cash moved by the reserve (- funded + drawn + released) and the prepayments
     (trapped + swept), of rows whose scheduled ``service``, ``interest`` and ``closing`` (periods,
     rows, :func:`_scheduled_debt`) run through a debt service reserve of ``reserve`` periods, a
-    ``sweep`` and a ``lockup`` cover: period by period, rows at once (docs/project.md; the period
-    lines ``service_ahead`` .. ``owed_end`` define it). ``balance``: the debt at in-service;
-    ``end``: each row's last period (build + life)."""
+    ``sweep`` and a ``lockup`` cover, by the kernel :func:`gputco.udfs._projectkernels.waterfall_rows`
+    (docs/project.md; the period lines ``service_ahead`` .. ``owed_end`` define it). ``balance``:
+    the debt at in-service; ``end``: each row's last period (build + life)."""
     periods, m = cfads.shape
     paid_service, paid_interest, owed_end = service.copy(), interest.copy(), closing.copy()
     reserved, prepaid_all = np.zeros_like(cfads), np.zeros_like(cfads)

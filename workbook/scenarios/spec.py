@@ -325,9 +325,15 @@ ROW_REFUSED_WHY = (
 def _input_name(path: str, name: str) -> str:
     if name not in scenario.INPUT_NAMES:
         raise SpecError(path, _unknown("scenario input", name, scenario.INPUT_NAMES))
-    if name in ROW_REFUSED and not path.startswith(("grid.", "fixed.", "base.")):
-        raise SpecError(path, ROW_REFUSED_WHY.format(name=name))
     return name
+
+
+def _refused(path: str, name: str, value: float | None = None) -> None:
+    """A reserve, sweep or lock-up (:data:`ROW_REFUSED`) a SPEC cannot take: moved (``value``
+    None: a sensitivity driver or a Monte Carlo distribution) or given other than 0."""
+    if name in ROW_REFUSED and (value is None or value != 0):
+        got = "" if value is None else f"; got {value:g}"
+        raise SpecError(path, ROW_REFUSED_WHY.format(name=name) + got)
 
 
 def _grid_values(name: str, values: object, repeats: bool = False) -> tuple:
@@ -371,8 +377,7 @@ def _scalar(path: str, name: str, value: object) -> object:
         raise SpecError(path, f"must be a number, got {_show(value)}")
     if not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {value}")
-    if name in ROW_REFUSED and value != 0:
-        raise SpecError(path, ROW_REFUSED_WHY.format(name=name) + f"; got {value:g}")
+    _refused(path, name, value)
     return float(value)
 
 
@@ -422,6 +427,7 @@ def _sensitivity(table: Mapping) -> tuple[tuple[str, ...], dict[str, float]]:
         if not isinstance(d, str):
             raise SpecError("sensitivity.inputs", f"must list input names, got {_show(d)}")
         _input_name("sensitivity.inputs", d)
+        _refused("sensitivity.inputs", d)
         if d not in NUMERIC:
             raise SpecError(
                 "sensitivity.inputs", f"{d} is text; only numeric inputs can be moved: {', '.join(NUMERIC)}"
@@ -484,7 +490,7 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
             )
         if name not in NUMERIC:
             raise SpecError(path, f"{name} is text; only numeric inputs take a distribution")
-        _input_name(path, name)  # a reserve, sweep or lock-up is refused (ROW_REFUSED)
+        _refused(path, name)
         if not isinstance(value, dict) or "dist" not in value:
             raise SpecError(
                 path,
