@@ -412,3 +412,35 @@ def test_a_write_is_fsynced_before_the_rename_and_the_folder_after_it(tmp_path, 
     assert [e[0] for e in events] == ["fsync file", "rename", "fsync folder"]
     assert events[0][1] == events[1][1] == tmp.name and events[2][1] == tmp_path.name
     assert (tmp_path / "out.txt").read_text() == "new contents"
+
+
+def test_a_stop_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path, monkeypatch):
+    """A stop signal that arrives inside ``mkstemp``, after the file exists and before its name
+    is returned, is raised once the name is kept, and the file is removed (it was left behind:
+    tests/test_hostile3.py's SIGTERM case, once, under load). The signal is sent from inside a
+    wrapped ``mkstemp`` so the moment is exact, not a race."""
+    import tempfile
+
+    from gputco.workbook.xlsx.files import atomic_output
+
+    class Stopped(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    made = tempfile.mkstemp
+
+    def mkstemp_then_signal(*args, **kwargs):
+        fd, name = made(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # delivered here unless held
+        return fd, name
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_signal)
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        with pytest.raises(Stopped), atomic_output(tmp_path / "out.csv") as tmp:
+            tmp.write_text("never reached")
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert list(tmp_path.iterdir()) == []
