@@ -63,7 +63,7 @@ def render() -> str:
             default = f"the {i.default.key}"
         else:
             default = f"`{i.default:g}`" if isinstance(i.default, float | int) else f"`{i.default}`"
-        valid = str(ranges.of(i.key)) if i.key in ranges.RANGES else "a preset key"
+        valid = (ranges.of(i.key).rule or str(ranges.of(i.key))) if i.key in ranges.RANGES else "a preset key"
         scope = {
             "system": "per system",
             "scenario": "per scenario",

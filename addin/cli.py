@@ -120,7 +120,7 @@ def build_parser(full: bool = True) -> argparse.ArgumentParser:
         ("--gpus", "GPUs in the cluster (adds the cluster totals, on whole servers or racks)"),
         ("--debt-fraction", "share of the capex borrowed, [0, 1) (with --rent adds the lender's rows)"),
         ("--debt-rate", "annual interest rate of the debt (default: the cost of capital)"),
-        ("--debt-years", "years of level payments from in-service (default: the life)"),
+        ("--debt-years", "the tenor: years from in-service to the last repayment (default: the life)"),
         ("--covenant-dscr", "the DSCR covenant the breach count is measured against (default 1.0)"),
     ):
         p.add_argument(option, default=None, help=f"{what}: one for every system or one per system")

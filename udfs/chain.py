@@ -450,7 +450,7 @@ INPUTS: tuple[Input, ...] = (
                 "years",
                 "number",
                 Like("life_years"),
-                "years of level payments from in-service (default: the life)",
+                "the tenor: years from in-service to the last repayment (default: the life)",
             ),
             (
                 "cost_of_equity",

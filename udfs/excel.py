@@ -101,7 +101,8 @@ class ArgDoc:
         """The valid range from the one table (:data:`gputco.udfs.ranges.RANGES`), "" if none."""
         if self.kind != NUMBER or self.name not in ranges.RANGES:
             return ""
-        return str(ranges.of(self.name))
+        r = ranges.of(self.name)
+        return r.rule or str(r)
 
     @property
     def description(self) -> str:

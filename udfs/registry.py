@@ -110,7 +110,7 @@ PROJECT_DOCS = (
     ArgDoc("contract_years", "Years of the contract from in-service; empty for the life", "years"),
     ArgDoc("debt_fraction", "Share of the capex borrowed when it is paid", "fraction"),
     ArgDoc("debt_rate", "Annual effective debt rate; empty for the cost of capital", "1/year"),
-    ArgDoc("debt_years", "Years of level payments from in-service; empty for the life", "years"),
+    ArgDoc("debt_years", "Tenor: years from in-service to the last repayment; empty for the life", "years"),
     ArgDoc("cost_of_equity", "Discount rate of the equity flows; empty for the cost of capital", "1/year"),
     ArgDoc("bonus_depreciation_fraction", "Share of the capex deducted in the in-service year", "fraction"),
     ArgDoc("periods", 'Cash-flow periods: "year" (end of year) or "month"', "", TEXT),
