@@ -482,7 +482,7 @@ def test_the_summary_shows_the_financing_of_each_systems_best_npv_scenario(tmp_p
         ):
             assert math.isclose(r[names.index(heading)], spec.results[key][best], rel_tol=1e-9), (r[0], key)
         share = np.mean(dscr[mine] < 1.0)  # covenant_dscr's default
-        assert math.isclose(r[names.index("share with min DSCR < covenant")], share), r[0]
+        assert math.isclose(r[names.index("share breaching the covenant")], share), r[0]
     for r in rows[head + 1 : head + 3]:
         assert r[names.index("rank by lowest DSCR")] == 1 + sum(v > best_of[r[0]] for v in best_of.values())
 

@@ -78,13 +78,15 @@ def build(
         _stats_row(ws, row, system, bool(systems))
     last = row
     book.define("sum_cheapest", ws, f"$I${head + 1}:$I${last}")
-    _chart(ws, head, last)
+    widest = len(HEADINGS)  # the chart goes right of the widest table, not over its last columns
     if grid.last_year:  # a rent is given: the decision ranks by NPV
+        widest = max(widest, len(NPV_HEADINGS) + (len(PROJECT_COLUMNS) if grid.project is not None else 0))
         row = _npv_table(
             ws, row + 2, labels if systems else ["=inp_system"], bool(systems), grid.project is not None
         )
         if grid.project is not None:  # the lender's view: ranked by the lowest DSCR
             row = _lender_table(ws, row + 2, labels if systems else ["=inp_system"], bool(systems))
+    _chart(ws, head, last, widest + 2)
 
     row += 2
     inputs = [q.key for q in grid.columns if q.kind == "input"]
@@ -199,7 +201,7 @@ MFU_HEADINGS = [
     ("published MFU (default)", "fraction"),
     ("unit", ""),
     ("as of", ""),
-    ("source: measured (run key) or assumption", ""),
+    ("source (measured or assumption)", ""),
 ]
 
 
@@ -308,7 +310,7 @@ def _system_table(ws, row: int, title: str, headings, labels: list[str], cells) 
     styles.section_row(ws, row, title, len(headings))
     row += 1
     styles.header_row(ws, row, [h for h, _u in headings])
-    ws.row_dimensions[row].height = 30
+    ws.row_dimensions[row].height = 45  # three lines: "its peak funding per GPU"
     first, last = row + 1, row + len(labels)
     for system in labels:
         row += 1
@@ -334,7 +336,7 @@ LENDER_HEADINGS = [
     ("its average DSCR", "ratio"),
     ("its LLCR", "ratio"),
     ("its periods below the covenant", ""),
-    ("share with min DSCR < covenant", "fraction"),
+    ("share breaching the covenant", "fraction"),
 ]
 #: what the lender's table says of a system none of whose scenarios borrows
 NO_DEBT_ROWS = "no scenario with debt"
@@ -365,8 +367,8 @@ def _lender_table(ws, row: int, labels: list[str], per_system: bool) -> int:
         ]
 
     title = (
-        "The lender's view by system: the scenario with the highest lowest DSCR (ranked), its equity "
-        "IRR and cover, and the share of scenarios with debt that breach their DSCR covenant"
+        "The lender's view by system: the best lowest DSCR (ranked), its cover, the share that "
+        "breach the covenant"
     )
     return _system_table(ws, row, title, LENDER_HEADINGS, labels, cells)
 
@@ -401,7 +403,8 @@ def _col(c: int) -> str:
     return get_column_letter(c)
 
 
-def _chart(ws, head: int, last: int) -> None:
+def _chart(ws, head: int, last: int, col: int) -> None:
+    """The cost per Mtok by system, anchored in row 5 of column ``col``."""
     chart = BarChart()
     chart.type = "col"
     chart.title = "Cost per million tokens by system: min, median, max"
@@ -413,4 +416,4 @@ def _chart(ws, head: int, last: int) -> None:
     chart.y_axis.delete = False
     chart.legend.position = "b"
     chart.height, chart.width = 8, 16
-    ws.add_chart(chart, "K5")
+    ws.add_chart(chart, f"{_col(col)}5")
