@@ -28,7 +28,9 @@ from gputco.workbook.recalc.formula.parse import (
     RefNode,
     Unary,
 )
-from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, Spec, logical_positions
+from gputco.workbook.recalc.formula.shared import shared_parts
+from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, BUILTINS, NEVER, Spec, logical_positions
+from gputco.workbook.recalc.functions.math import CLOCK, SEEDED
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, EVALUATING, Limits, over
 from gputco.workbook.recalc.run.store import BookStore
 from gputco.workbook.recalc.run.udf import TableResult
@@ -43,13 +45,21 @@ class Ctx:
     col: int
     array: bool = False
     book: BookStore | None = None  # for references made while evaluating (INDIRECT)
+    #: the tree's parts that it holds more than once (formula.shared), and their values so far
+    #: in this context: each such part is computed once (see Evaluator.run)
+    parts: dict[int, int] | None = None
+    memo: dict[int, object] | None = None
 
     @property
     def n(self) -> int:
         return len(self.rows)
 
     def arrayed(self) -> Ctx:
-        return self if self.array else Ctx(self.sheet, self.rows, self.col, True, self.book)
+        if self.array:
+            return self
+        return Ctx(
+            self.sheet, self.rows, self.col, True, self.book, self.parts, None if self.parts is None else {}
+        )
 
 
 @dataclass(slots=True, frozen=True)
@@ -125,6 +135,10 @@ def _omitted(name: str, spec: Spec, i: int):
     return vec.const(None)
 
 
+#: no value computed yet (None is a value: a function may return it)
+_NOTHING = object()
+
+
 class Evaluator:
     """Evaluates trees against a :class:`.store.BookStore` with a table of function specs."""
 
@@ -134,6 +148,8 @@ class Evaluator:
         self.book = book
         self.functions = functions
         self.limits = limits
+        self._parts: dict[int, tuple[Node, dict[int, int]]] = {}  # by id(root), root kept alive
+        self._pure: dict[str, bool] = {}
         EVALUATING.set(limits)  # what functions that size an array first (SEQUENCE) check
 
     def _sized(self, what: str, cells: int) -> None:
@@ -141,10 +157,40 @@ class Evaluator:
         if cells > self.limits.max_array_cells:
             raise over("max_array_cells", f"{what} would hold {cells:,} cells", self.limits)
 
+    def pure(self, name: str) -> bool:
+        """True for a built-in function whose calls with the same arguments in one cell give the
+        same value: not a custom one, a volatile one (RAND, NOW) nor one that takes a LAMBDA."""
+        known = self._pure.get(name)
+        if known is None:
+            spec = self.functions.get(name)
+            known = self._pure[name] = (
+                spec is not None
+                and spec is BUILTINS.get(name)
+                and "l" not in spec.modes
+                and name not in NEVER
+                and name not in CLOCK
+                and name not in SEEDED
+            )
+        return known
+
+    def parts(self, root: Node) -> dict[int, int]:
+        """formula.shared's parts of a tree, found once per tree."""
+        hit = self._parts.get(id(root))
+        if hit is None or hit[0] is not root:
+            hit = self._parts[id(root)] = (root, shared_parts(root, self.pure))
+        return hit[1]
+
     def run(self, node: Node, ctx: Ctx) -> np.ndarray:
-        """The group's results, shape (n,): top-left of any array, blanks as they are."""
+        """The group's results, shape (n,): top-left of any array, blanks as they are.
+
+        A part that the tree holds more than once (formula.shared) is computed once; each place
+        gets its own copy of the value, as if it had been computed there."""
         if ctx.book is None:
             ctx.book = self.book
+        if ctx.parts is None:
+            parts = self.parts(node)
+            if parts:
+                ctx.parts, ctx.memo = parts, {}
         result = self.raw(node, ctx)
         if isinstance(result, RangeVal):
             result = result.array_values() if ctx.array else result.intersect(ctx.rows, ctx.col)
@@ -154,6 +200,18 @@ class Evaluator:
 
     def value(self, node: Node, ctx: Ctx) -> np.ndarray:
         """A node's value; references are read (intersected outside array formulas)."""
+        memo = ctx.memo
+        if memo is not None:
+            k = ctx.parts.get(id(node))  # type: ignore[union-attr]
+            if k is not None:
+                k = ~k  # the value's key beside the raw result's (k)
+                hit = memo.get(k, _NOTHING)
+                if hit is _NOTHING:
+                    hit = memo[k] = self._value(node, ctx)
+                return hit.copy() if type(hit) is np.ndarray else hit
+        return self._value(node, ctx)
+
+    def _value(self, node: Node, ctx: Ctx) -> np.ndarray:
         r = self.raw(node, ctx)
         if isinstance(r, RangeVal):
             return r.array_values() if ctx.array else r.intersect(ctx.rows, ctx.col)
@@ -161,6 +219,17 @@ class Evaluator:
 
     def raw(self, node: Node, ctx: Ctx):
         """A node's result: an array, or a :class:`RangeVal` for references."""
+        memo = ctx.memo
+        if memo is not None:
+            k = ctx.parts.get(id(node))  # type: ignore[union-attr]
+            if k is not None:
+                hit = memo.get(k, _NOTHING)
+                if hit is _NOTHING:
+                    hit = memo[k] = self._raw(node, ctx)
+                return hit.copy() if type(hit) is np.ndarray else hit
+        return self._raw(node, ctx)
+
+    def _raw(self, node: Node, ctx: Ctx):
         t = type(node)
         if t is Const or t is ArrayConst:
             return node.arr
