@@ -4,6 +4,8 @@ case, the inputs set once (scenario input names), each case exercising other pro
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: the systems whose columns (or zipped rows) are drawn
@@ -24,6 +26,18 @@ MEMO = {
     "debt_years": 4.0,
     "tax_rate": 0.21,
     "depreciation_method": "macrs_5",
+}
+
+#: the memo case's inputs set once (docs/project.md: System 1 GB200 NVL72 racks, System 2 H100
+#: servers), as a workbook's Inputs or a SPEC's [fixed] take them
+MEMO_BOOK = {
+    "buyer": "neocloud_giant",
+    "periods": "month",
+    "depreciation_method": "macrs_5",
+    "debt_fraction": 0.6,
+    "debt_rate": 0.09,
+    "debt_years": 4,
+    "tax_rate": 0.21,
 }
 
 #: the structure of each drawn case: the inputs set once (a SPEC's [fixed], a workbook's Inputs)
@@ -67,12 +81,7 @@ BOOKS = {
         "tax_rate": 0.0,
     },
     "month_lender_waterfall": {
-        "buyer": "neocloud_giant",
-        "periods": "month",
-        "depreciation_method": "macrs_5",
-        "debt_fraction": 0.6,
-        "debt_rate": 0.09,
-        "debt_years": 4,
+        **MEMO_BOOK,
         "debt_repayment": "sculpted",
         "debt_grace_months": 3,
         "dsra_months": 6,
@@ -80,7 +89,6 @@ BOOKS = {
         "lockup_dscr": 1.3,
         "debt_upfront_fee_fraction": 0.01,
         "tax_losses": "carry_forward",
-        "tax_rate": 0.21,
     },
 }
 
@@ -202,3 +210,17 @@ def batch_refusal(tmp_path, csv_text: str) -> str:
     )
     assert proc.returncode != 0 and not out.exists()
     return proc.stderr
+
+
+def assert_cells_are_results(cells: dict, case: dict, keys: tuple[str, ...], label: object) -> None:
+    """A workbook's result cells (``cells[key]``) equal ``udfs.project.results`` of ``case`` (REL)."""
+    from gputco.udfs import project
+
+    want = project.results(case, keys)
+    for key in keys:
+        assert math.isclose(cells[key], float(want[key][0]), rel_tol=REL, abs_tol=1e-12), (
+            label,
+            key,
+            cells[key],
+            want[key][0],
+        )

@@ -4,6 +4,9 @@ GPUs (udfs/project.py's terms) and the financed month case (benchmarks/bench_pro
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import numpy as np
 
 #: by month, 60% debt at 9% over 4 years, a 12-month build, a 3-month ramp, MACRS 5-year
@@ -29,3 +32,28 @@ def drawn(rng: np.random.Generator, n: int, rent=(2.0, 5.0), life=(4, 7), rate=(
         "life_years": rng.integers(*life, n).astype(float),
         "cost_of_capital": rng.uniform(*rate, n),
     }
+
+
+class Clock(NamedTuple):
+    """A case's periods as docs/project.md counts them (whole periods from its months and years)."""
+
+    ppy: int  #: periods a year: 12 by month, 1 by year
+    build: int  #: the build's periods (in-service is period build + 1)
+    life: int  #: the operating life's periods
+    tenor: int  #: the debt's periods from in-service (default: the life)
+    grace: int  #: interest-only periods from in-service
+    rate: float  #: the debt's rate a period (default: the cost of capital; nan without either)
+
+
+def clock(case: dict) -> Clock:
+    """The periods of ``case`` (a project's terms, ``periods`` "month" or "year")."""
+    ppy = 12 if case.get("periods") == "month" else 1
+    yearly = case.get("debt_rate", case.get("cost_of_capital", math.nan))
+    return Clock(
+        ppy,
+        round(case.get("build_months", 0) * ppy / 12),
+        round(case["life_years"] * ppy),
+        round(case.get("debt_years", case["life_years"]) * ppy),
+        round(case.get("debt_grace_months", 0) * ppy / 12),
+        (1 + yearly) ** (1 / ppy) - 1,
+    )

@@ -262,12 +262,9 @@ def _check(path, name: str) -> None:
         # the Model rows hold every term as used (blanks as their defaults)
         hand = _revenue_by_hand({key: terms[key] for key in (*project.TERMS, "periods")})
         assert lines["revenue"][: len(hand)] == pytest.approx(hand, rel=1e-9, abs=1e-9), k
-        res = project.results(given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
-        assert cell["project_npv_usd_per_gpu"] == pytest.approx(
-            res["project_npv_usd_per_gpu"][0], rel=1e-9
-        ), k
-        assert cell["equity_npv_usd_per_gpu"] == pytest.approx(res["equity_npv_usd_per_gpu"][0], rel=1e-9), k
-        assert cell["min_dscr"] == pytest.approx(res["min_dscr"][0], rel=1e-9), k
+        project_cases.assert_cells_are_results(
+            cell, given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"), k
+        )
 
 
 @pytest.mark.parametrize("name", list(BOOKS))

@@ -185,12 +185,9 @@ def _check(path) -> None:
         n = py["net"].shape[0]
         for key in LINES:
             assert lines[key][:n] == pytest.approx(py[key][:, 0].tolist(), rel=1e-9, abs=1e-9), (k, key)
-        res = project.results(given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"))
-        assert cell["project_npv_usd_per_gpu"] == pytest.approx(
-            res["project_npv_usd_per_gpu"][0], rel=1e-9
-        ), k
-        assert cell["equity_npv_usd_per_gpu"] == pytest.approx(res["equity_npv_usd_per_gpu"][0], rel=1e-9), k
-        assert cell["max_ltv"] == pytest.approx(res["max_ltv"][0], rel=1e-9), k
+        project_cases.assert_cells_are_results(
+            cell, given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"), k
+        )
 
 
 BOOKS_USED = BOOKS

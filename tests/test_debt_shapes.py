@@ -22,6 +22,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from lo import requires_soffice
+from project_draws import clock
 
 from gputco.udfs import periodlines, project
 from gputco.udfs.errors import InputRangeError, UnknownNameError
@@ -35,12 +36,8 @@ def _schedule(case: dict) -> dict[str, np.ndarray]:
     """Interest and principal of operating periods 1..tenor from the definitions: numpy-financial's
     annuity over the repayment periods for level, B / R a period for straight; interest only in
     the grace."""
-    ppy = 12 if case.get("periods") == "month" else 1
-    i = (1 + case["debt_rate"]) ** (1 / ppy) - 1
-    b = round(case.get("build_months", 0) * ppy / 12)
+    _ppy, b, _life, tenor, grace, i = clock(case)
     owed = case["debt_fraction"] * case["capex_per_gpu"] * (1 + i) ** b
-    tenor = round(case["debt_years"] * ppy)
-    grace = round(case.get("debt_grace_months", 0) * ppy / 12)
     repay = tenor - grace
     interest, principal = np.zeros(tenor), np.zeros(tenor)
     interest[:grace] = owed * i
@@ -100,8 +97,7 @@ def _shaped(seed: int, month: bool) -> dict:
     case = project_pin_record.draw(rng, month)
     case["debt_fraction"] = round(float(rng.uniform(0.1, 0.8)), 4)
     case["debt_repayment"] = str(rng.choice(project.REPAYMENTS))
-    ppy = 12 if month else 1
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    ppy, tenor = clock(case).ppy, clock(case).tenor
     case["debt_grace_months"] = int(rng.integers(0, tenor)) * 12 // ppy
     return case
 
@@ -111,9 +107,7 @@ def _shaped(seed: int, month: bool) -> dict:
 def test_the_balance_never_goes_below_zero_and_is_zero_at_maturity(seed, month):
     case = _shaped(seed, month)
     lines = project.period_lines(case)
-    ppy = 12 if month else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    _ppy, b, _life, tenor, _grace, _rate = clock(case)
     owed = float(lines["debt_at_in_service"][0])
     closing = lines["closing"][:, 0]
     assert closing.min() >= -1e-9 * owed
@@ -411,17 +405,13 @@ def _sculpted_by_hand(cfads: np.ndarray, i: float, owed: float, b: int, grace: i
 def test_sculpted_service_is_the_definitions_loop(seed, month):
     case = {**_shaped(seed, month), "debt_repayment": "sculpted"}
     lines = project.period_lines(case)
-    ppy = 12 if month else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
-    grace = round(case["debt_grace_months"] * ppy / 12)
+    _ppy, b, _life, tenor, grace, rate = clock(case)
     owed = float(lines["debt_at_in_service"][0])
     cfads = lines["cfads"][:, 0]
     if not (cfads[b + grace + 1 : b + tenor + 1] > 0).any():  # cannot be repaid: said, no number
         got = project.results(case, LENDER)
         assert got["unpayable"][0] and np.isnan(got["min_dscr"][0])
         return
-    rate = (1 + case.get("debt_rate", case["cost_of_capital"])) ** (1 / ppy) - 1
     c, service, balance = _sculpted_by_hand(cfads, rate, owed, b, grace, tenor)
     assert lines["sculpt_cover"][0, 0] == pytest.approx(c, rel=1e-12)
     assert np.allclose(lines["service"][:, 0], service, rtol=1e-12, atol=1e-9 * owed)
@@ -437,9 +427,7 @@ def test_sculpted_without_grace_and_with_cfads_above_zero_has_one_cover(seed, mo
     case = {**_shaped(seed, month), "debt_repayment": "sculpted", "debt_grace_months": 0}
     case["rent_usd_per_gpu_hour"] = case["rent_usd_per_gpu_hour"] + 3.0  # CFADS > 0 mostly
     lines = project.period_lines(case)
-    ppy = 12 if month else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    _ppy, b, _life, tenor, _grace, _rate = clock(case)
     assume(bool((lines["cfads"][b + 1 : b + tenor + 1, 0] > 0).all()))
     c = float(lines["sculpt_cover"][0, 0])
     got = {k: float(v[0]) for k, v in project.results(case, LENDER).items()}
@@ -504,17 +492,13 @@ def test_dscr_sizing_keeps_the_lowest_repayment_cover_at_the_target_or_caps_the_
     }
     case["rent_usd_per_gpu_hour"] = case["rent_usd_per_gpu_hour"] + 3.0
     lines = project.period_lines(case)
-    ppy = 12 if month else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
-    grace = round(case["debt_grace_months"] * ppy / 12)
+    _ppy, b, _life, tenor, grace, rate = clock(case)
     repay = slice(b + grace + 1, b + tenor + 1)
     assume(bool((lines["cfads"][repay, 0] > 0).all()))
     cover = lines["cfads"][repay, 0] / lines["service"][repay, 0]
     scale = float(lines["debt_scale"][0, 0])
     cap = case["debt_fraction"] * case["capex_per_gpu"]
     got = {k: float(v[0]) for k, v in project.results(case, LENDER).items()}
-    rate = (1 + case.get("debt_rate", case["cost_of_capital"])) ** (1 / ppy) - 1
     pv = sum(float(x) / (1 + rate) ** m for m, x in enumerate(lines["cfads"][repay, 0], start=1))
     owed = min(cap * (1 + rate) ** b, pv / target)
     assert got["debt_usd_per_gpu"] == pytest.approx(owed / (1 + rate) ** b, rel=1e-9)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
-from project_cases import BOOKS, REL, SYSTEMS, system_terms
+from project_cases import BOOKS, MEMO_BOOK, REL, SYSTEMS, system_terms
 
 from gputco.udfs import chain, project, scenario, yearflows
 from gputco.udfs.errors import RenamedError, UnknownNameError
@@ -29,15 +29,7 @@ from gputco.workbook.batch.run import run_batch
 from gputco.workbook.finance.build import build_workbook, fill_cached_values
 
 #: the memo case of docs/project.md (System 1 GB200 NVL72 racks, System 2 H100 servers)
-MEMO = {
-    "buyer": "neocloud_giant",
-    "periods": "month",
-    "depreciation_method": "macrs_5",
-    "debt_fraction": 0.6,
-    "debt_rate": 0.09,
-    "debt_years": 4,
-    "tax_rate": 0.21,
-}
+MEMO = MEMO_BOOK
 MEMO_SYSTEMS = {
     "GB200_NVL72": {"gpus": 1152, "rent_usd_per_gpu_hour": 4.0, "build_months": 12, "ramp_months": 3},
     "H100_HGX": {"gpus": 2048, "rent_usd_per_gpu_hour": 2.0, "build_months": 12, "ramp_months": 3},

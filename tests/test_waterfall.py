@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lo import requires_soffice
+from project_draws import clock
 
 from gputco.udfs import project
 from gputco.udfs.errors import InputRangeError
@@ -33,10 +34,9 @@ def _case(seed: int, month: bool) -> dict:
     """A drawn project with debt of any shape, a grace, and a reserve, sweep, lock-up and fee."""
     rng = np.random.default_rng(seed)
     case = project_pin_record.draw(rng, month)
-    ppy = 12 if month else 1
     case["debt_fraction"] = round(float(rng.uniform(0.2, 0.8)), 4)
     case["debt_repayment"] = str(rng.choice(("level", "straight", "sculpted")))
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    ppy, tenor = clock(case).ppy, clock(case).tenor
     case["debt_grace_months"] = int(rng.integers(0, max(1, tenor // 3))) * 12 // ppy
     case["dsra_months"] = int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
     case["sweep_fraction"] = float(rng.choice((0.0, 0.25, 0.5, 1.0)))
@@ -49,13 +49,9 @@ def _by_hand(case: dict, lines: dict) -> dict[str, np.ndarray]:
     """The waterfall of one project from docs/project.md's definitions, period by period, given
     its CFADS and its scheduled debt (``service``, ``interest``, ``closing``: the schedule the
     existing tests hold to numpy-financial and the sculpting loop)."""
-    ppy = 12 if case.get("periods") == "month" else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    life = round(case["life_years"] * ppy)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    ppy, b, life, tenor, _grace, i = clock(case)
     n = round(case.get("dsra_months", 0) * ppy / 12)
     sweep, lockup = case.get("sweep_fraction", 0.0), case.get("lockup_dscr", 0.0)
-    i = (1 + case.get("debt_rate", case["cost_of_capital"])) ** (1 / ppy) - 1
     cfads, service = lines["cfads"][:, 0], lines["service"][:, 0]
     interest, closing = lines["interest"][:, 0], lines["closing"][:, 0]
     prepaying = sweep > 0 or lockup > 0
@@ -141,9 +137,7 @@ def test_the_balance_and_the_reserve_never_go_below_zero_and_end_at_zero(seed, m
     lines = project.period_lines(case)
     if case["debt_repayment"] == "sculpted" and lines["sculpt_cover"][0, 0] == 0:
         return
-    ppy = 12 if month else 1
-    b = round(case.get("build_months", 0) * ppy / 12)
-    tenor = round(case.get("debt_years", case["life_years"]) * ppy)
+    _ppy, b, _life, tenor, _grace, _rate = clock(case)
     owed = float(lines["debt_at_in_service"][0])
     eps = 1e-9 * owed
     assert lines["owed_end"][:, 0].min() >= -eps
