@@ -121,17 +121,27 @@ def system_terms(rng: np.random.Generator, rent: float, year: bool, life: int, b
     return values
 
 
-def drawn_finance_book(seed: int, per_system) -> dict[str, object]:
-    """A drawn finance workbook's ``inp_`` cells: debt, by month (odd ``seed``) or year, a rent
-    decline, 21% tax, and per system of :data:`SYSTEMS` a rent, an MFU of 0.5 and what
+def drawn_finance_book(
+    seed: int,
+    per_system,
+    *,
+    month: bool | None = None,
+    years: tuple[int, int] = (2, 5),
+    shared: tuple[str, float, float] = ("inp_rent_decline_per_year", 0.0, 0.3),
+) -> dict[str, object]:
+    """A drawn finance workbook's ``inp_`` cells: debt (share, rate, tenor drawn in ``years``), by
+    month (default: odd ``seed``) or year, the ``shared`` input (name, low, high: default a rent
+    decline), 21% tax, and per system of :data:`SYSTEMS` a rent, an MFU of 0.5 and what
     ``per_system(rng, k)`` draws (cells left as None are not written)."""
     rng = np.random.default_rng(seed)
+    month = bool(seed % 2) if month is None else month
+    name, low, high = shared
     out: dict[str, object] = {
-        "inp_periods": "month" if seed % 2 else "year",
+        "inp_periods": "month" if month else "year",
         "inp_debt_fraction": round(float(rng.uniform(0.3, 0.8)), 4),
         "inp_debt_rate": round(float(rng.uniform(0.04, 0.12)), 4),
-        "inp_debt_years": int(rng.integers(2, 5)),
-        "inp_rent_decline_per_year": round(float(rng.uniform(0.0, 0.3)), 4),
+        "inp_debt_years": int(rng.integers(*years)),
+        name: round(float(rng.uniform(low, high)), 4),
         "inp_tax_rate": 0.21,
     }
     for k in range(1, len(SYSTEMS) + 1):

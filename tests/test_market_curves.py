@@ -114,20 +114,12 @@ LTV_LINES = ("closing", "value_fraction", "collateral", "ltv", "recovery", "ltv_
 def _ltv_book(seed: int) -> dict[str, object]:
     """The Inputs of one drawn workbook: debt (share, rate, tenor, by year or month, a build) and
     per system a value curve (text of drawn factors, a finance preset key, or blank: value_base)."""
-    rng = np.random.default_rng(seed)
     month = seed % 2 == 0
-    out: dict[str, object] = {
-        "inp_periods": "month" if month else "year",
-        "inp_debt_fraction": round(float(rng.uniform(0.3, 0.8)), 4),
-        "inp_debt_rate": round(float(rng.uniform(0.04, 0.12)), 4),
-        "inp_debt_years": int(rng.integers(2, 6)),
-        "inp_max_ltv_covenant": round(float(rng.uniform(0.5, 0.9)), 4),
-        "inp_tax_rate": 0.21,
-    }
-    for k in range(1, len(SYSTEMS) + 1):
-        out[f"inp_rent_usd_per_gpu_hour_{k}"] = round(float(rng.uniform(2.0, 4.0)), 4)
-        out[f"inp_mfu_{k}"] = 0.5
-        out[f"inp_build_months_{k}"] = int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
+
+    def per_system(rng: np.random.Generator, k: int) -> dict[str, object]:
+        out: dict[str, object] = {
+            f"inp_build_months_{k}": int(rng.integers(0, 13)) if month else 12 * int(rng.integers(0, 2))
+        }
         kind = (seed + k) % 4
         if kind == 0:
             factors = np.cumprod(rng.uniform(0.55, 0.95, int(rng.integers(2, 8))))
@@ -136,7 +128,11 @@ def _ltv_book(seed: int) -> dict[str, object]:
             out[f"inp_value_curve_{k}"] = str(rng.choice(["value_low", "VALUE_HIGH", "value_base"]))
         elif kind == 2:
             out[f"inp_value_curve_{k}"] = "1; 0.8; 0.65"
-    return out
+        return out
+
+    return project_cases.drawn_finance_book(
+        seed, per_system, month=month, years=(2, 6), shared=("inp_max_ltv_covenant", 0.5, 0.9)
+    )
 
 
 LTV_BOOKS = {f"ltv_{seed}": _ltv_book(seed) for seed in (41, 42, 43, 44)}

@@ -45,6 +45,16 @@ def _case(seed: int, month: bool) -> dict:
     return case
 
 
+def _repayable(seed: int, month: bool) -> tuple[dict, dict | None]:
+    """A drawn case (:func:`_case`) and its period lines, None for a sculpted debt that cannot be
+    repaid (no repayment period with CFADS > 0: tests/test_debt_shapes.py holds what it says)."""
+    case = _case(seed, month)
+    lines = project.period_lines(case)
+    if case["debt_repayment"] == "sculpted" and lines["sculpt_cover"][0, 0] == 0:
+        return case, None
+    return case, lines
+
+
 def _by_hand(case: dict, lines: dict) -> dict[str, np.ndarray]:
     """The waterfall of one project from docs/project.md's definitions, period by period, given
     its CFADS and its scheduled debt (``service``, ``interest``, ``closing``: the schedule the
@@ -94,10 +104,9 @@ def _by_hand(case: dict, lines: dict) -> dict[str, np.ndarray]:
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
 def test_the_waterfall_is_the_definitions_loop_on_every_path(seed, month):
-    case = _case(seed, month)
-    lines = project.period_lines(case)
-    if case["debt_repayment"] == "sculpted" and lines["sculpt_cover"][0, 0] == 0:
-        return  # a sculpted debt that cannot be repaid (tests/test_debt_shapes.py)
+    case, lines = _repayable(seed, month)
+    if lines is None:
+        return
     hand = _by_hand(case, lines)
     scale = float(lines["debt_at_in_service"][0]) + 1.0
     close = dict(rtol=1e-9, atol=1e-9 * scale)
@@ -133,9 +142,8 @@ def test_the_waterfall_is_the_definitions_loop_on_every_path(seed, month):
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
 def test_the_balance_and_the_reserve_never_go_below_zero_and_end_at_zero(seed, month):
-    case = _case(seed, month)
-    lines = project.period_lines(case)
-    if case["debt_repayment"] == "sculpted" and lines["sculpt_cover"][0, 0] == 0:
+    case, lines = _repayable(seed, month)
+    if lines is None:
         return
     _ppy, b, _life, tenor, _grace, _rate = clock(case)
     owed = float(lines["debt_at_in_service"][0])
