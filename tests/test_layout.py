@@ -8,6 +8,7 @@ whatever the import order of a test run happens to be.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -328,61 +329,89 @@ def test_the_engine_runs_as_a_package_of_its_own(tmp_path):
 UDFS_PKG = "gputco.udfs"
 
 
-def _udfs_face() -> tuple[dict[str, frozenset[str] | None], set[str]]:
-    """(module -> names or None for all) of udfs/_face.py's FACE, and the public face's names
-    (udfs/__init__.py's ``__all__`` and ``UDFS``), both read from the checkout's files."""
-    import runpy
+@dataclass(frozen=True)
+class Face:
+    """A package's internal face: its ``_face.py`` (FACE: module -> (job group, names or None for
+    all, why)) and the names the package itself exports."""
 
-    declared = runpy.run_path(str(ROOT / "udfs" / "_face.py"))["FACE"]
-    face: dict[str, frozenset[str] | None] = {module: names for module, (_, names, _) in declared.items()}
+    package: str  #: dotted name, e.g. gputco.udfs
+    folder: str  #: its folder in the checkout, e.g. udfs
+    owner: str  #: how a fault names it, e.g. udfs'
+    public: frozenset[str] = frozenset()  #: names of the package itself others may use
+
+    def declared(self) -> dict[str, frozenset[str] | None]:
+        """module -> names (None for all) of the checkout's ``_face.py``."""
+        import runpy
+
+        declared = runpy.run_path(str(ROOT / self.folder / "_face.py"))["FACE"]
+        assert declared
+        return {module: names for module, (_, names, _) in declared.items()}
+
+    def modules(self) -> set[str]:
+        return {p.stem for p in (ROOT / self.folder).glob("*.py")} - {"__init__"}
+
+
+def _udfs_public() -> frozenset[str]:
+    """udfs/__init__.py's ``__all__`` and ``UDFS``, read from the checkout's file."""
     public = {"UDFS"}
     for node in ast.parse((ROOT / "udfs" / "__init__.py").read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
             public |= set(ast.literal_eval(node.value))
-    assert face and len(public) > 40
-    return face, public
+    assert len(public) > 40
+    return frozenset(public)
 
 
-def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin")) -> list[str]:
-    """Imports (at any depth) of udfs internals from ``folders`` under ``root`` that udfs/_face.py
-    does not declare: an undeclared module, or a name outside a module's declared names (in
-    ``from gputco.udfs.m import name`` and in ``m.name`` after ``from gputco.udfs import m``)."""
-    face, public = _udfs_face()
-    modules = {p.stem for p in (ROOT / "udfs").glob("*.py")} - {"__init__"}
+UDFS_FACE = Face(UDFS_PKG, "udfs", "udfs'", _udfs_public())
+XLSX_FACE = Face("gputco.workbook.xlsx", "workbook/xlsx", "workbook/xlsx's")
+
+
+def face_faults(face: Face, root: Path, folders: tuple[str, ...]) -> list[str]:
+    """Imports (at any depth) of ``face``'s package's internals from ``folders`` under ``root``
+    (the package's own folder left out) that its ``_face.py`` does not declare: an undeclared
+    module, or a name outside a module's declared names (in ``from PKG.m import name`` and in
+    ``m.name`` after ``from PKG import m``), or a name of the package itself it does not export."""
+    declared, public, modules = face.declared(), face.public, face.modules()
+    parent, _, leaf = face.package.rpartition(".")
+    depth = face.package.count(".") + 1  # where the module's name stands in a dotted import
+    own = root / face.folder
     faults = []
     for folder in folders:
         for path in sorted((root / folder).rglob("*.py")):
+            if path.is_relative_to(own):
+                continue
             where = path.relative_to(root).as_posix()
             tree = ast.parse(path.read_text(encoding="utf-8"))
             alias: dict[str, str] = {}
-            package: set[str] = set()  # names bound to gputco.udfs itself (from gputco import udfs)
+            package: set[str] = set()  # names bound to the package itself (from gputco import udfs)
 
             def use(module: str, name: str | None, line: int, where: str = where) -> None:
-                if module not in face:
-                    faults.append(f"{where}:{line} imports {UDFS_PKG}.{module}, not in udfs' face")
-                elif name is not None and face[module] is not None and name not in face[module]:
-                    faults.append(f"{where}:{line} uses {UDFS_PKG}.{module}.{name}, not in udfs' face")
+                if module not in declared:
+                    faults.append(f"{where}:{line} imports {face.package}.{module}, not in {face.owner} face")
+                elif name is not None and declared[module] is not None and name not in declared[module]:
+                    faults.append(
+                        f"{where}:{line} uses {face.package}.{module}.{name}, not in {face.owner} face"
+                    )
 
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
                     for a in node.names:
-                        if a.name.startswith(UDFS_PKG + "."):
-                            use(a.name.split(".")[2], None, node.lineno)
+                        if a.name.startswith(face.package + "."):
+                            use(a.name.split(".")[depth], None, node.lineno)
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    if node.module == "gputco":
-                        package |= {a.asname or a.name for a in node.names if a.name == "udfs"}
-                    elif node.module == UDFS_PKG:
+                    if node.module == parent:
+                        package |= {a.asname or a.name for a in node.names if a.name == leaf}
+                    elif node.module == face.package:
                         for a in node.names:
                             if a.name in modules:
                                 use(a.name, None, node.lineno)
                                 alias[a.asname or a.name] = a.name
                             elif a.name not in public:
                                 faults.append(
-                                    f"{where}:{node.lineno} imports {UDFS_PKG}.{a.name}, not public"
+                                    f"{where}:{node.lineno} imports {face.package}.{a.name}, not public"
                                 )
-                    elif node.module.startswith(UDFS_PKG + "."):
+                    elif node.module.startswith(face.package + "."):
                         for a in node.names:
-                            use(node.module.split(".")[2], a.name, node.lineno)
+                            use(node.module.split(".")[depth], a.name, node.lineno)
             for node in ast.walk(tree):
                 if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
                     continue
@@ -392,8 +421,19 @@ def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin"
                     if node.attr in modules:  # udfs.chain.X: a submodule through the package
                         use(node.attr, None, node.lineno)
                     elif node.attr not in public and not node.attr.startswith("__"):  # __file__
-                        faults.append(f"{where}:{node.lineno} uses {UDFS_PKG}.{node.attr}, not public")
+                        faults.append(f"{where}:{node.lineno} uses {face.package}.{node.attr}, not public")
     return faults
+
+
+def udfs_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin")) -> list[str]:
+    """Imports of udfs internals from ``folders`` that udfs/_face.py does not declare."""
+    return face_faults(UDFS_FACE, root, folders)
+
+
+def xlsx_face_faults(root: Path, folders: tuple[str, ...] = ("workbook", "addin", "udfs")) -> list[str]:
+    """Imports of workbook/xlsx internals from ``folders`` that workbook/xlsx/_face.py does not
+    declare (workbook/xlsx itself left out)."""
+    return face_faults(XLSX_FACE, root, folders)
 
 
 def test_workbook_and_addin_import_only_udfs_face():
@@ -402,17 +442,50 @@ def test_workbook_and_addin_import_only_udfs_face():
     assert udfs_face_faults(ROOT) == []
 
 
-def test_the_udfs_face_names_real_modules_and_names():
+@pytest.mark.parametrize("face", [UDFS_FACE, XLSX_FACE], ids=["udfs", "xlsx"])
+def test_the_face_names_real_modules_and_names(face):
     """Each declared module exists and each declared name is defined there (a face naming what is
     gone would let nothing through yet look complete)."""
     import importlib
 
-    face, _ = _udfs_face()
     missing = []
-    for module, names in face.items():
-        mod = importlib.import_module(f"{UDFS_PKG}.{module}")
+    for module, names in face.declared().items():
+        mod = importlib.import_module(f"{face.package}.{module}")
         missing += [f"{module}.{n}" for n in sorted(names or ()) if not hasattr(mod, n)]
     assert missing == []
+
+
+def test_the_rest_of_gputco_imports_only_xlsx_face():
+    """workbook/ (but workbook/xlsx), addin/ and udfs/ import from workbook/xlsx only the modules
+    (names) that workbook/xlsx/_face.py declares (docs/architecture.md)."""
+    assert xlsx_face_faults(ROOT) == []
+
+
+def test_the_xlsx_face_check_catches_mutants(tmp_path):
+    """Mutants of a copy of addin/: an undeclared module, a name outside a narrow module's
+    declared names, the same through a module alias and through the package; each is named
+    with its file and line."""
+    import shutil
+
+    shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
+    assert xlsx_face_faults(tmp_path, ("addin",)) == []
+    lite = tmp_path / "addin" / "lite.py"
+    lite.write_text(
+        lite.read_text()
+        + "\n\ndef _mutant():\n    from gputco.workbook.xlsx import _face\n"
+        + "    from gputco.workbook.xlsx.files import remove_stale\n"
+        + "    from gputco.workbook.xlsx import book\n    return book.FIRST_SYSTEM_COL\n"
+        + "\n\ndef _mutant2():\n    from gputco.workbook import xlsx\n    return xlsx.rowfill, xlsx.NOT_PUBLIC\n"
+    )
+    n = len(lite.read_text().splitlines())
+    assert sorted(xlsx_face_faults(tmp_path, ("addin",))) == sorted(
+        [
+            f"addin/lite.py:{n - 8} imports gputco.workbook.xlsx._face, not in workbook/xlsx's face",
+            f"addin/lite.py:{n - 7} uses gputco.workbook.xlsx.files.remove_stale, not in workbook/xlsx's face",
+            f"addin/lite.py:{n - 5} uses gputco.workbook.xlsx.book.FIRST_SYSTEM_COL, not in workbook/xlsx's face",
+            f"addin/lite.py:{n} uses gputco.workbook.xlsx.NOT_PUBLIC, not public",
+        ]
+    )
 
 
 def test_the_udfs_face_check_catches_mutants(tmp_path):
