@@ -106,3 +106,28 @@ def _pairs(draws: np.ndarray, values: list[float]) -> list[tuple[int, int]]:
         out.append(hits[0])
     assert len({k for pair in out for k in pair}) == 6  # six draws, each used once
     return out
+
+
+def test_one_text_on_two_sheets_reads_each_sheets_own_cells_and_names(tmp_path):
+    """The tree of a formula text is shared by the sheets without names of their own (the
+    scenario sheets repeat their columns); a reference without a sheet still reads the cell's
+    own sheet, and a sheet's own name still means its own value there."""
+    import openpyxl
+    from openpyxl.workbook.defined_name import DefinedName
+
+    wb = openpyxl.Workbook()
+    sheets = [wb.active, wb.create_sheet("T"), wb.create_sheet("U")]
+    sheets[0].title = "S"
+    for k, ws in enumerate(sheets):
+        for r in range(1, 41):  # a column long enough to be compiled in bulk
+            ws.cell(r, 1, 10.0 * (k + 1) + r)
+            ws.cell(r, 2, f"=A{r}*rate+SUM(A{r}:A{r})*rate")
+    wb.defined_names["rate"] = DefinedName("rate", attr_text="0.5")
+    sheets[2].defined_names["rate"] = DefinedName("rate", attr_text="3", localSheetId=2)
+    path = tmp_path / "s.xlsx"
+    wb.save(path)
+    got = evaluate_workbook(path, functions={})
+    for k, (name, rate) in enumerate((("S", 0.5), ("T", 0.5), ("U", 3.0))):
+        for r in range(1, 41):
+            a = 10.0 * (k + 1) + r
+            assert got[(name, f"B{r}")] == a * rate + a * rate, (name, r)

@@ -2,7 +2,8 @@
 
 A 10,000-row column written by openpyxl holds 10,000 formula texts that differ only in their row
 numbers. :func:`.refs.shape_key` rewrites a text to its R1C1 form with one regular-expression pass;
-the first cell with a new key is tokenized and parsed, the others reuse that tree. The parser
+the first cell with a new key is tokenized and parsed, the others reuse that tree (on every sheet
+without defined names of its own: the scenario sheets repeat their columns). The parser
 counts the references it saw; if that count differs from the number the key rewrote, the key is
 not trusted and the formula gets a key of its own (correct, just not shared).
 """
@@ -115,6 +116,10 @@ class Compiler:
         self._names: dict[tuple[str | None, str], DefinedName] = {
             ((n.sheet or "").upper() or None, n.name.upper()): n for n in names
         }
+        #: the sheets with names of their own: their formulas' trees are theirs (a name may mean
+        #: something else there); on the other sheets one text at one place relative to its cell
+        #: has one tree (references without a sheet read the cell's own sheet when evaluated)
+        self._scoped = {scope for scope, _ in self._names if scope}
         self._name_trees: dict[tuple[str | None, str], Node] = {}
         self._resolving: set[tuple[str | None, str]] = set()
         self._sizes: dict[int, int] = {}  # expanded size of name trees' nodes, by identity
@@ -132,7 +137,8 @@ class Compiler:
         if last is not None and last[0].render(row) == text:  # the cell above, one row down
             return last[1], last[2]
         key_text, count = shape_key(text, row, col)
-        key = (sheet.upper(), key_text, array)
+        scope = sheet.upper()
+        key = (scope if scope in self._scoped else "", key_text, array)
         hit = self.cache.get(key)
         if hit is not None:
             return key, hit
@@ -142,7 +148,7 @@ class Compiler:
             raise FormulaSyntaxError(err.formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
         compiled = self._compiled(node, array)
         if parsed != count:  # the quick key missed or invented a reference: do not share it
-            key = (sheet.upper(), key_text, array, row, col)
+            key = (scope, key_text, array, row, col)
         else:
             self.last[(sheet, col, array)] = (RowTemplate.of(text, row), key, compiled)
         self.cache[key] = compiled
