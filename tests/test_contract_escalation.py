@@ -154,9 +154,9 @@ def test_a_bad_value_is_named_with_its_range(value):
 def test_the_tco_functions_take_it_after_the_earlier_arguments():
     from gputco import udfs
 
-    # after every argument before it (issue 40's waterfall came after it)
+    # after every argument before it (issue 40's waterfall, then floating debt came after it)
     names = list(project.OPTIONAL_ARGS)
-    assert names[names.index(KEY) + 1 :] == list(project.WATERFALL_TERMS)
+    assert names[names.index(KEY) + 1 :] == [*project.WATERFALL_TERMS, *project.FLOATING_TERMS]
     v = {k: x[:1] for k, x in _drawn(1, 72).items()}
     want = project.results(v, ("project_npv_usd_per_gpu", "min_dscr"))
     args = {k: (x[0] if k == "periods" else float(x[0])) for k, x in v.items() if k not in project._REQUIRED}

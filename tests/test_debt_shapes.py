@@ -186,12 +186,13 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
         "target_dscr",
     ]
     # issue 41's curve moves, then issue 40's tax_losses, then issue 41's contract escalation, then
-    # issue 40's waterfall, added after
+    # issue 40's waterfall, then issue 41's floating debt, added after
     assert names[i + 4 :] == [
         *project.MOVE_TERMS,
         *project.TAX_TERMS,
         *project.CONTRACT_TERMS,
         *project.WATERFALL_TERMS,
+        *project.FLOATING_TERMS,
     ]
     case = {**MEMO, "periods": "month", "debt_repayment": "straight", "debt_grace_months": 3}
     want = project.results(case, LENDER)

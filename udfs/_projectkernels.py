@@ -168,7 +168,8 @@ def waterfall_rows(
     ``service_ahead`` .. ``owed_end``), one row at a time, periods in turn: what
     :func:`gputco.udfs.project._waterfall` asks for, written into ``paid_service``,
     ``paid_interest``, ``owed_end`` (the schedule's copies), ``reserved`` and ``prepaid_all``.
-    ``so_far``: the scheduled service summed over periods 0..p (read where a row has a reserve)."""
+    ``so_far``: the scheduled service summed over periods 0..p (read where a row has a reserve);
+    ``i`` (periods, rows): the debt's rate of each period (floating debt: of the period's year)."""
     periods, m = cfads.shape
     for r in range(m):
         pre = sweep[r] > 0.0 or lockup[r] > 0.0
@@ -184,7 +185,7 @@ def waterfall_rows(
                 break
             scheduled = service[p, r] - interest[p, r]
             if pre:
-                due = owed * i[r]
+                due = owed * i[p, r]
                 # at most what is owed; all of it at maturity or where the schedule is repaid
                 principal = owed if step == last or closing[p, r] == 0.0 else min(scheduled, owed)
                 paid = due + principal

@@ -614,6 +614,34 @@ INPUTS: tuple[Input, ...] = (
                 "fee on the debt drawn, paid by the equity at the draw (default 0), [0, 1); not "
                 "deducted from tax (an assumption; docs/project.md)",
             ),
+            (
+                "debt_rate_basis",
+                "Debt rate basis",
+                "key",
+                "text",
+                "fixed",
+                "fixed (debt_rate, default) or floating (each period's rate = base_rate_curve's rate of "
+                "its year of operation + debt_spread; debt_rate then stays at its default; docs/project.md)",
+            ),
+            (
+                "base_rate_curve",
+                "Base-rate curve",
+                "rates by year",
+                "text",
+                "",
+                "floating debt: the base rate in year t of operation (t0 in the build), a finance preset "
+                'key (sofr_2026, sofr_2026_falling) or rates as text ("0.043, 0.039"; past the last the '
+                "last holds); empty with fixed debt (default)",
+            ),
+            (
+                "debt_spread",
+                "Debt spread",
+                "1/year",
+                "number",
+                0.0,
+                "floating debt: the spread over the base rate (default 0; 0 with fixed debt), [0, 1]; "
+                "spreads by offtaker credit grade: `gputco presets finance` (group spread)",
+            ),
         )
     ),
     Input(

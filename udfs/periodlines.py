@@ -67,6 +67,15 @@ SIZINGS = ("fraction", "dscr")
 #: ``tax_losses``: refund (a period's loss is a tax credit, today's) or carry_forward (a loss is
 #: carried to later periods, the tax paid is never negative; docs/project.md)
 TAX_LOSSES = ("refund", "carry_forward")
+#: ``debt_rate_basis``: fixed (``debt_rate``, today's) or floating (the base rate of the year of
+#: operation from ``base_rate_curve`` + ``debt_spread``; docs/project.md "Floating debt")
+RATE_BASES = curves.RATE_BASES
+#: what the inputs check says where floating debt lacks its curve or is given a debt rate, and
+#: where fixed debt is given a curve or a spread (the Python routes raise errors naming them)
+FLOATING_CHECK = (
+    "debt_rate_basis floating needs base_rate_curve and leaves debt_rate at its default (the cost of capital)"
+)
+FIXED_CHECK = "base_rate_curve and debt_spread need debt_rate_basis floating (fixed: debt_rate alone)"
 #: what the period table says where dscr sizing meets another repayment
 SIZING_CHECK = 'debt_sizing "dscr" needs debt_repayment "sculpted"'
 #: what the inputs check says of a debt tenor that breaks its rule (the one rule of every route)
@@ -136,6 +145,24 @@ def _payment(balance, rate, periods):
     return np.where(balance > 0, level, 0.0)
 
 
+def _floating(v, year, fixed):
+    """The debt's period rate: ``fixed``, or with debt_rate_basis floating (1 + the base-rate
+    curve's rate of ``year`` + the spread)^(1 / periods a year) - 1 (docs/project.md "Floating debt")."""
+    base = curves.factor_at(v["base_rate_curve"], np.broadcast_to(year, v["debt_spread"].shape))
+    return np.where(
+        v["debt_rate_basis"] == "floating", (1 + base + v["debt_spread"]) ** (1 / v["periods_per_year"]) - 1, fixed
+    )
+
+
+def _floating_formula(year: str, fixed: str) -> str:
+    """:func:`_floating`'s template: ``year`` and ``fixed`` expressions of the chain's dialect."""
+    return (
+        '=IF([debt_rate_basis]="floating",(1+'
+        + curves.excel_at("[base_rate_curve_factors]", year)
+        + f"+[debt_spread])^(1/[periods_per_year])-1,{fixed})"
+    )
+
+
 #: the project's terms as the lines use them, one value per project
 SCALARS: list[Line] = [
     Line(
@@ -194,7 +221,9 @@ SCALARS: list[Line] = [
         f'"{SIZING_CHECK.replace(chr(34), chr(34) * 2)}",'
         "IF(AND([debt_fraction]>0,[dsra_months]/[months_per_period]<>ROUNDUP([dsra_months]/[months_per_period],0)),"
         f'"{RESERVE_CHECK}",'
-        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))))',
+        f'IF(AND([debt_rate_basis]="floating",OR([base_rate_curve]="",[debt_rate]<>[cost_of_capital])),"{FLOATING_CHECK}",'
+        f'IF(AND([debt_rate_basis]<>"floating",OR([base_rate_curve]<>"",[debt_spread]<>0)),"{FIXED_CHECK}",'
+        'IF([depreciation_years]>[life_years],"depreciation_years must be within the life","")))))))))',
         lambda v: np.where(
             _not_whole(v["build_periods"]),
             "build_months must be a multiple of 12 with periods year",
@@ -224,9 +253,19 @@ SCALARS: list[Line] = [
                                 & _not_whole(v["dsra_months"] / v["months_per_period"]),
                                 RESERVE_CHECK,
                                 np.where(
-                                    v["depreciation_years"] > v["life_years"],
-                                    "depreciation_years must be within the life",
-                                    "",
+                                    (v["debt_rate_basis"] == "floating")
+                                    & (np.isnan(v["base_rate_curve"][:, 0]) | (v["debt_rate"] != v["cost_of_capital"])),
+                                    FLOATING_CHECK,
+                                    np.where(
+                                        (v["debt_rate_basis"] != "floating")
+                                        & (~np.isnan(v["base_rate_curve"][:, 0]) | (v["debt_spread"] != 0)),
+                                        FIXED_CHECK,
+                                        np.where(
+                                            v["depreciation_years"] > v["life_years"],
+                                            "depreciation_years must be within the life",
+                                            "",
+                                        ),
+                                    ),
                                 ),
                             ),
                         ),
@@ -292,12 +331,22 @@ SCALARS: list[Line] = [
         ),
     ),
     Line(
+        "base_rate_curve_factors",
+        "Base-rate curve, rates by year",
+        "text",
+        "floating debt: the rates of the finance preset the base-rate curve names (Presets sheet), "
+        "else as typed",
+        "=" + curves.excel_text("[base_rate_curve]"),
+        lambda v: v["base_rate_curve"],
+    ),
+    Line(
         "debt_period_rate",
         "Debt rate a period",
         "fraction",
-        "(1 + annual rate)^(1 / periods a year) - 1",
-        "=(1+[debt_rate])^(1/[periods_per_year])-1",
-        lambda v: (1 + v["debt_rate"]) ** (1 / v["periods_per_year"]) - 1,
+        "(1 + annual rate)^(1 / periods a year) - 1; floating, the first year's: the base-rate "
+        "curve's t0 + the spread (the build's rate too)",
+        _floating_formula("0", "(1+[debt_rate])^(1/[periods_per_year])-1"),
+        lambda v: _floating(v, 0, (1 + v["debt_rate"]) ** (1 / v["periods_per_year"]) - 1),
     ),
     Line(
         "debt_drawn_usd_per_gpu",
@@ -503,6 +552,14 @@ def _sculpted_service(v):
         return np.where((v["cfads"] > 0) & (c > 0), v["cfads"] / np.where(c > 0, c, 1.0), v["interest"])
 
 
+def _level_service(v):
+    """The level payment: fixed, the annuity of the debt at in-service; floating, the annuity of
+    the opening balance over the repayment periods left (this one too) at the period's rate."""
+    left = v["repay_periods"] - (v["k"] - 1 - v["grace_periods"])
+    again = _payment(v["opening"], v["period_rate"], np.where(left > 0, left, 1.0))
+    return np.where(v["debt_rate_basis"] == "floating", again, v["debt_payment"])
+
+
 def _at(line, index):
     """``line`` (periods, rows) at period ``index`` (rows,) of each row."""
     return np.take_along_axis(line, np.asarray(index, dtype=int)[None, :], axis=0)[0]
@@ -518,7 +575,9 @@ def _opening(v):
             v["debt_at_in_service"] - v["debt_straight_principal"] * j,
             v["debt_at_in_service"] * (1 + i) ** j - repaid,
         )
-        during = np.where(v["debt_repayment"] == "sculpted", v.prev("closing"), during)
+        during = np.where(
+            (v["debt_repayment"] == "sculpted") | (v["debt_rate_basis"] == "floating"), v.prev("closing"), during
+        )
         build = v["debt_drawn_usd_per_gpu"] * v["debt_scale"] * (1 + i) ** (p - 1)
     if p == 0:
         return np.zeros_like(k)
@@ -550,6 +609,15 @@ PERIOD_LINES: list[Line] = [
         "whole years since in-service (0 in the first)",
         "=IF(<live>=1,ROUNDUP(<k>/[periods_per_year],0)-1,0)",
         lambda v: _if(v["live"] == 1, np.ceil(v["k"] / v["periods_per_year"]) - 1),
+    ),
+    Line(
+        "period_rate",
+        "debt rate of the period",
+        "fraction",
+        "the debt rate a period; floating, (1 + the base-rate curve's rate of the year of operation "
+        "(past its last, the last; t0 in the build) + the spread)^(1 / periods a year) - 1",
+        _floating_formula("<year>", "[debt_period_rate]"),
+        lambda v: _floating(v, v["year"], v["debt_period_rate"]),
     ),
     Line(
         "ramp_to",
@@ -764,14 +832,30 @@ PERIOD_LINES: list[Line] = [
         lambda v: v.prev("sculpt_count") + _sculpted_period(v),
     ),
     Line(
+        "sculpt_log",
+        "sculpted periods' rates, compounded",
+        "",
+        "the sum of LN(1 + the period's rate) over the repayment periods with CFADS > 0 up to this "
+        "one (floating debt discounts the sculpted CFADS by EXP(-it))",
+        "=<sculpt_log@prev>+IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),LN(1+<period_rate>),0)",
+        lambda v: v.prev("sculpt_log") + _if(_sculpted_period(v) == 1, np.log1p(v["period_rate"])),
+    ),
+    Line(
         "sculpt_pv",
         "sculpted CFADS, PV",
         "USD",
-        "CFADS x (1 + period rate)^(-m(k)) in the repayment periods with CFADS > 0",
+        "CFADS x (1 + period rate)^(-m(k)) in the repayment periods with CFADS > 0; floating, "
+        "CFADS x EXP(-the sculpted periods' rates compounded)",
         "=IF(AND(<live>=1,<k>>[grace_periods],<k><=[tenor_periods],<cfads>>0),"
-        "<cfads>*(1+[debt_period_rate])^(-<sculpt_count>),0)",
+        '<cfads>*IF([debt_rate_basis]="floating",EXP(-<sculpt_log>),(1+[debt_period_rate])^(-<sculpt_count>)),0)',
         lambda v: _if(
-            _sculpted_period(v) == 1, v["cfads"] * (1 + v["debt_period_rate"]) ** (-v["sculpt_count"])
+            _sculpted_period(v) == 1,
+            v["cfads"]
+            * np.where(
+                v["debt_rate_basis"] == "floating",
+                np.exp(-v["sculpt_log"]),
+                (1 + v["debt_period_rate"]) ** (-v["sculpt_count"]),
+            ),
         ),
     ),
     Line(
@@ -817,9 +901,9 @@ PERIOD_LINES: list[Line] = [
         "USD",
         "during the build the drawn debt with its interest added, then the balance at in-service "
         "after j = max(0, k - 1 - grace periods) payments: level, an annuity's remaining balance; "
-        "straight, less j straight principals; sculpted, the balance at the end of the period before",
+        "straight, less j straight principals; sculpted or floating, the balance at the end of the period before",
         "=IF(<period>=0,0,IF(<k><=1,[debt_drawn_usd_per_gpu]*<debt_scale>*(1+[debt_period_rate])^(<period>-1),"
-        'IF(<k>-1<=[tenor_periods],IF([debt_repayment]="sculpted",<closing@prev>,IF([debt_repayment]="straight",[debt_at_in_service]'
+        'IF(<k>-1<=[tenor_periods],IF(OR([debt_repayment]="sculpted",[debt_rate_basis]="floating"),<closing@prev>,IF([debt_repayment]="straight",[debt_at_in_service]'
         "-[debt_straight_principal]*MAX(0,<k>-1-[grace_periods]),"
         "[debt_at_in_service]*(1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])"
         "-IF([debt_period_rate]>0,[debt_payment]*((1+[debt_period_rate])^MAX(0,<k>-1-[grace_periods])-1)"
@@ -846,20 +930,24 @@ PERIOD_LINES: list[Line] = [
         "interest",
         "scheduled interest",
         "USD",
-        "the opening balance x the period rate, while repaying (the schedule, before any prepayment)",
-        "=IF(<paying>=1,<opening>*[debt_period_rate],0)",
-        lambda v: _if(v["paying"] == 1, v["opening"] * v["debt_period_rate"]),
+        "the opening balance x the period's rate, while repaying (the schedule, before any prepayment)",
+        "=IF(<paying>=1,<opening>*<period_rate>,0)",
+        lambda v: _if(v["paying"] == 1, v["opening"] * v["period_rate"]),
     ),
     Line(
         "service",
         "scheduled debt service",
         "USD",
-        "the schedule before any prepayment, while repaying: the interest in the grace periods, then the level payment (level), the "
+        "the schedule before any prepayment, while repaying: the interest in the grace periods, then the level payment (level; "
+        "floating, the annuity of the opening balance over the repayment periods left at the period's rate), the "
         "interest + the straight principal (straight), or CFADS / the sculpted cover where CFADS > 0 "
         "and the interest where not (sculpted)",
         '=IF(<paying>=1,IF(<k><=[grace_periods],<interest>,IF([debt_repayment]="straight",'
         '<interest>+[debt_straight_principal],IF([debt_repayment]="sculpted",'
-        "IF(AND(<cfads>>0,<sculpt_cover>>0),<cfads>/<sculpt_cover>,<interest>),[debt_payment]))),0)",
+        "IF(AND(<cfads>>0,<sculpt_cover>>0),<cfads>/<sculpt_cover>,<interest>),"
+        'IF([debt_rate_basis]="floating",IF(<period_rate>>0,<opening>*<period_rate>/(1-(1+<period_rate>)'
+        "^(-([repay_periods]-(<k>-1-[grace_periods])))),<opening>/([repay_periods]-(<k>-1-[grace_periods]))),"
+        "[debt_payment])))),0)",
         lambda v: _if(
             v["paying"] == 1,
             _if(
@@ -868,7 +956,7 @@ PERIOD_LINES: list[Line] = [
                 _if(
                     v["debt_repayment"] == "straight",
                     v["interest"] + v["debt_straight_principal"],
-                    _if(v["debt_repayment"] == "sculpted", _sculpted_service(v), v["debt_payment"]),
+                    _if(v["debt_repayment"] == "sculpted", _sculpted_service(v), _level_service(v)),
                 ),
             ),
         ),
@@ -936,9 +1024,9 @@ PERIOD_LINES: list[Line] = [
         "interest paid",
         "USD",
         "the scheduled interest; where prepaying, the debt at start x the period rate while repaying",
-        "=IF([prepaying]=0,<interest>,IF(<paying>=1,<owed>*[debt_period_rate],0))",
+        "=IF([prepaying]=0,<interest>,IF(<paying>=1,<owed>*<period_rate>,0))",
         lambda v: np.where(
-            v["prepaying"] == 0, v["interest"], _if(v["paying"] == 1, v["owed"] * v["debt_period_rate"])
+            v["prepaying"] == 0, v["interest"], _if(v["paying"] == 1, v["owed"] * v["period_rate"])
         ),
     ),
     Line(
@@ -1195,23 +1283,41 @@ PERIOD_LINES: list[Line] = [
         ),
     ),
     Line(
+        "loan_log",
+        "debt rates compounded from in-service",
+        "",
+        "the sum of LN(1 + the period's rate) over the operating periods up to this one (floating "
+        "debt discounts the LLCR's and PLCR's CFADS by EXP(-it))",
+        "=<loan_log@prev>+IF(<k>>=1,LN(1+<period_rate>),0)",
+        lambda v: v.prev("loan_log") + _if(v["k"] >= 1, np.log1p(v["period_rate"])),
+    ),
+    Line(
+        "loan_discount",
+        "debt discount factor to in-service",
+        "fraction",
+        "(1 + debt rate)^(-k / periods a year); floating, EXP(-the rates compounded from in-service)",
+        '=IF([debt_rate_basis]="floating",EXP(-<loan_log>),(1+[debt_rate])^(-<k>/[periods_per_year]))',
+        lambda v: np.where(
+            v["debt_rate_basis"] == "floating",
+            np.exp(-v["loan_log"]),
+            (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"]),
+        ),
+    ),
+    Line(
         "cfads_loan_pv",
         "CFADS of the loan's life, at in-service",
         "USD",
-        "CFADS x (1 + debt rate)^(-k / periods a year) in the periods with debt service (the LLCR's "
-        "numerator summed)",
-        "=IF(<paid_service>>0,<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year]),0)",
-        lambda v: _if(
-            v["paid_service"] > 0, v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"])
-        ),
+        "CFADS x the debt discount factor in the periods with debt service (the LLCR's numerator summed)",
+        "=IF(<paid_service>>0,<cfads>*<loan_discount>,0)",
+        lambda v: _if(v["paid_service"] > 0, v["cfads"] * v["loan_discount"]),
     ),
     Line(
         "cfads_life_pv",
         "CFADS of the project's life, at in-service",
         "USD",
-        "CFADS x (1 + debt rate)^(-k / periods a year) (the PLCR's numerator summed)",
-        "=<cfads>*(1+[debt_rate])^(-<k>/[periods_per_year])",
-        lambda v: v["cfads"] * (1 + v["debt_rate"]) ** (-v["k"] / v["periods_per_year"]),
+        "CFADS x the debt discount factor (the PLCR's numerator summed)",
+        "=<cfads>*<loan_discount>",
+        lambda v: v["cfads"] * v["loan_discount"],
     ),
     Line(
         "cum_equity",
@@ -1346,8 +1452,9 @@ def evaluate(t: Mapping[str, np.ndarray], periods: int | None = None) -> dict[st
     scalars: dict[str, Any] = {
         k: np.asarray(v, dtype=float)
         for k, v in t.items()
-        if k not in ("ppy", "method", "repayment", "sizing", "losses")
+        if k not in ("ppy", "method", "repayment", "sizing", "losses", "rate_basis")
     }
+    scalars["debt_rate_basis"] = np.array(RATE_BASES, dtype=object)[t["rate_basis"]].astype(str)
     scalars["tax_losses"] = np.array(TAX_LOSSES, dtype=object)[t["losses"]].astype(str)
     scalars["debt_sizing"] = np.array(SIZINGS, dtype=object)[t["sizing"]].astype(str)
     scalars["debt_repayment"] = np.array(REPAYMENTS, dtype=object)[t["repayment"]].astype(str)

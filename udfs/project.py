@@ -97,6 +97,7 @@ TERMS: dict[str, object] = {
     "sweep_fraction": 0.0,
     "lockup_dscr": 0.0,
     "debt_upfront_fee_fraction": 0.0,
+    "debt_spread": 0.0,
 }
 #: the lender's terms: after the text terms among the project functions' optional arguments (so
 #: the arguments before them keep their places)
@@ -118,6 +119,13 @@ CONTRACT_TERMS = ("contract_escalation_per_year",)
 #: the waterfall's terms (docs/project.md "Reserve, sweep, lock-up and fee"): last among the
 #: project functions' optional arguments (so the arguments before them keep their places)
 WATERFALL_TERMS = ("dsra_months", "sweep_fraction", "lockup_dscr", "debt_upfront_fee_fraction")
+#: floating debt (docs/project.md "Floating debt"): how the rate is set, the base-rate curve and
+#: the spread over it; last among the project functions' optional arguments (so the arguments
+#: before them keep their places)
+FLOATING_TERMS = ("debt_rate_basis", "base_rate_curve", "debt_spread")
+#: ``debt_rate_basis``: fixed (``debt_rate``, today's) or floating (``base_rate_curve`` +
+#: ``debt_spread``, the base rate of each year of operation)
+RATE_BASES = periodlines.RATE_BASES
 #: ``tax_losses``: refund (a loss is a tax credit, today's) or carry_forward (carried to later periods)
 TAX_LOSSES = periodlines.TAX_LOSSES
 #: ``debt_repayment``: level (today's annuity), straight (equal principal) or sculpted
@@ -161,6 +169,7 @@ CHOICES = {
     "debt_repayment": "level",
     "debt_sizing": "fraction",
     "tax_losses": "refund",
+    "debt_rate_basis": "fixed",
 }
 #: the keys each text term takes
 _VALID = {
@@ -169,13 +178,15 @@ _VALID = {
     "debt_repayment": REPAYMENTS,
     "debt_sizing": SIZINGS,
     "tax_losses": TAX_LOSSES,
+    "debt_rate_basis": RATE_BASES,
 }
 #: the curves by year (udfs/curves.py: text "1, 0.85", a finance preset key, numbers), empty by
 #: default: ``rent_curve`` (the rent in year t of operation = the rent x factor t; empty: the
 #: constant decline (1 - rent_decline_per_year)^t, today's), ``value_curve`` (the GPUs' market
 #: value t years after purchase = capex x factor t, joined linearly between whole years; the
-#: collateral of the loan-to-value lines and results)
-CURVE_TERMS = {"rent_curve": "", "value_curve": ""}
+#: collateral of the loan-to-value lines and results), ``base_rate_curve`` (with
+#: ``debt_rate_basis`` floating: the base rate in year t of operation, to which ``debt_spread`` adds)
+CURVE_TERMS = {"rent_curve": "", "value_curve": "", "base_rate_curve": ""}
 #: the curve a project without one takes (None: none, the term's own default applies): the GPUs'
 #: market value, the base curve of the finance presets (udfs/data/finance.toml value_base)
 CURVE_DEFAULTS = {"value_curve": "value_base"}
@@ -189,6 +200,7 @@ PROJECT_INPUTS = (
     "debt_repayment",
     "debt_sizing",
     "tax_losses",
+    "debt_rate_basis",
 )
 #: the financed project's results, under these names on every route (the finance workbook's
 #: Model rows out_<key>_<n> too): the equity's, the lender's and the debt drawn
@@ -325,6 +337,7 @@ def terms(values: Mapping[str, object], function: str = "TCO_CASHFLOWS") -> dict
     out["repayment"] = _choice("debt_repayment", values.get("debt_repayment"), n, REPAYMENTS)
     out["sizing"] = _choice("debt_sizing", values.get("debt_sizing"), n, SIZINGS)
     out["losses"] = _choice("tax_losses", values.get("tax_losses"), n, TAX_LOSSES)
+    out["rate_basis"] = _choice("debt_rate_basis", values.get("debt_rate_basis"), n, RATE_BASES)
     for k in CURVE_TERMS:  # (rows, factors), NaN in a row without a curve
         default = CURVE_DEFAULTS.get(k)
         out[k] = curves.table(k, values.get(k), n, None if default is None else curves.parse(k, default))
@@ -391,6 +404,7 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
             raise InputRangeError(
                 "dsra_months", reserve[i], f"whole months in {GRACE_RULE}", (i,) if life.size > 1 else None
             )
+    _check_rate_basis(t)
     bad = (t["sizing"] == 1) & (t["repayment"] != 2) & (t["debt_fraction"] > 0)
     if bad.any():  # dscr sizing sculpts the service: another repayment is refused, not redefined
         i = int(np.argmax(bad))
@@ -411,6 +425,57 @@ def _check_together(t: dict[str, np.ndarray]) -> None:
             t["build_months"][i],
             'a multiple of 12 with periods "year"',
             (i,) if life.size > 1 else None,
+        )
+
+
+def _check_rate_basis(t: dict[str, np.ndarray]) -> None:
+    """Floating rows need a base-rate curve and leave ``debt_rate`` at its default (the cost of
+    capital); fixed rows take no curve and no spread (docs/project.md "Floating debt"): an input
+    that another one makes unused is an error naming both, never ignored."""
+    floating = t["rate_basis"] == 1
+    curve = ~np.isnan(t["base_rate_curve"][:, 0])
+    rows = t["life_years"].size > 1
+
+    def at(bad: np.ndarray) -> tuple[int, tuple[int, ...] | None]:
+        i = int(np.argmax(bad))
+        return i, ((i,) if rows else None)
+
+    bad = floating & ~curve
+    if bad.any():
+        i, index = at(bad)
+        raise chk.MissingValueError(
+            "base_rate_curve" + (f" (element [{i}])" if index else ""),
+            "debt_rate_basis floating needs it: the base rate by year of operation, a finance preset "
+            "key (sofr_2026, sofr_2026_falling) or rates as text ('0.043, 0.039')",
+        )
+    bad = floating & (t["debt_rate"] != t["cost_of_capital"])
+    if bad.any():
+        i, index = at(bad)
+        raise InputRangeError(
+            "debt_rate",
+            float(t["debt_rate"][i]),
+            f"a value left at its default, the cost_of_capital ({t['cost_of_capital'][i]:g}), with "
+            "debt_rate_basis floating: the rate is then base_rate_curve + debt_spread",
+            index,
+        )
+    bad = ~floating & curve
+    if bad.any():
+        i, index = at(bad)
+        raise InputRangeError(
+            "base_rate_curve",
+            curves.text(tuple(t["base_rate_curve"][i])),
+            "a blank with debt_rate_basis fixed (the rate is debt_rate); set debt_rate_basis floating to use it",
+            index,
+        )
+    bad = ~floating & (t["debt_spread"] != 0)
+    if bad.any():
+        i, index = at(bad)
+        raise InputRangeError(
+            "debt_spread",
+            float(t["debt_spread"][i]),
+            "a 0 with debt_rate_basis fixed (the rate is debt_rate); set debt_rate_basis floating to add "
+            "a spread to base_rate_curve",
+            index,
         )
 
 
@@ -540,6 +605,39 @@ def level_payment(balance, i, n):
         return np.where(balance > 0, np.where(i > 0, level, balance / n), 0.0)
 
 
+def first_rate(t: dict[str, np.ndarray], ppy) -> np.ndarray:
+    """The debt's period rate of each row in the build and the first year of operation:
+    (1 + debt_rate)^(1/ppy) - 1, or with ``debt_rate_basis`` floating (1 + base rate t0 + spread)^(1/ppy)
+    - 1 (docs/project.md "Floating debt"); as :func:`period_rates` gives, to the last bit."""
+    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    floating = t["rate_basis"] == 1
+    if floating.any():
+        i = np.where(floating, np.expm1(np.log1p(t["base_rate_curve"][:, 0] + t["debt_spread"]) / ppy), i)
+    return i
+
+
+def period_rates(t: dict[str, np.ndarray], ppy, build, periods: int) -> np.ndarray:
+    """(periods, rows): the debt's rate of periods 0..periods - 1 (the interest of period p on the
+    balance at the end of period p - 1; 0 in period 0): a fixed row's one rate (1 + debt_rate)^(1/ppy)
+    - 1 in every period; a floating row's (1 + base + spread)^(1/ppy) - 1, base = base_rate_curve's
+    factor of the period's year of operation (whole years since in-service, past the last factor the
+    last; the build and the periods after the life take t0), docs/project.md "Floating debt"."""
+    n = t["capex_per_gpu"].size
+    fixed = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    out = np.broadcast_to(fixed, (periods, n)).copy()
+    floating = t["rate_basis"] == 1
+    if floating.any():
+        k = np.arange(periods, dtype=float)[:, None] - build
+        live = (k >= 1) & (k <= t["life_years"] * ppy)
+        year = np.where(live, np.ceil(k / ppy) - 1, 0.0)
+        table = t["base_rate_curve"]
+        at = np.minimum(year, table.shape[1] - 1).astype(np.intp)
+        base = table[np.arange(n)[None, :], at]
+        out = np.where(floating, np.expm1(np.log1p(base + t["debt_spread"]) / ppy), out)
+    out[0] = 0.0
+    return out
+
+
 def _projectkernels(work: int) -> Any:
     """The kernel of the flows for ``work`` (rows x operating periods): interpreted for small
     work, compiled for batch-sized work (:func:`gputco.udfs._jit.kernels` chooses)."""
@@ -600,15 +698,16 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
     drawn = t["debt_fraction"] * capex
     debt = bool(np.any(drawn > 0))
     grace = np.rint(t["debt_grace_months"] * ppy / 12.0).astype(int)
+    floating = t["rate_basis"] == 1  # the rate of each period from the base-rate curve + the spread
     if debt:
-        i = np.expm1(np.log1p(t["debt_rate"]) / ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit
+        i = first_rate(t, ppy)  # (1 + rate)^(1/ppy) - 1, to the last bit (floating: the first year's)
         balance = drawn * (1.0 + i) ** b
         payment = level_payment(balance, i, tenor)  # 0 without a balance
         # rows whose service is not today's level payment from in-service, or whose cash after
         # service runs through a reserve, a sweep or a lock-up: scheduled period by period after
         # the kernel (which gives them no service)
         water = (balance > 0) & ((t["dsra_months"] > 0) | (t["sweep_fraction"] > 0) | (t["lockup_dscr"] > 0))
-        scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0) | water)
+        scheduled = (balance > 0) & ((t["repayment"] != 0) | (grace > 0) | water | floating)
         if scheduled.any():
             payment = np.where(scheduled, 0.0, payment)
     else:
@@ -735,6 +834,9 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         got.update({k: _dense(got[k]) for k in ("cfads", "service", "equity")})  # the debt's lines
         rows = np.flatnonzero(scheduled)
         sub = {k: v[rows] for k, v in (("i", i), ("balance", balance), ("grace", grace), ("tenor", tenor))}
+        periods = got["cfads"].values.shape[0]
+        # the rate of each period where a row floats (fixed rows: their one rate in each)
+        rates = period_rates({k: _rows(v, rows) for k, v in t.items()}, ppy, b, periods) if floating[rows].any() else None
         service, interest, closing_rows, stuck, scale = _scheduled_debt(
             got["cfads"].values[:, rows],
             b,
@@ -742,6 +844,8 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             **sub,
             sized=t["sizing"][rows] == 1,
             target=t["target_dscr"][rows],
+            rates=rates,
+            floating=floating[rows],
         )
         if np.any(scale != 1.0):  # a debt sized to its cover: less drawn at period 0
             got["equity"].values[0, rows] += drawn[rows] * (scale - 1.0)
@@ -758,7 +862,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
                 closing_rows[:, wet],
                 b,
                 balance=balance[w] * scale[wet],
-                i=i[w],
+                i=np.broadcast_to(i[w], (periods, w.size)) if rates is None else rates[:, wet],
                 tenor=tenor[w],
                 end=b + life[w],
                 reserve=np.rint(t["dsra_months"][w] * ppy / 12.0).astype(int),
@@ -841,14 +945,18 @@ def _dense(f: flows.Periodic) -> flows.Periodic:
     return flows.Periodic(f.dense(), np.ones(f.shape[0], dtype=np.int64))  # a new table
 
 
-def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, target):
+def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, target, rates=None, floating=None):
     """Debt service, interest and the balance at each operating period's end (periods, rows) of rows with
     debt ``balance`` at in-service (after ``b`` build periods at the period rate ``i``), repaid
     over operating periods ``grace + 1 .. tenor`` by ``shape`` (an index into
     :data:`REPAYMENTS`), interest only in the grace: period by period, rows at once
     (docs/project.md; the period lines ``opening`` .. ``closing`` define it); and the rows whose
     sculpted debt cannot be repaid (no repayment period with CFADS > 0: interest only); and each
-    row's debt scale (``sized`` rows: min(1, the sculpted PV / ``target`` / ``balance``), else 1)."""
+    row's debt scale (``sized`` rows: min(1, the sculpted PV / ``target`` / ``balance``), else 1).
+    With ``rates`` (periods, rows; :func:`period_rates`) the ``floating`` rows' interest is the
+    balance x the period's rate, their level payment the annuity of the balance left over the
+    repayment periods left at the period's rate, and their sculpted CFADS discounted at the
+    compounded rates of the counted periods (docs/project.md "Floating debt")."""
     periods, m = cfads.shape
     service, interest, closing = np.zeros((periods, m)), np.zeros((periods, m)), np.zeros((periods, m))
     repay = (tenor - grace).astype(float)
@@ -861,7 +969,11 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
     flow = cfads[b + 1 : b + 1 + top]
     counted = (k > grace) & (k <= tenor) & (flow > 0) & (shape == 2)
     with np.errstate(all="ignore"):
-        pv = np.where(counted, flow * (1.0 + i) ** -np.cumsum(counted, axis=0), 0.0).sum(axis=0)
+        discount = (1.0 + i) ** -np.cumsum(counted, axis=0)
+        if rates is not None:  # floating: the compounded rates of the counted periods
+            r = rates[b + 1 : b + 1 + top]
+            discount = np.where(floating, np.exp(-np.cumsum(np.where(counted, np.log1p(r), 0.0), axis=0)), discount)
+        pv = np.where(counted, flow * discount, 0.0).sum(axis=0)
         # dscr sizing: the largest debt whose cover is the target, capped at the fraction's
         scale = np.where(sized & (pv > 0), np.minimum(1.0, pv / target / balance), 1.0)
         balance = balance * scale
@@ -875,7 +987,10 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         if p >= periods:
             break
         live = step <= tenor
-        due = np.where(live, owed * i, 0.0)
+        rate = i if rates is None else rates[p]
+        due = np.where(live, owed * rate, 0.0)
+        if rates is not None:  # floating: the annuity of what is owed over the periods left, at this rate
+            level = np.where(floating, level_payment(owed, rate, repay - np.maximum(step - 1 - grace, 0)), level)
         shaped = np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0))
         if step <= top:
             shaped = np.where((shape == 2) & ~np.isnan(sculpted[step - 1]), sculpted[step - 1] - due, shaped)
@@ -908,7 +1023,7 @@ def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end
         *(rows(x) for x in (cfads, service, interest, closing, so_far)),
         int(b),
         rows(balance),
-        rows(i),
+        rows(i),  # (periods, rows)
         rows(tenor, np.int64),
         rows(end, np.int64),
         rows(reserve, np.int64),
@@ -1144,11 +1259,22 @@ def _lender(f, t, ppy: int, need) -> dict[str, np.ndarray]:
         if "llcr" in need or "plcr" in need:
             # at in-service PV / (drawn x (1 + rate)^(build / ppy)) = at period 0 PV / drawn
             rate, grow = t["debt_rate"], 1.0 / f["drawn"]
+            floating = t["rate_basis"] == 1
+            if floating.any():  # at the compounded rates of the periods (docs/project.md "Floating debt")
+                dense, owing = f["cfads"].dense(), f["service"].dense() > 0
+                build = np.rint(t["build_months"] * ppy / 12.0)
+                rates = period_rates(t, ppy, build, dense.shape[0])
+                discount = np.exp(-np.cumsum(np.log1p(rates), axis=0))
             if "llcr" in need:
                 loan = flows.Periodic(np.where(paying, cfads, 0.0), f["cfads"].lengths)
                 out["llcr"] = flows.npv(loan, rate, ppy, by_period=True) * grow + none
+                if floating.any():
+                    pv = np.sum(np.where(owing, dense, 0.0) * discount, axis=0)
+                    out["llcr"] = np.where(floating, pv * grow + none, out["llcr"])
             if "plcr" in need:
                 out["plcr"] = flows.npv(f["cfads"], rate, ppy, by_period=True) * grow + none
+                if floating.any():
+                    out["plcr"] = np.where(floating, np.sum(dense * discount, axis=0) * grow + none, out["plcr"])
     return out
 
 
@@ -1160,7 +1286,7 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
     capex = t["capex_per_gpu"]
     b = np.rint(t["build_months"] * ppy / 12.0)
     life, tenor = np.rint(t["life_years"] * ppy), np.rint(t["debt_years"] * ppy)
-    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    i = first_rate(t, ppy)  # floating rows' balance comes from their schedule after the build
     drawn = f["drawn"]
     balance = drawn * (1.0 + i) ** b
     pay = f["payment"]
@@ -1213,12 +1339,13 @@ OPTIONAL_ARGS: dict[str, object] = {
         and k not in MOVE_TERMS
         and k not in CONTRACT_TERMS
         and k not in WATERFALL_TERMS
+        and k not in FLOATING_TERMS
     },
-    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS},
+    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS and k not in FLOATING_TERMS},
     **{k: TERMS[k] for k in LENDER_TERMS},
     # the market curves' arguments after the lender's: a workbook's positional calls keep their places
     **{k: TERMS[k] for k in MARKET_TERMS},
-    **dict.fromkeys(CURVE_TERMS),
+    **dict.fromkeys(k for k in CURVE_TERMS if k not in FLOATING_TERMS),
     # the debt's shape after the curves, for the same reason
     **{k: {**CHOICES, **TERMS}[k] for k in DEBT_TERMS},
     # the curves' shifts and tilts last, for the same reason
@@ -1227,8 +1354,12 @@ OPTIONAL_ARGS: dict[str, object] = {
     **{k: CHOICES[k] for k in TAX_TERMS},
     # the contract rent's escalation after it, for the same reason
     **{k: TERMS[k] for k in CONTRACT_TERMS},
-    # the waterfall last, for the same reason
+    # the waterfall after it, for the same reason
     **{k: TERMS[k] for k in WATERFALL_TERMS},
+    # floating debt last, for the same reason
+    "debt_rate_basis": CHOICES["debt_rate_basis"],
+    "base_rate_curve": None,
+    "debt_spread": TERMS["debt_spread"],
 }
 
 

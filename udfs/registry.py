@@ -133,6 +133,9 @@ PROJECT_DOCS = (
     ArgDoc("sweep_fraction", "Share of the cash after service and the reserve that prepays the debt", "fraction"),
     ArgDoc("lockup_dscr", "Below this DSCR a period's cash after service is trapped and prepays the debt; 0 for none", "ratio"),
     ArgDoc("debt_upfront_fee_fraction", "Fee on the debt drawn, paid by the equity at the draw", "fraction"),
+    ArgDoc("debt_rate_basis", 'Debt rate: "fixed" (debt_rate) or "floating" (base_rate_curve + debt_spread, by year of operation)', "", TEXT),
+    ArgDoc("base_rate_curve", 'Floating debt: the base rate by year of operation ("0.043, 0.039") or a finance preset key (sofr_2026)', "", TEXT),
+    ArgDoc("debt_spread", "Floating debt: the spread over the base rate (a spread preset: gputco presets finance)", "1/year"),
 )  # fmt: skip
 PROJECT_EXAMPLE = (31250, 2.0, 0.4045, 5, 0.1)
 #: the lowest DSCR needs debt: 60% of the capex (the 24th argument), the optional ones between as

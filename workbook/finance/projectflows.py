@@ -393,6 +393,39 @@ INPUTS: list[tuple[str, str, bool, str, str, object, tuple[str, ...] | None, str
         "default 0; [0, 1); paid by the equity at the draw; not deducted from tax (an assumption)",
     ),
     (
+        "Financing",
+        "debt_rate_basis",
+        False,
+        "Debt rate basis",
+        "key",
+        "fixed",
+        project.RATE_BASES,
+        "fixed = the debt rate above (today's); floating = each period's rate is the base-rate curve's "
+        "rate of its year of operation + the spread below (leave the debt rate blank; docs/project.md)",
+    ),
+    (
+        "Financing",
+        "base_rate_curve",
+        False,
+        "Base-rate curve (floating): rates by year of operation, or a finance preset key",
+        "rates",
+        None,
+        None,
+        'blank with fixed debt; "0.043, 0.039": the base rate in year t of operation (past the last, the '
+        "last; t0 in the build); or a key of the finance presets (Presets sheet, tbl_finance: sofr_2026)",
+    ),
+    (
+        "Financing",
+        "debt_spread",
+        False,
+        "Debt spread over the base rate (floating)",
+        "1/year",
+        0.0,
+        None,
+        "default 0 (0 with fixed debt); [0, 1]; spreads by offtaker credit grade from public filings on "
+        "the Presets sheet (tbl_finance, group spread: spread_a3_2026 SOFR + 2.25 %, spread_ba2_2026 + 4.50 %)",
+    ),
+    (
         "Tax",
         "depreciation_method",
         False,
