@@ -7,6 +7,9 @@ One shared place for every test that asks LibreOffice to recalculate a workbook:
 - ``recalculate(src, out_dir)``: LibreOffice headless opens ``src`` with a profile that forces a
   full recalculation (OOXMLRecalcMode = 0, see docs/engines.md) and saves it as
   .xlsx; returns the new file's path;
+- ``recalculate_unthreaded(src, out_dir)``: the same with Calc's threaded calculation of formula
+  groups turned off in the profile (the evidence of issue 40's refusal of a reserve, sweep or
+  lock-up in the scenario workbooks: LibreOffice 7.4 computes those rows right only so);
 - ``formula_cells(path)`` / ``values(path)``: formulas and cached values by (sheet, cell)
   (``formula_cells`` also of a workbook already read);
 - ``mismatches(expected, actual, cells)``: a per-cell mismatch report (cell, stored, computed).
@@ -45,6 +48,28 @@ def recalculate(src: str | Path, out_dir: str | Path, timeout: float = 180) -> P
     """LibreOffice's full recalculation of ``src``, saved as .xlsx in ``out_dir`` (within
     ``timeout`` seconds)."""
     return convert(src, out_dir, "xlsx", timeout=timeout)
+
+
+#: Calc's setting that turns its threaded calculation of formula groups off (Tools > Options >
+#: LibreOffice Calc > Calculate > "Enable multi-threaded calculation"), in a profile's
+#: registrymodifications.xcu
+UNTHREADED = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" '
+    'xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n'
+    '<item oor:path="/org.openoffice.Office.Calc/Formula/Calculation">'
+    '<prop oor:name="UseThreadedCalculationForFormulaGroups" oor:op="fuse" oor:type="xs:boolean">'
+    "<value>false</value></prop></item>\n</oor:items>\n"
+)
+
+
+def recalculate_unthreaded(src: str | Path, out_dir: str | Path, timeout: float = 180) -> Path:
+    """:func:`recalculate` in a profile with Calc's threaded group calculation off
+    (:data:`UNTHREADED`; the profile is made in ``out_dir``/profile)."""
+    profile = Path(out_dir) / "profile"
+    xcu = profile / "user" / "registrymodifications.xcu"
+    xcu.parent.mkdir(parents=True, exist_ok=True)
+    xcu.write_text(UNTHREADED, encoding="utf-8")
+    return convert(src, Path(out_dir) / "out", "xlsx", timeout=timeout, profile=profile)
 
 
 def formula_cells(path: str | Path | openpyxl.Workbook) -> dict[tuple[str, str], str]:

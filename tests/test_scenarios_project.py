@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from lo import recalculate, requires_soffice
+from lo import recalculate, recalculate_unthreaded, requires_soffice
 from lo_record import recorded, same, verify_or_refresh
 from project_cases import BOOKS, REL, SYSTEMS, system_terms
 from scenario_book import block, load, unrecalculated
@@ -534,3 +534,41 @@ def test_a_reserve_sweep_or_lockup_is_refused_with_where_to_go(table):
         parse_spec(spec)
     said = str(e.value)
     assert any(name in said for name in ROW_REFUSED) and "gputco batch" in said and "finance workbook" in said
+
+
+#: the SPEC a scenario workbook refuses (spec.ROW_REFUSED): two systems (two rows: a formula
+#: group per column in LibreOffice) on the lender's waterfall book (sculpted, 3-month grace,
+#: 6-month reserve, 50% sweep, lock-up below 1.3x, carried losses) by month
+REFUSED_WATERFALL = {
+    "grid": {"system": ["H100_HGX", "GB200_NVL72"]},
+    "fixed": {
+        **BOOKS["month_lender_waterfall"],
+        "mfu": 0.5,
+        "rent_usd_per_gpu_hour": 3.0,
+        "build_months": 6,
+        "ramp_months": 3,
+    },
+}
+
+
+@requires_soffice
+def test_libreoffice_computes_the_refused_waterfall_rows_right_only_without_threaded_groups(
+    tmp_path, monkeypatch
+):
+    """Why a SPEC refuses a reserve, sweep or lock-up (issue 40): the rows' formulas are right
+    (LibreOffice with Calc's threaded calculation of formula groups off equals Python to 1e-9
+    on every row), and LibreOffice 7.4 as installed (threaded, its default) computes them wrongly:
+    a column's rows form a formula group, and rows of the group but the last read interest
+    cells left at 0 (measured 2026-12-07, LibreOffice 7.4.7.2 on 2 cores: the scheduled interest
+    of the first row's sculpted debt from its second repayment month, so its reserve, service,
+    equity and equity IRR are off, and a Sensitivity case's too; the last row is right, and so
+    is a block of one row, which forms no group). When the second assertion fails, LibreOffice
+    computes these rows right: lift spec.ROW_REFUSED."""
+    from gputco.workbook.scenarios import spec as spec_module
+
+    monkeypatch.setattr(spec_module, "ROW_REFUSED", ())
+    spec = parse_spec(REFUSED_WATERFALL)
+    src = unrecalculated(spec, tmp_path / "waterfall.xlsx")
+    assert _mismatches(spec, _read(recalculate_unthreaded(src, tmp_path / "unthreaded"))) == []
+    threaded = _mismatches(spec, _read(recalculate(src, tmp_path / "threaded")))
+    assert any(m.startswith("scenario 0 equity_irr:") for m in threaded), threaded

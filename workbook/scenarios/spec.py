@@ -310,15 +310,22 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
 
 #: the waterfall's inputs a scenario workbook refuses (other than 0): LibreOffice, which the
 #: workbooks must recalculate in, computes a scenario row's reserve, sweep and lock-up wrongly
-#: (issue 40, measured 2026-12-06 with LibreOffice 7.4: on a drawn month SPEC, a row whose sweep
-#: prepays in its first month shows no prepayment and an equity IRR of #N/A, where gputco's engine
-#: and Python agree to 1e-9; the same lines down the finance workbook's period table agree in
-#: LibreOffice too). Batch and the finance workbook take them.
+#: (issue 40, measured 2026-12-06 and 2026-12-07 with LibreOffice 7.4.7.2: on a drawn month SPEC,
+#: a row whose sweep prepays in its first month shows no prepayment and an equity IRR of #N/A;
+#: on two rows of the lender's book, the first row's scheduled interest cells read 0 from its
+#: second repayment month; gputco's engine and Python agree to 1e-9). The cause is LibreOffice's
+#: multi-threaded calculation of formula groups (a column's rows of the same formula): with it
+#: off in the profile, or with one row (no group), LibreOffice equals Python to 1e-9; the
+#: formulas have no circular reference (tests/test_scenarios_project.py records the threaded
+#: and the unthreaded runs). Rows that
+#: form no group (absolute row references) avoid it but make gputco's engine compile every cell
+#: alone (a 30-row lender SPEC: unfinished after 3 min, against 73 s). Batch and the finance
+#: workbook take them.
 ROW_REFUSED = ("dsra_months", "sweep_fraction", "lockup_dscr")
 ROW_REFUSED_WHY = (
-    "a debt service reserve, sweep or lock-up is not in the scenario workbooks (LibreOffice computes "
-    "the row layout's waterfall wrongly); use `gputco batch` (the same inputs as CSV columns) or the "
-    "finance workbook (`gputco template --set inp_{name}=...`), which take it"
+    "a debt service reserve, sweep or lock-up is not in the scenario workbooks (LibreOffice's "
+    "multi-threaded calculation computes the rows' waterfall wrongly); use `gputco batch` (the same "
+    "inputs as CSV columns) or the finance workbook (`gputco template --set inp_{name}=...`), which take it"
 )
 
 
