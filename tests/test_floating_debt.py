@@ -371,3 +371,58 @@ def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
     name = "floating_415"
     path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
     _check(lo.recalculate(path, tmp_path / "lo"), name)
+
+
+# --- the scenario workbooks: the rows' cells equal scenario.evaluate -------------------------------
+
+#: a SPEC of floating rows: the SOFR preset and a typed path, two spreads, every repayment shape
+SPEC = {
+    "grid": {
+        "base_rate_curve": ["sofr_2026_falling", "0.05, 0.03, 0.06"],
+        "debt_spread": [0.0225, 0.13],
+        "debt_repayment": list(SHAPES),
+    },
+    "fixed": {
+        "system": "H100_HGX",
+        "mfu": 0.5,
+        "rent_usd_per_gpu_hour": 2.4,
+        "periods": "month",
+        "build_months": 6,
+        "debt_fraction": 0.6,
+        "debt_years": 4,
+        "debt_grace_months": 6,
+        "tax_rate": 0.21,
+        "debt_rate_basis": "floating",
+    },
+}
+ROW_RESULTS = ("equity_npv_usd_per_gpu", "equity_irr", "min_dscr", "avg_dscr", "llcr", "plcr", "max_ltv")
+
+
+def _rows_equal_python(path, spec) -> None:
+    from scenario_book import block, load
+
+    keys, data, _ = block(load(path)["Scenarios"], "scenario")
+    assert len(data) == 12
+    for key in ROW_RESULTS:
+        got = [r[keys.index(key)] for r in data]
+        assert got == pytest.approx(list(spec.results[key]), rel=1e-9, abs=1e-9), key
+
+
+def test_the_scenario_rows_in_the_engine_equal_python(tmp_path):
+    from gputco.workbook.scenarios.build import write_scenarios
+    from gputco.workbook.scenarios.spec import parse_spec
+
+    spec = parse_spec(SPEC)
+    _rows_equal_python(write_scenarios(spec, tmp_path / "s.xlsx").path, spec)
+
+
+@requires_soffice
+def test_the_scenario_rows_in_libreoffice_equal_python(tmp_path):
+    import lo
+
+    from gputco.workbook.scenarios.build import write_scenarios
+    from gputco.workbook.scenarios.spec import parse_spec
+
+    spec = parse_spec(SPEC)
+    path = write_scenarios(spec, tmp_path / "s.xlsx").path
+    _rows_equal_python(lo.recalculate(path, tmp_path / "lo"), spec)
