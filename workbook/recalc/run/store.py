@@ -179,6 +179,8 @@ class SheetStore:
                 f"({h:,} rows x {w:,} columns{f' x {m:,} formula rows' if m > 1 else ''}; "
                 f"limit {self.max_block_cells:,} cells)"
             )
+        if h == 1 and w == 1:
+            return self._one(r0, m, c0)
         if isinstance(r0, np.ndarray):
             idx = r0[:, None] + np.arange(h)[None, :]
         else:
@@ -207,6 +209,41 @@ class SheetStore:
             other = (k != NUMBER) & (k != BLANK)
             if other.any():
                 sub[other] = col.obj[idx][other]
+        return out
+
+    def _one(self, r0, m: int, c: int) -> np.ndarray:
+        """:meth:`block` of one cell a row (most reads: ``$CE6``, ``A5``): the same values and
+        types without the general case's index grid (a quarter of a monthly finance workbook's
+        recalculation went to that grid)."""
+        col = self.cols.get(c)
+        last = self.length - 1
+        if not isinstance(r0, np.ndarray):
+            i = min(max(r0, 0), last)
+            k = BLANK if col is None else col.kind[i]
+            if k == NUMBER:
+                one = np.empty((1, 1, 1), dtype=np.float64)
+                one[0, 0, 0] = col.num[i]  # type: ignore[union-attr]
+                return one
+            one = np.empty((1, 1, 1), dtype=object)
+            if k != BLANK:
+                one[0, 0, 0] = col.obj[i]  # type: ignore[union-attr]
+            return one
+        if m == 0:
+            return np.empty((0, 1, 1), dtype=np.float64)
+        if col is None:
+            return np.empty((m, 1, 1), dtype=object)
+        idx = np.minimum(np.maximum(r0, 0), last)
+        kinds = col.kind[idx]
+        num = kinds == NUMBER
+        if num.all():
+            return col.num[idx].reshape(m, 1, 1)
+        out = np.empty((m, 1, 1), dtype=object)
+        flat = out.reshape(m)
+        if num.any():
+            flat[num] = col.num[idx[num]]
+        other = ~num & (kinds != BLANK)
+        if other.any():
+            flat[other] = col.obj[idx[other]]
         return out
 
 
