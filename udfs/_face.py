@@ -20,7 +20,7 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         frozenset(
             {"CHOICES", "CURVE_TERMS", "DEPRECIATION_METHODS", "MACRS", "MAX_LIFE", "PERIODS", "REPAYMENTS"}
             | {"SIZINGS"}
-            | {"TAX_LOSSES"}
+            | {"TAX_LOSSES", "RATE_BASES"}
             | {"ON_DEBT"}
             | {"DSCR_BREAKEVEN_REASONS", "WATERFALL_TERMS"}
             | {"FINANCED", "LTV"}
