@@ -18,7 +18,7 @@ BAD = {
     "grid value not a list": ("[grid]\nmfu = 0.4\n", "grid.mfu: must be a list of values"),
     "unknown input": (
         "[grid]\nmuf = [0.4]\n",
-        "grid.muf: unknown scenario input 'muf'; valid: availability, bonus_depreciation_fraction, build_months, buyer",
+        "grid.muf: unknown scenario input 'muf'; valid: availability, base_rate_curve, bonus_depreciation_fraction, build_months, buyer",
     ),
     "unknown table": ("[gird]\nmfu = [0.4]\n", "gird: unknown SPEC table 'gird'"),
     "out of range": ("[grid]\n" + GOOD + "pue = [1.2, 0.9]\n", "grid.pue: pue must be in [1, 5], got 0.9"),
