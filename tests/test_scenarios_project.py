@@ -536,6 +536,31 @@ def test_a_reserve_sweep_or_lockup_is_refused_with_where_to_go(table):
     assert any(name in said for name in ROW_REFUSED) and "gputco batch" in said and "finance workbook" in said
 
 
+def test_the_inputs_a_spec_refuses_take_only_0_on_the_inputs_sheet():
+    """What a SPEC refuses (spec.ROW_REFUSED) is not taken by typing either: each such Inputs cell
+    (the scenarios' and the base scenario's) holds 0 under a data validation that refuses any
+    other value (custom rule ``cell=0``, as Excel and LibreOffice check it when a value is typed),
+    saying why and where the input is taken; the other inputs keep their range checks."""
+    from openpyxl.utils.cell import range_boundaries
+
+    wb = build(parse_spec({"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5}})).wb
+    ws = wb["Inputs"]
+    rules = {str(ref): dv for dv in ws.data_validations.dataValidation for ref in dv.sqref.ranges}
+    for prefix in ("inp_", "base_"):
+        for key in ROW_REFUSED:
+            ((sheet, ref),) = wb.defined_names[prefix + key].destinations
+            ref = ref.replace("$", "")
+            assert sheet == "Inputs" and ws[ref].value == 0, (prefix, key)
+            dv = rules[ref]
+            assert (dv.type, dv.formula1, dv.allowBlank) == ("custom", f"{ref}=0", False), key
+            assert dv.showErrorMessage and "LibreOffice" in dv.error and "batch" in dv.error
+            assert len(dv.error) <= 255 and len(dv.prompt) <= 255  # Excel's limits on the texts
+            col, row, _, _ = range_boundaries(ref)
+            assert "0 only" in ws.cell(row=row, column=col + 1).value
+    ((_, ref),) = wb.defined_names["inp_debt_fraction"].destinations
+    assert rules[ref.replace("$", "")].formula1 != f"{ref.replace('$', '')}=0"
+
+
 #: the SPEC a scenario workbook refuses (spec.ROW_REFUSED): two systems (two rows: a formula
 #: group per column in LibreOffice) on the lender's waterfall book (sculpted, 3-month grace,
 #: 6-month reserve, 50% sweep, lock-up below 1.3x, carried losses) by month

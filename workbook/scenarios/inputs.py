@@ -14,9 +14,12 @@ Sections, each row with its defined name in column A:
 
 from __future__ import annotations
 
+from openpyxl.worksheet.datavalidation import DataValidation
+
 from gputco.udfs import chain, ranges, scenario
 from gputco.workbook.finance import projectflows
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
+from gputco.workbook.scenarios.spec import ROW_REFUSED
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.validation import preset_list, validate_range
@@ -84,7 +87,7 @@ def build(
             continue
         value = fixed.get(name, default(name))
         _input(book, ws, row, f"{grid.inp}{name}", q, value, dvs)
-        _note(ws, row, "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default"))
+        _note(ws, row, _note_of(name, "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default")))
 
     row += 2
     styles.section_row(
@@ -108,7 +111,7 @@ def build(
         row += 1
         value = base_values.get(name, default(name))
         _input(book, ws, row, f"{base.inp}{name}", q, value, dvs)
-        _note(ws, row, "" if name in base_values else BLANK_PRESET.get(name, "default"))
+        _note(ws, row, _note_of(name, "" if name in base_values else BLANK_PRESET.get(name, "default")))
     row += 1
     for q in base.constants:
         row += 1
@@ -153,9 +156,43 @@ def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs) -> None:
     styles.style_input(cell, q.unit)
     if q.key in dvs:
         dvs[q.key].add(cell)
+    elif q.key in ROW_REFUSED:
+        _zero_only(ws, q.key, cell.coordinate)
     elif q.key in ranges.RANGES:
         validate_range(ws, q.key, row, VALUE_COL)
     book.define_cell(name, ws, row, VALUE_COL)
+
+
+#: the note of a reserve, sweep or lock-up input (spec.ROW_REFUSED)
+ZERO_ONLY_NOTE = "0 only in a scenario workbook (LibreOffice); the finance workbook and batch take it"
+
+
+def _note_of(name: str, note: str) -> str:
+    return ZERO_ONLY_NOTE if name in ROW_REFUSED else note
+
+
+def _zero_only(ws, key: str, ref: str) -> None:
+    """A reserve, sweep or lock-up input (spec.ROW_REFUSED) takes 0 only, as a SPEC does: a value
+    typed here would be computed wrongly by LibreOffice (spec.py says why), so Excel and
+    LibreOffice refuse it, with the reason and where the input is taken."""
+    why = (
+        "0 only in a scenario workbook: LibreOffice's multi-threaded calculation computes a reserve, "
+        "sweep or lock-up in the scenario rows wrongly. The finance workbook (gputco template) and "
+        "gputco batch take it."
+    )
+    dv = DataValidation(
+        type="custom",
+        formula1=f"{ref}=0",
+        allow_blank=False,
+        showErrorMessage=True,
+        showInputMessage=True,
+        errorTitle="0 only in a scenario workbook",
+        error=why,
+        promptTitle=key[:32],
+        prompt=why,
+    )
+    ws.add_data_validation(dv)
+    dv.add(ref)
 
 
 def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:
