@@ -218,15 +218,16 @@ class SheetStore:
         col = self.cols.get(c)
         last = self.length - 1
         if not isinstance(r0, np.ndarray):
+            one = np.empty((1, 1, 1), dtype=object)
+            if col is None:
+                return one
             i = min(max(r0, 0), last)
-            k = BLANK if col is None else col.kind[i]
+            k = col.kind[i]
             if k == NUMBER:
                 one = np.empty((1, 1, 1), dtype=np.float64)
-                one[0, 0, 0] = col.num[i]  # type: ignore[union-attr]
-                return one
-            one = np.empty((1, 1, 1), dtype=object)
-            if k != BLANK:
-                one[0, 0, 0] = col.obj[i]  # type: ignore[union-attr]
+                one[0, 0, 0] = col.num[i]
+            elif k != BLANK and col.obj is not None:
+                one[0, 0, 0] = col.obj[i]
             return one
         if m == 0:
             return np.empty((0, 1, 1), dtype=np.float64)
