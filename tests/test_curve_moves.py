@@ -108,7 +108,8 @@ def test_positional_calls_keep_their_places():
     args = list(project.OPTIONAL_ARGS)
     first = args.index(MOVES[0])  # only arguments added later (tax_losses, contract escalation) after them
     assert args[first : first + 4] == list(MOVES)
-    assert args[first + 4 :] == [*project.TAX_TERMS, *project.CONTRACT_TERMS, *project.WATERFALL_TERMS]
+    later = (project.TAX_TERMS, project.CONTRACT_TERMS, project.WATERFALL_TERMS, project.FLOATING_TERMS)
+    assert args[first + 4 :] == [k for terms in later for k in terms]
     assert args.index("debt_grace_months") < args.index("rent_curve_shift")
 
 

@@ -106,7 +106,13 @@ def test_dscr_sizing_and_a_waterfall_float_as_fixed_debt_at_the_sum(periods):
     for extra in cases:
         fixed = project.results({**v, **extra, "debt_rate": 0.0365 + 0.045}, KEYS)
         floating = project.results(
-            {**v, **extra, "debt_rate_basis": "floating", "base_rate_curve": "sofr_2026", "debt_spread": 0.045},
+            {
+                **v,
+                **extra,
+                "debt_rate_basis": "floating",
+                "base_rate_curve": "sofr_2026",
+                "debt_spread": 0.045,
+            },
             KEYS,
         )
         for k in KEYS:
@@ -230,14 +236,22 @@ def _one() -> dict:
 @pytest.mark.parametrize(
     "extra, error, said",
     [
-        ({"debt_rate_basis": "floating"}, MissingValueError, "base_rate_curve is required: debt_rate_basis floating"),
+        (
+            {"debt_rate_basis": "floating"},
+            MissingValueError,
+            "base_rate_curve is required: debt_rate_basis floating",
+        ),
         (
             {"debt_rate_basis": "floating", "base_rate_curve": "sofr_2026", "debt_rate": 0.081},
             InputRangeError,
             "debt_rate must be a value left at its default, the cost_of_capital",
         ),
         ({"debt_spread": 0.045}, InputRangeError, "debt_spread must be a 0 with debt_rate_basis fixed"),
-        ({"base_rate_curve": "0.04"}, InputRangeError, "base_rate_curve must be a blank with debt_rate_basis fixed"),
+        (
+            {"base_rate_curve": "0.04"},
+            InputRangeError,
+            "base_rate_curve must be a blank with debt_rate_basis fixed",
+        ),
         (
             {"debt_rate_basis": "floating", "base_rate_curve": "sofr_2026", "debt_spread": -0.01},
             InputRangeError,
@@ -293,16 +307,24 @@ def test_the_scenario_evaluator_and_batch_take_it(tmp_path):
     src = {**scenario.used_inputs(spec), **out}
     for j in range(3):
         terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms.update(periods="month", debt_rate_basis=spec["debt_rate_basis"][j], base_rate_curve=spec["base_rate_curve"][j])
+        terms.update(
+            periods="month",
+            debt_rate_basis=spec["debt_rate_basis"][j],
+            base_rate_curve=spec["base_rate_curve"][j],
+        )
         want = project.results(terms, ("equity_npv_usd_per_gpu", "min_dscr"))
-        assert out["equity_npv_usd_per_gpu"][j] == pytest.approx(want["equity_npv_usd_per_gpu"][0], rel=1e-12), j
+        assert out["equity_npv_usd_per_gpu"][j] == pytest.approx(
+            want["equity_npv_usd_per_gpu"][0], rel=1e-12
+        ), j
         assert out["min_dscr"][j] == pytest.approx(want["min_dscr"][0], rel=1e-12), j
     csv = tmp_path / "in.csv"
     csv.write_text(
         "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,tax_rate,debt_rate_basis,base_rate_curve,debt_spread\n"
         + "".join(
             f'H100_HGX,0.5,2.0,0.6,month,0.21,{b},"{c}",{s}\n'
-            for b, c, s in zip(spec["debt_rate_basis"], spec["base_rate_curve"], spec["debt_spread"])
+            for b, c, s in zip(
+                spec["debt_rate_basis"], spec["base_rate_curve"], spec["debt_spread"], strict=True
+            )
         )
     )
     for j, r in enumerate(project_cases.batch_rows(tmp_path, csv)):
@@ -345,7 +367,10 @@ def _check(path, name: str) -> None:
     for k, (cell, lines) in enumerate(got, start=1):
         terms = {key: cell[key] for key in (*project.OPTIONAL_ARGS, *project._REQUIRED)}
         given = {key: v for key, v in terms.items() if v is not None and v != ""}
-        assert given["debt_rate_basis"] == "floating" and given["base_rate_curve"] == BOOKS[name]["inp_base_rate_curve"]
+        assert (
+            given["debt_rate_basis"] == "floating"
+            and given["base_rate_curve"] == BOOKS[name]["inp_base_rate_curve"]
+        )
         py = project.period_lines(given)
         n = py["net"].shape[0]
         for key in LINES:

@@ -128,7 +128,7 @@ def test_a_bad_value_is_named_with_the_valid_ones():
 
 def test_the_functions_take_tax_losses_after_every_existing_argument():
     # after every argument before it; issue 41's contract escalation and issue 40's waterfall added after
-    tail = [*project.CONTRACT_TERMS, *project.WATERFALL_TERMS]
+    tail = [*project.CONTRACT_TERMS, *project.WATERFALL_TERMS, *project.FLOATING_TERMS]
     assert list(project.OPTIONAL_ARGS)[-1 - len(tail) :] == ["tax_losses", *tail]
     from gputco.udfs import tco_project_npv
 

@@ -150,7 +150,9 @@ def _floating(v, year, fixed):
     curve's rate of ``year`` + the spread)^(1 / periods a year) - 1 (docs/project.md "Floating debt")."""
     base = curves.factor_at(v["base_rate_curve"], np.broadcast_to(year, v["debt_spread"].shape))
     return np.where(
-        v["debt_rate_basis"] == "floating", (1 + base + v["debt_spread"]) ** (1 / v["periods_per_year"]) - 1, fixed
+        v["debt_rate_basis"] == "floating",
+        (1 + base + v["debt_spread"]) ** (1 / v["periods_per_year"]) - 1,
+        fixed,
     )
 
 
@@ -254,7 +256,10 @@ SCALARS: list[Line] = [
                                 RESERVE_CHECK,
                                 np.where(
                                     (v["debt_rate_basis"] == "floating")
-                                    & (np.isnan(v["base_rate_curve"][:, 0]) | (v["debt_rate"] != v["cost_of_capital"])),
+                                    & (
+                                        np.isnan(v["base_rate_curve"][:, 0])
+                                        | (v["debt_rate"] != v["cost_of_capital"])
+                                    ),
                                     FLOATING_CHECK,
                                     np.where(
                                         (v["debt_rate_basis"] != "floating")
@@ -576,7 +581,9 @@ def _opening(v):
             v["debt_at_in_service"] * (1 + i) ** j - repaid,
         )
         during = np.where(
-            (v["debt_repayment"] == "sculpted") | (v["debt_rate_basis"] == "floating"), v.prev("closing"), during
+            (v["debt_repayment"] == "sculpted") | (v["debt_rate_basis"] == "floating"),
+            v.prev("closing"),
+            during,
         )
         build = v["debt_drawn_usd_per_gpu"] * v["debt_scale"] * (1 + i) ** (p - 1)
     if p == 0:

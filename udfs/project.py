@@ -836,7 +836,11 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         sub = {k: v[rows] for k, v in (("i", i), ("balance", balance), ("grace", grace), ("tenor", tenor))}
         periods = got["cfads"].values.shape[0]
         # the rate of each period where a row floats (fixed rows: their one rate in each)
-        rates = period_rates({k: _rows(v, rows) for k, v in t.items()}, ppy, b, periods) if floating[rows].any() else None
+        rates = (
+            period_rates({k: _rows(v, rows) for k, v in t.items()}, ppy, b, periods)
+            if floating[rows].any()
+            else None
+        )
         service, interest, closing_rows, stuck, scale = _scheduled_debt(
             got["cfads"].values[:, rows],
             b,
@@ -972,7 +976,9 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         discount = (1.0 + i) ** -np.cumsum(counted, axis=0)
         if rates is not None:  # floating: the compounded rates of the counted periods
             r = rates[b + 1 : b + 1 + top]
-            discount = np.where(floating, np.exp(-np.cumsum(np.where(counted, np.log1p(r), 0.0), axis=0)), discount)
+            discount = np.where(
+                floating, np.exp(-np.cumsum(np.where(counted, np.log1p(r), 0.0), axis=0)), discount
+            )
         pv = np.where(counted, flow * discount, 0.0).sum(axis=0)
         # dscr sizing: the largest debt whose cover is the target, capped at the fraction's
         scale = np.where(sized & (pv > 0), np.minimum(1.0, pv / target / balance), 1.0)
@@ -990,7 +996,9 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         rate = i if rates is None else rates[p]
         due = np.where(live, owed * rate, 0.0)
         if rates is not None:  # floating: the annuity of what is owed over the periods left, at this rate
-            level = np.where(floating, level_payment(owed, rate, repay - np.maximum(step - 1 - grace, 0)), level)
+            level = np.where(
+                floating, level_payment(owed, rate, repay - np.maximum(step - 1 - grace, 0)), level
+            )
         shaped = np.where(shape == 1, straight, np.where(shape == 0, level - due, 0.0))
         if step <= top:
             shaped = np.where((shape == 2) & ~np.isnan(sculpted[step - 1]), sculpted[step - 1] - due, shaped)
@@ -1274,7 +1282,9 @@ def _lender(f, t, ppy: int, need) -> dict[str, np.ndarray]:
             if "plcr" in need:
                 out["plcr"] = flows.npv(f["cfads"], rate, ppy, by_period=True) * grow + none
                 if floating.any():
-                    out["plcr"] = np.where(floating, np.sum(dense * discount, axis=0) * grow + none, out["plcr"])
+                    out["plcr"] = np.where(
+                        floating, np.sum(dense * discount, axis=0) * grow + none, out["plcr"]
+                    )
     return out
 
 
@@ -1341,7 +1351,11 @@ OPTIONAL_ARGS: dict[str, object] = {
         and k not in WATERFALL_TERMS
         and k not in FLOATING_TERMS
     },
-    **{k: v for k, v in CHOICES.items() if k not in DEBT_TERMS and k not in TAX_TERMS and k not in FLOATING_TERMS},
+    **{
+        k: v
+        for k, v in CHOICES.items()
+        if k not in DEBT_TERMS and k not in TAX_TERMS and k not in FLOATING_TERMS
+    },
     **{k: TERMS[k] for k in LENDER_TERMS},
     # the market curves' arguments after the lender's: a workbook's positional calls keep their places
     **{k: TERMS[k] for k in MARKET_TERMS},
