@@ -245,6 +245,7 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
         "max_ltv_covenant": p.get("max_ltv_covenant", 0.0),
         "rent_curve": p.get("rent_curve", ""),
         "value_curve": p.get("value_curve", ""),
+        "base_rate_curve": p.get("base_rate_curve", ""),
     }
     # the project inputs added since (debt shapes, ...): as given, else their defaults
     for k, default in (*project.CHOICES.items(), *project.TERMS.items()):
@@ -280,6 +281,7 @@ def project_rows(col: dict[str, object], given: dict[str, object] | None = None)
     lines = project.period_lines({**terms, **used, **stand_in})
     out["rent_curve_factors"] = _curve_text("rent_curve", used["rent_curve"])
     out["value_curve_factors"] = _curve_text("value_curve", used["value_curve"] or "value_base")
+    out["base_rate_curve_factors"] = _curve_text("base_rate_curve", used["base_rate_curve"])
     out["end_value_fraction"] = float(lines["end_value_fraction"][0])
     # the debt schedule's scalars added since (grace, repayment periods, ...): udfs's period lines
     for x in periodlines.SCALARS:
