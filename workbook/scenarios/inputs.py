@@ -164,7 +164,7 @@ def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs) -> None:
 
 
 #: the note of a reserve, sweep or lock-up input (spec.ROW_REFUSED)
-ZERO_ONLY_NOTE = "0 only in a scenario workbook (LibreOffice); the finance workbook and batch take it"
+ZERO_ONLY_NOTE = "0 only here (LibreOffice): batch and the finance workbook take it"
 
 
 def _note_of(name: str, note: str) -> str:
