@@ -34,40 +34,56 @@ def shared_parts(root: Node, pure: Callable[[str], bool]) -> dict[int, int]:
     of: dict[int, int] = {}  # id(node) -> the number of its part; -1: never shared
     trivial: set[int] = set()  # the numbers of constants and omitted arguments
 
-    def number(node: Node) -> int:
-        n = of.get(id(node))
-        if n is None:
-            t = type(node)
-            key: tuple | None
-            if t is RefNode:
-                key = ("R", node.ref)
-            elif t is Binary:
-                left, right = number(node.left), number(node.right)
-                key = ("B", node.op, left, right) if left >= 0 and right >= 0 else None
-            elif t is Call:
-                args = [number(a) for a in node.args]
-                key = ("F", node.name, *args) if pure(node.name) and -1 not in args else None
-            elif t is Unary:
-                arg = number(node.arg)
-                key = ("U", node.op, arg) if arg >= 0 else None
-            elif t is Const:
-                key = ("C", type(node.value).__name__, repr(node.value))
-            elif t is Missing:
-                key = ("M",)
-            else:
-                key = None
+    def form(node: Node) -> tuple | None:
+        """The part's form from its children's numbers (all numbered already), None: never shared."""
+        t = type(node)
+        if t is RefNode:
+            return ("R", node.ref)
+        if t is Binary:
+            left, right = of[id(node.left)], of[id(node.right)]
+            return ("B", node.op, left, right) if left >= 0 and right >= 0 else None
+        if t is Call:
+            args = [of[id(a)] for a in node.args]
+            return ("F", node.name, *args) if pure(node.name) and -1 not in args else None
+        if t is Unary:
+            arg = of[id(node.arg)]
+            return ("U", node.op, arg) if arg >= 0 else None
+        if t is Const:
+            return ("C", type(node.value).__name__, repr(node.value))
+        if t is Missing:
+            return ("M",)
+        return None
+
+    # post-order without recursion (a formula may nest thousands of operators deep:
+    # tests/test_hostile.py's long chain); a node seen before (a LET name's tree, one object)
+    # is numbered once and counted at each of its places
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        i = id(node)
+        if not children_done:
+            if i in of:
+                n = of[i]
+                if n >= 0:
+                    count[n] = count.get(n, 0) + 1
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in reversed(_children(node)))
+            continue
+        if i in of:  # numbered meanwhile through another place below this one
+            n = of[i]
+        else:
+            key = form(node)
             if key is None:
                 n = -1
             else:
                 n = numbers.setdefault(key, len(numbers))
-                if t is Const or t is Missing:
+                if type(node) is Const or type(node) is Missing:
                     trivial.add(n)
-            of[id(node)] = n
-        if n >= 0:  # (a LET name's tree, one object, counts at each of its places)
+            of[i] = n
+        if n >= 0:
             count[n] = count.get(n, 0) + 1
-        return n
 
-    number(root)
     return {i: n for i, n in of.items() if n >= 0 and count[n] > 1 and n not in trivial}
 
 
