@@ -415,13 +415,12 @@ def test_a_write_is_fsynced_before_the_rename_and_the_folder_after_it(tmp_path, 
 
 
 def test_a_stop_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path, monkeypatch):
-    """A stop signal that arrives inside ``mkstemp``, after the file exists and before its name
-    is returned, is raised once the name is kept, and the file is removed (it was left behind:
+    """A stop signal that arrives right after the hidden temporary file is made, before the
+    making returns, still has the file removed (with ``mkstemp`` it was left behind:
     tests/test_hostile3.py's SIGTERM case, once, under load). The signal is sent from inside a
-    wrapped ``mkstemp`` so the moment is exact, not a race."""
-    import tempfile
-
-    from gputco.workbook.xlsx.files import atomic_output
+    wrapped ``_create`` so the moment is exact, not a race; the handler raises in the main
+    thread, wherever the process's other threads are (pytest-xdist's workers have some)."""
+    from gputco.workbook.xlsx import files
 
     class Stopped(Exception):
         pass
@@ -429,17 +428,17 @@ def test_a_stop_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path, mo
     def stop(signum, frame):
         raise Stopped(signum)
 
-    made = tempfile.mkstemp
+    made = files._create
 
-    def mkstemp_then_signal(*args, **kwargs):
-        fd, name = made(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # delivered here unless held
-        return fd, name
+    def create_then_signal(path):
+        made(path)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.5)  # the handler runs here at the latest, whichever thread took the signal
 
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_signal)
+    monkeypatch.setattr(files, "_create", create_then_signal)
     before = signal.signal(signal.SIGTERM, stop)
     try:
-        with pytest.raises(Stopped), atomic_output(tmp_path / "out.csv") as tmp:
+        with pytest.raises(Stopped), files.atomic_output(tmp_path / "out.csv") as tmp:
             tmp.write_text("never reached")
     finally:
         signal.signal(signal.SIGTERM, before)

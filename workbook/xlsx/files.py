@@ -17,9 +17,8 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import signal
+import secrets
 import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -161,10 +160,14 @@ def atomic_output(
     remove_stale(folder, dst.name)
     tmp: Path | None = None
     try:
-        with _stop_signals_held():  # a stop signal between the file's making and ``tmp``: later
-            fd, name = tempfile.mkstemp(prefix=f".~{dst.name}.{os.getpid()}.", suffix=".tmp", dir=folder)
-            os.close(fd)
-            tmp = Path(name)
+        for tmp in _hidden_names(folder, dst.name):  # named before it is made: see _hidden_names
+            try:
+                _create(tmp)
+                break
+            except FileExistsError:  # 64 random bits taken (not ours: never removed): draw again
+                tmp = None
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name", str(folder))
         yield tmp
         if dst.exists():
             with contextlib.suppress(OSError):
@@ -194,22 +197,19 @@ def _discard(tmp: Path | None) -> None:
             tmp.unlink(missing_ok=True)
 
 
-@contextlib.contextmanager
-def _stop_signals_held() -> Iterator[None]:
-    """Hold Ctrl-C, SIGTERM and SIGHUP for the block (POSIX; elsewhere nothing is held): one
-    that arrives meanwhile is raised when the block ends, so the file the block made is already
-    named and the caller's cleanup finds it. Without it a signal in the few instructions between
-    ``mkstemp`` making the file and its name being kept left the file behind (seen once in
-    tests/test_hostile3.py under load)."""
-    held = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+def _hidden_names(folder: Path, name: str) -> Iterator[Path]:
+    """Up to 100 names ``.~NAME.PID.RANDOM.tmp`` in ``folder`` for a hidden temporary file. The
+    caller keeps a name before it makes the file, so that a stop signal (Ctrl-C, SIGTERM, SIGHUP:
+    raised in the main thread at any instruction) never leaves a file whose name it does not hold:
+    with ``mkstemp`` a signal between the file's making and its name's return left the file
+    behind (tests/test_hostile3.py, once under load)."""
+    for _ in range(100):
+        yield folder / f".~{name}.{os.getpid()}.{secrets.token_hex(8)}.tmp"
+
+
+def _create(path: Path) -> None:
+    """Create ``path``, which must not exist (O_EXCL), readable and writable by its owner only."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600))
 
 
 def _serialiser_io_error(err: BaseException) -> OSError | None:
