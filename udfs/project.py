@@ -605,14 +605,19 @@ def level_payment(balance, i, n):
         return np.where(balance > 0, np.where(i > 0, level, balance / n), 0.0)
 
 
+def _per_period(yearly, ppy):
+    """A yearly rate's rate a period, (1 + yearly)^(1/ppy) - 1, to the last bit (also at tiny rates)."""
+    return np.expm1(np.log1p(yearly) / ppy)
+
+
 def first_rate(t: dict[str, np.ndarray], ppy) -> np.ndarray:
     """The debt's period rate of each row in the build and the first year of operation:
     (1 + debt_rate)^(1/ppy) - 1, or with ``debt_rate_basis`` floating (1 + base rate t0 + spread)^(1/ppy)
     - 1 (docs/project.md "Floating debt"); as :func:`period_rates` gives, to the last bit."""
-    i = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    i = _per_period(t["debt_rate"], ppy)
     floating = t["rate_basis"] == 1
     if floating.any():
-        i = np.where(floating, np.expm1(np.log1p(t["base_rate_curve"][:, 0] + t["debt_spread"]) / ppy), i)
+        i = np.where(floating, _per_period(t["base_rate_curve"][:, 0] + t["debt_spread"], ppy), i)
     return i
 
 
@@ -623,7 +628,7 @@ def period_rates(t: dict[str, np.ndarray], ppy, build, periods: int) -> np.ndarr
     factor of the period's year of operation (whole years since in-service, past the last factor the
     last; the build and the periods after the life take t0), docs/project.md "Floating debt"."""
     n = t["capex_per_gpu"].size
-    fixed = np.expm1(np.log1p(t["debt_rate"]) / ppy)
+    fixed = _per_period(t["debt_rate"], ppy)
     out = np.broadcast_to(fixed, (periods, n)).copy()
     floating = t["rate_basis"] == 1
     if floating.any():
@@ -633,7 +638,7 @@ def period_rates(t: dict[str, np.ndarray], ppy, build, periods: int) -> np.ndarr
         table = t["base_rate_curve"]
         at = np.minimum(year, table.shape[1] - 1).astype(np.intp)
         base = table[np.arange(n)[None, :], at]
-        out = np.where(floating, np.expm1(np.log1p(base + t["debt_spread"]) / ppy), out)
+        out = np.where(floating, _per_period(base + t["debt_spread"], ppy), out)
     out[0] = 0.0
     return out
 
