@@ -14,15 +14,13 @@ Sections, each row with its defined name in column A:
 
 from __future__ import annotations
 
-from openpyxl.worksheet.datavalidation import DataValidation
-
 from gputco.udfs import chain, ranges, scenario
 from gputco.workbook.finance import projectflows
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
 from gputco.workbook.scenarios.spec import ROW_REFUSED
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
-from gputco.workbook.xlsx.validation import preset_list, validate_range
+from gputco.workbook.xlsx.validation import only_value, preset_list, validate_range
 
 SHEET = "Inputs"
 VALUE_COL = 4  # D
@@ -171,28 +169,19 @@ def _note_of(name: str, note: str) -> str:
     return ZERO_ONLY_NOTE if name in ROW_REFUSED else note
 
 
+#: why a reserve, sweep or lock-up input takes 0 only in a scenario workbook (its Excel message)
+ZERO_ONLY_WHY = (
+    "0 only in a scenario workbook: LibreOffice's multi-threaded calculation computes a reserve, "
+    "sweep or lock-up in the scenario rows wrongly. The finance workbook (gputco template) and "
+    "gputco batch take it."
+)
+
+
 def _zero_only(ws, key: str, ref: str) -> None:
     """A reserve, sweep or lock-up input (spec.ROW_REFUSED) takes 0 only, as a SPEC does: a value
     typed here would be computed wrongly by LibreOffice (spec.py says why), so Excel and
     LibreOffice refuse it, with the reason and where the input is taken."""
-    why = (
-        "0 only in a scenario workbook: LibreOffice's multi-threaded calculation computes a reserve, "
-        "sweep or lock-up in the scenario rows wrongly. The finance workbook (gputco template) and "
-        "gputco batch take it."
-    )
-    dv = DataValidation(
-        type="custom",
-        formula1=f"{ref}=0",
-        allow_blank=False,
-        showErrorMessage=True,
-        showInputMessage=True,
-        errorTitle="0 only in a scenario workbook",
-        error=why,
-        promptTitle=key[:32],
-        prompt=why,
-    )
-    ws.add_data_validation(dv)
-    dv.add(ref)
+    only_value(ws, ref, 0, key, "0 only in a scenario workbook", ZERO_ONLY_WHY)
 
 
 def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:

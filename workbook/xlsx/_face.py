@@ -19,7 +19,11 @@ FACE: dict[str, tuple[str, frozenset[str] | None, str]] = {
         frozenset({"as_text", "blank_empty_texts"}),
         "inputs written as values, never formulas",
     ),
-    "validation": (LAYOUT, frozenset({"preset_list", "validate_range"}), "Excel's data validation of inputs"),
+    "validation": (
+        LAYOUT,
+        frozenset({"only_value", "preset_list", "validate_range"}),
+        "Excel's data validation of inputs",
+    ),
     "presets_sheet": (LAYOUT, frozenset({"build", "lookup"}), "the Presets sheet both workbooks look up"),
     "xlwings_sheet": (
         LAYOUT,

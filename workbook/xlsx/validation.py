@@ -49,6 +49,25 @@ def validate_range(
     return dv
 
 
+def only_value(ws: Worksheet, ref: str, value: float, name: str, title: str, why: str) -> DataValidation:
+    """Let the cell ``ref`` of ``ws`` take ``value`` only (a custom rule ``ref=value``, blank
+    refused), saying ``why`` when another is typed and as the cell's prompt (``name`` its title)."""
+    dv = DataValidation(
+        type="custom",
+        formula1=f"{ref}={value:g}",
+        allow_blank=False,
+        showErrorMessage=True,
+        showInputMessage=True,
+        errorTitle=title[:32],
+        error=why[:255],
+        promptTitle=name[:32],
+        prompt=why[:255],
+    )
+    ws.add_data_validation(dv)
+    dv.add(ref)
+    return dv
+
+
 def preset_list(ws: Worksheet, list_name: str) -> DataValidation:
     """A drop-down of the defined name ``list_name`` (a list on the Presets sheet), added to ``ws``:
     nothing else may be typed and a blank is refused. The caller adds the cells to it."""
