@@ -461,24 +461,31 @@ def test_the_rest_of_gputco_imports_only_xlsx_face():
     assert xlsx_face_faults(ROOT) == []
 
 
+def _mutated_addin_faults(tmp_path, faults, mutants: str) -> tuple[list[str], int]:
+    """``faults`` (a face check) of a copy of addin/, clean as it is, then with ``mutants`` added
+    at the end of its lite.py: the faults found (sorted) and lite.py's line count."""
+    import shutil
+
+    shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
+    assert faults(tmp_path, ("addin",)) == []
+    lite = tmp_path / "addin" / "lite.py"
+    lite.write_text(lite.read_text() + mutants)
+    return sorted(faults(tmp_path, ("addin",))), len(lite.read_text().splitlines())
+
+
 def test_the_xlsx_face_check_catches_mutants(tmp_path):
     """Mutants of a copy of addin/: an undeclared module, a name outside a narrow module's
     declared names, the same through a module alias and through the package; each is named
     with its file and line."""
-    import shutil
-
-    shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
-    assert xlsx_face_faults(tmp_path, ("addin",)) == []
-    lite = tmp_path / "addin" / "lite.py"
-    lite.write_text(
-        lite.read_text()
-        + "\n\ndef _mutant():\n    from gputco.workbook.xlsx import _face\n"
+    got, n = _mutated_addin_faults(
+        tmp_path,
+        xlsx_face_faults,
+        "\n\ndef _mutant():\n    from gputco.workbook.xlsx import _face\n"
         + "    from gputco.workbook.xlsx.files import remove_stale\n"
         + "    from gputco.workbook.xlsx import book\n    return book.FIRST_SYSTEM_COL\n"
-        + "\n\ndef _mutant2():\n    from gputco.workbook import xlsx\n    return xlsx.rowfill, xlsx.NOT_PUBLIC\n"
+        + "\n\ndef _mutant2():\n    from gputco.workbook import xlsx\n    return xlsx.rowfill, xlsx.NOT_PUBLIC\n",
     )
-    n = len(lite.read_text().splitlines())
-    assert sorted(xlsx_face_faults(tmp_path, ("addin",))) == sorted(
+    assert got == sorted(
         [
             f"addin/lite.py:{n - 8} imports gputco.workbook.xlsx._face, not in workbook/xlsx's face",
             f"addin/lite.py:{n - 7} uses gputco.workbook.xlsx.files.remove_stale, not in workbook/xlsx's face",
@@ -492,20 +499,15 @@ def test_the_udfs_face_check_catches_mutants(tmp_path):
     """Mutants of a copy of addin/: an undeclared module (flows, the maths' kernels), a name outside
     a narrow module's declared names, the same through a module alias, and through the package
     (``udfs.energy``, ``udfs.NOT_PUBLIC``); each is named with its file and line."""
-    import shutil
-
-    shutil.copytree(ROOT / "addin", tmp_path / "addin", ignore=shutil.ignore_patterns("__pycache__"))
-    assert udfs_face_faults(tmp_path, ("addin",)) == []
-    lite = tmp_path / "addin" / "lite.py"
-    lite.write_text(
-        lite.read_text()
-        + "\n\ndef _mutant():\n    from gputco.udfs import flows\n"
+    got, n = _mutated_addin_faults(
+        tmp_path,
+        udfs_face_faults,
+        "\n\ndef _mutant():\n    from gputco.udfs import flows\n"
         + "    from gputco.udfs.compute import flops_per_token_palm\n"
         + "    from gputco.udfs import excel\n    return excel.SOMETHING_PRIVATE\n"
-        + "\n\ndef _mutant2():\n    from gputco import udfs\n    return udfs.energy, udfs.NOT_PUBLIC\n"
+        + "\n\ndef _mutant2():\n    from gputco import udfs\n    return udfs.energy, udfs.NOT_PUBLIC\n",
     )
-    n = len(lite.read_text().splitlines())
-    assert sorted(udfs_face_faults(tmp_path, ("addin",))) == sorted(
+    assert got == sorted(
         [
             f"addin/lite.py:{n - 8} imports gputco.udfs.flows, not in udfs' face",
             f"addin/lite.py:{n - 7} uses gputco.udfs.compute.flops_per_token_palm, not in udfs' face",
