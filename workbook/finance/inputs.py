@@ -22,6 +22,7 @@ from gputco.workbook.finance import projectflows
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.cells import as_text
+from gputco.workbook.xlsx.presets_sheet import lookup
 from gputco.workbook.xlsx.styles import label_row, note_cell
 from gputco.workbook.xlsx.validation import preset_list, validate_range
 
@@ -269,15 +270,11 @@ def build(book: BookBuilder) -> None:
     for field, label, unit in BUYER_FIELDS:
         row += 1
         label_row(ws, row, f"inp_{field}", label, unit)
-        match = f'MATCH(inp_buyer&".{field}",buyer_id,0)'
-        pre = ws.cell(row=row, column=col, value=f"=INDEX(buyer_value,{match})")
-        styles.style_lookup(pre, unit)
+        _preset_cells(ws, row, col, col + 4, chain.Preset("buyer", field), "inp_buyer", unit)
         styles.style_input(ws.cell(row=row, column=col + 1), unit)
         validate_range(ws, field, row, col + 1)
         used = ws.cell(row=row, column=col + 3, value=f'=IF(inp_{field}="",pre_{field},inp_{field})')
         styles.style_formula(used, unit)
-        src = ws.cell(row=row, column=col + 4, value=f"=INDEX(buyer_source,{match})")
-        src.font = styles.NOTE_FONT
         book.define_cell(f"pre_{field}", ws, row, col)
         book.define_cell(f"inp_{field}", ws, row, col + 1)
         book.define_cell(f"use_{field}", ws, row, col + 3)
@@ -289,12 +286,8 @@ def build(book: BookBuilder) -> None:
     for field, label, unit in MODEL_FIELDS:
         row += 1
         label_row(ws, row, f"pre_{field}", label, unit)
-        match = f'MATCH(inp_model&".{field}",model_id,0)'
-        cell = ws.cell(row=row, column=col, value=f"=INDEX(model_value,{match})")
-        styles.style_lookup(cell, unit)
+        cell = _preset_cells(ws, row, col, col + 1, chain.Preset("model", field), "inp_model", unit)
         cell.number_format = "#,##0"
-        src = ws.cell(row=row, column=col + 1, value=f"=INDEX(model_source,{match})")
-        src.font = styles.NOTE_FONT
         book.define_cell(f"pre_{field}", ws, row, col)
 
     row += 2
@@ -346,9 +339,6 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
             validate_range(ws, arg, row, book.system_col(1), row, book.system_col(book.n))
         note_cell(ws, row, notes_col, note)
 
-    def lookup(field: str, k: int) -> str:
-        return f'INDEX(sys_value,MATCH(inp_system_{k}&".{field}",sys_id,0))'
-
     per_system(
         "inp_system_{k}",
         "System (drop-down)",
@@ -371,7 +361,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
             "" if key == "label" else f"pre_{key}_{{k}}",
             label,
             unit,
-            lambda k, f=field: f"={lookup(f, k)}",
+            lambda k, f=field: f"={_system(f, k)}",
             "lookup",
             align=styles.WRAP if key == "label" else None,
         )
@@ -397,7 +387,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "pre_it_kw_per_gpu_{k}",
         "IT load per GPU (GPU, host, network, storage)",
         "kW",
-        lambda k: f"={lookup('it_kw_per_gpu', k)}",
+        lambda k: f"={_system('it_kw_per_gpu', k)}",
         "lookup",
     )
     per_system(
@@ -408,9 +398,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "Dense peak TFLOPS at inp_precision",
         "TFLOPS",
         lambda k: (
-            f'=IF(ISNUMBER(INDEX(sys_value,MATCH(inp_system_{k}&".peak_tflops_"'
-            f"&inp_precision,sys_id,0))),INDEX(sys_value,MATCH(inp_system_{k}"
-            f'&".peak_tflops_"&inp_precision,sys_id,0)),NA())'
+            f"=IF(ISNUMBER({_system('peak_tflops_{precision}', k)}),{_system('peak_tflops_{precision}', k)},NA())"
         ),
         "lookup",
         "#N/A where the chip has no such tensor cores (H100/H200 FP4).",
@@ -427,7 +415,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "pre_availability_{k}",
         "Availability of the system (preset)",
         "fraction",
-        lambda k: f"={lookup('availability', k)}",
+        lambda k: f"={_system('availability', k)}",
         "lookup",
         "sourced on Presets (GB200 NVL72: 64 of 72 GPUs); type it below to use it",
     )
@@ -464,14 +452,11 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "fraction of paid GPU time kept as progress (restarts, lost work)",
     )
 
-    def serving(field: str, k: int) -> str:
-        return f'INDEX(serve_value,MATCH(inp_serve_benchmark&"_"&inp_system_{k}&".{field}",serve_id,0))'
-
     per_system(
         "pre_serve_tokens_per_gpu_second_{k}",
         "Published serving throughput (preset)",
         "tokens/s/GPU",
-        lambda k: _or(serving("tokens_per_gpu_second", k), '"none published"'),
+        lambda k: _or(_serving("tokens_per_gpu_second", k), '"none published"'),
         "lookup",
         "inp_serve_benchmark of the system, input + output tokens per second per GPU at "
         "the highest-throughput point (SemiAnalysis InferenceX); type it below to use it",
@@ -481,7 +466,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "",
         "  its precision and framework",
         "text",
-        lambda k: _or(f'{serving("precision", k)}&" "&{serving("framework", k)}', '""'),
+        lambda k: _or(f'{_serving("precision", k)}&" "&{_serving("framework", k)}', '""'),
         "lookup",
         align=RIGHT,
     )
@@ -489,7 +474,7 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         "",
         "  at concurrency",
         "requests",
-        lambda k: _or(serving("concurrency", k), '""'),
+        lambda k: _or(_serving("concurrency", k), '""'),
         "lookup",
         "concurrent requests of that point; interactivity = 1000 / median TPOT (Presets)",
     )
@@ -516,6 +501,28 @@ def _system_rows(book: BookBuilder, ws, row: int, system_dv) -> int:
         r = int(book.names[f"inp_{field}_1"].rsplit("$", 1)[1])
         book.define(f"inp_{field}_all", ws, f"${get_column_letter(first)}${r}:${get_column_letter(last)}${r}")
     return row
+
+
+def _preset_cells(ws, row: int, col: int, source_col: int, preset: chain.Preset, key: str, unit: str):
+    """Row ``row``'s ``preset`` (of the preset named by ``key``) looked up on Presets: its value
+    (grey, at ``col``) and its source (a note, at ``source_col``). The value's cell."""
+    cell = ws.cell(row=row, column=col, value="=" + lookup(preset, {preset.table: key}))
+    styles.style_lookup(cell, unit)
+    source = ws.cell(row=row, column=source_col, value="=" + lookup(preset, {preset.table: key}, "source"))
+    source.font = styles.NOTE_FONT
+    return cell
+
+
+def _system(field: str, k: int) -> str:
+    """The Presets lookup of system column k's preset ``field`` (at inp_precision where the field
+    has one)."""
+    return lookup(chain.Preset("system", field), {"system": f"inp_system_{k}", "precision": "inp_precision"})
+
+
+def _serving(field: str, k: int) -> str:
+    """The Presets lookup of ``field`` of the published serving point of inp_serve_benchmark on
+    system column k's system."""
+    return lookup(chain.Preset("serving", field), {"serving": f'inp_serve_benchmark&"_"&inp_system_{k}'})
 
 
 def _or(expr: str, fallback: str) -> str:

@@ -49,8 +49,9 @@ FILES = {**presets.KINDS, **presets.TABLES}
 DERIVED = {"system": {"capex_per_gpu"}}
 
 
-def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
-    """The formula text that looks up preset value ``p`` on this sheet's tables.
+def lookup(p: chain.Preset, key: Mapping[str, str], column: str = "value") -> str:
+    """The formula text that looks up preset value ``p`` on this sheet's tables (or another
+    ``column`` of its row: its unit, source or as-of date).
 
     ``key`` gives the reference of each text input it needs ("system", "buyer", "model",
     "precision"): a cell, a column reference or a name. A derived field is computed from the
@@ -61,6 +62,8 @@ def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
     >>> lookup(chain.Preset("system", "peak_tflops_{precision}"), {"system": "C5", "precision": "P"})
     'INDEX(sys_value,MATCH(C5&".peak_tflops_"&P,sys_id,0))'
     """
+    if column not in COLUMNS:
+        raise ValueError(f"column must be one of {', '.join(COLUMNS)}, not {column!r}")
     prefix = TABLES[p.table][0]
     if p.table == "system" and p.field == "capex_per_gpu":
         return (
@@ -72,7 +75,7 @@ def lookup(p: chain.Preset, key: Mapping[str, str]) -> str:
         what = f'{key[p.table]}&".{head}"&{key["precision"]}'
     else:
         what = f'{key[p.table]}&".{p.field}"'
-    return f"INDEX({prefix}_value,MATCH({what},{prefix}_id,0))"
+    return f"INDEX({prefix}_{column},MATCH({what},{prefix}_id,0))"
 
 
 #: drop-down lists: defined name -> (heading, values)
