@@ -109,6 +109,14 @@ class Line:
     func: Callable[[Any], Any]
 
 
+def _curve_text(curve: str, label: str, how: str) -> Line:
+    """The line ``<curve>_factors``: the curve term as text, its preset's factors where it names a
+    finance preset (:func:`curves.excel_text`); Python takes the term as given."""
+    return Line(
+        f"{curve}_factors", label, "text", how, "=" + curves.excel_text(f"[{curve}]"), lambda v: v[curve]
+    )
+
+
 def _if(test, yes, no=0.0):
     return np.where(test, yes, no)
 
@@ -279,13 +287,10 @@ SCALARS: list[Line] = [
             ),
         ),
     ),
-    Line(
-        "rent_curve_factors",
+    _curve_text(
+        "rent_curve",
         "Rent curve, factors by year",
-        "text",
         "the factors of the finance preset the rent curve names (Presets sheet), else as typed",
-        "=" + curves.excel_text("[rent_curve]"),
-        lambda v: v["rent_curve"],
     ),
     Line(
         "value_curve_factors",
@@ -335,14 +340,11 @@ SCALARS: list[Line] = [
             "",
         ),
     ),
-    Line(
-        "base_rate_curve_factors",
+    _curve_text(
+        "base_rate_curve",
         "Base-rate curve, rates by year",
-        "text",
         "floating debt: the rates of the finance preset the base-rate curve names (Presets sheet), "
         "else as typed",
-        "=" + curves.excel_text("[base_rate_curve]"),
-        lambda v: v["base_rate_curve"],
     ),
     Line(
         "debt_period_rate",
