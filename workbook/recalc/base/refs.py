@@ -211,13 +211,70 @@ def shape_key(formula: str, row: int, col: int) -> tuple[str, int]:
     return _KEY_RE.sub(sub, formula), count
 
 
+def own_row_relative(formula: str, row: int) -> str:
+    """The formula of a cell in ``row`` with every reference whose row is absolute and is that
+    row (``$X$6``, ``X$6``, ``$6:$6`` in row 6) written row-relative (``$X6``, ``X6``, ``6:6``).
+
+    For that cell it means the same; written so, a column of such cells has one shape key in
+    every row (:func:`shape_key`), as with relative references. A range is rewritten only when
+    each of its ends is on the own row (``$A$1:$A$6`` in row 6 keeps its fixed shape). Strings
+    (INDIRECT's text), quoted sheet names and brackets are kept verbatim.
+
+    >>> own_row_relative('=$C$6*D$6+SUM($E$6:$F$6)+$A$5+SUM($B$1:$B$6)+"$A$6"+$6:$6', 6)
+    '=$C6*D6+SUM($E6:$F6)+$A$5+SUM($B$1:$B$6)+"$A$6"+6:6'
+    >>> own_row_relative("=$C$6*2", 7)
+    '=$C$6*2'
+    """
+    drop = _own_row_dollars(formula, row)
+    if not drop:
+        return formula
+    out, pos = [], 0
+    for at in drop:
+        out.append(formula[pos:at])
+        pos = at + 1
+    out.append(formula[pos:])
+    return "".join(out)
+
+
+def _own_row_dollars(formula: str, row: int) -> list[int]:
+    """Where the "$" of each absolute own-row reference stands (:func:`own_row_relative`), in
+    order: of a cell, of a range whose ends are all on ``row``, of a row range ``$6:$6``."""
+    if f"${row}" not in formula:  # the quick test: no absolute row written as this row
+        return []
+    drop: list[int] = []
+    cells: list[re.Match] = []  # one cell or the ends of one range (A1:B2, joined by ":")
+
+    def flush() -> None:
+        if cells and all(int(m["r"]) == row for m in cells):
+            drop.extend(m.start("rd") for m in cells if m["rd"])
+
+    for m in _KEY_RE.finditer(formula):
+        kind = m.lastgroup
+        if kind == "r":
+            if cells and cells[-1].end() + 1 == m.start() and formula[cells[-1].end()] == ":":
+                cells.append(m)
+                continue
+            flush()
+            cells = [m]
+        elif kind == "w2" and int(m["w1"]) == int(m["w2"]) == row:
+            drop.extend(m.start(d) for d in ("w1d", "w2d") if m[d])
+    flush()
+    return sorted(drop)
+
+
 class RowTemplate:
     """A formula text with its relative row numbers as slots, to recognise the same formula one
     row further down without running :func:`shape_key` again (openpyxl writes every row out).
 
+    With ``own``, an absolute row that is the text's own row (``$A$2`` in row 2, which
+    :func:`own_row_relative` reads as ``$A2``) is a slot too: a column written so is one formula
+    filled down in that reading.
+
     >>> t = RowTemplate.of("=A2*$B$1+SUM(C1:C2)+2", 2)
     >>> t.render(3), t.render(10)
     ('=A3*$B$1+SUM(C2:C3)+2', '=A10*$B$1+SUM(C9:C10)+2')
+    >>> RowTemplate.of("=$A$2*$B$3", 2).render(4), RowTemplate.of("=$A$2*$B$3", 2, own=True).render(4)
+    ('=$A$2*$B$3', '=$A$4*$B$3')
     """
 
     __slots__ = ("count", "fmt", "offsets", "same")
@@ -228,14 +285,17 @@ class RowTemplate:
         self.same = offsets[0] if offsets and len(set(offsets)) == 1 else None
 
     @classmethod
-    def of(cls, text: str, row: int) -> RowTemplate:
+    def of(cls, text: str, row: int, own: bool = False) -> RowTemplate:
+        mine = set(_own_row_dollars(text, row)) if own else set()
         spans = []
         for m in _KEY_RE.finditer(text):
             kind = m.lastgroup
-            if kind == "r" and not m["rd"]:
+            if kind == "r" and (not m["rd"] or m.start("rd") in mine):
                 spans.append(m.span("r"))
             elif kind == "w2":
-                spans.extend(m.span(g) for g, d in (("w1", "w1d"), ("w2", "w2d")) if not m[d])
+                spans.extend(
+                    m.span(g) for g, d in (("w1", "w1d"), ("w2", "w2d")) if not m[d] or m.start(d) in mine
+                )
         segments, offsets, pos = [], [], 0
         for a, b in spans:
             segments.append(text[pos:a])

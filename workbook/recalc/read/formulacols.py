@@ -179,8 +179,10 @@ _FIRST_CHUNK = 16
 def shape_starts(rows: np.ndarray, cols: np.ndarray, texts: list) -> np.ndarray:
     """For formula cells in sheet order: True where a cell starts a run of its column, False
     where it continues one: its text is the run's first text with the relative row numbers
-    moved to its row (:meth:`.refs.RowTemplate.render`), the same formula filled down. The
-    engine compiles only the cells that start runs. Checked in bulk, a column at a time."""
+    moved to its row (:meth:`.refs.RowTemplate.render`), the same formula filled down; where the
+    next cell is not, with the absolute references to the first cell's own row moved too
+    (``$X$6`` in row 6, ``$X$7`` in row 7: the scenario rows, issue 40). The engine compiles
+    only the cells that start runs. Checked in bulk, a column at a time."""
     starts = np.ones(len(texts), dtype=bool)
     by_col = np.lexsort((rows, cols))
     for seg in np.split(by_col, np.flatnonzero(np.diff(cols[by_col])) + 1):
@@ -192,6 +194,8 @@ def shape_starts(rows: np.ndarray, cols: np.ndarray, texts: list) -> np.ndarray:
             if not text or not text.strip():
                 continue
             template = RowTemplate.of(text, rws[i - 1])
+            if i < len(idx) and template.render(rws[i]) != texts[idx[i]]:
+                template = RowTemplate.of(text, rws[i - 1], own=True)  # $X$6 in 6, $X$7 in 7?
             chunk = _FIRST_CHUNK
             while i < len(idx):
                 stop = min(i + chunk, len(idx))

@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gputco.workbook.recalc.base.errors import FormulaSyntaxError
-from gputco.workbook.recalc.base.refs import MAX_COL, MAX_ROW, Ref, RowTemplate, shape_key
+from gputco.workbook.recalc.base.refs import (
+    MAX_COL,
+    MAX_ROW,
+    Ref,
+    RowTemplate,
+    own_row_relative,
+    shape_key,
+)
 from gputco.workbook.recalc.base.structured import Table, expand
 from gputco.workbook.recalc.base.values import NAME
 from gputco.workbook.recalc.formula.parse import (
@@ -124,18 +131,36 @@ class Compiler:
         self._resolving: set[tuple[str | None, str]] = set()
         self._sizes: dict[int, int] = {}  # expanded size of name trees' nodes, by identity
         self.cache: dict[tuple, Compiled] = {}
-        #: per (sheet, column, array): the last compiled formula as a row template, key, shape
-        self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled]] = {}
+        #: per (sheet, column, array): the last compiled formula as a row template (in the reading
+        #: it was compiled in), key, shape, its text as written and its row
+        self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled, str, int]] = {}
 
     def compile(
-        self, sheet: str, row: int, col: int, text: str, array: bool = False
+        self, sheet: str, row: int, col: int, text: str, array: bool = False, own_row: bool | None = None
     ) -> tuple[tuple, Compiled]:
-        """(key, compiled) for a formula text at (row, col) of ``sheet``."""
+        """(key, compiled) for a formula text at (row, col) of ``sheet``.
+
+        ``own_row``: read an absolute reference to the cell's own row as row-relative
+        (:func:`.refs.own_row_relative`: ``$X$6`` in row 6 as ``$X6``, the same cell), so that a
+        column written so shares one shape. None: where the text is the column's formula one row
+        above, filled down in that reading (the scenario rows are written so: issue 40); else as
+        written, so a column filled down from a row holding its own constant (``=A2*$B$2``)
+        keeps its one shape.
+        """
         if self.tables:
             text = expand(text, self.tables, sheet, row, col)
         last = self.last.get((sheet, col, array))
         if last is not None and last[0].render(row) == text:  # the cell above, one row down
             return last[1], last[2]
+        if own_row is None:
+            own_row = (
+                last is not None
+                and last[4] == row - 1
+                and RowTemplate.of(last[3], last[4], own=True).render(row) == text
+            )
+        written = text
+        if own_row:
+            text = own_row_relative(text, row)
         key_text, count = shape_key(text, row, col)
         scope = sheet.upper()
         key = (scope if scope in self._scoped else "", key_text, array)
@@ -145,12 +170,14 @@ class Compiler:
         try:
             node, parsed = self._parse(text, row, col, sheet)
         except FormulaSyntaxError as err:
-            raise FormulaSyntaxError(err.formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
+            formula = written if err.formula == text else err.formula
+            raise FormulaSyntaxError(formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
         compiled = self._compiled(node, array)
         if parsed != count:  # the quick key missed or invented a reference: do not share it
             key = (scope, key_text, array, row, col)
         else:
-            self.last[(sheet, col, array)] = (RowTemplate.of(text, row), key, compiled)
+            template = RowTemplate.of(written, row, own=text != written)
+            self.last[(sheet, col, array)] = (template, key, compiled, written, row)
         self.cache[key] = compiled
         return key, compiled
 

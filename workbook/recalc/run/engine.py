@@ -24,7 +24,7 @@ from gputco.workbook.recalc.base.errors import (
     UnsupportedValue,
     WorkbookFormatError,
 )
-from gputco.workbook.recalc.base.refs import cell_name
+from gputco.workbook.recalc.base.refs import RowTemplate, cell_name
 from gputco.workbook.recalc.base.values import CHARSET, DATE1904, DATE_ORDER, DATE_ORDERS, NA, VALUE
 from gputco.workbook.recalc.formula.parse import Binary, Call, RefNode, walk
 from gputco.workbook.recalc.functions import BUILTINS, Spec, about
@@ -378,9 +378,9 @@ def _by_column(
     shapes: dict[tuple, int] = {}  # key -> shape number
     compiled: list[Compiled] = []
 
-    def compile_one(k: int) -> int:
+    def compile_one(k: int, own_row: bool = False) -> int:
         fc = FormulaCell(int(rows[k]), int(cols[k]), texts[k], "normal", None, None, None, -1, -1, -1)
-        key, shape = _compile_cell(part, fc, compiler, {})
+        key, shape = _compile_cell(part, fc, compiler, {}, own_row)
         if key not in shapes:
             shapes[key] = len(compiled)
             compiled.append(shape)
@@ -388,10 +388,11 @@ def _by_column(
 
     try:
         run_shape = np.empty(len(firsts), dtype=np.int64)
+        own = _own_row_runs(firsts, by_col, starts, rows, texts)
         for r, k in enumerate(firsts):
             if deadline is not None and r % 256 == 0 and time.perf_counter() > deadline:
                 raise RecalcTimeoutError(timeout_s, 0, 0)
-            run_shape[r] = compile_one(k)
+            run_shape[r] = compile_one(k, own[r])
         keys = list(shapes)  # shape number -> key
         # runs whose first shape is tied to its cell (the key names it: the quick key was not
         # trusted) or reads a table: each cell of them compiled on its own
@@ -404,7 +405,7 @@ def _by_column(
         shape = run_shape[run_of]  # each cell's shape, column by column
         if alone:
             for pos in np.flatnonzero(np.isin(run_of, alone) & ~starts[by_col]).tolist():
-                shape[pos] = compile_one(int(by_col[pos]))
+                shape[pos] = compile_one(int(by_col[pos]), own[int(run_of[pos])])
     except (RecalcTimeoutError, LimitExceededError):
         raise
     except RecalcError:
@@ -440,13 +441,36 @@ def _by_column(
     return True
 
 
-def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict):
+def _own_row_runs(firsts: list[int], by_col, starts, rows, texts) -> list[bool]:
+    """For each run of a column (:func:`.formulacols.shape_starts`): True where it is one formula
+    filled down only when an absolute reference to the own row moves with the row (``$X$6`` in
+    row 6, ``$X$7`` in row 7): its cells are compiled reading those as row-relative."""
+    out = [False] * len(firsts)
+    at = np.flatnonzero(starts[by_col]).tolist()  # each run's first position, column by column
+    n = len(by_col)
+    for r, k in enumerate(firsts):
+        p = at[r]
+        if p + 1 >= n or starts[by_col[p + 1]]:
+            continue  # a run of one cell: as written
+        nxt = int(by_col[p + 1])
+        row = int(rows[k])
+        if f"${row}" in texts[k]:
+            out[r] = RowTemplate.of(texts[k], row).render(int(rows[nxt])) != texts[nxt]
+    return out
+
+
+def _compile_cell(
+    part: SheetPart, fc: FormulaCell, compiler: Compiler, masters: dict, own_row: bool | None = None
+):
+    """(key, compiled) of one cell; ``own_row`` for a plain formula as Compiler.compile takes it
+    (a shared formula's master and an array formula are read as written: their tree serves
+    other cells, whose own rows are others)."""
     if fc.kind == "normal" and not (fc.text or "").strip():  # <f/>: Excel keeps the value only
         return ("empty", part.name, fc.row, fc.col), Compiled(
             compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[empty formula]"}
         )
     if fc.kind == "normal":
-        return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
+        return compiler.compile(part.name, fc.row, fc.col, fc.text or "", own_row=own_row)
     if fc.kind == "shared":
         if fc.text is None:
             if fc.si not in masters:
@@ -455,10 +479,10 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
                     f"formula {fc.si} before its master cell"
                 )
             return masters[fc.si]
-        masters[fc.si] = compiler.compile(part.name, fc.row, fc.col, fc.text)
+        masters[fc.si] = compiler.compile(part.name, fc.row, fc.col, fc.text, own_row=False)
         return masters[fc.si]
     if fc.kind == "array":
-        key, compiled = compiler.compile(part.name, fc.row, fc.col, fc.text or "", array=True)
+        key, compiled = compiler.compile(part.name, fc.row, fc.col, fc.text or "", array=True, own_row=False)
         area = area_of(fc.ref) if fc.ref else None
         if area is not None and area[:2] == (fc.row, fc.col) and area[2:] != area[:2]:
             compiled = spill.master_compiled(compiled, area, fc.dynamic)
@@ -471,7 +495,7 @@ def _compile_cell(part: SheetPart, fc: FormulaCell, compiler: Compiler, masters:
         return ("dataTable", part.name, fc.row, fc.col), Compiled(
             compiler.compile(part.name, fc.row, fc.col, "0")[1].node, [], {"[data table]"}
         )
-    return compiler.compile(part.name, fc.row, fc.col, fc.text or "")
+    return compiler.compile(part.name, fc.row, fc.col, fc.text or "", own_row=False)
 
 
 def _run_unit(
