@@ -1,10 +1,16 @@
 """The drawn projects' structures shared by the finance-workbook and scenario-workbook tests
 (tests/test_project_workbook.py, tests/test_scenarios_project.py): the systems drawn and, per
-case, the inputs set once (scenario input names), each case exercising other project terms."""
+case, the inputs set once (scenario input names), each case exercising other project terms.
+
+And the checks the project-term tests (debt shapes, floating debt, escalation, curve moves, tax
+losses, the waterfall) share: a finance workbook written, recalculated by gputco's engine or
+LibreOffice and read column by column beside ``udfs.project``; a financed scenario spec
+evaluated, and run through ``gputco batch``, beside it."""
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -164,6 +170,26 @@ def write_finance_book(path, systems, inputs: dict[str, object]):
     return path
 
 
+def recalculated_finance_book(
+    tmp_path, inputs: dict[str, object], by: str, name: str = "book", systems=SYSTEMS
+):
+    """A finance workbook of ``systems`` with ``inputs`` written (:func:`write_finance_book`, at
+    ``tmp_path``/``name``.xlsx), recalculated ``by`` gputco's engine (``"engine"``: its cached
+    values filled, as the build fills them) or LibreOffice (``"lo"``: headless, tests/lo.py); the
+    path of the workbook holding the values."""
+    path = write_finance_book(tmp_path / f"{name}.xlsx", systems, inputs)
+    if by == "lo":
+        import lo
+
+        return lo.recalculate(path, tmp_path / "lo")
+    if by != "engine":
+        raise ValueError(f"by must be 'engine' or 'lo', not {by!r}")
+    from gputco.workbook.finance.build import fill_cached_values
+
+    fill_cached_values(path)
+    return path
+
+
 def read_finance_book(path, n: int, lines) -> list[tuple[dict[str, object], dict[str, list]]]:
     """Per system column 1..``n`` of a recalculated finance workbook: the Model sheet's rows by key
     (column A) and the period table's ``lines`` (each a list over the table's rows)."""
@@ -189,6 +215,68 @@ def read_finance_book(path, n: int, lines) -> list[tuple[dict[str, object], dict
     return out
 
 
+def finance_book_tests(books: dict[str, dict], check, in_libreoffice: list[str]):
+    """The two tests of drawn finance workbooks (``books``: name -> inputs), as a test module
+    binds them: ``test_the_finance_workbook_in_the_engine_equals_python`` (every book, gputco's
+    engine) and ``test_the_finance_workbook_in_libreoffice_equals_python`` (the books named in
+    ``in_libreoffice``, LibreOffice headless); each calls ``check(path, name)`` on the workbook
+    holding the values."""
+    import pytest
+    from lo import requires_soffice
+
+    @pytest.mark.parametrize("name", list(books))
+    def in_the_engine(tmp_path, name):
+        check(recalculated_finance_book(tmp_path, books[name], "engine", name), name)
+
+    @requires_soffice
+    @pytest.mark.parametrize("name", in_libreoffice)
+    def in_libreoffice_(tmp_path, name):
+        check(recalculated_finance_book(tmp_path, books[name], "lo", name), name)
+
+    return in_the_engine, in_libreoffice_
+
+
+class FinanceColumn(NamedTuple):
+    """One system column k of a recalculated finance workbook, beside Python."""
+
+    k: int
+    #: its Model rows by key
+    cell: dict
+    #: its period table's lines asked for, each a list over the table's rows
+    lines: dict
+    #: the project's terms as its Model rows hold them (every argument of the project UDFs; a
+    #: blank is None or "")
+    terms: dict
+    #: those terms without the blanks, as ``udfs.project`` takes them
+    given: dict
+    #: ``udfs.project.period_lines`` of ``given``
+    py: dict
+
+
+def finance_book_columns(path, lines, systems=SYSTEMS) -> list[FinanceColumn]:
+    """:func:`read_finance_book` of the workbook at ``path`` (``systems`` columns), each column with
+    the project terms its Model rows hold and Python's period lines of them."""
+    from gputco.udfs import project
+
+    out = []
+    for k, (cell, table) in enumerate(read_finance_book(path, len(systems), lines), start=1):
+        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
+        given = {key: v for key, v in terms.items() if v is not None and v != ""}
+        out.append(FinanceColumn(k, cell, table, terms, given, project.period_lines(given)))
+    return out
+
+
+def assert_lines_are_python(column: FinanceColumn, keys) -> None:
+    """The column's period table lines ``keys`` equal Python's over the project's periods (rel and
+    abs 1e-9)."""
+    import pytest
+
+    n = column.py["net"].shape[0]
+    for key in keys:
+        want = column.py[key][:, 0].tolist()
+        assert column.lines[key][:n] == pytest.approx(want, rel=1e-9, abs=1e-9), (column.k, key)
+
+
 def batch_rows(tmp_path, csv_path) -> list[dict[str, str]]:
     """``gputco batch`` of the CSV at ``csv_path`` (it must succeed): its output rows by column."""
     import csv
@@ -203,6 +291,63 @@ def batch_rows(tmp_path, csv_path) -> list[dict[str, str]]:
     )
     with open(out, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def financed_spec(n: int, **inputs) -> dict:
+    """A scenario spec of ``n`` columns (scenario.evaluate's): one H100 HGX at MFU 0.5 rented at
+    2.0 USD/GPU-hour, 60% of its capex borrowed, by month, with ``inputs`` (a list of ``n``
+    values, or one value for every column) over these."""
+    return {
+        "system": "H100_HGX",
+        "mfu": [0.5] * n,
+        "rent_usd_per_gpu_hour": [2.0] * n,
+        "debt_fraction": [0.6] * n,
+        "periods": "month",
+        **inputs,
+    }
+
+
+def scenario_equals_project(spec: dict, n: int, keys: tuple[str, ...]) -> tuple[dict, list[dict]]:
+    """``scenario.evaluate`` of ``spec`` (``n`` columns): each column's ``keys`` equal
+    ``udfs.project.results`` (rel 1e-12) of the terms it used, the numbers from
+    ``scenario.used_inputs`` and its results, the texts (periods, debt shapes, curves) as the spec
+    gives them (column j's of a list). Returns the evaluator's columns and each column's terms."""
+    import pytest
+
+    from gputco.udfs import project, scenario
+
+    out = scenario.evaluate(spec)
+    src = {**scenario.used_inputs(spec), **out}
+    columns = []
+    for j in range(n):
+        terms = {key: src[key][j] for key in project.TERMS if key in src}
+        for key, v in spec.items():
+            text = v[j] if isinstance(v, list) else v
+            if key in project.PROJECT_INPUTS and isinstance(text, str):
+                terms[key] = text
+        want = project.results(terms, keys)
+        for key in keys:
+            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
+        columns.append(terms)
+    return out, columns
+
+
+def assert_batch_is_scenario(tmp_path, spec: dict, n: int, out: dict, keys: tuple[str, ...]) -> None:
+    """``gputco batch`` of the CSV of a scenario ``spec``'s ``n`` columns (a CSV column per input,
+    row j holding column j's value: a list's j-th, else the one value) gives, row j, the ``keys``
+    of ``out``'s column j (the evaluator's; rel 1e-9)."""
+    import csv
+
+    import pytest
+
+    path = tmp_path / "in.csv"
+    with open(path, "w", newline="") as f:
+        rows = csv.writer(f, lineterminator="\n")
+        rows.writerow(list(spec))
+        rows.writerows([v[j] if isinstance(v, list) else v for v in spec.values()] for j in range(n))
+    for j, r in enumerate(batch_rows(tmp_path, path)):
+        for key in keys:
+            assert float(r[key]) == pytest.approx(out[key][j], rel=1e-9), (j, key)
 
 
 def batch_refusal(tmp_path, csv_text: str) -> str:

@@ -19,7 +19,6 @@ import math
 import numpy as np
 import project_cases
 import pytest
-from lo import requires_soffice
 from test_market_curves import _drawn as market_drawn
 
 from gputco.udfs import project
@@ -170,46 +169,24 @@ def test_the_tco_functions_take_it_after_the_earlier_arguments():
 
 
 def test_the_scenario_evaluator_batch_and_the_tornado_take_it(tmp_path):
-    from gputco.udfs import scenario
     from gputco.workbook.scenarios.spec import parse_spec
 
-    spec = {
-        "system": "H100_HGX",
-        "mfu": [0.5, 0.5, 0.5],
-        "rent_usd_per_gpu_hour": [2.0, 2.0, 2.0],
-        "contracted_fraction": [0.7, 0.7, 0.7],
-        "contract_rent_usd_per_gpu_hour": [1.8, 1.8, 1.8],
-        "contract_years": [2.5, 2.5, 2.5],
-        "debt_fraction": [0.6, 0.6, 0.6],
-        "periods": "month",
-        "tax_rate": 0.21,
-        KEY: [0.0, 0.04, -0.05],
-    }
-    out = scenario.evaluate(spec)
-    src = {**scenario.used_inputs(spec), **out}
-    for j in range(3):
-        terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms["periods"] = "month"
-        assert terms[KEY] == spec[KEY][j]
-        want = project.results(terms, ("project_npv_usd_per_gpu", "min_dscr"))
-        assert out["project_npv_usd_per_gpu"][j] == pytest.approx(
-            want["project_npv_usd_per_gpu"][0], rel=1e-12
-        ), j
+    spec = project_cases.financed_spec(
+        3,
+        contracted_fraction=[0.7, 0.7, 0.7],
+        contract_rent_usd_per_gpu_hour=[1.8, 1.8, 1.8],
+        contract_years=[2.5, 2.5, 2.5],
+        tax_rate=0.21,
+        **{KEY: [0.0, 0.04, -0.05]},
+    )
+    out, columns = project_cases.scenario_equals_project(spec, 3, ("project_npv_usd_per_gpu",))
+    assert [terms[KEY] for terms in columns] == spec[KEY]
     assert (
         out["project_npv_usd_per_gpu"][2]
         < out["project_npv_usd_per_gpu"][0]
         < out["project_npv_usd_per_gpu"][1]
     )
-    csv = tmp_path / "in.csv"
-    csv.write_text(
-        f"system,mfu,rent_usd_per_gpu_hour,contracted_fraction,contract_rent_usd_per_gpu_hour,contract_years,debt_fraction,periods,tax_rate,{KEY}\n"
-        + "".join(f"H100_HGX,0.5,2.0,0.7,1.8,2.5,0.6,month,0.21,{e}\n" for e in spec[KEY])
-    )
-    for j, r in enumerate(project_cases.batch_rows(tmp_path, csv)):
-        assert float(r["project_npv_usd_per_gpu"]) == pytest.approx(
-            out["project_npv_usd_per_gpu"][j], rel=1e-9
-        )
-        assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
+    project_cases.assert_batch_is_scenario(tmp_path, spec, 3, out, ("project_npv_usd_per_gpu", "min_dscr"))
     said = project_cases.batch_refusal(
         tmp_path, f"system,mfu,rent_usd_per_gpu_hour,{KEY}\nH100_HGX,0.5,2,0.02\nH100_HGX,0.5,2,-1\n"
     )
@@ -250,36 +227,19 @@ BOOKS = {f"escalation_{seed}": _book(seed) for seed in (413, 414)}
 
 
 def _check(path, name: str) -> None:
-    got = project_cases.read_finance_book(path, len(project_cases.SYSTEMS), LINES)
-    for k, (cell, lines) in enumerate(got, start=1):
-        terms = {key: cell[key] for key in (*project.OPTIONAL_ARGS, *project._REQUIRED)}
-        given = {key: v for key, v in terms.items() if v is not None and v != ""}
+    for column in project_cases.finance_book_columns(path, LINES):
+        cell, lines, terms, k = column.cell, column.lines, column.terms, column.k
         assert terms[KEY] == BOOKS[name][f"inp_{KEY}_{k}"], k
-        py = project.period_lines(given)
-        n = py["net"].shape[0]
-        for key in LINES:
-            assert lines[key][:n] == pytest.approx(py[key][:, 0].tolist(), rel=1e-9, abs=1e-9), (k, key)
+        project_cases.assert_lines_are_python(column, LINES)
         # the Model rows hold every term as used (blanks as their defaults)
         hand = _revenue_by_hand({key: terms[key] for key in (*project.TERMS, "periods")})
         assert lines["revenue"][: len(hand)] == pytest.approx(hand, rel=1e-9, abs=1e-9), k
         project_cases.assert_cells_are_results(
-            cell, given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"), k
+            cell, column.given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"), k
         )
 
 
-@pytest.mark.parametrize("name", list(BOOKS))
-def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, name):
-    from gputco.workbook.finance.build import fill_cached_values
-
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    fill_cached_values(path)
-    _check(path, name)
-
-
-@requires_soffice
-def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
-    import lo
-
-    name = "escalation_413"
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    _check(lo.recalculate(path, tmp_path / "lo"), name)
+(
+    test_the_finance_workbook_in_the_engine_equals_python,
+    test_the_finance_workbook_in_libreoffice_equals_python,
+) = project_cases.finance_book_tests(BOOKS, _check, ["escalation_413"])

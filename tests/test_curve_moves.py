@@ -175,41 +175,23 @@ def _book(seed: int) -> dict[str, object]:
 BOOKS = {f"moves_{seed}": _book(seed) for seed in (411, 412)}
 
 
-def _check(path) -> None:
-    got = project_cases.read_finance_book(path, len(project_cases.SYSTEMS), LINES)
-    for k, (cell, lines) in enumerate(got, start=1):
-        terms = {key: cell[key] for key in (*project.OPTIONAL_ARGS, *project._REQUIRED)}
-        given = {key: v for key, v in terms.items() if v is not None and v != ""}
+def _check(path, name: str) -> None:
+    for column in project_cases.finance_book_columns(path, LINES):
         for key in MOVES:
-            assert terms[key] == BOOKS_USED[path.stem][f"inp_{key}_{k}"], (k, key)
-        py = project.period_lines(given)
-        n = py["net"].shape[0]
-        for key in LINES:
-            assert lines[key][:n] == pytest.approx(py[key][:, 0].tolist(), rel=1e-9, abs=1e-9), (k, key)
+            assert column.terms[key] == BOOKS[name][f"inp_{key}_{column.k}"], (column.k, key)
+        project_cases.assert_lines_are_python(column, LINES)
         project_cases.assert_cells_are_results(
-            cell, given, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"), k
+            column.cell,
+            column.given,
+            ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "max_ltv"),
+            column.k,
         )
 
 
-BOOKS_USED = BOOKS
-
-
-@pytest.mark.parametrize("name", list(BOOKS))
-def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, name):
-    from gputco.workbook.finance.build import fill_cached_values
-
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    fill_cached_values(path)
-    _check(path)
-
-
-@requires_soffice
-def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
-    import lo
-
-    name = "moves_411"
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    _check(lo.recalculate(path, tmp_path / "lo"))
+(
+    test_the_finance_workbook_in_the_engine_equals_python,
+    test_the_finance_workbook_in_libreoffice_equals_python,
+) = project_cases.finance_book_tests(BOOKS, _check, ["moves_411"])
 
 
 # --- docs/scenarios.md's SPEC: a replay, Monte Carlo on the rent path, a tornado ----------------

@@ -21,7 +21,6 @@ import project_pin_record
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from lo import requires_soffice
 from project_draws import clock
 
 from gputco.udfs import periodlines, project
@@ -209,49 +208,19 @@ def test_the_functions_take_the_shape_after_every_existing_argument():
 
 def test_the_scenario_evaluator_and_batch_take_the_shape(tmp_path):
 
-    from gputco.udfs import scenario
-
-    spec = {
-        "system": "H100_HGX",
-        "mfu": [0.5, 0.5, 0.5],
-        "rent_usd_per_gpu_hour": [2.0, 2.0, 2.0],
-        "debt_fraction": [0.6, 0.6, 0.6],
-        "periods": "month",
-        "debt_repayment": ["level", "straight", "straight", "sculpted"],
-        "debt_grace_months": [0, 0, 6, 0],
-        "debt_sizing": ["fraction", "fraction", "fraction", "dscr"],
-        "target_dscr": [1.3, 1.3, 1.3, 3.0],  # above the cover at the cap (2.77): sized below it
-    }
-    spec.update({k: [v[0]] * 4 for k, v in spec.items() if isinstance(v, list) and len(v) == 3})
-    out = scenario.evaluate(spec)
-    used = scenario.used_inputs(spec)
-    src = {**used, **out}
-    for j in range(4):
-        terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms.update(
-            periods="month", debt_repayment=spec["debt_repayment"][j], debt_sizing=spec["debt_sizing"][j]
-        )
-        want = project.results(terms, LENDER)
-        for key in ("min_dscr", "avg_dscr", "llcr", "debt_usd_per_gpu"):
-            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
+    spec = project_cases.financed_spec(
+        4,
+        debt_repayment=["level", "straight", "straight", "sculpted"],
+        debt_grace_months=[0, 0, 6, 0],
+        debt_sizing=["fraction", "fraction", "fraction", "dscr"],
+        target_dscr=[1.3, 1.3, 1.3, 3.0],  # above the cover at the cap (2.77): sized below it
+    )
+    out, _ = project_cases.scenario_equals_project(
+        spec, 4, ("min_dscr", "avg_dscr", "llcr", "debt_usd_per_gpu")
+    )
     assert len({round(float(x), 9) for x in out["min_dscr"]}) == 4  # each shape its own cover
     assert out["min_dscr"][3] == pytest.approx(3.0, rel=1e-9)  # sized to its target
-    good = tmp_path / "in.csv"
-    good.write_text(
-        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,debt_repayment,debt_grace_months,debt_sizing,target_dscr\n"
-        + "".join(
-            f"H100_HGX,0.5,2.0,0.6,month,{s},{g},{z},{c}\n"
-            for s, g, z, c in zip(
-                spec["debt_repayment"],
-                spec["debt_grace_months"],
-                spec["debt_sizing"],
-                spec["target_dscr"],
-                strict=True,
-            )
-        )
-    )
-    for j, r in enumerate(project_cases.batch_rows(tmp_path, good)):
-        assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
+    project_cases.assert_batch_is_scenario(tmp_path, spec, 4, out, ("min_dscr",))
     said = project_cases.batch_refusal(
         tmp_path,
         "system,mfu,rent_usd_per_gpu_hour,debt_fraction,debt_repayment,debt_grace_months\n"
@@ -316,18 +285,10 @@ def _book(seed: int) -> dict[str, object]:
 BOOKS = {f"debt_{seed}": _book(seed) for seed in (51, 52, 53, 54)}
 
 
-def _write(path, name):
-    return project_cases.write_finance_book(path, SYSTEMS, BOOKS[name])
-
-
-def _check(path) -> None:
-    for k, (cell, lines) in enumerate(
-        project_cases.read_finance_book(path, len(SYSTEMS), DEBT_LINES), start=1
-    ):
-        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
-        terms = {key: v for key, v in terms.items() if v is not None and v != ""}
+def _check(path, _name: str) -> None:
+    for column in project_cases.finance_book_columns(path, DEBT_LINES, SYSTEMS):
+        k, cell, lines, terms, py = column.k, column.cell, column.lines, column.given, column.py
         assert cell["project_inputs_check"] in ("", None)
-        py = project.period_lines(terms)
         n = py["net"].shape[0]
         for key in DEBT_LINES:
             got = lines[key][:n]
@@ -335,9 +296,7 @@ def _check(path) -> None:
             if key == "dscr":
                 got = [np.nan if v in ("", None) else v for v in got]
             assert np.allclose(np.array(got, float), want, rtol=1e-9, atol=1e-6, equal_nan=True), (k, key)
-        res = project.results(terms, DEBT_RESULTS)
-        for key in DEBT_RESULTS:
-            assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+        project_cases.assert_cells_are_results(cell, terms, DEBT_RESULTS, k)
         if terms.get("debt_sizing") == "dscr":  # the identities in the workbook's own numbers
             capped = lines["debt_scale"][0] == 1
             assert (
@@ -347,21 +306,10 @@ def _check(path) -> None:
             )
 
 
-@pytest.mark.parametrize("name", list(BOOKS))
-def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, name):
-    from gputco.workbook.finance.build import fill_cached_values
-
-    path = _write(tmp_path / f"{name}.xlsx", name)
-    fill_cached_values(path)
-    _check(path)
-
-
-@requires_soffice
-@pytest.mark.parametrize("name", list(BOOKS)[1::2])
-def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path, name):
-    import lo
-
-    _check(lo.recalculate(_write(tmp_path / f"{name}.xlsx", name), tmp_path / "lo"))
+(
+    test_the_finance_workbook_in_the_engine_equals_python,
+    test_the_finance_workbook_in_libreoffice_equals_python,
+) = project_cases.finance_book_tests(BOOKS, _check, list(BOOKS)[1::2])
 
 
 def test_a_grace_that_does_not_fit_is_said_on_the_model(tmp_path):

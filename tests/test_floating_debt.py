@@ -23,21 +23,9 @@ from test_market_curves import _drawn as market_drawn
 from gputco.udfs import curves, project
 from gputco.udfs.errors import InputRangeError, MissingValueError, UnknownNameError
 
-KEYS = (
-    "project_npv_usd_per_gpu",
-    "equity_npv_usd_per_gpu",
-    "project_irr",
-    "equity_irr",
-    "min_dscr",
-    "avg_dscr",
-    "llcr",
-    "plcr",
-    "dscr_breach_periods",
-    "max_ltv",
-    "ltv_at_maturity",
-    "peak_funding_usd_per_gpu",
-    "debt_usd_per_gpu",
-)
+#: the results compared: the project's NPV and IRR, the financed ones (the equity's, the lender's,
+#: the debt drawn) and the loan-to-value ones a floating rate moves
+KEYS = (project.PROJECT_NPV, project.PROJECT_IRR, *project.FINANCED, "max_ltv", "ltv_at_maturity")
 SHAPES = ("level", "straight", "sculpted")
 
 
@@ -290,45 +278,15 @@ def test_the_tco_functions_take_it_last():
 
 
 def test_the_scenario_evaluator_and_batch_take_it(tmp_path):
-    from gputco.udfs import scenario
-
-    spec = {
-        "system": "H100_HGX",
-        "mfu": [0.5, 0.5, 0.5],
-        "rent_usd_per_gpu_hour": [2.0, 2.0, 2.0],
-        "debt_fraction": [0.6, 0.6, 0.6],
-        "periods": "month",
-        "tax_rate": 0.21,
-        "debt_rate_basis": ["fixed", "floating", "floating"],
-        "base_rate_curve": ["", "sofr_2026", "0.05, 0.03"],
-        "debt_spread": [0.0, 0.0225, 0.045],
-    }
-    out = scenario.evaluate(spec)
-    src = {**scenario.used_inputs(spec), **out}
-    for j in range(3):
-        terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms.update(
-            periods="month",
-            debt_rate_basis=spec["debt_rate_basis"][j],
-            base_rate_curve=spec["base_rate_curve"][j],
-        )
-        want = project.results(terms, ("equity_npv_usd_per_gpu", "min_dscr"))
-        assert out["equity_npv_usd_per_gpu"][j] == pytest.approx(
-            want["equity_npv_usd_per_gpu"][0], rel=1e-12
-        ), j
-        assert out["min_dscr"][j] == pytest.approx(want["min_dscr"][0], rel=1e-12), j
-    csv = tmp_path / "in.csv"
-    csv.write_text(
-        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,tax_rate,debt_rate_basis,base_rate_curve,debt_spread\n"
-        + "".join(
-            f'H100_HGX,0.5,2.0,0.6,month,0.21,{b},"{c}",{s}\n'
-            for b, c, s in zip(
-                spec["debt_rate_basis"], spec["base_rate_curve"], spec["debt_spread"], strict=True
-            )
-        )
+    spec = project_cases.financed_spec(
+        3,
+        tax_rate=0.21,
+        debt_rate_basis=["fixed", "floating", "floating"],
+        base_rate_curve=["", "sofr_2026", "0.05, 0.03"],
+        debt_spread=[0.0, 0.0225, 0.045],
     )
-    for j, r in enumerate(project_cases.batch_rows(tmp_path, csv)):
-        assert float(r["equity_npv_usd_per_gpu"]) == pytest.approx(out["equity_npv_usd_per_gpu"][j], rel=1e-9)
+    out, _ = project_cases.scenario_equals_project(spec, 3, ("equity_npv_usd_per_gpu", "min_dscr"))
+    project_cases.assert_batch_is_scenario(tmp_path, spec, 3, out, ("equity_npv_usd_per_gpu",))
     said = project_cases.batch_refusal(
         tmp_path,
         "system,mfu,rent_usd_per_gpu_hour,debt_fraction,debt_rate_basis,base_rate_curve,debt_spread\n"
@@ -362,38 +320,21 @@ BOOKS = {f"floating_{seed}": _book(seed) for seed in (415, 416, 417)}
 
 
 def _check(path, name: str) -> None:
-    got = project_cases.read_finance_book(path, len(project_cases.SYSTEMS), LINES)
     keys = ("equity_npv_usd_per_gpu", "equity_irr", "min_dscr", "llcr", "plcr", "max_ltv")
-    for k, (cell, lines) in enumerate(got, start=1):
-        terms = {key: cell[key] for key in (*project.OPTIONAL_ARGS, *project._REQUIRED)}
-        given = {key: v for key, v in terms.items() if v is not None and v != ""}
+    for column in project_cases.finance_book_columns(path, LINES):
+        given = column.given
         assert (
             given["debt_rate_basis"] == "floating"
             and given["base_rate_curve"] == BOOKS[name]["inp_base_rate_curve"]
         )
-        py = project.period_lines(given)
-        n = py["net"].shape[0]
-        for key in LINES:
-            assert lines[key][:n] == pytest.approx(py[key][:, 0].tolist(), rel=1e-9, abs=1e-9), (k, key)
-        project_cases.assert_cells_are_results(cell, given, keys, k)
+        project_cases.assert_lines_are_python(column, LINES)
+        project_cases.assert_cells_are_results(column.cell, given, keys, column.k)
 
 
-@pytest.mark.parametrize("name", list(BOOKS))
-def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, name):
-    from gputco.workbook.finance.build import fill_cached_values
-
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    fill_cached_values(path)
-    _check(path, name)
-
-
-@requires_soffice
-def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
-    import lo
-
-    name = "floating_415"
-    path = project_cases.write_finance_book(tmp_path / f"{name}.xlsx", project_cases.SYSTEMS, BOOKS[name])
-    _check(lo.recalculate(path, tmp_path / "lo"), name)
+(
+    test_the_finance_workbook_in_the_engine_equals_python,
+    test_the_finance_workbook_in_libreoffice_equals_python,
+) = project_cases.finance_book_tests(BOOKS, _check, ["floating_415"])
 
 
 # --- the scenario workbooks: the rows' cells equal scenario.evaluate -------------------------------

@@ -144,38 +144,19 @@ def test_the_functions_take_tax_losses_after_every_existing_argument():
 
 
 def test_the_scenario_evaluator_and_batch_take_tax_losses(tmp_path):
-
-    from gputco.udfs import scenario
-
-    spec = {
-        "system": "H100_HGX",
-        "mfu": [0.5, 0.5],
-        "rent_usd_per_gpu_hour": [1.5, 1.5],
-        "debt_fraction": [0.6, 0.6],
-        "periods": "month",
-        "build_months": [12, 12],
-        "ramp_months": [3, 3],
-        "depreciation_method": "macrs_5",
-        "tax_rate": 0.21,
-        "tax_losses": ["refund", "carry_forward"],
-    }
-    out = scenario.evaluate(spec)
-    src = {**scenario.used_inputs(spec), **out}
-    for j in range(2):
-        terms = {key: src[key][j] for key in project.TERMS if key in src}
-        terms.update(periods="month", depreciation_method="macrs_5", tax_losses=spec["tax_losses"][j])
-        assert terms["tax_rate"] == 0.21
-        want = project.results(terms, RESULTS)
-        for key in RESULTS:
-            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
-    assert out["min_dscr"][1] < out["min_dscr"][0]  # the ramp's losses are no cash when carried
-    good = tmp_path / "in.csv"
-    good.write_text(
-        "system,mfu,rent_usd_per_gpu_hour,debt_fraction,periods,build_months,ramp_months,depreciation_method,tax_rate,tax_losses\n"
-        + "".join(f"H100_HGX,0.5,1.5,0.6,month,12,3,macrs_5,0.21,{x}\n" for x in spec["tax_losses"])
+    spec = project_cases.financed_spec(
+        2,
+        rent_usd_per_gpu_hour=[1.5, 1.5],
+        build_months=[12, 12],
+        ramp_months=[3, 3],
+        depreciation_method="macrs_5",
+        tax_rate=0.21,
+        tax_losses=["refund", "carry_forward"],
     )
-    for j, r in enumerate(project_cases.batch_rows(tmp_path, good)):
-        assert float(r["min_dscr"]) == pytest.approx(out["min_dscr"][j], rel=1e-9)
+    out, columns = project_cases.scenario_equals_project(spec, 2, RESULTS)
+    assert [terms["tax_rate"] for terms in columns] == [0.21, 0.21]
+    assert out["min_dscr"][1] < out["min_dscr"][0]  # the ramp's losses are no cash when carried
+    project_cases.assert_batch_is_scenario(tmp_path, spec, 2, out, ("min_dscr",))
     said = project_cases.batch_refusal(
         tmp_path,
         "system,mfu,rent_usd_per_gpu_hour,debt_fraction,tax_losses\nH100_HGX,0.5,2,0.6,refund\nH100_HGX,0.5,2,0.6,carry\n",
@@ -204,21 +185,17 @@ def _write_book(path, month: bool):
 
 def _check_book(path) -> None:
     losses = 0
-    for k, (cell, lines) in enumerate(
-        project_cases.read_finance_book(path, len(SYSTEMS), ("tax", "loss_pool", "net", "equity")), start=1
-    ):
-        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
-        terms = {key: v for key, v in terms.items() if v is not None and v != ""}
-        assert terms["tax_losses"] == "carry_forward"
-        py = project.period_lines(terms)
+    for column in project_cases.finance_book_columns(path, ("tax", "loss_pool", "net", "equity"), SYSTEMS):
+        k, lines, py = column.k, column.lines, column.py
+        assert column.given["tax_losses"] == "carry_forward"
         n = py["net"].shape[0]
         for key in ("tax", "loss_pool", "net", "equity"):
             got = np.array(lines[key][:n], float)
             assert np.allclose(got, py[key][:, 0], rtol=1e-9, atol=1e-6), (k, key)
         losses += int(np.any(py["loss_pool"] > 0))
-        res = project.results(terms, ("project_npv_usd_per_gpu", "equity_npv_usd_per_gpu", "min_dscr"))
-        for key in ("equity_npv_usd_per_gpu", "min_dscr"):
-            assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+        project_cases.assert_cells_are_results(
+            column.cell, column.given, ("equity_npv_usd_per_gpu", "min_dscr"), k
+        )
     assert losses  # the books test a carried loss
 
 

@@ -289,46 +289,17 @@ def test_the_functions_take_the_waterfall_after_every_existing_argument():
 
 
 def test_batch_and_the_scenario_evaluator_take_the_waterfall(tmp_path):
-    from gputco.udfs import scenario
-
     water = {
         "dsra_months": [6, 0, 3],
         "sweep_fraction": [0.5, 0.0, 1.0],
         "lockup_dscr": [0.0, 2.5, 1.5],
         "debt_upfront_fee_fraction": [0.0, 0.01, 0.02],
     }
-    spec = {
-        "system": "H100_HGX",
-        "mfu": [0.5] * 3,
-        "rent_usd_per_gpu_hour": [2.0] * 3,
-        "debt_fraction": [0.6] * 3,
-        "build_months": [6] * 3,
-        "ramp_months": [3] * 3,
-        "periods": "month",
-        **water,
-    }
-    out = scenario.evaluate(spec)
-    src = {**scenario.used_inputs(spec), **out}
+    spec = project_cases.financed_spec(3, build_months=[6] * 3, ramp_months=[3] * 3, **water)
     keys = ("equity_irr", "min_dscr", "llcr", "equity_npv_usd_per_gpu", "peak_funding_usd_per_gpu")
-    for j in range(3):
-        terms = {key: src[key][j] for key in project.TERMS if key in src}
-        want = project.results({**terms, "periods": "month"}, keys)
-        for key in keys:
-            assert out[key][j] == pytest.approx(want[key][0], rel=1e-12), (j, key)
+    out, _ = project_cases.scenario_equals_project(spec, 3, keys)
     assert len({round(float(x), 6) for x in out["equity_irr"]}) == 3  # each waterfall its own
-    csv = tmp_path / "in.csv"
-    names = [k for k in spec if k != "periods"]
-    csv.write_text(
-        ",".join([*names, "periods"])
-        + "\n"
-        + "".join(
-            ",".join(str(spec[k] if isinstance(spec[k], str) else spec[k][j]) for k in names) + ",month\n"
-            for j in range(3)
-        )
-    )
-    for j, r in enumerate(project_cases.batch_rows(tmp_path, csv)):
-        for key in keys:
-            assert float(r[key]) == pytest.approx(out[key][j], rel=1e-9), (j, key)
+    project_cases.assert_batch_is_scenario(tmp_path, spec, 3, out, keys)
     said = project_cases.batch_refusal(
         tmp_path, "system,mfu,rent_usd_per_gpu_hour,debt_fraction,sweep_fraction\nH100_HGX,0.5,2,0.6,1.5\n"
     )
@@ -361,42 +332,27 @@ def _finance_inputs(month: bool) -> dict[str, object]:
 
 
 def _check_finance(path) -> None:
-    for k, (cell, lines) in enumerate(
-        project_cases.read_finance_book(path, len(project_cases.SYSTEMS), FINANCE_LINES), start=1
-    ):
-        terms = {key: cell[key] for key in (*project._REQUIRED, *project.OPTIONAL_ARGS)}
-        terms = {key: v for key, v in terms.items() if v is not None and v != ""}
+    for column in project_cases.finance_book_columns(path, FINANCE_LINES):
+        k, cell, lines, terms, py = column.k, column.cell, column.lines, column.given, column.py
         assert cell["project_inputs_check"] in ("", None)
-        py = project.period_lines(terms)
         n = py["net"].shape[0]
         for key in FINANCE_LINES:
             got = [np.nan if v in ("", None) else v for v in lines[key][:n]]
             want = py[key][:, 0]
             assert np.allclose(np.array(got, float), want, rtol=1e-9, atol=1e-6, equal_nan=True), (k, key)
-        res = project.results(terms, FINANCE_RESULTS)
-        for key in FINANCE_RESULTS:
-            assert cell[key] == pytest.approx(res[key][0], rel=1e-9), (k, key)
+        project_cases.assert_cells_are_results(cell, terms, FINANCE_RESULTS, k)
 
 
 @pytest.mark.parametrize("month", [False, True])
 def test_the_finance_workbook_in_the_engine_equals_python(tmp_path, month):
-    from gputco.workbook.finance.build import fill_cached_values
-
-    path = project_cases.write_finance_book(
-        tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(month)
+    _check_finance(
+        project_cases.recalculated_finance_book(tmp_path, _finance_inputs(month), "engine", "water")
     )
-    fill_cached_values(path)
-    _check_finance(path)
 
 
 @requires_soffice
 def test_the_finance_workbook_in_libreoffice_equals_python(tmp_path):
-    import lo
-
-    path = project_cases.write_finance_book(
-        tmp_path / "water.xlsx", project_cases.SYSTEMS, _finance_inputs(True)
-    )
-    _check_finance(lo.recalculate(path, tmp_path / "lo"))
+    _check_finance(project_cases.recalculated_finance_book(tmp_path, _finance_inputs(True), "lo", "water"))
 
 
 def test_the_cash_flow_table_shows_the_waterfall_and_adds_up():
