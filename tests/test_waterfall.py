@@ -101,12 +101,23 @@ def _by_hand(case: dict, lines: dict) -> dict[str, np.ndarray]:
     return out
 
 
-@settings(max_examples=80, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
-def test_the_waterfall_is_the_definitions_loop_on_every_path(seed, month):
-    case, lines = _repayable(seed, month)
-    if lines is None:
-        return
+def _on_repayable_cases(check):
+    """The test of ``check(case, lines, month)`` on 80 drawn cases by year and by month
+    (:func:`_repayable`; a sculpted debt that cannot be repaid is passed over)."""
+
+    @settings(max_examples=80, deadline=None)
+    @given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
+    def test(seed, month):
+        case, lines = _repayable(seed, month)
+        if lines is not None:
+            check(case, lines, month)
+
+    test.__name__, test.__qualname__, test.__doc__ = check.__name__, check.__qualname__, check.__doc__
+    return test
+
+
+@_on_repayable_cases
+def test_the_waterfall_is_the_definitions_loop_on_every_path(case, lines, month):
     hand = _by_hand(case, lines)
     scale = float(lines["debt_at_in_service"][0]) + 1.0
     close = dict(rtol=1e-9, atol=1e-9 * scale)
@@ -139,12 +150,8 @@ def test_the_waterfall_is_the_definitions_loop_on_every_path(seed, month):
     assert got["max_ltv"][0] == pytest.approx(lines["ltv"][:, 0].max(), rel=1e-9, abs=1e-12)
 
 
-@settings(max_examples=80, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), month=st.booleans())
-def test_the_balance_and_the_reserve_never_go_below_zero_and_end_at_zero(seed, month):
-    case, lines = _repayable(seed, month)
-    if lines is None:
-        return
+@_on_repayable_cases
+def test_the_balance_and_the_reserve_never_go_below_zero_and_end_at_zero(case, lines, _month):
     _ppy, b, _life, tenor, _grace, _rate = clock(case)
     owed = float(lines["debt_at_in_service"][0])
     eps = 1e-9 * owed
