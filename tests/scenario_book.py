@@ -91,7 +91,7 @@ def unrecalculated(spec, path: Path) -> Path:
 
 def row_shape(formula: str, row: int) -> str:
     """The formula with references to its own row replaced by {r} (same shape on every row)."""
-    return re.sub(rf"(\$?[A-Z]{{1,3}}){row}(?!\d)", r"\1{r}", formula)
+    return re.sub(rf"(\$?[A-Z]{{1,3}}\$?){row}(?!\d)", r"\1{r}", formula)
 
 
 def expected_outputs(spec) -> dict[str, np.ndarray]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from lo import recalculate, recalculate_unthreaded, requires_soffice
+from lo import recalculate, requires_soffice
 from lo_record import recorded, same, verify_or_refresh
 from project_cases import BOOKS, REL, SYSTEMS, system_terms
 from scenario_book import block, load, unrecalculated
@@ -31,7 +32,8 @@ from gputco.udfs import chain, scenario
 from gputco.workbook.finance.inputs import default_rent
 from gputco.workbook.scenarios import montecarlo, projectcells
 from gputco.workbook.scenarios.build import build, write_scenarios
-from gputco.workbook.scenarios.spec import ROW_REFUSED, SpecError, parse_spec
+from gputco.workbook.scenarios.rows import HEAD_ROW
+from gputco.workbook.scenarios.spec import WATERFALL, SpecError, parse_spec
 
 RECORDING = Path(__file__).parent / "data" / "lo_scenarios_project.json"
 REGENERATE = "GPUTCO_LO_REFRESH=1 python -m pytest -q tests/test_scenarios_project.py -k live"
@@ -71,15 +73,26 @@ PROBES = {
             "debt_fraction": {"dist": "uniform", "low": 0.2, "high": 0.8},
         },
     },
+    # the waterfall's inputs moved as the other lender inputs are (the reserve in whole months)
+    "month_lender_waterfall": {
+        "sensitivity": {
+            "inputs": ["sweep_fraction", "lockup_dscr", "dsra_months"],
+            "swing": {"dsra_months": 0.5},
+        },
+        "monte_carlo": {
+            "draws": 12,
+            "seed": 3,
+            "sweep_fraction": {"dist": "uniform", "low": 0.0, "high": 1.0},
+            "lockup_dscr": {"dist": "triangular", "low": 1.0, "mode": 1.3, "high": 2.0},
+        },
+    },
 }
 
 
 def _drawn(name: str, seed: int) -> dict:
     """A SPEC: its structure (BOOKS), five systems zipped with per-row draws from ``seed``."""
     rng = np.random.default_rng(seed)
-    # the scenario workbooks refuse a reserve, sweep or lock-up (spec.ROW_REFUSED): the lender's
-    # waterfall book keeps its fee, sculpting, grace and carried losses here
-    fixed = {k: v for k, v in BOOKS[name].items() if k not in ROW_REFUSED}
+    fixed = dict(BOOKS[name])  # the lender's book: its reserve, sweep and lock-up too
     year = fixed["periods"] == "year"
     life = fixed.get("life_years", 5)
     fixed["mfu"] = 0.5
@@ -271,7 +284,12 @@ def test_the_drawn_specs_meet_every_feature():
     assert {s.fixed["periods"] for s in specs} == {"year", "month"}
     assert {s.fixed["depreciation_method"] for s in specs} == {"straight_line", "macrs_5", "macrs_7"}
     assert sum(r["build_months"] > 0 for r in rows) >= 5 and sum(r["ramp_months"] > 0 for r in rows) >= 10
-    assert sum(s.monte_carlo is not None for s in specs) == 2
+    assert sum(s.monte_carlo is not None for s in specs) == 3
+    waterfall = [r for r in rows if r.get("sweep_fraction", 0) > 0]  # (fixed: on every row of its SPEC)
+    assert not waterfall or len(waterfall) == len(SYSTEMS)
+    lender = parse_spec(SPECS["month_lender_waterfall"])
+    assert all(lender.base[k] > 0 for k in ("dsra_months", "sweep_fraction", "lockup_dscr"))
+    assert {"sweep_fraction", "lockup_dscr", "dsra_months"} <= set(lender.drivers)
     assert all(any(d in projectcells.project.PROJECT_INPUTS for d in s.drivers) for s in specs[:3])
 
 
@@ -287,7 +305,7 @@ def test_the_drawn_draws_breach_and_clear_the_covenant(engine):
     """The lender's shares are tested on draws of both kinds: some below the covenant and some
     above, some equity IRRs below the cost of equity and some above."""
     shares = [got for got in engine.values() if "mcshare:p_min_dscr_below_covenant" in got]
-    assert len(shares) == 2
+    assert len(shares) == 3
     assert any(0 < got["mcshare:p_min_dscr_below_covenant"] < 1 for got in shares)
     assert any(0 < got["mcshare:p_equity_irr_below_cost_of_equity"] < 1 for got in shares)
 
@@ -316,8 +334,10 @@ def _both_missing(a, b) -> bool:
 
 @requires_soffice
 @pytest.mark.parametrize("name", list(SPECS))
-def test_libreoffice_live_equals_python_and_its_recording(tmp_path, name):
+def test_libreoffice_live_equals_python_and_its_recording(tmp_path, name, monkeypatch):
     spec = parse_spec(SPECS[name])
+    if spec.waterfall:  # no formula groups: more memory (WATERFALL_LO_MB)
+        monkeypatch.setenv("GPUTCO_LIBREOFFICE_MEMORY_MB", WATERFALL_LO_MB)
     path = recalculate(unrecalculated(spec, tmp_path / f"{name}.xlsx"), tmp_path / "lo")
     live = _read(path)
     assert _mismatches(spec, live) == []
@@ -515,56 +535,90 @@ def test_the_breakeven_rent_with_contracts_in_the_rows(tmp_path):
     assert np.allclose(got[1:], want[1:], rtol=1e-9, atol=0)
 
 
+#: LibreOffice's resident memory for a SPEC with the waterfall: its rows form no formula groups
+#: (docs/scenarios.md: the two-row LENDER_WATERFALL workbook needs 2.0-2.3 GiB in LibreOffice
+#: 7.4.7.2, against under 1.2 GiB with groups; measured 2026-12-07); the default budget is 2 GiB
+WATERFALL_LO_MB = "6144"
+
+
 @pytest.mark.parametrize("table", ["fixed", "grid", "monte_carlo", "sensitivity"])
-def test_a_reserve_sweep_or_lockup_is_refused_with_where_to_go(table):
-    """LibreOffice computes a scenario row's waterfall wrongly (spec.ROW_REFUSED): refused, naming
-    the input, the value and the routes that take it; 0 (the default) is taken."""
+def test_a_reserve_sweep_or_lockup_is_taken_in_every_table(table):
+    """Set in [fixed], listed in [grid], drawn by the Monte Carlo or moved by the tornado: taken,
+    and Python's results of the rows move with them (a sweep repays the debt sooner)."""
     base = {
         "grid": {"system": ["H100_HGX"]},
-        "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 2.0, "debt_fraction": 0.6},
+        "fixed": {"mfu": 0.5, "rent_usd_per_gpu_hour": 3.0, "debt_fraction": 0.6, "periods": "month"},
     }
-    parse_spec({**base, "fixed": {**base["fixed"], "sweep_fraction": 0}})
-    spec = {
-        "fixed": {**base, "fixed": {**base["fixed"], "sweep_fraction": 0.5}},
-        "grid": {**base, "grid": {**base["grid"], "dsra_months": [0, 6]}},
-        "monte_carlo": {**base, "monte_carlo": {"lockup_dscr": {"dist": "uniform", "low": 1.1, "high": 1.5}}},
-        "sensitivity": {**base, "sensitivity": {"inputs": ["sweep_fraction"]}},
-    }[table]
-    with pytest.raises(SpecError) as e:
-        parse_spec(spec)
-    said = str(e.value)
-    assert any(name in said for name in ROW_REFUSED) and "gputco batch" in said and "finance workbook" in said
+    spec = parse_spec(
+        {
+            "fixed": {**base, "fixed": {**base["fixed"], "sweep_fraction": 0.5, "dsra_months": 6}},
+            "grid": {**base, "grid": {**base["grid"], "dsra_months": [0, 6], "sweep_fraction": [0, 0.5]}},
+            "monte_carlo": {
+                **base,
+                "monte_carlo": {"draws": 8, "sweep_fraction": {"dist": "uniform", "low": 0.0, "high": 1.0}},
+            },
+            "sensitivity": {**base, "sensitivity": {"inputs": ["sweep_fraction", "lockup_dscr"]}},
+        }[table]
+    )
+    if table == "fixed":
+        assert spec.base["sweep_fraction"] == 0.5 and spec.base["dsra_months"] == 6
+    elif table == "grid":
+        irr = spec.results["equity_irr"]
+        assert len(irr) == 4 and len(set(np.round(irr, 12))) == 4  # each row its own waterfall
+    elif table == "monte_carlo":
+        assert np.ptp(spec.draw_results["equity_irr"]) > 0
+    else:
+        assert spec.drivers[:2] == ("sweep_fraction", "lockup_dscr")
+        assert [c[0] for c in spec.sensitivity_cases()][:2] == ["sweep_fraction", "lockup_dscr"]
 
 
-def test_the_inputs_a_spec_refuses_take_only_0_on_the_inputs_sheet():
-    """What a SPEC refuses (spec.ROW_REFUSED) is not taken by typing either: each such Inputs cell
-    (the scenarios' and the base scenario's) holds 0 under a data validation that refuses any
-    other value (custom rule ``cell=0``, as Excel and LibreOffice check it when a value is typed),
-    saying why and where the input is taken; the other inputs keep their range checks."""
+@pytest.mark.parametrize("waterfall", [False, True], ids=["without", "with a sweep"])
+def test_the_waterfall_inputs_on_the_inputs_sheet(waterfall):
+    """Each waterfall Inputs cell (the scenarios' and the base scenario's): in a workbook whose
+    SPEC sets a reserve, sweep or lock-up (its rows read their own row absolutely), the range
+    check of every input (udfs/ranges.py); in one whose SPEC sets none (its rows form
+    LibreOffice's formula groups), 0 only (custom rule ``cell=0``, as Excel and LibreOffice check
+    it when a value is typed), saying why and how to get a workbook that takes it."""
     from openpyxl.utils.cell import range_boundaries
 
-    wb = build(parse_spec({"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5}})).wb
+    from gputco.udfs import ranges
+
+    fixed = {"mfu": 0.5, **({"sweep_fraction": 0.5, "debt_fraction": 0.5} if waterfall else {})}
+    spec = parse_spec({"grid": {"system": ["H100_HGX"]}, "fixed": fixed})
+    assert spec.waterfall == waterfall
+    wb = build(spec).wb
     ws = wb["Inputs"]
     rules = {str(ref): dv for dv in ws.data_validations.dataValidation for ref in dv.sqref.ranges}
     for prefix in ("inp_", "base_"):
-        for key in ROW_REFUSED:
+        for key in WATERFALL:
             ((sheet, ref),) = wb.defined_names[prefix + key].destinations
             ref = ref.replace("$", "")
-            assert sheet == "Inputs" and ws[ref].value == 0, (prefix, key)
+            assert sheet == "Inputs" and ws[ref].value == fixed.get(key, 0), (prefix, key)
             dv = rules[ref]
-            assert (dv.type, dv.formula1, dv.allowBlank) == ("custom", f"{ref}=0", False), key
-            assert dv.showErrorMessage and "LibreOffice" in dv.error and "batch" in dv.error
-            assert len(dv.error) <= 255 and len(dv.prompt) <= 255  # Excel's limits on the texts
             col, row, _, _ = range_boundaries(ref)
-            assert "0 only" in ws.cell(row=row, column=col + 1).value
+            note = ws.cell(row=row, column=col + 1).value or ""
+            if waterfall:
+                assert dv.formula1 == ranges.of(key).excel(ref) and dv.error.startswith(f"{key} must be")
+                assert "0 only" not in note
+            else:
+                assert (dv.type, dv.formula1, dv.allowBlank) == ("custom", f"{ref}=0", False), key
+                assert dv.showErrorMessage and "LibreOffice" in dv.error and "SPEC" in dv.error
+                assert len(dv.error) <= 255 and len(dv.prompt) <= 255  # Excel's limits on the texts
+                assert "0 only" in note
     ((_, ref),) = wb.defined_names["inp_debt_fraction"].destinations
     assert rules[ref.replace("$", "")].formula1 != f"{ref.replace('$', '')}=0"
+    # the rows read their own columns absolutely with the waterfall only
+    first = HEAD_ROW + 2  # the first scenario's row
+    texts = [c.value for c in wb["Scenarios"][first] if isinstance(c.value, str) and c.value.startswith("=")]
+    own = [t for t in texts if re.search(rf"\$[A-Z]{{1,3}}\${first}(?!\d)", t)]
+    rel = [t for t in texts if re.search(rf"\$[A-Z]{{1,3}}{first}(?!\d)", t)]
+    assert (bool(own), bool(rel)) == ((True, False) if waterfall else (False, True))
 
 
-#: the SPEC a scenario workbook refuses (spec.ROW_REFUSED): two systems (two rows: a formula
-#: group per column in LibreOffice) on the lender's waterfall book (sculpted, 3-month grace,
-#: 6-month reserve, 50% sweep, lock-up below 1.3x, carried losses) by month
-REFUSED_WATERFALL = {
+#: a lender's SPEC with the whole waterfall: two systems (two rows: in LibreOffice 7.4 a formula
+#: group per column, were the rows' references relative) on the lender's book (sculpted, 3-month
+#: grace, 6-month reserve, 50% sweep, lock-up below 1.3x, a fee, carried losses) by month
+LENDER_WATERFALL = {
     "grid": {"system": ["H100_HGX", "GB200_NVL72"]},
     "fixed": {
         **BOOKS["month_lender_waterfall"],
@@ -577,23 +631,24 @@ REFUSED_WATERFALL = {
 
 
 @requires_soffice
-def test_libreoffice_computes_the_refused_waterfall_rows_right_only_without_threaded_groups(
+def test_libreoffice_threaded_and_the_engine_compute_a_lender_waterfall_spec_equal_to_python(
     tmp_path, monkeypatch
 ):
-    """Why a SPEC refuses a reserve, sweep or lock-up (issue 40): the rows' formulas are right
-    (LibreOffice with Calc's threaded calculation of formula groups off equals Python to 1e-9
-    on every row), and LibreOffice 7.4 as installed (threaded, its default) computes them wrongly:
-    a column's rows form a formula group, and rows of the group but the last read interest
-    cells left at 0 (measured 2026-12-07, LibreOffice 7.4.7.2 on 2 cores: the scheduled interest
-    of the first row's sculpted debt from its second repayment month, so its reserve, service,
-    equity and equity IRR are off, and a Sensitivity case's too; the last row is right, and so
-    is a block of one row, which forms no group). When the second assertion fails, LibreOffice
-    computes these rows right: lift spec.ROW_REFUSED."""
-    from gputco.workbook.scenarios import spec as spec_module
-
-    monkeypatch.setattr(spec_module, "ROW_REFUSED", ())
-    spec = parse_spec(REFUSED_WATERFALL)
+    """LibreOffice 7.4 as installed (its default profile: threaded calculation of formula groups
+    on) and gputco's engine compute every row of a two-row lender SPEC with a reserve, sweep and
+    lock-up, its Sensitivity cases too, equal to Python (udfs.project.results through
+    scenario.evaluate) to 1e-9. With the rows' references relative, LibreOffice read the first
+    row's scheduled interest as 0 from its second repayment month (docs/scenarios.md, measured
+    2026-12-07 with LibreOffice 7.4.7.2: 16 results of the first row off); a SPEC with the
+    waterfall has its rows read their own row absolutely (Layout.absolute_rows)."""
+    monkeypatch.setenv("GPUTCO_LIBREOFFICE_MEMORY_MB", WATERFALL_LO_MB)
+    spec = parse_spec(LENDER_WATERFALL)
+    assert spec.base["sweep_fraction"] == 0.5 and spec.base["dsra_months"] == 6 and spec.waterfall
     src = unrecalculated(spec, tmp_path / "waterfall.xlsx")
-    assert _mismatches(spec, _read(recalculate_unthreaded(src, tmp_path / "unthreaded"))) == []
-    threaded = _mismatches(spec, _read(recalculate(src, tmp_path / "threaded")))
-    assert any(m.startswith("scenario 0 equity_irr:") for m in threaded), threaded
+    threaded = _read(recalculate(src, tmp_path / "threaded"))
+    assert _mismatches(spec, threaded) == []
+    ours = _read(write_scenarios(spec, tmp_path / "engine.xlsx").path)
+    assert _mismatches(spec, ours) == []
+    # the waterfall is there: each row's equity IRR is a number, and the rows differ
+    irr = [threaded[f"scenario:{i}:equity_irr"] for i in range(2)]
+    assert all(isinstance(v, float) for v in irr) and irr[0] != irr[1]

@@ -130,8 +130,9 @@ def build(spec: Spec, xlwings_rows: list[tuple[str, str]] | None = None) -> Buil
         checks=True,
         last_year=0 if project else cash_flow_years(spec.scenario_inputs()),
         project=_project_last(spec, spec.scenario_inputs(), "grid", spec.n_scenarios) if project else None,
+        absolute_rows=spec.waterfall,
     )
-    base = Layout([], "base_", "base_use_", first_col=2)
+    base = Layout([], "base_", "base_use_", first_col=2, absolute_rows=spec.waterfall)
     where = {
         k: f"Scenarios column {grid.letter(k)} ({len(v)} values: the [grid])" for k, v in spec.grid.items()
     }

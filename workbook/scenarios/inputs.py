@@ -17,7 +17,7 @@ from __future__ import annotations
 from gputco.udfs import chain, ranges, scenario
 from gputco.workbook.finance import projectflows
 from gputco.workbook.scenarios.layout import INPUTS, PRESET_BACKED, Layout
-from gputco.workbook.scenarios.spec import ROW_REFUSED
+from gputco.workbook.scenarios.spec import WATERFALL
 from gputco.workbook.xlsx import styles
 from gputco.workbook.xlsx.book import BookBuilder
 from gputco.workbook.xlsx.validation import only_value, preset_list, validate_range
@@ -69,6 +69,7 @@ def build(
         "the defined name. Change a value here and every scenario follows.",
     )
     dvs = {}
+    zero_only = () if grid.absolute_rows else WATERFALL  # rows in LibreOffice's groups: see ZERO_ONLY_WHY
     for key, list_name in LISTS.items():
         dvs[key] = preset_list(ws, list_name)
     row = 4
@@ -84,8 +85,9 @@ def build(
             _note(ws, row, grid_where[name])
             continue
         value = fixed.get(name, default(name))
-        _input(book, ws, row, f"{grid.inp}{name}", q, value, dvs)
-        _note(ws, row, _note_of(name, "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default")))
+        _input(book, ws, row, f"{grid.inp}{name}", q, value, dvs, zero_only)
+        note = "from [fixed]" if name in fixed else BLANK_PRESET.get(name, "default")
+        _note(ws, row, ZERO_ONLY_NOTE if name in zero_only else note)
 
     row += 2
     styles.section_row(
@@ -108,8 +110,9 @@ def build(
     for name, q in INPUTS.items():
         row += 1
         value = base_values.get(name, default(name))
-        _input(book, ws, row, f"{base.inp}{name}", q, value, dvs)
-        _note(ws, row, _note_of(name, "" if name in base_values else BLANK_PRESET.get(name, "default")))
+        _input(book, ws, row, f"{base.inp}{name}", q, value, dvs, zero_only)
+        note = "" if name in base_values else BLANK_PRESET.get(name, "default")
+        _note(ws, row, ZERO_ONLY_NOTE if name in zero_only else note)
     row += 1
     for q in base.constants:
         row += 1
@@ -148,40 +151,37 @@ def _note(ws, row: int, text: str) -> None:
         ws.cell(row=row, column=VALUE_COL + 1, value=text).font = styles.NOTE_FONT
 
 
-def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs) -> None:
+def _input(book: BookBuilder, ws, row: int, name: str, q, value, dvs, zero_only=()) -> None:
     _label(ws, row, name, q.label, q.unit)
     cell = ws.cell(row=row, column=VALUE_COL, value=value)
     styles.style_input(cell, q.unit)
     if q.key in dvs:
         dvs[q.key].add(cell)
-    elif q.key in ROW_REFUSED:
+    elif q.key in zero_only:
         _zero_only(ws, q.key, cell.coordinate)
     elif q.key in ranges.RANGES:
         validate_range(ws, q.key, row, VALUE_COL)
     book.define_cell(name, ws, row, VALUE_COL)
 
 
-#: the note of a reserve, sweep or lock-up input (spec.ROW_REFUSED)
-ZERO_ONLY_NOTE = "0 only here (LibreOffice): batch and the finance workbook take it"
+#: the note of a reserve, sweep or lock-up input in a workbook whose SPEC sets none
+ZERO_ONLY_NOTE = "0 only here: set it in the SPEC (its rows then take it)"
 
 
-def _note_of(name: str, note: str) -> str:
-    return ZERO_ONLY_NOTE if name in ROW_REFUSED else note
-
-
-#: why a reserve, sweep or lock-up input takes 0 only in a scenario workbook (its Excel message)
+#: why such an input takes 0 only there (its Excel message)
 ZERO_ONLY_WHY = (
-    "0 only in a scenario workbook: LibreOffice's multi-threaded calculation computes a reserve, "
-    "sweep or lock-up in the scenario rows wrongly. The finance workbook (gputco template) and "
-    "gputco batch take it."
+    "0 only in this workbook: its SPEC sets no reserve, sweep or lock-up, so its rows form "
+    "LibreOffice formula groups, whose threaded calculation computes these wrongly. Set it in the "
+    "SPEC (fixed, grid, sensitivity or monte_carlo) and write the workbook again."
 )
 
 
 def _zero_only(ws, key: str, ref: str) -> None:
-    """A reserve, sweep or lock-up input (spec.ROW_REFUSED) takes 0 only, as a SPEC does: a value
-    typed here would be computed wrongly by LibreOffice (spec.py says why), so Excel and
-    LibreOffice refuse it, with the reason and where the input is taken."""
-    only_value(ws, ref, 0, key, "0 only in a scenario workbook", ZERO_ONLY_WHY)
+    """A reserve, sweep or lock-up input (spec.WATERFALL) of a workbook written without one takes
+    0 only (its rows read their own row relatively: Layout.absolute_rows): a value typed here
+    would be computed wrongly by LibreOffice, so Excel and LibreOffice refuse it, saying why and
+    how to get a workbook that takes it."""
+    only_value(ws, ref, 0, key, "0 only in this workbook", ZERO_ONLY_WHY)
 
 
 def _used(book: BookBuilder, ws, row: int, layout: Layout, q) -> None:

@@ -24,6 +24,8 @@ unit constants
 ('$C{r}', 'use_pue', 'inp_tokens')
 >>> lay.formula("power_usd_per_gpu_hour")
 '=$E{r}*use_pue*use_usd_per_kwh'
+>>> Layout(["system", "mfu"], "inp_", "use_", first_col=2, absolute_rows=True).ref("mfu")
+'$C${r}'
 """
 
 from __future__ import annotations
@@ -254,8 +256,10 @@ class Layout:
         checks: bool = False,
         last_year: int = LAST_YEAR,
         project: int | None = None,
+        absolute_rows: bool = False,
     ) -> None:
         unknown = [k for k in varying if k not in INPUTS]
+        self.absolute_rows = absolute_rows  # a row reads its columns as $F$6, not $F6 (see ref)
         if unknown:
             raise ValueError(f"not scenario inputs: {unknown}")
         self.varying = list(varying)
@@ -352,15 +356,34 @@ class Layout:
         )
         self.col = {q.key: self.first_col + i for i, q in enumerate(self.columns)}
 
+    def block(self, varying: Sequence[str], *, first_col: int, last_year: int, project: int | None) -> Layout:
+        """A block's layout reading this one's named cells (the base scenario's, for the
+        Sensitivity cases and the Monte Carlo draws), its rows written as this one's."""
+        return Layout(
+            varying,
+            self.inp,
+            self.use,
+            first_col=first_col,
+            last_year=last_year,
+            project=project,
+            absolute_rows=self.absolute_rows,
+        )
+
     def letter(self, key: str) -> str:
         return get_column_letter(self.col[key])
 
     def ref(self, key: str) -> str:
         """The reference of a quantity for row ``{r}``: its column, else its named cell (a chain
-        step's column under its project name: ``[irr]`` is the column ``project_irr``)."""
+        step's column under its project name: ``[irr]`` is the column ``project_irr``).
+
+        With ``absolute_rows`` (a SPEC with a reserve, sweep or lock-up: Spec.waterfall) a column
+        is read on the row absolutely (``$F$6`` in row 6): LibreOffice 7.4 then forms no formula
+        groups of the block's rows, whose threaded calculation reads some of a row's waterfall
+        cells as 0 (issue 40, docs/scenarios.md); gputco's engine reads ``$F$6`` in row 6 as
+        ``$F6`` and keeps a column one group (workbook/recalc/base/refs.own_row_relative)."""
         key = chain.project_name(key)
         if key in self.col:
-            return f"${self.letter(key)}{{r}}"
+            return f"${self.letter(key)}{'$' if self.absolute_rows else ''}{{r}}"
         if key in INPUTS and key not in PRESET_BACKED:
             return f"{self.inp}{key}"
         if any(q.key == key for q in self.constants):

@@ -110,7 +110,7 @@ def build(
         "the base scenario (Inputs, base_*) with the random inputs below. Change the SPEC "
         "and run gputco scenarios again to redraw.",
     )
-    layout = Layout(list(mc.dists), base.inp, base.use, first_col=2, last_year=last_year, project=project)
+    layout = base.block(list(mc.dists), first_col=2, last_year=last_year, project=project)
     row = 4
     styles.section_row(ws, row, "Random inputs", 7)
     row += 1

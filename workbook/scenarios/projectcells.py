@@ -59,7 +59,7 @@ CELLS = (
     "power_use",
     # the waterfall's (docs/project.md): read from the period before or read often, so that no
     # formula inlines them (not `service`: as a cell, LibreOffice left the grace months of a sculpted
-    # row at 0); the scenario workbooks refuse a reserve, sweep or lock-up (spec.ROW_REFUSED)
+    # row at 0)
     "service_sum",
     "paid_principal",
     "paid_service",

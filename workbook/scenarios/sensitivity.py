@@ -106,7 +106,7 @@ def build(
     if project:
         reach = [{**spec.base, d: value} for d, _b, lo, hi, *_ in cases for value in (lo, hi)]
         last = max(projectcells.last_period(x) for x in [spec.base, *reach])
-    layout = Layout([c[0] for c in cases], base.inp, base.use, first_col=3, last_year=years, project=last)
+    layout = base.block([c[0] for c in cases], first_col=3, last_year=years, project=last)
     mtok = layout.letter("usd_per_mtok")
     rows = {}
     for i, (d, *_rest) in enumerate(cases):

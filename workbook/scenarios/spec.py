@@ -114,6 +114,12 @@ class MonteCarlo:
         return out
 
 
+#: the debt's waterfall inputs (docs/project.md): a SPEC that sets or moves one has its rows read
+#: their own row absolutely (Layout's ``absolute_rows``; docs/scenarios.md "LibreOffice's formula
+#: groups" says why)
+WATERFALL = ("dsra_months", "sweep_fraction", "lockup_dscr")
+
+
 @dataclass(frozen=True)
 class Spec:
     """A validated SPEC. Text values are preset keys (``"H100_HGX"``), numbers are floats."""
@@ -126,6 +132,21 @@ class Spec:
     monte_carlo: MonteCarlo | None = None
     #: groups of grid inputs whose lists vary together (``zip = [["system", "mfu"]]``)
     zipped: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def waterfall(self) -> bool:
+        """True where a row may have a reserve, sweep or lock-up (:data:`WATERFALL` other than 0
+        in [fixed] or [base], listed in [grid], moved by the tornado or drawn by the Monte
+        Carlo): LibreOffice 7.4's threaded calculation of formula groups computes such rows
+        wrongly, so their formulas read their own row absolutely and form no groups."""
+        drawn = self.monte_carlo.dists if self.monte_carlo else {}
+        return any(
+            self.base.get(k, 0) != 0
+            or any(v != 0 for v in self.grid.get(k, ()))
+            or k in self.drivers
+            or k in drawn
+            for k in WATERFALL
+        )
 
     @property
     def n_scenarios(self) -> int:
@@ -308,39 +329,10 @@ def parse_spec(data: Mapping[str, object]) -> Spec:
 # --- values ----------------------------------------------------------------------------------
 
 
-#: the waterfall's inputs a scenario workbook refuses (other than 0): LibreOffice, which the
-#: workbooks must recalculate in, computes a scenario row's reserve, sweep and lock-up wrongly
-#: (issue 40, measured 2026-12-06 and 2026-12-07 with LibreOffice 7.4.7.2: on a drawn month SPEC,
-#: a row whose sweep prepays in its first month shows no prepayment and an equity IRR of #N/A;
-#: on two rows of the lender's book, the first row's scheduled interest cells read 0 from its
-#: second repayment month; gputco's engine and Python agree to 1e-9). The cause is LibreOffice's
-#: multi-threaded calculation of formula groups (a column's rows of the same formula): with it
-#: off in the profile, or with one row (no group), LibreOffice equals Python to 1e-9; the
-#: formulas have no circular reference (tests/test_scenarios_project.py records the threaded
-#: and the unthreaded runs). Rows that
-#: form no group (absolute row references) avoid it but make gputco's engine compile every cell
-#: alone (a 30-row lender SPEC: unfinished after 3 min, against 73 s). Batch and the finance
-#: workbook take them.
-ROW_REFUSED = ("dsra_months", "sweep_fraction", "lockup_dscr")
-ROW_REFUSED_WHY = (
-    "a debt service reserve, sweep or lock-up is not in the scenario workbooks (LibreOffice's "
-    "multi-threaded calculation computes the rows' waterfall wrongly); use `gputco batch` (the same "
-    "inputs as CSV columns) or the finance workbook (`gputco template --set inp_{name}=...`), which take it"
-)
-
-
 def _input_name(path: str, name: str) -> str:
     if name not in scenario.INPUT_NAMES:
         raise SpecError(path, _unknown("scenario input", name, scenario.INPUT_NAMES))
     return name
-
-
-def _refused(path: str, name: str, value: float | None = None) -> None:
-    """A reserve, sweep or lock-up (:data:`ROW_REFUSED`) a SPEC cannot take: moved (``value``
-    None: a sensitivity driver or a Monte Carlo distribution) or given other than 0."""
-    if name in ROW_REFUSED and (value is None or value != 0):
-        got = "" if value is None else f"; got {value:g}"
-        raise SpecError(path, ROW_REFUSED_WHY.format(name=name) + got)
 
 
 def _grid_values(name: str, values: object, repeats: bool = False) -> tuple:
@@ -384,7 +376,6 @@ def _scalar(path: str, name: str, value: object) -> object:
         raise SpecError(path, f"must be a number, got {_show(value)}")
     if not math.isfinite(value):
         raise SpecError(path, f"must be a finite number, got {value}")
-    _refused(path, name, value)
     return float(value)
 
 
@@ -434,7 +425,6 @@ def _sensitivity(table: Mapping) -> tuple[tuple[str, ...], dict[str, float]]:
         if not isinstance(d, str):
             raise SpecError("sensitivity.inputs", f"must list input names, got {_show(d)}")
         _input_name("sensitivity.inputs", d)
-        _refused("sensitivity.inputs", d)
         if d not in NUMERIC:
             raise SpecError(
                 "sensitivity.inputs", f"{d} is text; only numeric inputs can be moved: {', '.join(NUMERIC)}"
@@ -497,7 +487,6 @@ def _monte_carlo(table: Mapping) -> MonteCarlo | None:
             )
         if name not in NUMERIC:
             raise SpecError(path, f"{name} is text; only numeric inputs take a distribution")
-        _refused(path, name)
         if not isinstance(value, dict) or "dist" not in value:
             raise SpecError(
                 path,
