@@ -443,3 +443,25 @@ def test_a_stop_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path, mo
     finally:
         signal.signal(signal.SIGTERM, before)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_next_write_removes_a_killed_runs_chart_cache_part_too(tmp_path):
+    """A run killed while it cached the charts (workbook/xlsx/chartcache.py writes
+    ``.~NAME.PID.XXXX.tmp.charts`` beside its hidden file) leaves that part behind; the next
+    write of the destination removes it with the hidden file, as it does ``.tmp`` files, and
+    leaves a live writer's files and a name that only looks alike."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    out = tmp_path / "out.xlsx"
+    killed = [
+        tmp_path / f".~out.xlsx.{dead.pid}.a1b2.tmp",
+        tmp_path / f".~out.xlsx.{dead.pid}.a1b2.tmp.charts",
+    ]
+    kept = [
+        tmp_path / f".~out.xlsx.{os.getpid()}.c3d4.tmp.charts",
+        tmp_path / f".~out.xlsx.{dead.pid}.a1b2.tmpx",
+    ]
+    for path in (*killed, *kept):
+        path.write_bytes(b"left")
+    assert main(["template", "-o", str(out), "--force"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out.xlsx", *(p.name for p in kept)])

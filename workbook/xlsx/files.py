@@ -238,13 +238,15 @@ def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def remove_stale(folder: Path, name: str) -> list[Path]:
-    """Remove the temporary files ``.~NAME.PID.XXXX.tmp`` that killed runs left beside ``name``:
+    """Remove the temporary files ``.~NAME.PID.XXXX.tmp`` that killed runs left beside ``name``,
+    and the parts written beside such a file (``.~NAME.PID.XXXX.tmp.charts``: chart caches):
     those whose process (the PID in the name) no longer runs on this machine. A live writer's
     file is never touched. Returns what was removed.
     """
     removed = []
+    stem = f".~{glob_escape(name)}.*.tmp"
     try:
-        candidates = list(folder.glob(f".~{glob_escape(name)}.*.tmp"))
+        candidates = [*folder.glob(stem), *folder.glob(f"{stem}.*")]
     except OSError:
         return removed
     for path in candidates:
