@@ -8,6 +8,7 @@ negative, ``gputco template --set inp_debt_years=...``, each with the text of
 
 from __future__ import annotations
 
+import openpyxl
 import pytest
 from test_batch import PROJECT_CLEAN, _project_file
 
@@ -121,3 +122,27 @@ def test_the_finance_workbook_says_the_rule_in_its_results(tmp_path, capsys, ten
     capsys.readouterr()
     wb = openpyxl.load_workbook(out, data_only=True)
     assert _value(wb, "out_equity_irr_1") == f"debt_years must be {RULE}"
+
+
+def test_the_workbooks_tenor_cells_say_the_rule_when_a_value_is_typed(tmp_path):
+    """The data validation of the tenor cells (finance workbook: inp_debt_years; scenario
+    workbook: the Inputs cell of debt_years) says the same rule in its prompt and its error
+    message as every other route; the cell's check still refuses 0 and 101."""
+    from gputco.workbook.scenarios.build import write_scenarios
+
+    finance = tmp_path / "f.xlsx"
+    assert main(["template", "-o", str(finance)]) == 0
+    spec = parse_spec(
+        {"grid": {"system": ["H100_HGX"]}, "fixed": {"mfu": 0.5, "debt_fraction": 0.5, "debt_years": 4}}
+    )
+    scenarios = write_scenarios(spec, tmp_path / "s.xlsx").path
+    for path, name in ((finance, "inp_debt_years"), (scenarios, "inp_debt_years")):
+        wb = openpyxl.load_workbook(path)
+        ((sheet, ref),) = wb.defined_names[name].destinations
+        cell = ref.replace("$", "")
+        (dv,) = [dv for dv in wb[sheet].data_validations.dataValidation if cell in dv.sqref]
+        assert dv.prompt == f"debt_years must be {RULE}" and dv.error == f"debt_years must be {RULE}.", (
+            path,
+            dv,
+        )
+        assert f"{cell}>0" in dv.formula1 and f"{cell}<=100" in dv.formula1, dv.formula1

@@ -26,13 +26,15 @@ def validate_range(
     label: str = "",
 ) -> DataValidation:
     """Validate the block from (first_row, first_col) to (last_row, last_col) against ``arg``'s
-    range; ``label`` names the input in the messages (default: ``arg``)."""
+    range; ``label`` names the input in the messages (default: ``arg``). Where the interval alone
+    is not the rule (the debt tenor), the messages say the rule, as every other route does; the
+    cell's own check stays the interval and the workbook's input checks test the rest."""
     r = ranges.of(arg)
     last_row = first_row if last_row is None else last_row
     last_col = first_col if last_col is None else last_col
     first = f"{get_column_letter(first_col)}{first_row}"
     name = label or arg
-    text = f"{name} must be {'in ' if str(r)[0] in '[(' else ''}{r}"
+    text = f"{name} must be {r.rule if r.rule else ('in ' if str(r)[0] in '[(' else '') + str(r)}"
     dv = DataValidation(
         type="custom",
         formula1=r.excel(first),
