@@ -1305,28 +1305,37 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
     drawn = f["drawn"]
     balance = drawn * (1.0 + i) ** b
     pay = f["payment"]
-    p = np.arange(int(np.max(b + life)) + 1, dtype=float)[:, None]
+    # periods 0..build + tenor (within the life): after the tenor no debt is left, so the loan to
+    # value is 0 there, which neither the highest nor a breach can be
+    p = np.arange(int(np.max(b + np.minimum(tenor, life))) + 1, dtype=float)[:, None]
     k = p - b
     scheduled = f.get("closing") is not None  # some rows' balance from their schedule
+    # the (periods, rows) factors that depend on a row's rate and build (or its value curve) only
+    # are computed once per distinct rate and build (curve): the same operations on the same
+    # numbers, so the same bits, at a fraction of the cost where rows share their terms
+    (iu, bu), rate_of = _distinct_rows(i, b)
     with np.errstate(all="ignore"):
+        ku = np.maximum(p - bu, 0.0)
         if scheduled and f["scheduled"].all():
             during = f["closing"].dense()[: p.size]
         else:
-            grown = (1.0 + i) ** np.maximum(k, 0.0)
+            grown = ((1.0 + iu) ** ku)[:, rate_of]
+            # (1 + i)^k - 1 is 0 in floats for i below about 1e-16: expm1(k log1p(i)) / i is k there
+            tiny = (np.expm1(ku * np.log1p(iu)))[:, rate_of] if np.any((i < TINY_RATE) & (i > 0)) else 0.0
+            kk = np.maximum(k, 0.0)
             repaid = np.where(
-                i >= TINY_RATE,
-                pay * (grown - 1.0) / i,
-                # (1 + i)^k - 1 is 0 in floats for i below about 1e-16: expm1(k log1p(i)) / i is k there
-                np.where(
-                    i > 0, pay * (np.expm1(np.maximum(k, 0.0) * np.log1p(i)) / i), pay * np.maximum(k, 0.0)
-                ),
+                i >= TINY_RATE, pay * (grown - 1.0) / i, np.where(i > 0, pay * (tiny / i), pay * kk)
             )
             during = balance * grown - repaid
             if scheduled:
                 during = np.where(f["scheduled"], f["closing"].dense()[: p.size], during)
-        closing = np.where(k <= 0, drawn * (1.0 + i) ** p, np.where(k < tenor, during, 0.0))
-        value = curves.value_at(t["value_curve"], np.broadcast_to(p / ppy, (p.size, capex.size)).T).T * capex
-        value = value * curves.moved(t["value_curve_shift"], t["value_curve_slope"], p / ppy)
+        closing = np.where(k <= 0, drawn * ((1.0 + iu) ** p)[:, rate_of], np.where(k < tenor, during, 0.0))
+        (table, shift, slope), curve_of = _distinct_rows(
+            t["value_curve"], t["value_curve_shift"], t["value_curve_slope"], size=capex.size
+        )
+        years = np.broadcast_to(p / ppy, (p.size, table.shape[0])).T
+        value = curves.value_at(table, years).T[:, curve_of] * capex
+        value = value * curves.moved(shift, slope, p / ppy)[:, curve_of]
         ltv = np.where(closing > 0, closing / value, 0.0)
     ltv = np.where(p <= b + life, ltv, 0.0)
     cov = t["max_ltv_covenant"]
@@ -1337,6 +1346,33 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
         "ltv_at_maturity": np.where(levered, ltv[at, np.arange(capex.size)], np.nan),
         "ltv_breach_periods": np.where(cov > 0, (ltv > cov).sum(axis=0), 0.0).astype(float),
     }
+
+
+def _distinct_rows(
+    *columns: np.ndarray, size: int | None = None
+) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+    """The distinct rows of ``columns`` (each one value per row, or a table with a row per row;
+    scalars broadcast to ``size`` rows) and, for each row, the index of its distinct row: the
+    columns are ``tuple(c[index])``, bit for bit (rows are told apart by their bytes).
+
+    >>> (rate,), of = _distinct_rows(np.array([0.1, 0.2, 0.1]))
+    >>> rate.tolist(), of.tolist()
+    ([0.1, 0.2], [0, 1, 0])
+    """
+    n = size if size is not None else np.asarray(columns[0]).shape[0]
+    parts = [
+        np.broadcast_to(np.asarray(c, dtype=float), (n, *np.shape(c)[1:])).reshape(n, -1) for c in columns
+    ]
+    rows = np.ascontiguousarray(np.hstack(parts))
+    keys = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+    _, first, of = np.unique(keys, return_index=True, return_inverse=True)
+    out, at = [], 0
+    for c, part in zip(columns, parts, strict=True):
+        width = part.shape[1]
+        picked = rows[first, at : at + width]
+        at += width
+        out.append(picked.reshape((first.size, *np.shape(c)[1:])) if np.ndim(c) > 1 else picked[:, 0])
+    return tuple(out), of.ravel()
 
 
 # --- the TCO_ functions of the project (udfs/registry.py) --------------------------------------
