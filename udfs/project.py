@@ -846,8 +846,9 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             if floating[rows].any()
             else None
         )
+        every = rows.size == n  # every row scheduled: its lines as they are, not copies
         service, interest, closing_rows, stuck, scale = _scheduled_debt(
-            got["cfads"].values[:, rows],
+            got["cfads"].values if every else got["cfads"].values[:, rows],
             b,
             t["repayment"][rows],
             **sub,
@@ -864,11 +865,14 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
         if water.any():  # the reserve, sweep and lock-up after the schedule
             wet = water[rows]
             w = rows[wet]
+            # the schedule's own arrays where every row has the waterfall (they are replaced by
+            # what is paid), else copies of its rows; the kernel writes what is paid over them
+            whole = wet.all()
             paid = _waterfall(
-                got["cfads"].values[:, w],
-                service[:, wet],
-                interest[:, wet],
-                closing_rows[:, wet],
+                got["cfads"].values if every and whole else got["cfads"].values[:, w],
+                service if whole else service[:, wet],
+                interest if whole else interest[:, wet],
+                closing_rows if whole else closing_rows[:, wet],
                 b,
                 balance=balance[w] * scale[wet],
                 i=np.broadcast_to(i[w], (periods, w.size)) if rates is None else rates[:, wet],
@@ -878,7 +882,7 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
                 sweep=t["sweep_fraction"][w],
                 lockup=t["lockup_dscr"][w],
             )
-            if wet.all():
+            if whole:
                 service, interest, closing_rows, reserved, prepaid = paid
                 poured = reserved - prepaid
             else:
@@ -889,10 +893,15 @@ def _flows_of_one_build(t: dict[str, np.ndarray], b: int, table: bool) -> dict[s
             if table:
                 flowed = {k: np.zeros_like(got["cfads"].values) for k in ("reserve_flow", "prepaid")}
                 flowed["reserve_flow"][:, w], flowed["prepaid"][:, w] = reserved, -prepaid
-        got["service"].values[:, rows] = service
-        got["equity"].values[:, rows] += tax[rows] * interest - service + poured
-        closing = np.zeros_like(got["cfads"].values)
-        closing[:, rows] = closing_rows
+        if every:  # the whole table: no gather and scatter of every row
+            got["service"].values[...] = service
+            got["equity"].values[...] += tax * interest - service + poured
+            closing = closing_rows
+        else:
+            got["service"].values[:, rows] = service
+            got["equity"].values[:, rows] += tax[rows] * interest - service + poured
+            closing = np.zeros_like(got["cfads"].values)
+            closing[:, rows] = closing_rows
         closing = flows.Periodic(closing, got["cfads"].lengths)
         unpayable[rows] = stuck
     fee = t["debt_upfront_fee_fraction"] * drawn
@@ -977,8 +986,12 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
     k = np.arange(1, top + 1)[:, None]
     flow = cfads[b + 1 : b + 1 + top]
     counted = (k > grace) & (k <= tenor) & (flow > 0) & (shape == 2)
+    count = np.cumsum(counted, axis=0)
+    total = count[-1] if top > 0 else np.zeros(m, dtype=count.dtype)  # the counted periods of each row
     with np.errstate(all="ignore"):
-        discount = (1.0 + i) ** -np.cumsum(counted, axis=0)
+        # (1 + i)^-count, the powers computed once per distinct rate and count (the same bits)
+        (rate_u,), rate_of = _distinct_rows(i, size=m)
+        discount = ((1.0 + rate_u) ** -np.arange(top + 1)[:, None])[count, rate_of]
         if rates is not None:  # floating: the compounded rates of the counted periods
             r = rates[b + 1 : b + 1 + top]
             discount = np.where(
@@ -992,7 +1005,6 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
         sculpted = np.where(counted & (cover > 0), flow / np.where(cover > 0, cover, 1.0), np.nan)
     owed = balance.copy()
     # sculpted: repaid at the last repayment period with CFADS > 0 (0 from there: no rounding's dust)
-    count, total = np.cumsum(counted, axis=0), counted.sum(axis=0)
     for step in range(1, int(tenor.max()) + 1):
         p = b + step
         if p >= periods:
@@ -1023,9 +1035,11 @@ def _waterfall(cfads, service, interest, closing, b: int, balance, i, tenor, end
     rows, :func:`_scheduled_debt`) run through a debt service reserve of ``reserve`` periods, a
     ``sweep`` and a ``lockup`` cover, by the kernel :func:`gputco.udfs._projectkernels.waterfall_rows`
     (docs/project.md; the period lines ``service_ahead`` .. ``owed_end`` define it). ``balance``:
-    the debt at in-service; ``end``: each row's last period (build + life)."""
+    the debt at in-service; ``end``: each row's last period (build + life). What is paid is
+    written over ``service``, ``interest`` and ``closing`` (the caller's own copies: the kernel
+    reads a row's period before it writes it, and never again)."""
     periods, m = cfads.shape
-    paid_service, paid_interest, owed_end = service.copy(), interest.copy(), closing.copy()
+    paid_service, paid_interest, owed_end = service, interest, closing
     reserved, prepaid_all = np.zeros_like(cfads), np.zeros_like(cfads)
     so_far = np.cumsum(service, axis=0) if np.any(reserve > 0) else np.zeros((1, 1))
 
