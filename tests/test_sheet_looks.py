@@ -82,3 +82,21 @@ def test_the_cash_flow_table_shows_no_year_after_the_life(books, tmp_path):
     shown = [ws[f"A{r}"].value for r in range(first, last + 1) if ws[f"{net}{r}"].value not in (None, "")]
     assert shown == [0, 1, 2, 3, 4, 5] and rule.dxf.font.color.rgb.endswith("FFFFFF")
     assert [ws[f"A{r}"].value for r in range(first, last + 1)] == list(range(16))  # the rest: hidden
+
+
+def test_the_cash_flow_headings_fit_their_row(books):
+    """Every heading of a Cash flow sheet's heading row (the yearly table, the period table, the
+    tax years, the yearly summary) fits the row's height when wrapped by words in its column: a
+    bold heading in a column 13 wide takes at most 11 characters a line (measured on a render:
+    "ramp summed to the period's end" took four lines and a two-line row cut it), 15 points a
+    line."""
+    import textwrap
+
+    ws = openpyxl.load_workbook(books["finance"])["Cash flow 1"]
+    fill = {c.row: c.fill.fgColor.rgb for row in ws.iter_rows(max_row=12) for c in row if c.value}
+    head = max(fill, key=lambda r: sum(1 for c in ws[r] if c.value and c.font.b and c.fill.fgColor.rgb == fill[r]))
+    for c in ws[head]:
+        if c.value:
+            width = ws.column_dimensions[c.column_letter].width or 8.43
+            lines = len(textwrap.wrap(str(c.value), max(1, int(width * 0.85))))
+            assert ws.row_dimensions[head].height >= 15 * lines, (c.coordinate, c.value, width)

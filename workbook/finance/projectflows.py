@@ -663,6 +663,8 @@ def build_periods(book: BookBuilder, ws, k: int, model) -> None:
     ws.cell(row=HEAD_ROW - 1, column=TAX_FIRST_COL, value="Tax years from in-service").font = styles.BOLD
     _summary(ws, model)
     _equity_chart(ws, system)
+    headings = [h for _, h, _, _ in (*COLUMNS, *TAX_COLUMNS)] + [h for _, h in SUMMARY]
+    styles.heading_height(ws, HEAD_ROW, headings, 13)
     widths = {FIRST_COL + i: 13 for i in range(len(COLUMNS))}
     widths.update({TAX_FIRST_COL + i: 13 for i in range(len(TAX_COLUMNS))})
     widths.update({SUMMARY_FIRST_COL + i: 13 for i in range(len(SUMMARY) + 1)})

@@ -7,6 +7,7 @@ sheet are black on light grey, headings are white on dark blue, checks are green
 
 from __future__ import annotations
 
+import textwrap
 from copy import copy
 
 from openpyxl.styles import Alignment, Border, Font, PatternFill, Side
@@ -194,6 +195,14 @@ def wrap_height(ws: Worksheet, row: int, text: str, width_chars: float) -> None:
     lines = max(1, -(-len(text) // int(width_chars * 1.05)))
     if lines > 1:
         ws.row_dimensions[row].height = 15 * lines
+
+
+def heading_height(ws: Worksheet, row: int, headings: list[str], width_chars: float) -> None:
+    """Give a heading row the height of its longest heading wrapped by words in columns of
+    ``width_chars`` (bold text: about 0.85 of the width's characters a line), never lowering it."""
+    per_line = max(1, int(width_chars * 0.85))
+    lines = max((len(textwrap.wrap(h, per_line)) for h in headings if h), default=1)
+    ws.row_dimensions[row].height = max(ws.row_dimensions[row].height or 15, 15 * lines)
 
 
 def label_row(ws, row: int, name: str, label: str, unit: str) -> None:
