@@ -224,7 +224,7 @@ def test_libreoffice_memory_is_a_budget_like_every_other(monkeypatch):
     from gputco.workbook.recalc import budgets
 
     monkeypatch.delenv("GPUTCO_LIBREOFFICE_MEMORY_MB", raising=False)
-    assert sandbox.memory_budget() == 2048 << 20
+    assert sandbox.memory_budget() == 4096 << 20
     monkeypatch.setenv("GPUTCO_LIBREOFFICE_MEMORY_MB", "3000")
     assert sandbox.memory_budget() == 3000 << 20
     assert sandbox.memory_budget(budgets(["libreoffice_memory_mb=100"])) == 100 << 20

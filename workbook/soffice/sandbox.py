@@ -46,9 +46,10 @@ from gputco.udfs.errors import GputcoError
 
 ALLOW_ENV = "GPUTCO_LIBREOFFICE_UNSANDBOXED"
 ALLOW_FLAG = "--unsandboxed-libreoffice"
-#: the whole tree's resident memory budget is the budget libreoffice_memory_mb (2048 MiB by
-#: default: LibreOffice converting the project's largest workbooks, benchmarks and the Excel
-#: corpus, peaks near 600 MiB), set like every budget (gputco.workbook.recalc.read.limits)
+#: the whole tree's resident memory budget is the budget libreoffice_memory_mb (4096 MiB by
+#: default: a two-system scenario workbook with a reserve and a sweep, whose rows form no formula
+#: groups, takes 2.0-2.3 GiB; benchmarks and the Excel corpus peak near 600 MiB), set like every
+#: budget (gputco.workbook.recalc.read.limits)
 MEMORY_BUDGET = "libreoffice_memory_mb"
 MEMORY_ENV = "GPUTCO_LIBREOFFICE_MEMORY_MB"
 _POLL_S = 0.1

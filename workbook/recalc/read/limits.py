@@ -62,7 +62,7 @@ class Limits:
     max_spec_depth: int = 32  # nesting of tables and arrays in a scenario SPEC (TOML)
     max_spec_bytes: int = 1 << 20  # size of a scenario SPEC file (TOML), checked before it is read
     max_styles: int = 65_490  # cell formats of the styles part (Excel's own limit), screened
-    libreoffice_memory_mb: int = 2048  # resident memory of LibreOffice's whole process tree
+    libreoffice_memory_mb: int = 4096  # resident memory of LibreOffice's whole process tree
 
 
 DEFAULT_LIMITS = Limits()
