@@ -516,3 +516,26 @@ def test_irr_percentiles_count_every_draw_and_a_draw_without_irr_below(tmp_path)
         np.asarray(scenario.used_inputs({"system": "H100_HGX", "mfu": 0.4})["cost_of_capital"]).ravel()[0]
     )
     assert close(rows["p_irr_below_cost_of_capital"][3], np.mean(irr < coc))
+
+
+@pytest.mark.parametrize("rent", [None, 2.6])
+def test_summary_sensitivity_rows_show_the_tornados_ends_or_its_reason_once(tmp_path, rent):
+    """The Summary's "NPV change at low / high" row: with a rent, the tornado's largest driver's
+    two NPV changes, as the Sensitivity sheet holds them; without one, the Sensitivity sheet's
+    reason ("needs rent_usd_per_gpu_hour") once, in the high cell, with nothing to its right, and
+    the low cell empty: a text runs over empty cells only, and a formula's "" is not empty (it was
+    written twice: the low one cut, the high one whole; seen on a LibreOffice render)."""
+    fixed = {"mfu": 0.5, **({"rent_usd_per_gpu_hour": rent} if rent else {})}
+    spec = parse_spec({"grid": {"system": ["H100_HGX", "GB200_NVL72"]}, "fixed": fixed})
+    wb = openpyxl.load_workbook(write_scenarios(spec, tmp_path / "s.xlsx").path, data_only=True)
+    ws, sens = wb["Summary"], wb["Sensitivity"]
+    (row,) = [c.row for c in ws["A"] if c.value == "  NPV change at low / high"]
+    formula = openpyxl.load_workbook(tmp_path / "s.xlsx")["Summary"].cell(row=row, column=4).value
+    low_ref = formula.removeprefix("=Sensitivity!").replace("R", "Q")
+    low, high = sens[low_ref].value, sens[low_ref.replace("Q", "R")].value
+    got = (ws.cell(row=row, column=3).value, ws.cell(row=row, column=4).value)
+    if rent:
+        assert all(isinstance(v, float) for v in (low, high)) and got == (low, high)
+    else:
+        assert isinstance(high, str) and "rent_usd_per_gpu_hour" in high and got in (("", high), (None, high))
+        assert ws.cell(row=row, column=5).value is None  # room for the text to run into

@@ -154,8 +154,12 @@ def build(
             row += 1  # a row each, its note in the label column (notes beside numbers were cut)
             ws.cell(row=row, column=1, value=f"  {what} change at low / high")
             ws.cell(row=row, column=2, value=unit).font = styles.KEY_FONT
-            for col, src in zip((3, 4), cols, strict=True):
-                styles.style_formula(ws.cell(row=row, column=col, value=f"=Sensitivity!{src}{top}"), unit)
+            low, high = (f"Sensitivity!{src}{top}" for src in cols)
+            # a text (why there is no number: "needs rent_usd_per_gpu_hour") is shown once, in
+            # the high cell, whose right neighbour is empty so it reads whole: a formula's "" in
+            # the low cell lets no text run over it, and two copies cut the first
+            styles.style_formula(ws.cell(row=row, column=3, value=f'=IF(ISTEXT({low}),"",{low})'), unit)
+            styles.style_formula(ws.cell(row=row, column=4, value=f"={high}"), unit)
 
     row += 2
     styles.section_row(
