@@ -986,11 +986,10 @@ def _scheduled_debt(cfads, b: int, shape, i, balance, grace, tenor, sized, targe
     k = np.arange(1, top + 1)[:, None]
     flow = cfads[b + 1 : b + 1 + top]
     counted = (k > grace) & (k <= tenor) & (flow > 0) & (shape == 2)
-    count = np.cumsum(counted, axis=0)
-    total = count[-1] if top > 0 else np.zeros(m, dtype=count.dtype)  # the counted periods of each row
+    count, total = np.cumsum(counted, axis=0), counted.sum(axis=0)
     with np.errstate(all="ignore"):
         # (1 + i)^-count, the powers computed once per distinct rate and count (the same bits)
-        (rate_u,), rate_of = _distinct_rows(i, size=m)
+        (rate_u,), rate_of = _distinct_rows(i)
         discount = ((1.0 + rate_u) ** -np.arange(top + 1)[:, None])[count, rate_of]
         if rates is not None:  # floating: the compounded rates of the counted periods
             r = rates[b + 1 : b + 1 + top]
@@ -1329,10 +1328,10 @@ def _ltv(f, t, ppy: int) -> dict[str, np.ndarray]:
     # numbers, so the same bits, at a fraction of the cost where rows share their terms
     (iu, bu), rate_of = _distinct_rows(i, b)
     with np.errstate(all="ignore"):
-        ku = np.maximum(p - bu, 0.0)
         if scheduled and f["scheduled"].all():
             during = f["closing"].dense()[: p.size]
         else:
+            ku = np.maximum(p - bu, 0.0)
             grown = ((1.0 + iu) ** ku)[:, rate_of]
             # (1 + i)^k - 1 is 0 in floats for i below about 1e-16: expm1(k log1p(i)) / i is k there
             tiny = (np.expm1(ku * np.log1p(iu)))[:, rate_of] if np.any((i < TINY_RATE) & (i > 0)) else 0.0
