@@ -38,6 +38,7 @@ from gputco.workbook.recalc.run import spill
 from gputco.workbook.recalc.run.compile import Compiled, Compiler
 from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator
 from gputco.workbook.recalc.run.plan import Cycle, Group, GroupBuilder, Unit, order
+from gputco.workbook.recalc.run.scalar import Bail
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
 from gputco.workbook.recalc.run.udf import TableResult, spec_for
 
@@ -509,6 +510,17 @@ def _run_unit(
         _run_array(evaluator, book, g, result, unsupported)
         return
     array = g.compiled.array
+    if not array and (unit.row is not None or g.r0 == g.r1):
+        one_cell = evaluator.scalar(g.compiled.node)
+        if one_cell is not None:  # one cell in plain Python (run.scalar); on Bail, below
+            r = g.r0 if unit.row is None else unit.row
+            try:
+                v = one_cell(store, r, g.col)
+            except Bail:
+                pass
+            else:
+                store.set(r, g.col, 0.0 if v is None else v)
+                return
     if unit.row is None and not g.compiled.per_cell:
         rows = np.arange(g.r0, g.r1 + 1, dtype=np.int64)
         try:

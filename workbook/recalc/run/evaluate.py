@@ -32,6 +32,7 @@ from gputco.workbook.recalc.formula.shared import shared_parts
 from gputco.workbook.recalc.functions import ANALYSIS_TOOLPAK, BUILTINS, NEVER, Spec, logical_positions
 from gputco.workbook.recalc.functions.math import CLOCK, SEEDED
 from gputco.workbook.recalc.read.limits import DEFAULT_LIMITS, EVALUATING, Limits, over
+from gputco.workbook.recalc.run.scalar import Scalar, compile_scalar
 from gputco.workbook.recalc.run.store import BookStore
 from gputco.workbook.recalc.run.udf import TableResult
 
@@ -150,6 +151,7 @@ class Evaluator:
         self.limits = limits
         self._parts: dict[int, tuple[Node, dict[int, int]]] = {}  # by id(root), root kept alive
         self._pure: dict[str, bool] = {}
+        self._scalar: dict[int, tuple[Node, Scalar | None]] = {}  # by id(root), root kept alive
         EVALUATING.set(limits)  # what functions that size an array first (SEQUENCE) check
 
     def _sized(self, what: str, cells: int) -> None:
@@ -178,6 +180,14 @@ class Evaluator:
         hit = self._parts.get(id(root))
         if hit is None or hit[0] is not root:
             hit = self._parts[id(root)] = (root, shared_parts(root, self.pure))
+        return hit[1]
+
+    def scalar(self, root: Node) -> Scalar | None:
+        """The tree compiled for one cell at a time (:mod:`.scalar`), once per tree; None where
+        it holds parts that path does not compile."""
+        hit = self._scalar.get(id(root))
+        if hit is None or hit[0] is not root:
+            hit = self._scalar[id(root)] = (root, compile_scalar(root, self.book, self.functions))
         return hit[1]
 
     def run(self, node: Node, ctx: Ctx) -> np.ndarray:
