@@ -145,6 +145,18 @@ def test_zero_and_minus_zero_in_min_and_max_give_numpys_pick(name):
     assert math.copysign(1.0, want) == 1.0  # (not Python's min/max: -0, the first)
 
 
+def test_a_tree_deeper_than_the_limit_is_left_to_the_array_path():
+    """The closures nest as deep as the tree: a chain of operators deeper than MAX_DEPTH is not
+    compiled (tests/test_hostile.py evaluates a chain of 3,000 on the array path), one at the
+    limit is."""
+    book = _book()
+    compiler = Compiler([], BUILTINS)
+    at = compiler.compile("S", *AT, "=1" + "-1" * (scalar.MAX_DEPTH - 1))[1].node
+    assert compile_scalar(at, book, BUILTINS)(book.sheet("S"), *AT) == 2.0 - scalar.MAX_DEPTH
+    deeper = compiler.compile("S", *AT, "=1" + "-1" * scalar.MAX_DEPTH)[1].node
+    assert compile_scalar(deeper, book, BUILTINS) is None
+
+
 def test_a_custom_function_with_a_builtins_name_is_not_taken_for_it():
     book = _book()
     mine = dict(BUILTINS, MAX=Spec(lambda *a: np.full((1, 1, 1), 42.0), 1, 255, "r"))

@@ -32,6 +32,8 @@ Scalar = Callable[[SheetStore, int, int], object]
 
 #: the most cells a range argument of MIN, MAX, AND or OR may span on this path
 MAX_RANGE = 64
+#: the deepest tree this path compiles (its closures nest as deep: Python's stack bounds them)
+MAX_DEPTH = 64
 
 
 class Bail(Exception):
@@ -46,10 +48,31 @@ def compile_scalar(node, book: BookStore, functions: Mapping[str, object]) -> Sc
     """The tree as a function of (sheet store, row, col), or None where the tree holds a part
     this path does not compile (or a function that ``functions`` does not map to the built-in
     of that name: a custom function of the same name wins)."""
+    if _deeper_than(node, MAX_DEPTH):
+        return None  # (a chain of thousands of operators: tests/test_hostile.py's long chain)
     try:
         return _Compiler(book, functions).node(node)
     except _Unsupported:
         return None
+
+
+def _deeper_than(root, limit: int) -> bool:
+    """Whether the tree nests more than ``limit`` nodes deep (every node counts: the closures
+    call each other as deep as the tree is)."""
+    stack = [(root, 1)]
+    while stack:
+        node, level = stack.pop()
+        if level > limit:
+            return True
+        t = type(node)
+        if t is Binary:
+            stack.append((node.left, level + 1))
+            stack.append((node.right, level + 1))
+        elif t is Unary:
+            stack.append((node.arg, level + 1))
+        elif t is Call:
+            stack.extend((a, level + 1) for a in node.args)
+    return False
 
 
 def _number(v) -> float:
