@@ -108,7 +108,7 @@ def comparison(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if op == "<=":
             return (a < b) | eq
         return (a > b) | eq
-    test = _TESTS[op]
+    test = ORDER_TESTS[op]
 
     def one(x, y):
         c = compare(x, y)
@@ -117,7 +117,8 @@ def comparison(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return vec.elementwise(one, a, b)
 
 
-_TESTS = {
+#: each comparison operator as a test of a three-way comparison (values.compare's -1, 0, 1)
+ORDER_TESTS = {
     "=": lambda c: c == 0,
     "<>": lambda c: c != 0,
     "<": lambda c: c < 0,

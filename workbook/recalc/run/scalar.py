@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
+from gputco.workbook.recalc.base.operators import ORDER_TESTS
 from gputco.workbook.recalc.base.values import EPS48, compare
 from gputco.workbook.recalc.formula.parse import Binary, Call, Const, RefNode, Unary
 from gputco.workbook.recalc.functions import BUILTINS
@@ -159,21 +160,11 @@ _TESTS = {
     ">=": lambda a, b, eq: a > b or eq,
 }
 
-#: the same given Excel's three-way comparison of any two values (values.compare)
-_ORDERS = {
-    "=": lambda k: k == 0,
-    "<>": lambda k: k != 0,
-    "<": lambda k: k < 0,
-    ">": lambda k: k > 0,
-    "<=": lambda k: k <= 0,
-    ">=": lambda k: k >= 0,
-}
-
 
 def _comparison(op: str, left: Scalar, right: Scalar) -> Scalar:
     """Two numbers as operators.comparison compares float arrays; anything else (text, blanks,
     logical values) by values.compare, as it compares other arrays element by element."""
-    test, order = _TESTS[op], _ORDERS[op]
+    test, order = _TESTS[op], ORDER_TESTS[op]
 
     def f(s, r, c):
         a, b = left(s, r, c), right(s, r, c)
@@ -292,12 +283,17 @@ class _Compiler:
 
         return f
 
+    def arguments(self, args) -> list[tuple]:
+        """The arguments of a list function (MIN, AND, ...): (cells, None) for a reference,
+        (None, value) for any other argument."""
+        if not args:
+            raise _Unsupported
+        return [(self.cells(a), None if type(a) is RefNode else self.node(a)) for a in args]
+
     def extreme(self, largest: bool, args) -> Scalar:
         """MIN/MAX: the numbers of references (blanks, text and logical values skipped) and of
         values that are numbers; 0 when there are none."""
-        if not args:
-            raise _Unsupported
-        parts = [(self.cells(a), None if type(a) is RefNode else self.node(a)) for a in args]
+        parts = self.arguments(args)
 
         def f(s, r, c):
             found = []
@@ -326,9 +322,7 @@ class _Compiler:
     def logical(self, every: bool, args) -> Scalar:
         """AND/OR: numbers (non-zero TRUE) and logical values; references skip blanks and text;
         none at all is #VALUE! (left to the array path)."""
-        if not args:
-            raise _Unsupported
-        parts = [(self.cells(a), None if type(a) is RefNode else self.node(a)) for a in args]
+        parts = self.arguments(args)
 
         def f(s, r, c):
             found = []
