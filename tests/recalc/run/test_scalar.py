@@ -21,8 +21,7 @@ import pytest
 
 from gputco.workbook.recalc import evaluate_workbook
 from gputco.workbook.recalc.base.values import XlError, error
-from gputco.workbook.recalc.functions import BUILTINS
-from gputco.workbook.recalc.functions._args import Spec
+from gputco.workbook.recalc.functions import BUILTINS, Spec
 from gputco.workbook.recalc.run import evaluate, scalar
 from gputco.workbook.recalc.run.compile import Compiler
 from gputco.workbook.recalc.run.evaluate import Ctx, Evaluator

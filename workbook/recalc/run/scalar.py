@@ -9,8 +9,8 @@ ISNUMBER, LN) into nested closures over Python values, and gives up (None) on an
 The closures compute what the array path computes, bit for bit, on the values they accept; on
 anything else they raise :class:`Bail` and the caller evaluates that cell on the array path,
 which stays the reference: an error value made or met by an operator or a function (one read
-and handed on as it is stays a value), a text where a number is needed, a blank as a condition, a result that is not finite, a tie of 0 and -0 in MIN or MAX (which numpy
-breaks its own way). Sums snap to zero as :func:`..operators.arith` does, comparisons take
+and handed on as it is stays a value), a text where a number is needed, a blank as a condition,
+a result that is not finite, a tie of 0 and -0 in MIN or MAX (which numpy breaks its own way). Sums snap to zero as :func:`..operators.arith` does, comparisons take
 numbers equal to 15 digits as equal, and ``^`` and LN go through the same numpy loops on
 one-element arrays (numpy's vectorised power and log may round otherwise than the C library's).
 tests/recalc/run/test_scalar.py holds the two paths to the same bits on random formulas.
@@ -18,12 +18,13 @@ tests/recalc/run/test_scalar.py holds the two paths to the same bits on random f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import numpy as np
 
 from gputco.workbook.recalc.base.operators import ORDER_TESTS
-from gputco.workbook.recalc.base.values import EPS48, compare
+from gputco.workbook.recalc.base.values import EPS48, approx_equal, compare
 from gputco.workbook.recalc.formula.parse import Binary, Call, Const, RefNode, Unary
 from gputco.workbook.recalc.functions import BUILTINS
 from gputco.workbook.recalc.run.store import BookStore, SheetStore
@@ -89,13 +90,9 @@ def _number(v) -> float:
 
 
 def _finite(r: float) -> float:
-    if r - r != 0.0:  # inf or nan: #NUM! or #DIV/0! on the array path
+    if not math.isfinite(r):  # #NUM! or #DIV/0! on the array path
         raise Bail
     return r
-
-
-def _equal(a: float, b: float) -> bool:
-    return a == b or abs(a - b) < max(abs(a), abs(b)) * EPS48
 
 
 def _power(a: float, b: float) -> float:
@@ -150,26 +147,16 @@ def _arith(op: str, left: Scalar, right: Scalar) -> Scalar:
     return f
 
 
-#: comparisons of two numbers given whether they are equal to 15 digits
-_TESTS = {
-    "=": lambda a, b, eq: eq,
-    "<>": lambda a, b, eq: not eq,
-    "<": lambda a, b, eq: a < b and not eq,
-    ">": lambda a, b, eq: a > b and not eq,
-    "<=": lambda a, b, eq: a < b or eq,
-    ">=": lambda a, b, eq: a > b or eq,
-}
-
-
 def _comparison(op: str, left: Scalar, right: Scalar) -> Scalar:
-    """Two numbers as operators.comparison compares float arrays; anything else (text, blanks,
-    logical values) by values.compare, as it compares other arrays element by element."""
-    test, order = _TESTS[op], ORDER_TESTS[op]
+    """Two numbers as operators.comparison compares float arrays (equal to 15 digits, else by
+    order); anything else (text, blanks, logical values) by values.compare, as it compares other
+    arrays element by element."""
+    order = ORDER_TESTS[op]
 
     def f(s, r, c):
         a, b = left(s, r, c), right(s, r, c)
         if type(a) is float and type(b) is float:
-            return test(a, b, _equal(a, b))
+            return order(0 if approx_equal(a, b) else -1 if a < b else 1)
         k = compare(a, b)
         if type(k) is not int:
             raise Bail  # an error value
@@ -192,7 +179,7 @@ class _Compiler:
             left, right = self.node(node.left), self.node(node.right)
             if node.op in "+-*/^" and len(node.op) == 1:
                 return _arith(node.op, left, right)
-            if node.op in _TESTS:
+            if node.op in ORDER_TESTS:
                 return _comparison(node.op, left, right)
             raise _Unsupported
         if t is Unary:
@@ -343,13 +330,10 @@ class _Compiler:
         return f
 
     def one_arg(self, args) -> Scalar:
-        if len(args) != 1 or (type(args[0]) is RefNode and _is_range(args[0].ref)):
+        """A function's one argument (a reference to several cells is not compiled: cell)."""
+        if len(args) != 1:
             raise _Unsupported
         return self.node(args[0])
-
-
-def _is_range(ref) -> bool:
-    return (ref.r1, ref.ar1, ref.c1, ref.ac1) != (ref.r2, ref.ar2, ref.c2, ref.ac2)
 
 
 def _isnumber(comp: _Compiler, args) -> Scalar:
