@@ -94,7 +94,9 @@ def test_the_cash_flow_headings_fit_their_row(books):
 
     ws = openpyxl.load_workbook(books["finance"])["Cash flow 1"]
     fill = {c.row: c.fill.fgColor.rgb for row in ws.iter_rows(max_row=12) for c in row if c.value}
-    head = max(fill, key=lambda r: sum(1 for c in ws[r] if c.value and c.font.b and c.fill.fgColor.rgb == fill[r]))
+    head = max(
+        fill, key=lambda r: sum(1 for c in ws[r] if c.value and c.font.b and c.fill.fgColor.rgb == fill[r])
+    )
     for c in ws[head]:
         if c.value:
             width = ws.column_dimensions[c.column_letter].width or 8.43

@@ -161,7 +161,9 @@ def _coord(rd: str, r: str, cd: str, c: str, row: int, col: int):
     return (rn if rd else rn - row), bool(rd), (cn if cd else cn - col), bool(cd)
 
 
-_KEY_RE = re.compile(
+#: a formula's references (a cell, whole columns, whole rows) and the texts kept verbatim ("lit":
+#: strings, quoted sheet names, brackets), as shape_key reads them
+KEY_RE = re.compile(
     r"""
      (?P<lit>"(?:[^"]|"")*"|'(?:[^']|'')*'|\[[^\]]*\])
     |(?<![A-Za-z0-9_.$\\])(?P<cd>\$?)(?P<c>[A-Za-z]{1,3})(?P<rd>\$?)(?P<r>[0-9]+)
@@ -192,23 +194,31 @@ def shape_key(formula: str, row: int, col: int) -> tuple[str, int]:
 
     def sub(m: re.Match) -> str:
         nonlocal count
-        kind = m.lastgroup
-        if kind == "lit":
+        if m.lastgroup == "lit":
             return m.group()
         count += 1
-        if kind == "r":
-            r, c = int(m["r"]), col_index(m["c"])
-            rs = f"R{r}" if m["rd"] else f"R[{r - row}]"
-            return rs + (f"C{c}" if m["cd"] else f"C[{c - col}]")
-        if kind == "k2":
-            a, b = col_index(m["k1"]), col_index(m["k2"])
-            return (
-                (f"C{a}" if m["k1d"] else f"C[{a - col}]") + ":" + (f"C{b}" if m["k2d"] else f"C[{b - col}]")
-            )
-        a, b = int(m["w1"]), int(m["w2"])
-        return (f"R{a}" if m["w1d"] else f"R[{a - row}]") + ":" + (f"R{b}" if m["w2d"] else f"R[{b - row}]")
+        return r1c1(m, row, col)
 
-    return _KEY_RE.sub(sub, formula), count
+    return KEY_RE.sub(sub, formula), count
+
+
+def r1c1(m: re.Match, row: int, col: int) -> str:
+    """The R1C1 form, for a cell at (row, col), of a reference :data:`KEY_RE` matched (a cell,
+    whole columns or whole rows).
+
+    >>> r1c1(KEY_RE.search("=$B3"), 2, 4), r1c1(KEY_RE.search("=C:$D"), 2, 4)
+    ('R[1]C2', 'C[-1]:C4')
+    """
+    kind = m.lastgroup
+    if kind == "r":
+        r, c = int(m["r"]), col_index(m["c"])
+        rs = f"R{r}" if m["rd"] else f"R[{r - row}]"
+        return rs + (f"C{c}" if m["cd"] else f"C[{c - col}]")
+    if kind == "k2":
+        a, b = col_index(m["k1"]), col_index(m["k2"])
+        return (f"C{a}" if m["k1d"] else f"C[{a - col}]") + ":" + (f"C{b}" if m["k2d"] else f"C[{b - col}]")
+    a, b = int(m["w1"]), int(m["w2"])
+    return (f"R{a}" if m["w1d"] else f"R[{a - row}]") + ":" + (f"R{b}" if m["w2d"] else f"R[{b - row}]")
 
 
 def own_row_relative(formula: str, row: int) -> str:
@@ -248,7 +258,7 @@ def _own_row_dollars(formula: str, row: int) -> list[int]:
         if cells and all(int(m["r"]) == row for m in cells):
             drop.extend(m.start("rd") for m in cells if m["rd"])
 
-    for m in _KEY_RE.finditer(formula):
+    for m in KEY_RE.finditer(formula):
         kind = m.lastgroup
         if kind == "r":
             if cells and cells[-1].end() + 1 == m.start() and formula[cells[-1].end()] == ":":
@@ -288,7 +298,7 @@ class RowTemplate:
     def of(cls, text: str, row: int, own: bool = False) -> RowTemplate:
         mine = set(_own_row_dollars(text, row)) if own else set()
         spans = []
-        for m in _KEY_RE.finditer(text):
+        for m in KEY_RE.finditer(text):
             kind = m.lastgroup
             if kind == "r" and (not m["rd"] or m.start("rd") in mine):
                 spans.append(m.span("r"))

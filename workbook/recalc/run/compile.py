@@ -6,11 +6,15 @@ the first cell with a new key is tokenized and parsed, the others reuse that tre
 without defined names of its own: the scenario sheets repeat their columns). The parser
 counts the references it saw; if that count differs from the number the key rewrote, the key is
 not trusted and the formula gets a key of its own (correct, just not shared).
+
+Formulas whose keys differ only in their numbers and absolute columns (a monthly scenario row's
+periods) share one parse too: a line's template (:mod:`.lines`), whose tree, references and
+shared parts each such formula takes with its own values (:meth:`Compiler._from_line`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from gputco.workbook.recalc.base.errors import FormulaSyntaxError
@@ -24,6 +28,7 @@ from gputco.workbook.recalc.base.refs import (
 )
 from gputco.workbook.recalc.base.structured import Table, expand
 from gputco.workbook.recalc.base.values import NAME
+from gputco.workbook.recalc.formula.lines import Holes, Template, line_key
 from gputco.workbook.recalc.formula.parse import (
     Binary,
     Call,
@@ -38,6 +43,7 @@ from gputco.workbook.recalc.formula.parse import (
     references,
     walk,
 )
+from gputco.workbook.recalc.formula.shared import shared_parts
 from gputco.workbook.recalc.functions import NEVER
 from gputco.workbook.recalc.functions.information import info_supported
 from gputco.workbook.recalc.functions.lookup import cell_supported
@@ -103,6 +109,8 @@ class Compiled:
     #: the references whose values the formula can read, for the planner (None: all of ``refs``);
     #: leaves out what Excel does not evaluate, so that it is no cycle: see :func:`read_refs`
     deps: list[Ref] | None = None
+    #: formula.shared's parts of ``node`` where known when compiled (a line's template), else None
+    parts: dict[int, int] | None = None
 
     @property
     def planned(self) -> list[Ref]:
@@ -131,6 +139,12 @@ class Compiler:
         self._resolving: set[tuple[str | None, str]] = set()
         self._sizes: dict[int, int] = {}  # expanded size of name trees' nodes, by identity
         self.cache: dict[tuple, Compiled] = {}
+        #: per (scope, line key, array): the template of a line of formulas (:mod:`.lines`);
+        #: None: that line is parsed formula by formula. ``lines = None`` turns it off.
+        self.lines: dict[tuple, tuple[Template, Compiled | None, dict[int, int] | None] | None] | None = {}
+        #: the evaluator's test of a function whose calls one cell may share (formula.shared), to
+        #: find a line's shared parts once; None: the evaluator finds each formula's
+        self.pure: Callable[[str], bool] | None = None
         #: per (sheet, column, array): the last compiled formula as a row template (in the reading
         #: it was compiled in), key, shape, its text as written and its row
         self.last: dict[tuple[str, int, bool], tuple[RowTemplate, tuple, Compiled, str, int]] = {}
@@ -167,12 +181,16 @@ class Compiler:
         hit = self.cache.get(key)
         if hit is not None:
             return key, hit
-        try:
-            node, parsed = self._parse(text, row, col, sheet)
-        except FormulaSyntaxError as err:
-            formula = written if err.formula == text else err.formula
-            raise FormulaSyntaxError(formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
-        compiled = self._compiled(node, array)
+        compiled = self._from_line(key, text, row, col, sheet, count) if self.lines is not None else None
+        if compiled is not None:
+            parsed = count
+        else:
+            try:
+                node, parsed = self._parse(text, row, col, sheet)
+            except FormulaSyntaxError as err:
+                formula = written if err.formula == text else err.formula
+                raise FormulaSyntaxError(formula, err.reason, f"{sheet}!{_a1(row, col)}") from None
+            compiled = self._compiled(node, array)
         if parsed != count:  # the quick key missed or invented a reference: do not share it
             key = (scope, key_text, array, row, col)
         else:
@@ -180,6 +198,67 @@ class Compiler:
             self.last[(sheet, col, array)] = (template, key, compiled, written, row)
         self.cache[key] = compiled
         return key, compiled
+
+    def _from_line(
+        self, key: tuple, text: str, row: int, col: int, sheet: str, count: int
+    ) -> Compiled | None:
+        """The compiled formula from its line's template (:mod:`.lines`), or None: parse it.
+
+        The template's references, functions and shared parts (found once, with the
+        sentinels) are the formula's with its own values in the holes. Where what is compiled
+        depends on the values of constants (CHOOSE's index, CELL's and INFO's info type, the
+        sum_range SUMIF sizes) the formula's own tree is compiled instead."""
+        if key[2] or len(text) > self.limits.max_formula_chars:
+            return None
+        holes = line_key(text, row, col)
+        if holes is None:
+            return None
+        line = (key[0], holes.key)
+        if line in self.lines:
+            entry = self.lines[line]
+        else:
+            entry = self.lines[line] = self._line(holes, text, row, col, sheet, count)
+        if entry is None:
+            return None
+        template, skeleton, parts = entry
+        node, made, refs = template.instance(holes.values)
+        if skeleton is None:
+            return self._compiled(sized_sum_ranges(node), False)
+        return Compiled(
+            node,
+            [refs.get(r, r) for r in skeleton.refs],
+            set(skeleton.unsupported),
+            skeleton.per_cell,
+            False,
+            deps=None if skeleton.deps is None else [refs.get(r, r) for r in skeleton.deps],
+            parts=None if parts is None else {id(made[i]) if i in made else i: k for i, k in parts.items()},
+        )
+
+    def _line(
+        self, holes: Holes, text: str, row: int, col: int, sheet: str, count: int
+    ) -> tuple[Template, Compiled | None, dict[int, int] | None] | None:
+        """A line's template, parsed from ``text`` with sentinels in its holes, what it compiles
+        to (None where that depends on the values in the holes) and its shared parts (None
+        without :attr:`pure`); None where the parse fails, is too deep, reads another count of
+        references or misplaces a sentinel: then each formula of the line is parsed."""
+        deepest = self.limits.max_formula_depth
+        try:
+            node, parsed = parse_counted(
+                holes.sentinel_text(text), row, col, self._resolver(sheet), deepest, self.sheet_order
+            )
+        except Exception:  # the text is parsed as written, which raises what it raises
+            return None
+        if parsed != count or depth(node) > deepest:
+            return None
+        fixed = {id(n) for tree in self._name_trees.values() for n in walk(tree)}
+        template = Template.of(node, holes, fixed)
+        if template is None:
+            return None
+        called = functions(node)
+        if called & _BY_VALUE:
+            return template, None, None
+        parts = None if self.pure is None else shared_parts(node, self.pure)
+        return template, self._compiled(node, False), parts
 
     def _parse(self, text: str, row: int, col: int, sheet: str) -> tuple[Node, int]:
         """Parse within the limits on length and nesting (so nothing can exhaust the stack)."""
@@ -265,6 +344,10 @@ class Compiler:
         self._name_trees[key] = tree
         return tree
 
+
+#: functions whose compiled form depends on the values of constants in the formula (CHOOSE's
+#: index, CELL's and INFO's info type, the sum_range SUMIF and AVERAGEIF size)
+_BY_VALUE = frozenset({"CHOOSE", "CELL", "INFO", "SUMIF", "AVERAGEIF"})
 
 #: functions whose last argument (sum_range, average_range) is read in the size and shape of
 #: their first (range): Microsoft's SUMIF page, "The actual cells that are added are determined

@@ -119,7 +119,9 @@ def _evaluate_package(package, functions, unsupported, timeout_s, now, seed) -> 
     book.formulas = FormulaTexts(package)  # for FORMULATEXT
     book.package = package  # for INFO and CELL("filename")
     deadline = None if timeout_s is None else start + timeout_s
+    evaluator = Evaluator(book, table, limits)
     compiler = Compiler(package.names, table, limits)
+    compiler.pure = evaluator.pure  # a line's shared parts found once (formula.lines)
     compiler.tables = package.tables
     compiler.sheet_order = tuple(p.name for p in package.sheets)
     groups, cells, bad = _compile_all(package, compiler, deadline, timeout_s)
@@ -132,7 +134,9 @@ def _evaluate_package(package, functions, unsupported, timeout_s, now, seed) -> 
         if isinstance(unit, Cycle) and cycles == "stored":  # Excel without iteration: as saved
             bad.setdefault(CIRCULAR, []).extend(unit.names)
     result = Evaluation(package, book, groups, len(units), cells, bad, problems=problems)
-    evaluator = Evaluator(book, table, limits)
+    for g in groups:
+        if g.compiled.parts is not None:
+            evaluator.known_parts(g.compiled.node, g.compiled.parts)
 
     def run_units() -> None:
         _run_units(evaluator, book, units, result, unsupported, deadline, timeout_s)

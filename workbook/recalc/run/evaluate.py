@@ -182,6 +182,10 @@ class Evaluator:
             hit = self._parts[id(root)] = (root, shared_parts(root, self.pure))
         return hit[1]
 
+    def known_parts(self, root: Node, parts: dict[int, int]) -> None:
+        """The parts of a tree found when it was compiled (a line's template: run.compile)."""
+        self._parts[id(root)] = (root, parts)
+
     def scalar(self, root: Node) -> Scalar | None:
         """The tree compiled for one cell at a time (:mod:`.scalar`), once per tree; None where
         it holds parts that path does not compile."""
