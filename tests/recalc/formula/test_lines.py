@@ -152,6 +152,8 @@ TAKEN = {1: 921, 2: 999, 3: 981}
         "=far+$B6*4",
         "=LET(x,5,x*x+$B6)",
         "=$B6:$B6*5",
+        "=$B1048576*2+$B6",  # one row further down: outside the sheet, the parser's error
+        "=$XFE6+$B6*6",
     ],
 )
 def test_the_texts_that_could_fool_the_key_are_still_their_own_trees(text):
@@ -159,9 +161,10 @@ def test_the_texts_that_could_fool_the_key_are_still_their_own_trees(text):
     a one-cell range written as a range: the template is refused or right, never wrong."""
     on = _compiler(True)
     for k, col in enumerate(range(10, 14)):
-        t = text.replace("$B6", f"${col_letters(2 + k)}6")
-        own = sized_sum_ranges(parse_counted(t, 6, col, on._resolver("S"))[0])
-        assert _same_tree(on.compile("S", 6, col, t)[1].node, own), t
+        row = 6 + k % 2  # every other one a row further down, reading one row further down
+        t = text.replace("$B6", f"${col_letters(2 + k)}{row}").replace("1048576", str(1048570 + row))
+        own = sized_sum_ranges(parse_counted(t, row, col, on._resolver("S"))[0])
+        assert _same_tree(on.compile("S", row, col, t)[1].node, own), t
 
 
 def test_the_line_key_keeps_apart_what_it_must():

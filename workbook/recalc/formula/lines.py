@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gputco.workbook.recalc.base.refs import KEY_RE, MAX_COL, Ref, col_index, col_letters, r1c1
+from gputco.workbook.recalc.base.refs import KEY_RE, MAX_COL, MAX_ROW, Ref, col_index, col_letters, r1c1
 from gputco.workbook.recalc.formula.parse import Binary, Call, Const, Node, RefNode, Unary
 
 #: the key's pattern with numbers as a fifth kind: digits, with a decimal part or not (not inside
@@ -73,7 +73,7 @@ class Holes:
 
 def line_key(formula: str, row: int, col: int) -> Holes | None:
     """The line key of a formula at (row, col), or None where it has no holes or cannot have a
-    template (an array constant, more than :data:`MAX_HOLES` holes, a column past the edge).
+    template (an array constant, more than :data:`MAX_HOLES` holes, a cell past the sheet's edge).
 
     >>> a = line_key("=IF($DT6=1,ROUNDUP((2-$BV6)/$BS6,0)-1,0)", 6, 214)
     >>> b = line_key("=IF($DU6=1,ROUNDUP((3-$BV6)/$BS6,0)-1,0)", 6, 215)
@@ -103,10 +103,10 @@ def line_key(formula: str, row: int, col: int) -> Holes | None:
                 values.append(float(m["n"]))
             spans.append((*m.span("n"), hole))
             pieces.append(f"#{hole}")
+        elif kind == "r" and not (1 <= int(m["r"]) <= MAX_ROW and col_index(m["c"]) <= MAX_COL):
+            return None  # outside the sheet: the parser's error, which a template would not give
         elif kind == "r" and m["cd"]:
             c = col_index(m["c"])
-            if c > MAX_COL:
-                return None
             hole = holes.setdefault(("c", m["c"].upper()), len(holes))
             if hole == len(values):
                 values.append(c)

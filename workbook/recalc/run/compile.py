@@ -139,7 +139,7 @@ class Compiler:
         self._resolving: set[tuple[str | None, str]] = set()
         self._sizes: dict[int, int] = {}  # expanded size of name trees' nodes, by identity
         self.cache: dict[tuple, Compiled] = {}
-        #: per (scope, line key, array): the template of a line of formulas (:mod:`.lines`);
+        #: per (scope, line key): the template of a line of formulas (:mod:`.lines`; not array ones);
         #: None: that line is parsed formula by formula. ``lines = None`` turns it off.
         self.lines: dict[tuple, tuple[Template, Compiled | None, dict[int, int] | None] | None] | None = {}
         #: the evaluator's test of a function whose calls one cell may share (formula.shared), to
