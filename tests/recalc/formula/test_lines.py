@@ -106,7 +106,7 @@ def _same_tree(a, b) -> bool:
 def test_a_formula_from_its_line_is_the_tree_of_its_own_text(seed):
     rng = np.random.default_rng(seed)
     on, off = _compiler(True), _compiler(False)
-    taken = lines_seen = 0
+    taken = 0
     for _ in range(150):
         line = _line(rng)
         for k in range(12):
@@ -132,7 +132,6 @@ def test_a_formula_from_its_line_is_the_tree_of_its_own_text(seed):
                     nodes = [n for n in walk_ids(got.node, got.parts) if got.parts[id(n)] == number]
                     assert len(nodes) >= 2 and len({repr(n) for n in nodes}) == 1, text
                     assert len({mine.get(id(n)) for n in nodes}) == 1, text
-        lines_seen += 1
     # formulas taken from a template (of 1,800 drawn, some refused: measured 2026-12-07)
     assert taken >= TAKEN[seed], taken
     assert len([v for v in on.lines.values() if v is not None]) >= 436  # measured: 436, 498, 462

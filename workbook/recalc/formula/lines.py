@@ -11,12 +11,12 @@ of a one-cell reference (or of either end of a cell range) left as a hole. Formu
 line key have the same tokens in the same order, only the numbers and the column letters differ.
 The first one is parsed once with *sentinels* in the holes (numbers and columns no formula holds
 twice: :data:`NUMBER_SENTINEL`, :data:`COLUMN_SENTINEL`), and each sentinel is found in the tree
-at exactly one node; every later formula of the line is that tree with its own values put at
-those nodes (the nodes above them copied, everything else shared).
+at as many nodes as the text writes it; every later formula of the line is that tree with its own
+values put at those nodes (the nodes above them made anew, everything else shared).
 
-Where anything is not as expected (a sentinel found twice or not at all, a syntax error, an array
-constant, a column past the sheet's edge) there is no template and the formula is parsed as
-written, so the result is always the tree the parser gives for the text itself.
+Where anything is not as expected (a sentinel found more or fewer times, a syntax error, an array
+constant, a cell outside the sheet) there is no template and the formula is parsed as written, so
+the result is always the tree the parser gives for the text itself.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from gputco.workbook.recalc.base.refs import KEY_RE, MAX_COL, MAX_ROW, Ref, col_index, col_letters, r1c1
-from gputco.workbook.recalc.formula.parse import Binary, Call, Const, Node, RefNode, Unary
+from gputco.workbook.recalc.formula.parse import Binary, Call, Const, Node, RefNode, Unary, children
 
 #: the key's pattern with numbers as a fifth kind: digits, with a decimal part or not (not inside
 #: names, function names such as LOG10, cell references or #DIV/0!). Only that form: the
@@ -169,8 +169,7 @@ class Template:
                         if i is not None:
                             found[i] += 1
                     at[id(n)] = (c1, c2)
-            kids = _kids(n)
-            for k in kids:
+            for k in children(n):
                 if id(k) in parents:  # a shared subtree (a LET name's value): looked into once
                     parents[id(k)].append(id(n))
                 else:
@@ -231,17 +230,16 @@ class Template:
 _CALL, _BINARY, _UNARY, _CONST, _REF = "call", "binary", "unary", "const", "ref"
 
 
-def _kids(n: Node) -> tuple[Node, ...] | list[Node]:
-    t = type(n)
-    return n.args if t is Call else (n.left, n.right) if t is Binary else (n.arg,) if t is Unary else ()
-
-
 def _plan(root: Node, live: set[int], at: dict[int, tuple]) -> list[tuple]:
     """The steps that make the live nodes, children first (a shared one once), the root last:
     ``(kind, id of the template's node, ...)``; a child is the number of the step that makes it,
     or the template's own node."""
     slot: dict[int, int] = {}
     plan: list[tuple] = []
+
+    def arg(k: Node) -> Node | int:
+        return slot[id(k)] if id(k) in live else k
+
     stack: list[tuple[Node, bool]] = [(root, False)]
     while stack:
         n, ready = stack.pop()
@@ -250,13 +248,9 @@ def _plan(root: Node, live: set[int], at: dict[int, tuple]) -> list[tuple]:
             continue
         if not ready:
             stack.append((n, True))
-            stack.extend((k, False) for k in reversed(_kids(n)) if id(k) in live and id(k) not in slot)
+            stack.extend((k, False) for k in reversed(children(n)) if id(k) in live and id(k) not in slot)
             continue
         t = type(n)
-
-        def arg(k: Node) -> Node | int:
-            return slot[id(k)] if id(k) in live else k
-
         if key in at:
             hole = at[key]
             step = (_CONST, key, hole[0]) if t is Const else (_REF, key, n.ref, hole[0], hole[1])

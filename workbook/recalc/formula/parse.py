@@ -644,6 +644,18 @@ def substitute(node: Node, bindings: dict[str, Node]) -> Node:
     return sub(node)
 
 
+def children(node: Node) -> tuple[Node, ...] | list[Node]:
+    """A node's children in the formula's order: a call's arguments, an operator's operands."""
+    t = type(node)
+    if t is Call:
+        return node.args
+    if t is Binary:
+        return (node.left, node.right)
+    if t is Unary:
+        return (node.arg,)
+    return ()
+
+
 def walk(node: Node):
     """Every node of a tree, parents first."""
     stack = [node]

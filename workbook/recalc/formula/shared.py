@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from gputco.workbook.recalc.formula.parse import Binary, Call, Const, Missing, Node, RefNode, Unary
+from gputco.workbook.recalc.formula.parse import Binary, Call, Const, Missing, Node, RefNode, Unary, children
 
 
 def shared_parts(root: Node, pure: Callable[[str], bool]) -> dict[int, int]:
@@ -68,7 +68,7 @@ def shared_parts(root: Node, pure: Callable[[str], bool]) -> dict[int, int]:
                     count[n] = count.get(n, 0) + 1
                 continue
             stack.append((node, True))
-            stack.extend((c, False) for c in reversed(_children(node)))
+            stack.extend((c, False) for c in reversed(children(node)))
             continue
         if i in of:  # numbered meanwhile through another place below this one
             n = of[i]
@@ -87,17 +87,6 @@ def shared_parts(root: Node, pure: Callable[[str], bool]) -> dict[int, int]:
     return {i: n for i, n in of.items() if n >= 0 and count[n] > 1 and n not in trivial}
 
 
-def _children(node: Node) -> tuple[Node, ...]:
-    t = type(node)
-    if t is Call:
-        return tuple(node.args)
-    if t is Binary:
-        return (node.left, node.right)
-    if t is Unary:
-        return (node.arg,)
-    return ()
-
-
 def walk_ids(root: Node, parts: dict[int, int]) -> list[Node]:
     """The distinct nodes of ``root`` that ``parts`` names (for the doctest and tests)."""
     out, seen, stack = [], set(), [root]
@@ -106,5 +95,5 @@ def walk_ids(root: Node, parts: dict[int, int]) -> list[Node]:
         if id(node) in parts and id(node) not in seen:
             seen.add(id(node))
             out.append(node)
-        stack.extend(_children(node))
+        stack.extend(children(node))
     return out
